@@ -1,0 +1,89 @@
+//! Locations in user files and the warnings collected while reading them.
+//!
+//! The library never prints: it returns errors and hands warnings to a
+//! [`Warnings`] sink that the command line renders at the end.
+
+use indexmap::IndexSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A place in a file the user wrote; line and column are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl Location {
+    pub fn file(file: &Path) -> Self {
+        Location {
+            file: file.to_path_buf(),
+            line: None,
+            column: None,
+        }
+    }
+
+    pub fn at(file: &Path, line: usize, column: usize) -> Self {
+        Location {
+            file: file.to_path_buf(),
+            line: Some(line),
+            column: Some(column),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Warning {
+    pub location: Option<Location>,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Some(location) => write!(f, "{location}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Warnings in the order they were first raised, each once.
+#[derive(Debug, Default)]
+pub struct Warnings {
+    seen: IndexSet<Warning>,
+}
+
+impl Warnings {
+    pub fn warn(&mut self, location: Option<Location>, message: impl Into<String>) {
+        self.seen.insert(Warning {
+            location,
+            message: message.into(),
+        });
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Warning> {
+        self.seen.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+}

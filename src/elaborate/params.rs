@@ -1,0 +1,334 @@
+//! Collecting and merging top-level parameters from component manifests,
+//! parent stacks, the stack manifest and parameters files.
+
+use crate::diag::{Location, Warnings};
+use crate::manifest::{value_is_empty, Parameter};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Where a list of parameters comes from; the rules differ per source.
+#[derive(Debug, Clone, Copy)]
+pub enum Origin<'a> {
+    /// The `hub-component.yaml` of a component instance.
+    Component { instance: &'a str, file: &'a Path },
+    /// A stack manifest or a parameters file.
+    Stack { file: &'a Path, application: bool },
+    /// The already merged list of a parent stack.
+    Parent,
+}
+
+impl Origin<'_> {
+    fn location(&self) -> Option<Location> {
+        match self {
+            Origin::Component { file, .. } | Origin::Stack { file, .. } => Some(Location::file(file)),
+            Origin::Parent => None,
+        }
+    }
+}
+
+/// Replaces each group by its leaves, named `group.leaf`; leaves inherit
+/// `kind`, `empty` and `component` from the nearest ancestor that sets them.
+pub fn flatten(params: &[Parameter], warnings: &mut Warnings, origin: Origin<'_>) -> Vec<Parameter> {
+    let mut out = Vec::with_capacity(params.len());
+    for p in params {
+        flatten_one(p, "", &Parameter::default(), &mut out, warnings, origin);
+    }
+    out
+}
+
+fn flatten_one(
+    p: &Parameter,
+    prefix: &str,
+    inherited: &Parameter,
+    out: &mut Vec<Parameter>,
+    warnings: &mut Warnings,
+    origin: Origin<'_>,
+) {
+    let name = match (prefix.is_empty(), p.name.is_empty()) {
+        (true, _) => p.name.clone(),
+        (false, false) => format!("{prefix}.{}", p.name),
+        (false, true) => format!("{prefix}."),
+    };
+    if p.name.is_empty() {
+        warnings.warn(
+            origin.location(),
+            format!("a parameter has an empty name (under `{prefix}`); it is kept as `{name}`"),
+        );
+    }
+    let inherit = |own: &String, from: &String| if own.is_empty() { from.clone() } else { own.clone() };
+    if p.parameters.is_empty() {
+        let mut leaf = p.clone();
+        leaf.name = name;
+        leaf.kind = inherit(&p.kind, &inherited.kind);
+        leaf.empty = inherit(&p.empty, &inherited.empty);
+        leaf.component = inherit(&p.component, &inherited.component);
+        out.push(leaf);
+        return;
+    }
+    let scope = Parameter {
+        kind: inherit(&p.kind, &inherited.kind),
+        empty: inherit(&p.empty, &inherited.empty),
+        component: inherit(&p.component, &inherited.component),
+        ..Parameter::default()
+    };
+    for child in &p.parameters {
+        flatten_one(child, &name, &scope, out, warnings, origin);
+    }
+}
+
+/// The merge table: one entry per `name` or `name|component`.
+#[derive(Debug, Default)]
+pub struct ParamTable {
+    entries: IndexMap<String, Parameter>,
+    /// For each name, the components that have a qualified entry.
+    qualified: HashMap<String, Vec<String>>,
+}
+
+impl ParamTable {
+    /// Adds the parameters of one source, after the checks and filtering that
+    /// apply to it. `components` ranks the component instances of the stack.
+    pub fn add_source(
+        &mut self,
+        params: &[Parameter],
+        origin: Origin<'_>,
+        components: &HashMap<String, usize>,
+        warnings: &mut Warnings,
+    ) {
+        let stamped;
+        let params = match origin {
+            Origin::Component { instance, .. } => {
+                stamped = params
+                    .iter()
+                    .map(|p| Parameter {
+                        component: instance.to_string(),
+                        ..p.clone()
+                    })
+                    .collect::<Vec<_>>();
+                &stamped[..]
+            }
+            _ => params,
+        };
+        let flat = match origin {
+            Origin::Parent => params.to_vec(),
+            _ => flatten(params, warnings, origin),
+        };
+        for mut p in flat {
+            if !matches!(origin, Origin::Parent) && !prepare(&mut p, origin, warnings) {
+                continue;
+            }
+            self.merge(p, components, warnings);
+        }
+    }
+
+    fn merge(&mut self, incoming: Parameter, components: &HashMap<String, usize>, warnings: &mut Warnings) {
+        if incoming.component.is_empty() {
+            if let Some(targets) = self.qualified.get(&incoming.name) {
+                let mut targets: Vec<&String> = targets.iter().collect();
+                targets.sort_by_key(|c| components.get(*c).copied().unwrap_or(usize::MAX));
+                for component in targets {
+                    let key = format!("{}|{component}", incoming.name);
+                    if let Some(existing) = self.entries.get_mut(&key) {
+                        warn_less_specific(existing, &incoming, &key, warnings);
+                        merge_fields(existing, &incoming);
+                    }
+                }
+            }
+        } else {
+            let known = self.qualified.entry(incoming.name.clone()).or_default();
+            if !known.contains(&incoming.component) {
+                known.push(incoming.component.clone());
+            }
+        }
+        match self.entries.entry(incoming.qualified_name()) {
+            indexmap::map::Entry::Occupied(mut e) => merge_fields(e.get_mut(), &incoming),
+            indexmap::map::Entry::Vacant(e) => {
+                let mut fresh = incoming;
+                if !value_is_empty(&fresh.value) {
+                    fresh.empty.clear();
+                }
+                e.insert(fresh);
+            }
+        }
+    }
+
+    /// Gives a value to every parameter whose `fromEnv` names an override.
+    pub fn apply_overrides(&mut self, overrides: &IndexMap<String, String>) {
+        if overrides.is_empty() {
+            return;
+        }
+        for p in self.entries.values_mut() {
+            if let Some(v) = overrides.get(&p.from_env) {
+                p.value = Some(yaml_serde::Value::String(v.clone()));
+                p.empty.clear();
+            }
+        }
+    }
+
+    /// The entries sorted by key in byte order, as they are written.
+    pub fn into_sorted(self) -> Vec<Parameter> {
+        let mut entries: Vec<(String, Parameter)> = self.entries.into_iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        entries.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+/// The per-parameter checks of one source; false when the parameter does
+/// not take part in the top-level merge.
+fn prepare(p: &mut Parameter, origin: Origin<'_>, warnings: &mut Warnings) -> bool {
+    let q = p.qualified_name();
+    let at = origin.location();
+    if !matches!(p.kind.as_str(), "" | "user" | "tech" | "link") {
+        warnings.warn(at.clone(), format!("parameter `{q}` has unknown `kind: {}` (expected user, tech or link)", p.kind));
+    }
+    if !p.empty.is_empty() && p.empty != "allow" {
+        warnings.warn(at.clone(), format!("parameter `{q}` has `empty: {}`; the only value recognised is `allow`", p.empty));
+    }
+    if p.kind == "link" && value_is_empty(&p.value) {
+        warnings.warn(at.clone(), format!("parameter `{q}` of kind `link` has no value"));
+    }
+    let component = matches!(origin, Origin::Component { .. });
+    if p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()) {
+        p.kind = "user".into();
+        if component {
+            let (key, value) = if p.from_env.is_empty() {
+                ("fromFile", &p.from_file)
+            } else {
+                ("fromEnv", &p.from_env)
+            };
+            warnings.warn(
+                at.clone(),
+                format!("parameter `{q}` sets `{key}: {value}` in a component manifest; it becomes a user parameter of the stack"),
+            );
+        }
+    }
+    if component {
+        if p.kind == "link" {
+            warnings.warn(at.clone(), format!("parameter `{q}` has `kind: link`, which is not supported in a component manifest"));
+        }
+        if p.kind != "user" && value_is_empty(&p.value) && !value_is_empty(&p.default) {
+            warnings.warn(at.clone(), format!("parameter `{q}` sets `default:` in a component manifest; use `value:` instead"));
+        }
+        if p.kind != "user" {
+            return false;
+        }
+    } else if let Origin::Stack { application: false, .. } = origin {
+        if !p.env.is_empty() {
+            warnings.warn(
+                at,
+                format!("parameter `{q}` sets `env: {}` at stack level, where it has no effect; set `env` in the component manifest", p.env),
+            );
+        }
+    }
+    p.env.clear();
+    true
+}
+
+fn warn_less_specific(existing: &Parameter, incoming: &Parameter, key: &str, warnings: &mut Warnings) {
+    if value_is_empty(&existing.value) || value_is_empty(&incoming.value) || existing.value == incoming.value {
+        return;
+    }
+    warnings.warn(
+        None,
+        format!(
+            "parameter `{key}` value `{}` is overwritten by the less specific parameter `{}` value `{}`",
+            show(&existing.value),
+            incoming.name,
+            show(&incoming.value)
+        ),
+    );
+}
+
+fn show(v: &Option<yaml_serde::Value>) -> String {
+    match v {
+        Some(yaml_serde::Value::String(s)) => s.clone(),
+        Some(other) => yaml_serde::to_string(other).unwrap_or_default().trim_end().to_string(),
+        None => String::new(),
+    }
+}
+
+/// Field-wise merge: the incoming non-empty fields win, except that a kind
+/// only ever moves towards `user`.
+fn merge_fields(base: &mut Parameter, over: &Parameter) {
+    if !over.kind.is_empty() && (base.kind.is_empty() || (base.kind == "tech" && over.kind == "user")) {
+        base.kind.clone_from(&over.kind);
+    }
+    for (mine, theirs) in [
+        (&mut base.brief, &over.brief),
+        (&mut base.description, &over.description),
+        (&mut base.env, &over.env),
+        (&mut base.from_env, &over.from_env),
+        (&mut base.from_file, &over.from_file),
+        (&mut base.empty, &over.empty),
+    ] {
+        if !theirs.is_empty() {
+            mine.clone_from(theirs);
+        }
+    }
+    if !value_is_empty(&over.default) {
+        base.default.clone_from(&over.default);
+    }
+    if !value_is_empty(&over.value) {
+        base.value.clone_from(&over.value);
+    }
+    if !value_is_empty(&base.value) {
+        base.empty.clear();
+    }
+}
+
+/// Warnings for top-level parameters that still have no value.
+pub fn warn_missing_values(params: &[Parameter], warnings: &mut Warnings) {
+    for p in params {
+        if p.value.as_ref().is_some_and(|v| !v.is_null()) {
+            continue;
+        }
+        let q = p.qualified_name();
+        if p.kind == "user" {
+            if value_is_empty(&p.default) && p.from_env.is_empty() && p.from_file.is_empty() {
+                warnings.warn(None, format!("user parameter `{q}` has no value nor default; give one in a parameters file or at deploy"));
+            }
+        } else {
+            warnings.warn(None, format!("parameter `{q}` has no value"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(yaml: &str) -> Vec<Parameter> {
+        yaml_serde::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn flattening_inherits_kind_empty_component() {
+        let mut w = Warnings::default();
+        let flat = flatten(
+            &param("- name: grp\n  kind: user\n  empty: allow\n  value: dropped\n  parameters:\n  - name: x\n  - name: y\n    kind: tech\n  - name: deep\n    parameters:\n    - name: z\n      value: 1\n"),
+            &mut w,
+            Origin::Parent,
+        );
+        let names: Vec<_> = flat.iter().map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str())).collect();
+        assert_eq!(names, [("grp.x", "user", "allow"), ("grp.y", "tech", "allow"), ("grp.deep.z", "user", "allow")]);
+        assert!(flat[0].value.is_none());
+    }
+
+    #[test]
+    fn kind_only_moves_towards_user() {
+        let mut base = Parameter { kind: "tech".into(), ..Default::default() };
+        merge_fields(&mut base, &Parameter { kind: "user".into(), ..Default::default() });
+        assert_eq!(base.kind, "user");
+        merge_fields(&mut base, &Parameter { kind: "tech".into(), ..Default::default() });
+        assert_eq!(base.kind, "user");
+    }
+
+    #[test]
+    fn empty_values_do_not_override() {
+        let mut base = Parameter { value: Some("x".into()), ..Default::default() };
+        merge_fields(&mut base, &Parameter { value: Some("".into()), ..Default::default() });
+        assert_eq!(base.value, Some("x".into()));
+        merge_fields(&mut base, &Parameter { value: Some(false.into()), ..Default::default() });
+        assert_eq!(base.value, Some(false.into()));
+    }
+}

@@ -1,0 +1,491 @@
+//! Assembling one stack level (and, recursively, its parents).
+
+use super::params::{warn_missing_values, Origin, ParamTable};
+use super::paths::{clean, rebase, stack_base_dir};
+use super::{application, order, tuning, ElaborateError, Options, ENVIRONMENT_PROVIDED};
+use crate::diag::{Location, Warnings};
+use crate::manifest::{
+    locate, read_manifest, read_params, ComponentRef, Elaborated, Manifest, Output, ParamsFile,
+    Parameter, Segment, SourceFile,
+};
+use crate::secrets::looks_secret;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Elaborates the stack described by `options`.
+pub fn elaborate(options: &Options, warnings: &mut Warnings) -> Result<Elaborated, ElaborateError> {
+    let mut chain = Vec::new();
+    let level = Assembler { options, warnings }.assemble(
+        &options.stack,
+        Path::new(""),
+        &options.params,
+        &HashSet::new(),
+        &mut chain,
+    )?;
+    let Level {
+        mut doc,
+        mut component_docs,
+        parameters,
+        app_env,
+    } = level;
+    doc.parameters = parameters;
+    apply_platform_provides(&mut doc, &options.platform_provides);
+    warn_missing_values(&doc.parameters, warnings);
+    if doc.kind == "application" {
+        let location = Location::file(&options.stack);
+        let app = application::split_off(&mut doc, &app_env, location, warnings)?;
+        component_docs.push(app);
+    } else {
+        doc.templates = Default::default();
+    }
+    for component in &mut component_docs {
+        if component.lifecycle.verbs.is_empty() {
+            component.lifecycle.verbs = vec!["deploy".into(), "undeploy".into()];
+        }
+        mark_secret_outputs(&mut component.outputs);
+    }
+    mark_secret_outputs(&mut doc.outputs);
+    Ok(Elaborated {
+        stack: doc,
+        components: component_docs,
+    })
+}
+
+/// One assembled level: the stack document without its parameters, the
+/// component documents, and the merged parameters.
+struct Level {
+    doc: Manifest,
+    component_docs: Vec<Manifest>,
+    parameters: Vec<Parameter>,
+    /// For applications: the `env` of the stack's own parameters.
+    app_env: HashMap<String, String>,
+}
+
+struct Assembler<'a> {
+    options: &'a Options,
+    warnings: &'a mut Warnings,
+}
+
+impl Assembler<'_> {
+    /// `manifest_path` is where to read the manifest; `rel` is the folder of
+    /// this level relative to the top stack's folder, used to rewrite paths.
+    fn assemble(
+        &mut self,
+        manifest_path: &Path,
+        rel: &Path,
+        params_paths: &[PathBuf],
+        excluded: &HashSet<String>,
+        chain: &mut Vec<PathBuf>,
+    ) -> Result<Level, ElaborateError> {
+        let identity = std::fs::canonicalize(manifest_path).unwrap_or_else(|_| manifest_path.to_path_buf());
+        if chain.contains(&identity) {
+            let mut cycle = chain.clone();
+            cycle.push(identity);
+            return Err(ElaborateError::FromStackCycle { chain: cycle });
+        }
+        chain.push(identity);
+
+        let (manifest, file) = read_manifest(manifest_path, "stack", self.warnings)?;
+        let top = chain.len() == 1;
+        if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
+            self.warnings.warn(
+                Some(Location::file(manifest_path)),
+                format!("manifest `kind` should be `stack` or `application`, found `{}`", manifest.kind),
+            );
+        }
+        let params_files = params_paths
+            .iter()
+            .map(|p| read_params(p, self.warnings).map(|f| (p.clone(), f)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ElaborateError::Params)?;
+
+        let base = stack_base_dir(manifest_path);
+        let own_docs = self.read_components(&manifest, &file, &base, excluded)?;
+        check_duplicates(&manifest, &file)?;
+
+        let parent = match manifest.meta.from_stack.as_str() {
+            "" => None,
+            from => {
+                if manifest.kind == "application" {
+                    return Err(ElaborateError::ApplicationFromStack {
+                        location: key_location(&file, &["meta", "fromStack"]),
+                    });
+                }
+                let parent_dir = base.join(from);
+                let parent_params = self.parent_params(&parent_dir);
+                let mut excluded = excluded.clone();
+                excluded.extend(manifest.components.iter().map(|c| c.name.clone()));
+                let parent_rel = clean(&rel.join(from));
+                let level = self.assemble(&parent_dir.join("hub.yaml"), &parent_rel, &parent_params, &excluded, chain)?;
+                Some((from.to_string(), level))
+            }
+        };
+        chain.pop();
+
+        let own_order = self.own_order(&manifest, &file, parent.as_ref().map(|(_, p)| &p.doc))?;
+        let mut builder = LevelBuilder::new(manifest, own_order, parent, self.options.base_dir.is_some());
+        builder.add_component_docs(own_docs);
+        let order = builder.merge_lifecycle().map_err(|e| ElaborateError::from_order(e, key_location(&file, &["lifecycle", "order"])))?;
+        builder.doc.lifecycle.order = order;
+        builder.merge_outputs(&params_files);
+        builder.compute_requires_provides();
+        let (parameters, app_env) = builder.merge_parameters(&file.path, &params_files, self.options, self.warnings);
+        Ok(Level {
+            doc: builder.doc,
+            component_docs: builder.component_docs,
+            parameters,
+            app_env,
+        })
+    }
+
+    fn parent_params(&self, parent_dir: &Path) -> Vec<PathBuf> {
+        let mut names = vec!["params.yaml".to_string()];
+        if let Some(env) = self.options.env_name.as_deref().filter(|e| !e.is_empty()) {
+            names.push(format!("params-{env}.yaml"));
+        }
+        names.into_iter().map(|n| parent_dir.join(n)).filter(|p| p.is_file()).collect()
+    }
+
+    /// The level's own order: as written (and checked), or derived from
+    /// `depends` when `lifecycle.order` is absent.
+    fn own_order(&self, manifest: &Manifest, file: &SourceFile, parent: Option<&Manifest>) -> Result<Vec<String>, ElaborateError> {
+        let names: Vec<String> = manifest.components.iter().map(|c| c.name.clone()).collect();
+        if !manifest.lifecycle.order.is_empty() || names.is_empty() {
+            order::validate(&names, &manifest.lifecycle.order)
+                .map_err(|e| ElaborateError::from_order(e, key_location(file, &["lifecycle", "order"])))?;
+            return Ok(manifest.lifecycle.order.clone());
+        }
+        let external: HashSet<&str> = parent
+            .map(|p| p.components.iter().map(|c| c.name.as_str()).collect())
+            .unwrap_or_default();
+        let components: Vec<(String, Vec<String>)> =
+            manifest.components.iter().map(|c| (c.name.clone(), c.depends.clone())).collect();
+        order::generate(&components, &external).map_err(|e| {
+            let at = match &e {
+                order::OrderError::Cycle(cycle) => component_location(file, manifest, &cycle[0]),
+                _ => key_location(file, &["components"]),
+            };
+            ElaborateError::from_order(e, at)
+        })
+    }
+
+    fn read_components(
+        &mut self,
+        manifest: &Manifest,
+        file: &SourceFile,
+        base: &Path,
+        excluded: &HashSet<String>,
+    ) -> Result<Vec<Manifest>, ElaborateError> {
+        let components_base = self.options.base_dir.clone().unwrap_or_else(|| base.to_path_buf());
+        let mut docs = Vec::with_capacity(manifest.components.len());
+        for reference in manifest.components.iter().filter(|c| !excluded.contains(&c.name)) {
+            let dir = component_dir(reference, base, &components_base).ok_or_else(|| ElaborateError::NoSource {
+                component: reference.name.clone(),
+                location: component_location(file, manifest, &reference.name),
+            })?;
+            let path = dir.join("hub-component.yaml");
+            let (mut doc, _) = read_manifest(&path, "component", self.warnings).map_err(|source| ElaborateError::Component {
+                component: reference.name.clone(),
+                referenced_from: file.path.clone(),
+                source,
+            })?;
+            rename_component(&mut doc, &reference.name);
+            docs.push(doc);
+        }
+        Ok(docs)
+    }
+}
+
+/// The folder holding a component's `hub-component.yaml`.
+fn component_dir(reference: &ComponentRef, base: &Path, components_base: &Path) -> Option<PathBuf> {
+    let source = &reference.source;
+    if !source.dir.is_empty() {
+        return Some(clean(&base.join(&source.dir)));
+    }
+    let git = source.git.as_ref()?;
+    if !git.local_dir.is_empty() {
+        let local = Path::new(&git.local_dir).join(&git.sub_dir);
+        return Some(if local.is_absolute() { local } else { clean(&components_base.join(local)) });
+    }
+    if !git.remote.is_empty() {
+        return Some(clean(&components_base.join(&reference.name).join(&git.sub_dir)));
+    }
+    None
+}
+
+/// The instance takes the name the stack gives it; the manifest's own name
+/// is kept as `origin` and `kind`.
+fn rename_component(doc: &mut Manifest, instance: &str) {
+    let original = std::mem::take(&mut doc.meta.name);
+    if doc.meta.origin.is_empty() {
+        doc.meta.origin.clone_from(&original);
+    }
+    if doc.meta.kind.is_empty() {
+        doc.meta.kind = original;
+    }
+    doc.meta.name = instance.to_string();
+    for p in &mut doc.parameters {
+        p.component = instance.to_string();
+    }
+}
+
+fn check_duplicates(manifest: &Manifest, file: &SourceFile) -> Result<(), ElaborateError> {
+    let mut seen = HashSet::new();
+    for (i, c) in manifest.components.iter().enumerate() {
+        if !seen.insert(c.name.as_str()) {
+            let (line, column) = locate(&file.text, &[Segment::Key("components".into()), Segment::Index(i)]).unwrap_or((1, 1));
+            return Err(ElaborateError::DuplicateComponent {
+                component: c.name.clone(),
+                location: Location::at(&file.path, line, column),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn key_location(file: &SourceFile, keys: &[&str]) -> Location {
+    let path: Vec<Segment> = keys.iter().map(|k| Segment::Key(k.to_string())).collect();
+    match locate(&file.text, &path) {
+        Some((line, column)) => Location::at(&file.path, line, column),
+        None => Location::file(&file.path),
+    }
+}
+
+fn component_location(file: &SourceFile, manifest: &Manifest, name: &str) -> Location {
+    let index = manifest.components.iter().position(|c| c.name == name).unwrap_or(0);
+    match locate(&file.text, &[Segment::Key("components".into()), Segment::Index(index)]) {
+        Some((line, column)) => Location::at(&file.path, line, column),
+        None => Location::file(&file.path),
+    }
+}
+
+/// Builds one level's document from the child manifest and its assembled parent.
+struct LevelBuilder {
+    doc: Manifest,
+    manifest: Manifest,
+    own_order: Vec<String>,
+    parent: Option<Level>,
+    component_docs: Vec<Manifest>,
+}
+
+impl LevelBuilder {
+    fn new(manifest: Manifest, own_order: Vec<String>, parent: Option<(String, Level)>, has_base_dir: bool) -> Self {
+        let mut doc = Manifest {
+            version: manifest.version,
+            kind: manifest.kind.clone(),
+            meta: manifest.meta.clone(),
+            requires: Vec::new(),
+            provides: Vec::new(),
+            platform: manifest.platform.clone(),
+            lifecycle: manifest.lifecycle.clone(),
+            outputs: Vec::new(),
+            templates: manifest.templates.clone(),
+            ..Manifest::default()
+        };
+        doc.meta.from_stack.clear();
+        let mut component_docs = Vec::new();
+        let parent = parent.map(|(from, mut level)| {
+            let own: HashSet<&str> = manifest.components.iter().map(|c| c.name.as_str()).collect();
+            level.component_docs.retain(|d| !own.contains(d.meta.name.as_str()));
+            component_docs = std::mem::take(&mut level.component_docs);
+            for reference in &mut level.doc.components {
+                rewrite_parent_ref(reference, Path::new(&from), has_base_dir);
+            }
+            level
+        });
+        doc.components = merge_refs(parent.as_ref().map(|p| &p.doc.components[..]).unwrap_or(&[]), &manifest.components);
+        if let Some(p) = &parent {
+            let mut annotations = p.doc.meta.annotations.clone();
+            annotations.extend(doc.meta.annotations.clone());
+            doc.meta.annotations = annotations;
+            doc.platform.provides = union(&p.doc.platform.provides, &manifest.platform.provides);
+        }
+        LevelBuilder {
+            doc,
+            manifest,
+            own_order,
+            parent,
+            component_docs,
+        }
+    }
+
+    fn add_component_docs(&mut self, docs: Vec<Manifest>) {
+        self.component_docs.extend(docs);
+    }
+
+    fn merge_lifecycle(&mut self) -> Result<Vec<String>, order::OrderError> {
+        let Some(parent) = &self.parent else {
+            return Ok(self.own_order.clone());
+        };
+        let (p, c) = (&parent.doc.lifecycle, &self.manifest.lifecycle);
+        let l = &mut self.doc.lifecycle;
+        l.verbs = union(&p.verbs, &c.verbs);
+        l.mandatory = union(&p.mandatory, &c.mandatory);
+        l.optional = union(&p.optional, &c.optional);
+        l.ready_conditions = p.ready_conditions.iter().chain(&c.ready_conditions).cloned().collect();
+        l.requires.optional = tuning::merge(&p.requires.optional, &c.requires.optional);
+        if !p.bare.is_empty() {
+            l.bare.clone_from(&p.bare);
+        }
+        if c.options.is_empty() {
+            l.options = p.options.clone();
+        }
+        order::merge(&p.order, &self.own_order)
+    }
+
+    fn merge_outputs(&mut self, params_files: &[(PathBuf, ParamsFile)]) {
+        let mut outputs: Vec<Output> = self.parent.as_ref().map(|p| p.doc.outputs.clone()).unwrap_or_default();
+        if self.parent.is_some() {
+            merge_outputs_into(&mut outputs, &self.manifest.outputs);
+        } else {
+            outputs = self.manifest.outputs.clone();
+        }
+        for (_, params) in params_files {
+            merge_outputs_into(&mut outputs, &params.outputs);
+        }
+        self.doc.outputs = outputs;
+    }
+
+    fn compute_requires_provides(&mut self) {
+        let parent_provides: Vec<String> = self.parent.as_ref().map(|p| p.doc.provides.clone()).unwrap_or_default();
+        let mut provided: HashSet<String> = HashSet::new();
+        let add_provided = |provided: &mut HashSet<String>, cap: &str| {
+            provided.insert(cap.to_string());
+            if cap == "kubernetes" {
+                provided.insert("kubectl".into());
+            }
+        };
+        for cap in &parent_provides {
+            add_provided(&mut provided, cap);
+        }
+        let mut level: BTreeSet<String> = self.manifest.requires.iter().filter(|r| !provided.contains(*r)).cloned().collect();
+        let own_docs: HashMap<&str, &Manifest> = self.component_docs.iter().map(|d| (d.meta.name.as_str(), d)).collect();
+        for name in &self.own_order {
+            let Some(doc) = own_docs.get(name.as_str()) else { continue };
+            level.extend(doc.requires.iter().filter(|r| !provided.contains(*r)).cloned());
+            for cap in &doc.provides {
+                add_provided(&mut provided, cap);
+            }
+        }
+        let mut requires = self.parent.as_ref().map(|p| p.doc.requires.clone()).unwrap_or_default();
+        for r in level {
+            if !requires.contains(&r) {
+                requires.push(r);
+            }
+        }
+        self.doc.requires = requires;
+        let provides: BTreeSet<String> = parent_provides
+            .into_iter()
+            .chain(self.manifest.provides.iter().cloned())
+            .chain(self.component_docs.iter().flat_map(|d| d.provides.iter().cloned()))
+            .collect();
+        self.doc.provides = provides.into_iter().collect();
+    }
+
+    fn merge_parameters(
+        &mut self,
+        stack_file: &Path,
+        params_files: &[(PathBuf, ParamsFile)],
+        options: &Options,
+        warnings: &mut Warnings,
+    ) -> (Vec<Parameter>, HashMap<String, String>) {
+        let ranks: HashMap<String, usize> = self.doc.components.iter().enumerate().map(|(i, c)| (c.name.clone(), i)).collect();
+        let own: HashSet<&str> = self.manifest.components.iter().map(|c| c.name.as_str()).collect();
+        let mut table = ParamTable::default();
+        for doc in self.component_docs.iter().filter(|d| own.contains(d.meta.name.as_str())) {
+            let component_file = PathBuf::from(format!("{}/hub-component.yaml", doc.meta.name));
+            let origin = Origin::Component { instance: &doc.meta.name, file: &component_file };
+            table.add_source(&doc.parameters, origin, &ranks, warnings);
+        }
+        if let Some(parent) = &self.parent {
+            table.add_source(&parent.parameters, Origin::Parent, &ranks, warnings);
+        }
+        let application = self.manifest.kind == "application";
+        let mut app_env = HashMap::new();
+        let mut sources: Vec<(&Path, &[Parameter])> = vec![(stack_file, &self.manifest.parameters)];
+        sources.extend(params_files.iter().map(|(p, f)| (p.as_path(), &f.parameters[..])));
+        for (file, params) in sources {
+            if application {
+                collect_env(params, &mut app_env);
+            }
+            table.add_source(params, Origin::Stack { file, application }, &ranks, warnings);
+        }
+        table.apply_overrides(&options.overrides);
+        (table.into_sorted(), app_env)
+    }
+}
+
+fn collect_env(params: &[Parameter], env: &mut HashMap<String, String>) {
+    for p in params {
+        if p.component.is_empty() && !p.env.is_empty() {
+            env.insert(p.name.clone(), p.env.clone());
+        }
+    }
+}
+
+/// Makes a parent's component reference valid from the child's folder.
+fn rewrite_parent_ref(reference: &mut ComponentRef, from: &Path, has_base_dir: bool) {
+    let source = &mut reference.source;
+    if !source.dir.is_empty() {
+        source.dir = rebase(from, &source.dir);
+        return;
+    }
+    if has_base_dir {
+        return;
+    }
+    if let Some(git) = &mut source.git {
+        if !git.local_dir.is_empty() {
+            git.local_dir = rebase(from, &git.local_dir);
+        } else if !git.remote.is_empty() {
+            git.local_dir = rebase(from, &reference.name);
+        }
+    }
+}
+
+/// The parent's references in its order, each replaced in place by the
+/// child's reference of the same name; the child's new ones appended.
+fn merge_refs(parent: &[ComponentRef], child: &[ComponentRef]) -> Vec<ComponentRef> {
+    let by_name: HashMap<&str, &ComponentRef> = child.iter().map(|c| (c.name.as_str(), c)).collect();
+    let parent_names: HashSet<&str> = parent.iter().map(|c| c.name.as_str()).collect();
+    parent
+        .iter()
+        .map(|p| by_name.get(p.name.as_str()).map_or_else(|| p.clone(), |c| (*c).clone()))
+        .chain(child.iter().filter(|c| !parent_names.contains(c.name.as_str())).cloned())
+        .collect()
+}
+
+fn merge_outputs_into(outputs: &mut Vec<Output>, incoming: &[Output]) {
+    for o in incoming {
+        match outputs.iter_mut().find(|e| e.name == o.name) {
+            Some(existing) => existing.update_from(o),
+            None => outputs.push(o.clone()),
+        }
+    }
+}
+
+fn union(first: &[String], second: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(first.len() + second.len());
+    for item in first.iter().chain(second) {
+        if !out.contains(item) {
+            out.push(item.clone());
+        }
+    }
+    out
+}
+
+fn apply_platform_provides(doc: &mut Manifest, platform: &[String]) {
+    if platform.is_empty() {
+        return;
+    }
+    doc.requires
+        .retain(|r| ENVIRONMENT_PROVIDED.contains(&r.as_str()) || !platform.contains(r));
+    let mut sorted = platform.to_vec();
+    sorted.sort();
+    doc.platform.provides = union(&doc.platform.provides, &sorted);
+}
+
+fn mark_secret_outputs(outputs: &mut [Output]) {
+    for o in outputs.iter_mut().filter(|o| o.kind.is_empty() && looks_secret(&o.name)) {
+        o.kind = "secret".into();
+    }
+}

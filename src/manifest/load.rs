@@ -1,0 +1,127 @@
+//! Reading YAML files: transparent gunzip, multiple documents, typed
+//! decoding with positions in errors, and warnings for keys the model does
+//! not know.
+
+use super::locate::{locate, Segment};
+use super::ManifestError;
+use crate::diag::{Location, Warnings};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The text of one input file.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+impl SourceFile {
+    pub fn read(path: &Path) -> Result<Self, ManifestError> {
+        let bytes = std::fs::read(path).map_err(|source| ManifestError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_bytes(path, bytes)
+    }
+
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Self, ManifestError> {
+        let bytes = if bytes.starts_with(&GZIP_MAGIC) {
+            gunzip(path, &bytes)?
+        } else {
+            bytes
+        };
+        let text = String::from_utf8(bytes).map_err(|e| ManifestError::NotUtf8 {
+            path: path.to_path_buf(),
+            offset: e.utf8_error().valid_up_to(),
+        })?;
+        Ok(SourceFile {
+            path: path.to_path_buf(),
+            text,
+        })
+    }
+
+    /// Decodes every non-empty document of the file as `T`.
+    pub fn documents<T: DeserializeOwned>(
+        &self,
+        warnings: &mut Warnings,
+    ) -> Result<Vec<T>, ManifestError> {
+        let mut out = Vec::new();
+        for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
+            if let Some(doc) = self.decode_document(document, index, warnings)? {
+                out.push(doc);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Decodes the first non-empty document as `T` and says how many
+    /// non-empty documents the file holds.
+    pub fn first_document<T: DeserializeOwned>(
+        &self,
+        warnings: &mut Warnings,
+    ) -> Result<(Option<T>, usize), ManifestError> {
+        let mut first = None;
+        let mut count = 0;
+        for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
+            if first.is_none() {
+                first = self.decode_document(document, index, warnings)?;
+                count += usize::from(first.is_some());
+            } else {
+                let rest: Option<yaml_serde::Value> = Option::deserialize(document)
+                    .map_err(|e| self.yaml_error(e, index))?;
+                count += usize::from(rest.is_some_and(|v| !v.is_null()));
+            }
+        }
+        Ok((first, count))
+    }
+
+    fn decode_document<T: DeserializeOwned>(
+        &self,
+        document: yaml_serde::Deserializer<'_>,
+        index: usize,
+        warnings: &mut Warnings,
+    ) -> Result<Option<T>, ManifestError> {
+        let mut unknown: Vec<Vec<Segment>> = Vec::new();
+        let decoded: Option<T> =
+            serde_ignored::deserialize(document, |path| unknown.push(Segment::path(&path)))
+                .map_err(|e| self.yaml_error(e, index))?;
+        for path in unknown {
+            let (line, column) = locate(&self.text, &path).unwrap_or((1, 1));
+            warnings.warn(
+                Some(Location::at(&self.path, line, column)),
+                format!(
+                    "unknown key `{}` is ignored",
+                    Segment::display(&path)
+                ),
+            );
+        }
+        Ok(decoded)
+    }
+
+    fn yaml_error(&self, error: yaml_serde::Error, index: usize) -> ManifestError {
+        let location = match error.location() {
+            Some(at) => Location::at(&self.path, at.line(), at.column()),
+            None => Location::file(&self.path),
+        };
+        ManifestError::Yaml {
+            location,
+            document: index + 1,
+            message: error.to_string(),
+        }
+    }
+}
+
+fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, ManifestError> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .map_err(|source| ManifestError::Gzip {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(out)
+}

@@ -1,0 +1,190 @@
+//! Finds the line of a key path (`components.2.source.dir`) in YAML text.
+//!
+//! Used only to point warnings at a line, so it reads block-style YAML by
+//! indentation and falls back to the nearest enclosing key it could find.
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+impl Segment {
+    pub fn path(path: &serde_ignored::Path<'_>) -> Vec<Segment> {
+        use serde_ignored::Path;
+        let mut segments = Vec::new();
+        let mut cursor = path;
+        loop {
+            match cursor {
+                Path::Root => break,
+                Path::Seq { parent, index } => {
+                    segments.push(Segment::Index(*index));
+                    cursor = parent;
+                }
+                Path::Map { parent, key } => {
+                    segments.push(Segment::Key(key.clone()));
+                    cursor = parent;
+                }
+                Path::Some { parent }
+                | Path::NewtypeStruct { parent }
+                | Path::NewtypeVariant { parent } => cursor = parent,
+            }
+        }
+        segments.reverse();
+        segments
+    }
+
+    pub fn display(path: &[Segment]) -> String {
+        let mut out = String::new();
+        for segment in path {
+            match segment {
+                Segment::Key(key) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(key);
+                }
+                Segment::Index(index) => out.push_str(&format!("[{index}]")),
+            }
+        }
+        out
+    }
+}
+
+struct Line<'a> {
+    indent: usize,
+    content: &'a str,
+}
+
+fn significant(line: &str) -> Option<Line<'_>> {
+    let content = line.trim_start_matches(' ');
+    if content.is_empty() || content.starts_with('#') || content.starts_with("---") {
+        return None;
+    }
+    Some(Line {
+        indent: line.len() - content.len(),
+        content,
+    })
+}
+
+/// Strips leading `- ` item markers, returning the column of what follows.
+fn after_dashes<'a>(line: &Line<'a>) -> (usize, &'a str) {
+    let mut column = line.indent;
+    let mut rest = line.content;
+    while let Some(stripped) = rest.strip_prefix('-') {
+        let trimmed = stripped.trim_start_matches(' ');
+        if trimmed.len() == stripped.len() && !stripped.is_empty() {
+            break;
+        }
+        column += rest.len() - trimmed.len();
+        rest = trimmed;
+    }
+    (column, rest)
+}
+
+fn is_key(content: &str, key: &str) -> bool {
+    let unquoted = content
+        .strip_prefix(key)
+        .or_else(|| content.strip_prefix(&format!("\"{key}\"")))
+        .or_else(|| content.strip_prefix(&format!("'{key}'")));
+    unquoted.is_some_and(|rest| rest.trim_start().starts_with(':'))
+}
+
+/// Returns the 1-based (line, column) of the last segment found.
+pub fn locate(text: &str, path: &[Segment]) -> Option<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut start = 0usize;
+    let mut floor: Option<usize> = None;
+    let mut found = None;
+    let mut inclusive = false;
+    for segment in path {
+        let from = if inclusive { start } else { start + 1 };
+        let from = if found.is_none() { 0 } else { from };
+        let hit = match segment {
+            Segment::Key(key) => find_key(&lines, from, floor, key),
+            Segment::Index(index) => find_item(&lines, from, floor, *index),
+        };
+        let Some((line, column)) = hit else { break };
+        found = Some((line + 1, column + 1));
+        start = line;
+        floor = Some(column);
+        inclusive = matches!(segment, Segment::Index(_));
+    }
+    found
+}
+
+fn find_key(lines: &[&str], from: usize, floor: Option<usize>, key: &str) -> Option<(usize, usize)> {
+    for (number, raw) in lines.iter().enumerate().skip(from) {
+        let Some(line) = significant(raw) else { continue };
+        let (column, content) = after_dashes(&line);
+        if number != from && floor.is_some_and(|f| line.indent <= f) {
+            return None;
+        }
+        if floor.is_none_or(|f| column > f) && is_key(content, key) {
+            return Some((number, column));
+        }
+    }
+    None
+}
+
+fn find_item(lines: &[&str], from: usize, floor: Option<usize>, index: usize) -> Option<(usize, usize)> {
+    let mut dash_column = None;
+    let mut seen = 0;
+    for (number, raw) in lines.iter().enumerate().skip(from) {
+        let Some(line) = significant(raw) else { continue };
+        let is_item = line.content.starts_with("- ") || line.content == "-";
+        match dash_column {
+            None if is_item && floor.is_none_or(|f| line.indent >= f) => {
+                dash_column = Some(line.indent)
+            }
+            None => {
+                if floor.is_some_and(|f| line.indent <= f) && number != from {
+                    return None;
+                }
+                continue;
+            }
+            Some(column) if line.indent < column => return None,
+            Some(_) => {}
+        }
+        if is_item && Some(line.indent) == dash_column {
+            if seen == index {
+                return Some((number, line.indent));
+            }
+            seen += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(k: &str) -> Segment {
+        Segment::Key(k.to_string())
+    }
+
+    const TEXT: &str = "version: 1\nmeta:\n  name: x\n  category: y\ncomponents:\n  - name: a\n    source:\n      dir: a\n  - name: b\n    breif: typo\n";
+
+    #[test]
+    fn finds_nested_key() {
+        assert_eq!(locate(TEXT, &[key("meta"), key("category")]), Some((4, 3)));
+    }
+
+    #[test]
+    fn finds_key_in_list_item() {
+        let path = [key("components"), Segment::Index(1), key("breif")];
+        assert_eq!(locate(TEXT, &path), Some((10, 5)));
+    }
+
+    #[test]
+    fn falls_back_to_parent() {
+        let path = [key("components"), Segment::Index(0), key("nothere")];
+        assert_eq!(locate(TEXT, &path), Some((6, 3)));
+    }
+
+    #[test]
+    fn top_level_key() {
+        assert_eq!(locate("a: 1\nextensions:\n  x: 1\n", &[key("extensions")]), Some((2, 1)));
+    }
+}

@@ -1,0 +1,123 @@
+//! The manifest model: typed documents and how they are read and written.
+
+mod load;
+mod locate;
+mod model;
+pub mod validate;
+mod write;
+
+pub use load::SourceFile;
+pub use locate::{locate, Segment};
+pub use model::*;
+pub use write::{render_elaborated, write_output};
+
+use crate::diag::{Location, Warnings};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{}` looks gzip-compressed but cannot be decompressed: {source}", path.display())]
+    Gzip {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{}` is not UTF-8 text (invalid byte at offset {offset})", path.display())]
+    NotUtf8 { path: PathBuf, offset: usize },
+    #[error("invalid YAML in document {document}: {message}")]
+    Yaml {
+        location: Location,
+        document: usize,
+        message: String,
+    },
+    #[error("`{}` holds no YAML document", path.display())]
+    NoDocuments { path: PathBuf },
+    #[error("`{}` is not an elaborated stack: its first document has kind `{kind}`", path.display())]
+    NotElaborated { path: PathBuf, kind: String },
+}
+
+impl ManifestError {
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            ManifestError::Yaml { location, .. } => Some(location.clone()),
+            ManifestError::Read { path, .. }
+            | ManifestError::Gzip { path, .. }
+            | ManifestError::NotUtf8 { path, .. }
+            | ManifestError::NoDocuments { path }
+            | ManifestError::NotElaborated { path, .. } => Some(Location::file(path)),
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ManifestError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                Some("check the path; relative paths are resolved from the current directory".into())
+            }
+            ManifestError::Yaml { message, .. } if message.contains("invalid type") => {
+                Some("the field has the wrong type; see the JSON Schemas in `schemas/` or run `hub validate`".into())
+            }
+            ManifestError::Yaml { .. } => Some("fix the YAML syntax at the line shown".into()),
+            ManifestError::NoDocuments { .. } => {
+                Some("the file is empty or holds only comments; a stack needs at least `kind` and `meta.name`".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Reads the first document of a stack, application or component manifest,
+/// warning when the file holds more than one.
+pub fn read_manifest(
+    path: &Path,
+    what: &str,
+    warnings: &mut Warnings,
+) -> Result<(Manifest, SourceFile), ManifestError> {
+    let file = SourceFile::read(path)?;
+    let (doc, count) = file.first_document::<Manifest>(warnings)?;
+    let doc = doc.ok_or_else(|| ManifestError::NoDocuments {
+        path: path.to_path_buf(),
+    })?;
+    if count > 1 {
+        warnings.warn(
+            Some(Location::file(path)),
+            format!("{what} manifest holds {count} YAML documents; only the first is used"),
+        );
+    }
+    Ok((doc, file))
+}
+
+/// Reads a parameters file; an empty file is an empty set of parameters.
+pub fn read_params(path: &Path, warnings: &mut Warnings) -> Result<ParamsFile, ManifestError> {
+    let file = SourceFile::read(path)?;
+    let (doc, count) = file.first_document::<ParamsFile>(warnings)?;
+    if count > 1 {
+        warnings.warn(
+            Some(Location::file(path)),
+            format!("parameters file holds {count} YAML documents; only the first is used"),
+        );
+    }
+    Ok(doc.unwrap_or_default())
+}
+
+/// Reads an elaborated file written by `hub elaborate` (plain or gzip).
+pub fn read_elaborated(path: &Path, warnings: &mut Warnings) -> Result<Elaborated, ManifestError> {
+    let file = SourceFile::read(path)?;
+    let mut docs = file.documents::<Manifest>(warnings)?.into_iter();
+    let stack = docs.next().ok_or_else(|| ManifestError::NoDocuments {
+        path: path.to_path_buf(),
+    })?;
+    if stack.kind == "component" {
+        return Err(ManifestError::NotElaborated {
+            path: path.to_path_buf(),
+            kind: stack.kind,
+        });
+    }
+    Ok(Elaborated {
+        stack,
+        components: docs.collect(),
+    })
+}

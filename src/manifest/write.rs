@@ -1,0 +1,51 @@
+//! Writing the elaborated multi-document file.
+
+use super::{Elaborated, Manifest};
+use std::io::Write;
+use std::path::Path;
+
+/// `---` + stack document, then `---` + each component document.
+pub fn render_elaborated(elaborated: &Elaborated) -> Result<String, yaml_serde::Error> {
+    let mut out = String::new();
+    for doc in std::iter::once(&elaborated.stack).chain(&elaborated.components) {
+        push_document(&mut out, doc)?;
+    }
+    Ok(out)
+}
+
+fn push_document(out: &mut String, doc: &Manifest) -> Result<(), yaml_serde::Error> {
+    out.push_str("---\n");
+    out.push_str(&yaml_serde::to_string(doc)?);
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder,
+/// flushed to disk, then renamed over the target.
+pub fn write_output(path: &Path, bytes: &[u8], compressed: bool) -> std::io::Result<()> {
+    let data = if compressed { gzip(bytes)? } else { bytes.to_vec() };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(&data)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes)?;
+    encoder.finish()
+}

@@ -1,0 +1,162 @@
+//! A small builder for integration tests: write files into a temporary
+//! folder, run the real `hub` binary there, and look at what it did.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+pub struct Test {
+    dir: tempfile::TempDir,
+    cwd: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+pub struct Output {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub root: PathBuf,
+}
+
+impl Test {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let cwd = dir.path().to_path_buf();
+        Test {
+            dir,
+            cwd,
+            args: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `text` (indentation of the first line removed from every line)
+    /// to `path` below the test folder, creating folders as needed.
+    pub fn file(self, path: &str, text: &str) -> Self {
+        let target = self.dir.path().join(path);
+        std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&target, unindent(text)).expect("write");
+        self
+    }
+
+    pub fn bytes(self, path: &str, bytes: &[u8]) -> Self {
+        let target = self.dir.path().join(path);
+        std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&target, bytes).expect("write");
+        self
+    }
+
+    /// Runs from `path` below the test folder instead of its root.
+    pub fn cwd(mut self, path: &str) -> Self {
+        self.cwd = self.dir.path().join(path);
+        self
+    }
+
+    pub fn args(mut self, args: &[&str]) -> Self {
+        self.args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn run(&self) -> Output {
+        let mut command = Command::cargo_bin("hub").expect("hub binary");
+        command.current_dir(&self.cwd).args(&self.args).env_remove("ENV");
+        for (k, v) in &self.env {
+            command.env(k, v);
+        }
+        let out = command.output().expect("run hub");
+        Output {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            root: self.dir.path().to_path_buf(),
+        }
+    }
+
+    /// Keeps the folder alive for files written by the run.
+    pub fn run_keep(self) -> (Output, tempfile::TempDir) {
+        let out = self.run();
+        (out, self.dir)
+    }
+}
+
+impl Output {
+    #[track_caller]
+    pub fn success(&self) -> &Self {
+        assert_eq!(self.status, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+
+    #[track_caller]
+    pub fn failure(&self) -> &Self {
+        assert_ne!(self.status, 0, "expected failure\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_has(&self, fragment: &str) -> &Self {
+        assert!(self.stderr.contains(fragment), "stderr lacks {fragment:?}:\n{}", self.stderr);
+        self
+    }
+
+    /// The documents of a YAML file the run wrote (plain or gzip).
+    pub fn documents(&self, path: &str) -> Vec<yaml_serde::Value> {
+        read_documents(&self.root.join(path))
+    }
+
+    /// The documents printed on stdout.
+    pub fn stdout_documents(&self) -> Vec<yaml_serde::Value> {
+        parse_documents(&self.stdout)
+    }
+}
+
+pub fn read_documents(path: &Path) -> Vec<yaml_serde::Value> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut out).expect("gunzip");
+        out
+    } else {
+        bytes
+    };
+    parse_documents(&String::from_utf8(bytes).expect("utf-8"))
+}
+
+pub fn parse_documents(text: &str) -> Vec<yaml_serde::Value> {
+    use serde::Deserialize;
+    yaml_serde::Deserializer::from_str(text)
+        .map(|d| yaml_serde::Value::deserialize(d).expect("yaml"))
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+/// Parses a YAML literal for comparisons.
+pub fn yaml(text: &str) -> yaml_serde::Value {
+    yaml_serde::from_str(&unindent(text)).expect("yaml literal")
+}
+
+pub fn unindent(text: &str) -> String {
+    let text = text.strip_prefix('\n').unwrap_or(text);
+    let indent = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    text.lines()
+        .map(|l| if l.len() >= indent { &l[indent..] } else { l.trim_start() })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
