@@ -2,4 +2,8 @@
 //! real `hub` binary on real files.
 
 mod common;
+mod conformance;
 mod elaborate_cli;
+mod elaborate_spec;
+mod params_spec;
+mod validate;
