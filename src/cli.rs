@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "hub", version, about = "Deploy stacks of components described by Hub manifests")]
+#[command(
+    name = "hub",
+    version,
+    about = "Deploy stacks of components described by Hub manifests"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -18,6 +22,27 @@ pub enum Command {
     /// Check stack, component and parameters manifests against the JSON
     /// Schemas in `schemas/`.
     Validate(ValidateArgs),
+    /// Evaluate a `#{...}` CEL expression (or, with -y, a value mixing
+    /// `${...}` and `#{...}`) with string bindings, to try expressions out.
+    Cel(CelArgs),
+    /// Lock the stack parameters of an elaborated file and print them, or
+    /// one component's expanded parameters, each with where its value came
+    /// from.
+    Params(ParamsArgs),
+    /// Remove the lock file (`STATE.lock`) left on a state by a run that
+    /// did not finish: only when its process is gone, or with --force
+    /// whatever holds it.
+    Unlock(UnlockArgs),
+    /// Helpers for component scripts and for trying hub out.
+    Util(UtilArgs),
+    /// Deploy the components of a stack in lifecycle order, recording what
+    /// happened in the state file.
+    Deploy(DeployArgs),
+    /// Undeploy the components of a stack in reverse lifecycle order.
+    Undeploy(DeployArgs),
+    /// Run one verb of one component with its parameters, from inside
+    /// another component's script (uses $HUB_ELABORATE and $HUB_STATE).
+    Invoke(InvokeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -29,7 +54,12 @@ pub struct ElaborateArgs {
     #[arg(value_name = "PARAMS")]
     pub params: Vec<PathBuf>,
     /// Output file(s), comma-separated; `-` writes to stdout
-    #[arg(short, long, value_name = "PATHS", default_value = "hub.yaml.elaborate")]
+    #[arg(
+        short,
+        long,
+        value_name = "PATHS",
+        default_value = "hub.yaml.elaborate"
+    )]
     pub output: String,
     /// Values for parameters with `fromEnv: NAME`, as NAME=value[,NAME=value]
     #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
@@ -40,14 +70,318 @@ pub struct ElaborateArgs {
     /// Capabilities provided by the underlying platform, comma-separated
     #[arg(short = 'p', long = "platform-provides", value_name = "LIST")]
     pub platform_provides: Vec<String>,
+    /// State file of a deployed platform stack: fills empty parameters
+    #[arg(short = 's', long = "state", value_name = "PATH")]
+    pub state: Option<PathBuf>,
+    /// With -s: take values from the state's stack parameters too, not only its outputs
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub state_stack_parameters: bool,
     /// Write the output gzip-compressed
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub compressed: bool,
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Which schema applies: a file's `kind:` decides (stack or application: the stack schema; \
+component: the component schema). Without one, the file name does: `hub-component.yaml` \
+is a component, `params*.yaml` a parameters file, anything else a stack.
+
+Unknown keys, values read as text (`version: 1.0` under `meta`), unknown values of \
+enumerations (`kind`, `empty`, `lifecycle.bare`, `templates.kind`) and extra YAML \
+documents are warnings. Malformed YAML, values of the wrong type and entries without \
+their required `name` are errors.
+
+Each file gets a summary line (`ok: FILE` or `invalid: FILE`); all messages go to stderr. \
+Exit status: 0 when no file has errors (warnings allowed), 1 otherwise.")]
 pub struct ValidateArgs {
     /// Manifests to check: hub.yaml, hub-component.yaml, params*.yaml
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  hub cel -- '3 - int({\"prime\": \"7\"}[prime])' prime=prime
+  hub cel 'cloud.kind == \"gcp\" ? \"pd-ssd\" : \"gp2\"' cloud.kind=aws
+  hub cel -y 'https://${host}/#{env == \"prod\" ? \"live\" : \"stage\"}' host=h,env=dev
+
+Bindings are strings. Put `--` before an expression that starts with `-`.")]
+pub struct CelArgs {
+    /// The expression (without `#{` `}`), or with -y the value
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+    pub expression: String,
+    /// Bindings as name=value[,name=value]; the value may contain `=`
+    #[arg(value_name = "BINDINGS")]
+    pub bindings: Vec<String>,
+    /// Treat EXPR as a value mixing `${...}` and `#{...}`; the text inside
+    /// `${...}` is evaluated as CEL too
+    #[arg(short = 'y', long = "yaml")]
+    pub yaml: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ParamsArgs {
+    /// The elaborated file (hub.yaml.elaborate)
+    #[arg(value_name = "ELABORATED")]
+    pub elaborated: PathBuf,
+    /// State file: its stack parameters fill `kind: user` parameters before
+    /// prompting and are merged in; with -c its outputs are visible
+    #[arg(short = 's', long = "state", value_name = "PATH")]
+    pub state: Option<PathBuf>,
+    /// Values for `fromEnv` parameters, as NAME=value[,NAME=value]
+    #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
+    pub environment: Vec<String>,
+    /// Print this component's expanded parameters instead
+    #[arg(short = 'c', long = "component", value_name = "COMPONENT")]
+    pub component: Option<String>,
+    /// Output format
+    #[arg(long, value_name = "FORMAT", default_value = "yaml", value_parser = ["yaml", "json"])]
+    pub format: String,
+    /// Print secret values instead of `(masked)`
+    #[arg(long)]
+    pub reveal: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+A deploy, undeploy or invoke holds `STATE.lock` while it works on STATE. A lock whose \
+process ran on this host and is gone is stale and is removed. A lock of a running process, \
+of a process on another host (which cannot be checked from here) or a lock file that does \
+not say who holds it is removed only with --force.")]
+pub struct UnlockArgs {
+    /// The state file whose lock to remove (its `.lock` file is accepted too)
+    #[arg(value_name = "STATE")]
+    pub state: PathBuf,
+    /// Remove the lock even if its holder may still be running
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UtilArgs {
+    #[command(subcommand)]
+    pub command: UtilCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UtilCommand {
+    /// Run one program the way `hub deploy` runs a component
+    #[command(
+        hide = true,
+        after_help = "\
+Runs PROGRAM in its own process group with stdin on /dev/null. Each line it writes to \
+stdout or stderr is shown on hub's stdout or stderr as `LABEL | line`, with every --mask \
+value replaced by `(masked)`; with --log the masked lines are appended to FILE too.
+
+The first SIGINT or SIGTERM hub receives is passed on to the program's process group; \
+the group is killed when it is still running --grace seconds later, or at once on a \
+second signal.
+
+Exit status: the program's, 128 + N when it was killed by signal N, 130 when hub was \
+interrupted, 124 after --timeout, 126/127 when it cannot be started.
+
+Example:
+  hub util run --label app --mask \"$DB_PASSWORD\" --log app.log -- ./deploy.sh"
+    )]
+    Run(UtilRunArgs),
+    /// Encrypt secret outputs with the one-time pad in $HUB_RANDOM
+    #[command(after_help = "\
+Reads `key = value` lines on stdin and prints one line `secrets = <base64>`: the input, \
+zero-padded to the pad's length, XORed with the pad that `hub deploy` exports to the \
+component as HUB_RANDOM. Hub decodes it after the run and stores each key as a raw output, \
+so the values never appear in logs. Print it inside the `Outputs:` block, once per run.
+
+Blank input prints nothing. Input longer than the pad is an error: raise \
+`lifecycle.options.random.bytes` in the component manifest (default 128).
+
+Example (in a component's deploy script):
+  echo; echo Outputs:; printf 'password = %s\\n' \"$PW\" | \"$HUB\" util otp; echo")]
+    Otp(UtilOtpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct UtilOtpArgs {
+    /// The only mode: encode (the default)
+    #[arg(value_name = "MODE", value_parser = ["encode"])]
+    pub mode: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UtilRunArgs {
+    /// Shown before every line (default: the program's file name)
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// Seconds between the passed-on signal and the kill
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = parse_seconds)]
+    pub grace: std::time::Duration,
+    /// Stop the program after this many seconds (SIGTERM, then SIGKILL after --grace)
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Append the masked output lines to this file
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// A secret value to replace by `(masked)` (repeatable)
+    #[arg(long, value_name = "VALUE")]
+    pub mask: Vec<String>,
+    /// Start the program with an empty environment instead of hub's
+    #[arg(long)]
+    pub clear_env: bool,
+    /// Set a variable for the program (repeatable)
+    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// Working directory of the program (default: the current one)
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// The program and its arguments
+    #[arg(
+        value_name = "PROGRAM",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
+}
+
+/// Seconds, whole or fractional: `30`, `0.5`.
+pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("`{text}` is not a duration"))
+}
+
+/// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
+const BOOL: &str = "BOOL";
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+MANIFEST is an elaborated file (hub.yaml.elaborate), or a stack manifest (hub.yaml) followed \
+by its parameters files, which is then elaborated in memory.
+
+The state (-s) is locked for the whole run (STATE.lock) and written after every component. \
+Each component's output is shown prefixed with its name, masked, and appended to \
+STATE.logs/COMPONENT.log. Exit status: 0 when the run finished (optional components may \
+have failed), 1 when it failed, 2 when the state could not be written, 130 when interrupted.
+
+Examples:
+  hub deploy hub.yaml params.yaml -s demo.state
+  hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
+  hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web
+  hub undeploy hub.yaml.elaborate --guess=false -f   undeploy all, failures as warnings")]
+pub struct DeployArgs {
+    /// The elaborated file, or a stack manifest followed by parameters files
+    #[arg(value_name = "MANIFEST", required = true)]
+    pub manifest: Vec<PathBuf>,
+    /// The state file
+    #[arg(
+        short = 's',
+        long = "state",
+        value_name = "PATH",
+        default_value = "hub.yaml.state"
+    )]
+    pub state: String,
+    /// Use no state: nothing is read and nothing is written
+    #[arg(short = 'n', long = "no-state")]
+    pub no_state: bool,
+    /// Only these components (comma-separated), in lifecycle order
+    #[arg(
+        short = 'c',
+        long = "components",
+        value_name = "LIST",
+        value_delimiter = ','
+    )]
+    pub components: Vec<String>,
+    /// Start at this component
+    #[arg(short = 'o', long = "offset", value_name = "COMPONENT")]
+    pub offset: Option<String>,
+    /// Stop after this component
+    #[arg(short = 'l', long = "limit", value_name = "COMPONENT")]
+    pub limit: Option<String>,
+    /// Values for `fromEnv` parameters, as NAME=value[,NAME=value] (not exported to components)
+    #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
+    pub environment: Vec<String>,
+    /// Base directory of git-sourced components
+    #[arg(short = 'b', long = "base-dir", alias = "baseDir", value_name = "DIR")]
+    pub base_dir: Option<PathBuf>,
+    /// How much of hub's environment components see
+    #[arg(long = "os-environment", value_name = "MODE", default_value = "no-tfvars", value_parser = ["everything", "no-tfvars", "strict"])]
+    pub os_environment: String,
+    /// Go on after failures of mandatory components, use a state that does not match
+    #[arg(short = 'f', long = "force", env = "HUB_FORCE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub force: bool,
+    /// Write the state gzip-compressed
+    #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub compressed: bool,
+    /// Undeploy: skip trailing components that never got a state entry
+    #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub guess: bool,
+    /// Show secret values in the output instead of masking them
+    #[arg(long)]
+    pub reveal: bool,
+    /// Clouds whose requirements apply (aws, azure, gcp); accepted for compatibility
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["aws", "azure", "gcp"])]
+    pub clouds: Vec<String>,
+    /// Accepted for compatibility; no git outputs are added
+    #[arg(long = "git-outputs", value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub git_outputs: bool,
+    /// Accepted for compatibility; no git outputs are added
+    #[arg(long = "git-outputs-status", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub git_outputs_status: bool,
+    /// Accepted for compatibility: the stack-level outputs are refreshed at the end of every deploy
+    #[arg(short = 'g', long = "load-global-state")]
+    pub load_global_state: bool,
+    /// Accepted for compatibility: failure output always goes to the operation log
+    #[arg(long = "write-oplog-to-state-on-error", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub write_oplog_to_state_on_error: bool,
+    /// Accepted for compatibility; ignored
+    #[arg(long = "switch-kube-context", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub switch_kube_context: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Parameters come from the state's stack parameters (no prompting) and the outputs recorded \
+for the component; -e values are exported to the component. No templates are rendered, no \
+outputs are captured and the state is not written. Exit status: the component's.")]
+pub struct InvokeArgs {
+    /// The component, by its name in the stack
+    #[arg(value_name = "COMPONENT")]
+    pub component: String,
+    /// The verb to run (it must be listed in the component's `lifecycle.verbs`)
+    #[arg(value_name = "VERB")]
+    pub verb: String,
+    /// The elaborated file
+    #[arg(
+        short = 'm',
+        long = "elaborate",
+        value_name = "PATH",
+        env = "HUB_ELABORATE"
+    )]
+    pub elaborate: PathBuf,
+    /// The state file
+    #[arg(short = 's', long = "state", value_name = "PATH", env = "HUB_STATE")]
+    pub state: PathBuf,
+    /// Base directory of git-sourced components
+    #[arg(
+        short = 'b',
+        long = "base-dir",
+        value_name = "DIR",
+        env = "HUB_COMPONENTS_BASEDIR"
+    )]
+    pub base_dir: Option<PathBuf>,
+    /// How much of hub's environment the component sees
+    #[arg(long = "os-environment", value_name = "MODE", default_value = "no-tfvars", value_parser = ["everything", "no-tfvars", "strict"])]
+    pub os_environment: String,
+    /// Variables exported to the component, as NAME=value[,NAME=value]
+    #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
+    pub environment: Vec<String>,
+    /// Run a verb the component does not list
+    #[arg(short = 'f', long = "force", env = "HUB_FORCE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub force: bool,
+    /// Show secret values in the output instead of masking them
+    #[arg(long)]
+    pub reveal: bool,
 }

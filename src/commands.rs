@@ -1,9 +1,9 @@
 //! The edge between the command line and the library: turns parsed
 //! arguments into validated options, runs the step, writes the result.
 
-use crate::cli::{ElaborateArgs, ValidateArgs};
+use crate::cli::{CelArgs, ElaborateArgs, ParamsArgs, UnlockArgs, ValidateArgs};
 use crate::diag::Warnings;
-use crate::elaborate::{self, Options};
+use crate::elaborate::{self, Options, StateSource};
 use crate::error::Error;
 use crate::manifest::{render_elaborated, write_output};
 use indexmap::IndexMap;
@@ -18,6 +18,10 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
         base_dir: args.base_dir,
         platform_provides: split_list(&args.platform_provides),
         env_name: std::env::var("ENV").ok(),
+        state: args.state.map(|path| StateSource {
+            path,
+            use_stack_parameters: args.state_stack_parameters,
+        }),
     };
     let elaborated = elaborate::elaborate(&options, warnings)?;
     let text = render_elaborated(&elaborated)?;
@@ -26,20 +30,223 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
             write_stdout(text.as_bytes())?;
         } else {
             let path = PathBuf::from(target);
-            write_output(&path, text.as_bytes(), args.compressed).map_err(|source| Error::Write { path, source })?;
+            write_output(&path, text.as_bytes(), args.compressed)
+                .map_err(|source| Error::Write { path, source })?;
         }
     }
     Ok(())
 }
 
-pub fn validate(args: ValidateArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    crate::manifest::validate::validate_files(&args.files, warnings)
+/// Prints each file's findings and a one-line summary to stderr; fails
+/// when any file has an error.
+pub fn validate(args: ValidateArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::manifest::validate::{validate_files, Severity};
+    let reports = validate_files(&args.files);
+    let mut err = std::io::stderr().lock();
+    for report in &reports {
+        for finding in &report.findings {
+            let text = match finding.severity {
+                Severity::Warning => format!("warning: {}: {}", finding.location, finding.message),
+                Severity::Error => render(
+                    &finding.message,
+                    Some(finding.location.clone()),
+                    finding.hint.clone(),
+                ),
+            };
+            let _ = writeln!(err, "{text}");
+        }
+        let _ = writeln!(err, "{}", validate_summary(report));
+    }
+    let failed = reports.iter().filter(|r| !r.is_valid()).count();
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(Error::Invalid {
+            failed,
+            total: reports.len(),
+        })
+    }
+}
+
+/// `ok: hub.yaml (stack, 2 warnings)` or `invalid: hub.yaml (stack, 1 error)`.
+fn validate_summary(report: &crate::manifest::validate::FileReport) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let mut details = Vec::new();
+    if let Some(document) = report.document {
+        details.push(document.label().to_string());
+    }
+    if report.errors() > 0 {
+        details.push(plural(report.errors(), "error"));
+    }
+    if report.warnings() > 0 {
+        details.push(plural(report.warnings(), "warning"));
+    }
+    let verdict = if report.is_valid() { "ok" } else { "invalid" };
+    let path = report.path.display();
+    if details.is_empty() {
+        format!("{verdict}: {path}")
+    } else {
+        format!("{verdict}: {path} ({})", details.join(", "))
+    }
+}
+
+/// `hub cel`: evaluates and prints one expression (or, with -y, a value).
+pub fn cel(args: CelArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::params::{evaluate_cel, evaluate_template, parse_bindings, ParamsError};
+    let bindings = parse_bindings(&args.bindings)?;
+    let text = if args.yaml {
+        let (text, read_as_cel) =
+            evaluate_template(&args.expression, &bindings).map_err(ParamsError::from)?;
+        for source in read_as_cel {
+            warnings.warn(
+                None,
+                format!("`${{{source}}}` is not a CEL substitution; evaluated as CEL"),
+            );
+        }
+        text
+    } else {
+        evaluate_cel(&args.expression, &bindings).map_err(ParamsError::from)?
+    };
+    write_stdout(format!("{text}\n").as_bytes())
+}
+
+/// `hub params`: prints locked stack parameters or one component's.
+pub fn params(args: ParamsArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::params::{interactive, params_report, Prompter, ReportOptions, TerminalPrompter};
+    let overrides = parse_overrides(&args.environment)?;
+    let environment = |name: &str| std::env::var(name).ok();
+    let mut terminal = TerminalPrompter;
+    let prompter: Option<&mut dyn Prompter> = if interactive() {
+        Some(&mut terminal)
+    } else {
+        None
+    };
+    let options = ReportOptions {
+        elaborated: &args.elaborated,
+        state: args.state.as_deref(),
+        overrides: &overrides,
+        environment: &environment,
+        prompter,
+        component: args.component.as_deref(),
+        json: args.format == "json",
+        redactor: crate::redact::Redactor::new(args.reveal),
+    };
+    let text = params_report(options, warnings)?;
+    write_stdout(text.as_bytes())
+}
+
+/// `hub unlock`: removes a stale lock (or, with --force, any lock) and
+/// says on stderr what it removed.
+pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    let removed = crate::state::lock::unlock(&args.state, args.force)?;
+    let _ = writeln!(std::io::stderr().lock(), "{removed}");
+    Ok(())
+}
+
+/// `hub util ...`.
+pub fn util(args: crate::cli::UtilArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    match args.command {
+        crate::cli::UtilCommand::Run(args) => util_run(args),
+        crate::cli::UtilCommand::Otp(_) => util_otp(),
+    }
+}
+
+/// `hub util otp`: stdin XORed with the pad of `$HUB_RANDOM`, printed as
+/// `secrets = <base64>`; nothing for blank input.
+fn util_otp() -> Result<(), Error> {
+    use crate::lifecycle::otp::{self, OtpError};
+    use std::io::Read;
+    let pad = std::env::var(otp::PAD_VARIABLE).map_err(|_| OtpError::MissingPad)?;
+    let pad = otp::pad_from_env(&pad)?;
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(OtpError::Stdin)?;
+    match otp::encode(&input, &pad)? {
+        Some(line) => write_stdout(format!("{line}\n").as_bytes()),
+        None => Ok(()),
+    }
+}
+
+/// `hub util run`: one program run as deploy runs a component; fails with
+/// the program's exit status.
+fn util_run(args: crate::cli::UtilRunArgs) -> Result<(), Error> {
+    use crate::lifecycle::interrupt::Interrupts;
+    use crate::lifecycle::process::{run, ConsoleSink, Invocation};
+    let interrupts = Interrupts::install(args.grace).map_err(Error::Signals)?;
+    let (program, program_args) = args.command.split_first().ok_or_else(|| Error::Usage {
+        flag: "PROGRAM",
+        value: String::new(),
+        reason: "name the program to run after `--`".into(),
+    })?;
+    let program = PathBuf::from(program);
+    let cwd = match args.cwd {
+        Some(cwd) => cwd,
+        None => std::env::current_dir().map_err(|source| Error::Write {
+            path: PathBuf::from("."),
+            source,
+        })?,
+    };
+    let label = args.label.unwrap_or_else(|| {
+        program.file_name().map_or_else(
+            || program.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        )
+    });
+    let mut masker = crate::redact::SecretMasker::new(false);
+    for value in &args.mask {
+        masker.add(value);
+    }
+    let invocation = Invocation {
+        label,
+        program,
+        args: program_args.to_vec(),
+        cwd,
+        env: util_run_env(args.clear_env, &args.env)?,
+        log_file: args.log,
+        timeout: args.timeout,
+    };
+    let finished = run(&invocation, &masker, &ConsoleSink, &interrupts)?;
+    if finished.success() {
+        Ok(())
+    } else {
+        Err(Error::ChildExit {
+            label: invocation.label,
+            exit: finished.exit,
+        })
+    }
+}
+
+/// Hub's environment (variables whose name or value is not UTF-8 left
+/// out) unless `clear`, then each `NAME=VALUE` of `--env`.
+fn util_run_env(clear: bool, pairs: &[String]) -> Result<Vec<(String, String)>, Error> {
+    let mut env: Vec<(String, String)> = if clear {
+        Vec::new()
+    } else {
+        std::env::vars_os()
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect()
+    };
+    for pair in pairs {
+        let (name, value) = pair.split_once('=').ok_or_else(|| Error::Usage {
+            flag: "--env",
+            value: pair.clone(),
+            reason: "expected NAME=VALUE".into(),
+        })?;
+        env.retain(|(existing, _)| existing != name);
+        env.push((name.to_string(), value.to_string()));
+    }
+    Ok(env)
 }
 
 /// `K=V,K=V` (the flag may also be repeated); the value may contain `=`.
 pub fn parse_overrides(flags: &[String]) -> Result<IndexMap<String, String>, Error> {
     let mut out = IndexMap::new();
-    for pair in flags.iter().flat_map(|f| f.split(',')).filter(|p| !p.is_empty()) {
+    for pair in flags
+        .iter()
+        .flat_map(|f| f.split(','))
+        .filter(|p| !p.is_empty())
+    {
         let (key, value) = pair.split_once('=').ok_or_else(|| Error::Usage {
             flag: "-e",
             value: pair.to_string(),
@@ -73,14 +280,6 @@ fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
 
 /// `error: …`, then where, then how to fix it.
 pub fn render_error(error: &Error) -> String {
-    if let Error::Invalid { errors } = error {
-        let mut out: Vec<String> = errors
-            .iter()
-            .map(|e| render(&e.to_string(), e.location(), e.hint()))
-            .collect();
-        out.push(format!("error: {error}"));
-        return out.join("\n");
-    }
     render(&error.to_string(), error.location(), error.hint())
 }
 
@@ -93,4 +292,137 @@ fn render(message: &str, location: Option<crate::diag::Location>, hint: Option<S
         out.push_str(&format!("\n  help: {hint}"));
     }
     out
+}
+
+/// `hub deploy` / `hub undeploy`: runs the stack, then prints the summary
+/// (also after a failure) on stderr.
+pub fn deploy(
+    args: crate::cli::DeployArgs,
+    verb: crate::lifecycle::plan::Verb,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use crate::lifecycle::engine::{self, Host, RunOptions};
+    use crate::lifecycle::plan::Selection;
+    let overrides = parse_overrides(&args.environment)?;
+    let os_environment = parse_os_environment(&args.os_environment)?;
+    if args.state.contains(',') && !args.no_state {
+        return Err(Error::Usage {
+            flag: "-s",
+            value: args.state.clone(),
+            reason: "several state locations are not supported; give one state file".into(),
+        });
+    }
+    let (first, params) = args.manifest.split_first().ok_or(Error::Usage {
+        flag: "MANIFEST",
+        value: String::new(),
+        reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
+    })?;
+    let stack = crate::lifecycle::stack::Stack::load(
+        first,
+        params,
+        args.base_dir.as_deref(),
+        &overrides,
+        warnings,
+    )
+    .map_err(Error::from)?;
+    let options = RunOptions {
+        verb: Some(verb),
+        selection: Selection {
+            components: args
+                .components
+                .into_iter()
+                .filter(|c| !c.is_empty())
+                .collect(),
+            offset: args.offset,
+            limit: args.limit,
+        },
+        state: (!args.no_state).then(|| PathBuf::from(&args.state)),
+        overrides,
+        os_environment,
+        components_base_dir: args.base_dir,
+        force: args.force,
+        compressed: args.compressed,
+        guess: args.guess,
+        reveal: args.reveal,
+        args: std::env::args().collect(),
+        concurrency: 1,
+    };
+    let interrupts = install_interrupts()?;
+    let mut terminal = crate::params::TerminalPrompter;
+    let prompter: Option<&mut dyn crate::params::Prompter> = if crate::params::interactive() {
+        Some(&mut terminal)
+    } else {
+        None
+    };
+    let log = |line: &str| {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    };
+    let host = Host {
+        environment: std::env::vars().collect(),
+        hub: hub_executable(),
+        sink: &crate::lifecycle::process::ConsoleSink,
+        interrupts: &interrupts,
+        log: &log,
+        prompter,
+    };
+    let finished = engine::run(&stack, &options, host, warnings);
+    if let Some(summary) = &finished.summary {
+        let _ = write!(std::io::stderr().lock(), "{}", summary.render());
+    }
+    finished.result.map_err(Error::from)
+}
+
+/// `hub invoke COMPONENT VERB`.
+pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::lifecycle::invoke::{invoke, InvokeOptions};
+    let exported = parse_overrides(&args.environment)?;
+    let stack = crate::lifecycle::stack::Stack::load(
+        &args.elaborate,
+        &[],
+        args.base_dir.as_deref(),
+        &exported,
+        warnings,
+    )
+    .map_err(Error::from)?;
+    let options = InvokeOptions {
+        component: args.component,
+        verb: args.verb,
+        state: args.state,
+        components_base_dir: args.base_dir,
+        os_environment: parse_os_environment(&args.os_environment)?,
+        exported,
+        force: args.force,
+        reveal: args.reveal,
+    };
+    let interrupts = install_interrupts()?;
+    let environment: Vec<(String, String)> = std::env::vars().collect();
+    invoke(
+        &stack,
+        &options,
+        &environment,
+        hub_executable(),
+        &crate::lifecycle::process::ConsoleSink,
+        &interrupts,
+        warnings,
+    )
+    .map_err(Error::from)
+}
+
+fn parse_os_environment(text: &str) -> Result<crate::lifecycle::env::OsEnvironment, Error> {
+    text.parse().map_err(|reason| Error::Usage {
+        flag: "--os-environment",
+        value: text.to_string(),
+        reason,
+    })
+}
+
+fn install_interrupts() -> Result<std::sync::Arc<crate::lifecycle::interrupt::Interrupts>, Error> {
+    use crate::lifecycle::interrupt::{Interrupts, DEFAULT_GRACE};
+    Interrupts::install(DEFAULT_GRACE)
+        .map_err(|e| Error::from(crate::lifecycle::error::EngineError::Signals(e)))
+}
+
+/// The running hub, for components that call it back (`$HUB`).
+fn hub_executable() -> PathBuf {
+    std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hub"))
 }

@@ -3,14 +3,19 @@
 use crate::diag::Location;
 use crate::elaborate::ElaborateError;
 use crate::manifest::ManifestError;
+use crate::params::ParamsError;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
-    Elaborate(#[from] ElaborateError),
+    Elaborate(Box<ElaborateError>),
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    #[error(transparent)]
+    State(#[from] crate::state::StateError),
     #[error("invalid `{flag}` value `{value}`: {reason}")]
     Usage {
         flag: &'static str,
@@ -24,8 +29,33 @@ pub enum Error {
     },
     #[error("cannot serialise the result: {0}")]
     Serialise(#[from] yaml_serde::Error),
-    #[error("{} file(s) failed validation", errors.len())]
-    Invalid { errors: Vec<ManifestError> },
+    #[error("{failed} of {total} file(s) failed validation")]
+    Invalid { failed: usize, total: usize },
+    #[error(transparent)]
+    Process(#[from] crate::lifecycle::process::ProcessError),
+    #[error(transparent)]
+    Otp(#[from] crate::lifecycle::otp::OtpError),
+    #[error("`{label}` {exit}")]
+    ChildExit {
+        label: String,
+        exit: crate::lifecycle::process::Exit,
+    },
+    #[error("cannot watch for SIGINT and SIGTERM: {0}")]
+    Signals(std::io::Error),
+    #[error(transparent)]
+    Lifecycle(Box<crate::lifecycle::error::EngineError>),
+}
+
+impl From<crate::lifecycle::error::EngineError> for Error {
+    fn from(error: crate::lifecycle::error::EngineError) -> Self {
+        Error::Lifecycle(Box::new(error))
+    }
+}
+
+impl From<ElaborateError> for Error {
+    fn from(error: ElaborateError) -> Self {
+        Error::Elaborate(Box::new(error))
+    }
 }
 
 impl Error {
@@ -34,6 +64,10 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage { .. } => 2,
+            Error::State(e) => e.exit_code(),
+            Error::Lifecycle(e) => e.exit_code(),
+            Error::Process(e) => e.exit_code(),
+            Error::ChildExit { exit, .. } => exit.shell_code(),
             _ => 1,
         }
     }
@@ -42,6 +76,9 @@ impl Error {
         match self {
             Error::Elaborate(e) => e.location(),
             Error::Manifest(e) => e.location(),
+            Error::Params(e) => e.location(),
+            Error::State(e) => e.location(),
+            Error::Lifecycle(e) => e.location(),
             _ => None,
         }
     }
@@ -50,7 +87,14 @@ impl Error {
         match self {
             Error::Elaborate(e) => e.hint(),
             Error::Manifest(e) => e.hint(),
-            Error::Usage { flag: "-e", .. } => Some("write overrides as `-e NAME=value,OTHER=value`".into()),
+            Error::Params(e) => e.hint(),
+            Error::State(e) => e.hint(),
+            Error::Lifecycle(e) => e.hint(),
+            Error::Process(e) => e.hint(),
+            Error::Otp(e) => e.hint(),
+            Error::Usage { flag: "-e", .. } => {
+                Some("write overrides as `-e NAME=value,OTHER=value`".into())
+            }
             Error::Write { .. } => Some("check that the folder exists and is writable".into()),
             _ => None,
         }

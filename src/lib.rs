@@ -8,7 +8,11 @@ pub mod commands;
 pub mod diag;
 pub mod elaborate;
 pub mod error;
+pub mod lifecycle;
 pub mod manifest;
+pub mod params;
+pub mod redact;
 pub mod secrets;
+pub mod state;
 
 pub use error::Error;

@@ -9,6 +9,17 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Elaborate(args) => hub::commands::elaborate(args, &mut warnings),
         Command::Validate(args) => hub::commands::validate(args, &mut warnings),
+        Command::Cel(args) => hub::commands::cel(args, &mut warnings),
+        Command::Params(args) => hub::commands::params(args, &mut warnings),
+        Command::Unlock(args) => hub::commands::unlock(args, &mut warnings),
+        Command::Util(args) => hub::commands::util(args, &mut warnings),
+        Command::Deploy(args) => {
+            hub::commands::deploy(args, hub::lifecycle::plan::Verb::Deploy, &mut warnings)
+        }
+        Command::Undeploy(args) => {
+            hub::commands::deploy(args, hub::lifecycle::plan::Verb::Undeploy, &mut warnings)
+        }
+        Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
     };
     for warning in warnings.iter() {
         eprintln!("warning: {warning}");

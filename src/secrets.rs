@@ -1,21 +1,38 @@
 //! Which names look like secrets.
 
-const SECRET_WORDS: [&str; 7] = ["password", "secret", "key", "cert", "token", "cookie", "kubeconfig"];
+const SECRET_WORDS: [&str; 7] = [
+    "password",
+    "secret",
+    "key",
+    "cert",
+    "token",
+    "cookie",
+    "kubeconfig",
+];
 
 /// A name (the part before any `|component`) looks secret when it ends with
 /// `.word`, `_word`, `Word` or `WORD` for one of the secret words; the
-/// well-known `cloud.sshKey` is public.
+/// well-known `cloud.sshKey` is public. It runs for every parameter and
+/// every value an expression reads, so it does not allocate.
 pub fn looks_secret(name: &str) -> bool {
     let name = name.split('|').next().unwrap_or(name);
     if name == "cloud.sshKey" {
         return false;
     }
+    let bytes = name.as_bytes();
     SECRET_WORDS.iter().any(|word| {
-        let title = format!("{}{}", word[..1].to_uppercase(), &word[1..]);
-        name.ends_with(&format!(".{word}"))
-            || name.ends_with(&format!("_{word}"))
-            || name.ends_with(&title)
-            || name.ends_with(&word.to_uppercase())
+        let word = word.as_bytes();
+        let Some(start) = bytes.len().checked_sub(word.len()) else {
+            return false;
+        };
+        let tail = &bytes[start..];
+        let lower = tail == word && start > 0 && matches!(bytes[start - 1], b'.' | b'_');
+        let title = tail[0] == word[0].to_ascii_uppercase() && tail[1..] == word[1..];
+        let upper = tail
+            .iter()
+            .zip(word)
+            .all(|(t, w)| *t == w.to_ascii_uppercase());
+        lower || title || upper
     })
 }
 
@@ -25,10 +42,23 @@ mod tests {
 
     #[test]
     fn examples() {
-        for name in ["db.password", "api_token", "someKEY", "component.a.apiKey", "x.kubeconfig", "db.token|c"] {
+        for name in [
+            "db.password",
+            "api_token",
+            "someKEY",
+            "component.a.apiKey",
+            "x.kubeconfig",
+            "db.token|c",
+        ] {
             assert!(looks_secret(name), "{name}");
         }
-        for name in ["cloud.sshKey", "notsecret.keys", "password", "host", "keyring"] {
+        for name in [
+            "cloud.sshKey",
+            "notsecret.keys",
+            "password",
+            "host",
+            "keyring",
+        ] {
             assert!(!looks_secret(name), "{name}");
         }
     }

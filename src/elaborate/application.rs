@@ -13,14 +13,23 @@ pub fn split_off(
     location: Location,
     warnings: &mut Warnings,
 ) -> Result<Manifest, ElaborateError> {
-    let name = doc.meta.name.split(':').next().unwrap_or_default().to_string();
+    let name = doc
+        .meta
+        .name
+        .split(':')
+        .next()
+        .unwrap_or_default()
+        .to_string();
     if doc.lifecycle.order.contains(&name) {
         return Err(ElaborateError::ApplicationNameClash { name, location });
     }
     if doc.lifecycle.bare != "allow" {
         warnings.warn(
             Some(location),
-            format!("application `{name}` should set `lifecycle.bare: allow`, found `{}`", doc.lifecycle.bare),
+            format!(
+                "application `{name}` should set `lifecycle.bare: allow`, found `{}`",
+                doc.lifecycle.bare
+            ),
         );
     }
     doc.components.push(ComponentRef {
@@ -51,7 +60,12 @@ pub fn split_off(
         })
         .collect();
     let produced = |o: &Output| !value_is_empty(&o.value) || !o.from_tf_var.is_empty();
-    let outputs: Vec<Output> = doc.outputs.iter().filter(|o| produced(o)).cloned().collect();
+    let outputs: Vec<Output> = doc
+        .outputs
+        .iter()
+        .filter(|o| produced(o))
+        .cloned()
+        .collect();
     for o in doc.outputs.iter_mut().filter(|o| produced(o)) {
         *o = Output {
             name: o.name.clone(),

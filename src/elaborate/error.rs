@@ -1,6 +1,7 @@
 use super::order::OrderError;
 use crate::diag::Location;
 use crate::manifest::ManifestError;
+use crate::state::StateError;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
@@ -11,24 +12,40 @@ pub enum ElaborateError {
     Component {
         component: String,
         referenced_from: PathBuf,
-        source: ManifestError,
+        source: Box<ManifestError>,
     },
     #[error("cannot read the parameters file: {0}")]
     Params(ManifestError),
     #[error("component `{component}` has no source directory")]
-    NoSource { component: String, location: Location },
+    NoSource {
+        component: String,
+        location: Location,
+    },
     #[error("duplicate component name `{component}`")]
-    DuplicateComponent { component: String, location: Location },
-    #[error("`lifecycle.order` does not match `components:`\n  components: {}\n  order:      {}", list(components), list_or(order, "(not specified)"))]
+    DuplicateComponent {
+        component: String,
+        location: Location,
+    },
+    #[error(
+        "`lifecycle.order` does not match `components:`\n  components: {}\n  order:      {}",
+        list(components),
+        list_or(order, "(not specified)")
+    )]
     OrderMismatch {
         components: Vec<String>,
         order: Vec<String>,
         location: Location,
     },
     #[error("components depend on components that are not defined: {}", names.join(", "))]
-    UndefinedDependencies { names: Vec<String>, location: Location },
+    UndefinedDependencies {
+        names: Vec<String>,
+        location: Location,
+    },
     #[error("dependency cycle between components: {}", cycle.join(" → "))]
-    DependencyCycle { cycle: Vec<String>, location: Location },
+    DependencyCycle {
+        cycle: Vec<String>,
+        location: Location,
+    },
     #[error("component `{before}` must come after `{after}` in the child stack's `lifecycle.order`, as the parent stack (fromStack) deploys it first")]
     ParentOrder {
         before: String,
@@ -41,6 +58,10 @@ pub enum ElaborateError {
     ApplicationFromStack { location: Location },
     #[error("application name `{name}` clashes with a component of the same name")]
     ApplicationNameClash { name: String, location: Location },
+    #[error(transparent)]
+    State(StateError),
+    #[error("the file given with `-s` has kind `{kind}`, not `state`")]
+    StateKind { kind: String, location: Location },
 }
 
 fn list(names: &[String]) -> String {
@@ -59,6 +80,7 @@ impl ElaborateError {
     pub fn location(&self) -> Option<Location> {
         match self {
             ElaborateError::Manifest(e) | ElaborateError::Params(e) => e.location(),
+            ElaborateError::State(e) => e.location(),
             ElaborateError::Component { source, .. } => source.location(),
             ElaborateError::NoSource { location, .. }
             | ElaborateError::DuplicateComponent { location, .. }
@@ -67,7 +89,8 @@ impl ElaborateError {
             | ElaborateError::DependencyCycle { location, .. }
             | ElaborateError::ParentOrder { location, .. }
             | ElaborateError::ApplicationFromStack { location }
-            | ElaborateError::ApplicationNameClash { location, .. } => Some(location.clone()),
+            | ElaborateError::ApplicationNameClash { location, .. }
+            | ElaborateError::StateKind { location, .. } => Some(location.clone()),
             ElaborateError::FromStackCycle { chain } => chain.first().map(|p| Location::file(p)),
         }
     }
@@ -75,7 +98,11 @@ impl ElaborateError {
     pub fn hint(&self) -> Option<String> {
         Some(match self {
             ElaborateError::Manifest(e) | ElaborateError::Params(e) => return e.hint(),
-            ElaborateError::Component { referenced_from, source, .. } => match source {
+            ElaborateError::State(StateError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                "check the `-s` path; relative paths are resolved from the current directory".into()
+            }
+            ElaborateError::State(e) => return e.hint(),
+            ElaborateError::Component { referenced_from, source, .. } => match source.as_ref() {
                 ManifestError::Read { .. } => format!(
                     "check `source.dir` (or `source.git`) of the component in `{}`; relative directories start at the stack's folder",
                     referenced_from.display()
@@ -93,6 +120,7 @@ impl ElaborateError {
             ElaborateError::FromStackCycle { .. } => "`meta.fromStack` must not lead back to a stack already in the chain".into(),
             ElaborateError::ApplicationFromStack { .. } => "remove `meta.fromStack` or make the manifest `kind: stack`".into(),
             ElaborateError::ApplicationNameClash { .. } => "rename the application (`meta.name`) or the component".into(),
+            ElaborateError::StateKind { .. } => "give `-s` a state file written by `hub deploy` (`kind: state`)".into(),
         })
     }
 
@@ -103,7 +131,9 @@ impl ElaborateError {
                 order,
                 location,
             },
-            OrderError::Undefined(names) => ElaborateError::UndefinedDependencies { names, location },
+            OrderError::Undefined(names) => {
+                ElaborateError::UndefinedDependencies { names, location }
+            }
             OrderError::Cycle(cycle) => ElaborateError::DependencyCycle { cycle, location },
             OrderError::ParentConflict { before, after } => ElaborateError::ParentOrder {
                 before,

@@ -7,10 +7,12 @@ pub mod order;
 mod params;
 pub mod paths;
 mod stack;
+mod state_fill;
 pub mod tuning;
 
 pub use error::ElaborateError;
 pub use stack::elaborate;
+pub use state_fill::StateSource;
 
 use indexmap::IndexMap;
 use std::path::PathBuf;
@@ -31,7 +33,18 @@ pub struct Options {
     /// The `ENV` environment variable: a parent stack's `params-$ENV.yaml`
     /// is read when it exists.
     pub env_name: Option<String>,
+    /// `-s`: the state of a deployed platform stack that fills empty parameters.
+    pub state: Option<StateSource>,
 }
 
 /// Requirements that the environment itself satisfies; `-p` never removes them.
-pub const ENVIRONMENT_PROVIDED: [&str; 8] = ["aws", "gcp", "gcs", "azure", "kubectl", "kubernetes", "helm", "vault"];
+pub const ENVIRONMENT_PROVIDED: [&str; 8] = [
+    "aws",
+    "gcp",
+    "gcs",
+    "azure",
+    "kubectl",
+    "kubernetes",
+    "helm",
+    "vault",
+];

@@ -15,7 +15,10 @@ pub enum OrderError {
     Cycle(Vec<String>),
     /// In the child, `before` is listed ahead of `after`, which the parent
     /// deploys first.
-    ParentConflict { before: String, after: String },
+    ParentConflict {
+        before: String,
+        after: String,
+    },
 }
 
 /// The multiset of `order` must equal the multiset of `components`.
@@ -174,7 +177,10 @@ mod tests {
     use super::*;
 
     fn names(s: &str) -> Vec<String> {
-        s.split(',').filter(|x| !x.is_empty()).map(String::from).collect()
+        s.split(',')
+            .filter(|x| !x.is_empty())
+            .map(String::from)
+            .collect()
     }
 
     fn comps(spec: &str) -> Vec<(String, Vec<String>)> {
@@ -197,7 +203,11 @@ mod tests {
             ("c:b;b:a;a", "a,b,c"),
             ("x:a;a:b;b", "b,a,x"),
         ] {
-            assert_eq!(generate(&comps(spec), &none).unwrap(), names(expected), "{spec}");
+            assert_eq!(
+                generate(&comps(spec), &none).unwrap(),
+                names(expected),
+                "{spec}"
+            );
         }
     }
 
@@ -216,20 +226,35 @@ mod tests {
             generate(&comps("a:b;b:c;c:a"), &none),
             Err(OrderError::Cycle(names("a,b,c,a")))
         );
-        assert_eq!(generate(&comps("a:a"), &none), Err(OrderError::Cycle(names("a,a"))));
+        assert_eq!(
+            generate(&comps("a:a"), &none),
+            Err(OrderError::Cycle(names("a,a")))
+        );
     }
 
     #[test]
     fn external_dependencies_are_ignored() {
         let external = HashSet::from(["base"]);
-        assert_eq!(generate(&comps("a:base;b:a"), &external).unwrap(), names("a,b"));
+        assert_eq!(
+            generate(&comps("a:base;b:a"), &external).unwrap(),
+            names("a,b")
+        );
     }
 
     #[test]
     fn deep_chain_does_not_overflow() {
         let n = 100_000;
         let components: Vec<(String, Vec<String>)> = (0..n)
-            .map(|i| (format!("c{i}"), if i + 1 < n { vec![format!("c{}", i + 1)] } else { vec![] }))
+            .map(|i| {
+                (
+                    format!("c{i}"),
+                    if i + 1 < n {
+                        vec![format!("c{}", i + 1)]
+                    } else {
+                        vec![]
+                    },
+                )
+            })
             .collect();
         let order = generate(&components, &HashSet::new()).unwrap();
         assert_eq!(order.first().map(String::as_str), Some("c99999"));
@@ -249,7 +274,11 @@ mod tests {
             ("", "x,y", "x,y"),
             ("a,b", "", "a,b"),
         ] {
-            assert_eq!(merge(&names(p), &names(c)).unwrap(), names(expected), "{p} + {c}");
+            assert_eq!(
+                merge(&names(p), &names(c)).unwrap(),
+                names(expected),
+                "{p} + {c}"
+            );
         }
     }
 
@@ -257,11 +286,17 @@ mod tests {
     fn merge_conflicts() {
         assert_eq!(
             merge(&names("a,b,c,d"), &names("d,b")),
-            Err(OrderError::ParentConflict { before: "d".into(), after: "b".into() })
+            Err(OrderError::ParentConflict {
+                before: "d".into(),
+                after: "b".into()
+            })
         );
         assert_eq!(
             merge(&names("a,b,c,d"), &names("c,x,a")),
-            Err(OrderError::ParentConflict { before: "c".into(), after: "a".into() })
+            Err(OrderError::ParentConflict {
+                before: "c".into(),
+                after: "a".into()
+            })
         );
     }
 

@@ -3,7 +3,7 @@
 
 use crate::diag::{Location, Warnings};
 use crate::manifest::{value_is_empty, Parameter};
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -21,7 +21,9 @@ pub enum Origin<'a> {
 impl Origin<'_> {
     fn location(&self) -> Option<Location> {
         match self {
-            Origin::Component { file, .. } | Origin::Stack { file, .. } => Some(Location::file(file)),
+            Origin::Component { file, .. } | Origin::Stack { file, .. } => {
+                Some(Location::file(file))
+            }
             Origin::Parent => None,
         }
     }
@@ -29,7 +31,11 @@ impl Origin<'_> {
 
 /// Replaces each group by its leaves, named `group.leaf`; leaves inherit
 /// `kind`, `empty` and `component` from the nearest ancestor that sets them.
-pub fn flatten(params: &[Parameter], warnings: &mut Warnings, origin: Origin<'_>) -> Vec<Parameter> {
+pub fn flatten(
+    params: &[Parameter],
+    warnings: &mut Warnings,
+    origin: Origin<'_>,
+) -> Vec<Parameter> {
     let mut out = Vec::with_capacity(params.len());
     for p in params {
         flatten_one(p, "", &Parameter::default(), &mut out, warnings, origin);
@@ -56,7 +62,13 @@ fn flatten_one(
             format!("a parameter has an empty name (under `{prefix}`); it is kept as `{name}`"),
         );
     }
-    let inherit = |own: &String, from: &String| if own.is_empty() { from.clone() } else { own.clone() };
+    let inherit = |own: &String, from: &String| {
+        if own.is_empty() {
+            from.clone()
+        } else {
+            own.clone()
+        }
+    };
     if p.parameters.is_empty() {
         let mut leaf = p.clone();
         leaf.name = name;
@@ -82,7 +94,7 @@ fn flatten_one(
 pub struct ParamTable {
     entries: IndexMap<String, Parameter>,
     /// For each name, the components that have a qualified entry.
-    qualified: HashMap<String, Vec<String>>,
+    qualified: HashMap<String, IndexSet<String>>,
 }
 
 impl ParamTable {
@@ -97,7 +109,10 @@ impl ParamTable {
     ) {
         let stamped;
         let params = match origin {
-            Origin::Component { instance, .. } => {
+            // Instances read by the stack already carry their name.
+            Origin::Component { instance, .. }
+                if params.iter().any(|p| p.component != instance) =>
+            {
                 stamped = params
                     .iter()
                     .map(|p| Parameter {
@@ -121,12 +136,22 @@ impl ParamTable {
         }
     }
 
-    fn merge(&mut self, incoming: Parameter, components: &HashMap<String, usize>, warnings: &mut Warnings) {
+    fn merge(
+        &mut self,
+        incoming: Parameter,
+        components: &HashMap<String, usize>,
+        warnings: &mut Warnings,
+    ) {
         if incoming.component.is_empty() {
             if let Some(targets) = self.qualified.get(&incoming.name) {
-                let mut targets: Vec<&String> = targets.iter().collect();
-                targets.sort_by_key(|c| components.get(*c).copied().unwrap_or(usize::MAX));
-                for component in targets {
+                // Only instances of this stack: a qualifier naming no
+                // component keeps its own value.
+                let mut targets: Vec<(usize, &String)> = targets
+                    .iter()
+                    .filter_map(|c| components.get(c).map(|rank| (*rank, c)))
+                    .collect();
+                targets.sort_unstable();
+                for (_, component) in targets {
                     let key = format!("{}|{component}", incoming.name);
                     if let Some(existing) = self.entries.get_mut(&key) {
                         warn_less_specific(existing, &incoming, &key, warnings);
@@ -135,19 +160,25 @@ impl ParamTable {
                 }
             }
         } else {
-            let known = self.qualified.entry(incoming.name.clone()).or_default();
-            if !known.contains(&incoming.component) {
-                known.push(incoming.component.clone());
+            // Looked up before inserting: most names are already known.
+            match self.qualified.get_mut(&incoming.name) {
+                Some(known) => {
+                    if !known.contains(&incoming.component) {
+                        known.insert(incoming.component.clone());
+                    }
+                }
+                None => {
+                    let known = IndexSet::from([incoming.component.clone()]);
+                    self.qualified.insert(incoming.name.clone(), known);
+                }
             }
         }
         match self.entries.entry(incoming.qualified_name()) {
             indexmap::map::Entry::Occupied(mut e) => merge_fields(e.get_mut(), &incoming),
+            // `empty` is cleared by a merge only: a parameter declared once
+            // keeps `empty: allow` next to its value (§9.4, §4.3.1).
             indexmap::map::Entry::Vacant(e) => {
-                let mut fresh = incoming;
-                if !value_is_empty(&fresh.value) {
-                    fresh.empty.clear();
-                }
-                e.insert(fresh);
+                e.insert(incoming);
             }
         }
     }
@@ -179,13 +210,28 @@ fn prepare(p: &mut Parameter, origin: Origin<'_>, warnings: &mut Warnings) -> bo
     let q = p.qualified_name();
     let at = origin.location();
     if !matches!(p.kind.as_str(), "" | "user" | "tech" | "link") {
-        warnings.warn(at.clone(), format!("parameter `{q}` has unknown `kind: {}` (expected user, tech or link)", p.kind));
+        warnings.warn(
+            at.clone(),
+            format!(
+                "parameter `{q}` has unknown `kind: {}` (expected user, tech or link)",
+                p.kind
+            ),
+        );
     }
     if !p.empty.is_empty() && p.empty != "allow" {
-        warnings.warn(at.clone(), format!("parameter `{q}` has `empty: {}`; the only value recognised is `allow`", p.empty));
+        warnings.warn(
+            at.clone(),
+            format!(
+                "parameter `{q}` has `empty: {}`; the only value recognised is `allow`",
+                p.empty
+            ),
+        );
     }
     if p.kind == "link" && value_is_empty(&p.value) {
-        warnings.warn(at.clone(), format!("parameter `{q}` of kind `link` has no value"));
+        warnings.warn(
+            at.clone(),
+            format!("parameter `{q}` of kind `link` has no value"),
+        );
     }
     let component = matches!(origin, Origin::Component { .. });
     if p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()) {
@@ -207,12 +253,20 @@ fn prepare(p: &mut Parameter, origin: Origin<'_>, warnings: &mut Warnings) -> bo
             warnings.warn(at.clone(), format!("parameter `{q}` has `kind: link`, which is not supported in a component manifest"));
         }
         if p.kind != "user" && value_is_empty(&p.value) && !value_is_empty(&p.default) {
-            warnings.warn(at.clone(), format!("parameter `{q}` sets `default:` in a component manifest; use `value:` instead"));
+            warnings.warn(
+                at.clone(),
+                format!(
+                    "parameter `{q}` sets `default:` in a component manifest; use `value:` instead"
+                ),
+            );
         }
         if p.kind != "user" {
             return false;
         }
-    } else if let Origin::Stack { application: false, .. } = origin {
+    } else if let Origin::Stack {
+        application: false, ..
+    } = origin
+    {
         if !p.env.is_empty() {
             warnings.warn(
                 at,
@@ -224,8 +278,16 @@ fn prepare(p: &mut Parameter, origin: Origin<'_>, warnings: &mut Warnings) -> bo
     true
 }
 
-fn warn_less_specific(existing: &Parameter, incoming: &Parameter, key: &str, warnings: &mut Warnings) {
-    if value_is_empty(&existing.value) || value_is_empty(&incoming.value) || existing.value == incoming.value {
+fn warn_less_specific(
+    existing: &Parameter,
+    incoming: &Parameter,
+    key: &str,
+    warnings: &mut Warnings,
+) {
+    if value_is_empty(&existing.value)
+        || value_is_empty(&incoming.value)
+        || existing.value == incoming.value
+    {
         return;
     }
     warnings.warn(
@@ -239,10 +301,13 @@ fn warn_less_specific(existing: &Parameter, incoming: &Parameter, key: &str, war
     );
 }
 
-fn show(v: &Option<yaml_serde::Value>) -> String {
+pub(super) fn show(v: &Option<yaml_serde::Value>) -> String {
     match v {
         Some(yaml_serde::Value::String(s)) => s.clone(),
-        Some(other) => yaml_serde::to_string(other).unwrap_or_default().trim_end().to_string(),
+        Some(other) => yaml_serde::to_string(other)
+            .unwrap_or_default()
+            .trim_end()
+            .to_string(),
         None => String::new(),
     }
 }
@@ -250,7 +315,9 @@ fn show(v: &Option<yaml_serde::Value>) -> String {
 /// Field-wise merge: the incoming non-empty fields win, except that a kind
 /// only ever moves towards `user`.
 fn merge_fields(base: &mut Parameter, over: &Parameter) {
-    if !over.kind.is_empty() && (base.kind.is_empty() || (base.kind == "tech" && over.kind == "user")) {
+    if !over.kind.is_empty()
+        && (base.kind.is_empty() || (base.kind == "tech" && over.kind == "user"))
+    {
         base.kind.clone_from(&over.kind);
     }
     for (mine, theirs) in [
@@ -309,26 +376,66 @@ mod tests {
             &mut w,
             Origin::Parent,
         );
-        let names: Vec<_> = flat.iter().map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str())).collect();
-        assert_eq!(names, [("grp.x", "user", "allow"), ("grp.y", "tech", "allow"), ("grp.deep.z", "user", "allow")]);
+        let names: Vec<_> = flat
+            .iter()
+            .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("grp.x", "user", "allow"),
+                ("grp.y", "tech", "allow"),
+                ("grp.deep.z", "user", "allow")
+            ]
+        );
         assert!(flat[0].value.is_none());
     }
 
     #[test]
     fn kind_only_moves_towards_user() {
-        let mut base = Parameter { kind: "tech".into(), ..Default::default() };
-        merge_fields(&mut base, &Parameter { kind: "user".into(), ..Default::default() });
+        let mut base = Parameter {
+            kind: "tech".into(),
+            ..Default::default()
+        };
+        merge_fields(
+            &mut base,
+            &Parameter {
+                kind: "user".into(),
+                ..Default::default()
+            },
+        );
         assert_eq!(base.kind, "user");
-        merge_fields(&mut base, &Parameter { kind: "tech".into(), ..Default::default() });
+        merge_fields(
+            &mut base,
+            &Parameter {
+                kind: "tech".into(),
+                ..Default::default()
+            },
+        );
         assert_eq!(base.kind, "user");
     }
 
     #[test]
     fn empty_values_do_not_override() {
-        let mut base = Parameter { value: Some("x".into()), ..Default::default() };
-        merge_fields(&mut base, &Parameter { value: Some("".into()), ..Default::default() });
+        let mut base = Parameter {
+            value: Some("x".into()),
+            ..Default::default()
+        };
+        merge_fields(
+            &mut base,
+            &Parameter {
+                value: Some("".into()),
+                ..Default::default()
+            },
+        );
         assert_eq!(base.value, Some("x".into()));
-        merge_fields(&mut base, &Parameter { value: Some(false.into()), ..Default::default() });
+        merge_fields(
+            &mut base,
+            &Parameter {
+                value: Some(false.into()),
+                ..Default::default()
+            },
+        );
         assert_eq!(base.value, Some(false.into()));
     }
 }

@@ -60,7 +60,10 @@ mod tests {
     #[test]
     fn cleaning() {
         assert_eq!(clean(Path::new("./a/../b")), PathBuf::from("b"));
-        assert_eq!(clean(Path::new("../base/./components/a")), PathBuf::from("../base/components/a"));
+        assert_eq!(
+            clean(Path::new("../base/./components/a")),
+            PathBuf::from("../base/components/a")
+        );
         assert_eq!(clean(Path::new("a/../..")), PathBuf::from(".."));
         assert_eq!(clean(Path::new("")), PathBuf::from("."));
         assert_eq!(clean(Path::new("/x/../y")), PathBuf::from("/y"));
@@ -68,15 +71,27 @@ mod tests {
 
     #[test]
     fn base_dirs() {
-        assert_eq!(stack_base_dir(Path::new(".hub/hub.yaml")), PathBuf::from("."));
-        assert_eq!(stack_base_dir(Path::new("x/.cache/.hub/h.yaml")), PathBuf::from("x"));
+        assert_eq!(
+            stack_base_dir(Path::new(".hub/hub.yaml")),
+            PathBuf::from(".")
+        );
+        assert_eq!(
+            stack_base_dir(Path::new("x/.cache/.hub/h.yaml")),
+            PathBuf::from("x")
+        );
         assert_eq!(stack_base_dir(Path::new("hub.yaml")), PathBuf::from("."));
-        assert_eq!(stack_base_dir(Path::new("../s/hub.yaml")), PathBuf::from("../s"));
+        assert_eq!(
+            stack_base_dir(Path::new("../s/hub.yaml")),
+            PathBuf::from("../s")
+        );
     }
 
     #[test]
     fn rebasing_keeps_absolute() {
-        assert_eq!(rebase(Path::new("../base"), "components/a"), "../base/components/a");
+        assert_eq!(
+            rebase(Path::new("../base"), "components/a"),
+            "../base/components/a"
+        );
         assert_eq!(rebase(Path::new("../base"), "/opt/a"), "/opt/a");
     }
 }

@@ -2,15 +2,18 @@
 
 use super::params::{warn_missing_values, Origin, ParamTable};
 use super::paths::{clean, rebase, stack_base_dir};
-use super::{application, order, tuning, ElaborateError, Options, ENVIRONMENT_PROVIDED};
+use super::{
+    application, order, state_fill, tuning, ElaborateError, Options, ENVIRONMENT_PROVIDED,
+};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{
-    locate, read_manifest, read_params, ComponentRef, Elaborated, Manifest, Output, ParamsFile,
-    Parameter, Segment, SourceFile,
+    locate, read_manifest, read_params, ComponentRef, Elaborated, Manifest, ManifestError, Output,
+    Parameter, ParamsFile, Segment, SourceFile,
 };
 use crate::secrets::looks_secret;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Elaborates the stack described by `options`.
 pub fn elaborate(options: &Options, warnings: &mut Warnings) -> Result<Elaborated, ElaborateError> {
@@ -30,6 +33,9 @@ pub fn elaborate(options: &Options, warnings: &mut Warnings) -> Result<Elaborate
     } = level;
     doc.parameters = parameters;
     apply_platform_provides(&mut doc, &options.platform_provides);
+    if let Some(state) = &options.state {
+        state_fill::apply(&mut doc, state, warnings)?;
+    }
     warn_missing_values(&doc.parameters, warnings);
     if doc.kind == "application" {
         let location = Location::file(&options.stack);
@@ -77,7 +83,8 @@ impl Assembler<'_> {
         excluded: &HashSet<String>,
         chain: &mut Vec<PathBuf>,
     ) -> Result<Level, ElaborateError> {
-        let identity = std::fs::canonicalize(manifest_path).unwrap_or_else(|_| manifest_path.to_path_buf());
+        let identity =
+            std::fs::canonicalize(manifest_path).unwrap_or_else(|_| manifest_path.to_path_buf());
         if chain.contains(&identity) {
             let mut cycle = chain.clone();
             cycle.push(identity);
@@ -90,7 +97,10 @@ impl Assembler<'_> {
         if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
             self.warnings.warn(
                 Some(Location::file(manifest_path)),
-                format!("manifest `kind` should be `stack` or `application`, found `{}`", manifest.kind),
+                format!(
+                    "manifest `kind` should be `stack` or `application`, found `{}`",
+                    manifest.kind
+                ),
             );
         }
         let params_files = params_paths
@@ -116,20 +126,30 @@ impl Assembler<'_> {
                 let mut excluded = excluded.clone();
                 excluded.extend(manifest.components.iter().map(|c| c.name.clone()));
                 let parent_rel = clean(&rel.join(from));
-                let level = self.assemble(&parent_dir.join("hub.yaml"), &parent_rel, &parent_params, &excluded, chain)?;
+                let level = self.assemble(
+                    &parent_dir.join("hub.yaml"),
+                    &parent_rel,
+                    &parent_params,
+                    &excluded,
+                    chain,
+                )?;
                 Some((from.to_string(), level))
             }
         };
         chain.pop();
 
         let own_order = self.own_order(&manifest, &file, parent.as_ref().map(|(_, p)| &p.doc))?;
-        let mut builder = LevelBuilder::new(manifest, own_order, parent, self.options.base_dir.is_some());
+        let mut builder =
+            LevelBuilder::new(manifest, own_order, parent, self.options.base_dir.is_some());
         builder.add_component_docs(own_docs);
-        let order = builder.merge_lifecycle().map_err(|e| ElaborateError::from_order(e, key_location(&file, &["lifecycle", "order"])))?;
+        let order = builder.merge_lifecycle().map_err(|e| {
+            ElaborateError::from_order(e, key_location(&file, &["lifecycle", "order"]))
+        })?;
         builder.doc.lifecycle.order = order;
         builder.merge_outputs(&params_files);
         builder.compute_requires_provides();
-        let (parameters, app_env) = builder.merge_parameters(&file.path, &params_files, self.options, self.warnings);
+        let (parameters, app_env) =
+            builder.merge_parameters(&file.path, &params_files, self.options, self.warnings);
         Ok(Level {
             doc: builder.doc,
             component_docs: builder.component_docs,
@@ -143,23 +163,36 @@ impl Assembler<'_> {
         if let Some(env) = self.options.env_name.as_deref().filter(|e| !e.is_empty()) {
             names.push(format!("params-{env}.yaml"));
         }
-        names.into_iter().map(|n| parent_dir.join(n)).filter(|p| p.is_file()).collect()
+        names
+            .into_iter()
+            .map(|n| parent_dir.join(n))
+            .filter(|p| p.is_file())
+            .collect()
     }
 
     /// The level's own order: as written (and checked), or derived from
     /// `depends` when `lifecycle.order` is absent.
-    fn own_order(&self, manifest: &Manifest, file: &SourceFile, parent: Option<&Manifest>) -> Result<Vec<String>, ElaborateError> {
+    fn own_order(
+        &self,
+        manifest: &Manifest,
+        file: &SourceFile,
+        parent: Option<&Manifest>,
+    ) -> Result<Vec<String>, ElaborateError> {
         let names: Vec<String> = manifest.components.iter().map(|c| c.name.clone()).collect();
         if !manifest.lifecycle.order.is_empty() || names.is_empty() {
-            order::validate(&names, &manifest.lifecycle.order)
-                .map_err(|e| ElaborateError::from_order(e, key_location(file, &["lifecycle", "order"])))?;
+            order::validate(&names, &manifest.lifecycle.order).map_err(|e| {
+                ElaborateError::from_order(e, key_location(file, &["lifecycle", "order"]))
+            })?;
             return Ok(manifest.lifecycle.order.clone());
         }
         let external: HashSet<&str> = parent
             .map(|p| p.components.iter().map(|c| c.name.as_str()).collect())
             .unwrap_or_default();
-        let components: Vec<(String, Vec<String>)> =
-            manifest.components.iter().map(|c| (c.name.clone(), c.depends.clone())).collect();
+        let components: Vec<(String, Vec<String>)> = manifest
+            .components
+            .iter()
+            .map(|c| (c.name.clone(), c.depends.clone()))
+            .collect();
         order::generate(&components, &external).map_err(|e| {
             let at = match &e {
                 order::OrderError::Cycle(cycle) => component_location(file, manifest, &cycle[0]),
@@ -176,24 +209,110 @@ impl Assembler<'_> {
         base: &Path,
         excluded: &HashSet<String>,
     ) -> Result<Vec<Manifest>, ElaborateError> {
-        let components_base = self.options.base_dir.clone().unwrap_or_else(|| base.to_path_buf());
-        let mut docs = Vec::with_capacity(manifest.components.len());
-        for reference in manifest.components.iter().filter(|c| !excluded.contains(&c.name)) {
-            let dir = component_dir(reference, base, &components_base).ok_or_else(|| ElaborateError::NoSource {
-                component: reference.name.clone(),
-                location: component_location(file, manifest, &reference.name),
-            })?;
-            let path = dir.join("hub-component.yaml");
-            let (mut doc, _) = read_manifest(&path, "component", self.warnings).map_err(|source| ElaborateError::Component {
+        let components_base = self
+            .options
+            .base_dir
+            .clone()
+            .unwrap_or_else(|| base.to_path_buf());
+        let references: Vec<&ComponentRef> = manifest
+            .components
+            .iter()
+            .filter(|c| !excluded.contains(&c.name))
+            .collect();
+        let dirs: Vec<Option<PathBuf>> = references
+            .iter()
+            .map(|r| component_dir(r, base, &components_base))
+            .collect();
+        // Each folder is read once however many instances share it, all
+        // folders at once; the results are then taken in the stack's order,
+        // so warnings and errors are those of reading one after the other.
+        let mut slots: HashMap<&PathBuf, usize> = HashMap::new();
+        let mut folders: Vec<&PathBuf> = Vec::new();
+        let mut uses: Vec<usize> = Vec::new();
+        for dir in dirs.iter().map_while(Option::as_ref) {
+            let slot = *slots.entry(dir).or_insert_with(|| {
+                folders.push(dir);
+                uses.push(0);
+                folders.len() - 1
+            });
+            uses[slot] += 1;
+        }
+        let mut loaded = read_component_manifests(&folders);
+        let mut docs = Vec::with_capacity(references.len());
+        for (reference, dir) in references.iter().zip(&dirs) {
+            let Some((dir, &slot)) = dir.as_ref().and_then(|d| slots.get_key_value(d)) else {
+                return Err(ElaborateError::NoSource {
+                    component: reference.name.clone(),
+                    location: component_location(file, manifest, &reference.name),
+                });
+            };
+            let (result, found) = loaded[slot]
+                .take()
+                .unwrap_or_else(|| read_component_manifest(dir));
+            for w in found.iter() {
+                self.warnings.warn(w.location.clone(), w.message.clone());
+            }
+            let mut doc = result.map_err(|source| ElaborateError::Component {
                 component: reference.name.clone(),
                 referenced_from: file.path.clone(),
-                source,
+                source: Box::new(source),
             })?;
+            uses[slot] -= 1;
+            if uses[slot] > 0 {
+                loaded[slot] = Some((Ok(doc.clone()), Warnings::default()));
+            }
             rename_component(&mut doc, &reference.name);
             docs.push(doc);
         }
         Ok(docs)
     }
+}
+
+type ReadComponent = (Result<Manifest, ManifestError>, Warnings);
+
+/// Stacks with fewer component folders are read on one thread.
+const PARALLEL_FROM: usize = 8;
+
+fn read_component_manifest(dir: &Path) -> ReadComponent {
+    let mut warnings = Warnings::default();
+    let result = read_manifest(&dir.join("hub-component.yaml"), "component", &mut warnings)
+        .map(|(doc, _)| doc);
+    (result, warnings)
+}
+
+/// Reads the manifest of every folder, on all cores. A slot left empty (a
+/// thread that could not start or panicked) is read again by the caller.
+fn read_component_manifests(folders: &[&PathBuf]) -> Vec<Option<ReadComponent>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || folders.len() < PARALLEL_FROM {
+        return folders
+            .iter()
+            .map(|dir| Some(read_component_manifest(dir)))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(dir) = folders.get(i) else {
+                break done;
+            };
+            done.push((i, read_component_manifest(dir)));
+        }
+    };
+    let mut slots: Vec<Option<ReadComponent>> = (0..folders.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads.min(folders.len()))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+            .collect();
+        let mut finished = vec![work()];
+        finished.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
+        for (i, read) in finished.into_iter().flatten() {
+            slots[i] = Some(read);
+        }
+    });
+    slots
 }
 
 /// The folder holding a component's `hub-component.yaml`.
@@ -205,10 +324,16 @@ fn component_dir(reference: &ComponentRef, base: &Path, components_base: &Path) 
     let git = source.git.as_ref()?;
     if !git.local_dir.is_empty() {
         let local = Path::new(&git.local_dir).join(&git.sub_dir);
-        return Some(if local.is_absolute() { local } else { clean(&components_base.join(local)) });
+        return Some(if local.is_absolute() {
+            local
+        } else {
+            clean(&components_base.join(local))
+        });
     }
     if !git.remote.is_empty() {
-        return Some(clean(&components_base.join(&reference.name).join(&git.sub_dir)));
+        return Some(clean(
+            &components_base.join(&reference.name).join(&git.sub_dir),
+        ));
     }
     None
 }
@@ -233,7 +358,11 @@ fn check_duplicates(manifest: &Manifest, file: &SourceFile) -> Result<(), Elabor
     let mut seen = HashSet::new();
     for (i, c) in manifest.components.iter().enumerate() {
         if !seen.insert(c.name.as_str()) {
-            let (line, column) = locate(&file.text, &[Segment::Key("components".into()), Segment::Index(i)]).unwrap_or((1, 1));
+            let (line, column) = locate(
+                &file.text,
+                &[Segment::Key("components".into()), Segment::Index(i)],
+            )
+            .unwrap_or((1, 1));
             return Err(ElaborateError::DuplicateComponent {
                 component: c.name.clone(),
                 location: Location::at(&file.path, line, column),
@@ -252,8 +381,15 @@ fn key_location(file: &SourceFile, keys: &[&str]) -> Location {
 }
 
 fn component_location(file: &SourceFile, manifest: &Manifest, name: &str) -> Location {
-    let index = manifest.components.iter().position(|c| c.name == name).unwrap_or(0);
-    match locate(&file.text, &[Segment::Key("components".into()), Segment::Index(index)]) {
+    let index = manifest
+        .components
+        .iter()
+        .position(|c| c.name == name)
+        .unwrap_or(0);
+    match locate(
+        &file.text,
+        &[Segment::Key("components".into()), Segment::Index(index)],
+    ) {
         Some((line, column)) => Location::at(&file.path, line, column),
         None => Location::file(&file.path),
     }
@@ -269,7 +405,12 @@ struct LevelBuilder {
 }
 
 impl LevelBuilder {
-    fn new(manifest: Manifest, own_order: Vec<String>, parent: Option<(String, Level)>, has_base_dir: bool) -> Self {
+    fn new(
+        manifest: Manifest,
+        own_order: Vec<String>,
+        parent: Option<(String, Level)>,
+        has_base_dir: bool,
+    ) -> Self {
         let mut doc = Manifest {
             version: manifest.version,
             kind: manifest.kind.clone(),
@@ -285,15 +426,27 @@ impl LevelBuilder {
         doc.meta.from_stack.clear();
         let mut component_docs = Vec::new();
         let parent = parent.map(|(from, mut level)| {
-            let own: HashSet<&str> = manifest.components.iter().map(|c| c.name.as_str()).collect();
-            level.component_docs.retain(|d| !own.contains(d.meta.name.as_str()));
+            let own: HashSet<&str> = manifest
+                .components
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            level
+                .component_docs
+                .retain(|d| !own.contains(d.meta.name.as_str()));
             component_docs = std::mem::take(&mut level.component_docs);
             for reference in &mut level.doc.components {
                 rewrite_parent_ref(reference, Path::new(&from), has_base_dir);
             }
             level
         });
-        doc.components = merge_refs(parent.as_ref().map(|p| &p.doc.components[..]).unwrap_or(&[]), &manifest.components);
+        doc.components = merge_refs(
+            parent
+                .as_ref()
+                .map(|p| &p.doc.components[..])
+                .unwrap_or(&[]),
+            &manifest.components,
+        );
         if let Some(p) = &parent {
             let mut annotations = p.doc.meta.annotations.clone();
             annotations.extend(doc.meta.annotations.clone());
@@ -322,7 +475,12 @@ impl LevelBuilder {
         l.verbs = union(&p.verbs, &c.verbs);
         l.mandatory = union(&p.mandatory, &c.mandatory);
         l.optional = union(&p.optional, &c.optional);
-        l.ready_conditions = p.ready_conditions.iter().chain(&c.ready_conditions).cloned().collect();
+        l.ready_conditions = p
+            .ready_conditions
+            .iter()
+            .chain(&c.ready_conditions)
+            .cloned()
+            .collect();
         l.requires.optional = tuning::merge(&p.requires.optional, &c.requires.optional);
         if !p.bare.is_empty() {
             l.bare.clone_from(&p.bare);
@@ -334,7 +492,11 @@ impl LevelBuilder {
     }
 
     fn merge_outputs(&mut self, params_files: &[(PathBuf, ParamsFile)]) {
-        let mut outputs: Vec<Output> = self.parent.as_ref().map(|p| p.doc.outputs.clone()).unwrap_or_default();
+        let mut outputs: Vec<Output> = self
+            .parent
+            .as_ref()
+            .map(|p| p.doc.outputs.clone())
+            .unwrap_or_default();
         if self.parent.is_some() {
             merge_outputs_into(&mut outputs, &self.manifest.outputs);
         } else {
@@ -347,7 +509,11 @@ impl LevelBuilder {
     }
 
     fn compute_requires_provides(&mut self) {
-        let parent_provides: Vec<String> = self.parent.as_ref().map(|p| p.doc.provides.clone()).unwrap_or_default();
+        let parent_provides: Vec<String> = self
+            .parent
+            .as_ref()
+            .map(|p| p.doc.provides.clone())
+            .unwrap_or_default();
         let mut provided: HashSet<String> = HashSet::new();
         let add_provided = |provided: &mut HashSet<String>, cap: &str| {
             provided.insert(cap.to_string());
@@ -358,16 +524,37 @@ impl LevelBuilder {
         for cap in &parent_provides {
             add_provided(&mut provided, cap);
         }
-        let mut level: BTreeSet<String> = self.manifest.requires.iter().filter(|r| !provided.contains(*r)).cloned().collect();
-        let own_docs: HashMap<&str, &Manifest> = self.component_docs.iter().map(|d| (d.meta.name.as_str(), d)).collect();
+        let mut level: BTreeSet<String> = self
+            .manifest
+            .requires
+            .iter()
+            .filter(|r| !provided.contains(*r))
+            .cloned()
+            .collect();
+        let own_docs: HashMap<&str, &Manifest> = self
+            .component_docs
+            .iter()
+            .map(|d| (d.meta.name.as_str(), d))
+            .collect();
         for name in &self.own_order {
-            let Some(doc) = own_docs.get(name.as_str()) else { continue };
-            level.extend(doc.requires.iter().filter(|r| !provided.contains(*r)).cloned());
+            let Some(doc) = own_docs.get(name.as_str()) else {
+                continue;
+            };
+            level.extend(
+                doc.requires
+                    .iter()
+                    .filter(|r| !provided.contains(*r))
+                    .cloned(),
+            );
             for cap in &doc.provides {
                 add_provided(&mut provided, cap);
             }
         }
-        let mut requires = self.parent.as_ref().map(|p| p.doc.requires.clone()).unwrap_or_default();
+        let mut requires = self
+            .parent
+            .as_ref()
+            .map(|p| p.doc.requires.clone())
+            .unwrap_or_default();
         for r in level {
             if !requires.contains(&r) {
                 requires.push(r);
@@ -377,7 +564,11 @@ impl LevelBuilder {
         let provides: BTreeSet<String> = parent_provides
             .into_iter()
             .chain(self.manifest.provides.iter().cloned())
-            .chain(self.component_docs.iter().flat_map(|d| d.provides.iter().cloned()))
+            .chain(
+                self.component_docs
+                    .iter()
+                    .flat_map(|d| d.provides.iter().cloned()),
+            )
             .collect();
         self.doc.provides = provides.into_iter().collect();
     }
@@ -389,12 +580,30 @@ impl LevelBuilder {
         options: &Options,
         warnings: &mut Warnings,
     ) -> (Vec<Parameter>, HashMap<String, String>) {
-        let ranks: HashMap<String, usize> = self.doc.components.iter().enumerate().map(|(i, c)| (c.name.clone(), i)).collect();
-        let own: HashSet<&str> = self.manifest.components.iter().map(|c| c.name.as_str()).collect();
+        let ranks: HashMap<String, usize> = self
+            .doc
+            .components
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect();
+        let own: HashSet<&str> = self
+            .manifest
+            .components
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
         let mut table = ParamTable::default();
-        for doc in self.component_docs.iter().filter(|d| own.contains(d.meta.name.as_str())) {
+        for doc in self
+            .component_docs
+            .iter()
+            .filter(|d| own.contains(d.meta.name.as_str()))
+        {
             let component_file = PathBuf::from(format!("{}/hub-component.yaml", doc.meta.name));
-            let origin = Origin::Component { instance: &doc.meta.name, file: &component_file };
+            let origin = Origin::Component {
+                instance: &doc.meta.name,
+                file: &component_file,
+            };
             table.add_source(&doc.parameters, origin, &ranks, warnings);
         }
         if let Some(parent) = &self.parent {
@@ -403,12 +612,21 @@ impl LevelBuilder {
         let application = self.manifest.kind == "application";
         let mut app_env = HashMap::new();
         let mut sources: Vec<(&Path, &[Parameter])> = vec![(stack_file, &self.manifest.parameters)];
-        sources.extend(params_files.iter().map(|(p, f)| (p.as_path(), &f.parameters[..])));
+        sources.extend(
+            params_files
+                .iter()
+                .map(|(p, f)| (p.as_path(), &f.parameters[..])),
+        );
         for (file, params) in sources {
             if application {
                 collect_env(params, &mut app_env);
             }
-            table.add_source(params, Origin::Stack { file, application }, &ranks, warnings);
+            table.add_source(
+                params,
+                Origin::Stack { file, application },
+                &ranks,
+                warnings,
+            );
         }
         table.apply_overrides(&options.overrides);
         (table.into_sorted(), app_env)
@@ -445,12 +663,22 @@ fn rewrite_parent_ref(reference: &mut ComponentRef, from: &Path, has_base_dir: b
 /// The parent's references in its order, each replaced in place by the
 /// child's reference of the same name; the child's new ones appended.
 fn merge_refs(parent: &[ComponentRef], child: &[ComponentRef]) -> Vec<ComponentRef> {
-    let by_name: HashMap<&str, &ComponentRef> = child.iter().map(|c| (c.name.as_str(), c)).collect();
+    let by_name: HashMap<&str, &ComponentRef> =
+        child.iter().map(|c| (c.name.as_str(), c)).collect();
     let parent_names: HashSet<&str> = parent.iter().map(|c| c.name.as_str()).collect();
     parent
         .iter()
-        .map(|p| by_name.get(p.name.as_str()).map_or_else(|| p.clone(), |c| (*c).clone()))
-        .chain(child.iter().filter(|c| !parent_names.contains(c.name.as_str())).cloned())
+        .map(|p| {
+            by_name
+                .get(p.name.as_str())
+                .map_or_else(|| p.clone(), |c| (*c).clone())
+        })
+        .chain(
+            child
+                .iter()
+                .filter(|c| !parent_names.contains(c.name.as_str()))
+                .cloned(),
+        )
         .collect()
 }
 
@@ -485,7 +713,10 @@ fn apply_platform_provides(doc: &mut Manifest, platform: &[String]) {
 }
 
 fn mark_secret_outputs(outputs: &mut [Output]) {
-    for o in outputs.iter_mut().filter(|o| o.kind.is_empty() && looks_secret(&o.name)) {
+    for o in outputs
+        .iter_mut()
+        .filter(|o| o.kind.is_empty() && looks_secret(&o.name))
+    {
         o.kind = "secret".into();
     }
 }

@@ -18,7 +18,9 @@ fn apply(list: &mut Vec<String>, entry: &str) {
     match entry.split_once(':') {
         Some(("", "")) => list.clear(),
         Some((req, "")) => list.retain(|e| requirement(e) != req),
-        Some(("", comp)) => list.retain(|e| !matches!(e.split_once(':'), Some((_, c)) if c == comp)),
+        Some(("", comp)) => {
+            list.retain(|e| !matches!(e.split_once(':'), Some((_, c)) if c == comp))
+        }
         Some((req, _)) => {
             list.retain(|e| e != req && e != entry);
             list.push(entry.to_string());
@@ -39,7 +41,10 @@ mod tests {
     use super::merge;
 
     fn list(s: &str) -> Vec<String> {
-        s.split(' ').filter(|x| !x.is_empty()).map(String::from).collect()
+        s.split(' ')
+            .filter(|x| !x.is_empty())
+            .map(String::from)
+            .collect()
     }
 
     /// The table of the specification (§8.4), with the recommended results.
@@ -80,7 +85,12 @@ mod tests {
             ("vault cdn:a tls:c", "cdn: tls:x", "vault tls:c tls:x"),
         ];
         for (n, (prior, new, expected)) in rows.iter().enumerate() {
-            assert_eq!(merge(&list(prior), &list(new)), list(expected), "row {}", n + 1);
+            assert_eq!(
+                merge(&list(prior), &list(new)),
+                list(expected),
+                "row {}",
+                n + 1
+            );
         }
     }
 }

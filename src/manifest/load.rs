@@ -71,8 +71,8 @@ impl SourceFile {
                 first = self.decode_document(document, index, warnings)?;
                 count += usize::from(first.is_some());
             } else {
-                let rest: Option<yaml_serde::Value> = Option::deserialize(document)
-                    .map_err(|e| self.yaml_error(e, index))?;
+                let rest: Option<yaml_serde::Value> =
+                    Option::deserialize(document).map_err(|e| self.yaml_error(e, index))?;
                 count += usize::from(rest.is_some_and(|v| !v.is_null()));
             }
         }
@@ -93,10 +93,7 @@ impl SourceFile {
             let (line, column) = locate(&self.text, &path).unwrap_or((1, 1));
             warnings.warn(
                 Some(Location::at(&self.path, line, column)),
-                format!(
-                    "unknown key `{}` is ignored",
-                    Segment::display(&path)
-                ),
+                format!("unknown key `{}` is ignored", Segment::display(&path)),
             );
         }
         Ok(decoded)

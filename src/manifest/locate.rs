@@ -113,9 +113,16 @@ pub fn locate(text: &str, path: &[Segment]) -> Option<(usize, usize)> {
     found
 }
 
-fn find_key(lines: &[&str], from: usize, floor: Option<usize>, key: &str) -> Option<(usize, usize)> {
+fn find_key(
+    lines: &[&str],
+    from: usize,
+    floor: Option<usize>,
+    key: &str,
+) -> Option<(usize, usize)> {
     for (number, raw) in lines.iter().enumerate().skip(from) {
-        let Some(line) = significant(raw) else { continue };
+        let Some(line) = significant(raw) else {
+            continue;
+        };
         let (column, content) = after_dashes(&line);
         if number != from && floor.is_some_and(|f| line.indent <= f) {
             return None;
@@ -127,11 +134,18 @@ fn find_key(lines: &[&str], from: usize, floor: Option<usize>, key: &str) -> Opt
     None
 }
 
-fn find_item(lines: &[&str], from: usize, floor: Option<usize>, index: usize) -> Option<(usize, usize)> {
+fn find_item(
+    lines: &[&str],
+    from: usize,
+    floor: Option<usize>,
+    index: usize,
+) -> Option<(usize, usize)> {
     let mut dash_column = None;
     let mut seen = 0;
     for (number, raw) in lines.iter().enumerate().skip(from) {
-        let Some(line) = significant(raw) else { continue };
+        let Some(line) = significant(raw) else {
+            continue;
+        };
         let is_item = line.content.starts_with("- ") || line.content == "-";
         match dash_column {
             None if is_item && floor.is_none_or(|f| line.indent >= f) => {
@@ -185,6 +199,9 @@ mod tests {
 
     #[test]
     fn top_level_key() {
-        assert_eq!(locate("a: 1\nextensions:\n  x: 1\n", &[key("extensions")]), Some((2, 1)));
+        assert_eq!(
+            locate("a: 1\nextensions:\n  x: 1\n", &[key("extensions")]),
+            Some((2, 1))
+        );
     }
 }

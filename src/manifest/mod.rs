@@ -3,6 +3,7 @@
 mod load;
 mod locate;
 mod model;
+pub mod schema;
 pub mod validate;
 mod write;
 

@@ -36,23 +36,34 @@ fn is_null(v: &Option<Value>) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Manifest {
+    /// Format version of the manifest; `1`.
     pub version: i64,
+    /// The document kind.
     pub kind: String,
+    /// Name and description.
     pub meta: Meta,
+    /// The component instances of a stack, in declaration order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub components: Vec<ComponentRef>,
+    /// Capabilities needed before deploying (for example `aws`, `kubernetes`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<String>,
+    /// Capabilities made available to what is deployed afterwards.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub provides: Vec<String>,
+    /// What the underlying platform already provides.
     #[serde(skip_serializing_if = "Platform::is_empty")]
     pub platform: Platform,
+    /// Deployment order, verbs and optional requirements.
     #[serde(skip_serializing_if = "Lifecycle::is_empty")]
     pub lifecycle: Lifecycle,
+    /// Values exported once deployed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<Output>,
+    /// Parameter declarations, values and defaults.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
+    /// Files rendered with parameter values before deployment.
     #[serde(skip_serializing_if = "Templates::is_empty")]
     pub templates: Templates,
 }
@@ -60,6 +71,7 @@ pub struct Manifest {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Meta {
+    /// Name of the stack or component.
     pub name: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub origin: String,
@@ -67,6 +79,7 @@ pub struct Meta {
     pub kind: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub title: String,
+    /// One-line summary.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub brief: String,
     #[serde(skip_serializing_if = "is_empty_str")]
@@ -79,10 +92,13 @@ pub struct Meta {
     pub license: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub icon: String,
+    /// Where an application's own sources live (`kind: application`).
     #[serde(skip_serializing_if = "Source::is_empty")]
     pub source: Source,
+    /// Parent stack directory whose manifest this one extends.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub from_stack: String,
+    /// Free-form string annotations, merged with the parent stack's.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
 }
@@ -90,10 +106,14 @@ pub struct Meta {
 /// An entry of a stack's `components:` list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
+#[schemars(extend("required" = ["name"]))]
 pub struct ComponentRef {
+    /// Instance name, unique within the stack.
     pub name: String,
+    /// Where the component manifest is: `dir` relative to the stack, or `git`.
     #[serde(skip_serializing_if = "Source::is_empty")]
     pub source: Source,
+    /// Names of the components this one depends on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub depends: Vec<String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -107,10 +127,12 @@ pub struct ComponentRef {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Source {
+    /// A directory, relative to the manifest's directory.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub dir: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub s3: String,
+    /// A git repository.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git: Option<GitSource>,
 }
@@ -123,12 +145,17 @@ impl Source {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
+#[schemars(extend("required" = ["remote"]))]
 pub struct GitSource {
+    /// Repository URL.
     pub remote: String,
+    /// Branch, tag or commit.
     #[serde(rename = "ref", skip_serializing_if = "is_empty_str")]
     pub git_ref: String,
+    /// Sub-directory of the checkout holding the component.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub sub_dir: String,
+    /// Where the checkout lives, relative to the base directory.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub local_dir: String,
 }
@@ -136,6 +163,7 @@ pub struct GitSource {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Platform {
+    /// Capabilities of the underlying platform.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub provides: Vec<String>,
 }
@@ -149,18 +177,26 @@ impl Platform {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Lifecycle {
+    /// `allow`: the component may be deployed on its own, without a stack.
     #[serde(skip_serializing_if = "is_empty_str")]
+    #[schemars(extend("enum" = ["allow"]))]
     pub bare: String,
+    /// Verbs the component implements (for example `deploy`, `undeploy`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub verbs: Vec<String>,
+    /// Deployment order of the components.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub order: Vec<String>,
+    /// Components that must deploy; when set, all others are optional.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mandatory: Vec<String>,
+    /// Components whose failure to deploy is not fatal.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub optional: Vec<String>,
+    /// Which requirements are optional.
     #[serde(skip_serializing_if = "RequiresTuning::is_empty")]
     pub requires: RequiresTuning,
+    /// Checks that must pass before the next component is deployed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ready_conditions: Vec<ReadyCondition>,
     #[serde(skip_serializing_if = "LifecycleOptions::is_empty")]
@@ -177,6 +213,7 @@ impl Lifecycle {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct RequiresTuning {
+    /// Requirements that may be missing: `req`, `component:req` or `parameter.name:req`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub optional: Vec<String>,
 }
@@ -229,30 +266,44 @@ impl RandomOptions {
 /// A parameter declaration; groups carry nested `parameters`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
+#[schemars(extend("required" = ["name"]))]
 pub struct Parameter {
+    /// Dotted parameter name, for example `component.ingress.fqdn`.
     pub name: String,
+    /// Restricts the value to one component instance.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub component: String,
+    /// `user`: supplied by the user; `tech`: technical; `link`: refers to an output.
     #[serde(skip_serializing_if = "is_empty_str")]
+    #[schemars(extend("enum" = ["user", "tech", "link"]))]
     pub kind: String,
+    /// One-line summary.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub brief: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub description: String,
+    /// Value used when none is given.
     #[serde(skip_serializing_if = "is_null")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub default: Option<Value>,
+    /// The value; may refer to other parameters with `${name}`.
     #[serde(skip_serializing_if = "is_null")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub value: Option<Value>,
+    /// `allow`: an empty value is accepted.
     #[serde(skip_serializing_if = "is_empty_str")]
+    #[schemars(extend("enum" = ["allow"]))]
     pub empty: String,
+    /// Name of the environment variable (or `-e NAME=value`) giving the value.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub from_env: String,
+    /// File whose content is the value.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub from_file: String,
+    /// Environment variable the value is exported as to the component.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub env: String,
+    /// Nested parameters of a group; their names are prefixed with the group's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
 }
@@ -270,17 +321,22 @@ impl Parameter {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
+#[schemars(extend("required" = ["name"]))]
 pub struct Output {
+    /// Output name.
     pub name: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub brief: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub description: String,
+    /// The value; may refer to parameters and outputs with `${name}`.
     #[serde(skip_serializing_if = "is_null")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub value: Option<Value>,
+    /// Terraform output variable the value is read from.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub from_tf_var: String,
+    /// For example `secret` or `secret/token`.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub kind: String,
 }
@@ -307,12 +363,17 @@ impl Output {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Templates {
+    /// Template engine: `curly` (`${name}`), `mustache` (`{{name}}`), `_mustache` (full Mustache, names with `_` for `.`) or `go`.
     #[serde(skip_serializing_if = "is_empty_str")]
+    #[schemars(extend("enum" = ["curly", "mustache", "_mustache", "go"]))]
     pub kind: String,
+    /// Directories whose template files are rendered.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub directories: Vec<String>,
+    /// Template files (globs) to render.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
+    /// More template sets, each with its own engine.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<TemplateSet>,
 }
@@ -326,7 +387,9 @@ impl Templates {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct TemplateSet {
+    /// Template engine: `curly` (`${name}`), `mustache` (`{{name}}`), `_mustache` (full Mustache, names with `_` for `.`) or `go`.
     #[serde(skip_serializing_if = "is_empty_str")]
+    #[schemars(extend("enum" = ["curly", "mustache", "_mustache", "go"]))]
     pub kind: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub directories: Vec<String>,
@@ -338,8 +401,10 @@ pub struct TemplateSet {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ParamsFile {
+    /// Parameter values, overriding those of the stack.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
+    /// Extra stack outputs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<Output>,
 }
@@ -357,4 +422,3 @@ impl Elaborated {
         self.components.iter().find(|c| c.meta.name == name)
     }
 }
-

@@ -22,7 +22,18 @@ fn push_document(out: &mut String, doc: &Manifest) -> Result<(), yaml_serde::Err
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,
 /// flushed to disk, then renamed over the target.
 pub fn write_output(path: &Path, bytes: &[u8], compressed: bool) -> std::io::Result<()> {
-    let data = if compressed { gzip(bytes)? } else { bytes.to_vec() };
+    let data = if compressed {
+        gzip(bytes)?
+    } else {
+        bytes.to_vec()
+    };
+    // A device or a pipe (`-o /dev/null`) is written to, never replaced.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .write_all(&data);
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),

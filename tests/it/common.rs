@@ -70,7 +70,10 @@ impl Test {
 
     pub fn run(&self) -> Output {
         let mut command = Command::cargo_bin("hub").expect("hub binary");
-        command.current_dir(&self.cwd).args(&self.args).env_remove("ENV");
+        command
+            .current_dir(&self.cwd)
+            .args(&self.args)
+            .env_remove("ENV");
         for (k, v) in &self.env {
             command.env(k, v);
         }
@@ -93,19 +96,31 @@ impl Test {
 impl Output {
     #[track_caller]
     pub fn success(&self) -> &Self {
-        assert_eq!(self.status, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.status, 0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 
     #[track_caller]
     pub fn failure(&self) -> &Self {
-        assert_ne!(self.status, 0, "expected failure\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_ne!(
+            self.status, 0,
+            "expected failure\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 
     #[track_caller]
     pub fn stderr_has(&self, fragment: &str) -> &Self {
-        assert!(self.stderr.contains(fragment), "stderr lacks {fragment:?}:\n{}", self.stderr);
+        assert!(
+            self.stderr.contains(fragment),
+            "stderr lacks {fragment:?}:\n{}",
+            self.stderr
+        );
         self
     }
 
@@ -125,7 +140,9 @@ pub fn read_documents(path: &Path) -> Vec<yaml_serde::Value> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         use std::io::Read;
         let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut out).expect("gunzip");
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .expect("gunzip");
         out
     } else {
         bytes
@@ -155,7 +172,13 @@ pub fn unindent(text: &str) -> String {
         .min()
         .unwrap_or(0);
     text.lines()
-        .map(|l| if l.len() >= indent { &l[indent..] } else { l.trim_start() })
+        .map(|l| {
+            if l.len() >= indent {
+                &l[indent..]
+            } else {
+                l.trim_start()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"

@@ -7,5 +7,35 @@ fn writes_stdout_with_dash() {
         .args(&["elaborate", "hub.yaml", "-o", "-"])
         .run();
     out.success();
-    assert_eq!(out.stdout_documents(), vec![yaml("{version: 1, kind: stack, meta: {name: s}}")]);
+    assert_eq!(
+        out.stdout_documents(),
+        vec![yaml("{version: 1, kind: stack, meta: {name: s}}")]
+    );
+}
+
+/// A pipe or device given as output is written to, never replaced by a
+/// regular file (running as root, `-o /dev/null` must stay a device).
+#[test]
+fn writes_into_a_fifo_without_replacing_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let test = Test::new().file("hub.yaml", "version: 1\nkind: stack\nmeta: {name: s}\n");
+    let fifo = test.root().join("out.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).expect("read fifo"))
+    };
+    let (out, _dir) = test
+        .args(&["elaborate", "hub.yaml", "-o", "out.fifo"])
+        .run_keep();
+    out.success();
+    assert!(reader.join().expect("reader").contains("name: s"));
+    let kind = std::fs::metadata(&fifo)
+        .expect("fifo still there")
+        .file_type();
+    assert!(kind.is_fifo(), "the fifo was replaced");
 }

@@ -1,9 +1,13 @@
 //! One integration-test binary; one module per area. Every test runs the
 //! real `hub` binary on real files.
 
+mod capture;
 mod common;
 mod conformance;
+mod deploy;
 mod elaborate_cli;
 mod elaborate_spec;
 mod params_spec;
+mod process;
+mod state;
 mod validate;

@@ -1,0 +1,201 @@
+//! `hub deploy` on generated stacks of 100 and 1000 no-op components, next
+//! to the time it takes to spawn the same scripts directly, measured in the
+//! same run. The difference, per component, is hub's overhead: parameter
+//! expansion, environment, discovery, output capture, two atomic state
+//! writes (the "deploying" checkpoint and the result, each with fsync) and
+//! the log file.
+//!
+//! Run with `cargo bench --bench deploy`. Options (after `--`):
+//! `--sizes 100,1000`, `--runs N` (timed runs per size, default 3) and
+//! `--write FILE` (default `benches/DEPLOY_RESULTS.md`; `-` prints only).
+//!
+//! Each component declares two parameters (one from the stack, one its
+//! own) exported to its environment, and prints one line. Every run also
+//! deploys with `-n` (no state), which separates the engine's own cost from
+//! the state writes. The target is ≤ 2 ms of overhead per component.
+
+use std::fmt::Write as _;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SCRIPT: &str = "#!/bin/sh\necho \"deploying $ID in $DOMAIN\"\n";
+
+/// Writes the elaborated stack and the component folders.
+fn write_stack(root: &Path, size: usize) {
+    let mut text = String::from("version: 1\nkind: stack\nmeta: {name: bench}\ncomponents:\n");
+    for i in 0..size {
+        let _ = writeln!(text, "- {{name: c{i}, source: {{dir: c/c{i}}}}}");
+    }
+    text.push_str("lifecycle:\n  verbs: [deploy, undeploy]\n  order:\n");
+    for i in 0..size {
+        let _ = writeln!(text, "  - c{i}");
+    }
+    text.push_str("parameters:\n- {name: dns.domain, value: bench.example.com}\n");
+    for i in 0..size {
+        let _ = write!(
+            text,
+            "---\nversion: 1\nkind: component\nmeta: {{name: c{i}, kind: c{i}}}\nparameters:\n- {{name: dns.domain, env: DOMAIN}}\n- {{name: id, value: c{i}, env: ID}}\n"
+        );
+        let dir = root.join(format!("c/c{i}"));
+        std::fs::create_dir_all(&dir).expect("component folder");
+        let script = dir.join("deploy.sh");
+        std::fs::write(&script, SCRIPT).expect("script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::write(dir.join("undeploy.sh"), "#!/bin/sh\n").expect("undeploy");
+        std::fs::set_permissions(
+            dir.join("undeploy.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .expect("chmod");
+    }
+    std::fs::write(root.join("hub.yaml.elaborate"), text).expect("elaborate");
+}
+
+/// One `hub deploy` of the whole stack, from an empty state, or with no
+/// state at all (`-n`).
+fn time_hub(root: &Path, with_state: bool) -> Duration {
+    for leftover in ["hub.yaml.state", "hub.yaml.state.backup"] {
+        let _ = std::fs::remove_file(root.join(leftover));
+    }
+    let _ = std::fs::remove_dir_all(root.join("hub.yaml.state.logs"));
+    let state: &[&str] = if with_state {
+        &["-s", "hub.yaml.state"]
+    } else {
+        &["-n"]
+    };
+    let started = Instant::now();
+    let status = Command::new(env!("CARGO_BIN_EXE_hub"))
+        .current_dir(root)
+        .args(["deploy", "hub.yaml.elaborate"])
+        .args(state)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run hub");
+    let took = started.elapsed();
+    assert!(status.success(), "hub deploy failed in {}", root.display());
+    took
+}
+
+/// The same scripts spawned one after the other, in their folders, with
+/// their output read through a pipe as hub does.
+fn time_direct(root: &Path, size: usize) -> Duration {
+    let started = Instant::now();
+    for i in 0..size {
+        let dir = root.join(format!("c/c{i}"));
+        let out = Command::new(dir.join("deploy.sh"))
+            .current_dir(&dir)
+            .env("ID", format!("c{i}"))
+            .env("DOMAIN", "bench.example.com")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run script");
+        assert!(out.status.success());
+    }
+    started.elapsed()
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+struct Row {
+    size: usize,
+    hub: Duration,
+    stateless: Duration,
+    direct: Duration,
+}
+
+impl Row {
+    fn per_component_ms(&self, total: Duration) -> f64 {
+        (total.as_secs_f64() - self.direct.as_secs_f64()) * 1000.0 / self.size as f64
+    }
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let mut sizes = vec![100, 1000];
+    let mut runs = 3;
+    let mut write = Some("benches/DEPLOY_RESULTS.md".to_string());
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--sizes" => {
+                sizes = args
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter_map(|s| s.trim().parse().ok())
+                    .collect()
+            }
+            "--runs" => runs = args.next().and_then(|n| n.parse().ok()).unwrap_or(runs),
+            "--write" => write = args.next().filter(|w| w != "-"),
+            _ => {}
+        }
+    }
+    let mut rows = Vec::new();
+    for &size in &sizes {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        write_stack(dir.path(), size);
+        let (mut hub, mut stateless, mut direct) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..runs.max(1) {
+            direct.push(time_direct(dir.path(), size));
+            stateless.push(time_hub(dir.path(), false));
+            hub.push(time_hub(dir.path(), true));
+        }
+        let row = Row {
+            size,
+            hub: median(hub),
+            stateless: median(stateless),
+            direct: median(direct),
+        };
+        println!(
+            "deploy {:>5} components: hub {:>8.1} ms, hub -n {:>8.1} ms, scripts alone {:>8.1} ms; overhead {:.2} ms/component ({:.2} without state)",
+            row.size,
+            ms(row.hub),
+            ms(row.stateless),
+            ms(row.direct),
+            row.per_component_ms(row.hub),
+            row.per_component_ms(row.stateless)
+        );
+        rows.push(row);
+    }
+    if let Some(path) = write {
+        std::fs::write(&path, report(&rows, runs)).expect("write results");
+        println!("written to {path}");
+    }
+}
+
+fn report(rows: &[Row], runs: usize) -> String {
+    let mut out = String::from(
+        "# `hub deploy` overhead\n\nGenerated by `cargo bench --bench deploy` (release build). Each stack has N no-op \
+         shell components; each gets one stack parameter and one of its own in its environment and prints one \
+         line. \"Scripts alone\" spawns the same scripts one after the other in the same run. Overhead = \
+         (hub − scripts alone) / N, with the state and without it (`-n`): parameter expansion, environment, discovery, output capture, two atomic \
+         state writes per component (fsync each) and the log file. Target: ≤ 2 ms per component.\n\n",
+    );
+    let _ = writeln!(out, "Median of {runs} runs.\n");
+    out.push_str(
+        "| components | hub deploy | hub deploy -n | scripts alone | overhead per component | without state (-n) |\n|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.2} ms | {:.2} ms |",
+            row.size,
+            ms(row.hub),
+            ms(row.stateless),
+            ms(row.direct),
+            row.per_component_ms(row.hub),
+            row.per_component_ms(row.stateless)
+        );
+    }
+    out
+}

@@ -1,0 +1,154 @@
+//! What stops a deploy, undeploy or invoke, with where to look and how to
+//! fix it.
+
+use super::discover::DiscoverError;
+use super::interrupt::signal_name;
+use super::plan::PlanError;
+use super::process::ProcessError;
+use super::requirements::RequirementError;
+use crate::diag::Location;
+use crate::elaborate::ElaborateError;
+use crate::manifest::ManifestError;
+use crate::params::ParamsError;
+use crate::state::{Inconsistency, StateError};
+use std::path::PathBuf;
+
+/// The exit code of a run stopped by SIGINT or SIGTERM.
+pub const INTERRUPTED_EXIT: i32 = 130;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error(transparent)]
+    Elaborate(Box<ElaborateError>),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Requirements(#[from] RequirementError),
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("`{flag}` needs a state file, and {}", match path { Some(p) => format!("`{}` does not exist", p.display()), None => "`-n/--no-state` was given".to_string() })]
+    StateRequired {
+        flag: &'static str,
+        path: Option<PathBuf>,
+    },
+    #[error("the state does not belong to this stack:\n{}", problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    StateMismatch {
+        path: PathBuf,
+        problems: Vec<Inconsistency>,
+    },
+    #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
+    NoSource { component: String },
+    #[error("component `{component}`: {source}")]
+    Implementation {
+        component: String,
+        source: DiscoverError,
+    },
+    #[error("component `{component}` failed: {reason}")]
+    ComponentFailed { component: String, reason: String },
+    #[error("{} by {}; the state records the run as interrupted", match component { Some(c) => format!("`{c}` was interrupted"), None => "the run was interrupted".to_string() }, signal_name(*signal))]
+    Interrupted {
+        component: Option<String>,
+        signal: i32,
+    },
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    #[error("`{component}` does not implement verb `{verb}` (its `lifecycle.verbs`: {})", verbs.join(", "))]
+    VerbNotListed {
+        component: String,
+        verb: String,
+        verbs: Vec<String>,
+    },
+    #[error("component `{component}` is not in the stack (components: {})", available.join(", "))]
+    UnknownComponent {
+        component: String,
+        available: Vec<String>,
+    },
+    #[error("`{component} {verb}` {exit}")]
+    InvokeFailed {
+        component: String,
+        verb: String,
+        exit: super::process::Exit,
+    },
+    #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
+    ExtraArguments { path: PathBuf, extra: Vec<String> },
+    #[error("{what} is required: {how}")]
+    Missing {
+        what: &'static str,
+        how: &'static str,
+    },
+    #[error("cannot watch for interrupts: {0}")]
+    Signals(std::io::Error),
+}
+
+impl From<ElaborateError> for EngineError {
+    fn from(error: ElaborateError) -> Self {
+        EngineError::Elaborate(Box::new(error))
+    }
+}
+
+impl EngineError {
+    /// 130 after an interrupt, 2 when the state could not be written, the
+    /// component's own code for a failed invoke, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            EngineError::Interrupted { .. } => INTERRUPTED_EXIT,
+            EngineError::State(e) => e.exit_code(),
+            EngineError::InvokeFailed { exit, .. } => match exit.shell_code() {
+                0 => 1,
+                code => code,
+            },
+            _ => 1,
+        }
+    }
+
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            EngineError::Manifest(e) => e.location(),
+            EngineError::Elaborate(e) => e.location(),
+            EngineError::Params(e) => e.location(),
+            EngineError::State(e) => e.location(),
+            EngineError::StateMismatch { path, .. } => Some(Location::file(path)),
+            EngineError::ExtraArguments { path, .. } => Some(Location::file(path)),
+            _ => None,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            EngineError::Manifest(e) => e.hint(),
+            EngineError::Elaborate(e) => e.hint(),
+            EngineError::Plan(e) => e.hint(),
+            EngineError::Requirements(e) => Some(e.hint()),
+            EngineError::Params(e) => e.hint(),
+            EngineError::State(e) => e.hint(),
+            EngineError::Process(e) => e.hint(),
+            EngineError::StateRequired { .. } => {
+                Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
+            }
+            EngineError::StateMismatch { .. } => {
+                Some("check the `-s` path; add `--force` to use this state anyway".into())
+            }
+            EngineError::NoSource { .. } => Some("give the component a `source: {dir: ...}` in the stack".into()),
+            EngineError::Implementation { source, .. } => source.hint(),
+            EngineError::ComponentFailed { .. } => Some(
+                "see the component's output above and its log file; fix it and run again (`-o COMPONENT` resumes there), or `--force` to go on after failures".into(),
+            ),
+            EngineError::Interrupted { component: Some(c), .. } => {
+                Some(format!("run again to finish; `-o {c}` resumes at the interrupted component"))
+            }
+            EngineError::Interrupted { .. } => Some("run again to finish".into()),
+            EngineError::VerbNotListed { .. } => {
+                Some("add the verb to the component's `lifecycle.verbs`, or add `--force`".into())
+            }
+            EngineError::UnknownComponent { .. } => Some("use a name from the stack's `components:` list".into()),
+            EngineError::ExtraArguments { .. } => Some(
+                "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
+            ),
+            _ => None,
+        }
+    }
+}

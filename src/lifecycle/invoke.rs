@@ -1,0 +1,168 @@
+//! `hub invoke COMPONENT VERB`: one verb of one component, run from inside
+//! another component's script while a deploy holds the state's lock. The
+//! state is read, never locked or written.
+//!
+//! Parameters: the stack parameters locked against the state (no prompts),
+//! the outputs the state recorded for the component (its own snapshot,
+//! then its `depends`), then the component's expansion as in a deploy.
+//! `-e` values are exported to the component.
+
+use super::discover;
+use super::env::{self, ComponentVariables, Nested, OsEnvironment};
+use super::error::EngineError;
+use super::interrupt::Interrupts;
+use super::otp;
+use super::process::{self, Exit, Invocation, LineSink};
+use super::requirements::provides_text;
+use super::stack::{absolute, Stack};
+use crate::diag::Warnings;
+use crate::params::format::substitution_text;
+use crate::params::{self, expand_component, ComponentScope, LockOptions};
+use crate::redact::SecretMasker;
+use crate::state;
+use indexmap::IndexMap;
+use std::path::PathBuf;
+
+pub struct InvokeOptions {
+    pub component: String,
+    pub verb: String,
+    pub state: PathBuf,
+    pub components_base_dir: Option<PathBuf>,
+    pub os_environment: OsEnvironment,
+    /// `-e`: exported to the component (and used by `fromEnv`).
+    pub exported: IndexMap<String, String>,
+    pub force: bool,
+    pub reveal: bool,
+}
+
+/// Runs the verb; an exit other than 0 is [`EngineError::InvokeFailed`].
+pub fn invoke(
+    stack: &Stack,
+    options: &InvokeOptions,
+    environment: &[(String, String)],
+    hub: PathBuf,
+    sink: &dyn LineSink,
+    interrupts: &Interrupts,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    let name = options.component.as_str();
+    let elaborated = &stack.elaborated;
+    let (Some(reference), Some(manifest)) = (stack.reference(name), elaborated.component(name))
+    else {
+        return Err(EngineError::UnknownComponent {
+            component: name.to_string(),
+            available: elaborated
+                .stack
+                .components
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
+        });
+    };
+    let verbs = match &manifest.lifecycle.verbs {
+        listed if listed.is_empty() => vec!["deploy".to_string(), "undeploy".to_string()],
+        listed => listed.clone(),
+    };
+    if !verbs.contains(&options.verb) {
+        let error = EngineError::VerbNotListed {
+            component: name.to_string(),
+            verb: options.verb.clone(),
+            verbs,
+        };
+        if !options.force {
+            return Err(error);
+        }
+        warnings.warn(None, format!("{error} (--force)"));
+    }
+    let stored = state::read(&options.state, warnings)?;
+    let params_state = match &stored {
+        Some(_) => Some(params::state::State::read(&options.state)?),
+        None => None,
+    };
+    let lookup = |key: &str| {
+        environment
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let mut lock_options = LockOptions::new(&options.exported, &lookup);
+    lock_options.source = stack.source.as_ref();
+    lock_options.state = params_state.as_ref();
+    let locked = params::lock(&elaborated.stack, lock_options, warnings)?;
+    let (outputs, provides) = match &stored {
+        Some(state) => {
+            let mut outputs = state.outputs_at(&state.lifecycle.order, name).to_vec();
+            state.merge_dependency_outputs(&mut outputs, &reference.depends, warnings);
+            (outputs, provides_text(&state.provides))
+        }
+        None => (Vec::new(), String::new()),
+    };
+    let scope_outputs: Vec<params::CapturedOutput> =
+        outputs.iter().map(super::engine::to_scope_output).collect();
+    let scope = ComponentScope {
+        name,
+        depends: &reference.depends,
+        manifest,
+        outputs: &scope_outputs,
+        provides,
+        source: stack.source.as_ref().zip(stack.document(name)),
+    };
+    let expanded = expand_component(&locked, &scope, warnings)?;
+    let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
+    let implementation = discover::discover(&dir, &options.verb, false).map_err(|source| {
+        EngineError::Implementation {
+            component: name.to_string(),
+            source,
+        }
+    })?;
+    let Some((program, args)) = implementation.command() else {
+        return Ok(());
+    };
+    let nested = Nested {
+        hub,
+        elaborate: stack.file.clone(),
+        state: Some(absolute(&options.state)),
+        components_base_dir: options.components_base_dir.as_deref().map(absolute),
+    };
+    let mut base = env::base(options.os_environment, environment, &nested);
+    base.extend(options.exported.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let bytes = match manifest.lifecycle.options.random.bytes {
+        n if n > 0 => n as usize,
+        _ => otp::DEFAULT_PAD_BYTES,
+    };
+    let random = otp::pad_to_env(&otp::random_pad(bytes));
+    let vars = ComponentVariables {
+        component: name,
+        params: &expanded,
+        random: &random,
+        component_dir: &dir,
+        base_dir: &stack.base_dir,
+    };
+    let child_env = env::component(&base, &vars, warnings);
+    let mut masker = SecretMasker::new(options.reveal);
+    for param in expanded.iter().filter(|p| p.secret) {
+        masker.add(&substitution_text(param.value.as_ref()));
+    }
+    let invocation = Invocation {
+        label: name.to_string(),
+        program,
+        args,
+        cwd: dir,
+        env: child_env,
+        log_file: None,
+        timeout: None,
+    };
+    let finished = process::run(&invocation, &masker, sink, interrupts)?;
+    match finished.exit {
+        Exit::Code(0) => Ok(()),
+        Exit::Interrupted { signal } => Err(EngineError::Interrupted {
+            component: Some(name.to_string()),
+            signal,
+        }),
+        exit => Err(EngineError::InvokeFailed {
+            component: name.to_string(),
+            verb: options.verb.clone(),
+            exit,
+        }),
+    }
+}

@@ -1,0 +1,31 @@
+//! Running components: the deploy, undeploy and invoke lifecycle.
+//!
+//! Data flows one way: the elaborated stack and the locked parameters give
+//! a [`plan::Plan`]; the engine walks it with a scheduler, running each
+//! component's implementation in its folder with the environment of
+//! [`env`](mod@env), and records every step in the state.
+//!
+//! * [`stack`] — the stack of a run: an elaborated file, or `hub.yaml` and
+//!   parameters files elaborated in memory; component folders.
+//! * [`plan`] — structural checks, order, selection (`-c`, `-o`, `-l`, the
+//!   undeploy guess), optional components, requirement tuning, scheduler.
+//! * [`requirements`] — the stack's `requires` against the environment.
+//! * [`engine`] — a deploy or undeploy run and each component's pipeline.
+//! * [`outputs`] — stack outputs; [`summary`] — the end-of-run table.
+//! * [`invoke`] — `hub invoke`; [`error`] — what stops a run.
+
+pub mod capture;
+pub mod discover;
+pub mod engine;
+pub mod env;
+pub mod error;
+pub mod interrupt;
+pub mod invoke;
+pub mod otp;
+pub mod outputs;
+pub mod plan;
+pub mod process;
+pub mod requirements;
+pub mod stack;
+pub mod summary;
+pub mod templates;

@@ -1,0 +1,753 @@
+//! What a run will do, decided before anything runs: the structural checks
+//! of an elaborated stack, the effective order and the selection (`-c`,
+//! `-o`, `-l`, the undeploy guess), optional/mandatory components, the
+//! tuning of `lifecycle.requires.optional`, requirement checks against the
+//! provides map, and the scheduler that hands out components.
+//!
+//! # Scheduling
+//!
+//! The components of a run form a graph: a component waits for the
+//! `depends` entries that come before it in the effective order (deploy
+//! order, reversed for undeploy: there a dependency waits for its
+//! dependents). [`Scheduler`] hands out ready components, lowest position
+//! in the effective order first, at most `concurrency` at a time. With
+//! concurrency 1 (the only setting used today) that is exactly the
+//! effective order; a parallel deploy is a larger concurrency.
+
+use crate::manifest::Elaborated;
+use indexmap::IndexMap;
+use std::collections::{BTreeSet, HashMap};
+
+/// The two lifecycle verbs a run performs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Deploy,
+    Undeploy,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Deploy => "deploy",
+            Verb::Undeploy => "undeploy",
+        }
+    }
+}
+
+/// `-c`, `-o` and `-l` as given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub components: Vec<String>,
+    pub offset: Option<String>,
+    pub limit: Option<String>,
+}
+
+impl Selection {
+    /// `-c` or `-o`: a run that needs a state.
+    pub fn is_partial(&self) -> bool {
+        !self.components.is_empty() || self.offset.is_some()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("component `{0}` is listed in `components:` but has no component document")]
+    MissingDocument(String),
+    #[error("component document `{0}` is not listed in the stack's `components:`")]
+    ExtraDocument(String),
+    #[error("`lifecycle.order` ({}) is not a permutation of the components ({})", order.join(", "), components.join(", "))]
+    Order {
+        order: Vec<String>,
+        components: Vec<String>,
+    },
+    #[error("`{list}` names `{name}`, which is not a component of the stack")]
+    UnknownListed { list: &'static str, name: String },
+    #[error("component `{component}` depends on `{name}`, which is not a component of the stack")]
+    UnknownDependency { component: String, name: String },
+    #[error("`{flag}` names `{name}`, which is not a component of the stack (components: {})", available.join(", "))]
+    UnknownSelected {
+        flag: &'static str,
+        name: String,
+        available: Vec<String>,
+    },
+    #[error("the limit `{limit}` comes before the offset `{offset}` in the {verb} order")]
+    LimitBeforeOffset {
+        offset: String,
+        limit: String,
+        verb: &'static str,
+    },
+    #[error("`-c/--components` and `-o/--offset` cannot be used together")]
+    ComponentsAndOffset,
+}
+
+impl PlanError {
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            PlanError::MissingDocument(_) | PlanError::ExtraDocument(_) => {
+                "elaborate the stack again: `hub elaborate hub.yaml params.yaml`".into()
+            }
+            PlanError::Order { .. } => {
+                "list every component exactly once in `lifecycle.order`, or remove it to derive it from `depends`".into()
+            }
+            PlanError::UnknownListed { .. } | PlanError::UnknownDependency { .. } => {
+                "use a name from the stack's `components:` list".into()
+            }
+            PlanError::UnknownSelected { .. } => "use a name from the stack's `components:` list".into(),
+            PlanError::LimitBeforeOffset { .. } => {
+                "undeploy runs in reverse order: the offset is the first component to run".into()
+            }
+            PlanError::ComponentsAndOffset => "use either `-c a,b` or `-o a [-l b]`".into(),
+        })
+    }
+}
+
+/// The structural checks of §2 step 3. Returns `lifecycle.order`.
+pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
+    let stack = &elaborated.stack;
+    let names: Vec<String> = stack.components.iter().map(|c| c.name.clone()).collect();
+    for name in &names {
+        if elaborated.component(name).is_none() {
+            return Err(PlanError::MissingDocument(name.clone()));
+        }
+    }
+    for document in &elaborated.components {
+        if !names.contains(&document.meta.name) {
+            return Err(PlanError::ExtraDocument(document.meta.name.clone()));
+        }
+    }
+    let order = effective_lifecycle_order(elaborated)?;
+    let known = |name: &str| names.iter().any(|n| n == name);
+    for (list, entries) in [
+        ("lifecycle.mandatory", &stack.lifecycle.mandatory),
+        ("lifecycle.optional", &stack.lifecycle.optional),
+    ] {
+        if let Some(name) = entries.iter().find(|n| !known(n)) {
+            return Err(PlanError::UnknownListed {
+                list,
+                name: name.clone(),
+            });
+        }
+    }
+    for term in Tuning::parse(&stack.lifecycle.requires.optional).terms {
+        if let Some(component) = term.component.filter(|c| !known(c)) {
+            return Err(PlanError::UnknownListed {
+                list: "lifecycle.requires.optional",
+                name: component,
+            });
+        }
+    }
+    for reference in &stack.components {
+        if let Some(dep) = reference.depends.iter().find(|d| !known(d)) {
+            return Err(PlanError::UnknownDependency {
+                component: reference.name.clone(),
+                name: dep.clone(),
+            });
+        }
+    }
+    Ok(order)
+}
+
+/// `lifecycle.order`, or, when it is empty, the order derived from
+/// `depends` as elaborate derives it.
+fn effective_lifecycle_order(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
+    let stack = &elaborated.stack;
+    let names: Vec<String> = stack.components.iter().map(|c| c.name.clone()).collect();
+    if stack.lifecycle.order.is_empty() {
+        let graph: Vec<(String, Vec<String>)> = stack
+            .components
+            .iter()
+            .map(|c| (c.name.clone(), c.depends.clone()))
+            .collect();
+        return crate::elaborate::order::generate(&graph, &Default::default()).map_err(|_| {
+            PlanError::Order {
+                order: Vec::new(),
+                components: names.clone(),
+            }
+        });
+    }
+    crate::elaborate::order::validate(&names, &stack.lifecycle.order).map_err(|_| {
+        PlanError::Order {
+            order: stack.lifecycle.order.clone(),
+            components: names,
+        }
+    })?;
+    Ok(stack.lifecycle.order.clone())
+}
+
+/// One entry of `lifecycle.requires.optional`: a capability (no dot) or a
+/// parameter condition (with a dot), for one component or for all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    pub name: String,
+    pub component: Option<String>,
+}
+
+impl Term {
+    pub fn is_condition(&self) -> bool {
+        self.name.contains('.')
+    }
+
+    fn applies_to(&self, component: &str) -> bool {
+        self.component.as_deref().is_none_or(|c| c == component)
+    }
+}
+
+/// `lifecycle.requires.optional`, parsed (§8.5). Entries with a leading or
+/// trailing colon are elaborate's merge directives and are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tuning {
+    pub terms: Vec<Term>,
+}
+
+impl Tuning {
+    pub fn parse(entries: &[String]) -> Tuning {
+        let terms = entries
+            .iter()
+            .filter_map(|entry| match entry.rsplit_once(':') {
+                None => Some(Term {
+                    name: entry.clone(),
+                    component: None,
+                }),
+                Some((name, component)) if !name.is_empty() && !component.is_empty() => {
+                    Some(Term {
+                        name: name.to_string(),
+                        component: Some(component.to_string()),
+                    })
+                }
+                Some(_) => None,
+            })
+            .collect();
+        Tuning { terms }
+    }
+
+    /// The requirement may be missing for this component.
+    pub fn optional_requirement(&self, requirement: &str, component: &str) -> bool {
+        self.terms
+            .iter()
+            .any(|t| !t.is_condition() && t.name == requirement && t.applies_to(component))
+    }
+
+    /// The requirement is tuned optional for some component or all.
+    pub fn mentions(&self, requirement: &str) -> bool {
+        self.terms.iter().any(|t| t.name == requirement)
+    }
+
+    /// The parameter conditions that apply to this component.
+    pub fn conditions<'a>(&'a self, component: &'a str) -> impl Iterator<Item = &'a Term> + 'a {
+        self.terms
+            .iter()
+            .filter(move |t| t.is_condition() && t.applies_to(component))
+    }
+}
+
+/// §8.5: the values that switch a conditional component off.
+pub fn is_falsy(text: &str) -> bool {
+    matches!(text, "" | "false" | "0" | "no" | "(unknown)")
+}
+
+/// Why a conditional component is skipped, if it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConditionOutcome {
+    Deploy,
+    /// `p.q:X` with `p.q` absent or false.
+    Skip {
+        term: String,
+    },
+    /// `p.q` (all components) with a false value: skip, and suggest
+    /// `p.q:component`.
+    SkipWildcard {
+        term: String,
+    },
+}
+
+/// Evaluates the component's parameter conditions; `value` gives the
+/// stringified value of a parameter (`None` when absent).
+pub fn evaluate_conditions(
+    tuning: &Tuning,
+    component: &str,
+    value: &dyn Fn(&str) -> Option<String>,
+) -> ConditionOutcome {
+    for term in tuning.conditions(component) {
+        let found = value(&term.name);
+        match (&term.component, found) {
+            (Some(_), None) => {
+                return ConditionOutcome::Skip {
+                    term: term.name.clone(),
+                }
+            }
+            (Some(_), Some(v)) if is_falsy(&v) => {
+                return ConditionOutcome::Skip {
+                    term: term.name.clone(),
+                }
+            }
+            (None, Some(v)) if is_falsy(&v) => {
+                return ConditionOutcome::SkipWildcard {
+                    term: term.name.clone(),
+                }
+            }
+            _ => {}
+        }
+    }
+    ConditionOutcome::Deploy
+}
+
+/// The requirements of a component that the provides map lacks (§8.4).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unmet {
+    /// Not tuned optional: a failure (deploy) or a warning (undeploy).
+    pub hard: Vec<String>,
+    /// Tuned optional: the component is skipped.
+    pub optional: Vec<String>,
+}
+
+pub fn unmet_requirements(
+    requires: &[String],
+    component: &str,
+    provides: &IndexMap<String, Vec<String>>,
+    tuning: &Tuning,
+) -> Unmet {
+    let mut unmet = Unmet::default();
+    for requirement in requires {
+        if provides.get(requirement).is_some_and(|p| !p.is_empty()) {
+            continue;
+        }
+        if tuning.optional_requirement(requirement, component) {
+            unmet.optional.push(requirement.clone());
+        } else {
+            unmet.hard.push(requirement.clone());
+        }
+    }
+    unmet
+}
+
+/// The components of a run, in the order and selection it uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub verb: Verb,
+    /// `lifecycle.order`.
+    pub order: Vec<String>,
+    /// The order of this run: `order`, reversed for undeploy.
+    pub effective: Vec<String>,
+    /// The components that run, in effective order.
+    pub selected: Vec<String>,
+    /// The first component of an offset run (given, or guessed for undeploy).
+    pub offset: Option<String>,
+    /// `-c` was given: outputs are preloaded before each component.
+    pub per_component: bool,
+    depends: HashMap<String, Vec<String>>,
+    mandatory: Vec<String>,
+    optional: Vec<String>,
+    pub tuning: Tuning,
+}
+
+impl Plan {
+    /// The plan of a run. `has_entry` tells which components have a state
+    /// entry (for the undeploy guess, §10.2); `None` without a state.
+    pub fn new(
+        elaborated: &Elaborated,
+        order: Vec<String>,
+        verb: Verb,
+        selection: &Selection,
+        guess: Option<&dyn Fn(&str) -> bool>,
+    ) -> Result<Plan, PlanError> {
+        if !selection.components.is_empty() && selection.offset.is_some() {
+            return Err(PlanError::ComponentsAndOffset);
+        }
+        check_selected(&order, selection)?;
+        let mut effective = order.clone();
+        if verb == Verb::Undeploy {
+            effective.reverse();
+        }
+        let mut offset = selection.offset.clone();
+        let mut guessed = false;
+        if let (Verb::Undeploy, None, true, Some(has_entry)) =
+            (verb, &offset, selection.components.is_empty(), guess)
+        {
+            if let Some(first) = effective
+                .iter()
+                .position(|c| has_entry(c))
+                .filter(|&i| i > 0)
+            {
+                offset = Some(effective[first].clone());
+                guessed = true;
+            }
+        }
+        let position = |name: &Option<String>| {
+            name.as_ref()
+                .and_then(|n| effective.iter().position(|c| c == n))
+        };
+        let (from, to) = (position(&offset), position(&selection.limit));
+        if let (Some(from), Some(to), false) = (from, to, guessed) {
+            if to < from {
+                return Err(PlanError::LimitBeforeOffset {
+                    offset: effective[from].clone(),
+                    limit: effective[to].clone(),
+                    verb: verb.as_str(),
+                });
+            }
+        }
+        let selected = effective
+            .iter()
+            .enumerate()
+            .filter(|(i, name)| {
+                (selection.components.is_empty() || selection.components.contains(name))
+                    && from.is_none_or(|f| *i >= f)
+                    && to.is_none_or(|t| *i <= t)
+            })
+            .map(|(_, name)| name.clone())
+            .collect();
+        let stack = &elaborated.stack;
+        Ok(Plan {
+            verb,
+            order,
+            effective,
+            selected,
+            offset,
+            per_component: !selection.components.is_empty(),
+            depends: stack
+                .components
+                .iter()
+                .map(|c| (c.name.clone(), c.depends.clone()))
+                .collect(),
+            mandatory: stack.lifecycle.mandatory.clone(),
+            optional: stack.lifecycle.optional.clone(),
+            tuning: Tuning::parse(&stack.lifecycle.requires.optional),
+        })
+    }
+
+    /// §9.1: optional when `lifecycle.mandatory` is set and lacks it, or
+    /// `lifecycle.optional` lists it. Mandatory by default.
+    pub fn is_optional(&self, name: &str) -> bool {
+        (!self.mandatory.is_empty() && !self.mandatory.iter().any(|m| m == name))
+            || self.optional.iter().any(|o| o == name)
+    }
+
+    pub fn depends(&self, name: &str) -> &[String] {
+        self.depends
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// The last component of `lifecycle.order`.
+    pub fn is_last(&self, name: &str) -> bool {
+        self.order.last().is_some_and(|l| l == name)
+    }
+
+    /// A scheduler over the selected components.
+    pub fn scheduler(&self, concurrency: usize) -> Scheduler {
+        let position: HashMap<&str, usize> = self
+            .selected
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let waits_for = self
+            .selected
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let before: BTreeSet<usize> = match self.verb {
+                    Verb::Deploy => self
+                        .depends(name)
+                        .iter()
+                        .filter_map(|d| position.get(d.as_str()).copied())
+                        .filter(|&d| d < i)
+                        .collect(),
+                    Verb::Undeploy => self
+                        .selected
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, other)| *j < i && self.depends(other).contains(name))
+                        .map(|(j, _)| j)
+                        .collect(),
+                };
+                before
+            })
+            .collect();
+        Scheduler::new(self.selected.clone(), waits_for, concurrency)
+    }
+}
+
+fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
+    let named = selection
+        .components
+        .iter()
+        .map(|c| ("-c", c))
+        .chain(selection.offset.iter().map(|c| ("-o", c)))
+        .chain(selection.limit.iter().map(|c| ("-l", c)));
+    for (flag, name) in named {
+        if !order.contains(name) {
+            return Err(PlanError::UnknownSelected {
+                flag,
+                name: name.clone(),
+                available: order.to_vec(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Hands out components whose predecessors are done, lowest position
+/// first, at most `concurrency` at a time.
+#[derive(Debug, Clone)]
+pub struct Scheduler {
+    names: Vec<String>,
+    waits_for: Vec<BTreeSet<usize>>,
+    started: Vec<bool>,
+    done: Vec<bool>,
+    running: usize,
+    concurrency: usize,
+}
+
+impl Scheduler {
+    /// `waits_for[i]`: positions that must be done before `names[i]` starts.
+    pub fn new(names: Vec<String>, waits_for: Vec<BTreeSet<usize>>, concurrency: usize) -> Self {
+        let count = names.len();
+        Scheduler {
+            names,
+            waits_for,
+            started: vec![false; count],
+            done: vec![false; count],
+            running: 0,
+            concurrency: concurrency.max(1),
+        }
+    }
+
+    /// The next component to start, if one is ready and a slot is free.
+    pub fn next_ready(&mut self) -> Option<String> {
+        if self.running >= self.concurrency {
+            return None;
+        }
+        let ready = (0..self.names.len())
+            .find(|&i| !self.started[i] && self.waits_for[i].iter().all(|&w| self.done[w]))?;
+        self.started[ready] = true;
+        self.running += 1;
+        Some(self.names[ready].clone())
+    }
+
+    /// Marks a started component as finished (whatever its outcome).
+    pub fn finish(&mut self, name: &str) {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            if self.started[i] && !self.done[i] {
+                self.done[i] = true;
+                self.running -= 1;
+            }
+        }
+    }
+
+    /// Components never started (the run stopped early).
+    pub fn pending(&self) -> Vec<String> {
+        (0..self.names.len())
+            .filter(|&i| !self.started[i])
+            .map(|i| self.names[i].clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{ComponentRef, Manifest};
+
+    fn stack(order: &[&str], depends: &[(&str, &[&str])]) -> Elaborated {
+        let mut stack = Manifest {
+            kind: "stack".into(),
+            ..Manifest::default()
+        };
+        for name in order {
+            let deps = depends
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, d)| d.iter().map(|s| s.to_string()).collect())
+                .unwrap_or_default();
+            stack.components.push(ComponentRef {
+                name: name.to_string(),
+                depends: deps,
+                ..ComponentRef::default()
+            });
+        }
+        stack.lifecycle.order = order.iter().map(|s| s.to_string()).collect();
+        let components = order
+            .iter()
+            .map(|n| {
+                let mut m = Manifest::default();
+                m.meta.name = n.to_string();
+                m
+            })
+            .collect();
+        Elaborated { stack, components }
+    }
+
+    fn plan(
+        verb: Verb,
+        selection: Selection,
+        guess: Option<&dyn Fn(&str) -> bool>,
+    ) -> Result<Plan, PlanError> {
+        let e = stack(&["a", "b", "c"], &[("b", &["a"])]);
+        let order = validate(&e)?;
+        Plan::new(&e, order, verb, &selection, guess)
+    }
+
+    fn sel(components: &[&str], offset: Option<&str>, limit: Option<&str>) -> Selection {
+        Selection {
+            components: components.iter().map(|s| s.to_string()).collect(),
+            offset: offset.map(String::from),
+            limit: limit.map(String::from),
+        }
+    }
+
+    #[test]
+    fn undeploy_runs_in_reverse_with_offset_and_limit_in_that_order() {
+        let p = plan(Verb::Undeploy, sel(&[], Some("c"), Some("a")), None).unwrap();
+        assert_eq!(p.selected, ["c", "b", "a"]);
+        let error = plan(Verb::Deploy, sel(&[], Some("c"), Some("a")), None).unwrap_err();
+        assert!(matches!(error, PlanError::LimitBeforeOffset { .. }));
+    }
+
+    #[test]
+    fn components_run_in_lifecycle_order() {
+        let p = plan(Verb::Deploy, sel(&["c", "a"], None, None), None).unwrap();
+        assert_eq!(p.selected, ["a", "c"]);
+        assert!(plan(Verb::Deploy, sel(&["a"], Some("b"), None), None).is_err());
+        assert!(matches!(
+            plan(Verb::Deploy, sel(&["nope"], None, None), None),
+            Err(PlanError::UnknownSelected { .. })
+        ));
+    }
+
+    #[test]
+    fn undeploy_guess_skips_trailing_components_without_entry() {
+        let has = |c: &str| c == "a";
+        let p = plan(Verb::Undeploy, Selection::default(), Some(&has)).unwrap();
+        assert_eq!(p.selected, ["a"]);
+        assert_eq!(p.offset.as_deref(), Some("a"));
+        let p = plan(Verb::Undeploy, Selection::default(), None).unwrap();
+        assert_eq!(p.selected, ["c", "b", "a"]);
+    }
+
+    #[test]
+    fn structural_checks() {
+        let mut e = stack(&["a", "b"], &[]);
+        e.stack.lifecycle.order = vec!["a".into()];
+        assert!(matches!(validate(&e), Err(PlanError::Order { .. })));
+        let mut e = stack(&["a", "b"], &[("b", &["zz"])]);
+        assert!(matches!(
+            validate(&e),
+            Err(PlanError::UnknownDependency { .. })
+        ));
+        e.stack.components[1].depends.clear();
+        e.stack.lifecycle.optional = vec!["q".into()];
+        assert!(matches!(validate(&e), Err(PlanError::UnknownListed { .. })));
+        let mut e = stack(&["a", "b"], &[]);
+        e.components.pop();
+        assert!(matches!(validate(&e), Err(PlanError::MissingDocument(_))));
+    }
+
+    #[test]
+    fn an_empty_order_is_derived_from_depends() {
+        let mut e = stack(&["b", "a"], &[("b", &["a"])]);
+        e.stack.lifecycle.order.clear();
+        assert_eq!(validate(&e).unwrap(), ["a", "b"]);
+    }
+
+    #[test]
+    fn optional_and_mandatory() {
+        let mut e = stack(&["a", "b"], &[]);
+        let order = validate(&e).unwrap();
+        let p = Plan::new(&e, order.clone(), Verb::Deploy, &Selection::default(), None).unwrap();
+        assert!(!p.is_optional("a"));
+        e.stack.lifecycle.mandatory = vec!["b".into()];
+        let p = Plan::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+        assert!(p.is_optional("a") && !p.is_optional("b"));
+    }
+
+    #[test]
+    fn tuning_terms_and_conditions() {
+        let t = Tuning::parse(&[
+            "vault".into(),
+            "cdn:app".into(),
+            "f.on:app".into(),
+            "x:".into(),
+            ":y".into(),
+        ]);
+        assert_eq!(t.terms.len(), 3);
+        assert!(t.optional_requirement("vault", "any"));
+        assert!(t.optional_requirement("cdn", "app") && !t.optional_requirement("cdn", "web"));
+        let absent = |_: &str| None;
+        assert_eq!(
+            evaluate_conditions(&t, "app", &absent),
+            ConditionOutcome::Skip {
+                term: "f.on".into()
+            }
+        );
+        assert_eq!(
+            evaluate_conditions(&t, "web", &absent),
+            ConditionOutcome::Deploy
+        );
+        for falsy in ["", "false", "0", "no", "(unknown)"] {
+            assert!(is_falsy(falsy), "{falsy}");
+        }
+        for truthy in ["False", "NO", "off", "1", "yes", "true"] {
+            assert!(!is_falsy(truthy), "{truthy}");
+        }
+        let all = Tuning::parse(&["f.all".into()]);
+        let zero = |_: &str| Some("0".to_string());
+        assert_eq!(
+            evaluate_conditions(&all, "a", &zero),
+            ConditionOutcome::SkipWildcard {
+                term: "f.all".into()
+            }
+        );
+        assert_eq!(
+            evaluate_conditions(&all, "a", &absent),
+            ConditionOutcome::Deploy
+        );
+    }
+
+    #[test]
+    fn unmet_requirements_split_hard_and_optional() {
+        let mut provides = IndexMap::new();
+        provides.insert("net".to_string(), vec!["a".to_string()]);
+        let t = Tuning::parse(&["zz:b".into()]);
+        let unmet = unmet_requirements(
+            &["net".into(), "zz".into(), "yy".into()],
+            "b",
+            &provides,
+            &t,
+        );
+        assert_eq!(unmet.hard, ["yy"]);
+        assert_eq!(unmet.optional, ["zz"]);
+    }
+
+    #[test]
+    fn scheduler_with_one_slot_follows_the_effective_order() {
+        let e = stack(&["a", "b", "c", "d"], &[("c", &["a"]), ("d", &["b", "c"])]);
+        let order = validate(&e).unwrap();
+        for verb in [Verb::Deploy, Verb::Undeploy] {
+            let p = Plan::new(&e, order.clone(), verb, &Selection::default(), None).unwrap();
+            let mut s = p.scheduler(1);
+            let mut seen = Vec::new();
+            while let Some(next) = s.next_ready() {
+                assert!(s.next_ready().is_none(), "one at a time");
+                s.finish(&next);
+                seen.push(next);
+            }
+            assert_eq!(seen, p.effective);
+        }
+    }
+
+    #[test]
+    fn scheduler_with_more_slots_respects_dependencies() {
+        let e = stack(&["a", "b", "c"], &[("c", &["a"])]);
+        let order = validate(&e).unwrap();
+        let p = Plan::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+        let mut s = p.scheduler(3);
+        assert_eq!(s.next_ready().as_deref(), Some("a"));
+        assert_eq!(s.next_ready().as_deref(), Some("b"));
+        assert_eq!(s.next_ready(), None, "c waits for a");
+        s.finish("a");
+        assert_eq!(s.next_ready().as_deref(), Some("c"));
+        assert!(s.pending().is_empty());
+    }
+}

@@ -1,0 +1,150 @@
+//! The table printed at the end of a run: each component's outcome and
+//! time, then the stack status.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+/// What happened to one component in this run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Deployed,
+    Undeployed,
+    /// Failed, with the first line of the reason.
+    Failed(String),
+    /// Skipped for an optional reason (condition, optional requirement).
+    Skipped(String),
+    /// Stopped by SIGINT/SIGTERM.
+    Interrupted,
+    /// Selected but never started (the run stopped before it).
+    NotRun,
+}
+
+impl Outcome {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Deployed => "deployed",
+            Outcome::Undeployed => "undeployed",
+            Outcome::Failed(_) => "error",
+            Outcome::Skipped(_) => "skipped",
+            Outcome::Interrupted => "interrupted",
+            Outcome::NotRun => "not run",
+        }
+    }
+
+    fn detail(&self) -> Option<&str> {
+        match self {
+            Outcome::Failed(why) | Outcome::Skipped(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub component: String,
+    pub outcome: Outcome,
+    pub duration: Duration,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub verb: String,
+    pub entries: Vec<Entry>,
+    /// The stack status written to the state (empty without a state).
+    pub stack_status: String,
+    /// The stack outputs (`name`, value with secrets masked).
+    pub outputs: Vec<(String, String)>,
+    pub total: Duration,
+}
+
+impl Summary {
+    pub fn push(&mut self, component: &str, outcome: Outcome, duration: Duration) {
+        self.entries.push(Entry {
+            component: component.to_string(),
+            outcome,
+            duration,
+        });
+    }
+
+    /// ```text
+    /// deploy summary:
+    ///   network     deployed     0.02s
+    ///   monitoring  skipped      0.00s  component.monitoring.enabled is false
+    /// stack: deployed (4 components, 0.10s)
+    /// outputs:
+    ///   app:url = https://app.demo.local
+    /// ```
+    pub fn render(&self) -> String {
+        let width = self
+            .entries
+            .iter()
+            .map(|e| e.component.len())
+            .max()
+            .unwrap_or(0);
+        let mut out = format!("{} summary:\n", self.verb);
+        for entry in &self.entries {
+            let _ = write!(
+                out,
+                "  {:width$}  {:11}  {:>7}",
+                entry.component,
+                entry.outcome.label(),
+                seconds(entry.duration),
+            );
+            if let Some(detail) = entry.outcome.detail() {
+                let first = detail.lines().next().unwrap_or_default();
+                let _ = write!(out, "  {first}");
+            }
+            out.push('\n');
+        }
+        let status = if self.stack_status.is_empty() {
+            "no state".to_string()
+        } else {
+            self.stack_status.clone()
+        };
+        let _ = writeln!(
+            out,
+            "stack: {status} ({} component{}, {})",
+            self.entries.len(),
+            if self.entries.len() == 1 { "" } else { "s" },
+            seconds(self.total)
+        );
+        if !self.outputs.is_empty() {
+            out.push_str("outputs:\n");
+            for (name, value) in &self.outputs {
+                let _ = writeln!(out, "  {name} = {value}");
+            }
+        }
+        out
+    }
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.2}s", duration.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_one_line_per_component_and_the_status() {
+        let mut summary = Summary {
+            verb: "deploy".into(),
+            stack_status: "incomplete".into(),
+            total: Duration::from_millis(1500),
+            ..Summary::default()
+        };
+        summary.push("net", Outcome::Deployed, Duration::from_millis(20));
+        summary.push(
+            "database",
+            Outcome::Failed("exit code 3\nmore".into()),
+            Duration::from_secs(1),
+        );
+        summary.outputs.push(("url".into(), "https://x".into()));
+        let text = summary.render();
+        assert_eq!(
+            text,
+            "deploy summary:\n  net       deployed       0.02s\n  database  error          1.00s  exit code 3\nstack: incomplete (2 components, 1.50s)\noutputs:\n  url = https://x\n"
+        );
+    }
+}

@@ -1,0 +1,1128 @@
+//! Template rendering before a component runs (deploy.md §6.10).
+//!
+//! `templates:` in the component manifest selects files; each is rendered
+//! with the component's expanded parameters (outputs are not visible) and
+//! written next to it without its `.template` / `.gotemplate` suffix, or in
+//! place when it has none, keeping the input's file mode. Kinds:
+//!
+//! * `curly` (default): `${name}` and `${name/enc/enc}`, names of
+//!   `[a-zA-Z0-9_.|:/-]`; encodings after `/` only, applied left to right:
+//!   `json`, `yaml`, `base64`, `unbase64`, `first`, `scheme`, `hostname`,
+//!   `port`, `isSecure`, `insecure`. Without encodings the value is
+//!   trimmed.
+//! * `mustache`: the same engine with `{{name}}` delimiters (dots kept).
+//! * `_mustache`: real Mustache (HTML-escaping `{{x}}`, raw `{{{x}}}`,
+//!   sections), binding names with `.` replaced by `_`.
+//! * `go`: not supported; a selected `go` template is an error.
+//!
+//! A reference to a name that is not a parameter is an error naming the
+//! file and the line. All files are rendered before any is written, and
+//! nothing is written when any fails; each file is written atomically.
+
+use crate::diag::Warnings;
+use crate::manifest::{TemplateSet, Templates};
+use crate::params::expr::{self, Piece};
+use crate::params::format::{json_text, substitution_text};
+use crate::params::ExpandedParam;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use indexmap::IndexMap;
+use regex::Regex;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use yaml_serde::Value;
+
+/// One problem with one template (or with the template configuration).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    pub file: Option<PathBuf>,
+    pub line: Option<usize>,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}", file.display())?;
+            if let Some(line) = self.line {
+                write!(f, ":{line}")?;
+            }
+            f.write_str(": ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl TemplateError {
+    fn new(file: Option<&Path>, message: impl Into<String>) -> Self {
+        TemplateError {
+            file: file.map(Path::to_path_buf),
+            line: None,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    fn at(mut self, line: usize) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// Every template error of a component.
+#[derive(thiserror::Error, Debug)]
+#[error("{}", list(.errors))]
+pub struct TemplateErrors {
+    pub errors: Vec<TemplateError>,
+}
+
+fn list(errors: &[TemplateError]) -> String {
+    let mut out = format!(
+        "template rendering failed ({} error{})",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" }
+    );
+    for error in errors {
+        out.push_str(&format!("\n  {error}"));
+    }
+    out
+}
+
+impl TemplateErrors {
+    /// The distinct hints of the errors, one per line.
+    pub fn hint(&self) -> Option<String> {
+        let mut hints: Vec<&str> = Vec::new();
+        for hint in self.errors.iter().filter_map(|e| e.hint.as_deref()) {
+            if !hints.contains(&hint) {
+                hints.push(hint);
+            }
+        }
+        (!hints.is_empty()).then(|| hints.join("\n"))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Curly,
+    Mustache,
+    RealMustache,
+    Go,
+}
+
+impl Kind {
+    fn parse(kind: &str) -> Option<Kind> {
+        match kind {
+            "" | "curly" => Some(Kind::Curly),
+            "mustache" => Some(Kind::Mustache),
+            "_mustache" => Some(Kind::RealMustache),
+            "go" => Some(Kind::Go),
+            _ => None,
+        }
+    }
+}
+
+/// A file to render.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Job {
+    input: PathBuf,
+    output: PathBuf,
+    kind: Kind,
+}
+
+/// The component's parameters by name.
+struct Bindings<'a> {
+    values: IndexMap<&'a str, Option<&'a Value>>,
+    component: &'a str,
+}
+
+impl<'a> Bindings<'a> {
+    fn new(params: &'a [ExpandedParam], component: &'a str) -> Self {
+        Bindings {
+            values: params
+                .iter()
+                .map(|p| (p.name.as_str(), p.value.as_ref()))
+                .collect(),
+            component,
+        }
+    }
+
+    /// `name`, or `name|<this component>` read as `name`.
+    fn get(&self, name: &str) -> Option<Option<&'a Value>> {
+        if let Some(value) = self.values.get(name) {
+            return Some(*value);
+        }
+        let (plain, qualifier) = name.split_once('|')?;
+        (qualifier == self.component)
+            .then(|| self.values.get(plain).copied())
+            .flatten()
+    }
+}
+
+/// Renders the component's templates before invocation; returns the files
+/// written, in selection order.
+pub fn render(
+    dir: &Path,
+    templates: &Templates,
+    params: &[ExpandedParam],
+    component: &str,
+    warnings: &mut Warnings,
+) -> Result<Vec<PathBuf>, TemplateErrors> {
+    let bindings = Bindings::new(params, component);
+    let mut errors = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    for set in sets(templates) {
+        for job in select(dir, &set, &bindings, &mut errors, warnings) {
+            if !jobs.iter().any(|j| j.input == job.input) {
+                jobs.push(job);
+            }
+        }
+    }
+    let rendered: Vec<(Job, String)> = jobs
+        .into_iter()
+        .filter_map(|job| match render_file(&job, &bindings, warnings) {
+            Ok(text) => Some((job, text)),
+            Err(mut problems) => {
+                errors.append(&mut problems);
+                None
+            }
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(TemplateErrors { errors });
+    }
+    let mut written = Vec::new();
+    for (job, text) in rendered {
+        match write_atomically(&job.input, &job.output, &text) {
+            Ok(()) => written.push(job.output),
+            Err(error) => errors.push(error),
+        }
+    }
+    if errors.is_empty() {
+        Ok(written)
+    } else {
+        Err(TemplateErrors { errors })
+    }
+}
+
+/// The main set (when it selects anything) and the `extra` sets.
+fn sets(templates: &Templates) -> Vec<TemplateSet> {
+    let main = TemplateSet {
+        kind: templates.kind.clone(),
+        directories: templates.directories.clone(),
+        files: templates.files.clone(),
+    };
+    let mut out = Vec::new();
+    if !main.files.is_empty() || !main.directories.is_empty() {
+        out.push(main);
+    }
+    out.extend(templates.extra.iter().cloned());
+    out
+}
+
+/// The files one set selects; problems go to `errors` (fatal) and
+/// `warnings` (globs without matches, directories matched by globs).
+fn select(
+    dir: &Path,
+    set: &TemplateSet,
+    bindings: &Bindings,
+    errors: &mut Vec<TemplateError>,
+    warnings: &mut Warnings,
+) -> Vec<Job> {
+    let Some(kind) = Kind::parse(&set.kind) else {
+        errors.push(
+            TemplateError::new(None, format!("unknown template kind `{}`", set.kind)).hint(
+                "`templates.kind` is one of `curly` (the default), `mustache`, `_mustache`, `go`",
+            ),
+        );
+        return Vec::new();
+    };
+    let directories: Vec<String> = set
+        .directories
+        .iter()
+        .filter_map(|d| expand_entry(d, bindings, errors))
+        .collect();
+    let mut files: Vec<String> = set
+        .files
+        .iter()
+        .filter_map(|f| expand_entry(f, bindings, errors))
+        .collect();
+    if set.files.is_empty() && !directories.is_empty() {
+        files.push("*".into());
+    }
+    let mut inputs = Vec::new();
+    for entry in &files {
+        if is_glob(entry) {
+            let bases: Vec<PathBuf> = if directories.is_empty() {
+                vec![dir.to_path_buf()]
+            } else {
+                directories.iter().map(|d| dir.join(d)).collect()
+            };
+            for base in bases {
+                inputs.extend(glob_files(&base, entry, errors, warnings));
+            }
+        } else {
+            inputs.push(plain_input(&dir.join(entry)));
+        }
+    }
+    inputs
+        .into_iter()
+        .filter(|input| check_input(input, errors))
+        .map(|input| Job {
+            output: output_path(&input),
+            input,
+            kind,
+        })
+        .collect()
+}
+
+/// Expands `${name}` in a file or directory entry.
+fn expand_entry(
+    entry: &str,
+    bindings: &Bindings,
+    errors: &mut Vec<TemplateError>,
+) -> Option<String> {
+    let mut out = String::new();
+    let mut ok = true;
+    for piece in expr::parse(entry) {
+        match piece {
+            Piece::Text(text) => out.push_str(text),
+            Piece::Reference(name) => match bindings.get(name) {
+                Some(value) => out.push_str(&substitution_text(value)),
+                None => {
+                    ok = false;
+                    errors.push(
+                        TemplateError::new(
+                            None,
+                            format!(
+                                "template entry `{entry}` refers to unknown parameter `{name}`"
+                            ),
+                        )
+                        .hint(declare_hint(name)),
+                    );
+                }
+            },
+            Piece::Cel(_) => {
+                ok = false;
+                errors.push(TemplateError::new(
+                    None,
+                    format!("template entry `{entry}`: `#{{...}}` is not supported in template entries, only `${{name}}`"),
+                ));
+            }
+        }
+    }
+    ok.then_some(out)
+}
+
+fn declare_hint(name: &str) -> String {
+    format!(
+        "templates see only the component's own parameters: declare `{name}` under `parameters` in the component manifest"
+    )
+}
+
+fn is_glob(entry: &str) -> bool {
+    entry.contains('*') || entry.contains('[') || entry.contains('?')
+}
+
+/// The regular files matching `pattern` under `base`, in name order.
+fn glob_files(
+    base: &Path,
+    pattern: &str,
+    errors: &mut Vec<TemplateError>,
+    warnings: &mut Warnings,
+) -> Vec<PathBuf> {
+    let full = format!(
+        "{}/{pattern}",
+        glob::Pattern::escape(&base.to_string_lossy())
+    );
+    let paths = match glob::glob(&full) {
+        Ok(paths) => paths,
+        Err(error) => {
+            errors.push(TemplateError::new(
+                None,
+                format!("bad template glob `{pattern}`: {error}"),
+            ));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for path in paths.filter_map(Result::ok) {
+        if path.is_file() {
+            out.push(path);
+        } else {
+            warnings.warn(
+                None,
+                format!(
+                    "template glob `{pattern}` matched `{}`, which is not a file; skipped",
+                    path.display()
+                ),
+            );
+        }
+    }
+    if out.is_empty() {
+        warnings.warn(
+            None,
+            format!(
+                "template glob `{pattern}` matched no file in `{}`",
+                base.display()
+            ),
+        );
+    }
+    out
+}
+
+/// A non-glob entry: `<file>.template`, then `<file>.gotemplate`, when the
+/// entry has neither suffix and such a file exists; else the file itself.
+fn plain_input(path: &Path) -> PathBuf {
+    let name = path.to_string_lossy();
+    if name.ends_with(".template") || name.ends_with(".gotemplate") {
+        return path.to_path_buf();
+    }
+    [".template", ".gotemplate"]
+        .iter()
+        .map(|suffix| PathBuf::from(format!("{name}{suffix}")))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+fn check_input(input: &Path, errors: &mut Vec<TemplateError>) -> bool {
+    match std::fs::metadata(input) {
+        Ok(meta) if meta.is_file() => true,
+        Ok(_) => {
+            errors.push(TemplateError::new(
+                Some(input),
+                "template is not a regular file",
+            ));
+            false
+        }
+        Err(error) => {
+            errors.push(
+                TemplateError::new(Some(input), format!("template cannot be read: {error}")).hint(
+                    "list existing files in `templates.files`, relative to the component directory",
+                ),
+            );
+            false
+        }
+    }
+}
+
+/// The input without its `.template` / `.gotemplate` suffix; the input
+/// itself when it has neither (rendered in place).
+fn output_path(input: &Path) -> PathBuf {
+    let name = input.to_string_lossy();
+    [".template", ".gotemplate"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .filter(|stem| !stem.is_empty() && !stem.ends_with('/'))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| input.to_path_buf())
+}
+
+fn render_file(
+    job: &Job,
+    bindings: &Bindings,
+    warnings: &mut Warnings,
+) -> Result<String, Vec<TemplateError>> {
+    let file = job.input.as_path();
+    let source = std::fs::read(file).map_err(|e| {
+        vec![TemplateError::new(
+            Some(file),
+            format!("template cannot be read: {e}"),
+        )]
+    })?;
+    let source = String::from_utf8(source)
+        .map_err(|_| vec![TemplateError::new(Some(file), "template is not UTF-8 text")])?;
+    match job.kind {
+        Kind::Curly => replace(file, &source, &CURLY, "${...}", bindings, warnings),
+        Kind::Mustache => replace(file, &source, &MUSTACHE, "{{...}}", bindings, warnings),
+        Kind::RealMustache => real_mustache(file, &source, bindings),
+        Kind::Go => Err(vec![TemplateError::new(Some(file), "template kind `go` is not supported by this hub")
+            .hint("rewrite the template with `kind: curly` (`${name}`) or `kind: _mustache` (`{{name_with_underscores}}`)")]),
+    }
+}
+
+static CURLY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\$\{([a-zA-Z0-9_.|:/-]+)\}").expect("valid pattern"));
+static MUSTACHE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{([a-zA-Z0-9_.|:/-]+)\}\}").expect("valid pattern"));
+
+/// The `curly` and `mustache` engine.
+fn replace(
+    file: &Path,
+    source: &str,
+    pattern: &Regex,
+    shape: &str,
+    bindings: &Bindings,
+    warnings: &mut Warnings,
+) -> Result<String, Vec<TemplateError>> {
+    let mut errors = Vec::new();
+    let mut out = String::with_capacity(source.len());
+    let mut last = 0;
+    let mut substitutions = 0;
+    for captures in pattern.captures_iter(source) {
+        let (Some(whole), Some(reference)) = (captures.get(0), captures.get(1)) else {
+            continue;
+        };
+        out.push_str(&source[last..whole.start()]);
+        last = whole.end();
+        substitutions += 1;
+        let line = line_of(source, whole.start());
+        match substitute(reference.as_str(), bindings) {
+            Ok(text) => out.push_str(&text),
+            Err(error) => errors.push(TemplateError {
+                file: Some(file.to_path_buf()),
+                line: Some(line),
+                ..error
+            }),
+        }
+    }
+    out.push_str(&source[last..]);
+    if substitutions == 0 {
+        warnings.warn(
+            None,
+            format!(
+                "template `{}` has no `{shape}` substitution",
+                file.display()
+            ),
+        );
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn line_of(source: &str, offset: usize) -> usize {
+    source[..offset].matches('\n').count() + 1
+}
+
+/// The text for `name/enc/enc`.
+fn substitute(reference: &str, bindings: &Bindings) -> Result<String, TemplateError> {
+    let mut parts = reference.split('/');
+    let name = parts.next().unwrap_or_default();
+    let encodings: Vec<&str> = parts.collect();
+    let Some(value) = bindings.get(name) else {
+        return Err(
+            TemplateError::new(None, format!("unknown parameter `{name}`"))
+                .hint(declare_hint(name)),
+        );
+    };
+    if encodings.is_empty() {
+        return Ok(substitution_text(value).trim().to_string());
+    }
+    let mut current = Encoded::Value(value.cloned().unwrap_or(Value::Null));
+    for encoding in encodings {
+        current = encode(encoding, current).map_err(|message| {
+            TemplateError::new(None, format!("`${{{reference}}}`: {message}"))
+        })?;
+    }
+    Ok(current.text())
+}
+
+/// A value part-way through its encodings.
+enum Encoded {
+    Value(Value),
+    Text(String),
+}
+
+impl Encoded {
+    fn text(&self) -> String {
+        match self {
+            Encoded::Value(value) => substitution_text(Some(value)),
+            Encoded::Text(text) => text.clone(),
+        }
+    }
+}
+
+const ENCODINGS: &str =
+    "`json`, `yaml`, `base64`, `unbase64`, `first`, `scheme`, `hostname`, `port`, `isSecure`, `insecure`";
+
+fn encode(encoding: &str, current: Encoded) -> Result<Encoded, String> {
+    let text = || current.text();
+    Ok(Encoded::Text(match encoding {
+        "json" => match &current {
+            Encoded::Value(value) => json_text(value),
+            Encoded::Text(text) => json_text(&Value::String(text.clone())),
+        },
+        "yaml" => match &current {
+            Encoded::Value(value) => yaml_text(value)?,
+            Encoded::Text(text) => yaml_text(&Value::String(text.clone()))?,
+        },
+        "base64" => STANDARD.encode(text()),
+        "unbase64" => {
+            let bytes = STANDARD
+                .decode(text().trim())
+                .map_err(|e| format!("`unbase64`: not valid base64: {e}"))?;
+            String::from_utf8(bytes)
+                .map_err(|_| "`unbase64`: the decoded bytes are not UTF-8 text".to_string())?
+        }
+        "first" => return Ok(first(current)),
+        "scheme" | "hostname" | "port" | "isSecure" | "insecure" => url_part(encoding, &text())?,
+        "bcrypt" => return Err("the `bcrypt` encoding is not supported".into()),
+        other => return Err(format!("unknown encoding `{other}` (known: {ENCODINGS})")),
+    }))
+}
+
+fn yaml_text(value: &Value) -> Result<String, String> {
+    yaml_serde::to_string(value)
+        .map(|text| text.trim_end_matches('\n').to_string())
+        .map_err(|e| format!("`yaml`: {e}"))
+}
+
+/// The first element of a list, or the first of comma-separated text.
+fn first(current: Encoded) -> Encoded {
+    match current {
+        Encoded::Value(Value::Sequence(items)) => {
+            Encoded::Value(items.into_iter().next().unwrap_or(Value::Null))
+        }
+        other => Encoded::Text(
+            other
+                .text()
+                .split(',')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+        ),
+    }
+}
+
+/// Parts of `scheme://[user@]host[:port][/path]`; the port defaults to 80
+/// for http and 443 for https.
+fn url_part(part: &str, url: &str) -> Result<String, String> {
+    let url = url.trim();
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| format!("`{part}`: `{url}` is not a URL (scheme://host[:port])"))?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = split_port(host_port);
+    let secure = scheme.eq_ignore_ascii_case("https");
+    Ok(match part {
+        "scheme" => scheme.to_string(),
+        "hostname" => host.to_string(),
+        "isSecure" => secure.to_string(),
+        "insecure" => (!secure).to_string(),
+        _ => match (port, scheme.to_ascii_lowercase().as_str()) {
+            (Some(port), _) => port.to_string(),
+            (None, "https") => "443".into(),
+            (None, "http") => "80".into(),
+            (None, _) => {
+                return Err(format!(
+                    "`port`: `{url}` has no port and no default for `{scheme}`"
+                ))
+            }
+        },
+    })
+}
+
+/// `host:port` → (host, Some(port)); `[v6]:port` keeps the brackets off.
+fn split_port(host_port: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = host_port.strip_prefix('[') {
+        if let Some((host, after)) = rest.split_once(']') {
+            return (host, after.strip_prefix(':').filter(|p| !p.is_empty()));
+        }
+    }
+    match host_port.rsplit_once(':') {
+        Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            (host, Some(port))
+        }
+        _ => (host_port, None),
+    }
+}
+
+/// `_mustache`: binding names with `.` → `_`; every tag must name a
+/// binding.
+fn real_mustache(
+    file: &Path,
+    source: &str,
+    bindings: &Bindings,
+) -> Result<String, Vec<TemplateError>> {
+    let context: HashMap<String, String> = bindings
+        .values
+        .iter()
+        .map(|(name, value)| (name.replace('.', "_"), substitution_text(*value)))
+        .collect();
+    let errors: Vec<TemplateError> = mustache_tags(source)
+        .into_iter()
+        .filter(|(name, _)| *name != "." && !context.contains_key(*name))
+        .map(|(name, line)| {
+            let hint = if name.contains('.') {
+                format!(
+                    "`_mustache` templates write dots as underscores: `{{{{{}}}}}`",
+                    name.replace('.', "_")
+                )
+            } else {
+                declare_hint(name)
+            };
+            TemplateError::new(Some(file), format!("unknown parameter `{name}`"))
+                .at(line)
+                .hint(hint)
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let template = ramhorns::Template::new(source).map_err(|e| {
+        vec![TemplateError::new(
+            Some(file),
+            format!("invalid Mustache template: {e}"),
+        )]
+    })?;
+    let mut out = template.render(&context);
+    // The engine drops the template's trailing whitespace; put it back.
+    out.push_str(&source[source.trim_end().len()..]);
+    Ok(out)
+}
+
+/// The names used by variable and section tags, with their lines;
+/// comments, closing tags and partials are skipped.
+fn mustache_tags(source: &str) -> Vec<(&str, usize)> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    while let Some(found) = source[offset..].find("{{") {
+        let start = offset + found;
+        let (body_start, closer) = if source[start..].starts_with("{{{") {
+            (start + 3, "}}}")
+        } else {
+            (start + 2, "}}")
+        };
+        let Some(length) = source[body_start..].find(closer) else {
+            break;
+        };
+        let body = source[body_start..body_start + length].trim();
+        offset = body_start + length + closer.len();
+        let name = match body.chars().next() {
+            Some('!' | '/' | '>' | '=') | None => continue,
+            Some('#' | '^' | '&') => body[1..].trim(),
+            Some(_) => body,
+        };
+        out.push((name, line_of(source, start)));
+    }
+    out
+}
+
+/// Writes `text` to a temporary file beside `output`, gives it the mode of
+/// `input`, then renames it over `output`.
+fn write_atomically(input: &Path, output: &Path, text: &str) -> Result<(), TemplateError> {
+    let fail = |what: &str, e: std::io::Error| {
+        TemplateError::new(Some(output), format!("cannot {what}: {e}"))
+    };
+    let parent = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = parent.join(format!(".{name}.hub-{}.tmp", std::process::id()));
+    let permissions = std::fs::metadata(input)
+        .map_err(|e| fail("read the template's mode", e))?
+        .permissions();
+    let result = std::fs::write(&temporary, text)
+        .map_err(|e| fail("write the rendered file", e))
+        .and_then(|()| {
+            std::fs::set_permissions(&temporary, permissions)
+                .map_err(|e| fail("set the file mode", e))
+        })
+        .and_then(|()| {
+            std::fs::rename(&temporary, output).map_err(|e| fail("replace the file", e))
+        });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Origin;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn param(name: &str, value: &str) -> ExpandedParam {
+        ExpandedParam {
+            name: name.into(),
+            value: Some(yaml_serde::from_str(value).expect("yaml value")),
+            env: String::new(),
+            origin: Origin::Value,
+            expression: None,
+            declared: None,
+            secret: false,
+        }
+    }
+
+    fn params() -> Vec<ExpandedParam> {
+        vec![
+            param("hub.componentName", "a"),
+            param("dns.domain", "example.com"),
+            param("padded", "' x '"),
+            param("list", "[a, b]"),
+            param("map", "{k: v}"),
+            param("n", "5"),
+            param("url", "https://user@api.example.com:8443/x"),
+            param("html", "'<b>&'"),
+            param("empty", "''"),
+        ]
+    }
+
+    fn files(pairs: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, text) in pairs {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, text).expect("write");
+        }
+        dir
+    }
+
+    fn templates(kind: &str, directories: &[&str], entries: &[&str]) -> Templates {
+        Templates {
+            kind: kind.into(),
+            directories: directories.iter().map(|s| s.to_string()).collect(),
+            files: entries.iter().map(|s| s.to_string()).collect(),
+            extra: Vec::new(),
+        }
+    }
+
+    fn run(
+        dir: &Path,
+        templates: &Templates,
+    ) -> (Result<Vec<PathBuf>, TemplateErrors>, Vec<String>) {
+        let mut warnings = Warnings::default();
+        let result = render(dir, templates, &params(), "a", &mut warnings);
+        (result, warnings.iter().map(|w| w.to_string()).collect())
+    }
+
+    fn read(dir: &Path, name: &str) -> String {
+        std::fs::read_to_string(dir.join(name)).expect("rendered file")
+    }
+
+    #[test]
+    fn deploy_case_28_curly_template_keeps_mode() {
+        let dir = files(&[(
+            "conf.txt.template",
+            "d=${dns.domain} b=${dns.domain/base64} n=${hub.componentName}\n",
+        )]);
+        let input = dir.path().join("conf.txt.template");
+        std::fs::set_permissions(&input, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        let (result, warnings) = run(dir.path(), &templates("", &[], &["*.template"]));
+        assert_eq!(result.expect("rendered"), [dir.path().join("conf.txt")]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            read(dir.path(), "conf.txt"),
+            "d=example.com b=ZXhhbXBsZS5jb20= n=a\n"
+        );
+        let mode = std::fs::metadata(dir.path().join("conf.txt"))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o640);
+        assert!(input.exists(), "the template stays");
+    }
+
+    #[test]
+    fn deploy_case_29_unknown_parameter_fails_and_writes_nothing() {
+        let dir = files(&[
+            (
+                "a.template",
+                "ok=${dns.domain}\nregion=${cloud.region}\n\nz=${also.missing}\n",
+            ),
+            ("b.template", "fine=${n}\n"),
+        ]);
+        let (result, _) = run(dir.path(), &templates("curly", &[], &["*.template"]));
+        let errors = result.expect_err("unknown names");
+        assert_eq!(errors.errors.len(), 2);
+        assert_eq!(errors.errors[0].line, Some(2));
+        assert_eq!(errors.errors[1].line, Some(4));
+        let text = errors.to_string();
+        assert!(
+            text.contains("a.template:2: unknown parameter `cloud.region`"),
+            "{text}"
+        );
+        assert!(text.contains("`also.missing`"), "{text}");
+        assert!(errors.hint().expect("hint").contains("parameters"));
+        assert!(!dir.path().join("a").exists());
+        assert!(
+            !dir.path().join("b").exists(),
+            "nothing is written when any template fails"
+        );
+    }
+
+    #[test]
+    fn curly_stringification_and_trimming() {
+        let dir = files(&[(
+            "t.template",
+            "[${padded}] ${list} ${map} ${n} [${empty}] ${x|a}\n",
+        )]);
+        let mut warnings = Warnings::default();
+        let mut all = params();
+        all.push(param("x", "q"));
+        render(
+            dir.path(),
+            &templates("", &[], &["t"]),
+            &all,
+            "a",
+            &mut warnings,
+        )
+        .expect("rendered");
+        assert_eq!(
+            read(dir.path(), "t"),
+            "[x] [\"a\",\"b\"] {\"k\":\"v\"} 5 [] q\n"
+        );
+    }
+
+    #[test]
+    fn curly_encodings_apply_left_to_right() {
+        let dir = files(&[(
+            "t.template",
+            "${list/json} ${map/yaml} ${padded/base64} ${dns.domain/base64/unbase64} ${list/first} \
+             ${url/hostname} ${url/port} ${url/scheme} ${url/isSecure} ${url/insecure} ${list/json/base64}\n",
+        )]);
+        let (result, _) = run(dir.path(), &templates("", &[], &["t.template"]));
+        result.expect("rendered");
+        assert_eq!(
+            read(dir.path(), "t"),
+            "[\"a\",\"b\"] k: v IHgg example.com a api.example.com 8443 https true false WyJhIiwiYiJd\n"
+        );
+    }
+
+    #[test]
+    fn unknown_and_unsupported_encodings_are_errors() {
+        let dir = files(&[(
+            "t.template",
+            "${n/rot13}\n${n/bcrypt}\n${dns.domain/port}\n",
+        )]);
+        let (result, _) = run(dir.path(), &templates("", &[], &["t.template"]));
+        let errors = result.expect_err("bad encodings").errors;
+        assert_eq!(errors.len(), 3);
+        assert!(
+            errors[0].message.contains("unknown encoding `rot13`"),
+            "{}",
+            errors[0]
+        );
+        assert!(errors[1].message.contains("bcrypt"), "{}", errors[1]);
+        assert!(errors[2].message.contains("not a URL"), "{}", errors[2]);
+    }
+
+    #[test]
+    fn url_parts() {
+        assert_eq!(url_part("port", "http://h/x").expect("port"), "80");
+        assert_eq!(
+            url_part("hostname", "https://[::1]:9/").expect("host"),
+            "::1"
+        );
+        assert_eq!(url_part("port", "https://[::1]:9/").expect("port"), "9");
+        assert!(url_part("port", "ftp://h").is_err());
+    }
+
+    #[test]
+    fn template_without_substitution_warns() {
+        let dir = files(&[("plain.conf.template", "static\n")]);
+        let (result, warnings) = run(dir.path(), &templates("", &[], &["plain.conf"]));
+        assert_eq!(result.expect("rendered"), [dir.path().join("plain.conf")]);
+        assert_eq!(read(dir.path(), "plain.conf"), "static\n");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("no `${...}` substitution")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn plain_entries_prefer_template_then_gotemplate_then_in_place() {
+        let dir = files(&[
+            ("a.conf.template", "a=${n}"),
+            ("a.conf.gotemplate", "never"),
+            ("b.conf.gotemplate", "b=${n}"),
+            ("c.conf", "c=${n}"),
+        ]);
+        let (result, _) = run(
+            dir.path(),
+            &templates("", &[], &["a.conf", "b.conf", "c.conf"]),
+        );
+        let root = dir.path();
+        assert_eq!(
+            result.expect("rendered"),
+            [
+                root.join("a.conf"),
+                root.join("b.conf"),
+                root.join("c.conf")
+            ]
+        );
+        assert_eq!(read(root, "a.conf"), "a=5");
+        assert_eq!(read(root, "b.conf"), "b=5");
+        assert_eq!(read(root, "c.conf"), "c=5");
+    }
+
+    #[test]
+    fn missing_selected_files_are_listed() {
+        let dir = files(&[]);
+        let (result, _) = run(dir.path(), &templates("", &[], &["one.conf", "two.conf"]));
+        let errors = result.expect_err("missing").errors;
+        assert_eq!(errors.len(), 2);
+        assert!(errors[0].to_string().contains("one.conf"), "{}", errors[0]);
+        assert!(errors[1].to_string().contains("two.conf"), "{}", errors[1]);
+    }
+
+    #[test]
+    fn directories_scope_globs_and_default_to_everything() {
+        let dir = files(&[
+            ("top.template", "t=${n}"),
+            ("conf.d/x.template", "x=${n}"),
+            ("conf.d/y.conf", "y=${n}"),
+            ("conf.d/sub/z", "no"),
+        ]);
+        let (result, warnings) = run(dir.path(), &templates("", &["conf.d"], &[]));
+        let written = result.expect("rendered");
+        let root = dir.path();
+        assert_eq!(written, [root.join("conf.d/x"), root.join("conf.d/y.conf")]);
+        assert_eq!(read(root, "conf.d/x"), "x=5");
+        assert_eq!(read(root, "conf.d/y.conf"), "y=5");
+        assert!(
+            !root.join("top").exists(),
+            "top-level globs are not scanned with directories"
+        );
+        assert!(
+            warnings.iter().any(|w| w.contains("not a file")),
+            "{warnings:?}"
+        );
+
+        let (result, warnings) = run(root, &templates("", &["conf.d"], &["*.nothing"]));
+        assert!(result.expect("nothing selected").is_empty());
+        assert!(
+            warnings.iter().any(|w| w.contains("matched no file")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn entries_expand_parameters() {
+        let dir = files(&[("a/example.com.conf.template", "${n}")]);
+        let root = dir.path();
+        // Plain entries are relative to the component directory, not to
+        // `directories`.
+        let (result, _) = run(root, &templates("", &["a"], &["${dns.domain}.conf"]));
+        let text = result
+            .expect_err("not in the component directory")
+            .to_string();
+        assert!(text.contains("example.com.conf"), "{text}");
+        let (result, _) = run(root, &templates("", &[], &["a/${dns.domain}.conf"]));
+        assert_eq!(result.expect("rendered"), [root.join("a/example.com.conf")]);
+        let (result, _) = run(root, &templates("", &[], &["${nope}.conf"]));
+        assert!(result.expect_err("unknown").to_string().contains("`nope`"));
+    }
+
+    #[test]
+    fn mustache_kind_uses_braces_and_keeps_dots() {
+        let dir = files(&[("m.template", "{{dns.domain}} {{ n }} ${n} {{n/base64}}\n")]);
+        let (result, _) = run(dir.path(), &templates("mustache", &[], &["m.template"]));
+        result.expect("rendered");
+        assert_eq!(read(dir.path(), "m"), "example.com {{ n }} ${n} NQ==\n");
+    }
+
+    #[test]
+    fn real_mustache_renders_with_underscores_and_escapes_html() {
+        let dir = files(&[(
+            "r.template",
+            "{{dns_domain}} {{html}} {{{html}}} {{&html}}{{#n}} n={{n}}{{/n}}{{^empty}} empty{{/empty}}{{! note }}\n\n",
+        )]);
+        let (result, _) = run(dir.path(), &templates("_mustache", &[], &["r.template"]));
+        result.expect("rendered");
+        assert_eq!(
+            read(dir.path(), "r"),
+            "example.com &lt;b&gt;&amp; <b>& <b>& n=5 empty\n\n"
+        );
+    }
+
+    #[test]
+    fn real_mustache_missing_keys_are_errors_with_lines() {
+        let dir = files(&[(
+            "r.template",
+            "ok {{n}}\n{{dns.domain}}\n{{#nope}}x{{/nope}}\n",
+        )]);
+        let (result, _) = run(dir.path(), &templates("_mustache", &[], &["r.template"]));
+        let errors = result.expect_err("missing").errors;
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].line, Some(2));
+        assert!(errors[0]
+            .hint
+            .as_deref()
+            .expect("hint")
+            .contains("{{dns_domain}}"));
+        assert_eq!(errors[1].line, Some(3));
+        assert!(!dir.path().join("r").exists());
+    }
+
+    #[test]
+    fn go_kind_is_reported_per_file_and_unknown_kind_fails() {
+        let dir = files(&[("values.yaml.gotemplate", "{{ .x }}")]);
+        let mut set = templates("", &[], &[]);
+        set.extra.push(TemplateSet {
+            kind: "go".into(),
+            directories: vec![],
+            files: vec!["values.yaml.gotemplate".into()],
+        });
+        let (result, _) = run(dir.path(), &set);
+        let text = result.expect_err("go unsupported").to_string();
+        assert!(
+            text.contains("values.yaml.gotemplate: template kind `go` is not supported"),
+            "{text}"
+        );
+
+        let (result, _) = run(dir.path(), &templates("jinja", &[], &["*"]));
+        let errors = result.expect_err("unknown kind");
+        assert!(errors.to_string().contains("unknown template kind `jinja`"));
+        assert!(errors.hint().expect("hint").contains("_mustache"));
+    }
+
+    #[test]
+    fn extra_sets_use_their_own_kind() {
+        let dir = files(&[("a.template", "${n}"), ("b.template", "{{n}}")]);
+        let mut set = templates("curly", &[], &["a.template"]);
+        set.extra.push(TemplateSet {
+            kind: "mustache".into(),
+            directories: vec![],
+            files: vec!["b.template".into()],
+        });
+        let (result, _) = run(dir.path(), &set);
+        assert_eq!(result.expect("rendered").len(), 2);
+        assert_eq!(read(dir.path(), "a"), "5");
+        assert_eq!(read(dir.path(), "b"), "5");
+    }
+
+    #[test]
+    fn no_templates_render_nothing() {
+        let dir = files(&[("x.template", "${n}")]);
+        let (result, warnings) = run(dir.path(), &Templates::default());
+        assert!(result.expect("nothing").is_empty());
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn output_paths() {
+        assert_eq!(
+            output_path(Path::new("d/a.conf.template")),
+            Path::new("d/a.conf")
+        );
+        assert_eq!(
+            output_path(Path::new("d/v.yaml.gotemplate")),
+            Path::new("d/v.yaml")
+        );
+        assert_eq!(output_path(Path::new("d/plain")), Path::new("d/plain"));
+        assert_eq!(
+            output_path(Path::new("d/.template")),
+            Path::new("d/.template")
+        );
+    }
+}

@@ -1,0 +1,139 @@
+//! The lookup table expressions read from, and the lookup chain.
+
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use yaml_serde::Value;
+
+/// FNV-1a: parameter names are short and come from the user's own files,
+/// so a fast hash beats a DoS-resistant one.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// Where a name is looked up from: the component qualifier of the
+/// parameter being expanded (empty at stack level for unqualified
+/// parameters) and the `depends` list of its component.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    pub qualifier: String,
+    pub depends: Vec<String>,
+}
+
+impl Scope {
+    pub fn qualified(qualifier: &str) -> Self {
+        Scope {
+            qualifier: qualifier.to_string(),
+            depends: Vec::new(),
+        }
+    }
+}
+
+/// Named values in insertion order; a key set twice keeps its first
+/// position and takes the new value.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    entries: IndexMap<String, Option<Value>, BuildHasherDefault<Fnv>>,
+}
+
+impl Table {
+    pub fn with_capacity(capacity: usize) -> Self {
+        Table {
+            entries: IndexMap::with_capacity_and_hasher(capacity, Default::default()),
+        }
+    }
+
+    /// Sets `key` and returns its entry number.
+    pub fn set(&mut self, key: &str, value: Option<Value>) -> usize {
+        if let Some(slot) = self.entries.get_full_mut(key) {
+            *slot.2 = value;
+            return slot.0;
+        }
+        self.entries.insert_full(key.to_string(), value).0
+    }
+
+    pub fn entry(&self, key: &str) -> Option<usize> {
+        self.entries.get_index_of(key)
+    }
+
+    pub fn key(&self, entry: usize) -> &str {
+        self.entries
+            .get_index(entry)
+            .map(|(k, _)| k.as_str())
+            .unwrap_or_default()
+    }
+
+    pub fn value(&self, entry: usize) -> Option<&Value> {
+        self.entries.get_index(entry).and_then(|(_, v)| v.as_ref())
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The lookup chain: `name|qualifier` (when there is a qualifier), then
+    /// `dep:name` for each dependency in order, then plain `name`.
+    pub fn find(&self, name: &str, scope: &Scope) -> Option<usize> {
+        if !scope.qualifier.is_empty() {
+            if let Some(entry) = self.entry(&format!("{name}|{}", scope.qualifier)) {
+                return Some(entry);
+            }
+        }
+        for dep in &scope.depends {
+            if let Some(entry) = self.entry(&format!("{dep}:{name}")) {
+                return Some(entry);
+            }
+        }
+        self.entry(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_chain_order() {
+        let mut table = Table::default();
+        let plain = table.set("x", None);
+        let dep = table.set("a:x", None);
+        let qualified = table.set("x|c", None);
+        let with_dep = Scope {
+            qualifier: "c".into(),
+            depends: vec!["a".into()],
+        };
+        assert_eq!(table.find("x", &with_dep), Some(qualified));
+        assert_eq!(
+            table.find(
+                "x",
+                &Scope {
+                    qualifier: "d".into(),
+                    depends: vec!["a".into()]
+                }
+            ),
+            Some(dep)
+        );
+        assert_eq!(table.find("x", &Scope::default()), Some(plain));
+        assert_eq!(table.find("y", &with_dep), None);
+    }
+}

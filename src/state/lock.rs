@@ -1,0 +1,670 @@
+//! The lock on a state: `STATE.lock`, present while a deploy, undeploy or
+//! invoke works on `STATE`.
+//!
+//! The lock file is created atomically — written under a temporary name,
+//! then hard-linked to `STATE.lock`, which fails when the lock exists (on
+//! file systems without hard links: created with `O_EXCL`, then written).
+//! It holds, as YAML, who holds the lock:
+//!
+//! ```yaml
+//! pid: 4242
+//! host: build-7
+//! user: alice
+//! operation: deploy
+//! started: 2024-05-01T10:00:00Z
+//! id: 0c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e
+//! ```
+//!
+//! A second run on the same state fails at once, naming the holder. A lock
+//! whose holder ran on this host and is no longer alive is *stale*: it is
+//! reported with the command that removes it (`hub unlock STATE`), never
+//! removed silently. A holder on another host cannot be checked; `hub
+//! unlock --force STATE` removes any lock. The reference tool never creates
+//! lock files and refuses to run while `STATE.lock` exists, so the two
+//! tools cannot work on one state at the same time.
+//!
+//! [`StateLock`] releases the lock when dropped, unless the lock file no
+//! longer carries its `id` (someone removed it and another run took it).
+
+use super::clock::{random_uuid, Clock};
+use super::store::{lock_path, sync_folder};
+use super::{is_remote, StateError};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Ids of the locks this process holds, to tell a lock of this process
+/// from one left by an earlier process that had the same pid.
+static HELD: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Who holds a lock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LockInfo {
+    pub pid: u32,
+    pub host: String,
+    pub user: String,
+    /// `deploy`, `undeploy`, `invoke`.
+    pub operation: String,
+    /// RFC 3339 time the lock was taken.
+    pub started: String,
+    /// Random; identifies this particular lock.
+    pub id: String,
+}
+
+impl LockInfo {
+    /// This process, about to run `operation`.
+    pub fn current(operation: &str, clock: &Clock) -> Self {
+        LockInfo {
+            pid: std::process::id(),
+            host: hostname(),
+            user: user_name(),
+            operation: operation.to_string(),
+            started: clock.now(),
+            id: random_uuid(),
+        }
+    }
+}
+
+impl fmt::Display for LockInfo {
+    /// `` `deploy` started by alice at 2024-… (process 4242 on host build-7) ``
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.operation.is_empty() {
+            f.write_str("a hub run")?;
+        } else {
+            write!(f, "`{}`", self.operation)?;
+        }
+        if !self.user.is_empty() || !self.started.is_empty() {
+            f.write_str(" started")?;
+        }
+        if !self.user.is_empty() {
+            write!(f, " by {}", self.user)?;
+        }
+        if !self.started.is_empty() {
+            write!(f, " at {}", self.started)?;
+        }
+        write!(f, " (process {}", self.pid)?;
+        if !self.host.is_empty() {
+            write!(f, " on host {}", self.host)?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Whether a lock's holder still runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liveness {
+    Alive,
+    /// Ran on this host and is gone.
+    Dead,
+    /// Runs on another host: cannot be checked.
+    Elsewhere,
+}
+
+/// Checks the holder's process, on this host only.
+pub fn liveness(holder: &LockInfo) -> Liveness {
+    if holder.host != hostname() {
+        return Liveness::Elsewhere;
+    }
+    if holder.pid == std::process::id() {
+        let held = HELD
+            .lock()
+            .map(|ids| ids.contains(&holder.id))
+            .unwrap_or(true);
+        return if held {
+            Liveness::Alive
+        } else {
+            Liveness::Dead
+        };
+    }
+    if process_exists(holder.pid) {
+        Liveness::Alive
+    } else {
+        Liveness::Dead
+    }
+}
+
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    if pid <= 0 {
+        return true;
+    }
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// The host name, as the kernel reports it.
+pub fn hostname() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most
+    // that many bytes.
+    let result = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    if result == 0 {
+        let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+        let name = String::from_utf8_lossy(&buffer[..end]).into_owned();
+        if !name.is_empty() {
+            return name;
+        }
+    }
+    std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into())
+}
+
+/// `$USER`, else `$LOGNAME`, else `uid N`.
+pub fn user_name() -> String {
+    for variable in ["USER", "LOGNAME"] {
+        if let Some(name) = std::env::var(variable).ok().filter(|n| !n.is_empty()) {
+            return name;
+        }
+    }
+    // SAFETY: getuid cannot fail and has no preconditions.
+    format!("uid {}", unsafe { libc::getuid() })
+}
+
+/// A held lock; released when dropped.
+#[derive(Debug)]
+pub struct StateLock {
+    lock: PathBuf,
+    info: LockInfo,
+    released: bool,
+}
+
+impl StateLock {
+    /// Takes the lock on `state` for `operation`, or fails at once naming
+    /// the holder.
+    pub fn acquire(state: &Path, operation: &str, clock: &Clock) -> Result<StateLock, StateError> {
+        if is_remote(state) {
+            return Err(StateError::Remote {
+                path: state.to_path_buf(),
+            });
+        }
+        let lock = lock_path(state);
+        let info = LockInfo::current(operation, clock);
+        let text = yaml_serde::to_string(&info)?;
+        if let Ok(mut ids) = HELD.lock() {
+            ids.push(info.id.clone());
+        }
+        let mut guard = StateLock {
+            lock,
+            info,
+            released: true,
+        };
+        // A lock seen but gone by the time it is read was released just
+        // then: try again, a few times.
+        for _ in 0..3 {
+            if create_lock_file(&guard.lock, text.as_bytes())? {
+                guard.released = false;
+                return Ok(guard);
+            }
+            match read_holder(&guard.lock) {
+                Ok(None) => continue,
+                Ok(Some(holder)) => return Err(held_error(state, &guard.lock, holder, false)),
+                Err(reason) => {
+                    return Err(StateError::UnreadableLock {
+                        state: state.to_path_buf(),
+                        lock: guard.lock.clone(),
+                        reason,
+                    })
+                }
+            }
+        }
+        Err(StateError::LockFile {
+            lock: guard.lock.clone(),
+            action: "create",
+            source: std::io::Error::other("it keeps appearing and disappearing"),
+        })
+    }
+
+    pub fn info(&self) -> &LockInfo {
+        &self.info
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.lock
+    }
+
+    /// Removes the lock file, reporting failures (dropping the guard does
+    /// the same silently).
+    pub fn release(mut self) -> Result<(), StateError> {
+        self.remove_if_ours()
+    }
+
+    fn remove_if_ours(&mut self) -> Result<(), StateError> {
+        if let Ok(mut ids) = HELD.lock() {
+            ids.retain(|id| *id != self.info.id);
+        }
+        if std::mem::replace(&mut self.released, true) {
+            return Ok(());
+        }
+        let ours = matches!(read_holder(&self.lock), Ok(Some(holder)) if holder.id == self.info.id);
+        if !ours {
+            return Ok(());
+        }
+        remove(&self.lock)
+    }
+}
+
+impl Drop for StateLock {
+    fn drop(&mut self) {
+        let _ = self.remove_if_ours();
+    }
+}
+
+/// Creates `lock` holding `bytes`; `Ok(false)` when it already exists.
+fn create_lock_file(lock: &Path, bytes: &[u8]) -> Result<bool, StateError> {
+    let failure = |action: &'static str| {
+        let lock = lock.to_path_buf();
+        move |source| StateError::LockFile {
+            lock,
+            action,
+            source,
+        }
+    };
+    let folder = match lock.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = lock
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = folder.join(format!(".{name}.{}.tmp", random_uuid()));
+    write_new(&temp, bytes).map_err(failure("create"))?;
+    let linked = std::fs::hard_link(&temp, lock);
+    let _ = std::fs::remove_file(&temp);
+    let created = match linked {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+        // No hard links here: exclusive creation, then the content.
+        Err(_) => match write_exclusive(lock, bytes) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(failure("create")(e)),
+        },
+    };
+    if created {
+        sync_folder(&folder).map_err(failure("create"))?;
+    }
+    Ok(created)
+}
+
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => write_exclusive(path, bytes),
+    }
+}
+
+/// Creates `path` (failing when it exists) holding `bytes`; a file that
+/// could not be written completely is removed.
+fn write_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(path)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    if written.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    written
+}
+
+/// `Ok(None)`: no lock file. `Err(reason)`: a lock file that does not say
+/// who holds it.
+fn read_holder(lock: &Path) -> Result<Option<LockInfo>, String> {
+    let text = match std::fs::read_to_string(lock) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    parse_holder(&text).map(Some)
+}
+
+fn parse_holder(text: &str) -> Result<LockInfo, String> {
+    if text.trim().is_empty() {
+        return Err("it is empty (another tool may have created it)".into());
+    }
+    let info: LockInfo = yaml_serde::from_str(text)
+        .map_err(|e| format!("it does not say who holds the lock ({e})"))?;
+    if info.pid == 0 {
+        return Err("it names no process".into());
+    }
+    Ok(info)
+}
+
+fn held_error(state: &Path, lock: &Path, holder: LockInfo, unlocking: bool) -> StateError {
+    let state = state.to_path_buf();
+    let lock = lock.to_path_buf();
+    match liveness(&holder) {
+        Liveness::Dead if !unlocking => StateError::StaleLock {
+            state,
+            lock,
+            holder: Box::new(holder),
+        },
+        live => StateError::Locked {
+            state,
+            lock,
+            holder: Box::new(holder),
+            elsewhere: live == Liveness::Elsewhere,
+            unlocking,
+        },
+    }
+}
+
+fn remove(lock: &Path) -> Result<(), StateError> {
+    std::fs::remove_file(lock).map_err(|source| StateError::LockFile {
+        lock: lock.to_path_buf(),
+        action: "remove",
+        source,
+    })
+}
+
+/// What `hub unlock` removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unlocked {
+    pub lock: PathBuf,
+    /// `None` when the lock file did not say who held it.
+    pub holder: Option<LockInfo>,
+    /// The holder was gone (`false`: removed because of `--force`).
+    pub stale: bool,
+}
+
+impl fmt::Display for Unlocked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.stale { "stale lock" } else { "lock" };
+        write!(f, "removed the {kind} `{}`", self.lock.display())?;
+        match &self.holder {
+            Some(holder) if self.stale => write!(f, ": {holder}, which is no longer running"),
+            Some(holder) => write!(f, ": {holder}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Removes the lock on `state` when its holder is gone, or with `force`
+/// whatever holds it. The lock file's own path is accepted for `state`.
+pub fn unlock(state: &Path, force: bool) -> Result<Unlocked, StateError> {
+    if is_remote(state) {
+        return Err(StateError::Remote {
+            path: state.to_path_buf(),
+        });
+    }
+    let state = &state_of(state);
+    let lock = lock_path(state);
+    let text = match std::fs::read_to_string(&lock) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StateError::NotLocked {
+                state: state.to_path_buf(),
+                lock,
+            })
+        }
+        Err(source) => {
+            return Err(StateError::LockFile {
+                lock,
+                action: "read",
+                source,
+            })
+        }
+    };
+    let holder = match parse_holder(&text) {
+        Ok(holder) => Some(holder),
+        Err(_) if force => None,
+        Err(reason) => {
+            return Err(StateError::UnreadableLock {
+                state: state.to_path_buf(),
+                lock,
+                reason,
+            })
+        }
+    };
+    let stale = holder
+        .as_ref()
+        .is_some_and(|h| liveness(h) == Liveness::Dead);
+    if let (Some(holder), false, false) = (&holder, stale, force) {
+        return Err(held_error(state, &lock, holder.clone(), true));
+    }
+    remove_unchanged(&lock, &text)?;
+    Ok(Unlocked {
+        lock,
+        holder,
+        stale,
+    })
+}
+
+/// The state a path names: itself, or, for an existing `X.lock` that is
+/// not itself locked, `X`.
+fn state_of(given: &Path) -> PathBuf {
+    let stripped = given.to_str().and_then(|text| text.strip_suffix(".lock"));
+    match stripped {
+        Some(state) if given.is_file() && !lock_path(given).exists() => PathBuf::from(state),
+        _ => given.to_path_buf(),
+    }
+}
+
+/// Removes `lock` unless it changed since it was read as `seen`.
+fn remove_unchanged(lock: &Path, seen: &str) -> Result<(), StateError> {
+    match std::fs::read_to_string(lock) {
+        Ok(now) if now == seen => remove(lock),
+        Ok(_) => Err(StateError::LockFile {
+            lock: lock.to_path_buf(),
+            action: "remove",
+            source: std::io::Error::other("it was replaced meanwhile; run the command again"),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(StateError::LockFile {
+            lock: lock.to_path_buf(),
+            action: "read",
+            source,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock() -> Clock {
+        Clock::pinned("2024-05-01T10:00:00Z").expect("clock")
+    }
+
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true")
+            .spawn()
+            .expect("spawn true");
+        let pid = child.id();
+        child.wait().expect("wait");
+        pid
+    }
+
+    fn write_lock(state: &Path, holder: &LockInfo) {
+        std::fs::write(
+            lock_path(state),
+            yaml_serde::to_string(holder).expect("yaml"),
+        )
+        .expect("lock");
+    }
+
+    #[test]
+    fn a_second_acquire_fails_naming_the_holder() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let first = StateLock::acquire(&state, "deploy", &clock()).expect("first");
+        let text = std::fs::read_to_string(lock_path(&state)).expect("lock text");
+        assert!(text.contains("operation: deploy"), "{text}");
+        let error = StateLock::acquire(&state, "undeploy", &clock()).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                StateError::Locked {
+                    elsewhere: false,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("process {}", std::process::id())),
+            "{message}"
+        );
+        assert!(message.contains("deploy"), "{message}");
+        drop(first);
+        assert!(!lock_path(&state).exists());
+        let again = StateLock::acquire(&state, "deploy", &clock()).expect("again");
+        again.release().expect("release");
+        assert!(!lock_path(&state).exists());
+    }
+
+    #[test]
+    fn of_racing_acquirers_exactly_one_wins() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let results: Vec<bool> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| scope.spawn(|| StateLock::acquire(&state, "deploy", &clock()).ok()))
+                .collect();
+            let guards: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().expect("thread"))
+                .collect();
+            guards.iter().map(Option::is_some).collect()
+        });
+        assert_eq!(results.iter().filter(|won| **won).count(), 1, "{results:?}");
+        assert!(!lock_path(&state).exists(), "the winner released the lock");
+    }
+
+    #[test]
+    fn the_lock_file_itself_names_its_state() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        assert_eq!(state_of(&state), state);
+        std::fs::write(lock_path(&state), "pid: 1").expect("lock");
+        assert_eq!(state_of(&lock_path(&state)), state);
+    }
+
+    #[test]
+    fn a_dead_holder_makes_a_stale_lock() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let holder = LockInfo {
+            pid: dead_pid(),
+            host: hostname(),
+            operation: "deploy".into(),
+            ..LockInfo::default()
+        };
+        write_lock(&state, &holder);
+        let error = StateLock::acquire(&state, "deploy", &clock()).unwrap_err();
+        assert!(matches!(error, StateError::StaleLock { .. }), "{error}");
+        assert!(
+            error.hint().is_some_and(|h| h.contains("hub unlock ")),
+            "{:?}",
+            error.hint()
+        );
+        assert!(
+            lock_path(&state).exists(),
+            "a stale lock is reported, not removed"
+        );
+    }
+
+    #[test]
+    fn an_earlier_process_with_this_pid_is_dead() {
+        let holder = LockInfo {
+            pid: std::process::id(),
+            host: hostname(),
+            id: "not-held".into(),
+            ..LockInfo::default()
+        };
+        assert_eq!(liveness(&holder), Liveness::Dead);
+    }
+
+    #[test]
+    fn another_host_cannot_be_checked() {
+        let holder = LockInfo {
+            pid: 1,
+            host: format!("{}-elsewhere", hostname()),
+            ..LockInfo::default()
+        };
+        assert_eq!(liveness(&holder), Liveness::Elsewhere);
+    }
+
+    #[test]
+    fn an_empty_lock_file_is_reported() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        std::fs::write(lock_path(&state), "").expect("lock");
+        let error = StateLock::acquire(&state, "deploy", &clock()).unwrap_err();
+        assert!(
+            matches!(error, StateError::UnreadableLock { .. }),
+            "{error}"
+        );
+        assert!(error.hint().is_some_and(|h| h.contains("--force")));
+    }
+
+    #[test]
+    fn a_guard_does_not_remove_a_lock_it_no_longer_owns() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let guard = StateLock::acquire(&state, "deploy", &clock()).expect("lock");
+        let other = LockInfo {
+            id: "someone-else".into(),
+            ..guard.info().clone()
+        };
+        write_lock(&state, &other);
+        drop(guard);
+        assert!(lock_path(&state).exists());
+    }
+
+    #[test]
+    fn unlock_removes_stale_locks_only_unless_forced() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let error = unlock(&state, false).unwrap_err();
+        assert!(matches!(error, StateError::NotLocked { .. }), "{error}");
+
+        let stale = LockInfo {
+            pid: dead_pid(),
+            host: hostname(),
+            ..LockInfo::default()
+        };
+        write_lock(&state, &stale);
+        let removed = unlock(&state, false).expect("stale");
+        assert!(removed.stale);
+        assert!(
+            removed.to_string().contains("no longer running"),
+            "{removed}"
+        );
+        assert!(!lock_path(&state).exists());
+
+        let live = LockInfo {
+            pid: std::process::id(),
+            host: hostname(),
+            id: "live".into(),
+            ..LockInfo::default()
+        };
+        HELD.lock().expect("held").push("live".into());
+        write_lock(&state, &live);
+        let error = unlock(&state, false).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                StateError::Locked {
+                    unlocking: true,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert!(error.hint().is_some_and(|h| h.contains("--force")));
+        let removed = unlock(&state, true).expect("forced");
+        assert!(!removed.stale);
+        HELD.lock().expect("held").retain(|id| id != "live");
+        assert!(!lock_path(&state).exists());
+    }
+}

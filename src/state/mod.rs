@@ -1,0 +1,393 @@
+//! The state file (`hub.yaml.state`): what was deployed, with which
+//! parameters, and what it produced.
+//!
+//! # Format
+//!
+//! The document is the Hub CLI state format (`kind: state`, `version: 1`),
+//! so states written by this project and by the reference tool can be read
+//! by either: see [`model`]. Reading accepts plain YAML or gzip-compressed
+//! YAML (first bytes `1f 8b`); writing produces plain YAML unless
+//! compression is asked for. Block or flow style are both read; block style
+//! is written, with strings quoted whenever a YAML 1.1 reader (the
+//! reference's) could take them for a boolean, null or number (`yes`, `on`,
+//! `1_000`). Unknown keys are read with a warning and are not written back.
+//!
+//! This project adds one top-level key, `serial`: a counter that grows on
+//! every write (it continues from the larger of the in-memory and on-disk
+//! values, so it never goes back). The reference tool ignores unknown keys
+//! when it reads a state and drops them when it writes one, after which
+//! this project continues counting from the in-memory value.
+//!
+//! # Files next to `STATE`
+//!
+//! * `STATE.backup` — the previous content of `STATE`, byte for byte
+//!   (compressed or not, as it was), replaced on every write.
+//! * `STATE.lock` — present while a run holds the state (see [`lock`]).
+//! * `.STATE.PID-N.tmp`, `.STATE.backup.PID-N.tmp`, `.STATE.lock.ID.tmp` —
+//!   written, then renamed (or linked) into place; one left behind by a
+//!   killed process is an incomplete write and may be deleted.
+//!
+//! Every write is atomic: the new content goes to a temporary file in the
+//! same folder, which is flushed to disk (`fsync`), renamed over the
+//! target, and the folder is flushed. A crash at any moment leaves `STATE`
+//! and `STATE.backup` each holding one complete version. A symbolic link
+//! at `STATE` is followed: the file it points to is replaced. A new state
+//! file is created readable by its owner only (mode 0600: it holds output
+//! values in clear); an existing file keeps its mode.
+//!
+//! A state that cannot be read (damaged gzip, invalid YAML, wrong `kind` or
+//! `version`, an empty file) is an error naming the file, the line where
+//! known, and how to recover; it is never replaced silently.
+//!
+//! # Reproducible output
+//!
+//! * `HUB_NOW` — an RFC 3339 time used for every timestamp written.
+//! * `HUB_OPERATION_ID` — the id given to the operation a run records.
+//!
+//! # Remote locations
+//!
+//! Only local files are handled here; `s3://`, `gs://` and `az://`
+//! locations are rejected with [`StateError::Remote`].
+
+mod clock;
+mod emit;
+pub mod lock;
+mod merge;
+pub mod model;
+mod store;
+
+pub use clock::{
+    format_rfc3339, is_rfc3339, operation_id, random_uuid, Clock, NOW_VARIABLE,
+    OPERATION_ID_VARIABLE,
+};
+pub use lock::{LockInfo, StateLock, Unlocked};
+pub use merge::*;
+pub use model::{
+    scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
+    StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,
+};
+pub use store::{backup_path, lock_path, parse, read, render, write, WriteOptions};
+
+use crate::diag::Location;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("cannot read the state file `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+        backup: Option<PathBuf>,
+    },
+    #[error("the state file `{}` is damaged: {reason}", path.display())]
+    Damaged {
+        path: PathBuf,
+        reason: String,
+        backup: Option<PathBuf>,
+    },
+    #[error("the state file is not valid YAML: {message}")]
+    Yaml {
+        location: Location,
+        message: String,
+        backup: Option<PathBuf>,
+    },
+    #[error("the state file `{}` is empty", path.display())]
+    Empty {
+        path: PathBuf,
+        backup: Option<PathBuf>,
+    },
+    #[error("`{}` is not a state file: its kind is `{kind}`, expected `state`", location.file.display())]
+    WrongKind { location: Location, kind: String },
+    #[error("the state file `{}` has version {version}; this hub reads version 1", location.file.display())]
+    WrongVersion { location: Location, version: i64 },
+    #[error("`{}` is a remote state location; only local state files are supported", path.display())]
+    Remote { path: PathBuf },
+    #[error("cannot write the state file `{}`: {action}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        action: &'static str,
+        source: std::io::Error,
+    },
+    #[error("cannot serialise the state: {0}")]
+    Serialise(#[from] yaml_serde::Error),
+    #[error("`{variable}` must be an RFC 3339 time such as 2024-05-01T10:00:00Z, not `{value}`")]
+    BadTime {
+        variable: &'static str,
+        value: String,
+    },
+    #[error("the state `{}` is locked: {holder}", state.display())]
+    Locked {
+        state: PathBuf,
+        lock: PathBuf,
+        holder: Box<LockInfo>,
+        /// The holder runs on another host: its process cannot be checked.
+        elsewhere: bool,
+        /// Raised by `hub unlock` (refusing), not by a run taking the lock.
+        unlocking: bool,
+    },
+    #[error("the state `{}` has a stale lock: {holder}, which is no longer running", state.display())]
+    StaleLock {
+        state: PathBuf,
+        lock: PathBuf,
+        holder: Box<LockInfo>,
+    },
+    #[error("the state `{}` is locked, but its lock file `{}` cannot be read: {reason}", state.display(), lock.display())]
+    UnreadableLock {
+        state: PathBuf,
+        lock: PathBuf,
+        reason: String,
+    },
+    #[error("the state `{}` is not locked: `{}` does not exist", state.display(), lock.display())]
+    NotLocked { state: PathBuf, lock: PathBuf },
+    #[error("cannot {action} the lock file `{}`: {source}", lock.display())]
+    LockFile {
+        lock: PathBuf,
+        action: &'static str,
+        source: std::io::Error,
+    },
+}
+
+impl StateError {
+    /// 2 when the state could not be written (the format's exit code for
+    /// that), 1 for everything else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            StateError::Write { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            StateError::Yaml { location, .. }
+            | StateError::WrongKind { location, .. }
+            | StateError::WrongVersion { location, .. } => Some(location.clone()),
+            StateError::Read { path, .. }
+            | StateError::Damaged { path, .. }
+            | StateError::Empty { path, .. }
+            | StateError::Write { path, .. } => Some(Location::file(path)),
+            StateError::Locked { lock, .. }
+            | StateError::StaleLock { lock, .. }
+            | StateError::UnreadableLock { lock, .. }
+            | StateError::LockFile { lock, .. } => Some(Location::file(lock)),
+            _ => None,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            StateError::Read { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                Some("check the file's permissions".into())
+            }
+            StateError::Read { source, .. } if source.kind() == std::io::ErrorKind::IsADirectory => {
+                Some("the path names a folder; pass the state file inside it".into())
+            }
+            StateError::Read { backup, .. } => Some(restore_hint(backup.as_deref(), "")),
+            StateError::Damaged { backup, .. } | StateError::Empty { backup, .. } => {
+                Some(restore_hint(backup.as_deref(), ""))
+            }
+            StateError::Yaml { backup, .. } => {
+                Some(restore_hint(backup.as_deref(), "fix the YAML at the line shown, or "))
+            }
+            StateError::WrongKind { .. } => Some("check the `-s`/`--state` path: it names another kind of file".into()),
+            StateError::WrongVersion { version, .. } if *version > 1 => {
+                Some("the file was written by a newer hub; use that version".into())
+            }
+            StateError::WrongVersion { .. } => Some("a state file starts with `version: 1` and `kind: state`".into()),
+            StateError::Remote { .. } => Some("copy the state to a local file and pass its path".into()),
+            StateError::Write { .. } => {
+                Some("check that the folder exists, is writable and has free space; the previous state is unchanged".into())
+            }
+            StateError::BadTime { variable, .. } => Some(format!("unset `{variable}` to use the system clock")),
+            StateError::Locked { .. } => Some(locked_hint(self)),
+            StateError::StaleLock { state, .. } => Some(format!("remove the lock with `hub unlock {}`", shell_word(state))),
+            StateError::UnreadableLock { state, .. } => Some(format!(
+                "if no hub is working on this state, remove the lock with `hub unlock --force {}`",
+                shell_word(state)
+            )),
+            StateError::NotLocked { .. } => {
+                Some("check the state path; its lock file is the state path followed by `.lock`".into())
+            }
+            StateError::LockFile { .. } => Some("check the permissions of the state's folder".into()),
+            StateError::Serialise(_) => None,
+        }
+    }
+}
+
+fn restore_hint(backup: Option<&Path>, prefix: &str) -> String {
+    match backup {
+        Some(backup) => format!(
+            "{prefix}restore the previous version kept in `{}` (compare the two first); the file was left as it is",
+            backup.display()
+        ),
+        None => format!("{prefix}restore the file from a copy; it was left as it is"),
+    }
+}
+
+fn locked_hint(error: &StateError) -> String {
+    let StateError::Locked {
+        state,
+        holder,
+        elsewhere,
+        unlocking,
+        ..
+    } = error
+    else {
+        return String::new();
+    };
+    let state = shell_word(state);
+    match (elsewhere, unlocking) {
+        (true, _) => format!(
+            "the holder runs on host `{}` and cannot be checked from here; if no hub works on this state there, run `hub unlock --force {state}`",
+            holder.host
+        ),
+        (false, false) => format!(
+            "wait for process {} to finish; if it hangs, stop it and run `hub unlock {state}`",
+            holder.pid
+        ),
+        (false, true) => format!(
+            "process {} is still running; stop it first, or remove the lock anyway with `hub unlock --force {state}`",
+            holder.pid
+        ),
+    }
+}
+
+/// The path as one shell word: quoted when it holds anything but plain
+/// characters.
+pub(crate) fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
+    if plain {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// `s3://`, `gs://`, `az://` and any other `scheme://`.
+fn is_remote(path: &Path) -> bool {
+    path.to_str().is_some_and(|p| p.contains("://"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(
+            shell_word(Path::new("a/hub.yaml.state")),
+            "a/hub.yaml.state"
+        );
+        assert_eq!(shell_word(Path::new("my state")), "'my state'");
+        assert_eq!(shell_word(Path::new("it's")), r"'it'\''s'");
+    }
+
+    #[test]
+    fn remote_locations_are_recognised() {
+        assert!(is_remote(Path::new("s3://bucket/key")));
+        assert!(!is_remote(Path::new("hub.yaml.state")));
+    }
+
+    #[test]
+    fn write_failures_exit_with_2() {
+        let error = StateError::Write {
+            path: PathBuf::from("s"),
+            action: "rename",
+            source: std::io::Error::other("x"),
+        };
+        assert_eq!(error.exit_code(), 2);
+        assert!(error.hint().is_some_and(|h| h.contains("unchanged")));
+    }
+}
+
+/// The example state of the format description (after a full deploy of a
+/// two-component stack), read, written and read again.
+#[cfg(test)]
+mod example_tests {
+    use super::*;
+    use crate::diag::Warnings;
+
+    const EXAMPLE: &str = include_str!("testdata/example.yaml");
+
+    fn parse_example() -> State {
+        let mut warnings = Warnings::default();
+        let state =
+            parse(Path::new("example.yaml"), EXAMPLE, &mut warnings).expect("example parses");
+        assert!(
+            warnings.is_empty(),
+            "{:?}",
+            warnings.iter().collect::<Vec<_>>()
+        );
+        state
+    }
+
+    #[test]
+    fn the_example_is_read_completely() {
+        let state = parse_example();
+        assert_eq!(state.meta.name, "demo");
+        assert_eq!(state.lifecycle.order, ["a", "b"]);
+        assert_eq!(state.stack_parameters[1].env, "DEPLOYMENT_ID");
+        assert_eq!(
+            state.components["b"].captured_outputs[1].qualified_name(),
+            "b:url"
+        );
+        assert_eq!(state.components["a"].raw_outputs[0].value, "a.example.com");
+        assert_eq!(
+            state.operations[0].args(),
+            [
+                "hub",
+                "deploy",
+                "hub.yaml.elaborate",
+                "-s",
+                "hub.yaml.state"
+            ]
+        );
+        assert_eq!(state.operations[0].phases[1].status, "success");
+    }
+
+    #[test]
+    fn the_example_survives_write_and_read() {
+        let state = parse_example();
+        let text = render(&state).expect("render");
+        let again =
+            parse(Path::new("written.yaml"), &text, &mut Warnings::default()).expect("reparse");
+        assert_eq!(again, state);
+        let original: yaml_serde::Value = yaml_serde::from_str(EXAMPLE).expect("yaml");
+        let written: yaml_serde::Value = yaml_serde::from_str(&text).expect("yaml");
+        assert_eq!(written, original, "{text}");
+    }
+
+    #[test]
+    fn the_example_is_written_in_the_format_order_and_block_style() {
+        let text = render(&parse_example()).expect("render");
+        let top: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with([' ', '-']))
+            .filter_map(|l| l.split(':').next())
+            .collect();
+        assert_eq!(
+            top,
+            [
+                "version",
+                "kind",
+                "timestamp",
+                "status",
+                "meta",
+                "lifecycle",
+                "stackParameters",
+                "capturedOutputs",
+                "components",
+                "operations"
+            ]
+        );
+        assert!(
+            text.contains("timestamp: 2024-05-01T10:00:12.345678901+02:00\n"),
+            "{text}"
+        );
+        assert!(!text.contains('{'), "{text}");
+    }
+}

@@ -1,0 +1,504 @@
+//! Reading and writing state files: gzip detection, kind/version checks,
+//! atomic replacement with a backup of the previous content, the serial.
+
+use super::model::State;
+use super::{is_remote, StateError};
+use crate::diag::{Location, Warnings};
+use crate::manifest::{locate, ManifestError, Segment, SourceFile};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Mode of a state file created from scratch: it holds outputs in clear.
+const NEW_FILE_MODE: u32 = 0o600;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Write gzip-compressed YAML instead of plain YAML.
+    pub compressed: bool,
+}
+
+/// `STATE.backup`: the previous content of `STATE`.
+pub fn backup_path(state: &Path) -> PathBuf {
+    with_suffix(state, ".backup")
+}
+
+/// `STATE.lock`: present while a run holds the state.
+pub fn lock_path(state: &Path) -> PathBuf {
+    with_suffix(state, ".lock")
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Reads a state file; `Ok(None)` when it does not exist.
+pub fn read(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, StateError> {
+    if is_remote(path) {
+        return Err(StateError::Remote {
+            path: path.to_path_buf(),
+        });
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(StateError::Read {
+                path: path.to_path_buf(),
+                source,
+                backup: existing_backup(path),
+            })
+        }
+    };
+    let source = SourceFile::from_bytes(path, bytes).map_err(|e| decode_error(path, e))?;
+    parse(path, &source.text, warnings).map(Some)
+}
+
+/// Parses the text of a state file; `path` is used in messages only.
+pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, StateError> {
+    let source = SourceFile {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+    };
+    let (state, documents) = source
+        .first_document::<State>(warnings)
+        .map_err(|e| decode_error(path, e))?;
+    let state = state.ok_or_else(|| StateError::Empty {
+        path: path.to_path_buf(),
+        backup: existing_backup(path),
+    })?;
+    if documents > 1 {
+        warnings.warn(
+            Some(Location::file(path)),
+            "the state file holds more than one YAML document; only the first is read",
+        );
+    }
+    check_document(path, text, &state)?;
+    Ok(state)
+}
+
+fn check_document(path: &Path, text: &str, state: &State) -> Result<(), StateError> {
+    let at = |key: &str| {
+        let (line, column) = locate(text, &[Segment::Key(key.to_string())]).unwrap_or((1, 1));
+        Location::at(path, line, column)
+    };
+    if state.kind != "state" {
+        return Err(StateError::WrongKind {
+            location: at("kind"),
+            kind: state.kind.clone(),
+        });
+    }
+    if state.version != 1 {
+        return Err(StateError::WrongVersion {
+            location: at("version"),
+            version: state.version,
+        });
+    }
+    Ok(())
+}
+
+fn decode_error(path: &Path, error: ManifestError) -> StateError {
+    let backup = existing_backup(path);
+    match error {
+        ManifestError::Yaml {
+            location, message, ..
+        } => StateError::Yaml {
+            location,
+            message,
+            backup,
+        },
+        ManifestError::Read { source, .. } => StateError::Read {
+            path: path.to_path_buf(),
+            source,
+            backup,
+        },
+        ManifestError::Gzip { source, .. } => StateError::Damaged {
+            path: path.to_path_buf(),
+            reason: format!("it looks gzip-compressed but cannot be decompressed ({source})"),
+            backup,
+        },
+        other => StateError::Damaged {
+            path: path.to_path_buf(),
+            reason: other.to_string(),
+            backup,
+        },
+    }
+}
+
+fn existing_backup(path: &Path) -> Option<PathBuf> {
+    let backup = backup_path(path);
+    backup.is_file().then_some(backup)
+}
+
+/// The YAML text a state is written as (canonical order, block style).
+pub fn render(state: &State) -> Result<String, StateError> {
+    Ok(super::emit::document(&yaml_serde::to_value(
+        state.canonical(),
+    )?))
+}
+
+/// Writes `state` to `path` atomically, after saving the current content
+/// as `path.backup`. The written serial is one more than the larger of
+/// `state.serial` and the serial on disk; `state.serial` is updated once
+/// the write succeeded.
+pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(), StateError> {
+    if is_remote(path) {
+        return Err(StateError::Remote {
+            path: path.to_path_buf(),
+        });
+    }
+    let target = resolve_link(path);
+    let previous = read_previous(&target)?;
+    let mode = previous.as_ref().map_or(NEW_FILE_MODE, |p| p.mode);
+    let serial = state
+        .serial
+        .max(previous.as_ref().map_or(0, |p| serial_of(&p.bytes)))
+        + 1;
+    let mut next = state.clone();
+    next.serial = serial;
+    let text = render(&next)?;
+    let bytes = if options.compressed {
+        gzip(text.as_bytes()).map_err(|source| StateError::Write {
+            path: target.clone(),
+            action: "compress",
+            source,
+        })?
+    } else {
+        text.into_bytes()
+    };
+    if let Some(previous) = previous {
+        replace_file(&backup_path(&target), &previous.bytes, mode)?;
+    }
+    replace_file(&target, &bytes, mode)?;
+    state.serial = serial;
+    Ok(())
+}
+
+/// A symbolic link is followed (also one whose target does not exist
+/// yet), so that the file it points to is replaced rather than the link.
+fn resolve_link(path: &Path) -> PathBuf {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        let is_link = std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink());
+        let target = match std::fs::read_link(&current) {
+            Ok(target) if is_link => target,
+            _ => return current,
+        };
+        current = folder_of(&current).join(target);
+    }
+    current
+}
+
+struct Previous {
+    bytes: Vec<u8>,
+    mode: u32,
+}
+
+fn read_previous(path: &Path) -> Result<Option<Previous>, StateError> {
+    let failure = |source| StateError::Write {
+        path: path.to_path_buf(),
+        action: "read the current content to back it up",
+        source,
+    };
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let mode = std::fs::metadata(path)
+                .map_err(failure)?
+                .permissions()
+                .mode()
+                & 0o7777;
+            Ok(Some(Previous { bytes, mode }))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(failure(e)),
+    }
+}
+
+/// The `serial` of a state file's content; 0 when it has none or cannot
+/// be read.
+fn serial_of(bytes: &[u8]) -> u64 {
+    let Ok(source) = SourceFile::from_bytes(Path::new("state"), bytes.to_vec()) else {
+        return 0;
+    };
+    let value: yaml_serde::Value = yaml_serde::Deserializer::from_str(&source.text)
+        .next()
+        .and_then(|document| serde::Deserialize::deserialize(document).ok())
+        .unwrap_or(yaml_serde::Value::Null);
+    match value.get("serial") {
+        Some(yaml_serde::Value::Number(n)) => n.as_u64().unwrap_or(0),
+        Some(yaml_serde::Value::String(s)) => s.trim().parse().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Temporary file in the same folder, flushed, renamed over `path`, then
+/// the folder flushed. The temporary file is removed on failure.
+fn replace_file(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StateError> {
+    let folder = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = folder.join(format!(
+        ".{name}.{}-{}.tmp",
+        std::process::id(),
+        next_temp_number()
+    ));
+    let failure = |action: &'static str| {
+        let path = path.to_path_buf();
+        move |source| StateError::Write {
+            path,
+            action,
+            source,
+        }
+    };
+    let result = write_synced(&temp, bytes, mode)
+        .map_err(failure("write a temporary file"))
+        .and_then(|()| std::fs::rename(&temp, path).map_err(failure("rename the temporary file")));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result?;
+    sync_folder(&folder).map_err(failure("flush the folder"))
+}
+
+/// Distinguishes the temporary files of writes running at the same time
+/// in one process.
+fn next_temp_number() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    COUNTER.fetch_add(1, Ordering::Relaxed)
+}
+
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Flushes a folder's entries; file systems that cannot do this for
+/// folders are not an error.
+pub(crate) fn sync_folder(folder: &Path) -> std::io::Result<()> {
+    match File::open(folder).and_then(|f| f.sync_all()) {
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENOTSUP)) => Ok(()),
+        other => other,
+    }
+}
+
+fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes)?;
+    encoder.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> State {
+        State {
+            version: 1,
+            kind: "state".into(),
+            status: "deployed".into(),
+            ..State::default()
+        }
+    }
+
+    fn read_ok(path: &Path) -> State {
+        read(path, &mut Warnings::default())
+            .expect("read")
+            .expect("exists")
+    }
+
+    #[test]
+    fn a_missing_file_reads_as_none() {
+        let dir = tempfile::tempdir().expect("dir");
+        assert!(read(&dir.path().join("nope"), &mut Warnings::default())
+            .expect("read")
+            .is_none());
+    }
+
+    #[test]
+    fn writes_back_up_and_count() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("hub.yaml.state");
+        let mut state = sample();
+        write(&path, &mut state, &WriteOptions::default()).expect("first");
+        assert_eq!(state.serial, 1);
+        assert!(!backup_path(&path).exists());
+        let first = std::fs::read(&path).expect("bytes");
+        state.status = "incomplete".into();
+        write(&path, &mut state, &WriteOptions::default()).expect("second");
+        assert_eq!(state.serial, 2);
+        assert_eq!(std::fs::read(backup_path(&path)).expect("backup"), first);
+        assert_eq!(read_ok(&path).status, "incomplete");
+        assert_eq!(read_ok(&path).serial, 2);
+    }
+
+    #[test]
+    fn the_serial_never_goes_back() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        std::fs::write(&path, "version: 1\nkind: state\nserial: 41\n").expect("seed");
+        let mut state = sample();
+        write(&path, &mut state, &WriteOptions::default()).expect("write");
+        assert_eq!(state.serial, 42);
+    }
+
+    #[test]
+    fn new_files_are_private_and_modes_are_kept() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        write(&path, &mut sample(), &WriteOptions::default()).expect("write");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        write(&path, &mut sample(), &WriteOptions::default()).expect("write");
+        assert_eq!(mode(&path), 0o640);
+    }
+
+    #[test]
+    fn compressed_states_are_gzip_and_read_back() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        write(&path, &mut sample(), &WriteOptions { compressed: true }).expect("write");
+        let bytes = std::fs::read(&path).expect("bytes");
+        assert_eq!(&bytes[..2], &[0x1f, 0x8b]);
+        assert_eq!(read_ok(&path).status, "deployed");
+    }
+
+    #[test]
+    fn a_symbolic_link_is_followed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let real = dir.path().join("real.state");
+        let link = dir.path().join("link.state");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        write(&link, &mut sample(), &WriteOptions::default()).expect("write");
+        assert!(std::fs::symlink_metadata(&link)
+            .expect("meta")
+            .file_type()
+            .is_symlink());
+        assert_eq!(read_ok(&real).status, "deployed");
+    }
+
+    #[test]
+    fn no_temporary_files_are_left() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        write(&path, &mut sample(), &WriteOptions::default()).expect("write");
+        write(&path, &mut sample(), &WriteOptions::default()).expect("write");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["s", "s.backup"]);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_state_alone() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("missing-folder").join("s");
+        let mut state = sample();
+        let error = write(&path, &mut state, &WriteOptions::default()).unwrap_err();
+        assert!(matches!(error, StateError::Write { .. }), "{error}");
+        assert_eq!(state.serial, 0);
+    }
+
+    #[test]
+    fn wrong_kind_and_version_are_located() {
+        let path = Path::new("s");
+        let error = parse(path, "version: 1\nkind: foo\n", &mut Warnings::default()).unwrap_err();
+        assert!(
+            matches!(&error, StateError::WrongKind { kind, .. } if kind == "foo"),
+            "{error}"
+        );
+        assert_eq!(error.location().and_then(|l| l.line), Some(2));
+        let error = parse(path, "version: 2\nkind: state\n", &mut Warnings::default()).unwrap_err();
+        assert!(
+            matches!(error, StateError::WrongVersion { version: 2, .. }),
+            "{error}"
+        );
+        assert!(error.hint().is_some_and(|h| h.contains("newer")));
+    }
+
+    #[test]
+    fn invalid_yaml_names_the_line_and_the_backup() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        std::fs::write(&path, "version: 1\nkind: state\ncomponents: [\n").expect("seed");
+        std::fs::write(backup_path(&path), "version: 1\nkind: state\n").expect("backup");
+        let error = read(&path, &mut Warnings::default()).unwrap_err();
+        assert!(matches!(error, StateError::Yaml { .. }), "{error}");
+        assert!(error.location().and_then(|l| l.line).is_some());
+        assert!(
+            error.hint().is_some_and(|h| h.contains("s.backup")),
+            "{:?}",
+            error.hint()
+        );
+    }
+
+    #[test]
+    fn empty_and_damaged_files_are_errors() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        std::fs::write(&path, "").expect("seed");
+        let error = read(&path, &mut Warnings::default()).unwrap_err();
+        assert!(matches!(error, StateError::Empty { .. }), "{error}");
+        std::fs::write(&path, [0x1f, 0x8b, 0, 1, 2]).expect("seed");
+        let error = read(&path, &mut Warnings::default()).unwrap_err();
+        assert!(matches!(error, StateError::Damaged { .. }), "{error}");
+        assert!(error.to_string().contains("gzip"), "{error}");
+    }
+
+    #[test]
+    fn unknown_keys_are_warned_about_with_their_line() {
+        let mut warnings = Warnings::default();
+        let state = parse(
+            Path::new("s"),
+            "version: 1\nkind: state\nfuture: x\n",
+            &mut warnings,
+        )
+        .expect("parse");
+        assert_eq!(state.kind, "state");
+        let warning = warnings.iter().next().expect("warning");
+        assert!(warning.message.contains("future"), "{warning}");
+        assert_eq!(warning.location.as_ref().and_then(|l| l.line), Some(3));
+    }
+
+    #[test]
+    fn a_folder_is_not_a_state() {
+        let dir = tempfile::tempdir().expect("dir");
+        let error = read(dir.path(), &mut Warnings::default()).unwrap_err();
+        assert!(matches!(error, StateError::Read { .. }), "{error}");
+        assert!(
+            error.hint().is_some_and(|h| h.contains("folder")),
+            "{:?}",
+            error.hint()
+        );
+    }
+
+    #[test]
+    fn remote_locations_are_rejected() {
+        let error = read(Path::new("s3://b/k"), &mut Warnings::default()).unwrap_err();
+        assert!(matches!(error, StateError::Remote { .. }));
+    }
+}
