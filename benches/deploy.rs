@@ -2,12 +2,14 @@
 //! to the time it takes to spawn the same scripts directly, measured in the
 //! same run. The difference, per component, is hub's overhead: parameter
 //! expansion, environment, discovery, output capture, two atomic state
-//! writes (the "deploying" checkpoint and the result, each with fsync) and
-//! the log file.
+//! writes (the "deploying" checkpoint and the result, each with a backup
+//! and two fsyncs) and the log file.
 //!
 //! Run with `cargo bench --bench deploy`. Options (after `--`):
 //! `--sizes 100,1000`, `--runs N` (timed runs per size, default 3) and
 //! `--write FILE` (default `benches/DEPLOY_RESULTS.md`; `-` prints only).
+//! Whatever follows the line [`HISTORY`] in the file written is kept: the
+//! hand-written record of earlier figures.
 //!
 //! Each component declares two parameters (one from the stack, one its
 //! own) exported to its environment, and prints one line. Every run also
@@ -19,6 +21,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// The line after which the results file is kept as it is.
+const HISTORY: &str = "<!-- history: kept when the bench rewrites this file -->";
 
 const SCRIPT: &str = "#!/bin/sh\necho \"deploying $ID in $DOMAIN\"\n";
 
@@ -53,9 +58,40 @@ fn write_stack(root: &Path, size: usize) {
     std::fs::write(root.join("hub.yaml.elaborate"), text).expect("elaborate");
 }
 
+/// Wall-clock time and CPU time (user + system, of the processes run
+/// and everything they ran) of one measurement. CPU time is what the
+/// machine's other load does not change.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Measure {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// CPU time of the children waited for so far.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+fn measure(run: impl FnOnce()) -> Measure {
+    let cpu = children_cpu();
+    let started = Instant::now();
+    run();
+    Measure {
+        wall: started.elapsed(),
+        cpu: children_cpu() - cpu,
+    }
+}
+
 /// One `hub deploy` of the whole stack, from an empty state, or with no
 /// state at all (`-n`).
-fn time_hub(root: &Path, with_state: bool) -> Duration {
+fn time_hub(root: &Path, with_state: bool) -> Measure {
     for leftover in ["hub.yaml.state", "hub.yaml.state.backup"] {
         let _ = std::fs::remove_file(root.join(leftover));
     }
@@ -65,54 +101,63 @@ fn time_hub(root: &Path, with_state: bool) -> Duration {
     } else {
         &["-n"]
     };
-    let started = Instant::now();
-    let status = Command::new(env!("CARGO_BIN_EXE_hub"))
-        .current_dir(root)
-        .args(["deploy", "hub.yaml.elaborate"])
-        .args(state)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("run hub");
-    let took = started.elapsed();
-    assert!(status.success(), "hub deploy failed in {}", root.display());
-    took
+    measure(|| {
+        let status = Command::new(env!("CARGO_BIN_EXE_hub"))
+            .current_dir(root)
+            .args(["deploy", "hub.yaml.elaborate"])
+            .args(state)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("run hub");
+        assert!(status.success(), "hub deploy failed in {}", root.display());
+    })
 }
 
 /// The same scripts spawned one after the other, in their folders, with
 /// their output read through a pipe as hub does.
-fn time_direct(root: &Path, size: usize) -> Duration {
-    let started = Instant::now();
-    for i in 0..size {
-        let dir = root.join(format!("c/c{i}"));
-        let out = Command::new(dir.join("deploy.sh"))
-            .current_dir(&dir)
-            .env("ID", format!("c{i}"))
-            .env("DOMAIN", "bench.example.com")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run script");
-        assert!(out.status.success());
-    }
-    started.elapsed()
+fn time_direct(root: &Path, size: usize) -> Measure {
+    measure(|| {
+        for i in 0..size {
+            let dir = root.join(format!("c/c{i}"));
+            let out = Command::new(dir.join("deploy.sh"))
+                .current_dir(&dir)
+                .env("ID", format!("c{i}"))
+                .env("DOMAIN", "bench.example.com")
+                .stdin(Stdio::null())
+                .output()
+                .expect("run script");
+            assert!(out.status.success());
+        }
+    })
 }
 
-fn median(mut values: Vec<Duration>) -> Duration {
+/// The run with the median wall-clock time.
+fn median(mut values: Vec<Measure>) -> Measure {
     values.sort();
     values[values.len() / 2]
 }
 
 struct Row {
     size: usize,
-    hub: Duration,
-    stateless: Duration,
-    direct: Duration,
+    hub: Measure,
+    stateless: Measure,
+    direct: Measure,
 }
 
 impl Row {
-    fn per_component_ms(&self, total: Duration) -> f64 {
-        (total.as_secs_f64() - self.direct.as_secs_f64()) * 1000.0 / self.size as f64
+    /// Milliseconds per component above the scripts alone.
+    fn per_component(&self, total: Duration, alone: Duration) -> f64 {
+        (total.as_secs_f64() - alone.as_secs_f64()) * 1000.0 / self.size as f64
+    }
+
+    fn wall(&self, hub: Measure) -> f64 {
+        self.per_component(hub.wall, self.direct.wall)
+    }
+
+    fn cpu(&self, hub: Measure) -> f64 {
+        self.per_component(hub.cpu, self.direct.cpu)
     }
 }
 
@@ -157,18 +202,28 @@ fn main() {
             direct: median(direct),
         };
         println!(
-            "deploy {:>5} components: hub {:>8.1} ms, hub -n {:>8.1} ms, scripts alone {:>8.1} ms; overhead {:.2} ms/component ({:.2} without state)",
+            "deploy {:>5} components: wall hub {:.0} ms, hub -n {:.0} ms, scripts {:.0} ms; per component: {:.2} ms wall / {:.2} ms CPU with state, {:.2} ms wall / {:.2} ms CPU without",
             row.size,
-            ms(row.hub),
-            ms(row.stateless),
-            ms(row.direct),
-            row.per_component_ms(row.hub),
-            row.per_component_ms(row.stateless)
+            ms(row.hub.wall),
+            ms(row.stateless.wall),
+            ms(row.direct.wall),
+            row.wall(row.hub),
+            row.cpu(row.hub),
+            row.wall(row.stateless),
+            row.cpu(row.stateless),
         );
         rows.push(row);
     }
     if let Some(path) = write {
-        std::fs::write(&path, report(&rows, runs)).expect("write results");
+        let kept = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|old| old.find(HISTORY).map(|at| old[at..].to_string()));
+        let mut text = report(&rows, runs);
+        if let Some(kept) = kept {
+            text.push('\n');
+            text.push_str(&kept);
+        }
+        std::fs::write(&path, text).expect("write results");
         println!("written to {path}");
     }
 }
@@ -177,25 +232,59 @@ fn report(rows: &[Row], runs: usize) -> String {
     let mut out = String::from(
         "# `hub deploy` overhead\n\nGenerated by `cargo bench --bench deploy` (release build). Each stack has N no-op \
          shell components; each gets one stack parameter and one of its own in its environment and prints one \
-         line. \"Scripts alone\" spawns the same scripts one after the other in the same run. Overhead = \
-         (hub − scripts alone) / N, with the state and without it (`-n`): parameter expansion, environment, discovery, output capture, two atomic \
-         state writes per component (fsync each) and the log file. Target: ≤ 2 ms per component.\n\n",
+         line. \"Scripts alone\" spawns the same scripts one after the other in the same run. Overhead per \
+         component = (hub − scripts alone) / N, in wall-clock time and in CPU time (user + system of hub and \
+         everything it ran, which other load on the machine does not inflate), with the state and without it \
+         (`-n`). With a state, every component costs two atomic state writes (the \"deploying\" checkpoint and \
+         the result), each with a backup and two fsyncs. Target: ≤ 2 ms per component.\n\n",
     );
-    let _ = writeln!(out, "Median of {runs} runs.\n");
+    let _ = writeln!(
+        out,
+        "Command: `cargo bench --bench deploy{}`. Written {}. Median of {runs} runs (by wall time). {}\n",
+        command_options(),
+        hub::state::format_rfc3339(std::time::SystemTime::now()),
+        machine()
+    );
     out.push_str(
-        "| components | hub deploy | hub deploy -n | scripts alone | overhead per component | without state (-n) |\n|---:|---:|---:|---:|---:|---:|\n",
+        "| components | hub deploy | hub deploy -n | scripts alone | overhead, state (wall / CPU) | overhead, -n (wall / CPU) |\n|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
         let _ = writeln!(
             out,
-            "| {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.2} ms | {:.2} ms |",
+            "| {} | {:.0} ms | {:.0} ms | {:.0} ms | {:.2} / {:.2} ms | {:.2} / {:.2} ms |",
             row.size,
-            ms(row.hub),
-            ms(row.stateless),
-            ms(row.direct),
-            row.per_component_ms(row.hub),
-            row.per_component_ms(row.stateless)
+            ms(row.hub.wall),
+            ms(row.stateless.wall),
+            ms(row.direct.wall),
+            row.wall(row.hub),
+            row.cpu(row.hub),
+            row.wall(row.stateless),
+            row.cpu(row.stateless),
         );
     }
     out
+}
+
+/// The options the bench was run with, as typed after `--`.
+fn command_options() -> String {
+    let options: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if options.is_empty() {
+        String::new()
+    } else {
+        format!(" -- {}", options.join(" "))
+    }
+}
+
+/// The CPU count and the load when the report is written: wall-clock
+/// figures depend on what else the machine is doing.
+fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(String::from))
+        .unwrap_or_else(|| "unknown".into());
+    format!("Machine: {cpus} CPUs, load average {load} when the report was written.")
 }

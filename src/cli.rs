@@ -321,6 +321,9 @@ pub struct DeployArgs {
     /// Show secret values in the output instead of masking them
     #[arg(long)]
     pub reveal: bool,
+    /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
+    #[arg(short = 'y', long = "dry")]
+    pub dry: bool,
     /// Clouds whose requirements apply (aws, azure, gcp); accepted for compatibility
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["aws", "azure", "gcp"])]
     pub clouds: Vec<String>,

@@ -346,6 +346,7 @@ pub fn deploy(
         reveal: args.reveal,
         args: std::env::args().collect(),
         concurrency: 1,
+        dry: args.dry,
     };
     let interrupts = install_interrupts()?;
     let mut terminal = crate::params::TerminalPrompter;

@@ -4,7 +4,6 @@
 //! computed from them, and outputs of `kind: secret...` are printed as
 //! `(masked)` unless the user asked to see them (`--reveal`).
 
-pub use crate::secrets::looks_secret as is_secret_name;
 use crate::secrets::looks_secret;
 use std::borrow::Cow;
 

@@ -32,20 +32,28 @@ use super::otp;
 use super::outputs::stack_outputs;
 use super::plan::{self, ConditionOutcome, Plan, Selection, Verb};
 use super::process::{self, Exit, Invocation, LineSink};
-use super::requirements::{self, provides_text};
+use super::ready;
+use super::records::{
+    component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
+    state_parameters, to_scope_output,
+};
+use super::requirements::provides_text;
+use super::setup::{
+    check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
+    read_state, require_state, warn_unsupported,
+};
 use super::stack::{absolute, Stack};
 use super::summary::{Outcome, Summary};
-use crate::diag::{Location, Warnings};
+use crate::diag::Warnings;
 use crate::manifest::Manifest;
 use crate::params::format::substitution_text;
 use crate::params::{
-    self, expand_component, expand_outputs, ComponentScope, ExpandedParam, LockOptions, Locked,
-    Prompter,
+    self, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked, Prompter,
 };
 use crate::redact::SecretMasker;
 use crate::state::{
-    self, Clock, ComponentMeta, ComponentRun, ComponentStatus, OperationIndex, OperationStart,
-    OperationStatus, RawOutput, StackMeta, StackStatus, State, StateLock, StateParameter,
+    self, Clock, ComponentRun, ComponentStatus, OperationIndex, OperationStart, OperationStatus,
+    StackMeta, StackStatus, State, StateLock,
 };
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -74,6 +82,21 @@ pub struct RunOptions {
     pub args: Vec<String>,
     /// How many components may run at once (1 today).
     pub concurrency: usize,
+    /// Run the `deploy-test`/`undeploy-test` implementations; the state is
+    /// read but never written.
+    pub dry: bool,
+}
+
+impl RunOptions {
+    /// The verb implementations are looked up for: `V`, or `V-test` for a
+    /// dry run.
+    pub fn implementation_verb(&self, verb: &str) -> String {
+        if self.dry {
+            format!("{verb}-test")
+        } else {
+            verb.to_string()
+        }
+    }
 }
 
 /// What the run gets from the process it runs in.
@@ -91,7 +114,8 @@ pub struct Host<'a> {
 }
 
 impl Host<'_> {
-    fn var(&self, name: &str) -> Option<String> {
+    /// A variable of hub's environment.
+    pub fn var(&self, name: &str) -> Option<String> {
         self.environment
             .iter()
             .find(|(k, _)| k == name)
@@ -159,6 +183,11 @@ struct Run<'a> {
     state_path: Option<PathBuf>,
     operation: Option<OperationIndex>,
     _lock: Option<StateLock>,
+    /// Writes the state (created at the first write); the lock is held for
+    /// the whole run, so it alone changes the file.
+    writer: Option<state::StateWriter>,
+    /// The serial of the state read at the start, when one was read.
+    read_serial: Option<u64>,
     provides: IndexMap<String, Vec<String>>,
     /// Outputs known in this run, oldest first.
     outputs: Vec<state::CapturedOutput>,
@@ -182,16 +211,7 @@ impl<'a> Run<'a> {
         let order = plan::validate(&stack.elaborated)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
         let state_path = options.state.clone();
-        if options.selection.is_partial() && state_path.is_none() && !options.force {
-            return Err(EngineError::StateRequired {
-                flag: if options.selection.components.is_empty() {
-                    "-o"
-                } else {
-                    "-c"
-                },
-                path: None,
-            });
-        }
+        require_state(options)?;
         let lock = match &state_path {
             Some(path) => Some(StateLock::acquire(path, verb.as_str(), &clock)?),
             None => None,
@@ -216,18 +236,9 @@ impl<'a> Run<'a> {
         if let (Some(state), Some(path)) = (&loaded, &state_path) {
             check_consistency(stack, state, &locked, path, options.force, warnings)?;
         }
-        let path_var = host.var("PATH");
-        let is_optional = |name: &str| plan.is_optional(name);
-        let mut provides = requirements::initial_provides(
-            &stack.elaborated,
-            &plan.tuning,
-            &is_optional,
-            path_var.as_deref().map(std::ffi::OsStr::new),
-        )?;
-        if let Some(state) = &loaded {
-            state::merge_provides(&mut provides, &state.provides);
-        }
+        let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
         check_implementations(stack, &plan, options)?;
+        warn_unsupported(stack, warnings);
         let nested = Nested {
             hub: host.hub.clone(),
             elaborate: stack.file.clone(),
@@ -240,6 +251,7 @@ impl<'a> Run<'a> {
             masker.add(&substitution_text(param.value.as_ref()));
         }
         let outputs = initial_outputs(&plan, loaded.as_ref());
+        let read_serial = loaded.as_ref().map(|state| state.serial);
         let state = match (loaded, &state_path, verb) {
             (Some(state), _, _) => Some(state),
             (None, Some(_), Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
@@ -258,6 +270,8 @@ impl<'a> Run<'a> {
             state_path,
             operation: None,
             _lock: lock,
+            writer: None,
+            read_serial,
             provides,
             outputs,
             failed: Vec::new(),
@@ -346,6 +360,11 @@ impl<'a> Run<'a> {
                     return Err(error);
                 }
                 Step::Failed(reason) => {
+                    if let Some(signal) = self.interrupt_signal() {
+                        self.summary.push(&name, Outcome::Interrupted, took);
+                        self.not_run(&scheduler);
+                        return self.stop_interrupted(Some(&name), signal);
+                    }
                     self.summary
                         .push(&name, Outcome::Failed(reason.clone()), took);
                     if let Some(error) = self.after_failure(&name, &reason)? {
@@ -355,7 +374,10 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        Ok(())
+        if let Some(signal) = self.interrupt_signal() {
+            return self.stop_interrupted(None, signal);
+        }
+        self.stack_ready()
     }
 
     fn not_run(&mut self, scheduler: &plan::Scheduler) {
@@ -455,8 +477,13 @@ impl<'a> Run<'a> {
         }
         self.summary.stack_status = state.status.clone();
         let redactor = crate::redact::Redactor::new(self.options.reveal);
-        self.summary.outputs = state
-            .stack_outputs
+        // After an undeploy the recorded outputs describe nothing live.
+        let shown_outputs = if self.verb == Verb::Deploy {
+            &state.stack_outputs[..]
+        } else {
+            &[]
+        };
+        self.summary.outputs = shown_outputs
             .iter()
             .map(|o| {
                 let value = substitution_text(Some(&o.value));
@@ -467,16 +494,42 @@ impl<'a> Run<'a> {
         self.save()
     }
 
-    /// Writes the state, when there is one.
+    /// Writes the state, when there is one (never on a dry run).
     fn save(&mut self) -> Result<(), EngineError> {
-        let (Some(state), Some(path)) = (self.state.as_mut(), &self.state_path) else {
+        self.write_state(None)
+    }
+
+    /// [`Run::save`] when, since the previous save, no component entry
+    /// changed but `name`'s (the others are then not compared with what
+    /// was last written).
+    fn save_component(&mut self, name: &str) -> Result<(), EngineError> {
+        self.write_state(Some(name))
+    }
+
+    fn write_state(&mut self, component: Option<&str>) -> Result<(), EngineError> {
+        let (Some(state), Some(path), false) =
+            (self.state.as_mut(), &self.state_path, self.options.dry)
+        else {
             return Ok(());
         };
         state.touch(&self.clock.now());
-        let options = state::WriteOptions {
-            compressed: self.options.compressed,
+        let writer = match &mut self.writer {
+            Some(writer) => writer,
+            None => {
+                let options = state::WriteOptions {
+                    compressed: self.options.compressed,
+                };
+                let writer = match self.read_serial {
+                    Some(serial) => state::StateWriter::resume(path, options, serial)?,
+                    None => state::StateWriter::open(path, options)?,
+                };
+                self.writer.insert(writer)
+            }
         };
-        state::write(path, state, &options)?;
+        match component {
+            Some(name) => writer.write_component(state, name)?,
+            None => writer.write(state)?,
+        }
         Ok(())
     }
 
@@ -654,7 +707,7 @@ impl<'a> Run<'a> {
         if let Some(op) = self.operation {
             state.set_phase(op, name, OperationStatus::InProgress, &now);
         }
-        self.save()
+        self.save_component(name)
     }
 
     /// Renders templates, builds the environment, finds and runs the
@@ -682,7 +735,8 @@ impl<'a> Run<'a> {
         };
         let environment = env::component(&self.base_env, &vars, self.warnings);
         let bare = manifest.lifecycle.bare == "allow";
-        let implementation = match discover::discover(&dir, self.verb.as_str(), bare) {
+        let verb = self.options.implementation_verb(self.verb.as_str());
+        let implementation = match discover::discover(&dir, &verb, bare) {
             Ok(implementation) => implementation,
             Err(error) => return self.fail(name, &error.to_string(), None),
         };
@@ -769,7 +823,7 @@ impl<'a> Run<'a> {
         capture::decode_secrets(&mut raw, pad, self.warnings);
         let (captured, problems) = self.capture(name, manifest, params, dir, &raw);
         for output in &captured {
-            if output.kind.starts_with("secret") || crate::redact::is_secret_name(&output.name) {
+            if output.kind.starts_with("secret") || crate::secrets::looks_secret(&output.name) {
                 self.masker.add(&substitution_text(Some(&output.value)));
             }
             let key = output.qualified_name();
@@ -805,7 +859,60 @@ impl<'a> Run<'a> {
         if !problems.is_empty() {
             return self.fail(name, &problems.join("\n"), None);
         }
+        let conditions = &manifest.lifecycle.ready_conditions;
+        if !conditions.is_empty() {
+            let lookup = |key: &str| {
+                params
+                    .iter()
+                    .find(|p| p.name == key)
+                    .map(|p| p.value.as_ref())
+                    .or_else(|| self.output_value(key).map(Some))
+                    .map(substitution_text)
+            };
+            if let Err(reason) = ready::wait_ready(conditions, &lookup, self.host.interrupts) {
+                return self.fail(name, &reason, None);
+            }
+        }
         self.succeeded(name)
+    }
+
+    /// The latest output named `comp:name`, or plain `name`.
+    fn output_value(&self, key: &str) -> Option<&Value> {
+        let outputs = self.outputs.iter().rev();
+        outputs
+            .clone()
+            .find(|o| o.qualified_name() == key)
+            .or_else(|| outputs.clone().find(|o| o.name == key))
+            .map(|o| &o.value)
+    }
+
+    /// §2 step 17: the stack's ready conditions after the last component.
+    fn stack_ready(&mut self) -> Result<(), EngineError> {
+        let conditions = &self.stack.elaborated.stack.lifecycle.ready_conditions;
+        if self.verb != Verb::Deploy || conditions.is_empty() {
+            return Ok(());
+        }
+        let lookup = |key: &str| {
+            self.output_value(key)
+                .or_else(|| self.locked.value(key))
+                .map(|v| substitution_text(Some(v)))
+        };
+        let Err(reason) = ready::wait_ready(conditions, &lookup, self.host.interrupts) else {
+            return Ok(());
+        };
+        if self.options.force {
+            self.warnings
+                .warn(None, format!("the stack is not ready (--force): {reason}"));
+            return Ok(());
+        }
+        self.stopped = true;
+        let now = self.clock.now();
+        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+            state.set_status(StackStatus::Incomplete, &reason, &now);
+            state.finish_operation(op, OperationStatus::Error, &now);
+        }
+        self.save()?;
+        Err(EngineError::NotReady { reason })
     }
 
     /// The declared outputs of a component that ran, and the problems.
@@ -875,7 +982,7 @@ impl<'a> Run<'a> {
                 state.set_phase(op, name, OperationStatus::Success, &now);
             }
         }
-        match self.save() {
+        match self.save_component(name) {
             Ok(()) => Step::Done,
             Err(error) => Step::Fatal(error),
         }
@@ -900,7 +1007,7 @@ impl<'a> Run<'a> {
                 state.append_log(op, &log, &now);
             }
         }
-        if let Err(error) = self.save() {
+        if let Err(error) = self.save_component(name) {
             return Step::Fatal(error);
         }
         Step::Failed(reason.to_string())
@@ -933,254 +1040,6 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Reads the state of a run: missing is fine except for `-c`/`-o` (unless
-/// `--force`); unreadable is fatal unless `--force` on a full deploy.
-fn read_state(
-    path: Option<&Path>,
-    verb: Verb,
-    options: &RunOptions,
-    warnings: &mut Warnings,
-) -> Result<Option<State>, EngineError> {
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    let partial = options.selection.is_partial();
-    match state::read(path, warnings) {
-        Ok(Some(state)) => Ok(Some(state)),
-        Ok(None) if partial && !options.force => Err(EngineError::StateRequired {
-            flag: if options.selection.components.is_empty() {
-                "-o"
-            } else {
-                "-c"
-            },
-            path: Some(path.to_path_buf()),
-        }),
-        Ok(None) => Ok(None),
-        Err(error) if options.force && verb == Verb::Deploy && !partial => {
-            warnings.warn(
-                Some(Location::file(path)),
-                format!(
-                    "{error}; starting a new state (--force); the old one is kept as the backup"
-                ),
-            );
-            Ok(None)
-        }
-        Err(error) => Err(error.into()),
-    }
-}
-
-fn lock_parameters(
-    stack: &Stack,
-    options: &RunOptions,
-    host: &mut Host<'_>,
-    state_path: Option<&Path>,
-    state_loaded: bool,
-    warnings: &mut Warnings,
-) -> Result<Locked, EngineError> {
-    let params_state = match (state_path, state_loaded) {
-        (Some(path), true) => Some(params::state::State::read(path)?),
-        _ => None,
-    };
-    let prompter = host.prompter.take();
-    let variables = &host.environment;
-    let environment = |name: &str| {
-        variables
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
-    let lock_options = LockOptions {
-        source: stack.source.as_ref(),
-        overrides: &options.overrides,
-        environment: &environment,
-        prompter: prompter.map(|p| p as &mut dyn Prompter),
-        state: params_state.as_ref(),
-        deployment_id: None,
-        stack_name: host.var("HUB_STACK_NAME"),
-    };
-    Ok(params::lock(
-        &stack.elaborated.stack,
-        lock_options,
-        warnings,
-    )?)
-}
-
-fn check_consistency(
-    stack: &Stack,
-    state: &State,
-    locked: &Locked,
-    path: &Path,
-    force: bool,
-    warnings: &mut Warnings,
-) -> Result<(), EngineError> {
-    let names: Vec<String> = stack
-        .elaborated
-        .stack
-        .components
-        .iter()
-        .map(|c| c.name.clone())
-        .collect();
-    let value = |name: &str| locked.value(name).map(|v| substitution_text(Some(v)));
-    let problems =
-        state::consistency_problems(state, &stack.elaborated.stack.meta.name, &value, &names);
-    if problems.is_empty() {
-        return Ok(());
-    }
-    if force {
-        for problem in &problems {
-            warnings.warn(Some(Location::file(path)), format!("{problem} (--force)"));
-        }
-        return Ok(());
-    }
-    Err(EngineError::StateMismatch {
-        path: path.to_path_buf(),
-        problems,
-    })
-}
-
-/// §2 step 13: every selected component has a folder and implements the
-/// stack's verbs (the run's verb when the stack lists none).
-fn check_implementations(
-    stack: &Stack,
-    plan: &Plan,
-    options: &RunOptions,
-) -> Result<(), EngineError> {
-    let listed: Vec<&str> = stack
-        .elaborated
-        .stack
-        .lifecycle
-        .verbs
-        .iter()
-        .map(String::as_str)
-        .filter(|v| *v != "backup")
-        .collect();
-    let verbs = if listed.is_empty() {
-        vec![plan.verb.as_str()]
-    } else {
-        listed
-    };
-    for name in &plan.selected {
-        let (Some(reference), Some(manifest)) =
-            (stack.reference(name), stack.elaborated.component(name))
-        else {
-            continue;
-        };
-        let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
-        let bare = manifest.lifecycle.bare == "allow";
-        for verb in &verbs {
-            discover::discover(&dir, verb, bare).map_err(|source| EngineError::Implementation {
-                component: name.clone(),
-                source,
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// The outputs a run starts with: for a full undeploy the stack-level
-/// ones (or the latest snapshot); otherwise none until components run or
-/// are preloaded.
-fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::CapturedOutput> {
-    match (
-        plan.verb,
-        state,
-        plan.offset.is_none() && !plan.per_component,
-    ) {
-        (Verb::Undeploy, Some(state), true) => {
-            state.outputs_for_full_undeploy(&plan.order).to_vec()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// The stack-level `capturedOutputs` after a deploy: all outputs of a
-/// complete run; otherwise the run's outputs merged into the old ones.
-fn refresh_stack_outputs(state: &mut State, outputs: &[state::CapturedOutput], complete: bool) {
-    if complete {
-        state.captured_outputs = outputs.to_vec();
-        return;
-    }
-    for output in outputs {
-        let key = output.qualified_name();
-        match state
-            .captured_outputs
-            .iter_mut()
-            .find(|o| o.qualified_name() == key)
-        {
-            Some(existing) => *existing = output.clone(),
-            None => state.captured_outputs.push(output.clone()),
-        }
-    }
-}
-
-/// `STATE.logs`: the folder of the per-component log files.
-pub fn log_dir(state: &Path) -> PathBuf {
-    let mut name = state.as_os_str().to_os_string();
-    name.push(".logs");
-    PathBuf::from(name)
-}
-
-fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
-    locked
-        .params
-        .values()
-        .map(|p| StateParameter {
-            component: p.component.clone(),
-            name: p.name.clone(),
-            value: p.value.clone().unwrap_or(Value::Null),
-            env: p.env.clone(),
-        })
-        .collect()
-}
-
-fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParameter> {
-    params
-        .iter()
-        .map(|p| StateParameter {
-            component: String::new(),
-            name: p.name.clone(),
-            value: p.value.clone().unwrap_or(Value::Null),
-            env: p.env.clone(),
-        })
-        .collect()
-}
-
-fn component_meta(manifest: &Manifest) -> ComponentMeta {
-    let meta = &manifest.meta;
-    ComponentMeta {
-        origin: meta.origin.clone(),
-        kind: meta.kind.clone(),
-        title: meta.title.clone(),
-        brief: meta.brief.clone(),
-        description: meta.description.clone(),
-        version: meta.version.clone(),
-        maturity: meta.maturity.clone(),
-        icon: meta.icon.clone(),
-    }
-}
-
-fn raw_outputs(raw: &RawOutputs) -> Vec<RawOutput> {
-    let mut out: Vec<RawOutput> = raw
-        .iter()
-        .map(|(name, value)| RawOutput {
-            name: name.clone(),
-            value: value.clone(),
-        })
-        .collect();
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
-}
-
-pub(crate) fn to_scope_output(output: &state::CapturedOutput) -> params::CapturedOutput {
-    params::CapturedOutput {
-        component: output.component.clone(),
-        name: output.name.clone(),
-        value: Some(output.value.clone()),
-        kind: output.kind.clone(),
-        component_kind: output.component_kind.clone(),
-    }
-}
-
 fn describe(implementation: &Implementation) -> String {
     format!("`{implementation}`")
 }
@@ -1198,68 +1057,5 @@ fn or_none(text: &str) -> &str {
         "nothing"
     } else {
         text
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn output(component: &str, name: &str, value: &str) -> state::CapturedOutput {
-        state::CapturedOutput {
-            component: component.into(),
-            name: name.into(),
-            value: Value::String(value.into()),
-            ..state::CapturedOutput::default()
-        }
-    }
-
-    #[test]
-    fn stack_level_outputs_are_replaced_after_a_complete_run_and_merged_otherwise() {
-        let mut state = State {
-            captured_outputs: vec![output("a", "x", "old"), output("gone", "y", "1")],
-            ..State::default()
-        };
-        refresh_stack_outputs(&mut state, &[output("a", "x", "new")], false);
-        let names: Vec<String> = state
-            .captured_outputs
-            .iter()
-            .map(|o| o.qualified_name())
-            .collect();
-        assert_eq!(names, ["a:x", "gone:y"]);
-        assert_eq!(state.captured_outputs[0].value, Value::String("new".into()));
-        refresh_stack_outputs(&mut state, &[output("a", "x", "new")], true);
-        assert_eq!(state.captured_outputs.len(), 1);
-    }
-
-    #[test]
-    fn logs_live_beside_the_state() {
-        assert_eq!(
-            log_dir(Path::new("/s/hub.yaml.state")),
-            PathBuf::from("/s/hub.yaml.state.logs")
-        );
-    }
-
-    #[test]
-    fn state_parameters_keep_qualifiers_and_nulls() {
-        let mut locked = Locked::default();
-        locked.params.insert(
-            "x|a".into(),
-            params::LockedParam {
-                name: "x".into(),
-                component: "a".into(),
-                kind: String::new(),
-                value: None,
-                env: "X".into(),
-                origin: params::Origin::Unset,
-                expression: None,
-                declared: None,
-                secret: false,
-            },
-        );
-        let written = state_parameters(&locked);
-        assert_eq!(written[0].qualified_name(), "x|a");
-        assert_eq!(written[0].value, Value::Null);
-        assert_eq!(written[0].env, "X");
     }
 }

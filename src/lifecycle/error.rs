@@ -80,6 +80,8 @@ pub enum EngineError {
         what: &'static str,
         how: &'static str,
     },
+    #[error("the stack is not ready: {reason}")]
+    NotReady { reason: String },
     #[error("cannot watch for interrupts: {0}")]
     Signals(std::io::Error),
 }
@@ -145,6 +147,9 @@ impl EngineError {
                 Some("add the verb to the component's `lifecycle.verbs`, or add `--force`".into())
             }
             EngineError::UnknownComponent { .. } => Some("use a name from the stack's `components:` list".into()),
+            EngineError::NotReady { .. } => {
+                Some("check the stack's `lifecycle.readyConditions`; `--force` accepts a stack that is not ready".into())
+            }
             EngineError::ExtraArguments { .. } => Some(
                 "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
             ),

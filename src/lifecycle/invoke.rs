@@ -97,8 +97,10 @@ pub fn invoke(
         }
         None => (Vec::new(), String::new()),
     };
-    let scope_outputs: Vec<params::CapturedOutput> =
-        outputs.iter().map(super::engine::to_scope_output).collect();
+    let scope_outputs: Vec<params::CapturedOutput> = outputs
+        .iter()
+        .map(super::records::to_scope_output)
+        .collect();
     let scope = ComponentScope {
         name,
         depends: &reference.depends,

@@ -10,8 +10,11 @@
 //! * [`plan`] — structural checks, order, selection (`-c`, `-o`, `-l`, the
 //!   undeploy guess), optional components, requirement tuning, scheduler.
 //! * [`requirements`] — the stack's `requires` against the environment.
-//! * [`engine`] — a deploy or undeploy run and each component's pipeline.
+//! * [`engine`] — a deploy or undeploy run and each component's pipeline;
+//!   [`setup`] — what is checked and read before the first component;
+//!   [`records`] — what a run writes into the state.
 //! * [`outputs`] — stack outputs; [`summary`] — the end-of-run table.
+//! * [`ready`] — ready conditions (`lifecycle.readyConditions`).
 //! * [`invoke`] — `hub invoke`; [`error`] — what stops a run.
 
 pub mod capture;
@@ -25,7 +28,10 @@ pub mod otp;
 pub mod outputs;
 pub mod plan;
 pub mod process;
+pub mod ready;
+pub mod records;
 pub mod requirements;
+pub mod setup;
 pub mod stack;
 pub mod summary;
 pub mod templates;

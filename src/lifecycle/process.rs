@@ -34,8 +34,10 @@ use std::time::{Duration, Instant};
 /// no output arrives.
 const TICK: Duration = Duration::from_millis(50);
 
-/// The same once the child closed its output pipes.
+/// The same once the child closed its output pipes: the first look comes
+/// after `FIRST_CLOSED_WAIT`, doubling up to `CLOSED_TICK`.
 const CLOSED_TICK: Duration = Duration::from_millis(5);
+const FIRST_CLOSED_WAIT: Duration = Duration::from_micros(50);
 
 /// How long output is still read after the leader exited normally, for
 /// background processes that still hold its pipes.
@@ -205,10 +207,10 @@ impl LineSink for ConsoleSink {
 /// `label | line` plus the line break; the bare line when there is no
 /// label.
 pub fn console_line(label: &str, line: &str) -> String {
-    if label.is_empty() {
-        format!("{line}\n")
-    } else {
-        format!("{label} | {line}\n")
+    match (label.is_empty(), line.is_empty()) {
+        (true, _) => format!("{line}\n"),
+        (false, true) => format!("{label} |\n"),
+        (false, false) => format!("{label} | {line}\n"),
     }
 }
 
@@ -729,14 +731,16 @@ impl<'a> Supervisor<'a> {
     }
 
     fn watch_until_exit(&mut self, output: &mut Output) -> io::Result<Exit> {
+        let mut closed_wait = FIRST_CLOSED_WAIT;
         let status = loop {
-            // Both pipes closed usually means the child is exiting.
-            let tick = if self.pipes.iter().any(|p| p.open) {
-                TICK
+            if self.pipes.iter().any(|p| p.open) {
+                pump(&mut self.pipes, TICK, output)?;
             } else {
-                CLOSED_TICK
-            };
-            pump(&mut self.pipes, tick, output)?;
+                // Both pipes closed usually means the child is exiting:
+                // look again soon, backing off up to CLOSED_TICK.
+                std::thread::sleep(closed_wait);
+                closed_wait = (closed_wait * 2).min(CLOSED_TICK);
+            }
             if let Some(status) = self.child.try_wait()? {
                 break status;
             }

@@ -43,7 +43,9 @@ pub fn wait_ready(
         };
         if !condition.dns.is_empty() {
             let name = expand(&condition.dns, lookup)?;
-            poll(&format!("name `{name}`"), wait, interrupts, || resolves(&name))?;
+            poll(&format!("name `{name}`"), wait, interrupts, || {
+                resolves(&name)
+            })?;
         }
         if !condition.url.is_empty() {
             let url = expand(&condition.url, lookup)?;
@@ -68,8 +70,8 @@ fn expand(template: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Str
                 Some(value) => out.push_str(&value),
                 None => {
                     return Err(format!(
-                        "ready condition `{template}`: `{name}` is neither a parameter nor an output"
-                    ))
+                    "ready condition `{template}`: `{name}` is neither a parameter nor an output"
+                ))
                 }
             },
             Piece::Cel(source) => {
@@ -145,7 +147,9 @@ impl Url {
         } else if let Some(rest) = url.strip_prefix("https://") {
             (true, rest)
         } else {
-            return Err(format!("ready condition URL `{url}` must start with http:// or https://"));
+            return Err(format!(
+                "ready condition URL `{url}` must start with http:// or https://"
+            ));
         };
         let (authority, path) = match rest.find('/') {
             Some(at) => (&rest[..at], &rest[at..]),
@@ -252,7 +256,10 @@ mod tests {
         let port = serve(404);
         let lookup = |name: &str| (name == "port").then(|| port.to_string());
         let conditions = [condition("http://127.0.0.1:${port}/health".into(), 2)];
-        assert_eq!(wait_ready(&conditions, &lookup, &Interrupts::for_tests()), Ok(()));
+        assert_eq!(
+            wait_ready(&conditions, &lookup, &Interrupts::for_tests()),
+            Ok(())
+        );
     }
 
     #[test]
@@ -268,9 +275,15 @@ mod tests {
     #[test]
     fn other_schemes_and_unknown_names_fail_at_once() {
         let interrupts = Interrupts::for_tests();
-        let error = wait_ready(&[condition("ftp://x".into(), 60)], &|_| None, &interrupts).unwrap_err();
+        let error =
+            wait_ready(&[condition("ftp://x".into(), 60)], &|_| None, &interrupts).unwrap_err();
         assert!(error.contains("http://"), "{error}");
-        let error = wait_ready(&[condition("http://${nope}/".into(), 60)], &|_| None, &interrupts).unwrap_err();
+        let error = wait_ready(
+            &[condition("http://${nope}/".into(), 60)],
+            &|_| None,
+            &interrupts,
+        )
+        .unwrap_err();
         assert!(error.contains("nope"), "{error}");
     }
 

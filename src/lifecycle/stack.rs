@@ -22,8 +22,9 @@ pub struct Stack {
 impl Stack {
     /// Reads `first`: an elaborated file (then `params` must be empty), or a
     /// stack manifest that is elaborated in memory with `params`. A file is
-    /// taken for a stack manifest when parameters files follow it, or when
-    /// it holds a single document that lists components.
+    /// taken for a stack (or application) manifest when parameters files
+    /// follow it, or when it holds a single document that lists components
+    /// or has `kind: application`.
     pub fn load(
         first: &Path,
         params: &[PathBuf],
@@ -34,7 +35,10 @@ impl Stack {
         let source = SourceFile::read(first)?;
         let elaborated = read_elaborated(first, &mut Warnings::default());
         let is_elaborated = match &elaborated {
-            Ok(e) => !e.components.is_empty() || e.stack.components.is_empty(),
+            Ok(e) => {
+                !e.components.is_empty()
+                    || (e.stack.components.is_empty() && e.stack.kind != "application")
+            }
             Err(_) => false,
         };
         let base = base_dir_of(first);

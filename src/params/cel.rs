@@ -490,6 +490,7 @@ fn name_segments(expr: &Expr) -> Option<Vec<&str>> {
 /// parse once.
 mod shape {
     use cel::common::ast::{Expr, IdedExpr, LiteralValue, SelectExpr};
+    use std::fmt::Write;
 
     const PLACEHOLDER: &str = "_hub_";
 
@@ -518,7 +519,9 @@ mod shape {
                     self.slots.push(slot);
                     self.slots.len() - 1
                 });
-            self.text.push_str(&format!("{PLACEHOLDER}{number}"));
+            // Into the text directly: `format!` would allocate for every
+            // name of every expression.
+            let _ = write!(self.text, "{PLACEHOLDER}{number}");
         }
     }
 

@@ -23,8 +23,16 @@ pub fn needs_expansion(text: &str) -> bool {
 
 /// Splits `text` into literal text, references and CEL expressions.
 pub fn parse(text: &str) -> Vec<Piece<'_>> {
-    let bytes = text.as_bytes();
     let mut pieces = Vec::new();
+    parse_into(text, &mut pieces);
+    pieces
+}
+
+/// [`parse`] into a list that is cleared first, so that one list serves
+/// many templates.
+pub fn parse_into<'a>(text: &'a str, pieces: &mut Vec<Piece<'a>>) {
+    pieces.clear();
+    let bytes = text.as_bytes();
     let mut literal_start = 0;
     let mut i = 0;
     while i + 1 < bytes.len() {
@@ -50,7 +58,6 @@ pub fn parse(text: &str) -> Vec<Piece<'_>> {
     if literal_start < text.len() {
         pieces.push(Piece::Text(&text[literal_start..]));
     }
-    pieces
 }
 
 /// The index of the `}` closing a reference whose name starts at `start`;

@@ -61,6 +61,12 @@ impl Evaluation {
             .and_then(|n| self.results[n].as_ref())
     }
 
+    /// Moves the expanded text of a node's entry out; later calls give
+    /// `None`.
+    pub fn take_result(&mut self, entry: usize) -> Option<String> {
+        self.node_of.get(entry).and_then(|n| self.results[n].take())
+    }
+
     /// Whether the expansion of `entry` read a secret, directly or not.
     pub fn is_tainted(&self, entry: usize) -> bool {
         self.node_of.get(entry).is_some_and(|n| self.tainted[n])
@@ -122,29 +128,103 @@ enum Part<'a> {
     Cel(&'a str, Rc<Result<Compiled, CelFailure>>),
 }
 
+/// One list per node, stored end to end: one allocation for all nodes
+/// rather than one per node, read in one sweep.
+#[derive(Debug)]
+struct Lists<T> {
+    items: Vec<T>,
+    /// Where each list ends in `items`.
+    ends: Vec<usize>,
+}
+
+impl<T> Lists<T> {
+    fn with_capacity(lists: usize, items: usize) -> Self {
+        Lists {
+            items: Vec::with_capacity(items),
+            ends: Vec::with_capacity(lists),
+        }
+    }
+
+    /// Adds `item` to the list being built.
+    fn push(&mut self, item: T) {
+        self.items.push(item);
+    }
+
+    /// The list being built so far.
+    fn open(&self) -> &[T] {
+        &self.items[self.ends.last().copied().unwrap_or(0)..]
+    }
+
+    fn open_mut(&mut self) -> &mut [T] {
+        let start = self.ends.last().copied().unwrap_or(0);
+        &mut self.items[start..]
+    }
+
+    /// Ends the list being built; the next push starts a new one.
+    fn close(&mut self) {
+        self.ends.push(self.items.len());
+    }
+
+    /// The number of closed lists.
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[T]> {
+        (0..self.ends.len()).map(|n| &self[n])
+    }
+}
+
+impl<T> std::ops::Index<usize> for Lists<T> {
+    type Output = [T];
+
+    fn index(&self, n: usize) -> &[T] {
+        let start = if n == 0 { 0 } else { self.ends[n - 1] };
+        &self.items[start..self.ends[n]]
+    }
+}
+
+/// The templates of all nodes, split up.
 struct Prepared<'a> {
-    parts: Vec<Part<'a>>,
-    /// Entries read, node or not, in order of first use.
-    reads: Vec<usize>,
-    problems: Vec<Problem>,
+    /// The parts of each node's template.
+    parts: Lists<Part<'a>>,
+    /// The entries each node reads, node or not, in order of first use.
+    reads: Lists<usize>,
+    /// Unknown names and parse errors, with their node, in node order.
+    problems: Vec<(usize, Problem)>,
 }
 
 /// Expands every node of `nodes` against `table`.
 pub fn evaluate(table: &Table, nodes: &[Node], cel: &Cel) -> Evaluation {
     let node_of = NodeIndex::new(table.len(), nodes);
     let mut compiled: FastMap<String, Rc<Result<Compiled, CelFailure>>> = FastMap::default();
-    let prepared: Vec<Prepared> = nodes
-        .iter()
-        .map(|node| prepare(table, node, cel, &mut compiled))
-        .collect();
-    let edges: Vec<Vec<usize>> = prepared
-        .iter()
-        .map(|p| {
-            let mut targets: Vec<usize> = p.reads.iter().filter_map(|&e| node_of.get(e)).collect();
-            targets.dedup();
-            targets
-        })
-        .collect();
+    let mut prepared = Prepared {
+        parts: Lists::with_capacity(nodes.len(), nodes.len() * 3),
+        reads: Lists::with_capacity(nodes.len(), nodes.len() * 2),
+        problems: Vec::new(),
+    };
+    let mut pieces = Vec::new();
+    for (n, node) in nodes.iter().enumerate() {
+        prepare(
+            table,
+            n,
+            node,
+            cel,
+            &mut compiled,
+            &mut pieces,
+            &mut prepared,
+        );
+    }
+    let mut edges = Lists::with_capacity(nodes.len(), prepared.reads.items.len());
+    for reads in prepared.reads.iter() {
+        for target in reads.iter().filter_map(|&e| node_of.get(e)) {
+            // Repeated reads of one node in a row give one edge.
+            if edges.open().last() != Some(&target) {
+                edges.push(target);
+            }
+        }
+        edges.close();
+    }
     let active = reachable_from_eager(nodes, &edges);
     let mut out = Evaluation {
         node_of,
@@ -152,15 +232,15 @@ pub fn evaluate(table: &Table, nodes: &[Node], cel: &Cel) -> Evaluation {
         tainted: vec![false; nodes.len()],
         problems: Vec::new(),
     };
-    for (i, p) in prepared.iter().enumerate() {
-        if active[i] {
-            out.problems.extend(p.problems.iter().cloned());
+    for (n, problem) in std::mem::take(&mut prepared.problems) {
+        if active[n] {
+            out.problems.push(problem);
         }
     }
     let components = strongly_connected(&edges, &active);
     let mut blocked = vec![false; nodes.len()];
     let mut problems = Vec::new();
-    for component in &components {
+    for component in components.iter() {
         let cyclic = component.len() > 1 || edges[component[0]].contains(&component[0]);
         if cyclic {
             for path in cycles_in(component, &edges) {
@@ -179,10 +259,8 @@ pub fn evaluate(table: &Table, nodes: &[Node], cel: &Cel) -> Evaluation {
             continue;
         }
         let node = &nodes[n];
-        let p = &prepared[n];
-        let text = expand(table, node, p, cel, &out, &mut problems);
-        let secret = p
-            .reads
+        let text = expand(table, node, &prepared.parts[n], cel, &out, &mut problems);
+        let secret = prepared.reads[n]
             .iter()
             .any(|&e| out.is_tainted(e) || looks_secret(table.key(e)));
         out.tainted[n] = secret;
@@ -192,32 +270,35 @@ pub fn evaluate(table: &Table, nodes: &[Node], cel: &Cel) -> Evaluation {
     out
 }
 
+/// Splits the template of node `n` into `prepared`.
 fn prepare<'a>(
     table: &'a Table,
+    n: usize,
     node: &Node,
     cel: &Cel,
     compiled: &mut FastMap<String, Rc<Result<Compiled, CelFailure>>>,
-) -> Prepared<'a> {
+    pieces: &mut Vec<Piece<'a>>,
+    prepared: &mut Prepared<'a>,
+) {
     let text = match table.value(node.entry) {
         Some(Value::String(s)) => s.as_str(),
         _ => "",
     };
-    let mut prepared = Prepared {
-        parts: Vec::new(),
-        reads: Vec::new(),
-        problems: Vec::new(),
-    };
-    for piece in expr::parse(text) {
+    expr::parse_into(text, pieces);
+    for &piece in pieces.iter() {
         match piece {
             Piece::Text(t) => prepared.parts.push(Part::Text(t)),
             Piece::Reference(name) => {
                 let found = table.find(name, &node.scope);
                 match found {
                     Some(entry) => prepared.reads.push(entry),
-                    None => prepared.problems.push(Problem::Unknown {
-                        entry: node.entry,
-                        name: name.to_string(),
-                    }),
+                    None => prepared.problems.push((
+                        n,
+                        Problem::Unknown {
+                            entry: node.entry,
+                            name: name.to_string(),
+                        },
+                    )),
                 }
                 prepared.parts.push(Part::Reference(found));
             }
@@ -240,23 +321,27 @@ fn prepare<'a>(
                             }
                         }
                     }
-                    Err(failure) => prepared.problems.push(Problem::Cel {
-                        entry: node.entry,
-                        source: source.to_string(),
-                        failure: failure.clone(),
-                    }),
+                    Err(failure) => prepared.problems.push((
+                        n,
+                        Problem::Cel {
+                            entry: node.entry,
+                            source: source.to_string(),
+                            failure: failure.clone(),
+                        },
+                    )),
                 }
                 prepared.parts.push(Part::Cel(source, program));
             }
         }
     }
-    prepared
+    prepared.parts.close();
+    prepared.reads.close();
 }
 
 fn expand(
     table: &Table,
     node: &Node,
-    prepared: &Prepared,
+    parts: &[Part],
     cel: &Cel,
     done: &Evaluation,
     problems: &mut Vec<Problem>,
@@ -267,13 +352,26 @@ fn expand(
             None => table.value(entry).cloned(),
         }
     };
-    let mut out = String::new();
-    for part in &prepared.parts {
+    // Sized for the text and the expanded references: one allocation in
+    // most cases.
+    let size: usize = parts
+        .iter()
+        .map(|part| match part {
+            Part::Text(t) => t.len(),
+            Part::Reference(Some(entry)) => done.result(*entry).map_or(8, String::len),
+            Part::Reference(None) | Part::Cel(..) => 8,
+        })
+        .sum();
+    let mut out = String::with_capacity(size);
+    for part in parts {
         match part {
             Part::Text(t) => out.push_str(t),
             Part::Reference(Some(entry)) => match done.result(*entry) {
                 Some(text) => out.push_str(text),
-                None => out.push_str(&substitution_text(table.value(*entry))),
+                None => match table.value(*entry) {
+                    Some(Value::String(text)) => out.push_str(text),
+                    other => out.push_str(&substitution_text(other)),
+                },
             },
             Part::Reference(None) => out.push_str("(unknown)"),
             Part::Cel(source, program) => {
@@ -304,7 +402,7 @@ fn expand(
 }
 
 /// Eager nodes and every lazy node they reach.
-fn reachable_from_eager(nodes: &[Node], edges: &[Vec<usize>]) -> Vec<bool> {
+fn reachable_from_eager(nodes: &[Node], edges: &Lists<usize>) -> Vec<bool> {
     let mut active = vec![false; nodes.len()];
     let mut pending: Vec<usize> = (0..nodes.len()).filter(|&i| !nodes[i].lazy).collect();
     for &i in &pending {
@@ -324,14 +422,14 @@ fn reachable_from_eager(nodes: &[Node], edges: &[Vec<usize>]) -> Vec<bool> {
 /// Tarjan's algorithm without recursion. Components come out dependencies
 /// first (a component after every component it reaches), members in
 /// discovery order.
-pub fn strongly_connected(edges: &[Vec<usize>], active: &[bool]) -> Vec<Vec<usize>> {
+fn strongly_connected(edges: &Lists<usize>, active: &[bool]) -> Lists<usize> {
     const UNSEEN: usize = usize::MAX;
     let count = edges.len();
     let mut index = vec![UNSEEN; count];
     let mut low = vec![0usize; count];
     let mut on_stack = vec![false; count];
     let mut stack: Vec<usize> = Vec::new();
-    let mut components = Vec::new();
+    let mut components = Lists::with_capacity(count, count);
     let mut next = 0usize;
     // (node, position of the next edge to look at)
     let mut frames: Vec<(usize, usize)> = Vec::new();
@@ -369,16 +467,15 @@ pub fn strongly_connected(edges: &[Vec<usize>], active: &[bool]) -> Vec<Vec<usiz
                 low[parent] = low[parent].min(low[node]);
             }
             if low[node] == index[node] {
-                let mut component = Vec::new();
                 while let Some(member) = stack.pop() {
                     on_stack[member] = false;
-                    component.push(member);
+                    components.push(member);
                     if member == node {
                         break;
                     }
                 }
-                component.sort_unstable();
-                components.push(component);
+                components.open_mut().sort_unstable();
+                components.close();
             }
         }
     }
@@ -389,7 +486,7 @@ pub fn strongly_connected(edges: &[Vec<usize>], active: &[bool]) -> Vec<Vec<usiz
 /// member: for each member not yet on a reported cycle (in order), the
 /// shortest cycle through it. A component that is one simple cycle gives
 /// exactly that cycle, starting at its first member.
-pub fn cycles_in(component: &[usize], edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+fn cycles_in(component: &[usize], edges: &Lists<usize>) -> Vec<Vec<usize>> {
     let members: HashSet<usize> = component.iter().copied().collect();
     let mut covered: HashSet<usize> = HashSet::new();
     let mut cycles = Vec::new();
@@ -408,7 +505,7 @@ pub fn cycles_in(component: &[usize], edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
 fn shortest_cycle(
     start: usize,
     members: &HashSet<usize>,
-    edges: &[Vec<usize>],
+    edges: &Lists<usize>,
 ) -> Option<Vec<usize>> {
     let mut parent: HashMap<usize, usize> = HashMap::new();
     let mut queue = VecDeque::from([start]);

@@ -23,7 +23,6 @@ use crate::manifest::{value_is_empty, Manifest, Parameter, SourceFile};
 use crate::secrets::looks_secret;
 use indexmap::IndexMap;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use yaml_serde::Value;
 
 /// Everything locking reads besides the stack itself.
@@ -102,8 +101,48 @@ pub fn flatten(params: &[Parameter]) -> Vec<(Cow<'_, Parameter>, usize)> {
     out
 }
 
+/// A parameter as locking holds it: borrowed from the stack, or boxed when
+/// flattening a group built it or the ask chain gave it a value. Two words
+/// where a `Cow<Parameter>` is a whole 384-byte parameter.
+enum Param<'a> {
+    Borrowed(&'a Parameter),
+    Owned(Box<Parameter>),
+}
+
+impl std::ops::Deref for Param<'_> {
+    type Target = Parameter;
+
+    fn deref(&self) -> &Parameter {
+        match self {
+            Param::Borrowed(param) => param,
+            Param::Owned(param) => param,
+        }
+    }
+}
+
+/// What [`flatten`] gives, plain parameters borrowed rather than copied
+/// into a list of 392-byte slots first.
+fn flattened(params: &[Parameter]) -> impl Iterator<Item = (Param<'_>, usize)> {
+    params.iter().enumerate().flat_map(|(index, param)| {
+        let group = if param.parameters.is_empty() {
+            Vec::new()
+        } else {
+            flatten(std::slice::from_ref(param))
+        };
+        let plain = group.is_empty().then_some(Param::Borrowed(param));
+        plain
+            .into_iter()
+            .chain(
+                group
+                    .into_iter()
+                    .map(|(member, _)| Param::Owned(Box::new(member.into_owned()))),
+            )
+            .map(move |param| (param, index))
+    })
+}
+
 struct Declared<'a> {
-    param: Cow<'a, Parameter>,
+    param: Param<'a>,
     qualified_name: String,
     location: Option<Location>,
     origin: Origin,
@@ -120,9 +159,17 @@ pub fn lock(
     };
     let mut problems = Vec::new();
     let mut missing = Vec::new();
-    let flat = flatten(&stack.parameters);
-    let mut declared: Vec<Declared> = Vec::with_capacity(flat.len());
-    for (param, index) in flat {
+    let implicit = implicit_values(stack, &options);
+    let mut table = Table::with_capacity(stack.parameters.len() + implicit.len());
+    for (name, value) in &implicit {
+        table.set(name, Some(Value::String(value.clone())));
+    }
+    let mut declared: Vec<Declared> = Vec::with_capacity(stack.parameters.len());
+    let mut entries: Vec<usize> = Vec::with_capacity(stack.parameters.len());
+    let mut nodes: Vec<Node> = Vec::with_capacity(stack.parameters.len());
+    // One pass: each declaration is settled, enters the table and, when its
+    // value is a template, the graph, while it is still in cache.
+    for (param, index) in flattened(&stack.parameters) {
         let location = declarations.parameter(0, index);
         let mut item = Declared {
             qualified_name: param.qualified_name(),
@@ -137,40 +184,46 @@ pub fn lock(
             &mut problems,
             &mut missing,
         );
+        let entry = match table.entry(&item.qualified_name) {
+            // An implicit parameter declared without a value keeps hub's.
+            Some(entry) if value_is_empty(&item.param.value) => entry,
+            // The table keeps the name; it becomes the key of the locked
+            // parameter.
+            _ => table.set_owned(
+                std::mem::take(&mut item.qualified_name),
+                item.param.value.clone(),
+            ),
+        };
+        if matches!(&item.param.value, Some(Value::String(s)) if needs_expansion(s)) {
+            nodes.push(Node {
+                entry,
+                scope: Scope::qualified(&item.param.component),
+                lazy: item.param.kind == "link",
+            });
+        }
+        entries.push(entry);
         declared.push(item);
     }
     if !missing.is_empty() {
         problems.insert(0, Problem::Missing(missing));
     }
 
-    let mut table = Table::with_capacity(declared.len() + 2);
-    let implicit = implicit_values(stack, &options);
-    for (name, value) in &implicit {
-        table.set(name, Some(Value::String(value.clone())));
+    let mut evaluation = graph::evaluate(&table, &nodes, &Cel::default());
+    if !evaluation.problems.is_empty() {
+        // The declaration of each entry; a name declared twice, the last.
+        let mut by_entry: Vec<Option<&Declared>> = vec![None; table.len()];
+        for (d, &entry) in declared.iter().zip(&entries) {
+            by_entry[entry] = Some(d);
+        }
+        let location = |entry: usize| {
+            by_entry
+                .get(entry)
+                .copied()
+                .flatten()
+                .and_then(|d| d.location.clone())
+        };
+        problems.extend(describe(&evaluation.problems, &table, &location));
     }
-    let entries: Vec<usize> = declared
-        .iter()
-        .map(|d| match table.entry(&d.qualified_name) {
-            // An implicit parameter declared without a value keeps hub's.
-            Some(entry) if value_is_empty(&d.param.value) => entry,
-            _ => table.set(&d.qualified_name, d.param.value.clone()),
-        })
-        .collect();
-    let nodes: Vec<Node> = declared
-        .iter()
-        .zip(&entries)
-        .filter(|(d, _)| matches!(&d.param.value, Some(Value::String(s)) if needs_expansion(s)))
-        .map(|(d, &entry)| Node {
-            entry,
-            scope: Scope::qualified(&d.param.component),
-            lazy: d.param.kind == "link",
-        })
-        .collect();
-    let evaluation = graph::evaluate(&table, &nodes, &Cel::default());
-    let by_entry: BTreeMap<usize, &Declared> =
-        entries.iter().copied().zip(declared.iter()).collect();
-    let location = |entry: usize| by_entry.get(&entry).and_then(|d| d.location.clone());
-    problems.extend(describe(&evaluation.problems, &table, &location));
     if !problems.is_empty() {
         return Err(ParamsError::Lock { problems });
     }
@@ -179,10 +232,15 @@ pub fn lock(
         params: IndexMap::with_capacity(declared.len() + implicit.len()),
     };
     for (name, value) in implicit {
-        if declared
+        // Declarations of the same name share its table entry: comparing
+        // entry numbers spares reading every declared name.
+        let entry = table.entry(&name);
+        let mut same_name = declared
             .iter()
-            .any(|d| d.qualified_name == name && !value_is_empty(&d.param.value))
-        {
+            .zip(&entries)
+            .filter(|&(_, &e)| Some(e) == entry)
+            .map(|(d, _)| d);
+        if same_name.clone().any(|d| !value_is_empty(&d.param.value)) {
             continue;
         }
         let env = if name == "hub.deploymentId" {
@@ -190,9 +248,8 @@ pub fn lock(
         } else {
             "STACK_NAME"
         };
-        let existing_env = declared
-            .iter()
-            .find(|d| d.qualified_name == name)
+        let existing_env = same_name
+            .next()
             .map(|d| d.param.env.clone())
             .filter(|e| !e.is_empty());
         locked.params.insert(
@@ -210,38 +267,43 @@ pub fn lock(
             },
         );
     }
+    // Names and values by entry, each moved out at most once: a second
+    // declaration of a name finds its name gone or its slot taken.
+    let mut table = table.into_entries();
     for (item, entry) in declared.into_iter().zip(entries) {
-        if locked.params.contains_key(&item.qualified_name) {
+        let Some(name) = table[entry].0.take() else {
             continue;
-        }
-        let expanded = evaluation
-            .result(entry)
-            .filter(|_| item.param.kind != "link");
+        };
+        let indexmap::map::Entry::Vacant(slot) = locked.params.entry(name) else {
+            continue;
+        };
+        let expanded = if item.param.kind == "link" {
+            None
+        } else {
+            evaluation.take_result(entry)
+        };
         let (value, expression) = match expanded {
             Some(text) => (
-                Some(Value::String(text.clone())),
+                Some(Value::String(text)),
                 item.param
                     .value
                     .as_ref()
                     .map(|v| substitution_text(Some(v))),
             ),
-            None => (table.value(entry).cloned(), None),
+            None => (table[entry].1.take(), None),
         };
         let secret = looks_secret(&item.param.name) || evaluation.is_tainted(entry);
-        locked.params.insert(
-            item.qualified_name,
-            LockedParam {
-                name: item.param.name.clone(),
-                component: item.param.component.clone(),
-                kind: item.param.kind.clone(),
-                value,
-                env: item.param.env.clone(),
-                origin: item.origin,
-                expression,
-                declared: item.location,
-                secret,
-            },
-        );
+        slot.insert(LockedParam {
+            name: item.param.name.clone(),
+            component: item.param.component.clone(),
+            kind: item.param.kind.clone(),
+            value,
+            env: item.param.env.clone(),
+            origin: item.origin,
+            expression,
+            declared: item.location,
+            secret,
+        });
     }
     if let Some(state) = options.state {
         state.merge_into(&mut locked, warnings);
@@ -285,7 +347,10 @@ fn settle(
     }
     match ask(item, options, warnings) {
         Ok(Some((value, origin))) => {
-            item.param.to_mut().value = Some(value);
+            item.param = Param::Owned(Box::new(Parameter {
+                value: Some(value),
+                ..(*item.param).clone()
+            }));
             item.origin = origin;
         }
         Ok(None) => missing.push(MissingValue {
@@ -698,6 +763,33 @@ mod tests {
             locked.value("n"),
             Some(&Value::Number(5.into())),
             "non-strings stay as they are"
+        );
+    }
+
+    #[test]
+    fn a_name_declared_twice_keeps_the_first_slot_and_the_last_value() {
+        let s = stack("parameters:\n- {name: y, value: z}\n- {name: x, env: FIRST, value: '${y}-1'}\n- {name: hub.stackName, value: mine}\n- {name: x, env: SECOND, value: '${y}-2'}\n- {name: w, value: a}\n- {name: w, value: b}\n");
+        let overrides = IndexMap::new();
+        let environment = |_: &str| None;
+        let locked = lock(
+            &s,
+            LockOptions::new(&overrides, &environment),
+            &mut Warnings::default(),
+        )
+        .expect("locks");
+        let names: Vec<&str> = locked.params.keys().map(String::as_str).collect();
+        assert_eq!(names, ["hub.deploymentId", "y", "x", "hub.stackName", "w"]);
+        let x = locked.get("x").expect("x");
+        assert_eq!(
+            (x.env.as_str(), x.expression.as_deref()),
+            ("FIRST", Some("${y}-1"))
+        );
+        assert_eq!(text(&locked, "x"), "z-2");
+        assert_eq!(text(&locked, "w"), "b");
+        assert_eq!(text(&locked, "hub.stackName"), "mine");
+        assert_eq!(
+            locked.get("hub.stackName").map(|p| &p.origin),
+            Some(&Origin::Value)
         );
     }
 }

@@ -72,6 +72,29 @@ impl Table {
         self.entries.insert_full(key.to_string(), value).0
     }
 
+    /// [`Table::set`] with a key the caller owns: nothing is copied.
+    pub fn set_owned(&mut self, key: String, value: Option<Value>) -> usize {
+        match self.entries.entry(key) {
+            indexmap::map::Entry::Occupied(mut slot) => {
+                *slot.get_mut() = value;
+                slot.index()
+            }
+            indexmap::map::Entry::Vacant(slot) => {
+                let entry = slot.index();
+                slot.insert(value);
+                entry
+            }
+        }
+    }
+
+    /// Every key and value by entry number, moved out.
+    pub fn into_entries(self) -> Vec<(Option<String>, Option<Value>)> {
+        self.entries
+            .into_iter()
+            .map(|(k, v)| (Some(k), v))
+            .collect()
+    }
+
     pub fn entry(&self, key: &str) -> Option<usize> {
         self.entries.get_index_of(key)
     }

@@ -28,19 +28,31 @@ pub fn document(value: &Value) -> String {
 
 fn mapping(map: &yaml_serde::Mapping, indent: usize, out: &mut String) {
     for (key, value) in map {
-        push_indent(indent, out);
-        out.push_str(&inline(key));
-        out.push(':');
-        nested(value, indent, out, true);
+        entry(key, value, indent, out);
     }
 }
 
 fn sequence(items: &[Value], indent: usize, out: &mut String) {
-    for item in items {
-        push_indent(indent, out);
-        out.push('-');
-        nested(item, indent, out, false);
+    for value in items {
+        item(value, indent, out);
     }
+}
+
+/// One `key: value` entry of a block mapping whose keys are at `indent`,
+/// exactly as [`document`] writes it inside a larger document.
+pub fn entry(key: &Value, value: &Value, indent: usize, out: &mut String) {
+    push_indent(indent, out);
+    out.push_str(&inline(key));
+    out.push(':');
+    nested(value, indent, out, true);
+}
+
+/// One `- value` item of a block sequence whose dashes are at `indent`,
+/// exactly as [`document`] writes it inside a larger document.
+pub fn item(value: &Value, indent: usize, out: &mut String) {
+    push_indent(indent, out);
+    out.push('-');
+    nested(value, indent, out, false);
 }
 
 /// What follows `key:` or `-`: a scalar on the same line, or a block.

@@ -21,16 +21,30 @@
 //! # Files next to `STATE`
 //!
 //! * `STATE.backup` — the previous content of `STATE`, byte for byte
-//!   (compressed or not, as it was), replaced on every write.
+//!   (compressed or not, as it was; the same file, hard-linked), replaced
+//!   on every write.
 //! * `STATE.lock` — present while a run holds the state (see [`lock`]).
 //! * `.STATE.PID-N.tmp`, `.STATE.backup.PID-N.tmp`, `.STATE.lock.ID.tmp` —
 //!   written, then renamed (or linked) into place; one left behind by a
 //!   killed process is an incomplete write and may be deleted.
 //!
 //! Every write is atomic: the new content goes to a temporary file in the
-//! same folder, which is flushed to disk (`fsync`), renamed over the
-//! target, and the folder is flushed. A crash at any moment leaves `STATE`
-//! and `STATE.backup` each holding one complete version. A symbolic link
+//! same folder, which is flushed to disk (`fsync`); the current `STATE` is
+//! hard-linked under a temporary name that is renamed over `STATE.backup`
+//! (a flushed copy where hard links are not supported); the temporary file
+//! is renamed over `STATE`, and the folder is flushed — two `fsync`s per
+//! write. A crash at any moment leaves `STATE` and `STATE.backup` each
+//! holding one complete version: `STATE` the previous or the new one,
+//! `STATE.backup` the one before or the previous one.
+//!
+//! A run writes the state at every component's start and end, always with
+//! the backup step (a link and a rename): `STATE.backup` is always the
+//! version written just before `STATE`. The run holds the lock for its
+//! whole length and writes through one [`StateWriter`], which keeps the
+//! serial and the text of every unchanged part of the state between
+//! writes: a write neither reads nor parses the file again, and renders
+//! only the parts that changed, so a run's cost stays close to linear in
+//! the number of components. A symbolic link
 //! at `STATE` is followed: the file it points to is replaced. A new state
 //! file is created readable by its owner only (mode 0600: it holds output
 //! values in clear); an existing file keeps its mode.
@@ -54,6 +68,7 @@ mod emit;
 pub mod lock;
 mod merge;
 pub mod model;
+mod render;
 mod store;
 
 pub use clock::{
@@ -66,7 +81,7 @@ pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,
 };
-pub use store::{backup_path, lock_path, parse, read, render, write, WriteOptions};
+pub use store::{backup_path, lock_path, parse, read, render, write, StateWriter, WriteOptions};
 
 use crate::diag::Location;
 use std::path::{Path, PathBuf};

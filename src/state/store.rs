@@ -2,6 +2,7 @@
 //! atomic replacement with a backup of the previous content, the serial.
 
 use super::model::State;
+use super::render::{Changed, Renderer};
 use super::{is_remote, StateError};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{locate, ManifestError, Segment, SourceFile};
@@ -144,38 +145,226 @@ pub fn render(state: &State) -> Result<String, StateError> {
 /// Writes `state` to `path` atomically, after saving the current content
 /// as `path.backup`. The written serial is one more than the larger of
 /// `state.serial` and the serial on disk; `state.serial` is updated once
-/// the write succeeded.
+/// the write succeeded. A run writing many times uses a [`StateWriter`].
 pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(), StateError> {
-    if is_remote(path) {
-        return Err(StateError::Remote {
-            path: path.to_path_buf(),
-        });
+    StateWriter::open(path, *options)?.write(state)
+}
+
+/// Writes one state file again and again while its lock is held (see
+/// [`super::lock`]), so that nothing else changes the file between writes.
+///
+/// Created once per run, it knows the serial on disk and whether a file
+/// exists, and keeps the text of every part of the state that did not
+/// change since the previous write (a `Renderer`): a write neither reads
+/// nor parses the file, and renders only what changed. Each write:
+///
+/// 1. writes the new content to a temporary file in the same folder and
+///    flushes it (`fsync`);
+/// 2. hard-links the current file as a temporary name and renames that
+///    over `STATE.backup` (a copy, flushed, where hard links are not
+///    supported);
+/// 3. renames the temporary file over `STATE`;
+/// 4. flushes the folder.
+///
+/// `STATE` holds a complete version at every instant: the old one until
+/// the rename of step 3, the new one (already on disk) after it. The backup
+/// is a complete version at every instant too: the one before, or the one
+/// `STATE` held before this write. Once `write` returns, everything is on
+/// disk. A failed write leaves `STATE` as it was and removes its temporary
+/// files.
+pub struct StateWriter {
+    /// The file replaced: the given path, with symbolic links followed.
+    target: PathBuf,
+    backup: PathBuf,
+    folder: PathBuf,
+    options: WriteOptions,
+    /// Mode of the written files: the existing file's, else private.
+    mode: u32,
+    /// The serial of the file on disk; 0 when it has none or is unreadable.
+    serial: u64,
+    /// A file exists at `target`.
+    exists: bool,
+    renderer: Renderer,
+    /// The text of the last write, kept to reuse its memory.
+    text: String,
+    /// The folder, opened at the first write to flush it after each.
+    folder_handle: Option<File>,
+}
+
+impl StateWriter {
+    /// A writer for `path`; the serial on disk is read from the file.
+    pub fn open(path: &Path, options: WriteOptions) -> Result<StateWriter, StateError> {
+        let mut writer = StateWriter::new(path, options)?;
+        if writer.exists {
+            let bytes = std::fs::read(&writer.target).map_err(|source| StateError::Write {
+                path: writer.target.clone(),
+                action: "read the current content to back it up",
+                source,
+            })?;
+            writer.serial = serial_of(&bytes);
+        }
+        Ok(writer)
     }
-    let target = resolve_link(path);
-    let previous = read_previous(&target)?;
-    let mode = previous.as_ref().map_or(NEW_FILE_MODE, |p| p.mode);
-    let serial = state
-        .serial
-        .max(previous.as_ref().map_or(0, |p| serial_of(&p.bytes)))
-        + 1;
-    let mut next = state.clone();
-    next.serial = serial;
-    let text = render(&next)?;
-    let bytes = if options.compressed {
-        gzip(text.as_bytes()).map_err(|source| StateError::Write {
-            path: target.clone(),
-            action: "compress",
-            source,
-        })?
-    } else {
-        text.into_bytes()
-    };
-    if let Some(previous) = previous {
-        replace_file(&backup_path(&target), &previous.bytes, mode)?;
+
+    /// A writer for `path` whose content was just read (under the lock) as
+    /// a state with `serial`; the file is not read again.
+    pub fn resume(
+        path: &Path,
+        options: WriteOptions,
+        serial: u64,
+    ) -> Result<StateWriter, StateError> {
+        let mut writer = StateWriter::new(path, options)?;
+        writer.serial = serial;
+        Ok(writer)
     }
-    replace_file(&target, &bytes, mode)?;
-    state.serial = serial;
-    Ok(())
+
+    fn new(path: &Path, options: WriteOptions) -> Result<StateWriter, StateError> {
+        if is_remote(path) {
+            return Err(StateError::Remote {
+                path: path.to_path_buf(),
+            });
+        }
+        let target = resolve_link(path);
+        let (exists, mode) = match std::fs::metadata(&target) {
+            Ok(meta) => (true, meta.permissions().mode() & 0o7777),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, NEW_FILE_MODE),
+            Err(source) => {
+                return Err(StateError::Write {
+                    path: target,
+                    action: "read the current content to back it up",
+                    source,
+                })
+            }
+        };
+        Ok(StateWriter {
+            backup: backup_path(&target),
+            folder: folder_of(&target),
+            target,
+            options,
+            mode,
+            serial: 0,
+            exists,
+            renderer: Renderer::default(),
+            text: String::new(),
+            folder_handle: None,
+        })
+    }
+
+    /// The serial of the last version written, or found on disk.
+    pub fn serial(&self) -> u64 {
+        self.serial
+    }
+
+    /// Writes `state` with a serial one more than the larger of
+    /// `state.serial` and the last one on disk; `state.serial` is updated
+    /// once the write succeeded.
+    pub fn write(&mut self, state: &mut State) -> Result<(), StateError> {
+        self.write_changed(state, Changed::Any)
+    }
+
+    /// [`StateWriter::write`] after a change to the entry of `component`
+    /// only (and to anything outside `components`; other entries may have
+    /// been removed) since the previous write through this writer: the
+    /// other entries are not compared with what was last written, which
+    /// keeps a write's cost from growing with the number of components.
+    /// Debug builds check the promise.
+    pub fn write_component(
+        &mut self,
+        state: &mut State,
+        component: &str,
+    ) -> Result<(), StateError> {
+        self.write_changed(state, Changed::Only(component))
+    }
+
+    fn write_changed(&mut self, state: &mut State, changed: Changed<'_>) -> Result<(), StateError> {
+        let serial = state.serial.max(self.serial) + 1;
+        let previous = std::mem::replace(&mut state.serial, serial);
+        let rendered = self.renderer.render_into(state, changed, &mut self.text);
+        state.serial = previous;
+        rendered?;
+        let replaced = if self.options.compressed {
+            let bytes = gzip(self.text.as_bytes()).map_err(|source| StateError::Write {
+                path: self.target.clone(),
+                action: "compress",
+                source,
+            })?;
+            self.replace(&bytes)
+        } else {
+            let text = std::mem::take(&mut self.text);
+            let replaced = self.replace(text.as_bytes());
+            self.text = text;
+            replaced
+        };
+        if let Err(error) = replaced {
+            // The new version may be in place (only the folder's flush
+            // failed): a later write must not reuse its serial.
+            self.serial = serial;
+            self.exists = self.exists || self.target.exists();
+            return Err(error);
+        }
+        self.serial = serial;
+        self.exists = true;
+        state.serial = serial;
+        Ok(())
+    }
+
+    fn replace(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        let failure = |action: &'static str| {
+            let path = self.target.clone();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
+        let temp = temp_path(&self.target);
+        let result = write_synced(&temp, bytes, self.mode)
+            .map_err(failure("write a temporary file"))
+            .and_then(|()| match self.exists {
+                true => self.back_up(),
+                false => Ok(()),
+            })
+            .and_then(|()| {
+                std::fs::rename(&temp, &self.target).map_err(failure("rename the temporary file"))
+            });
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result?;
+        let folder = match &self.folder_handle {
+            Some(folder) => folder,
+            None => self
+                .folder_handle
+                .insert(File::open(&self.folder).map_err(failure("flush the folder"))?),
+        };
+        sync_opened_folder(folder).map_err(failure("flush the folder"))
+    }
+
+    /// `STATE.backup` becomes the current `STATE`: a hard link renamed into
+    /// place, or a flushed copy where links are not supported.
+    fn back_up(&self) -> Result<(), StateError> {
+        let failure = |action: &'static str| {
+            let path = self.backup.clone();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
+        let temp = temp_path(&self.backup);
+        let _ = std::fs::remove_file(&temp);
+        let result = match std::fs::hard_link(&self.target, &temp) {
+            Ok(()) => Ok(()),
+            Err(_) => std::fs::read(&self.target)
+                .and_then(|bytes| write_synced(&temp, &bytes, self.mode))
+                .map_err(failure("copy the current content")),
+        }
+        .and_then(|()| std::fs::rename(&temp, &self.backup).map_err(failure("rename the backup")));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
 }
 
 /// A symbolic link is followed (also one whose target does not exist
@@ -191,31 +380,6 @@ fn resolve_link(path: &Path) -> PathBuf {
         current = folder_of(&current).join(target);
     }
     current
-}
-
-struct Previous {
-    bytes: Vec<u8>,
-    mode: u32,
-}
-
-fn read_previous(path: &Path) -> Result<Option<Previous>, StateError> {
-    let failure = |source| StateError::Write {
-        path: path.to_path_buf(),
-        action: "read the current content to back it up",
-        source,
-    };
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let mode = std::fs::metadata(path)
-                .map_err(failure)?
-                .permissions()
-                .mode()
-                & 0o7777;
-            Ok(Some(Previous { bytes, mode }))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(failure(e)),
-    }
 }
 
 /// The `serial` of a state file's content; 0 when it has none or cannot
@@ -235,35 +399,17 @@ fn serial_of(bytes: &[u8]) -> u64 {
     }
 }
 
-/// Temporary file in the same folder, flushed, renamed over `path`, then
-/// the folder flushed. The temporary file is removed on failure.
-fn replace_file(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StateError> {
-    let folder = folder_of(path);
+/// `.NAME.PID-N.tmp` beside `path`.
+fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = folder.join(format!(
+    folder_of(path).join(format!(
         ".{name}.{}-{}.tmp",
         std::process::id(),
         next_temp_number()
-    ));
-    let failure = |action: &'static str| {
-        let path = path.to_path_buf();
-        move |source| StateError::Write {
-            path,
-            action,
-            source,
-        }
-    };
-    let result = write_synced(&temp, bytes, mode)
-        .map_err(failure("write a temporary file"))
-        .and_then(|()| std::fs::rename(&temp, path).map_err(failure("rename the temporary file")));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result?;
-    sync_folder(&folder).map_err(failure("flush the folder"))
+    ))
 }
 
 /// Distinguishes the temporary files of writes running at the same time
@@ -297,7 +443,11 @@ fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
 /// Flushes a folder's entries; file systems that cannot do this for
 /// folders are not an error.
 pub(crate) fn sync_folder(folder: &Path) -> std::io::Result<()> {
-    match File::open(folder).and_then(|f| f.sync_all()) {
+    File::open(folder).and_then(|f| sync_opened_folder(&f))
+}
+
+fn sync_opened_folder(folder: &File) -> std::io::Result<()> {
+    match folder.sync_all() {
         Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENOTSUP)) => Ok(()),
         other => other,
     }
@@ -312,6 +462,16 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names of the files in `dir`, sorted.
+    fn files_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
 
     fn sample() -> State {
         State {
@@ -351,6 +511,110 @@ mod tests {
         assert_eq!(std::fs::read(backup_path(&path)).expect("backup"), first);
         assert_eq!(read_ok(&path).status, "incomplete");
         assert_eq!(read_ok(&path).serial, 2);
+    }
+
+    #[test]
+    fn a_writer_counts_and_backs_up_every_write() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        let mut state = sample();
+        let mut previous: Option<Vec<u8>> = None;
+        for round in 1..=5u64 {
+            state.message = format!("round {round}");
+            writer.write(&mut state).expect("write");
+            assert_eq!((state.serial, writer.serial()), (round, round));
+            let written = read_ok(&path);
+            assert_eq!(
+                (written.serial, written.message.as_str()),
+                (round, state.message.as_str())
+            );
+            match &previous {
+                Some(bytes) => {
+                    assert_eq!(&std::fs::read(backup_path(&path)).expect("backup"), bytes)
+                }
+                None => assert!(!backup_path(&path).exists()),
+            }
+            previous = Some(std::fs::read(&path).expect("bytes"));
+        }
+        // The backup is a file of its own, not the state under another name.
+        let backup = std::fs::read(backup_path(&path)).expect("backup");
+        state.message = "last".into();
+        writer.write(&mut state).expect("write");
+        assert_ne!(std::fs::read(backup_path(&path)).expect("backup"), backup);
+        assert_eq!(read_ok(&backup_path(&path)).message, "round 5");
+        assert_eq!(read_ok(&path).message, "last");
+        assert_eq!(files_in(dir.path()), ["s", "s.backup"]);
+    }
+
+    #[test]
+    fn a_writer_continues_from_the_serial_on_disk() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        std::fs::write(&path, "version: 1\nkind: state\nserial: 41\n").expect("seed");
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        assert_eq!(writer.serial(), 41);
+        let mut state = sample();
+        writer.write(&mut state).expect("write");
+        assert_eq!(state.serial, 42);
+        let mut resumed = StateWriter::resume(&path, WriteOptions::default(), 42).expect("resume");
+        let mut stale = sample();
+        resumed.write(&mut stale).expect("write");
+        assert_eq!(stale.serial, 43);
+        state.serial = 100;
+        resumed.write(&mut state).expect("write");
+        assert_eq!((state.serial, read_ok(&path).serial), (101, 101));
+        assert_eq!(read_ok(&backup_path(&path)).serial, 43);
+    }
+
+    #[test]
+    fn a_writer_keeps_modes_and_compresses() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        write(&path, &mut sample(), &WriteOptions::default()).expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        let mut writer = StateWriter::open(&path, WriteOptions { compressed: true }).expect("open");
+        let mut state = sample();
+        writer.write(&mut state).expect("write");
+        writer.write(&mut state).expect("write");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!((mode(&path), mode(&backup_path(&path))), (0o640, 0o640));
+        assert_eq!(&std::fs::read(&path).expect("bytes")[..2], &[0x1f, 0x8b]);
+        assert_eq!(read_ok(&path).serial, 3);
+        assert_eq!(read_ok(&backup_path(&path)).serial, 2);
+    }
+
+    #[test]
+    fn a_failed_writer_write_leaves_the_state_alone() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        let mut state = sample();
+        writer.write(&mut state).expect("write");
+        let before = std::fs::read(&path).expect("bytes");
+        // A folder where the backup goes makes the backup step fail.
+        std::fs::create_dir(backup_path(&path)).expect("block the backup");
+        std::fs::write(backup_path(&path).join("x"), "x").expect("fill");
+        state.message = "lost".into();
+        let error = writer.write(&mut state).unwrap_err();
+        assert!(matches!(error, StateError::Write { .. }), "{error}");
+        assert_eq!(state.serial, 1);
+        assert_eq!(std::fs::read(&path).expect("bytes"), before);
+        std::fs::remove_dir_all(backup_path(&path)).expect("unblock");
+        writer.write(&mut state).expect("write");
+        // The failed write's serial is not used again.
+        assert_eq!((state.serial, read_ok(&path).serial), (3, 3));
+        let leftovers = std::fs::read_dir(dir.path())
+            .expect("list")
+            .filter(|e| {
+                e.as_ref()
+                    .expect("entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".tmp")
+            })
+            .count();
+        assert_eq!(leftovers, 0);
     }
 
     #[test]
@@ -405,12 +669,7 @@ mod tests {
         let path = dir.path().join("s");
         write(&path, &mut sample(), &WriteOptions::default()).expect("write");
         write(&path, &mut sample(), &WriteOptions::default()).expect("write");
-        let mut names: Vec<_> = std::fs::read_dir(dir.path())
-            .expect("list")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["s", "s.backup"]);
+        assert_eq!(files_in(dir.path()), ["s", "s.backup"]);
     }
 
     #[test]

@@ -1566,6 +1566,11 @@ fn demo_deploys_and_undeploys() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let undeploy_log = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        undeploy_log.contains("stack: undeployed") && !undeploy_log.contains("outputs:"),
+        "an undeploy shows no stack outputs:\n{undeploy_log}"
+    );
     let s = read_documents(&demo.join("demo.state")).remove(0);
     assert_eq!(text(&s["status"]), "undeployed");
     for c in ["network", "database", "app"] {
@@ -1689,7 +1694,7 @@ fn summary_lists_every_component() {
         out.stderr
     );
     assert!(
-        out.stdout.is_empty() || out.stdout.lines().all(|l| l.contains(" | ")),
+        out.stdout.is_empty() || out.stdout.lines().all(|l| l.contains(" |")),
         "{}",
         out.stdout
     );
@@ -1770,4 +1775,180 @@ fn hub_force_in_the_environment_is_force() {
     hub_env(&t, DEPLOY, &[("HUB_FORCE", "1")]).success();
     assert_eq!(text(get(&state(&t), "components.a.status")), "error");
     hub_env(&t, DEPLOY, &[("HUB_FORCE", "0")]).failure();
+}
+
+/// A local HTTP server answering every request with `status`.
+fn serve(status: u16) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buffer = [0u8; 1024];
+            let _ = stream.read(&mut buffer);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+    });
+    port
+}
+
+fn f72(url: String) -> Test {
+    let c_extra: &'static str = Box::leak(
+        format!("lifecycle: {{readyConditions: [{{url: \"{url}\", waitSeconds: 2}}]}}")
+            .into_boxed_str(),
+    );
+    F1 {
+        c_extra,
+        ..F1::default()
+    }
+    .build()
+}
+
+#[test]
+fn deploy_case_72_ready_conditions() {
+    let t = f72(format!("http://127.0.0.1:{}/", serve(404)));
+    hub(&t, DEPLOY).success();
+    assert_eq!(text(get(&state(&t), "components.c.status")), "deployed");
+    let t = f72(format!("http://127.0.0.1:{}/", serve(503)));
+    let started = std::time::Instant::now();
+    hub(&t, DEPLOY).failure().stderr_has("503");
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    assert_eq!(text(get(&state(&t), "components.c.status")), "error");
+    let t = f72("ftp://x".into());
+    let started = std::time::Instant::now();
+    hub(&t, DEPLOY).failure().stderr_has("http://");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
+
+#[test]
+fn stack_ready_conditions_run_after_the_last_component() {
+    let port = serve(503);
+    let lifecycle_extra: &'static str = Box::leak(
+        format!(", readyConditions: [{{url: \"http://127.0.0.1:{port}/\", waitSeconds: 1}}]")
+            .into_boxed_str(),
+    );
+    let t = F1 {
+        lifecycle_extra,
+        ..F1::default()
+    }
+    .build();
+    hub(&t, DEPLOY).failure().stderr_has("not ready");
+    let s = state(&t);
+    assert_eq!(text(get(&s, "components.c.status")), "deployed");
+    assert_eq!(text(&s["status"]), "incomplete");
+    assert_eq!(text(&last_operation(&s)["status"]), "error");
+    hub(&t, &[DEPLOY, &["--force"]].concat()).success();
+}
+
+#[test]
+fn deploy_case_34_marker_strictness() {
+    let k = "{name: k, fromTfVar: k}";
+    let t = F1 {
+        c_outputs: k,
+        stdout: Some("xOutputs:\nk = 1\n"),
+        ..F1::default()
+    }
+    .build();
+    hub(&t, DEPLOY).failure().stderr_has("`k`");
+    let t = F1 {
+        c_outputs: k,
+        stdout: Some("Outputs:\n\nk = 1\n\n"),
+        ..F1::default()
+    }
+    .build();
+    hub(&t, DEPLOY).success();
+    assert_eq!(
+        out_of(&state(&t)["capturedOutputs"], "c:k"),
+        Some(Value::from("1"))
+    );
+    let t = F1 {
+        c_outputs: "{name: k, fromTfVar: k}\n{name: late, fromTfVar: late}",
+        stdout: Some("Outputs:\n\n\nk = 1\n\nlate = 2\n"),
+        ..F1::default()
+    }
+    .build();
+    hub(&t, DEPLOY).failure().stderr_has("late");
+}
+
+#[test]
+fn deploy_case_73_dry_run() {
+    let t = scripts(
+        F1 {
+            deploy: Some("#!/bin/sh\necho real > impl.out\n"),
+            ..F1::default()
+        }
+        .build()
+        .file("c/deploy-test.sh", "#!/bin/sh\necho dry > impl.out\n")
+        .file("c/undeploy-test.sh", "#!/bin/sh\n"),
+    );
+    hub(&t, &[DEPLOY, &["--dry"]].concat()).success();
+    assert_eq!(read(&t, "c/impl.out"), "dry\n");
+    assert!(!exists(&t, "hub.yaml.state"), "a dry run writes no state");
+    std::fs::remove_file(t.root().join("c/deploy-test.sh")).expect("rm");
+    hub(&t, &[DEPLOY, &["-y"]].concat())
+        .failure()
+        .stderr_has("deploy-test");
+}
+
+#[test]
+fn deploy_case_51_lifecycle_mandatory() {
+    // `mandatory: [b]` makes `a` optional (§9.1): T50 expressed that way.
+    let t = F0 {
+        lifecycle_extra: ", mandatory: [b]",
+        a_deploy: Some("#!/bin/sh\nexit 3\n"),
+        ..F0::default()
+    }
+    .build();
+    let out = hub(&t, DEPLOY);
+    out.failure().stderr_has("`a`");
+    assert_eq!(out.status, 1);
+    assert!(!exists(&t, "b/env.out"), "b depends on the failed a");
+    let s = state(&t);
+    assert_eq!(text(get(&s, "components.a.status")), "error");
+    assert_eq!(text(get(&s, "components.b.status")), "error");
+    assert!(text(get(&s, "components.b.message")).contains("failed"));
+    assert_eq!(text(&s["status"]), "incomplete");
+
+    // The variant: `b` without `depends`, `host` defaulted.
+    let f = F0 {
+        lifecycle_extra: ", mandatory: [b]",
+        a_deploy: Some("#!/bin/sh\nexit 3\n"),
+        b_independent: true,
+        ..F0::default()
+    };
+    let text_with_default = f.text().replace(
+        "{name: host, env: HOST}",
+        "{name: host, env: HOST, default: none}",
+    );
+    let t = scripts(f.build().file("hub.yaml.elaborate", &text_with_default));
+    hub(&t, DEPLOY).success();
+    assert_eq!(var(&t, "b/env.out", "HOST").as_deref(), Some("none"));
+    let s = state(&t);
+    assert_eq!(text(&s["status"]), "deployed");
+    assert_eq!(text(get(&s, "components.a.status")), "error");
+    assert_eq!(text(get(&s, "components.b.status")), "deployed");
+    let op = last_operation(&s);
+    assert_eq!(phases(op), ["a: error", "b: success"]);
+
+    // The other way round, `mandatory: [a]`: a failing `a` ends the run
+    // before `b`.
+    let t = F0 {
+        lifecycle_extra: ", mandatory: [a]",
+        a_deploy: Some("#!/bin/sh\nexit 3\n"),
+        b_independent: true,
+        ..F0::default()
+    }
+    .build();
+    hub(&t, DEPLOY).failure();
+    assert!(order_log(&t).is_empty());
+    assert!(
+        !exists(&t, "b/env.out"),
+        "a mandatory failure stops the run"
+    );
+    let s = state(&t);
+    assert!(s["components"].get("b").is_none());
+    assert_eq!(text(&s["status"]), "incomplete");
 }

@@ -4,6 +4,7 @@
 mod capture;
 mod common;
 mod conformance;
+mod crash;
 mod deploy;
 mod elaborate_cli;
 mod elaborate_spec;

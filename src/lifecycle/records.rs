@@ -1,0 +1,165 @@
+//! What a run writes into the state: the component entries' parameters,
+//! meta and raw outputs, the stack parameters and the stack-level outputs;
+//! and where the component log files go.
+
+use super::capture::RawOutputs;
+use crate::manifest::Manifest;
+use crate::params::{self, ExpandedParam, Locked};
+use crate::state::{self, ComponentMeta, RawOutput, State, StateParameter};
+use std::path::{Path, PathBuf};
+use yaml_serde::Value;
+
+/// The stack-level `capturedOutputs` after a deploy: all outputs of a
+/// complete run; otherwise the run's outputs merged into the old ones.
+pub(super) fn refresh_stack_outputs(
+    state: &mut State,
+    outputs: &[state::CapturedOutput],
+    complete: bool,
+) {
+    if complete {
+        state.captured_outputs = outputs.to_vec();
+        return;
+    }
+    for output in outputs {
+        let key = output.qualified_name();
+        match state
+            .captured_outputs
+            .iter_mut()
+            .find(|o| o.qualified_name() == key)
+        {
+            Some(existing) => *existing = output.clone(),
+            None => state.captured_outputs.push(output.clone()),
+        }
+    }
+}
+
+/// `STATE.logs`: the folder of the per-component log files.
+pub fn log_dir(state: &Path) -> PathBuf {
+    let mut name = state.as_os_str().to_os_string();
+    name.push(".logs");
+    PathBuf::from(name)
+}
+
+pub(super) fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
+    locked
+        .params
+        .values()
+        .map(|p| StateParameter {
+            component: p.component.clone(),
+            name: p.name.clone(),
+            value: p.value.clone().unwrap_or(Value::Null),
+            env: p.env.clone(),
+        })
+        .collect()
+}
+
+pub(super) fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParameter> {
+    params
+        .iter()
+        .map(|p| StateParameter {
+            component: String::new(),
+            name: p.name.clone(),
+            value: p.value.clone().unwrap_or(Value::Null),
+            env: p.env.clone(),
+        })
+        .collect()
+}
+
+pub(super) fn component_meta(manifest: &Manifest) -> ComponentMeta {
+    let meta = &manifest.meta;
+    ComponentMeta {
+        origin: meta.origin.clone(),
+        kind: meta.kind.clone(),
+        title: meta.title.clone(),
+        brief: meta.brief.clone(),
+        description: meta.description.clone(),
+        version: meta.version.clone(),
+        maturity: meta.maturity.clone(),
+        icon: meta.icon.clone(),
+    }
+}
+
+pub(super) fn raw_outputs(raw: &RawOutputs) -> Vec<RawOutput> {
+    let mut out: Vec<RawOutput> = raw
+        .iter()
+        .map(|(name, value)| RawOutput {
+            name: name.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+pub(crate) fn to_scope_output(output: &state::CapturedOutput) -> params::CapturedOutput {
+    params::CapturedOutput {
+        component: output.component.clone(),
+        name: output.name.clone(),
+        value: Some(output.value.clone()),
+        kind: output.kind.clone(),
+        component_kind: output.component_kind.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(component: &str, name: &str, value: &str) -> state::CapturedOutput {
+        state::CapturedOutput {
+            component: component.into(),
+            name: name.into(),
+            value: Value::String(value.into()),
+            ..state::CapturedOutput::default()
+        }
+    }
+
+    #[test]
+    fn stack_level_outputs_are_replaced_after_a_complete_run_and_merged_otherwise() {
+        let mut state = State {
+            captured_outputs: vec![output("a", "x", "old"), output("gone", "y", "1")],
+            ..State::default()
+        };
+        refresh_stack_outputs(&mut state, &[output("a", "x", "new")], false);
+        let names: Vec<String> = state
+            .captured_outputs
+            .iter()
+            .map(|o| o.qualified_name())
+            .collect();
+        assert_eq!(names, ["a:x", "gone:y"]);
+        assert_eq!(state.captured_outputs[0].value, Value::String("new".into()));
+        refresh_stack_outputs(&mut state, &[output("a", "x", "new")], true);
+        assert_eq!(state.captured_outputs.len(), 1);
+    }
+
+    #[test]
+    fn logs_live_beside_the_state() {
+        assert_eq!(
+            log_dir(Path::new("/s/hub.yaml.state")),
+            PathBuf::from("/s/hub.yaml.state.logs")
+        );
+    }
+
+    #[test]
+    fn state_parameters_keep_qualifiers_and_nulls() {
+        let mut locked = Locked::default();
+        locked.params.insert(
+            "x|a".into(),
+            params::LockedParam {
+                name: "x".into(),
+                component: "a".into(),
+                kind: String::new(),
+                value: None,
+                env: "X".into(),
+                origin: params::Origin::Unset,
+                expression: None,
+                declared: None,
+                secret: false,
+            },
+        );
+        let written = state_parameters(&locked);
+        assert_eq!(written[0].qualified_name(), "x|a");
+        assert_eq!(written[0].value, Value::Null);
+        assert_eq!(written[0].env, "X");
+    }
+}

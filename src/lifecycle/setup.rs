@@ -1,0 +1,233 @@
+//! Checks and reads done once before a run's first component: the state,
+//! the locked parameters, the state's consistency with the stack, every
+//! selected component's implementation, and the outputs the run starts with.
+
+use super::discover;
+use super::engine::{Host, RunOptions};
+use super::error::EngineError;
+use super::plan::{Plan, Verb};
+use super::requirements;
+use super::stack::Stack;
+use crate::diag::{Location, Warnings};
+use crate::params::format::substitution_text;
+use crate::params::{self, LockOptions, Locked, Prompter};
+use crate::state::{self, State};
+use indexmap::IndexMap;
+use std::path::Path;
+
+/// Reads the state of a run: missing is fine except for `-c`/`-o` (unless
+/// `--force`); unreadable is fatal unless `--force` on a full deploy.
+pub(super) fn read_state(
+    path: Option<&Path>,
+    verb: Verb,
+    options: &RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Option<State>, EngineError> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let partial = options.selection.is_partial();
+    match state::read(path, warnings) {
+        Ok(Some(state)) => Ok(Some(state)),
+        Ok(None) if partial && !options.force => Err(EngineError::StateRequired {
+            flag: partial_flag(options),
+            path: Some(path.to_path_buf()),
+        }),
+        Ok(None) => Ok(None),
+        Err(error) if options.force && verb == Verb::Deploy && !partial => {
+            warnings.warn(
+                Some(Location::file(path)),
+                format!(
+                    "{error}; starting a new state (--force); the old one is kept as the backup"
+                ),
+            );
+            Ok(None)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+pub(super) fn lock_parameters(
+    stack: &Stack,
+    options: &RunOptions,
+    host: &mut Host<'_>,
+    state_path: Option<&Path>,
+    state_loaded: bool,
+    warnings: &mut Warnings,
+) -> Result<Locked, EngineError> {
+    let params_state = match (state_path, state_loaded) {
+        (Some(path), true) => Some(params::state::State::read(path)?),
+        _ => None,
+    };
+    let prompter = host.prompter.take();
+    let variables = &host.environment;
+    let environment = |name: &str| {
+        variables
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let lock_options = LockOptions {
+        source: stack.source.as_ref(),
+        overrides: &options.overrides,
+        environment: &environment,
+        prompter: prompter.map(|p| p as &mut dyn Prompter),
+        state: params_state.as_ref(),
+        deployment_id: None,
+        stack_name: host.var("HUB_STACK_NAME"),
+    };
+    Ok(params::lock(
+        &stack.elaborated.stack,
+        lock_options,
+        warnings,
+    )?)
+}
+
+pub(super) fn check_consistency(
+    stack: &Stack,
+    state: &State,
+    locked: &Locked,
+    path: &Path,
+    force: bool,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    let names: Vec<String> = stack
+        .elaborated
+        .stack
+        .components
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    let value = |name: &str| locked.value(name).map(|v| substitution_text(Some(v)));
+    let problems =
+        state::consistency_problems(state, &stack.elaborated.stack.meta.name, &value, &names);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    if force {
+        for problem in &problems {
+            warnings.warn(Some(Location::file(path)), format!("{problem} (--force)"));
+        }
+        return Ok(());
+    }
+    Err(EngineError::StateMismatch {
+        path: path.to_path_buf(),
+        problems,
+    })
+}
+
+/// §2 step 13: every selected component has a folder and implements the
+/// stack's verbs (the run's verb when the stack lists none).
+pub(super) fn check_implementations(
+    stack: &Stack,
+    plan: &Plan,
+    options: &RunOptions,
+) -> Result<(), EngineError> {
+    let listed: Vec<&str> = stack
+        .elaborated
+        .stack
+        .lifecycle
+        .verbs
+        .iter()
+        .map(String::as_str)
+        .filter(|v| *v != "backup")
+        .collect();
+    let verbs = if listed.is_empty() {
+        vec![plan.verb.as_str()]
+    } else {
+        listed
+    };
+    for name in &plan.selected {
+        let (Some(reference), Some(manifest)) =
+            (stack.reference(name), stack.elaborated.component(name))
+        else {
+            continue;
+        };
+        let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
+        let bare = manifest.lifecycle.bare == "allow";
+        for verb in &verbs {
+            discover::discover(&dir, &options.implementation_verb(verb), bare).map_err(
+                |source| EngineError::Implementation {
+                    component: name.clone(),
+                    source,
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The outputs a run starts with: for a full undeploy the stack-level
+/// ones (or the latest snapshot); otherwise none until components run or
+/// are preloaded.
+pub(super) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::CapturedOutput> {
+    match (
+        plan.verb,
+        state,
+        plan.offset.is_none() && !plan.per_component,
+    ) {
+        (Verb::Undeploy, Some(state), true) => {
+            state.outputs_for_full_undeploy(&plan.order).to_vec()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `-c` and `-o` need a state, unless `--force`.
+pub(super) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
+    if !options.selection.is_partial() || options.state.is_some() || options.force {
+        return Ok(());
+    }
+    Err(EngineError::StateRequired {
+        flag: partial_flag(options),
+        path: None,
+    })
+}
+
+fn partial_flag(options: &RunOptions) -> &'static str {
+    if options.selection.components.is_empty() {
+        "-o"
+    } else {
+        "-c"
+    }
+}
+
+/// The provides map before the first component: the stack's requirements
+/// met by the environment, the platform's capabilities, then the state's.
+pub(super) fn initial_provides(
+    stack: &Stack,
+    plan: &Plan,
+    state: Option<&State>,
+    path: Option<String>,
+) -> Result<IndexMap<String, Vec<String>>, EngineError> {
+    let is_optional = |name: &str| plan.is_optional(name);
+    let mut provides = requirements::initial_provides(
+        &stack.elaborated,
+        &plan.tuning,
+        &is_optional,
+        path.as_deref().map(std::ffi::OsStr::new),
+    )?;
+    if let Some(state) = state {
+        state::merge_provides(&mut provides, &state.provides);
+    }
+    Ok(provides)
+}
+
+/// Warns about what the stack asks for that this hub does not do.
+pub(super) fn warn_unsupported(stack: &Stack, warnings: &mut Warnings) {
+    for reference in stack
+        .elaborated
+        .stack
+        .components
+        .iter()
+        .filter(|c| !c.hooks.is_empty())
+    {
+        warnings.warn(
+            None,
+            format!(
+                "component `{}` has `hooks`, which this hub does not run",
+                reference.name
+            ),
+        );
+    }
+}

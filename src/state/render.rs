@@ -1,0 +1,468 @@
+//! Rendering one state again and again during a run.
+//!
+//! A run writes its state twice per component, and the state grows with
+//! the stack: rendering the whole document from scratch every time makes a
+//! run quadratic in the number of components. [`Renderer`] keeps the text
+//! of every large part (the order, the parameter and output lists, each
+//! component entry, each operation and each of its phases) together with
+//! the value it was rendered from, and renders a part again only when its
+//! value changed. The text is the same as [`super::render`] produces: the
+//! parts are written by the same writer ([`super::emit`]), in the same
+//! canonical order, and each cached text is reused only when its value is
+//! equal to the one it was rendered from.
+//!
+//! Comparing every component entry on every write is itself linear in the
+//! stack's size (and slow: the strings compared are spread over the heap).
+//! A write after a change to one component says so ([`Changed::Only`]):
+//! the other entries' texts are then reused without comparing them. Debug
+//! builds (the tests) compare them anyway and panic when the promise was
+//! broken.
+
+use super::emit;
+use super::model::{
+    CapturedOutput, ComponentState, Operation, Phase, StackOutput, State, StateLifecycle,
+    StateParameter,
+};
+use super::StateError;
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::collections::HashMap;
+use yaml_serde::Value;
+
+/// A part of the document and the value it was rendered from.
+struct Cached<T> {
+    value: T,
+    text: String,
+}
+
+/// An operation's text without its phases, and each phase's text.
+struct CachedOperation {
+    head: Option<Cached<Operation>>,
+    phases: Vec<Option<Cached<Phase>>>,
+}
+
+/// The component entries, by their position in `State::components`.
+#[derive(Default)]
+struct ComponentsCache {
+    /// The names, in the map's order, as of the previous call.
+    names: Vec<String>,
+    /// Positions in `names`, sorted by name (the order they are written in).
+    sorted: Vec<usize>,
+    /// By position in `names`.
+    entries: Vec<Option<Cached<ComponentState>>>,
+}
+
+impl ComponentsCache {
+    /// Follows the map's names: entries added at its end (as a run adds
+    /// them) are inserted in the sorted order; any other change rebuilds
+    /// the positions, keeping the entries of the names still present.
+    fn follow(&mut self, components: &IndexMap<String, ComponentState>) {
+        let kept = self.names.len() <= components.len()
+            && self
+                .names
+                .iter()
+                .zip(components.keys())
+                .all(|(cached, name)| cached == name);
+        if !kept {
+            let mut old: HashMap<String, Option<Cached<ComponentState>>> =
+                self.names.drain(..).zip(self.entries.drain(..)).collect();
+            self.sorted.clear();
+            for name in components.keys() {
+                self.entries.push(old.remove(name).flatten());
+                self.names.push(name.clone());
+            }
+            let names = &self.names;
+            self.sorted = (0..names.len()).collect();
+            self.sorted
+                .sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+            return;
+        }
+        for name in components.keys().skip(self.names.len()) {
+            let names = &self.names;
+            let at = self
+                .sorted
+                .partition_point(|&i| names[i].as_str() < name.as_str());
+            self.sorted.insert(at, names.len());
+            self.names.push(name.clone());
+            self.entries.push(None);
+        }
+    }
+}
+
+/// Which component entries a write may have changed since the previous
+/// write of the same [`Renderer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Changed<'a> {
+    /// Any of them: every entry is compared with the one last written.
+    Any,
+    /// This component's entry only (others may have been removed, this one
+    /// added): the other entries are not compared. Debug builds check the
+    /// promise.
+    Only(&'a str),
+}
+
+/// Renders states, reusing the text of the parts that did not change since
+/// the previous call.
+#[derive(Default)]
+pub struct Renderer {
+    lifecycle: Option<Cached<StateLifecycle>>,
+    stack_parameters: Option<Cached<Vec<StateParameter>>>,
+    captured_outputs: Option<Cached<Vec<CapturedOutput>>>,
+    stack_outputs: Option<Cached<Vec<StackOutput>>>,
+    provides: Option<Cached<IndexMap<String, Vec<String>>>>,
+    components: ComponentsCache,
+    operations: Vec<CachedOperation>,
+}
+
+impl Renderer {
+    /// The YAML text of `state`, equal to [`super::render`]'s.
+    #[cfg(test)]
+    pub fn render(&mut self, state: &State) -> Result<String, StateError> {
+        let mut out = String::new();
+        self.render_into(state, Changed::Any, &mut out)?;
+        Ok(out)
+    }
+
+    /// Replaces the content of `out` (a buffer kept from one call to the
+    /// next) with the YAML text of `state`; `changed` says which component
+    /// entries may differ from the previous call's.
+    pub fn render_into(
+        &mut self,
+        state: &State,
+        changed: Changed<'_>,
+        out: &mut String,
+    ) -> Result<(), StateError> {
+        out.clear();
+        // Every field named: a new one must be placed here too.
+        let State {
+            version,
+            kind,
+            timestamp,
+            serial,
+            status,
+            message,
+            meta,
+            lifecycle: _,
+            stack_parameters: _,
+            captured_outputs: _,
+            stack_outputs: _,
+            provides: _,
+            components: _,
+            operations: _,
+        } = state;
+        let head = State {
+            version: *version,
+            kind: kind.clone(),
+            timestamp: timestamp.clone(),
+            serial: *serial,
+            status: status.clone(),
+            message: message.clone(),
+            meta: meta.clone(),
+            ..State::default()
+        };
+        out.push_str(&emit::document(&yaml_serde::to_value(&head)?));
+        if !state.lifecycle.order.is_empty() {
+            out.push_str(reuse(&mut self.lifecycle, &state.lifecycle, |l| {
+                keyed("lifecycle", l)
+            })?);
+        }
+        if !state.stack_parameters.is_empty() {
+            out.push_str(reuse(
+                &mut self.stack_parameters,
+                &state.stack_parameters,
+                |p| {
+                    let mut p = p.clone();
+                    p.sort_by_cached_key(StateParameter::qualified_name);
+                    keyed("stackParameters", &p)
+                },
+            )?);
+        }
+        if !state.captured_outputs.is_empty() {
+            out.push_str(reuse(
+                &mut self.captured_outputs,
+                &state.captured_outputs,
+                |o| {
+                    let mut o = o.clone();
+                    o.sort_by_cached_key(CapturedOutput::qualified_name);
+                    keyed("capturedOutputs", &o)
+                },
+            )?);
+        }
+        if !state.stack_outputs.is_empty() {
+            out.push_str(reuse(&mut self.stack_outputs, &state.stack_outputs, |o| {
+                keyed("stackOutputs", o)
+            })?);
+        }
+        if !state.provides.is_empty() {
+            out.push_str(reuse(&mut self.provides, &state.provides, |p| {
+                let mut p = p.clone();
+                p.sort_keys();
+                keyed("provides", &p)
+            })?);
+        }
+        if !state.components.is_empty() {
+            self.components(state, changed, out)?;
+        }
+        if !state.operations.is_empty() {
+            self.operations(state, out)?;
+        }
+        Ok(())
+    }
+
+    fn components(
+        &mut self,
+        state: &State,
+        changed: Changed<'_>,
+        out: &mut String,
+    ) -> Result<(), StateError> {
+        out.push_str("components:\n");
+        let cache = &mut self.components;
+        cache.follow(&state.components);
+        for &at in &cache.sorted {
+            let (name, component) = state
+                .components
+                .get_index(at)
+                .expect("the cache follows the map");
+            let slot = &mut cache.entries[at];
+            if let (Changed::Only(only), Some(cached)) = (changed, slot.as_ref()) {
+                if only != name.as_str() {
+                    debug_assert!(
+                        cached.value == *component,
+                        "the entry of `{name}` changed, but the write said only `{only}` did"
+                    );
+                    out.push_str(&cached.text);
+                    continue;
+                }
+            }
+            out.push_str(reuse(slot, component, |component| {
+                let mut sorted = component.clone();
+                sorted
+                    .captured_outputs
+                    .sort_by_cached_key(CapturedOutput::qualified_name);
+                let mut text = String::new();
+                emit::entry(
+                    &Value::String(name.clone()),
+                    &yaml_serde::to_value(&sorted)?,
+                    2,
+                    &mut text,
+                );
+                Ok(text)
+            })?);
+        }
+        Ok(())
+    }
+
+    fn operations(&mut self, state: &State, out: &mut String) -> Result<(), StateError> {
+        out.push_str("operations:\n");
+        self.operations
+            .resize_with(state.operations.len(), || CachedOperation {
+                head: None,
+                phases: Vec::new(),
+            });
+        for (operation, cached) in state.operations.iter().zip(&mut self.operations) {
+            let head = Operation {
+                id: operation.id.clone(),
+                operation: operation.operation.clone(),
+                timestamp: operation.timestamp.clone(),
+                status: operation.status.clone(),
+                options: operation.options.clone(),
+                description: operation.description.clone(),
+                initiator: operation.initiator.clone(),
+                logs: operation.logs.clone(),
+                phases: Vec::new(),
+            };
+            out.push_str(reuse(&mut cached.head, &head, |head| {
+                let mut head = head.clone();
+                head.options.sort_keys();
+                let mut text = String::new();
+                emit::item(&yaml_serde::to_value(&head)?, 0, &mut text);
+                Ok(text)
+            })?);
+            if operation.phases.is_empty() {
+                continue;
+            }
+            // `phases` is an operation's last key: its items follow the
+            // rest of the operation's entries.
+            out.push_str("  phases:\n");
+            cached.phases.resize_with(operation.phases.len(), || None);
+            for (phase, slot) in operation.phases.iter().zip(&mut cached.phases) {
+                out.push_str(reuse(slot, phase, |phase| {
+                    let mut text = String::new();
+                    emit::item(&yaml_serde::to_value(phase)?, 2, &mut text);
+                    Ok(text)
+                })?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The cached text when `value` is what it was rendered from, else the
+/// text `render` gives, which is kept for next time.
+fn reuse<'c, T: PartialEq + Clone>(
+    slot: &'c mut Option<Cached<T>>,
+    value: &T,
+    render: impl FnOnce(&T) -> Result<String, StateError>,
+) -> Result<&'c str, StateError> {
+    let fresh = slot.as_ref().is_some_and(|cached| cached.value == *value);
+    if !fresh {
+        let text = render(value)?;
+        *slot = Some(Cached {
+            value: value.clone(),
+            text,
+        });
+    }
+    Ok(slot.as_ref().map_or("", |cached| cached.text.as_str()))
+}
+
+/// A top-level `key:` entry with its value.
+fn keyed<T: Serialize>(key: &str, value: &T) -> Result<String, StateError> {
+    let mut out = String::new();
+    emit::entry(
+        &Value::String(key.to_string()),
+        &yaml_serde::to_value(value)?,
+        0,
+        &mut out,
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Warnings;
+    use crate::state::model::{RawOutput, Timestamps};
+    use std::path::Path;
+
+    const EXAMPLE: &str = include_str!("testdata/example.yaml");
+
+    fn example() -> State {
+        super::super::parse(Path::new("example.yaml"), EXAMPLE, &mut Warnings::default())
+            .expect("example parses")
+    }
+
+    fn same(renderer: &mut Renderer, state: &State) {
+        let expected = super::super::render(state).expect("render");
+        assert_eq!(renderer.render(state).expect("cached render"), expected);
+    }
+
+    #[test]
+    fn the_example_renders_as_the_plain_writer_does() {
+        let mut renderer = Renderer::default();
+        same(&mut renderer, &example());
+        same(&mut renderer, &example());
+        same(&mut Renderer::default(), &State::default());
+        same(&mut renderer, &State::default());
+    }
+
+    #[test]
+    fn components_added_one_by_one_are_written_in_order() {
+        let mut renderer = Renderer::default();
+        let mut state = example();
+        state.components.clear();
+        for name in ["m", "b", "z", "a", "b2", "0"] {
+            state.components.insert(
+                name.into(),
+                ComponentState {
+                    status: "deploying".into(),
+                    ..ComponentState::default()
+                },
+            );
+            same(&mut renderer, &state);
+            state.components[name].status = "deployed".into();
+            same(&mut renderer, &state);
+        }
+        state.components.swap_indices(0, 3);
+        same(&mut renderer, &state);
+        state.components.shift_remove("z");
+        same(&mut renderer, &state);
+    }
+
+    #[test]
+    fn a_write_of_one_component_renders_that_one_again() {
+        let mut renderer = Renderer::default();
+        let mut state = example();
+        same(&mut renderer, &state);
+        let mut out = String::new();
+        for name in ["a", "b", "new"] {
+            let entry = state.component_mut(name);
+            entry.status = format!("{name} again");
+            entry.timestamp = "2024-05-01T10:00:00Z".into();
+            state.serial += 1;
+            renderer
+                .render_into(&state, Changed::Only(name), &mut out)
+                .expect("render");
+            assert_eq!(out, super::super::render(&state).expect("render"));
+        }
+        state.components.shift_remove("a");
+        renderer
+            .render_into(&state, Changed::Only("b"), &mut out)
+            .expect("render");
+        assert_eq!(out, super::super::render(&state).expect("render"));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "the write said only `a` did")]
+    fn a_broken_promise_is_caught_in_debug_builds() {
+        let mut renderer = Renderer::default();
+        let mut state = example();
+        same(&mut renderer, &state);
+        state.component_mut("b").status = "changed".into();
+        let _ = renderer.render_into(&state, Changed::Only("a"), &mut String::new());
+    }
+
+    #[test]
+    fn changed_parts_are_rendered_again() {
+        let mut renderer = Renderer::default();
+        let mut state = example();
+        same(&mut renderer, &state);
+        state.serial += 1;
+        state.status = "incomplete".into();
+        same(&mut renderer, &state);
+        let first = state.components.keys().next().cloned().expect("component");
+        let entry = state.components.get_mut(&first).expect("entry");
+        entry.status = "deploying".into();
+        entry.timestamps = Timestamps {
+            start: "2024-05-01T10:00:00Z".into(),
+            end: String::new(),
+        };
+        entry.raw_outputs.push(RawOutput {
+            name: "yes".into(),
+            value: "on".into(),
+        });
+        same(&mut renderer, &state);
+        state
+            .components
+            .insert("0-first".into(), ComponentState::default());
+        state.components.shift_remove(&first);
+        same(&mut renderer, &state);
+        state.lifecycle.order.reverse();
+        state.stack_parameters.reverse();
+        state.captured_outputs.reverse();
+        state
+            .provides
+            .insert("z".into(), vec!["b".into(), "a".into()]);
+        same(&mut renderer, &state);
+        let operation = state.operations.last_mut().expect("operation");
+        operation.status = "error".into();
+        operation.phases.push(Phase {
+            phase: "c".into(),
+            status: "deploying".into(),
+        });
+        same(&mut renderer, &state);
+        let operation = state.operations.last_mut().expect("operation");
+        operation.phases.last_mut().expect("phase").status = "deployed".into();
+        operation.phases.insert(0, Phase::default());
+        same(&mut renderer, &state);
+        let mut second = state.operations[0].clone();
+        second.phases.clear();
+        second.id = "second".into();
+        state.operations.push(second);
+        same(&mut renderer, &state);
+        state.operations.remove(0);
+        state.components.clear();
+        state.lifecycle.order.clear();
+        same(&mut renderer, &state);
+    }
+}
