@@ -76,7 +76,7 @@ pub struct ElaborateArgs {
     /// With -s: take values from the state's stack parameters too, not only its outputs
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub state_stack_parameters: bool,
-    /// Write the output gzip-compressed
+    /// Write the output files gzip-compressed (`-o -` is always plain YAML)
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub compressed: bool,
 }
@@ -275,11 +275,11 @@ pub struct DeployArgs {
     /// The elaborated file, or a stack manifest followed by parameters files
     #[arg(value_name = "MANIFEST", required = true)]
     pub manifest: Vec<PathBuf>,
-    /// The state file
+    /// The state file; several separated by commas: the newest is read, all are written
     #[arg(
         short = 's',
         long = "state",
-        value_name = "PATH",
+        value_name = "LIST",
         default_value = "hub.yaml.state"
     )]
     pub state: String,

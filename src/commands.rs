@@ -305,11 +305,21 @@ pub fn deploy(
     use crate::lifecycle::plan::Selection;
     let overrides = parse_overrides(&args.environment)?;
     let os_environment = parse_os_environment(&args.os_environment)?;
-    if args.state.contains(',') && !args.no_state {
+    // `-s a,b`: every location is written, the newest is read (§11.5).
+    let states: Vec<PathBuf> = match args.no_state {
+        true => Vec::new(),
+        false => args
+            .state
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect(),
+    };
+    if states.is_empty() && !args.no_state {
         return Err(Error::Usage {
             flag: "-s",
             value: args.state.clone(),
-            reason: "several state locations are not supported; give one state file".into(),
+            reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
     let (first, params) = args.manifest.split_first().ok_or(Error::Usage {
@@ -336,7 +346,7 @@ pub fn deploy(
             offset: args.offset,
             limit: args.limit,
         },
-        state: (!args.no_state).then(|| PathBuf::from(&args.state)),
+        state: states,
         overrides,
         os_environment,
         components_base_dir: args.base_dir,

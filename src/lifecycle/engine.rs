@@ -3,16 +3,18 @@
 //! # A run
 //!
 //! 1. Structural checks and the plan (order, selection).
-//! 2. The state's lock (`STATE.lock`) is taken for the whole run; the state
-//!    is read (a damaged state is fatal, also on a full deploy, unless
-//!    `--force`).
+//! 2. The state's lock (`STATE.lock`) is taken for the whole run, on every
+//!    location given (`-s a,b`); the state is read, from the newest
+//!    location (§11.5). A damaged state is fatal, also on a full deploy,
+//!    unless `--force`.
 //! 3. Stack parameters are locked (the state fills `kind: user` ones and is
 //!    merged in), the state is checked against the stack (§4.4), the
 //!    provides map starts from the environment, the platform and the state.
 //! 4. Every selected component's folder and implementation must exist.
 //! 5. The operation is recorded `in-progress`; the scheduler hands out the
 //!    components one at a time; the state is written (atomically) at each
-//!    component's start, failure and end.
+//!    component's start, failure and end, to every location (one that
+//!    cannot be written is a warning while another was written).
 //! 6. The stack status, the stack-level outputs (refreshed at the end of
 //!    every deploy), the stack outputs and the operation status are
 //!    written; a summary is returned.
@@ -20,8 +22,10 @@
 //! # Files
 //!
 //! Each component's output lines (masked) are appended to
-//! `STATE.logs/<component>.log` beside the state; no log files are written
-//! without a state (`-n`).
+//! `STATE.logs/<component>.log` beside the state (the first location given,
+//! with several); no log files are written without a state (`-n`).
+//! Components see `HUB_STATE`: the first location that held a state file
+//! when the run started, else the first location, as an absolute path.
 
 use super::capture::{self, RawOutputs};
 use super::discover::{self, Implementation};
@@ -52,8 +56,8 @@ use crate::params::{
 };
 use crate::redact::SecretMasker;
 use crate::state::{
-    self, Clock, ComponentRun, ComponentStatus, OperationIndex, OperationStart, OperationStatus,
-    StackMeta, StackStatus, State, StateLock,
+    self, Clock, ComponentRun, ComponentStatus, Locations, OperationIndex, OperationStart,
+    OperationStatus, StackMeta, StackStatus, State,
 };
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -65,8 +69,8 @@ use yaml_serde::Value;
 pub struct RunOptions {
     pub verb: Option<Verb>,
     pub selection: Selection,
-    /// `None` with `-n`.
-    pub state: Option<PathBuf>,
+    /// The state locations (`-s a,b`), in the order given; empty with `-n`.
+    pub state: Vec<PathBuf>,
     /// `-e`: for `fromEnv`/`fromFile: $VAR` lookups only.
     pub overrides: IndexMap<String, String>,
     pub os_environment: OsEnvironment,
@@ -180,11 +184,14 @@ struct Run<'a> {
     clock: Clock,
     /// The state being written; `None` without one.
     state: Option<State>,
-    state_path: Option<PathBuf>,
+    /// The state locations, locked for the whole run; `None` without a
+    /// state.
+    locations: Option<Locations>,
+    /// The location the state was read from (or would have been).
+    read_path: Option<PathBuf>,
     operation: Option<OperationIndex>,
-    _lock: Option<StateLock>,
-    /// Writes the state (created at the first write); the lock is held for
-    /// the whole run, so it alone changes the file.
+    /// Writes the state to every location (created at the first write);
+    /// the locks are held for the whole run, so it alone changes the files.
     writer: Option<state::StateWriter>,
     /// The serial of the state read at the start, when one was read.
     read_serial: Option<u64>,
@@ -210,13 +217,25 @@ impl<'a> Run<'a> {
         let verb = options.verb.unwrap_or(Verb::Deploy);
         let order = plan::validate(&stack.elaborated)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
-        let state_path = options.state.clone();
         require_state(options)?;
-        let lock = match &state_path {
-            Some(path) => Some(StateLock::acquire(path, verb.as_str(), &clock)?),
-            None => None,
+        let locations = match options.state.is_empty() {
+            true => None,
+            false => Some(Locations::lock(
+                &options.state,
+                verb.as_str(),
+                &clock,
+                warnings,
+            )?),
         };
-        let loaded = read_state(state_path.as_deref(), verb, options, warnings)?;
+        let read_path = locations
+            .as_ref()
+            .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
+        // `HUB_STATE` (§6.9.3): the first location holding a state file.
+        let exported_state = locations.as_ref().map(|l| {
+            let paths = l.paths();
+            absolute(paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]))
+        });
+        let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
         let guess = |name: &str| {
             loaded
                 .as_ref()
@@ -229,11 +248,11 @@ impl<'a> Run<'a> {
             stack,
             options,
             &mut host,
-            state_path.as_deref(),
+            read_path.as_deref(),
             loaded.is_some(),
             warnings,
         )?;
-        if let (Some(state), Some(path)) = (&loaded, &state_path) {
+        if let (Some(state), Some(path)) = (&loaded, &read_path) {
             check_consistency(stack, state, &locked, path, options.force, warnings)?;
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
@@ -242,7 +261,7 @@ impl<'a> Run<'a> {
         let nested = Nested {
             hub: host.hub.clone(),
             elaborate: stack.file.clone(),
-            state: state_path.as_deref().map(absolute),
+            state: exported_state,
             components_base_dir: options.components_base_dir.as_deref().map(absolute),
         };
         let base_env = env::base(options.os_environment, &host.environment, &nested);
@@ -252,7 +271,7 @@ impl<'a> Run<'a> {
         }
         let outputs = initial_outputs(&plan, loaded.as_ref());
         let read_serial = loaded.as_ref().map(|state| state.serial);
-        let state = match (loaded, &state_path, verb) {
+        let state = match (loaded, &locations, verb) {
             (Some(state), _, _) => Some(state),
             (None, Some(_), Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
             _ => None,
@@ -267,9 +286,9 @@ impl<'a> Run<'a> {
             locked,
             clock,
             state,
-            state_path,
+            locations,
+            read_path,
             operation: None,
-            _lock: lock,
             writer: None,
             read_serial,
             provides,
@@ -507,8 +526,8 @@ impl<'a> Run<'a> {
     }
 
     fn write_state(&mut self, component: Option<&str>) -> Result<(), EngineError> {
-        let (Some(state), Some(path), false) =
-            (self.state.as_mut(), &self.state_path, self.options.dry)
+        let (Some(state), Some(locations), false) =
+            (self.state.as_mut(), &self.locations, self.options.dry)
         else {
             return Ok(());
         };
@@ -519,17 +538,32 @@ impl<'a> Run<'a> {
                 let options = state::WriteOptions {
                     compressed: self.options.compressed,
                 };
-                let writer = match self.read_serial {
-                    Some(serial) => state::StateWriter::resume(path, options, serial)?,
-                    None => state::StateWriter::open(path, options)?,
-                };
+                let read = self.read_path.as_deref().zip(self.read_serial);
+                let writer = state::StateWriter::open_all(locations.paths(), options, read)?;
                 self.writer.insert(writer)
             }
         };
-        match component {
-            Some(name) => writer.write_component(state, name)?,
-            None => writer.write(state)?,
+        let written = match component {
+            Some(name) => writer.write_component(state, name),
+            None => writer.write(state),
+        };
+        // §11.5: with several locations, one that cannot be written is a
+        // warning while another was written.
+        let failures = writer.take_failures();
+        if !failures.is_empty() {
+            let reached: Vec<String> = writer
+                .written()
+                .map(|p| format!("`{}`", p.display()))
+                .collect();
+            for failure in failures {
+                let message = match reached.is_empty() {
+                    true => failure.to_string(),
+                    false => format!("{failure}; the state was written to {}", reached.join(", ")),
+                };
+                self.warnings.warn(None, message);
+            }
         }
+        written?;
         Ok(())
     }
 
@@ -804,9 +838,9 @@ impl<'a> Run<'a> {
     }
 
     fn log_file(&self, name: &str) -> Option<PathBuf> {
-        self.state_path
-            .as_deref()
-            .map(|path| log_dir(path).join(format!("{name}.log")))
+        self.locations
+            .as_ref()
+            .map(|l| log_dir(l.first()).join(format!("{name}.log")))
     }
 
     /// §6.11–6.15 for a deploy that exited 0: capture, provides, state.

@@ -123,6 +123,10 @@ impl EngineError {
         match self {
             EngineError::Manifest(e) => e.hint(),
             EngineError::Elaborate(e) => e.hint(),
+            EngineError::Plan(PlanError::LimitBeforeOffset { offset, limit, verb }) => Some(format!(
+                "swap them: `-o {limit} -l {offset}`{}",
+                if *verb == "undeploy" { "; undeploy runs the components in reverse order" } else { "" }
+            )),
             EngineError::Plan(e) => e.hint(),
             EngineError::Requirements(e) => Some(e.hint()),
             EngineError::Params(e) => e.hint(),
@@ -136,9 +140,9 @@ impl EngineError {
             }
             EngineError::NoSource { .. } => Some("give the component a `source: {dir: ...}` in the stack".into()),
             EngineError::Implementation { source, .. } => source.hint(),
-            EngineError::ComponentFailed { .. } => Some(
-                "see the component's output above and its log file; fix it and run again (`-o COMPONENT` resumes there), or `--force` to go on after failures".into(),
-            ),
+            EngineError::ComponentFailed { component, reason } => {
+                Some(component_failed_hint(component, reason))
+            }
             EngineError::Interrupted { component: Some(c), .. } => {
                 Some(format!("run again to finish; `-o {c}` resumes at the interrupted component"))
             }
@@ -156,4 +160,22 @@ impl EngineError {
             _ => None,
         }
     }
+}
+
+/// What to do about a failed component, by what its failure says, and how
+/// to resume.
+fn component_failed_hint(component: &str, reason: &str) -> String {
+    let spawn_failure = reason
+        .strip_prefix("cannot run `")
+        .and_then(|rest| rest.split_once('`'))
+        .filter(|(_, rest)| rest.contains("Permission denied"))
+        .map(|(program, _)| program);
+    let fix = if let Some(program) = spawn_failure {
+        format!("make the script executable: `chmod +x {program}`")
+    } else if reason.contains("cannot be expanded:") || reason.contains("cannot be computed:") {
+        "declare or fix the parameters listed above in the stack or a parameters file".to_string()
+    } else {
+        "see the component's output above and its log file, and fix it".to_string()
+    };
+    format!("{fix}; then run again with `-o {component}` to resume there, or add `--force` to go on after failures")
 }

@@ -16,7 +16,9 @@ use indexmap::IndexMap;
 use std::path::Path;
 
 /// Reads the state of a run: missing is fine except for `-c`/`-o` (unless
-/// `--force`); unreadable is fatal unless `--force` on a full deploy.
+/// `--force`); unreadable is fatal unless `--force` on a full deploy,
+/// which first copies it to `STATE.unreadable` (a file of another kind is
+/// always fatal).
 pub(super) fn read_state(
     path: Option<&Path>,
     verb: Verb,
@@ -34,17 +36,62 @@ pub(super) fn read_state(
             path: Some(path.to_path_buf()),
         }),
         Ok(None) => Ok(None),
-        Err(error) if options.force && verb == Verb::Deploy && !partial => {
+        // A file of another kind is a wrong `-s` path, not a damaged state:
+        // never replaced.
+        Err(error)
+            if options.force
+                && verb == Verb::Deploy
+                && !partial
+                && !matches!(error, state::StateError::WrongKind { .. }) =>
+        {
+            // The run's own writes soon replace `STATE.backup`: the damaged
+            // file is copied where none of them goes, or the run stops.
+            let Ok(kept) = keep_aside(path) else {
+                return Err(error.into());
+            };
             warnings.warn(
                 Some(Location::file(path)),
                 format!(
-                    "{error}; starting a new state (--force); the old one is kept as the backup"
+                    "{error}; starting a new state (--force); the old file is kept as `{}`",
+                    kept.display()
                 ),
             );
             Ok(None)
         }
         Err(error) => Err(error.into()),
     }
+}
+
+/// Copies an unreadable state to the first free `STATE.unreadable`,
+/// `STATE.unreadable.1`, … (mode 0600, flushed); none is ever replaced.
+fn keep_aside(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut source = std::fs::File::open(path)?;
+    for n in 0u32.. {
+        let mut name = path.as_os_str().to_os_string();
+        name.push(".unreadable");
+        if n > 0 {
+            name.push(format!(".{n}"));
+        }
+        let target = std::path::PathBuf::from(name);
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&target);
+        let mut file = match created {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let copied = std::io::copy(&mut source, &mut file).and_then(|_| file.sync_all());
+        if let Err(e) = copied {
+            let _ = std::fs::remove_file(&target);
+            return Err(e);
+        }
+        return Ok(target);
+    }
+    Err(std::io::Error::other("no free name"))
 }
 
 pub(super) fn lock_parameters(
@@ -175,7 +222,7 @@ pub(super) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::
 
 /// `-c` and `-o` need a state, unless `--force`.
 pub(super) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
-    if !options.selection.is_partial() || options.state.is_some() || options.force {
+    if !options.selection.is_partial() || !options.state.is_empty() || options.force {
         return Ok(());
     }
     Err(EngineError::StateRequired {

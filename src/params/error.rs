@@ -189,6 +189,8 @@ fn state_reason(error: &StateError) -> String {
             format!("expected `version: 1`, found version {version}")
         }
         StateError::Read { source, .. } => source.to_string(),
+        StateError::Damaged { reason, .. } => format!("the file is damaged: {reason}"),
+        StateError::Empty { .. } => "the file is empty".to_string(),
         other => other.to_string(),
     }
 }

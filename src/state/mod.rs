@@ -58,6 +58,11 @@
 //! * `HUB_NOW` — an RFC 3339 time used for every timestamp written.
 //! * `HUB_OPERATION_ID` — the id given to the operation a run records.
 //!
+//! # Several locations
+//!
+//! A run may be given several local state files (`-s a,b`): each is
+//! locked, the newest is read, every one is written — see [`locations`].
+//!
 //! # Remote locations
 //!
 //! Only local files are handled here; `s3://`, `gs://` and `az://`
@@ -65,6 +70,7 @@
 
 mod clock;
 mod emit;
+pub mod locations;
 pub mod lock;
 mod merge;
 pub mod model;
@@ -75,6 +81,7 @@ pub use clock::{
     format_rfc3339, is_rfc3339, operation_id, random_uuid, Clock, NOW_VARIABLE,
     OPERATION_ID_VARIABLE,
 };
+pub use locations::Locations;
 pub use lock::{LockInfo, StateLock, Unlocked};
 pub use merge::*;
 pub use model::{

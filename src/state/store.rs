@@ -150,13 +150,15 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
     StateWriter::open(path, *options)?.write(state)
 }
 
-/// Writes one state file again and again while its lock is held (see
-/// [`super::lock`]), so that nothing else changes the file between writes.
+/// Writes one state again and again — to one location, or the same bytes to
+/// several (`-s a,b`) — while the locations' locks are held (see
+/// [`super::lock`]), so that nothing else changes the files between writes.
 ///
 /// Created once per run, it knows the serial on disk and whether a file
-/// exists, and keeps the text of every part of the state that did not
-/// change since the previous write (a `Renderer`): a write neither reads
-/// nor parses the file, and renders only what changed. Each write:
+/// exists at each location, and keeps the text of every part of the state
+/// that did not change since the previous write (a `Renderer`): a write
+/// neither reads nor parses the files, and renders only what changed, once
+/// for all locations. At each location, a write:
 ///
 /// 1. writes the new content to a temporary file in the same folder and
 ///    flushes it (`fsync`);
@@ -172,21 +174,41 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
 /// `STATE` held before this write. Once `write` returns, everything is on
 /// disk. A failed write leaves `STATE` as it was and removes its temporary
 /// files.
+///
+/// Every location gets the same serial: one more than the largest found
+/// on disk or written before. A location that cannot be written does not
+/// stop the others: a write succeeds when at least one location was
+/// written, and the errors of the others are kept for
+/// [`StateWriter::take_failures`] (a run shows them as warnings). When no
+/// location was written, the write fails with the first location's error
+/// (the others' are kept as well).
 pub struct StateWriter {
+    /// The locations, in the order given.
+    targets: Vec<Target>,
+    options: WriteOptions,
+    /// The largest serial on disk, or the last one written.
+    serial: u64,
+    renderer: Renderer,
+    /// The text of the last write, kept to reuse its memory.
+    text: String,
+    /// Errors of locations that could not be written while another was.
+    failures: Vec<StateError>,
+}
+
+/// One location a [`StateWriter`] writes.
+struct Target {
+    /// The path as given.
+    path: PathBuf,
     /// The file replaced: the given path, with symbolic links followed.
     target: PathBuf,
     backup: PathBuf,
     folder: PathBuf,
-    options: WriteOptions,
     /// Mode of the written files: the existing file's, else private.
     mode: u32,
-    /// The serial of the file on disk; 0 when it has none or is unreadable.
-    serial: u64,
     /// A file exists at `target`.
     exists: bool,
-    renderer: Renderer,
-    /// The text of the last write, kept to reuse its memory.
-    text: String,
+    /// The last write reached this location.
+    written: bool,
     /// The folder, opened at the first write to flush it after each.
     folder_handle: Option<File>,
 }
@@ -194,16 +216,7 @@ pub struct StateWriter {
 impl StateWriter {
     /// A writer for `path`; the serial on disk is read from the file.
     pub fn open(path: &Path, options: WriteOptions) -> Result<StateWriter, StateError> {
-        let mut writer = StateWriter::new(path, options)?;
-        if writer.exists {
-            let bytes = std::fs::read(&writer.target).map_err(|source| StateError::Write {
-                path: writer.target.clone(),
-                action: "read the current content to back it up",
-                source,
-            })?;
-            writer.serial = serial_of(&bytes);
-        }
-        Ok(writer)
+        StateWriter::open_all(&[path.to_path_buf()], options, None)
     }
 
     /// A writer for `path` whose content was just read (under the lock) as
@@ -213,41 +226,47 @@ impl StateWriter {
         options: WriteOptions,
         serial: u64,
     ) -> Result<StateWriter, StateError> {
-        let mut writer = StateWriter::new(path, options)?;
-        writer.serial = serial;
-        Ok(writer)
+        StateWriter::open_all(&[path.to_path_buf()], options, Some((path, serial)))
     }
 
-    fn new(path: &Path, options: WriteOptions) -> Result<StateWriter, StateError> {
-        if is_remote(path) {
-            return Err(StateError::Remote {
-                path: path.to_path_buf(),
-            });
-        }
-        let target = resolve_link(path);
-        let (exists, mode) = match std::fs::metadata(&target) {
-            Ok(meta) => (true, meta.permissions().mode() & 0o7777),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, NEW_FILE_MODE),
-            Err(source) => {
-                return Err(StateError::Write {
-                    path: target,
-                    action: "read the current content to back it up",
-                    source,
-                })
-            }
-        };
-        Ok(StateWriter {
-            backup: backup_path(&target),
-            folder: folder_of(&target),
-            target,
+    /// A writer for every location of `paths`, in that order. `read`: a
+    /// location whose content was just read (under the lock) as a state
+    /// with that serial; it is not read again. The serial of every other
+    /// existing location is read from its file.
+    ///
+    /// A location that cannot be examined is left out, its error kept for
+    /// [`StateWriter::take_failures`]; when none can be, the first error is
+    /// returned.
+    pub fn open_all(
+        paths: &[PathBuf],
+        options: WriteOptions,
+        read: Option<(&Path, u64)>,
+    ) -> Result<StateWriter, StateError> {
+        let mut writer = StateWriter {
+            targets: Vec::with_capacity(paths.len()),
             options,
-            mode,
             serial: 0,
-            exists,
             renderer: Renderer::default(),
             text: String::new(),
-            folder_handle: None,
-        })
+            failures: Vec::new(),
+        };
+        for path in paths {
+            let known = read
+                .filter(|(read, _)| *read == path.as_path())
+                .map(|(_, serial)| serial);
+            match Target::open(path, known) {
+                Ok((target, serial)) => {
+                    writer.serial = writer.serial.max(serial);
+                    writer.targets.push(target);
+                }
+                Err(error) => writer.failures.push(error),
+            }
+        }
+        if writer.targets.is_empty() {
+            let mut failures = std::mem::take(&mut writer.failures).into_iter();
+            return Err(failures.next().unwrap_or_else(no_location));
+        }
+        Ok(writer)
     }
 
     /// The serial of the last version written, or found on disk.
@@ -255,9 +274,23 @@ impl StateWriter {
         self.serial
     }
 
+    /// The locations (as given) the last write reached.
+    pub fn written(&self) -> impl Iterator<Item = &Path> {
+        self.targets
+            .iter()
+            .filter(|t| t.written)
+            .map(|t| t.path.as_path())
+    }
+
+    /// The errors of the locations that could not be written (or opened)
+    /// since the previous call, while another location was.
+    pub fn take_failures(&mut self) -> Vec<StateError> {
+        std::mem::take(&mut self.failures)
+    }
+
     /// Writes `state` with a serial one more than the larger of
     /// `state.serial` and the last one on disk; `state.serial` is updated
-    /// once the write succeeded.
+    /// once the write succeeded (at one location at least).
     pub fn write(&mut self, state: &mut State) -> Result<(), StateError> {
         self.write_changed(state, Changed::Any)
     }
@@ -282,30 +315,93 @@ impl StateWriter {
         let rendered = self.renderer.render_into(state, changed, &mut self.text);
         state.serial = previous;
         rendered?;
-        let replaced = if self.options.compressed {
-            let bytes = gzip(self.text.as_bytes()).map_err(|source| StateError::Write {
-                path: self.target.clone(),
+        let compressed;
+        let bytes = if self.options.compressed {
+            compressed = gzip(self.text.as_bytes()).map_err(|source| StateError::Write {
+                path: self
+                    .targets
+                    .first()
+                    .map(|t| t.target.clone())
+                    .unwrap_or_default(),
                 action: "compress",
                 source,
             })?;
-            self.replace(&bytes)
+            &compressed[..]
         } else {
-            let text = std::mem::take(&mut self.text);
-            let replaced = self.replace(text.as_bytes());
-            self.text = text;
-            replaced
+            self.text.as_bytes()
         };
-        if let Err(error) = replaced {
-            // The new version may be in place (only the folder's flush
-            // failed): a later write must not reuse its serial.
-            self.serial = serial;
-            self.exists = self.exists || self.target.exists();
-            return Err(error);
+        let mut errors = Vec::new();
+        for target in &mut self.targets {
+            target.written = false;
+            match target.replace(bytes) {
+                Ok(()) => {
+                    target.exists = true;
+                    target.written = true;
+                }
+                Err(error) => {
+                    target.exists = target.exists || target.target.exists();
+                    errors.push(error);
+                }
+            }
         }
+        // A location that failed may hold the new version (only the
+        // folder's flush failed): a later write must not reuse its serial.
         self.serial = serial;
-        self.exists = true;
-        state.serial = serial;
-        Ok(())
+        if self.targets.iter().any(|t| t.written) {
+            state.serial = serial;
+            self.failures.extend(errors);
+            return Ok(());
+        }
+        let mut errors = errors.into_iter();
+        let first = errors.next().unwrap_or_else(no_location);
+        self.failures.extend(errors);
+        Err(first)
+    }
+}
+
+impl Target {
+    /// The location `path` and its serial on disk (`known` when given).
+    fn open(path: &Path, known: Option<u64>) -> Result<(Target, u64), StateError> {
+        if is_remote(path) {
+            return Err(StateError::Remote {
+                path: path.to_path_buf(),
+            });
+        }
+        let target = resolve_link(path);
+        let (exists, mode) = match std::fs::metadata(&target) {
+            Ok(meta) => (true, meta.permissions().mode() & 0o7777),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, NEW_FILE_MODE),
+            Err(source) => {
+                return Err(StateError::Write {
+                    path: target,
+                    action: "read the current content to back it up",
+                    source,
+                })
+            }
+        };
+        let serial = match known {
+            Some(serial) => serial,
+            None if exists => {
+                let bytes = std::fs::read(&target).map_err(|source| StateError::Write {
+                    path: target.clone(),
+                    action: "read the current content to back it up",
+                    source,
+                })?;
+                serial_of(&bytes)
+            }
+            None => 0,
+        };
+        let location = Target {
+            path: path.to_path_buf(),
+            backup: backup_path(&target),
+            folder: folder_of(&target),
+            target,
+            mode,
+            exists,
+            written: false,
+            folder_handle: None,
+        };
+        Ok((location, serial))
     }
 
     fn replace(&mut self, bytes: &[u8]) -> Result<(), StateError> {
@@ -364,6 +460,15 @@ impl StateWriter {
             let _ = std::fs::remove_file(&temp);
         }
         result
+    }
+}
+
+/// The error of a writer given no location (a caller's mistake).
+fn no_location() -> StateError {
+    StateError::Write {
+        path: PathBuf::new(),
+        action: "choose a location",
+        source: std::io::Error::other("no state location was given"),
     }
 }
 
@@ -545,6 +650,68 @@ mod tests {
         assert_eq!(read_ok(&backup_path(&path)).message, "round 5");
         assert_eq!(read_ok(&path).message, "last");
         assert_eq!(files_in(dir.path()), ["s", "s.backup"]);
+    }
+
+    #[test]
+    fn a_writer_writes_the_same_bytes_to_every_location() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&b, "version: 1\nkind: state\nserial: 7\n").expect("seed b");
+        let paths = [a.clone(), b.clone()];
+        let mut writer =
+            StateWriter::open_all(&paths, WriteOptions::default(), None).expect("open");
+        assert_eq!(writer.serial(), 7, "the largest serial on disk");
+        let mut state = sample();
+        writer.write(&mut state).expect("write");
+        writer.write(&mut state).expect("write");
+        assert_eq!(state.serial, 9);
+        assert_eq!(std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
+        assert_eq!(read_ok(&backup_path(&a)).serial, 8);
+        assert_eq!(read_ok(&backup_path(&b)).serial, 8);
+        assert_eq!(
+            writer.written().collect::<Vec<_>>(),
+            [a.as_path(), b.as_path()]
+        );
+        assert!(writer.take_failures().is_empty());
+
+        // One location fails: the other is written, the failure is kept.
+        std::fs::remove_file(&b).expect("remove b");
+        std::fs::create_dir(&b).expect("block b");
+        std::fs::write(b.join("x"), "x").expect("fill");
+        state.message = "one".into();
+        writer.write(&mut state).expect("written to a");
+        assert_eq!((state.serial, read_ok(&a).message.as_str()), (10, "one"));
+        assert_eq!(writer.written().collect::<Vec<_>>(), [a.as_path()]);
+        let failures = writer.take_failures();
+        assert_eq!(failures.len(), 1);
+        let failure = failures[0].to_string();
+        assert!(failure.contains(&*b.to_string_lossy()), "{failure}");
+
+        // Every location fails: the first error, the others kept.
+        std::fs::remove_file(&a).expect("remove a");
+        std::fs::create_dir(&a).expect("block a");
+        std::fs::write(a.join("x"), "x").expect("fill");
+        let error = writer.write(&mut state).unwrap_err();
+        assert!(error.to_string().contains(&*a.to_string_lossy()), "{error}");
+        assert_eq!(error.exit_code(), 2);
+        assert_eq!(state.serial, 10);
+        assert_eq!(writer.take_failures().len(), 1);
+        assert_eq!(writer.written().count(), 0);
+    }
+
+    #[test]
+    fn a_resumed_writer_reads_only_the_other_locations() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, "version: 1\nkind: state\nserial: 3\n").expect("seed a");
+        std::fs::write(&b, "version: 1\nkind: state\nserial: 5\n").expect("seed b");
+        let paths = [a.clone(), b.clone()];
+        let writer =
+            StateWriter::open_all(&paths, WriteOptions::default(), Some((&a, 4))).expect("open");
+        assert_eq!(writer.serial(), 5);
+        let writer =
+            StateWriter::open_all(&paths, WriteOptions::default(), Some((&b, 2))).expect("open");
+        assert_eq!(writer.serial(), 3);
     }
 
     #[test]

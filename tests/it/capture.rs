@@ -30,13 +30,7 @@ fn otp_with_stdin(stdin: &str, random: Option<&str>, args: &str) -> Output {
     if let Some(random) = random {
         command.env("HUB_RANDOM", random);
     }
-    let out = command.output().expect("run hub");
-    Output {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        root: dir.path().to_path_buf(),
-    }
+    Output::of(command.output().expect("run hub"), dir.path())
 }
 
 #[test]

@@ -77,13 +77,7 @@ impl Test {
         for (k, v) in &self.env {
             command.env(k, v);
         }
-        let out = command.output().expect("run hub");
-        Output {
-            status: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            root: self.dir.path().to_path_buf(),
-        }
+        Output::of(command.output().expect("run hub"), self.dir.path())
     }
 
     /// Keeps the folder alive for files written by the run.
@@ -94,6 +88,16 @@ impl Test {
 }
 
 impl Output {
+    /// What a finished `hub` process left, run in `root`.
+    pub fn of(out: std::process::Output, root: &Path) -> Self {
+        Output {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            root: root.to_path_buf(),
+        }
+    }
+
     #[track_caller]
     pub fn success(&self) -> &Self {
         assert_eq!(
@@ -133,6 +137,47 @@ impl Output {
     pub fn stdout_documents(&self) -> Vec<yaml_serde::Value> {
         parse_documents(&self.stdout)
     }
+}
+
+/// Runs hub in the test folder with a reduced environment (`PATH`, `HOME`
+/// = the folder, `USER=tester`), no standard input, and `env` on top.
+pub fn hub_isolated(test: &Test, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::cargo_bin("hub").expect("hub binary");
+    command
+        .current_dir(test.root())
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", test.root())
+        .env("USER", "tester")
+        .write_stdin(Vec::new());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    Output::of(command.output().expect("run hub"), test.root())
+}
+
+/// The content of a lock file held by `pid` on `host`.
+pub fn lock_text(pid: u32, host: &str) -> String {
+    let info = hub::state::LockInfo {
+        pid,
+        host: host.to_string(),
+        user: "alice".into(),
+        operation: "deploy".into(),
+        started: "2024-05-01T10:00:00Z".into(),
+        id: "0c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e".into(),
+    };
+    yaml_serde::to_string(&info).expect("lock yaml")
+}
+
+/// The pid of a process that has exited.
+pub fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("spawn true");
+    let pid = child.id();
+    child.wait().expect("wait");
+    pid
 }
 
 pub fn read_documents(path: &Path) -> Vec<yaml_serde::Value> {

@@ -195,25 +195,7 @@ fn hub(test: &Test, args: &[&str]) -> Output {
 
 /// Runs hub in the fixture with a reduced environment (§14.1).
 fn hub_env(test: &Test, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = assert_cmd::Command::cargo_bin("hub").expect("hub binary");
-    command
-        .current_dir(test.root())
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", test.root())
-        .env("USER", "tester")
-        .write_stdin(Vec::new());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let out = command.output().expect("run hub");
-    Output {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        root: test.root().to_path_buf(),
-    }
+    crate::common::hub_isolated(test, args, env)
 }
 
 fn state(test: &Test) -> Value {
@@ -1735,14 +1717,44 @@ fn deploy_case_31_same_kind_outputs_are_invisible() {
 }
 
 #[test]
-fn several_state_locations_are_refused() {
+fn deploy_case_68_several_state_locations() {
     let t = F0::default().build();
-    let out = hub(
+    hub(
         &t,
         &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s2.state"],
+    )
+    .success();
+    assert_eq!(order_log(&t), ["a", "b"]);
+    let first = read(&t, "s1.state");
+    assert!(first.contains("status: deployed"), "{first}");
+    assert_eq!(read(&t, "s2.state"), first, "the same bytes everywhere");
+    assert!(!exists(&t, "hub.yaml.state"));
+    // Logs beside the first location; HUB_STATE is the first location.
+    assert!(exists(&t, "s1.state.logs/a.log") && !exists(&t, "s2.state.logs"));
+    let root = std::fs::canonicalize(t.root()).expect("root");
+    let hub_state = var(&t, "a/env.out", "HUB_STATE").unwrap_or_default();
+    assert!(PathBuf::from(&hub_state).is_absolute(), "{hub_state}");
+    assert_eq!(
+        std::fs::canonicalize(&hub_state).ok(),
+        Some(root.join("s1.state"))
     );
-    out.failure().stderr_has("several state locations");
-    assert!(order_log(&t).is_empty());
+
+    std::fs::remove_file(t.root().join("s2.state")).expect("delete s2.state");
+    hub(
+        &t,
+        &["undeploy", "hub.yaml.elaborate", "-s", "s1.state,s2.state"],
+    )
+    .success();
+    assert_eq!(order_log(&t), ["a", "b", "u:b", "u:a"]);
+    let after = read(&t, "s1.state");
+    assert_eq!(read(&t, "s2.state"), after, "both rewritten");
+    let s = crate::common::parse_documents(&after).remove(0);
+    assert_eq!(text(&s["status"]), "undeployed");
+    let operations = s["operations"].as_sequence().expect("operations");
+    assert_eq!(operations.len(), 2, "the history comes from s1.state");
+    for lock in ["s1.state.lock", "s2.state.lock"] {
+        assert!(!exists(&t, lock), "{lock} is released");
+    }
 }
 
 #[test]
@@ -1820,7 +1832,8 @@ fn deploy_case_72_ready_conditions() {
     let t = f72("ftp://x".into());
     let started = std::time::Instant::now();
     hub(&t, DEPLOY).failure().stderr_has("http://");
-    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    // Refused at once, not after the default wait of 1200 s.
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
 
 #[test]
@@ -1951,4 +1964,89 @@ fn deploy_case_51_lifecycle_mandatory() {
     let s = state(&t);
     assert!(s["components"].get("b").is_none());
     assert_eq!(text(&s["status"]), "incomplete");
+}
+
+#[test]
+fn a_state_location_that_cannot_be_written_is_a_warning() {
+    // Its folder is missing: it cannot even be locked, and is left out.
+    let t = F0::default().build();
+    let out = hub(
+        &t,
+        &[
+            "deploy",
+            "hub.yaml.elaborate",
+            "-s",
+            "s1.state,gone/s2.state",
+        ],
+    );
+    out.success()
+        .stderr_has("warning: gone/s2.state")
+        .stderr_has("left out");
+    assert_eq!(order_log(&t), ["a", "b"]);
+    assert_eq!(
+        text(&read_documents(&t.root().join("s1.state"))[0]["status"]),
+        "deployed"
+    );
+    assert!(!exists(&t, "gone"));
+
+    // It can be locked but not written (a link into a missing folder).
+    let t = F0::default().build();
+    std::os::unix::fs::symlink("gone/s2.state", t.root().join("s2.state")).expect("link");
+    let out = hub(
+        &t,
+        &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s2.state"],
+    );
+    out.success()
+        .stderr_has("cannot write the state file")
+        .stderr_has("the state was written to `s1.state`");
+    assert_eq!(order_log(&t), ["a", "b"]);
+    assert!(read(&t, "s1.state").contains("status: deployed"));
+    assert!(!exists(&t, "s1.state.lock") && !exists(&t, "s2.state.lock"));
+}
+
+#[test]
+fn no_writable_state_location_fails_before_any_component() {
+    // Written nowhere: exit 2, as for one location.
+    let t = F0::default().build();
+    for name in ["s1.state", "s2.state"] {
+        std::os::unix::fs::symlink(format!("gone/{name}"), t.root().join(name)).expect("link");
+    }
+    let out = hub(
+        &t,
+        &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s2.state"],
+    );
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    out.stderr_has("cannot write the state file");
+    assert!(order_log(&t).is_empty());
+    assert!(!exists(&t, "s1.state.lock") && !exists(&t, "s2.state.lock"));
+
+    // Locked nowhere (no folder exists): refused, as for one location.
+    let t = F0::default().build();
+    let out = hub(
+        &t,
+        &[
+            "deploy",
+            "hub.yaml.elaborate",
+            "-s",
+            "gone/s1.state,gone/s2.state",
+        ],
+    );
+    out.failure().stderr_has("gone/s1.state.lock");
+    assert!(order_log(&t).is_empty());
+}
+
+#[test]
+fn remote_and_empty_state_locations_are_refused() {
+    let t = F0::default().build();
+    hub(
+        &t,
+        &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s3://b/k"],
+    )
+    .failure()
+    .stderr_has("s3://b/k");
+    assert!(!exists(&t, "s1.state.lock") && !exists(&t, "s1.state"));
+    hub(&t, &["deploy", "hub.yaml.elaborate", "-s", ","])
+        .failure()
+        .stderr_has("-n");
+    assert!(order_log(&t).is_empty());
 }

@@ -1,12 +1,12 @@
 //! State files: `hub unlock`, and what a crash in the middle of writing a
 //! state leaves behind.
 
-use crate::common::Test;
+use crate::common::{dead_pid, lock_text, Test};
 use hub::diag::Warnings;
 use hub::state::lock::hostname;
 use hub::state::{
-    backup_path, lock_path, read, write, ComponentState, LockInfo, StackMeta, State,
-    StateParameter, WriteOptions,
+    backup_path, lock_path, read, write, ComponentState, StackMeta, State, StateParameter,
+    WriteOptions,
 };
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -14,26 +14,6 @@ use std::time::Duration;
 
 const STATE: &str = "hub.yaml.state";
 const LOCK: &str = "hub.yaml.state.lock";
-
-fn lock_text(pid: u32, host: &str) -> String {
-    let info = LockInfo {
-        pid,
-        host: host.to_string(),
-        user: "alice".into(),
-        operation: "deploy".into(),
-        started: "2024-05-01T10:00:00Z".into(),
-        id: "0c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e".into(),
-    };
-    yaml_serde::to_string(&info).expect("lock yaml")
-}
-
-/// The pid of a process that has exited.
-fn dead_pid() -> u32 {
-    let mut child = Command::new("true").spawn().expect("spawn true");
-    let pid = child.id();
-    child.wait().expect("wait");
-    pid
-}
 
 #[test]
 fn unlock_removes_a_stale_lock() {
@@ -229,6 +209,21 @@ fn random_delay(round: u64) -> Duration {
     Duration::from_millis(5 + mixed)
 }
 
+/// Waits (at most 20 s, for a loaded machine) until the writer just started
+/// has written past `serial`, so that every kill lands among writes rather
+/// than during the process start.
+fn wait_for_a_write(path: &Path, serial: Option<u64>) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        let written = identify(path).map(|state| state.serial);
+        if written.is_some_and(|now| serial.is_none_or(|before| now > before)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("the writer wrote nothing within 20 s");
+}
+
 #[test]
 fn a_killed_writer_leaves_complete_states() {
     let dir = tempfile::tempdir().expect("dir");
@@ -249,6 +244,7 @@ fn a_killed_writer_leaves_complete_states() {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn the writer");
+        wait_for_a_write(&path, serials.last().copied());
         std::thread::sleep(random_delay(round));
         child.kill().expect("SIGKILL the writer");
         child.wait().expect("reap the writer");
