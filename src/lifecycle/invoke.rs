@@ -75,10 +75,15 @@ pub fn invoke(
         warnings.warn(None, format!("{error} (--force)"));
     }
     let stored = state::read(&options.state, warnings)?;
-    let params_state = match &stored {
-        Some(_) => Some(params::state::State::read(&options.state)?),
-        None => None,
-    };
+    if stored.is_none() && !options.force {
+        return Err(EngineError::StateRequired {
+            flag: "invoke",
+            path: Some(options.state.clone()),
+        });
+    }
+    let params_state = stored
+        .clone()
+        .map(|file| params::state::State::from_read(&options.state, file));
     let lookup = |key: &str| {
         environment
             .iter()

@@ -2,7 +2,7 @@
 //! decoding with positions in errors, and warnings for keys the model does
 //! not know.
 
-use super::locate::{locate, Segment};
+use super::locate::{locate, repeated_key, Segment};
 use super::ManifestError;
 use crate::diag::{Location, Warnings};
 use serde::de::DeserializeOwned;
@@ -100,16 +100,25 @@ impl SourceFile {
     }
 
     fn yaml_error(&self, error: yaml_serde::Error, index: usize) -> ManifestError {
-        let location = match error.location() {
-            Some(at) => Location::at(&self.path, at.line(), at.column()),
-            None => Location::file(&self.path),
+        let message = error.to_string();
+        let repeated = duplicate_key(&message).and_then(|key| repeated_key(&self.text, key));
+        let location = match (repeated, error.location()) {
+            (Some((line, column)), _) => Location::at(&self.path, line, column),
+            (None, Some(at)) => Location::at(&self.path, at.line(), at.column()),
+            (None, None) => Location::file(&self.path),
         };
         ManifestError::Yaml {
             location,
             document: index + 1,
-            message: error.to_string(),
+            message,
         }
     }
+}
+
+/// The key named by a "duplicate field `key`" error.
+fn duplicate_key(message: &str) -> Option<&str> {
+    let rest = message.split("duplicate field `").nth(1)?;
+    rest.split('`').next()
 }
 
 fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, ManifestError> {

@@ -170,6 +170,31 @@ fn find_item(
     None
 }
 
+/// Where `key` appears a second time in the same mapping (1-based line and
+/// column), for "duplicate field" errors that carry no position.
+pub fn repeated_key(text: &str, key: &str) -> Option<(usize, usize)> {
+    // Columns of the keys named `key` seen in the mappings still open.
+    let mut open: Vec<usize> = Vec::new();
+    for (number, raw) in text.lines().enumerate() {
+        let Some(line) = significant(raw) else {
+            continue;
+        };
+        let (column, content) = after_dashes(&line);
+        let starts_item = column > line.indent;
+        // A new item closes the previous item's mapping; a shallower key
+        // closes the deeper mappings.
+        let closed_after = if starts_item { line.indent } else { column };
+        open.retain(|&c| c <= closed_after && !(starts_item && c > line.indent));
+        if is_key(content, key) {
+            if open.contains(&column) {
+                return Some((number + 1, column + 1));
+            }
+            open.push(column);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +220,15 @@ mod tests {
     fn falls_back_to_parent() {
         let path = [key("components"), Segment::Index(0), key("nothere")];
         assert_eq!(locate(TEXT, &path), Some((6, 3)));
+    }
+
+    #[test]
+    fn repeated_keys_in_one_mapping() {
+        let text = "version: 1\ncomponents: []\nmeta:\n  name: a\ncomponents: []\n";
+        assert_eq!(repeated_key(text, "components"), Some((5, 1)));
+        let items = "components:\n- name: a\n  source: {dir: a}\n- name: b\n  name: c\n";
+        assert_eq!(repeated_key(items, "name"), Some((5, 3)));
+        assert_eq!(repeated_key("a:\n  name: x\nb:\n  name: y\n", "name"), None);
     }
 
     #[test]

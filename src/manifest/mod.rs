@@ -61,6 +61,9 @@ impl ManifestError {
             ManifestError::Yaml { message, .. } if message.contains("invalid type") => {
                 Some("the field has the wrong type; see the JSON Schemas in `schemas/` or run `hub validate`".into())
             }
+            ManifestError::Yaml { message, .. } if message.contains("duplicate field") => {
+                Some("the key appears twice in the same mapping; keep one of them".into())
+            }
             ManifestError::Yaml { .. } => Some("fix the YAML syntax at the line shown".into()),
             ManifestError::NoDocuments { .. } => {
                 Some("the file is empty or holds only comments; a stack needs at least `kind` and `meta.name`".into())

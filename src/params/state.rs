@@ -28,6 +28,14 @@ impl State {
         State::new(path, file)
     }
 
+    /// Wraps a state another step already read from `path`.
+    pub fn from_read(path: &Path, file: StateFile) -> State {
+        State {
+            path: path.to_path_buf(),
+            file,
+        }
+    }
+
     pub fn parse(path: &Path, text: &str) -> Result<State, ParamsError> {
         State::new(
             path,

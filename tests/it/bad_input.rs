@@ -560,3 +560,47 @@ fn invoke_exits_with_the_component_code_and_leaves_the_state() {
     insta::assert_snapshot!(error(&out), @"error: `a deploy` exited with code 3");
     assert_eq!(read(&test, "s.state"), before);
 }
+
+#[test]
+fn a_key_given_twice_is_shown_where_it_repeats() {
+    let text = refused(
+        |t| {
+            let stack = String::from_utf8(read(t, "hub.yaml")).expect("utf-8");
+            write(
+                t,
+                "hub.yaml",
+                &format!("{stack}requires: []\nrequires: []\n"),
+            );
+        },
+        DEPLOY,
+    );
+    assert!(text.contains("duplicate field `requires`"), "{text}");
+    assert!(
+        text.contains("keep one of them"),
+        "the hint says what to do: {text}"
+    );
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("--> hub.yaml:"))
+        .expect("a line");
+    let stack = stack();
+    let lines = String::from_utf8(read(&stack, "hub.yaml"))
+        .expect("utf-8")
+        .lines()
+        .count();
+    assert_eq!(
+        line,
+        format!("{}:1", lines + 2),
+        "points at the second `requires`"
+    );
+}
+
+#[test]
+fn invoke_without_a_state_is_refused() {
+    let text = refused(
+        |_| {},
+        &["invoke", "a", "deploy", "-m", "hub.yaml", "-s", "s.state"],
+    );
+    assert!(text.contains("`s.state` does not exist"), "{text}");
+    assert!(text.contains("deploy the whole stack first"), "{text}");
+}
