@@ -1,5 +1,6 @@
 //! The manifest model: typed documents and how they are read and written.
 
+pub mod emit;
 mod load;
 mod locate;
 mod model;

@@ -13,9 +13,11 @@ pub fn render_elaborated(elaborated: &Elaborated) -> Result<String, yaml_serde::
     Ok(out)
 }
 
+/// Written with [`super::emit`], so that strings a YAML 1.1 reader (the
+/// reference tool) would take for booleans or numbers stay strings.
 fn push_document(out: &mut String, doc: &Manifest) -> Result<(), yaml_serde::Error> {
     out.push_str("---\n");
-    out.push_str(&yaml_serde::to_string(doc)?);
+    out.push_str(&super::emit::document(&yaml_serde::to_value(doc)?));
     Ok(())
 }
 

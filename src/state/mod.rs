@@ -69,7 +69,7 @@
 //! locations are rejected with [`StateError::Remote`].
 
 mod clock;
-mod emit;
+
 pub mod locations;
 pub mod lock;
 mod merge;

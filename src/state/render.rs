@@ -7,7 +7,7 @@
 //! component entry, each operation and each of its phases) together with
 //! the value it was rendered from, and renders a part again only when its
 //! value changed. The text is the same as [`super::render`] produces: the
-//! parts are written by the same writer ([`super::emit`]), in the same
+//! parts are written by the same writer ([`crate::manifest::emit`]), in the same
 //! canonical order, and each cached text is reused only when its value is
 //! equal to the one it was rendered from.
 //!
@@ -18,12 +18,12 @@
 //! builds (the tests) compare them anyway and panic when the promise was
 //! broken.
 
-use super::emit;
 use super::model::{
     CapturedOutput, ComponentState, Operation, Phase, StackOutput, State, StateLifecycle,
     StateParameter,
 };
 use super::StateError;
+use crate::manifest::emit;
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::collections::HashMap;

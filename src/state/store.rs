@@ -137,7 +137,7 @@ fn existing_backup(path: &Path) -> Option<PathBuf> {
 
 /// The YAML text a state is written as (canonical order, block style).
 pub fn render(state: &State) -> Result<String, StateError> {
-    Ok(super::emit::document(&yaml_serde::to_value(
+    Ok(crate::manifest::emit::document(&yaml_serde::to_value(
         state.canonical(),
     )?))
 }

@@ -39,3 +39,37 @@ fn writes_into_a_fifo_without_replacing_it() {
         .file_type();
     assert!(kind.is_fifo(), "the fifo was replaced");
 }
+
+/// Strings that a YAML 1.1 reader (the reference tool) would take for
+/// booleans or numbers are written quoted, and read back as strings.
+#[test]
+fn ambiguous_strings_are_quoted() {
+    let out = Test::new()
+        .file(
+            "hub.yaml",
+            r#"
+            version: 1
+            kind: stack
+            meta: {name: s}
+            parameters:
+            - {name: a, value: "yes"}
+            - {name: b, value: "on"}
+            - {name: c, value: "1_000"}
+            - {name: d, value: "n"}
+            - {name: e, value: plain}
+            "#,
+        )
+        .args(&["elaborate", "hub.yaml", "-o", "-"])
+        .run();
+    out.success();
+    for quoted in ["\"yes\"", "\"on\"", "\"1_000\"", "\"n\""] {
+        assert!(
+            out.stdout.contains(&format!("value: {quoted}\n")),
+            "{quoted} is quoted:\n{}",
+            out.stdout
+        );
+    }
+    assert!(out.stdout.contains("value: plain\n"), "{}", out.stdout);
+    let params = &out.stdout_documents()[0]["parameters"];
+    assert_eq!(params[0]["value"], yaml_serde::Value::from("yes"));
+}

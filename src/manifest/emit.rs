@@ -1,5 +1,6 @@
-//! The YAML writer of state files: block style, and strings quoted
-//! whenever a YAML 1.1 *or* 1.2 reader could take them for something else.
+//! The YAML writer of every file hub writes (elaborated stacks, state
+//! files): block style, and strings quoted whenever a YAML 1.1 *or* 1.2
+//! reader could take them for something else.
 //!
 //! A general YAML writer quotes by YAML 1.2 rules and so writes `yes`,
 //! `on`, `n` or `1_000` bare; the reference tool reads YAML 1.1, where
