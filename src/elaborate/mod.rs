@@ -11,7 +11,7 @@ mod state_fill;
 pub mod tuning;
 
 pub use error::ElaborateError;
-pub use stack::elaborate;
+pub use stack::{elaborate, elaborate_with_provenance};
 pub use state_fill::StateSource;
 
 use indexmap::IndexMap;

@@ -3,6 +3,7 @@
 
 use crate::diag::{Location, Warnings};
 use crate::manifest::{value_is_empty, Parameter};
+use crate::params::Mark;
 use indexmap::{IndexMap, IndexSet};
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,6 +32,8 @@ impl Origin<'_> {
 
 /// Replaces each group by its leaves, named `group.leaf`; leaves inherit
 /// `kind`, `empty` and `component` from the nearest ancestor that sets them.
+/// ([`ParamTable::add_source`] flattens one top-level item at a time.)
+#[cfg(test)]
 pub fn flatten(
     params: &[Parameter],
     warnings: &mut Warnings,
@@ -89,10 +92,35 @@ fn flatten_one(
     }
 }
 
+/// Where a merged parameter comes from: the first source that declared it
+/// and the last that set its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trace {
+    pub first: Mark,
+    pub valued: Option<Mark>,
+}
+
+impl Trace {
+    /// Where to point at: the value's source, else the first declaration.
+    pub fn mark(&self) -> Mark {
+        self.valued.unwrap_or(self.first)
+    }
+}
+
+/// The source of a list of parameters, for [`Trace`]s: a file of the
+/// provenance, or a parent's merged list with its traces.
+#[derive(Debug, Clone, Copy)]
+pub enum Traced<'a> {
+    File(usize),
+    Parent(&'a [Trace]),
+}
+
 /// The merge table: one entry per `name` or `name|component`.
 #[derive(Debug, Default)]
 pub struct ParamTable {
     entries: IndexMap<String, Parameter>,
+    /// One per entry, in the same order.
+    traces: Vec<Trace>,
     /// For each name, the components that have a qualified entry.
     qualified: HashMap<String, IndexSet<String>>,
 }
@@ -105,6 +133,7 @@ impl ParamTable {
         params: &[Parameter],
         origin: Origin<'_>,
         components: &HashMap<String, usize>,
+        traced: Traced<'_>,
         warnings: &mut Warnings,
     ) {
         let stamped;
@@ -124,21 +153,38 @@ impl ParamTable {
             }
             _ => params,
         };
-        let flat = match origin {
-            Origin::Parent => params.to_vec(),
-            _ => flatten(params, warnings, origin),
-        };
-        for mut p in flat {
-            if !matches!(origin, Origin::Parent) && !prepare(&mut p, origin, warnings) {
-                continue;
+        let file = match traced {
+            // Already flattened and checked, one trace per parameter.
+            Traced::Parent(traces) => {
+                for (p, trace) in params.iter().zip(traces) {
+                    self.merge(p.clone(), *trace, components, warnings);
+                }
+                return;
             }
-            self.merge(p, components, warnings);
+            Traced::File(file) => file,
+        };
+        let mut flat = Vec::new();
+        for (index, top) in params.iter().enumerate() {
+            flat.clear();
+            flatten_one(top, "", &Parameter::default(), &mut flat, warnings, origin);
+            for mut p in flat.drain(..) {
+                if !matches!(origin, Origin::Parent) && !prepare(&mut p, origin, warnings) {
+                    continue;
+                }
+                let mark = Mark { file, index };
+                let trace = Trace {
+                    first: mark,
+                    valued: (!value_is_empty(&p.value)).then_some(mark),
+                };
+                self.merge(p, trace, components, warnings);
+            }
         }
     }
 
     fn merge(
         &mut self,
         incoming: Parameter,
+        trace: Trace,
         components: &HashMap<String, usize>,
         warnings: &mut Warnings,
     ) {
@@ -153,9 +199,12 @@ impl ParamTable {
                 targets.sort_unstable();
                 for (_, component) in targets {
                     let key = format!("{}|{component}", incoming.name);
-                    if let Some(existing) = self.entries.get_mut(&key) {
+                    if let Some((i, _, existing)) = self.entries.get_full_mut(&key) {
                         warn_less_specific(existing, &incoming, &key, warnings);
                         merge_fields(existing, &incoming);
+                        if trace.valued.is_some() {
+                            self.traces[i].valued = trace.valued;
+                        }
                     }
                 }
             }
@@ -174,11 +223,17 @@ impl ParamTable {
             }
         }
         match self.entries.entry(incoming.qualified_name()) {
-            indexmap::map::Entry::Occupied(mut e) => merge_fields(e.get_mut(), &incoming),
+            indexmap::map::Entry::Occupied(mut e) => {
+                merge_fields(e.get_mut(), &incoming);
+                if trace.valued.is_some() {
+                    self.traces[e.index()].valued = trace.valued;
+                }
+            }
             // `empty` is cleared by a merge only: a parameter declared once
             // keeps `empty: allow` next to its value (§9.4, §4.3.1).
             indexmap::map::Entry::Vacant(e) => {
                 e.insert(incoming);
+                self.traces.push(trace);
             }
         }
     }
@@ -196,11 +251,17 @@ impl ParamTable {
         }
     }
 
-    /// The entries sorted by key in byte order, as they are written.
-    pub fn into_sorted(self) -> Vec<Parameter> {
-        let mut entries: Vec<(String, Parameter)> = self.entries.into_iter().collect();
+    /// The entries sorted by key in byte order, as they are written, and
+    /// their traces.
+    pub fn into_sorted(self) -> (Vec<Parameter>, Vec<Trace>) {
+        let mut entries: Vec<(String, Parameter, Trace)> = self
+            .entries
+            .into_iter()
+            .zip(self.traces)
+            .map(|((key, p), trace)| (key, p, trace))
+            .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        entries.into_iter().map(|(_, p)| p).collect()
+        entries.into_iter().map(|(_, p, t)| (p, t)).unzip()
     }
 }
 
@@ -389,6 +450,42 @@ mod tests {
             ]
         );
         assert!(flat[0].value.is_none());
+    }
+
+    #[test]
+    fn traces_point_at_the_last_value_else_the_first_declaration() {
+        let mut w = Warnings::default();
+        let mut table = ParamTable::default();
+        let ranks = HashMap::new();
+        let stack = Origin::Stack {
+            file: Path::new("hub.yaml"),
+            application: false,
+        };
+        let own =
+            param("- name: a\n  kind: user\n- name: g\n  parameters:\n  - name: b\n    value: 1\n");
+        table.add_source(&own, stack, &ranks, Traced::File(0), &mut w);
+        let more = param("- name: c\n- name: a\n- name: g.b\n  value: 2\n");
+        table.add_source(&more, stack, &ranks, Traced::File(1), &mut w);
+        let (params, traces) = table.into_sorted();
+        let at = |file, index| Mark { file, index };
+        let found: Vec<(&str, Mark)> = params
+            .iter()
+            .zip(&traces)
+            .map(|(p, t)| (p.name.as_str(), t.mark()))
+            .collect();
+        assert_eq!(found, [("a", at(0, 0)), ("c", at(1, 0)), ("g.b", at(1, 2))]);
+        assert_eq!(traces[2].first, at(0, 1));
+
+        let mut child = ParamTable::default();
+        child.add_source(
+            &params,
+            Origin::Parent,
+            &ranks,
+            Traced::Parent(&traces),
+            &mut w,
+        );
+        let (_, inherited) = child.into_sorted();
+        assert_eq!(inherited, traces);
     }
 
     #[test]

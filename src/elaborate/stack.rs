@@ -1,6 +1,6 @@
 //! Assembling one stack level (and, recursively, its parents).
 
-use super::params::{warn_missing_values, Origin, ParamTable};
+use super::params::{warn_missing_values, Origin, ParamTable, Trace, Traced};
 use super::paths::{clean, rebase, stack_base_dir};
 use super::{
     application, order, state_fill, tuning, ElaborateError, Options, ENVIRONMENT_PROVIDED,
@@ -10,6 +10,7 @@ use crate::manifest::{
     locate, read_manifest, read_params, ComponentRef, Elaborated, Manifest, ManifestError, Output,
     Parameter, ParamsFile, Segment, SourceFile,
 };
+use crate::params::Provenance;
 use crate::secrets::looks_secret;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -17,20 +18,61 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Elaborates the stack described by `options`.
 pub fn elaborate(options: &Options, warnings: &mut Warnings) -> Result<Elaborated, ElaborateError> {
+    elaborate_traced(options, warnings, false).map(|(elaborated, _)| elaborated)
+}
+
+/// [`elaborate`], and where each parameter was declared in the original
+/// files: for a top-level parameter, the stack manifest, parameters file,
+/// parent stack or component manifest that last set its value (the first
+/// that declared it when none did); for a component, its
+/// `hub-component.yaml`. Files are read again only when a location is
+/// asked for.
+pub fn elaborate_with_provenance(
+    options: &Options,
+    warnings: &mut Warnings,
+) -> Result<(Elaborated, Provenance), ElaborateError> {
+    elaborate_traced(options, warnings, true)
+        .map(|(elaborated, provenance)| (elaborated, provenance.unwrap_or_default()))
+}
+
+fn elaborate_traced(
+    options: &Options,
+    warnings: &mut Warnings,
+    provenance: bool,
+) -> Result<(Elaborated, Option<Provenance>), ElaborateError> {
     let mut chain = Vec::new();
-    let level = Assembler { options, warnings }.assemble(
+    let mut assembler = Assembler {
+        options,
+        warnings,
+        files: Vec::new(),
+        instances: HashMap::new(),
+    };
+    let level = assembler.assemble(
         &options.stack,
         Path::new(""),
         &options.params,
         &HashSet::new(),
         &mut chain,
     )?;
+    let Assembler {
+        files, instances, ..
+    } = assembler;
     let Level {
         mut doc,
         mut component_docs,
         parameters,
+        traces,
         app_env,
     } = level;
+    // Named after the merge: `-s` may add parameters and sort them again.
+    let provenance = provenance.then(|| {
+        let names = parameters
+            .iter()
+            .zip(&traces)
+            .map(|(p, t)| (p.qualified_name(), t.mark()))
+            .collect();
+        Provenance::new(files, names, instances)
+    });
     doc.parameters = parameters;
     apply_platform_provides(&mut doc, &options.platform_provides);
     if let Some(state) = &options.state {
@@ -51,10 +93,11 @@ pub fn elaborate(options: &Options, warnings: &mut Warnings) -> Result<Elaborate
         mark_secret_outputs(&mut component.outputs);
     }
     mark_secret_outputs(&mut doc.outputs);
-    Ok(Elaborated {
+    let elaborated = Elaborated {
         stack: doc,
         components: component_docs,
-    })
+    };
+    Ok((elaborated, provenance))
 }
 
 /// One assembled level: the stack document without its parameters, the
@@ -63,6 +106,8 @@ struct Level {
     doc: Manifest,
     component_docs: Vec<Manifest>,
     parameters: Vec<Parameter>,
+    /// Where each of `parameters` comes from.
+    traces: Vec<Trace>,
     /// For applications: the `env` of the stack's own parameters.
     app_env: HashMap<String, String>,
 }
@@ -70,6 +115,10 @@ struct Level {
 struct Assembler<'a> {
     options: &'a Options,
     warnings: &'a mut Warnings,
+    /// Files parameters were read from ([`crate::params::Mark::file`]).
+    files: Vec<PathBuf>,
+    /// Component instance → its `hub-component.yaml` in `files`.
+    instances: HashMap<String, usize>,
 }
 
 impl Assembler<'_> {
@@ -148,12 +197,23 @@ impl Assembler<'_> {
         builder.doc.lifecycle.order = order;
         builder.merge_outputs(&params_files);
         builder.compute_requires_provides();
-        let (parameters, app_env) =
-            builder.merge_parameters(&file.path, &params_files, self.options, self.warnings);
+        let stack_file = self.files.len();
+        self.files.push(manifest_path.to_path_buf());
+        self.files
+            .extend(params_files.iter().map(|(p, _)| p.clone()));
+        let (parameters, traces, app_env) = builder.merge_parameters(
+            &file.path,
+            stack_file,
+            &params_files,
+            &self.instances,
+            self.options,
+            self.warnings,
+        );
         Ok(Level {
             doc: builder.doc,
             component_docs: builder.component_docs,
             parameters,
+            traces,
             app_env,
         })
     }
@@ -238,6 +298,7 @@ impl Assembler<'_> {
             uses[slot] += 1;
         }
         let mut loaded = read_component_manifests(&folders);
+        let mut files: Vec<Option<usize>> = vec![None; folders.len()];
         let mut docs = Vec::with_capacity(references.len());
         for (reference, dir) in references.iter().zip(&dirs) {
             let Some((dir, &slot)) = dir.as_ref().and_then(|d| slots.get_key_value(d)) else {
@@ -257,6 +318,13 @@ impl Assembler<'_> {
                 referenced_from: file.path.clone(),
                 source: Box::new(source),
             })?;
+            if files[slot].is_none() {
+                files[slot] = Some(self.files.len());
+                self.files.push(dir.join("hub-component.yaml"));
+            }
+            if let Some(file) = files[slot] {
+                self.instances.insert(reference.name.clone(), file);
+            }
             uses[slot] -= 1;
             if uses[slot] > 0 {
                 loaded[slot] = Some((Ok(doc.clone()), Warnings::default()));
@@ -573,13 +641,18 @@ impl LevelBuilder {
         self.doc.provides = provides.into_iter().collect();
     }
 
+    /// The merged parameters and their traces. `stack_file` is the
+    /// manifest's number in the provenance files; the parameters files
+    /// follow it.
     fn merge_parameters(
         &mut self,
-        stack_file: &Path,
+        stack_path: &Path,
+        stack_file: usize,
         params_files: &[(PathBuf, ParamsFile)],
+        instances: &HashMap<String, usize>,
         options: &Options,
         warnings: &mut Warnings,
-    ) -> (Vec<Parameter>, HashMap<String, String>) {
+    ) -> (Vec<Parameter>, Vec<Trace>, HashMap<String, String>) {
         let ranks: HashMap<String, usize> = self
             .doc
             .components
@@ -604,20 +677,24 @@ impl LevelBuilder {
                 instance: &doc.meta.name,
                 file: &component_file,
             };
-            table.add_source(&doc.parameters, origin, &ranks, warnings);
+            // Every instance read has its file; a number past the end
+            // would point nowhere.
+            let traced = Traced::File(instances.get(&doc.meta.name).copied().unwrap_or(usize::MAX));
+            table.add_source(&doc.parameters, origin, &ranks, traced, warnings);
         }
         if let Some(parent) = &self.parent {
-            table.add_source(&parent.parameters, Origin::Parent, &ranks, warnings);
+            let traced = Traced::Parent(&parent.traces);
+            table.add_source(&parent.parameters, Origin::Parent, &ranks, traced, warnings);
         }
         let application = self.manifest.kind == "application";
         let mut app_env = HashMap::new();
-        let mut sources: Vec<(&Path, &[Parameter])> = vec![(stack_file, &self.manifest.parameters)];
+        let mut sources: Vec<(&Path, &[Parameter])> = vec![(stack_path, &self.manifest.parameters)];
         sources.extend(
             params_files
                 .iter()
                 .map(|(p, f)| (p.as_path(), &f.parameters[..])),
         );
-        for (file, params) in sources {
+        for (number, (file, params)) in sources.into_iter().enumerate() {
             if application {
                 collect_env(params, &mut app_env);
             }
@@ -625,11 +702,13 @@ impl LevelBuilder {
                 params,
                 Origin::Stack { file, application },
                 &ranks,
+                Traced::File(stack_file + number),
                 warnings,
             );
         }
         table.apply_overrides(&options.overrides);
-        (table.into_sorted(), app_env)
+        let (parameters, traces) = table.into_sorted();
+        (parameters, traces, app_env)
     }
 }
 

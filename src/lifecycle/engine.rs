@@ -659,7 +659,7 @@ impl<'a> Run<'a> {
         match expand_component(&self.locked, &scope, &mut quiet) {
             Ok(params) if quiet.is_empty() => Ok(params),
             _ => {
-                scope.source = self.stack.source.as_ref().zip(self.stack.document(name));
+                scope.source = self.stack.declarations(name);
                 expand_component(&self.locked, &scope, self.warnings)
             }
         }

@@ -92,6 +92,7 @@ pub fn invoke(
     };
     let mut lock_options = LockOptions::new(&options.exported, &lookup);
     lock_options.source = stack.source.as_ref();
+    lock_options.declared = stack.provenance.as_ref();
     lock_options.state = params_state.as_ref();
     let locked = params::lock(&elaborated.stack, lock_options, warnings)?;
     let (outputs, provides) = match &stored {
@@ -112,7 +113,7 @@ pub fn invoke(
         manifest,
         outputs: &scope_outputs,
         provides,
-        source: stack.source.as_ref().zip(stack.document(name)),
+        source: stack.declarations(name),
     };
     let expanded = expand_component(&locked, &scope, warnings)?;
     let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;

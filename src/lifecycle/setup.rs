@@ -116,6 +116,7 @@ pub(super) fn lock_parameters(
     };
     let lock_options = LockOptions {
         source: stack.source.as_ref(),
+        declared: stack.provenance.as_ref(),
         overrides: &options.overrides,
         environment: &environment,
         prompter: prompter.map(|p| p as &mut dyn Prompter),

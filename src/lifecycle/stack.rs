@@ -5,6 +5,7 @@
 use super::error::EngineError;
 use crate::diag::Warnings;
 use crate::manifest::{read_elaborated, ComponentRef, Elaborated, SourceFile};
+use crate::params::Provenance;
 use std::path::{Path, PathBuf};
 
 /// An elaborated stack and where it came from.
@@ -13,6 +14,9 @@ pub struct Stack {
     pub elaborated: Elaborated,
     /// The elaborated file's text, to point at declarations.
     pub source: Option<SourceFile>,
+    /// For a manifest elaborated in memory: the original files, to point at
+    /// declarations.
+    pub provenance: Option<Provenance>,
     /// The elaborated file on disk (absolute), when there is one.
     pub file: Option<PathBuf>,
     /// The folder relative component sources start from (absolute).
@@ -47,6 +51,7 @@ impl Stack {
             return Ok(Stack {
                 elaborated,
                 source: Some(source),
+                provenance: None,
                 file: Some(absolute(first)),
                 base_dir: base,
             });
@@ -65,10 +70,12 @@ impl Stack {
             env_name: std::env::var("ENV").ok(),
             ..crate::elaborate::Options::default()
         };
-        let elaborated = crate::elaborate::elaborate(&options, warnings)?;
+        let (elaborated, provenance) =
+            crate::elaborate::elaborate_with_provenance(&options, warnings)?;
         Ok(Stack {
             elaborated,
             source: None,
+            provenance: Some(provenance),
             file: None,
             base_dir: base,
         })
@@ -108,6 +115,17 @@ impl Stack {
             .components
             .iter()
             .find(|c| c.name == name)
+    }
+
+    /// The file that declares component `name`'s parameters and its
+    /// document number there: the elaborated file, or the component's
+    /// `hub-component.yaml` for a manifest elaborated in memory.
+    pub fn declarations(&self, name: &str) -> Option<(&SourceFile, usize)> {
+        match (&self.source, &self.provenance) {
+            (Some(source), _) => Some(source).zip(self.document(name)),
+            (None, Some(provenance)) => provenance.component(name).map(|file| (file, 0)),
+            (None, None) => None,
+        }
     }
 
     /// The component's document number in the elaborated file (the stack

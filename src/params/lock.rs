@@ -14,7 +14,7 @@ use super::error::{MissingValue, ParamsError, Problem};
 use super::expr::needs_expansion;
 use super::graph::{self, Node};
 use super::prompt::{PromptRequest, Prompter};
-use super::source::Declarations;
+use super::source::{Declarations, Provenance};
 use super::state::State;
 use super::table::{Scope, Table};
 use super::{format::substitution_text, Locked, LockedParam, Origin};
@@ -29,6 +29,9 @@ use yaml_serde::Value;
 pub struct LockOptions<'a> {
     /// The elaborated file's text, to point at declarations.
     pub source: Option<&'a SourceFile>,
+    /// For a stack elaborated in memory (no `source`): the original files,
+    /// to point at declarations.
+    pub declared: Option<&'a Provenance>,
     /// `-e K=V`, consulted before the process environment.
     pub overrides: &'a IndexMap<String, String>,
     /// The process environment (a function so tests can pin it).
@@ -53,6 +56,7 @@ impl<'a> LockOptions<'a> {
     ) -> Self {
         LockOptions {
             source: None,
+            declared: None,
             overrides,
             environment,
             prompter: None,
@@ -170,9 +174,13 @@ pub fn lock(
     // One pass: each declaration is settled, enters the table and, when its
     // value is a template, the graph, while it is still in cache.
     for (param, index) in flattened(&stack.parameters) {
-        let location = declarations.parameter(0, index);
+        let qualified_name = param.qualified_name();
+        let location = match options.declared.filter(|_| options.source.is_none()) {
+            Some(provenance) => provenance.stack_parameter(&qualified_name),
+            None => declarations.parameter(0, index),
+        };
         let mut item = Declared {
-            qualified_name: param.qualified_name(),
+            qualified_name,
             origin: Origin::Value,
             location,
             param,

@@ -29,6 +29,7 @@ pub use report::{params_report, ReportOptions};
 pub use scope::{
     expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput, ExpandedParam,
 };
+pub use source::{Mark, Provenance};
 pub use table::Scope;
 
 use crate::diag::Location;

@@ -35,6 +35,7 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
     let state = options.state.map(State::read).transpose()?;
     let lock_options = LockOptions {
         source: Some(&source),
+        declared: None,
         overrides: options.overrides,
         environment: options.environment,
         prompter: options.prompter.map(|p| p as &mut dyn Prompter),

@@ -1,8 +1,12 @@
-//! Where parameters were declared in an elaborated file: the line of every
-//! item of each document's top-level `parameters:` list, found in one scan.
+//! Where parameters were declared: in an elaborated file, the line of every
+//! item of each document's top-level `parameters:` list, found in one scan;
+//! for a stack elaborated in memory, the original files ([`Provenance`]).
 
 use crate::diag::Location;
+use crate::manifest::SourceFile;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Lines (1-based) of `parameters:` items, per YAML document.
 #[derive(Debug, Clone, Default)]
@@ -70,6 +74,73 @@ impl Declarations {
     }
 }
 
+/// Item `index` of the top-level `parameters:` list of file `file` of a
+/// [`Provenance`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    pub file: usize,
+    pub index: usize,
+}
+
+/// Where the parameters of a stack elaborated in memory come from: the stack
+/// manifest, parameters files, parent stacks and `hub-component.yaml` files.
+/// Elaborate records only file paths and item numbers; a file is read and
+/// scanned for lines the first time a location in it is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    files: Vec<PathBuf>,
+    texts: Vec<OnceLock<Option<SourceFile>>>,
+    scans: Vec<OnceLock<Declarations>>,
+    /// Qualified name (`name` or `name|component`) of each merged stack
+    /// parameter → the source that last set its value, else the first
+    /// that declared it.
+    stack: HashMap<String, Mark>,
+    /// Component instance → its `hub-component.yaml`.
+    components: HashMap<String, usize>,
+}
+
+impl Provenance {
+    pub fn new(
+        files: Vec<PathBuf>,
+        stack: HashMap<String, Mark>,
+        components: HashMap<String, usize>,
+    ) -> Self {
+        Provenance {
+            texts: files.iter().map(|_| OnceLock::new()).collect(),
+            scans: files.iter().map(|_| OnceLock::new()).collect(),
+            files,
+            stack,
+            components,
+        }
+    }
+
+    /// The file, read on first use; `None` when it cannot be read any more.
+    fn text(&self, file: usize) -> Option<&SourceFile> {
+        let path = self.files.get(file)?;
+        self.texts[file]
+            .get_or_init(|| SourceFile::read(path).ok())
+            .as_ref()
+    }
+
+    /// Where the stack parameter `qualified_name` was declared.
+    pub fn stack_parameter(&self, qualified_name: &str) -> Option<Location> {
+        let mark = *self.stack.get(qualified_name)?;
+        let path = self.files.get(mark.file)?;
+        let Some(source) = self.text(mark.file) else {
+            return Some(Location::file(path));
+        };
+        self.scans[mark.file]
+            .get_or_init(|| Declarations::scan(&source.path, &source.text))
+            .parameter(0, mark.index)
+    }
+
+    /// The `hub-component.yaml` of component instance `name` (its
+    /// parameters are the component document's, item for item).
+    pub fn component(&self, name: &str) -> Option<&SourceFile> {
+        self.text(*self.components.get(name)?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +153,29 @@ mod tests {
         assert_eq!(d.parameter(0, 1).and_then(|l| l.line), Some(5));
         assert_eq!(d.parameter(1, 0).and_then(|l| l.line), Some(11));
         assert_eq!(d.parameter(1, 3).and_then(|l| l.line), None);
+    }
+
+    #[test]
+    fn provenance_reads_files_on_demand() {
+        let dir = tempfile::tempdir().unwrap();
+        let stack = dir.path().join("hub.yaml");
+        let component = dir.path().join("hub-component.yaml");
+        std::fs::write(&stack, "kind: stack\nparameters:\n- name: a\n- name: b\n").unwrap();
+        std::fs::write(&component, "parameters:\n  - name: x\n").unwrap();
+        let names = HashMap::from([
+            ("b".to_string(), Mark { file: 0, index: 1 }),
+            ("x|c".to_string(), Mark { file: 1, index: 0 }),
+        ]);
+        let p = Provenance::new(
+            vec![stack.clone(), component.clone()],
+            names,
+            HashMap::from([("c".to_string(), 1)]),
+        );
+        let b = p.stack_parameter("b").unwrap();
+        assert_eq!((b.file, b.line), (stack, Some(4)));
+        assert_eq!(p.stack_parameter("x|c").and_then(|l| l.line), Some(2));
+        assert!(p.stack_parameter("a").is_none());
+        assert_eq!(p.component("c").map(|s| s.path.clone()), Some(component));
+        assert!(p.component("d").is_none());
     }
 }

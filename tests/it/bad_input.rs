@@ -198,6 +198,8 @@ fn a_parameter_cycle_is_named() {
     insta::assert_snapshot!(text, @r"
     error: stack parameters cannot be locked:
       - reference cycle: p.a → p.b → p.a
+          `p.a` declared at hub.yaml:16
+          `p.b` declared at hub.yaml:18
       help: break each cycle by giving one of its parameters a literal value
     ");
 }
@@ -233,7 +235,7 @@ fn an_unknown_substitution_fails_the_component_with_a_fix() {
     assert_eq!(out.status, 1, "{}", out.stderr);
     insta::assert_snapshot!(error(&out), @r"
     error: component `b` failed: parameters of component `b` cannot be expanded:
-      - `y.two|b` references unknown `nope`
+      - `y.two|b` references unknown `nope` (declared at b/hub-component.yaml:8)
       help: declare or fix the parameters listed above in the stack or a parameters file; then run again with `-o b` to resume there, or add `--force` to go on after failures
     ");
     let state = String::from_utf8(read(&test, "s.state")).expect("utf-8");
@@ -603,4 +605,64 @@ fn invoke_without_a_state_is_refused() {
     );
     assert!(text.contains("`s.state` does not exist"), "{text}");
     assert!(text.contains("deploy the whole stack first"), "{text}");
+}
+
+// ------------------------------------------- parameters of a stack elaborated in memory
+
+#[test]
+fn an_unknown_reference_in_a_component_parameter_names_its_manifest_line() {
+    let test = stack();
+    let text = component("a") + "  - name: url\n    value: \"https://${nope}\"\n";
+    write(&test, "a/hub-component.yaml", &text);
+    let out = hub(&test, DEPLOY);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(
+        error(&out)
+            .contains("`url|a` references unknown `nope` (declared at a/hub-component.yaml:8)"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_stack_parameter_cycle_names_each_members_line() {
+    let test = stack();
+    let text = crate::common::unindent(STACK)
+        + "  - name: p.a\n    value: ${p.b}\n  - name: p.b\n    kind: user\n";
+    write(&test, "hub.yaml", &text);
+    // The value set last wins the location: `p.b`'s is in params.yaml.
+    write(
+        &test,
+        "params.yaml",
+        "parameters:\n- name: x.one\n  value: uno\n- name: p.b\n  value: ${p.a}\n",
+    );
+    let out = hub(
+        &test,
+        &["deploy", "hub.yaml", "params.yaml", "-s", "s.state"],
+    );
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    insta::assert_snapshot!(error(&out), @r"
+    error: stack parameters cannot be locked:
+      - reference cycle: p.a → p.b → p.a
+          `p.a` declared at hub.yaml:16
+          `p.b` declared at params.yaml:4
+      help: break each cycle by giving one of its parameters a literal value
+    ");
+}
+
+#[test]
+fn a_missing_value_without_a_terminal_names_the_declaring_line() {
+    let text = refused(
+        |t| {
+            let text = crate::common::unindent(STACK) + "  - name: token\n    kind: user\n";
+            write(t, "hub.yaml", &text);
+        },
+        DEPLOY,
+    );
+    insta::assert_snapshot!(text, @r"
+    error: stack parameters cannot be locked:
+      - 1 `kind: user` parameter(s) have no value:
+          `token` (declared at hub.yaml:16): add `fromEnv: VAR` to its declaration, or give it a `value` in a parameters file and elaborate again
+      help: values can also come from `-e NAME=value` for `fromEnv` parameters, or be typed at a terminal
+    ");
 }
