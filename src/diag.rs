@@ -75,6 +75,11 @@ impl Warnings {
         });
     }
 
+    /// Adds the warnings of another sink, keeping their order.
+    pub fn append(&mut self, other: Warnings) {
+        self.seen.extend(other.seen);
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &Warning> {
         self.seen.iter()
     }

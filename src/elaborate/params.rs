@@ -2,7 +2,7 @@
 //! parent stacks, the stack manifest and parameters files.
 
 use crate::diag::{Location, Warnings};
-use crate::manifest::{value_is_empty, Parameter};
+use crate::manifest::{leaves, value_is_empty, Parameter};
 use crate::params::Mark;
 use indexmap::{IndexMap, IndexSet};
 use std::collections::HashMap;
@@ -30,66 +30,17 @@ impl Origin<'_> {
     }
 }
 
-/// Replaces each group by its leaves, named `group.leaf`; leaves inherit
-/// `kind`, `empty` and `component` from the nearest ancestor that sets them.
-/// ([`ParamTable::add_source`] flattens one top-level item at a time.)
-#[cfg(test)]
-pub fn flatten(
-    params: &[Parameter],
-    warnings: &mut Warnings,
-    origin: Origin<'_>,
-) -> Vec<Parameter> {
-    let mut out = Vec::with_capacity(params.len());
-    for p in params {
-        flatten_one(p, "", &Parameter::default(), &mut out, warnings, origin);
-    }
-    out
-}
-
-fn flatten_one(
-    p: &Parameter,
-    prefix: &str,
-    inherited: &Parameter,
-    out: &mut Vec<Parameter>,
-    warnings: &mut Warnings,
-    origin: Origin<'_>,
-) {
-    let name = match (prefix.is_empty(), p.name.is_empty()) {
-        (true, _) => p.name.clone(),
-        (false, false) => format!("{prefix}.{}", p.name),
-        (false, true) => format!("{prefix}."),
+/// Warns of a parameter without a name; it is kept as `prefix.`.
+fn warn_empty_name(prefix: &str, origin: Origin<'_>, warnings: &mut Warnings) {
+    let kept = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix}.")
     };
-    if p.name.is_empty() {
-        warnings.warn(
-            origin.location(),
-            format!("a parameter has an empty name (under `{prefix}`); it is kept as `{name}`"),
-        );
-    }
-    let inherit = |own: &String, from: &String| {
-        if own.is_empty() {
-            from.clone()
-        } else {
-            own.clone()
-        }
-    };
-    if p.parameters.is_empty() {
-        let mut leaf = p.clone();
-        leaf.name = name;
-        leaf.kind = inherit(&p.kind, &inherited.kind);
-        leaf.empty = inherit(&p.empty, &inherited.empty);
-        leaf.component = inherit(&p.component, &inherited.component);
-        out.push(leaf);
-        return;
-    }
-    let scope = Parameter {
-        kind: inherit(&p.kind, &inherited.kind),
-        empty: inherit(&p.empty, &inherited.empty),
-        component: inherit(&p.component, &inherited.component),
-        ..Parameter::default()
-    };
-    for child in &p.parameters {
-        flatten_one(child, &name, &scope, out, warnings, origin);
-    }
+    warnings.warn(
+        origin.location(),
+        format!("a parameter has an empty name (under `{prefix}`); it is kept as `{kept}`"),
+    );
 }
 
 /// Where a merged parameter comes from: the first source that declared it
@@ -163,11 +114,9 @@ impl ParamTable {
             }
             Traced::File(file) => file,
         };
-        let mut flat = Vec::new();
         for (index, top) in params.iter().enumerate() {
-            flat.clear();
-            flatten_one(top, "", &Parameter::default(), &mut flat, warnings, origin);
-            for mut p in flat.drain(..) {
+            let flat = leaves(top, |prefix| warn_empty_name(prefix, origin, warnings));
+            for mut p in flat {
                 if !matches!(origin, Origin::Parent) && !prepare(&mut p, origin, warnings) {
                     continue;
                 }
@@ -432,11 +381,10 @@ mod tests {
     #[test]
     fn flattening_inherits_kind_empty_component() {
         let mut w = Warnings::default();
-        let flat = flatten(
-            &param("- name: grp\n  kind: user\n  empty: allow\n  value: dropped\n  parameters:\n  - name: x\n  - name: y\n    kind: tech\n  - name: deep\n    parameters:\n    - name: z\n      value: 1\n"),
-            &mut w,
-            Origin::Parent,
-        );
+        let flat: Vec<Parameter> = param("- name: grp\n  kind: user\n  empty: allow\n  value: dropped\n  parameters:\n  - name: x\n  - name: y\n    kind: tech\n  - name: deep\n    parameters:\n    - name: z\n      value: 1\n")
+            .iter()
+            .flat_map(|p| leaves(p, |prefix| warn_empty_name(prefix, Origin::Parent, &mut w)))
+            .collect();
         let names: Vec<_> = flat
             .iter()
             .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str()))

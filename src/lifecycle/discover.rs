@@ -291,11 +291,7 @@ fn find_extension(name: &str, verb: &str, dirs: &[PathBuf]) -> Option<Implementa
 
 /// The first executable `program` on `PATH`.
 pub fn which(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| !d.as_os_str().is_empty())
-        .map(|d| d.join(program))
-        .find(|p| is_executable(p))
+    which::which(program).ok()
 }
 
 fn is_executable(path: &Path) -> bool {

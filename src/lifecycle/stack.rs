@@ -4,7 +4,7 @@
 
 use super::error::EngineError;
 use crate::diag::Warnings;
-use crate::manifest::{read_elaborated, ComponentRef, Elaborated, SourceFile};
+use crate::manifest::{parse_elaborated, ComponentRef, Elaborated, SourceFile};
 use crate::params::Provenance;
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,9 @@ impl Stack {
         warnings: &mut Warnings,
     ) -> Result<Stack, EngineError> {
         let source = SourceFile::read(first)?;
-        let elaborated = read_elaborated(first, &mut Warnings::default());
+        // Warnings count only when the file turns out to be elaborated.
+        let mut parse_warnings = Warnings::default();
+        let elaborated = parse_elaborated(&source, &mut parse_warnings);
         let is_elaborated = match &elaborated {
             Ok(e) => {
                 !e.components.is_empty()
@@ -47,7 +49,8 @@ impl Stack {
         };
         let base = base_dir_of(first);
         if is_elaborated && params.is_empty() {
-            let elaborated = read_elaborated(first, warnings)?;
+            let elaborated = elaborated?;
+            warnings.append(parse_warnings);
             return Ok(Stack {
                 elaborated,
                 source: Some(source),

@@ -1,6 +1,7 @@
 //! The manifest model: typed documents and how they are read and written.
 
 pub mod emit;
+mod flatten;
 mod load;
 mod locate;
 mod model;
@@ -8,6 +9,7 @@ pub mod schema;
 pub mod validate;
 mod write;
 
+pub use flatten::leaves;
 pub use load::SourceFile;
 pub use locate::{locate, Segment};
 pub use model::*;
@@ -108,16 +110,19 @@ pub fn read_params(path: &Path, warnings: &mut Warnings) -> Result<ParamsFile, M
     Ok(doc.unwrap_or_default())
 }
 
-/// Reads an elaborated file written by `hub elaborate` (plain or gzip).
-pub fn read_elaborated(path: &Path, warnings: &mut Warnings) -> Result<Elaborated, ManifestError> {
-    let file = SourceFile::read(path)?;
+/// Decodes an elaborated file written by `hub elaborate` (plain or gzip),
+/// already read.
+pub fn parse_elaborated(
+    file: &SourceFile,
+    warnings: &mut Warnings,
+) -> Result<Elaborated, ManifestError> {
     let mut docs = file.documents::<Manifest>(warnings)?.into_iter();
     let stack = docs.next().ok_or_else(|| ManifestError::NoDocuments {
-        path: path.to_path_buf(),
+        path: file.path.clone(),
     })?;
     if stack.kind == "component" {
         return Err(ManifestError::NotElaborated {
-            path: path.to_path_buf(),
+            path: file.path.clone(),
             kind: stack.kind,
         });
     }

@@ -19,7 +19,7 @@ use super::state::State;
 use super::table::{Scope, Table};
 use super::{format::substitution_text, Locked, LockedParam, Origin};
 use crate::diag::{Location, Warnings};
-use crate::manifest::{value_is_empty, Manifest, Parameter, SourceFile};
+use crate::manifest::{leaves, value_is_empty, Manifest, Parameter, SourceFile};
 use crate::secrets::looks_secret;
 use indexmap::IndexMap;
 use std::borrow::Cow;
@@ -74,32 +74,9 @@ pub fn flatten(params: &[Parameter]) -> Vec<(Cow<'_, Parameter>, usize)> {
     for (index, param) in params.iter().enumerate() {
         if param.parameters.is_empty() {
             out.push((Cow::Borrowed(param), index));
-            continue;
-        }
-        let mut pending = vec![(param.clone(), String::new(), Parameter::default())];
-        while let Some((mut node, prefix, inherited)) = pending.pop() {
-            node.name = match (prefix.is_empty(), node.name.is_empty()) {
-                (true, _) => node.name,
-                (false, true) => prefix,
-                (false, false) => format!("{prefix}.{}", node.name),
-            };
-            for (mine, theirs) in [
-                (&mut node.kind, &inherited.kind),
-                (&mut node.empty, &inherited.empty),
-                (&mut node.component, &inherited.component),
-            ] {
-                if mine.is_empty() {
-                    mine.clone_from(theirs);
-                }
-            }
-            if node.parameters.is_empty() {
-                out.push((Cow::Owned(node), index));
-            } else {
-                let children = std::mem::take(&mut node.parameters);
-                for child in children.into_iter().rev() {
-                    pending.push((child, node.name.clone(), node.clone()));
-                }
-            }
+        } else {
+            let group = leaves(param, |_| {});
+            out.extend(group.into_iter().map(|leaf| (Cow::Owned(leaf), index)));
         }
     }
     out
@@ -569,6 +546,15 @@ mod tests {
         yaml_serde::from_str(yaml).expect("stack yaml")
     }
 
+    /// Locks without `-e` overrides and with an empty environment.
+    fn lock_plain(stack: &Manifest, warnings: &mut Warnings) -> Result<Locked, ParamsError> {
+        lock(
+            stack,
+            LockOptions::new(&IndexMap::new(), &|_: &str| None),
+            warnings,
+        )
+    }
+
     /// Answers from a list and records what was asked.
     struct Answers {
         answers: Vec<Option<String>>,
@@ -658,14 +644,7 @@ mod tests {
     #[test]
     fn missing_values_are_listed_together_without_a_terminal() {
         let s = stack("parameters:\n- {name: p1, kind: user}\n- {name: p2, kind: user, fromEnv: P2}\n- {name: x, value: '${nope}'}\n");
-        let overrides = IndexMap::new();
-        let environment = |_: &str| None;
-        let error = lock(
-            &s,
-            LockOptions::new(&overrides, &environment),
-            &mut Warnings::default(),
-        )
-        .expect_err("missing");
+        let error = lock_plain(&s, &mut Warnings::default()).expect_err("missing");
         let ParamsError::Lock { problems } = &error else {
             panic!("{error}")
         };
@@ -699,15 +678,8 @@ mod tests {
 
     #[test]
     fn links_stay_raw_but_expand_where_used() {
-        let overrides = IndexMap::new();
-        let environment = |_: &str| None;
         let s = stack("parameters:\n- {name: n, value: demo}\n- {name: img, kind: link, value: '${n}:1'}\n- {name: ref, value: 'x-${img}'}\n- {name: out, kind: link, value: '${ecr:image}'}\n");
-        let locked = lock(
-            &s,
-            LockOptions::new(&overrides, &environment),
-            &mut Warnings::default(),
-        )
-        .expect("locks");
+        let locked = lock_plain(&s, &mut Warnings::default()).expect("locks");
         assert_eq!(
             text(&locked, "img"),
             "${n}:1",
@@ -720,12 +692,7 @@ mod tests {
             "unused links are not expanded"
         );
         let s = stack("parameters:\n- {name: out, kind: link, value: '${ecr:image}'}\n- {name: ref, value: '${out}'}\n");
-        let error = lock(
-            &s,
-            LockOptions::new(&overrides, &environment),
-            &mut Warnings::default(),
-        )
-        .expect_err("unknown");
+        let error = lock_plain(&s, &mut Warnings::default()).expect_err("unknown");
         assert!(
             error
                 .to_string()
@@ -737,15 +704,8 @@ mod tests {
     #[test]
     fn non_user_defaults_warn_and_empty_values_stay_null() {
         let s = stack("parameters:\n- {name: x, default: d}\n");
-        let overrides = IndexMap::new();
-        let environment = |_: &str| None;
         let mut warnings = Warnings::default();
-        let locked = lock(
-            &s,
-            LockOptions::new(&overrides, &environment),
-            &mut warnings,
-        )
-        .expect("locks");
+        let locked = lock_plain(&s, &mut warnings).expect("locks");
         assert_eq!(locked.value("x"), None);
         assert_eq!(locked.get("x").map(|p| &p.origin), Some(&Origin::Unset));
         assert!(warnings
@@ -756,14 +716,7 @@ mod tests {
     #[test]
     fn qualified_parameters_expand_with_their_qualifier() {
         let s = stack("parameters:\n- {name: host, value: plain}\n- {name: host, component: a, value: qualified}\n- {name: url, component: a, value: 'https://${host}'}\n- {name: url, value: 'https://${host}'}\n- {name: n, value: 5}\n- {name: list, value: '${n}-#{[1, 2].size()}'}\n");
-        let overrides = IndexMap::new();
-        let environment = |_: &str| None;
-        let locked = lock(
-            &s,
-            LockOptions::new(&overrides, &environment),
-            &mut Warnings::default(),
-        )
-        .expect("locks");
+        let locked = lock_plain(&s, &mut Warnings::default()).expect("locks");
         assert_eq!(text(&locked, "url|a"), "https://qualified");
         assert_eq!(text(&locked, "url"), "https://plain");
         assert_eq!(text(&locked, "list"), "5-2");
@@ -777,14 +730,7 @@ mod tests {
     #[test]
     fn a_name_declared_twice_keeps_the_first_slot_and_the_last_value() {
         let s = stack("parameters:\n- {name: y, value: z}\n- {name: x, env: FIRST, value: '${y}-1'}\n- {name: hub.stackName, value: mine}\n- {name: x, env: SECOND, value: '${y}-2'}\n- {name: w, value: a}\n- {name: w, value: b}\n");
-        let overrides = IndexMap::new();
-        let environment = |_: &str| None;
-        let locked = lock(
-            &s,
-            LockOptions::new(&overrides, &environment),
-            &mut Warnings::default(),
-        )
-        .expect("locks");
+        let locked = lock_plain(&s, &mut Warnings::default()).expect("locks");
         let names: Vec<&str> = locked.params.keys().map(String::as_str).collect();
         assert_eq!(names, ["hub.deploymentId", "y", "x", "hub.stackName", "w"]);
         let x = locked.get("x").expect("x");

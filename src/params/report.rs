@@ -10,7 +10,7 @@ use super::{
 };
 use crate::diag::{Location, Warnings};
 use crate::error::Error;
-use crate::manifest::{read_elaborated, SourceFile};
+use crate::manifest::{parse_elaborated, SourceFile};
 use crate::redact::Redactor;
 use indexmap::IndexMap;
 use std::path::Path;
@@ -31,7 +31,7 @@ pub struct ReportOptions<'a> {
 /// Locks (and, with a component, expands) and renders the result.
 pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Result<String, Error> {
     let source = SourceFile::read(options.elaborated)?;
-    let elaborated = read_elaborated(options.elaborated, warnings)?;
+    let elaborated = parse_elaborated(&source, warnings)?;
     let state = options.state.map(State::read).transpose()?;
     let lock_options = LockOptions {
         source: Some(&source),

@@ -2050,3 +2050,23 @@ fn remote_and_empty_state_locations_are_refused() {
         .stderr_has("-n");
     assert!(order_log(&t).is_empty());
 }
+
+/// Elaborate and deploy flatten groups by the same rule: a leaf without a
+/// name is `group.` in both, so the stack's value reaches the component.
+#[test]
+fn an_unnamed_leaf_gets_its_stack_value() {
+    let t = Test::new()
+        .file(
+            "hub.yaml",
+            "version: 1\nkind: stack\nmeta: {name: s}\ncomponents:\n- {name: c, source: {dir: c}}\nparameters:\n- {name: grp., component: c, value: from-stack}\n",
+        )
+        .file(
+            "c/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: c}\nparameters:\n- name: grp\n  parameters:\n  - {name: '', env: LEAF}\n",
+        )
+        .file("c/deploy.sh", "#!/bin/sh\necho \"$LEAF\" > leaf.out\n");
+    let script = t.root().join("c/deploy.sh");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    hub(&t, &["deploy", "hub.yaml", "-s", "s.state"]).success();
+    assert_eq!(read(&t, "c/leaf.out"), "from-stack\n");
+}

@@ -1,0 +1,89 @@
+//! Flattening nested `parameters:` groups: the one rule used when merging
+//! parameters at elaborate and when locking and expanding them at deploy.
+
+use super::Parameter;
+
+/// The leaves of `param`, in declaration order, each named after its
+/// ancestors joined with `.` (`a.b` + `c` → `a.b.c`); a leaf inherits
+/// `kind`, `empty` and `component` from the nearest ancestor that sets them,
+/// and the other fields of a group are dropped. A plain parameter is its own
+/// only leaf. `empty_name(prefix)` is called for every node without a name,
+/// which keeps the name `prefix.`.
+pub fn leaves(param: &Parameter, mut empty_name: impl FnMut(&str)) -> Vec<Parameter> {
+    let mut out = Vec::new();
+    // An explicit stack keeps deeply nested groups off the call stack.
+    let mut pending = vec![(param, String::new(), Parameter::default())];
+    while let Some((node, prefix, inherited)) = pending.pop() {
+        let name = match (prefix.is_empty(), node.name.is_empty()) {
+            (true, _) => node.name.clone(),
+            (false, false) => format!("{prefix}.{}", node.name),
+            (false, true) => format!("{prefix}."),
+        };
+        if node.name.is_empty() {
+            empty_name(&prefix);
+        }
+        let pick = |own: &String, from: &String| if own.is_empty() { from } else { own }.clone();
+        let scope = Parameter {
+            kind: pick(&node.kind, &inherited.kind),
+            empty: pick(&node.empty, &inherited.empty),
+            component: pick(&node.component, &inherited.component),
+            ..Parameter::default()
+        };
+        if node.parameters.is_empty() {
+            out.push(Parameter {
+                name,
+                kind: scope.kind,
+                empty: scope.empty,
+                component: scope.component,
+                parameters: Vec::new(),
+                ..node.clone()
+            });
+        } else {
+            for child in node.parameters.iter().rev() {
+                pending.push((child, name.clone(), scope.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_give_their_leaves_in_order() {
+        let group: Parameter = yaml_serde::from_str(
+            "{name: grp, kind: user, empty: allow, value: dropped, parameters: [{name: x}, {name: y, kind: tech}, {name: deep, parameters: [{name: z, value: 1}]}, {name: ''}]}",
+        )
+        .expect("yaml");
+        let mut unnamed = Vec::new();
+        let flat = leaves(&group, |prefix| unnamed.push(prefix.to_string()));
+        let names: Vec<_> = flat
+            .iter()
+            .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("grp.x", "user", "allow"),
+                ("grp.y", "tech", "allow"),
+                ("grp.deep.z", "user", "allow"),
+                ("grp.", "user", "allow")
+            ]
+        );
+        assert!(flat[0].value.is_none());
+        assert_eq!(flat[2].value, Some(1.into()));
+        assert_eq!(unnamed, ["grp"]);
+    }
+
+    #[test]
+    fn a_plain_parameter_is_its_own_leaf() {
+        let plain = Parameter {
+            name: "p".into(),
+            value: Some("v".into()),
+            ..Parameter::default()
+        };
+        assert_eq!(leaves(&plain, |_| {}), std::slice::from_ref(&plain));
+    }
+}
