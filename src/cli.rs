@@ -43,6 +43,11 @@ pub enum Command {
     /// Run one verb of one component with its parameters, from inside
     /// another component's script (uses $HUB_ELABORATE and $HUB_STATE).
     Invoke(InvokeArgs),
+    /// Show what a deploy (or undeploy) would do, running and changing
+    /// nothing: waves, parameters and their changes, requirements, skips.
+    Plan(PlanArgs),
+    /// Print the dependency graph of a stack (Graphviz dot or Mermaid).
+    Graph(GraphArgs),
 }
 
 #[derive(Debug, Args)]
@@ -342,6 +347,51 @@ pub struct DeployArgs {
     /// Accepted for compatibility; ignored
     #[arg(long = "switch-kube-context", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub switch_kube_context: bool,
+    /// Components run at once: a component starts when everything it
+    /// depends on has finished; 0 = the number of CPUs
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value = "1", env = "HUB_JOBS")]
+    pub jobs: usize,
+    /// Deploy: skip components whose folder, parameters and upstream
+    /// outputs are the same as at their last successful deploy
+    #[arg(long)]
+    pub changed: bool,
+    /// Print, for each component, why it runs or is skipped
+    #[arg(long)]
+    pub why: bool,
+    /// Write a JSON report of the run (per component: status, times, reason, outputs)
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub run: DeployArgs,
+    /// Plan an undeploy instead of a deploy
+    #[arg(long)]
+    pub undeploy: bool,
+    /// Output format
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// The elaborated file, or a stack manifest followed by parameters files
+    #[arg(value_name = "MANIFEST", required = true)]
+    pub manifest: Vec<PathBuf>,
+    /// A state file: each component is shown with its status there
+    #[arg(short = 's', long = "state", value_name = "PATH")]
+    pub state: Option<PathBuf>,
+    /// Values for `fromEnv` parameters, as NAME=value[,NAME=value]
+    #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
+    pub environment: Vec<String>,
+    /// Base directory of git-sourced components
+    #[arg(short = 'b', long = "base-dir", alias = "baseDir", value_name = "DIR")]
+    pub base_dir: Option<PathBuf>,
+    /// Output format
+    #[arg(long, value_name = "FORMAT", default_value = "dot", value_parser = ["dot", "mermaid"])]
+    pub format: String,
 }
 
 #[derive(Debug, Args)]

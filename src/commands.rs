@@ -437,3 +437,23 @@ fn install_interrupts() -> Result<std::sync::Arc<crate::lifecycle::interrupt::In
 fn hub_executable() -> PathBuf {
     std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hub"))
 }
+
+/// `hub plan`: what a deploy or undeploy would do.
+pub fn plan(args: crate::cli::PlanArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    let _ = args;
+    Err(Error::Usage {
+        flag: "plan",
+        value: String::new(),
+        reason: "being built".into(),
+    })
+}
+
+/// `hub graph`: the dependency graph of a stack.
+pub fn graph(args: crate::cli::GraphArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    let _ = args;
+    Err(Error::Usage {
+        flag: "graph",
+        value: String::new(),
+        reason: "being built".into(),
+    })
+}

@@ -20,6 +20,8 @@ fn main() -> ExitCode {
             hub::commands::deploy(args, hub::lifecycle::plan::Verb::Undeploy, &mut warnings)
         }
         Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
+        Command::Plan(args) => hub::commands::plan(args, &mut warnings),
+        Command::Graph(args) => hub::commands::graph(args, &mut warnings),
     };
     for warning in warnings.iter() {
         eprintln!("warning: {warning}");

@@ -84,8 +84,12 @@ pub struct RunOptions {
     pub reveal: bool,
     /// The full command line, recorded in the operation.
     pub args: Vec<String>,
-    /// How many components may run at once (1 today).
+    /// How many components may run at once.
     pub concurrency: usize,
+    /// `--changed`: skip components whose fingerprint is unchanged.
+    pub changed: bool,
+    /// `--why`: say why each component runs or is skipped.
+    pub why: bool,
     /// Run the `deploy-test`/`undeploy-test` implementations; the state is
     /// read but never written.
     pub dry: bool,
@@ -399,7 +403,7 @@ impl<'a> Run<'a> {
         self.stack_ready()
     }
 
-    fn not_run(&mut self, scheduler: &plan::Scheduler) {
+    fn not_run(&mut self, scheduler: &super::schedule::Scheduler) {
         for name in scheduler.pending() {
             self.summary.push(&name, Outcome::NotRun, Duration::ZERO);
         }

@@ -31,6 +31,7 @@ pub mod process;
 pub mod ready;
 pub mod records;
 pub mod requirements;
+pub mod schedule;
 pub mod setup;
 pub mod stack;
 pub mod summary;

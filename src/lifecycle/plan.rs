@@ -4,17 +4,12 @@
 //! tuning of `lifecycle.requires.optional`, requirement checks against the
 //! provides map, and the scheduler that hands out components.
 //!
-//! # Scheduling
-//!
-//! The components of a run form a graph: a component waits for the
-//! `depends` entries that come before it in the effective order (deploy
-//! order, reversed for undeploy: there a dependency waits for its
-//! dependents). [`Scheduler`] hands out ready components, lowest position
-//! in the effective order first, at most `concurrency` at a time. With
-//! concurrency 1 (the only setting used today) that is exactly the
-//! effective order; a parallel deploy is a larger concurrency.
+//! The graph the scheduler ([`super::schedule`]) works on: a component runs
+//! after its `depends` and after the earlier providers of what it
+//! `requires` ([`Plan::after`]).
 
 use crate::manifest::Elaborated;
+use super::schedule::Scheduler;
 use indexmap::IndexMap;
 use std::collections::{BTreeSet, HashMap};
 
@@ -335,6 +330,7 @@ pub struct Plan {
     /// `-c` was given: outputs are preloaded before each component.
     pub per_component: bool,
     depends: HashMap<String, Vec<String>>,
+    after: HashMap<String, Vec<String>>,
     mandatory: Vec<String>,
     optional: Vec<String>,
     pub tuning: Tuning,
@@ -397,6 +393,7 @@ impl Plan {
             .map(|(_, name)| name.clone())
             .collect();
         let stack = &elaborated.stack;
+        let after = after_edges(elaborated, &order);
         Ok(Plan {
             verb,
             order,
@@ -409,6 +406,7 @@ impl Plan {
                 .iter()
                 .map(|c| (c.name.clone(), c.depends.clone()))
                 .collect(),
+            after,
             mandatory: stack.lifecycle.mandatory.clone(),
             optional: stack.lifecycle.optional.clone(),
             tuning: Tuning::parse(&stack.lifecycle.requires.optional),
@@ -436,37 +434,77 @@ impl Plan {
 
     /// A scheduler over the selected components.
     pub fn scheduler(&self, concurrency: usize) -> Scheduler {
-        let position: HashMap<&str, usize> = self
-            .selected
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.as_str(), i))
-            .collect();
-        let waits_for = self
-            .selected
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                let before: BTreeSet<usize> = match self.verb {
-                    Verb::Deploy => self
-                        .depends(name)
-                        .iter()
-                        .filter_map(|d| position.get(d.as_str()).copied())
-                        .filter(|&d| d < i)
-                        .collect(),
-                    Verb::Undeploy => self
-                        .selected
-                        .iter()
-                        .enumerate()
-                        .filter(|(j, other)| *j < i && self.depends(other).contains(name))
-                        .map(|(j, _)| j)
-                        .collect(),
-                };
-                before
-            })
-            .collect();
-        Scheduler::new(self.selected.clone(), waits_for, concurrency)
+        Scheduler::new(self.selected.clone(), self.waits_for(), concurrency)
     }
+
+    /// The components `name` runs after in a deploy: its `depends`, and
+    /// the components before it in `lifecycle.order` that provide one of
+    /// its `requires`.
+    pub fn after(&self, name: &str) -> &[String] {
+        self.after.get(name).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// For each selected component, the positions in `selected` it waits
+    /// for (see [`super::schedule`]).
+    pub fn waits_for(&self) -> Vec<BTreeSet<usize>> {
+        super::schedule::waits_for(&self.selected, self.verb, &|name| self.after(name))
+    }
+
+    /// The selected components in waves: a wave runs once the previous
+    /// ones are done, and its components can all run at once.
+    pub fn waves(&self) -> Vec<Vec<String>> {
+        super::schedule::waves(&self.selected, &self.waits_for())
+    }
+
+    /// Every component `name` runs after, directly or not (its upstream).
+    pub fn upstream(&self, name: &str) -> BTreeSet<String> {
+        super::schedule::reachable(name, &|n| self.after(n))
+    }
+}
+
+/// `depends`, plus an edge from each provider of a required capability
+/// that comes earlier in the order (a later one could not have provided it
+/// in a one-at-a-time run either).
+fn after_edges(elaborated: &Elaborated, order: &[String]) -> HashMap<String, Vec<String>> {
+    let position: HashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut providers: HashMap<&str, Vec<&str>> = HashMap::new();
+    for manifest in &elaborated.components {
+        for capability in &manifest.provides {
+            providers
+                .entry(capability.as_str())
+                .or_default()
+                .push(manifest.meta.name.as_str());
+        }
+    }
+    let before = |a: &str, b: &str| match (position.get(a), position.get(b)) {
+        (Some(a), Some(b)) => a < b,
+        _ => false,
+    };
+    elaborated
+        .stack
+        .components
+        .iter()
+        .map(|reference| {
+            let name = reference.name.as_str();
+            let mut after = reference.depends.clone();
+            let requires = elaborated
+                .component(name)
+                .map(|m| m.requires.as_slice())
+                .unwrap_or_default();
+            for requirement in requires {
+                for provider in providers.get(requirement.as_str()).into_iter().flatten() {
+                    if before(provider, name) && !after.iter().any(|a| a == provider) {
+                        after.push(provider.to_string());
+                    }
+                }
+            }
+            (name.to_string(), after)
+        })
+        .collect()
 }
 
 fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
@@ -486,63 +524,6 @@ fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanErr
         }
     }
     Ok(())
-}
-
-/// Hands out components whose predecessors are done, lowest position
-/// first, at most `concurrency` at a time.
-#[derive(Debug, Clone)]
-pub struct Scheduler {
-    names: Vec<String>,
-    waits_for: Vec<BTreeSet<usize>>,
-    started: Vec<bool>,
-    done: Vec<bool>,
-    running: usize,
-    concurrency: usize,
-}
-
-impl Scheduler {
-    /// `waits_for[i]`: positions that must be done before `names[i]` starts.
-    pub fn new(names: Vec<String>, waits_for: Vec<BTreeSet<usize>>, concurrency: usize) -> Self {
-        let count = names.len();
-        Scheduler {
-            names,
-            waits_for,
-            started: vec![false; count],
-            done: vec![false; count],
-            running: 0,
-            concurrency: concurrency.max(1),
-        }
-    }
-
-    /// The next component to start, if one is ready and a slot is free.
-    pub fn next_ready(&mut self) -> Option<String> {
-        if self.running >= self.concurrency {
-            return None;
-        }
-        let ready = (0..self.names.len())
-            .find(|&i| !self.started[i] && self.waits_for[i].iter().all(|&w| self.done[w]))?;
-        self.started[ready] = true;
-        self.running += 1;
-        Some(self.names[ready].clone())
-    }
-
-    /// Marks a started component as finished (whatever its outcome).
-    pub fn finish(&mut self, name: &str) {
-        if let Some(i) = self.names.iter().position(|n| n == name) {
-            if self.started[i] && !self.done[i] {
-                self.done[i] = true;
-                self.running -= 1;
-            }
-        }
-    }
-
-    /// Components never started (the run stopped early).
-    pub fn pending(&self) -> Vec<String> {
-        (0..self.names.len())
-            .filter(|&i| !self.started[i])
-            .map(|i| self.names[i].clone())
-            .collect()
-    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,10 @@ pub enum Outcome {
     Interrupted,
     /// Selected but never started (the run stopped before it).
     NotRun,
+    /// `--changed`: its fingerprint equals the one of its last deploy.
+    Unchanged,
+    /// Not run because a component it depends on failed (parallel runs).
+    Cancelled(String),
 }
 
 impl Outcome {
@@ -28,12 +32,14 @@ impl Outcome {
             Outcome::Skipped(_) => "skipped",
             Outcome::Interrupted => "interrupted",
             Outcome::NotRun => "not run",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Cancelled(_) => "cancelled",
         }
     }
 
     fn detail(&self) -> Option<&str> {
         match self {
-            Outcome::Failed(why) | Outcome::Skipped(why) => Some(why),
+            Outcome::Failed(why) | Outcome::Skipped(why) | Outcome::Cancelled(why) => Some(why),
             _ => None,
         }
     }
@@ -44,6 +50,12 @@ pub struct Entry {
     pub component: String,
     pub outcome: Outcome,
     pub duration: Duration,
+    /// When it started and ended, as the run's clock tells (`HUB_NOW`
+    /// pins it); empty for a component that never started.
+    pub started: String,
+    pub ended: String,
+    /// The names of the outputs it produced.
+    pub outputs: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,7 +75,15 @@ impl Summary {
             component: component.to_string(),
             outcome,
             duration,
+            started: String::new(),
+            ended: String::new(),
+            outputs: Vec::new(),
         });
+    }
+
+    /// The entry of `component`, when it has one.
+    pub fn entry_mut(&mut self, component: &str) -> Option<&mut Entry> {
+        self.entries.iter_mut().find(|e| e.component == component)
     }
 
     /// ```text
