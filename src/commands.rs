@@ -355,7 +355,12 @@ pub fn deploy(
         guess: args.guess,
         reveal: args.reveal,
         args: std::env::args().collect(),
-        concurrency: 1,
+        concurrency: match args.jobs {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        },
+        changed: args.changed,
+        why: args.why,
         dry: args.dry,
     };
     let interrupts = install_interrupts()?;
