@@ -349,7 +349,13 @@ pub struct DeployArgs {
     pub switch_kube_context: bool,
     /// Components run at once: a component starts when everything it
     /// depends on has finished; 0 = the number of CPUs
-    #[arg(short = 'j', long = "jobs", value_name = "N", default_value = "1", env = "HUB_JOBS")]
+    #[arg(
+        short = 'j',
+        long = "jobs",
+        value_name = "N",
+        default_value = "1",
+        env = "HUB_JOBS"
+    )]
     pub jobs: usize,
     /// Deploy: skip components whose folder, parameters and upstream
     /// outputs are the same as at their last successful deploy

@@ -7,8 +7,8 @@ use crate::elaborate::{self, Options, StateSource};
 use crate::error::Error;
 use crate::manifest::{render_elaborated, write_output};
 use indexmap::IndexMap;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let options = Options {
@@ -301,17 +301,93 @@ pub fn deploy(
     verb: crate::lifecycle::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use crate::lifecycle::engine::{self, Host, RunOptions};
+    use crate::lifecycle::engine::{self, Host};
+    if args.changed && verb != crate::lifecycle::plan::Verb::Deploy {
+        return Err(Error::Usage {
+            flag: "--changed",
+            value: String::new(),
+            reason: "only a deploy skips unchanged components; an undeploy runs every selected one"
+                .into(),
+        });
+    }
+    let (stack, options) = load_run(&args, verb, warnings)?;
+    let interrupts = install_interrupts()?;
+    let mut terminal = crate::params::TerminalPrompter;
+    let prompter: Option<&mut dyn crate::params::Prompter> = if crate::params::interactive() {
+        Some(&mut terminal)
+    } else {
+        None
+    };
+    // A live status line per running component when several run at once
+    // on a terminal; plain lines otherwise.
+    let live = (options.concurrency > 1 && std::io::stderr().is_terminal())
+        .then(crate::lifecycle::progress::TerminalProgress::default);
+    let log = |line: &str| match &live {
+        Some(live) => live.println(line),
+        None => {
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+    };
+    let sink: &dyn crate::lifecycle::process::LineSink = match &live {
+        Some(live) => live,
+        None => &crate::lifecycle::process::ConsoleSink,
+    };
+    let host = Host {
+        environment: std::env::vars().collect(),
+        hub: hub_executable(),
+        sink,
+        interrupts: &interrupts,
+        log: &log,
+        prompter,
+        progress: live
+            .as_ref()
+            .map(|l| l as &dyn crate::lifecycle::progress::Progress),
+    };
+    let finished = engine::run(&stack, &options, host, warnings);
+    if let Some(summary) = &finished.summary {
+        let _ = write!(std::io::stderr().lock(), "{}", summary.render());
+    }
+    let reported = match (&args.report, &finished.summary) {
+        (Some(path), Some(summary)) => write_run_report(
+            path,
+            summary,
+            &stack,
+            &options,
+            finished.result.as_ref().err(),
+        ),
+        _ => Ok(()),
+    };
+    match (finished.result, reported) {
+        (Err(error), Err(report)) => {
+            warnings.warn(None, report.to_string());
+            Err(Error::from(error))
+        }
+        (Err(error), Ok(())) => Err(Error::from(error)),
+        (Ok(()), reported) => reported,
+    }
+}
+
+/// The stack and the run options of a deploy, undeploy or plan.
+fn load_run(
+    args: &crate::cli::DeployArgs,
+    verb: crate::lifecycle::plan::Verb,
+    warnings: &mut Warnings,
+) -> Result<
+    (
+        crate::lifecycle::stack::Stack,
+        crate::lifecycle::engine::RunOptions,
+    ),
+    Error,
+> {
+    use crate::lifecycle::engine::RunOptions;
     use crate::lifecycle::plan::Selection;
     let overrides = parse_overrides(&args.environment)?;
     let os_environment = parse_os_environment(&args.os_environment)?;
     // `-s a,b`: every location is written, the newest is read (§11.5).
     let states: Vec<PathBuf> = match args.no_state {
         true => Vec::new(),
-        false => args
-            .state
-            .split(',')
-            .filter(|s| !s.is_empty())
+        false => split_list(std::slice::from_ref(&args.state))
+            .into_iter()
             .map(PathBuf::from)
             .collect(),
     };
@@ -333,23 +409,23 @@ pub fn deploy(
         args.base_dir.as_deref(),
         &overrides,
         warnings,
-    )
-    .map_err(Error::from)?;
+    )?;
     let options = RunOptions {
         verb: Some(verb),
         selection: Selection {
             components: args
                 .components
-                .into_iter()
+                .iter()
                 .filter(|c| !c.is_empty())
+                .cloned()
                 .collect(),
-            offset: args.offset,
-            limit: args.limit,
+            offset: args.offset.clone(),
+            limit: args.limit.clone(),
         },
         state: states,
         overrides,
         os_environment,
-        components_base_dir: args.base_dir,
+        components_base_dir: args.base_dir.clone(),
         force: args.force,
         compressed: args.compressed,
         guess: args.guess,
@@ -363,29 +439,36 @@ pub fn deploy(
         why: args.why,
         dry: args.dry,
     };
-    let interrupts = install_interrupts()?;
-    let mut terminal = crate::params::TerminalPrompter;
-    let prompter: Option<&mut dyn crate::params::Prompter> = if crate::params::interactive() {
-        Some(&mut terminal)
-    } else {
-        None
+    Ok((stack, options))
+}
+
+/// `--report FILE.json` of a deploy or undeploy.
+fn write_run_report(
+    path: &Path,
+    summary: &crate::lifecycle::summary::Summary,
+    stack: &crate::lifecycle::stack::Stack,
+    options: &crate::lifecycle::engine::RunOptions,
+    error: Option<&crate::lifecycle::error::EngineError>,
+) -> Result<(), Error> {
+    use crate::lifecycle::error::EngineError;
+    use crate::lifecycle::report::{self, ReportContext, RunReport};
+    let result = match error {
+        None => "success",
+        Some(EngineError::Interrupted { .. }) => "interrupted",
+        Some(_) => "failure",
     };
-    let log = |line: &str| {
-        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let context = ReportContext {
+        kind: summary.verb.clone(),
+        stack: stack.elaborated.stack.meta.name.clone(),
+        state: options.state.first().map(|p| p.display().to_string()),
+        jobs: options.concurrency,
+        started: summary.started.clone(),
+        ended: summary.ended.clone(),
+        result: result.to_string(),
+        error: error.map(ToString::to_string),
     };
-    let host = Host {
-        environment: std::env::vars().collect(),
-        hub: hub_executable(),
-        sink: &crate::lifecycle::process::ConsoleSink,
-        interrupts: &interrupts,
-        log: &log,
-        prompter,
-    };
-    let finished = engine::run(&stack, &options, host, warnings);
-    if let Some(summary) = &finished.summary {
-        let _ = write!(std::io::stderr().lock(), "{}", summary.render());
-    }
-    finished.result.map_err(Error::from)
+    report::write(path, &RunReport::from_summary(summary, context))?;
+    Ok(())
 }
 
 /// `hub invoke COMPONENT VERB`.
@@ -444,21 +527,62 @@ fn hub_executable() -> PathBuf {
 }
 
 /// `hub plan`: what a deploy or undeploy would do.
-pub fn plan(args: crate::cli::PlanArgs, _warnings: &mut Warnings) -> Result<(), Error> {
-    let _ = args;
-    Err(Error::Usage {
-        flag: "plan",
-        value: String::new(),
-        reason: "being built".into(),
-    })
+pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::lifecycle::plan::Verb;
+    use crate::lifecycle::preview;
+    let run = args.run;
+    let verb = match args.undeploy {
+        true => Verb::Undeploy,
+        false => Verb::Deploy,
+    };
+    let (stack, options) = load_run(&run, verb, warnings)?;
+    let plan = preview::preview(&stack, &options, std::env::vars().collect(), warnings)?;
+    if let Some(path) = &run.report {
+        let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
+        crate::lifecycle::report::write(path, &preview::report(&plan, &clock.now()))?;
+    }
+    let text = match args.format.as_str() {
+        "json" => preview::render_json(&plan),
+        _ => preview::render_text(&plan),
+    };
+    write_stdout(text.as_bytes())
 }
 
 /// `hub graph`: the dependency graph of a stack.
-pub fn graph(args: crate::cli::GraphArgs, _warnings: &mut Warnings) -> Result<(), Error> {
-    let _ = args;
-    Err(Error::Usage {
-        flag: "graph",
+pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::lifecycle::error::EngineError;
+    use crate::lifecycle::graph::{self, Format, Graph};
+    use crate::lifecycle::plan::{self, Plan, Selection, Verb};
+    let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
+        flag: "--format",
+        value: args.format.clone(),
+        reason: "use `dot` or `mermaid`".into(),
+    })?;
+    let overrides = parse_overrides(&args.environment)?;
+    let (first, params) = args.manifest.split_first().ok_or(Error::Usage {
+        flag: "MANIFEST",
         value: String::new(),
-        reason: "being built".into(),
-    })
+        reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
+    })?;
+    let stack = crate::lifecycle::stack::Stack::load(
+        first,
+        params,
+        args.base_dir.as_deref(),
+        &overrides,
+        warnings,
+    )?;
+    let elaborated = &stack.elaborated;
+    let order = plan::validate(elaborated).map_err(EngineError::from)?;
+    let plan = Plan::new(elaborated, order, Verb::Deploy, &Selection::default(), None)
+        .map_err(EngineError::from)?;
+    // Read-only: no lock is taken and nothing is written.
+    let state = match &args.state {
+        Some(path) => Some(crate::state::read(path, warnings)?),
+        None => None,
+    };
+    let status =
+        |name: &str| graph::component_status(state.as_ref().and_then(Option::as_ref), name);
+    let status: Option<&dyn Fn(&str) -> String> = state.is_some().then_some(&status);
+    let text = graph::render(&Graph::new(&plan, elaborated, status), format);
+    write_stdout(text.as_bytes())
 }

@@ -44,6 +44,8 @@ pub enum Error {
     Signals(std::io::Error),
     #[error(transparent)]
     Lifecycle(Box<crate::lifecycle::error::EngineError>),
+    #[error(transparent)]
+    Report(#[from] crate::lifecycle::report::ReportError),
 }
 
 impl From<crate::lifecycle::error::EngineError> for Error {
@@ -92,6 +94,7 @@ impl Error {
             Error::Lifecycle(e) => e.hint(),
             Error::Process(e) => e.hint(),
             Error::Otp(e) => e.hint(),
+            Error::Report(e) => e.hint(),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

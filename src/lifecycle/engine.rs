@@ -12,9 +12,21 @@
 //!    provides map starts from the environment, the platform and the state.
 //! 4. Every selected component's folder and implementation must exist.
 //! 5. The operation is recorded `in-progress`; the scheduler hands out the
-//!    components one at a time; the state is written (atomically) at each
-//!    component's start, failure and end, to every location (one that
-//!    cannot be written is a warning while another was written).
+//!    components, up to `-j` at a time (see [`super::schedule`]); the state
+//!    is written (atomically) at each component's start, failure and end,
+//!    to every location (one that cannot be written is a warning while
+//!    another was written).
+//!
+//! # Parallel runs
+//!
+//! Only component processes (and waits for ready conditions) run on
+//! threads of their own; parameters, outputs, provides and the state are
+//! handled on the run's thread as each component starts and ends, so the
+//! state has one writer. With one slot a mandatory failure stops the run
+//! (§9.2); with more, it cancels what waits for the failed component and
+//! the run ends once the rest is done. What a component sees is the same
+//! whatever the timing: the outputs and capabilities known at the start,
+//! with those of the components it waits for (`Run::visible_outputs`).
 //! 6. The stack status, the stack-level outputs (refreshed at the end of
 //!    every deploy), the stack outputs and the operation status are
 //!    written; a summary is returned.
@@ -31,17 +43,20 @@ use super::capture::{self, RawOutputs};
 use super::discover::{self, Implementation};
 use super::env::{self, ComponentVariables, Nested, OsEnvironment};
 use super::error::EngineError;
+use super::fingerprint;
 use super::interrupt::Interrupts;
 use super::otp;
 use super::outputs::stack_outputs;
-use super::plan::{self, ConditionOutcome, Plan, Selection, Verb};
+use super::plan::{self, Plan, Selection, Verb};
 use super::process::{self, Exit, Invocation, LineSink};
+use super::progress::{finish_line, Progress, Recorder};
 use super::ready;
 use super::records::{
     component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
     state_parameters, to_scope_output,
 };
 use super::requirements::provides_text;
+use super::schedule::Scheduler;
 use super::setup::{
     check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
     read_state, require_state, warn_unsupported,
@@ -55,12 +70,15 @@ use crate::params::{
     self, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked, Prompter,
 };
 use crate::redact::SecretMasker;
+use crate::state::Fingerprint;
 use crate::state::{
     self, Clock, ComponentRun, ComponentStatus, Locations, OperationIndex, OperationStart,
     OperationStatus, StackMeta, StackStatus, State,
 };
 use indexmap::IndexMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use yaml_serde::Value;
 
@@ -119,6 +137,9 @@ pub struct Host<'a> {
     pub log: &'a dyn Fn(&str),
     /// Asks for missing `kind: user` parameters; `None` without a terminal.
     pub prompter: Option<&'a mut dyn Prompter>,
+    /// Hears when components start and end; `None`: plain lines through
+    /// `log` (in a parallel run).
+    pub progress: Option<&'a dyn Progress>,
 }
 
 impl Host<'_> {
@@ -161,6 +182,7 @@ pub fn run<'a>(
         (Ok(()), Ok(())) => Ok(()),
     };
     run.summary.total = started.elapsed();
+    run.summary.ended = run.clock.now();
     Finished {
         summary: Some(run.summary),
         result,
@@ -170,6 +192,11 @@ pub fn run<'a>(
 /// How one component's turn ended.
 enum Step {
     Done,
+    /// `--changed`: not run, its fingerprint is unchanged.
+    Unchanged,
+    /// Deployed; its ready conditions (resolved) are waited for on a
+    /// thread of their own (parallel runs).
+    AwaitReady(Vec<crate::manifest::ReadyCondition>),
     Skipped(String),
     Failed(String),
     Interrupted(i32),
@@ -204,6 +231,25 @@ struct Run<'a> {
     outputs: Vec<state::CapturedOutput>,
     failed: Vec<String>,
     skipped: Vec<String>,
+    /// Parallel runs: not run because a component they wait for failed.
+    cancelled: Vec<String>,
+    /// Mandatory components that failed, with the reason.
+    mandatory_failures: Vec<(String, String)>,
+    /// When each running component started (the clock's text).
+    started_at: HashMap<String, String>,
+    /// Positions in the selection.
+    positions: HashMap<String, usize>,
+    /// What each component produced in this run, by position.
+    produced: BTreeMap<usize, Produced>,
+    /// Parallel undeploys: the components undeployed, by position.
+    undeployed_in_run: BTreeSet<usize>,
+    /// The outputs and provides map when the run started, and the outputs
+    /// preloaded for `-c`/`-o` components (parallel runs).
+    initial_outputs: Vec<state::CapturedOutput>,
+    initial_provides: IndexMap<String, Vec<String>>,
+    preloaded: HashMap<String, Vec<state::CapturedOutput>>,
+    /// The fingerprint of a running component, without its folder.
+    pending_fingerprints: HashMap<String, Fingerprint>,
     base_env: Vec<(String, String)>,
     masker: SecretMasker,
     summary: Summary,
@@ -280,6 +326,7 @@ impl<'a> Run<'a> {
             (None, Some(_), Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
             _ => None,
         };
+        let positions = plan_positions(&plan);
         let mut run = Run {
             stack,
             options,
@@ -295,10 +342,20 @@ impl<'a> Run<'a> {
             operation: None,
             writer: None,
             read_serial,
+            positions,
+            initial_outputs: outputs.clone(),
+            initial_provides: provides.clone(),
             provides,
             outputs,
             failed: Vec::new(),
             skipped: Vec::new(),
+            cancelled: Vec::new(),
+            mandatory_failures: Vec::new(),
+            started_at: HashMap::new(),
+            produced: BTreeMap::new(),
+            undeployed_in_run: BTreeSet::new(),
+            preloaded: HashMap::new(),
+            pending_fingerprints: HashMap::new(),
             base_env,
             masker,
             summary: Summary {
@@ -307,6 +364,7 @@ impl<'a> Run<'a> {
             },
             stopped: false,
         };
+        run.preload_all();
         run.begin()?;
         Ok(run)
     }
@@ -314,6 +372,7 @@ impl<'a> Run<'a> {
     /// Records the operation `in-progress` and the stack's identity.
     fn begin(&mut self) -> Result<(), EngineError> {
         let now = self.clock.now();
+        self.summary.started = now.clone();
         let start = OperationStart {
             id: state::operation_id(&|name| self.host.var(name)),
             operation: self.verb.as_str().to_string(),
@@ -336,74 +395,199 @@ impl<'a> Run<'a> {
         self.save()
     }
 
-    /// Runs the selected components through the scheduler.
+    /// Runs the selected components through the scheduler: up to
+    /// `concurrency` component processes at once, each on a thread of its
+    /// own; everything else (parameters, state, outputs) happens here, one
+    /// component at a time, as each starts and ends.
     fn execute(&mut self) -> Result<(), EngineError> {
         let mut scheduler = self.plan.scheduler(self.options.concurrency.max(1));
         let total = self.plan.selected.len();
-        let mut index = 0;
-        while let Some(name) = scheduler.next_ready() {
-            index += 1;
-            if let Some(signal) = self.interrupt_signal() {
-                scheduler.finish(&name);
-                self.summary.push(&name, Outcome::NotRun, Duration::ZERO);
-                self.not_run(&scheduler);
-                return self.stop_interrupted(None, signal);
-            }
-            (self.host.log)(&format!(
-                "hub: {} {name} ({index}/{total})",
-                self.verb.as_str()
-            ));
-            let started = Instant::now();
-            let step = self.component(&name);
-            scheduler.finish(&name);
-            let took = started.elapsed();
-            match step {
-                Step::Done => {
-                    let outcome = match self.verb {
-                        Verb::Deploy => Outcome::Deployed,
-                        Verb::Undeploy => Outcome::Undeployed,
-                    };
-                    self.summary.push(&name, outcome, took);
-                }
-                Step::Skipped(why) => {
-                    (self.host.log)(&format!("hub: {name} skipped: {why}"));
-                    self.skipped.push(name.clone());
-                    self.summary.push(&name, Outcome::Skipped(why), took);
-                }
-                Step::Interrupted(signal) => {
-                    self.summary.push(&name, Outcome::Interrupted, took);
-                    self.not_run(&scheduler);
-                    return self.stop_interrupted(Some(&name), signal);
-                }
-                Step::Fatal(error) => {
-                    self.summary
-                        .push(&name, Outcome::Failed(error.to_string()), took);
-                    self.not_run(&scheduler);
-                    self.stopped = true;
-                    return Err(error);
-                }
-                Step::Failed(reason) => {
+        let sink = Recorder::new(self.host.sink, self.parallel());
+        let interrupts = self.host.interrupts;
+        let mut stop: Option<Stop> = None;
+        let mut started = 0;
+        std::thread::scope(|threads| {
+            let (done, finished) = mpsc::channel::<Ended>();
+            let mut running: IndexMap<String, Instant> = IndexMap::new();
+            let mut steps: Vec<(String, Step)> = Vec::new();
+            loop {
+                if stop.is_none() {
                     if let Some(signal) = self.interrupt_signal() {
-                        self.summary.push(&name, Outcome::Interrupted, took);
-                        self.not_run(&scheduler);
-                        return self.stop_interrupted(Some(&name), signal);
-                    }
-                    self.summary
-                        .push(&name, Outcome::Failed(reason.clone()), took);
-                    if let Some(error) = self.after_failure(&name, &reason)? {
-                        self.not_run(&scheduler);
-                        return Err(error);
+                        stop = Some(Stop::Interrupted(None, signal));
                     }
                 }
+                while stop.is_none() && steps.is_empty() {
+                    let Some(name) = scheduler.next_ready() else {
+                        break;
+                    };
+                    started += 1;
+                    self.announce_start(&name, started, total);
+                    running.insert(name.clone(), Instant::now());
+                    match self.component(&name) {
+                        Prepared::Ended(step) => steps.push((name, step)),
+                        Prepared::Run(job) => {
+                            let done = done.clone();
+                            let sink = &sink;
+                            threads.spawn(move || {
+                                let result =
+                                    process::run(&job.invocation, &job.masker, sink, interrupts);
+                                // The receiver lives until every job has ended.
+                                let _ = done.send(Ended {
+                                    name,
+                                    result: JobResult::Process(job, result),
+                                });
+                            });
+                        }
+                    }
+                }
+                let progressed = !steps.is_empty();
+                for (name, step) in steps.drain(..) {
+                    if let Step::AwaitReady(conditions) = step {
+                        let done = done.clone();
+                        threads.spawn(move || {
+                            let result = ready::wait_resolved(&conditions, interrupts);
+                            let _ = done.send(Ended {
+                                name,
+                                result: JobResult::Ready(result),
+                            });
+                        });
+                        continue;
+                    }
+                    let clock = running.shift_remove(&name).unwrap_or_else(Instant::now);
+                    scheduler.finish(&name);
+                    let outcome = self.settle(&name, step, clock.elapsed(), &mut scheduler);
+                    stop = stop.take().or(outcome);
+                }
+                if progressed {
+                    continue;
+                }
+                if running.is_empty() {
+                    break;
+                }
+                match finished.recv_timeout(HEARTBEAT) {
+                    Ok(ended) => {
+                        let step = match ended.result {
+                            JobResult::Process(job, result) => self.ran(&ended.name, job, result),
+                            JobResult::Ready(Ok(())) => self.succeeded(&ended.name),
+                            JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
+                        };
+                        steps.push((ended.name, step));
+                    }
+                    Err(_) => self.heartbeat(&running),
+                }
             }
+        });
+        self.summary.failed_logs = sink.failed_logs(&self.failed);
+        self.not_run(&scheduler);
+        match stop {
+            Some(Stop::Interrupted(component, signal)) => {
+                return self.stop_interrupted(component.as_deref(), signal)
+            }
+            Some(Stop::Fatal(error)) => {
+                self.stopped = true;
+                return Err(error);
+            }
+            Some(Stop::Failed(error)) => return self.stop_failed(error),
+            None => {}
         }
         if let Some(signal) = self.interrupt_signal() {
             return self.stop_interrupted(None, signal);
         }
+        if let Some(error) = self.deferred_failure() {
+            return self.stop_failed(error);
+        }
         self.stack_ready()
     }
 
-    fn not_run(&mut self, scheduler: &super::schedule::Scheduler) {
+    /// Records how a component's turn ended; returns why the run must stop
+    /// handing out components, if it must.
+    fn settle(
+        &mut self,
+        name: &str,
+        step: Step,
+        took: Duration,
+        scheduler: &mut Scheduler,
+    ) -> Option<Stop> {
+        let outcome = match &step {
+            Step::Done => match self.verb {
+                Verb::Deploy => Outcome::Deployed,
+                Verb::Undeploy => Outcome::Undeployed,
+            },
+            Step::Unchanged => Outcome::Unchanged,
+            Step::AwaitReady(_) => Outcome::NotRun,
+            Step::Skipped(why) => Outcome::Skipped(why.clone()),
+            Step::Interrupted(_) => Outcome::Interrupted,
+            Step::Fatal(error) => Outcome::Failed(error.to_string()),
+            Step::Failed(reason) if self.interrupt_signal().is_some() => {
+                let _ = reason;
+                Outcome::Interrupted
+            }
+            Step::Failed(reason) => Outcome::Failed(reason.clone()),
+        };
+        self.record_outcome(name, &outcome, took);
+        match step {
+            Step::Done | Step::Unchanged | Step::AwaitReady(_) => None,
+            Step::Skipped(why) => {
+                if !self.parallel() {
+                    (self.host.log)(&format!("hub: {name} skipped: {why}"));
+                }
+                self.skipped.push(name.to_string());
+                None
+            }
+            Step::Interrupted(signal) => Some(Stop::Interrupted(Some(name.to_string()), signal)),
+            Step::Fatal(error) => Some(Stop::Fatal(error)),
+            Step::Failed(_) if outcome == Outcome::Interrupted => {
+                let signal = self.interrupt_signal().unwrap_or(libc::SIGINT);
+                Some(Stop::Interrupted(Some(name.to_string()), signal))
+            }
+            Step::Failed(reason) => self.after_failure(name, &reason, scheduler),
+        }
+    }
+
+    /// Puts a component's outcome in the summary and tells the console.
+    fn record_outcome(&mut self, name: &str, outcome: &Outcome, took: Duration) {
+        self.summary.push(name, outcome.clone(), took);
+        let outputs = self.produced_names(name);
+        let started = self.started_at.remove(name).unwrap_or_default();
+        let ended = self.clock.now();
+        if let Some(entry) = self.summary.entry_mut(name) {
+            entry.started = started;
+            entry.ended = ended;
+            entry.outputs = outputs;
+        }
+        match (self.host.progress, self.parallel()) {
+            (Some(progress), _) => progress.ended(name, outcome, took),
+            (None, true) => (self.host.log)(&finish_line(name, outcome, took)),
+            (None, false) => {}
+        }
+    }
+
+    fn announce_start(&mut self, name: &str, index: usize, total: usize) {
+        self.started_at.insert(name.to_string(), self.clock.now());
+        if let Some(progress) = self.host.progress {
+            progress.started(name);
+        }
+        (self.host.log)(&format!(
+            "hub: {} {name} ({index}/{total})",
+            self.verb.as_str()
+        ));
+    }
+
+    /// A plain line every [`HEARTBEAT`] while components run.
+    fn heartbeat(&self, running: &IndexMap<String, Instant>) {
+        let list: Vec<String> = running
+            .iter()
+            .map(|(name, since)| format!("{name} ({}s)", since.elapsed().as_secs()))
+            .collect();
+        (self.host.log)(&format!("hub: running: {}", list.join(", ")));
+    }
+
+    /// Whether components may run at once (`-j` above 1).
+    fn parallel(&self) -> bool {
+        self.options.concurrency > 1
+    }
+
+    fn not_run(&mut self, scheduler: &Scheduler) {
         for name in scheduler.pending() {
             self.summary.push(&name, Outcome::NotRun, Duration::ZERO);
         }
@@ -417,13 +601,23 @@ impl<'a> Run<'a> {
     }
 
     /// A failed component: optional ones and `--force` let the run go on;
-    /// a mandatory one ends it (§9.2).
+    /// a mandatory one ends it (§9.2). In a parallel run nothing new starts
+    /// that depends on it, and a mandatory failure ends the run only once
+    /// the components independent of it have finished.
     fn after_failure(
         &mut self,
         name: &str,
         reason: &str,
-    ) -> Result<Option<EngineError>, EngineError> {
+        scheduler: &mut Scheduler,
+    ) -> Option<Stop> {
         self.failed.push(name.to_string());
+        if self.parallel() {
+            for cancelled in scheduler.cancel_after(name) {
+                let why = format!("upstream `{name}` failed");
+                self.record_outcome(&cancelled, &Outcome::Cancelled(why), Duration::ZERO);
+                self.cancelled.push(cancelled);
+            }
+        }
         let optional = self.plan.is_optional(name);
         if optional || self.options.force {
             let which = if optional {
@@ -433,20 +627,56 @@ impl<'a> Run<'a> {
             };
             self.warnings
                 .warn(None, format!("{which} `{name}` failed: {reason}"));
-            return Ok(None);
+            return None;
         }
+        self.mandatory_failures
+            .push((name.to_string(), reason.to_string()));
+        match self.parallel() {
+            true => None,
+            false => Some(Stop::Failed(EngineError::ComponentFailed {
+                component: name.to_string(),
+                reason: reason.to_string(),
+            })),
+        }
+    }
+
+    /// The error of a parallel run in which mandatory components failed.
+    fn deferred_failure(&self) -> Option<EngineError> {
+        match &self.mandatory_failures[..] {
+            [] => None,
+            [(component, reason)] if self.cancelled.is_empty() => {
+                Some(EngineError::ComponentFailed {
+                    component: component.clone(),
+                    reason: reason.clone(),
+                })
+            }
+            failures => Some(EngineError::Incomplete {
+                failed: failures.to_vec(),
+                cancelled: self.cancelled.clone(),
+                verb: self.verb.as_str(),
+            }),
+        }
+    }
+
+    /// Ends a run after a mandatory failure: the stack is `incomplete`.
+    fn stop_failed(&mut self, error: EngineError) -> Result<(), EngineError> {
         self.stopped = true;
         let now = self.clock.now();
-        let message = format!("component `{name}` failed");
+        let names: Vec<String> = self
+            .mandatory_failures
+            .iter()
+            .map(|(name, _)| format!("`{name}`"))
+            .collect();
+        let message = match names.len() {
+            1 => format!("component {} failed", names[0]),
+            _ => format!("components {} failed", names.join(", ")),
+        };
         if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
             state.set_status(StackStatus::Incomplete, &message, &now);
             state.finish_operation(op, OperationStatus::Error, &now);
         }
         self.save()?;
-        Ok(Some(EngineError::ComponentFailed {
-            component: name.to_string(),
-            reason: reason.to_string(),
-        }))
+        Err(error)
     }
 
     fn stop_interrupted(
@@ -573,12 +803,21 @@ impl<'a> Run<'a> {
 
     // ---- one component -------------------------------------------------
 
-    fn component(&mut self, name: &str) -> Step {
+    /// Everything before a component's process starts; a component that
+    /// needs no process (skipped, failed early, bare) ends here.
+    fn component(&mut self, name: &str) -> Prepared<'a> {
+        match self.prepare_component(name) {
+            Ok(job) => Prepared::Run(Box::new(job)),
+            Err(step) => Prepared::Ended(step),
+        }
+    }
+
+    fn prepare_component(&mut self, name: &str) -> Result<Job<'a>, Step> {
         let (Some(reference), Some(manifest)) = (
             self.stack.reference(name),
             self.stack.elaborated.component(name),
         ) else {
-            return Step::Failed(format!("`{name}` has no component document"));
+            return Err(Step::Failed(format!("`{name}` has no component document")));
         };
         if self.plan.per_component || self.plan.offset.as_deref() == Some(name) {
             self.preload(name);
@@ -596,36 +835,38 @@ impl<'a> Run<'a> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 let reason = format!("it depends on {list}, which failed in this run");
-                return self.fail(name, &reason, None);
+                return Err(self.fail(name, &reason, None));
             }
         }
-        let expanded = self.expand(name, &reference.depends, manifest);
+        let visible = self.visible_outputs(name);
+        let provides = self.visible_provides(name);
+        let expanded = self.expand(name, &reference.depends, manifest, &visible, &provides);
         if let Some(why) = self.condition_skip(name, expanded.as_ref().ok()) {
-            return self.skip(name, why);
+            return Err(self.skip(name, why));
         }
         let params = match expanded {
             Ok(params) => params,
-            Err(error) => return self.fail(name, &error.to_string(), None),
+            Err(error) => return Err(self.fail(name, &error.to_string(), None)),
         };
         let unmet =
-            plan::unmet_requirements(&manifest.requires, name, &self.provides, &self.plan.tuning);
+            plan::unmet_requirements(&manifest.requires, name, &provides, &self.plan.tuning);
         if !unmet.optional.is_empty() {
-            return self.skip(
+            return Err(self.skip(
                 name,
                 format!(
                     "optional requirement {} not provided",
                     quoted(&unmet.optional)
                 ),
-            );
+            ));
         }
         if !unmet.hard.is_empty() {
             let reason = format!(
                 "requirement {} not provided (provided: {})",
                 quoted(&unmet.hard),
-                or_none(&provides_text(&self.provides))
+                or_none(&provides_text(&provides))
             );
             match self.verb {
-                Verb::Deploy => return self.fail(name, &reason, None),
+                Verb::Deploy => return Err(self.fail(name, &reason, None)),
                 Verb::Undeploy => self
                     .warnings
                     .warn(None, format!("component `{name}`: {reason}")),
@@ -634,10 +875,18 @@ impl<'a> Run<'a> {
         for param in params.iter().filter(|p| p.secret) {
             self.masker.add(&substitution_text(param.value.as_ref()));
         }
-        if let Err(error) = self.checkpoint(name, manifest, &params) {
-            return Step::Fatal(error);
+        let dir = self
+            .component_dir(name)
+            .map_err(|error| self.fail(name, &error.to_string(), None))?;
+        if let Some(step) =
+            self.unchanged(name, manifest, &reference.depends, &dir, &params, &visible)
+        {
+            return Err(step);
         }
-        self.invoke(name, manifest, &params)
+        if let Err(error) = self.checkpoint(name, manifest, &params, visible) {
+            return Err(Step::Fatal(error));
+        }
+        self.invocation(name, manifest, params, dir)
     }
 
     /// §6.3 with the outputs known now.
@@ -646,15 +895,16 @@ impl<'a> Run<'a> {
         name: &str,
         depends: &[String],
         manifest: &Manifest,
+        visible: &[state::CapturedOutput],
+        provides: &IndexMap<String, Vec<String>>,
     ) -> Result<Vec<ExpandedParam>, params::ParamsError> {
-        let outputs: Vec<params::CapturedOutput> =
-            self.outputs.iter().map(to_scope_output).collect();
+        let outputs: Vec<params::CapturedOutput> = visible.iter().map(to_scope_output).collect();
         let mut scope = ComponentScope {
             name,
             depends,
             manifest,
             outputs: &outputs,
-            provides: provides_text(&self.provides),
+            provides: provides_text(provides),
             source: None,
         };
         // Pointing at declarations scans the whole elaborated file: that is
@@ -675,29 +925,16 @@ impl<'a> Run<'a> {
         name: &str,
         params: Option<&Vec<ExpandedParam>>,
     ) -> Option<String> {
-        let qualified = format!("|{name}");
-        let value = |wanted: &str| -> Option<String> {
-            if let Some(p) = params.and_then(|ps| ps.iter().find(|p| p.name == wanted)) {
-                return Some(substitution_text(p.value.as_ref()));
-            }
-            [wanted.to_string(), format!("{wanted}{qualified}")]
-                .iter()
-                .rev()
-                .find_map(|key| self.locked.get(key))
-                .filter(|p| p.kind != "link")
-                .map(|p| substitution_text(p.value.as_ref()))
-        };
-        match plan::evaluate_conditions(&self.plan.tuning, name, &value) {
-            ConditionOutcome::Deploy => None,
-            ConditionOutcome::Skip { term } => Some(format!("`{term}` is off")),
-            ConditionOutcome::SkipWildcard { term } => {
-                self.warnings.warn(
-                    None,
-                    format!("`{term}` in `lifecycle.requires.optional` is off and applies to every component; write `{term}:<component>` to switch one component"),
-                );
-                Some(format!("`{term}` is off"))
-            }
+        let outcome = plan::component_conditions(
+            &self.plan.tuning,
+            name,
+            params.map(Vec::as_slice),
+            &self.locked,
+        );
+        if let Some(warning) = outcome.wildcard_warning() {
+            self.warnings.warn(None, warning);
         }
+        outcome.skip_reason()
     }
 
     /// A skipped component leaves no entry that never ran (§6.4, §6.6).
@@ -720,6 +957,7 @@ impl<'a> Run<'a> {
         name: &str,
         manifest: &Manifest,
         params: &[ExpandedParam],
+        snapshot: Vec<state::CapturedOutput>,
     ) -> Result<(), EngineError> {
         let now = self.clock.now();
         let (component_status, stack_status) = match self.verb {
@@ -727,7 +965,7 @@ impl<'a> Run<'a> {
             Verb::Undeploy => (ComponentStatus::Undeploying, StackStatus::Undeploying),
         };
         let verb = self.verb;
-        let snapshot = self.outputs.clone();
+        let order = self.parallel().then(|| self.plan.selected.clone());
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
@@ -739,24 +977,31 @@ impl<'a> Run<'a> {
                 snapshot,
             };
             state.record_component_run(name, run, &now);
+            state.component_mut(name).fingerprint = None;
         }
         state.set_component_status(name, component_status, "", &now);
         state.set_status(stack_status, "", &now);
         if let Some(op) = self.operation {
             state.set_phase(op, name, OperationStatus::InProgress, &now);
+            // Phases follow the order, not the timing, of a parallel run.
+            if let Some(order) = &order {
+                state.order_phases(op, order);
+            }
         }
         self.save_component(name)
     }
 
-    /// Renders templates, builds the environment, finds and runs the
-    /// implementation, then records the result.
-    fn invoke(&mut self, name: &str, manifest: &Manifest, params: &[ExpandedParam]) -> Step {
-        let dir = match self.component_dir(name) {
-            Ok(dir) => dir,
-            Err(error) => return self.fail(name, &error.to_string(), None),
-        };
-        if let Err(reason) = self.render_templates(name, manifest, params, &dir) {
-            return self.fail(name, &reason, None);
+    /// Renders templates, builds the environment and finds the
+    /// implementation; a bare component ends here.
+    fn invocation(
+        &mut self,
+        name: &str,
+        manifest: &'a Manifest,
+        params: Vec<ExpandedParam>,
+        dir: PathBuf,
+    ) -> Result<Job<'a>, Step> {
+        if let Err(reason) = self.render_templates(name, manifest, &params, &dir) {
+            return Err(self.fail(name, &reason, None));
         }
         let bytes = match manifest.lifecycle.options.random.bytes {
             n if n > 0 => n as usize,
@@ -766,7 +1011,7 @@ impl<'a> Run<'a> {
         let random = otp::pad_to_env(&pad);
         let vars = ComponentVariables {
             component: name,
-            params,
+            params: &params,
             random: &random,
             component_dir: &dir,
             base_dir: &self.stack.base_dir,
@@ -776,40 +1021,70 @@ impl<'a> Run<'a> {
         let verb = self.options.implementation_verb(self.verb.as_str());
         let implementation = match discover::discover(&dir, &verb, bare) {
             Ok(implementation) => implementation,
+            Err(error) => return Err(self.fail(name, &error.to_string(), None)),
+        };
+        let Some((program, args)) = implementation.command() else {
+            return Err(self.conclude(name, manifest, &params, &dir, "", &pad));
+        };
+        let invocation = Invocation {
+            label: name.to_string(),
+            program,
+            args,
+            cwd: dir.clone(),
+            env: environment,
+            log_file: self.log_file(name),
+            timeout: None,
+        };
+        Ok(Job {
+            invocation,
+            masker: self.masker.clone(),
+            manifest,
+            params,
+            dir,
+            pad,
+            implementation: describe(&implementation),
+        })
+    }
+
+    /// Records what a component's process did.
+    fn ran(
+        &mut self,
+        name: &str,
+        job: Box<Job<'a>>,
+        result: Result<process::Finished, process::ProcessError>,
+    ) -> Step {
+        let finished = match result {
+            Ok(finished) => finished,
             Err(error) => return self.fail(name, &error.to_string(), None),
         };
-        let stdout = match implementation.command() {
-            None => String::new(),
-            Some((program, args)) => {
-                let invocation = Invocation {
-                    label: name.to_string(),
-                    program,
-                    args,
-                    cwd: dir.clone(),
-                    env: environment,
-                    log_file: self.log_file(name),
-                    timeout: None,
-                };
-                match process::run(
-                    &invocation,
-                    &self.masker,
-                    self.host.sink,
-                    self.host.interrupts,
-                ) {
-                    Err(error) => return self.fail(name, &error.to_string(), None),
-                    Ok(finished) => match finished.exit {
-                        Exit::Code(0) => finished.stdout,
-                        Exit::Interrupted { signal } => return self.interrupted(name, signal),
-                        exit => {
-                            let reason = format!("{} {exit}", describe(&implementation));
-                            return self.fail(name, &reason, Some(&finished.stdout));
-                        }
-                    },
-                }
+        match finished.exit {
+            Exit::Code(0) => self.conclude(
+                name,
+                job.manifest,
+                &job.params,
+                &job.dir,
+                &finished.stdout,
+                &job.pad,
+            ),
+            Exit::Interrupted { signal } => self.interrupted(name, signal),
+            exit => {
+                let reason = format!("{} {exit}", job.implementation);
+                self.fail(name, &reason, Some(&finished.stdout))
             }
-        };
+        }
+    }
+
+    fn conclude(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        params: &[ExpandedParam],
+        dir: &Path,
+        stdout: &str,
+        pad: &[u8],
+    ) -> Step {
         match self.verb {
-            Verb::Deploy => self.deployed(name, manifest, params, &dir, &stdout, &pad),
+            Verb::Deploy => self.deployed(name, manifest, params, dir, stdout, pad),
             Verb::Undeploy => self.undeployed(name),
         }
     }
@@ -860,20 +1135,11 @@ impl<'a> Run<'a> {
         let mut raw = capture::parse_outputs(stdout);
         capture::decode_secrets(&mut raw, pad, self.warnings);
         let (captured, problems) = self.capture(name, manifest, params, dir, &raw);
-        for output in &captured {
-            if output.kind.starts_with("secret") || crate::secrets::looks_secret(&output.name) {
-                self.masker.add(&substitution_text(Some(&output.value)));
-            }
-            let key = output.qualified_name();
-            self.outputs.retain(|o| o.qualified_name() != key);
-            self.outputs.push(output.clone());
-        }
+        self.mask_secret_outputs(&captured);
         let dynamic = capture::dynamic_provides(&raw);
-        for capability in manifest.provides.iter().chain(&dynamic) {
-            state::add_provider(&mut self.provides, capability, name);
-        }
+        let capabilities = manifest.provides.iter().chain(&dynamic).cloned().collect();
+        let snapshot = self.record_produced(name, captured, capabilities);
         let now = self.clock.now();
-        let snapshot = self.outputs.clone();
         let provides = state::provides_for_state(&self.provides);
         let stack_outputs_declared = &self.stack.elaborated.stack.outputs;
         if let Some(state) = self.state.as_mut() {
@@ -907,7 +1173,14 @@ impl<'a> Run<'a> {
                     .or_else(|| self.output_value(key).map(Some))
                     .map(substitution_text)
             };
-            if let Err(reason) = ready::wait_ready(conditions, &lookup, self.host.interrupts) {
+            let resolved = match ready::resolve(conditions, &lookup) {
+                Ok(resolved) => resolved,
+                Err(reason) => return self.fail(name, &reason, None),
+            };
+            if self.parallel() {
+                return Step::AwaitReady(resolved);
+            }
+            if let Err(reason) = ready::wait_resolved(&resolved, self.host.interrupts) {
                 return self.fail(name, &reason, None);
             }
         }
@@ -999,7 +1272,13 @@ impl<'a> Run<'a> {
     }
 
     fn undeployed(&mut self, name: &str) -> Step {
-        state::remove_provider(&mut self.provides, name);
+        match self.parallel() {
+            true => {
+                self.undeployed_in_run.insert(self.position(name));
+                self.provides = self.replayed_provides();
+            }
+            false => state::remove_provider(&mut self.provides, name),
+        }
         let provides = state::provides_for_state(&self.provides);
         if let Some(state) = self.state.as_mut() {
             state.provides = provides;
@@ -1009,6 +1288,9 @@ impl<'a> Run<'a> {
 
     /// §6.15: `deployed`/`undeployed`, phase `success`, written.
     fn succeeded(&mut self, name: &str) -> Step {
+        if self.verb == Verb::Deploy {
+            self.record_fingerprint(name);
+        }
         let now = self.clock.now();
         let status = match self.verb {
             Verb::Deploy => ComponentStatus::Deployed,
@@ -1063,19 +1345,319 @@ impl<'a> Run<'a> {
         Step::Interrupted(signal)
     }
 
-    /// §4.3: the outputs a component sees when the run starts at it.
+    /// §4.3: the outputs a component sees when the run starts at it (one
+    /// at a time: taken when it starts).
     fn preload(&mut self, name: &str) {
-        let Some(state) = self.state.as_ref() else {
+        if self.parallel() {
+            // Taken when the run started: what a component sees must not
+            // depend on which others happened to finish first.
             return;
-        };
+        }
+        if let Some(outputs) = self.preloaded_outputs(name) {
+            self.outputs = outputs;
+        }
+    }
+
+    fn preloaded_outputs(&mut self, name: &str) -> Option<Vec<state::CapturedOutput>> {
+        let state = self.state.as_ref()?;
         let order = &self.plan.order;
         let mut outputs = match self.verb {
             Verb::Deploy => state.outputs_before(order, name).to_vec(),
             Verb::Undeploy => state.outputs_at(order, name).to_vec(),
         };
         state.merge_dependency_outputs(&mut outputs, self.plan.depends(name), self.warnings);
-        self.outputs = outputs;
+        Some(outputs)
     }
+
+    /// A parallel run takes every preload when it starts.
+    fn preload_all(&mut self) {
+        if !self.parallel() {
+            return;
+        }
+        let names: Vec<String> = self
+            .plan
+            .selected
+            .iter()
+            .filter(|n| self.plan.per_component || self.plan.offset.as_deref() == Some(n))
+            .cloned()
+            .collect();
+        for name in names {
+            if let Some(outputs) = self.preloaded_outputs(&name) {
+                self.preloaded.insert(name, outputs);
+            }
+        }
+    }
+
+    // ---- what a component sees -------------------------------------------
+
+    fn position(&self, name: &str) -> usize {
+        self.positions.get(name).copied().unwrap_or(usize::MAX)
+    }
+
+    /// The outputs a component is expanded with. One at a time: every
+    /// output known so far. In parallel: the outputs known when the run
+    /// started with those its upstream components produced in this run on
+    /// top, never those of a component that merely finished earlier.
+    fn visible_outputs(&self, name: &str) -> Vec<state::CapturedOutput> {
+        if !self.parallel() {
+            return self.outputs.clone();
+        }
+        let base = self.preloaded.get(name).unwrap_or(&self.initial_outputs);
+        let upstream = self.plan.upstream(name);
+        let produced = self
+            .produced
+            .values()
+            .filter(|p| upstream.contains(&p.name));
+        overlay(base.clone(), produced.flat_map(|p| &p.outputs))
+    }
+
+    /// The provides map a component's requirements are checked against,
+    /// by the same rule as [`Run::visible_outputs`].
+    fn visible_provides(&self, name: &str) -> IndexMap<String, Vec<String>> {
+        if !self.parallel() {
+            return self.provides.clone();
+        }
+        let upstream = self.plan.upstream(name);
+        self.replay_provides(&|p| upstream.contains(p))
+    }
+
+    /// The provides map at the start with what this run did, in order.
+    fn replay_provides(&self, include: &dyn Fn(&str) -> bool) -> IndexMap<String, Vec<String>> {
+        let mut provides = self.initial_provides.clone();
+        for produced in self.produced.values().filter(|p| include(&p.name)) {
+            for capability in &produced.capabilities {
+                state::add_provider(&mut provides, capability, &produced.name);
+            }
+        }
+        for &position in &self.undeployed_in_run {
+            if let Some(name) = self.plan.selected.get(position) {
+                state::remove_provider(&mut provides, name);
+            }
+        }
+        provides
+    }
+
+    fn replayed_provides(&self) -> IndexMap<String, Vec<String>> {
+        self.replay_provides(&|_| true)
+    }
+
+    /// Records a component's outputs and capabilities; returns the outputs
+    /// known right after it ran (its snapshot in the state).
+    fn record_produced(
+        &mut self,
+        name: &str,
+        outputs: Vec<state::CapturedOutput>,
+        capabilities: Vec<String>,
+    ) -> Vec<state::CapturedOutput> {
+        let snapshot = match self.parallel() {
+            true => overlay(self.visible_outputs(name), &outputs),
+            false => {
+                self.outputs = overlay(std::mem::take(&mut self.outputs), &outputs);
+                for capability in &capabilities {
+                    state::add_provider(&mut self.provides, capability, name);
+                }
+                self.outputs.clone()
+            }
+        };
+        let produced = Produced {
+            name: name.to_string(),
+            outputs,
+            capabilities,
+        };
+        self.produced.insert(self.position(name), produced);
+        if self.parallel() {
+            let all = self.produced.values().flat_map(|p| &p.outputs);
+            self.outputs = overlay(self.initial_outputs.clone(), all);
+            self.provides = self.replayed_provides();
+        }
+        snapshot
+    }
+
+    /// The names of the outputs `name` produced in this run.
+    fn produced_names(&self, name: &str) -> Vec<String> {
+        self.produced
+            .get(&self.position(name))
+            .map(|p| p.outputs.iter().map(|o| o.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    // ---- --changed ----------------------------------------------------------
+
+    /// `--changed`: a component whose fingerprint equals the one of its
+    /// last successful deploy does not run; its recorded outputs stay
+    /// visible. Also remembers what the fingerprint of this run will be.
+    fn unchanged(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        depends: &[String],
+        dir: &Path,
+        params: &[ExpandedParam],
+        visible: &[state::CapturedOutput],
+    ) -> Option<Step> {
+        if self.verb != Verb::Deploy {
+            return None;
+        }
+        let mut current = Fingerprint {
+            folder: String::new(),
+            parameters: fingerprint::parameters_digest(params),
+            upstream: fingerprint::upstream_digests(depends, visible),
+        };
+        self.pending_fingerprints
+            .insert(name.to_string(), current.clone());
+        if !self.options.changed {
+            if self.options.why {
+                (self.host.log)(&format!("hub: {name} runs: --changed was not given"));
+            }
+            return None;
+        }
+        current.folder = match fingerprint::folder_digest(dir) {
+            Ok(digest) => digest,
+            Err(error) => {
+                self.warnings
+                    .warn(None, format!("component `{name}` runs: {error}"));
+                return None;
+            }
+        };
+        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+        let changes = fingerprint::changes(entry, &current, params);
+        if !changes.is_empty() {
+            if self.options.why {
+                let reasons: Vec<String> = changes.iter().map(ToString::to_string).collect();
+                (self.host.log)(&format!("hub: {name} runs: {}", reasons.join("; ")));
+            }
+            return None;
+        }
+        if self.options.why {
+            (self.host.log)(&format!(
+                "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
+            ));
+        }
+        let outputs: Vec<state::CapturedOutput> = entry
+            .map(|e| {
+                e.captured_outputs
+                    .iter()
+                    .filter(|o| o.component == name)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.pending_fingerprints.remove(name);
+        self.mask_secret_outputs(&outputs);
+        self.record_produced(name, outputs, manifest.provides.clone());
+        Some(Step::Unchanged)
+    }
+
+    fn mask_secret_outputs(&mut self, outputs: &[state::CapturedOutput]) {
+        for output in outputs {
+            if output.kind.starts_with("secret") || crate::secrets::looks_secret(&output.name) {
+                self.masker.add(&substitution_text(Some(&output.value)));
+            }
+        }
+    }
+
+    /// Records the fingerprint of a component that deployed: its folder
+    /// as the deploy left it.
+    fn record_fingerprint(&mut self, name: &str) {
+        let Some(mut fingerprint) = self.pending_fingerprints.remove(name) else {
+            return;
+        };
+        let folder = self
+            .component_dir(name)
+            .map_err(|e| e.to_string())
+            .and_then(|dir| fingerprint::folder_digest(&dir).map_err(|e| e.to_string()));
+        let Some(entry) = self.state.as_mut().map(|s| s.component_mut(name)) else {
+            return;
+        };
+        match folder {
+            Ok(digest) => {
+                fingerprint.folder = digest;
+                entry.fingerprint = Some(fingerprint);
+            }
+            Err(error) => {
+                entry.fingerprint = None;
+                self.warnings.warn(
+                    None,
+                    format!("component `{name}`: no fingerprint recorded ({error}); `--changed` will run it"),
+                );
+            }
+        }
+    }
+}
+
+/// `base` with `new` on top: an output of the same component and name is
+/// replaced.
+fn overlay<'o>(
+    mut base: Vec<state::CapturedOutput>,
+    new: impl IntoIterator<Item = &'o state::CapturedOutput>,
+) -> Vec<state::CapturedOutput> {
+    for output in new {
+        let key = output.qualified_name();
+        base.retain(|o| o.qualified_name() != key);
+        base.push(output.clone());
+    }
+    base
+}
+
+/// How long the run waits for a component to end before saying which
+/// are still running.
+const HEARTBEAT: Duration = Duration::from_secs(30);
+
+/// What a component needs once its process may start.
+enum Prepared<'a> {
+    Run(Box<Job<'a>>),
+    Ended(Step),
+}
+
+/// A component's process and what its result is recorded with.
+struct Job<'a> {
+    invocation: Invocation,
+    /// The secrets known when it started.
+    masker: SecretMasker,
+    manifest: &'a Manifest,
+    params: Vec<ExpandedParam>,
+    dir: PathBuf,
+    pad: Vec<u8>,
+    /// The implementation, for messages.
+    implementation: String,
+}
+
+/// A component's thread ended: its process, or its wait for readiness.
+struct Ended<'a> {
+    name: String,
+    result: JobResult<'a>,
+}
+
+enum JobResult<'a> {
+    Process(
+        Box<Job<'a>>,
+        Result<process::Finished, process::ProcessError>,
+    ),
+    Ready(Result<(), String>),
+}
+
+/// Why a run stops handing out components.
+enum Stop {
+    Interrupted(Option<String>, i32),
+    /// The state could not be written.
+    Fatal(EngineError),
+    /// A mandatory component failed in a one-at-a-time run.
+    Failed(EngineError),
+}
+
+/// What a component produced in this run.
+struct Produced {
+    name: String,
+    outputs: Vec<state::CapturedOutput>,
+    capabilities: Vec<String>,
+}
+
+fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
+    plan.selected
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i))
+        .collect()
 }
 
 fn describe(implementation: &Implementation) -> String {

@@ -49,6 +49,16 @@ pub enum EngineError {
     },
     #[error("component `{component}` failed: {reason}")]
     ComponentFailed { component: String, reason: String },
+    #[error(
+        "the stack is incomplete: {}{}",
+        failures_text(failed),
+        cancelled_text(cancelled)
+    )]
+    Incomplete {
+        failed: Vec<(String, String)>,
+        cancelled: Vec<String>,
+        verb: &'static str,
+    },
     #[error("{} by {}; the state records the run as interrupted", match component { Some(c) => format!("`{c}` was interrupted"), None => "the run was interrupted".to_string() }, signal_name(*signal))]
     Interrupted {
         component: Option<String>,
@@ -143,6 +153,12 @@ impl EngineError {
             EngineError::ComponentFailed { component, reason } => {
                 Some(component_failed_hint(component, reason))
             }
+            EngineError::Incomplete { verb: "deploy", .. } => Some(
+                "the other components finished; after fixing the failures, `hub deploy --changed` runs only what did not deploy or changed".into(),
+            ),
+            EngineError::Incomplete { verb, .. } => Some(format!(
+                "the other components finished; `hub {verb}` again after fixing the failures"
+            )),
             EngineError::Interrupted { component: Some(c), .. } => {
                 Some(format!("run again to finish; `-o {c}` resumes at the interrupted component"))
             }
@@ -178,4 +194,25 @@ fn component_failed_hint(component: &str, reason: &str) -> String {
         "see the component's output above and its log file, and fix it".to_string()
     };
     format!("{fix}; then run again with `-o {component}` to resume there, or add `--force` to go on after failures")
+}
+
+/// "`b` failed: exit code 3; `c` failed: …"
+fn failures_text(failed: &[(String, String)]) -> String {
+    failed
+        .iter()
+        .map(|(name, reason)| {
+            let first = reason.lines().next().unwrap_or_default();
+            format!("`{name}` failed: {first}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// "; not run because of them: `d`, `e`"
+fn cancelled_text(cancelled: &[String]) -> String {
+    if cancelled.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = cancelled.iter().map(|n| format!("`{n}`")).collect();
+    format!("; not run because of them: {}", names.join(", "))
 }

@@ -68,9 +68,11 @@ impl Interrupts {
         Ok(watcher)
     }
 
-    /// A watcher without signal handlers: [`Interrupts::trigger`] stands in
-    /// for a signal. The grace period is one second.
-    pub fn for_tests() -> Arc<Interrupts> {
+    /// A watcher without signal handlers, for work that starts nothing a
+    /// signal would have to reach (`hub plan`); in tests,
+    /// [`Interrupts::trigger`] stands in for a signal. The grace period is
+    /// one second.
+    pub fn unwatched() -> Arc<Interrupts> {
         Arc::new(Interrupts::new(Duration::from_secs(1)))
     }
 
@@ -152,7 +154,7 @@ mod tests {
 
     #[test]
     fn counts_signals_and_remembers_the_last() {
-        let interrupts = Interrupts::for_tests();
+        let interrupts = Interrupts::unwatched();
         assert!(!interrupts.requested());
         assert_eq!(interrupts.last_signal(), None);
         interrupts.trigger(libc::SIGTERM);
@@ -165,7 +167,7 @@ mod tests {
 
     #[test]
     fn sleep_returns_early_on_a_signal() {
-        let interrupts = Interrupts::for_tests();
+        let interrupts = Interrupts::unwatched();
         assert!(!interrupts.sleep(Duration::from_millis(10)));
         let other = Arc::clone(&interrupts);
         let started = Instant::now();

@@ -16,20 +16,31 @@
 //! * [`outputs`] — stack outputs; [`summary`] — the end-of-run table.
 //! * [`ready`] — ready conditions (`lifecycle.readyConditions`).
 //! * [`invoke`] — `hub invoke`; [`error`] — what stops a run.
+//! * [`fingerprint`] — what a component's deploy was made of, for
+//!   `--changed`.
+//! * [`graph`] — `hub graph`: the dependency graph as dot or Mermaid.
+//! * [`report`] — the JSON run report (`--report FILE.json`).
+//! * [`preview`] — `hub plan`: what a deploy or undeploy would do, with
+//!   nothing run or written.
 
 pub mod capture;
 pub mod discover;
 pub mod engine;
 pub mod env;
 pub mod error;
+pub mod fingerprint;
+pub mod graph;
 pub mod interrupt;
 pub mod invoke;
 pub mod otp;
 pub mod outputs;
 pub mod plan;
+pub mod preview;
 pub mod process;
+pub mod progress;
 pub mod ready;
 pub mod records;
+pub mod report;
 pub mod requirements;
 pub mod schedule;
 pub mod setup;

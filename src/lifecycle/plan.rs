@@ -8,8 +8,8 @@
 //! after its `depends` and after the earlier providers of what it
 //! `requires` ([`Plan::after`]).
 
-use crate::manifest::Elaborated;
 use super::schedule::Scheduler;
+use crate::manifest::Elaborated;
 use indexmap::IndexMap;
 use std::collections::{BTreeSet, HashMap};
 
@@ -524,6 +524,55 @@ fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanErr
         }
     }
     Ok(())
+}
+
+/// §6.4 for one component: its parameter conditions, each looked up among
+/// its expanded parameters (when expansion succeeded), else among the
+/// locked stack parameters, `name|component` before `name` (`kind: link`
+/// ones do not count).
+pub fn component_conditions(
+    tuning: &Tuning,
+    component: &str,
+    params: Option<&[crate::params::ExpandedParam]>,
+    locked: &crate::params::Locked,
+) -> ConditionOutcome {
+    use crate::params::format::substitution_text;
+    let value = |wanted: &str| -> Option<String> {
+        if let Some(p) = params.and_then(|ps| ps.iter().find(|p| p.name == wanted)) {
+            return Some(substitution_text(p.value.as_ref()));
+        }
+        [wanted.to_string(), format!("{wanted}|{component}")]
+            .iter()
+            .rev()
+            .find_map(|key| locked.get(key))
+            .filter(|p| p.kind != "link")
+            .map(|p| substitution_text(p.value.as_ref()))
+    };
+    evaluate_conditions(tuning, component, &value)
+}
+
+impl ConditionOutcome {
+    /// Why the component is skipped (`` `p.q` is off ``); `None` when it
+    /// deploys.
+    pub fn skip_reason(&self) -> Option<String> {
+        match self {
+            ConditionOutcome::Deploy => None,
+            ConditionOutcome::Skip { term } | ConditionOutcome::SkipWildcard { term } => {
+                Some(format!("`{term}` is off"))
+            }
+        }
+    }
+
+    /// The warning a wildcard condition that switched a component off
+    /// deserves.
+    pub fn wildcard_warning(&self) -> Option<String> {
+        match self {
+            ConditionOutcome::SkipWildcard { term } => Some(format!(
+                "`{term}` in `lifecycle.requires.optional` is off and applies to every component; write `{term}:<component>` to switch one component"
+            )),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

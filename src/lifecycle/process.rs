@@ -904,7 +904,7 @@ mod tests {
             &invocation(script, dir.path()),
             &masker,
             &sink,
-            &Interrupts::for_tests(),
+            &Interrupts::unwatched(),
         )
         .expect("run");
         assert!(finished.success());
@@ -933,7 +933,7 @@ mod tests {
     #[test]
     fn a_simulated_interrupt_is_forwarded_and_reported() {
         let dir = tempfile::tempdir().expect("temporary folder");
-        let interrupts = Interrupts::for_tests();
+        let interrupts = Interrupts::unwatched();
         let sink = std::sync::Arc::new(MemorySink::default());
         let script = "trap 'echo got-int; exit 3' INT; echo ready; while :; do sleep 0.05; done";
         let trigger = {
@@ -979,7 +979,7 @@ mod tests {
             &invocation,
             &SecretMasker::new(false),
             &MemorySink::default(),
-            &Interrupts::for_tests(),
+            &Interrupts::unwatched(),
         )
         .expect("run");
         assert_eq!(finished.exit, Exit::TimedOut);
@@ -995,7 +995,7 @@ mod tests {
             &invocation,
             &SecretMasker::new(false),
             &MemorySink::default(),
-            &Interrupts::for_tests(),
+            &Interrupts::unwatched(),
         )
         .expect_err("an error");
         assert!(matches!(error, ProcessError::MissingCwd { .. }), "{error}");

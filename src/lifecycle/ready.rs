@@ -33,6 +33,32 @@ pub fn wait_ready(
     lookup: &dyn Fn(&str) -> Option<String>,
     interrupts: &Interrupts,
 ) -> Result<(), String> {
+    wait_resolved(&resolve(conditions, lookup)?, interrupts)
+}
+
+/// The conditions with their `${...}` references replaced, so that the
+/// wait needs nothing but them (it may then run on another thread).
+pub fn resolve(
+    conditions: &[ReadyCondition],
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<ReadyCondition>, String> {
+    conditions
+        .iter()
+        .map(|condition| {
+            let mut resolved = condition.clone();
+            if !condition.dns.is_empty() {
+                resolved.dns = expand(&condition.dns, lookup)?;
+            }
+            if !condition.url.is_empty() {
+                resolved.url = expand(&condition.url, lookup)?;
+            }
+            Ok(resolved)
+        })
+        .collect()
+}
+
+/// [`wait_ready`] for conditions already [resolved](resolve).
+pub fn wait_resolved(conditions: &[ReadyCondition], interrupts: &Interrupts) -> Result<(), String> {
     for condition in conditions {
         if condition.pause_seconds > 0 && interrupts.sleep(seconds(condition.pause_seconds)) {
             return Err("interrupted while waiting for a ready condition".into());
@@ -42,14 +68,14 @@ pub fn wait_ready(
             _ => DEFAULT_WAIT,
         };
         if !condition.dns.is_empty() {
-            let name = expand(&condition.dns, lookup)?;
+            let name = &condition.dns;
             poll(&format!("name `{name}`"), wait, interrupts, || {
-                resolves(&name)
+                resolves(name)
             })?;
         }
         if !condition.url.is_empty() {
-            let url = expand(&condition.url, lookup)?;
-            let target = Url::parse(&url)?;
+            let url = &condition.url;
+            let target = Url::parse(url)?;
             poll(&format!("`{url}`"), wait, interrupts, || target.answers())?;
         }
     }
@@ -257,7 +283,7 @@ mod tests {
         let lookup = |name: &str| (name == "port").then(|| port.to_string());
         let conditions = [condition("http://127.0.0.1:${port}/health".into(), 2)];
         assert_eq!(
-            wait_ready(&conditions, &lookup, &Interrupts::for_tests()),
+            wait_ready(&conditions, &lookup, &Interrupts::unwatched()),
             Ok(())
         );
     }
@@ -267,14 +293,14 @@ mod tests {
         let port = serve(503);
         let started = Instant::now();
         let conditions = [condition(format!("http://127.0.0.1:{port}/"), 1)];
-        let error = wait_ready(&conditions, &|_| None, &Interrupts::for_tests()).unwrap_err();
+        let error = wait_ready(&conditions, &|_| None, &Interrupts::unwatched()).unwrap_err();
         assert!(error.contains("503"), "{error}");
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 
     #[test]
     fn other_schemes_and_unknown_names_fail_at_once() {
-        let interrupts = Interrupts::for_tests();
+        let interrupts = Interrupts::unwatched();
         let error =
             wait_ready(&[condition("ftp://x".into(), 60)], &|_| None, &interrupts).unwrap_err();
         assert!(error.contains("http://"), "{error}");
@@ -289,7 +315,7 @@ mod tests {
 
     #[test]
     fn an_interrupt_ends_the_wait() {
-        let interrupts = Interrupts::for_tests();
+        let interrupts = Interrupts::unwatched();
         interrupts.trigger(libc::SIGINT);
         let conditions = [ReadyCondition {
             pause_seconds: 60,

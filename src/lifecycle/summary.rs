@@ -37,7 +37,7 @@ impl Outcome {
         }
     }
 
-    fn detail(&self) -> Option<&str> {
+    pub fn detail(&self) -> Option<&str> {
         match self {
             Outcome::Failed(why) | Outcome::Skipped(why) | Outcome::Cancelled(why) => Some(why),
             _ => None,
@@ -67,6 +67,22 @@ pub struct Summary {
     /// The stack outputs (`name`, value with secrets masked).
     pub outputs: Vec<(String, String)>,
     pub total: Duration,
+    /// When the run started and ended, as its clock tells.
+    pub started: String,
+    pub ended: String,
+    /// Parallel runs: the last output lines of each failed component,
+    /// repeated before the table.
+    pub failed_logs: Vec<FailedLog>,
+}
+
+/// The end of a failed component's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FailedLog {
+    pub component: String,
+    /// Its last lines, masked, as `component | line`.
+    pub lines: Vec<String>,
+    /// Lines left out before them.
+    pub omitted: usize,
 }
 
 impl Summary {
@@ -95,6 +111,22 @@ impl Summary {
     ///   app:url = https://app.demo.local
     /// ```
     pub fn render(&self) -> String {
+        let mut out = String::new();
+        for log in &self.failed_logs {
+            let _ = write!(out, "--- output of failed component `{}`", log.component);
+            if log.omitted > 0 {
+                let _ = write!(out, " (last {} lines)", log.lines.len());
+            }
+            out.push_str(":\n");
+            for line in &log.lines {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        out.push_str(&self.table());
+        out
+    }
+
+    fn table(&self) -> String {
         let width = self
             .entries
             .iter()

@@ -183,6 +183,21 @@ impl State {
         }
     }
 
+    /// Puts an operation's phases in `order` (names not in it last, as
+    /// they were).
+    pub fn order_phases(&mut self, index: OperationIndex, order: &[String]) {
+        let Some(operation) = self.operations.get_mut(index.0) else {
+            return;
+        };
+        let position = |phase: &Phase| {
+            order
+                .iter()
+                .position(|n| *n == phase.phase)
+                .unwrap_or(usize::MAX)
+        };
+        operation.phases.sort_by_key(position);
+    }
+
     pub fn finish_operation(&mut self, index: OperationIndex, status: OperationStatus, now: &str) {
         if let Some(operation) = self.operation_mut(index, now) {
             operation.status = status.as_str().to_string();

@@ -84,6 +84,7 @@ pub use clock::{
 pub use locations::Locations;
 pub use lock::{LockInfo, StateLock, Unlocked};
 pub use merge::*;
+pub use model::Fingerprint;
 pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,

@@ -234,6 +234,29 @@ pub struct ComponentState {
     /// ran — not only its own.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "list")]
     pub captured_outputs: Vec<CapturedOutput>,
+    /// What the last successful deploy was made of; see [`Fingerprint`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
+}
+
+/// What a component's last successful deploy was made of. A key of this
+/// project's own: other readers of the state ignore it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Fingerprint {
+    /// `sha256:<hex>` of the component folder's files, taken when its
+    /// deploy finished.
+    #[serde(deserialize_with = "text")]
+    pub folder: String,
+    /// `sha256:<hex>` of its expanded parameters (names, env names and
+    /// values, in order).
+    #[serde(deserialize_with = "text")]
+    pub parameters: String,
+    /// For each direct dependency (`depends`), in that order: `sha256:<hex>`
+    /// of that component's outputs the component could read (sorted by
+    /// output name).
+    #[serde(skip_serializing_if = "IndexMap::is_empty", deserialize_with = "map")]
+    pub upstream: IndexMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1464,6 +1464,56 @@ fn deploy_case_70_interrupt() {
     assert!(!exists(&t, "hub.yaml.state.lock"), "the lock is released");
 }
 
+/// `p` and `q` run at once with `-j 3`; `r` runs after `p`.
+fn parallel_sleepers() -> Test {
+    let text = "version: 1\nkind: stack\nmeta: {name: par}\ncomponents:\n- {name: p, source: {dir: p}}\n- {name: q, source: {dir: q}}\n- {name: r, source: {dir: r}, depends: [p]}\nlifecycle: {verbs: [deploy, undeploy], order: [p, q, r]}\n---\nversion: 1\nkind: component\nmeta: {name: p}\n---\nversion: 1\nkind: component\nmeta: {name: q}\n---\nversion: 1\nkind: component\nmeta: {name: r}\n";
+    let mut test = Test::new().file("hub.yaml.elaborate", text);
+    for n in ["p", "q", "r"] {
+        test = test
+            .file(
+                &format!("{n}/deploy.sh"),
+                &format!("#!/bin/sh\necho started > ../{n}.started\nsleep 30\n"),
+            )
+            .file(&format!("{n}/undeploy.sh"), "#!/bin/sh\n");
+    }
+    scripts(test)
+}
+
+#[test]
+fn interrupting_a_parallel_run_stops_every_running_component() {
+    let t = parallel_sleepers();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hub"))
+        .current_dir(t.root())
+        .args([DEPLOY, &["-j", "3"]].concat())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn hub");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !(exists(&t, "p.started") && exists(&t, "q.started"))
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(exists(&t, "q.started"), "p and q run at once");
+    let started = std::time::Instant::now();
+    // SAFETY: sending a signal to a child this test spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().expect("wait");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(status.code(), Some(130));
+    let s = state(&t);
+    for n in ["p", "q"] {
+        let path = format!("components.{n}.message");
+        assert!(text(get(&s, &path)).contains("interrupted"), "{n}");
+    }
+    assert!(!exists(&t, "r.started"), "nothing starts after the signal");
+    assert!(get(&s, "components.r").is_null());
+    assert_eq!(text(&s["status"]), "incomplete");
+    assert!(!exists(&t, "hub.yaml.state.lock"), "the lock is released");
+}
+
 #[test]
 fn deploy_case_74_invoke() {
     let t = F0 {
@@ -1834,6 +1884,18 @@ fn deploy_case_72_ready_conditions() {
     hub(&t, DEPLOY).failure().stderr_has("http://");
     // Refused at once, not after the default wait of 1200 s.
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn ready_conditions_are_waited_for_in_a_parallel_run() {
+    let parallel = [DEPLOY, &["-j", "2"]].concat();
+    let t = f72(format!("http://127.0.0.1:{}/", serve(404)));
+    hub(&t, &parallel).success();
+    assert_eq!(text(get(&state(&t), "components.c.status")), "deployed");
+    let t = f72(format!("http://127.0.0.1:{}/", serve(503)));
+    hub(&t, &parallel).failure().stderr_has("503");
+    assert_eq!(text(get(&state(&t), "components.c.status")), "error");
+    assert_eq!(text(&state(&t)["status"]), "incomplete");
 }
 
 #[test]

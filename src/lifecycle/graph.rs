@@ -1,0 +1,524 @@
+//! `hub graph`: the dependency graph of a stack as Graphviz dot or Mermaid.
+//!
+//! Edges point from a dependency to its dependent (the deploy direction):
+//! solid for `depends`, dashed and labelled with the capability for a
+//! `requires` met by an earlier component's `provides` ([`Plan::after`]).
+//! Components of one wave (they can deploy at once) share a rank. With a
+//! state, each component shows its status there, colour-coded.
+
+use super::plan::Plan;
+use crate::manifest::Elaborated;
+use crate::state::State;
+use std::fmt::Write;
+
+/// The output formats of `hub graph --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Dot,
+    Mermaid,
+}
+
+impl Format {
+    /// `dot` or `mermaid`; `None` for anything else.
+    pub fn parse(name: &str) -> Option<Format> {
+        match name {
+            "dot" => Some(Format::Dot),
+            "mermaid" => Some(Format::Mermaid),
+            _ => None,
+        }
+    }
+}
+
+/// One component of the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub name: String,
+    /// May fail without failing the run.
+    pub optional: bool,
+    /// Its status in the state, when a state was given (`none` when the
+    /// state file does not exist).
+    pub status: Option<String>,
+}
+
+/// `from` runs before `to` in a deploy (positions in [`Graph::nodes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    /// Empty for a `depends` edge; otherwise the capabilities `to`
+    /// requires and `from` provides.
+    pub capabilities: Vec<String>,
+}
+
+/// The graph of a stack, ready to render.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Graph {
+    pub stack: String,
+    /// In `lifecycle.order`.
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+    /// Positions in `nodes`, wave by wave.
+    pub waves: Vec<Vec<usize>>,
+}
+
+impl Graph {
+    /// The graph of a deploy plan; `status` gives each component's status
+    /// when a state was given.
+    pub fn new(
+        plan: &Plan,
+        elaborated: &Elaborated,
+        status: Option<&dyn Fn(&str) -> String>,
+    ) -> Graph {
+        let position = |name: &str| plan.order.iter().position(|n| n == name);
+        let nodes = plan
+            .order
+            .iter()
+            .map(|name| Node {
+                name: name.clone(),
+                optional: plan.is_optional(name),
+                status: status.map(|status| status(name)),
+            })
+            .collect();
+        let mut edges = Vec::new();
+        for (to, name) in plan.order.iter().enumerate() {
+            for dependency in plan.after(name) {
+                let Some(from) = position(dependency) else {
+                    continue;
+                };
+                let capabilities = if plan.depends(name).contains(dependency) {
+                    Vec::new()
+                } else {
+                    shared_capabilities(elaborated, dependency, name)
+                };
+                edges.push(Edge {
+                    from,
+                    to,
+                    capabilities,
+                });
+            }
+        }
+        let waves = plan
+            .waves()
+            .iter()
+            .map(|wave| wave.iter().filter_map(|name| position(name)).collect())
+            .collect();
+        Graph {
+            stack: elaborated.stack.meta.name.clone(),
+            nodes,
+            edges,
+            waves,
+        }
+    }
+}
+
+/// What `consumer` requires and `provider` provides.
+fn shared_capabilities(elaborated: &Elaborated, provider: &str, consumer: &str) -> Vec<String> {
+    let provides = elaborated
+        .component(provider)
+        .map(|m| m.provides.as_slice())
+        .unwrap_or_default();
+    elaborated
+        .component(consumer)
+        .map(|m| m.requires.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter(|capability| provides.contains(capability))
+        .cloned()
+        .collect()
+}
+
+/// The status of `name` in a state for the graph: `none` without a state
+/// file, `undeployed` without an entry, the entry's text when it is
+/// outside the status vocabulary.
+pub fn component_status(state: Option<&State>, name: &str) -> String {
+    let Some(state) = state else {
+        return "none".to_string();
+    };
+    match state.component_status(name) {
+        Some(status) => status.as_str().to_string(),
+        None => state
+            .components
+            .get(name)
+            .map(|entry| entry.status.clone())
+            .unwrap_or_default(),
+    }
+}
+
+/// How a status is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tone {
+    Deployed,
+    Failed,
+    InProgress,
+    Idle,
+}
+
+impl Tone {
+    const ALL: [Tone; 4] = [Tone::Deployed, Tone::Failed, Tone::InProgress, Tone::Idle];
+
+    fn of(status: &str) -> Tone {
+        match status {
+            "deployed" => Tone::Deployed,
+            "error" => Tone::Failed,
+            "deploying" | "undeploying" => Tone::InProgress,
+            _ => Tone::Idle,
+        }
+    }
+
+    fn fill(self) -> &'static str {
+        match self {
+            Tone::Deployed => "#a5d6a7",
+            Tone::Failed => "#ef9a9a",
+            Tone::InProgress => "#fff59d",
+            Tone::Idle => "#e0e0e0",
+        }
+    }
+
+    fn stroke(self) -> &'static str {
+        match self {
+            Tone::Deployed => "#2e7d32",
+            Tone::Failed => "#c62828",
+            Tone::InProgress => "#f9a825",
+            Tone::Idle => "#757575",
+        }
+    }
+
+    /// The Mermaid class name.
+    fn class(self) -> &'static str {
+        match self {
+            Tone::Deployed => "deployed",
+            Tone::Failed => "failed",
+            Tone::InProgress => "in_progress",
+            Tone::Idle => "idle",
+        }
+    }
+}
+
+pub fn render(graph: &Graph, format: Format) -> String {
+    match format {
+        Format::Dot => dot(graph),
+        Format::Mermaid => mermaid(graph),
+    }
+}
+
+/// The first line of a node's label: its name, and a marker when optional.
+fn title(node: &Node) -> String {
+    if node.optional {
+        format!("{} (optional)", node.name)
+    } else {
+        node.name.clone()
+    }
+}
+
+fn headline(graph: &Graph) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "stack {}: {} in {}; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`",
+        one_line(&graph.stack),
+        plural(graph.nodes.len(), "component"),
+        plural(graph.waves.len(), "wave"),
+    )
+}
+
+/// Text for a comment: control characters (line breaks) become spaces.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Graphviz dot: waves are rank=same subgraphs, nodes are the quoted names.
+pub fn dot(graph: &Graph) -> String {
+    let mut out = format!("// {}\n", headline(graph));
+    let _ = writeln!(out, "digraph {} {{", dot_string(&graph.stack));
+    out.push_str("  rankdir=LR;\n  node [shape=box, style=rounded];\n");
+    for (number, wave) in graph.waves.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph \"wave {}\" {{", number + 1);
+        out.push_str("    rank=same;\n");
+        for &index in wave {
+            let _ = writeln!(out, "    {}", dot_node(&graph.nodes[index]));
+        }
+        out.push_str("  }\n");
+    }
+    for edge in &graph.edges {
+        let from = dot_string(&graph.nodes[edge.from].name);
+        let to = dot_string(&graph.nodes[edge.to].name);
+        if edge.capabilities.is_empty() {
+            let _ = writeln!(out, "  {from} -> {to};");
+        } else {
+            let label = dot_string(&edge.capabilities.join(", "));
+            let _ = writeln!(out, "  {from} -> {to} [style=dashed, label={label}];");
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn dot_node(node: &Node) -> String {
+    let mut label = title(node);
+    let mut style = vec!["rounded"];
+    if node.optional {
+        style.push("dashed");
+    }
+    let mut colours = String::new();
+    if let Some(status) = &node.status {
+        label = format!("{label}\n{status}");
+        style.push("filled");
+        let tone = Tone::of(status);
+        colours = format!(
+            ", fillcolor=\"{}\", color=\"{}\"",
+            tone.fill(),
+            tone.stroke()
+        );
+    }
+    format!(
+        "{} [label={}, style=\"{}\"{colours}];",
+        dot_string(&node.name),
+        dot_string(&label),
+        style.join(","),
+    )
+}
+
+/// A quoted dot string: backslashes and quotes escaped, line breaks as `\n`.
+fn dot_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Mermaid flowchart: nodes are `n0`, `n1`… labelled with the names;
+/// waves are comments; statuses and optional components are classes.
+pub fn mermaid(graph: &Graph) -> String {
+    let mut out = String::from("flowchart LR\n");
+    let _ = writeln!(out, "  %% {}", headline(graph));
+    for (number, wave) in graph.waves.iter().enumerate() {
+        let names: Vec<String> = wave
+            .iter()
+            .map(|&i| one_line(&graph.nodes[i].name))
+            .collect();
+        let _ = writeln!(out, "  %% wave {}: {}", number + 1, names.join(", "));
+    }
+    for (index, node) in graph.nodes.iter().enumerate() {
+        let mut label = mermaid_text(&title(node));
+        if let Some(status) = &node.status {
+            let _ = write!(label, "<br>{}", mermaid_text(status));
+        }
+        let _ = writeln!(out, "  n{index}[\"{label}\"]");
+    }
+    for edge in &graph.edges {
+        let (from, to) = (edge.from, edge.to);
+        if edge.capabilities.is_empty() {
+            let _ = writeln!(out, "  n{from} --> n{to}");
+        } else {
+            let label = mermaid_text(&edge.capabilities.join(", "));
+            let _ = writeln!(out, "  n{from} -.->|\"{label}\"| n{to}");
+        }
+    }
+    push_mermaid_classes(&mut out, graph);
+    out
+}
+
+fn push_mermaid_classes(out: &mut String, graph: &Graph) {
+    let members = |keep: &dyn Fn(&Node) -> bool| -> Vec<String> {
+        graph
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| keep(node))
+            .map(|(index, _)| format!("n{index}"))
+            .collect()
+    };
+    for tone in Tone::ALL {
+        let nodes = members(&|node| node.status.as_deref().map(Tone::of) == Some(tone));
+        if !nodes.is_empty() {
+            let _ = writeln!(
+                out,
+                "  classDef {} fill:{},stroke:{}",
+                tone.class(),
+                tone.fill(),
+                tone.stroke()
+            );
+            let _ = writeln!(out, "  class {} {}", nodes.join(","), tone.class());
+        }
+    }
+    let optional = members(&|node| node.optional);
+    if !optional.is_empty() {
+        out.push_str("  classDef optional stroke-dasharray:5 5\n");
+        let _ = writeln!(out, "  class {} optional", optional.join(","));
+    }
+}
+
+/// Text inside a quoted Mermaid label: letters, digits and a few plain
+/// punctuation marks as they are, everything else as an entity code
+/// (`#34;`), so no name can end the label or be read as markup.
+fn mermaid_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_alphanumeric() || " -_.,:/()+=@".contains(c) {
+            out.push(c);
+        } else {
+            let _ = write!(out, "#{};", u32::from(c));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lifecycle::plan::{validate, Selection, Verb};
+    use crate::manifest::{ComponentRef, Manifest};
+
+    /// A component: `(name, depends, requires, provides)`.
+    type Spec<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+
+    /// The stack of these components, in this order.
+    fn elaborated(components: &[Spec]) -> Elaborated {
+        let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut stack = Manifest {
+            kind: "stack".into(),
+            ..Manifest::default()
+        };
+        stack.meta.name = "s".into();
+        let mut documents = Vec::new();
+        for (name, depends, requires, provides) in components {
+            stack.components.push(ComponentRef {
+                name: name.to_string(),
+                depends: strings(depends),
+                ..ComponentRef::default()
+            });
+            stack.lifecycle.order.push(name.to_string());
+            let mut document = Manifest::default();
+            document.meta.name = name.to_string();
+            document.requires = strings(requires);
+            document.provides = strings(provides);
+            documents.push(document);
+        }
+        Elaborated {
+            stack,
+            components: documents,
+        }
+    }
+
+    fn graph(e: &Elaborated, status: Option<&dyn Fn(&str) -> String>) -> Graph {
+        let order = validate(e).unwrap();
+        let plan = Plan::new(e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+        Graph::new(&plan, e, status)
+    }
+
+    fn diamond() -> Elaborated {
+        elaborated(&[
+            ("base", &[], &[], &["kube"]),
+            ("left", &["base"], &[], &[]),
+            ("right", &[], &["kube"], &[]),
+            ("top", &["left", "right"], &[], &[]),
+        ])
+    }
+
+    #[test]
+    fn edges_run_from_dependency_to_dependent_and_name_capabilities() {
+        let g = graph(&diamond(), None);
+        let edges: Vec<(usize, usize, Vec<String>)> = g
+            .edges
+            .iter()
+            .map(|e| (e.from, e.to, e.capabilities.clone()))
+            .collect();
+        assert_eq!(
+            edges,
+            [
+                (0, 1, vec![]),
+                (0, 2, vec!["kube".to_string()]),
+                (1, 3, vec![]),
+                (2, 3, vec![]),
+            ]
+        );
+        assert_eq!(g.waves, [vec![0], vec![1, 2], vec![3]]);
+    }
+
+    #[test]
+    fn dot_draws_waves_as_ranks_and_requires_dashed() {
+        let status = |name: &str| if name == "base" { "deployed" } else { "error" }.to_string();
+        let text = dot(&graph(&diamond(), Some(&status)));
+        assert!(
+            text.contains("  subgraph \"wave 2\" {\n    rank=same;\n    \"left\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"base\" -> \"right\" [style=dashed, label=\"kube\"];"),
+            "{text}"
+        );
+        assert!(text.contains("\"left\" -> \"top\";"), "{text}");
+        assert!(
+            text.contains("\"base\" [label=\"base\\ndeployed\", style=\"rounded,filled\", fillcolor=\"#a5d6a7\""),
+            "{text}"
+        );
+        assert!(text.contains("fillcolor=\"#ef9a9a\""), "{text}");
+    }
+
+    #[test]
+    fn mermaid_uses_numbered_ids_and_classes() {
+        let mut e = diamond();
+        e.stack.lifecycle.optional = vec!["top".into()];
+        let status = |name: &str| if name == "top" { "deploying" } else { "none" }.to_string();
+        let text = mermaid(&graph(&e, Some(&status)));
+        assert!(text.starts_with("flowchart LR\n"), "{text}");
+        assert!(text.contains("  n0 -.->|\"kube\"| n2\n"), "{text}");
+        assert!(
+            text.contains("  n3[\"top (optional)<br>deploying\"]\n"),
+            "{text}"
+        );
+        assert!(text.contains("  class n3 in_progress\n"), "{text}");
+        assert!(text.contains("  class n0,n1,n2 idle\n"), "{text}");
+        assert!(text.contains("  class n3 optional\n"), "{text}");
+        assert!(!text.contains("failed"), "only the classes in use: {text}");
+    }
+
+    #[test]
+    fn names_are_escaped_in_both_formats() {
+        let odd = "we\"ird\\name\n#1 <b>|x|";
+        let e = elaborated(&[("a", &[], &[], &[]), (odd, &["a"], &[], &[])]);
+        let g = graph(&e, None);
+        let text = dot(&g);
+        assert!(
+            text.contains("\"a\" -> \"we\\\"ird\\\\name\\n#1 <b>|x|\";"),
+            "{text}"
+        );
+        let text = mermaid(&g);
+        assert!(
+            text.contains("  n1[\"we#34;ird#92;name#10;#35;1 #60;b#62;#124;x#124;\"]\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("%% wave 2: we\"ird\\name #1 <b>|x|\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn statuses_come_from_the_state() {
+        assert_eq!(component_status(None, "a"), "none");
+        let mut state = State::default();
+        assert_eq!(component_status(Some(&state), "a"), "undeployed");
+        state.components.insert("a".into(), Default::default());
+        assert_eq!(component_status(Some(&state), "a"), "deployed");
+        state.components["a"].status = "odd".into();
+        assert_eq!(component_status(Some(&state), "a"), "odd");
+        assert_eq!(Tone::of("odd"), Tone::Idle);
+    }
+
+    #[test]
+    fn formats_by_name() {
+        assert_eq!(Format::parse("dot"), Some(Format::Dot));
+        assert_eq!(Format::parse("mermaid"), Some(Format::Mermaid));
+        assert_eq!(Format::parse("svg"), None);
+    }
+}

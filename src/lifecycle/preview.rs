@@ -1,0 +1,891 @@
+//! `hub plan`: what a deploy or undeploy would do, worked out from the
+//! stack, the locked parameters and the state, with nothing run, locked,
+//! rendered or written.
+//!
+//! The preparation is the engine's ([`super::setup`]): the same structural
+//! checks, order and selection, parameter locking (without prompts),
+//! state/stack consistency check, provides map and implementation check.
+//! Then each selected component is taken in the effective order and given
+//! an [`Action`]:
+//!
+//! * `fail` when a dependency would fail, its parameters cannot be
+//!   expanded, or (deploy) a hard requirement is not provided;
+//! * `skip` when a parameter condition of `lifecycle.requires.optional` is
+//!   off or an optional requirement is not provided;
+//! * `undeploy` for an undeploy;
+//! * `unchanged` when its fingerprint equals the one of its last deploy (and
+//!   nothing it depends on would deploy first), which `--changed` skips;
+//! * `deploy` otherwise, with the reasons.
+//!
+//! Outputs no deploy has produced yet come from the state (the outputs the
+//! component saw at its last deploy, [`crate::state::State::outputs_before`]);
+//! those of components deploying earlier in this run that the state lacks
+//! are shown as `(known after <component> deploys)`.
+
+mod expand;
+mod render;
+
+pub use render::{render_json, render_text};
+
+use super::engine::{Host, RunOptions};
+use super::error::EngineError;
+use super::fingerprint;
+use super::interrupt::Interrupts;
+use super::plan::{self, Plan, Verb};
+use super::process::ConsoleSink;
+use super::records::to_scope_output;
+use super::report::{ReportContext, RunReport};
+use super::requirements::{provides_text, PLATFORM_PROVIDER};
+use super::setup::{
+    check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
+    require_state, warn_unsupported,
+};
+use super::stack::Stack;
+use super::summary::{Outcome, Summary};
+use crate::diag::Warnings;
+use crate::manifest::{ComponentRef, Manifest};
+use crate::params::{ComponentScope, ExpandedParam, Locked};
+use crate::redact::Redactor;
+use crate::state::{self, CapturedOutput, State, StateParameter, ENVIRONMENT_PROVIDER};
+use expand::Expanded;
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// What a deploy or undeploy would do. Serialised as the JSON of
+/// `hub plan --format json`: see [`render_json`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Preview {
+    /// The stack's `meta.name`.
+    pub stack: String,
+    #[serde(serialize_with = "verb_text")]
+    pub verb: Verb,
+    /// The state read; `None` with `-n`.
+    pub state: Option<StateSeen>,
+    /// `-j`: how many components may run at once.
+    pub jobs: usize,
+    /// The selected components in waves ([`Plan::waves`]).
+    pub waves: Vec<Vec<String>>,
+    /// The selected components, in the effective order.
+    pub components: Vec<ComponentPreview>,
+}
+
+/// The state a plan read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StateSeen {
+    /// As given to `-s` (the one read, with several).
+    pub path: String,
+    /// Its serial; `None` when the file does not exist (a first deploy).
+    pub serial: Option<u64>,
+}
+
+/// What would happen to one component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Deploy,
+    Undeploy,
+    Unchanged,
+    Skip,
+    Fail,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Deploy => "deploy",
+            Action::Undeploy => "undeploy",
+            Action::Unchanged => "unchanged",
+            Action::Skip => "skip",
+            Action::Fail => "fail",
+        }
+    }
+
+    /// The component's implementation would run.
+    fn runs(self) -> bool {
+        matches!(self, Action::Deploy | Action::Unchanged | Action::Undeploy)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComponentPreview {
+    pub name: String,
+    pub action: Action,
+    /// Why it runs, is skipped or would fail.
+    pub reasons: Vec<String>,
+    pub requires: Vec<Requirement>,
+    /// Empty for a skipped component.
+    pub parameters: Vec<ParameterPreview>,
+}
+
+/// A requirement of a component and who provides it when its turn comes:
+/// a component of the stack, `environment`, `platform`, or `NAME (state)`
+/// for a provider known only from the state. Empty: nobody.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Requirement {
+    pub name: String,
+    pub providers: Vec<String>,
+}
+
+/// An expanded parameter compared with the component's state entry.
+/// Values are as printed: secrets `(masked)` unless `--reveal`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParameterPreview {
+    pub name: String,
+    /// `None` for a parameter the component no longer has.
+    pub value: Option<String>,
+    /// The value in the state entry; `None` when it had none.
+    pub previous: Option<String>,
+    pub change: ParameterChange,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParameterChange {
+    Added,
+    Changed,
+    Removed,
+    Unchanged,
+}
+
+impl Preview {
+    /// How many components would get `action`.
+    pub fn count(&self, action: Action) -> usize {
+        self.components
+            .iter()
+            .filter(|c| c.action == action)
+            .count()
+    }
+}
+
+fn verb_text<S: serde::Serializer>(verb: &Verb, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(verb.as_str())
+}
+
+/// Works out what `options` would do to `stack`. `environment` is hub's
+/// environment (for `fromEnv` parameters and the `PATH` of well-known
+/// requirements). Nothing is prompted: `kind: user` parameters without a
+/// value (and none in the state) are an error.
+pub fn preview(
+    stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut Warnings,
+) -> Result<Preview, EngineError> {
+    let Prepared {
+        plan,
+        locked,
+        read_path,
+        state,
+        provides,
+    } = prepare(stack, options, environment, warnings)?;
+    warn_unsupported(stack, warnings);
+    let mut walk = Walk {
+        stack,
+        options,
+        plan: &plan,
+        locked: &locked,
+        state: state.as_ref(),
+        redactor: Redactor::new(options.reveal),
+        initial_provides: provides,
+        actions: IndexMap::new(),
+        outputs: initial_outputs(&plan, state.as_ref()),
+        warnings,
+    };
+    let components = plan
+        .selected
+        .iter()
+        .map(|name| walk.component(name))
+        .collect();
+    Ok(Preview {
+        stack: stack.elaborated.stack.meta.name.clone(),
+        verb: plan.verb,
+        state: read_path.map(|path| StateSeen {
+            path: path.display().to_string(),
+            serial: state.as_ref().map(|s| s.serial),
+        }),
+        jobs: options.concurrency,
+        waves: plan.waves(),
+        components,
+    })
+}
+
+/// What the engine checks and reads before its first component.
+struct Prepared {
+    plan: Plan,
+    locked: Locked,
+    /// The location read (or that would be), `None` with `-n`.
+    read_path: Option<PathBuf>,
+    state: Option<State>,
+    provides: IndexMap<String, Vec<String>>,
+}
+
+/// The engine's preparation (`Run::prepare`) without the lock, the clock
+/// and anything written.
+fn prepare(
+    stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut Warnings,
+) -> Result<Prepared, EngineError> {
+    let verb = options.verb.unwrap_or(Verb::Deploy);
+    let order = plan::validate(&stack.elaborated)?;
+    require_state(options)?;
+    let read_path = state_to_read(&options.state);
+    let state = read_state(read_path.as_deref(), options, warnings)?;
+    let plan = plan_of(stack, order, verb, options, state.as_ref())?;
+    let path_variable = environment
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| value.clone());
+    let locked = lock_without_prompts(stack, options, environment, &read_path, &state, warnings)?;
+    if let (Some(state), Some(path)) = (&state, &read_path) {
+        check_consistency(stack, state, &locked, path, options.force, warnings)?;
+    }
+    let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
+    check_implementations(stack, &plan, options)?;
+    Ok(Prepared {
+        plan,
+        locked,
+        read_path,
+        state,
+        provides,
+    })
+}
+
+/// The run report (`--report FILE.json`) of a plan made at `now`: each
+/// component with its action as status and its reasons.
+pub fn report(preview: &Preview, now: &str) -> RunReport {
+    let mut summary = Summary {
+        verb: preview.verb.as_str().to_string(),
+        ..Summary::default()
+    };
+    for component in &preview.components {
+        let reasons = component.reasons.join("; ");
+        let outcome = match component.action {
+            Action::Deploy | Action::Undeploy => Outcome::NotRun,
+            Action::Unchanged => Outcome::Unchanged,
+            Action::Skip => Outcome::Skipped(reasons),
+            Action::Fail => Outcome::Failed(reasons),
+        };
+        summary.push(&component.name, outcome, std::time::Duration::ZERO);
+    }
+    let context = ReportContext {
+        kind: "plan".into(),
+        stack: preview.stack.clone(),
+        state: preview.state.as_ref().map(|s| s.path.clone()),
+        jobs: preview.jobs,
+        started: now.to_string(),
+        ended: now.to_string(),
+        result: "success".into(),
+        error: None,
+    };
+    let mut report = RunReport::from_summary(&summary, context);
+    for (entry, component) in report.components.iter_mut().zip(&preview.components) {
+        if entry.reason.is_none() && !component.reasons.is_empty() {
+            entry.reason = Some(component.reasons.join("; "));
+        }
+    }
+    report
+}
+
+/// The location a run would read (`-s a,b`: [`state::locations::choose`]),
+/// without locking anything; the first one when none exists.
+fn state_to_read(paths: &[PathBuf]) -> Option<PathBuf> {
+    use state::locations::{choose, Candidate};
+    let candidates: Vec<Option<Candidate>> = paths
+        .iter()
+        .map(|path| {
+            let meta = std::fs::metadata(path).ok()?;
+            Some(Candidate {
+                modified: meta.modified().unwrap_or(std::time::SystemTime::UNIX_EPOCH),
+                size: meta.len(),
+            })
+        })
+        .collect();
+    let chosen = choose(&candidates).unwrap_or(0);
+    paths.get(chosen).cloned()
+}
+
+/// The state, read only: missing is a first deploy (an error for `-c`/`-o`
+/// unless `--force`), unreadable an error naming the file.
+fn read_state(
+    path: Option<&Path>,
+    options: &RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Option<State>, EngineError> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    match state::read(path, warnings)? {
+        None if options.selection.is_partial() && !options.force => {
+            Err(EngineError::StateRequired {
+                flag: if options.selection.components.is_empty() {
+                    "-o"
+                } else {
+                    "-c"
+                },
+                path: Some(path.to_path_buf()),
+            })
+        }
+        read => Ok(read),
+    }
+}
+
+/// The plan as the engine makes it, with the undeploy guess.
+fn plan_of(
+    stack: &Stack,
+    order: Vec<String>,
+    verb: Verb,
+    options: &RunOptions,
+    state: Option<&State>,
+) -> Result<Plan, EngineError> {
+    let has_entry = |name: &str| state.is_some_and(|s| s.components.contains_key(name));
+    let guess: Option<&dyn Fn(&str) -> bool> =
+        (verb == Verb::Undeploy && options.guess && state.is_some()).then_some(&has_entry);
+    Ok(Plan::new(
+        &stack.elaborated,
+        order,
+        verb,
+        &options.selection,
+        guess,
+    )?)
+}
+
+/// [`lock_parameters`] with a host that cannot prompt and runs nothing.
+fn lock_without_prompts(
+    stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    read_path: &Option<PathBuf>,
+    loaded: &Option<State>,
+    warnings: &mut Warnings,
+) -> Result<Locked, EngineError> {
+    // A watcher without signal handlers: nothing runs that could be
+    // interrupted.
+    let interrupts = Interrupts::unwatched();
+    let log = |_: &str| {};
+    let mut host = Host {
+        environment,
+        hub: PathBuf::from("hub"),
+        sink: &ConsoleSink,
+        interrupts: &interrupts,
+        log: &log,
+        prompter: None,
+        progress: None,
+    };
+    lock_parameters(
+        stack,
+        options,
+        &mut host,
+        read_path.as_deref(),
+        loaded.is_some(),
+        warnings,
+    )
+}
+
+/// The walk through the selected components, keeping what the run would
+/// have changed by each turn: the provides map and the outputs.
+struct Walk<'a> {
+    stack: &'a Stack,
+    options: &'a RunOptions,
+    plan: &'a Plan,
+    locked: &'a Locked,
+    state: Option<&'a State>,
+    redactor: Redactor,
+    /// The provides map before the first component.
+    initial_provides: IndexMap<String, Vec<String>>,
+    /// The components taken so far and their action.
+    actions: IndexMap<String, Action>,
+    /// Undeploy: the outputs the run has (it adds none).
+    outputs: Vec<CapturedOutput>,
+    warnings: &'a mut Warnings,
+}
+
+/// What one component's turn decided.
+struct Decision {
+    action: Action,
+    reasons: Vec<String>,
+    parameters: Vec<ParameterPreview>,
+}
+
+impl Decision {
+    fn new(action: Action, reason: String) -> Self {
+        Decision {
+            action,
+            reasons: vec![reason],
+            parameters: Vec::new(),
+        }
+    }
+}
+
+impl Walk<'_> {
+    fn component(&mut self, name: &str) -> ComponentPreview {
+        let (Some(reference), Some(manifest)) = (
+            self.stack.reference(name),
+            self.stack.elaborated.component(name),
+        ) else {
+            let reason = format!("`{name}` has no component document");
+            return self.finish(name, Decision::new(Action::Fail, reason), Vec::new());
+        };
+        let provides = self.visible_provides(name);
+        let requires = self.requirements(&manifest.requires, &provides);
+        let decision = self.decide(name, reference, manifest, &provides);
+        self.finish(name, decision, requires)
+    }
+
+    /// Whether a component's outputs and capabilities reach `name`: in a
+    /// parallel run (`-j` > 1) only those of its upstream do, as in the
+    /// engine.
+    fn reaches(&self, name: &str) -> impl Fn(&str) -> bool {
+        let upstream = (self.options.concurrency > 1).then(|| self.plan.upstream(name));
+        move |other: &str| upstream.as_ref().is_none_or(|u| u.contains(other))
+    }
+
+    /// The provides map `name` is checked against: the initial one with
+    /// what the components taken before it would provide (or stop
+    /// providing).
+    fn visible_provides(&self, name: &str) -> IndexMap<String, Vec<String>> {
+        let reaches = self.reaches(name);
+        let mut provides = self.initial_provides.clone();
+        for (other, action) in &self.actions {
+            let capabilities = self
+                .stack
+                .elaborated
+                .component(other)
+                .map(|m| m.provides.as_slice())
+                .unwrap_or_default();
+            match action {
+                Action::Deploy | Action::Unchanged if reaches(other) => {
+                    for capability in capabilities {
+                        state::add_provider(&mut provides, capability, other);
+                    }
+                }
+                Action::Undeploy => state::remove_provider(&mut provides, other),
+                _ => {}
+            }
+        }
+        provides
+    }
+
+    /// Records the turn.
+    fn finish(
+        &mut self,
+        name: &str,
+        decision: Decision,
+        requires: Vec<Requirement>,
+    ) -> ComponentPreview {
+        self.actions.insert(name.to_string(), decision.action);
+        ComponentPreview {
+            name: name.to_string(),
+            action: decision.action,
+            reasons: decision.reasons,
+            requires,
+            parameters: decision.parameters,
+        }
+    }
+
+    /// The engine's checks, in its order (see `Run::component`).
+    fn decide(
+        &mut self,
+        name: &str,
+        reference: &ComponentRef,
+        manifest: &Manifest,
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Decision {
+        let verb = self.plan.verb;
+        let failed: Vec<String> = reference
+            .depends
+            .iter()
+            .filter(|d| self.actions.get(*d) == Some(&Action::Fail))
+            .cloned()
+            .collect();
+        if verb == Verb::Deploy && !failed.is_empty() {
+            let reason = format!("it depends on {}, which would fail", quoted(&failed));
+            return Decision::new(Action::Fail, reason);
+        }
+        let outputs = self.outputs_for(name, &reference.depends);
+        let expanded = self.expand(name, &reference.depends, manifest, &outputs, provides);
+        let condition =
+            plan::component_conditions(&self.plan.tuning, name, expanded.complete(), self.locked);
+        if let Some(warning) = condition.wildcard_warning() {
+            self.warnings.warn(None, warning);
+        }
+        if let Some(why) = condition.skip_reason() {
+            return Decision::new(Action::Skip, why);
+        }
+        let parameters = self.parameters(name, &expanded);
+        let (action, reasons) = match expanded.failure() {
+            Some(reason) => (Action::Fail, vec![reason]),
+            None => {
+                let expanded = (&expanded.params[..], &outputs[..]);
+                self.after_expansion(name, reference, manifest, provides, expanded)
+            }
+        };
+        Decision {
+            action,
+            reasons,
+            parameters: if action == Action::Skip {
+                Vec::new()
+            } else {
+                parameters
+            },
+        }
+    }
+
+    /// Requirements, then the verb's own decision.
+    fn after_expansion(
+        &self,
+        name: &str,
+        reference: &ComponentRef,
+        manifest: &Manifest,
+        provides: &IndexMap<String, Vec<String>>,
+        (params, outputs): (&[ExpandedParam], &[CapturedOutput]),
+    ) -> (Action, Vec<String>) {
+        let unmet = plan::unmet_requirements(&manifest.requires, name, provides, &self.plan.tuning);
+        if !unmet.optional.is_empty() {
+            let reason = format!(
+                "optional requirement {} not provided",
+                quoted(&unmet.optional)
+            );
+            return (Action::Skip, vec![reason]);
+        }
+        let mut reasons = Vec::new();
+        if !unmet.hard.is_empty() {
+            let provided = provides_text(provides);
+            let reason = format!(
+                "requirement {} not provided (provided: {})",
+                quoted(&unmet.hard),
+                if provided.is_empty() {
+                    "nothing"
+                } else {
+                    &provided
+                }
+            );
+            if self.plan.verb == Verb::Deploy {
+                return (Action::Fail, vec![reason]);
+            }
+            reasons.push(reason);
+        }
+        match self.plan.verb {
+            Verb::Undeploy => (Action::Undeploy, reasons),
+            Verb::Deploy => self.deploy_reasons(name, reference, params, outputs),
+        }
+    }
+
+    /// The fingerprint's changes; with none, the dependencies that deploy
+    /// first (their outputs may change); `unchanged` with neither.
+    fn deploy_reasons(
+        &self,
+        name: &str,
+        reference: &ComponentRef,
+        params: &[ExpandedParam],
+        outputs: &[CapturedOutput],
+    ) -> (Action, Vec<String>) {
+        let entry = self.state.and_then(|s| s.components.get(name));
+        let dir = self
+            .stack
+            .component_dir(reference, self.options.components_base_dir.as_deref());
+        let taken = dir.map_err(|e| e.to_string()).and_then(|dir| {
+            fingerprint::take(&dir, params, &reference.depends, outputs).map_err(|e| e.to_string())
+        });
+        let mut reasons: Vec<String> = match taken {
+            Ok(current) => fingerprint::changes(entry, &current, params)
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            Err(error) => vec![error],
+        };
+        if reasons.is_empty() {
+            reasons = reference
+                .depends
+                .iter()
+                .filter(|d| self.actions.get(*d) == Some(&Action::Deploy))
+                .map(|d| format!("`{d}` deploys first: its outputs may change"))
+                .collect();
+        }
+        match reasons.is_empty() {
+            true => (Action::Unchanged, reasons),
+            false => (Action::Deploy, reasons),
+        }
+    }
+
+    /// The outputs the component would see: for a deploy, those of the
+    /// state ([`State::outputs_before`], with its dependencies' snapshots)
+    /// and stand-ins for what components deploying earlier in this run
+    /// would add; for an undeploy, the run's (§4.3).
+    fn outputs_for(&mut self, name: &str, depends: &[String]) -> Vec<CapturedOutput> {
+        let order = &self.plan.order;
+        let mut quiet = Warnings::default();
+        match self.plan.verb {
+            Verb::Undeploy => {
+                let preload = self.plan.per_component || self.plan.offset.as_deref() == Some(name);
+                if let (true, Some(state)) = (preload, self.state) {
+                    let mut outputs = state.outputs_at(order, name).to_vec();
+                    state.merge_dependency_outputs(&mut outputs, depends, &mut quiet);
+                    self.outputs = outputs;
+                }
+                self.outputs.clone()
+            }
+            Verb::Deploy => {
+                let mut outputs = Vec::new();
+                if let Some(state) = self.state {
+                    outputs = state.outputs_before(order, name).to_vec();
+                    state.merge_dependency_outputs(&mut outputs, depends, &mut quiet);
+                }
+                self.add_stand_ins(name, &mut outputs);
+                outputs
+            }
+        }
+    }
+
+    /// An output declared by a component that deploys earlier in this run
+    /// and missing from `outputs` is only known after that deploy.
+    fn add_stand_ins(&self, name: &str, outputs: &mut Vec<CapturedOutput>) {
+        let reaches = self.reaches(name);
+        let running = self
+            .actions
+            .iter()
+            .filter(|(other, action)| {
+                matches!(action, Action::Deploy | Action::Unchanged) && reaches(other)
+            })
+            .map(|(other, _)| other);
+        for producer in running {
+            let Some(manifest) = self.stack.elaborated.component(producer) else {
+                continue;
+            };
+            for declared in &manifest.outputs {
+                let key = format!("{producer}:{}", declared.name);
+                if outputs.iter().any(|o| o.qualified_name() == key) {
+                    continue;
+                }
+                outputs.push(CapturedOutput {
+                    component: producer.clone(),
+                    component_kind: manifest.meta.kind.clone(),
+                    name: declared.name.clone(),
+                    value: expand::stand_in(producer),
+                    kind: declared.kind.clone(),
+                    ..CapturedOutput::default()
+                });
+            }
+        }
+    }
+
+    fn expand(
+        &mut self,
+        name: &str,
+        depends: &[String],
+        manifest: &Manifest,
+        outputs: &[CapturedOutput],
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Expanded {
+        let outputs: Vec<crate::params::CapturedOutput> =
+            outputs.iter().map(to_scope_output).collect();
+        let scope = ComponentScope {
+            name,
+            depends,
+            manifest,
+            outputs: &outputs,
+            provides: provides_text(provides),
+            source: None,
+        };
+        expand::expand(self.locked, &scope, self.warnings)
+    }
+
+    /// Each parameter as shown, against the state entry's `parameters`.
+    fn parameters(&self, name: &str, expanded: &Expanded) -> Vec<ParameterPreview> {
+        if expanded.params.is_empty() {
+            return Vec::new();
+        }
+        let recorded: &[StateParameter] = self
+            .state
+            .and_then(|s| s.components.get(name))
+            .map(|entry| entry.parameters.as_slice())
+            .unwrap_or_default();
+        let mut out: Vec<ParameterPreview> = expanded
+            .params
+            .iter()
+            .map(|param| self.parameter(param, expanded, recorded))
+            .collect();
+        for gone in recorded
+            .iter()
+            .filter(|r| !expanded.params.iter().any(|p| p.name == r.name))
+        {
+            out.push(ParameterPreview {
+                name: gone.name.clone(),
+                value: None,
+                previous: Some(self.recorded_text(gone, false)),
+                change: ParameterChange::Removed,
+            });
+        }
+        out
+    }
+
+    fn parameter(
+        &self,
+        param: &ExpandedParam,
+        expanded: &Expanded,
+        recorded: &[StateParameter],
+    ) -> ParameterPreview {
+        let before = recorded.iter().find(|r| r.name == param.name);
+        let current = crate::params::format::substitution_text(param.value.as_ref());
+        let change = match before {
+            None => ParameterChange::Added,
+            Some(before) if recorded_value(before) == current => ParameterChange::Unchanged,
+            Some(_) => ParameterChange::Changed,
+        };
+        ParameterPreview {
+            name: param.name.clone(),
+            value: Some(expanded.shown(param, &self.redactor)),
+            previous: before.map(|b| self.recorded_text(b, param.secret)),
+            change,
+        }
+    }
+
+    fn recorded_text(&self, recorded: &StateParameter, secret: bool) -> String {
+        self.redactor
+            .text(&recorded.name, "", secret, &recorded_value(recorded))
+            .into_owned()
+    }
+
+    /// Each requirement with its providers as the component's turn comes.
+    fn requirements(
+        &self,
+        requires: &[String],
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Vec<Requirement> {
+        requires
+            .iter()
+            .map(|name| Requirement {
+                name: name.clone(),
+                providers: provides
+                    .get(name)
+                    .into_iter()
+                    .flatten()
+                    .map(|provider| self.provider_label(provider))
+                    .collect(),
+            })
+            .collect()
+    }
+
+    fn provider_label(&self, provider: &str) -> String {
+        match provider {
+            ENVIRONMENT_PROVIDER => "environment".to_string(),
+            PLATFORM_PROVIDER => "platform".to_string(),
+            name if self.actions.get(name).is_some_and(|a| a.runs()) => name.to_string(),
+            name => format!("{name} (state)"),
+        }
+    }
+}
+
+fn recorded_value(recorded: &StateParameter) -> String {
+    crate::params::format::substitution_text(recorded.non_null_value())
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{LockedParam, Origin};
+    use yaml_serde::Value;
+
+    fn component(name: &str, action: Action, reason: &str) -> ComponentPreview {
+        ComponentPreview {
+            name: name.into(),
+            action,
+            reasons: [reason]
+                .iter()
+                .filter(|r| !r.is_empty())
+                .map(|r| r.to_string())
+                .collect(),
+            requires: Vec::new(),
+            parameters: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_report_gives_each_component_its_action_and_reasons() {
+        let preview = Preview {
+            stack: "s".into(),
+            verb: Verb::Deploy,
+            state: None,
+            jobs: 1,
+            waves: Vec::new(),
+            components: vec![
+                component("a", Action::Deploy, "folder content changed"),
+                component("b", Action::Unchanged, ""),
+                component("c", Action::Skip, "`x` is off"),
+                component("d", Action::Fail, "requirement `dns` not provided"),
+            ],
+        };
+        assert_eq!(
+            (preview.count(Action::Deploy), preview.count(Action::Fail)),
+            (1, 1)
+        );
+        let report = report(&preview, "2026-01-01T00:00:00Z");
+        let seen: Vec<(&str, Option<&str>)> = report
+            .components
+            .iter()
+            .map(|c| (c.status.as_str(), c.reason.as_deref()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("deploy", Some("folder content changed")),
+                ("unchanged", None),
+                ("skipped", Some("`x` is off")),
+                ("error", Some("requirement `dns` not provided")),
+            ]
+        );
+        assert_eq!(
+            (report.kind.as_str(), report.status.as_str()),
+            ("plan", "planned")
+        );
+    }
+
+    #[test]
+    fn conditions_read_expanded_parameters_before_stack_parameters() {
+        let tuning = plan::Tuning::parse(&["f.on:c".into()]);
+        let mut locked = Locked::default();
+        locked.params.insert(
+            "f.on".into(),
+            LockedParam {
+                name: "f.on".into(),
+                component: String::new(),
+                kind: String::new(),
+                value: Some(Value::String("false".into())),
+                env: String::new(),
+                origin: Origin::Value,
+                expression: None,
+                declared: None,
+                secret: false,
+            },
+        );
+        let off = plan::component_conditions(&tuning, "c", None, &locked);
+        assert_eq!(off.skip_reason().as_deref(), Some("`f.on` is off"));
+        assert_eq!(off.wildcard_warning(), None);
+        let expanded = [ExpandedParam {
+            name: "f.on".into(),
+            value: Some(Value::String("true".into())),
+            env: String::new(),
+            origin: Origin::Value,
+            expression: None,
+            declared: None,
+            secret: false,
+        }];
+        let on = plan::component_conditions(&tuning, "c", Some(&expanded), &locked);
+        assert_eq!(on.skip_reason(), None);
+        let everywhere = plan::Tuning::parse(&["f.on".into()]);
+        let wildcard = plan::component_conditions(&everywhere, "c", None, &locked);
+        assert!(wildcard
+            .wildcard_warning()
+            .is_some_and(|w| w.contains("`f.on:<component>`")));
+    }
+}

@@ -1,0 +1,447 @@
+//! `hub deploy -j N` and `hub undeploy -j N` on generated chains, fan-outs,
+//! diamonds and layered graphs: every dependency is respected, components
+//! really run together when allowed and never more than N at a time, `-j 1`
+//! is the declaration order, a failure cancels only what depends on it, and
+//! the state does not depend on timing.
+//!
+//! Each script appends `start NAME NS` and `end NAME NS` to an events file;
+//! the recorded intervals lie inside the processes' lifetimes, so an
+//! overlap seen there really happened, and an order seen there is real.
+
+use crate::common::{hub_isolated, read_documents, Output, Test};
+use crate::shapes::{intervals, max_overlap, read_events, Graph, Scripts, Shape};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use yaml_serde::Value;
+
+const PINNED: &[(&str, &str)] = &[
+    ("HUB_NOW", "2026-01-01T00:00:00Z"),
+    ("HUB_OPERATION_ID", "op-1"),
+    ("HUB_RANDOM_SEED", "1"),
+];
+
+/// A generated stack in a temporary folder, recording events.
+struct Stack {
+    test: Test,
+    graph: Graph,
+}
+
+impl Stack {
+    fn new(graph: Graph, scripts: Scripts) -> Self {
+        let test = Test::new();
+        let scripts = scripts.recording(&test.root().join("events"));
+        Stack::unrecorded(test, graph, scripts)
+    }
+
+    /// Scripts that record nothing, so that two stacks in different
+    /// folders have identical files.
+    fn unrecorded(test: Test, graph: Graph, scripts: Scripts) -> Self {
+        crate::shapes::write_stack(test.root(), &graph, &scripts).expect("write stack");
+        Stack { test, graph }
+    }
+
+    fn shaped(shape: Shape, size: usize, body: &str) -> Self {
+        Stack::new(shape.graph(size), Scripts::running(body))
+    }
+
+    /// `hub VERB hub.yaml -s hub.yaml.state` with `extra` arguments.
+    fn hub(&self, verb: &str, extra: &[&str]) -> Output {
+        self.hub_env(verb, extra, &[])
+    }
+
+    fn hub_env(&self, verb: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut args = vec![verb, "hub.yaml", "-s", "hub.yaml.state"];
+        args.extend_from_slice(extra);
+        let mut all_env = PINNED.to_vec();
+        all_env.extend_from_slice(env);
+        hub_isolated(&self.test, &args, &all_env)
+    }
+
+    fn events_path(&self) -> PathBuf {
+        self.test.root().join("events")
+    }
+
+    /// `(start, end)` of every component that recorded both.
+    fn intervals(&self) -> BTreeMap<String, (u128, u128)> {
+        intervals(&read_events(&self.events_path()).expect("events"))
+    }
+
+    /// The names in the order they started.
+    fn started(&self) -> Vec<String> {
+        read_events(&self.events_path())
+            .expect("events")
+            .into_iter()
+            .filter(|e| e.start)
+            .map(|e| e.name)
+            .collect()
+    }
+
+    fn forget_events(&self) {
+        std::fs::remove_file(self.events_path()).expect("remove events");
+    }
+
+    fn state(&self) -> Value {
+        read_documents(&self.test.root().join("hub.yaml.state")).remove(0)
+    }
+
+    /// Every dependency ended before its dependent started (deploy), or
+    /// every dependent ended before its dependency started (undeploy).
+    #[track_caller]
+    fn assert_edges_respected(&self, undeploy: bool) {
+        let times = self.intervals();
+        assert_eq!(times.len(), self.graph.len(), "every component ran once");
+        for (dependency, dependent) in self.graph.edges() {
+            let (first, then) = if undeploy {
+                (dependent, dependency)
+            } else {
+                (dependency, dependent)
+            };
+            assert!(
+                times[first].1 <= times[then].0,
+                "{then} started {} ns before {first} ended",
+                times[first].1 - times[then].0
+            );
+        }
+    }
+
+    /// How many components ran at the same time, at most.
+    fn overlap(&self) -> usize {
+        max_overlap(&self.intervals())
+    }
+}
+
+/// `name → "label time detail"` from the summary at the end of stderr.
+fn summary(stderr: &str) -> BTreeMap<String, String> {
+    stderr
+        .lines()
+        .skip_while(|l| !l.ends_with(" summary:"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("stack:"))
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let name = words.next()?.to_string();
+            Some((name, words.collect::<Vec<_>>().join(" ")))
+        })
+        .collect()
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_string()
+}
+
+/// `component → status` of the state's entries.
+fn statuses(state: &Value) -> BTreeMap<String, String> {
+    state["components"]
+        .as_mapping()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (text(k), text(&v["status"])))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+// ------------------------------------------------------------ ordering
+
+#[test]
+fn one_job_follows_the_declaration_order_one_at_a_time() {
+    let stack = Stack::shaped(Shape::Layered { width: 3, seed: 7 }, 8, "sleep 0.05");
+    stack.hub("deploy", &["-j", "1"]).success();
+    assert_eq!(stack.started(), stack.graph.names);
+    assert_eq!(stack.overlap(), 1);
+    let events = read_events(&stack.events_path()).expect("events");
+    let sequential: Vec<(bool, String)> = stack
+        .graph
+        .names
+        .iter()
+        .flat_map(|n| [(true, n.clone()), (false, n.clone())])
+        .collect();
+    let seen: Vec<(bool, String)> = events.into_iter().map(|e| (e.start, e.name)).collect();
+    assert_eq!(seen, sequential, "each ends before the next starts");
+}
+
+#[test]
+fn a_chain_runs_one_at_a_time_whatever_the_jobs() {
+    let stack = Stack::shaped(Shape::Chain, 5, "sleep 0.05");
+    stack.hub("deploy", &["-j", "4"]).success();
+    stack.assert_edges_respected(false);
+    assert_eq!(stack.started(), stack.graph.names);
+    assert_eq!(stack.overlap(), 1);
+}
+
+#[test]
+fn a_fan_out_runs_its_leaves_together_up_to_the_jobs() {
+    let stack = Stack::shaped(Shape::FanOut, 7, "sleep 0.3");
+    stack.hub("deploy", &["-j", "4"]).success();
+    stack.assert_edges_respected(false);
+    let overlap = stack.overlap();
+    assert!(overlap >= 2, "leaves never overlapped");
+    assert!(overlap <= 4, "{overlap} components ran at once with -j 4");
+    assert_eq!(statuses(&stack.state()).len(), 7);
+}
+
+#[test]
+fn hub_jobs_in_the_environment_sets_the_slots() {
+    let stack = Stack::shaped(Shape::FanOut, 6, "sleep 0.2");
+    stack.hub_env("deploy", &[], &[("HUB_JOBS", "2")]).success();
+    stack.assert_edges_respected(false);
+    assert_eq!(stack.overlap(), 2, "HUB_JOBS=2 runs two leaves at a time");
+}
+
+#[test]
+fn zero_jobs_means_one_per_cpu() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let stack = Stack::shaped(Shape::FanOut, 5, "sleep 0.2");
+    stack.hub("deploy", &["-j", "0"]).success();
+    stack.assert_edges_respected(false);
+    let overlap = stack.overlap();
+    assert!(overlap <= cpus.max(1), "{overlap} at once on {cpus} CPUs");
+    if cpus >= 2 {
+        assert!(overlap >= 2, "leaves never overlapped on {cpus} CPUs");
+    }
+}
+
+#[test]
+fn a_diamond_sink_waits_for_every_middle() {
+    let stack = Stack::shaped(Shape::Diamond, 6, "sleep 0.2");
+    stack.hub("deploy", &["-j", "3"]).success();
+    stack.assert_edges_respected(false);
+    let overlap = stack.overlap();
+    assert!((2..=3).contains(&overlap), "overlap {overlap} with -j 3");
+    assert_eq!(stack.started().last().map(String::as_str), Some("c5"));
+}
+
+#[test]
+fn layered_graphs_respect_every_edge() {
+    // Random sleeps of 0–90 ms shuffle who finishes first.
+    let body = "sleep 0.0$(( $(od -An -N1 -tu1 /dev/urandom) % 10 ))";
+    for seed in [1, 2] {
+        let stack = Stack::shaped(Shape::Layered { width: 4, seed }, 12, body);
+        stack.hub("deploy", &["-j", "3"]).success();
+        stack.assert_edges_respected(false);
+        assert!(stack.overlap() <= 3, "seed {seed}: more than 3 at once");
+    }
+}
+
+#[test]
+fn layered_graphs_overlap_when_allowed() {
+    let stack = Stack::shaped(Shape::Layered { width: 3, seed: 3 }, 9, "sleep 0.2");
+    stack.hub("deploy", &["-j", "3"]).success();
+    stack.assert_edges_respected(false);
+    let overlap = stack.overlap();
+    assert!((2..=3).contains(&overlap), "overlap {overlap} with -j 3");
+}
+
+#[test]
+fn undeploy_runs_dependents_before_their_dependencies() {
+    let stack = Stack::shaped(Shape::Layered { width: 3, seed: 5 }, 10, "sleep 0.1");
+    stack.hub("deploy", &["-j", "3"]).success();
+    stack.forget_events();
+    stack.hub("undeploy", &["-j", "3"]).success();
+    stack.assert_edges_respected(true);
+    let overlap = stack.overlap();
+    assert!((2..=3).contains(&overlap), "overlap {overlap} with -j 3");
+    let state = stack.state();
+    assert_eq!(text(&state["status"]), "undeployed");
+    assert!(statuses(&state).values().all(|s| s == "undeployed"));
+}
+
+#[test]
+fn undeploy_of_a_diamond_ends_with_the_root() {
+    let stack = Stack::shaped(Shape::Diamond, 5, "sleep 0.1");
+    stack.hub("deploy", &["-j", "4"]).success();
+    stack.forget_events();
+    stack.hub("undeploy", &["-j", "4"]).success();
+    stack.assert_edges_respected(true);
+    let started = stack.started();
+    assert_eq!(started.first().map(String::as_str), Some("c4"));
+    assert_eq!(started.last().map(String::as_str), Some("c0"));
+    assert!(stack.overlap() >= 2, "the middles never overlapped");
+}
+
+// ------------------------------------------------------------ failures
+
+/// `c0` → `c1` (fails at once) → `c3` → `c4`; `c0` → `c2` (slow) → `c5`.
+fn failing_stack() -> Stack {
+    let graph = Graph::new(vec![vec![], vec![0], vec![0], vec![1], vec![3], vec![2]]);
+    let scripts = Scripts::running("sleep 0.05")
+        .with_body("c1", "true")
+        .with_body("c2", "sleep 0.3")
+        .failing("c1", 3);
+    Stack::new(graph, scripts)
+}
+
+#[test]
+fn a_failure_cancels_only_what_depends_on_it() {
+    let stack = failing_stack();
+    let out = stack.hub("deploy", &["-j", "3"]);
+    assert_eq!(out.status, 1, "stderr:\n{}", out.stderr);
+    let state = stack.state();
+    assert_eq!(text(&state["status"]), "incomplete");
+    let expected: BTreeMap<String, String> = [
+        ("c0", "deployed"),
+        ("c1", "error"),
+        ("c2", "deployed"),
+        ("c5", "deployed"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    assert_eq!(statuses(&state), expected, "cancelled ones get no entry");
+    let lines = summary(&out.stderr);
+    for cancelled in ["c3", "c4"] {
+        let line = &lines[cancelled];
+        assert!(
+            line.starts_with("cancelled ") && line.ends_with("upstream `c1` failed"),
+            "{cancelled}: {line:?}\n{}",
+            out.stderr
+        );
+    }
+    assert!(lines["c1"].starts_with("error "), "{}", out.stderr);
+    for deployed in ["c0", "c2", "c5"] {
+        assert!(lines[deployed].starts_with("deployed "), "{}", out.stderr);
+    }
+    let mut started = stack.started();
+    started.sort();
+    assert_eq!(started, names(&["c0", "c1", "c2", "c5"]));
+}
+
+#[test]
+fn a_failure_in_a_layered_graph_cancels_exactly_its_downstream() {
+    let graph = Shape::Layered { width: 3, seed: 11 }.graph(12);
+    let failed = "c4";
+    let downstream = graph.downstream(failed);
+    assert!(
+        !downstream.is_empty() && downstream.len() < 7,
+        "{downstream:?}"
+    );
+    let stack = Stack::new(graph, Scripts::running("sleep 0.05").failing(failed, 2));
+    let out = stack.hub("deploy", &["-j", "3"]);
+    assert_eq!(out.status, 1, "stderr:\n{}", out.stderr);
+    let lines = summary(&out.stderr);
+    let state = stack.state();
+    let statuses = statuses(&state);
+    assert_eq!(text(&state["status"]), "incomplete");
+    for name in &stack.graph.names {
+        let line = &lines[name];
+        if name == failed {
+            assert!(line.starts_with("error "), "{name}: {line}");
+            assert_eq!(statuses[name], "error");
+        } else if downstream.contains(name) {
+            assert!(
+                line.starts_with("cancelled ")
+                    && line.ends_with(&format!("upstream `{failed}` failed")),
+                "{name}: {line:?}"
+            );
+            assert!(!statuses.contains_key(name), "{name} has a state entry");
+        } else {
+            assert!(line.starts_with("deployed "), "{name}: {line}");
+            assert_eq!(statuses[name], "deployed");
+        }
+    }
+}
+
+#[test]
+fn one_job_stops_at_the_first_failure() {
+    let stack = failing_stack();
+    let out = stack.hub("deploy", &["-j", "1"]);
+    assert_eq!(out.status, 1, "stderr:\n{}", out.stderr);
+    assert_eq!(stack.started(), names(&["c0", "c1"]));
+    let lines = summary(&out.stderr);
+    for name in ["c2", "c3", "c4", "c5"] {
+        assert!(
+            lines[name].starts_with("not run "),
+            "{name}: {}",
+            lines[name]
+        );
+    }
+    let state = stack.state();
+    assert_eq!(text(&state["status"]), "incomplete");
+    assert_eq!(statuses(&state).len(), 2);
+}
+
+// ------------------------------------------------------------ output and state
+
+#[test]
+fn output_lines_are_never_mixed() {
+    let body = "i=0; while [ $i -lt 300 ]; do echo \"$name line $i ................................................................................................................................................................................................\"; i=$((i+1)); done";
+    let stack = Stack::shaped(Shape::FanOut, 5, body);
+    let out = stack.hub("deploy", &["-j", "4"]);
+    out.success();
+    let mut next: BTreeMap<&str, usize> = BTreeMap::new();
+    for line in out.stdout.lines() {
+        let (name, rest) = line
+            .split_once(" | ")
+            .unwrap_or_else(|| panic!("not `name | text`: {line:?}"));
+        let counter = next.entry(name).or_default();
+        let expected = format!("{name} line {counter} {}", ".".repeat(192));
+        assert_eq!(rest, expected, "mixed or out of order: {line:?}");
+        *counter += 1;
+    }
+    assert_eq!(next.len(), 5);
+    assert!(next.values().all(|&n| n == 300), "{next:?}");
+}
+
+/// The state text with the folder and the random deployment id replaced.
+fn normalized_state(stack: &Stack) -> String {
+    let state = stack.state();
+    let id = state["stackParameters"]
+        .as_sequence()
+        .and_then(|params| {
+            params
+                .iter()
+                .find(|p| text(&p["name"]) == "hub.deploymentId")
+                .map(|p| text(&p["value"]))
+        })
+        .expect("deployment id");
+    let raw = std::fs::read_to_string(stack.test.root().join("hub.yaml.state")).expect("state");
+    raw.replace(&stack.test.root().display().to_string(), "ROOT")
+        .replace(&id, "ID")
+}
+
+/// Scripts sleeping 0–90 ms at random, each printing one output that its
+/// manifest declares, so every state entry carries a snapshot of the
+/// outputs known when it finished.
+fn random_sleeps() -> Scripts {
+    Scripts::running(
+        "sleep 0.0$(( $(od -An -N1 -tu1 /dev/urandom) % 10 ))\necho \"$name done\"\necho\necho Outputs:\necho \"value = $name\"\necho",
+    )
+    .declaring("outputs:\n  - name: component.{name}.value\n    fromTfVar: value\n")
+}
+
+/// Deploys `graph` with `scripts` in two separate folders with `-j 4` and
+/// returns both normalized states and the exit codes.
+fn deploy_twice(graph: &Graph, scripts: &Scripts) -> Vec<(i32, String)> {
+    (0..2)
+        .map(|_| {
+            let stack = Stack::unrecorded(Test::new(), graph.clone(), scripts.clone());
+            let out = stack.hub("deploy", &["-j", "4"]);
+            (out.status, normalized_state(&stack))
+        })
+        .collect()
+}
+
+#[test]
+fn the_state_does_not_depend_on_timing() {
+    let graph = Shape::Layered { width: 3, seed: 9 }.graph(10);
+    let runs = deploy_twice(&graph, &random_sleeps());
+    assert_eq!(runs[0].0, 0, "{}", runs[0].1);
+    assert!(
+        runs[0].1.contains("component.c9.value"),
+        "outputs were captured:\n{}",
+        runs[0].1
+    );
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
+fn the_state_of_a_failed_run_does_not_depend_on_timing() {
+    let graph = Shape::Layered { width: 3, seed: 9 }.graph(10);
+    let runs = deploy_twice(&graph, &random_sleeps().failing("c3", 4));
+    assert_eq!(runs[0].0, 1, "{}", runs[0].1);
+    assert_eq!(runs[0], runs[1]);
+}
