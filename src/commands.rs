@@ -367,6 +367,24 @@ pub fn deploy(
     }
 }
 
+/// An elaborated file, or a stack manifest and its parameters files
+/// elaborated in memory.
+fn load_stack(
+    manifest: &[PathBuf],
+    base_dir: Option<&Path>,
+    overrides: &IndexMap<String, String>,
+    warnings: &mut Warnings,
+) -> Result<crate::lifecycle::stack::Stack, Error> {
+    let (first, params) = manifest.split_first().ok_or(Error::Usage {
+        flag: "MANIFEST",
+        value: String::new(),
+        reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
+    })?;
+    Ok(crate::lifecycle::stack::Stack::load(
+        first, params, base_dir, overrides, warnings,
+    )?)
+}
+
 /// The stack and the run options of a deploy, undeploy or plan.
 fn load_run(
     args: &crate::cli::DeployArgs,
@@ -398,14 +416,8 @@ fn load_run(
             reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
-    let (first, params) = args.manifest.split_first().ok_or(Error::Usage {
-        flag: "MANIFEST",
-        value: String::new(),
-        reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
-    })?;
-    let stack = crate::lifecycle::stack::Stack::load(
-        first,
-        params,
+    let stack = load_stack(
+        &args.manifest,
         args.base_dir.as_deref(),
         &overrides,
         warnings,
@@ -559,14 +571,8 @@ pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(),
         reason: "use `dot` or `mermaid`".into(),
     })?;
     let overrides = parse_overrides(&args.environment)?;
-    let (first, params) = args.manifest.split_first().ok_or(Error::Usage {
-        flag: "MANIFEST",
-        value: String::new(),
-        reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
-    })?;
-    let stack = crate::lifecycle::stack::Stack::load(
-        first,
-        params,
+    let stack = load_stack(
+        &args.manifest,
         args.base_dir.as_deref(),
         &overrides,
         warnings,

@@ -231,15 +231,29 @@ impl Url {
         stream
             .write_all(request.as_bytes())
             .map_err(|e| e.to_string())?;
-        let mut head = [0u8; 64];
-        let read = stream.read(&mut head).map_err(|e| e.to_string())?;
-        let status = status_of(&head[..read]).ok_or_else(|| "no HTTP status line".to_string())?;
+        let head = status_line(&mut stream).map_err(|e| e.to_string())?;
+        let status = status_of(&head).ok_or_else(|| "no HTTP status line".to_string())?;
         if (100..500).contains(&status) {
             Ok(())
         } else {
             Err(format!("HTTP status {status}"))
         }
     }
+}
+
+/// The bytes up to the end of the first line (at most 64): a server may
+/// send its status line in several pieces.
+fn status_line(stream: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(64);
+    let mut chunk = [0u8; 64];
+    while head.len() < 64 && !head.contains(&b'\n') {
+        let read = stream.read(&mut chunk[..64 - head.len()])?;
+        if read == 0 {
+            break;
+        }
+        head.extend_from_slice(&chunk[..read]);
+    }
+    Ok(head)
 }
 
 /// The status code of `HTTP/1.x NNN ...`.
@@ -253,6 +267,25 @@ fn status_of(head: &[u8]) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hands out its bytes a few at a time, as a slow server would.
+    struct Trickle(Vec<u8>);
+
+    impl Read for Trickle {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            let n = buffer.len().min(self.0.len()).min(4);
+            buffer[..n].copy_from_slice(&self.0[..n]);
+            self.0.drain(..n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_status_line_sent_in_pieces_is_read_whole() {
+        let mut server = Trickle(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec());
+        let head = status_line(&mut server).unwrap();
+        assert_eq!(status_of(&head), Some(404));
+    }
     use std::net::TcpListener;
 
     fn serve(status: u16) -> u16 {

@@ -248,7 +248,7 @@ pub fn schema() -> Value {
             ),
         );
     }
-    sorted(schema)
+    crate::manifest::schema::sorted(schema)
 }
 
 /// The schema as written to `schemas/`: pretty JSON ending in a newline.
@@ -256,20 +256,6 @@ pub fn schema_text() -> String {
     let mut text = serde_json::to_string_pretty(&schema()).unwrap_or_default();
     text.push('\n');
     text
-}
-
-/// Keys in alphabetical order at every level, so the committed file does
-/// not depend on whether serde_json keeps insertion order.
-fn sorted(value: Value) -> Value {
-    match value {
-        Value::Object(object) => {
-            let mut entries: Vec<(String, Value)> = object.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
-        other => other,
-    }
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ pub fn schema(document: DocumentType) -> Value {
 /// Keys in alphabetical order at every level, whether or not serde_json
 /// keeps insertion order, so the committed files do not depend on the
 /// features other crates turn on.
-fn sorted(value: Value) -> Value {
+pub(crate) fn sorted(value: Value) -> Value {
     match value {
         Value::Object(object) => {
             let mut entries: Vec<(String, Value)> = object.into_iter().collect();

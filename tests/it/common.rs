@@ -228,3 +228,29 @@ pub fn unindent(text: &str) -> String {
         .join("\n")
         + "\n"
 }
+
+/// A copy of `fixtures/demo` in a temporary folder, without what an
+/// earlier run rendered there.
+pub fn demo_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let target = dir.path().join("demo");
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo"),
+        &target,
+    );
+    let _ = std::fs::remove_file(target.join("components/app/app.conf"));
+    (dir, target)
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read").flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! deploy.md §14 (F0, F1, F2), the demo stack, locking, bad input and
 //! interrupts. Cases are named after the numbered cases of §14.
 
-use crate::common::{read_documents, Output, Test};
+use crate::common::{demo_copy, read_documents, Output, Test};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
@@ -1534,27 +1534,6 @@ fn deploy_case_74_invoke() {
 }
 
 // ---------------------------------------------------------------- more
-
-fn demo_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
-    let target = dir.path().join("demo");
-    copy_tree(&source, &target);
-    (dir, target)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read").flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy");
-        }
-    }
-}
 
 #[test]
 fn demo_deploys_and_undeploys() {

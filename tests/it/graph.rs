@@ -1,8 +1,8 @@
 //! `hub graph`: the dependency graph as dot and Mermaid, with and without
 //! a state, on the demo stack and on small elaborated stacks.
 
-use crate::common::{Output, Test};
-use std::path::{Path, PathBuf};
+use crate::common::{demo_copy, Output, Test};
+use std::path::Path;
 
 /// A diamond: `right` requires what `base` provides; `right` is optional.
 const DIAMOND: &str = r#"
@@ -34,29 +34,6 @@ version: 1
 kind: component
 meta: {name: top}
 "#;
-
-fn demo_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let target = dir.path().join("demo");
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo"),
-        &target,
-    );
-    (dir, target)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read").flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy");
-        }
-    }
-}
 
 /// Runs hub in `dir` with pinned time, ids and user.
 fn hub_in(dir: &Path, args: &[&str]) -> Output {

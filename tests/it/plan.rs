@@ -1,7 +1,7 @@
 //! `hub plan`: what a deploy or undeploy would do, on the demo stack and on
 //! small generated stacks; and that a plan runs and changes nothing.
 
-use crate::common::{Output, Test};
+use crate::common::{demo_copy, Output, Test};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -26,31 +26,6 @@ fn hub(dir: &Path, args: &[&str]) -> Output {
         .output()
         .expect("run hub");
     Output::of(out, dir)
-}
-
-/// A copy of `fixtures/demo` without anything an earlier run rendered.
-fn demo() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let target = dir.path().join("demo");
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo"),
-        &target,
-    );
-    let _ = std::fs::remove_file(target.join("components/app/app.conf"));
-    (dir, target)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read").flatten() {
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy");
-        }
-    }
 }
 
 /// Every file and folder below `dir` with its bytes (folders: none) and
@@ -114,7 +89,7 @@ fn deploy_demo(dir: &Path) {
 
 #[test]
 fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     let before = tree(&dir);
     let out = plan(&dir, &[]);
     out.success();
@@ -169,7 +144,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
 
 #[test]
 fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let before = tree(&dir);
     let out = plan(&dir, &[]);
@@ -226,7 +201,7 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
 
 #[test]
 fn a_changed_parameter_shows_old_and_new_and_its_dependents_say_why_they_run() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let params = dir.join("params.yaml");
     let text = std::fs::read_to_string(&params).expect("params");
@@ -252,7 +227,7 @@ fn a_changed_parameter_shows_old_and_new_and_its_dependents_say_why_they_run() {
 
 #[test]
 fn a_touched_file_redeploys_its_component() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let script = dir.join("components/network/deploy.sh");
     let mut text = std::fs::read_to_string(&script).expect("script");
@@ -275,7 +250,7 @@ fn a_touched_file_redeploys_its_component() {
 
 #[test]
 fn undeploy_runs_in_reverse_without_what_never_deployed() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let before = tree(&dir);
     let out = plan(&dir, &["--undeploy"]);
@@ -319,7 +294,7 @@ fn parameter<'a>(component: &'a serde_json::Value, name: &str) -> &'a serde_json
 
 #[test]
 fn the_json_document_has_waves_actions_requirements_and_parameters() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     let doc = json(plan(&dir, &["--format", "json", "-j", "2"]).success());
     assert_eq!(doc["stack"], "demo");
     assert_eq!(doc["verb"], "deploy");
@@ -351,7 +326,7 @@ fn the_json_document_has_waves_actions_requirements_and_parameters() {
 
 #[test]
 fn secrets_are_masked_unless_revealed() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let masked = json(plan(&dir, &["--format", "json"]).success());
     let app = &masked["components"][2];
@@ -366,7 +341,7 @@ fn secrets_are_masked_unless_revealed() {
 
 #[test]
 fn a_report_lists_each_component_with_its_action() {
-    let (_tmp, dir) = demo();
+    let (_tmp, dir) = demo_copy();
     plan(&dir, &["--report", "plan.json"]).success();
     let text = std::fs::read_to_string(dir.join("plan.json")).expect("report");
     let report: serde_json::Value = serde_json::from_str(&text).expect("json");
