@@ -218,6 +218,7 @@ struct Row {
     critical: usize,
     width: usize,
     workers: Workers,
+    runs: usize,
     bound: f64,
     target: f64,
     floor: Duration,
@@ -241,24 +242,47 @@ impl Row {
     fn ratio(&self, makespan: Duration) -> f64 {
         makespan.as_secs_f64() / self.critical_seconds()
     }
+
+    /// Milliseconds above the bare loop (negative when faster).
+    fn over_floor(&self, makespan: Duration) -> f64 {
+        (makespan.as_secs_f64() - self.floor.as_secs_f64()) * 1000.0
+    }
+}
+
+/// Timed runs per measurement: three (the median is kept) when the bound
+/// is under a second, where 50 ms of noise decide the verdict, else one.
+fn runs_for(bound: f64) -> usize {
+    if bound < 1.0 {
+        3
+    } else {
+        1
+    }
+}
+
+fn median(runs: usize, mut run: impl FnMut() -> Duration) -> Duration {
+    let mut times: Vec<Duration> = (0..runs).map(|_| run()).collect();
+    times.sort();
+    times[times.len() / 2]
 }
 
 fn measure(shape: Shape, size: usize, graph: &Graph, root: &Path, workers: Workers) -> Row {
     let slots = workers.count();
+    let runs = runs_for(workers.bound(graph));
     let row = Row {
         shape: shape.label(),
         size,
         critical: graph.critical_path(),
         width: graph.width(),
         workers,
+        runs,
         bound: workers.bound(graph),
         target: workers.target(graph),
-        floor: time_floor(root, graph, slots),
-        stateless: time_hub(root, slots, false),
-        with_state: time_hub(root, slots, true),
+        floor: median(runs, || time_floor(root, graph, slots)),
+        stateless: median(runs, || time_hub(root, slots, false)),
+        with_state: median(runs, || time_hub(root, slots, true)),
     };
     println!(
-        "{:<14} {:>3} components  -j {:<13} CP {:>5.2} s  bound {:>5.2} s  target ≤ {:>5.2} s | floor {:>6.3} s | -n {:>6.3} s ({:.2}× CP) {} | state {:>6.3} s ({:.2}× CP) {}",
+        "{:<14} {:>3} components  -j {:<13} CP {:>5.2} s  bound {:>5.2} s  target ≤ {:>5.2} s | floor {:>6.3} s | -n {:>6.3} s ({:.2}× CP, {:+.0} ms) {} | state {:>6.3} s ({:.2}× CP, {:+.0} ms) {}{}",
         row.shape,
         row.size,
         workers.label(),
@@ -268,10 +292,13 @@ fn measure(shape: Shape, size: usize, graph: &Graph, root: &Path, workers: Worke
         row.floor.as_secs_f64(),
         row.stateless.as_secs_f64(),
         row.ratio(row.stateless),
+        row.over_floor(row.stateless),
         row.verdict(row.stateless),
         row.with_state.as_secs_f64(),
         row.ratio(row.with_state),
+        row.over_floor(row.with_state),
         row.verdict(row.with_state),
+        if runs > 1 { "  (median of 3)" } else { "" },
     );
     row
 }
@@ -368,7 +395,8 @@ fn report(rows: &[Row], skipped: &[String]) -> String {
          the total work (N × 0.2 s). Targets: with enough workers (P = the widest level), makespan ≤ 1.05 × CP \
          + 50 ms; with fewer, Graham's bound for list scheduling, W/P + (1 − 1/P)·CP, with the same allowance \
          (1.05 × bound + 50 ms). The floor is a bare Rust loop spawning the same scripts in the same order with \
-         the same number of slots, so hub's own overhead is the difference. One run per row.\n\n",
+         the same number of slots, so hub's own overhead is the difference (\"over floor\"). Each figure is one \
+         run, or the median of three when the bound is under 1 s.\n\n",
     );
     let _ = writeln!(
         out,
@@ -378,25 +406,28 @@ fn report(rows: &[Row], skipped: &[String]) -> String {
         machine()
     );
     out.push_str(
-        "| shape | N | depth | width | -j | bound | target | floor | hub -n | ×CP | -n | hub, state | ×CP | state |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|:-:|\n",
+        "| shape | N | depth | width | -j | runs | bound | target | floor | hub -n | ×CP | over floor | -n | hub, state | ×CP | over floor | state |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|:-:|\n",
     );
     for row in rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:.2} s | {:.2} s | {:.3} s | {:.3} s | {:.2} | {} | {:.3} s | {:.2} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {:.2} s | {:.2} s | {:.3} s | {:.3} s | {:.2} | {:+.0} ms | {} | {:.3} s | {:.2} | {:+.0} ms | {} |",
             row.shape,
             row.size,
             row.critical,
             row.width,
             row.workers.label(),
+            row.runs,
             row.bound,
             row.target,
             row.floor.as_secs_f64(),
             row.stateless.as_secs_f64(),
             row.ratio(row.stateless),
+            row.over_floor(row.stateless),
             row.verdict(row.stateless),
             row.with_state.as_secs_f64(),
             row.ratio(row.with_state),
+            row.over_floor(row.with_state),
             row.verdict(row.with_state),
         );
     }

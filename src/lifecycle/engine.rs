@@ -250,6 +250,8 @@ struct Run<'a> {
     preloaded: HashMap<String, Vec<state::CapturedOutput>>,
     /// The fingerprint of a running component, without its folder.
     pending_fingerprints: HashMap<String, Fingerprint>,
+    /// Parallel runs: checkpoints recorded but not written yet.
+    unsaved_checkpoints: bool,
     base_env: Vec<(String, String)>,
     masker: SecretMasker,
     summary: Summary,
@@ -356,6 +358,7 @@ impl<'a> Run<'a> {
             undeployed_in_run: BTreeSet::new(),
             preloaded: HashMap::new(),
             pending_fingerprints: HashMap::new(),
+            unsaved_checkpoints: false,
             base_env,
             masker,
             summary: Summary {
@@ -410,6 +413,7 @@ impl<'a> Run<'a> {
             let (done, finished) = mpsc::channel::<Ended>();
             let mut running: IndexMap<String, Instant> = IndexMap::new();
             let mut steps: Vec<(String, Step)> = Vec::new();
+            let mut starting: Vec<(String, Box<Job>)> = Vec::new();
             loop {
                 if stop.is_none() {
                     if let Some(signal) = self.interrupt_signal() {
@@ -425,20 +429,27 @@ impl<'a> Run<'a> {
                     running.insert(name.clone(), Instant::now());
                     match self.component(&name) {
                         Prepared::Ended(step) => steps.push((name, step)),
-                        Prepared::Run(job) => {
-                            let done = done.clone();
-                            let sink = &sink;
-                            threads.spawn(move || {
-                                let result =
-                                    process::run(&job.invocation, &job.masker, sink, interrupts);
-                                // The receiver lives until every job has ended.
-                                let _ = done.send(Ended {
-                                    name,
-                                    result: JobResult::Process(job, result),
-                                });
-                            });
-                        }
+                        Prepared::Run(job) => starting.push((name, job)),
                     }
+                }
+                if let Err(error) = self.write_checkpoints() {
+                    for (name, _) in starting.drain(..) {
+                        let step = self.fail(&name, &format!("not started: {error}"), None);
+                        steps.push((name, step));
+                    }
+                    stop = stop.take().or(Some(Stop::Fatal(error)));
+                }
+                for (name, job) in starting.drain(..) {
+                    let done = done.clone();
+                    let sink = &sink;
+                    threads.spawn(move || {
+                        let result = process::run(&job.invocation, &job.masker, sink, interrupts);
+                        // The receiver lives until every job has ended.
+                        let _ = done.send(Ended {
+                            name,
+                            result: JobResult::Process(job, result),
+                        });
+                    });
                 }
                 let progressed = !steps.is_empty();
                 for (name, step) in steps.drain(..) {
@@ -479,6 +490,11 @@ impl<'a> Run<'a> {
         });
         self.summary.failed_logs = sink.failed_logs(&self.failed);
         self.not_run(&scheduler);
+        // The table and the report follow the order, not the timing.
+        let positions = &self.positions;
+        self.summary
+            .entries
+            .sort_by_key(|e| positions.get(&e.component).copied().unwrap_or(usize::MAX));
         match stop {
             Some(Stop::Interrupted(component, signal)) => {
                 return self.stop_interrupted(component.as_deref(), signal)
@@ -747,6 +763,14 @@ impl<'a> Run<'a> {
         self.save()
     }
 
+    /// The checkpoints of the components about to start, in one write.
+    fn write_checkpoints(&mut self) -> Result<(), EngineError> {
+        match self.unsaved_checkpoints {
+            true => self.save(),
+            false => Ok(()),
+        }
+    }
+
     /// Writes the state, when there is one (never on a dry run).
     fn save(&mut self) -> Result<(), EngineError> {
         self.write_state(None)
@@ -778,9 +802,12 @@ impl<'a> Run<'a> {
             }
         };
         let written = match component {
-            Some(name) => writer.write_component(state, name),
-            None => writer.write(state),
+            Some(name) if !self.unsaved_checkpoints => writer.write_component(state, name),
+            _ => writer.write(state),
         };
+        if written.is_ok() {
+            self.unsaved_checkpoints = false;
+        }
         // §11.5: with several locations, one that cannot be written is a
         // warning while another was written.
         let failures = writer.take_failures();
@@ -987,6 +1014,12 @@ impl<'a> Run<'a> {
             if let Some(order) = &order {
                 state.order_phases(op, order);
             }
+        }
+        if self.parallel() {
+            // Written once for all the components that start together,
+            // before any of them starts.
+            self.unsaved_checkpoints = true;
+            return Ok(());
         }
         self.save_component(name)
     }

@@ -267,8 +267,17 @@ fn the_report_says_what_happened_to_each_component() {
         status("app"),
         ("cancelled".into(), "upstream `db` failed".into())
     );
-    let net = report["components"][0].clone();
-    assert_eq!(net["outputs"], serde_json::json!(["net.subnet"]));
+    let names: Vec<&str> = report["components"]
+        .as_array()
+        .expect("components")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(names, ["net", "db", "app", "dns"], "in the stack's order");
+    assert_eq!(
+        report["components"][0]["outputs"],
+        serde_json::json!(["net.subnet"])
+    );
     // The failed component's output is repeated before the summary.
     out.stderr_has("--- output of failed component `db`:\ndb | boom\n");
 }
@@ -280,4 +289,39 @@ fn a_report_that_cannot_be_written_fails_the_run_without_losing_the_state() {
     out.failure().stderr_has("missing/report.json");
     let state = &out.documents("hub.yaml.state")[0];
     assert_eq!(state["status"].as_str(), Some("deployed"));
+}
+
+#[test]
+fn the_demo_deploys_in_parallel_and_then_has_nothing_to_do() {
+    let (_dir, demo) = crate::common::demo_copy();
+    let run = |extra: &[&str]| {
+        let mut command = assert_cmd::Command::cargo_bin("hub").expect("hub");
+        command
+            .current_dir(&demo)
+            .args([
+                "deploy",
+                "hub.yaml",
+                "params.yaml",
+                "-s",
+                "demo.state",
+                "-j",
+                "0",
+            ])
+            .args(extra)
+            .env("USER", "demo")
+            .write_stdin(Vec::new());
+        Output::of(command.output().expect("run hub"), &demo)
+    };
+    run(&[]).success().stderr_has("stack: deployed");
+    let out = run(&["--changed"]);
+    out.success();
+    for name in ["network", "database", "app"] {
+        assert!(
+            summary_line(&out, name).contains("unchanged"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert!(summary_line(&out, "monitoring").contains("skipped"));
+    assert!(!out.stdout.contains("creating network"), "{}", out.stdout);
 }

@@ -347,7 +347,8 @@ pub fn read_events(path: &Path) -> std::io::Result<Vec<Event>> {
         .collect()
 }
 
-fn parse_event(line: &str) -> Option<Event> {
+/// One `start NAME NS` or `end NAME NS` line.
+pub fn parse_event(line: &str) -> Option<Event> {
     let mut words = line.split(' ');
     let start = match words.next()? {
         "start" => true,
