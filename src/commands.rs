@@ -302,6 +302,14 @@ pub fn deploy(
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     use crate::lifecycle::engine::{self, Host};
+    if args.changed && args.no_state {
+        return Err(Error::Usage {
+            flag: "--changed",
+            value: String::new(),
+            reason: "it compares each component with the state: give `-s STATE` instead of `-n`"
+                .into(),
+        });
+    }
     if args.changed && verb != crate::lifecycle::plan::Verb::Deploy {
         return Err(Error::Usage {
             flag: "--changed",

@@ -1528,7 +1528,8 @@ impl<'a> Run<'a> {
         params: &[ExpandedParam],
         visible: &[state::CapturedOutput],
     ) -> Option<Step> {
-        if self.verb != Verb::Deploy {
+        // Without a state there is nothing to compare with or record in.
+        if self.verb != Verb::Deploy || self.state.is_none() {
             return None;
         }
         let mut current = Fingerprint {

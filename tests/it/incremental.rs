@@ -325,3 +325,16 @@ fn the_demo_deploys_in_parallel_and_then_has_nothing_to_do() {
     assert!(summary_line(&out, "monitoring").contains("skipped"));
     assert!(!out.stdout.contains("creating network"), "{}", out.stdout);
 }
+
+#[test]
+fn changed_needs_a_state() {
+    let t = stack("parameters: []\n");
+    let out = hub_isolated(
+        &t,
+        &["deploy", "hub.yaml", "params.yaml", "-n", "--changed"],
+        &[],
+    );
+    out.failure().stderr_has("-s STATE");
+    assert_eq!(out.status, 2);
+    assert!(runs(&t).is_empty());
+}
