@@ -8,7 +8,7 @@
 //! Run with `cargo bench --bench deploy`. Options (after `--`):
 //! `--sizes 100,1000`, `--runs N` (timed runs per size, default 3) and
 //! `--write FILE` (default `benches/DEPLOY_RESULTS.md`; `-` prints only).
-//! Whatever follows the line [`HISTORY`] in the file written is kept: the
+//! Whatever follows the line [`support::HISTORY`] in the file written is kept: the
 //! hand-written record of earlier figures.
 //!
 //! Each component declares two parameters (one from the stack, one its
@@ -16,14 +16,13 @@
 //! deploys with `-n` (no state), which separates the engine's own cost from
 //! the state writes. The target is ≤ 2 ms of overhead per component.
 
+mod support;
+
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The line after which the results file is kept as it is.
-const HISTORY: &str = "<!-- history: kept when the bench rewrites this file -->";
 
 const SCRIPT: &str = "#!/bin/sh\necho \"deploying $ID in $DOMAIN\"\n";
 
@@ -215,16 +214,7 @@ fn main() {
         rows.push(row);
     }
     if let Some(path) = write {
-        let kept = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|old| old.find(HISTORY).map(|at| old[at..].to_string()));
-        let mut text = report(&rows, runs);
-        if let Some(kept) = kept {
-            text.push('\n');
-            text.push_str(&kept);
-        }
-        std::fs::write(&path, text).expect("write results");
-        println!("written to {path}");
+        support::write_results(&path, report(&rows, runs));
     }
 }
 
@@ -241,9 +231,9 @@ fn report(rows: &[Row], runs: usize) -> String {
     let _ = writeln!(
         out,
         "Command: `cargo bench --bench deploy{}`. Written {}. Median of {runs} runs (by wall time). {}\n",
-        command_options(),
+        support::command_options(),
         hub::state::format_rfc3339(std::time::SystemTime::now()),
-        machine()
+        support::machine()
     );
     out.push_str(
         "| components | hub deploy | hub deploy -n | scripts alone | overhead, state (wall / CPU) | overhead, -n (wall / CPU) |\n|---:|---:|---:|---:|---:|---:|\n",
@@ -263,28 +253,4 @@ fn report(rows: &[Row], runs: usize) -> String {
         );
     }
     out
-}
-
-/// The options the bench was run with, as typed after `--`.
-fn command_options() -> String {
-    let options: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if options.is_empty() {
-        String::new()
-    } else {
-        format!(" -- {}", options.join(" "))
-    }
-}
-
-/// The CPU count and the load when the report is written: wall-clock
-/// figures depend on what else the machine is doing.
-fn machine() -> String {
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(String::from))
-        .unwrap_or_else(|| "unknown".into());
-    format!("Machine: {cpus} CPUs, load average {load} when the report was written.")
 }

@@ -7,7 +7,7 @@
 //! Run with `cargo bench --bench schedule`. Options (after `--`):
 //! `--sizes 10,100`, `--shapes chain,fan-out,diamond,layered` and
 //! `--write FILE` (default `benches/SCHEDULE_RESULTS.md`; `-` prints only).
-//! Whatever follows the line [`HISTORY`] in the file written is kept.
+//! Whatever follows the line [`support::HISTORY`] in the file written is kept.
 //!
 //! Targets: with enough workers (`-j` = the graph's widest level), the
 //! makespan is at most 1.05 × the critical path + 50 ms; with P workers,
@@ -18,14 +18,13 @@
 #[path = "../tests/it/shapes.rs"]
 mod shapes;
 
+mod support;
+
 use shapes::{Graph, Scripts, Shape};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The line after which the results file is kept as it is.
-const HISTORY: &str = "<!-- history: kept when the bench rewrites this file -->";
 
 /// What each component does, and how long that takes.
 const BODY: &str = "sleep 0.2";
@@ -371,16 +370,7 @@ fn main() {
     }
     println!("total {:.0} s", started.elapsed().as_secs_f64());
     if let Some(path) = write {
-        let kept = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|old| old.find(HISTORY).map(|at| old[at..].to_string()));
-        let mut text = report(&rows, &skipped);
-        if let Some(kept) = kept {
-            text.push('\n');
-            text.push_str(&kept);
-        }
-        std::fs::write(&path, text).expect("write results");
-        println!("written to {path}");
+        support::write_results(&path, report(&rows, &skipped));
     }
 }
 
@@ -401,9 +391,9 @@ fn report(rows: &[Row], skipped: &[String]) -> String {
     let _ = writeln!(
         out,
         "Command: `cargo bench --bench schedule{}`. Written {}. {}\n",
-        command_options(),
+        support::command_options(),
         hub::state::format_rfc3339(std::time::SystemTime::now()),
-        machine()
+        support::machine()
     );
     out.push_str(
         "| shape | N | depth | width | -j | runs | bound | target | floor | hub -n | ×CP | over floor | -n | hub, state | ×CP | over floor | state |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|:-:|\n",
@@ -438,28 +428,4 @@ fn report(rows: &[Row], skipped: &[String]) -> String {
         }
     }
     out
-}
-
-/// The options the bench was run with, as typed after `--`.
-fn command_options() -> String {
-    let options: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    if options.is_empty() {
-        String::new()
-    } else {
-        format!(" -- {}", options.join(" "))
-    }
-}
-
-/// The CPU count and the load when the report is written: wall-clock
-/// figures depend on what else the machine is doing.
-fn machine() -> String {
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(String::from))
-        .unwrap_or_else(|| "unknown".into());
-    format!("Machine: {cpus} CPUs, load average {load} when the report was written.")
 }

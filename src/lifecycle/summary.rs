@@ -97,9 +97,12 @@ impl Summary {
         });
     }
 
-    /// The entry of `component`, when it has one.
+    /// The latest entry of `component`, when it has one.
     pub fn entry_mut(&mut self, component: &str) -> Option<&mut Entry> {
-        self.entries.iter_mut().find(|e| e.component == component)
+        self.entries
+            .iter_mut()
+            .rev()
+            .find(|e| e.component == component)
     }
 
     /// ```text

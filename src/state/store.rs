@@ -211,6 +211,19 @@ struct Target {
     written: bool,
     /// The folder, opened at the first write to flush it after each.
     folder_handle: Option<File>,
+    /// The file each write goes to before it is swapped into place; after
+    /// the swaps it holds an old version, and the next write reuses it.
+    spare: Option<PathBuf>,
+    /// The file system swaps two names atomically (`RENAME_EXCHANGE`).
+    swaps: bool,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Some(spare) = self.spare.take() {
+            let _ = std::fs::remove_file(spare);
+        }
+    }
 }
 
 impl StateWriter {
@@ -400,11 +413,23 @@ impl Target {
             exists,
             written: false,
             folder_handle: None,
+            spare: None,
+            swaps: true,
         };
         Ok((location, serial))
     }
 
     fn replace(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        if self.swaps {
+            match self.swap_in(bytes) {
+                Swapped::Done(result) => {
+                    result?;
+                    return self.flush_folder();
+                }
+                Swapped::Unsupported => self.swaps = false,
+                Swapped::NotFiles => {}
+            }
+        }
         let failure = |action: &'static str| {
             let path = self.target.clone();
             move |source| StateError::Write {
@@ -427,6 +452,76 @@ impl Target {
             let _ = std::fs::remove_file(&temp);
         }
         result?;
+        self.flush_folder()
+    }
+
+    /// The new content goes to the spare file (reused from one write to the
+    /// next), which then swaps names with `STATE`, and the previous content
+    /// with `STATE.backup`: `STATE` and `STATE.backup` are whole at every
+    /// moment, and no file is created or deleted after the first writes,
+    /// which keeps file systems from hunting for a free inode each time.
+    fn swap_in(&mut self, bytes: &[u8]) -> Swapped {
+        let failure = |action: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
+        // Only regular files trade names: anything else at either path is
+        // left to the plain write, which reports it.
+        let regular =
+            |path: &Path| std::fs::symlink_metadata(path).map(|meta| meta.file_type().is_file());
+        if self.exists
+            && (!matches!(regular(&self.target), Ok(true))
+                || matches!(regular(&self.backup), Ok(false)))
+        {
+            return Swapped::NotFiles;
+        }
+        let spare = self
+            .spare
+            .get_or_insert_with(|| temp_path(&self.target))
+            .clone();
+        if let Err(error) = write_reused(&spare, bytes, self.mode) {
+            return Swapped::Done(Err(failure("write a temporary file", &self.target)(error)));
+        }
+        if !self.exists {
+            self.spare = None;
+            let renamed = std::fs::rename(&spare, &self.target);
+            return Swapped::Done(
+                renamed.map_err(failure("rename the temporary file", &self.target)),
+            );
+        }
+        match exchange(&spare, &self.target) {
+            Err(error) if unsupported(&error) => return Swapped::Unsupported,
+            Err(error) => {
+                return Swapped::Done(Err(failure("rename the temporary file", &self.target)(
+                    error,
+                )))
+            }
+            Ok(()) => {}
+        }
+        // `spare` now holds the previous content: it becomes the backup.
+        let backed_up = match exchange(&spare, &self.backup) {
+            Ok(()) => Ok(()),
+            Err(_) => {
+                self.spare = None;
+                std::fs::rename(&spare, &self.backup)
+            }
+        };
+        Swapped::Done(backed_up.map_err(failure("rename the backup", &self.backup)))
+    }
+
+    fn flush_folder(&mut self) -> Result<(), StateError> {
+        let failure = |action: &'static str| {
+            let path = self.target.clone();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
         let folder = match &self.folder_handle {
             Some(folder) => folder,
             None => self
@@ -545,6 +640,56 @@ fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     file.sync_all()
 }
 
+/// How a write by swapping names went.
+enum Swapped {
+    Done(Result<(), StateError>),
+    /// The file system cannot swap names: nothing was changed.
+    Unsupported,
+    /// `STATE` or `STATE.backup` is not a regular file: nothing was changed.
+    NotFiles,
+}
+
+/// Writes `bytes` to `path`, created with `mode` or truncated, and flushes.
+fn write_reused(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Swaps the names `a` and `b` atomically (both must exist).
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both paths are NUL-terminated strings that outlive the call.
+    let result = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    match result {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// The error of a file system (or kernel) that cannot swap names.
+fn unsupported(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP)
+    )
+}
+
 /// Flushes a folder's entries; file systems that cannot do this for
 /// folders are not an error.
 pub(crate) fn sync_folder(folder: &Path) -> std::io::Result<()> {
@@ -649,7 +794,36 @@ mod tests {
         assert_ne!(std::fs::read(backup_path(&path)).expect("backup"), backup);
         assert_eq!(read_ok(&backup_path(&path)).message, "round 5");
         assert_eq!(read_ok(&path).message, "last");
+        // The spare file the writes go through is gone with the writer.
+        drop(writer);
         assert_eq!(files_in(dir.path()), ["s", "s.backup"]);
+    }
+
+    #[test]
+    fn writes_reuse_the_same_three_files() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        let mut state = sample();
+        let inodes = |dir: &Path| -> std::collections::BTreeSet<u64> {
+            std::fs::read_dir(dir)
+                .expect("list")
+                .flatten()
+                .map(|e| e.metadata().expect("meta").ino())
+                .collect()
+        };
+        for _ in 0..3 {
+            writer.write(&mut state).expect("write");
+        }
+        let settled = inodes(dir.path());
+        for round in 0..5 {
+            state.message = format!("round {round}");
+            writer.write(&mut state).expect("write");
+            assert_eq!(inodes(dir.path()), settled, "no file created or deleted");
+            assert_eq!(read_ok(&path).message, format!("round {round}"));
+        }
+        assert_eq!(read_ok(&backup_path(&path)).message, "round 3");
     }
 
     #[test]
