@@ -628,8 +628,12 @@ impl<'a> Run<'a> {
     ) -> Option<Stop> {
         self.failed.push(name.to_string());
         if self.parallel() {
+            let why = match self.verb {
+                Verb::Deploy => format!("upstream `{name}` failed"),
+                Verb::Undeploy => format!("`{name}`, which depends on it, failed to undeploy"),
+            };
             for cancelled in scheduler.cancel_after(name) {
-                let why = format!("upstream `{name}` failed");
+                let why = why.clone();
                 self.record_outcome(&cancelled, &Outcome::Cancelled(why), Duration::ZERO);
                 self.cancelled.push(cancelled);
             }

@@ -254,6 +254,41 @@ fn undeploy_runs_dependents_before_their_dependencies() {
 }
 
 #[test]
+fn a_failed_undeploy_keeps_what_it_depends_on() {
+    // c0 is the root of the diamond; c2, one of the middles, fails to
+    // undeploy, so c0 (which c2 depends on) must stay.
+    let scripts = Scripts::running("sleep 0.05").with_body(
+        "c2",
+        "case \"$0\" in *undeploy.sh) echo cannot go; exit 5;; esac",
+    );
+    let stack = Stack::new(Shape::Diamond.graph(5), scripts);
+    stack.hub("deploy", &["-j", "4"]).success();
+    stack.forget_events();
+    let out = stack.hub("undeploy", &["-j", "4"]);
+    out.failure();
+    assert_eq!(out.status, 1);
+    let state = stack.state();
+    let status = statuses(&state);
+    assert_eq!(status["c2"], "error");
+    assert_eq!(status["c0"], "deployed", "{}", out.stderr);
+    for name in ["c1", "c3", "c4"] {
+        assert_eq!(status[name], "undeployed", "{name}");
+    }
+    assert_eq!(text(&state["status"]), "incomplete");
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("c0 "))
+        .unwrap_or_default();
+    assert!(line.contains("cancelled"), "{}", out.stderr);
+    assert!(
+        line.ends_with("`c2`, which depends on it, failed to undeploy"),
+        "{line}"
+    );
+    assert!(!stack.started().contains(&"c0".to_string()));
+}
+
+#[test]
 fn undeploy_of_a_diamond_ends_with_the_root() {
     let stack = Stack::shaped(Shape::Diamond, 5, "sleep 0.1");
     stack.hub("deploy", &["-j", "4"]).success();
