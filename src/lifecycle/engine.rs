@@ -534,10 +534,7 @@ impl<'a> Run<'a> {
             Step::Skipped(why) => Outcome::Skipped(why.clone()),
             Step::Interrupted(_) => Outcome::Interrupted,
             Step::Fatal(error) => Outcome::Failed(error.to_string()),
-            Step::Failed(reason) if self.interrupt_signal().is_some() => {
-                let _ = reason;
-                Outcome::Interrupted
-            }
+            Step::Failed(_) if self.interrupt_signal().is_some() => Outcome::Interrupted,
             Step::Failed(reason) => Outcome::Failed(reason.clone()),
         };
         self.record_outcome(name, &outcome, took);
@@ -1207,7 +1204,7 @@ impl<'a> Run<'a> {
                     .iter()
                     .find(|p| p.name == key)
                     .map(|p| p.value.as_ref())
-                    .or_else(|| self.output_value(key).map(Some))
+                    .or_else(|| output_in(&snapshot, key).map(Some))
                     .map(substitution_text)
             };
             let resolved = match ready::resolve(conditions, &lookup) {
@@ -1226,12 +1223,7 @@ impl<'a> Run<'a> {
 
     /// The latest output named `comp:name`, or plain `name`.
     fn output_value(&self, key: &str) -> Option<&Value> {
-        let outputs = self.outputs.iter().rev();
-        outputs
-            .clone()
-            .find(|o| o.qualified_name() == key)
-            .or_else(|| outputs.clone().find(|o| o.name == key))
-            .map(|o| &o.value)
+        output_in(&self.outputs, key)
     }
 
     /// §2 step 17: the stack's ready conditions after the last component.
@@ -1621,6 +1613,16 @@ impl<'a> Run<'a> {
             }
         }
     }
+}
+
+/// The latest of `outputs` named `comp:name`, or plain `name`.
+fn output_in<'o>(outputs: &'o [state::CapturedOutput], key: &str) -> Option<&'o Value> {
+    let latest = outputs.iter().rev();
+    latest
+        .clone()
+        .find(|o| o.qualified_name() == key)
+        .or_else(|| latest.clone().find(|o| o.name == key))
+        .map(|o| &o.value)
 }
 
 /// `base` with `new` on top: an output of the same component and name is
