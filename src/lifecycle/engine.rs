@@ -26,7 +26,7 @@
 //! (§9.2); with more, it cancels what waits for the failed component and
 //! the run ends once the rest is done. What a component sees is the same
 //! whatever the timing: the outputs and capabilities known at the start,
-//! with those of the components it waits for (`Run::visible_outputs`).
+//! with those of the components it waits for ([`super::known`]).
 //! 6. The stack status, the stack-level outputs (refreshed at the end of
 //!    every deploy), the stack outputs and the operation status are
 //!    written; a summary is returned.
@@ -45,6 +45,7 @@ use super::env::{self, ComponentVariables, Nested, OsEnvironment};
 use super::error::EngineError;
 use super::fingerprint;
 use super::interrupt::Interrupts;
+use super::known::Known;
 use super::otp;
 use super::outputs::stack_outputs;
 use super::plan::{self, Plan, Selection, Verb};
@@ -76,7 +77,7 @@ use crate::state::{
     OperationStatus, StackMeta, StackStatus, State,
 };
 use indexmap::IndexMap;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -226,9 +227,6 @@ struct Run<'a> {
     writer: Option<state::StateWriter>,
     /// The serial of the state read at the start, when one was read.
     read_serial: Option<u64>,
-    provides: IndexMap<String, Vec<String>>,
-    /// Outputs known in this run, oldest first.
-    outputs: Vec<state::CapturedOutput>,
     failed: Vec<String>,
     skipped: Vec<String>,
     /// Parallel runs: not run because a component they wait for failed.
@@ -239,15 +237,8 @@ struct Run<'a> {
     started_at: HashMap<String, String>,
     /// Positions in the selection.
     positions: HashMap<String, usize>,
-    /// What each component produced in this run, by position.
-    produced: BTreeMap<usize, Produced>,
-    /// Parallel undeploys: the components undeployed, by position.
-    undeployed_in_run: BTreeSet<usize>,
-    /// The outputs and provides map when the run started, and the outputs
-    /// preloaded for `-c`/`-o` components (parallel runs).
-    initial_outputs: Vec<state::CapturedOutput>,
-    initial_provides: IndexMap<String, Vec<String>>,
-    preloaded: HashMap<String, Vec<state::CapturedOutput>>,
+    /// The outputs and capabilities known, and what each component sees.
+    known: Known,
     /// The fingerprint of a running component, without its folder.
     pending_fingerprints: HashMap<String, Fingerprint>,
     /// Parallel runs: checkpoints recorded but not written yet.
@@ -345,18 +336,12 @@ impl<'a> Run<'a> {
             writer: None,
             read_serial,
             positions,
-            initial_outputs: outputs.clone(),
-            initial_provides: provides.clone(),
-            provides,
-            outputs,
+            known: Known::new(outputs, provides, options.concurrency > 1),
             failed: Vec::new(),
             skipped: Vec::new(),
             cancelled: Vec::new(),
             mandatory_failures: Vec::new(),
             started_at: HashMap::new(),
-            produced: BTreeMap::new(),
-            undeployed_in_run: BTreeSet::new(),
-            preloaded: HashMap::new(),
             pending_fingerprints: HashMap::new(),
             unsaved_checkpoints: false,
             base_env,
@@ -560,7 +545,7 @@ impl<'a> Run<'a> {
     /// Puts a component's outcome in the summary and tells the console.
     fn record_outcome(&mut self, name: &str, outcome: &Outcome, took: Duration) {
         self.summary.push(name, outcome.clone(), took);
-        let outputs = self.produced_names(name);
+        let outputs = self.known.output_names(self.position(name));
         let started = self.started_at.remove(name).unwrap_or_default();
         let ended = self.clock.now();
         if let Some(entry) = self.summary.entry_mut(name) {
@@ -726,7 +711,7 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         if self.verb == Verb::Deploy {
-            refresh_stack_outputs(state, &self.outputs, final_outputs);
+            refresh_stack_outputs(state, &self.known.outputs, final_outputs);
             state.stack_outputs = stack_outputs(
                 &self.stack.elaborated.stack.outputs,
                 &state.captured_outputs,
@@ -736,7 +721,7 @@ impl<'a> Run<'a> {
                 self.warnings,
             );
         }
-        state.provides = state::provides_for_state(&self.provides);
+        state.provides = state::provides_for_state(&self.known.provides);
         if !stopped {
             let (status, message) =
                 state::stack_status(state, &self.plan.order, &is_optional, &self.skipped);
@@ -1174,7 +1159,7 @@ impl<'a> Run<'a> {
         let capabilities = manifest.provides.iter().chain(&dynamic).cloned().collect();
         let snapshot = self.record_produced(name, captured, capabilities);
         let now = self.clock.now();
-        let provides = state::provides_for_state(&self.provides);
+        let provides = state::provides_for_state(&self.known.provides);
         let stack_outputs_declared = &self.stack.elaborated.stack.outputs;
         if let Some(state) = self.state.as_mut() {
             let run = ComponentRun {
@@ -1223,7 +1208,7 @@ impl<'a> Run<'a> {
 
     /// The latest output named `comp:name`, or plain `name`.
     fn output_value(&self, key: &str) -> Option<&Value> {
-        output_in(&self.outputs, key)
+        output_in(&self.known.outputs, key)
     }
 
     /// §2 step 17: the stack's ready conditions after the last component.
@@ -1301,14 +1286,8 @@ impl<'a> Run<'a> {
     }
 
     fn undeployed(&mut self, name: &str) -> Step {
-        match self.parallel() {
-            true => {
-                self.undeployed_in_run.insert(self.position(name));
-                self.provides = self.replayed_provides();
-            }
-            false => state::remove_provider(&mut self.provides, name),
-        }
-        let provides = state::provides_for_state(&self.provides);
+        self.known.undeployed(self.position(name), name);
+        let provides = state::provides_for_state(&self.known.provides);
         if let Some(state) = self.state.as_mut() {
             state.provides = provides;
         }
@@ -1383,7 +1362,7 @@ impl<'a> Run<'a> {
             return;
         }
         if let Some(outputs) = self.preloaded_outputs(name) {
-            self.outputs = outputs;
+            self.known.preload(name, outputs);
         }
     }
 
@@ -1412,7 +1391,7 @@ impl<'a> Run<'a> {
             .collect();
         for name in names {
             if let Some(outputs) = self.preloaded_outputs(&name) {
-                self.preloaded.insert(name, outputs);
+                self.known.preload(&name, outputs);
             }
         }
     }
@@ -1423,51 +1402,14 @@ impl<'a> Run<'a> {
         self.positions.get(name).copied().unwrap_or(usize::MAX)
     }
 
-    /// The outputs a component is expanded with. One at a time: every
-    /// output known so far. In parallel: the outputs known when the run
-    /// started with those its upstream components produced in this run on
-    /// top, never those of a component that merely finished earlier.
+    /// The outputs a component is expanded with (see [`Known`]).
     fn visible_outputs(&self, name: &str) -> Vec<state::CapturedOutput> {
-        if !self.parallel() {
-            return self.outputs.clone();
-        }
-        let base = self.preloaded.get(name).unwrap_or(&self.initial_outputs);
-        let upstream = self.plan.upstream(name);
-        let produced = self
-            .produced
-            .values()
-            .filter(|p| upstream.contains(&p.name));
-        overlay(base.clone(), produced.flat_map(|p| &p.outputs))
+        self.known.outputs_for(name, &|| self.plan.upstream(name))
     }
 
-    /// The provides map a component's requirements are checked against,
-    /// by the same rule as [`Run::visible_outputs`].
+    /// The capabilities a component's requirements are checked against.
     fn visible_provides(&self, name: &str) -> IndexMap<String, Vec<String>> {
-        if !self.parallel() {
-            return self.provides.clone();
-        }
-        let upstream = self.plan.upstream(name);
-        self.replay_provides(&|p| upstream.contains(p))
-    }
-
-    /// The provides map at the start with what this run did, in order.
-    fn replay_provides(&self, include: &dyn Fn(&str) -> bool) -> IndexMap<String, Vec<String>> {
-        let mut provides = self.initial_provides.clone();
-        for produced in self.produced.values().filter(|p| include(&p.name)) {
-            for capability in &produced.capabilities {
-                state::add_provider(&mut provides, capability, &produced.name);
-            }
-        }
-        for &position in &self.undeployed_in_run {
-            if let Some(name) = self.plan.selected.get(position) {
-                state::remove_provider(&mut provides, name);
-            }
-        }
-        provides
-    }
-
-    fn replayed_provides(&self) -> IndexMap<String, Vec<String>> {
-        self.replay_provides(&|_| true)
+        self.known.provides_for(&|| self.plan.upstream(name))
     }
 
     /// Records a component's outputs and capabilities; returns the outputs
@@ -1478,36 +1420,11 @@ impl<'a> Run<'a> {
         outputs: Vec<state::CapturedOutput>,
         capabilities: Vec<String>,
     ) -> Vec<state::CapturedOutput> {
-        let snapshot = match self.parallel() {
-            true => overlay(self.visible_outputs(name), &outputs),
-            false => {
-                self.outputs = overlay(std::mem::take(&mut self.outputs), &outputs);
-                for capability in &capabilities {
-                    state::add_provider(&mut self.provides, capability, name);
-                }
-                self.outputs.clone()
-            }
-        };
-        let produced = Produced {
-            name: name.to_string(),
-            outputs,
-            capabilities,
-        };
-        self.produced.insert(self.position(name), produced);
-        if self.parallel() {
-            let all = self.produced.values().flat_map(|p| &p.outputs);
-            self.outputs = overlay(self.initial_outputs.clone(), all);
-            self.provides = self.replayed_provides();
-        }
-        snapshot
-    }
-
-    /// The names of the outputs `name` produced in this run.
-    fn produced_names(&self, name: &str) -> Vec<String> {
-        self.produced
-            .get(&self.position(name))
-            .map(|p| p.outputs.iter().map(|o| o.name.clone()).collect())
-            .unwrap_or_default()
+        let position = self.position(name);
+        let plan = &self.plan;
+        let upstream = || plan.upstream(name);
+        self.known
+            .produced(position, name, outputs, capabilities, &upstream)
     }
 
     // ---- --changed ----------------------------------------------------------
@@ -1625,20 +1542,6 @@ fn output_in<'o>(outputs: &'o [state::CapturedOutput], key: &str) -> Option<&'o 
         .map(|o| &o.value)
 }
 
-/// `base` with `new` on top: an output of the same component and name is
-/// replaced.
-fn overlay<'o>(
-    mut base: Vec<state::CapturedOutput>,
-    new: impl IntoIterator<Item = &'o state::CapturedOutput>,
-) -> Vec<state::CapturedOutput> {
-    for output in new {
-        let key = output.qualified_name();
-        base.retain(|o| o.qualified_name() != key);
-        base.push(output.clone());
-    }
-    base
-}
-
 /// How long the run waits for a component to end before saying which
 /// are still running.
 const HEARTBEAT: Duration = Duration::from_secs(30);
@@ -1683,13 +1586,6 @@ enum Stop {
     Fatal(EngineError),
     /// A mandatory component failed in a one-at-a-time run.
     Failed(EngineError),
-}
-
-/// What a component produced in this run.
-struct Produced {
-    name: String,
-    outputs: Vec<state::CapturedOutput>,
-    capabilities: Vec<String>,
 }
 
 fn plan_positions(plan: &Plan) -> HashMap<String, usize> {

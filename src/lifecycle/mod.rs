@@ -8,9 +8,12 @@
 //! * [`stack`] — the stack of a run: an elaborated file, or `hub.yaml` and
 //!   parameters files elaborated in memory; component folders.
 //! * [`plan`] — structural checks, order, selection (`-c`, `-o`, `-l`, the
-//!   undeploy guess), optional components, requirement tuning, scheduler.
+//!   undeploy guess), optional components, requirement tuning;
+//!   [`schedule`] — who waits for whom, waves, the scheduler (`-j`).
 //! * [`requirements`] — the stack's `requires` against the environment.
 //! * [`engine`] — a deploy or undeploy run and each component's pipeline;
+//!   [`known`] — the outputs and capabilities each component sees;
+//!   [`progress`] — live status lines, failed components' output again;
 //!   [`setup`] — what is checked and read before the first component;
 //!   [`records`] — what a run writes into the state.
 //! * [`outputs`] — stack outputs; [`summary`] — the end-of-run table.
@@ -32,6 +35,7 @@ pub mod fingerprint;
 pub mod graph;
 pub mod interrupt;
 pub mod invoke;
+pub mod known;
 pub mod otp;
 pub mod outputs;
 pub mod plan;

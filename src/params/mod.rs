@@ -4,7 +4,7 @@
 //! every cycle and unknown name reported, and expanding a component's
 //! parameters and declared outputs in its own scope.
 //!
-//! The library never prints: warnings go to a [`Warnings`] sink, prompts go
+//! The library never prints: warnings go to a [`Warnings`](crate::diag::Warnings) sink, prompts go
 //! through the [`Prompter`] trait and problems come back as
 //! [`ParamsError`].
 
