@@ -338,3 +338,68 @@ fn changed_needs_a_state() {
     assert_eq!(out.status, 2);
     assert!(runs(&t).is_empty());
 }
+
+/// Runs `hub deploy -j 3` of the demo on a pseudo-terminal (`script`, from
+/// util-linux) and returns what the terminal showed.
+fn deploy_on_a_terminal(demo: &Path) -> String {
+    let hub = assert_cmd::cargo::cargo_bin("hub");
+    let command = format!(
+        "{} deploy hub.yaml params.yaml -s demo.state -j 3 < /dev/null",
+        hub.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(demo)
+        .env("USER", "demo")
+        .output()
+        .expect("util-linux `script` runs hub on a pseudo-terminal");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_parallel_run_on_a_terminal_shows_live_status_lines() {
+    let (_dir, demo) = crate::common::demo_copy();
+    let screen = deploy_on_a_terminal(&demo);
+    // Status lines are redrawn in place (erase-line sequences) and show the
+    // component's name in bold; output lines and the summary stay whole.
+    assert!(screen.contains("\u{1b}[2K"), "{screen:?}");
+    assert!(screen.contains("\u{1b}[1mnetwork\u{1b}[0m"), "{screen:?}");
+    assert!(
+        screen.contains("network | creating network 10.0.0.0/16"),
+        "{screen:?}"
+    );
+    assert!(screen.contains("hub: app deployed ("), "{screen:?}");
+    assert!(
+        screen.contains("stack: deployed (4 components"),
+        "{screen:?}"
+    );
+}
+
+#[test]
+fn without_a_terminal_a_parallel_run_prints_plain_lines() {
+    let (_dir, demo) = crate::common::demo_copy();
+    let mut command = assert_cmd::Command::cargo_bin("hub").expect("hub");
+    command
+        .current_dir(&demo)
+        .args([
+            "deploy",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "demo.state",
+            "-j",
+            "3",
+        ])
+        .env("USER", "demo")
+        .write_stdin(Vec::new());
+    let out = Output::of(command.output().expect("run hub"), &demo);
+    out.success()
+        .stderr_has("hub: deploy network (1/4)\n")
+        .stderr_has("hub: network deployed (");
+    assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
+}
