@@ -291,27 +291,22 @@ fn a_report_that_cannot_be_written_fails_the_run_without_losing_the_state() {
     assert_eq!(state["status"].as_str(), Some("deployed"));
 }
 
+/// `hub deploy` of a demo copy, as user `demo`.
+fn deploy_demo(demo: &Path, extra: &[&str]) -> Output {
+    let mut command = assert_cmd::Command::cargo_bin("hub").expect("hub");
+    command
+        .current_dir(demo)
+        .args(["deploy", "hub.yaml", "params.yaml", "-s", "demo.state"])
+        .args(extra)
+        .env("USER", "demo")
+        .write_stdin(Vec::new());
+    Output::of(command.output().expect("run hub"), demo)
+}
+
 #[test]
 fn the_demo_deploys_in_parallel_and_then_has_nothing_to_do() {
     let (_dir, demo) = crate::common::demo_copy();
-    let run = |extra: &[&str]| {
-        let mut command = assert_cmd::Command::cargo_bin("hub").expect("hub");
-        command
-            .current_dir(&demo)
-            .args([
-                "deploy",
-                "hub.yaml",
-                "params.yaml",
-                "-s",
-                "demo.state",
-                "-j",
-                "0",
-            ])
-            .args(extra)
-            .env("USER", "demo")
-            .write_stdin(Vec::new());
-        Output::of(command.output().expect("run hub"), &demo)
-    };
+    let run = |extra: &[&str]| deploy_demo(&demo, &[&["-j", "0"], extra].concat());
     run(&[]).success().stderr_has("stack: deployed");
     let out = run(&["--changed"]);
     out.success();
@@ -383,21 +378,7 @@ fn a_parallel_run_on_a_terminal_shows_live_status_lines() {
 #[test]
 fn without_a_terminal_a_parallel_run_prints_plain_lines() {
     let (_dir, demo) = crate::common::demo_copy();
-    let mut command = assert_cmd::Command::cargo_bin("hub").expect("hub");
-    command
-        .current_dir(&demo)
-        .args([
-            "deploy",
-            "hub.yaml",
-            "params.yaml",
-            "-s",
-            "demo.state",
-            "-j",
-            "3",
-        ])
-        .env("USER", "demo")
-        .write_stdin(Vec::new());
-    let out = Output::of(command.output().expect("run hub"), &demo);
+    let out = deploy_demo(&demo, &["-j", "3"]);
     out.success()
         .stderr_has("hub: deploy network (1/4)\n")
         .stderr_has("hub: network deployed (");
