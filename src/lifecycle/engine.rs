@@ -243,6 +243,11 @@ struct Run<'a> {
     pending_fingerprints: HashMap<String, Fingerprint>,
     /// Parallel runs: checkpoints recorded but not written yet.
     unsaved_checkpoints: bool,
+    /// `-j` above 1.
+    parallel: bool,
+    /// Parallel runs: each failed component's part of the operation's log,
+    /// by position.
+    failure_logs: std::collections::BTreeMap<usize, String>,
     base_env: Vec<(String, String)>,
     masker: SecretMasker,
     summary: Summary,
@@ -344,6 +349,8 @@ impl<'a> Run<'a> {
             started_at: HashMap::new(),
             pending_fingerprints: HashMap::new(),
             unsaved_checkpoints: false,
+            parallel: options.concurrency > 1,
+            failure_logs: std::collections::BTreeMap::new(),
             base_env,
             masker,
             summary: Summary {
@@ -473,6 +480,12 @@ impl<'a> Run<'a> {
                 }
             }
         });
+        // Failures in the run's order, not the order they came in.
+        let positions = &self.positions;
+        let position = |name: &String| positions.get(name).copied().unwrap_or(usize::MAX);
+        self.failed.sort_by_key(position);
+        self.mandatory_failures
+            .sort_by_key(|(name, _)| position(name));
         self.summary.failed_logs = sink.failed_logs(&self.failed);
         self.not_run(&scheduler);
         // The table and the report follow the order, not the timing.
@@ -582,7 +595,7 @@ impl<'a> Run<'a> {
 
     /// Whether components may run at once (`-j` above 1).
     fn parallel(&self) -> bool {
-        self.options.concurrency > 1
+        self.parallel
     }
 
     fn not_run(&mut self, scheduler: &Scheduler) {
@@ -1332,7 +1345,16 @@ impl<'a> Run<'a> {
             state.set_component_status(name, ComponentStatus::Error, reason, &now);
             if let Some(op) = self.operation {
                 state.set_phase(op, name, OperationStatus::Error, &now);
-                state.append_log(op, &log, &now);
+                match self.parallel {
+                    // In the run's order, whatever order the failures came in.
+                    true => {
+                        let position = self.positions.get(name).copied().unwrap_or(usize::MAX);
+                        self.failure_logs.insert(position, log);
+                        let logs: String = self.failure_logs.values().map(String::as_str).collect();
+                        state.set_log(op, &logs, &now);
+                    }
+                    false => state.append_log(op, &log, &now),
+                }
             }
         }
         if let Err(error) = self.save_component(name) {

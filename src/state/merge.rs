@@ -204,6 +204,13 @@ impl State {
         }
     }
 
+    /// Replaces the operation's `logs`.
+    pub fn set_log(&mut self, index: OperationIndex, text: &str, now: &str) {
+        if let Some(operation) = self.operation_mut(index, now) {
+            operation.logs = text.to_string();
+        }
+    }
+
     /// Appends failure output to the operation's `logs`.
     pub fn append_log(&mut self, index: OperationIndex, text: &str, now: &str) {
         if let Some(operation) = self.operation_mut(index, now) {

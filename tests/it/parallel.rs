@@ -493,6 +493,20 @@ fn the_state_of_a_failed_run_does_not_depend_on_timing() {
     assert_eq!(runs[0], runs[1]);
 }
 
+#[test]
+fn several_failures_leave_the_same_state_whatever_the_timing() {
+    let graph = Shape::Layered { width: 4, seed: 2 }.graph(12);
+    let scripts = random_sleeps().failing("c1", 3).failing("c2", 5);
+    let runs = deploy_twice(&graph, &scripts);
+    assert_eq!(runs[0].0, 1, "{}", runs[0].1);
+    assert!(
+        runs[0].1.contains("components `c1`, `c2` failed"),
+        "{}",
+        runs[0].1
+    );
+    assert_eq!(runs[0], runs[1]);
+}
+
 // ------------------------------------------------------------ the generator itself
 
 #[test]
