@@ -474,14 +474,7 @@ mod tests {
         Clock::pinned("2024-05-01T10:00:00Z").expect("clock")
     }
 
-    fn dead_pid() -> u32 {
-        let mut child = std::process::Command::new("true")
-            .spawn()
-            .expect("spawn true");
-        let pid = child.id();
-        child.wait().expect("wait");
-        pid
-    }
+    use crate::state::dead_pid;
 
     fn write_lock(state: &Path, holder: &LockInfo) {
         std::fs::write(

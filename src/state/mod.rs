@@ -414,3 +414,14 @@ mod example_tests {
         assert!(!text.contains('{'), "{text}");
     }
 }
+
+/// The pid of a process that has just exited (tests of stale files).
+#[cfg(test)]
+pub(crate) fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("spawn true");
+    let pid = child.id();
+    child.wait().expect("wait");
+    pid
+}

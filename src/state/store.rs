@@ -404,6 +404,7 @@ impl Target {
             }
             None => 0,
         };
+        remove_leftovers(&target);
         let location = Target {
             path: path.to_path_buf(),
             backup: backup_path(&target),
@@ -612,6 +613,44 @@ fn temp_path(path: &Path) -> PathBuf {
     ))
 }
 
+/// Removes the temporary files that writes to `target` (or its backup) by
+/// processes that are gone left behind: a run killed in the middle of a
+/// write. They hold whole or partial states, secrets included.
+fn remove_leftovers(target: &Path) {
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(folder_of(target)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let writer = [name.clone(), format!("{name}.backup")]
+            .iter()
+            .find_map(|owner| leftover_of(&file, owner));
+        if writer.is_some_and(|pid| !process_alive(pid)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The pid in `.{owner}.{pid}-{n}.tmp`, the name [`temp_path`] gives.
+fn leftover_of(file: &str, owner: &str) -> Option<i32> {
+    let rest = file
+        .strip_prefix('.')?
+        .strip_prefix(owner)?
+        .strip_prefix('.')?;
+    let (pid, number) = rest.strip_suffix(".tmp")?.split_once('-')?;
+    number.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 /// Distinguishes the temporary files of writes running at the same time
 /// in one process.
 fn next_temp_number() -> u64 {
@@ -797,6 +836,40 @@ mod tests {
         // The spare file the writes go through is gone with the writer.
         drop(writer);
         assert_eq!(files_in(dir.path()), ["s", "s.backup"]);
+    }
+
+    #[test]
+    fn leftovers_of_dead_writers_are_removed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let dead = crate::state::dead_pid();
+        let own = std::process::id();
+        for leftover in [
+            format!(".s.{dead}-3.tmp"),
+            format!(".s.backup.{dead}-4.tmp"),
+            format!(".s.{own}-999.tmp"),
+            format!(".s.x.{dead}-1.tmp"),
+            format!(".t.{dead}-1.tmp"),
+        ] {
+            std::fs::write(dir.path().join(leftover), "partial").expect("leftover");
+        }
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        writer.write(&mut sample()).expect("write");
+        drop(writer);
+        let mut left = files_in(dir.path());
+        left.sort();
+        let mut expected = vec![
+            format!(".s.{own}-999.tmp"),
+            format!(".s.x.{dead}-1.tmp"),
+            format!(".t.{dead}-1.tmp"),
+            "s".to_string(),
+        ];
+        expected.sort();
+        assert_eq!(left, expected, "only the dead writer's files of `s` go");
+        assert_eq!(leftover_of(".s.12-3.tmp", "s"), Some(12));
+        assert_eq!(leftover_of(".s.12-3.tmp", "s.backup"), None);
+        assert_eq!(leftover_of(".s.backup.12-3.tmp", "s.backup"), Some(12));
+        assert_eq!(leftover_of(".s.x.12-3.tmp", "s"), None);
     }
 
     #[test]
