@@ -60,7 +60,7 @@ use super::requirements::provides_text;
 use super::schedule::Scheduler;
 use super::setup::{
     check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
-    read_state, require_state, warn_unsupported,
+    plan_for, read_state, require_state, warn_unsupported,
 };
 use super::stack::{absolute, Stack};
 use super::summary::{Outcome, Summary};
@@ -77,8 +77,9 @@ use crate::state::{
     OperationStatus, StackMeta, StackStatus, State,
 };
 use indexmap::IndexMap;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use yaml_serde::Value;
@@ -245,6 +246,8 @@ struct Run<'a> {
     unsaved_checkpoints: bool,
     /// `-j` above 1.
     parallel: bool,
+    /// Parallel runs: each component's upstream, once worked out.
+    upstream: HashMap<String, Rc<BTreeSet<String>>>,
     /// Parallel runs: each failed component's part of the operation's log,
     /// by position.
     failure_logs: std::collections::BTreeMap<usize, String>,
@@ -284,14 +287,7 @@ impl<'a> Run<'a> {
             absolute(paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]))
         });
         let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
-        let guess = |name: &str| {
-            loaded
-                .as_ref()
-                .is_some_and(|s| s.components.contains_key(name))
-        };
-        let guess: Option<&dyn Fn(&str) -> bool> =
-            (verb == Verb::Undeploy && options.guess && loaded.is_some()).then_some(&guess);
-        let plan = Plan::new(&stack.elaborated, order, verb, &options.selection, guess)?;
+        let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;
         let locked = lock_parameters(
             stack,
             options,
@@ -350,6 +346,7 @@ impl<'a> Run<'a> {
             pending_fingerprints: HashMap::new(),
             unsaved_checkpoints: false,
             parallel: options.concurrency > 1,
+            upstream: HashMap::new(),
             failure_logs: std::collections::BTreeMap::new(),
             base_env,
             masker,
@@ -1424,14 +1421,30 @@ impl<'a> Run<'a> {
         self.positions.get(name).copied().unwrap_or(usize::MAX)
     }
 
+    /// The components `name` runs after, directly or not: asked for only in
+    /// a parallel run, and worked out once per component.
+    fn upstream(&mut self, name: &str) -> Rc<BTreeSet<String>> {
+        if !self.parallel {
+            return Rc::default();
+        }
+        let plan = &self.plan;
+        let set = self
+            .upstream
+            .entry(name.to_string())
+            .or_insert_with(|| Rc::new(plan.upstream(name)));
+        Rc::clone(set)
+    }
+
     /// The outputs a component is expanded with (see [`Known`]).
-    fn visible_outputs(&self, name: &str) -> Vec<state::CapturedOutput> {
-        self.known.outputs_for(name, &|| self.plan.upstream(name))
+    fn visible_outputs(&mut self, name: &str) -> Vec<state::CapturedOutput> {
+        let upstream = self.upstream(name);
+        self.known.outputs_for(name, &upstream)
     }
 
     /// The capabilities a component's requirements are checked against.
-    fn visible_provides(&self, name: &str) -> IndexMap<String, Vec<String>> {
-        self.known.provides_for(&|| self.plan.upstream(name))
+    fn visible_provides(&mut self, name: &str) -> IndexMap<String, Vec<String>> {
+        let upstream = self.upstream(name);
+        self.known.provides_for(&upstream)
     }
 
     /// Records a component's outputs and capabilities; returns the outputs
@@ -1443,8 +1456,7 @@ impl<'a> Run<'a> {
         capabilities: Vec<String>,
     ) -> Vec<state::CapturedOutput> {
         let position = self.position(name);
-        let plan = &self.plan;
-        let upstream = || plan.upstream(name);
+        let upstream = self.upstream(name);
         self.known
             .produced(position, name, outputs, capabilities, &upstream)
     }

@@ -13,10 +13,6 @@ use crate::state::{self, CapturedOutput};
 use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The components a component runs after, directly or not; asked for only
-/// in a parallel run.
-pub type Upstream<'u> = &'u dyn Fn() -> BTreeSet<String>;
-
 pub struct Known {
     parallel: bool,
     /// Every output known, oldest first (in a parallel run: in the run's
@@ -69,13 +65,13 @@ impl Known {
         }
     }
 
-    /// The outputs `name` is expanded with.
-    pub fn outputs_for(&self, name: &str, upstream: Upstream) -> Vec<CapturedOutput> {
+    /// The outputs `name` is expanded with; `upstream`: the components it
+    /// runs after, directly or not (only looked at in a parallel run).
+    pub fn outputs_for(&self, name: &str, upstream: &BTreeSet<String>) -> Vec<CapturedOutput> {
         if !self.parallel {
             return self.outputs.clone();
         }
         let base = self.preloaded.get(name).unwrap_or(&self.initial_outputs);
-        let upstream = upstream();
         let produced = self
             .produced
             .values()
@@ -84,11 +80,10 @@ impl Known {
     }
 
     /// The capabilities a component's requirements are checked against.
-    pub fn provides_for(&self, upstream: Upstream) -> IndexMap<String, Vec<String>> {
+    pub fn provides_for(&self, upstream: &BTreeSet<String>) -> IndexMap<String, Vec<String>> {
         if !self.parallel {
             return self.provides.clone();
         }
-        let upstream = upstream();
         self.replay_provides(&|p| upstream.contains(p))
     }
 
@@ -100,7 +95,7 @@ impl Known {
         name: &str,
         outputs: Vec<CapturedOutput>,
         capabilities: Vec<String>,
-        upstream: Upstream,
+        upstream: &BTreeSet<String>,
     ) -> Vec<CapturedOutput> {
         let snapshot = match self.parallel {
             true => overlay(self.outputs_for(name, upstream), &outputs),
@@ -207,7 +202,7 @@ mod tests {
     #[test]
     fn one_at_a_time_everything_known_so_far_is_seen() {
         let mut known = Known::new(vec![output("a", "old")], IndexMap::new(), false);
-        let none = || BTreeSet::new();
+        let none = BTreeSet::new();
         known.produced(0, "a", vec![output("a", "new")], vec!["vpc".into()], &none);
         known.produced(1, "b", vec![output("b", "1")], vec![], &none);
         assert_eq!(values(&known.outputs_for("c", &none)), ["a=new", "b=1"]);
@@ -217,11 +212,11 @@ mod tests {
     #[test]
     fn in_parallel_only_upstream_outputs_are_seen_whatever_finished_first() {
         let mut known = Known::new(vec![output("x", "start")], IndexMap::new(), true);
-        let none = || BTreeSet::new();
+        let none = BTreeSet::new();
         // `x` (position 2) finishes before `a` (position 0).
         known.produced(2, "x", vec![output("x", "new")], vec!["dns".into()], &none);
         known.produced(0, "a", vec![output("a", "1")], vec!["vpc".into()], &none);
-        let after_a = || upstream(&["a"]);
+        let after_a = upstream(&["a"]);
         assert_eq!(
             values(&known.outputs_for("b", &after_a)),
             ["x=start", "a=1"]
@@ -238,7 +233,7 @@ mod tests {
     fn in_parallel_preloads_belong_to_their_component() {
         let mut known = Known::new(Vec::new(), IndexMap::new(), true);
         known.preload("b", vec![output("z", "from the state")]);
-        let none = || BTreeSet::new();
+        let none = BTreeSet::new();
         assert_eq!(values(&known.outputs_for("b", &none)), ["z=from the state"]);
         assert!(known.outputs_for("c", &none).is_empty());
     }

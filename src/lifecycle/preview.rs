@@ -38,7 +38,7 @@ use super::report::{ReportContext, RunReport};
 use super::requirements::{provides_text, PLATFORM_PROVIDER};
 use super::setup::{
     check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
-    require_state, warn_unsupported,
+    partial_flag, plan_for, require_state, warn_unsupported,
 };
 use super::stack::Stack;
 use super::summary::{Outcome, Summary};
@@ -231,9 +231,13 @@ fn prepare(
     let verb = options.verb.unwrap_or(Verb::Deploy);
     let order = plan::validate(&stack.elaborated)?;
     require_state(options)?;
-    let read_path = state_to_read(&options.state);
+    // The location a run would read, without locking anything; the first
+    // one when none holds a file.
+    let read_path = state::locations::to_read(&options.state)
+        .or(options.state.first().map(PathBuf::as_path))
+        .map(Path::to_path_buf);
     let state = read_state(read_path.as_deref(), options, warnings)?;
-    let plan = plan_of(stack, order, verb, options, state.as_ref())?;
+    let plan = plan_for(stack, order, verb, options, state.as_ref())?;
     let path_variable = environment
         .iter()
         .find(|(name, _)| name == "PATH")
@@ -289,24 +293,6 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
     report
 }
 
-/// The location a run would read (`-s a,b`: [`state::locations::choose`]),
-/// without locking anything; the first one when none exists.
-fn state_to_read(paths: &[PathBuf]) -> Option<PathBuf> {
-    use state::locations::{choose, Candidate};
-    let candidates: Vec<Option<Candidate>> = paths
-        .iter()
-        .map(|path| {
-            let meta = std::fs::metadata(path).ok()?;
-            Some(Candidate {
-                modified: meta.modified().unwrap_or(std::time::SystemTime::UNIX_EPOCH),
-                size: meta.len(),
-            })
-        })
-        .collect();
-    let chosen = choose(&candidates).unwrap_or(0);
-    paths.get(chosen).cloned()
-}
-
 /// The state, read only: missing is a first deploy (an error for `-c`/`-o`
 /// unless `--force`), unreadable an error naming the file.
 fn read_state(
@@ -320,36 +306,12 @@ fn read_state(
     match state::read(path, warnings)? {
         None if options.selection.is_partial() && !options.force => {
             Err(EngineError::StateRequired {
-                flag: if options.selection.components.is_empty() {
-                    "-o"
-                } else {
-                    "-c"
-                },
+                flag: partial_flag(options),
                 path: Some(path.to_path_buf()),
             })
         }
         read => Ok(read),
     }
-}
-
-/// The plan as the engine makes it, with the undeploy guess.
-fn plan_of(
-    stack: &Stack,
-    order: Vec<String>,
-    verb: Verb,
-    options: &RunOptions,
-    state: Option<&State>,
-) -> Result<Plan, EngineError> {
-    let has_entry = |name: &str| state.is_some_and(|s| s.components.contains_key(name));
-    let guess: Option<&dyn Fn(&str) -> bool> =
-        (verb == Verb::Undeploy && options.guess && state.is_some()).then_some(&has_entry);
-    Ok(Plan::new(
-        &stack.elaborated,
-        order,
-        verb,
-        &options.selection,
-        guess,
-    )?)
 }
 
 /// [`lock_parameters`] with a host that cannot prompt and runs nothing.

@@ -221,6 +221,27 @@ pub(super) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::
     }
 }
 
+/// The plan of a run, with the undeploy guess (§10.2) from the state's
+/// entries.
+pub(super) fn plan_for(
+    stack: &Stack,
+    order: Vec<String>,
+    verb: Verb,
+    options: &RunOptions,
+    state: Option<&State>,
+) -> Result<Plan, EngineError> {
+    let has_entry = |name: &str| state.is_some_and(|s| s.components.contains_key(name));
+    let guess: Option<&dyn Fn(&str) -> bool> =
+        (verb == Verb::Undeploy && options.guess && state.is_some()).then_some(&has_entry);
+    Ok(Plan::new(
+        &stack.elaborated,
+        order,
+        verb,
+        &options.selection,
+        guess,
+    )?)
+}
+
 /// `-c` and `-o` need a state, unless `--force`.
 pub(super) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
     if !options.selection.is_partial() || !options.state.is_empty() || options.force {
@@ -232,7 +253,7 @@ pub(super) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
     })
 }
 
-fn partial_flag(options: &RunOptions) -> &'static str {
+pub(super) fn partial_flag(options: &RunOptions) -> &'static str {
     if options.selection.components.is_empty() {
         "-o"
     } else {

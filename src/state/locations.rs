@@ -157,19 +157,25 @@ impl Locations {
     /// A location that cannot be examined is returned, so that reading it
     /// reports why.
     pub fn to_read(&self) -> Option<&Path> {
-        let mut candidates = Vec::with_capacity(self.paths.len());
-        for path in &self.paths {
-            match std::fs::metadata(path) {
-                Ok(meta) => candidates.push(Some(Candidate {
-                    modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                    size: meta.len(),
-                })),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => candidates.push(None),
-                Err(_) => return Some(path),
-            }
-        }
-        choose(&candidates).map(|i| self.paths[i].as_path())
+        to_read(&self.paths)
     }
+}
+
+/// The location to read among `paths` ([`choose`]); one whose file cannot
+/// be looked at is chosen, so that reading it reports why. `None`: no file.
+pub fn to_read(paths: &[PathBuf]) -> Option<&Path> {
+    let mut candidates = Vec::with_capacity(paths.len());
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(meta) => candidates.push(Some(Candidate {
+                modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                size: meta.len(),
+            })),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => candidates.push(None),
+            Err(_) => return Some(path),
+        }
+    }
+    choose(&candidates).map(|i| paths[i].as_path())
 }
 
 /// `path` with links and `..` resolved, as far as it exists.
