@@ -579,6 +579,15 @@ impl<'a> Run<'a> {
             "hub: {} {name} ({index}/{total})",
             self.verb.as_str()
         ));
+        if self.options.why {
+            let waits: Vec<String> = super::preview::waits_of(&self.plan, name)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            if !waits.is_empty() {
+                (self.host.log)(&format!("hub: {name} waited for {}", waits.join("; ")));
+            }
+        }
     }
 
     /// A plain line every [`HEARTBEAT`] while components run.

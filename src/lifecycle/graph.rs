@@ -6,6 +6,7 @@
 //! Components of one wave (they can deploy at once) share a rank. With a
 //! state, each component shows its status there, colour-coded.
 
+use super::edges::Reason;
 use super::plan::Plan;
 use crate::manifest::Elaborated;
 use crate::state::State;
@@ -45,9 +46,46 @@ pub struct Node {
 pub struct Edge {
     pub from: usize,
     pub to: usize,
-    /// Empty for a `depends` edge; otherwise the capabilities `to`
-    /// requires and `from` provides.
-    pub capabilities: Vec<String>,
+    /// Why: `depends`, capabilities, outputs read, the written order.
+    pub reasons: Vec<Reason>,
+}
+
+/// How an edge is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Line {
+    /// `depends`.
+    Solid,
+    /// A capability or an output.
+    Dashed,
+    /// Only the written order.
+    Dotted,
+}
+
+impl Edge {
+    fn line(&self) -> Line {
+        if self.reasons.contains(&Reason::Depends) {
+            Line::Solid
+        } else if self.reasons.iter().all(|r| *r == Reason::Order) {
+            Line::Dotted
+        } else {
+            Line::Dashed
+        }
+    }
+
+    /// The label of a dashed edge: its capabilities and outputs. A
+    /// `depends` edge needs none, nor does the order alone.
+    fn label(&self) -> Option<String> {
+        if self.line() != Line::Dashed {
+            return None;
+        }
+        let labels: Vec<String> = self
+            .reasons
+            .iter()
+            .filter(|r| matches!(r, Reason::Requires(_) | Reason::Output { .. }))
+            .map(Reason::label)
+            .collect();
+        (!labels.is_empty()).then(|| labels.join(", "))
+    }
 }
 
 /// The graph of a stack, ready to render.
@@ -85,15 +123,10 @@ impl Graph {
                 let Some(from) = position(dependency) else {
                     continue;
                 };
-                let capabilities = if plan.depends(name).contains(dependency) {
-                    Vec::new()
-                } else {
-                    shared_capabilities(elaborated, dependency, name)
-                };
                 edges.push(Edge {
                     from,
                     to,
-                    capabilities,
+                    reasons: plan.reasons(name, dependency).to_vec(),
                 });
             }
         }
@@ -109,22 +142,6 @@ impl Graph {
             waves,
         }
     }
-}
-
-/// What `consumer` requires and `provider` provides.
-fn shared_capabilities(elaborated: &Elaborated, provider: &str, consumer: &str) -> Vec<String> {
-    let provides = elaborated
-        .component(provider)
-        .map(|m| m.provides.as_slice())
-        .unwrap_or_default();
-    elaborated
-        .component(consumer)
-        .map(|m| m.requires.as_slice())
-        .unwrap_or_default()
-        .iter()
-        .filter(|capability| provides.contains(capability))
-        .cloned()
-        .collect()
 }
 
 /// The status of `name` in a state for the graph: `none` without a state
@@ -213,7 +230,7 @@ fn title(node: &Node) -> String {
 fn headline(graph: &Graph) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
-        "stack {}: {} in {}; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`",
+        "stack {}: {} in {}; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`",
         one_line(&graph.stack),
         plural(graph.nodes.len(), "component"),
         plural(graph.waves.len(), "wave"),
@@ -243,11 +260,22 @@ pub fn dot(graph: &Graph) -> String {
     for edge in &graph.edges {
         let from = dot_string(&graph.nodes[edge.from].name);
         let to = dot_string(&graph.nodes[edge.to].name);
-        if edge.capabilities.is_empty() {
-            let _ = writeln!(out, "  {from} -> {to};");
-        } else {
-            let label = dot_string(&edge.capabilities.join(", "));
-            let _ = writeln!(out, "  {from} -> {to} [style=dashed, label={label}];");
+        let mut attributes = Vec::new();
+        match edge.line() {
+            Line::Solid => {}
+            Line::Dashed => attributes.push("style=dashed".to_string()),
+            Line::Dotted => attributes.push("style=dotted".to_string()),
+        }
+        if let Some(label) = edge.label() {
+            attributes.push(format!("label={}", dot_string(&label)));
+        }
+        match attributes.is_empty() {
+            true => {
+                let _ = writeln!(out, "  {from} -> {to};");
+            }
+            false => {
+                let _ = writeln!(out, "  {from} -> {to} [{}];", attributes.join(", "));
+            }
         }
     }
     out.push_str("}\n");
@@ -316,11 +344,18 @@ pub fn mermaid(graph: &Graph) -> String {
     }
     for edge in &graph.edges {
         let (from, to) = (edge.from, edge.to);
-        if edge.capabilities.is_empty() {
-            let _ = writeln!(out, "  n{from} --> n{to}");
-        } else {
-            let label = mermaid_text(&edge.capabilities.join(", "));
-            let _ = writeln!(out, "  n{from} -.->|\"{label}\"| n{to}");
+        let arrow = match edge.line() {
+            Line::Solid => "-->",
+            Line::Dashed | Line::Dotted => "-.->",
+        };
+        match edge.label() {
+            Some(label) => {
+                let label = mermaid_text(&label);
+                let _ = writeln!(out, "  n{from} {arrow}|\"{label}\"| n{to}");
+            }
+            None => {
+                let _ = writeln!(out, "  n{from} {arrow} n{to}");
+            }
         }
     }
     push_mermaid_classes(&mut out, graph);
@@ -381,7 +416,8 @@ mod tests {
     /// A component: `(name, depends, requires, provides)`.
     type Spec<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
 
-    /// The stack of these components, in this order.
+    /// The stack of these components, in this order (derived from
+    /// `depends`, as if the author had not written one).
     fn elaborated(components: &[Spec]) -> Elaborated {
         let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let mut stack = Manifest {
@@ -403,10 +439,13 @@ mod tests {
             document.provides = strings(provides);
             documents.push(document);
         }
-        Elaborated {
+        let mut e = Elaborated {
             stack,
             components: documents,
-        }
+            ..Elaborated::default()
+        };
+        e.provenance.order_derived = true;
+        e
     }
 
     fn graph(e: &Elaborated, status: Option<&dyn Fn(&str) -> String>) -> Graph {
@@ -427,21 +466,41 @@ mod tests {
     #[test]
     fn edges_run_from_dependency_to_dependent_and_name_capabilities() {
         let g = graph(&diamond(), None);
-        let edges: Vec<(usize, usize, Vec<String>)> = g
+        let edges: Vec<(usize, usize, Vec<Reason>)> = g
             .edges
             .iter()
-            .map(|e| (e.from, e.to, e.capabilities.clone()))
+            .map(|e| (e.from, e.to, e.reasons.clone()))
             .collect();
         assert_eq!(
             edges,
             [
-                (0, 1, vec![]),
-                (0, 2, vec!["kube".to_string()]),
-                (1, 3, vec![]),
-                (2, 3, vec![]),
+                (0, 1, vec![Reason::Depends]),
+                (0, 2, vec![Reason::Requires("kube".to_string())]),
+                (1, 3, vec![Reason::Depends]),
+                (2, 3, vec![Reason::Depends]),
             ]
         );
         assert_eq!(g.waves, [vec![0], vec![1, 2], vec![3]]);
+    }
+
+    #[test]
+    fn a_written_order_is_drawn_dotted_and_chains_components_without_depends() {
+        let mut e = diamond();
+        e.provenance.order_derived = false;
+        let g = graph(&e, None);
+        // `right` declares no `depends`: it waits for `left` too.
+        assert_eq!(g.waves, [vec![0], vec![1], vec![2], vec![3]]);
+        let text = dot(&g);
+        assert!(
+            text.contains("\"base\" -> \"right\" [style=dashed, label=\"kube\"];"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"left\" -> \"right\" [style=dotted];"),
+            "{text}"
+        );
+        let text = mermaid(&g);
+        assert!(text.contains("  n1 -.-> n2\n"), "{text}");
     }
 
     #[test]

@@ -28,6 +28,7 @@
 
 pub mod capture;
 pub mod discover;
+pub mod edges;
 pub mod engine;
 pub mod env;
 pub mod error;

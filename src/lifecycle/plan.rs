@@ -8,6 +8,7 @@
 //! after its `depends` and after the earlier providers of what it
 //! `requires` ([`Plan::after`]).
 
+use super::edges::{Reason, Upstream};
 use super::schedule::Scheduler;
 use crate::manifest::Elaborated;
 use indexmap::IndexMap;
@@ -330,7 +331,9 @@ pub struct Plan {
     /// `-c` was given: outputs are preloaded before each component.
     pub per_component: bool,
     depends: HashMap<String, Vec<String>>,
-    after: HashMap<String, Vec<String>>,
+    after: HashMap<String, Upstream>,
+    /// The reverse of `after`: who runs after each component.
+    dependents: HashMap<String, Vec<String>>,
     mandatory: Vec<String>,
     optional: Vec<String>,
     pub tuning: Tuning,
@@ -393,7 +396,9 @@ impl Plan {
             .map(|(_, name)| name.clone())
             .collect();
         let stack = &elaborated.stack;
-        let after = after_edges(elaborated, &order);
+        let written = !stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;
+        let after = super::edges::upstream(elaborated, &order, written);
+        let dependents = dependents_of(&order, &after);
         Ok(Plan {
             verb,
             order,
@@ -407,6 +412,7 @@ impl Plan {
                 .map(|c| (c.name.clone(), c.depends.clone()))
                 .collect(),
             after,
+            dependents,
             mandatory: stack.lifecycle.mandatory.clone(),
             optional: stack.lifecycle.optional.clone(),
             tuning: Tuning::parse(&stack.lifecycle.requires.optional),
@@ -437,11 +443,41 @@ impl Plan {
         Scheduler::new(self.selected.clone(), self.waits_for(), concurrency)
     }
 
-    /// The components `name` runs after in a deploy: its `depends`, and
-    /// the components before it in `lifecycle.order` that provide one of
-    /// its `requires`.
+    /// The components `name` runs after in a deploy (see
+    /// [`super::edges`]).
     pub fn after(&self, name: &str) -> &[String] {
-        self.after.get(name).map(Vec::as_slice).unwrap_or_default()
+        self.after
+            .get(name)
+            .map(|u| u.names.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// Why `name` runs after `before` in a deploy (empty when it does not
+    /// directly).
+    pub fn reasons(&self, name: &str, before: &str) -> &[Reason] {
+        self.after
+            .get(name)
+            .map(|u| u.reasons_for(before))
+            .unwrap_or_default()
+    }
+
+    /// What `name` waits for in this run, each with why: in a deploy the
+    /// components it runs after, in an undeploy those that run after it.
+    pub fn waits(&self, name: &str) -> Vec<(&str, &[Reason])> {
+        match self.verb {
+            Verb::Deploy => self
+                .after(name)
+                .iter()
+                .map(|before| (before.as_str(), self.reasons(name, before)))
+                .collect(),
+            Verb::Undeploy => self
+                .dependents
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|after| (after.as_str(), self.reasons(after, name)))
+                .collect(),
+        }
     }
 
     /// For each selected component, the positions in `selected` it waits
@@ -462,49 +498,15 @@ impl Plan {
     }
 }
 
-/// `depends`, plus an edge from each provider of a required capability
-/// that comes earlier in the order (a later one could not have provided it
-/// in a one-at-a-time run either).
-fn after_edges(elaborated: &Elaborated, order: &[String]) -> HashMap<String, Vec<String>> {
-    let position: HashMap<&str, usize> = order
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let mut providers: HashMap<&str, Vec<&str>> = HashMap::new();
-    for manifest in &elaborated.components {
-        for capability in &manifest.provides {
-            providers
-                .entry(capability.as_str())
-                .or_default()
-                .push(manifest.meta.name.as_str());
+/// Who runs after each component, in the order.
+fn dependents_of(order: &[String], after: &HashMap<String, Upstream>) -> HashMap<String, Vec<String>> {
+    let mut dependents: HashMap<String, Vec<String>> = HashMap::new();
+    for name in order {
+        for before in after.get(name).map(|u| u.names.as_slice()).unwrap_or_default() {
+            dependents.entry(before.clone()).or_default().push(name.clone());
         }
     }
-    let before = |a: &str, b: &str| match (position.get(a), position.get(b)) {
-        (Some(a), Some(b)) => a < b,
-        _ => false,
-    };
-    elaborated
-        .stack
-        .components
-        .iter()
-        .map(|reference| {
-            let name = reference.name.as_str();
-            let mut after = reference.depends.clone();
-            let requires = elaborated
-                .component(name)
-                .map(|m| m.requires.as_slice())
-                .unwrap_or_default();
-            for requirement in requires {
-                for provider in providers.get(requirement.as_str()).into_iter().flatten() {
-                    if before(provider, name) && !after.iter().any(|a| a == provider) {
-                        after.push(provider.to_string());
-                    }
-                }
-            }
-            (name.to_string(), after)
-        })
-        .collect()
+    dependents
 }
 
 fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
@@ -606,7 +608,14 @@ mod tests {
                 m
             })
             .collect();
-        Elaborated { stack, components }
+        let mut e = Elaborated {
+            stack,
+            components,
+            ..Elaborated::default()
+        };
+        // As elaborate leaves a stack that orders itself by `depends`.
+        e.provenance.order_derived = true;
+        e
     }
 
     fn plan(
@@ -765,6 +774,19 @@ mod tests {
             }
             assert_eq!(seen, p.effective);
         }
+    }
+
+    #[test]
+    fn a_written_order_keeps_components_without_depends_in_line() {
+        let mut e = stack(&["a", "b", "c", "d"], &[("c", &["a"])]);
+        e.provenance.order_derived = false;
+        let order = validate(&e).unwrap();
+        let p = Plan::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+        assert_eq!(p.waves(), [vec!["a"], vec!["b", "c"], vec!["d"]]);
+        assert_eq!(p.waits("d"), [("b", &[Reason::Order][..]), ("c", &[Reason::Order][..])]);
+        let p = Plan::new(&e, validate(&e).unwrap(), Verb::Undeploy, &Selection::default(), None)
+            .unwrap();
+        assert_eq!(p.waits("a"), [("b", &[Reason::Order][..]), ("c", &[Reason::Depends][..])]);
     }
 
     #[test]

@@ -114,8 +114,36 @@ pub struct ComponentPreview {
     /// Why it runs, is skipped or would fail.
     pub reasons: Vec<String>,
     pub requires: Vec<Requirement>,
+    /// What it waits for with `-j`: in a deploy the components it runs
+    /// after, in an undeploy those that run after it.
+    pub waits_for: Vec<Wait>,
     /// Empty for a skipped component.
     pub parameters: Vec<ParameterPreview>,
+}
+
+/// A component another one waits for, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Wait {
+    pub component: String,
+    pub reasons: Vec<String>,
+}
+
+/// `db (`depends`, provides `sql`)`.
+impl std::fmt::Display for Wait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.component, self.reasons.join(", "))
+    }
+}
+
+/// What `name` waits for in the plan's run, each with why.
+pub fn waits_of(plan: &Plan, name: &str) -> Vec<Wait> {
+    plan.waits(name)
+        .into_iter()
+        .map(|(component, reasons)| Wait {
+            component: component.to_string(),
+            reasons: reasons.iter().map(ToString::to_string).collect(),
+        })
+        .collect()
 }
 
 /// A requirement of a component and who provides it when its turn comes:
@@ -443,6 +471,7 @@ impl Walk<'_> {
             action: decision.action,
             reasons: decision.reasons,
             requires,
+            waits_for: waits_of(self.plan, name),
             parameters: decision.parameters,
         }
     }
@@ -768,6 +797,7 @@ mod tests {
                 .map(|r| r.to_string())
                 .collect(),
             requires: Vec::new(),
+            waits_for: Vec::new(),
             parameters: Vec::new(),
         }
     }

@@ -5,6 +5,7 @@ mod flatten;
 mod load;
 mod locate;
 mod model;
+mod provenance;
 pub mod schema;
 pub mod validate;
 mod write;
@@ -13,6 +14,7 @@ pub use flatten::leaves;
 pub use load::SourceFile;
 pub use locate::{locate, Segment};
 pub use model::*;
+pub use provenance::Provenance;
 pub use write::{render_elaborated, write_output};
 
 use crate::diag::{Location, Warnings};
@@ -129,5 +131,6 @@ pub fn parse_elaborated(
     Ok(Elaborated {
         stack,
         components: docs.collect(),
+        provenance: Provenance::default(),
     })
 }

@@ -415,6 +415,7 @@ pub struct ParamsFile {
 pub struct Elaborated {
     pub stack: Manifest,
     pub components: Vec<Manifest>,
+    pub provenance: super::Provenance,
 }
 
 impl Elaborated {

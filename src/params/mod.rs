@@ -21,7 +21,7 @@ mod source;
 pub mod state;
 mod table;
 
-pub use cel::CelFailure;
+pub use cel::{Cel, CelFailure};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};

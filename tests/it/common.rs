@@ -45,6 +45,15 @@ impl Test {
         self
     }
 
+    /// [`Test::file`], made executable (a component's script).
+    pub fn script(self, path: &str, text: &str) -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        let test = self.file(path, text);
+        let target = test.dir.path().join(path);
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        test
+    }
+
     pub fn bytes(self, path: &str, bytes: &[u8]) -> Self {
         let target = self.dir.path().join(path);
         std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");

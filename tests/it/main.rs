@@ -11,6 +11,7 @@ mod elaborate_cli;
 mod elaborate_spec;
 mod graph;
 mod incremental;
+mod ordering;
 mod parallel;
 mod params_spec;
 mod plan;

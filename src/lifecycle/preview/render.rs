@@ -1,6 +1,8 @@
 //! A plan as text (the default) or as JSON (`--format json`).
 
-use super::{Action, ComponentPreview, ParameterChange, ParameterPreview, Preview, Requirement};
+use super::{
+    Action, ComponentPreview, ParameterChange, ParameterPreview, Preview, Requirement, Wait,
+};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -59,6 +61,10 @@ fn component_text(component: &ComponentPreview) -> String {
         let _ = write!(out, " ({})", one_line(&component.reasons.join("; ")));
     }
     out.push('\n');
+    if !component.waits_for.is_empty() {
+        let waits: Vec<String> = component.waits_for.iter().map(Wait::to_string).collect();
+        let _ = writeln!(out, "  waits for: {}", waits.join("; "));
+    }
     if !component.requires.is_empty() {
         let requires: Vec<String> = component.requires.iter().map(requirement_text).collect();
         let _ = writeln!(out, "  requires: {}", requires.join("; "));
@@ -133,6 +139,7 @@ fn totals(preview: &Preview) -> String {
 ///       "action": "deploy",
 ///       "reasons": ["folder content changed"],
 ///       "requires": [{ "name": "cloud", "providers": ["platform"] }],
+///       "waits_for": [{ "component": "vpc", "reasons": ["`depends`"] }],
 ///       "parameters": [
 ///         { "name": "dns.domain", "value": "demo.local",
 ///           "previous": "demo.local", "change": "unchanged" }
@@ -147,6 +154,10 @@ fn totals(preview: &Preview) -> String {
 ///   not exist yet.
 /// * `action`: `deploy`, `undeploy`, `unchanged` (what `--changed` would
 ///   skip), `skip` or `fail`; `reasons` says why.
+/// * `waits_for`: what the component waits for with `-j` (in a deploy
+///   the components it runs after, in an undeploy those that run after
+///   it), each with why: `` `depends` ``, `` provides `X` ``, `` `p` reads
+///   its output `o` ``, `` comes before in `lifecycle.order` ``.
 /// * `requires[].providers`: component names, `environment`, `platform`,
 ///   or `NAME (state)` for a provider known only from the state; empty when
 ///   nobody provides it.
