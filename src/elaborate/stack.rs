@@ -96,7 +96,7 @@ fn elaborate_traced(
     let elaborated = Elaborated {
         stack: doc,
         components: component_docs,
-        provenance: Default::default(),
+        ..Elaborated::default()
     };
     Ok((elaborated, provenance))
 }

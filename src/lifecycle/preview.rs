@@ -50,6 +50,7 @@ use crate::state::{self, CapturedOutput, State, StateParameter, ENVIRONMENT_PROV
 use expand::Expanded;
 use indexmap::IndexMap;
 use serde::Serialize;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// What a deploy or undeploy would do. Serialised as the JSON of
@@ -641,13 +642,16 @@ impl Walk<'_> {
                 matches!(action, Action::Deploy | Action::Unchanged) && reaches(other)
             })
             .map(|(other, _)| other);
+        let mut known: HashSet<(String, String)> = outputs
+            .iter()
+            .map(|o| (o.component.clone(), o.name.clone()))
+            .collect();
         for producer in running {
             let Some(manifest) = self.stack.elaborated.component(producer) else {
                 continue;
             };
             for declared in &manifest.outputs {
-                let key = format!("{producer}:{}", declared.name);
-                if outputs.iter().any(|o| o.qualified_name() == key) {
+                if !known.insert((producer.clone(), declared.name.clone())) {
                     continue;
                 }
                 outputs.push(CapturedOutput {

@@ -139,7 +139,7 @@ mod tests {
         Elaborated {
             stack,
             components: vec![c],
-            provenance: Default::default(),
+            ..Elaborated::default()
         }
     }
 

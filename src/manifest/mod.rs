@@ -131,6 +131,6 @@ pub fn parse_elaborated(
     Ok(Elaborated {
         stack,
         components: docs.collect(),
-        provenance: Provenance::default(),
+        ..Elaborated::default()
     })
 }

@@ -7,7 +7,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use yaml_serde::Value;
 
 fn is_empty_str(s: &str) -> bool {
@@ -416,10 +416,40 @@ pub struct Elaborated {
     pub stack: Manifest,
     pub components: Vec<Manifest>,
     pub provenance: super::Provenance,
+    /// Where each component document is, for [`Elaborated::component`].
+    pub index: ComponentIndex,
 }
 
 impl Elaborated {
+    /// The component document of that name (the first, if several).
     pub fn component(&self, name: &str) -> Option<&Manifest> {
-        self.components.iter().find(|c| c.meta.name == name)
+        let index = self.index.0.get_or_init(|| {
+            let mut positions = HashMap::with_capacity(self.components.len());
+            for (position, component) in self.components.iter().enumerate() {
+                positions
+                    .entry(component.meta.name.clone())
+                    .or_insert(position);
+            }
+            positions
+        });
+        let indexed = index
+            .get(name)
+            .and_then(|&position| self.components.get(position))
+            .filter(|component| component.meta.name == name);
+        // The documents may have changed since the index was built: a
+        // stale entry or a new name is found the slow way.
+        indexed.or_else(|| self.components.iter().find(|c| c.meta.name == name))
+    }
+}
+
+/// The positions of an elaborated stack's component documents by name,
+/// built on the first lookup. It holds no information of its own: two
+/// indexes are always equal.
+#[derive(Debug, Clone, Default)]
+pub struct ComponentIndex(std::sync::OnceLock<HashMap<String, usize>>);
+
+impl PartialEq for ComponentIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
