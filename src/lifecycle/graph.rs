@@ -406,6 +406,7 @@ mod tests {
         Elaborated {
             stack,
             components: documents,
+            ..Elaborated::default()
         }
     }
 

@@ -606,7 +606,11 @@ mod tests {
                 m
             })
             .collect();
-        Elaborated { stack, components }
+        Elaborated {
+            stack,
+            components,
+            ..Elaborated::default()
+        }
     }
 
     fn plan(

@@ -139,6 +139,7 @@ mod tests {
         Elaborated {
             stack,
             components: vec![c],
+            ..Elaborated::default()
         }
     }
 

@@ -5,6 +5,7 @@ mod flatten;
 mod load;
 mod locate;
 mod model;
+pub mod provenance;
 pub mod schema;
 pub mod validate;
 mod write;
@@ -13,7 +14,8 @@ pub use flatten::leaves;
 pub use load::SourceFile;
 pub use locate::{locate, Segment};
 pub use model::*;
-pub use write::{render_elaborated, write_output};
+pub use provenance::Provenance;
+pub use write::{render_elaborated, render_elaborated_with, write_output};
 
 use crate::diag::{Location, Warnings};
 use std::path::{Path, PathBuf};
@@ -129,5 +131,6 @@ pub fn parse_elaborated(
     Ok(Elaborated {
         stack,
         components: docs.collect(),
+        provenance: Provenance::parse(&file.text),
     })
 }
