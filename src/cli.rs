@@ -59,6 +59,11 @@ pub struct ElaborateArgs {
     #[arg(value_name = "PARAMS")]
     pub params: Vec<PathBuf>,
     /// Output file(s), comma-separated; `-` writes to stdout
+    ///
+    /// A `# hub:` comment header at the top records the stack's folder
+    /// (relative component folders resolve against it when the file is
+    /// deployed from elsewhere), the files read, and the command to make the
+    /// file again.
     #[arg(
         short,
         long,
@@ -278,6 +283,14 @@ Examples:
   hub undeploy hub.yaml.elaborate --guess=false -f   undeploy all, failures as warnings")]
 pub struct DeployArgs {
     /// The elaborated file, or a stack manifest followed by parameters files
+    ///
+    /// Relative component folders (`source.dir`) resolve against the folder
+    /// of the elaborated file (above any `.hub` folder), as the Hub CLI does;
+    /// a component that is not there is looked up in the stack folder `hub
+    /// elaborate` recorded in the file, so an elaborated file written
+    /// elsewhere (`-o /tmp/x.elaborate`) deploys from any folder. Git-sourced
+    /// components resolve against `-b`, else the same folder. A warning says
+    /// when a file it was elaborated from changed after it.
     #[arg(value_name = "MANIFEST", required = true)]
     pub manifest: Vec<PathBuf>,
     /// The state file; several separated by commas: the newest is read, all are written

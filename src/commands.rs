@@ -5,12 +5,13 @@ use crate::cli::{CelArgs, ElaborateArgs, ParamsArgs, UnlockArgs, ValidateArgs};
 use crate::diag::Warnings;
 use crate::elaborate::{self, Options, StateSource};
 use crate::error::Error;
-use crate::manifest::{render_elaborated, write_output};
+use crate::manifest::{render_elaborated_with, write_output};
 use indexmap::IndexMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let command = elaborate_command(&args);
     let options = Options {
         stack: args.stack,
         params: args.params,
@@ -24,7 +25,7 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
         }),
     };
     let elaborated = elaborate::elaborate(&options, warnings)?;
-    let text = render_elaborated(&elaborated)?;
+    let text = render_elaborated_with(&elaborated, command.as_deref())?;
     for target in args.output.split(',').filter(|t| !t.is_empty()) {
         if target == "-" {
             write_stdout(text.as_bytes())?;
@@ -35,6 +36,44 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
         }
     }
     Ok(())
+}
+
+/// The command that makes the same elaborated file again from any folder
+/// (paths made absolute, `ENV` first when set); `None` when it cannot be
+/// given: `-e` values are not recorded, and `-o -` went wherever stdout did.
+fn elaborate_command(args: &ElaborateArgs) -> Option<Vec<String>> {
+    let outputs: Vec<&str> = args.output.split(',').filter(|t| !t.is_empty()).collect();
+    if !args.environment.is_empty() || outputs.contains(&"-") {
+        return None;
+    }
+    let path = |p: &Path| crate::elaborate::paths::absolute(p).display().to_string();
+    let mut command: Vec<String> = std::env::var("ENV")
+        .ok()
+        .filter(|e| !e.is_empty())
+        .map(|e| format!("ENV={e}"))
+        .into_iter()
+        .collect();
+    command.extend(["hub".into(), "elaborate".into(), path(&args.stack)]);
+    command.extend(args.params.iter().map(|p| path(p)));
+    let outputs: Vec<String> = outputs.iter().map(|o| path(Path::new(o))).collect();
+    command.extend(["-o".into(), outputs.join(",")]);
+    if let Some(dir) = &args.base_dir {
+        command.extend(["-b".into(), path(dir)]);
+    }
+    let provides = split_list(&args.platform_provides);
+    if !provides.is_empty() {
+        command.extend(["-p".into(), provides.join(",")]);
+    }
+    if let Some(state) = &args.state {
+        command.extend(["-s".into(), path(state)]);
+        if !args.state_stack_parameters {
+            command.push("--state-stack-parameters=false".into());
+        }
+    }
+    if args.compressed {
+        command.push("--compressed".into());
+    }
+    Some(command)
 }
 
 /// Prints each file's findings and a one-line summary to stderr; fails
@@ -430,6 +469,7 @@ fn load_run(
         &overrides,
         warnings,
     )?;
+    crate::lifecycle::stale::warn_if_stale(&stack, warnings);
     let options = RunOptions {
         verb: Some(verb),
         selection: Selection {

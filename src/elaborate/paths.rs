@@ -26,6 +26,13 @@ pub fn clean(path: &Path) -> PathBuf {
     out.iter().collect()
 }
 
+/// `path` made absolute against the current folder and cleaned (links are
+/// not resolved).
+pub fn absolute(path: &Path) -> PathBuf {
+    let joined = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    clean(&joined)
+}
+
 /// Joins `path` onto `base` unless it is absolute, and cleans the result.
 pub fn rebase(base: &Path, path: &str) -> String {
     let p = Path::new(path);

@@ -1,7 +1,7 @@
 //! Assembling one stack level (and, recursively, its parents).
 
 use super::params::{warn_missing_values, Origin, ParamTable, Trace, Traced};
-use super::paths::{clean, rebase, stack_base_dir};
+use super::paths::{absolute, clean, rebase, stack_base_dir};
 use super::{
     application, order, state_fill, tuning, ElaborateError, Options, ENVIRONMENT_PROVIDED,
 };
@@ -46,6 +46,7 @@ fn elaborate_traced(
         warnings,
         files: Vec::new(),
         instances: HashMap::new(),
+        order_written: false,
     };
     let level = assembler.assemble(
         &options.stack,
@@ -55,8 +56,12 @@ fn elaborate_traced(
         &mut chain,
     )?;
     let Assembler {
-        files, instances, ..
+        files,
+        instances,
+        order_written,
+        ..
     } = assembler;
+    let recorded = recorded_provenance(options, &files, order_written);
     let Level {
         mut doc,
         mut component_docs,
@@ -96,6 +101,7 @@ fn elaborate_traced(
     let elaborated = Elaborated {
         stack: doc,
         components: component_docs,
+        provenance: recorded,
         ..Elaborated::default()
     };
     Ok((elaborated, provenance))
@@ -120,6 +126,30 @@ struct Assembler<'a> {
     files: Vec<PathBuf>,
     /// Component instance → its `hub-component.yaml` in `files`.
     instances: HashMap<String, usize>,
+    /// Some level (the stack or a parent) wrote a `lifecycle.order`.
+    order_written: bool,
+}
+
+/// What the elaborated file records about its making: every file read
+/// (the stack manifest first), the stack's folder, and whether the order
+/// was derived.
+fn recorded_provenance(
+    options: &Options,
+    files: &[PathBuf],
+    order_written: bool,
+) -> crate::manifest::Provenance {
+    let mut sources: Vec<PathBuf> = Vec::with_capacity(files.len() + 1);
+    for file in std::iter::once(&options.stack).chain(files) {
+        let file = absolute(file);
+        if !sources.contains(&file) {
+            sources.push(file);
+        }
+    }
+    crate::manifest::Provenance {
+        sources,
+        stack_dir: Some(absolute(&stack_base_dir(&options.stack))),
+        order_derived: !order_written,
+    }
 }
 
 impl Assembler<'_> {
@@ -143,6 +173,7 @@ impl Assembler<'_> {
         chain.push(identity);
 
         let (manifest, file) = read_manifest(manifest_path, "stack", self.warnings)?;
+        self.order_written |= !manifest.lifecycle.order.is_empty();
         let top = chain.len() == 1;
         if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
             self.warnings.warn(
@@ -798,5 +829,96 @@ fn mark_secret_outputs(outputs: &mut [Output]) {
         .filter(|o| o.kind.is_empty() && looks_secret(&o.name))
     {
         o.kind = "secret".into();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{parse_elaborated, render_elaborated};
+
+    const COMPONENT: &str = "kind: component\nmeta: {name: c}\n";
+
+    /// A stack `child/hub.yaml` with components `a` and `b` (`b` depends on
+    /// `a`) whose parent `base/hub.yaml` has component `p`; `child_order`
+    /// and `parent_order` are their `lifecycle` sections.
+    fn stacks(child_order: &str, parent_order: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        for component in ["child/a", "child/b", "base/p"] {
+            write(&format!("{component}/hub-component.yaml"), COMPONENT);
+        }
+        write(
+            "base/hub.yaml",
+            &format!("kind: stack\nmeta: {{name: base}}\ncomponents:\n- {{name: p, source: {{dir: p}}}}\n{parent_order}"),
+        );
+        write("base/params.yaml", "parameters: []\n");
+        write(
+            "child/hub.yaml",
+            &format!(
+                "kind: stack\nmeta: {{name: child, fromStack: ../base}}\ncomponents:\n\
+                 - {{name: a, source: {{dir: a}}}}\n- {{name: b, source: {{dir: b}}, depends: [a]}}\n{child_order}"
+            ),
+        );
+        dir
+    }
+
+    fn elaborated(dir: &Path) -> Elaborated {
+        let options = Options {
+            stack: dir.join("child/hub.yaml"),
+            ..Options::default()
+        };
+        elaborate(&options, &mut Warnings::default()).unwrap()
+    }
+
+    /// The elaborated stack written to a file and read back.
+    fn round_trip(elaborated: &Elaborated, dir: &Path) -> Elaborated {
+        let text = render_elaborated(elaborated).unwrap();
+        let file = SourceFile::from_bytes(&dir.join("x.elaborate"), text.into_bytes()).unwrap();
+        parse_elaborated(&file, &mut Warnings::default()).unwrap()
+    }
+
+    #[test]
+    fn order_is_derived_only_when_no_level_writes_one() {
+        let cases = [
+            ("", "", true),
+            ("lifecycle: {order: [a, b]}\n", "", false),
+            ("", "lifecycle: {order: [p]}\n", false),
+        ];
+        for (child, parent, derived) in cases {
+            let dir = stacks(child, parent);
+            let elaborated = elaborated(dir.path());
+            assert_eq!(
+                elaborated.provenance.order_derived, derived,
+                "{child:?} {parent:?}"
+            );
+            let read = round_trip(&elaborated, dir.path());
+            assert_eq!(read.provenance, elaborated.provenance);
+            assert_eq!(read.stack, elaborated.stack);
+        }
+    }
+
+    #[test]
+    fn every_file_read_is_a_source_and_the_stack_folder_is_recorded() {
+        let dir = stacks("", "");
+        let root = absolute(dir.path());
+        let provenance = elaborated(dir.path()).provenance;
+        let expected: Vec<PathBuf> = [
+            "child/hub.yaml",
+            "child/a/hub-component.yaml",
+            "child/b/hub-component.yaml",
+            "base/p/hub-component.yaml",
+            "base/hub.yaml",
+            "base/params.yaml",
+        ]
+        .iter()
+        .map(|p| root.join(p))
+        .collect();
+        assert_eq!(provenance.sources, expected);
+        assert_eq!(provenance.stack_dir, Some(root.join("child")));
     }
 }

@@ -99,7 +99,7 @@ impl DiscoverError {
     pub fn hint(&self) -> Option<String> {
         Some(match self {
             DiscoverError::NoDirectory { .. } => {
-                "check the component's `source.dir` (relative to the stack) or the components base dir `-b`".into()
+                super::stack::COMPONENT_FOLDER_HINT.into()
             }
             DiscoverError::NotFound { verb, .. } => format!(
                 "add a Makefile target `{verb}:` or a script `{verb}.sh`; a component with nothing to run \

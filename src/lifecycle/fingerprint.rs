@@ -100,10 +100,7 @@ impl FingerprintError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            FingerprintError::NoFolder { .. } => Some(
-                "check the component's `source.dir` (relative to the stack) or the components base dir `-b`"
-                    .into(),
-            ),
+            FingerprintError::NoFolder { .. } => Some(super::stack::COMPONENT_FOLDER_HINT.into()),
             FingerprintError::Read { .. } | FingerprintError::Walk { .. } => Some(format!(
                 "check the permissions; a file the deploy does not depend on can be listed in a `{IGNORE_FILE}` of the component folder"
             )),

@@ -6,7 +6,8 @@
 //! [`env`](mod@env), and records every step in the state.
 //!
 //! * [`stack`] — the stack of a run: an elaborated file, or `hub.yaml` and
-//!   parameters files elaborated in memory; component folders.
+//!   parameters files elaborated in memory; component folders;
+//!   [`stale`] — an elaborated file older than what it was made from.
 //! * [`plan`] — structural checks, order, selection (`-c`, `-o`, `-l`, the
 //!   undeploy guess), optional components, requirement tuning;
 //!   [`schedule`] — who waits for whom, waves, the scheduler (`-j`).
@@ -50,5 +51,6 @@ pub mod requirements;
 pub mod schedule;
 pub mod setup;
 pub mod stack;
+pub mod stale;
 pub mod summary;
 pub mod templates;

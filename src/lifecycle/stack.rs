@@ -8,6 +8,11 @@ use crate::manifest::{parse_elaborated, ComponentRef, Elaborated, SourceFile};
 use crate::params::Provenance;
 use std::path::{Path, PathBuf};
 
+/// What to check when a component's folder is missing.
+pub const COMPONENT_FOLDER_HINT: &str = "check the component's `source.dir` (relative to the \
+    elaborated file's folder, or to the stack folder `hub elaborate` recorded in it) or the \
+    components base dir `-b`";
+
 /// An elaborated stack and where it came from.
 #[derive(Debug, Clone)]
 pub struct Stack {
@@ -86,29 +91,25 @@ impl Stack {
 
     /// The folder of component `reference` (§6.8): `source.dir` (absolute,
     /// or relative to the stack), else the git checkout under the
-    /// components base dir.
+    /// components base dir (`-b`, else the stack's folder).
+    ///
+    /// The stack's folder is the elaborated file's, as the Hub CLI has it.
+    /// When the component is not there but is in the stack folder that
+    /// `hub elaborate` recorded, that one: an elaborated file written
+    /// elsewhere (`-o /tmp/x.elaborate`) still finds its components.
     pub fn component_dir(
         &self,
         reference: &ComponentRef,
         components_base: Option<&Path>,
     ) -> Result<PathBuf, EngineError> {
-        let source = &reference.source;
-        let components_base = components_base
-            .map(absolute)
-            .unwrap_or_else(|| self.base_dir.clone());
-        if !source.dir.is_empty() {
-            return Ok(self.base_dir.join(&source.dir));
-        }
-        match &source.git {
-            Some(git) if !git.local_dir.is_empty() => {
-                Ok(components_base.join(&git.local_dir).join(&git.sub_dir))
+        let dir = component_dir_under(&self.base_dir, reference, components_base)?;
+        let recorded = self.elaborated.provenance.stack_dir.as_deref();
+        match recorded.filter(|r| *r != self.base_dir && !dir.is_dir()) {
+            Some(stack_dir) => {
+                let there = component_dir_under(stack_dir, reference, components_base)?;
+                Ok(if there.is_dir() { there } else { dir })
             }
-            Some(git) if !git.remote.is_empty() => {
-                Ok(components_base.join(&reference.name).join(&git.sub_dir))
-            }
-            _ => Err(EngineError::NoSource {
-                component: reference.name.clone(),
-            }),
+            None => Ok(dir),
         }
     }
 
@@ -142,6 +143,32 @@ impl Stack {
     }
 }
 
+/// The folder of component `reference` for a stack in `stack_dir`.
+fn component_dir_under(
+    stack_dir: &Path,
+    reference: &ComponentRef,
+    components_base: Option<&Path>,
+) -> Result<PathBuf, EngineError> {
+    let source = &reference.source;
+    if !source.dir.is_empty() {
+        return Ok(stack_dir.join(&source.dir));
+    }
+    let components_base = components_base
+        .map(absolute)
+        .unwrap_or_else(|| stack_dir.to_path_buf());
+    match &source.git {
+        Some(git) if !git.local_dir.is_empty() => {
+            Ok(components_base.join(&git.local_dir).join(&git.sub_dir))
+        }
+        Some(git) if !git.remote.is_empty() => {
+            Ok(components_base.join(&reference.name).join(&git.sub_dir))
+        }
+        _ => Err(EngineError::NoSource {
+            component: reference.name.clone(),
+        }),
+    }
+}
+
 /// The folder of the manifest, above any `.hub` folders it sits in
 /// (`/p/.hub/hub.yaml.elaborate` → `/p`). Other dot-folders are kept:
 /// temporary folders are often named `.tmpXXXX`.
@@ -154,8 +181,75 @@ fn base_dir_of(manifest: &Path) -> PathBuf {
     dir
 }
 
-/// `path` made absolute against the current folder (not resolving links).
-pub fn absolute(path: &Path) -> PathBuf {
-    let joined = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    crate::elaborate::paths::clean(&joined)
+pub use crate::elaborate::paths::absolute;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{GitSource, Provenance, Source};
+
+    fn by_dir(name: &str, dir: &str) -> ComponentRef {
+        ComponentRef {
+            name: name.into(),
+            source: Source {
+                dir: dir.into(),
+                ..Source::default()
+            },
+            ..ComponentRef::default()
+        }
+    }
+
+    fn by_git(name: &str) -> ComponentRef {
+        ComponentRef {
+            name: name.into(),
+            source: Source {
+                git: Some(GitSource {
+                    remote: "https://example.com/r.git".into(),
+                    ..GitSource::default()
+                }),
+                ..Source::default()
+            },
+            ..ComponentRef::default()
+        }
+    }
+
+    /// An elaborated file in `root/out` of the stack in `root/stack`.
+    fn written_elsewhere(root: &Path) -> Stack {
+        let elaborated = Elaborated {
+            provenance: Provenance {
+                stack_dir: Some(root.join("stack")),
+                ..Provenance::default()
+            },
+            ..Elaborated::default()
+        };
+        Stack {
+            elaborated,
+            source: None,
+            provenance: None,
+            file: Some(root.join("out/x.elaborate")),
+            base_dir: root.join("out"),
+        }
+    }
+
+    #[test]
+    fn components_missing_beside_the_file_come_from_the_recorded_stack_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for folder in ["stack/c/a", "stack/g", "stack/both", "out/both"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        let stack = written_elsewhere(root);
+        let resolve = |reference: &ComponentRef, base: Option<&Path>| {
+            stack.component_dir(reference, base).unwrap()
+        };
+        assert_eq!(resolve(&by_dir("a", "c/a"), None), root.join("stack/c/a"));
+        assert_eq!(resolve(&by_git("g"), None), root.join("stack/g"));
+        // Where the reference finds the folder, it wins.
+        assert_eq!(resolve(&by_dir("b", "both"), None), root.join("out/both"));
+        // Found nowhere: the reference's path, for the error.
+        assert_eq!(resolve(&by_dir("n", "none"), None), root.join("out/none"));
+        // `-b` applies to git-sourced components wherever the stack is.
+        let base = root.join("checkouts");
+        assert_eq!(resolve(&by_git("g"), Some(&base)), base.join("g"));
+    }
 }

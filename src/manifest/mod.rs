@@ -5,7 +5,7 @@ mod flatten;
 mod load;
 mod locate;
 mod model;
-mod provenance;
+pub mod provenance;
 pub mod schema;
 pub mod validate;
 mod write;
@@ -15,7 +15,7 @@ pub use load::SourceFile;
 pub use locate::{locate, Segment};
 pub use model::*;
 pub use provenance::Provenance;
-pub use write::{render_elaborated, write_output};
+pub use write::{render_elaborated, render_elaborated_with, write_output};
 
 use crate::diag::{Location, Warnings};
 use std::path::{Path, PathBuf};
@@ -131,6 +131,7 @@ pub fn parse_elaborated(
     Ok(Elaborated {
         stack,
         components: docs.collect(),
+        provenance: Provenance::parse(&file.text),
         ..Elaborated::default()
     })
 }

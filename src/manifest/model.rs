@@ -415,6 +415,7 @@ pub struct ParamsFile {
 pub struct Elaborated {
     pub stack: Manifest,
     pub components: Vec<Manifest>,
+    /// What elaborate recorded about the stack (written as a comment header).
     pub provenance: super::Provenance,
     /// Where each component document is, for [`Elaborated::component`].
     pub index: ComponentIndex,

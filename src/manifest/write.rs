@@ -6,17 +6,34 @@ use std::path::Path;
 
 /// `---` + stack document, then `---` + each component document.
 pub fn render_elaborated(elaborated: &Elaborated) -> Result<String, yaml_serde::Error> {
+    render_elaborated_with(elaborated, None)
+}
+
+/// [`render_elaborated`] with the command that elaborated the stack
+/// recorded in the provenance header (at the top of the stack document,
+/// as YAML comments).
+pub fn render_elaborated_with(
+    elaborated: &Elaborated,
+    command: Option<&[String]>,
+) -> Result<String, yaml_serde::Error> {
     let mut out = String::new();
-    for doc in std::iter::once(&elaborated.stack).chain(&elaborated.components) {
+    for (number, doc) in std::iter::once(&elaborated.stack)
+        .chain(&elaborated.components)
+        .enumerate()
+    {
+        out.push_str("---\n");
+        if number == 0 {
+            out.push_str(&elaborated.provenance.header(command));
+        }
         push_document(&mut out, doc)?;
     }
     Ok(out)
 }
 
-/// Written with [`super::emit`], so that strings a YAML 1.1 reader (the
-/// reference tool) would take for booleans or numbers stay strings.
+/// One document, without its `---`, written with [`super::emit`], so that
+/// strings a YAML 1.1 reader (the reference tool) would take for booleans or
+/// numbers stay strings.
 fn push_document(out: &mut String, doc: &Manifest) -> Result<(), yaml_serde::Error> {
-    out.push_str("---\n");
     out.push_str(&super::emit::document(&yaml_serde::to_value(doc)?));
     Ok(())
 }

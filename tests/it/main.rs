@@ -9,6 +9,7 @@ mod crash;
 mod deploy;
 mod elaborate_cli;
 mod elaborate_spec;
+mod elaborated_files;
 mod graph;
 mod incremental;
 mod ordering;
