@@ -297,7 +297,7 @@ impl<'a> Run<'a> {
             warnings,
         )?;
         if let (Some(state), Some(path)) = (&loaded, &read_path) {
-            check_consistency(stack, state, &locked, path, options.force, warnings)?;
+            check_consistency(stack, state, &locked, path, options, warnings)?;
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
         check_implementations(stack, &plan, options)?;
@@ -382,7 +382,10 @@ impl<'a> Run<'a> {
             name: stack.meta.name.clone(),
         };
         state.lifecycle.order = order;
-        state.stack_parameters = parameters;
+        // An undeploy keeps the record of what was deployed (§10.4).
+        if self.verb == Verb::Deploy {
+            state.stack_parameters = parameters;
+        }
         self.operation = Some(state.begin_operation(start, &now));
         self.save()
     }

@@ -39,6 +39,8 @@ pub enum EngineError {
     StateMismatch {
         path: PathBuf,
         problems: Vec<Inconsistency>,
+        /// How to get the recorded values back, when parameters differ.
+        fix: Option<String>,
     },
     #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
     NoSource { component: String },
@@ -145,6 +147,7 @@ impl EngineError {
             EngineError::StateRequired { .. } => {
                 Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
             }
+            EngineError::StateMismatch { fix: Some(fix), .. } => Some(fix.clone()),
             EngineError::StateMismatch { .. } => {
                 Some("check the `-s` path; add `--force` to use this state anyway".into())
             }

@@ -9,6 +9,7 @@
 //! [`ParamsError`].
 
 mod cel;
+pub mod drift;
 mod error;
 pub mod expr;
 pub mod format;
@@ -114,6 +115,8 @@ impl LockedParam {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Locked {
     pub params: IndexMap<String, LockedParam>,
+    /// Parameters whose value differs from the state's (non-empty both).
+    pub drift: Vec<drift::Drift>,
 }
 
 impl Locked {

@@ -16,5 +16,6 @@ mod params_spec;
 mod plan;
 mod process;
 mod shapes;
+mod state_drift;
 mod state;
 mod validate;
