@@ -28,7 +28,8 @@ pub use lock::{flatten, lock, LockOptions};
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use report::{params_report, ReportOptions};
 pub use scope::{
-    expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput, ExpandedParam,
+    expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput,
+    ExpandedParam, OutputsContext,
 };
 pub use source::{Mark, Provenance};
 pub use table::Scope;
