@@ -68,7 +68,8 @@ use crate::diag::Warnings;
 use crate::manifest::Manifest;
 use crate::params::format::substitution_text;
 use crate::params::{
-    self, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked, Prompter,
+    self, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked, OutputsContext,
+    Prompter,
 };
 use crate::redact::SecretMasker;
 use crate::state::Fingerprint;
@@ -234,6 +235,8 @@ struct Run<'a> {
     cancelled: Vec<String>,
     /// Mandatory components that failed, with the reason.
     mandatory_failures: Vec<(String, String)>,
+    /// The fix for a failure, where the reason alone does not tell it.
+    fixes: HashMap<String, String>,
     /// When each running component started (the clock's text).
     started_at: HashMap<String, String>,
     /// Positions in the selection.
@@ -297,7 +300,7 @@ impl<'a> Run<'a> {
             warnings,
         )?;
         if let (Some(state), Some(path)) = (&loaded, &read_path) {
-            check_consistency(stack, state, &locked, path, options.force, warnings)?;
+            check_consistency(stack, state, &locked, path, options, warnings)?;
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
         check_implementations(stack, &plan, options)?;
@@ -342,6 +345,7 @@ impl<'a> Run<'a> {
             skipped: Vec::new(),
             cancelled: Vec::new(),
             mandatory_failures: Vec::new(),
+            fixes: HashMap::new(),
             started_at: HashMap::new(),
             pending_fingerprints: HashMap::new(),
             unsaved_checkpoints: false,
@@ -382,7 +386,10 @@ impl<'a> Run<'a> {
             name: stack.meta.name.clone(),
         };
         state.lifecycle.order = order;
-        state.stack_parameters = parameters;
+        // An undeploy keeps the record of what was deployed (§10.4).
+        if self.verb == Verb::Deploy {
+            state.stack_parameters = parameters;
+        }
         self.operation = Some(state.begin_operation(start, &now));
         self.save()
     }
@@ -657,6 +664,7 @@ impl<'a> Run<'a> {
             false => Some(Stop::Failed(EngineError::ComponentFailed {
                 component: name.to_string(),
                 reason: reason.to_string(),
+                fix: self.fixes.get(name).cloned(),
             })),
         }
     }
@@ -669,6 +677,7 @@ impl<'a> Run<'a> {
                 Some(EngineError::ComponentFailed {
                     component: component.clone(),
                     reason: reason.clone(),
+                    fix: self.fixes.get(component).cloned(),
                 })
             }
             failures => Some(EngineError::Incomplete {
@@ -1271,9 +1280,17 @@ impl<'a> Run<'a> {
         let (decoded, errors) =
             capture::decode_declared(&manifest.outputs, raw, dir, self.warnings);
         let mut problems: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        let expanded = match expand_outputs(name, params, &manifest.outputs, &decoded) {
+        let printed: Vec<String> = raw.keys().cloned().collect();
+        let context = OutputsContext {
+            source: self.stack.declarations(name),
+            printed: &printed,
+        };
+        let expanded = match expand_outputs(name, params, &manifest.outputs, &decoded, context) {
             Ok(expanded) => expanded,
             Err(error) => {
+                if let Some(fix) = error.hint() {
+                    self.fixes.insert(name.to_string(), fix);
+                }
                 problems.push(error.to_string());
                 decoded
                     .iter()

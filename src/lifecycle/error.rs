@@ -39,6 +39,8 @@ pub enum EngineError {
     StateMismatch {
         path: PathBuf,
         problems: Vec<Inconsistency>,
+        /// How to get the recorded values back, when parameters differ.
+        fix: Option<String>,
     },
     #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
     NoSource { component: String },
@@ -48,7 +50,12 @@ pub enum EngineError {
         source: DiscoverError,
     },
     #[error("component `{component}` failed: {reason}")]
-    ComponentFailed { component: String, reason: String },
+    ComponentFailed {
+        component: String,
+        reason: String,
+        /// What to change, when the reason alone does not tell it.
+        fix: Option<String>,
+    },
     #[error(
         "the stack is incomplete: {}{}",
         failures_text(failed),
@@ -145,13 +152,14 @@ impl EngineError {
             EngineError::StateRequired { .. } => {
                 Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
             }
+            EngineError::StateMismatch { fix: Some(fix), .. } => Some(fix.clone()),
             EngineError::StateMismatch { .. } => {
                 Some("check the `-s` path; add `--force` to use this state anyway".into())
             }
             EngineError::NoSource { .. } => Some("give the component a `source: {dir: ...}` in the stack".into()),
             EngineError::Implementation { source, .. } => source.hint(),
-            EngineError::ComponentFailed { component, reason } => {
-                Some(component_failed_hint(component, reason))
+            EngineError::ComponentFailed { component, reason, fix } => {
+                Some(component_failed_hint(component, reason, fix.as_deref()))
             }
             EngineError::Incomplete { verb: "deploy", .. } => Some(
                 "the other components finished; after fixing the failures, `hub deploy --changed` runs only what did not deploy or changed".into(),
@@ -180,15 +188,17 @@ impl EngineError {
 
 /// What to do about a failed component, by what its failure says, and how
 /// to resume.
-fn component_failed_hint(component: &str, reason: &str) -> String {
+fn component_failed_hint(component: &str, reason: &str, fix: Option<&str>) -> String {
     let spawn_failure = reason
         .strip_prefix("cannot run `")
         .and_then(|rest| rest.split_once('`'))
         .filter(|(_, rest)| rest.contains("Permission denied"))
         .map(|(program, _)| program);
-    let fix = if let Some(program) = spawn_failure {
+    let fix = if let Some(fix) = fix {
+        fix.to_string()
+    } else if let Some(program) = spawn_failure {
         format!("make the script executable: `chmod +x {program}`")
-    } else if reason.contains("cannot be expanded:") || reason.contains("cannot be computed:") {
+    } else if reason.contains("cannot be expanded:") {
         "declare or fix the parameters listed above in the stack or a parameters file".to_string()
     } else {
         "see the component's output above and its log file, and fix it".to_string()

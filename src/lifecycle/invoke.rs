@@ -15,7 +15,8 @@ use super::otp;
 use super::process::{self, Exit, Invocation, LineSink};
 use super::requirements::provides_text;
 use super::stack::{absolute, Stack};
-use crate::diag::Warnings;
+use crate::diag::{Location, Warnings};
+use crate::params::drift::DriftUse;
 use crate::params::format::substitution_text;
 use crate::params::{self, expand_component, ComponentScope, LockOptions};
 use crate::redact::SecretMasker;
@@ -95,6 +96,8 @@ pub fn invoke(
     lock_options.declared = stack.provenance.as_ref();
     lock_options.state = params_state.as_ref();
     let locked = params::lock(&elaborated.stack, lock_options, warnings)?;
+    let at = Some(Location::file(&options.state));
+    params::drift::warn(&locked.drift, DriftUse::Read, at, &|_| false, warnings);
     let (outputs, provides) = match &stored {
         Some(state) => {
             let mut outputs = state.outputs_at(&state.lifecycle.order, name).to_vec();

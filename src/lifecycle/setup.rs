@@ -9,6 +9,7 @@ use super::plan::{Plan, Verb};
 use super::requirements;
 use super::stack::Stack;
 use crate::diag::{Location, Warnings};
+use crate::params::drift::{self, Drift, DriftUse};
 use crate::params::format::substitution_text;
 use crate::params::{self, LockOptions, Locked, Prompter};
 use crate::state::{self, State};
@@ -131,12 +132,15 @@ pub(super) fn lock_parameters(
     )?)
 }
 
+/// §4.4, and the stack parameters that changed since the state was
+/// written: one warning each, except those on the consistency list, which
+/// stop the run (unless `--force`) with the way back to the recorded value.
 pub(super) fn check_consistency(
     stack: &Stack,
     state: &State,
     locked: &Locked,
     path: &Path,
-    force: bool,
+    options: &RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), EngineError> {
     let names: Vec<String> = stack
@@ -149,19 +153,67 @@ pub(super) fn check_consistency(
     let value = |name: &str| locked.value(name).map(|v| substitution_text(Some(v)));
     let problems =
         state::consistency_problems(state, &stack.elaborated.stack.meta.name, &value, &names);
+    let verb = options.verb.unwrap_or(Verb::Deploy);
+    let usage = match verb {
+        Verb::Deploy => DriftUse::Record,
+        Verb::Undeploy => DriftUse::Keep,
+    };
+    let inconsistent = |d: &Drift| d.is_plain() && mismatched(&problems).any(|(n, _)| n == d.name);
+    let at = Some(Location::file(path));
+    drift::warn(&locked.drift, usage, at.clone(), &inconsistent, warnings);
     if problems.is_empty() {
         return Ok(());
     }
-    if force {
+    if options.force {
         for problem in &problems {
-            warnings.warn(Some(Location::file(path)), format!("{problem} (--force)"));
+            warnings.warn(at.clone(), format!("{problem} (--force)"));
         }
         return Ok(());
     }
     Err(EngineError::StateMismatch {
         path: path.to_path_buf(),
+        fix: restore_fix(&problems, locked, verb),
         problems,
     })
+}
+
+/// The consistency-list parameters whose values differ, with the state's
+/// value.
+fn mismatched(problems: &[state::Inconsistency]) -> impl Iterator<Item = (&str, &str)> {
+    problems.iter().filter_map(|p| match p {
+        state::Inconsistency::Parameter { name, state, .. } => {
+            Some((name.as_str(), state.as_str()))
+        }
+        _ => None,
+    })
+}
+
+/// How to give the changed consistency-list parameters their recorded
+/// values again, by where the new values came from.
+fn restore_fix(problems: &[state::Inconsistency], locked: &Locked, verb: Verb) -> Option<String> {
+    let ways: Vec<String> = mismatched(problems)
+        .map(|(name, recorded)| {
+            let origin = locked.get(name).map(|p| (&p.origin, p.declared.as_ref()));
+            match origin {
+                Some((params::Origin::FromEnv { variable, .. }, _)) => format!(
+                    "set `{variable}={recorded}` in the environment (or pass `-e {variable}={recorded}`)"
+                ),
+                Some((_, Some(declared))) => {
+                    format!("give `{name}` the value `{recorded}` again at {declared}")
+                }
+                _ => format!("give `{name}` the value `{recorded}` again"),
+            }
+        })
+        .collect();
+    if ways.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the state was written with other values: {} to {} what it records, or add `--force` to {} with the current values (or check the `-s` path)",
+        ways.join("; "),
+        verb.as_str(),
+        verb.as_str()
+    ))
 }
 
 /// §2 step 13: every selected component has a folder and implements the

@@ -9,7 +9,8 @@ use std::time::Duration;
 pub enum Outcome {
     Deployed,
     Undeployed,
-    /// Failed, with the first line of the reason.
+    /// Failed, with the reason (its first line goes in the table, the
+    /// rest below it).
     Failed(String),
     /// Skipped for an optional reason (condition, optional requirement).
     Skipped(String),
@@ -151,6 +152,9 @@ impl Summary {
             }
             out.push('\n');
         }
+        for entry in &self.entries {
+            out.push_str(&detail_below(entry));
+        }
         let status = if self.stack_status.is_empty() {
             "no state".to_string()
         } else {
@@ -173,6 +177,29 @@ impl Summary {
     }
 }
 
+/// The lines of a component's reason after the first, under its name,
+/// indented (their common indentation replaced by four spaces).
+fn detail_below(entry: &Entry) -> String {
+    let rest: Vec<&str> = entry
+        .outcome
+        .detail()
+        .map(|d| d.lines().skip(1).filter(|l| !l.trim().is_empty()).collect())
+        .unwrap_or_default();
+    if rest.is_empty() {
+        return String::new();
+    }
+    let indent = rest
+        .iter()
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = format!("  {}:\n", entry.component);
+    for line in rest {
+        let _ = writeln!(out, "    {}", &line[indent..]);
+    }
+    out
+}
+
 fn seconds(duration: Duration) -> String {
     format!("{:.2}s", duration.as_secs_f64())
 }
@@ -181,15 +208,21 @@ fn seconds(duration: Duration) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn renders_one_line_per_component_and_the_status() {
+    /// An incomplete deploy that took `total_ms`, `net` deployed first.
+    fn incomplete(total_ms: u64, net_ms: u64) -> Summary {
         let mut summary = Summary {
             verb: "deploy".into(),
             stack_status: "incomplete".into(),
-            total: Duration::from_millis(1500),
+            total: Duration::from_millis(total_ms),
             ..Summary::default()
         };
-        summary.push("net", Outcome::Deployed, Duration::from_millis(20));
+        summary.push("net", Outcome::Deployed, Duration::from_millis(net_ms));
+        summary
+    }
+
+    #[test]
+    fn renders_one_line_per_component_and_the_status() {
+        let mut summary = incomplete(1500, 20);
         summary.push(
             "database",
             Outcome::Failed("exit code 3\nmore".into()),
@@ -199,7 +232,35 @@ mod tests {
         let text = summary.render();
         assert_eq!(
             text,
-            "deploy summary:\n  net       deployed       0.02s\n  database  error          1.00s  exit code 3\nstack: incomplete (2 components, 1.50s)\noutputs:\n  url = https://x\n"
+            "deploy summary:\n  net       deployed       0.02s\n  database  error          1.00s  exit code 3\n  database:\n    more\nstack: incomplete (2 components, 1.50s)\noutputs:\n  url = https://x\n"
         );
+    }
+
+    #[test]
+    fn the_rest_of_a_long_reason_goes_below_the_table() {
+        let mut summary = incomplete(30, 10);
+        summary.push(
+            "slow",
+            Outcome::Failed(
+                "outputs of component `slow` cannot be computed:\n  - `slow:a` is wrong\n      and here is why\n  - `slow:b` too".into(),
+            ),
+            Duration::from_millis(20),
+        );
+        summary.push(
+            "app",
+            Outcome::Cancelled("upstream `slow` failed".into()),
+            Duration::ZERO,
+        );
+        insta::assert_snapshot!(summary.render(), @r"
+        deploy summary:
+          net   deployed       0.01s
+          slow  error          0.02s  outputs of component `slow` cannot be computed:
+          app   cancelled      0.00s  upstream `slow` failed
+          slow:
+            - `slow:a` is wrong
+                and here is why
+            - `slow:b` too
+        stack: incomplete (3 components, 0.03s)
+        ");
     }
 }

@@ -73,6 +73,30 @@ pub enum Problem {
         param: String,
         declared: Option<Location>,
     },
+    /// A declared output with neither `fromTfVar` nor `value`, whose name
+    /// is not a parameter of its component (§7.6). `printed`: the
+    /// component printed that key in its `Outputs:` block.
+    Unforwarded {
+        output: String,
+        name: String,
+        printed: bool,
+        declared: Option<Location>,
+    },
+}
+
+impl Problem {
+    /// Points the problem at its declaration, for those that have one.
+    pub fn set_declared(&mut self, location: Option<Location>) {
+        match self {
+            Problem::Unknown { declared, .. }
+            | Problem::Cel { declared, .. }
+            | Problem::FromFile { declared, .. }
+            | Problem::Underivable { declared, .. }
+            | Problem::Unexpanded { declared, .. }
+            | Problem::Unforwarded { declared, .. } => *declared = location,
+            Problem::Missing(_) | Problem::Cycle { .. } | Problem::Prompt { .. } => {}
+        }
+    }
 }
 
 fn at(location: &Option<Location>) -> String {
@@ -125,6 +149,11 @@ impl fmt::Display for Problem {
             Problem::Unexpanded { param, declared } => write!(
                 f,
                 "`{param}`: a substituted value still holds an expression{}",
+                at(declared)
+            ),
+            Problem::Unforwarded { output, name, declared, .. } => write!(
+                f,
+                "`{output}` has neither `fromTfVar` nor `value`, so it takes the component's parameter `{name}`, which the component does not declare{}",
                 at(declared)
             ),
         }
@@ -209,7 +238,8 @@ impl ParamsError {
                     | Problem::Cel { declared, .. }
                     | Problem::FromFile { declared, .. }
                     | Problem::Underivable { declared, .. }
-                    | Problem::Unexpanded { declared, .. } => declared.clone(),
+                    | Problem::Unexpanded { declared, .. }
+                    | Problem::Unforwarded { declared, .. } => declared.clone(),
                     _ => None,
                 }
             }
@@ -222,9 +252,8 @@ impl ParamsError {
 
     pub fn hint(&self) -> Option<String> {
         let problems = match self {
-            ParamsError::Lock { problems }
-            | ParamsError::Component { problems, .. }
-            | ParamsError::Outputs { problems, .. } => problems,
+            ParamsError::Outputs { problems, .. } => return outputs_hint(problems),
+            ParamsError::Lock { problems } | ParamsError::Component { problems, .. } => problems,
             ParamsError::UnknownComponent { .. } => {
                 return Some("use a name from the stack's `components:` list".into())
             }
@@ -259,4 +288,31 @@ impl ParamsError {
             None
         }
     }
+}
+
+/// How to fix declared outputs that cannot be computed (§7.5–§7.7): an
+/// output takes a printed value only through `fromTfVar`; a `value` (or
+/// its absence, which forwards the parameter of the output's name) reads
+/// the component's own parameters and earlier outputs, never the stack's.
+fn outputs_hint(problems: &[Problem]) -> Option<String> {
+    let mut fixes: Vec<String> = Vec::new();
+    for problem in problems {
+        let fix = match problem {
+            Problem::Unforwarded { name, printed, declared, .. } => {
+                let place = declared.as_ref().map(|l| format!(" at {l}")).unwrap_or_default();
+                if *printed {
+                    format!("the component prints `{name} = …` in its Outputs block: add `fromTfVar: {name}` to the declaration of output `{name}`{place} to take that value, or give it a `value:`")
+                } else {
+                    format!("give output `{name}`{place} a `fromTfVar: KEY` (a key the component prints in its Outputs block) or a `value:`, or declare `{name}` among the component's parameters")
+                }
+            }
+            Problem::Unknown { .. } => "an output's `value` reads only the component's own parameters and the outputs declared before it: declare the missing names among the component's `parameters:` (they then take the stack's values) or correct the reference".to_string(),
+            Problem::Cel { .. } => "fix the expression; it reads the component's parameters and the outputs declared before it".to_string(),
+            _ => continue,
+        };
+        if !fixes.contains(&fix) {
+            fixes.push(fix);
+        }
+    }
+    (!fixes.is_empty()).then(|| fixes.join("; "))
 }

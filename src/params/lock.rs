@@ -215,6 +215,7 @@ pub fn lock(
 
     let mut locked = Locked {
         params: IndexMap::with_capacity(declared.len() + implicit.len()),
+        drift: Vec::new(),
     };
     for (name, value) in implicit {
         // Declarations of the same name share its table entry: comparing

@@ -9,6 +9,7 @@
 //! [`ParamsError`].
 
 mod cel;
+pub mod drift;
 mod error;
 pub mod expr;
 pub mod format;
@@ -27,7 +28,8 @@ pub use lock::{flatten, lock, LockOptions};
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use report::{params_report, ReportOptions};
 pub use scope::{
-    expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput, ExpandedParam,
+    expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput,
+    ExpandedParam, OutputsContext,
 };
 pub use source::{Mark, Provenance};
 pub use table::Scope;
@@ -114,6 +116,8 @@ impl LockedParam {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Locked {
     pub params: IndexMap<String, LockedParam>,
+    /// Parameters whose value differs from the state's (non-empty both).
+    pub drift: Vec<drift::Drift>,
 }
 
 impl Locked {

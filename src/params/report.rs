@@ -2,6 +2,7 @@
 //! component's expanded parameters, each with its value (secrets masked)
 //! and where the value came from.
 
+use super::drift::{self, DriftUse};
 use super::prompt::Prompter;
 use super::state::State;
 use super::{
@@ -44,6 +45,10 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
         stack_name: (options.environment)("HUB_STACK_NAME"),
     };
     let locked = lock(&elaborated.stack, lock_options, warnings)?;
+    if let Some(path) = options.state {
+        let at = Some(Location::file(path));
+        drift::warn(&locked.drift, DriftUse::Read, at, &|_| false, warnings);
+    }
     let document = match options.component {
         None => stack_document(&locked, &options.redactor),
         Some(name) => {

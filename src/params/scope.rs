@@ -350,6 +350,15 @@ fn reads_secret(table: &Table, lookup: &Scope, template: &str, secret: &HashSet<
     })
 }
 
+/// What the messages about a component's declared outputs can point at.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OutputsContext<'a> {
+    /// The file declaring the component's outputs and its document there.
+    pub source: Option<(&'a SourceFile, usize)>,
+    /// The keys the component printed in its `Outputs:` block.
+    pub printed: &'a [String],
+}
+
 /// Computes declared outputs whose value is given (or omitted, meaning
 /// `${<name>}`): references read the component's parameters and its
 /// outputs computed so far; a substituted value that still holds an
@@ -360,6 +369,7 @@ pub fn expand_outputs(
     params: &[super::ExpandedParam],
     outputs: &[Output],
     from_tf_var: &IndexMap<String, Value>,
+    context: OutputsContext<'_>,
 ) -> Result<Vec<ExpandedOutput>, ParamsError> {
     let mut table = Table::with_capacity(params.len() + outputs.len());
     for p in params {
@@ -368,21 +378,33 @@ pub fn expand_outputs(
     let lookup = Scope::qualified(component);
     let cel = Cel::default();
     let mut problems = Vec::new();
+    // Which output each problem is about, to point at its declaration.
+    let mut problem_outputs = Vec::new();
     let mut out = Vec::new();
-    for output in outputs {
+    for (index, output) in outputs.iter().enumerate() {
+        let qualified_name = format!("{component}:{}", output.name);
+        let forwarded =
+            output.from_tf_var.is_empty() && matches!(output.value, None | Some(Value::Null));
         let value = if !output.from_tf_var.is_empty() {
             match from_tf_var.get(&output.name) {
                 Some(value) => Some(value.clone()),
                 None => continue,
             }
-        } else if matches!(output.value, None | Some(Value::Null)) {
+        } else if forwarded && table.find(&output.name, &lookup).is_none() {
+            problems.push(Problem::Unforwarded {
+                output: qualified_name.clone(),
+                name: output.name.clone(),
+                printed: context.printed.contains(&output.name),
+                declared: None,
+            });
+            Some(Value::String("(unknown)".into()))
+        } else if forwarded {
             Some(Value::String(format!("${{{}}}", output.name)))
         } else {
             output.value.clone()
         };
         let value = match value {
             Some(Value::String(template)) if needs_expansion(&template) => {
-                let qualified_name = format!("{component}:{}", output.name);
                 Some(Value::String(substitute_once(
                     &table,
                     &lookup,
@@ -394,6 +416,7 @@ pub fn expand_outputs(
             }
             other => other,
         };
+        problem_outputs.resize(problems.len(), index);
         table.set(&output.name, value.clone());
         out.push(ExpandedOutput {
             name: output.name.clone(),
@@ -403,13 +426,18 @@ pub fn expand_outputs(
         });
     }
     if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(ParamsError::Outputs {
-            component: component.to_string(),
-            problems,
-        })
+        return Ok(out);
     }
+    if let Some((source, document)) = context.source {
+        let declarations = Declarations::scan(&source.path, &source.text);
+        for (problem, index) in problems.iter_mut().zip(problem_outputs) {
+            problem.set_declared(declarations.output(document, index));
+        }
+    }
+    Err(ParamsError::Outputs {
+        component: component.to_string(),
+        problems,
+    })
 }
 
 fn substitute_once(

@@ -8,11 +8,20 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Lines (1-based) of `parameters:` items, per YAML document.
+/// Lines (1-based) of the items of the top-level `parameters:` and
+/// `outputs:` lists, per YAML document.
 #[derive(Debug, Clone, Default)]
 pub struct Declarations {
     file: PathBuf,
     documents: Vec<Vec<usize>>,
+    outputs: Vec<Vec<usize>>,
+}
+
+/// The top-level lists whose items are located.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    Parameters,
+    Outputs,
 }
 
 impl Declarations {
@@ -20,12 +29,14 @@ impl Declarations {
     /// locations name the file alone.
     pub fn scan(file: &Path, text: &str) -> Self {
         let mut documents = vec![Vec::new()];
-        let mut in_parameters = false;
+        let mut outputs = vec![Vec::new()];
+        let mut list: Option<List> = None;
         let mut item_indent: Option<usize> = None;
         for (number, line) in text.lines().enumerate() {
             if line == "---" || line.starts_with("--- ") {
                 documents.push(Vec::new());
-                in_parameters = false;
+                outputs.push(Vec::new());
+                list = None;
                 continue;
             }
             let content = line.trim_start_matches(' ');
@@ -34,36 +45,56 @@ impl Declarations {
             }
             let indent = line.len() - content.len();
             if indent == 0 && !content.starts_with('-') {
-                in_parameters = content.trim_end() == "parameters:";
+                list = match content.trim_end() {
+                    "parameters:" => Some(List::Parameters),
+                    "outputs:" => Some(List::Outputs),
+                    _ => None,
+                };
                 item_indent = None;
                 continue;
             }
-            if !in_parameters || !(content.starts_with("- ") || content == "-") {
+            let Some(which) = list else {
+                continue;
+            };
+            if !(content.starts_with("- ") || content == "-") {
                 continue;
             }
             let expected = *item_indent.get_or_insert(indent);
-            if indent == expected {
-                if let Some(items) = documents.last_mut() {
-                    items.push(number + 1);
-                }
+            let items = match which {
+                List::Parameters => documents.last_mut(),
+                List::Outputs => outputs.last_mut(),
+            };
+            if let (true, Some(items)) = (indent == expected, items) {
+                items.push(number + 1);
             }
         }
         if text.starts_with("---") && documents.len() > 1 {
             documents.remove(0);
+            outputs.remove(0);
         }
         Declarations {
             file: file.to_path_buf(),
             documents,
+            outputs,
         }
     }
 
     /// The location of item `index` of the `parameters:` list of
     /// `document` (0 is the stack).
     pub fn parameter(&self, document: usize, index: usize) -> Option<Location> {
+        self.item(&self.documents, document, index)
+    }
+
+    /// The location of item `index` of the `outputs:` list of `document`.
+    pub fn output(&self, document: usize, index: usize) -> Option<Location> {
+        self.item(&self.outputs, document, index)
+    }
+
+    fn item(&self, lists: &[Vec<usize>], document: usize, index: usize) -> Option<Location> {
         if self.file.as_os_str().is_empty() {
             return None;
         }
-        match self.documents.get(document).and_then(|d| d.get(index)) {
+        match lists.get(document).and_then(|d| d.get(index)) {
             Some(&line) => Some(Location {
                 file: self.file.clone(),
                 line: Some(line),
@@ -153,6 +184,16 @@ mod tests {
         assert_eq!(d.parameter(0, 1).and_then(|l| l.line), Some(5));
         assert_eq!(d.parameter(1, 0).and_then(|l| l.line), Some(11));
         assert_eq!(d.parameter(1, 3).and_then(|l| l.line), None);
+    }
+
+    #[test]
+    fn output_lines_per_document() {
+        let text = "kind: stack\noutputs:\n- name: s\n---\nkind: component\nparameters:\n- name: p\noutputs:\n  - name: a\n    brief: x\n  - name: b\n";
+        let d = Declarations::scan(Path::new("f"), text);
+        assert_eq!(d.output(0, 0).and_then(|l| l.line), Some(3));
+        assert_eq!(d.output(1, 0).and_then(|l| l.line), Some(9));
+        assert_eq!(d.output(1, 1).and_then(|l| l.line), Some(11));
+        assert_eq!(d.parameter(1, 0).and_then(|l| l.line), Some(7));
     }
 
     #[test]

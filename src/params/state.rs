@@ -2,6 +2,7 @@
 //! reads: stack parameters, captured outputs and each component's outputs
 //! snapshot. Reading goes through the state module, which owns the format.
 
+use super::drift::{self, Drift};
 use super::scope::CapturedOutput;
 use super::{Locked, LockedParam, Origin, ParamsError};
 use crate::diag::{Location, Warnings};
@@ -73,10 +74,11 @@ impl State {
     }
 
     /// Merges the state's stack parameters into freshly locked ones:
-    /// unknown ones are added; an empty locked value takes the state's; a
-    /// different non-empty one is kept. Both changes are warned about, with
-    /// secret-looking values masked.
+    /// unknown ones are added; an empty locked value takes the state's
+    /// (warned about, secret-looking values masked); a different non-empty
+    /// one is kept and listed in `locked.drift`, for the command to report.
     pub fn merge_into(&self, locked: &mut Locked, warnings: &mut Warnings) {
+        let mut drift = Vec::new();
         let at = Some(Location::file(&self.path));
         for p in &self.file.stack_parameters {
             let key = p.qualified_name();
@@ -118,14 +120,17 @@ impl State {
                     current.value = value;
                     current.origin = Origin::State;
                 } else if !value_is_empty(&value) {
-                    warnings.warn(
-                        at.clone(),
-                        format!(
-                            "stack parameter `{key}` is `{}` but the state holds `{}`; keeping `{}`",
-                            shown(&current.value),
-                            shown(&value),
-                            shown(&current.value)
-                        ),
+                    drift::push(
+                        &mut drift,
+                        Drift {
+                            name: current.name.clone(),
+                            components: vec![current.component.clone()],
+                            recorded: value,
+                            current: current.value.clone(),
+                            origin: current.origin.clone(),
+                            declared: current.declared.clone(),
+                            secret,
+                        },
                     );
                 }
             }
@@ -141,6 +146,7 @@ impl State {
                 );
             }
         }
+        locked.drift = drift;
     }
 
     /// The outputs visible to component `component` when a deploy starts
@@ -262,8 +268,10 @@ mod tests {
         assert_eq!(text("app.color"), "blue");
         assert_eq!(text("legacy.flag"), "on");
         let all: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
-        assert_eq!(all.len(), 2, "{all:?}");
+        assert_eq!(all.len(), 1, "{all:?}");
         assert!(all[0].contains("(masked)"), "api.token is masked: {all:?}");
+        let changed: Vec<&str> = locked.drift.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(changed, ["app.color"]);
     }
 
     #[test]

@@ -636,7 +636,8 @@ fn deploy_case_38_value_outputs() {
         output("url2", Some(yaml("'${url}/x'"))),
         output("n", Some(yaml("5"))),
     ];
-    let got = expand_outputs("c", &params, &outputs, &IndexMap::new()).expect("outputs");
+    let got = expand_outputs("c", &params, &outputs, &IndexMap::new(), Default::default())
+        .expect("outputs");
     let values: Vec<Value> = got
         .iter()
         .map(|o| o.value.clone().unwrap_or(Value::Null))
@@ -652,8 +653,8 @@ fn deploy_case_38_value_outputs() {
     );
     let mut bad = outputs.clone();
     bad.push(output("bad", Some(yaml("'${nope}'"))));
-    let error =
-        expand_outputs("c", &params, &bad, &IndexMap::new()).expect_err("unknown reference");
+    let error = expand_outputs("c", &params, &bad, &IndexMap::new(), Default::default())
+        .expect_err("unknown reference");
     assert!(error.to_string().contains("`nope`"), "{error}");
 }
 
