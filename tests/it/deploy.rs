@@ -1464,9 +1464,10 @@ fn deploy_case_70_interrupt() {
     assert!(!exists(&t, "hub.yaml.state.lock"), "the lock is released");
 }
 
-/// `p` and `q` run at once with `-j 3`; `r` runs after `p`.
+/// `p` and `q` run at once with `-j 3`; `r` runs after `p`. No
+/// `lifecycle.order`: it comes from `depends`, which leaves `q` free.
 fn parallel_sleepers() -> Test {
-    let text = "version: 1\nkind: stack\nmeta: {name: par}\ncomponents:\n- {name: p, source: {dir: p}}\n- {name: q, source: {dir: q}}\n- {name: r, source: {dir: r}, depends: [p]}\nlifecycle: {verbs: [deploy, undeploy], order: [p, q, r]}\n---\nversion: 1\nkind: component\nmeta: {name: p}\n---\nversion: 1\nkind: component\nmeta: {name: q}\n---\nversion: 1\nkind: component\nmeta: {name: r}\n";
+    let text = "version: 1\nkind: stack\nmeta: {name: par}\ncomponents:\n- {name: p, source: {dir: p}}\n- {name: q, source: {dir: q}}\n- {name: r, source: {dir: r}, depends: [p]}\nlifecycle: {verbs: [deploy, undeploy]}\n---\nversion: 1\nkind: component\nmeta: {name: p}\n---\nversion: 1\nkind: component\nmeta: {name: q}\n---\nversion: 1\nkind: component\nmeta: {name: r}\n";
     let mut test = Test::new().file("hub.yaml.elaborate", text);
     for n in ["p", "q", "r"] {
         test = test

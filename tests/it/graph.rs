@@ -5,6 +5,8 @@ use crate::common::{demo_copy, Output, Test};
 use std::path::Path;
 
 /// A diamond: `right` requires what `base` provides; `right` is optional.
+/// No `lifecycle.order`: it is derived from `depends`, leaving `right` free
+/// to run beside `left`.
 const DIAMOND: &str = r#"
 version: 1
 kind: stack
@@ -14,7 +16,7 @@ components:
 - {name: left, source: {dir: left}, depends: [base]}
 - {name: right, source: {dir: right}}
 - {name: top, source: {dir: top}, depends: [left, right]}
-lifecycle: {order: [base, left, right, top], optional: [right]}
+lifecycle: {optional: [right]}
 ---
 version: 1
 kind: component
@@ -59,7 +61,7 @@ fn demo_as_dot() {
     let out = hub_in(&demo, &["graph", "hub.yaml", "params.yaml"]);
     out.success();
     insta::assert_snapshot!(out.stdout, @r#"
-    // stack demo: 4 components in 4 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`
+    // stack demo: 4 components in 4 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`
     digraph "demo" {
       rankdir=LR;
       node [shape=box, style=rounded];
@@ -99,7 +101,7 @@ fn demo_after_a_deploy_shows_each_status() {
     let out = hub_in(&demo, &args);
     out.success();
     insta::assert_snapshot!(out.stdout, @r##"
-    // stack demo: 4 components in 4 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`
+    // stack demo: 4 components in 4 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`
     digraph "demo" {
       rankdir=LR;
       node [shape=box, style=rounded];
@@ -128,7 +130,7 @@ fn demo_after_a_deploy_shows_each_status() {
     out.success();
     insta::assert_snapshot!(out.stdout, @r#"
     flowchart LR
-      %% stack demo: 4 components in 4 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`
+      %% stack demo: 4 components in 4 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`
       %% wave 1: network
       %% wave 2: database
       %% wave 3: app
@@ -167,7 +169,7 @@ fn a_diamond_with_a_requires_edge() {
     out.success();
     insta::assert_snapshot!(out.stdout, @r#"
     flowchart LR
-      %% stack diamond: 4 components in 3 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`
+      %% stack diamond: 4 components in 3 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`
       %% wave 1: base
       %% wave 2: left, right
       %% wave 3: top
@@ -188,7 +190,7 @@ fn a_diamond_with_a_requires_edge() {
         .run();
     out.success();
     insta::assert_snapshot!(out.stdout, @r#"
-    // stack diamond: 4 components in 3 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`
+    // stack diamond: 4 components in 3 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`
     digraph "diamond" {
       rankdir=LR;
       node [shape=box, style=rounded];
@@ -238,7 +240,7 @@ fn names_are_escaped() {
         .run();
     out.success();
     insta::assert_snapshot!(out.stdout, @r#"
-    // stack odd "stack": 2 components in 2 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`
+    // stack odd "stack": 2 components in 2 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`
     digraph "odd \"stack\"" {
       rankdir=LR;
       node [shape=box, style=rounded];
@@ -260,7 +262,7 @@ fn names_are_escaped() {
     out.success();
     insta::assert_snapshot!(out.stdout, @r#"
     flowchart LR
-      %% stack odd "stack": 2 components in 2 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides`
+      %% stack odd "stack": 2 components in 2 waves; solid edges are `depends`, dashed ones a `requires` met by an earlier `provides` or an output read, dotted ones the written `lifecycle.order`
       %% wave 1: plain
       %% wave 2: we"ird \ <b>|#1
       n0["plain"]

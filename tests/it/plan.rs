@@ -111,6 +111,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + hub.provides = ""
 
     database: deploy (never deployed)
+      waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
       requires: network ← network
       parameters:
         + hub.componentName = database
@@ -120,6 +121,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + hub.provides = network
 
     app: deploy (never deployed)
+      waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
       requires: database ← database
       parameters:
         + hub.componentName = app
@@ -132,6 +134,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + hub.provides = database network
 
     monitoring: skip (`component.monitoring.enabled` is off)
+      waits for: app (`depends`, parameter `component.app.url` is its output)
 
     plan: 3 to deploy, 0 unchanged, 1 skipped, 0 would fail
     "#);
@@ -149,7 +152,7 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
     let before = tree(&dir);
     let out = plan(&dir, &[]);
     out.success();
-    insta::assert_snapshot!(without_serial(&dir, &out.stdout), @r"
+    insta::assert_snapshot!(without_serial(&dir, &out.stdout), @"
     plan: deploy stack `demo`
     state: demo.state (serial N)
     jobs: 1
@@ -167,6 +170,7 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
           hub.provides = database network
 
     database: unchanged
+      waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
       requires: network ← network
       parameters:
           hub.componentName = database
@@ -176,6 +180,7 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
           hub.provides = database network
 
     app: unchanged
+      waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
       requires: database ← database
       parameters:
           hub.componentName = app
@@ -188,6 +193,7 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
           hub.provides = database network
 
     monitoring: skip (`component.monitoring.enabled` is off)
+      waits for: app (`depends`, parameter `component.app.url` is its output)
 
     plan: 0 to deploy, 3 unchanged, 1 skipped, 0 would fail
     ");
@@ -451,14 +457,15 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
         &["plan", "hub.yaml.elaborate", "-s", "s.state", "-j", "2"],
     );
     out.success();
-    insta::assert_snapshot!(out.stdout, @r#"
+    insta::assert_snapshot!(out.stdout, @"
     plan: deploy stack `gen`
     state: s.state does not exist: first deploy
     jobs: 2
     waves:
-      1. base, odd
+      1. base
       2. left, right
       3. top
+      4. odd
 
     base: deploy (never deployed)
       requires: cloud ← platform
@@ -468,6 +475,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
         + hub.provides = cloud
 
     left: deploy (never deployed)
+      waits for: base (`depends`, provides `queue`, `left.greeting` reads its output `base.url`)
       requires: queue ← base
       parameters:
         + hub.componentName = left
@@ -475,23 +483,26 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
         + hub.provides = cloud queue
 
     right: fail (requirement `dns` not provided (provided: cloud queue))
+      waits for: base (`depends`)
       requires: dns ← nobody
       parameters:
         + hub.componentName = right
         + hub.provides = cloud queue
 
     top: fail (it depends on `right`, which would fail)
+      waits for: left (`depends`); right (`depends`)
 
     odd: fail (cannot expand `odd.broken`)
+      waits for: top (comes before in `lifecycle.order`)
       parameters:
         + hub.componentName = odd
         + odd.broken = (error: `odd.broken|odd` references unknown `nope.nothing`)
         + odd.fine = ok
         + odd.user = (error: uses `odd.broken`, which cannot be expanded)
-        + hub.provides = cloud
+        + hub.provides = cloud queue
 
     plan: 2 to deploy, 0 unchanged, 0 skipped, 3 would fail
-    "#);
+    ");
     assert!(!t.root().join("s.state").exists());
     assert!(!t.root().join("base/env.out").exists());
 }
