@@ -36,7 +36,7 @@ fn in_ci() -> bool {
 
 /// The corpus folder, or `None` (after a skip message) when it is missing
 /// outside CI. In CI a missing corpus is a failure.
-fn corpus(test: &str) -> Option<PathBuf> {
+pub(crate) fn corpus(test: &str) -> Option<PathBuf> {
     let path = match std::env::var_os("HUB_CORPUS") {
         Some(p) => PathBuf::from(p),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
@@ -56,10 +56,10 @@ fn corpus(test: &str) -> Option<PathBuf> {
     None
 }
 
-struct Case {
-    name: String,
-    workdir: String,
-    args: Vec<String>,
+pub(crate) struct Case {
+    pub(crate) name: String,
+    pub(crate) workdir: String,
+    pub(crate) args: Vec<String>,
     expected: bool,
 }
 
@@ -73,7 +73,7 @@ impl Case {
     }
 }
 
-fn cases(corpus: &Path) -> Vec<Case> {
+pub(crate) fn cases(corpus: &Path) -> Vec<Case> {
     let text = std::fs::read_to_string(corpus.join("cases.tsv")).expect("cases.tsv");
     let cases: Vec<Case> = text
         .lines()

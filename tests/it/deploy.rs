@@ -462,6 +462,11 @@ fn deploy_case_20_component_name_variables() {
     hub(&t, DEPLOY).success();
     assert_eq!(var(&t, "c/env.out", "COMPONENT_NAME").as_deref(), Some("c"));
     assert_eq!(var(&t, "c/env.out", "HUB_COMPONENT").as_deref(), Some("c"));
+    // hubctl's name for it.
+    assert_eq!(
+        var(&t, "c/env.out", "HUB_COMPONENT_NAME").as_deref(),
+        Some("c")
+    );
     let t = F1 {
         c_params: "{name: n, value: custom, env: COMPONENT_NAME}",
         ..F1::default()
@@ -473,6 +478,20 @@ fn deploy_case_20_component_name_variables() {
         Some("custom")
     );
     assert_eq!(var(&t, "c/env.out", "HUB_COMPONENT").as_deref(), Some("c"));
+    assert_eq!(
+        var(&t, "c/env.out", "HUB_COMPONENT_NAME").as_deref(),
+        Some("c")
+    );
+    let t = F1 {
+        c_params: "{name: hub.componentName, env: HUB_COMPONENT_NAME}",
+        ..F1::default()
+    }
+    .build();
+    hub(&t, DEPLOY).success();
+    assert_eq!(
+        var(&t, "c/env.out", "HUB_COMPONENT_NAME").as_deref(),
+        Some("c")
+    );
 }
 
 #[test]
