@@ -268,6 +268,17 @@ mod tests {
         assert_eq!(env_text(None), "");
     }
 
+    /// Component `c` in `/s/c` of a stack in `/s`.
+    fn of_c(params: &[ExpandedParam]) -> ComponentVariables<'_> {
+        ComponentVariables {
+            component: "c",
+            params,
+            random: "pad",
+            component_dir: Path::new("/s/c"),
+            base_dir: Path::new("/s"),
+        }
+    }
+
     #[test]
     fn component_variables_and_later_mapping_wins() {
         let params = vec![
@@ -275,15 +286,8 @@ mod tests {
             param("b", "X", Value::String("2".into())),
             param("n", "COMPONENT_NAME", Value::String("custom".into())),
         ];
-        let v = ComponentVariables {
-            component: "c",
-            params: &params,
-            random: "pad",
-            component_dir: Path::new("/s/c"),
-            base_dir: Path::new("/s"),
-        };
         let mut warnings = Warnings::default();
-        let env = component(&vars(&[("X", "os")]), &v, &mut warnings);
+        let env = component(&vars(&[("X", "os")]), &of_c(&params), &mut warnings);
         assert_eq!(get(&env, "X"), Some("2"));
         assert_eq!(warnings.len(), 1);
         assert_eq!(get(&env, "COMPONENT_NAME"), Some("custom"));
@@ -301,14 +305,7 @@ mod tests {
             "HUB_COMPONENT_NAME",
             Value::String("named".into()),
         )];
-        let v = ComponentVariables {
-            component: "c",
-            params: &params,
-            random: "pad",
-            component_dir: Path::new("/s/c"),
-            base_dir: Path::new("/s"),
-        };
-        let env = component(&[], &v, &mut Warnings::default());
+        let env = component(&[], &of_c(&params), &mut Warnings::default());
         assert_eq!(get(&env, "HUB_COMPONENT_NAME"), Some("named"));
         assert_eq!(get(&env, "COMPONENT_NAME"), Some("c"));
     }

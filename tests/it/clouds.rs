@@ -55,6 +55,13 @@ fn hub_in(cwd: &Path, path: &Path, args: &[&str], env: &[(&str, &str)]) -> Outpu
     Output::of(command.output().expect("run hub"), cwd)
 }
 
+fn case_named(corpus: &Path, name: &str) -> Case {
+    cases(corpus)
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("{name} is not in cases.tsv"))
+}
+
 /// A writable copy of a corpus case and the folder its tooling runs from.
 fn copy_case(corpus: &Path, case: &Case, into: &Path) -> PathBuf {
     let target = into.join(&case.name);
@@ -141,93 +148,88 @@ fn find_manifests(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// `stack-app-eks` copied and elaborated: (test, its folder, the `-e`
-/// values its user parameters need).
-fn eks() -> Option<(Test, PathBuf, String)> {
-    let corpus = corpus("clouds::eks")?;
-    let case = cases(&corpus)
-        .into_iter()
-        .find(|c| c.name == "stack-app-eks")
-        .expect("stack-app-eks in cases.tsv");
-    let t = Test::new();
-    let workdir = copy_case(&corpus, &case, t.root());
-    let path = stub_path(&t, &ALL_TOOLS);
-    elaborate_case(&case, &workdir, &path);
-    let overrides = from_env_overrides(&workdir).expect("stack-app-eks has fromEnv parameters");
-    Some((t, workdir, overrides))
+/// `stack-app-eks` copied and elaborated, with the `-e` values its user
+/// parameters need and the tools of an AWS-only user.
+struct Eks {
+    test: Test,
+    workdir: PathBuf,
+    overrides: String,
+    aws_only: PathBuf,
+}
+
+impl Eks {
+    fn new() -> Option<Eks> {
+        let corpus = corpus("clouds::eks")?;
+        let case = case_named(&corpus, "stack-app-eks");
+        let test = Test::new();
+        let workdir = copy_case(&corpus, &case, test.root());
+        elaborate_case(&case, &workdir, &stub_path(&test, &ALL_TOOLS));
+        let overrides = from_env_overrides(&workdir).expect("stack-app-eks has fromEnv parameters");
+        let aws_only = stub_path(&test, &["aws", "kubectl", "helm", "hub-component"]);
+        Some(Eks {
+            test,
+            workdir,
+            overrides,
+            aws_only,
+        })
+    }
+
+    /// `hub plan` of the elaborated stack with the tools of `path`.
+    fn plan(&self, path: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+        let plan = ["plan", "hub.yaml.elaborate", "-n", "-e", &self.overrides];
+        hub_in(&self.workdir, path, &[&plan[..], extra].concat(), env)
+    }
+
+    fn warnings_of_no_cloud(out: &Output) -> usize {
+        out.stderr.matches(NO_CLOUD_WARNING).count()
+    }
 }
 
 #[test]
 fn eks_plans_with_clouds_aws_without_az_or_gcloud() {
-    let Some((t, workdir, overrides)) = eks() else {
+    let Some(eks) = Eks::new() else {
         return;
     };
-    let aws_only = stub_path(&t, &["aws", "kubectl", "helm", "hub-component"]);
-    let plan = ["plan", "hub.yaml.elaborate", "-n", "-e", &overrides];
-    let out = hub_in(
-        &workdir,
-        &aws_only,
-        &[&plan[..], &["--clouds", "aws"]].concat(),
-        &[],
-    );
+    let out = eks.plan(&eks.aws_only, &["--clouds", "aws"], &[]);
     out.success();
-    assert!(!out.stderr.contains(NO_CLOUD_WARNING), "{}", out.stderr);
+    assert_eq!(Eks::warnings_of_no_cloud(&out), 0, "{}", out.stderr);
     assert!(out.stdout.contains("external-dns"), "{}", out.stdout);
     // Enabling a cloud whose tool is missing brings its requirement back.
-    let out = hub_in(
-        &workdir,
-        &aws_only,
-        &[&plan[..], &["--clouds", "aws,azure"]].concat(),
-        &[],
-    );
+    let out = eks.plan(&eks.aws_only, &["--clouds", "aws,azure"], &[]);
     out.failure().stderr_has("`azure`").stderr_has("`az`");
 }
 
 #[test]
 fn eks_without_clouds_or_cloud_variables_warns_once_and_checks_every_cloud() {
-    let Some((t, workdir, overrides)) = eks() else {
+    let Some(eks) = Eks::new() else {
         return;
     };
-    let aws_only = stub_path(&t, &["aws", "kubectl", "helm", "hub-component"]);
-    let plan = ["plan", "hub.yaml.elaborate", "-n", "-e", &overrides];
-    let out = hub_in(&workdir, &aws_only, &plan, &[]);
+    let out = eks.plan(&eks.aws_only, &[], &[]);
     out.failure()
         .stderr_has("the stack requires `azure`")
         .stderr_has("put `az` for `azure`");
-    assert_eq!(
-        out.stderr.matches(NO_CLOUD_WARNING).count(),
-        1,
-        "{}",
-        out.stderr
-    );
+    assert_eq!(Eks::warnings_of_no_cloud(&out), 1, "{}", out.stderr);
     // With every tool there, the old behaviour: everything checked, planned.
-    let every = stub_path(&t, &ALL_TOOLS);
-    let out = hub_in(&workdir, &every, &plan, &[]);
+    let out = eks.plan(&stub_path(&eks.test, &ALL_TOOLS), &[], &[]);
     out.success();
-    assert_eq!(
-        out.stderr.matches(NO_CLOUD_WARNING).count(),
-        1,
-        "{}",
-        out.stderr
-    );
+    assert_eq!(Eks::warnings_of_no_cloud(&out), 1, "{}", out.stderr);
 }
 
 #[test]
 fn eks_detects_aws_from_aws_profile() {
-    let Some((t, workdir, overrides)) = eks() else {
+    let Some(eks) = Eks::new() else {
         return;
     };
-    let aws_only = stub_path(&t, &["aws", "kubectl", "helm", "hub-component"]);
-    let plan = ["plan", "hub.yaml.elaborate", "-n", "-e", &overrides];
-    let out = hub_in(&workdir, &aws_only, &plan, &[("AWS_PROFILE", "dev")]);
+    let out = eks.plan(&eks.aws_only, &[], &[("AWS_PROFILE", "dev")]);
     out.success();
-    assert!(!out.stderr.contains(NO_CLOUD_WARNING), "{}", out.stderr);
+    assert_eq!(Eks::warnings_of_no_cloud(&out), 0, "{}", out.stderr);
     // An empty variable is not set.
-    let out = hub_in(&workdir, &aws_only, &plan, &[("AWS_PROFILE", "")]);
+    let out = eks.plan(&eks.aws_only, &[], &[("AWS_PROFILE", "")]);
     out.failure().stderr_has("`azure`");
-    // Detected Azure alone leaves `aws` checked and filters nothing it needs.
-    let out = hub_in(&workdir, &aws_only, &plan, &[("AZURE_TENANT_ID", "t")]);
+    // Azure detected alone: `azure` is kept, and `az` is missing.
+    let out = eks.plan(&eks.aws_only, &[], &[("AZURE_TENANT_ID", "t")]);
     out.failure().stderr_has("`azure`");
+    assert!(!out.stderr.contains("`aws`"), "{}", out.stderr);
 }
 
 #[test]
@@ -285,30 +287,21 @@ fn deploy_and_undeploy_with_clouds_aws_need_only_the_aws_tool() {
     }
     let path = stub_path(&t, &["aws", "kubectl"]);
     let root = t.root();
-    let deploy = [
-        "deploy",
-        "hub.yaml",
-        "-s",
-        "hub.yaml.state",
-        "--clouds",
-        "aws",
-    ];
-    hub_in(root, &path, &deploy, &[]).success();
-    let ran = std::fs::read_to_string(root.join("app/ran.out")).expect("app ran");
-    assert_eq!(ran.trim(), "provides: aws kubernetes");
-    let undeploy = [
-        "undeploy",
-        "hub.yaml",
-        "-s",
-        "hub.yaml.state",
-        "--clouds",
-        "aws",
-    ];
-    hub_in(root, &path, &undeploy, &[]).success();
-    let ran = std::fs::read_to_string(root.join("app/ran.out")).expect("app ran");
-    assert_eq!(ran.trim(), "undeployed");
+    let run = |verb: &str, clouds: &[&str]| {
+        let args = [&[verb, "hub.yaml", "-s", "hub.yaml.state"], clouds].concat();
+        let out = hub_in(root, &path, &args, &[]);
+        let ran = std::fs::read_to_string(root.join("app/ran.out")).unwrap_or_default();
+        (out, ran.trim().to_string())
+    };
+    let (out, ran) = run("deploy", &["--clouds", "aws"]);
+    out.success();
+    assert_eq!(ran, "provides: aws kubernetes");
+    let (out, ran) = run("undeploy", &["--clouds", "aws"]);
+    out.success();
+    assert_eq!(ran, "undeployed");
     // Without the flag nor a cloud variable, `azure` is checked as before.
-    hub_in(root, &path, &deploy[..4], &[])
+    run("deploy", &[])
+        .0
         .failure()
         .stderr_has("`azure`")
         .stderr_has(NO_CLOUD_WARNING);
@@ -368,39 +361,28 @@ fn hubctl_tutorial_component_prints_its_name() {
     let Some(corpus) = corpus("clouds::hubctl_tutorial_component_prints_its_name") else {
         return;
     };
-    let case = cases(&corpus)
-        .into_iter()
-        .find(|c| c.name == "hubctl-tutorial-020-shell")
-        .expect("hubctl-tutorial-020-shell in cases.tsv");
+    let case = case_named(&corpus, "hubctl-tutorial-020-shell");
     let t = Test::new();
     let workdir = copy_case(&corpus, &case, t.root());
     let path = stub_path(&t, &[]);
-    let out = hub_in(
-        &workdir,
-        &path,
-        &["deploy", "hub.yaml", "-s", "hub.yaml.state"],
-        &[],
-    );
-    out.success();
-    let printed = format!("{}{}", out.stdout, out.stderr);
-    assert!(
-        printed.contains("Component my-first-component is saying: foo"),
-        "{printed}"
-    );
-    assert!(
-        printed.contains("Component my-first-component deployed successfully!"),
-        "{printed}"
-    );
-    let out = hub_in(
-        &workdir,
-        &path,
-        &["undeploy", "hub.yaml", "-s", "hub.yaml.state"],
-        &[],
-    );
-    out.success();
-    let printed = format!("{}{}", out.stdout, out.stderr);
-    assert!(
-        printed.contains("Component my-first-component undeployed successfully!"),
-        "{printed}"
-    );
+    let expected = [
+        ("deploy", "is saying: foo"),
+        ("deploy", "deployed successfully!"),
+        ("undeploy", "undeployed successfully!"),
+    ];
+    for (verb, text) in expected {
+        let out = hub_in(
+            &workdir,
+            &path,
+            &[verb, "hub.yaml", "-s", "hub.yaml.state"],
+            &[],
+        );
+        out.success();
+        let printed = format!("{}{}", out.stdout, out.stderr);
+        let line = format!("Component my-first-component {text}");
+        assert!(
+            printed.contains(&line),
+            "{verb}: {line:?} not in\n{printed}"
+        );
+    }
 }
