@@ -183,13 +183,10 @@ mod tests {
         let mut component = Manifest::default();
         component.meta.name = "c".into();
         component.requires = requires(&["aws", "gcs", "kubernetes"]);
-        Elaborated {
-            stack: Manifest {
-                requires: requires(&["aws", "azure", "gcp", "helm"]),
-                ..Manifest::default()
-            },
-            components: vec![component],
-        }
+        let mut elaborated = Elaborated::default();
+        elaborated.stack.requires = requires(&["aws", "azure", "gcp", "helm"]);
+        elaborated.components = vec![component];
+        elaborated
     }
 
     #[test]
@@ -249,10 +246,7 @@ mod tests {
             "{warning}"
         );
         assert!(warning.contains("AWS_PROFILE"), "{warning}");
-        let mut plain = Elaborated {
-            stack: Manifest::default(),
-            components: Vec::new(),
-        };
+        let mut plain = Elaborated::default();
         assert_eq!(filter(&mut plain, &Enabled::Unknown), None);
     }
 }
