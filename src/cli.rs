@@ -342,7 +342,12 @@ pub struct DeployArgs {
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
     #[arg(short = 'y', long = "dry")]
     pub dry: bool,
-    /// Clouds whose requirements apply (aws, azure, gcp); accepted for compatibility
+    /// Clouds whose requirements are checked (aws, azure, gcp; comma-separated):
+    /// the requirements `aws`, `azure`, `gcp` and `gcs` of the other clouds are
+    /// dropped from the stack and its components. Without it, the clouds whose
+    /// variables are set are checked (AWS_PROFILE, AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID;
+    /// AZURE_AUTH_LOCATION, AZURE_TENANT_ID, AZURE_RESOURCE_GROUP_NAME;
+    /// GOOGLE_APPLICATION_CREDENTIALS); with none set, every requirement is (with a warning)
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["aws", "azure", "gcp"])]
     pub clouds: Vec<String>,
     /// Accepted for compatibility; no git outputs are added

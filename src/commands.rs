@@ -463,13 +463,23 @@ fn load_run(
             reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
-    let stack = load_stack(
+    let enabled =
+        crate::lifecycle::clouds::Enabled::resolve(&args.clouds, &|name| std::env::var(name).ok())
+            .map_err(|error| Error::Usage {
+                flag: "--clouds",
+                value: error.0.clone(),
+                reason: error.to_string(),
+            })?;
+    let mut stack = load_stack(
         &args.manifest,
         args.base_dir.as_deref(),
         &overrides,
         warnings,
     )?;
     crate::lifecycle::stale::warn_if_stale(&stack, warnings);
+    if let Some(warning) = crate::lifecycle::clouds::filter(&mut stack.elaborated, &enabled) {
+        warnings.warn(None, warning);
+    }
     let options = RunOptions {
         verb: Some(verb),
         selection: Selection {

@@ -129,6 +129,11 @@ pub fn base(
     out.into_iter().collect()
 }
 
+/// The component's name unless a parameter maps to the variable:
+/// `COMPONENT_NAME` (the reference), `HUB_COMPONENT_NAME` (the name hubctl's
+/// tutorials and components read, which they bound to `hub.componentName`).
+pub const COMPONENT_NAME_VARIABLES: [&str; 2] = ["COMPONENT_NAME", "HUB_COMPONENT_NAME"];
+
 /// What a component adds to the base environment.
 pub struct ComponentVariables<'a> {
     pub component: &'a str,
@@ -175,12 +180,16 @@ pub fn component(
         }
         mapped.insert(&param.env, (&param.name, value));
     }
-    let names_component = mapped.contains_key("COMPONENT_NAME");
+    // A parameter mapped to one of these names keeps its value.
+    let unmapped_names: Vec<&str> = COMPONENT_NAME_VARIABLES
+        .into_iter()
+        .filter(|name| !mapped.contains_key(name))
+        .collect();
     for (name, (_, value)) in mapped {
         out.insert(name.to_string(), value);
     }
-    if !names_component {
-        out.insert("COMPONENT_NAME".into(), vars.component.to_string());
+    for name in unmapped_names {
+        out.insert(name.into(), vars.component.to_string());
     }
     out.insert("HUB_COMPONENT".into(), vars.component.to_string());
     out.insert(
@@ -259,6 +268,17 @@ mod tests {
         assert_eq!(env_text(None), "");
     }
 
+    /// Component `c` in `/s/c` of a stack in `/s`.
+    fn of_c(params: &[ExpandedParam]) -> ComponentVariables<'_> {
+        ComponentVariables {
+            component: "c",
+            params,
+            random: "pad",
+            component_dir: Path::new("/s/c"),
+            base_dir: Path::new("/s"),
+        }
+    }
+
     #[test]
     fn component_variables_and_later_mapping_wins() {
         let params = vec![
@@ -266,20 +286,27 @@ mod tests {
             param("b", "X", Value::String("2".into())),
             param("n", "COMPONENT_NAME", Value::String("custom".into())),
         ];
-        let v = ComponentVariables {
-            component: "c",
-            params: &params,
-            random: "pad",
-            component_dir: Path::new("/s/c"),
-            base_dir: Path::new("/s"),
-        };
         let mut warnings = Warnings::default();
-        let env = component(&vars(&[("X", "os")]), &v, &mut warnings);
+        let env = component(&vars(&[("X", "os")]), &of_c(&params), &mut warnings);
         assert_eq!(get(&env, "X"), Some("2"));
         assert_eq!(warnings.len(), 1);
         assert_eq!(get(&env, "COMPONENT_NAME"), Some("custom"));
         assert_eq!(get(&env, "HUB_COMPONENT"), Some("c"));
         assert_eq!(get(&env, "HUB_RANDOM"), Some("pad"));
         assert_eq!(get(&env, "HUB_COMPONENT_DIR"), Some("/s/c"));
+        assert_eq!(get(&env, "HUB_BASE_DIR"), Some("/s"));
+        assert_eq!(get(&env, "HUB_COMPONENT_NAME"), Some("c"));
+    }
+
+    #[test]
+    fn a_parameter_mapped_to_hub_component_name_keeps_its_value() {
+        let params = vec![param(
+            "hub.componentName",
+            "HUB_COMPONENT_NAME",
+            Value::String("named".into()),
+        )];
+        let env = component(&[], &of_c(&params), &mut Warnings::default());
+        assert_eq!(get(&env, "HUB_COMPONENT_NAME"), Some("named"));
+        assert_eq!(get(&env, "COMPONENT_NAME"), Some("c"));
     }
 }

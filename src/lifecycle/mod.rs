@@ -11,7 +11,8 @@
 //! * [`plan`] — structural checks, order, selection (`-c`, `-o`, `-l`, the
 //!   undeploy guess), optional components, requirement tuning;
 //!   [`schedule`] — who waits for whom, waves, the scheduler (`-j`).
-//! * [`requirements`] — the stack's `requires` against the environment.
+//! * [`requirements`] — the stack's `requires` against the environment;
+//!   [`clouds`] — `--clouds`: the cloud requirements that are checked.
 //! * [`engine`] — a deploy or undeploy run and each component's pipeline;
 //!   [`known`] — the outputs and capabilities each component sees;
 //!   [`progress`] — live status lines, failed components' output again;
@@ -28,6 +29,7 @@
 //!   nothing run or written.
 
 pub mod capture;
+pub mod clouds;
 pub mod discover;
 pub mod edges;
 pub mod engine;

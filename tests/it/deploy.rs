@@ -458,21 +458,29 @@ fn deploy_case_19_environment_formatting() {
 
 #[test]
 fn deploy_case_20_component_name_variables() {
-    let t = F1::default().build();
-    hub(&t, DEPLOY).success();
-    assert_eq!(var(&t, "c/env.out", "COMPONENT_NAME").as_deref(), Some("c"));
-    assert_eq!(var(&t, "c/env.out", "HUB_COMPONENT").as_deref(), Some("c"));
-    let t = F1 {
-        c_params: "{name: n, value: custom, env: COMPONENT_NAME}",
-        ..F1::default()
+    // (the component's parameters, COMPONENT_NAME); HUB_COMPONENT and
+    // hubctl's HUB_COMPONENT_NAME stay the name.
+    let cases = [
+        ("", "c"),
+        ("{name: n, value: custom, env: COMPONENT_NAME}", "custom"),
+        ("{name: hub.componentName, env: HUB_COMPONENT_NAME}", "c"),
+    ];
+    for (c_params, component_name) in cases {
+        let t = F1 {
+            c_params,
+            ..F1::default()
+        }
+        .build();
+        hub(&t, DEPLOY).success();
+        let v = |name: &str| var(&t, "c/env.out", name);
+        assert_eq!(
+            v("COMPONENT_NAME").as_deref(),
+            Some(component_name),
+            "{c_params}"
+        );
+        assert_eq!(v("HUB_COMPONENT").as_deref(), Some("c"), "{c_params}");
+        assert_eq!(v("HUB_COMPONENT_NAME").as_deref(), Some("c"), "{c_params}");
     }
-    .build();
-    hub(&t, DEPLOY).success();
-    assert_eq!(
-        var(&t, "c/env.out", "COMPONENT_NAME").as_deref(),
-        Some("custom")
-    );
-    assert_eq!(var(&t, "c/env.out", "HUB_COMPONENT").as_deref(), Some("c"));
 }
 
 #[test]

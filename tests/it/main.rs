@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod capture;
+mod clouds;
 mod common;
 mod conformance;
 mod crash;
