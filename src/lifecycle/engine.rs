@@ -207,6 +207,18 @@ enum Step {
     Fatal(EngineError),
 }
 
+/// What changed in the state since the previous write, so that the entries
+/// of the other components need not be compared with what was written.
+#[derive(Debug, Clone, Copy)]
+enum Changed<'a> {
+    /// Anything.
+    Any,
+    /// This component's entry, and those of the unsaved checkpoints.
+    Component(&'a str),
+    /// The entries of the unsaved checkpoints.
+    Checkpoints,
+}
+
 struct Run<'a> {
     stack: &'a Stack,
     options: &'a RunOptions,
@@ -246,7 +258,9 @@ struct Run<'a> {
     /// The fingerprint of a running component, without its folder.
     pending_fingerprints: HashMap<String, Fingerprint>,
     /// Parallel runs: checkpoints recorded but not written yet.
-    unsaved_checkpoints: bool,
+    /// Components whose checkpoint is not written yet (a parallel run
+    /// writes those of the components that start together at once).
+    unsaved_checkpoints: Vec<String>,
     /// `-j` above 1.
     parallel: bool,
     /// Parallel runs: each component's upstream, once worked out.
@@ -348,7 +362,7 @@ impl<'a> Run<'a> {
             fixes: HashMap::new(),
             started_at: HashMap::new(),
             pending_fingerprints: HashMap::new(),
-            unsaved_checkpoints: false,
+            unsaved_checkpoints: Vec::new(),
             parallel: options.concurrency > 1,
             upstream: HashMap::new(),
             failure_logs: std::collections::BTreeMap::new(),
@@ -779,25 +793,25 @@ impl<'a> Run<'a> {
 
     /// The checkpoints of the components about to start, in one write.
     fn write_checkpoints(&mut self) -> Result<(), EngineError> {
-        match self.unsaved_checkpoints {
-            true => self.save(),
-            false => Ok(()),
+        match self.unsaved_checkpoints.is_empty() {
+            true => Ok(()),
+            false => self.write_state(Changed::Checkpoints),
         }
     }
 
     /// Writes the state, when there is one (never on a dry run).
     fn save(&mut self) -> Result<(), EngineError> {
-        self.write_state(None)
+        self.write_state(Changed::Any)
     }
 
     /// [`Run::save`] when, since the previous save, no component entry
     /// changed but `name`'s (the others are then not compared with what
     /// was last written).
     fn save_component(&mut self, name: &str) -> Result<(), EngineError> {
-        self.write_state(Some(name))
+        self.write_state(Changed::Component(name))
     }
 
-    fn write_state(&mut self, component: Option<&str>) -> Result<(), EngineError> {
+    fn write_state(&mut self, changed: Changed<'_>) -> Result<(), EngineError> {
         let (Some(state), Some(locations), false) =
             (self.state.as_mut(), &self.locations, self.options.dry)
         else {
@@ -815,12 +829,20 @@ impl<'a> Run<'a> {
                 self.writer.insert(writer)
             }
         };
-        let written = match component {
-            Some(name) if !self.unsaved_checkpoints => writer.write_component(state, name),
-            _ => writer.write(state),
+        let unsaved = &mut self.unsaved_checkpoints;
+        let written = match changed {
+            Changed::Any => writer.write(state),
+            Changed::Component(name) if unsaved.is_empty() => writer.write_component(state, name),
+            Changed::Component(name) => {
+                unsaved.push(name.to_string());
+                let written = writer.write_components(state, unsaved);
+                unsaved.pop();
+                written
+            }
+            Changed::Checkpoints => writer.write_components(state, unsaved),
         };
         if written.is_ok() {
-            self.unsaved_checkpoints = false;
+            unsaved.clear();
         }
         // §11.5: with several locations, one that cannot be written is a
         // warning while another was written.
@@ -1032,7 +1054,7 @@ impl<'a> Run<'a> {
         if self.parallel() {
             // Written once for all the components that start together,
             // before any of them starts.
-            self.unsaved_checkpoints = true;
+            self.unsaved_checkpoints.push(name.to_string());
             return Ok(());
         }
         self.save_component(name)

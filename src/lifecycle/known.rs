@@ -156,16 +156,29 @@ impl Known {
 }
 
 /// `base` with `new` on top: an output of the same component and name is
-/// replaced.
+/// replaced, and goes to the end (as if each of `new` were taken out of
+/// the list and pushed, in turn). Linear in the lengths of both.
 pub fn overlay<'o>(
     mut base: Vec<CapturedOutput>,
     new: impl IntoIterator<Item = &'o CapturedOutput>,
 ) -> Vec<CapturedOutput> {
-    for output in new {
-        let key = output.qualified_name();
-        base.retain(|o| o.qualified_name() != key);
-        base.push(output.clone());
+    let new: Vec<&CapturedOutput> = new.into_iter().collect();
+    if new.is_empty() {
+        return base;
     }
+    let key = |o: &'o CapturedOutput| (o.component.as_str(), o.name.as_str());
+    // The last of `new` with each key is the one that stays.
+    let mut last: HashMap<(&str, &str), usize> = HashMap::with_capacity(new.len());
+    for (i, output) in new.iter().enumerate() {
+        last.insert(key(output), i);
+    }
+    base.retain(|o| !last.contains_key(&(o.component.as_str(), o.name.as_str())));
+    base.extend(
+        new.iter()
+            .enumerate()
+            .filter(|(i, output)| last.get(&key(output)) == Some(i))
+            .map(|(_, output)| (*output).clone()),
+    );
     base
 }
 
@@ -197,6 +210,41 @@ mod tests {
 
     fn upstream(names: &[&str]) -> BTreeSet<String> {
         names.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// One output of `component` named `name`.
+    fn named(component: &str, name: &str, value: &str) -> CapturedOutput {
+        CapturedOutput {
+            name: name.into(),
+            ..output(component, value)
+        }
+    }
+
+    #[test]
+    fn overlay_replaces_and_moves_to_the_end_as_one_push_at_a_time_would() {
+        let naive = |mut base: Vec<CapturedOutput>, new: &[CapturedOutput]| {
+            for o in new {
+                base.retain(|b| b.qualified_name() != o.qualified_name());
+                base.push(o.clone());
+            }
+            base
+        };
+        let base = vec![
+            named("a", "x", "1"),
+            named("b", "x", "2"),
+            named("a", "y", "3"),
+            named("", "x", "4"),
+        ];
+        let new = vec![
+            named("a", "x", "5"),
+            named("c", "z", "6"),
+            named("a", "x", "7"),
+            named("", "x", "8"),
+        ];
+        let fast = overlay(base.clone(), &new);
+        assert_eq!(fast, naive(base.clone(), &new));
+        assert_eq!(values(&fast), ["b=2", "a=3", "c=6", "a=7", "=8"]);
+        assert_eq!(overlay(base.clone(), &[]), base);
     }
 
     #[test]

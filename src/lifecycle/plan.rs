@@ -499,11 +499,21 @@ impl Plan {
 }
 
 /// Who runs after each component, in the order.
-fn dependents_of(order: &[String], after: &HashMap<String, Upstream>) -> HashMap<String, Vec<String>> {
+fn dependents_of(
+    order: &[String],
+    after: &HashMap<String, Upstream>,
+) -> HashMap<String, Vec<String>> {
     let mut dependents: HashMap<String, Vec<String>> = HashMap::new();
     for name in order {
-        for before in after.get(name).map(|u| u.names.as_slice()).unwrap_or_default() {
-            dependents.entry(before.clone()).or_default().push(name.clone());
+        for before in after
+            .get(name)
+            .map(|u| u.names.as_slice())
+            .unwrap_or_default()
+        {
+            dependents
+                .entry(before.clone())
+                .or_default()
+                .push(name.clone());
         }
     }
     dependents
@@ -783,10 +793,22 @@ mod tests {
         let order = validate(&e).unwrap();
         let p = Plan::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
         assert_eq!(p.waves(), [vec!["a"], vec!["b", "c"], vec!["d"]]);
-        assert_eq!(p.waits("d"), [("b", &[Reason::Order][..]), ("c", &[Reason::Order][..])]);
-        let p = Plan::new(&e, validate(&e).unwrap(), Verb::Undeploy, &Selection::default(), None)
-            .unwrap();
-        assert_eq!(p.waits("a"), [("b", &[Reason::Order][..]), ("c", &[Reason::Depends][..])]);
+        assert_eq!(
+            p.waits("d"),
+            [("b", &[Reason::Order][..]), ("c", &[Reason::Order][..])]
+        );
+        let p = Plan::new(
+            &e,
+            validate(&e).unwrap(),
+            Verb::Undeploy,
+            &Selection::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            p.waits("a"),
+            [("b", &[Reason::Order][..]), ("c", &[Reason::Depends][..])]
+        );
     }
 
     #[test]

@@ -99,6 +99,19 @@ pub enum Changed<'a> {
     /// added): the other entries are not compared. Debug builds check the
     /// promise.
     Only(&'a str),
+    /// These components' entries only, as with [`Changed::Only`].
+    Several(&'a [String]),
+}
+
+impl Changed<'_> {
+    /// The entry of `name` may differ from the one last written.
+    fn may_have_changed(self, name: &str) -> bool {
+        match self {
+            Changed::Any => true,
+            Changed::Only(only) => only == name,
+            Changed::Several(names) => names.iter().any(|n| n == name),
+        }
+    }
 }
 
 /// Renders states, reusing the text of the parts that did not change since
@@ -224,15 +237,13 @@ impl Renderer {
                 .get_index(at)
                 .expect("the cache follows the map");
             let slot = &mut cache.entries[at];
-            if let (Changed::Only(only), Some(cached)) = (changed, slot.as_ref()) {
-                if only != name.as_str() {
-                    debug_assert!(
-                        cached.value == *component,
-                        "the entry of `{name}` changed, but the write said only `{only}` did"
-                    );
-                    out.push_str(&cached.text);
-                    continue;
-                }
+            if let Some(cached) = slot.as_ref().filter(|_| !changed.may_have_changed(name)) {
+                debug_assert!(
+                    cached.value == *component,
+                    "the entry of `{name}` changed, but the write said it did not ({changed:?})"
+                );
+                out.push_str(&cached.text);
+                continue;
             }
             out.push_str(reuse(slot, component, |component| {
                 let mut sorted = component.clone();
@@ -403,13 +414,28 @@ mod tests {
 
     #[test]
     #[cfg(debug_assertions)]
-    #[should_panic(expected = "the write said only `a` did")]
+    #[should_panic(expected = "the entry of `b` changed, but the write said it did not")]
     fn a_broken_promise_is_caught_in_debug_builds() {
         let mut renderer = Renderer::default();
         let mut state = example();
         same(&mut renderer, &state);
         state.component_mut("b").status = "changed".into();
         let _ = renderer.render_into(&state, Changed::Only("a"), &mut String::new());
+    }
+
+    #[test]
+    fn several_changed_entries_are_rendered_again_and_the_others_reused() {
+        let mut renderer = Renderer::default();
+        let mut state = example();
+        same(&mut renderer, &state);
+        state.component_mut("a").status = "one".into();
+        state.component_mut("b").status = "two".into();
+        let changed = ["a".to_string(), "b".to_string()];
+        let mut out = String::new();
+        renderer
+            .render_into(&state, Changed::Several(&changed), &mut out)
+            .expect("cached render");
+        assert_eq!(out, super::super::render(&state).expect("render"));
     }
 
     #[test]

@@ -322,6 +322,16 @@ impl StateWriter {
         self.write_changed(state, Changed::Only(component))
     }
 
+    /// [`StateWriter::write_component`] after changes to the entries of
+    /// `components` only.
+    pub fn write_components(
+        &mut self,
+        state: &mut State,
+        components: &[String],
+    ) -> Result<(), StateError> {
+        self.write_changed(state, Changed::Several(components))
+    }
+
     fn write_changed(&mut self, state: &mut State, changed: Changed<'_>) -> Result<(), StateError> {
         let serial = state.serial.max(self.serial) + 1;
         let previous = std::mem::replace(&mut state.serial, serial);
