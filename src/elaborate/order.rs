@@ -37,6 +37,15 @@ pub fn validate(components: &[String], order: &[String]) -> Result<(), OrderErro
     }
 }
 
+/// The index of the first entry of `order` that is not one of `components`
+/// or repeats an earlier entry.
+pub fn first_stray_entry(order: &[String], components: &[String]) -> Option<usize> {
+    let mut seen = HashSet::new();
+    order
+        .iter()
+        .position(|name| !components.contains(name) || !seen.insert(name.as_str()))
+}
+
 /// Places each component after its dependencies: depth-first, dependencies in
 /// the order they are declared, roots in declaration order. Dependencies on
 /// names in `external` (components of a parent stack) do not constrain the
