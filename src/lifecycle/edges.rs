@@ -19,9 +19,9 @@
 //! running the order as written.
 
 use crate::manifest::{Elaborated, Manifest, Parameter};
-use crate::params::Cel;
 use crate::params::expr::{self, Piece};
 use crate::params::qualified;
+use crate::params::Cel;
 use std::collections::{HashMap, HashSet};
 use yaml_serde::Value;
 
@@ -59,7 +59,9 @@ impl std::fmt::Display for Reason {
             Reason::Output { reader, output } if reader == output => {
                 write!(f, "parameter `{output}` is its output")
             }
-            Reason::Output { reader, output } => write!(f, "`{reader}` reads its output `{output}`"),
+            Reason::Output { reader, output } => {
+                write!(f, "`{reader}` reads its output `{output}`")
+            }
             Reason::Order => f.write_str("comes before in `lifecycle.order`"),
         }
     }
@@ -99,7 +101,11 @@ impl Upstream {
 /// The edges of every component of the stack. `order` is
 /// `lifecycle.order`; `written` tells whether the stack's author wrote it
 /// (rather than elaborate deriving it from `depends`).
-pub fn upstream(elaborated: &Elaborated, order: &[String], written: bool) -> HashMap<String, Upstream> {
+pub fn upstream(
+    elaborated: &Elaborated,
+    order: &[String],
+    written: bool,
+) -> HashMap<String, Upstream> {
     let index = Index::new(elaborated, order);
     let mut edges: HashMap<String, Upstream> = HashMap::with_capacity(order.len());
     for reference in &elaborated.stack.components {
@@ -122,7 +128,11 @@ pub fn upstream(elaborated: &Elaborated, order: &[String], written: bool) -> Has
 /// A component without `depends` runs after everything before it in the
 /// written order. Waiting for the components nothing later waits for yet
 /// (the frontier) is enough: the others come before those.
-fn add_order_edges(elaborated: &Elaborated, order: &[String], edges: &mut HashMap<String, Upstream>) {
+fn add_order_edges(
+    elaborated: &Elaborated,
+    order: &[String],
+    edges: &mut HashMap<String, Upstream>,
+) {
     let declares_depends: HashSet<&str> = elaborated
         .stack
         .components
@@ -160,7 +170,11 @@ struct Index<'e> {
 impl<'e> Index<'e> {
     fn new(elaborated: &'e Elaborated, order: &'e [String]) -> Index<'e> {
         let mut index = Index {
-            position: order.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect(),
+            position: order
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i))
+                .collect(),
             manifests: HashMap::with_capacity(elaborated.components.len()),
             providers: HashMap::new(),
             producers: HashMap::new(),
@@ -193,7 +207,12 @@ impl<'e> Index<'e> {
 
     fn providers_of_requirements(&self, name: &str, manifest: &Manifest, upstream: &mut Upstream) {
         for requirement in &manifest.requires {
-            for provider in self.providers.get(requirement.as_str()).into_iter().flatten() {
+            for provider in self
+                .providers
+                .get(requirement.as_str())
+                .into_iter()
+                .flatten()
+            {
                 if self.before(provider, name) {
                     upstream.add(provider, Reason::Requires(requirement.clone()));
                 }
@@ -234,7 +253,14 @@ impl<'e> Index<'e> {
         }
     }
 
-    fn add_producers(&self, name: &str, manifest: &Manifest, read: &str, reader: &str, upstream: &mut Upstream) {
+    fn add_producers(
+        &self,
+        name: &str,
+        manifest: &Manifest,
+        read: &str,
+        reader: &str,
+        upstream: &mut Upstream,
+    ) {
         let own_kind = manifest.meta.kind.as_str();
         let visible = |producer: &str| {
             producer != name
@@ -401,7 +427,12 @@ mod tests {
     fn declared_depends_opt_out_of_the_order() {
         // a, b(depends a), c(depends a), d: d waits for b and c.
         let e = elaborated(
-            &[spec("a", &[]), spec("b", &["a"]), spec("c", &["a"]), spec("d", &[])],
+            &[
+                spec("a", &[]),
+                spec("b", &["a"]),
+                spec("c", &["a"]),
+                spec("d", &[]),
+            ],
             &[],
         );
         let edges = after(&e, true);

@@ -39,7 +39,10 @@ fn component(test: Test, name: &str, manifest_extra: &str, outputs: &[&str]) -> 
 
 fn run(test: &Test, args: &[&str]) -> Output {
     let mut command = assert_cmd::Command::cargo_bin("hub").expect("hub binary");
-    command.current_dir(test.root()).args(args).env_remove("ENV");
+    command
+        .current_dir(test.root())
+        .args(args)
+        .env_remove("ENV");
     for (k, v) in PINNED {
         command.env(k, v);
     }
@@ -112,12 +115,20 @@ fn written_order() -> Test {
 #[test]
 fn a_written_order_is_kept_under_j_when_no_depends_are_declared() {
     let test = written_order();
-    run(&test, &["deploy", "hub.yaml", "-s", "hub.yaml.state", "-j", "4"]).success();
+    run(
+        &test,
+        &["deploy", "hub.yaml", "-s", "hub.yaml.state", "-j", "4"],
+    )
+    .success();
     let times = intervals(&test);
     assert_before(&times, "slow", "after");
     assert_before(&times, "after", "last");
     std::fs::remove_file(test.root().join("events")).expect("forget events");
-    run(&test, &["undeploy", "hub.yaml", "-s", "hub.yaml.state", "-j", "4"]).success();
+    run(
+        &test,
+        &["undeploy", "hub.yaml", "-s", "hub.yaml.state", "-j", "4"],
+    )
+    .success();
     let times = intervals(&test);
     assert_before(&times, "last", "after");
     assert_before(&times, "after", "slow");
@@ -186,7 +197,15 @@ fn a_parameter_reading_an_output_waits_for_its_producer_without_an_order() {
     let test = component(test, "free", "", &[]);
     let out = run(
         &test,
-        &["deploy", "hub.yaml", "-s", "hub.yaml.state", "-j", "4", "--why"],
+        &[
+            "deploy",
+            "hub.yaml",
+            "-s",
+            "hub.yaml.state",
+            "-j",
+            "4",
+            "--why",
+        ],
     );
     out.success()
         .stderr_has("hub: after waited for slow (`greeting` reads its output `slept`)");
@@ -201,7 +220,8 @@ fn plan_and_graph_show_each_edge_with_its_reason() {
     let out = run(&test, &["plan", "hub.yaml", "-n", "-j", "4"]);
     out.success();
     assert!(
-        out.stdout.contains("waves:\n  1. slow\n  2. after\n  3. last\n"),
+        out.stdout
+            .contains("waves:\n  1. slow\n  2. after\n  3. last\n"),
         "{}",
         out.stdout
     );
