@@ -118,3 +118,25 @@ impl Warnings {
         self.seen.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_typos_are_taken_out_in_order() {
+        let mut warnings = Warnings::default();
+        warnings.warn(None, "plain");
+        warnings.warn_near_typo(None, "first typo");
+        warnings.warn_near_typo(None, "second typo");
+        let typos: Vec<String> = warnings
+            .take_near_typos()
+            .into_iter()
+            .map(|w| w.message)
+            .collect();
+        assert_eq!(typos, ["first typo", "second typo"]);
+        let rest: Vec<&str> = warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(rest, ["plain"]);
+        assert!(warnings.take_near_typos().is_empty());
+    }
+}

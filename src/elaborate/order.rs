@@ -185,6 +185,15 @@ pub fn merge(parent: &[String], child: &[String]) -> Result<Vec<String>, OrderEr
 mod tests {
     use super::*;
 
+    #[test]
+    fn stray_entries_are_unknown_or_repeated() {
+        let components = names("a,b,c");
+        assert_eq!(first_stray_entry(&names("a,x,c"), &components), Some(1));
+        assert_eq!(first_stray_entry(&names("a,b,a"), &components), Some(2));
+        assert_eq!(first_stray_entry(&names("c,b,a"), &components), None);
+        assert_eq!(first_stray_entry(&names("a,b"), &components), None);
+    }
+
     fn names(s: &str) -> Vec<String> {
         s.split(',')
             .filter(|x| !x.is_empty())
