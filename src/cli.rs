@@ -83,6 +83,10 @@ pub struct ElaborateArgs {
     /// State file of a deployed platform stack: fills empty parameters
     #[arg(short = 's', long = "state", value_name = "PATH")]
     pub state: Option<PathBuf>,
+    /// Unknown keys that look like typos of known keys (`paramters`,
+    /// `fromenv`) are warnings instead of errors
+    #[arg(long)]
+    pub lenient: bool,
     /// With -s: take values from the state's stack parameters too, not only its outputs
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub state_stack_parameters: bool,
@@ -339,6 +343,10 @@ pub struct DeployArgs {
     /// Show secret values in the output instead of masking them
     #[arg(long)]
     pub reveal: bool,
+    /// Unknown keys that look like typos of known keys (`paramters`,
+    /// `fromenv`) are warnings instead of errors
+    #[arg(long)]
+    pub lenient: bool,
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
     #[arg(short = 'y', long = "dry")]
     pub dry: bool,

@@ -25,6 +25,7 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
         }),
     };
     let elaborated = elaborate::elaborate(&options, warnings)?;
+    refuse_near_typos(warnings, args.lenient)?;
     let text = render_elaborated_with(&elaborated, command.as_deref())?;
     for target in args.output.split(',').filter(|t| !t.is_empty()) {
         if target == "-" {
@@ -74,6 +75,19 @@ fn elaborate_command(args: &ElaborateArgs) -> Option<Vec<String>> {
         command.push("--compressed".into());
     }
     Some(command)
+}
+
+/// Unknown keys within a typo of a known key stop `elaborate`, `deploy`
+/// and `plan` before anything is written, unless `--lenient`.
+fn refuse_near_typos(warnings: &mut Warnings, lenient: bool) -> Result<(), Error> {
+    if lenient {
+        return Ok(());
+    }
+    let typos = warnings.take_near_typos();
+    if typos.is_empty() {
+        return Ok(());
+    }
+    Err(crate::manifest::ManifestError::NearTypos { typos }.into())
 }
 
 /// Prints each file's findings and a one-line summary to stderr; fails
@@ -476,6 +490,7 @@ fn load_run(
         &overrides,
         warnings,
     )?;
+    refuse_near_typos(warnings, args.lenient)?;
     crate::lifecycle::stale::warn_if_stale(&stack, warnings);
     if let Some(warning) = crate::lifecycle::clouds::filter(&mut stack.elaborated, &enabled) {
         warnings.warn(None, warning);
@@ -622,7 +637,7 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
 pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::lifecycle::error::EngineError;
     use crate::lifecycle::graph::{self, Format, Graph};
-    use crate::lifecycle::plan::{self, Plan, Selection, Verb};
+    use crate::lifecycle::plan::{Plan, Selection, Verb};
     let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
         flag: "--format",
         value: args.format.clone(),
@@ -636,7 +651,7 @@ pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(),
         warnings,
     )?;
     let elaborated = &stack.elaborated;
-    let order = plan::validate(elaborated).map_err(EngineError::from)?;
+    let order = stack.validated_order()?;
     let plan = Plan::new(elaborated, order, Verb::Deploy, &Selection::default(), None)
         .map_err(EngineError::from)?;
     // Read-only: no lock is taken and nothing is written.

@@ -50,6 +50,9 @@ impl fmt::Display for Location {
 pub struct Warning {
     pub location: Option<Location>,
     pub message: String,
+    /// An unknown key within a typo of a known one: `elaborate`, `deploy`
+    /// and `plan` make it an error unless `--lenient`.
+    pub near_typo: bool,
 }
 
 impl fmt::Display for Warning {
@@ -69,10 +72,33 @@ pub struct Warnings {
 
 impl Warnings {
     pub fn warn(&mut self, location: Option<Location>, message: impl Into<String>) {
-        self.seen.insert(Warning {
+        self.push(Warning {
             location,
             message: message.into(),
+            near_typo: false,
         });
+    }
+
+    /// An unknown key that looks like a typo of a known key.
+    pub fn warn_near_typo(&mut self, location: Option<Location>, message: impl Into<String>) {
+        self.push(Warning {
+            location,
+            message: message.into(),
+            near_typo: true,
+        });
+    }
+
+    pub fn push(&mut self, warning: Warning) {
+        self.seen.insert(warning);
+    }
+
+    /// Removes the near typos, in the order they were raised.
+    pub fn take_near_typos(&mut self) -> Vec<Warning> {
+        let (typos, rest): (IndexSet<Warning>, IndexSet<Warning>) = std::mem::take(&mut self.seen)
+            .into_iter()
+            .partition(|w| w.near_typo);
+        self.seen = rest;
+        typos.into_iter().collect()
     }
 
     /// Adds the warnings of another sink, keeping their order.
@@ -90,5 +116,27 @@ impl Warnings {
 
     pub fn is_empty(&self) -> bool {
         self.seen.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_typos_are_taken_out_in_order() {
+        let mut warnings = Warnings::default();
+        warnings.warn(None, "plain");
+        warnings.warn_near_typo(None, "first typo");
+        warnings.warn_near_typo(None, "second typo");
+        let typos: Vec<String> = warnings
+            .take_near_typos()
+            .into_iter()
+            .map(|w| w.message)
+            .collect();
+        assert_eq!(typos, ["first typo", "second typo"]);
+        let rest: Vec<&str> = warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(rest, ["plain"]);
+        assert!(warnings.take_near_typos().is_empty());
     }
 }

@@ -39,6 +39,8 @@ pub enum ElaborateError {
     #[error("components depend on components that are not defined: {}", names.join(", "))]
     UndefinedDependencies {
         names: Vec<String>,
+        /// A defined component the first undefined name may stand for.
+        suggestion: Option<String>,
         location: Location,
     },
     #[error("dependency cycle between components: {}", cycle.join(" → "))]
@@ -62,6 +64,16 @@ pub enum ElaborateError {
     State(StateError),
     #[error("the file given with `-s` has kind `{kind}`, not `state`")]
     StateKind { kind: String, location: Location },
+}
+
+/// The first stray entry of an order and the component it may stand for.
+fn stray_suggestion<'a>(
+    order: &'a [String],
+    components: &'a [String],
+) -> Option<(&'a str, &'a str)> {
+    let stray = &order[super::order::first_stray_entry(order, components)?];
+    let known = crate::manifest::keys::suggest(stray, components)?;
+    Some((stray, known.key))
 }
 
 fn list(names: &[String]) -> String {
@@ -111,9 +123,17 @@ impl ElaborateError {
             },
             ElaborateError::NoSource { .. } => "give the component a `source: {dir: path/to/component}`".into(),
             ElaborateError::DuplicateComponent { .. } => "give each component instance its own `name`".into(),
-            ElaborateError::OrderMismatch { .. } => {
-                "list every component exactly once in `lifecycle.order`, or remove `lifecycle.order` to derive it from `depends`".into()
+            ElaborateError::OrderMismatch { components, order, .. } => {
+                let fix = "list every component exactly once in `lifecycle.order`, or remove `lifecycle.order` to derive it from `depends`";
+                match stray_suggestion(order, components) {
+                    Some((stray, known)) => format!("did you mean `{known}` instead of `{stray}`? Otherwise {fix}"),
+                    None => fix.into(),
+                }
             }
+            ElaborateError::UndefinedDependencies { names, suggestion: Some(known), .. } => format!(
+                "did you mean `{known}` instead of `{}`? Fix the names in `depends`, or add the missing components",
+                names[0]
+            ),
             ElaborateError::UndefinedDependencies { .. } => "fix the names in `depends`, or add the missing components".into(),
             ElaborateError::DependencyCycle { .. } => "remove one of the `depends` entries on the cycle".into(),
             ElaborateError::ParentOrder { .. } => "list the overridden components in the parent's order".into(),
@@ -131,9 +151,11 @@ impl ElaborateError {
                 order,
                 location,
             },
-            OrderError::Undefined(names) => {
-                ElaborateError::UndefinedDependencies { names, location }
-            }
+            OrderError::Undefined(names) => ElaborateError::UndefinedDependencies {
+                names,
+                suggestion: None,
+                location,
+            },
             OrderError::Cycle(cycle) => ElaborateError::DependencyCycle { cycle, location },
             OrderError::ParentConflict { before, after } => ElaborateError::ParentOrder {
                 before,

@@ -37,6 +37,15 @@ pub fn validate(components: &[String], order: &[String]) -> Result<(), OrderErro
     }
 }
 
+/// The index of the first entry of `order` that is not one of `components`
+/// or repeats an earlier entry.
+pub fn first_stray_entry(order: &[String], components: &[String]) -> Option<usize> {
+    let mut seen = HashSet::new();
+    order
+        .iter()
+        .position(|name| !components.contains(name) || !seen.insert(name.as_str()))
+}
+
 /// Places each component after its dependencies: depth-first, dependencies in
 /// the order they are declared, roots in declaration order. Dependencies on
 /// names in `external` (components of a parent stack) do not constrain the
@@ -175,6 +184,15 @@ pub fn merge(parent: &[String], child: &[String]) -> Result<Vec<String>, OrderEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stray_entries_are_unknown_or_repeated() {
+        let components = names("a,b,c");
+        assert_eq!(first_stray_entry(&names("a,x,c"), &components), Some(1));
+        assert_eq!(first_stray_entry(&names("a,b,a"), &components), Some(2));
+        assert_eq!(first_stray_entry(&names("c,b,a"), &components), None);
+        assert_eq!(first_stray_entry(&names("a,b"), &components), None);
+    }
 
     fn names(s: &str) -> Vec<String> {
         s.split(',')

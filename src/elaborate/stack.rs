@@ -6,9 +6,10 @@ use super::{
     application, order, state_fill, tuning, ElaborateError, Options, ENVIRONMENT_PROVIDED,
 };
 use crate::diag::{Location, Warnings};
+use crate::manifest::keys::suggest;
 use crate::manifest::{
-    locate, read_manifest, read_params, ComponentRef, Elaborated, Manifest, ManifestError, Output,
-    Parameter, ParamsFile, Segment, SourceFile,
+    locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
+    ManifestError, Output, Parameter, ParamsFile, Segment, SourceFile,
 };
 use crate::params::Provenance;
 use crate::secrets::looks_secret;
@@ -273,7 +274,9 @@ impl Assembler<'_> {
         let names: Vec<String> = manifest.components.iter().map(|c| c.name.clone()).collect();
         if !manifest.lifecycle.order.is_empty() || names.is_empty() {
             order::validate(&names, &manifest.lifecycle.order).map_err(|e| {
-                ElaborateError::from_order(e, key_location(file, &["lifecycle", "order"]))
+                let at = order_entry_location(file, &manifest.lifecycle.order, &names)
+                    .unwrap_or_else(|| key_location(file, &["lifecycle", "order"]));
+                ElaborateError::from_order(e, at)
             })?;
             return Ok(manifest.lifecycle.order.clone());
         }
@@ -285,12 +288,15 @@ impl Assembler<'_> {
             .iter()
             .map(|c| (c.name.clone(), c.depends.clone()))
             .collect();
-        order::generate(&components, &external).map_err(|e| {
-            let at = match &e {
-                order::OrderError::Cycle(cycle) => component_location(file, manifest, &cycle[0]),
-                _ => key_location(file, &["components"]),
-            };
-            ElaborateError::from_order(e, at)
+        order::generate(&components, &external).map_err(|e| match e {
+            order::OrderError::Undefined(names) => {
+                undefined_dependencies(file, manifest, &external, names)
+            }
+            order::OrderError::Cycle(ref cycle) => {
+                let at = component_location(file, manifest, &cycle[0]);
+                ElaborateError::from_order(e, at)
+            }
+            _ => ElaborateError::from_order(e, key_location(file, &["components"])),
         })
     }
 
@@ -343,7 +349,7 @@ impl Assembler<'_> {
                 .take()
                 .unwrap_or_else(|| read_component_manifest(dir));
             for w in found.iter() {
-                self.warnings.warn(w.location.clone(), w.message.clone());
+                self.warnings.push(w.clone());
             }
             let mut doc = result.map_err(|source| ElaborateError::Component {
                 component: reference.name.clone(),
@@ -470,6 +476,54 @@ fn check_duplicates(manifest: &Manifest, file: &SourceFile) -> Result<(), Elabor
         }
     }
     Ok(())
+}
+
+/// Points at the first `depends` entry naming an undefined component, with
+/// the defined component it may stand for.
+fn undefined_dependencies(
+    file: &SourceFile,
+    manifest: &Manifest,
+    external: &HashSet<&str>,
+    names: Vec<String>,
+) -> ElaborateError {
+    let first = &names[0];
+    let entry = manifest.components.iter().enumerate().find_map(|(i, c)| {
+        let j = c.depends.iter().position(|d| d == first)?;
+        Some((i, j))
+    });
+    let location = entry
+        .and_then(|(i, j)| {
+            let list = [
+                Segment::Key("components".into()),
+                Segment::Index(i),
+                Segment::Key("depends".into()),
+            ];
+            locate_entry(&file.text, &list, j, first)
+        })
+        .map_or_else(
+            || key_location(file, &["components"]),
+            |(line, column)| Location::at(&file.path, line, column),
+        );
+    let mut defined: Vec<String> = manifest.components.iter().map(|c| c.name.clone()).collect();
+    defined.extend(external.iter().map(|n| n.to_string()));
+    let suggestion = suggest(first, &defined).map(|s| s.key.to_string());
+    ElaborateError::UndefinedDependencies {
+        names,
+        suggestion,
+        location,
+    }
+}
+
+/// The first entry of `lifecycle.order` that names no component, or names
+/// one a second time.
+fn order_entry_location(file: &SourceFile, order: &[String], names: &[String]) -> Option<Location> {
+    let index = order::first_stray_entry(order, names)?;
+    let list = [
+        Segment::Key("lifecycle".into()),
+        Segment::Key("order".into()),
+    ];
+    let (line, column) = locate_entry(&file.text, &list, index, &order[index])?;
+    Some(Location::at(&file.path, line, column))
 }
 
 fn key_location(file: &SourceFile, keys: &[&str]) -> Location {

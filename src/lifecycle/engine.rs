@@ -283,7 +283,7 @@ impl<'a> Run<'a> {
         warnings: &'a mut Warnings,
     ) -> Result<Run<'a>, EngineError> {
         let verb = options.verb.unwrap_or(Verb::Deploy);
-        let order = plan::validate(&stack.elaborated)?;
+        let order = stack.validated_order()?;
         let clock = Clock::from_env(&|name| host.var(name))?;
         require_state(options)?;
         let locations = match options.state.is_empty() {

@@ -24,6 +24,9 @@ pub enum EngineError {
     Elaborate(Box<ElaborateError>),
     #[error(transparent)]
     Plan(#[from] PlanError),
+    /// A structural error located at its entry.
+    #[error("{}", .0 .0)]
+    PlanEntry(Box<(PlanError, Location)>),
     #[error(transparent)]
     Requirements(#[from] RequirementError),
     #[error(transparent)]
@@ -131,6 +134,7 @@ impl EngineError {
             EngineError::Params(e) => e.location(),
             EngineError::State(e) => e.location(),
             EngineError::StateMismatch { path, .. } => Some(Location::file(path)),
+            EngineError::PlanEntry(entry) => Some(entry.1.clone()),
             EngineError::ExtraArguments { path, .. } => Some(Location::file(path)),
             _ => None,
         }
@@ -145,6 +149,7 @@ impl EngineError {
                 if *verb == "undeploy" { "; undeploy runs the components in reverse order" } else { "" }
             )),
             EngineError::Plan(e) => e.hint(),
+            EngineError::PlanEntry(entry) => entry.0.hint(),
             EngineError::Requirements(e) => Some(e.hint()),
             EngineError::Params(e) => e.hint(),
             EngineError::State(e) => e.hint(),

@@ -57,9 +57,18 @@ pub enum PlanError {
         components: Vec<String>,
     },
     #[error("`{list}` names `{name}`, which is not a component of the stack")]
-    UnknownListed { list: &'static str, name: String },
+    UnknownListed {
+        list: &'static str,
+        name: String,
+        /// A component of the stack it may stand for.
+        suggestion: Option<String>,
+    },
     #[error("component `{component}` depends on `{name}`, which is not a component of the stack")]
-    UnknownDependency { component: String, name: String },
+    UnknownDependency {
+        component: String,
+        name: String,
+        suggestion: Option<String>,
+    },
     #[error("`{flag}` names `{name}`, which is not a component of the stack (components: {})", available.join(", "))]
     UnknownSelected {
         flag: &'static str,
@@ -85,10 +94,19 @@ impl PlanError {
             PlanError::Order { .. } => {
                 "list every component exactly once in `lifecycle.order`, or remove it to derive it from `depends`".into()
             }
+            PlanError::UnknownListed { suggestion: Some(known), .. }
+            | PlanError::UnknownDependency { suggestion: Some(known), .. } => {
+                format!("did you mean `{known}`? Use a name from the stack's `components:` list")
+            }
+            PlanError::UnknownSelected { name, available, .. } => {
+                match crate::manifest::keys::suggest(name, available) {
+                    Some(known) => format!("did you mean `{}`? Use a name from the stack's `components:` list", known.key),
+                    None => "use a name from the stack's `components:` list".into(),
+                }
+            }
             PlanError::UnknownListed { .. } | PlanError::UnknownDependency { .. } => {
                 "use a name from the stack's `components:` list".into()
             }
-            PlanError::UnknownSelected { .. } => "use a name from the stack's `components:` list".into(),
             PlanError::LimitBeforeOffset { .. } => {
                 "undeploy runs in reverse order: the offset is the first component to run".into()
             }
@@ -113,6 +131,8 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
     }
     let order = effective_lifecycle_order(elaborated)?;
     let known = |name: &str| names.iter().any(|n| n == name);
+    let suggestion =
+        |name: &str| crate::manifest::keys::suggest(name, &names).map(|s| s.key.to_string());
     for (list, entries) in [
         ("lifecycle.mandatory", &stack.lifecycle.mandatory),
         ("lifecycle.optional", &stack.lifecycle.optional),
@@ -121,6 +141,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
             return Err(PlanError::UnknownListed {
                 list,
                 name: name.clone(),
+                suggestion: suggestion(name),
             });
         }
     }
@@ -128,6 +149,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
         if let Some(component) = term.component.filter(|c| !known(c)) {
             return Err(PlanError::UnknownListed {
                 list: "lifecycle.requires.optional",
+                suggestion: suggestion(&component),
                 name: component,
             });
         }
@@ -137,6 +159,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
             return Err(PlanError::UnknownDependency {
                 component: reference.name.clone(),
                 name: dep.clone(),
+                suggestion: suggestion(dep),
             });
         }
     }

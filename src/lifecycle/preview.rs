@@ -258,7 +258,7 @@ fn prepare(
     warnings: &mut Warnings,
 ) -> Result<Prepared, EngineError> {
     let verb = options.verb.unwrap_or(Verb::Deploy);
-    let order = plan::validate(&stack.elaborated)?;
+    let order = stack.validated_order()?;
     require_state(options)?;
     // The location a run would read, without locking anything; the first
     // one when none holds a file.

@@ -3,8 +3,11 @@
 //! where each component's folder is.
 
 use super::error::EngineError;
-use crate::diag::Warnings;
-use crate::manifest::{parse_elaborated, ComponentRef, Elaborated, SourceFile};
+use super::plan::{self, PlanError};
+use crate::diag::{Location, Warnings};
+use crate::manifest::{
+    locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
+};
 use crate::params::Provenance;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +27,8 @@ pub struct Stack {
     pub provenance: Option<Provenance>,
     /// The elaborated file on disk (absolute), when there is one.
     pub file: Option<PathBuf>,
+    /// The stack manifest elaborated in memory, as given.
+    pub manifest: Option<PathBuf>,
     /// The folder relative component sources start from (absolute).
     pub base_dir: PathBuf,
 }
@@ -61,6 +66,7 @@ impl Stack {
                 source: Some(source),
                 provenance: None,
                 file: Some(absolute(first)),
+                manifest: None,
                 base_dir: base,
             });
         }
@@ -85,6 +91,7 @@ impl Stack {
             source: None,
             provenance: Some(provenance),
             file: None,
+            manifest: Some(first.to_path_buf()),
             base_dir: base,
         })
     }
@@ -132,6 +139,30 @@ impl Stack {
         }
     }
 
+    /// The structural checks of the stack (`plan::validate`), an unknown
+    /// name located at its entry in the file that declares it: the
+    /// elaborated file, or the stack manifest elaborated in memory.
+    pub fn validated_order(&self) -> Result<Vec<String>, EngineError> {
+        plan::validate(&self.elaborated).map_err(|error| {
+            match self
+                .stack_text()
+                .and_then(|text| entry_location(text, &error))
+            {
+                Some(location) => EngineError::PlanEntry(Box::new((error, location))),
+                None => EngineError::Plan(error),
+            }
+        })
+    }
+
+    /// The text of the stack's own manifest (or of the elaborated file).
+    fn stack_text(&self) -> Option<&SourceFile> {
+        match (&self.source, &self.provenance, &self.manifest) {
+            (Some(source), _, _) => Some(source),
+            (None, Some(provenance), Some(manifest)) => provenance.file(manifest),
+            _ => None,
+        }
+    }
+
     /// The component's document number in the elaborated file (the stack
     /// is document 0).
     pub fn document(&self, name: &str) -> Option<usize> {
@@ -167,6 +198,47 @@ fn component_dir_under(
             component: reference.name.clone(),
         }),
     }
+}
+
+/// Where the unknown name of a `depends`, `lifecycle.mandatory` or
+/// `lifecycle.optional` entry is written in `file` (its first document).
+fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
+    let (manifest, _) = file
+        .first_document::<Manifest>(&mut Warnings::default())
+        .ok()?;
+    let manifest = manifest?;
+    let key = |k: &str| Segment::Key(k.to_string());
+    let (list, index, name) = match error {
+        PlanError::UnknownDependency {
+            component, name, ..
+        } => {
+            let i = manifest
+                .components
+                .iter()
+                .position(|c| &c.name == component)?;
+            let j = manifest.components[i]
+                .depends
+                .iter()
+                .position(|d| d == name)?;
+            (
+                vec![key("components"), Segment::Index(i), key("depends")],
+                j,
+                name,
+            )
+        }
+        PlanError::UnknownListed { list, name, .. } => {
+            let entries = match *list {
+                "lifecycle.mandatory" => &manifest.lifecycle.mandatory,
+                "lifecycle.optional" => &manifest.lifecycle.optional,
+                _ => return None,
+            };
+            let j = entries.iter().position(|e| e == name)?;
+            (list.split('.').map(key).collect(), j, name)
+        }
+        _ => return None,
+    };
+    let (line, column) = locate_entry(&file.text, &list, index, name)?;
+    Some(Location::at(&file.path, line, column))
 }
 
 /// The folder of the manifest, above any `.hub` folders it sits in
@@ -227,6 +299,7 @@ mod tests {
             source: None,
             provenance: None,
             file: Some(root.join("out/x.elaborate")),
+            manifest: None,
             base_dir: root.join("out"),
         }
     }

@@ -2,13 +2,23 @@
 //! decoding with positions in errors, and warnings for keys the model does
 //! not know.
 
+use super::keys::{judge, unknown_key_message, Verdict};
 use super::locate::{locate, repeated_key, Segment};
 use super::ManifestError;
 use crate::diag::{Location, Warnings};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde_json::Value as Json;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// A document type the loader decodes: its schema, when it has one, gives
+/// the known keys of each place, for "did you mean" and typo checks.
+pub trait Document: DeserializeOwned {
+    fn schema() -> Option<&'static Json> {
+        None
+    }
+}
 
 /// The text of one input file.
 #[derive(Debug, Clone)]
@@ -45,10 +55,7 @@ impl SourceFile {
     }
 
     /// Decodes every non-empty document of the file as `T`.
-    pub fn documents<T: DeserializeOwned>(
-        &self,
-        warnings: &mut Warnings,
-    ) -> Result<Vec<T>, ManifestError> {
+    pub fn documents<T: Document>(&self, warnings: &mut Warnings) -> Result<Vec<T>, ManifestError> {
         let mut out = Vec::new();
         for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
             if let Some(doc) = self.decode_document(document, index, warnings)? {
@@ -60,7 +67,7 @@ impl SourceFile {
 
     /// Decodes the first non-empty document as `T` and says how many
     /// non-empty documents the file holds.
-    pub fn first_document<T: DeserializeOwned>(
+    pub fn first_document<T: Document>(
         &self,
         warnings: &mut Warnings,
     ) -> Result<(Option<T>, usize), ManifestError> {
@@ -79,7 +86,7 @@ impl SourceFile {
         Ok((first, count))
     }
 
-    fn decode_document<T: DeserializeOwned>(
+    fn decode_document<T: Document>(
         &self,
         document: yaml_serde::Deserializer<'_>,
         index: usize,
@@ -90,13 +97,29 @@ impl SourceFile {
             serde_ignored::deserialize(document, |path| unknown.push(Segment::path(&path)))
                 .map_err(|e| self.yaml_error(e, index))?;
         for path in unknown {
-            let (line, column) = locate(&self.text, &path).unwrap_or((1, 1));
-            warnings.warn(
-                Some(Location::at(&self.path, line, column)),
-                format!("unknown key `{}` is ignored", Segment::display(&path)),
-            );
+            self.report_unknown(&path, T::schema(), warnings);
         }
         Ok(decoded)
+    }
+
+    /// Warns about an unknown key with the known key it may stand for; a
+    /// near typo of a known key is marked so that commands can refuse it.
+    fn report_unknown(&self, path: &[Segment], schema: Option<&Json>, warnings: &mut Warnings) {
+        let Verdict::Unknown {
+            suggestion,
+            near_typo,
+        } = judge(schema, path)
+        else {
+            return;
+        };
+        let (line, column) = locate(&self.text, path).unwrap_or((1, 1));
+        let location = Some(Location::at(&self.path, line, column));
+        let message = unknown_key_message(path, suggestion.as_deref());
+        if near_typo {
+            warnings.warn_near_typo(location, message);
+        } else {
+            warnings.warn(location, message);
+        }
     }
 
     fn yaml_error(&self, error: yaml_serde::Error, index: usize) -> ManifestError {

@@ -170,6 +170,56 @@ fn find_item(
     None
 }
 
+/// The 1-based (line, column) of entry `index`, whose text is `value`, of
+/// the list at `list`: a block item (`- value`) or an entry of a flow list
+/// (`key: [a, value]`); the list's key when the entry cannot be found.
+pub fn locate_entry(
+    text: &str,
+    list: &[Segment],
+    index: usize,
+    value: &str,
+) -> Option<(usize, usize)> {
+    let key = locate(text, list)?;
+    let mut item_path = list.to_vec();
+    item_path.push(Segment::Index(index));
+    if let Some(item) = locate(text, &item_path).filter(|item| *item != key) {
+        let line = text.lines().nth(item.0 - 1).unwrap_or_default();
+        let value_column = line
+            .get(item.1 - 1..)
+            .and_then(|rest| rest.find(value))
+            .map_or(item.1, |offset| item.1 + offset);
+        return Some((item.0, value_column));
+    }
+    Some(flow_entry(text, key, value).unwrap_or(key))
+}
+
+/// `value` as a whole entry of the flow list that starts after the key at
+/// `key` (possibly over several lines).
+fn flow_entry(text: &str, key: (usize, usize), value: &str) -> Option<(usize, usize)> {
+    let is_delimiter = |c: char| matches!(c, '[' | ']' | ',' | ' ' | '\'' | '"' | '\t');
+    for (number, line) in text.lines().enumerate().skip(key.0 - 1) {
+        let start = if number == key.0 - 1 {
+            line.find(':').map_or(0, |colon| colon + 1)
+        } else {
+            0
+        };
+        let mut from = start;
+        while let Some(offset) = line.get(from..).and_then(|rest| rest.find(value)) {
+            let at = from + offset;
+            let before = line[..at].chars().next_back();
+            let after = line[at + value.len()..].chars().next();
+            if before.is_none_or(is_delimiter) && after.is_none_or(is_delimiter) {
+                return Some((number + 1, at + 1));
+            }
+            from = at + value.len();
+        }
+        if line.contains(']') {
+            return None;
+        }
+    }
+    None
+}
+
 /// Where `key` appears a second time in the same mapping (1-based line and
 /// column), for "duplicate field" errors that carry no position.
 pub fn repeated_key(text: &str, key: &str) -> Option<(usize, usize)> {
@@ -229,6 +279,22 @@ mod tests {
         let items = "components:\n- name: a\n  source: {dir: a}\n- name: b\n  name: c\n";
         assert_eq!(repeated_key(items, "name"), Some((5, 3)));
         assert_eq!(repeated_key("a:\n  name: x\nb:\n  name: y\n", "name"), None);
+    }
+
+    #[test]
+    fn entries_of_block_and_flow_lists() {
+        let text = "components:\n  - name: a\n    depends: [b, slwo]\n  - name: c\n    depends:\n      - a\n      - slwo\n";
+        let first = [key("components"), Segment::Index(0), key("depends")];
+        assert_eq!(locate_entry(text, &first, 1, "slwo"), Some((3, 18)));
+        let second = [key("components"), Segment::Index(1), key("depends")];
+        assert_eq!(locate_entry(text, &second, 1, "slwo"), Some((7, 9)));
+        let order = "lifecycle:\n  order:\n  - a\n  - b\n";
+        assert_eq!(
+            locate_entry(order, &[key("lifecycle"), key("order")], 1, "b"),
+            Some((4, 5))
+        );
+        let spread = "order: [\n  aa,\n  a ]\n";
+        assert_eq!(locate_entry(spread, &[key("order")], 1, "a"), Some((3, 3)));
     }
 
     #[test]

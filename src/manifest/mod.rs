@@ -2,6 +2,7 @@
 
 pub mod emit;
 mod flatten;
+pub mod keys;
 mod load;
 mod locate;
 mod model;
@@ -11,13 +12,13 @@ pub mod validate;
 mod write;
 
 pub use flatten::leaves;
-pub use load::SourceFile;
-pub use locate::{locate, Segment};
+pub use load::{Document, SourceFile};
+pub use locate::{locate, locate_entry, Segment};
 pub use model::*;
 pub use provenance::Provenance;
 pub use write::{render_elaborated, render_elaborated_with, write_output};
 
-use crate::diag::{Location, Warnings};
+use crate::diag::{Location, Warning, Warnings};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +45,25 @@ pub enum ManifestError {
     NoDocuments { path: PathBuf },
     #[error("`{}` is not an elaborated stack: its first document has kind `{kind}`", path.display())]
     NotElaborated { path: PathBuf, kind: String },
+    #[error("{}", near_typos_text(typos))]
+    NearTypos { typos: Vec<Warning> },
+}
+
+/// One near typo in the words of its warning; several each on a line with
+/// its place (the first is also shown as the error's location).
+fn near_typos_text(typos: &[Warning]) -> String {
+    let typo = |text: String| text.replacen(" is ignored", " looks like a typo", 1);
+    match typos {
+        [one] => typo(one.message.clone()),
+        _ => {
+            let lines: Vec<String> = typos.iter().map(|w| typo(format!("  {w}"))).collect();
+            format!(
+                "{} unknown keys look like typos:\n{}",
+                typos.len(),
+                lines.join("\n")
+            )
+        }
+    }
 }
 
 impl ManifestError {
@@ -55,6 +75,7 @@ impl ManifestError {
             | ManifestError::NotUtf8 { path, .. }
             | ManifestError::NoDocuments { path }
             | ManifestError::NotElaborated { path, .. } => Some(Location::file(path)),
+            ManifestError::NearTypos { typos } => typos.first().and_then(|w| w.location.clone()),
         }
     }
 
@@ -70,6 +91,9 @@ impl ManifestError {
                 Some("the key appears twice in the same mapping; keep one of them".into())
             }
             ManifestError::Yaml { .. } => Some("fix the YAML syntax at the line shown".into()),
+            ManifestError::NearTypos { .. } => Some(
+                "correct the key; `--lenient` turns this error into a warning (the key is then ignored)".into(),
+            ),
             ManifestError::NoDocuments { .. } => {
                 Some("the file is empty or holds only comments; a stack needs at least `kind` and `meta.name`".into())
             }
@@ -134,4 +158,16 @@ pub fn parse_elaborated(
         provenance: Provenance::parse(&file.text),
         ..Elaborated::default()
     })
+}
+
+impl Document for Manifest {
+    fn schema() -> Option<&'static serde_json::Value> {
+        Some(schema::cached_schema(schema::DocumentType::Stack))
+    }
+}
+
+impl Document for ParamsFile {
+    fn schema() -> Option<&'static serde_json::Value> {
+        Some(schema::cached_schema(schema::DocumentType::Params))
+    }
 }

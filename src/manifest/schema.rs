@@ -14,6 +14,7 @@ use schemars::generate::SchemaSettings;
 use schemars::transform::{transform_subschemas, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{json, Value};
+use std::sync::OnceLock;
 
 /// The kinds of document `hub validate` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,6 +87,36 @@ impl DocumentType {
             DocumentType::Params => &[],
         }
     }
+}
+
+/// One value per document type, built on first use.
+pub struct PerDocument<T>([OnceLock<T>; 3]);
+
+impl<T> PerDocument<T> {
+    pub const fn new() -> Self {
+        PerDocument([OnceLock::new(), OnceLock::new(), OnceLock::new()])
+    }
+
+    pub fn get(&self, document: DocumentType, init: impl FnOnce() -> T) -> &T {
+        let index = match document {
+            DocumentType::Stack => 0,
+            DocumentType::Component => 1,
+            DocumentType::Params => 2,
+        };
+        self.0[index].get_or_init(init)
+    }
+}
+
+impl<T> Default for PerDocument<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The schema of a document type, generated once per process.
+pub fn cached_schema(document: DocumentType) -> &'static Value {
+    static SCHEMAS: PerDocument<Value> = PerDocument::new();
+    SCHEMAS.get(document, || schema(document))
 }
 
 /// The schema of one document type.

@@ -9,8 +9,9 @@
 //! are errors. As a last check the file is decoded with the typed model, so
 //! a file that passes here is one `hub elaborate` can read.
 
+use super::keys::{judge, unknown_key_message, Verdict};
 use super::locate::{locate, Segment};
-use super::schema::{schema, DocumentType};
+use super::schema::{schema, DocumentType, PerDocument};
 use super::{Manifest, ManifestError, ParamsFile, SourceFile};
 use crate::diag::{Location, Warnings};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
@@ -19,7 +20,6 @@ use jsonschema::{JsonType, ValidationError, Validator};
 use serde::Deserialize;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use yaml_serde::Value as Yaml;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,15 +190,8 @@ struct Compiled {
 }
 
 fn compiled(document: DocumentType) -> &'static Compiled {
-    static STACK: OnceLock<Compiled> = OnceLock::new();
-    static COMPONENT: OnceLock<Compiled> = OnceLock::new();
-    static PARAMS: OnceLock<Compiled> = OnceLock::new();
-    let cell = match document {
-        DocumentType::Stack => &STACK,
-        DocumentType::Component => &COMPONENT,
-        DocumentType::Params => &PARAMS,
-    };
-    cell.get_or_init(|| {
+    static COMPILED: PerDocument<Compiled> = PerDocument::new();
+    COMPILED.get(document, || {
         let schema = schema(document);
         let validator = jsonschema::draft7::new(&schema).map_err(|e| e.to_string());
         Compiled { schema, validator }
@@ -286,19 +279,13 @@ impl Checker<'_> {
         let field = describe(&path);
         let (severity, message, hint) = match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                let known = known_keys(error, schema);
                 for key in unexpected {
                     let mut at = path.clone();
                     at.push(Segment::Key(key.clone()));
-                    let hint = closest(key, &known).map(|k| format!("did you mean `{k}`?"));
-                    let message = match &hint {
-                        Some(hint) => format!(
-                            "unknown key `{}` is ignored ({hint})",
-                            Segment::display(&at)
-                        ),
-                        None => format!("unknown key `{}` is ignored", Segment::display(&at)),
-                    };
-                    out.push(self.at(Severity::Warning, &at, message, None));
+                    if let Verdict::Unknown { suggestion, .. } = judge(Some(schema), &at) {
+                        let message = unknown_key_message(&at, suggestion.as_deref());
+                        out.push(self.at(Severity::Warning, &at, message, None));
+                    }
                 }
                 return;
             }
@@ -506,62 +493,6 @@ fn plain(value: &Json) -> String {
     }
 }
 
-/// The keys the schema allows where an unknown key was found.
-fn known_keys(error: &ValidationError<'_>, schema: &Json) -> Vec<String> {
-    let pointer = error
-        .absolute_keyword_location()
-        .and_then(|uri| uri.fragment().map(|f| f.as_str().to_string()))
-        .or_else(|| Some(error.schema_path().as_str().to_string()));
-    let Some(pointer) = pointer else {
-        return Vec::new();
-    };
-    let Some(parent) = pointer.strip_suffix("/additionalProperties") else {
-        return Vec::new();
-    };
-    schema
-        .pointer(&format!("{parent}/properties"))
-        .and_then(Json::as_object)
-        .map(|properties| properties.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
-/// The known key closest to a misspelt one, if it is close enough to be a
-/// typo (at most two edits, and fewer than half the key).
-fn closest<'k>(key: &str, known: &'k [String]) -> Option<&'k str> {
-    known
-        .iter()
-        .map(|k| (edit_distance(&key.to_lowercase(), &k.to_lowercase()), k))
-        .filter(|(d, k)| *d <= 2 && *d * 2 < k.chars().count().max(2))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k.as_str())
-}
-
-/// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
-}
-
 /// YAML to JSON: keys become strings, tags are dropped, and numbers JSON
 /// cannot hold (`.inf`, `.nan`) become strings.
 fn to_json(value: &Yaml) -> Json {
@@ -624,17 +555,6 @@ mod tests {
             DocumentType::Params
         );
         assert_eq!(document_type(p("stack.yaml"), None), DocumentType::Stack);
-    }
-
-    #[test]
-    fn typo_suggestions() {
-        let known: Vec<String> = ["brief", "name", "kind", "description"]
-            .map(String::from)
-            .into();
-        assert_eq!(closest("breif", &known), Some("brief"));
-        assert_eq!(closest("nmae", &known), Some("name"));
-        assert_eq!(closest("category", &known), None);
-        assert_eq!(closest("x", &known), None);
     }
 
     #[test]

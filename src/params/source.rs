@@ -165,6 +165,12 @@ impl Provenance {
             .parameter(0, mark.index)
     }
 
+    /// The file at `path`, when it is one of the files read.
+    pub fn file(&self, path: &Path) -> Option<&SourceFile> {
+        let index = self.files.iter().position(|f| f == path)?;
+        self.text(index)
+    }
+
     /// The `hub-component.yaml` of component instance `name` (its
     /// parameters are the component document's, item for item).
     pub fn component(&self, name: &str) -> Option<&SourceFile> {

@@ -479,6 +479,9 @@ fn lenient_serial<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::
     })
 }
 
+/// Read without a schema: unknown keys are warned about, with no suggestion.
+impl crate::manifest::Document for State {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -429,6 +429,60 @@ fn standalone_component_manifests_validate() {
     );
 }
 
+/// The keys real Hub manifests use are known: elaborating every case warns
+/// about no unknown key, and neither does `hub validate` on any stack,
+/// parameters file or component manifest of the corpus (fromStack parents
+/// and `components-only/` included).
+#[test]
+fn corpus_manifests_have_no_unknown_keys() {
+    let Some(corpus) = corpus("corpus_manifests_have_no_unknown_keys") else {
+        return;
+    };
+    let out = tempfile::tempdir().expect("temporary folder");
+    let mut reports = Vec::new();
+    let mut manifests = Vec::new();
+    for case in cases(&corpus) {
+        let cwd = case.dir(&corpus).join(&case.workdir);
+        let mut args = vec!["elaborate".to_string()];
+        args.extend(case.args.iter().cloned());
+        let output = out.path().join(format!("{}.yaml", case.name));
+        args.extend(["-o".into(), output.display().to_string()]);
+        let (status, stderr) = hub(&cwd, &args);
+        assert_eq!(status, 0, "{}: {stderr}", case.name);
+        reports.extend(unknown_key_lines(&case.name, &stderr));
+        manifests.extend(case.args.iter().map(|a| cwd.join(a)));
+    }
+    for name in ["hub.yaml", "hub-component.yaml", "params.yaml"] {
+        find_files(&corpus, name, &mut manifests);
+    }
+    manifests.sort();
+    manifests.dedup();
+    for batch in manifests.chunks(40) {
+        let mut args = vec!["validate".to_string()];
+        args.extend(batch.iter().map(|p| p.display().to_string()));
+        let (_, stderr) = hub(&corpus, &args);
+        reports.extend(unknown_key_lines("validate", &stderr));
+    }
+    assert!(
+        manifests.len() > 250,
+        "only {} manifests found",
+        manifests.len()
+    );
+    assert!(
+        reports.is_empty(),
+        "unknown keys reported on the corpus:\n{}",
+        reports.join("\n")
+    );
+}
+
+fn unknown_key_lines(label: &str, stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("unknown key"))
+        .map(|l| format!("  {label}: {l}"))
+        .collect()
+}
+
 // ------------------------------------------------------ hubctl fixtures
 //
 // `hubctl-test-manifests/` holds multi-document files. Each document with

@@ -22,4 +22,5 @@ mod process;
 mod shapes;
 mod state;
 mod state_drift;
+mod typos;
 mod validate;
