@@ -337,6 +337,14 @@ pub struct DeployArgs {
     /// Write the state gzip-compressed
     #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub compressed: bool,
+    /// How the state lays out component snapshots: `linear` (each as a difference against the previous one) or `reference` (each whole, as the Hub CLI writes them)
+    #[arg(
+        long = "state-format",
+        value_name = "FORMAT",
+        value_enum,
+        default_value = "linear"
+    )]
+    pub state_format: crate::state::StateFormat,
     /// Undeploy: skip trailing components that never got a state entry
     #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub guess: bool,

@@ -513,6 +513,7 @@ fn load_run(
         components_base_dir: args.base_dir.clone(),
         force: args.force,
         compressed: args.compressed,
+        state_format: args.state_format,
         guess: args.guess,
         reveal: args.reveal,
         args: std::env::args().collect(),

@@ -6,7 +6,7 @@ use super::params::show;
 use super::{ElaborateError, ENVIRONMENT_PROVIDED};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{value_is_empty, Manifest, Parameter};
-use crate::state::{State, StateError};
+use crate::state::{CapturedOutput, State, StateError};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
@@ -119,7 +119,8 @@ fn kubernetes_values(state: &State) -> IndexMap<String, Value> {
         .map(Vec::as_slice)
         .unwrap_or_default();
     for provider in providers {
-        let captured = captured_outputs(state, provider);
+        let snapshot = snapshot_of(state, provider);
+        let captured = captured_outputs(&snapshot, provider);
         if !captured.is_empty() {
             return non_empty(captured.into_iter().filter(|(name, _)| known(name)));
         }
@@ -133,20 +134,22 @@ fn kubernetes_values(state: &State) -> IndexMap<String, Value> {
     )
 }
 
-/// The captured outputs of `component`: from its own entry, else from the
-/// stack-wide list.
-fn captured_outputs<'a>(state: &'a State, component: &str) -> Vec<(&'a str, &'a Value)> {
-    let own = state
-        .components
-        .get(component)
-        .map(|c| c.captured_outputs.as_slice())
-        .unwrap_or_default();
-    let list = if own.is_empty() {
-        &state.captured_outputs[..]
-    } else {
-        own
-    };
-    list.iter()
+/// The snapshot `component`'s outputs are read from: its own entry's,
+/// else the stack-wide list.
+fn snapshot_of(state: &State, component: &str) -> Vec<CapturedOutput> {
+    match state.components.get(component) {
+        Some(entry) if !entry.captured_outputs.is_empty() => entry.captured_outputs.to_vec(),
+        _ => state.captured_outputs.clone(),
+    }
+}
+
+/// The outputs of `component` in `snapshot`.
+fn captured_outputs<'a>(
+    snapshot: &'a [CapturedOutput],
+    component: &str,
+) -> Vec<(&'a str, &'a Value)> {
+    snapshot
+        .iter()
         .filter(|o| o.component == component)
         .map(|o| (o.name.as_str(), &o.value))
         .collect()

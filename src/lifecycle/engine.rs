@@ -99,6 +99,8 @@ pub struct RunOptions {
     pub components_base_dir: Option<PathBuf>,
     pub force: bool,
     pub compressed: bool,
+    /// `--state-format`.
+    pub state_format: state::StateFormat,
     /// Undeploy: skip trailing components without a state entry.
     pub guess: bool,
     /// Show secrets in output instead of masking them.
@@ -823,6 +825,7 @@ impl<'a> Run<'a> {
             None => {
                 let options = state::WriteOptions {
                     compressed: self.options.compressed,
+                    format: self.options.state_format,
                 };
                 let read = self.read_path.as_deref().zip(self.read_serial);
                 let writer = state::StateWriter::open_all(locations.paths(), options, read)?;
@@ -1563,13 +1566,7 @@ impl<'a> Run<'a> {
             ));
         }
         let outputs: Vec<state::CapturedOutput> = entry
-            .map(|e| {
-                e.captured_outputs
-                    .iter()
-                    .filter(|o| o.component == name)
-                    .cloned()
-                    .collect()
-            })
+            .map(|e| e.captured_outputs.outputs_of(name))
             .unwrap_or_default();
         self.pending_fingerprints.remove(name);
         self.mask_secret_outputs(&outputs);

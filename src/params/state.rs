@@ -160,28 +160,15 @@ impl State {
         warnings: &mut Warnings,
     ) -> Vec<CapturedOutput> {
         let order = &self.file.lifecycle.order;
-        let position = order.iter().position(|c| c == component);
         let mut outputs: IndexMap<String, CapturedOutput> = IndexMap::new();
-        if position != Some(0) {
-            let earlier = position
-                .map(|p| &order[..p])
-                .unwrap_or_default()
-                .iter()
-                .rev()
-                .filter_map(|c| self.file.components.get(c))
-                .find(|entry| !entry.captured_outputs.is_empty());
-            let snapshot = earlier
-                .map(|e| &e.captured_outputs)
-                .unwrap_or(&self.file.captured_outputs);
-            for output in snapshot {
-                outputs.insert(output_key(output), to_captured(output));
-            }
+        for output in &self.file.outputs_before(order, component) {
+            outputs.insert(output_key(output), to_captured(output));
         }
         for dep in depends.iter().rev() {
             let Some(entry) = self.file.components.get(dep) else {
                 continue;
             };
-            for output in &entry.captured_outputs {
+            for output in &entry.captured_outputs.to_vec() {
                 let key = output_key(output);
                 let captured = to_captured(output);
                 match outputs.get_mut(&key) {

@@ -7,6 +7,7 @@ use super::model::{
     CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput, StackMeta, State,
     StateParameter,
 };
+use super::snapshot::Snapshot;
 use crate::diag::Warnings;
 use indexmap::IndexMap;
 use std::fmt;
@@ -251,6 +252,7 @@ impl State {
 
     /// Records what a component's deploy run produced.
     pub fn record_component_run(&mut self, name: &str, run: ComponentRun, now: &str) {
+        let base = self.sharing_base(name);
         let entry = self.component_mut(name);
         entry.meta = run.meta;
         if entry.meta.icon.chars().count() >= MAX_ICON_CHARS {
@@ -260,10 +262,7 @@ impl State {
         if !run.raw_outputs.is_empty() {
             entry.raw_outputs = run.raw_outputs;
         }
-        entry.captured_outputs = run.snapshot;
-        entry
-            .captured_outputs
-            .sort_by_cached_key(CapturedOutput::qualified_name);
+        entry.captured_outputs = Snapshot::derive(&base, run.snapshot);
         entry.timestamp = now.to_string();
         self.touch(now);
     }
@@ -279,45 +278,62 @@ impl State {
         }
     }
 
+    /// The snapshot a new one of `name` most likely shares most with: its
+    /// own previous one, else the one recorded last.
+    fn sharing_base(&self, name: &str) -> Snapshot {
+        let own = self.components.get(name).map(|e| &e.captured_outputs);
+        let last = self.components.last().map(|(_, e)| &e.captured_outputs);
+        own.filter(|s| !s.is_empty())
+            .or(last)
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Outputs a full undeploy starts with: the stack-level ones, else the
     /// latest non-empty snapshot in `order`.
-    pub fn outputs_for_full_undeploy(&self, order: &[String]) -> &[CapturedOutput] {
+    pub fn outputs_for_full_undeploy(&self, order: &[String]) -> Vec<CapturedOutput> {
         if !self.captured_outputs.is_empty() {
-            return &self.captured_outputs;
+            return self.captured_outputs.clone();
         }
-        self.latest_snapshot(order).unwrap_or(&[])
+        self.latest_snapshot(order)
+            .map(Snapshot::to_vec)
+            .unwrap_or_default()
     }
 
     /// Outputs a deploy starting at `component` sees: the nearest earlier
     /// non-empty snapshot in `order`; nothing for the first component; the
     /// stack-level outputs when no earlier snapshot has any.
-    pub fn outputs_before(&self, order: &[String], component: &str) -> &[CapturedOutput] {
+    pub fn outputs_before(&self, order: &[String], component: &str) -> Vec<CapturedOutput> {
         match order.iter().position(|c| c == component) {
-            Some(0) => &[],
-            Some(at) => self
-                .latest_snapshot(&order[..at])
-                .unwrap_or(&self.captured_outputs),
-            None => &self.captured_outputs,
+            Some(0) => Vec::new(),
+            Some(at) => self.snapshot_or_stack_outputs(self.latest_snapshot(&order[..at])),
+            None => self.captured_outputs.clone(),
         }
     }
 
     /// Outputs an undeploy at `component` sees: its own snapshot, else the
     /// nearest earlier non-empty one, else the stack-level outputs.
-    pub fn outputs_at(&self, order: &[String], component: &str) -> &[CapturedOutput] {
+    pub fn outputs_at(&self, order: &[String], component: &str) -> Vec<CapturedOutput> {
         let upto = order
             .iter()
             .position(|c| c == component)
             .map_or(0, |at| at + 1);
-        self.latest_snapshot(&order[..upto])
-            .unwrap_or(&self.captured_outputs)
+        self.snapshot_or_stack_outputs(self.latest_snapshot(&order[..upto]))
     }
 
-    fn latest_snapshot(&self, order: &[String]) -> Option<&[CapturedOutput]> {
+    fn snapshot_or_stack_outputs(&self, snapshot: Option<&Snapshot>) -> Vec<CapturedOutput> {
+        match snapshot {
+            Some(snapshot) => snapshot.to_vec(),
+            None => self.captured_outputs.clone(),
+        }
+    }
+
+    fn latest_snapshot(&self, order: &[String]) -> Option<&Snapshot> {
         order
             .iter()
             .rev()
             .filter_map(|name| self.components.get(name))
-            .map(|entry| entry.captured_outputs.as_slice())
+            .map(|entry| &entry.captured_outputs)
             .find(|snapshot| !snapshot.is_empty())
     }
 
@@ -334,7 +350,7 @@ impl State {
             let Some(entry) = self.components.get(dependency) else {
                 continue;
             };
-            for output in &entry.captured_outputs {
+            for output in &entry.captured_outputs.to_vec() {
                 merge_output(outputs, output, dependency, warnings);
             }
         }
@@ -586,7 +602,7 @@ pub fn consistency_problems(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     const T0: &str = "2024-05-01T10:00:00Z";
@@ -596,7 +612,7 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
-    fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
+    pub(in crate::state) fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
         CapturedOutput {
             component: component.into(),
             name: name.into(),
@@ -719,6 +735,7 @@ mod tests {
         assert_eq!(entry.meta.kind, "k");
         let order: Vec<_> = entry
             .captured_outputs
+            .to_vec()
             .iter()
             .map(CapturedOutput::qualified_name)
             .collect();
@@ -746,10 +763,10 @@ mod tests {
             captured_outputs: vec![output("z", "final", "f")],
             ..State::default()
         };
-        state.component_mut("x").captured_outputs = vec![output("x", "o", "x-value")];
+        state.component_mut("x").captured_outputs = vec![output("x", "o", "x-value")].into();
         state.component_mut("y");
         state.component_mut("z").captured_outputs =
-            vec![output("x", "o", "x-value"), output("z", "o", "z")];
+            vec![output("x", "o", "x-value"), output("z", "o", "z")].into();
         (state, names(&["x", "y", "z"]))
     }
 
@@ -763,7 +780,7 @@ mod tests {
         );
         assert_eq!(state.outputs_before(&order, "z").len(), 1);
         let mut empty = state.clone();
-        empty.component_mut("x").captured_outputs.clear();
+        empty.component_mut("x").captured_outputs = Snapshot::default();
         assert_eq!(empty.outputs_before(&order, "y")[0].name, "final");
     }
 
@@ -782,8 +799,8 @@ mod tests {
     fn dependency_snapshots_are_merged_with_warnings() {
         let mut state = State::default();
         state.component_mut("a").captured_outputs =
-            vec![output("a", "host", "new"), output("a", "hub.x", "1")];
-        state.component_mut("b").captured_outputs = vec![output("b", "url", "u")];
+            vec![output("a", "host", "new"), output("a", "hub.x", "1")].into();
+        state.component_mut("b").captured_outputs = vec![output("b", "url", "u")].into();
         let mut current = vec![output("a", "host", "old"), output("a", "hub.x", "0")];
         let mut warnings = Warnings::default();
         state.merge_dependency_outputs(&mut current, &names(&["a", "b", "missing"]), &mut warnings);

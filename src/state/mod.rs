@@ -12,6 +12,13 @@
 //! reference's) could take them for a boolean, null or number (`yes`, `on`,
 //! `1_000`). Unknown keys are read with a warning and are not written back.
 //!
+//! Component snapshots (`components.NAME.capturedOutputs`) are written in
+//! one of two layouts, both read (see [`layout`]): the reference's, every
+//! snapshot whole, or the linear one (the default), each snapshot as its
+//! difference against the previous entry's, with the keys
+//! `capturedOutputsBase` and `capturedOutputsRemoved`. In memory, entries
+//! share their snapshots ([`Snapshot`]) whichever layout was read.
+//!
 //! This project adds one top-level key, `serial`: a counter that grows on
 //! every write (it continues from the larger of the in-memory and on-disk
 //! values, so it never goes back). The reference tool ignores unknown keys
@@ -70,17 +77,20 @@
 
 mod clock;
 
+pub mod layout;
 pub mod locations;
 pub mod lock;
 mod merge;
 pub mod model;
 mod render;
+mod snapshot;
 mod store;
 
 pub use clock::{
     format_rfc3339, is_rfc3339, operation_id, random_uuid, Clock, NOW_VARIABLE,
     OPERATION_ID_VARIABLE,
 };
+pub use layout::StateFormat;
 pub use locations::Locations;
 pub use lock::{LockInfo, StateLock, Unlocked};
 pub use merge::*;
@@ -89,7 +99,10 @@ pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,
 };
-pub use store::{backup_path, lock_path, parse, read, render, write, StateWriter, WriteOptions};
+pub use snapshot::{Delta, Snapshot};
+pub use store::{
+    backup_path, lock_path, parse, read, render, render_as, write, StateWriter, WriteOptions,
+};
 
 use crate::diag::Location;
 use std::path::{Path, PathBuf};
@@ -355,7 +368,7 @@ mod example_tests {
         assert_eq!(state.lifecycle.order, ["a", "b"]);
         assert_eq!(state.stack_parameters[1].env, "DEPLOYMENT_ID");
         assert_eq!(
-            state.components["b"].captured_outputs[1].qualified_name(),
+            state.components["b"].captured_outputs.to_vec()[1].qualified_name(),
             "b:url"
         );
         assert_eq!(state.components["a"].raw_outputs[0].value, "a.example.com");

@@ -13,6 +13,7 @@
 //! types omit, and carries keys the manifests do not have
 //! (`componentOrigin`, `componentKind`).
 
+use super::snapshot::Snapshot;
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -231,9 +232,20 @@ pub struct ComponentState {
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "list")]
     pub raw_outputs: Vec<RawOutput>,
     /// Every captured output of the stack known right after this component
-    /// ran — not only its own.
+    /// ran — not only its own. Shared with the other entries' snapshots in
+    /// memory; written whole (the reference's layout) or as a difference
+    /// (see [`super::layout`]).
+    #[serde(skip_serializing_if = "Snapshot::is_empty")]
+    pub captured_outputs: Snapshot,
+    /// In the linear layout only (this project's key): the entry whose
+    /// snapshot `capturedOutputs` is the difference against. Empty in
+    /// memory: set while writing, resolved while reading.
+    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
+    pub captured_outputs_base: String,
+    /// With `capturedOutputsBase`: the base's outputs (`component:name`)
+    /// this snapshot does not hold.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "list")]
-    pub captured_outputs: Vec<CapturedOutput>,
+    pub captured_outputs_removed: Vec<String>,
     /// What the last successful deploy was made of; see [`Fingerprint`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
@@ -372,11 +384,6 @@ impl State {
             .sort_by_cached_key(CapturedOutput::qualified_name);
         state.provides.sort_keys();
         state.components.sort_keys();
-        for component in state.components.values_mut() {
-            component
-                .captured_outputs
-                .sort_by_cached_key(CapturedOutput::qualified_name);
-        }
         for operation in &mut state.operations {
             operation.options.sort_keys();
         }

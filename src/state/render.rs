@@ -18,10 +18,12 @@
 //! builds (the tests) compare them anyway and panic when the promise was
 //! broken.
 
+use super::layout::{snapshot_bases, StateFormat};
 use super::model::{
     CapturedOutput, ComponentState, Operation, Phase, StackOutput, State, StateLifecycle,
     StateParameter,
 };
+use super::snapshot::Snapshot;
 use super::StateError;
 use crate::manifest::emit;
 use indexmap::IndexMap;
@@ -49,7 +51,16 @@ struct ComponentsCache {
     /// Positions in `names`, sorted by name (the order they are written in).
     sorted: Vec<usize>,
     /// By position in `names`.
-    entries: Vec<Option<Cached<ComponentState>>>,
+    entries: Vec<Option<Cached<Entry>>>,
+}
+
+/// A component entry and what its text depends on besides it: the name
+/// and snapshot of its base in the linear layout (empty otherwise).
+#[derive(Clone, PartialEq)]
+struct Entry {
+    state: ComponentState,
+    base: String,
+    base_snapshot: Snapshot,
 }
 
 impl ComponentsCache {
@@ -64,7 +75,7 @@ impl ComponentsCache {
                 .zip(components.keys())
                 .all(|(cached, name)| cached == name);
         if !kept {
-            let mut old: HashMap<String, Option<Cached<ComponentState>>> =
+            let mut old: HashMap<String, Option<Cached<Entry>>> =
                 self.names.drain(..).zip(self.entries.drain(..)).collect();
             self.sorted.clear();
             for name in components.keys() {
@@ -118,6 +129,7 @@ impl Changed<'_> {
 /// the previous call.
 #[derive(Default)]
 pub struct Renderer {
+    format: StateFormat,
     lifecycle: Option<Cached<StateLifecycle>>,
     stack_parameters: Option<Cached<Vec<StateParameter>>>,
     captured_outputs: Option<Cached<Vec<CapturedOutput>>>,
@@ -128,8 +140,15 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    /// The YAML text of `state`, equal to [`super::render`]'s.
-    #[cfg(test)]
+    pub fn new(format: StateFormat) -> Renderer {
+        Renderer {
+            format,
+            ..Renderer::default()
+        }
+    }
+
+    /// The YAML text of `state`, equal to [`super::render`]'s in the
+    /// reference layout.
     pub fn render(&mut self, state: &State) -> Result<String, StateError> {
         let mut out = String::new();
         self.render_into(state, Changed::Any, &mut out)?;
@@ -229,6 +248,10 @@ impl Renderer {
         out: &mut String,
     ) -> Result<(), StateError> {
         out.push_str("components:\n");
+        let bases = match self.format {
+            StateFormat::Linear => snapshot_bases(state),
+            StateFormat::Reference => HashMap::new(),
+        };
         let cache = &mut self.components;
         cache.follow(&state.components);
         for &at in &cache.sorted {
@@ -236,24 +259,38 @@ impl Renderer {
                 .components
                 .get_index(at)
                 .expect("the cache follows the map");
+            let base = bases.get(name.as_str()).copied().unwrap_or_default();
+            let base_snapshot = state
+                .components
+                .get(base)
+                .map(|entry| entry.captured_outputs.clone())
+                .unwrap_or_default();
             let slot = &mut cache.entries[at];
-            if let Some(cached) = slot.as_ref().filter(|_| !changed.may_have_changed(name)) {
+            let same_base = |cached: &&Cached<Entry>| {
+                cached.value.base == base && cached.value.base_snapshot.same(&base_snapshot)
+            };
+            if let Some(cached) = slot
+                .as_ref()
+                .filter(|_| !changed.may_have_changed(name))
+                .filter(same_base)
+            {
                 debug_assert!(
-                    cached.value == *component,
+                    cached.value.state == *component,
                     "the entry of `{name}` changed, but the write said it did not ({changed:?})"
                 );
                 out.push_str(&cached.text);
                 continue;
             }
-            out.push_str(reuse(slot, component, |component| {
-                let mut sorted = component.clone();
-                sorted
-                    .captured_outputs
-                    .sort_by_cached_key(CapturedOutput::qualified_name);
+            let entry = Entry {
+                state: component.clone(),
+                base: base.to_string(),
+                base_snapshot,
+            };
+            out.push_str(reuse(slot, &entry, |entry| {
                 let mut text = String::new();
                 emit::entry(
                     &Value::String(name.clone()),
-                    &yaml_serde::to_value(&sorted)?,
+                    &yaml_serde::to_value(as_written(entry))?,
                     2,
                     &mut text,
                 );
@@ -326,6 +363,23 @@ fn reuse<'c, T: PartialEq + Clone>(
     Ok(slot.as_ref().map_or("", |cached| cached.text.as_str()))
 }
 
+/// The entry as the file holds it: its snapshot whole, or as a difference
+/// against its base's.
+fn as_written(entry: &Entry) -> ComponentState {
+    let mut written = entry.state.clone();
+    if entry.base.is_empty() {
+        return written;
+    }
+    let delta = entry
+        .state
+        .captured_outputs
+        .delta_from(&entry.base_snapshot);
+    written.captured_outputs = Snapshot::from_outputs(delta.set);
+    written.captured_outputs_base = entry.base.clone();
+    written.captured_outputs_removed = delta.removed;
+    written
+}
+
 /// A top-level `key:` entry with its value.
 fn keyed<T: Serialize>(key: &str, value: &T) -> Result<String, StateError> {
     let mut out = String::new();
@@ -359,16 +413,19 @@ mod tests {
 
     #[test]
     fn the_example_renders_as_the_plain_writer_does() {
-        let mut renderer = Renderer::default();
+        let mut renderer = Renderer::new(StateFormat::Reference);
         same(&mut renderer, &example());
         same(&mut renderer, &example());
-        same(&mut Renderer::default(), &State::default());
+        same(
+            &mut Renderer::new(StateFormat::Reference),
+            &State::default(),
+        );
         same(&mut renderer, &State::default());
     }
 
     #[test]
     fn components_added_one_by_one_are_written_in_order() {
-        let mut renderer = Renderer::default();
+        let mut renderer = Renderer::new(StateFormat::Reference);
         let mut state = example();
         state.components.clear();
         for name in ["m", "b", "z", "a", "b2", "0"] {
@@ -391,7 +448,7 @@ mod tests {
 
     #[test]
     fn a_write_of_one_component_renders_that_one_again() {
-        let mut renderer = Renderer::default();
+        let mut renderer = Renderer::new(StateFormat::Reference);
         let mut state = example();
         same(&mut renderer, &state);
         let mut out = String::new();
@@ -416,7 +473,7 @@ mod tests {
     #[cfg(debug_assertions)]
     #[should_panic(expected = "the entry of `b` changed, but the write said it did not")]
     fn a_broken_promise_is_caught_in_debug_builds() {
-        let mut renderer = Renderer::default();
+        let mut renderer = Renderer::new(StateFormat::Reference);
         let mut state = example();
         same(&mut renderer, &state);
         state.component_mut("b").status = "changed".into();
@@ -425,7 +482,7 @@ mod tests {
 
     #[test]
     fn several_changed_entries_are_rendered_again_and_the_others_reused() {
-        let mut renderer = Renderer::default();
+        let mut renderer = Renderer::new(StateFormat::Reference);
         let mut state = example();
         same(&mut renderer, &state);
         state.component_mut("a").status = "one".into();
@@ -440,7 +497,7 @@ mod tests {
 
     #[test]
     fn changed_parts_are_rendered_again() {
-        let mut renderer = Renderer::default();
+        let mut renderer = Renderer::new(StateFormat::Reference);
         let mut state = example();
         same(&mut renderer, &state);
         state.serial += 1;
@@ -490,5 +547,90 @@ mod tests {
         state.components.clear();
         state.lifecycle.order.clear();
         same(&mut renderer, &state);
+    }
+
+    fn output(component: &str, value: &str) -> CapturedOutput {
+        CapturedOutput {
+            component: component.into(),
+            name: "out".into(),
+            value: Value::String(value.into()),
+            ..CapturedOutput::default()
+        }
+    }
+
+    /// Components `c0..c{n}` in order, each knowing the outputs of those
+    /// before it and its own.
+    fn chain(n: usize) -> State {
+        let mut state = State::new(
+            Default::default(),
+            (0..n).map(|i| format!("c{i}")).collect(),
+        );
+        let mut known = Vec::new();
+        for i in 0..n {
+            known.push(output(&format!("c{i}"), &format!("v{i}")));
+            let run = crate::state::ComponentRun {
+                snapshot: known.clone(),
+                ..Default::default()
+            };
+            state.record_component_run(&format!("c{i}"), run, "2024-05-01T10:00:00Z");
+        }
+        state
+    }
+
+    fn linear(renderer: &mut Renderer, state: &State, changed: Changed<'_>) -> String {
+        let mut out = String::new();
+        renderer
+            .render_into(state, changed, &mut out)
+            .expect("render");
+        let fresh = super::super::render_as(state, StateFormat::Linear).expect("render");
+        assert_eq!(out, fresh, "cached and fresh linear texts differ");
+        out
+    }
+
+    #[test]
+    fn the_linear_layout_writes_each_output_once_and_reads_back_the_same_snapshots() {
+        let state = chain(30);
+        let text = linear(
+            &mut Renderer::new(StateFormat::Linear),
+            &state,
+            Changed::Any,
+        );
+        assert_eq!(text.matches("value: v7\n").count(), 1, "{text}");
+        assert_eq!(text.matches("capturedOutputsBase:").count(), 29);
+        let again =
+            super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+        assert_eq!(again, state);
+        assert_eq!(
+            super::super::render(&again).expect("render"),
+            super::super::render(&state).expect("render")
+        );
+        let reference = super::super::render(&state).expect("render");
+        assert_eq!(reference.matches("value: v7\n").count(), 30 - 7);
+    }
+
+    #[test]
+    fn an_entry_is_written_again_when_the_snapshot_it_is_written_against_changes() {
+        let mut renderer = Renderer::new(StateFormat::Linear);
+        let mut state = chain(5);
+        linear(&mut renderer, &state, Changed::Any);
+        // c2 runs again and changes its output: c3 is written against it.
+        let mut known = state.components["c2"].captured_outputs.to_vec();
+        known[2] = output("c2", "changed");
+        let run = crate::state::ComponentRun {
+            snapshot: known,
+            ..Default::default()
+        };
+        state.record_component_run("c2", run, "2024-05-01T10:00:01Z");
+        let text = linear(&mut renderer, &state, Changed::Only("c2"));
+        let again =
+            super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+        assert_eq!(again, state);
+        // c2 leaves the stack: c3 is written against c1.
+        state.components.shift_remove("c2");
+        let text = linear(&mut renderer, &state, Changed::Only("c2"));
+        assert!(text.contains("capturedOutputsBase: c1"), "{text}");
+        let again =
+            super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+        assert_eq!(again, state);
     }
 }

@@ -1,6 +1,7 @@
 //! Reading and writing state files: gzip detection, kind/version checks,
 //! atomic replacement with a backup of the previous content, the serial.
 
+use super::layout::{resolve_snapshots, StateFormat};
 use super::model::State;
 use super::render::{Changed, Renderer};
 use super::{is_remote, StateError};
@@ -19,6 +20,8 @@ const NEW_FILE_MODE: u32 = 0o600;
 pub struct WriteOptions {
     /// Write gzip-compressed YAML instead of plain YAML.
     pub compressed: bool,
+    /// How component snapshots are laid out.
+    pub format: StateFormat,
 }
 
 /// `STATE.backup`: the previous content of `STATE`.
@@ -68,7 +71,7 @@ pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, 
     let (state, documents) = source
         .first_document::<State>(warnings)
         .map_err(|e| decode_error(path, e))?;
-    let state = state.ok_or_else(|| StateError::Empty {
+    let mut state = state.ok_or_else(|| StateError::Empty {
         path: path.to_path_buf(),
         backup: existing_backup(path),
     })?;
@@ -79,6 +82,7 @@ pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, 
         );
     }
     check_document(path, text, &state)?;
+    resolve_snapshots(path, &mut state)?;
     Ok(state)
 }
 
@@ -135,11 +139,20 @@ fn existing_backup(path: &Path) -> Option<PathBuf> {
     backup.is_file().then_some(backup)
 }
 
-/// The YAML text a state is written as (canonical order, block style).
+/// The YAML text a state is written as in the reference's layout
+/// (canonical order, block style).
 pub fn render(state: &State) -> Result<String, StateError> {
     Ok(crate::manifest::emit::document(&yaml_serde::to_value(
         state.canonical(),
     )?))
+}
+
+/// The YAML text of `state` in `format`.
+pub fn render_as(state: &State, format: StateFormat) -> Result<String, StateError> {
+    match format {
+        StateFormat::Reference => render(state),
+        StateFormat::Linear => Renderer::new(format).render(state),
+    }
 }
 
 /// Writes `state` to `path` atomically, after saving the current content
@@ -259,7 +272,7 @@ impl StateWriter {
             targets: Vec::with_capacity(paths.len()),
             options,
             serial: 0,
-            renderer: Renderer::default(),
+            renderer: Renderer::new(options.format),
             text: String::new(),
             failures: Vec::new(),
         };
@@ -997,7 +1010,14 @@ mod tests {
         let path = dir.path().join("s");
         write(&path, &mut sample(), &WriteOptions::default()).expect("write");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
-        let mut writer = StateWriter::open(&path, WriteOptions { compressed: true }).expect("open");
+        let mut writer = StateWriter::open(
+            &path,
+            WriteOptions {
+                compressed: true,
+                ..WriteOptions::default()
+            },
+        )
+        .expect("open");
         let mut state = sample();
         writer.write(&mut state).expect("write");
         writer.write(&mut state).expect("write");
@@ -1067,7 +1087,15 @@ mod tests {
     fn compressed_states_are_gzip_and_read_back() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("s");
-        write(&path, &mut sample(), &WriteOptions { compressed: true }).expect("write");
+        write(
+            &path,
+            &mut sample(),
+            &WriteOptions {
+                compressed: true,
+                ..WriteOptions::default()
+            },
+        )
+        .expect("write");
         let bytes = std::fs::read(&path).expect("bytes");
         assert_eq!(&bytes[..2], &[0x1f, 0x8b]);
         assert_eq!(read_ok(&path).status, "deployed");

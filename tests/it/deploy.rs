@@ -346,10 +346,16 @@ fn deploy_case_01_basic_deploy() {
     assert_eq!(phases(op), ["a: success", "b: success"]);
 }
 
+fn deploy_in_the_reference_layout(t: &Test) {
+    let mut args = DEPLOY.to_vec();
+    args.extend(["--state-format", "reference"]);
+    hub(t, &args).success();
+}
+
 #[test]
 fn deploy_case_02_snapshots() {
     let t = F0::default().build();
-    hub(&t, DEPLOY).success();
+    deploy_in_the_reference_layout(&t);
     let s = state(&t);
     assert_eq!(
         qualified_names(get(&s, "components.a.capturedOutputs")),
@@ -371,6 +377,35 @@ fn deploy_case_02_snapshots() {
         let component = text(&output["component"]);
         assert_eq!(text(&output["componentOrigin"]), component);
         assert_eq!(text(&output["componentKind"]), component);
+    }
+}
+
+/// The default layout writes each snapshot as its difference against the
+/// previous entry's; hub reads back the snapshots the reference layout
+/// holds.
+#[test]
+fn deploy_case_02_snapshots_in_the_linear_layout() {
+    let t = F0::default().build();
+    hub(&t, &["deploy", "hub.yaml.elaborate", "-s", "linear.state"]).success();
+    deploy_in_the_reference_layout(&t);
+    let s = read_documents(&t.root().join("linear.state")).remove(0);
+    assert_eq!(
+        qualified_names(get(&s, "components.b.capturedOutputs")),
+        ["b:url"]
+    );
+    assert_eq!(text(get(&s, "components.b.capturedOutputsBase")), "a");
+    let read = |name: &str| {
+        hub::state::read(&t.root().join(name), &mut hub::diag::Warnings::default())
+            .expect("readable")
+            .expect("present")
+    };
+    let (linear, whole) = (read("linear.state"), read("hub.yaml.state"));
+    for component in ["a", "b"] {
+        assert_eq!(
+            linear.components[component].captured_outputs.to_vec(),
+            whole.components[component].captured_outputs.to_vec(),
+            "snapshot of {component}"
+        );
     }
 }
 

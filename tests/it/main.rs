@@ -22,5 +22,6 @@ mod process;
 mod shapes;
 mod state;
 mod state_drift;
+mod state_layout;
 mod typos;
 mod validate;

@@ -194,6 +194,7 @@ fn write_versions(path: &Path, count: u64) {
         };
         let options = WriteOptions {
             compressed: k % 3 == 0,
+            ..WriteOptions::default()
         };
         write(path, &mut state, &options).expect("write");
     }
