@@ -121,6 +121,15 @@ fn measure(n: usize) {
     let state = chain(n);
     let (linear, write) = timed(|| render_as(&state, StateFormat::Linear).expect("render"));
     row(n, "linear", linear.len(), Some(write), Some(read(&linear)));
+    let (value, floor) = timed(|| yaml_serde::from_str::<yaml_serde::Value>(&linear));
+    value.expect("the written state is YAML");
+    row(
+        n,
+        "linear, YAML parse only",
+        linear.len(),
+        None,
+        Some(floor),
+    );
     // Each repeated output costs the same in every layout.
     let per_output = (render(&chain(2)).expect("render").len()
         - render_as(&chain(2), StateFormat::Linear)

@@ -278,12 +278,20 @@ impl State {
         }
     }
 
-    /// The snapshot a new one of `name` most likely shares most with: its
+    /// The snapshot a new one of `name` is built on: the one it is written
+    /// against in the linear layout (the nearest earlier non-empty one in
+    /// `lifecycle.order`), so that writing it needs no comparison; else its
     /// own previous one, else the one recorded last.
     fn sharing_base(&self, name: &str) -> Snapshot {
+        let order = &self.lifecycle.order;
+        let earlier = order
+            .iter()
+            .position(|c| c == name)
+            .and_then(|at| self.latest_snapshot(&order[..at]));
         let own = self.components.get(name).map(|e| &e.captured_outputs);
         let last = self.components.last().map(|(_, e)| &e.captured_outputs);
-        own.filter(|s| !s.is_empty())
+        earlier
+            .or(own.filter(|s| !s.is_empty()))
             .or(last)
             .cloned()
             .unwrap_or_default()

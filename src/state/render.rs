@@ -56,11 +56,50 @@ struct ComponentsCache {
 
 /// A component entry and what its text depends on besides it: the name
 /// and snapshot of its base in the linear layout (empty otherwise).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 struct Entry {
     state: ComponentState,
     base: String,
     base_snapshot: Snapshot,
+}
+
+/// Snapshots compare as the same node, not as equal outputs: comparing
+/// outputs would cost as much as the stack is large. Equal snapshots built
+/// apart only render the entry again.
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        self.base == other.base
+            && self.base_snapshot.same(&other.base_snapshot)
+            && self
+                .state
+                .captured_outputs
+                .same(&other.state.captured_outputs)
+            && without_snapshot(&self.state) == without_snapshot(&other.state)
+    }
+}
+
+/// The entry with its snapshot left out, for comparisons.
+fn without_snapshot(state: &ComponentState) -> impl PartialEq + '_ {
+    // Every field named: a new one must be compared too.
+    let ComponentState {
+        timestamp,
+        timestamps,
+        status,
+        version,
+        meta,
+        message,
+        parameters,
+        raw_outputs,
+        captured_outputs: _,
+        captured_outputs_base,
+        captured_outputs_removed,
+        fingerprint,
+    } = state;
+    (
+        (timestamp, timestamps, status, version, meta, message),
+        (parameters, raw_outputs),
+        (captured_outputs_base, captured_outputs_removed, fingerprint),
+    )
 }
 
 impl ComponentsCache {

@@ -15,6 +15,8 @@
 //! not depend on how they are chained here: see [`Snapshot::delta_from`].
 
 use super::model::CapturedOutput;
+use std::borrow::Borrow;
+use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
@@ -47,22 +49,21 @@ impl Snapshot {
         if outputs.is_empty() {
             return Snapshot::default();
         }
-        outputs.sort_by_cached_key(CapturedOutput::qualified_name);
+        outputs.sort_by(qualified_cmp);
         Snapshot::node(Snapshot::default(), outputs, Vec::new())
     }
 
     /// A snapshot holding `outputs`, sharing with `base` what the two have
     /// in common. Costs one pass over `outputs` and `base`.
-    pub fn derive(base: &Snapshot, outputs: Vec<CapturedOutput>) -> Snapshot {
+    pub fn derive(base: &Snapshot, mut outputs: Vec<CapturedOutput>) -> Snapshot {
         if base.is_empty() || outputs.is_empty() {
             return Snapshot::from_outputs(outputs);
         }
-        let count = outputs.len();
-        let derived = Snapshot::from_outputs(outputs);
-        let delta = derived.delta_from(base);
+        outputs.sort_by(qualified_cmp);
+        let delta = diff(&base.refs(), &outputs);
         // A base shared with little is not worth following on every read.
-        if delta.set.len() + delta.removed.len() >= count {
-            return derived;
+        if delta.set.len() + delta.removed.len() >= outputs.len() {
+            return Snapshot::node(Snapshot::default(), outputs, Vec::new());
         }
         Snapshot::node(base.clone(), delta.set, delta.removed)
     }
@@ -73,7 +74,7 @@ impl Snapshot {
         if base.is_empty() {
             return Snapshot::from_outputs(delta.set);
         }
-        delta.set.sort_by_cached_key(CapturedOutput::qualified_name);
+        delta.set.sort_by(qualified_cmp);
         delta.removed.sort();
         delta.removed.dedup();
         let removes_only = delta.set.is_empty() && !delta.removed.is_empty();
@@ -106,25 +107,31 @@ impl Snapshot {
 
     /// The outputs, sorted by qualified name.
     pub fn to_vec(&self) -> Vec<CapturedOutput> {
+        self.refs().into_iter().cloned().collect()
+    }
+
+    /// The outputs, sorted by qualified name, without copying them.
+    fn refs(&self) -> Vec<&CapturedOutput> {
         let chain = self.chain();
         if let [root] = chain[..] {
-            return root.set.clone();
+            return root.set.iter().collect();
         }
         // The newest node that sets or removes a name decides it.
-        let mut decided: HashSet<String> = HashSet::new();
+        let mut set: HashSet<(&str, &str)> = HashSet::new();
+        let mut removed: HashSet<&str> = HashSet::new();
         let mut outputs: Vec<&CapturedOutput> = Vec::new();
         for node in &chain {
             for output in &node.set {
-                let key = output.qualified_name();
-                if !decided.contains(&key) {
+                let key = (output.component.as_str(), output.name.as_str());
+                let decided = !set.insert(key)
+                    || (!removed.is_empty() && removed.contains(output.qualified_name().as_str()));
+                if !decided {
                     outputs.push(output);
-                    decided.insert(key);
                 }
             }
-            decided.extend(node.removed.iter().cloned());
+            removed.extend(node.removed.iter().map(String::as_str));
         }
-        let mut outputs: Vec<CapturedOutput> = outputs.into_iter().cloned().collect();
-        outputs.sort_by_cached_key(CapturedOutput::qualified_name);
+        outputs.sort_by(|a, b| qualified_cmp(a, b));
         outputs
     }
 
@@ -169,32 +176,152 @@ impl Snapshot {
                 };
             }
         }
-        diff(&base.to_vec(), &self.to_vec())
+        if let Some(delta) = self.delta_near(base) {
+            return delta;
+        }
+        diff(&base.refs(), &self.refs())
+    }
+
+    /// The delta against `base` when the two snapshots have a common
+    /// ancestor a few nodes up (entries recorded one after the other): only
+    /// the names set or removed on the way to it are compared.
+    fn delta_near(&self, base: &Snapshot) -> Option<Delta> {
+        let mine = self.ancestors(NEAR);
+        let theirs = base.ancestors(NEAR);
+        let (at_mine, at_theirs) = theirs.iter().enumerate().find_map(|(j, theirs)| {
+            let i = mine.iter().position(|mine| mine.same(theirs))?;
+            Some((i, j))
+        })?;
+        let common = &mine[at_mine];
+        let (mine, theirs) = (&mine[..at_mine], &theirs[..at_theirs]);
+        let mut keys: Vec<String> = mine
+            .iter()
+            .chain(theirs)
+            .filter_map(|s| s.0.as_deref())
+            .flat_map(|node| {
+                let set = node.set.iter().map(CapturedOutput::qualified_name);
+                set.chain(node.removed.iter().cloned())
+            })
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let mut delta = Delta::default();
+        for key in keys {
+            let now = value_in(mine, common, &key);
+            let before = value_in(theirs, common, &key);
+            match now {
+                Some(output) if Some(output) != before => delta.set.push(output.clone()),
+                None if before.is_some() => delta.removed.push(key),
+                _ => {}
+            }
+        }
+        Some(delta)
+    }
+
+    /// This snapshot and up to `count` of its bases, nearest first.
+    fn ancestors(&self, count: usize) -> Vec<Snapshot> {
+        let mut ancestors = vec![self.clone()];
+        while ancestors.len() <= count {
+            match ancestors.last().and_then(|s| s.0.as_deref()) {
+                Some(node) if !node.base.is_empty() => ancestors.push(node.base.clone()),
+                _ => break,
+            }
+        }
+        ancestors
+    }
+
+    /// The output named `key` (`component:name`), if the snapshot holds it.
+    fn find(&self, key: &str) -> Option<&CapturedOutput> {
+        let mut at = self.0.as_deref();
+        while let Some(node) = at {
+            if let Some(decided) = node.decides(key) {
+                return decided;
+            }
+            at = node.base.0.as_deref();
+        }
+        None
     }
 }
 
+/// How many bases up a common ancestor is looked for.
+const NEAR: usize = 8;
+
+/// The output named `key` in the snapshot reached from `common` by
+/// `path` (newest first).
+fn value_in<'a>(
+    path: &'a [Snapshot],
+    common: &'a Snapshot,
+    key: &str,
+) -> Option<&'a CapturedOutput> {
+    match decided(path, key) {
+        Some(decided) => decided,
+        None => common.find(key),
+    }
+}
+
+/// What the newest node of `path` that sets or removes `key` says of it:
+/// `Some(None)` when removed; `None` when no node of the path touches it.
+fn decided<'a>(path: &'a [Snapshot], key: &str) -> Option<Option<&'a CapturedOutput>> {
+    path.iter()
+        .filter_map(|s| s.0.as_deref())
+        .find_map(|node| node.decides(key))
+}
+
+impl Node {
+    /// `Some(Some(output))` when this node sets `key`, `Some(None)` when it
+    /// removes it, `None` when it leaves it to its base.
+    fn decides(&self, key: &str) -> Option<Option<&CapturedOutput>> {
+        let found = self
+            .set
+            .binary_search_by(|o| qualified_bytes(o).cmp(key.bytes()));
+        if let Ok(at) = found {
+            return Some(Some(&self.set[at]));
+        }
+        let removed = self.removed.binary_search_by(|r| r.as_str().cmp(key));
+        removed.is_ok().then_some(None)
+    }
+}
+
+/// Orders outputs as their qualified names (`component:name`) sort,
+/// without building the names.
+fn qualified_cmp(a: &CapturedOutput, b: &CapturedOutput) -> Ordering {
+    qualified_bytes(a).cmp(qualified_bytes(b))
+}
+
+fn qualified_bytes(output: &CapturedOutput) -> impl Iterator<Item = u8> + '_ {
+    let separator: &[u8] = match output.component.is_empty() {
+        true => b"",
+        false => b":",
+    };
+    output
+        .component
+        .bytes()
+        .chain(separator.iter().copied())
+        .chain(output.name.bytes())
+}
+
 /// The delta turning `before` into `after` (both sorted by qualified name).
-fn diff(before: &[CapturedOutput], after: &[CapturedOutput]) -> Delta {
+fn diff<B: Borrow<CapturedOutput>, A: Borrow<CapturedOutput>>(before: &[B], after: &[A]) -> Delta {
     let mut delta = Delta::default();
     let (mut i, mut j) = (0, 0);
     while i < before.len() || j < after.len() {
         let order = match (before.get(i), after.get(j)) {
-            (Some(b), Some(a)) => b.qualified_name().cmp(&a.qualified_name()),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, _) => std::cmp::Ordering::Greater,
+            (Some(b), Some(a)) => qualified_cmp(b.borrow(), a.borrow()),
+            (Some(_), None) => Ordering::Less,
+            (None, _) => Ordering::Greater,
         };
         match order {
-            std::cmp::Ordering::Less => {
-                delta.removed.push(before[i].qualified_name());
+            Ordering::Less => {
+                delta.removed.push(before[i].borrow().qualified_name());
                 i += 1;
             }
-            std::cmp::Ordering::Greater => {
-                delta.set.push(after[j].clone());
+            Ordering::Greater => {
+                delta.set.push(after[j].borrow().clone());
                 j += 1;
             }
-            std::cmp::Ordering::Equal => {
-                if before[i] != after[j] {
-                    delta.set.push(after[j].clone());
+            Ordering::Equal => {
+                if before[i].borrow() != after[j].borrow() {
+                    delta.set.push(after[j].borrow().clone());
                 }
                 i += 1;
                 j += 1;
@@ -206,7 +333,7 @@ fn diff(before: &[CapturedOutput], after: &[CapturedOutput]) -> Delta {
 
 impl PartialEq for Snapshot {
     fn eq(&self, other: &Snapshot) -> bool {
-        self.same(other) || self.to_vec() == other.to_vec()
+        self.same(other) || self.refs() == other.refs()
     }
 }
 
@@ -284,6 +411,49 @@ mod tests {
         assert_eq!(delta.removed, ["b:y"]);
         assert_eq!(delta.set.len(), 2);
         assert_eq!(Snapshot::apply(&a, delta), alone);
+    }
+
+    #[test]
+    fn deltas_through_a_near_ancestor_equal_full_comparisons() {
+        let root =
+            Snapshot::from_outputs((0..6).map(|i| output("r", &format!("o{i}"), "0")).collect());
+        let mut snapshots = vec![root.clone()];
+        // Siblings and descendants that add, change and drop outputs.
+        for step in 0..12usize {
+            let base = snapshots[step / 2].clone();
+            let mut outputs = base.to_vec();
+            outputs.retain(|o| o.name != format!("o{}", step % 6));
+            outputs.push(output(&format!("c{step}"), "out", &step.to_string()));
+            if let Some(first) = outputs.first_mut() {
+                first.value = yaml_serde::Value::String(format!("changed by {step}"));
+            }
+            snapshots.push(Snapshot::derive(&base, outputs));
+        }
+        for a in &snapshots {
+            for b in &snapshots {
+                let expected = diff(&b.refs(), &a.refs());
+                if let Some(near) = a.delta_near(b) {
+                    assert_eq!(near, expected);
+                }
+                assert_eq!(a.delta_from(b), expected);
+                assert_eq!(Snapshot::apply(b, a.delta_from(b)), *a);
+            }
+        }
+    }
+
+    #[test]
+    fn outputs_are_ordered_as_their_qualified_names() {
+        let mut outputs = vec![
+            output("a", "x", "1"),
+            output("a.b", "y", "2"),
+            output("", "a:z", "3"),
+            output("", "b", "4"),
+            output("a", "", "5"),
+        ];
+        let mut expected = outputs.clone();
+        expected.sort_by_cached_key(CapturedOutput::qualified_name);
+        outputs.sort_by(qualified_cmp);
+        assert_eq!(outputs, expected);
     }
 
     #[test]

@@ -99,7 +99,8 @@ fn a_snapshot_written_against_a_missing_entry_is_a_damaged_state() {
 }
 
 /// A layered stack as the benchmark generates it: `n` components in layers
-/// of ten, each depending on two of the layer before, one output each.
+/// of ten, each depending on two of the layer before and reading the
+/// output of one of them, 20 parameters and one output each.
 fn layered_stack(test: Test, n: usize) -> Test {
     let mut stack = String::from("version: 1\nkind: stack\nmeta: {name: big}\ncomponents:\n");
     let mut test = test;
@@ -119,6 +120,12 @@ fn layered_stack(test: Test, n: usize) -> Test {
         for k in 0..18 {
             component.push_str(&format!(
                 "- {{name: c{i}.p{k}, value: 'v{k}-${{dns.domain}}', env: P{k}}}\n"
+            ));
+        }
+        if layer > 0 {
+            let upstream = (layer - 1) * 10 + i % 10;
+            component.push_str(&format!(
+                "- {{name: c{i}.up, value: '${{c{upstream}.out}}', env: UP}}\n"
             ));
         }
         component.push_str(&format!("outputs:\n- {{name: c{i}.out, fromTfVar: out}}\n"));
