@@ -12,7 +12,7 @@ use super::edges::{Reason, Upstream};
 use super::schedule::Scheduler;
 use crate::manifest::Elaborated;
 use indexmap::IndexMap;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The two lifecycle verbs a run performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -473,6 +473,13 @@ impl Plan {
             .get(name)
             .map(|u| u.names.as_slice())
             .unwrap_or_default()
+    }
+
+    /// Every name the parameters of `name` may look up (see
+    /// [`super::edges::Upstream::reads`]); `None` for a component the plan
+    /// does not know.
+    pub fn reads(&self, name: &str) -> Option<&HashSet<String>> {
+        self.after.get(name).map(|u| &u.reads)
     }
 
     /// Why `name` runs after `before` in a deploy (empty when it does not

@@ -33,7 +33,7 @@ use super::fingerprint;
 use super::interrupt::Interrupts;
 use super::plan::{self, Plan, Verb};
 use super::process::ConsoleSink;
-use super::records::to_scope_output;
+use super::records::scope_outputs;
 use super::report::{ReportContext, RunReport};
 use super::requirements::{provides_text, PLATFORM_PROVIDER};
 use super::setup::{
@@ -674,8 +674,7 @@ impl Walk<'_> {
         outputs: &[CapturedOutput],
         provides: &IndexMap<String, Vec<String>>,
     ) -> Expanded {
-        let outputs: Vec<crate::params::CapturedOutput> =
-            outputs.iter().map(to_scope_output).collect();
+        let outputs = scope_outputs(outputs, self.plan.reads(name));
         let scope = ComponentScope {
             name,
             depends,
