@@ -111,6 +111,8 @@ struct Measure {
 /// Runs `hub ARGS` in `root`; panics when it fails.
 fn time_hub(root: &Path, args: &[&str], timeout: Duration) -> Option<Measure> {
     let started = Instant::now();
+    // Waited for below with `wait4`, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(env!("CARGO_BIN_EXE_hub"))
         .current_dir(root)
         .args(args)

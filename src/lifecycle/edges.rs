@@ -167,7 +167,7 @@ struct Index<'e> {
     producers: HashMap<&'e str, Vec<&'e str>>,
     /// Stack parameters by qualified name (`name` or `name|component`).
     stack_params: HashMap<String, Parameter>,
-    cel: Cel,
+    cel: std::rc::Rc<Cel>,
 }
 
 impl<'e> Index<'e> {
@@ -185,7 +185,7 @@ impl<'e> Index<'e> {
                 .into_iter()
                 .map(|(p, _)| (qualified(&p.name, &p.component), p.into_owned()))
                 .collect(),
-            cel: Cel::default(),
+            cel: Cel::shared(),
         };
         for manifest in &elaborated.components {
             let name = manifest.meta.name.as_str();

@@ -174,7 +174,7 @@ pub fn outputs_read<'o>(
         for output in &seen {
             if let yaml_serde::Value::String(text) = &output.value {
                 if crate::params::expr::needs_expansion(text) {
-                    let cel = cel.get_or_insert_with(crate::params::Cel::default);
+                    let cel = cel.get_or_insert_with(crate::params::Cel::shared);
                     more.extend(crate::params::template_names(cel, text));
                 }
             }
@@ -334,7 +334,10 @@ mod tests {
             .iter()
             .map(|o| format!("{}:{}", o.component, o.name))
             .collect();
-        assert_eq!(names, ["db:port", "web:url", "dns:dns.name", "api:api.port"]);
+        assert_eq!(
+            names,
+            ["db:port", "web:url", "dns:dns.name", "api:api.port"]
+        );
         assert!(outputs_read(&outputs, &HashSet::new()).is_empty());
     }
 

@@ -124,13 +124,14 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
             return Err(PlanError::MissingDocument(name.clone()));
         }
     }
+    let listed: HashSet<&str> = names.iter().map(String::as_str).collect();
     for document in &elaborated.components {
-        if !names.contains(&document.meta.name) {
+        if !listed.contains(document.meta.name.as_str()) {
             return Err(PlanError::ExtraDocument(document.meta.name.clone()));
         }
     }
     let order = effective_lifecycle_order(elaborated)?;
-    let known = |name: &str| names.iter().any(|n| n == name);
+    let known = |name: &str| listed.contains(name);
     let suggestion =
         |name: &str| crate::manifest::keys::suggest(name, &names).map(|s| s.key.to_string());
     for (list, entries) in [
