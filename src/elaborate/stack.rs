@@ -140,9 +140,10 @@ fn recorded_provenance(
     order_written: bool,
 ) -> crate::manifest::Provenance {
     let mut sources: Vec<PathBuf> = Vec::with_capacity(files.len() + 1);
+    let mut seen: HashSet<PathBuf> = HashSet::with_capacity(files.len() + 1);
     for file in std::iter::once(&options.stack).chain(files) {
         let file = absolute(file);
-        if !sources.contains(&file) {
+        if seen.insert(file.clone()) {
             sources.push(file);
         }
     }

@@ -19,9 +19,8 @@
 //! running the order as written.
 
 use crate::manifest::{Elaborated, Manifest, Parameter};
-use crate::params::expr::{self, Piece};
-use crate::params::qualified;
 use crate::params::Cel;
+use crate::params::{qualified, template_names};
 use std::collections::{HashMap, HashSet};
 use yaml_serde::Value;
 
@@ -74,6 +73,10 @@ pub struct Upstream {
     pub names: Vec<String>,
     /// `reasons[i]` for `names[i]`.
     pub reasons: Vec<Vec<Reason>>,
+    /// Every name its parameters may look up, directly or through stack
+    /// parameters: only outputs of these names (plain, or as
+    /// `component:name`) can reach its parameters.
+    pub reads: HashSet<String>,
 }
 
 impl Upstream {
@@ -164,7 +167,7 @@ struct Index<'e> {
     producers: HashMap<&'e str, Vec<&'e str>>,
     /// Stack parameters by qualified name (`name` or `name|component`).
     stack_params: HashMap<String, Parameter>,
-    cel: Cel,
+    cel: std::rc::Rc<Cel>,
 }
 
 impl<'e> Index<'e> {
@@ -182,7 +185,7 @@ impl<'e> Index<'e> {
                 .into_iter()
                 .map(|(p, _)| (qualified(&p.name, &p.component), p.into_owned()))
                 .collect(),
-            cel: Cel::default(),
+            cel: Cel::shared(),
         };
         for manifest in &elaborated.components {
             let name = manifest.meta.name.as_str();
@@ -227,6 +230,7 @@ impl<'e> Index<'e> {
         let mut reads = Reads::default();
         for (param, _) in crate::params::flatten(&manifest.parameters) {
             if param.name.starts_with("hub.") {
+                upstream.reads.insert(param.name.clone());
                 continue;
             }
             let reader = param.name.as_str();
@@ -242,6 +246,7 @@ impl<'e> Index<'e> {
             self.read_values(&param, reader, &mut reads);
         }
         while let Some((read, reader)) = reads.next() {
+            upstream.reads.insert(read.clone());
             self.add_producers(name, manifest, &read, &reader, upstream);
             let stack_param = self
                 .stack_params
@@ -299,23 +304,9 @@ impl<'e> Index<'e> {
 
     /// The names a value refers to with `${name}` or in `#{...}`.
     fn read_value(&self, value: &Value, reader: &str, reads: &mut Reads) {
-        let Value::String(text) = value else {
-            return;
-        };
-        if !expr::needs_expansion(text) {
-            return;
-        }
-        for piece in expr::parse(text) {
-            match piece {
-                Piece::Reference(name) => reads.push(name.trim(), reader),
-                Piece::Cel(source) => {
-                    if let Ok(compiled) = self.cel.compile(source) {
-                        for name in compiled.names().iter().flatten() {
-                            reads.push(name, reader);
-                        }
-                    }
-                }
-                Piece::Text(_) => {}
+        if let Value::String(text) = value {
+            for name in template_names(&self.cel, text) {
+                reads.push(&name, reader);
             }
         }
     }

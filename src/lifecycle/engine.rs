@@ -54,7 +54,7 @@ use super::progress::{finish_line, Progress, Recorder};
 use super::ready;
 use super::records::{
     component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
-    state_parameters, to_scope_output,
+    scope_outputs, state_parameters,
 };
 use super::requirements::provides_text;
 use super::schedule::Scheduler;
@@ -964,7 +964,7 @@ impl<'a> Run<'a> {
         visible: &[state::CapturedOutput],
         provides: &IndexMap<String, Vec<String>>,
     ) -> Result<Vec<ExpandedParam>, params::ParamsError> {
-        let outputs: Vec<params::CapturedOutput> = visible.iter().map(to_scope_output).collect();
+        let outputs = scope_outputs(visible, self.plan.reads(name));
         let mut scope = ComponentScope {
             name,
             depends,

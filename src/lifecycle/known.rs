@@ -11,7 +11,7 @@
 
 use crate::state::{self, CapturedOutput};
 use indexmap::IndexMap;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 pub struct Known {
     parallel: bool,
@@ -155,6 +155,77 @@ impl Known {
     }
 }
 
+/// The outputs among `outputs` that a component whose parameters look up
+/// `reads` can see: those named in `reads`, plainly or as
+/// `component:name`, and, since a value holding `${...}` or `#{...}` is
+/// expanded again where it is used, the outputs such values name in turn.
+/// Expanding with these alone gives the same values as with all of
+/// `outputs`, and the table the expansion builds no longer grows with the
+/// stack.
+pub fn outputs_read<'o>(
+    outputs: &'o [CapturedOutput],
+    reads: &HashSet<String>,
+) -> Vec<&'o CapturedOutput> {
+    let mut wanted = Wanted::new(reads.iter().cloned());
+    let mut cel = None;
+    loop {
+        let seen: Vec<&CapturedOutput> = outputs.iter().filter(|o| wanted.sees(o)).collect();
+        let mut more = Vec::new();
+        for output in &seen {
+            if let yaml_serde::Value::String(text) = &output.value {
+                if crate::params::expr::needs_expansion(text) {
+                    let cel = cel.get_or_insert_with(crate::params::Cel::shared);
+                    more.extend(crate::params::template_names(cel, text));
+                }
+            }
+        }
+        if !wanted.add(more) {
+            return seen;
+        }
+    }
+}
+
+/// Names looked up: plain, and `component:name` split in two.
+struct Wanted {
+    plain: HashSet<String>,
+    qualified: HashMap<String, HashSet<String>>,
+}
+
+impl Wanted {
+    fn new(names: impl IntoIterator<Item = String>) -> Wanted {
+        let mut wanted = Wanted {
+            plain: HashSet::new(),
+            qualified: HashMap::new(),
+        };
+        wanted.add(names);
+        wanted
+    }
+
+    /// Adds names; whether any was new.
+    fn add(&mut self, names: impl IntoIterator<Item = String>) -> bool {
+        let mut added = false;
+        for name in names {
+            if let Some((component, output)) = name.split_once(':') {
+                added |= self
+                    .qualified
+                    .entry(component.to_string())
+                    .or_default()
+                    .insert(output.to_string());
+            }
+            added |= self.plain.insert(name);
+        }
+        added
+    }
+
+    fn sees(&self, output: &CapturedOutput) -> bool {
+        self.plain.contains(&output.name)
+            || self
+                .qualified
+                .get(&output.component)
+                .is_some_and(|names| names.contains(&output.name))
+    }
+}
+
 /// `base` with `new` on top: an output of the same component and name is
 /// replaced, and goes to the end (as if each of `new` were taken out of
 /// the list and pushed, in turn). Linear in the lengths of both.
@@ -245,6 +316,29 @@ mod tests {
         assert_eq!(fast, naive(base.clone(), &new));
         assert_eq!(values(&fast), ["b=2", "a=3", "c=6", "a=7", "=8"]);
         assert_eq!(overlay(base.clone(), &[]), base);
+    }
+
+    #[test]
+    fn only_the_outputs_read_reach_the_expansion_and_what_their_values_name() {
+        let outputs = vec![
+            named("db", "host", "h"),
+            named("db", "port", "5432"),
+            named("web", "url", "http://${dns.name}:#{api.port + 1}"),
+            named("dns", "dns.name", "example.com"),
+            named("api", "api.port", "80"),
+            named("api", "api.key", "k"),
+            named("other", "unrelated", "x"),
+        ];
+        let reads: HashSet<String> = ["db:port", "url"].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = outputs_read(&outputs, &reads)
+            .iter()
+            .map(|o| format!("{}:{}", o.component, o.name))
+            .collect();
+        assert_eq!(
+            names,
+            ["db:port", "web:url", "dns:dns.name", "api:api.port"]
+        );
+        assert!(outputs_read(&outputs, &HashSet::new()).is_empty());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::edges::{Reason, Upstream};
 use super::schedule::Scheduler;
 use crate::manifest::Elaborated;
 use indexmap::IndexMap;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The two lifecycle verbs a run performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,13 +124,14 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
             return Err(PlanError::MissingDocument(name.clone()));
         }
     }
+    let listed: HashSet<&str> = names.iter().map(String::as_str).collect();
     for document in &elaborated.components {
-        if !names.contains(&document.meta.name) {
+        if !listed.contains(document.meta.name.as_str()) {
             return Err(PlanError::ExtraDocument(document.meta.name.clone()));
         }
     }
     let order = effective_lifecycle_order(elaborated)?;
-    let known = |name: &str| names.iter().any(|n| n == name);
+    let known = |name: &str| listed.contains(name);
     let suggestion =
         |name: &str| crate::manifest::keys::suggest(name, &names).map(|s| s.key.to_string());
     for (list, entries) in [
@@ -473,6 +474,13 @@ impl Plan {
             .get(name)
             .map(|u| u.names.as_slice())
             .unwrap_or_default()
+    }
+
+    /// Every name the parameters of `name` may look up (see
+    /// [`super::edges::Upstream::reads`]); `None` for a component the plan
+    /// does not know.
+    pub fn reads(&self, name: &str) -> Option<&HashSet<String>> {
+        self.after.get(name).map(|u| &u.reads)
     }
 
     /// Why `name` runs after `before` in a deploy (empty when it does not

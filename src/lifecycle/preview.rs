@@ -33,7 +33,7 @@ use super::fingerprint;
 use super::interrupt::Interrupts;
 use super::plan::{self, Plan, Verb};
 use super::process::ConsoleSink;
-use super::records::to_scope_output;
+use super::records::scope_outputs;
 use super::report::{ReportContext, RunReport};
 use super::requirements::{provides_text, PLATFORM_PROVIDER};
 use super::setup::{
@@ -50,7 +50,7 @@ use crate::state::{self, CapturedOutput, State, StateParameter, ENVIRONMENT_PROV
 use expand::Expanded;
 use indexmap::IndexMap;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// What a deploy or undeploy would do. Serialised as the JSON of
@@ -216,8 +216,10 @@ pub fn preview(
         locked: &locked,
         state: state.as_ref(),
         redactor: Redactor::new(options.reveal),
+        provides_now: provides.clone(),
         initial_provides: provides,
         actions: IndexMap::new(),
+        declared_outputs: HashMap::new(),
         outputs: initial_outputs(&plan, state.as_ref()),
         warnings,
     };
@@ -388,6 +390,11 @@ struct Walk<'a> {
     initial_provides: IndexMap<String, Vec<String>>,
     /// The components taken so far and their action.
     actions: IndexMap<String, Action>,
+    /// The provides map after the components taken so far (one at a time).
+    provides_now: IndexMap<String, Vec<String>>,
+    /// Output name → the components taken so far that deploy (or are
+    /// unchanged) and declare it, in order.
+    declared_outputs: HashMap<String, Vec<String>>,
     /// Undeploy: the outputs the run has (it adds none).
     outputs: Vec<CapturedOutput>,
     warnings: &'a mut Warnings,
@@ -437,18 +444,15 @@ impl Walk<'_> {
     /// what the components taken before it would provide (or stop
     /// providing).
     fn visible_provides(&self, name: &str) -> IndexMap<String, Vec<String>> {
+        if self.options.concurrency <= 1 {
+            return self.provides_now.clone();
+        }
         let reaches = self.reaches(name);
         let mut provides = self.initial_provides.clone();
         for (other, action) in &self.actions {
-            let capabilities = self
-                .stack
-                .elaborated
-                .component(other)
-                .map(|m| m.provides.as_slice())
-                .unwrap_or_default();
             match action {
                 Action::Deploy | Action::Unchanged if reaches(other) => {
-                    for capability in capabilities {
+                    for capability in self.capabilities(other) {
                         state::add_provider(&mut provides, capability, other);
                     }
                 }
@@ -459,6 +463,35 @@ impl Walk<'_> {
         provides
     }
 
+    fn capabilities(&self, name: &str) -> &[String] {
+        self.stack
+            .elaborated
+            .component(name)
+            .map(|m| m.provides.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// What a component's action changes for the components after it: the
+    /// capabilities and the outputs (only known after it deploys).
+    fn took(&mut self, name: &str, action: Action) {
+        match action {
+            Action::Deploy | Action::Unchanged => {
+                let manifest = self.stack.elaborated.component(name);
+                for capability in manifest.map(|m| m.provides.as_slice()).unwrap_or_default() {
+                    state::add_provider(&mut self.provides_now, capability, name);
+                }
+                for output in manifest.map(|m| m.outputs.as_slice()).unwrap_or_default() {
+                    self.declared_outputs
+                        .entry(output.name.clone())
+                        .or_default()
+                        .push(name.to_string());
+                }
+            }
+            Action::Undeploy => state::remove_provider(&mut self.provides_now, name),
+            Action::Skip | Action::Fail => {}
+        }
+    }
+
     /// Records the turn.
     fn finish(
         &mut self,
@@ -467,6 +500,7 @@ impl Walk<'_> {
         requires: Vec<Requirement>,
     ) -> ComponentPreview {
         self.actions.insert(name.to_string(), decision.action);
+        self.took(name, decision.action);
         ComponentPreview {
             name: name.to_string(),
             action: decision.action,
@@ -578,8 +612,12 @@ impl Walk<'_> {
         let dir = self
             .stack
             .component_dir(reference, self.options.components_base_dir.as_deref());
-        let taken = dir.map_err(|e| e.to_string()).and_then(|dir| {
-            fingerprint::take(&dir, params, &reference.depends, outputs).map_err(|e| e.to_string())
+        // Without an entry there is nothing to compare a fingerprint with:
+        // the folder need not be read.
+        let taken = dir.map_err(|e| e.to_string()).and_then(|dir| match entry {
+            None => Ok(Default::default()),
+            Some(_) => fingerprint::take(&dir, params, &reference.depends, outputs)
+                .map_err(|e| e.to_string()),
         });
         let mut reasons: Vec<String> = match taken {
             Ok(current) => fingerprint::changes(entry, &current, params)
@@ -625,45 +663,86 @@ impl Walk<'_> {
                     outputs = state.outputs_before(order, name).to_vec();
                     state.merge_dependency_outputs(&mut outputs, depends, &mut quiet);
                 }
-                self.add_stand_ins(name, &mut outputs);
+                self.add_stand_ins(name, depends, &mut outputs);
                 outputs
             }
         }
     }
 
     /// An output declared by a component that deploys earlier in this run
-    /// and missing from `outputs` is only known after that deploy.
-    fn add_stand_ins(&self, name: &str, outputs: &mut Vec<CapturedOutput>) {
+    /// and missing from `outputs` is only known after that deploy. Only
+    /// the outputs the component may read, and those of its `depends`
+    /// (their digests say whether it runs again), are needed: they are
+    /// looked up by name, so the cost does not grow with the stack.
+    fn add_stand_ins(&self, name: &str, depends: &[String], outputs: &mut Vec<CapturedOutput>) {
         let reaches = self.reaches(name);
-        let running = self
-            .actions
-            .iter()
-            .filter(|(other, action)| {
-                matches!(action, Action::Deploy | Action::Unchanged) && reaches(other)
-            })
-            .map(|(other, _)| other);
-        let mut known: HashSet<(String, String)> = outputs
-            .iter()
-            .map(|o| (o.component.clone(), o.name.clone()))
-            .collect();
-        for producer in running {
+        let mut wanted: Vec<(usize, usize, &str)> = Vec::new();
+        let mut want = |producer: &str, output: &str| {
+            let taken = self.actions.get_full(producer);
+            let Some((at, _, Action::Deploy | Action::Unchanged)) = taken else {
+                return;
+            };
+            let manifest = self.stack.elaborated.component(producer);
+            let declared = manifest.and_then(|m| m.outputs.iter().position(|o| o.name == output));
+            if let (Some(index), true) = (declared, reaches(producer)) {
+                wanted.push((at, index, self.actions.get_index(at).map_or("", |(k, _)| k)));
+            }
+        };
+        match self.plan.reads(name) {
+            Some(reads) => {
+                for read in reads {
+                    for producer in self.declared_outputs.get(read).into_iter().flatten() {
+                        want(producer, read);
+                    }
+                    if let Some((producer, output)) = read.split_once(':') {
+                        want(producer, output);
+                    }
+                }
+                for dependency in depends {
+                    let manifest = self.stack.elaborated.component(dependency);
+                    for output in manifest.map(|m| m.outputs.as_slice()).unwrap_or_default() {
+                        want(dependency, &output.name);
+                    }
+                }
+            }
+            None => {
+                for (producer, _) in &self.actions {
+                    let manifest = self.stack.elaborated.component(producer);
+                    for output in manifest.map(|m| m.outputs.as_slice()).unwrap_or_default() {
+                        want(producer, &output.name);
+                    }
+                }
+            }
+        }
+        // In the run's order, as one at a time would have found them.
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut known: HashSet<(String, String)> = HashSet::new();
+        let mut stand_ins = Vec::new();
+        for (_, index, producer) in wanted {
             let Some(manifest) = self.stack.elaborated.component(producer) else {
                 continue;
             };
-            for declared in &manifest.outputs {
-                if !known.insert((producer.clone(), declared.name.clone())) {
-                    continue;
-                }
-                outputs.push(CapturedOutput {
-                    component: producer.clone(),
-                    component_kind: manifest.meta.kind.clone(),
-                    name: declared.name.clone(),
-                    value: expand::stand_in(producer),
-                    kind: declared.kind.clone(),
-                    ..CapturedOutput::default()
-                });
+            let declared = &manifest.outputs[index];
+            let key = (producer.to_string(), declared.name.clone());
+            if known.contains(&key)
+                || outputs
+                    .iter()
+                    .any(|o| o.component == producer && o.name == declared.name)
+            {
+                continue;
             }
+            known.insert(key);
+            stand_ins.push(CapturedOutput {
+                component: producer.to_string(),
+                component_kind: manifest.meta.kind.clone(),
+                name: declared.name.clone(),
+                value: expand::stand_in(producer),
+                kind: declared.kind.clone(),
+                ..CapturedOutput::default()
+            });
         }
+        outputs.extend(stand_ins);
     }
 
     fn expand(
@@ -674,8 +753,7 @@ impl Walk<'_> {
         outputs: &[CapturedOutput],
         provides: &IndexMap<String, Vec<String>>,
     ) -> Expanded {
-        let outputs: Vec<crate::params::CapturedOutput> =
-            outputs.iter().map(to_scope_output).collect();
+        let outputs = scope_outputs(outputs, self.plan.reads(name));
         let scope = ComponentScope {
             name,
             depends,

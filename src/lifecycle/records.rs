@@ -91,6 +91,21 @@ pub(super) fn raw_outputs(raw: &RawOutputs) -> Vec<RawOutput> {
     out
 }
 
+/// The outputs a component's parameters are expanded with: of `visible`,
+/// those it may read (all of them when `reads` is not known).
+pub(crate) fn scope_outputs(
+    visible: &[state::CapturedOutput],
+    reads: Option<&std::collections::HashSet<String>>,
+) -> Vec<params::CapturedOutput> {
+    match reads {
+        Some(reads) => super::known::outputs_read(visible, reads)
+            .into_iter()
+            .map(to_scope_output)
+            .collect(),
+        None => visible.iter().map(to_scope_output).collect(),
+    }
+}
+
 pub(crate) fn to_scope_output(output: &state::CapturedOutput) -> params::CapturedOutput {
     params::CapturedOutput {
         component: output.component.clone(),

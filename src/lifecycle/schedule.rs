@@ -15,7 +15,8 @@
 //! [`Plan::after`]: super::plan::Plan::after
 
 use super::plan::Verb;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 
 /// For each of `selected` (in effective order), the positions in
 /// `selected` it waits for: the nearest selected components on its
@@ -106,11 +107,20 @@ pub fn waves(names: &[String], waits_for: &[BTreeSet<usize>]) -> Vec<Vec<String>
 }
 
 /// Hands out components whose predecessors are done, lowest position
-/// first, at most `concurrency` at a time.
+/// first, at most `concurrency` at a time. Each component's count of
+/// predecessors not done yet, and a queue of the ready ones, keep every
+/// step's cost independent of the number of components.
 #[derive(Debug, Clone)]
 pub struct Scheduler {
     names: Vec<String>,
-    waits_for: Vec<BTreeSet<usize>>,
+    position: HashMap<String, usize>,
+    /// `dependents[i]`: the positions that wait for `i`.
+    dependents: Vec<Vec<usize>>,
+    /// How many of its predecessors are not done yet.
+    waiting: Vec<usize>,
+    /// Positions whose predecessors are all done, lowest first; some may
+    /// have been cancelled since (they are skipped).
+    ready: BinaryHeap<Reverse<usize>>,
     started: Vec<bool>,
     done: Vec<bool>,
     cancelled: Vec<bool>,
@@ -122,9 +132,28 @@ impl Scheduler {
     /// `waits_for[i]`: positions that must be done before `names[i]` starts.
     pub fn new(names: Vec<String>, waits_for: Vec<BTreeSet<usize>>, concurrency: usize) -> Self {
         let count = names.len();
+        let mut dependents = vec![Vec::new(); count];
+        for (i, waits) in waits_for.iter().enumerate() {
+            for &w in waits {
+                dependents[w].push(i);
+            }
+        }
+        let waiting: Vec<usize> = waits_for.iter().map(BTreeSet::len).collect();
+        let ready = (0..count)
+            .filter(|&i| waiting[i] == 0)
+            .map(Reverse)
+            .collect();
+        let position = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
         Scheduler {
             names,
-            waits_for,
+            position,
+            dependents,
+            waiting,
+            ready,
             started: vec![false; count],
             done: vec![false; count],
             cancelled: vec![false; count],
@@ -138,22 +167,31 @@ impl Scheduler {
         if self.running >= self.concurrency {
             return None;
         }
-        let ready = (0..self.names.len()).find(|&i| {
-            !self.started[i]
-                && !self.cancelled[i]
-                && self.waits_for[i].iter().all(|&w| self.done[w])
-        })?;
-        self.started[ready] = true;
-        self.running += 1;
-        Some(self.names[ready].clone())
+        while let Some(Reverse(next)) = self.ready.pop() {
+            if self.started[next] || self.cancelled[next] {
+                continue;
+            }
+            self.started[next] = true;
+            self.running += 1;
+            return Some(self.names[next].clone());
+        }
+        None
     }
 
     /// Marks a started component as finished (whatever its outcome).
     pub fn finish(&mut self, name: &str) {
-        if let Some(i) = self.position(name) {
-            if self.started[i] && !self.done[i] {
-                self.done[i] = true;
-                self.running -= 1;
+        let Some(i) = self.position(name) else {
+            return;
+        };
+        if !self.started[i] || self.done[i] {
+            return;
+        }
+        self.done[i] = true;
+        self.running -= 1;
+        for &dependent in &self.dependents[i] {
+            self.waiting[dependent] -= 1;
+            if self.waiting[dependent] == 0 {
+                self.ready.push(Reverse(dependent));
             }
         }
     }
@@ -165,19 +203,26 @@ impl Scheduler {
             return Vec::new();
         };
         let mut blocked = vec![false; self.names.len()];
-        blocked[failed] = true;
+        let mut stack = vec![failed];
         let mut cancelled = Vec::new();
-        // Waits point backwards, so one pass in order sees every chain.
-        for i in failed + 1..self.names.len() {
-            if self.waits_for[i].iter().any(|&w| blocked[w]) {
-                blocked[i] = true;
-                if !self.started[i] && !self.cancelled[i] {
-                    self.cancelled[i] = true;
-                    cancelled.push(self.names[i].clone());
+        while let Some(at) = stack.pop() {
+            for &dependent in &self.dependents[at] {
+                if blocked[dependent] {
+                    continue;
+                }
+                blocked[dependent] = true;
+                stack.push(dependent);
+                if !self.started[dependent] && !self.cancelled[dependent] {
+                    self.cancelled[dependent] = true;
+                    cancelled.push(dependent);
                 }
             }
         }
+        cancelled.sort_unstable();
         cancelled
+            .into_iter()
+            .map(|i| self.names[i].clone())
+            .collect()
     }
 
     /// How many components are running.
@@ -195,7 +240,7 @@ impl Scheduler {
     }
 
     fn position(&self, name: &str) -> Option<usize> {
-        self.names.iter().position(|n| n == name)
+        self.position.get(name).copied()
     }
 }
 
@@ -277,6 +322,106 @@ mod tests {
         assert_eq!(s.next_ready(), None);
         assert_eq!(s.running(), 0);
         assert!(s.pending().is_empty());
+    }
+
+    /// The scheduler as first written: a scan from the lowest position for
+    /// a component whose predecessors are all done.
+    struct Naive {
+        waits: Vec<BTreeSet<usize>>,
+        started: Vec<bool>,
+        done: Vec<bool>,
+        cancelled: Vec<bool>,
+        running: usize,
+        slots: usize,
+    }
+
+    impl Naive {
+        fn next_ready(&mut self) -> Option<usize> {
+            if self.running >= self.slots {
+                return None;
+            }
+            let i = (0..self.waits.len()).find(|&i| {
+                !self.started[i]
+                    && !self.cancelled[i]
+                    && self.waits[i].iter().all(|&w| self.done[w])
+            })?;
+            self.started[i] = true;
+            self.running += 1;
+            Some(i)
+        }
+
+        fn cancel_after(&mut self, failed: usize) -> Vec<usize> {
+            let mut blocked = vec![false; self.waits.len()];
+            blocked[failed] = true;
+            let mut out = Vec::new();
+            for i in failed + 1..self.waits.len() {
+                if self.waits[i].iter().any(|&w| blocked[w]) {
+                    blocked[i] = true;
+                    if !self.started[i] && !self.cancelled[i] {
+                        self.cancelled[i] = true;
+                        out.push(i);
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn hands_out_what_a_scan_would(
+            edges in proptest::collection::vec((0usize..30, 0usize..30), 0..60),
+            size in 1usize..30,
+            slots in 1usize..5,
+            choices in proptest::collection::vec((0usize..8, proptest::bool::weighted(0.15)), 0..80),
+        ) {
+            let mut waits = vec![BTreeSet::new(); size];
+            for (a, b) in edges {
+                let (a, b) = (a % size, b % size);
+                if a < b {
+                    waits[b].insert(a);
+                }
+            }
+            let names: Vec<String> = (0..size).map(|i| format!("c{i}")).collect();
+            let mut fast = Scheduler::new(names.clone(), waits.clone(), slots);
+            let mut naive = Naive {
+                waits,
+                started: vec![false; size],
+                done: vec![false; size],
+                cancelled: vec![false; size],
+                running: 0,
+                slots,
+            };
+            let mut running: Vec<usize> = Vec::new();
+            let mut choices = choices.into_iter();
+            loop {
+                loop {
+                    let expected = naive.next_ready();
+                    proptest::prop_assert_eq!(fast.next_ready(), expected.map(|i| names[i].clone()));
+                    match expected {
+                        Some(i) => running.push(i),
+                        None => break,
+                    }
+                }
+                if running.is_empty() {
+                    break;
+                }
+                let (pick, fails) = choices.next().unwrap_or((0, false));
+                let i = running.remove(pick % running.len());
+                fast.finish(&names[i]);
+                naive.done[i] = true;
+                naive.running -= 1;
+                if fails {
+                    let expected: Vec<String> = naive.cancel_after(i).into_iter().map(|c| names[c].clone()).collect();
+                    proptest::prop_assert_eq!(fast.cancel_after(&names[i]), expected);
+                }
+            }
+            let pending: Vec<String> = (0..size)
+                .filter(|&i| !naive.started[i] && !naive.cancelled[i])
+                .map(|i| names[i].clone())
+                .collect();
+            proptest::prop_assert_eq!(fast.pending(), pending);
+        }
     }
 
     #[test]

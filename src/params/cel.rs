@@ -93,7 +93,18 @@ impl Default for Cel {
     }
 }
 
+thread_local! {
+    static SHARED: std::rc::Rc<Cel> = std::rc::Rc::new(Cel::default());
+}
+
 impl Cel {
+    /// One environment for the whole thread: building one registers the
+    /// standard library, which costs more than expanding a component's
+    /// parameters, so a run that expands many components shares it.
+    pub fn shared() -> std::rc::Rc<Cel> {
+        SHARED.with(std::rc::Rc::clone)
+    }
+
     /// Parses `source`. Expressions that differ only in the names they
     /// read (`size(a.b) > 0` and `size(c) > 0`) share one parse: the
     /// parser is by far the slowest step of locking.

@@ -130,6 +130,28 @@ impl Locked {
     }
 }
 
+/// The names a template refers to: each `${name}` (trimmed), and every
+/// name each `#{...}` expression may read, longest first. An expression
+/// that does not parse names nothing. Plain text names nothing.
+pub fn template_names(cel: &Cel, text: &str) -> Vec<String> {
+    if !expr::needs_expansion(text) {
+        return Vec::new();
+    }
+    let mut names = Vec::new();
+    for piece in expr::parse(text) {
+        match piece {
+            expr::Piece::Reference(name) => names.push(name.trim().to_string()),
+            expr::Piece::Cel(source) => {
+                if let Ok(compiled) = cel.compile(source) {
+                    names.extend(compiled.names().iter().flatten().cloned());
+                }
+            }
+            expr::Piece::Text(_) => {}
+        }
+    }
+    names
+}
+
 pub fn qualified(name: &str, component: &str) -> String {
     if component.is_empty() {
         name.to_string()

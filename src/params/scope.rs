@@ -92,7 +92,7 @@ pub fn expand_component(
     let lazy: Vec<usize> = (0..table.len())
         .filter(|&e| matches!(table.value(e), Some(Value::String(s)) if needs_expansion(s)))
         .collect();
-    let cel = Cel::default();
+    let cel = Cel::shared();
     let mut problems = Vec::new();
     let mut out = vec![ExpandedParam {
         name: "hub.componentName".into(),
@@ -376,7 +376,7 @@ pub fn expand_outputs(
         table.set(&p.name, p.value.clone());
     }
     let lookup = Scope::qualified(component);
-    let cel = Cel::default();
+    let cel = Cel::shared();
     let mut problems = Vec::new();
     // Which output each problem is about, to point at its declaration.
     let mut problem_outputs = Vec::new();

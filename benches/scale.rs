@@ -1,0 +1,363 @@
+//! How every command that walks the stack grows with it: `hub elaborate`,
+//! `hub plan` (without and with a state), `hub deploy -j 8` from an empty
+//! state, and a no-op `hub deploy --changed -j 8`, on generated stacks of
+//! 100, 1,000 and 10,000 components, next to a floor measured in the same
+//! run (spawning the same scripts, eight at a time, without hub).
+//!
+//! Run with `cargo bench --bench scale`. Options (after `--`):
+//! `--sizes 100,1000,10000` (default `100,1000`), `--shapes layered,chain`
+//! (default both), `--timeout SECONDS` (per command, default 300: a
+//! command that takes longer is stopped and reported as such) and
+//! `--write FILE` (default `benches/SCALE_RESULTS.md`; `-` prints only).
+//!
+//! Shapes: `layered` is layers of ten, each component depending on two of
+//! the layer before; `chain` has each component depend on the one before.
+//! Every component has 20 parameters (one from the stack, 18 of its own
+//! that read it, one that reads an output of a component it depends on)
+//! and prints one output. The growth factor of a command is its time at
+//! 10× the components divided by its time at the smaller size: 10 is
+//! linear, the target is ≤ 12.
+
+mod support;
+
+use std::fmt::Write as _;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const JOBS: &str = "8";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Layered,
+    Chain,
+}
+
+impl Shape {
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Layered => "layered",
+            Shape::Chain => "chain",
+        }
+    }
+
+    /// The components `i` depends on.
+    fn depends(self, i: usize) -> Vec<usize> {
+        match self {
+            Shape::Chain if i > 0 => vec![i - 1],
+            Shape::Layered if i >= 10 => {
+                let base = (i / 10 - 1) * 10;
+                vec![base + i % 10, base + (i + 1) % 10]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Writes `hub.yaml` and the component folders.
+fn write_stack(root: &Path, shape: Shape, size: usize) {
+    let mut stack = String::from("version: 1\nkind: stack\nmeta: {name: scale}\ncomponents:\n");
+    for i in 0..size {
+        let depends: Vec<String> = shape.depends(i).iter().map(|d| format!("c{d}")).collect();
+        let _ = write!(stack, "- {{name: c{i}, source: {{dir: c/c{i}}}");
+        if !depends.is_empty() {
+            let _ = write!(stack, ", depends: [{}]", depends.join(", "));
+        }
+        stack.push_str("}\n");
+    }
+    stack.push_str("parameters:\n- {name: dns.domain, value: scale.example.com}\n");
+    std::fs::write(root.join("hub.yaml"), stack).expect("hub.yaml");
+    for i in 0..size {
+        let dir = root.join(format!("c/c{i}"));
+        std::fs::create_dir_all(&dir).expect("component folder");
+        let mut manifest = format!(
+            "version: 1\nkind: component\nmeta: {{name: c{i}}}\nparameters:\n- {{name: dns.domain, env: DOMAIN}}\n"
+        );
+        for k in 0..18 {
+            let _ = writeln!(
+                manifest,
+                "- {{name: c{i}.p{k}, value: 'v{k}-${{dns.domain}}', env: P{k}}}"
+            );
+        }
+        if let Some(up) = shape.depends(i).first() {
+            let _ = writeln!(
+                manifest,
+                "- {{name: c{i}.up, value: '${{c{up}.out}}', env: UP}}"
+            );
+        }
+        let _ = write!(manifest, "outputs:\n- {{name: c{i}.out, fromTfVar: out}}\n");
+        std::fs::write(dir.join("hub-component.yaml"), manifest).expect("manifest");
+        let script = format!("#!/bin/sh\necho\necho Outputs:\necho out = o{i}\n");
+        for (name, text) in [
+            ("deploy.sh", script.as_str()),
+            ("undeploy.sh", "#!/bin/sh\n"),
+        ] {
+            let path = dir.join(name);
+            std::fs::write(&path, text).expect("script");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+    }
+}
+
+/// Wall time and peak memory of one command, or `None` when it was
+/// stopped at the timeout.
+#[derive(Debug, Clone, Copy)]
+struct Measure {
+    wall: Duration,
+    peak_kib: i64,
+}
+
+/// Runs `hub ARGS` in `root`; panics when it fails.
+fn time_hub(root: &Path, args: &[&str], timeout: Duration) -> Option<Measure> {
+    let started = Instant::now();
+    // Waited for below with `wait4`, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(env!("CARGO_BIN_EXE_hub"))
+        .current_dir(root)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run hub");
+    let pid = child.id() as libc::pid_t;
+    loop {
+        let mut status = 0;
+        // SAFETY: wait4 writes into the zeroed struct and the status it is
+        // given, for a child this process spawned and has not waited for.
+        let (done, usage) = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            let done = libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage);
+            (done, usage)
+        };
+        if done == pid {
+            assert!(
+                libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                "hub {} failed in {}",
+                args.join(" "),
+                root.display()
+            );
+            return Some(Measure {
+                wall: started.elapsed(),
+                peak_kib: usage.ru_maxrss,
+            });
+        }
+        if started.elapsed() > timeout {
+            // SAFETY: signalling and reaping the child spawned above.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The scripts alone, spawned eight at a time with their output read, as
+/// `hub deploy -j 8` spawns them.
+fn time_floor(root: &Path, size: usize) -> Duration {
+    let started = Instant::now();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= size {
+                    break;
+                }
+                let dir = root.join(format!("c/c{i}"));
+                let out = Command::new(dir.join("deploy.sh"))
+                    .current_dir(&dir)
+                    .stdin(Stdio::null())
+                    .output()
+                    .expect("run script");
+                assert!(out.status.success());
+            });
+        }
+    });
+    started.elapsed()
+}
+
+/// The commands measured, in the order they run on one stack.
+const COMMANDS: &[(&str, &[&str])] = &[
+    (
+        "elaborate",
+        &["elaborate", "hub.yaml", "-o", "hub.yaml.elaborate"],
+    ),
+    ("plan (no state)", &["plan", "hub.yaml.elaborate", "-n"]),
+    (
+        "deploy -j 8",
+        &["deploy", "hub.yaml.elaborate", "-s", "st", "-j", JOBS],
+    ),
+    (
+        "deploy --changed -j 8 (no-op)",
+        &[
+            "deploy",
+            "hub.yaml.elaborate",
+            "-s",
+            "st",
+            "-j",
+            JOBS,
+            "--changed",
+        ],
+    ),
+    (
+        "plan (with state)",
+        &["plan", "hub.yaml.elaborate", "-s", "st"],
+    ),
+];
+
+/// Per command, the measure at each size (`None`: timed out, or not run
+/// after an earlier command of the same stack timed out).
+struct Row {
+    shape: Shape,
+    size: usize,
+    floor: Duration,
+    state_bytes: u64,
+    measures: Vec<Option<Measure>>,
+}
+
+fn run_stack(shape: Shape, size: usize, timeout: Duration) -> Row {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let root = dir.path();
+    write_stack(root, shape, size);
+    let floor = time_floor(root, size);
+    let mut measures = Vec::new();
+    let mut stopped = false;
+    for (name, args) in COMMANDS {
+        let measure = match stopped {
+            true => None,
+            false => time_hub(root, args, timeout),
+        };
+        eprintln!(
+            "{} {size} {name}: {}",
+            shape.name(),
+            measure.map_or("timed out".to_string(), |m| seconds(m.wall))
+        );
+        stopped |= measure.is_none();
+        measures.push(measure);
+    }
+    let state_bytes = std::fs::metadata(root.join("st")).map_or(0, |m| m.len());
+    Row {
+        shape,
+        size,
+        floor,
+        state_bytes,
+        measures,
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+fn report(rows: &[Row], timeout: Duration) -> String {
+    let mut out = String::from("# Scale: every command at 100, 1,000 and 10,000 components\n\n");
+    let _ = writeln!(out, "{}\n", support::machine());
+    let _ = writeln!(
+        out,
+        "`cargo bench --bench scale{}`; commands stopped after {} s. Floor: the same scripts \
+         spawned eight at a time without hub. Growth: time at 10× the components over time at \
+         the smaller size (10 is linear; the target is ≤ 12).\n",
+        support::command_options(),
+        timeout.as_secs()
+    );
+    out.push_str("| shape | components | floor | state file |");
+    for (name, _) in COMMANDS {
+        let _ = write!(out, " {name} |");
+    }
+    out.push_str("\n|---|---:|---:|---:|");
+    out.push_str(&"---:|".repeat(COMMANDS.len()));
+    out.push('\n');
+    for row in rows {
+        let _ = write!(
+            out,
+            "| {} | {} | {} | {:.1} MB |",
+            row.shape.name(),
+            row.size,
+            seconds(row.floor),
+            row.state_bytes as f64 / 1e6
+        );
+        for measure in &row.measures {
+            let cell = measure.map_or("timed out".to_string(), |m| {
+                format!("{} ({} MB)", seconds(m.wall), m.peak_kib / 1024)
+            });
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    out.push_str("\nGrowth per ×10:\n\n| shape | from → to | floor |");
+    for (name, _) in COMMANDS {
+        let _ = write!(out, " {name} |");
+    }
+    out.push_str("\n|---|---|---:|");
+    out.push_str(&"---:|".repeat(COMMANDS.len()));
+    out.push('\n');
+    for pair in rows.windows(2) {
+        let (small, large) = (&pair[0], &pair[1]);
+        if small.shape != large.shape || large.size != small.size * 10 {
+            continue;
+        }
+        let ratio = |a: Duration, b: Duration| format!("{:.1}×", b.as_secs_f64() / a.as_secs_f64());
+        let _ = write!(
+            out,
+            "| {} | {} → {} | {} |",
+            small.shape.name(),
+            small.size,
+            large.size,
+            ratio(small.floor, large.floor)
+        );
+        for (a, b) in small.measures.iter().zip(&large.measures) {
+            let cell = match (a, b) {
+                (Some(a), Some(b)) => ratio(a.wall, b.wall),
+                _ => "—".to_string(),
+            };
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let sizes: Vec<usize> = option("--sizes")
+        .unwrap_or_else(|| "100,1000".into())
+        .split(',')
+        .map(|s| s.parse().expect("--sizes takes numbers"))
+        .collect();
+    let shapes: Vec<Shape> = option("--shapes")
+        .unwrap_or_else(|| "layered,chain".into())
+        .split(',')
+        .map(|s| match s {
+            "layered" => Shape::Layered,
+            "chain" => Shape::Chain,
+            other => panic!("unknown shape {other}"),
+        })
+        .collect();
+    let timeout = Duration::from_secs(
+        option("--timeout")
+            .map(|s| s.parse().expect("--timeout takes seconds"))
+            .unwrap_or(300),
+    );
+    let mut rows = Vec::new();
+    for &shape in &shapes {
+        for &size in &sizes {
+            rows.push(run_stack(shape, size, timeout));
+        }
+    }
+    let text = report(&rows, timeout);
+    print!("{text}");
+    let path = option("--write").unwrap_or_else(|| "benches/SCALE_RESULTS.md".into());
+    if path != "-" {
+        support::write_results(&PathBuf::from(path).to_string_lossy(), text);
+    }
+}
