@@ -10,6 +10,7 @@ use super::model::{
 use super::snapshot::Snapshot;
 use crate::diag::Warnings;
 use indexmap::IndexMap;
+use std::collections::HashMap;
 use std::fmt;
 use yaml_serde::Value;
 
@@ -354,12 +355,20 @@ impl State {
         depends: &[String],
         warnings: &mut Warnings,
     ) {
+        // Where each output is, by qualified name: a snapshot holds every
+        // output known when its component ran, so looking each one up by
+        // scanning would cost the square of the stack per component.
+        let mut index: HashMap<String, usize> = HashMap::with_capacity(outputs.len());
+        for (i, output) in outputs.iter().enumerate() {
+            // The first of the same name is the one a scan would find.
+            index.entry(output.qualified_name()).or_insert(i);
+        }
         for dependency in depends.iter().rev() {
             let Some(entry) = self.components.get(dependency) else {
                 continue;
             };
             for output in &entry.captured_outputs.to_vec() {
-                merge_output(outputs, output, dependency, warnings);
+                merge_output(outputs, &mut index, output, dependency, warnings);
             }
         }
     }
@@ -367,13 +376,17 @@ impl State {
 
 fn merge_output(
     outputs: &mut Vec<CapturedOutput>,
+    index: &mut HashMap<String, usize>,
     output: &CapturedOutput,
     dependency: &str,
     warnings: &mut Warnings,
 ) {
     let key = output.qualified_name();
-    match outputs.iter_mut().find(|o| o.qualified_name() == key) {
-        None => outputs.push(output.clone()),
+    match index.get(&key).map(|&i| &mut outputs[i]) {
+        None => {
+            index.insert(key, outputs.len());
+            outputs.push(output.clone());
+        }
         Some(current) if current.value == output.value => {}
         Some(current) => {
             if !is_empty_value(&current.value) && !output.name.starts_with(HUB_PREFIX) {
