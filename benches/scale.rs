@@ -209,14 +209,40 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Per command, the measure at each size (`None`: timed out, or not run
-/// after an earlier command of the same stack timed out).
+/// What became of one command.
+#[derive(Debug, Clone, Copy)]
+enum Outcome {
+    Ran(Measure),
+    TimedOut,
+    /// An earlier command of the same stack timed out.
+    NotRun,
+}
+
+impl Outcome {
+    fn measure(self) -> Option<Measure> {
+        match self {
+            Outcome::Ran(measure) => Some(measure),
+            _ => None,
+        }
+    }
+
+    fn cell(self) -> String {
+        match self {
+            Outcome::Ran(m) => format!("{} ({} MB)", seconds(m.wall), m.peak_kib / 1024),
+            Outcome::TimedOut => "timed out".to_string(),
+            Outcome::NotRun => "not run".to_string(),
+        }
+    }
+}
+
+/// Per command, what became of it at each size.
 struct Row {
     shape: Shape,
     size: usize,
     floor: Duration,
-    state_bytes: u64,
-    measures: Vec<Option<Measure>>,
+    /// The state a complete deploy wrote; `None` when none completed.
+    state_bytes: Option<u64>,
+    outcomes: Vec<Outcome>,
 }
 
 fn run_stack(shape: Shape, size: usize, timeout: Duration) -> Row {
@@ -224,28 +250,27 @@ fn run_stack(shape: Shape, size: usize, timeout: Duration) -> Row {
     let root = dir.path();
     write_stack(root, shape, size);
     let floor = time_floor(root, size);
-    let mut measures = Vec::new();
+    let mut outcomes = Vec::new();
     let mut stopped = false;
+    let mut state_bytes = None;
     for (name, args) in COMMANDS {
-        let measure = match stopped {
-            true => None,
-            false => time_hub(root, args, timeout),
+        let outcome = match stopped {
+            true => Outcome::NotRun,
+            false => time_hub(root, args, timeout).map_or(Outcome::TimedOut, Outcome::Ran),
         };
-        eprintln!(
-            "{} {size} {name}: {}",
-            shape.name(),
-            measure.map_or("timed out".to_string(), |m| seconds(m.wall))
-        );
-        stopped |= measure.is_none();
-        measures.push(measure);
+        eprintln!("{} {size} {name}: {}", shape.name(), outcome.cell());
+        stopped |= outcome.measure().is_none();
+        if args[0] == "deploy" && outcome.measure().is_some() && state_bytes.is_none() {
+            state_bytes = std::fs::metadata(root.join("st")).ok().map(|m| m.len());
+        }
+        outcomes.push(outcome);
     }
-    let state_bytes = std::fs::metadata(root.join("st")).map_or(0, |m| m.len());
     Row {
         shape,
         size,
         floor,
         state_bytes,
-        measures,
+        outcomes,
     }
 }
 
@@ -272,19 +297,18 @@ fn report(rows: &[Row], timeout: Duration) -> String {
     out.push_str(&"---:|".repeat(COMMANDS.len()));
     out.push('\n');
     for row in rows {
+        let state = row
+            .state_bytes
+            .map_or("—".to_string(), |b| format!("{:.1} MB", b as f64 / 1e6));
         let _ = write!(
             out,
-            "| {} | {} | {} | {:.1} MB |",
+            "| {} | {} | {} | {state} |",
             row.shape.name(),
             row.size,
             seconds(row.floor),
-            row.state_bytes as f64 / 1e6
         );
-        for measure in &row.measures {
-            let cell = measure.map_or("timed out".to_string(), |m| {
-                format!("{} ({} MB)", seconds(m.wall), m.peak_kib / 1024)
-            });
-            let _ = write!(out, " {cell} |");
+        for outcome in &row.outcomes {
+            let _ = write!(out, " {} |", outcome.cell());
         }
         out.push('\n');
     }
@@ -309,8 +333,8 @@ fn report(rows: &[Row], timeout: Duration) -> String {
             large.size,
             ratio(small.floor, large.floor)
         );
-        for (a, b) in small.measures.iter().zip(&large.measures) {
-            let cell = match (a, b) {
+        for (a, b) in small.outcomes.iter().zip(&large.outcomes) {
+            let cell = match (a.measure(), b.measure()) {
                 (Some(a), Some(b)) => ratio(a.wall, b.wall),
                 _ => "—".to_string(),
             };
