@@ -141,11 +141,29 @@ impl Snapshot {
         self.to_vec().into_iter()
     }
 
-    /// The outputs of `component` only.
+    /// The outputs of `component` only, sorted by name. Only that
+    /// component's outputs are looked at, and only they are copied.
     pub fn outputs_of(&self, component: &str) -> Vec<CapturedOutput> {
-        let mut outputs = self.to_vec();
-        outputs.retain(|o| o.component == component);
-        outputs
+        if component.is_empty() {
+            let mut outputs = self.to_vec();
+            outputs.retain(|o| o.component.is_empty());
+            return outputs;
+        }
+        let prefix = format!("{component}:");
+        // As in `refs`: the newest node that sets or removes a name decides.
+        let mut decided: HashSet<&str> = HashSet::new();
+        let mut removed: HashSet<&str> = HashSet::new();
+        let mut outputs: Vec<&CapturedOutput> = Vec::new();
+        for node in self.chain() {
+            for output in node.set.iter().filter(|o| o.component == component) {
+                if decided.insert(output.name.as_str()) && !removed.contains(output.name.as_str()) {
+                    outputs.push(output);
+                }
+            }
+            removed.extend(node.removed.iter().filter_map(|r| r.strip_prefix(&prefix)));
+        }
+        outputs.sort_by(|a, b| qualified_cmp(a, b));
+        outputs.into_iter().cloned().collect()
     }
 
     /// From this node to its root, newest first.
@@ -379,6 +397,38 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn one_components_outputs_are_those_of_the_whole_snapshot() {
+        let root = Snapshot::from_outputs(vec![
+            output("a", "x", "1"),
+            output("a", "y", "1"),
+            output("b", "x", "1"),
+        ]);
+        let changed = Snapshot::derive(
+            &root,
+            vec![
+                output("a", "x", "2"),
+                output("b", "x", "1"),
+                output("a", "z", "3"),
+            ],
+        );
+        let again = Snapshot::derive(
+            &changed,
+            vec![
+                output("a", "y", "4"),
+                output("a", "z", "3"),
+                output("b", "x", "5"),
+            ],
+        );
+        for snapshot in [&root, &changed, &again] {
+            for component in ["a", "b", "c"] {
+                let mut slow = snapshot.to_vec();
+                slow.retain(|o| o.component == component);
+                assert_eq!(snapshot.outputs_of(component), slow, "{component}");
+            }
+        }
     }
 
     #[test]
