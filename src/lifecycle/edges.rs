@@ -21,6 +21,7 @@
 use crate::manifest::{Elaborated, Manifest, Parameter};
 use crate::params::Cel;
 use crate::params::{qualified, template_names};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use yaml_serde::Value;
 
@@ -166,7 +167,7 @@ struct Index<'e> {
     /// Output name → components declaring it.
     producers: HashMap<&'e str, Vec<&'e str>>,
     /// Stack parameters by qualified name (`name` or `name|component`).
-    stack_params: HashMap<String, Parameter>,
+    stack_params: HashMap<String, Cow<'e, Parameter>>,
     cel: std::rc::Rc<Cel>,
 }
 
@@ -183,7 +184,7 @@ impl<'e> Index<'e> {
             producers: HashMap::new(),
             stack_params: crate::params::flatten(&elaborated.stack.parameters)
                 .into_iter()
-                .map(|(p, _)| (qualified(&p.name, &p.component), p.into_owned()))
+                .map(|(p, _)| (qualified(&p.name, &p.component), p))
                 .collect(),
             cel: Cel::shared(),
         };

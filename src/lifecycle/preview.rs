@@ -471,11 +471,21 @@ impl Walk<'_> {
             .unwrap_or_default()
     }
 
+    /// The outputs `name` declares.
+    fn declared(&self, name: &str) -> &[crate::manifest::Output] {
+        self.stack
+            .elaborated
+            .component(name)
+            .map(|m| m.outputs.as_slice())
+            .unwrap_or_default()
+    }
+
     /// What a component's action changes for the components after it: the
     /// capabilities and the outputs (only known after it deploys).
     fn took(&mut self, name: &str, action: Action) {
         match action {
             Action::Deploy | Action::Unchanged => {
+                // Through the stack itself, not `self`: the fields change.
                 let manifest = self.stack.elaborated.component(name);
                 for capability in manifest.map(|m| m.provides.as_slice()).unwrap_or_default() {
                     state::add_provider(&mut self.provides_now, capability, name);
@@ -688,30 +698,18 @@ impl Walk<'_> {
                 wanted.push((at, index, self.actions.get_index(at).map_or("", |(k, _)| k)));
             }
         };
-        match self.plan.reads(name) {
-            Some(reads) => {
-                for read in reads {
-                    for producer in self.declared_outputs.get(read).into_iter().flatten() {
-                        want(producer, read);
-                    }
-                    if let Some((producer, output)) = read.split_once(':') {
-                        want(producer, output);
-                    }
-                }
-                for dependency in depends {
-                    let manifest = self.stack.elaborated.component(dependency);
-                    for output in manifest.map(|m| m.outputs.as_slice()).unwrap_or_default() {
-                        want(dependency, &output.name);
-                    }
-                }
+        // Every component of the plan has its reads.
+        for read in self.plan.reads(name).into_iter().flatten() {
+            for producer in self.declared_outputs.get(read).into_iter().flatten() {
+                want(producer, read);
             }
-            None => {
-                for (producer, _) in &self.actions {
-                    let manifest = self.stack.elaborated.component(producer);
-                    for output in manifest.map(|m| m.outputs.as_slice()).unwrap_or_default() {
-                        want(producer, &output.name);
-                    }
-                }
+            if let Some((producer, output)) = read.split_once(':') {
+                want(producer, output);
+            }
+        }
+        for dependency in depends {
+            for output in self.declared(dependency) {
+                want(dependency, &output.name);
             }
         }
         // In the run's order, as one at a time would have found them.
