@@ -207,7 +207,7 @@ pub fn util(args: crate::cli::UtilArgs, _warnings: &mut Warnings) -> Result<(), 
 /// `hub util otp`: stdin XORed with the pad of `$HUB_RANDOM`, printed as
 /// `secrets = <base64>`; nothing for blank input.
 fn util_otp() -> Result<(), Error> {
-    use crate::lifecycle::otp::{self, OtpError};
+    use crate::lifecycle::child::otp::{self, OtpError};
     use std::io::Read;
     let pad = std::env::var(otp::PAD_VARIABLE).map_err(|_| OtpError::MissingPad)?;
     let pad = otp::pad_from_env(&pad)?;
@@ -224,8 +224,8 @@ fn util_otp() -> Result<(), Error> {
 /// `hub util run`: one program run as deploy runs a component; fails with
 /// the program's exit status.
 fn util_run(args: crate::cli::UtilRunArgs) -> Result<(), Error> {
-    use crate::lifecycle::interrupt::Interrupts;
-    use crate::lifecycle::process::{run, ConsoleSink, Invocation};
+    use crate::lifecycle::child::process::{run, ConsoleSink, Invocation};
+    use crate::lifecycle::run::interrupt::Interrupts;
     let interrupts = Interrupts::install(args.grace).map_err(Error::Signals)?;
     let (program, program_args) = args.command.split_first().ok_or_else(|| Error::Usage {
         flag: "PROGRAM",
@@ -351,10 +351,10 @@ fn render(message: &str, location: Option<crate::diag::Location>, hint: Option<S
 /// (also after a failure) on stderr.
 pub fn deploy(
     args: crate::cli::DeployArgs,
-    verb: crate::lifecycle::plan::Verb,
+    verb: crate::lifecycle::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use crate::lifecycle::engine::{self, Host};
+    use crate::lifecycle::run::engine::{self, Host};
     if args.changed && args.no_state {
         return Err(Error::Usage {
             flag: "--changed",
@@ -363,7 +363,7 @@ pub fn deploy(
                 .into(),
         });
     }
-    if args.changed && verb != crate::lifecycle::plan::Verb::Deploy {
+    if args.changed && verb != crate::lifecycle::order::plan::Verb::Deploy {
         return Err(Error::Usage {
             flag: "--changed",
             value: String::new(),
@@ -382,16 +382,16 @@ pub fn deploy(
     // A live status line per running component when several run at once
     // on a terminal; plain lines otherwise.
     let live = (options.concurrency > 1 && std::io::stderr().is_terminal())
-        .then(crate::lifecycle::progress::TerminalProgress::default);
+        .then(crate::lifecycle::view::progress::TerminalProgress::default);
     let log = |line: &str| match &live {
         Some(live) => live.println(line),
         None => {
             let _ = writeln!(std::io::stderr().lock(), "{line}");
         }
     };
-    let sink: &dyn crate::lifecycle::process::LineSink = match &live {
+    let sink: &dyn crate::lifecycle::child::process::LineSink = match &live {
         Some(live) => live,
-        None => &crate::lifecycle::process::ConsoleSink,
+        None => &crate::lifecycle::child::process::ConsoleSink,
     };
     let host = Host {
         environment: std::env::vars().collect(),
@@ -402,7 +402,7 @@ pub fn deploy(
         prompter,
         progress: live
             .as_ref()
-            .map(|l| l as &dyn crate::lifecycle::progress::Progress),
+            .map(|l| l as &dyn crate::lifecycle::view::progress::Progress),
     };
     let finished = engine::run(&stack, &options, host, warnings);
     if let Some(summary) = &finished.summary {
@@ -435,13 +435,13 @@ fn load_stack(
     base_dir: Option<&Path>,
     overrides: &IndexMap<String, String>,
     warnings: &mut Warnings,
-) -> Result<crate::lifecycle::stack::Stack, Error> {
+) -> Result<crate::lifecycle::source::stack::Stack, Error> {
     let (first, params) = manifest.split_first().ok_or(Error::Usage {
         flag: "MANIFEST",
         value: String::new(),
         reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
     })?;
-    Ok(crate::lifecycle::stack::Stack::load(
+    Ok(crate::lifecycle::source::stack::Stack::load(
         first, params, base_dir, overrides, warnings,
     )?)
 }
@@ -449,17 +449,17 @@ fn load_stack(
 /// The stack and the run options of a deploy, undeploy or plan.
 fn load_run(
     args: &crate::cli::DeployArgs,
-    verb: crate::lifecycle::plan::Verb,
+    verb: crate::lifecycle::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<
     (
-        crate::lifecycle::stack::Stack,
-        crate::lifecycle::engine::RunOptions,
+        crate::lifecycle::source::stack::Stack,
+        crate::lifecycle::run::engine::RunOptions,
     ),
     Error,
 > {
-    use crate::lifecycle::engine::RunOptions;
-    use crate::lifecycle::plan::Selection;
+    use crate::lifecycle::order::plan::Selection;
+    use crate::lifecycle::run::engine::RunOptions;
     let overrides = parse_overrides(&args.environment)?;
     let os_environment = parse_os_environment(&args.os_environment)?;
     // `-s a,b`: every location is written, the newest is read (§11.5).
@@ -477,13 +477,14 @@ fn load_run(
             reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
-    let enabled =
-        crate::lifecycle::clouds::Enabled::resolve(&args.clouds, &|name| std::env::var(name).ok())
-            .map_err(|error| Error::Usage {
-                flag: "--clouds",
-                value: error.0.clone(),
-                reason: error.to_string(),
-            })?;
+    let enabled = crate::lifecycle::order::clouds::Enabled::resolve(&args.clouds, &|name| {
+        std::env::var(name).ok()
+    })
+    .map_err(|error| Error::Usage {
+        flag: "--clouds",
+        value: error.0.clone(),
+        reason: error.to_string(),
+    })?;
     let mut stack = load_stack(
         &args.manifest,
         args.base_dir.as_deref(),
@@ -491,8 +492,9 @@ fn load_run(
         warnings,
     )?;
     refuse_near_typos(warnings, args.lenient)?;
-    crate::lifecycle::stale::warn_if_stale(&stack, warnings);
-    if let Some(warning) = crate::lifecycle::clouds::filter(&mut stack.elaborated, &enabled) {
+    crate::lifecycle::source::stale::warn_if_stale(&stack, warnings);
+    if let Some(warning) = crate::lifecycle::order::clouds::filter(&mut stack.elaborated, &enabled)
+    {
         warnings.warn(None, warning);
     }
     let options = RunOptions {
@@ -531,13 +533,13 @@ fn load_run(
 /// `--report FILE.json` of a deploy or undeploy.
 fn write_run_report(
     path: &Path,
-    summary: &crate::lifecycle::summary::Summary,
-    stack: &crate::lifecycle::stack::Stack,
-    options: &crate::lifecycle::engine::RunOptions,
-    error: Option<&crate::lifecycle::error::EngineError>,
+    summary: &crate::lifecycle::view::summary::Summary,
+    stack: &crate::lifecycle::source::stack::Stack,
+    options: &crate::lifecycle::run::engine::RunOptions,
+    error: Option<&crate::lifecycle::run::error::EngineError>,
 ) -> Result<(), Error> {
-    use crate::lifecycle::error::EngineError;
-    use crate::lifecycle::report::{self, ReportContext, RunReport};
+    use crate::lifecycle::run::error::EngineError;
+    use crate::lifecycle::view::report::{self, ReportContext, RunReport};
     let result = match error {
         None => "success",
         Some(EngineError::Interrupted { .. }) => "interrupted",
@@ -559,9 +561,9 @@ fn write_run_report(
 
 /// `hub invoke COMPONENT VERB`.
 pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::lifecycle::invoke::{invoke, InvokeOptions};
+    use crate::lifecycle::run::invoke::{invoke, InvokeOptions};
     let exported = parse_overrides(&args.environment)?;
-    let stack = crate::lifecycle::stack::Stack::load(
+    let stack = crate::lifecycle::source::stack::Stack::load(
         &args.elaborate,
         &[],
         args.base_dir.as_deref(),
@@ -586,14 +588,14 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
         &options,
         &environment,
         hub_executable(),
-        &crate::lifecycle::process::ConsoleSink,
+        &crate::lifecycle::child::process::ConsoleSink,
         &interrupts,
         warnings,
     )
     .map_err(Error::from)
 }
 
-fn parse_os_environment(text: &str) -> Result<crate::lifecycle::env::OsEnvironment, Error> {
+fn parse_os_environment(text: &str) -> Result<crate::lifecycle::child::env::OsEnvironment, Error> {
     text.parse().map_err(|reason| Error::Usage {
         flag: "--os-environment",
         value: text.to_string(),
@@ -601,10 +603,11 @@ fn parse_os_environment(text: &str) -> Result<crate::lifecycle::env::OsEnvironme
     })
 }
 
-fn install_interrupts() -> Result<std::sync::Arc<crate::lifecycle::interrupt::Interrupts>, Error> {
-    use crate::lifecycle::interrupt::{Interrupts, DEFAULT_GRACE};
+fn install_interrupts(
+) -> Result<std::sync::Arc<crate::lifecycle::run::interrupt::Interrupts>, Error> {
+    use crate::lifecycle::run::interrupt::{Interrupts, DEFAULT_GRACE};
     Interrupts::install(DEFAULT_GRACE)
-        .map_err(|e| Error::from(crate::lifecycle::error::EngineError::Signals(e)))
+        .map_err(|e| Error::from(crate::lifecycle::run::error::EngineError::Signals(e)))
 }
 
 /// The running hub, for components that call it back (`$HUB`).
@@ -614,8 +617,8 @@ fn hub_executable() -> PathBuf {
 
 /// `hub plan`: what a deploy or undeploy would do.
 pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::lifecycle::plan::Verb;
-    use crate::lifecycle::preview;
+    use crate::lifecycle::order::plan::Verb;
+    use crate::lifecycle::view::preview;
     let run = args.run;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
@@ -625,7 +628,7 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
     let plan = preview::preview(&stack, &options, std::env::vars().collect(), warnings)?;
     if let Some(path) = &run.report {
         let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
-        crate::lifecycle::report::write(path, &preview::report(&plan, &clock.now()))?;
+        crate::lifecycle::view::report::write(path, &preview::report(&plan, &clock.now()))?;
     }
     let text = match args.format.as_str() {
         "json" => preview::render_json(&plan),
@@ -636,9 +639,9 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
 
 /// `hub graph`: the dependency graph of a stack.
 pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::lifecycle::error::EngineError;
-    use crate::lifecycle::graph::{self, Format, Graph};
-    use crate::lifecycle::plan::{Plan, Selection, Verb};
+    use crate::lifecycle::order::plan::{Plan, Selection, Verb};
+    use crate::lifecycle::run::error::EngineError;
+    use crate::lifecycle::view::graph::{self, Format, Graph};
     let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
         flag: "--format",
         value: args.format.clone(),

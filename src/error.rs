@@ -32,24 +32,24 @@ pub enum Error {
     #[error("{failed} of {total} file(s) failed validation")]
     Invalid { failed: usize, total: usize },
     #[error(transparent)]
-    Process(#[from] crate::lifecycle::process::ProcessError),
+    Process(#[from] crate::lifecycle::child::process::ProcessError),
     #[error(transparent)]
-    Otp(#[from] crate::lifecycle::otp::OtpError),
+    Otp(#[from] crate::lifecycle::child::otp::OtpError),
     #[error("`{label}` {exit}")]
     ChildExit {
         label: String,
-        exit: crate::lifecycle::process::Exit,
+        exit: crate::lifecycle::child::process::Exit,
     },
     #[error("cannot watch for SIGINT and SIGTERM: {0}")]
     Signals(std::io::Error),
     #[error(transparent)]
-    Lifecycle(Box<crate::lifecycle::error::EngineError>),
+    Lifecycle(Box<crate::lifecycle::run::error::EngineError>),
     #[error(transparent)]
-    Report(#[from] crate::lifecycle::report::ReportError),
+    Report(#[from] crate::lifecycle::view::report::ReportError),
 }
 
-impl From<crate::lifecycle::error::EngineError> for Error {
-    fn from(error: crate::lifecycle::error::EngineError) -> Self {
+impl From<crate::lifecycle::run::error::EngineError> for Error {
+    fn from(error: crate::lifecycle::run::error::EngineError) -> Self {
         Error::Lifecycle(Box::new(error))
     }
 }

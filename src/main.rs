@@ -13,12 +13,16 @@ fn main() -> ExitCode {
         Command::Params(args) => hub::commands::params(args, &mut warnings),
         Command::Unlock(args) => hub::commands::unlock(args, &mut warnings),
         Command::Util(args) => hub::commands::util(args, &mut warnings),
-        Command::Deploy(args) => {
-            hub::commands::deploy(args, hub::lifecycle::plan::Verb::Deploy, &mut warnings)
-        }
-        Command::Undeploy(args) => {
-            hub::commands::deploy(args, hub::lifecycle::plan::Verb::Undeploy, &mut warnings)
-        }
+        Command::Deploy(args) => hub::commands::deploy(
+            args,
+            hub::lifecycle::order::plan::Verb::Deploy,
+            &mut warnings,
+        ),
+        Command::Undeploy(args) => hub::commands::deploy(
+            args,
+            hub::lifecycle::order::plan::Verb::Undeploy,
+            &mut warnings,
+        ),
         Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
         Command::Plan(args) => hub::commands::plan(args, &mut warnings),
         Command::Graph(args) => hub::commands::graph(args, &mut warnings),

@@ -1,58 +1,19 @@
 //! Running components: the deploy, undeploy and invoke lifecycle.
 //!
-//! Data flows one way: the elaborated stack and the locked parameters give
-//! a [`plan::Plan`]; the engine walks it with a scheduler, running each
-//! component's implementation in its folder with the environment of
-//! [`env`](mod@env), and records every step in the state.
+//! Data flows one way, through five rooms:
 //!
-//! * [`stack`] — the stack of a run: an elaborated file, or `hub.yaml` and
-//!   parameters files elaborated in memory; component folders;
-//!   [`stale`] — an elaborated file older than what it was made from.
-//! * [`plan`] — structural checks, order, selection (`-c`, `-o`, `-l`, the
-//!   undeploy guess), optional components, requirement tuning;
-//!   [`schedule`] — who waits for whom, waves, the scheduler (`-j`).
-//! * [`requirements`] — the stack's `requires` against the environment;
-//!   [`clouds`] — `--clouds`: the cloud requirements that are checked.
-//! * [`engine`] — a deploy or undeploy run and each component's pipeline;
-//!   [`known`] — the outputs and capabilities each component sees;
-//!   [`progress`] — live status lines, failed components' output again;
-//!   [`setup`] — what is checked and read before the first component;
-//!   [`records`] — what a run writes into the state.
-//! * [`outputs`] — stack outputs; [`summary`] — the end-of-run table.
-//! * [`ready`] — ready conditions (`lifecycle.readyConditions`).
-//! * [`invoke`] — `hub invoke`; [`error`] — what stops a run.
-//! * [`fingerprint`] — what a component's deploy was made of, for
-//!   `--changed`.
-//! * [`graph`] — `hub graph`: the dependency graph as dot or Mermaid.
-//! * [`report`] — the JSON run report (`--report FILE.json`).
-//! * [`preview`] — `hub plan`: what a deploy or undeploy would do, with
-//!   nothing run or written.
+//! * [`source`] — the stack of a run and its component folders;
+//! * [`order`] — what runs and in which order: the plan, its edges, the
+//!   scheduler, and the requirements the environment must meet;
+//! * [`run`] — the engine that walks the plan, what each component sees,
+//!   and what a run writes into the state;
+//! * [`child`] — one component's process: its environment, its templates,
+//!   the capture of its output;
+//! * [`view`] — what a person or a script reads about a run: live progress,
+//!   the summary, the JSON report, `hub graph` and `hub plan`.
 
-pub mod capture;
-pub mod clouds;
-pub mod discover;
-pub mod edges;
-pub mod engine;
-pub mod env;
-pub mod error;
-pub mod fingerprint;
-pub mod graph;
-pub mod interrupt;
-pub mod invoke;
-pub mod known;
-pub mod otp;
-pub mod outputs;
-pub mod plan;
-pub mod preview;
-pub mod process;
-pub mod progress;
-pub mod ready;
-pub mod records;
-pub mod report;
-pub mod requirements;
-pub mod schedule;
-pub mod setup;
-pub mod stack;
-pub mod stale;
-pub mod summary;
-pub mod templates;
+pub mod child;
+pub mod order;
+pub mod run;
+pub mod source;
+pub mod view;

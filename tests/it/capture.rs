@@ -2,8 +2,8 @@
 //! checked against the library's decoder with the same pad.
 
 use crate::common::Output;
-use hub::lifecycle::capture::{decode_secrets, parse_outputs};
-use hub::lifecycle::otp;
+use hub::lifecycle::child::capture::{decode_secrets, parse_outputs};
+use hub::lifecycle::child::otp;
 
 /// A fixed 32-byte pad and its `HUB_RANDOM` text.
 fn pad() -> (Vec<u8>, String) {

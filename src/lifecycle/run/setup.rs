@@ -2,13 +2,13 @@
 //! the locked parameters, the state's consistency with the stack, every
 //! selected component's implementation, and the outputs the run starts with.
 
-use super::discover;
 use super::engine::{Host, RunOptions};
 use super::error::EngineError;
-use super::plan::{Plan, Verb};
-use super::requirements;
-use super::stack::Stack;
 use crate::diag::{Location, Warnings};
+use crate::lifecycle::order::plan::{Plan, Verb};
+use crate::lifecycle::order::requirements;
+use crate::lifecycle::source::discover;
+use crate::lifecycle::source::stack::Stack;
 use crate::params::drift::{self, Drift, DriftUse};
 use crate::params::format::substitution_text;
 use crate::params::{self, LockOptions, Locked, Prompter};
@@ -20,7 +20,7 @@ use std::path::Path;
 /// `--force`); unreadable is fatal unless `--force` on a full deploy,
 /// which first copies it to `STATE.unreadable` (a file of another kind is
 /// always fatal).
-pub(super) fn read_state(
+pub(crate) fn read_state(
     path: Option<&Path>,
     verb: Verb,
     options: &RunOptions,
@@ -95,7 +95,7 @@ fn keep_aside(path: &Path) -> std::io::Result<std::path::PathBuf> {
     Err(std::io::Error::other("no free name"))
 }
 
-pub(super) fn lock_parameters(
+pub(crate) fn lock_parameters(
     stack: &Stack,
     options: &RunOptions,
     host: &mut Host<'_>,
@@ -135,7 +135,7 @@ pub(super) fn lock_parameters(
 /// §4.4, and the stack parameters that changed since the state was
 /// written: one warning each, except those on the consistency list, which
 /// stop the run (unless `--force`) with the way back to the recorded value.
-pub(super) fn check_consistency(
+pub(crate) fn check_consistency(
     stack: &Stack,
     state: &State,
     locked: &Locked,
@@ -218,7 +218,7 @@ fn restore_fix(problems: &[state::Inconsistency], locked: &Locked, verb: Verb) -
 
 /// §2 step 13: every selected component has a folder and implements the
 /// stack's verbs (the run's verb when the stack lists none).
-pub(super) fn check_implementations(
+pub(crate) fn check_implementations(
     stack: &Stack,
     plan: &Plan,
     options: &RunOptions,
@@ -260,7 +260,7 @@ pub(super) fn check_implementations(
 /// The outputs a run starts with: for a full undeploy the stack-level
 /// ones (or the latest snapshot); otherwise none until components run or
 /// are preloaded.
-pub(super) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::CapturedOutput> {
+pub(crate) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::CapturedOutput> {
     match (
         plan.verb,
         state,
@@ -275,7 +275,7 @@ pub(super) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::
 
 /// The plan of a run, with the undeploy guess (§10.2) from the state's
 /// entries.
-pub(super) fn plan_for(
+pub(crate) fn plan_for(
     stack: &Stack,
     order: Vec<String>,
     verb: Verb,
@@ -295,7 +295,7 @@ pub(super) fn plan_for(
 }
 
 /// `-c` and `-o` need a state, unless `--force`.
-pub(super) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
+pub(crate) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
     if !options.selection.is_partial() || !options.state.is_empty() || options.force {
         return Ok(());
     }
@@ -305,7 +305,7 @@ pub(super) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
     })
 }
 
-pub(super) fn partial_flag(options: &RunOptions) -> &'static str {
+pub(crate) fn partial_flag(options: &RunOptions) -> &'static str {
     if options.selection.components.is_empty() {
         "-o"
     } else {
@@ -315,7 +315,7 @@ pub(super) fn partial_flag(options: &RunOptions) -> &'static str {
 
 /// The provides map before the first component: the stack's requirements
 /// met by the environment, the platform's capabilities, then the state's.
-pub(super) fn initial_provides(
+pub(crate) fn initial_provides(
     stack: &Stack,
     plan: &Plan,
     state: Option<&State>,
@@ -335,7 +335,7 @@ pub(super) fn initial_provides(
 }
 
 /// Warns about what the stack asks for that this hub does not do.
-pub(super) fn warn_unsupported(stack: &Stack, warnings: &mut Warnings) {
+pub(crate) fn warn_unsupported(stack: &Stack, warnings: &mut Warnings) {
     for reference in stack
         .elaborated
         .stack

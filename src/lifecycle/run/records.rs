@@ -2,7 +2,7 @@
 //! meta and raw outputs, the stack parameters and the stack-level outputs;
 //! and where the component log files go.
 
-use super::capture::RawOutputs;
+use crate::lifecycle::child::capture::RawOutputs;
 use crate::manifest::Manifest;
 use crate::params::{self, ExpandedParam, Locked};
 use crate::state::{self, ComponentMeta, RawOutput, State, StateParameter};
@@ -11,7 +11,7 @@ use yaml_serde::Value;
 
 /// The stack-level `capturedOutputs` after a deploy: all outputs of a
 /// complete run; otherwise the run's outputs merged into the old ones.
-pub(super) fn refresh_stack_outputs(
+pub(crate) fn refresh_stack_outputs(
     state: &mut State,
     outputs: &[state::CapturedOutput],
     complete: bool,
@@ -40,7 +40,7 @@ pub fn log_dir(state: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-pub(super) fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
+pub(crate) fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
     locked
         .params
         .values()
@@ -53,7 +53,7 @@ pub(super) fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
         .collect()
 }
 
-pub(super) fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParameter> {
+pub(crate) fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParameter> {
     params
         .iter()
         .map(|p| StateParameter {
@@ -65,7 +65,7 @@ pub(super) fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParamet
         .collect()
 }
 
-pub(super) fn component_meta(manifest: &Manifest) -> ComponentMeta {
+pub(crate) fn component_meta(manifest: &Manifest) -> ComponentMeta {
     let meta = &manifest.meta;
     ComponentMeta {
         origin: meta.origin.clone(),
@@ -79,7 +79,7 @@ pub(super) fn component_meta(manifest: &Manifest) -> ComponentMeta {
     }
 }
 
-pub(super) fn raw_outputs(raw: &RawOutputs) -> Vec<RawOutput> {
+pub(crate) fn raw_outputs(raw: &RawOutputs) -> Vec<RawOutput> {
     let mut out: Vec<RawOutput> = raw
         .iter()
         .map(|(name, value)| RawOutput {

@@ -18,7 +18,7 @@
 //!   keep running; hub stops reading their output shortly after the
 //!   leader's exit ([`LEAK_WAIT`]), and their further writes to it fail.
 
-use super::interrupt::{signal_name, Interrupts};
+use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
 use crate::redact::SecretMasker;
 use std::fmt;
 use std::fs::File;

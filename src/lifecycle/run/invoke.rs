@@ -7,15 +7,15 @@
 //! then its `depends`), then the component's expansion as in a deploy.
 //! `-e` values are exported to the component.
 
-use super::discover;
-use super::env::{self, ComponentVariables, Nested, OsEnvironment};
 use super::error::EngineError;
 use super::interrupt::Interrupts;
-use super::otp;
-use super::process::{self, Exit, Invocation, LineSink};
-use super::requirements::provides_text;
-use super::stack::{absolute, Stack};
 use crate::diag::{Location, Warnings};
+use crate::lifecycle::child::env::{self, ComponentVariables, Nested, OsEnvironment};
+use crate::lifecycle::child::otp;
+use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
+use crate::lifecycle::order::requirements::provides_text;
+use crate::lifecycle::source::discover;
+use crate::lifecycle::source::stack::{absolute, Stack};
 use crate::params::drift::DriftUse;
 use crate::params::format::substitution_text;
 use crate::params::{self, expand_component, ComponentScope, LockOptions};

@@ -12,7 +12,7 @@
 //!    provides map starts from the environment, the platform and the state.
 //! 4. Every selected component's folder and implementation must exist.
 //! 5. The operation is recorded `in-progress`; the scheduler hands out the
-//!    components, up to `-j` at a time (see [`super::schedule`]); the state
+//!    components, up to `-j` at a time (see [`crate::lifecycle::order::schedule`]); the state
 //!    is written (atomically) at each component's start, failure and end,
 //!    to every location (one that cannot be written is a warning while
 //!    another was written).
@@ -39,32 +39,32 @@
 //! Components see `HUB_STATE`: the first location that held a state file
 //! when the run started, else the first location, as an absolute path.
 
-use super::capture::{self, RawOutputs};
-use super::discover::{self, Implementation};
-use super::env::{self, ComponentVariables, Nested, OsEnvironment};
 use super::error::EngineError;
 use super::fingerprint;
 use super::interrupt::Interrupts;
 use super::known::Known;
-use super::otp;
 use super::outputs::stack_outputs;
-use super::plan::{self, Plan, Selection, Verb};
-use super::process::{self, Exit, Invocation, LineSink};
-use super::progress::{finish_line, Progress, Recorder};
 use super::ready;
 use super::records::{
     component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
     scope_outputs, state_parameters,
 };
-use super::requirements::provides_text;
-use super::schedule::Scheduler;
 use super::setup::{
     check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
     plan_for, read_state, require_state, warn_unsupported,
 };
-use super::stack::{absolute, Stack};
-use super::summary::{Outcome, Summary};
 use crate::diag::Warnings;
+use crate::lifecycle::child::capture::{self, RawOutputs};
+use crate::lifecycle::child::env::{self, ComponentVariables, Nested, OsEnvironment};
+use crate::lifecycle::child::otp;
+use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
+use crate::lifecycle::order::plan::{self, Plan, Selection, Verb};
+use crate::lifecycle::order::requirements::provides_text;
+use crate::lifecycle::order::schedule::Scheduler;
+use crate::lifecycle::source::discover::{self, Implementation};
+use crate::lifecycle::source::stack::{absolute, Stack};
+use crate::lifecycle::view::progress::{finish_line, Progress, Recorder};
+use crate::lifecycle::view::summary::{Outcome, Summary};
 use crate::manifest::Manifest;
 use crate::params::format::substitution_text;
 use crate::params::{
@@ -603,7 +603,7 @@ impl<'a> Run<'a> {
             self.verb.as_str()
         ));
         if self.options.why {
-            let waits: Vec<String> = super::preview::waits_of(&self.plan, name)
+            let waits: Vec<String> = crate::lifecycle::view::preview::waits_of(&self.plan, name)
                 .iter()
                 .map(ToString::to_string)
                 .collect();
@@ -1171,9 +1171,15 @@ impl<'a> Run<'a> {
         if manifest.templates.is_empty() {
             return Ok(());
         }
-        super::templates::render(dir, &manifest.templates, params, name, self.warnings)
-            .map(|_| ())
-            .map_err(|errors| errors.to_string())
+        crate::lifecycle::child::templates::render(
+            dir,
+            &manifest.templates,
+            params,
+            name,
+            self.warnings,
+        )
+        .map(|_| ())
+        .map_err(|errors| errors.to_string())
     }
 
     fn component_dir(&self, name: &str) -> Result<PathBuf, EngineError> {

@@ -1,13 +1,13 @@
 //! What stops a deploy, undeploy or invoke, with where to look and how to
 //! fix it.
 
-use super::discover::DiscoverError;
 use super::interrupt::signal_name;
-use super::plan::PlanError;
-use super::process::ProcessError;
-use super::requirements::RequirementError;
 use crate::diag::Location;
 use crate::elaborate::ElaborateError;
+use crate::lifecycle::child::process::ProcessError;
+use crate::lifecycle::order::plan::PlanError;
+use crate::lifecycle::order::requirements::RequirementError;
+use crate::lifecycle::source::discover::DiscoverError;
 use crate::manifest::ManifestError;
 use crate::params::ParamsError;
 use crate::state::{Inconsistency, StateError};
@@ -91,7 +91,7 @@ pub enum EngineError {
     InvokeFailed {
         component: String,
         verb: String,
-        exit: super::process::Exit,
+        exit: crate::lifecycle::child::process::Exit,
     },
     #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
     ExtraArguments { path: PathBuf, extra: Vec<String> },

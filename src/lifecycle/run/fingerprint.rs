@@ -100,7 +100,7 @@ impl FingerprintError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            FingerprintError::NoFolder { .. } => Some(super::stack::COMPONENT_FOLDER_HINT.into()),
+            FingerprintError::NoFolder { .. } => Some(crate::lifecycle::source::stack::COMPONENT_FOLDER_HINT.into()),
             FingerprintError::Read { .. } | FingerprintError::Walk { .. } => Some(format!(
                 "check the permissions; a file the deploy does not depend on can be listed in a `{IGNORE_FILE}` of the component folder"
             )),
@@ -776,7 +776,7 @@ mod tests {
     fn deployed(status: &str) -> ComponentState {
         ComponentState {
             status: status.into(),
-            parameters: crate::lifecycle::records::component_parameters(&params()),
+            parameters: crate::lifecycle::run::records::component_parameters(&params()),
             fingerprint: Some(fingerprint()),
             ..ComponentState::default()
         }

@@ -2,7 +2,7 @@
 //!
 //! Once [`Interrupts::install`] has run, these signals no longer end hub:
 //! they are counted here, and whoever runs a component looks at the count.
-//! The process runner ([`super::process::run`]) forwards the first signal
+//! The process runner ([`crate::lifecycle::child::process::run`]) forwards the first signal
 //! to the running component's process group, kills the group when the grace
 //! period is over, and kills it at once on a second signal. The engine
 //! checks [`Interrupts::requested`] between components and stops.

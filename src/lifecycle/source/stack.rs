@@ -2,9 +2,9 @@
 //! manifest (`hub.yaml`) with parameters files elaborated in memory; and
 //! where each component's folder is.
 
-use super::error::EngineError;
-use super::plan::{self, PlanError};
 use crate::diag::{Location, Warnings};
+use crate::lifecycle::order::plan::{self, PlanError};
+use crate::lifecycle::run::error::EngineError;
 use crate::manifest::{
     locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
 };

@@ -6,8 +6,8 @@
 //! Components of one wave (they can deploy at once) share a rank. With a
 //! state, each component shows its status there, colour-coded.
 
-use super::edges::Reason;
-use super::plan::Plan;
+use crate::lifecycle::order::edges::Reason;
+use crate::lifecycle::order::plan::Plan;
 use crate::manifest::Elaborated;
 use crate::state::State;
 use std::fmt::Write;
@@ -410,7 +410,7 @@ fn mermaid_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lifecycle::plan::{validate, Selection, Verb};
+    use crate::lifecycle::order::plan::{validate, Selection, Verb};
     use crate::manifest::{ComponentRef, Manifest};
 
     /// A component: `(name, depends, requires, provides)`.

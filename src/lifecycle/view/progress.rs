@@ -7,8 +7,8 @@
 //! default) or a live status line per running component on a terminal
 //! ([`TerminalProgress`]).
 
-use super::process::{LineSink, Stream};
 use super::summary::{FailedLog, Outcome};
+use crate::lifecycle::child::process::{LineSink, Stream};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -76,7 +76,7 @@ impl LineSink for Recorder<'_> {
             entry.omitted += 1;
         }
         entry.lines.push_back(
-            super::process::console_line(label, line)
+            crate::lifecycle::child::process::console_line(label, line)
                 .trim_end_matches('\n')
                 .to_string(),
         );
@@ -128,7 +128,7 @@ impl TerminalProgress {
 impl LineSink for TerminalProgress {
     fn line(&self, label: &str, stream: Stream, line: &str) {
         self.multi
-            .suspend(|| super::process::ConsoleSink.line(label, stream, line));
+            .suspend(|| crate::lifecycle::child::process::ConsoleSink.line(label, stream, line));
         if let Some(bar) = self.bar(label) {
             bar.set_message(line.to_string());
         }
@@ -136,7 +136,7 @@ impl LineSink for TerminalProgress {
 
     fn note(&self, label: &str, message: &str) {
         self.multi
-            .suspend(|| super::process::ConsoleSink.note(label, message));
+            .suspend(|| crate::lifecycle::child::process::ConsoleSink.note(label, message));
     }
 }
 
@@ -189,7 +189,7 @@ pub fn finish_line(name: &str, outcome: &Outcome, took: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lifecycle::process::MemorySink;
+    use crate::lifecycle::child::process::MemorySink;
 
     #[test]
     fn keeps_the_last_lines_of_each_component() {

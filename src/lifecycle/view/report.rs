@@ -417,7 +417,7 @@ mod tests {
         let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             on_disk == generated,
-            "schemas/{SCHEMA_FILE} is out of date with src/lifecycle/report.rs; \
+            "schemas/{SCHEMA_FILE} is out of date with src/lifecycle/view/report.rs; \
              regenerate with `UPDATE_SCHEMAS=1 cargo test --lib schema` and commit the result"
         );
     }

@@ -2,7 +2,7 @@
 //! stack, the locked parameters and the state, with nothing run, locked,
 //! rendered or written.
 //!
-//! The preparation is the engine's ([`super::setup`]): the same structural
+//! The preparation is the engine's ([`crate::lifecycle::run::setup`]): the same structural
 //! checks, order and selection, parameter locking (without prompts),
 //! state/stack consistency check, provides map and implementation check.
 //! Then each selected component is taken in the effective order and given
@@ -27,22 +27,22 @@ mod render;
 
 pub use render::{render_json, render_text};
 
-use super::engine::{Host, RunOptions};
-use super::error::EngineError;
-use super::fingerprint;
-use super::interrupt::Interrupts;
-use super::plan::{self, Plan, Verb};
-use super::process::ConsoleSink;
-use super::records::scope_outputs;
 use super::report::{ReportContext, RunReport};
-use super::requirements::{provides_text, PLATFORM_PROVIDER};
-use super::setup::{
+use super::summary::{Outcome, Summary};
+use crate::diag::Warnings;
+use crate::lifecycle::child::process::ConsoleSink;
+use crate::lifecycle::order::plan::{self, Plan, Verb};
+use crate::lifecycle::order::requirements::{provides_text, PLATFORM_PROVIDER};
+use crate::lifecycle::run::engine::{Host, RunOptions};
+use crate::lifecycle::run::error::EngineError;
+use crate::lifecycle::run::fingerprint;
+use crate::lifecycle::run::interrupt::Interrupts;
+use crate::lifecycle::run::records::scope_outputs;
+use crate::lifecycle::run::setup::{
     check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
     partial_flag, plan_for, require_state, warn_unsupported,
 };
-use super::stack::Stack;
-use super::summary::{Outcome, Summary};
-use crate::diag::Warnings;
+use crate::lifecycle::source::stack::Stack;
 use crate::manifest::{ComponentRef, Manifest};
 use crate::params::{ComponentScope, ExpandedParam, Locked};
 use crate::redact::Redactor;

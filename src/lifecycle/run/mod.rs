@@ -1,0 +1,26 @@
+//! The engine: a deploy, undeploy or invoke run.
+//!
+//! The engine walks the plan with the scheduler, runs each component's
+//! implementation in its folder and records every step in the state.
+//!
+//! * [`engine`] — a deploy or undeploy run and each component's pipeline;
+//!   [`setup`] — what is checked and read before the first component.
+//! * [`known`] — the outputs and capabilities each component sees;
+//!   [`records`] — what a run writes into the state;
+//!   [`outputs`] — stack outputs.
+//! * [`ready`] — ready conditions (`lifecycle.readyConditions`).
+//! * [`fingerprint`] — what a component's deploy was made of, for
+//!   `--changed`.
+//! * [`interrupt`] — signals; [`error`] — what stops a run.
+//! * [`invoke`] — `hub invoke`.
+
+pub mod engine;
+pub mod error;
+pub mod fingerprint;
+pub mod interrupt;
+pub mod invoke;
+pub mod known;
+pub mod outputs;
+pub mod ready;
+pub mod records;
+pub mod setup;

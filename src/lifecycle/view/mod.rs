@@ -1,0 +1,14 @@
+//! What a person or a script reads about a run.
+//!
+//! * [`progress`] — live status lines, failed components' output again.
+//! * [`summary`] — the end-of-run table; [`report`] — the JSON run report
+//!   (`--report FILE.json`).
+//! * [`graph`] — `hub graph`: the dependency graph as dot or Mermaid.
+//! * [`preview`] — `hub plan`: what a deploy or undeploy would do, with
+//!   nothing run or written.
+
+pub mod graph;
+pub mod preview;
+pub mod progress;
+pub mod report;
+pub mod summary;
