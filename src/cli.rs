@@ -43,6 +43,10 @@ pub enum Command {
     /// Run one verb of one component with its parameters, from inside
     /// another component's script (uses $HUB_ELABORATE and $HUB_STATE).
     Invoke(InvokeArgs),
+    /// Render templates in the current folder with a component's parameters
+    /// and outputs (from inside its script: uses $HUB_ELABORATE, $HUB_STATE
+    /// and $HUB_COMPONENT).
+    Render(RenderArgs),
     /// Show what a deploy (or undeploy) would do, running and changing
     /// nothing: waves, parameters and their changes, requirements, skips.
     Plan(PlanArgs),
@@ -477,4 +481,51 @@ pub struct InvokeArgs {
     /// Show secret values in the output instead of masking them
     #[arg(long)]
     pub reveal: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Each template is written next to itself without its `.template`/`.gotemplate` suffix (in \
+place when it has none). With -m and -c the bindings are the stack parameters locked against \
+the state, the component's recorded outputs and its expanded parameters; without them, the \
+parameters and outputs the state recorded for the component (or for the stack). -a values \
+come last. Nothing is written when any template fails.")]
+pub struct RenderArgs {
+    /// Templates to render: files or globs, relative to the current folder
+    #[arg(value_name = "GLOB", required = true)]
+    pub globs: Vec<String>,
+    /// Template kind
+    #[arg(short = 'k', long = "kind", value_name = "KIND", default_value = "curly", value_parser = ["curly", "mustache", "_mustache", "go"])]
+    pub kind: String,
+    /// Additional values, as NAME=value[,NAME=value]
+    #[arg(short = 'a', long = "additional-parameters", value_name = "K=V,...")]
+    pub additional: Vec<String>,
+    /// The elaborated file (optional: without it the state alone gives the values)
+    #[arg(
+        short = 'm',
+        long = "elaborate",
+        value_name = "PATH",
+        env = "HUB_ELABORATE"
+    )]
+    pub elaborate: Option<PathBuf>,
+    /// The state file
+    #[arg(short = 's', long = "state", value_name = "PATH", env = "HUB_STATE")]
+    pub state: PathBuf,
+    /// The component whose parameters and outputs the templates see
+    /// (without it: the stack's)
+    #[arg(
+        short = 'c',
+        long = "component",
+        value_name = "NAME",
+        env = "HUB_COMPONENT"
+    )]
+    pub component: Option<String>,
+    /// Base directory of git-sourced components
+    #[arg(
+        short = 'b',
+        long = "base-dir",
+        value_name = "DIR",
+        env = "HUB_COMPONENTS_BASEDIR"
+    )]
+    pub base_dir: Option<PathBuf>,
 }

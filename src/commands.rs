@@ -294,6 +294,11 @@ fn util_run_env(clear: bool, pairs: &[String]) -> Result<Vec<(String, String)>, 
 
 /// `K=V,K=V` (the flag may also be repeated); the value may contain `=`.
 pub fn parse_overrides(flags: &[String]) -> Result<IndexMap<String, String>, Error> {
+    parse_pairs("-e", flags)
+}
+
+/// `NAME=value[,NAME=value]` flags, in order.
+fn parse_pairs(flag: &'static str, flags: &[String]) -> Result<IndexMap<String, String>, Error> {
     let mut out = IndexMap::new();
     for pair in flags
         .iter()
@@ -301,7 +306,7 @@ pub fn parse_overrides(flags: &[String]) -> Result<IndexMap<String, String>, Err
         .filter(|p| !p.is_empty())
     {
         let (key, value) = pair.split_once('=').ok_or_else(|| Error::Usage {
-            flag: "-e",
+            flag,
             value: pair.to_string(),
             reason: "expected NAME=value".into(),
         })?;
@@ -593,6 +598,42 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
         warnings,
     )
     .map_err(Error::from)
+}
+
+/// `hub render GLOB...`.
+pub fn render_templates(
+    args: crate::cli::RenderArgs,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use crate::lifecycle::run::render::{render, RenderOptions};
+    let additional = parse_pairs("-a", &args.additional)?;
+    let stack = match &args.elaborate {
+        Some(path) if !path.as_os_str().is_empty() => Some(
+            crate::lifecycle::source::stack::Stack::load(
+                path,
+                &[],
+                args.base_dir.as_deref(),
+                &IndexMap::new(),
+                warnings,
+            )
+            .map_err(Error::from)?,
+        ),
+        _ => None,
+    };
+    let options = RenderOptions {
+        globs: args.globs,
+        kind: args.kind,
+        additional,
+        state: args.state,
+        component: args.component.filter(|c| !c.is_empty()),
+    };
+    let dir = std::env::current_dir().map_err(|source| Error::Write {
+        path: PathBuf::from("."),
+        source,
+    })?;
+    let environment: Vec<(String, String)> = std::env::vars().collect();
+    render(stack.as_ref(), &options, &dir, &environment, warnings)?;
+    Ok(())
 }
 
 fn parse_os_environment(text: &str) -> Result<crate::lifecycle::child::env::OsEnvironment, Error> {

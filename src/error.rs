@@ -46,6 +46,8 @@ pub enum Error {
     Lifecycle(Box<crate::lifecycle::run::error::EngineError>),
     #[error(transparent)]
     Report(#[from] crate::lifecycle::view::report::ReportError),
+    #[error(transparent)]
+    Render(#[from] crate::lifecycle::run::render::RenderError),
 }
 
 impl From<crate::lifecycle::run::error::EngineError> for Error {
@@ -68,6 +70,7 @@ impl Error {
             Error::Usage { .. } => 2,
             Error::State(e) => e.exit_code(),
             Error::Lifecycle(e) => e.exit_code(),
+            Error::Render(e) => e.exit_code(),
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             _ => 1,
@@ -95,8 +98,12 @@ impl Error {
             Error::Process(e) => e.hint(),
             Error::Otp(e) => e.hint(),
             Error::Report(e) => e.hint(),
+            Error::Render(e) => e.hint(),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
+            }
+            Error::Usage { flag: "-a", .. } => {
+                Some("write additional values as `-a NAME=value,OTHER=value`".into())
             }
             Error::Write { .. } => Some("check that the folder exists and is writable".into()),
             _ => None,

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
             &mut warnings,
         ),
         Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
+        Command::Render(args) => hub::commands::render_templates(args, &mut warnings),
         Command::Plan(args) => hub::commands::plan(args, &mut warnings),
         Command::Graph(args) => hub::commands::graph(args, &mut warnings),
     };

@@ -23,5 +23,6 @@ mod shapes;
 mod state;
 mod state_drift;
 mod state_layout;
+mod templates;
 mod typos;
 mod validate;

@@ -2,12 +2,15 @@
 //!
 //! * [`env`](mod@env) — the environment a component runs in;
 //!   [`otp`] — one-time values handed to it.
-//! * [`templates`] — the templates rendered before it runs.
+//! * [`templates`] — the templates rendered before it runs, with the
+//!   [`gotemplate`] engine for `kind: go` and [`mustache`] for `_mustache`.
 //! * [`process`] — spawning, signals, prefixed and masked output;
 //!   [`capture`] — the `Outputs:` it prints.
 
 pub mod capture;
 pub mod env;
+pub mod gotemplate;
+pub mod mustache;
 pub mod otp;
 pub mod process;
 pub mod templates;

@@ -11,24 +11,26 @@
 //!   `port`, `isSecure`, `insecure`. Without encodings the value is
 //!   trimmed.
 //! * `mustache`: the same engine with `{{name}}` delimiters (dots kept).
-//! * `_mustache`: real Mustache (HTML-escaping `{{x}}`, raw `{{{x}}}`,
-//!   sections), binding names with `.` replaced by `_`.
-//! * `go`: not supported; a selected `go` template is an error.
+//! * `_mustache`: real Mustache as the reference renders it
+//!   ([`super::mustache`]), binding names with `.` replaced by `_`.
+//! * `go`: Go `text/template` with Sprig v2.22 and the hub's functions
+//!   ([`super::gotemplate`]); names split on `.` into nested maps, `-` → `_`.
 //!
 //! A reference to a name that is not a parameter is an error naming the
 //! file and the line. All files are rendered before any is written, and
 //! nothing is written when any fails; each file is written atomically.
 
+use super::gotemplate::{self, value::to_json, Value as GoValue};
+use super::mustache;
 use crate::diag::Warnings;
 use crate::manifest::{TemplateSet, Templates};
 use crate::params::expr::{self, Piece};
-use crate::params::format::{json_text, substitution_text};
+use crate::params::format::substitution_text;
 use crate::params::ExpandedParam;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use indexmap::IndexMap;
 use regex::Regex;
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -144,16 +146,6 @@ struct Bindings<'a> {
 }
 
 impl<'a> Bindings<'a> {
-    fn new(params: &'a [ExpandedParam], component: &'a str) -> Self {
-        Bindings {
-            values: params
-                .iter()
-                .map(|p| (p.name.as_str(), p.value.as_ref()))
-                .collect(),
-            component,
-        }
-    }
-
     /// `name`, or `name|<this component>` read as `name`.
     fn get(&self, name: &str) -> Option<Option<&'a Value>> {
         if let Some(value) = self.values.get(name) {
@@ -175,11 +167,39 @@ pub fn render(
     component: &str,
     warnings: &mut Warnings,
 ) -> Result<Vec<PathBuf>, TemplateErrors> {
-    let bindings = Bindings::new(params, component);
+    let values = params
+        .iter()
+        .map(|p| (p.name.as_str(), p.value.as_ref()))
+        .collect();
+    render_with(dir, templates, &Bindings { values, component }, warnings)
+}
+
+/// Renders with name → value bindings (`hub render`: parameters, outputs
+/// and additional values); later names replace earlier ones.
+pub fn render_values(
+    dir: &Path,
+    templates: &Templates,
+    values: &[(String, Option<Value>)],
+    component: &str,
+    warnings: &mut Warnings,
+) -> Result<Vec<PathBuf>, TemplateErrors> {
+    let values = values
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_ref()))
+        .collect();
+    render_with(dir, templates, &Bindings { values, component }, warnings)
+}
+
+fn render_with(
+    dir: &Path,
+    templates: &Templates,
+    bindings: &Bindings,
+    warnings: &mut Warnings,
+) -> Result<Vec<PathBuf>, TemplateErrors> {
     let mut errors = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();
     for set in sets(templates) {
-        for job in select(dir, &set, &bindings, &mut errors, warnings) {
+        for job in select(dir, &set, bindings, &mut errors, warnings) {
             if !jobs.iter().any(|j| j.input == job.input) {
                 jobs.push(job);
             }
@@ -187,7 +207,7 @@ pub fn render(
     }
     let rendered: Vec<(Job, String)> = jobs
         .into_iter()
-        .filter_map(|job| match render_file(&job, &bindings, warnings) {
+        .filter_map(|job| match render_file(&job, bindings, warnings) {
             Ok(text) => Some((job, text)),
             Err(mut problems) => {
                 errors.append(&mut problems);
@@ -443,8 +463,7 @@ fn render_file(
         Kind::Curly => replace(file, &source, &CURLY, "${...}", bindings, warnings),
         Kind::Mustache => replace(file, &source, &MUSTACHE, "{{...}}", bindings, warnings),
         Kind::RealMustache => real_mustache(file, &source, bindings),
-        Kind::Go => Err(vec![TemplateError::new(Some(file), "template kind `go` is not supported by this hub")
-            .hint("rewrite the template with `kind: curly` (`${name}`) or `kind: _mustache` (`{{name_with_underscores}}`)")]),
+        Kind::Go => go_template(file, &source, bindings, warnings),
     }
 }
 
@@ -504,7 +523,10 @@ fn line_of(source: &str, offset: usize) -> usize {
     source[..offset].matches('\n').count() + 1
 }
 
-/// The text for `name/enc/enc`.
+/// The text for `name/enc/enc`. As in the reference, the order of the
+/// encodings does not matter: the successor's extractions (`first`, URL
+/// parts) apply first, then `json` (else `yaml`), then `base64` (else
+/// `unbase64`).
 fn substitute(reference: &str, bindings: &Bindings) -> Result<String, TemplateError> {
     let mut parts = reference.split('/');
     let name = parts.next().unwrap_or_default();
@@ -516,15 +538,43 @@ fn substitute(reference: &str, bindings: &Bindings) -> Result<String, TemplateEr
         );
     };
     if encodings.is_empty() {
-        return Ok(substitution_text(value).trim().to_string());
+        return Ok(plain_text(value).trim().to_string());
     }
+    let fail = |message: String| TemplateError::new(None, format!("`${{{reference}}}`: {message}"));
+    for encoding in &encodings {
+        match *encoding {
+            "bcrypt" => return Err(fail("the `bcrypt` encoding is not supported".into())),
+            known if KNOWN_ENCODINGS.contains(&known) => {}
+            other => {
+                return Err(fail(format!(
+                    "unknown encoding `{other}` (known: {ENCODINGS})"
+                )))
+            }
+        }
+    }
+    let has = |wanted: &str| encodings.contains(&wanted);
     let mut current = Encoded::Value(value.cloned().unwrap_or(Value::Null));
-    for encoding in encodings {
-        current = encode(encoding, current).map_err(|message| {
-            TemplateError::new(None, format!("`${{{reference}}}`: {message}"))
-        })?;
+    let ordered = encodings
+        .iter()
+        .filter(|e| !matches!(**e, "json" | "yaml" | "base64" | "unbase64"))
+        .copied()
+        .chain(["json", "yaml"].into_iter().find(|e| has(e)))
+        .chain(["base64", "unbase64"].into_iter().find(|e| has(e)));
+    for encoding in ordered {
+        current = encode(encoding, current).map_err(fail)?;
     }
     Ok(current.text())
+}
+
+/// A value as the reference prints it: scalars as text, lists and maps as
+/// Go prints them (`[a b]`, `map[k:v]`).
+fn plain_text(value: Option<&Value>) -> String {
+    match value {
+        Some(v @ (Value::Sequence(_) | Value::Mapping(_))) => {
+            GoValue::from_yaml(v, false).to_go_string()
+        }
+        other => substitution_text(other),
+    }
 }
 
 /// A value part-way through its encodings.
@@ -536,11 +586,23 @@ enum Encoded {
 impl Encoded {
     fn text(&self) -> String {
         match self {
-            Encoded::Value(value) => substitution_text(Some(value)),
+            Encoded::Value(value) => plain_text(Some(value)),
             Encoded::Text(text) => text.clone(),
         }
     }
+
+    fn into_value(self) -> Value {
+        match self {
+            Encoded::Value(value) => value,
+            Encoded::Text(text) => Value::String(text),
+        }
+    }
 }
+
+const KNOWN_ENCODINGS: [&str; 10] = [
+    "json", "yaml", "base64", "unbase64", "first", "scheme", "hostname", "port", "isSecure",
+    "insecure",
+];
 
 const ENCODINGS: &str =
     "`json`, `yaml`, `base64`, `unbase64`, `first`, `scheme`, `hostname`, `port`, `isSecure`, `insecure`";
@@ -548,14 +610,9 @@ const ENCODINGS: &str =
 fn encode(encoding: &str, current: Encoded) -> Result<Encoded, String> {
     let text = || current.text();
     Ok(Encoded::Text(match encoding {
-        "json" => match &current {
-            Encoded::Value(value) => json_text(value),
-            Encoded::Text(text) => json_text(&Value::String(text.clone())),
-        },
-        "yaml" => match &current {
-            Encoded::Value(value) => yaml_text(value)?,
-            Encoded::Text(text) => yaml_text(&Value::String(text.clone()))?,
-        },
+        // Go's encoder: `<`, `>` and `&` escaped, keys sorted.
+        "json" => to_json(&GoValue::from_yaml(&current.into_value(), false), None),
+        "yaml" => yaml_text(&current.into_value())?,
         "base64" => STANDARD.encode(text()),
         "unbase64" => {
             let bytes = STANDARD
@@ -566,15 +623,13 @@ fn encode(encoding: &str, current: Encoded) -> Result<Encoded, String> {
         }
         "first" => return Ok(first(current)),
         "scheme" | "hostname" | "port" | "isSecure" | "insecure" => url_part(encoding, &text())?,
-        "bcrypt" => return Err("the `bcrypt` encoding is not supported".into()),
         other => return Err(format!("unknown encoding `{other}` (known: {ENCODINGS})")),
     }))
 }
 
+/// YAML of a value, ending with a newline as the reference's does.
 fn yaml_text(value: &Value) -> Result<String, String> {
-    yaml_serde::to_string(value)
-        .map(|text| text.trim_end_matches('\n').to_string())
-        .map_err(|e| format!("`yaml`: {e}"))
+    yaml_serde::to_string(value).map_err(|e| format!("`yaml`: {e}"))
 }
 
 /// The first element of a list, or the first of comma-separated text.
@@ -639,75 +694,67 @@ fn split_port(host_port: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// `_mustache`: binding names with `.` → `_`; every tag must name a
-/// binding.
+/// `_mustache`: binding names with `.` → `_`, values untrimmed.
 fn real_mustache(
     file: &Path,
     source: &str,
     bindings: &Bindings,
 ) -> Result<String, Vec<TemplateError>> {
-    let context: HashMap<String, String> = bindings
-        .values
-        .iter()
-        .map(|(name, value)| (name.replace('.', "_"), substitution_text(*value)))
-        .collect();
-    let errors: Vec<TemplateError> = mustache_tags(source)
-        .into_iter()
-        .filter(|(name, _)| *name != "." && !context.contains_key(*name))
-        .map(|(name, line)| {
-            let hint = if name.contains('.') {
-                format!(
-                    "`_mustache` templates write dots as underscores: `{{{{{}}}}}`",
-                    name.replace('.', "_")
-                )
-            } else {
-                declare_hint(name)
-            };
-            TemplateError::new(Some(file), format!("unknown parameter `{name}`"))
-                .at(line)
-                .hint(hint)
-        })
-        .collect();
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let template = ramhorns::Template::new(source).map_err(|e| {
-        vec![TemplateError::new(
-            Some(file),
-            format!("invalid Mustache template: {e}"),
-        )]
-    })?;
-    let mut out = template.render(&context);
-    // The engine drops the template's trailing whitespace; put it back.
-    out.push_str(&source[source.trim_end().len()..]);
-    Ok(out)
+    let context = GoValue::Map(
+        bindings
+            .values
+            .iter()
+            .map(|(name, value)| {
+                let value = value.map_or(GoValue::Nil, |v| GoValue::from_yaml(v, false));
+                (name.replace('.', "_"), value)
+            })
+            .collect(),
+    );
+    mustache::render(source, &context).map_err(|error| {
+        let hint = match &error.missing {
+            Some(name) if name.contains('.') => format!(
+                "`_mustache` templates write dots as underscores: `{{{{{}}}}}`",
+                name.replace('.', "_")
+            ),
+            Some(name) => declare_hint(name),
+            None => "see the Mustache syntax: sections `{{#x}}…{{/x}}`, inverted `{{^x}}…{{/x}}`, raw `{{{x}}}`".into(),
+        };
+        vec![TemplateError::new(Some(file), error.message)
+            .at(error.line)
+            .hint(hint)]
+    })
 }
 
-/// The names used by variable and section tags, with their lines;
-/// comments, closing tags and partials are skipped.
-fn mustache_tags(source: &str) -> Vec<(&str, usize)> {
-    let mut out = Vec::new();
-    let mut offset = 0;
-    while let Some(found) = source[offset..].find("{{") {
-        let start = offset + found;
-        let (body_start, closer) = if source[start..].starts_with("{{{") {
-            (start + 3, "}}}")
-        } else {
-            (start + 2, "}}")
-        };
-        let Some(length) = source[body_start..].find(closer) else {
-            break;
-        };
-        let body = source[body_start..body_start + length].trim();
-        offset = body_start + length + closer.len();
-        let name = match body.chars().next() {
-            Some('!' | '/' | '>' | '=') | None => continue,
-            Some('#' | '^' | '&') => body[1..].trim(),
-            Some(_) => body,
-        };
-        out.push((name, line_of(source, start)));
+/// `go`: Go `text/template` with Sprig and the hub's functions; parameter
+/// names split on `.` into nested maps with `-` → `_`.
+fn go_template(
+    file: &Path,
+    source: &str,
+    bindings: &Bindings,
+    warnings: &mut Warnings,
+) -> Result<String, Vec<TemplateError>> {
+    let (data, conflicts) = gotemplate::bindings(bindings.values.iter().map(|(n, v)| (*n, *v)));
+    for name in conflicts {
+        warnings.warn(
+            None,
+            format!(
+                "`{}`: parameter `{name}` is both a value and a prefix of another parameter; the `go` template sees the first",
+                file.display()
+            ),
+        );
     }
-    out
+    gotemplate::render(source, &data).map_err(|error| {
+        let mut problem = TemplateError::new(Some(file), error.message);
+        if error.line > 0 {
+            problem = problem.at(error.line);
+        }
+        if let Some(key) = error.key {
+            problem = problem.hint(format!(
+                "a `go` template sees only the component's own parameters (`.a.b_c` is parameter `a.b-c` or `a.b_c`): declare the one behind `{key}` under `parameters` in the component manifest"
+            ));
+        }
+        vec![problem]
+    })
 }
 
 /// Writes `text` to a temporary file beside `output`, gives it the mode of
@@ -875,14 +922,11 @@ mod tests {
             &mut warnings,
         )
         .expect("rendered");
-        assert_eq!(
-            read(dir.path(), "t"),
-            "[x] [\"a\",\"b\"] {\"k\":\"v\"} 5 [] q\n"
-        );
+        assert_eq!(read(dir.path(), "t"), "[x] [a b] map[k:v] 5 [] q\n");
     }
 
     #[test]
-    fn curly_encodings_apply_left_to_right() {
+    fn curly_encodings_apply_in_the_reference_order() {
         let dir = files(&[(
             "t.template",
             "${list/json} ${map/yaml} ${padded/base64} ${dns.domain/base64/unbase64} ${list/first} \
@@ -892,7 +936,21 @@ mod tests {
         result.expect("rendered");
         assert_eq!(
             read(dir.path(), "t"),
-            "[\"a\",\"b\"] k: v IHgg example.com a api.example.com 8443 https true false WyJhIiwiYiJd\n"
+            "[\"a\",\"b\"] k: v\n IHgg ZXhhbXBsZS5jb20= a api.example.com 8443 https true false WyJhIiwiYiJd\n"
+        );
+    }
+
+    #[test]
+    fn curly_json_escapes_html_and_yaml_keeps_its_newline() {
+        let dir = files(&[(
+            "t.template",
+            "${html/json}|${html/yaml}|${list/yaml/json}|${n/unbase64/base64}\n",
+        )]);
+        let (result, _) = run(dir.path(), &templates("", &[], &["t.template"]));
+        result.expect("rendered");
+        assert_eq!(
+            read(dir.path(), "t"),
+            "\"\\u003cb\\u003e\\u0026\"|<b>&\n|[\"a\",\"b\"]|NQ==\n"
         );
     }
 
@@ -1053,20 +1111,38 @@ mod tests {
         )]);
         let (result, _) = run(dir.path(), &templates("_mustache", &[], &["r.template"]));
         let errors = result.expect_err("missing").errors;
-        assert_eq!(errors.len(), 2);
+        assert_eq!(errors.len(), 1, "the first problem stops the file");
         assert_eq!(errors[0].line, Some(2));
         assert!(errors[0]
             .hint
             .as_deref()
             .expect("hint")
             .contains("{{dns_domain}}"));
-        assert_eq!(errors[1].line, Some(3));
         assert!(!dir.path().join("r").exists());
     }
 
     #[test]
-    fn go_kind_is_reported_per_file_and_unknown_kind_fails() {
-        let dir = files(&[("values.yaml.gotemplate", "{{ .x }}")]);
+    fn real_mustache_sections_follow_the_reference() {
+        let dir = files(&[(
+            "r.template",
+            "{{#list}}\n- {{.}} {{missing}}\n{{/list}}\n{{#empty}}never{{/empty}}{{^empty}}blank{{/empty}}\n",
+        )]);
+        let (result, _) = run(dir.path(), &templates("_mustache", &[], &["r.template"]));
+        result.expect("rendered");
+        assert_eq!(read(dir.path(), "r"), "- a \n\n- b \nblank\n");
+
+        let dir = files(&[("r.template", "{{^n}}x{{/n}}")]);
+        let (result, _) = run(dir.path(), &templates("_mustache", &[], &["r.template"]));
+        let text = result.expect_err("inverted over true").to_string();
+        assert!(text.contains("r.template:1: inverted section"), "{text}");
+    }
+
+    #[test]
+    fn go_kind_renders_and_unknown_kind_fails() {
+        let dir = files(&[(
+            "values.yaml.gotemplate",
+            "d={{ .dns.domain }} {{ .list | join \",\" }}\n",
+        )]);
         let mut set = templates("", &[], &[]);
         set.extra.push(TemplateSet {
             kind: "go".into(),
@@ -1074,11 +1150,20 @@ mod tests {
             files: vec!["values.yaml.gotemplate".into()],
         });
         let (result, _) = run(dir.path(), &set);
-        let text = result.expect_err("go unsupported").to_string();
+        result.expect("rendered");
+        assert_eq!(read(dir.path(), "values.yaml"), "d=example.com a,b\n");
+
+        let dir = files(&[("v.gotemplate", "{{ .dns.domain }}\n{{ .dns.nope }}")]);
+        let (result, _) = run(dir.path(), &templates("go", &[], &["v.gotemplate"]));
+        let errors = result.expect_err("missing key");
         assert!(
-            text.contains("values.yaml.gotemplate: template kind `go` is not supported"),
-            "{text}"
+            errors
+                .to_string()
+                .contains("v.gotemplate:2: map has no entry for key \"nope\""),
+            "{errors}"
         );
+        assert!(errors.hint().expect("hint").contains("parameters"));
+        assert!(!dir.path().join("v").exists());
 
         let (result, _) = run(dir.path(), &templates("jinja", &[], &["*"]));
         let errors = result.expect_err("unknown kind");

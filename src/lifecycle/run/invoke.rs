@@ -47,19 +47,7 @@ pub fn invoke(
     warnings: &mut Warnings,
 ) -> Result<(), EngineError> {
     let name = options.component.as_str();
-    let elaborated = &stack.elaborated;
-    let (Some(reference), Some(manifest)) = (stack.reference(name), elaborated.component(name))
-    else {
-        return Err(EngineError::UnknownComponent {
-            component: name.to_string(),
-            available: elaborated
-                .stack
-                .components
-                .iter()
-                .map(|c| c.name.clone())
-                .collect(),
-        });
-    };
+    let (reference, manifest) = component_of(stack, name)?;
     let verbs = match &manifest.lifecycle.verbs {
         listed if listed.is_empty() => vec!["deploy".to_string(), "undeploy".to_string()],
         listed => listed.clone(),
@@ -82,43 +70,15 @@ pub fn invoke(
             path: Some(options.state.clone()),
         });
     }
-    let params_state = stored
-        .clone()
-        .map(|file| params::state::State::from_read(&options.state, file));
-    let lookup = |key: &str| {
-        environment
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    };
-    let mut lock_options = LockOptions::new(&options.exported, &lookup);
-    lock_options.source = stack.source.as_ref();
-    lock_options.declared = stack.provenance.as_ref();
-    lock_options.state = params_state.as_ref();
-    let locked = params::lock(&elaborated.stack, lock_options, warnings)?;
-    let at = Some(Location::file(&options.state));
-    params::drift::warn(&locked.drift, DriftUse::Read, at, &|_| false, warnings);
-    let (outputs, provides) = match &stored {
-        Some(state) => {
-            let mut outputs = state.outputs_at(&state.lifecycle.order, name).to_vec();
-            state.merge_dependency_outputs(&mut outputs, &reference.depends, warnings);
-            (outputs, provides_text(&state.provides))
-        }
-        None => (Vec::new(), String::new()),
-    };
-    let scope_outputs: Vec<params::CapturedOutput> = outputs
-        .iter()
-        .map(super::records::to_scope_output)
-        .collect();
-    let scope = ComponentScope {
+    let CurrentParameters { expanded, .. } = current_parameters(
+        stack,
         name,
-        depends: &reference.depends,
-        manifest,
-        outputs: &scope_outputs,
-        provides,
-        source: stack.declarations(name),
-    };
-    let expanded = expand_component(&locked, &scope, warnings)?;
+        &options.state,
+        stored.as_ref(),
+        &options.exported,
+        environment,
+        warnings,
+    )?;
     let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
     let implementation = discover::discover(&dir, &options.verb, false).map_err(|source| {
         EngineError::Implementation {
@@ -176,4 +136,96 @@ pub fn invoke(
             exit,
         }),
     }
+}
+
+/// A component's parameters as they stand between runs: the stack
+/// parameters locked against the state (no prompts), the outputs the state
+/// recorded for the component (its own snapshot, then its `depends`), and
+/// the component's expansion as in a deploy. Shared by `invoke` and
+/// `render`.
+pub struct CurrentParameters {
+    pub locked: params::Locked,
+    pub outputs: Vec<state::CapturedOutput>,
+    pub expanded: Vec<params::ExpandedParam>,
+}
+
+pub fn current_parameters(
+    stack: &Stack,
+    name: &str,
+    state_path: &std::path::Path,
+    stored: Option<&state::State>,
+    exported: &IndexMap<String, String>,
+    environment: &[(String, String)],
+    warnings: &mut Warnings,
+) -> Result<CurrentParameters, EngineError> {
+    let (reference, manifest) = component_of(stack, name)?;
+    let params_state = stored
+        .cloned()
+        .map(|file| params::state::State::from_read(state_path, file));
+    let lookup = |key: &str| {
+        environment
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let mut lock_options = LockOptions::new(exported, &lookup);
+    lock_options.source = stack.source.as_ref();
+    lock_options.declared = stack.provenance.as_ref();
+    lock_options.state = params_state.as_ref();
+    let locked = params::lock(&stack.elaborated.stack, lock_options, warnings)?;
+    let at = Some(Location::file(state_path));
+    params::drift::warn(&locked.drift, DriftUse::Read, at, &|_| false, warnings);
+    let (outputs, provides) = match stored {
+        Some(state) => {
+            let mut outputs = state.outputs_at(&state.lifecycle.order, name).to_vec();
+            state.merge_dependency_outputs(&mut outputs, &reference.depends, warnings);
+            (outputs, provides_text(&state.provides))
+        }
+        None => (Vec::new(), String::new()),
+    };
+    let scope_outputs: Vec<params::CapturedOutput> = outputs
+        .iter()
+        .map(super::records::to_scope_output)
+        .collect();
+    let scope = ComponentScope {
+        name,
+        depends: &reference.depends,
+        manifest,
+        outputs: &scope_outputs,
+        provides,
+        source: stack.declarations(name),
+    };
+    let expanded = expand_component(&locked, &scope, warnings)?;
+    Ok(CurrentParameters {
+        locked,
+        outputs,
+        expanded,
+    })
+}
+
+/// The component's reference and manifest in the stack.
+fn component_of<'s>(
+    stack: &'s Stack,
+    name: &str,
+) -> Result<
+    (
+        &'s crate::manifest::ComponentRef,
+        &'s crate::manifest::Manifest,
+    ),
+    EngineError,
+> {
+    let elaborated = &stack.elaborated;
+    let (Some(reference), Some(manifest)) = (stack.reference(name), elaborated.component(name))
+    else {
+        return Err(EngineError::UnknownComponent {
+            component: name.to_string(),
+            available: elaborated
+                .stack
+                .components
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
+        });
+    };
+    Ok((reference, manifest))
 }

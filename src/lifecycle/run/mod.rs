@@ -12,7 +12,7 @@
 //! * [`fingerprint`] — what a component's deploy was made of, for
 //!   `--changed`.
 //! * [`interrupt`] — signals; [`error`] — what stops a run.
-//! * [`invoke`] — `hub invoke`.
+//! * [`invoke`] — `hub invoke`; [`render`] — `hub render`.
 
 pub mod engine;
 pub mod error;
@@ -23,4 +23,5 @@ pub mod known;
 pub mod outputs;
 pub mod ready;
 pub mod records;
+pub mod render;
 pub mod setup;

@@ -1,0 +1,487 @@
+//! The functions a `go` template can call: Go's builtins, Sprig v2.22's
+//! text functions (without the date, crypto-key and network ones, see
+//! [`MISSING`]), `bcrypt`, and the successor's `split` (one argument),
+//! `compact`, `join`, `first`, `formatSubdomain` and `unquote`.
+//!
+//! Where the successor and Sprig share a name the call's shape decides:
+//! `split SEP TEXT` is Sprig's (a map `_0`, `_1`, …), `split TEXT` the
+//! successor's (a list of the whitespace-separated words); `join SEP LIST`
+//! is Sprig's, `join LIST… [SEP]` the successor's.
+
+use super::printf::{go_quote, sprint, sprintf, sprintln};
+use super::value::{to_json, Value};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+type Args<'a> = &'a [Value];
+type Out = Result<Value, String>;
+
+/// Sprig v2.22 text functions this hub does not offer; a template naming
+/// one fails to parse, as for any unknown function.
+pub const MISSING: &[&str] = &[
+    "date",
+    "dateInZone",
+    "dateModify",
+    "date_in_zone",
+    "date_modify",
+    "ago",
+    "now",
+    "toDate",
+    "mustToDate",
+    "unixEpoch",
+    "htmlDate",
+    "htmlDateInZone",
+    "duration",
+    "durationRound",
+    "derivePassword",
+    "encryptAES",
+    "decryptAES",
+    "genPrivateKey",
+    "genCA",
+    "genSelfSignedCert",
+    "genSignedCert",
+    "buildCustomCert",
+    "getHostByName",
+    "sha1sum",
+    "adler32sum",
+    "randBytes",
+];
+
+/// Every function name known to the engine.
+pub fn exists(name: &str) -> bool {
+    NAMES.contains(&name)
+}
+
+const NAMES: &[&str] = &[
+    // Go builtins
+    "and",
+    "or",
+    "not",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "len",
+    "index",
+    "slice",
+    "print",
+    "printf",
+    "println",
+    "html",
+    "js",
+    "urlquery",
+    "call",
+    // hub
+    "bcrypt",
+    "formatSubdomain",
+    "unquote",
+    "uquote",
+    // sprig strings
+    "hello",
+    "upper",
+    "lower",
+    "title",
+    "untitle",
+    "substr",
+    "repeat",
+    "trim",
+    "trimAll",
+    "trimall",
+    "trimSuffix",
+    "trimPrefix",
+    "nospace",
+    "initials",
+    "randAlphaNum",
+    "randAlpha",
+    "randAscii",
+    "randNumeric",
+    "swapcase",
+    "shuffle",
+    "snakecase",
+    "camelcase",
+    "kebabcase",
+    "wrap",
+    "wrapWith",
+    "contains",
+    "hasPrefix",
+    "hasSuffix",
+    "quote",
+    "squote",
+    "cat",
+    "indent",
+    "nindent",
+    "replace",
+    "plural",
+    "sha256sum",
+    "toString",
+    "toStrings",
+    "atoi",
+    "int64",
+    "int",
+    "float64",
+    "toDecimal",
+    "split",
+    "splitList",
+    "splitn",
+    "join",
+    "sortAlpha",
+    "abbrev",
+    "abbrevboth",
+    "trunc",
+    // sprig defaults, encodings, reflection, os, paths
+    "default",
+    "empty",
+    "coalesce",
+    "compact",
+    "mustCompact",
+    "toJson",
+    "toPrettyJson",
+    "toRawJson",
+    "mustToJson",
+    "mustToPrettyJson",
+    "mustToRawJson",
+    "fromJson",
+    "ternary",
+    "b64enc",
+    "b64dec",
+    "b32enc",
+    "b32dec",
+    "typeOf",
+    "typeIs",
+    "typeIsLike",
+    "kindOf",
+    "kindIs",
+    "deepEqual",
+    "env",
+    "expandenv",
+    "base",
+    "dir",
+    "clean",
+    "ext",
+    "isAbs",
+    "fail",
+    "uuidv4",
+    // sprig numbers
+    "add",
+    "add1",
+    "sub",
+    "div",
+    "mod",
+    "mul",
+    "max",
+    "min",
+    "biggest",
+    "ceil",
+    "floor",
+    "round",
+    "until",
+    "untilStep",
+    // sprig lists and dicts
+    "list",
+    "tuple",
+    "push",
+    "append",
+    "prepend",
+    "first",
+    "rest",
+    "last",
+    "initial",
+    "reverse",
+    "uniq",
+    "without",
+    "has",
+    "concat",
+    "dict",
+    "get",
+    "set",
+    "unset",
+    "hasKey",
+    "pluck",
+    "keys",
+    "values",
+    "pick",
+    "omit",
+    "merge",
+    "mergeOverwrite",
+    "deepCopy",
+    // sprig regex, semver, urls
+    "regexMatch",
+    "regexFindAll",
+    "regexFind",
+    "regexReplaceAll",
+    "regexReplaceAllLiteral",
+    "regexSplit",
+    "semver",
+    "semverCompare",
+    "urlParse",
+    "urlJoin",
+];
+
+pub fn call(name: &str, args: Args) -> Out {
+    match name {
+        "not" => {
+            want(name, args, 1)?;
+            Ok(Value::Bool(!args[0].truthy()))
+        }
+        "eq" => {
+            at_least(name, args, 2)?;
+            for other in &args[1..] {
+                if compare(&args[0], other)? == Some(std::cmp::Ordering::Equal) {
+                    return Ok(Value::Bool(true));
+                }
+            }
+            Ok(Value::Bool(false))
+        }
+        "ne" => {
+            want(name, args, 2)?;
+            Ok(Value::Bool(
+                compare(&args[0], &args[1])? != Some(std::cmp::Ordering::Equal),
+            ))
+        }
+        "lt" | "le" | "gt" | "ge" => {
+            want(name, args, 2)?;
+            let ordering = compare(&args[0], &args[1])?
+                .ok_or_else(|| "invalid type for comparison".to_string())?;
+            use std::cmp::Ordering::*;
+            Ok(Value::Bool(match name {
+                "lt" => ordering == Less,
+                "le" => ordering != Greater,
+                "gt" => ordering == Greater,
+                _ => ordering != Less,
+            }))
+        }
+        "len" => {
+            want(name, args, 1)?;
+            match &args[0] {
+                Value::Str(s) => Ok(Value::Int(s.len() as i64)),
+                Value::List(l) => Ok(Value::Int(l.len() as i64)),
+                Value::Map(m) => Ok(Value::Int(m.len() as i64)),
+                other => Err(format!("len of type {}", other.type_name())),
+            }
+        }
+        "index" => {
+            at_least(name, args, 1)?;
+            let mut value = args[0].clone();
+            for key in &args[1..] {
+                value = index(value, key)?;
+            }
+            Ok(value)
+        }
+        "slice" => slice(args),
+        "print" => Ok(Value::Str(sprint(args))),
+        "println" => Ok(Value::Str(sprintln(args))),
+        "printf" => {
+            at_least(name, args, 1)?;
+            Ok(Value::Str(sprintf(&text(&args[0]), &args[1..])))
+        }
+        "html" => Ok(Value::Str(html_escape(&sprint(args)))),
+        "js" => Ok(Value::Str(js_escape(&sprint(args)))),
+        "urlquery" => Ok(Value::Str(query_escape(&sprint(args)))),
+        "call" => Err("`call` is not supported: template values hold no functions".into()),
+        _ => super::sprig::call(name, args),
+    }
+}
+
+pub fn want(name: &str, args: Args, n: usize) -> Result<(), String> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(format!(
+            "wrong number of args for {name}: want {n} got {}",
+            args.len()
+        ))
+    }
+}
+
+pub fn at_least(name: &str, args: Args, n: usize) -> Result<(), String> {
+    if args.len() >= n {
+        Ok(())
+    } else {
+        Err(format!(
+            "wrong number of args for {name}: want at least {n} got {}",
+            args.len()
+        ))
+    }
+}
+
+/// The text of a value (Sprig's `strval`).
+pub fn text(value: &Value) -> String {
+    match value {
+        Value::Nil => String::new(),
+        other => other.to_go_string(),
+    }
+}
+
+/// Go's comparison of basic values: `None` when they are equal-comparable
+/// only (bools); an error for incompatible or non-basic types.
+fn compare(a: &Value, b: &Value) -> Result<Option<std::cmp::Ordering>, String> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Ok(Some(x.cmp(y))),
+        (Value::Float(x), Value::Float(y)) => Ok(x.partial_cmp(y)),
+        (Value::Str(x), Value::Str(y)) => Ok(Some(x.as_bytes().cmp(y.as_bytes()))),
+        (Value::Bool(x), Value::Bool(y)) => Ok((x == y).then_some(std::cmp::Ordering::Equal)),
+        (Value::Nil, Value::Nil) => Ok(Some(std::cmp::Ordering::Equal)),
+        (Value::List(_) | Value::Map(_), _) | (_, Value::List(_) | Value::Map(_)) => {
+            Err("non-comparable type".into())
+        }
+        _ => Err(format!(
+            "incompatible types for comparison: {} and {}",
+            a.type_name(),
+            b.type_name()
+        )),
+    }
+}
+
+fn index(value: Value, key: &Value) -> Out {
+    match (value, key) {
+        (Value::List(items), Value::Int(i)) => {
+            let len = items.len();
+            usize::try_from(*i)
+                .ok()
+                .and_then(|i| items.into_iter().nth(i))
+                .ok_or_else(|| format!("index out of range: {i} (length {len})"))
+        }
+        (Value::Str(s), Value::Int(i)) => usize::try_from(*i)
+            .ok()
+            .and_then(|i| s.as_bytes().get(i).copied())
+            .map(|b| Value::Int(b as i64))
+            .ok_or_else(|| format!("index out of range: {i}")),
+        (Value::Map(mut map), Value::Str(k)) => map
+            .remove(k)
+            .ok_or_else(|| format!("map has no entry for key {k:?}")),
+        (Value::Nil, _) => Err("index of untyped nil".into()),
+        (value, key) => Err(format!(
+            "can't index item of type {} with {}",
+            value.type_name(),
+            key.type_name()
+        )),
+    }
+}
+
+/// Sprig's `slice LIST [START [END]]` (it replaces Go's builtin).
+fn slice(args: Args) -> Out {
+    at_least("slice", args, 1)?;
+    let bound = |v: &Value| match v {
+        Value::Int(i) if *i >= 0 => Ok(*i as usize),
+        other => Err(format!(
+            "slice index must be a non-negative int, not {}",
+            other.to_go_string()
+        )),
+    };
+    let (start, end) = match args.len() {
+        1 => (0, None),
+        2 => (bound(&args[1])?, None),
+        _ => (bound(&args[1])?, Some(bound(&args[2])?)),
+    };
+    match &args[0] {
+        Value::List(items) => {
+            let end = end.unwrap_or(items.len());
+            if start > end || end > items.len() {
+                return Err(format!(
+                    "slice bounds out of range [{start}:{end}] with length {}",
+                    items.len()
+                ));
+            }
+            Ok(Value::List(items[start..end].to_vec()))
+        }
+        Value::Str(s) => {
+            let end = end.unwrap_or(s.len());
+            s.get(start..end)
+                .map(|t| Value::Str(t.to_string()))
+                .ok_or_else(|| format!("slice bounds out of range [{start}:{end}]"))
+        }
+        other => Err(format!("cannot slice {}", other.type_name())),
+    }
+}
+
+/// `template.HTMLEscapeString`.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("&#34;"),
+            '\'' => out.push_str("&#39;"),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\0' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `template.JSEscapeString`.
+fn js_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '"' => out.push_str("\\\""),
+            '<' => out.push_str("\\u003C"),
+            '>' => out.push_str("\\u003E"),
+            '&' => out.push_str("\\u0026"),
+            '=' => out.push_str("\\u003D"),
+            c if (c as u32) < 0x20 || c.is_control() => {
+                out.push_str(&format!("\\u{:04X}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `url.QueryEscape`.
+pub fn query_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            b => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// `strconv.Quote` of each value's text, space-separated (Sprig `quote`).
+pub fn quote_all(args: Args) -> String {
+    args.iter()
+        .filter(|a| !matches!(a, Value::Nil))
+        .map(|a| go_quote(&text(a)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn json(value: &Value, pretty: bool) -> String {
+    to_json(value, pretty.then_some("  "))
+}
+
+pub fn b64enc(s: &str) -> String {
+    STANDARD.encode(s)
+}
+
+pub fn b64dec(s: &str) -> String {
+    match STANDARD.decode(s) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => e.to_string(),
+    }
+}
+
+pub fn sha256_hex(s: &str) -> String {
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+pub fn map_of(pairs: impl IntoIterator<Item = (String, Value)>) -> Value {
+    Value::Map(pairs.into_iter().collect::<BTreeMap<_, _>>())
+}

@@ -1,0 +1,146 @@
+//! The `go` template kind: Go `text/template` with Sprig v2.22's text
+//! functions and the hub's own, written for this hub (see the README's
+//! "Dependencies" table for why no crate is used).
+//!
+//! * [`parse`] — source → tree (trim markers, comments, control
+//!   structures, pipelines, literals as Go reads them).
+//! * [`exec`] — the tree run against the parameters.
+//! * [`funcs`] — Go's builtins; [`sprig`] and [`semver`] — Sprig's and the
+//!   hub's functions.
+//! * [`value`] — the values and Go's printing of them; [`printf`] — `fmt`.
+//!
+//! Parameters bind as the reference binds them: a name splits on `.` into
+//! nested maps, `-` becomes `_` in each part, string values are trimmed.
+//! Unlike the reference, a missing key is an error (not `<no value>`).
+
+mod exec;
+pub mod funcs;
+pub mod parse;
+mod printf;
+mod semver;
+mod sprig;
+pub mod value;
+
+use parse::{Node, Operand, Pipe, Term};
+use std::collections::BTreeMap;
+pub use value::Value;
+
+/// A parse or execution error at a line of the template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoError {
+    pub line: usize,
+    pub message: String,
+    /// The missing key's path (`.svc.undeclared`) when that is the error.
+    pub key: Option<String>,
+}
+
+impl GoError {
+    pub fn new(line: usize, message: impl Into<String>) -> Self {
+        GoError {
+            line,
+            message: message.into(),
+            key: None,
+        }
+    }
+
+    fn key(mut self, key: String) -> Self {
+        self.key = Some(key);
+        self
+    }
+}
+
+/// Renders `source` with `data` as dot.
+pub fn render(source: &str, data: &Value) -> Result<String, GoError> {
+    let parsed = parse::parse(source)?;
+    check_functions(&parsed.body)?;
+    for (_, body) in &parsed.defines {
+        check_functions(body)?;
+    }
+    exec::execute(&parsed, data)
+}
+
+/// Go rejects a template naming an unknown function when it parses it,
+/// even in a branch never taken.
+fn check_functions(nodes: &[Node]) -> Result<(), GoError> {
+    for node in nodes {
+        match node {
+            Node::Action(pipe) => check_pipe(pipe)?,
+            Node::If(b) | Node::Range(b) | Node::With(b) => {
+                check_pipe(&b.pipe)?;
+                check_functions(&b.body)?;
+                if let Some(otherwise) = &b.otherwise {
+                    check_functions(otherwise)?;
+                }
+            }
+            Node::Template {
+                pipe: Some(pipe), ..
+            } => check_pipe(pipe)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_pipe(pipe: &Pipe) -> Result<(), GoError> {
+    for operand in pipe.commands.iter().flat_map(|c| &c.operands) {
+        check_operand(pipe.line, operand)?;
+    }
+    Ok(())
+}
+
+fn check_operand(line: usize, operand: &Operand) -> Result<(), GoError> {
+    match &operand.term {
+        Term::Function(name) if !funcs::exists(name) => {
+            let message = if funcs::MISSING.contains(&name.as_str()) {
+                format!("function {name:?} not defined (a Sprig function this hub does not offer)")
+            } else {
+                format!("function {name:?} not defined")
+            };
+            Err(GoError::new(line, message))
+        }
+        Term::Pipe(inner) => check_pipe(inner),
+        _ => Ok(()),
+    }
+}
+
+/// The data of a template: parameter names split on `.` into nested maps,
+/// `-` → `_` in each part, top-level strings trimmed. A name that is both a
+/// value and a prefix of another keeps the first installed; the conflicts
+/// are returned for a warning.
+pub fn bindings<'a>(
+    params: impl IntoIterator<Item = (&'a str, Option<&'a yaml_serde::Value>)>,
+) -> (Value, Vec<String>) {
+    let mut root = BTreeMap::new();
+    let mut conflicts = Vec::new();
+    for (name, value) in params {
+        let parts: Vec<String> = name.split('.').map(|p| p.replace('-', "_")).collect();
+        let value = value.map_or(Value::Nil, |v| Value::from_yaml(v, true));
+        if !install(&mut root, &parts, value) {
+            conflicts.push(name.to_string());
+        }
+    }
+    (Value::Map(root), conflicts)
+}
+
+fn install(map: &mut BTreeMap<String, Value>, parts: &[String], value: Value) -> bool {
+    let [head, rest @ ..] = parts else {
+        return false;
+    };
+    if rest.is_empty() {
+        if map.contains_key(head) {
+            return false;
+        }
+        map.insert(head.clone(), value);
+        return true;
+    }
+    match map
+        .entry(head.clone())
+        .or_insert_with(|| Value::Map(BTreeMap::new()))
+    {
+        Value::Map(inner) => install(inner, rest, value),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

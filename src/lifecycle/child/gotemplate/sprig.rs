@@ -1,0 +1,1155 @@
+//! Sprig v2.22's text functions and the hub's own (`bcrypt`, the
+//! successor's `split`/`compact`/`join`/`first`, `formatSubdomain`,
+//! `unquote`), as `go` templates see them. Sprig converts its arguments
+//! loosely (a number where text is wanted is printed), so these do too.
+
+use super::funcs::{at_least, b64dec, b64enc, json, map_of, quote_all, sha256_hex, text, want};
+use super::value::Value;
+use regex::Regex;
+use std::collections::BTreeMap;
+
+type Args<'a> = &'a [Value];
+type Out = Result<Value, String>;
+
+fn s(v: impl Into<String>) -> Out {
+    Ok(Value::Str(v.into()))
+}
+
+fn int(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        Value::Float(f) => *f as i64,
+        Value::Bool(b) => *b as i64,
+        Value::Str(t) => parse_go_int(t.trim()).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `strconv.ParseInt(s, 0, 64)` as `cast` uses it: `0x`, `0o`, `0b` and a
+/// leading `0` (octal) prefixes.
+fn parse_go_int(t: &str) -> Option<i64> {
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let lower = digits.to_ascii_lowercase();
+    let n = if let Some(h) = lower.strip_prefix("0x") {
+        i64::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        i64::from_str_radix(b, 2).ok()?
+    } else if let Some(o) = lower.strip_prefix("0o") {
+        i64::from_str_radix(o, 8).ok()?
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        i64::from_str_radix(&lower[1..], 8).ok()?
+    } else {
+        lower.parse().ok()?
+    };
+    Some(if negative { -n } else { n })
+}
+
+fn float(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        Value::Bool(b) => *b as i64 as f64,
+        Value::Str(t) => t.trim().parse().unwrap_or(0.0),
+        _ => 0.0,
+    }
+}
+
+fn list(v: &Value) -> Result<Vec<Value>, String> {
+    match v {
+        Value::List(items) => Ok(items.clone()),
+        Value::Nil => Ok(Vec::new()),
+        other => Err(format!("cannot use type {} as a list", other.type_name())),
+    }
+}
+
+fn dict(v: &Value) -> Result<BTreeMap<String, Value>, String> {
+    match v {
+        Value::Map(map) => Ok(map.clone()),
+        other => Err(format!("cannot use type {} as a dict", other.type_name())),
+    }
+}
+
+/// Sprig's `empty`.
+fn empty(v: &Value) -> bool {
+    !v.truthy()
+}
+
+fn strings(items: &[Value]) -> Vec<String> {
+    items.iter().map(text).collect()
+}
+
+fn str_list(items: impl IntoIterator<Item = String>) -> Value {
+    Value::List(items.into_iter().map(Value::Str).collect())
+}
+
+/// Go's `unicode.ToUpper`/`ToLower`: one character stays one character.
+fn simple_case(t: &str, upper: bool) -> String {
+    t.chars()
+        .map(|c| {
+            let mut mapped: Vec<char> = if upper {
+                c.to_uppercase().collect()
+            } else {
+                c.to_lowercase().collect()
+            };
+            if mapped.len() == 1 {
+                mapped.remove(0)
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+pub fn call(name: &str, args: Args) -> Out {
+    let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Nil);
+    let t = |i: usize| text(&arg(i));
+    match name {
+        // ---- hub
+        "bcrypt" => {
+            want(name, args, 1)?;
+            bcrypt::hash(t(0), 10)
+                .map(Value::Str)
+                .map_err(|e| e.to_string())
+        }
+        "formatSubdomain" => format_subdomain(args),
+        "unquote" | "uquote" => {
+            want(name, args, 1)?;
+            s(unquote(&t(0)))
+        }
+        // ---- strings
+        "hello" => s("Hello!"),
+        "upper" => s(simple_case(&t(0), true)),
+        "lower" => s(simple_case(&t(0), false)),
+        "title" => s(title(&t(0))),
+        "untitle" => s(untitle(&t(0))),
+        "swapcase" => s(t(0)
+            .chars()
+            .map(|c| {
+                if c.is_uppercase() {
+                    simple_case(&c.to_string(), false)
+                } else {
+                    simple_case(&c.to_string(), true)
+                }
+            })
+            .collect::<String>()),
+        "substr" => {
+            want(name, args, 3)?;
+            s(substr(int(&args[0]), int(&args[1]), &t(2)))
+        }
+        "repeat" => {
+            want(name, args, 2)?;
+            s(t(1).repeat(int(&args[0]).max(0) as usize))
+        }
+        "trim" => s(t(0).trim()),
+        "trimAll" | "trimall" => {
+            want(name, args, 2)?;
+            let cut: Vec<char> = t(0).chars().collect();
+            s(t(1).trim_matches(|c| cut.contains(&c)))
+        }
+        "trimSuffix" => {
+            want(name, args, 2)?;
+            let (suffix, whole) = (t(0), t(1));
+            s(whole.strip_suffix(suffix.as_str()).unwrap_or(&whole))
+        }
+        "trimPrefix" => {
+            want(name, args, 2)?;
+            let (prefix, whole) = (t(0), t(1));
+            s(whole.strip_prefix(prefix.as_str()).unwrap_or(&whole))
+        }
+        "nospace" => s(t(0)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()),
+        "initials" => s(t(0)
+            .split_whitespace()
+            .filter_map(|w| w.chars().next())
+            .collect::<String>()),
+        "randAlphaNum" => s(random(
+            int(&arg(0)),
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+        )),
+        "randAlpha" => s(random(
+            int(&arg(0)),
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+        )),
+        "randNumeric" => s(random(int(&arg(0)), b"0123456789")),
+        "randAscii" => {
+            let printable: Vec<u8> = (b' '..=b'~').collect();
+            s(random(int(&arg(0)), &printable))
+        }
+        "shuffle" => s(shuffle(&t(0))),
+        "uuidv4" => s(uuid::Uuid::new_v4().to_string()),
+        "snakecase" => s(delimited(&t(0), '_')),
+        "kebabcase" => s(delimited(&t(0), '-')),
+        "camelcase" => s(t(0)
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect::<String>()),
+        "wrap" => {
+            want(name, args, 2)?;
+            s(wrap(&t(1), int(&args[0]), "\n"))
+        }
+        "wrapWith" => {
+            want(name, args, 3)?;
+            s(wrap(&t(2), int(&args[0]), &t(1)))
+        }
+        "contains" => {
+            want(name, args, 2)?;
+            Ok(Value::Bool(t(1).contains(&t(0))))
+        }
+        "hasPrefix" => {
+            want(name, args, 2)?;
+            Ok(Value::Bool(t(1).starts_with(&t(0))))
+        }
+        "hasSuffix" => {
+            want(name, args, 2)?;
+            Ok(Value::Bool(t(1).ends_with(&t(0))))
+        }
+        "quote" => s(quote_all(args)),
+        "squote" => s(args
+            .iter()
+            .filter(|a| !matches!(a, Value::Nil))
+            .map(|a| format!("'{}'", text(a)))
+            .collect::<Vec<_>>()
+            .join(" ")),
+        "cat" => s(args
+            .iter()
+            .filter(|a| !matches!(a, Value::Nil))
+            .map(text)
+            .collect::<Vec<_>>()
+            .join(" ")),
+        "indent" => {
+            want(name, args, 2)?;
+            s(indent(int(&args[0]), &t(1)))
+        }
+        "nindent" => {
+            want(name, args, 2)?;
+            s(format!("\n{}", indent(int(&args[0]), &t(1))))
+        }
+        "replace" => {
+            want(name, args, 3)?;
+            s(t(2).replace(&t(0), &t(1)))
+        }
+        "plural" => {
+            want(name, args, 3)?;
+            s(if int(&args[2]) == 1 { t(0) } else { t(1) })
+        }
+        "sha256sum" => s(sha256_hex(&t(0))),
+        "toString" => s(t(0)),
+        "toStrings" => Ok(str_list(strings(&list(&arg(0))?))),
+        "atoi" => Ok(Value::Int(t(0).trim().parse().unwrap_or(0))),
+        "int" | "int64" => Ok(Value::Int(int(&arg(0)))),
+        "float64" => Ok(Value::Float(float(&arg(0)))),
+        "toDecimal" => Ok(Value::Int(i64::from_str_radix(&t(0), 8).unwrap_or(0))),
+        "split" => split(args),
+        "splitList" => {
+            want(name, args, 2)?;
+            Ok(str_list(t(1).split(t(0).as_str()).map(String::from)))
+        }
+        "splitn" => {
+            want(name, args, 3)?;
+            let n = int(&args[1]);
+            let whole = t(2);
+            let parts: Vec<String> = if n < 0 {
+                whole.split(t(0).as_str()).map(String::from).collect()
+            } else {
+                whole
+                    .splitn(n as usize, t(0).as_str())
+                    .map(String::from)
+                    .collect()
+            };
+            Ok(indexed(parts))
+        }
+        "join" => join(args),
+        "sortAlpha" => {
+            let mut items = match arg(0) {
+                Value::List(items) => strings(&items),
+                other => vec![text(&other)],
+            };
+            items.sort();
+            Ok(str_list(items))
+        }
+        "abbrev" => {
+            want(name, args, 2)?;
+            s(abbrev(&t(1), int(&args[0])))
+        }
+        "abbrevboth" => {
+            want(name, args, 3)?;
+            s(abbrev_both(&t(2), int(&args[0]), int(&args[1])))
+        }
+        "trunc" => {
+            want(name, args, 2)?;
+            let (c, whole) = (int(&args[0]), t(1));
+            let len = whole.len() as i64;
+            s(if c < 0 && len + c > 0 {
+                whole
+                    .get((len + c) as usize..)
+                    .unwrap_or(&whole)
+                    .to_string()
+            } else if c >= 0 && len > c {
+                whole.get(..c as usize).unwrap_or(&whole).to_string()
+            } else {
+                whole
+            })
+        }
+        // ---- defaults and encodings
+        "default" => {
+            at_least(name, args, 1)?;
+            Ok(match args.get(1) {
+                Some(given) if !empty(given) => given.clone(),
+                _ => args[0].clone(),
+            })
+        }
+        "empty" => Ok(Value::Bool(empty(&arg(0)))),
+        "coalesce" => Ok(args
+            .iter()
+            .find(|a| !empty(a))
+            .cloned()
+            .unwrap_or(Value::Nil)),
+        "compact" | "mustCompact" => compact(args),
+        "toJson" | "mustToJson" => s(json(&arg(0), false)),
+        "toPrettyJson" | "mustToPrettyJson" => s(json(&arg(0), true)),
+        "toRawJson" | "mustToRawJson" => s(json(&arg(0), false)
+            .replace("\\u003c", "<")
+            .replace("\\u003e", ">")
+            .replace("\\u0026", "&")),
+        "fromJson" => {
+            let parsed: yaml_serde::Value =
+                serde_json::from_str(&t(0)).map_err(|e| e.to_string())?;
+            Ok(Value::from_yaml(&parsed, false))
+        }
+        "ternary" => {
+            want(name, args, 3)?;
+            Ok(if args[2].truthy() {
+                args[0].clone()
+            } else {
+                args[1].clone()
+            })
+        }
+        "b64enc" => s(b64enc(&t(0))),
+        "b64dec" => s(b64dec(&t(0))),
+        "b32enc" => s(base32_encode(t(0).as_bytes())),
+        "b32dec" => s(base32_decode(&t(0))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_else(|| "illegal base32 data".into())),
+        "typeOf" => s(arg(0).type_name()),
+        "kindOf" => s(arg(0).kind_name()),
+        "typeIs" => Ok(Value::Bool(t(0) == arg(1).type_name())),
+        "typeIsLike" => {
+            let target = t(0);
+            let actual = arg(1).type_name();
+            Ok(Value::Bool(
+                target == actual || target == format!("*{actual}"),
+            ))
+        }
+        "kindIs" => Ok(Value::Bool(t(0) == arg(1).kind_name())),
+        "deepEqual" => Ok(Value::Bool(arg(0) == arg(1))),
+        "env" => s(std::env::var(t(0)).unwrap_or_default()),
+        "expandenv" => s(expand_env(&t(0))),
+        "base" => s(path_base(&t(0))),
+        "dir" => s(path_dir(&t(0))),
+        "clean" => s(path_clean(&t(0))),
+        "ext" => {
+            let p = t(0);
+            let last = p.rfind('/').map(|i| i + 1).unwrap_or(0);
+            s(p[last..]
+                .rfind('.')
+                .map(|i| p[last + i..].to_string())
+                .unwrap_or_default())
+        }
+        "isAbs" => Ok(Value::Bool(t(0).starts_with('/'))),
+        "fail" => Err(t(0)),
+        // ---- numbers
+        "add" => Ok(Value::Int(args.iter().map(int).sum())),
+        "add1" => Ok(Value::Int(int(&arg(0)) + 1)),
+        "sub" => Ok(Value::Int(int(&arg(0)) - int(&arg(1)))),
+        "mul" => Ok(Value::Int(args.iter().map(int).product())),
+        "div" | "mod" => {
+            let divisor = int(&arg(1));
+            if divisor == 0 {
+                return Err("integer divide by zero".into());
+            }
+            Ok(Value::Int(if name == "div" {
+                int(&arg(0)) / divisor
+            } else {
+                int(&arg(0)) % divisor
+            }))
+        }
+        "max" | "biggest" => Ok(Value::Int(args.iter().map(int).max().unwrap_or(0))),
+        "min" => Ok(Value::Int(args.iter().map(int).min().unwrap_or(0))),
+        "ceil" => Ok(Value::Float(float(&arg(0)).ceil())),
+        "floor" => Ok(Value::Float(float(&arg(0)).floor())),
+        "round" => {
+            let places = int(&arg(1)) as i32;
+            let factor = 10f64.powi(places);
+            Ok(Value::Float((float(&arg(0)) * factor).round() / factor))
+        }
+        "until" => Ok(Value::List(range_step(
+            0,
+            int(&arg(0)),
+            if int(&arg(0)) < 0 { -1 } else { 1 },
+        ))),
+        "untilStep" => Ok(Value::List(range_step(
+            int(&arg(0)),
+            int(&arg(1)),
+            int(&arg(2)),
+        ))),
+        // ---- lists
+        "list" | "tuple" => Ok(Value::List(args.to_vec())),
+        "push" | "append" => {
+            want(name, args, 2)?;
+            let mut items = list(&args[0])?;
+            items.push(args[1].clone());
+            Ok(Value::List(items))
+        }
+        "prepend" => {
+            want(name, args, 2)?;
+            let mut items = list(&args[0])?;
+            items.insert(0, args[1].clone());
+            Ok(Value::List(items))
+        }
+        "first" => first(args),
+        "rest" => Ok(Value::List(list(&arg(0))?.into_iter().skip(1).collect())),
+        "last" => Ok(list(&arg(0))?.pop().unwrap_or(Value::Nil)),
+        "initial" => {
+            let mut items = list(&arg(0))?;
+            items.pop();
+            Ok(Value::List(items))
+        }
+        "reverse" => Ok(Value::List(list(&arg(0))?.into_iter().rev().collect())),
+        "uniq" => {
+            let mut out: Vec<Value> = Vec::new();
+            for item in list(&arg(0))? {
+                if !out.contains(&item) {
+                    out.push(item);
+                }
+            }
+            Ok(Value::List(out))
+        }
+        "without" => {
+            at_least(name, args, 1)?;
+            Ok(Value::List(
+                list(&args[0])?
+                    .into_iter()
+                    .filter(|i| !args[1..].contains(i))
+                    .collect(),
+            ))
+        }
+        "has" => {
+            want(name, args, 2)?;
+            Ok(Value::Bool(list(&args[1])?.contains(&args[0])))
+        }
+        "concat" => {
+            let mut out = Vec::new();
+            for a in args {
+                out.extend(list(a)?);
+            }
+            Ok(Value::List(out))
+        }
+        // ---- dicts
+        "dict" => Ok(map_of(args.chunks(2).map(|pair| {
+            (text(&pair[0]), pair.get(1).cloned().unwrap_or(Value::Nil))
+        }))),
+        "get" => {
+            want(name, args, 2)?;
+            Ok(dict(&args[0])?
+                .remove(&t(1))
+                .unwrap_or(Value::Str(String::new())))
+        }
+        "set" => {
+            want(name, args, 3)?;
+            let mut map = dict(&args[0])?;
+            map.insert(t(1), args[2].clone());
+            Ok(Value::Map(map))
+        }
+        "unset" => {
+            want(name, args, 2)?;
+            let mut map = dict(&args[0])?;
+            map.remove(&t(1));
+            Ok(Value::Map(map))
+        }
+        "hasKey" => {
+            want(name, args, 2)?;
+            Ok(Value::Bool(dict(&args[0])?.contains_key(&t(1))))
+        }
+        "pluck" => {
+            at_least(name, args, 1)?;
+            let key = t(0);
+            let mut out = Vec::new();
+            for d in &args[1..] {
+                if let Some(v) = dict(d)?.remove(&key) {
+                    out.push(v);
+                }
+            }
+            Ok(Value::List(out))
+        }
+        "keys" => {
+            let mut out = Vec::new();
+            for d in args {
+                out.extend(dict(d)?.into_keys().map(Value::Str));
+            }
+            Ok(Value::List(out))
+        }
+        "values" => Ok(Value::List(dict(&arg(0))?.into_values().collect())),
+        "pick" | "omit" => {
+            at_least(name, args, 1)?;
+            let wanted = strings(&args[1..]);
+            let keep = name == "pick";
+            Ok(Value::Map(
+                dict(&args[0])?
+                    .into_iter()
+                    .filter(|(k, _)| wanted.contains(k) == keep)
+                    .collect(),
+            ))
+        }
+        "merge" | "mergeOverwrite" => {
+            at_least(name, args, 1)?;
+            let mut out = dict(&args[0])?;
+            for source in &args[1..] {
+                merge_into(&mut out, &dict(source)?, name == "mergeOverwrite");
+            }
+            Ok(Value::Map(out))
+        }
+        "deepCopy" => Ok(arg(0)),
+        // ---- regex, semver, urls
+        "regexMatch" => Ok(Value::Bool(regex(&t(0))?.is_match(&t(1)))),
+        "regexFind" => s(regex(&t(0))?
+            .find(&t(1))
+            .map(|m| m.as_str().to_string())
+            .unwrap_or_default()),
+        "regexFindAll" => {
+            let re = regex(&t(0))?;
+            let whole = t(1);
+            let n = int(&arg(2));
+            let found = re.find_iter(&whole).map(|m| m.as_str().to_string());
+            Ok(str_list(if n < 0 {
+                found.collect::<Vec<_>>()
+            } else {
+                found.take(n as usize).collect()
+            }))
+        }
+        "regexReplaceAll" => s(regex(&t(0))?.replace_all(&t(1), t(2).as_str()).into_owned()),
+        "regexReplaceAllLiteral" => s(regex(&t(0))?
+            .replace_all(&t(1), regex::NoExpand(&t(2)))
+            .into_owned()),
+        "regexSplit" => {
+            let re = regex(&t(0))?;
+            let whole = t(1);
+            let n = int(&arg(2));
+            let parts: Vec<String> = if n == 0 {
+                Vec::new()
+            } else if n < 0 {
+                re.split(&whole).map(String::from).collect()
+            } else {
+                re.splitn(&whole, n as usize).map(String::from).collect()
+            };
+            Ok(str_list(parts))
+        }
+        "semver" => super::semver::parse(&t(0)).map(|v| v.to_value()),
+        "semverCompare" => super::semver::matches(&t(0), &t(1)).map(Value::Bool),
+        "urlParse" => url_parse(&t(0)),
+        "urlJoin" => url_join(&dict(&arg(0))?),
+        other if super::funcs::MISSING.contains(&other) => {
+            Err(format!("function {other:?} is not supported by this hub"))
+        }
+        other => Err(format!("function {other:?} not defined")),
+    }
+}
+
+/// Whole maps of `source` merged into `target`; `overwrite` lets the
+/// source win on leaves.
+fn merge_into(
+    target: &mut BTreeMap<String, Value>,
+    source: &BTreeMap<String, Value>,
+    overwrite: bool,
+) {
+    for (key, value) in source {
+        match (target.get_mut(key), value) {
+            (Some(Value::Map(inner)), Value::Map(more)) => merge_into(inner, more, overwrite),
+            (Some(slot), _) if overwrite => *slot = value.clone(),
+            (Some(slot), _) if empty(slot) => *slot = value.clone(),
+            (Some(_), _) => {}
+            (None, _) => {
+                target.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+fn regex(pattern: &str) -> Result<Regex, String> {
+    Regex::new(pattern).map_err(|e| format!("bad regular expression: {e}"))
+}
+
+fn range_step(start: i64, stop: i64, step: i64) -> Vec<Value> {
+    let mut out = Vec::new();
+    if step == 0 {
+        return out;
+    }
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(Value::Int(i));
+        i += step;
+    }
+    out
+}
+
+/// A list as Sprig's `split` map: `_0`, `_1`, …
+fn indexed(parts: Vec<String>) -> Value {
+    map_of(
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (format!("_{i}"), Value::Str(p))),
+    )
+}
+
+/// `split SEP TEXT` (Sprig: a map) or `split TEXT` (successor: the words).
+fn split(args: Args) -> Out {
+    match args {
+        [whole] => Ok(str_list(text(whole).split_whitespace().map(String::from))),
+        [sep, whole] => Ok(indexed(
+            text(whole)
+                .split(text(sep).as_str())
+                .map(String::from)
+                .collect(),
+        )),
+        _ => Err(format!(
+            "wrong number of args for split: want 1 or 2 got {}",
+            args.len()
+        )),
+    }
+}
+
+/// Sprig's `compact LIST` (drops empty values), or the successor's
+/// `compact TEXT…` (drops blank texts, trims the others).
+fn compact(args: Args) -> Out {
+    if let [Value::List(items)] = args {
+        return Ok(Value::List(
+            items.iter().filter(|v| !empty(v)).cloned().collect(),
+        ));
+    }
+    let mut out = Vec::new();
+    for arg in args {
+        match arg {
+            Value::List(items) => out.extend(items.iter().map(text).map(|t| t.trim().to_string())),
+            Value::Str(t) => out.push(t.trim().to_string()),
+            other => {
+                return Err(format!(
+                    "argument type {} not yet supported",
+                    other.type_name()
+                ))
+            }
+        }
+    }
+    Ok(str_list(out.into_iter().filter(|t| !t.is_empty())))
+}
+
+/// Sprig's `join SEP LIST`, or the successor's `join LIST… [SEP]` (a space
+/// by default).
+fn join(args: Args) -> Out {
+    if let [Value::Str(sep), Value::List(items)] = args {
+        return s(strings(items).join(sep));
+    }
+    if let [sep, Value::Str(single)] = args {
+        if !matches!(sep, Value::List(_)) {
+            // Sprig joins a single value's text.
+            return s(single.clone());
+        }
+    }
+    at_least("join", args, 1)?;
+    let (items, sep) = match args {
+        [only] => (std::slice::from_ref(only), " ".to_string()),
+        [items @ .., sep] => (
+            items,
+            Some(text(sep))
+                .filter(|s| !s.is_empty())
+                .unwrap_or(" ".into()),
+        ),
+        [] => unreachable!("checked above"),
+    };
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Value::List(list) => out.extend(strings(list)),
+            other => out.push(text(other)),
+        }
+    }
+    s(out.join(&sep))
+}
+
+fn first(args: Args) -> Out {
+    want("first", args, 1)?;
+    Ok(list(&args[0])?.into_iter().next().unwrap_or(Value::Nil))
+}
+
+/// A text made a Kubernetes name: lower-case, dashes between words, no
+/// leading non-letters, at most `size` (63) long, then `-` replaced by the
+/// delimiter.
+fn format_subdomain(args: Args) -> Out {
+    at_least("formatSubdomain", args, 1)?;
+    let Value::Str(raw) = &args[0] else {
+        return Err("formatSubdomain expects a string as first argument".into());
+    };
+    let mut name = raw.trim().to_string();
+    if name.is_empty() {
+        return s("");
+    }
+    let size = match args.get(1) {
+        None => 63,
+        Some(Value::Int(n)) => *n,
+        Some(Value::Str(t)) => t.trim().parse().unwrap_or(0),
+        Some(other) => {
+            return Err(format!(
+                "argument type {} not yet supported",
+                other.type_name()
+            ))
+        }
+    };
+    let delimiter = args.get(2).map(text).unwrap_or_else(|| "-".into());
+    static RULES: std::sync::LazyLock<[Regex; 5]> = std::sync::LazyLock::new(|| {
+        [
+            "^[^a-zA-Z]+",
+            "([a-z0-9])([A-Z])",
+            "[^a-zA-Z0-9-]+",
+            "-{2,}",
+            "[^a-zA-Z0-9]+$",
+        ]
+        .map(|p| Regex::new(p).expect("valid pattern"))
+    });
+    name = RULES[0].replace_all(&name, "").into_owned();
+    name = RULES[1].replace_all(&name, "${1}-${2}").into_owned();
+    name = RULES[2].replace_all(&name, "-").into_owned();
+    name = RULES[3].replace_all(&name, "-").into_owned();
+    name = name.to_lowercase();
+    if size >= 0 && name.len() > size as usize {
+        let mut cut = size as usize;
+        while !name.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        name.truncate(cut);
+    }
+    name = RULES[4].replace_all(&name, "").into_owned();
+    if delimiter != "-" {
+        name = name.replace('-', &delimiter);
+    }
+    s(name)
+}
+
+/// Removes one level of `"…"`, `'…'` or `` `…` `` quoting; text that is
+/// not quoted stays as it is.
+fn unquote(t: &str) -> String {
+    let bytes = t.as_bytes();
+    if bytes.len() >= 2
+        && bytes[0] == bytes[bytes.len() - 1]
+        && matches!(bytes[0], b'"' | b'\'' | b'`')
+    {
+        let inner = &t[1..t.len() - 1];
+        if bytes[0] == b'`' {
+            return inner.to_string();
+        }
+        let literal = format!("{{{{{t}}}}}");
+        if let Ok(parsed) = super::parse::parse(&literal) {
+            if let [super::parse::Node::Action(pipe)] = parsed.body.as_slice() {
+                if let [command] = pipe.commands.as_slice() {
+                    if let [operand] = command.operands.as_slice() {
+                        if let super::parse::Term::Literal(Value::Str(s)) = &operand.term {
+                            return s.clone();
+                        }
+                        if let super::parse::Term::Literal(Value::Int(c)) = &operand.term {
+                            return char::from_u32(*c as u32)
+                                .map(String::from)
+                                .unwrap_or_default();
+                        }
+                    }
+                }
+            }
+        }
+        return inner.to_string();
+    }
+    t.to_string()
+}
+
+fn substr(start: i64, end: i64, t: &str) -> String {
+    let len = t.len() as i64;
+    let get = |a: i64, b: i64| {
+        t.get(a as usize..b as usize)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if start < 0 {
+        return get(0, end.clamp(0, len));
+    }
+    if end < 0 || end > len {
+        return get(start.min(len), len);
+    }
+    get(start.min(end), end)
+}
+
+fn title(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut previous: Option<char> = None;
+    for c in t.chars() {
+        let at_word_start =
+            previous.is_none_or(|p| !(p.is_alphanumeric() || p == '_' || p == '\''));
+        if at_word_start {
+            out.push_str(&simple_case(&c.to_string(), true));
+        } else {
+            out.push(c);
+        }
+        previous = Some(c);
+    }
+    out
+}
+
+fn untitle(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut previous: Option<char> = None;
+    for c in t.chars() {
+        if previous.is_none_or(char::is_whitespace) {
+            out.push_str(&simple_case(&c.to_string(), false));
+        } else {
+            out.push(c);
+        }
+        previous = Some(c);
+    }
+    out
+}
+
+/// `snakecase`/`kebabcase`: words split before an upper-case letter that
+/// follows a lower-case letter or digit, or starts a new word after an
+/// acronym; spaces, `-` and `_` separate too.
+fn delimited(t: &str, delimiter: char) -> String {
+    let chars: Vec<char> = t.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' || c == '-' || c == '_' {
+            if !out.is_empty() && !out.ends_with(delimiter) {
+                out.push(delimiter);
+            }
+            continue;
+        }
+        if c.is_uppercase() && i > 0 {
+            let before = chars[i - 1];
+            let after = chars.get(i + 1).copied();
+            let boundary = before.is_lowercase()
+                || before.is_ascii_digit()
+                || (before.is_uppercase() && after.is_some_and(char::is_lowercase));
+            if boundary && !out.ends_with(delimiter) {
+                out.push(delimiter);
+            }
+        }
+        out.push_str(&simple_case(&c.to_string(), false));
+    }
+    out
+}
+
+/// Word wrap at `width` (commons-lang `WordUtils.wrap`, long words kept).
+fn wrap(t: &str, width: i64, newline: &str) -> String {
+    let width = width.max(1) as usize;
+    let chars: Vec<char> = t.chars().collect();
+    let mut out = String::new();
+    let mut offset = 0;
+    while chars.len() - offset > width {
+        if chars[offset] == ' ' {
+            offset += 1;
+            continue;
+        }
+        let window_end = (offset + width + 1).min(chars.len());
+        match chars[offset..window_end].iter().rposition(|&c| c == ' ') {
+            Some(space) => {
+                out.extend(&chars[offset..offset + space]);
+                out.push_str(newline);
+                offset += space + 1;
+            }
+            None => match chars[offset + width..].iter().position(|&c| c == ' ') {
+                Some(space) => {
+                    out.extend(&chars[offset..offset + width + space]);
+                    out.push_str(newline);
+                    offset += width + space + 1;
+                }
+                None => break,
+            },
+        }
+    }
+    out.extend(&chars[offset..]);
+    out
+}
+
+fn abbrev(t: &str, width: i64) -> String {
+    if width < 4 || t.len() as i64 <= width {
+        return t.to_string();
+    }
+    format!("{}...", t.get(..(width - 3) as usize).unwrap_or(t))
+}
+
+fn abbrev_both(t: &str, offset: i64, width: i64) -> String {
+    let len = t.len() as i64;
+    if width < 4 || len <= width {
+        return t.to_string();
+    }
+    let mut offset = offset.min(len);
+    if len - offset < width - 3 {
+        offset = len - (width - 3);
+    }
+    if offset <= 4 {
+        return format!("{}...", t.get(..(width - 3) as usize).unwrap_or(t));
+    }
+    if width < 7 {
+        return t.to_string();
+    }
+    if offset + width - 3 < len {
+        return format!(
+            "...{}",
+            abbrev(t.get(offset as usize..).unwrap_or(t), width - 3)
+        );
+    }
+    format!("...{}", t.get((len - (width - 3)) as usize..).unwrap_or(t))
+}
+
+fn indent(n: i64, t: &str) -> String {
+    let pad = " ".repeat(n.max(0) as usize);
+    format!("{pad}{}", t.replace('\n', &format!("\n{pad}")))
+}
+
+fn random_index(bound: usize) -> usize {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        return 0;
+    }
+    (u64::from_le_bytes(bytes) % bound as u64) as usize
+}
+
+fn random(count: i64, alphabet: &[u8]) -> String {
+    (0..count.max(0))
+        .map(|_| alphabet[random_index(alphabet.len())] as char)
+        .collect()
+}
+
+fn shuffle(t: &str) -> String {
+    let mut chars: Vec<char> = t.chars().collect();
+    for i in (1..chars.len()).rev() {
+        chars.swap(i, random_index(i + 1));
+    }
+    chars.into_iter().collect()
+}
+
+const BASE32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+fn base32_encode(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.chunks(5) {
+        let mut block = [0u8; 5];
+        block[..chunk.len()].copy_from_slice(chunk);
+        let bits = block.iter().fold(0u64, |acc, &b| (acc << 8) | b as u64);
+        let symbols = (chunk.len() * 8).div_ceil(5);
+        for i in 0..8 {
+            if i < symbols {
+                out.push(BASE32[((bits >> (35 - i * 5)) & 31) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn base32_decode(t: &str) -> Option<Vec<u8>> {
+    let mut bits = 0u64;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for c in t.trim_end_matches('=').bytes() {
+        let v = BASE32.iter().position(|&b| b == c)? as u64;
+        bits = (bits << 5) | v;
+        count += 5;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// `os.ExpandEnv`: `$NAME` and `${NAME}`, unset names empty.
+fn expand_env(t: &str) -> String {
+    static VAR: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"\$(?:\{([^}]*)\}|([A-Za-z0-9_]+))").expect("valid pattern")
+    });
+    VAR.replace_all(t, |c: &regex::Captures| {
+        let name = c
+            .get(1)
+            .or_else(|| c.get(2))
+            .map(|m| m.as_str())
+            .unwrap_or_default();
+        std::env::var(name).unwrap_or_default()
+    })
+    .into_owned()
+}
+
+/// Go's `path.Clean`.
+fn path_clean(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let rooted = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else if !rooted {
+                    parts.push("..");
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".into(),
+        (false, false) => joined,
+    }
+}
+
+fn path_base(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let trimmed = p.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return "/".into();
+    }
+    trimmed.rsplit('/').next().unwrap_or(trimmed).to_string()
+}
+
+fn path_dir(p: &str) -> String {
+    let dir = match p.rfind('/') {
+        Some(i) => &p[..=i],
+        None => "",
+    };
+    path_clean(dir)
+}
+
+/// Sprig's `urlParse`: the parts of a URL as a dict.
+fn url_parse(raw: &str) -> Out {
+    let (rest, fragment) = raw.split_once('#').unwrap_or((raw, ""));
+    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let (scheme, rest) = match rest.split_once(':') {
+        Some((scheme, after))
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
+            (scheme, after)
+        }
+        _ => ("", rest),
+    };
+    let (authority, path, opaque) = match rest.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find('/').unwrap_or(after.len());
+            (&after[..end], &after[end..], "")
+        }
+        None if !scheme.is_empty() && !rest.starts_with('/') => ("", "", rest),
+        None => ("", rest, ""),
+    };
+    let (userinfo, host) = authority.rsplit_once('@').unwrap_or(("", authority));
+    let hostname = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    Ok(map_of(
+        [
+            ("scheme", scheme),
+            ("host", host),
+            ("hostname", hostname),
+            ("path", path),
+            ("query", query),
+            ("opaque", opaque),
+            ("fragment", fragment),
+            ("userinfo", userinfo),
+        ]
+        .map(|(k, v)| (k.to_string(), Value::str(v))),
+    ))
+}
+
+fn url_join(parts: &BTreeMap<String, Value>) -> Out {
+    let get = |k: &str| parts.get(k).map(text).unwrap_or_default();
+    let mut out = String::new();
+    if !get("scheme").is_empty() {
+        out.push_str(&format!("{}:", get("scheme")));
+    }
+    if !get("host").is_empty() {
+        out.push_str("//");
+        if !get("userinfo").is_empty() {
+            out.push_str(&format!("{}@", get("userinfo")));
+        }
+        out.push_str(&get("host"));
+    }
+    out.push_str(&get("path"));
+    if !get("query").is_empty() {
+        out.push_str(&format!("?{}", get("query")));
+    }
+    if !get("fragment").is_empty() {
+        out.push_str(&format!("#{}", get("fragment")));
+    }
+    s(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn successor_functions() {
+        let subdomain = |args: &[Value]| format_subdomain(args).expect("formatSubdomain");
+        assert_eq!(subdomain(&[Value::str("--a b c--")]), Value::str("a-b-c"));
+        assert_eq!(subdomain(&[Value::str("12a3 b c4")]), Value::str("a3-b-c4"));
+        assert_eq!(subdomain(&[Value::str("A B  c")]), Value::str("a-b-c"));
+        assert_eq!(
+            subdomain(&[Value::str("a b c"), Value::Int(3)]),
+            Value::str("a-b")
+        );
+        assert_eq!(
+            subdomain(&[Value::str("a b c"), Value::str("3"), Value::str("_")]),
+            Value::str("a_b")
+        );
+        assert_eq!(
+            subdomain(&[Value::str("orbitApi.corp")]),
+            Value::str("orbit-api-corp")
+        );
+        assert_eq!(unquote("'a'"), "a");
+        assert_eq!(unquote("\"a'b\""), "a'b");
+        assert_eq!(unquote("a\""), "a\"");
+        assert_eq!(unquote("plain"), "plain");
+    }
+
+    #[test]
+    fn words_and_paths() {
+        assert_eq!(
+            wrap("the quick brown fox jumped over lazy dogs", 10, "\n"),
+            "the quick\nbrown fox\njumped\nover lazy\ndogs"
+        );
+        assert_eq!(delimited("OrbitApiServer2Go", '_'), "orbit_api_server2_go");
+        assert_eq!(base32_encode(b"orbit-api"), "N5ZGE2LUFVQXA2I=");
+        assert_eq!(
+            path_clean("/srv/data/./logs/../archive"),
+            "/srv/data/archive"
+        );
+        assert_eq!(
+            abbrev_both("1234 5678 9123 4567 8912", 5, 14),
+            "...5678 912..."
+        );
+    }
+}
