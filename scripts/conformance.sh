@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Elaborates every case of the shared corpus (cases.tsv) and compares each
 # output that has a reference (expected.elaborate.yaml) with hubdiff.py,
-# ignoring the intended deviations of tests/conformance/deviations.txt.
+# ignoring the intended deviations of tests/conformance/deviations.txt; then
+# deploys the template set (corpus/templates) and compares its renders byte
+# for byte, expecting only tests/conformance/template-differences.txt.
 # Prints one line per case; exits 1 when any case differs or fails.
 #
 # usage: scripts/conformance.sh [--release]
@@ -71,6 +73,51 @@ while IFS=$'\t' read -r name workdir args expected <&3; do
     [[ $status == 1 ]] || sed 's/^/      /' "$work/$name.summary"
   fi
 done 3<"$corpus/cases.tsv"
+
+# The template set: curly, mustache, _mustache and go templates rendered during a deploy,
+# compared byte for byte with the reference's renders (see its README).
+templates=$corpus/templates
+if [[ -f $templates/run.sh ]]; then
+  total=$((total + 1))
+  out=$work/templates
+  successor=$root/tests/it/testdata/template-set-successor
+  known=$root/tests/conformance/template-differences.txt
+  sh "$templates/run.sh" "$hub" "$out" >/dev/null 2>&1 || true
+  problems=()
+  # Components the reference cannot render (successor functions): our own expected output.
+  while IFS= read -r file; do
+    relative=${file#"$successor"/}
+    if ! cmp -s "$file" "$out/rendered/$relative"; then
+      problems+=("successor render differs: $relative")
+    fi
+    rm -rf "$out/rendered/${relative%%/*}"
+  done < <(find "$successor" -type f | sort)
+  # go-corpus fails as a whole on one missing key: render the other files with `hub render`.
+  go_corpus=$out/stack/components/go-corpus
+  mapfile -t renderable < <(cd "$templates/expected/rendered/go-corpus" && find . -type f | sed 's|^\./||' |
+    while read -r f; do grep -q "rendered/go-corpus/$f"$'\t' "$known" || echo "$f"; done | sort)
+  if (cd "$go_corpus" && "$hub" render -m ../../hub.yaml.elaborate -s ../../../state -c go-corpus -k go \
+        "${renderable[@]/%/.gotemplate}") >"$work/templates-render.log" 2>&1; then
+    for f in "${renderable[@]}"; do
+      mkdir -p "$(dirname "$out/rendered/go-corpus/$f")"
+      cp "$go_corpus/$f" "$out/rendered/go-corpus/$f"
+    done
+  else
+    problems+=("hub render of go-corpus failed: $(tail -n 3 "$work/templates-render.log")")
+  fi
+  expected_lines=$(grep -v '^#' "$known" | cut -f1 | sort)
+  actual_lines=$(sh "$templates/compare.sh" "$out" | grep -v '^templates:' | sort || true)
+  if [[ $actual_lines != "$expected_lines" ]]; then
+    problems+=("compare.sh differs from tests/conformance/template-differences.txt:" "$(diff <(echo "$expected_lines") <(echo "$actual_lines") || true)")
+  fi
+  if ((${#problems[@]} == 0)); then
+    printf 'ok    templates: every expected file equal but the %d known difference(s)\n' "$(grep -vc '^#' "$known")"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL  templates:\n'
+    printf '      %s\n' "${problems[@]}"
+  fi
+fi
 
 if ((failed > 0)); then
   echo "conformance: $failed of $total cases failed"

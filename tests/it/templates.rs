@@ -24,44 +24,36 @@ fn hub(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
 
 // ------------------------------------------------------ conformance set
 
-/// Components of the set that the reference cannot render (successor
-/// functions) and this hub renders: compared with our own committed
-/// outputs, then set aside for `compare.sh`.
-const SUCCESSOR: [&str; 5] = [
-    "fail-corpus-argo-values/values.yaml",
-    "fail-corpus-dex-values/values.yaml",
-    "fail-corpus-external-dns-gcp/values.yaml",
-    "fail-corpus-istio-ingress/ingress.yaml",
-    "fail-go-formatsubdomain/subdomain.txt",
-];
+/// The `compare.sh` lines expected for this hub, with why (shared with
+/// `scripts/conformance.sh`).
+fn known_differences() -> BTreeSet<String> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/template-differences.txt");
+    std::fs::read_to_string(path)
+        .expect("template-differences.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').next().unwrap_or_default().to_string())
+        .collect()
+}
 
-/// Expected files this hub does not produce, and why (see the README's
-/// compatibility table).
-const KNOWN_DIFFERENCES: [(&str, &str); 1] = [(
-    // The real component reads `component.external-dns.domainFilters`,
-    // which it does not declare: the reference renders `[<no value>]`,
-    // this hub fails the component (deploy.md Recommended).
-    "MISSING rendered/go-corpus/stack-app-eks/external-dns-values.yaml",
-    "missing key",
-)];
-
-/// The other go-corpus files, rendered with `hub render` because the
-/// component as a whole fails on the missing key above.
-const GO_CORPUS_RENDERABLE: [&str; 8] = [
-    "kubeflow-gcp/argo-bucket-creds.yaml",
-    "kubeflow-gcp/nginx-values.yaml",
-    "stack-app-eks/cert-manager-prod-issuer.yaml",
-    "stack-app-eks/cert-manager-staging-issuer.yaml",
-    "stack-app-eks/dex-configmap.yaml",
-    "stack-app-eks/traefik2-dashboard.yaml",
-    "stack-app-eks/traefik2-deployment.yaml",
-    "stack-app-eks/traefik2-service.yaml",
-];
-
-fn successor_fixture(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/it/testdata/template-set-successor")
-        .join(relative)
+/// Every file below `root`, relative to it, sorted.
+fn files_below(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(root).expect("below root");
+                out.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 #[test]
@@ -87,18 +79,36 @@ fn template_set_renders_as_the_reference() {
         String::from_utf8_lossy(&run.stderr)
     );
     let rendered = out.join("rendered");
+    let known = known_differences();
 
-    for relative in SUCCESSOR {
+    // Components the reference cannot render (successor functions) and
+    // this hub renders: compared with our own committed outputs, then set
+    // aside for compare.sh.
+    let successor =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/testdata/template-set-successor");
+    let successor_files = files_below(&successor);
+    assert_eq!(successor_files.len(), 5, "{successor_files:?}");
+    for relative in &successor_files {
         let actual = std::fs::read_to_string(rendered.join(relative))
             .unwrap_or_else(|e| panic!("{relative} was not rendered: {e}"));
-        let expected = std::fs::read_to_string(successor_fixture(relative)).expect("fixture");
-        assert_eq!(actual, expected, "{relative}");
+        assert_eq!(actual, read(&successor.join(relative)), "{relative}");
         let component = relative.split('/').next().expect("component");
         std::fs::remove_dir_all(rendered.join(component)).expect("set aside");
     }
 
+    // go-corpus fails as a whole on the known missing key: its other files
+    // are rendered with `hub render`.
     let go_corpus = out.join("stack/components/go-corpus");
-    let inputs: Vec<String> = GO_CORPUS_RENDERABLE
+    let renderable: Vec<String> = files_below(&set.join("expected/rendered/go-corpus"))
+        .into_iter()
+        .filter(|f| {
+            !known
+                .iter()
+                .any(|k| k.ends_with(&format!("rendered/go-corpus/{f}")))
+        })
+        .collect();
+    assert_eq!(renderable.len(), 8, "{renderable:?}");
+    let inputs: Vec<String> = renderable
         .iter()
         .map(|f| format!("{f}.gotemplate"))
         .collect();
@@ -115,7 +125,7 @@ fn template_set_renders_as_the_reference() {
     ];
     args.extend(inputs.iter().map(String::as_str));
     hub(&go_corpus, &args, &[]).success();
-    for relative in GO_CORPUS_RENDERABLE {
+    for relative in &renderable {
         let target = rendered.join("go-corpus").join(relative);
         std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
         std::fs::copy(go_corpus.join(relative), &target).expect("copy");
@@ -127,11 +137,11 @@ fn template_set_renders_as_the_reference() {
         .output()
         .expect("compare.sh");
     let report = String::from_utf8_lossy(&compare.stdout);
-    let differences: BTreeSet<&str> = report
+    let differences: BTreeSet<String> = report
         .lines()
         .filter(|l| !l.starts_with("templates:"))
+        .map(String::from)
         .collect();
-    let known: BTreeSet<&str> = KNOWN_DIFFERENCES.iter().map(|(line, _)| *line).collect();
     let deploy_log = std::fs::read_to_string(out.join("deploy.log")).unwrap_or_default();
     assert_eq!(
         differences, known,

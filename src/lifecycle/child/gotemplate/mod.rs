@@ -5,20 +5,23 @@
 //! * [`parse`] — source → tree (trim markers, comments, control
 //!   structures, pipelines, literals as Go reads them).
 //! * [`exec`] — the tree run against the parameters.
-//! * [`funcs`] — Go's builtins; [`sprig`] and [`semver`] — Sprig's and the
-//!   hub's functions.
-//! * [`value`] — the values and Go's printing of them; [`printf`] — `fmt`.
+//! * [`funcs`] — Go's builtins; [`sprig`], [`semver`] and [`crypto`] —
+//!   Sprig's and the hub's functions.
+//! * [`value`] — the values and Go's printing of them; [`printf`] — `fmt`;
+//!   [`time`] — Go's time layouts, zones and durations.
 //!
 //! Parameters bind as the reference binds them: a name splits on `.` into
 //! nested maps, `-` becomes `_` in each part, string values are trimmed.
 //! Unlike the reference, a missing key is an error (not `<no value>`).
 
+mod crypto;
 mod exec;
 pub mod funcs;
 pub mod parse;
 mod printf;
 mod semver;
 mod sprig;
+mod time;
 pub mod value;
 
 use parse::{Node, Operand, Pipe, Term};

@@ -4,6 +4,7 @@
 //! loosely (a number where text is wanted is printed), so these do too.
 
 use super::funcs::{at_least, b64dec, b64enc, json, map_of, quote_all, sha256_hex, text, want};
+use super::time;
 use super::value::Value;
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -367,6 +368,60 @@ pub fn call(name: &str, args: Args) -> Out {
         }
         "isAbs" => Ok(Value::Bool(t(0).starts_with('/'))),
         "fail" => Err(t(0)),
+        // ---- crypto
+        "derivePassword" => {
+            want(name, args, 5)?;
+            super::crypto::derive_password(int(&args[0]) as u32, &t(1), &t(2), &t(3), &t(4))
+                .map(Value::Str)
+        }
+        "encryptAES" => {
+            want(name, args, 2)?;
+            super::crypto::encrypt_aes(&t(0), &t(1)).map(Value::Str)
+        }
+        "decryptAES" => {
+            want(name, args, 2)?;
+            super::crypto::decrypt_aes(&t(0), &t(1)).map(Value::Str)
+        }
+        // ---- dates
+        "toDate" | "mustToDate" => {
+            want(name, args, 2)?;
+            time::parse(&t(0), &t(1)).map(|v| Value::Time(Box::new(v)))
+        }
+        "now" => Ok(Value::Time(Box::new(time::now()))),
+        "date" | "htmlDate" => {
+            let (layout, at) = if name == "date" {
+                (t(0), arg(1))
+            } else {
+                ("2006-01-02".into(), arg(0))
+            };
+            let when = time::time_of(&at)?.in_zone("Local")?;
+            s(time::format(&layout, &when))
+        }
+        "dateInZone" | "date_in_zone" | "htmlDateInZone" => {
+            let (layout, at, zone) = if name == "htmlDateInZone" {
+                ("2006-01-02".into(), arg(0), t(1))
+            } else {
+                (t(0), arg(1), t(2))
+            };
+            let when = time::time_of(&at)?.in_zone(&zone)?;
+            s(time::format(&layout, &when))
+        }
+        "unixEpoch" => s(time::time_of(&arg(0))?.seconds.to_string()),
+        "dateModify" | "date_modify" | "mustDateModify" => {
+            want(name, args, 2)?;
+            let when = time::time_of(&args[1])?;
+            match time::parse_duration(&t(0)) {
+                Ok(nanos) => Ok(Value::Time(Box::new(time::add(&when, nanos)))),
+                Err(e) if name == "mustDateModify" => Err(e),
+                Err(_) => Ok(Value::Time(Box::new(when))),
+            }
+        }
+        "ago" => {
+            let when = time::time_of(&arg(0))?;
+            let seconds = time::now().seconds - when.seconds;
+            s(go_duration(seconds as i128 * 1_000_000_000))
+        }
+        "duration" => s(go_duration(int(&arg(0)) as i128 * 1_000_000_000)),
         // ---- numbers
         "add" => Ok(Value::Int(args.iter().map(int).sum())),
         "add1" => Ok(Value::Int(int(&arg(0)) + 1)),
@@ -561,6 +616,31 @@ pub fn call(name: &str, args: Args) -> Out {
             Err(format!("function {other:?} is not supported by this hub"))
         }
         other => Err(format!("function {other:?} not defined")),
+    }
+}
+
+/// `time.Duration.String`: `1h30m0s`, `2m5s`, `0s`.
+fn go_duration(nanos: i128) -> String {
+    if nanos == 0 {
+        return "0s".into();
+    }
+    let sign = if nanos < 0 { "-" } else { "" };
+    let abs = nanos.unsigned_abs();
+    if abs < 1_000_000_000 {
+        return format!("{sign}{}s", super::value::go_float(abs as f64 / 1e9));
+    }
+    let seconds = abs / 1_000_000_000;
+    let fraction = abs % 1_000_000_000;
+    let (h, m, s) = (seconds / 3600, seconds % 3600 / 60, seconds % 60);
+    let s = if fraction == 0 {
+        s.to_string()
+    } else {
+        format!("{s}.{}", format!("{fraction:09}").trim_end_matches('0'))
+    };
+    match (h, m) {
+        (0, 0) => format!("{sign}{s}s"),
+        (0, m) => format!("{sign}{m}m{s}s"),
+        (h, m) => format!("{sign}{h}h{m}m{s}s"),
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Value {
     List(Vec<Value>),
     /// Go prints and ranges over map keys in sorted order.
     Map(BTreeMap<String, Value>),
+    /// A `time.Time` from Sprig's date functions.
+    Time(Box<super::time::Time>),
 }
 
 impl Value {
@@ -32,6 +34,7 @@ impl Value {
             Value::Str(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
+            Value::Time(_) => true,
         }
     }
 
@@ -45,6 +48,7 @@ impl Value {
             Value::Str(_) => "string",
             Value::List(_) => "[]interface {}",
             Value::Map(_) => "map[string]interface {}",
+            Value::Time(_) => "time.Time",
         }
     }
 
@@ -54,6 +58,7 @@ impl Value {
             Value::Nil => "invalid",
             Value::List(_) => "slice",
             Value::Map(_) => "map",
+            Value::Time(_) => "struct",
             other => other.type_name(),
         }
     }
@@ -118,6 +123,7 @@ fn write_go(out: &mut String, value: &Value) {
             }
             out.push(']');
         }
+        Value::Time(time) => out.push_str(&time.go_string()),
         Value::Map(map) => {
             out.push_str("map[");
             for (i, (key, item)) in map.iter().enumerate() {
@@ -185,6 +191,10 @@ fn write_json(out: &mut String, value: &Value, indent: Option<&str>, depth: usiz
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&json_float(*f)),
         Value::Str(s) => json_string(out, s),
+        Value::Time(time) => json_string(
+            out,
+            &super::time::format("2006-01-02T15:04:05.999999999Z07:00", time),
+        ),
         Value::List(items) if items.is_empty() => out.push_str("[]"),
         Value::List(items) => {
             out.push('[');
