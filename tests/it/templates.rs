@@ -191,6 +191,13 @@ fn deployed_demo() -> (tempfile::TempDir, PathBuf) {
     (tmp, demo)
 }
 
+/// `hub render -s ../../demo.state ARGS…` in `dir` (a component folder).
+fn render_with_state(dir: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["render", "-s", "../../demo.state"];
+    all.extend_from_slice(args);
+    hub(dir, &all, &[])
+}
+
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -257,21 +264,7 @@ fn render_defaults_come_from_the_hub_environment_and_additional_values_win() {
 fn render_from_the_state_alone_uses_the_component_entry_or_the_stack() {
     let (_tmp, demo) = deployed_demo();
     let app = demo.join("components/app");
-    hub(
-        &app,
-        &[
-            "render",
-            "-s",
-            "../../demo.state",
-            "-c",
-            "app",
-            "-k",
-            "go",
-            "info.txt",
-        ],
-        &[],
-    )
-    .success();
+    render_with_state(&app, &["-c", "app", "-k", "go", "info.txt"]).success();
     assert_eq!(
         read(&app.join("info.txt")),
         "demo.local x3 https://app.demo.local app\n"
@@ -283,36 +276,11 @@ fn render_from_the_state_alone_uses_the_component_entry_or_the_stack() {
         "{{.dns.domain}} {{.app.replicas}}\n",
     )
     .expect("write");
-    hub(
-        &app,
-        &[
-            "render",
-            "-s",
-            "../../demo.state",
-            "-k",
-            "go",
-            "stack.txt.gotemplate",
-        ],
-        &[],
-    )
-    .success();
+    render_with_state(&app, &["-k", "go", "stack.txt.gotemplate"]).success();
     assert_eq!(read(&app.join("stack.txt")), "demo.local 3\n");
 
     // A component the state does not know: the stack level, with a warning.
-    let out = hub(
-        &app,
-        &[
-            "render",
-            "-s",
-            "../../demo.state",
-            "-c",
-            "nope",
-            "-k",
-            "go",
-            "stack.txt.gotemplate",
-        ],
-        &[],
-    );
+    let out = render_with_state(&app, &["-c", "nope", "-k", "go", "stack.txt.gotemplate"]);
     out.success().stderr_has("no entry for component `nope`");
 }
 
@@ -321,37 +289,9 @@ fn render_mustache_kinds() {
     let (_tmp, demo) = deployed_demo();
     let app = demo.join("components/app");
     std::fs::write(app.join("plain.txt.template"), "{{dns.domain}}\n").expect("write");
-    hub(
-        &app,
-        &[
-            "render",
-            "-s",
-            "../../demo.state",
-            "-c",
-            "app",
-            "-k",
-            "mustache",
-            "plain.txt.template",
-        ],
-        &[],
-    )
-    .success();
+    render_with_state(&app, &["-c", "app", "-k", "mustache", "plain.txt.template"]).success();
     assert_eq!(read(&app.join("plain.txt")), "demo.local\n");
-    hub(
-        &app,
-        &[
-            "render",
-            "-s",
-            "../../demo.state",
-            "-c",
-            "app",
-            "-k",
-            "_mustache",
-            "m.txt.template",
-        ],
-        &[],
-    )
-    .success();
+    render_with_state(&app, &["-c", "app", "-k", "_mustache", "m.txt.template"]).success();
     assert_eq!(read(&app.join("m.txt")), "demo.local|n=3\n");
 }
 
@@ -360,12 +300,9 @@ fn render_failures_name_the_file_and_line_and_write_nothing() {
     let (_tmp, demo) = deployed_demo();
     let app = demo.join("components/app");
     std::fs::write(app.join("bad.txt.gotemplate"), "ok\n{{.dns.nothing}}\n").expect("write");
-    let out = hub(
+    let out = render_with_state(
         &app,
         &[
-            "render",
-            "-s",
-            "../../demo.state",
             "-c",
             "app",
             "-k",
@@ -373,7 +310,6 @@ fn render_failures_name_the_file_and_line_and_write_nothing() {
             "info.txt.gotemplate",
             "bad.txt.gotemplate",
         ],
-        &[],
     );
     out.failure()
         .stderr_has(
@@ -392,25 +328,10 @@ fn render_failures_name_the_file_and_line_and_write_nothing() {
         &[],
     );
     out.failure().stderr_has("-s");
-    let out = hub(
-        &app,
-        &[
-            "render",
-            "-s",
-            "../../demo.state",
-            "-a",
-            "novalue",
-            "info.txt.gotemplate",
-        ],
-        &[],
-    );
+    let out = render_with_state(&app, &["-a", "novalue", "info.txt.gotemplate"]);
     assert_eq!(out.status, 2, "{}", out.stderr);
     out.stderr_has("invalid `-a` value `novalue`");
-    let out = hub(
-        &app,
-        &["render", "-s", "../../demo.state", "-k", "jinja", "x"],
-        &[],
-    );
+    let out = render_with_state(&app, &["-k", "jinja", "x"]);
     assert_eq!(out.status, 2, "{}", out.stderr);
 }
 

@@ -18,6 +18,7 @@
 //! * `{{=<% %>=}}` changes the delimiters; comments `{{! … }}` vanish;
 //!   partials are not supported.
 
+use super::gotemplate::funcs::escape;
 use super::gotemplate::Value;
 
 /// A problem at a line of the template.
@@ -325,16 +326,17 @@ fn lookup(stack: &[Value], name: &str) -> Option<Value> {
 }
 
 fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape(text, |c| {
+        Some(
+            match c {
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '"' => "&quot;",
+                '\'' => "&apos;",
+                _ => return None,
+            }
+            .to_string(),
+        )
+    })
 }

@@ -1,5 +1,5 @@
 //! The functions a `go` template can call: Go's builtins, Sprig v2.22's
-//! text functions (without the date, crypto-key and network ones, see
+//! text functions (without the certificate and network ones, see
 //! [`MISSING`]), `bcrypt`, and the successor's `split` (one argument),
 //! `compact`, `join`, `first`, `formatSubdomain` and `unquote`.
 //!
@@ -21,23 +21,7 @@ type Out = Result<Value, String>;
 /// Sprig v2.22 text functions this hub does not offer; a template naming
 /// one fails to parse, as for any unknown function.
 pub const MISSING: &[&str] = &[
-    "date",
-    "dateInZone",
-    "dateModify",
-    "date_in_zone",
-    "date_modify",
-    "ago",
-    "now",
-    "toDate",
-    "mustToDate",
-    "unixEpoch",
-    "htmlDate",
-    "htmlDateInZone",
-    "duration",
     "durationRound",
-    "derivePassword",
-    "encryptAES",
-    "decryptAES",
     "genPrivateKey",
     "genCA",
     "genSelfSignedCert",
@@ -417,42 +401,48 @@ fn slice(args: Args) -> Out {
     }
 }
 
-/// `template.HTMLEscapeString`.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("&#34;"),
-            '\'' => out.push_str("&#39;"),
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\0' => out.push('\u{FFFD}'),
-            c => out.push(c),
+/// `text` with the characters `replace` names replaced.
+pub fn escape(text: &str, replace: impl Fn(char) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match replace(c) {
+            Some(replacement) => out.push_str(&replacement),
+            None => out.push(c),
         }
     }
     out
 }
 
+/// `template.HTMLEscapeString`.
+pub fn html_escape(s: &str) -> String {
+    escape(s, |c| {
+        Some(
+            match c {
+                '"' => "&#34;",
+                '\'' => "&#39;",
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '\0' => "\u{FFFD}",
+                _ => return None,
+            }
+            .to_string(),
+        )
+    })
+}
+
 /// `template.JSEscapeString`.
 fn js_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '"' => out.push_str("\\\""),
-            '<' => out.push_str("\\u003C"),
-            '>' => out.push_str("\\u003E"),
-            '&' => out.push_str("\\u0026"),
-            '=' => out.push_str("\\u003D"),
-            c if (c as u32) < 0x20 || c.is_control() => {
-                out.push_str(&format!("\\u{:04X}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    escape(s, |c| {
+        Some(match c {
+            '\\' => "\\\\".into(),
+            '\'' => "\\'".into(),
+            '"' => "\\\"".into(),
+            '<' | '>' | '&' | '=' => format!("\\u{:04X}", c as u32),
+            c if (c as u32) < 0x20 || c.is_control() => format!("\\u{:04X}", c as u32),
+            _ => return None,
+        })
+    })
 }
 
 /// `url.QueryEscape`.

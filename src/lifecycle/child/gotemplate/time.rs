@@ -305,7 +305,11 @@ pub fn parse(layout: &str, text: &str) -> Result<Time, String> {
         }
         match element.as_str() {
             "2006" => year = number(&mut rest, 4, 4)?,
-            "06" => year = 1900 + number(&mut rest, 2, 2)? + if rest.is_empty() { 0 } else { 0 },
+            "06" => {
+                // Go: 69-99 are 1969-1999, 00-68 are 2000-2068.
+                let two = number(&mut rest, 2, 2)?;
+                year = if two >= 69 { 1900 + two } else { 2000 + two };
+            }
             "01" => month = number(&mut rest, 2, 2)? as u32,
             "1" => month = number(&mut rest, 1, 2)? as u32,
             "02" => day = number(&mut rest, 2, 2)? as u32,
