@@ -327,7 +327,9 @@ fn render_failures_name_the_file_and_line_and_write_nothing() {
         &["render", "-s", "../../no.state", "info.txt.gotemplate"],
         &[],
     );
-    out.failure().stderr_has("-s");
+    out.failure()
+        .stderr_has("`render` needs a state file")
+        .stderr_has("give the state of a deployed stack with `-s`");
     let out = render_with_state(&app, &["-a", "novalue", "info.txt.gotemplate"]);
     assert_eq!(out.status, 2, "{}", out.stderr);
     out.stderr_has("invalid `-a` value `novalue`");

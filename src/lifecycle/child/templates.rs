@@ -1,15 +1,20 @@
-//! Template rendering before a component runs (deploy.md §6.10).
+//! Template rendering before a component runs (deploy.md §6.10), and for
+//! `hub render`.
 //!
 //! `templates:` in the component manifest selects files; each is rendered
-//! with the component's expanded parameters (outputs are not visible) and
-//! written next to it without its `.template` / `.gotemplate` suffix, or in
-//! place when it has none, keeping the input's file mode. Kinds:
+//! with the component's expanded parameters (outputs are not visible; `hub
+//! render` adds them) and written next to it without its `.template` /
+//! `.gotemplate` suffix, or in place when it has none, keeping the input's
+//! file mode. Output is byte for byte the reference's (the shared template
+//! set checks it), except where a missing name is concerned. Kinds:
 //!
 //! * `curly` (default): `${name}` and `${name/enc/enc}`, names of
-//!   `[a-zA-Z0-9_.|:/-]`; encodings after `/` only, applied left to right:
-//!   `json`, `yaml`, `base64`, `unbase64`, `first`, `scheme`, `hostname`,
-//!   `port`, `isSecure`, `insecure`. Without encodings the value is
-//!   trimmed.
+//!   `[a-zA-Z0-9_.|:/-]`; encodings after `/` only, in the reference's
+//!   order whatever the written one: `first` and the URL parts (`scheme`,
+//!   `hostname`, `port`, `isSecure`, `insecure`), then `json` (Go's
+//!   encoder, `<>&` escaped) or else `yaml` (with its trailing newline),
+//!   then `base64` or else `unbase64`. Without encodings the value is
+//!   trimmed; lists and maps print as Go prints them (`[a b]`).
 //! * `mustache`: the same engine with `{{name}}` delimiters (dots kept).
 //! * `_mustache`: real Mustache as the reference renders it
 //!   ([`super::mustache`]), binding names with `.` replaced by `_`.
@@ -17,8 +22,9 @@
 //!   ([`super::gotemplate`]); names split on `.` into nested maps, `-` → `_`.
 //!
 //! A reference to a name that is not a parameter is an error naming the
-//! file and the line. All files are rendered before any is written, and
-//! nothing is written when any fails; each file is written atomically.
+//! file, the line and the name (the reference writes `(unknown)` or `<no
+//! value>`). All files are rendered before any is written, and nothing is
+//! written when any fails; each file is written atomically.
 
 use super::gotemplate::{self, value::to_json, Value as GoValue};
 use super::mustache;

@@ -21,16 +21,12 @@ type Out = Result<Value, String>;
 /// Sprig v2.22 text functions this hub does not offer; a template naming
 /// one fails to parse, as for any unknown function.
 pub const MISSING: &[&str] = &[
-    "durationRound",
     "genPrivateKey",
     "genCA",
     "genSelfSignedCert",
     "genSignedCert",
     "buildCustomCert",
     "getHostByName",
-    "sha1sum",
-    "adler32sum",
-    "randBytes",
 ];
 
 /// Every function name known to the engine.
@@ -153,6 +149,10 @@ const NAMES: &[&str] = &[
     "derivePassword",
     "encryptAES",
     "decryptAES",
+    "sha1sum",
+    "adler32sum",
+    "randBytes",
+    "durationRound",
     // sprig dates
     "date",
     "dateInZone",

@@ -244,6 +244,16 @@ pub fn call(name: &str, args: Args) -> Out {
             s(if int(&args[2]) == 1 { t(0) } else { t(1) })
         }
         "sha256sum" => s(sha256_hex(&t(0))),
+        "sha1sum" => s(super::crypto::sha1_hex(t(0).as_bytes())),
+        "adler32sum" => s(super::crypto::adler32(t(0).as_bytes())),
+        "randBytes" => {
+            let mut bytes = vec![0u8; int(&arg(0)).max(0) as usize];
+            getrandom::fill(&mut bytes).map_err(|e| e.to_string())?;
+            s(base64::Engine::encode(
+                &base64::engine::general_purpose::STANDARD,
+                bytes,
+            ))
+        }
         "toString" => s(t(0)),
         "toStrings" => Ok(str_list(strings(&list(&arg(0))?))),
         "atoi" => Ok(Value::Int(t(0).trim().parse().unwrap_or(0))),
@@ -422,6 +432,18 @@ pub fn call(name: &str, args: Args) -> Out {
             s(go_duration(seconds as i128 * 1_000_000_000))
         }
         "duration" => s(go_duration(int(&arg(0)) as i128 * 1_000_000_000)),
+        "durationRound" => {
+            let nanos = match arg(0) {
+                Value::Str(text) => time::parse_duration(&text).unwrap_or(0),
+                Value::Int(n) => n as i128,
+                Value::Time(at) => {
+                    let now = time::now();
+                    (now.seconds - at.seconds) as i128 * 1_000_000_000
+                }
+                _ => 0,
+            };
+            s(duration_round(nanos.unsigned_abs()))
+        }
         // ---- numbers
         "add" => Ok(Value::Int(args.iter().map(int).sum())),
         "add1" => Ok(Value::Int(int(&arg(0)) + 1)),
@@ -617,6 +639,25 @@ pub fn call(name: &str, args: Args) -> Out {
         }
         other => Err(format!("function {other:?} not defined")),
     }
+}
+
+/// Sprig's `durationRound`: the largest whole unit (`y` = 365 days, `mo`
+/// = 30 days, `d`, `h`, `m`, `s`).
+fn duration_round(nanos: u128) -> String {
+    const SECOND: u128 = 1_000_000_000;
+    const UNITS: [(u128, &str); 6] = [
+        (SECOND * 3600 * 24 * 365, "y"),
+        (SECOND * 3600 * 24 * 30, "mo"),
+        (SECOND * 3600 * 24, "d"),
+        (SECOND * 3600, "h"),
+        (SECOND * 60, "m"),
+        (SECOND, "s"),
+    ];
+    UNITS
+        .iter()
+        .find(|(size, _)| nanos > *size)
+        .map(|(size, unit)| format!("{}{unit}", nanos / size))
+        .unwrap_or_else(|| "0s".into())
 }
 
 /// `time.Duration.String`: `1h30m0s`, `2m5s`, `0s`.

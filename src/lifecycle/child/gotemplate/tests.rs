@@ -118,6 +118,8 @@ const ROWS: &[Row] = &[
     ),
     ("a date that does not parse", "{{toDate \"2006-01-02\" \"x\"}}", Err("error calling toDate: parsing time \"x\"")),
     ("an unknown zone", "{{dateInZone \"15:04\" 0 \"Nowhere/City\"}}", Err("unknown time zone Nowhere/City")),
+    ("digests", "{{sha1sum \"abc\"}} {{adler32sum \"Wikipedia\"}} {{randBytes 3 | len}}", Ok("a9993e364706816aba3e25717850c26c9cd0d89d 300286872 4")),
+    ("durationRound", "{{durationRound \"49h\"}} {{durationRound \"-90s\"}} {{durationRound 0}}", Ok("2d 1m 0s")),
     ("aes", "{{encryptAES \"k\" \"secret\" | decryptAES \"k\"}}", Ok("secret")),
     ("derivePassword", "{{derivePassword 3 \"pin\" \"master-pw\" \"dev-user\" \"corp.test\"}}", Ok("0056")),
     // the successor's functions
