@@ -361,3 +361,43 @@ fn deploy_renders_go_templates_of_the_demo() {
     assert!(text.starts_with("0=A 1=B \""), "{text}");
     drop(tmp);
 }
+
+#[test]
+fn a_component_script_renders_with_the_variables_a_deploy_sets() {
+    let (_tmp, demo) = demo_copy();
+    let app = demo.join("components/app");
+    std::fs::write(
+        app.join("late.txt.gotemplate"),
+        "{{.hub.componentName}} on {{.dns.domain}}, note {{.note}}\n",
+    )
+    .expect("write");
+    let script = read(&app.join("deploy.sh")).replace(
+        "cat app.conf",
+        "cat app.conf\n\"$HUB\" render -k go late.txt.gotemplate -a note=from-script\ncat late.txt",
+    );
+    std::fs::write(app.join("deploy.sh"), script).expect("write");
+    hub(
+        &demo,
+        &[
+            "elaborate",
+            "hub.yaml",
+            "params.yaml",
+            "-o",
+            "hub.yaml.elaborate",
+        ],
+        &[],
+    )
+    .success();
+    let out = hub(
+        &demo,
+        &["deploy", "hub.yaml.elaborate", "-s", "demo.state"],
+        &[("USER", "ops")],
+    );
+    out.success();
+    assert!(
+        out.stdout.contains("app on demo.local, note from-script"),
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout,
+        out.stderr
+    );
+}
