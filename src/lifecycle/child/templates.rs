@@ -105,6 +105,15 @@ fn list(errors: &[TemplateError]) -> String {
 }
 
 impl TemplateErrors {
+    /// The errors, then their hints (`help: …`): the text a failed
+    /// component records.
+    pub fn with_hints(&self) -> String {
+        match self.hint() {
+            Some(hint) => format!("{self}\n  help: {}", hint.replace('\n', "\n  help: ")),
+            None => self.to_string(),
+        }
+    }
+
     /// The distinct hints of the errors, one per line.
     pub fn hint(&self) -> Option<String> {
         let mut hints: Vec<&str> = Vec::new();

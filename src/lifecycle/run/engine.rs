@@ -1179,7 +1179,7 @@ impl<'a> Run<'a> {
             self.warnings,
         )
         .map(|_| ())
-        .map_err(|errors| errors.to_string())
+        .map_err(|errors| errors.with_hints())
     }
 
     fn component_dir(&self, name: &str) -> Result<PathBuf, EngineError> {
