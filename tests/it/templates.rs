@@ -151,11 +151,11 @@ fn template_set_renders_as_the_reference() {
 
 // ------------------------------------------------------------ hub render
 
-/// The demo elaborated and deployed, with templates added to `app`.
-fn deployed_demo() -> (tempfile::TempDir, PathBuf) {
-    let (tmp, demo) = demo_copy();
+/// `hub elaborate` then `hub deploy` of the elaborated file (so that a deploy
+/// sets `HUB_ELABORATE` for the components).
+fn elaborate_and_deploy(demo: &Path) -> Output {
     hub(
-        &demo,
+        demo,
         &[
             "elaborate",
             "hub.yaml",
@@ -167,11 +167,16 @@ fn deployed_demo() -> (tempfile::TempDir, PathBuf) {
     )
     .success();
     hub(
-        &demo,
+        demo,
         &["deploy", "hub.yaml.elaborate", "-s", "demo.state"],
         &[("USER", "ops")],
     )
-    .success();
+}
+
+/// The demo elaborated and deployed, with templates added to `app`.
+fn deployed_demo() -> (tempfile::TempDir, PathBuf) {
+    let (tmp, demo) = demo_copy();
+    elaborate_and_deploy(&demo).success();
     let app = demo.join("components/app");
     std::fs::write(
         app.join("info.txt.gotemplate"),
@@ -376,23 +381,7 @@ fn a_component_script_renders_with_the_variables_a_deploy_sets() {
         "cat app.conf\n\"$HUB\" render -k go late.txt.gotemplate -a note=from-script\ncat late.txt",
     );
     std::fs::write(app.join("deploy.sh"), script).expect("write");
-    hub(
-        &demo,
-        &[
-            "elaborate",
-            "hub.yaml",
-            "params.yaml",
-            "-o",
-            "hub.yaml.elaborate",
-        ],
-        &[],
-    )
-    .success();
-    let out = hub(
-        &demo,
-        &["deploy", "hub.yaml.elaborate", "-s", "demo.state"],
-        &[("USER", "ops")],
-    );
+    let out = elaborate_and_deploy(&demo);
     out.success();
     assert!(
         out.stdout.contains("app on demo.local, note from-script"),
