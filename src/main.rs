@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
         Command::Plan(args) => hub::commands::plan(args, &mut warnings),
         Command::Graph(args) => hub::commands::graph(args, &mut warnings),
+        Command::Explain(args) => hub::commands::explain(args, &mut warnings),
     };
     for warning in warnings.iter() {
         eprintln!("warning: {warning}");
