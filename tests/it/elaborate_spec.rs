@@ -1787,6 +1787,37 @@ fn case_46_state_fill_gzip() {
     assert_eq!(param(&doc, "kubernetes.api.token")["value"], yaml("t0ken"));
 }
 
+/// `-s a,b` as in the other commands: the newest state that exists is read.
+#[test]
+fn case_46_state_fill_from_a_list_of_locations() {
+    let test = state_fill_stack().file(
+        "old.state",
+        &PLATFORM_STATE.replace("platform.example.com", "old.example.com"),
+    );
+    let old = test.root().join("old.state");
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .and_then(|f| f.set_modified(an_hour_ago))
+        .expect("age the old state");
+    let out = test
+        .args(&[
+            "elaborate",
+            "hub.yaml",
+            "-s",
+            "old.state,absent.state,platform.state",
+            "-o",
+            "-",
+        ])
+        .run();
+    let doc = doc1(&out);
+    assert_eq!(
+        param(&doc, "dns.domain")["value"],
+        yaml("platform.example.com")
+    );
+}
+
 #[test]
 fn case_46_state_kind_checked() {
     let out = Test::new()

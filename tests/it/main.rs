@@ -13,6 +13,7 @@ mod elaborate_spec;
 mod elaborated_files;
 mod explain;
 mod graph;
+mod help;
 mod hooks;
 mod incremental;
 mod messages;
