@@ -301,6 +301,19 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
 const BOOL: &str = "BOOL";
 
+/// What `deploy`, `undeploy` and `plan` share.
+#[derive(Debug, Args)]
+pub struct CommonRunArgs {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
 /// What `deploy`, `undeploy` and `plan` work on: the stack and how it is
 /// read.
 #[derive(Debug, Args)]
@@ -462,13 +475,7 @@ have failed), 1 when it failed, 2 when the state could not be written, 130 when 
 #[command(after_help = deploy_help())]
 pub struct DeployArgs {
     #[command(flatten)]
-    pub stack: StackArgs,
-    #[command(flatten)]
-    pub state: StateArgs,
-    #[command(flatten)]
-    pub selection: SelectionArgs,
-    #[command(flatten)]
-    pub run: RunArgs,
+    pub common: CommonRunArgs,
     #[command(flatten)]
     pub execute: ExecuteArgs,
     /// Skip components whose folder, parameters and upstream outputs are
@@ -483,13 +490,7 @@ pub struct DeployArgs {
 #[command(after_help = undeploy_help())]
 pub struct UndeployArgs {
     #[command(flatten)]
-    pub stack: StackArgs,
-    #[command(flatten)]
-    pub state: StateArgs,
-    #[command(flatten)]
-    pub selection: SelectionArgs,
-    #[command(flatten)]
-    pub run: RunArgs,
+    pub common: CommonRunArgs,
     #[command(flatten)]
     pub execute: ExecuteArgs,
     #[command(flatten)]
@@ -531,13 +532,7 @@ Examples:
 )]
 pub struct PlanArgs {
     #[command(flatten)]
-    pub stack: StackArgs,
-    #[command(flatten)]
-    pub state: StateArgs,
-    #[command(flatten)]
-    pub selection: SelectionArgs,
-    #[command(flatten)]
-    pub run: RunArgs,
+    pub common: CommonRunArgs,
     #[command(flatten)]
     pub guess: GuessArgs,
     /// Plan an undeploy instead of a deploy

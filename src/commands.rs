@@ -370,10 +370,7 @@ fn render(message: &str, location: Option<crate::diag::Location>, hint: Option<S
 
 /// The flags of a deploy, undeploy or plan, by group.
 pub struct RunRequest<'a> {
-    pub stack: &'a crate::cli::StackArgs,
-    pub state: &'a crate::cli::StateArgs,
-    pub selection: &'a crate::cli::SelectionArgs,
-    pub run: &'a crate::cli::RunArgs,
+    pub common: &'a crate::cli::CommonRunArgs,
     /// `None` for a plan, which executes nothing.
     pub execute: Option<&'a crate::cli::ExecuteArgs>,
     pub guess: bool,
@@ -383,7 +380,7 @@ pub struct RunRequest<'a> {
 /// `hub deploy`.
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::lifecycle::order::plan::Verb;
-    if args.changed && args.state.no_state {
+    if args.changed && args.common.state.no_state {
         return Err(Error::Usage {
             flag: "--changed",
             value: String::new(),
@@ -392,10 +389,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
         });
     }
     let request = RunRequest {
-        stack: &args.stack,
-        state: &args.state,
-        selection: &args.selection,
-        run: &args.run,
+        common: &args.common,
         execute: Some(&args.execute),
         guess: true,
         changed: args.changed,
@@ -406,10 +400,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
 /// `hub undeploy`.
 pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let request = RunRequest {
-        stack: &args.stack,
-        state: &args.state,
-        selection: &args.selection,
-        run: &args.run,
+        common: &args.common,
         execute: Some(&args.execute),
         guess: args.guess.guess,
         changed: false,
@@ -466,7 +457,7 @@ fn run_stack(
     if let Some(summary) = &finished.summary {
         let _ = write!(std::io::stderr().lock(), "{}", summary.render());
     }
-    let reported = match (&args.run.report, &finished.summary) {
+    let reported = match (&args.common.run.report, &finished.summary) {
         (Some(path), Some(summary)) => write_run_report(
             path,
             summary,
@@ -518,41 +509,42 @@ fn load_run(
 > {
     use crate::lifecycle::order::plan::Selection;
     use crate::lifecycle::run::engine::RunOptions;
-    let overrides = parse_overrides(&args.stack.environment)?;
+    let overrides = parse_overrides(&args.common.stack.environment)?;
     let os_environment = match args.execute {
         Some(execute) => parse_os_environment(&execute.os_environment)?,
         None => crate::lifecycle::child::env::OsEnvironment::default(),
     };
     // `-s a,b`: every location is written, the newest is read (§11.5).
-    let states: Vec<PathBuf> = match args.state.no_state {
+    let states: Vec<PathBuf> = match args.common.state.no_state {
         true => Vec::new(),
-        false => split_list(std::slice::from_ref(&args.state.state))
+        false => split_list(std::slice::from_ref(&args.common.state.state))
             .into_iter()
             .map(PathBuf::from)
             .collect(),
     };
-    if states.is_empty() && !args.state.no_state {
+    if states.is_empty() && !args.common.state.no_state {
         return Err(Error::Usage {
             flag: "-s",
-            value: args.state.state.clone(),
+            value: args.common.state.state.clone(),
             reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
-    let enabled = crate::lifecycle::order::clouds::Enabled::resolve(&args.stack.clouds, &|name| {
-        std::env::var(name).ok()
-    })
-    .map_err(|error| Error::Usage {
-        flag: "--clouds",
-        value: error.0.clone(),
-        reason: error.to_string(),
-    })?;
+    let enabled =
+        crate::lifecycle::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|error| Error::Usage {
+            flag: "--clouds",
+            value: error.0.clone(),
+            reason: error.to_string(),
+        })?;
     let mut stack = load_stack(
-        &args.stack.manifest,
-        args.stack.base_dir.as_deref(),
+        &args.common.stack.manifest,
+        args.common.stack.base_dir.as_deref(),
         &overrides,
         warnings,
     )?;
-    refuse_near_typos(warnings, args.stack.lenient)?;
+    refuse_near_typos(warnings, args.common.stack.lenient)?;
     crate::lifecycle::source::stale::warn_if_stale(&stack, warnings);
     if let Some(warning) = crate::lifecycle::order::clouds::filter(&mut stack.elaborated, &enabled)
     {
@@ -562,28 +554,29 @@ fn load_run(
         verb: Some(verb),
         selection: Selection {
             components: args
+                .common
                 .selection
                 .components
                 .iter()
                 .filter(|c| !c.is_empty())
                 .cloned()
                 .collect(),
-            offset: args.selection.offset.clone(),
-            limit: args.selection.limit.clone(),
+            offset: args.common.selection.offset.clone(),
+            limit: args.common.selection.limit.clone(),
         },
         state: states,
         overrides,
         os_environment,
-        components_base_dir: args.stack.base_dir.clone(),
-        force: args.run.force,
+        components_base_dir: args.common.stack.base_dir.clone(),
+        force: args.common.run.force,
         compressed: args.execute.is_some_and(|e| e.compressed),
         state_format: args
             .execute
             .map_or(crate::state::StateFormat::default(), |e| e.state_format),
         guess: args.guess,
-        reveal: args.run.reveal,
+        reveal: args.common.run.reveal,
         args: std::env::args().collect(),
-        concurrency: match args.run.jobs {
+        concurrency: match args.common.run.jobs {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         },
@@ -709,17 +702,14 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
         false => Verb::Deploy,
     };
     let request = RunRequest {
-        stack: &args.stack,
-        state: &args.state,
-        selection: &args.selection,
-        run: &args.run,
+        common: &args.common,
         execute: None,
         guess: args.guess.guess,
         changed: false,
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
     let plan = preview::preview(&stack, &options, std::env::vars().collect(), warnings)?;
-    if let Some(path) = &args.run.report {
+    if let Some(path) = &args.common.run.report {
         let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
         crate::lifecycle::view::report::write(path, &preview::report(&plan, &clock.now()))?;
     }

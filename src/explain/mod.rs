@@ -84,7 +84,7 @@ fn list(paths: &[PathBuf]) -> String {
 }
 
 /// A named value as shown: already masked when it is a secret.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Entry {
     pub name: String,
     pub value: String,
@@ -237,27 +237,12 @@ fn stack_part(state: &State, secrets: &Secrets) -> StackPart {
     let parameters = state
         .stack_parameters
         .iter()
-        .map(|p| {
-            let name = p.qualified_name();
-            Entry {
-                value: secrets.value(&name, "", &p.value),
-                name,
-                env: p.env.clone(),
-                brief: String::new(),
-                kind: String::new(),
-            }
-        })
+        .map(|p| secrets.parameter(p.qualified_name(), &p.value, &p.env))
         .collect();
     let outputs = state
         .stack_outputs
         .iter()
-        .map(|o| Entry {
-            name: o.name.clone(),
-            value: secrets.value(&o.name, &o.kind, &o.value),
-            env: String::new(),
-            brief: o.brief.clone(),
-            kind: o.kind.clone(),
-        })
+        .map(|o| secrets.output(&o.name, &o.value, &o.kind, &o.brief))
         .collect();
     let mut provides: Vec<(String, Vec<String>)> = state
         .provides
@@ -281,25 +266,13 @@ fn component_part(
     let parameters = entry
         .parameters
         .iter()
-        .map(|p| Entry {
-            name: p.name.clone(),
-            value: secrets.value(&p.name, "", &p.value),
-            env: p.env.clone(),
-            brief: String::new(),
-            kind: String::new(),
-        })
+        .map(|p| secrets.parameter(p.name.clone(), &p.value, &p.env))
         .collect();
     let outputs = entry
         .captured_outputs
         .iter()
         .filter(|o| produced_by(o, name))
-        .map(|o| Entry {
-            name: o.name.clone(),
-            value: secrets.value(&o.name, &o.kind, &o.value),
-            env: String::new(),
-            brief: o.brief.clone(),
-            kind: o.kind.clone(),
-        })
+        .map(|o| secrets.output(&o.name, &o.value, &o.kind, &o.brief))
         .collect();
     let raw_outputs = match raw_outputs {
         true => entry
@@ -308,9 +281,7 @@ fn component_part(
             .map(|o| Entry {
                 name: o.name.clone(),
                 value: secrets.text(&o.name, "", &o.value),
-                env: String::new(),
-                brief: String::new(),
-                kind: String::new(),
+                ..Entry::default()
             })
             .collect(),
         false => Vec::new(),
@@ -381,6 +352,25 @@ impl Secrets {
 
     fn value(&self, name: &str, kind: &str, value: &yaml_serde::Value) -> String {
         self.text(name, kind, &value_text(value))
+    }
+
+    fn parameter(&self, name: String, value: &yaml_serde::Value, env: &str) -> Entry {
+        Entry {
+            value: self.value(&name, "", value),
+            name,
+            env: env.to_string(),
+            ..Entry::default()
+        }
+    }
+
+    fn output(&self, name: &str, value: &yaml_serde::Value, kind: &str, brief: &str) -> Entry {
+        Entry {
+            name: name.to_string(),
+            value: self.value(name, kind, value),
+            brief: brief.to_string(),
+            kind: kind.to_string(),
+            ..Entry::default()
+        }
     }
 
     fn text(&self, name: &str, kind: &str, text: &str) -> String {

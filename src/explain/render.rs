@@ -322,22 +322,7 @@ fn stack_text(out: &mut String, explained: &Explained, stack: &StackPart, style:
     if !explained.message.is_empty() {
         let _ = writeln!(out, "message: {}", one_line(&explained.message));
     }
-    section(
-        out,
-        style,
-        0,
-        "parameters",
-        &["NAME", "VALUE", "ENV"],
-        entries(&stack.parameters, |e| vec![e.env.clone()]),
-    );
-    section(
-        out,
-        style,
-        0,
-        "outputs",
-        &["NAME", "VALUE", "KIND", "BRIEF"],
-        entries(&stack.outputs, |e| vec![e.kind.clone(), e.brief.clone()]),
-    );
+    values_text(out, style, 0, &stack.parameters, &stack.outputs);
     let provides = stack
         .provides
         .iter()
@@ -403,24 +388,7 @@ fn component_text(out: &mut String, component: &ComponentPart, style: Style) {
     if !component.message.is_empty() {
         let _ = writeln!(out, "  message: {}", one_line(&component.message));
     }
-    section(
-        out,
-        style,
-        2,
-        "parameters",
-        &["NAME", "VALUE", "ENV"],
-        entries(&component.parameters, |e| vec![e.env.clone()]),
-    );
-    section(
-        out,
-        style,
-        2,
-        "outputs",
-        &["NAME", "VALUE", "KIND", "BRIEF"],
-        entries(&component.outputs, |e| {
-            vec![e.kind.clone(), e.brief.clone()]
-        }),
-    );
+    values_text(out, style, 2, &component.parameters, &component.outputs);
     section(
         out,
         style,
@@ -428,6 +396,34 @@ fn component_text(out: &mut String, component: &ComponentPart, style: Style) {
         "raw outputs",
         &["NAME", "VALUE"],
         entries(&component.raw_outputs, |_| Vec::new()),
+    );
+}
+
+/// The tables of parameters and of outputs.
+fn values_text(
+    out: &mut String,
+    style: Style,
+    indent: usize,
+    parameters: &[Entry],
+    outputs: &[Entry],
+) {
+    let parameters = entries(parameters, |e| vec![e.env.clone()]);
+    section(
+        out,
+        style,
+        indent,
+        "parameters",
+        &["NAME", "VALUE", "ENV"],
+        parameters,
+    );
+    let outputs = entries(outputs, |e| vec![e.kind.clone(), e.brief.clone()]);
+    section(
+        out,
+        style,
+        indent,
+        "outputs",
+        &["NAME", "VALUE", "KIND", "BRIEF"],
+        outputs,
     );
 }
 

@@ -4,26 +4,8 @@
 use crate::common::{demo_copy, Output, Test};
 use std::path::Path;
 
-const PINNED: [(&str, &str); 4] = [
-    ("HUB_NOW", "2026-01-01T00:00:00Z"),
-    ("HUB_OPERATION_ID", "op-1"),
-    ("HUB_RANDOM_SEED", "1"),
-    ("USER", "tester"),
-];
-
 fn hub(dir: &Path, args: &[&str]) -> Output {
-    let out = assert_cmd::Command::cargo_bin("hub")
-        .expect("hub binary")
-        .current_dir(dir)
-        .args(args)
-        .envs(PINNED)
-        .env_remove("HUB_FORCE")
-        .env_remove("HUB_JOBS")
-        .env_remove("NO_COLOR")
-        .write_stdin(Vec::new())
-        .output()
-        .expect("run hub");
-    Output::of(out, dir)
+    crate::common::hub_pinned(dir, args)
 }
 
 /// The demo deployed once into `demo.state`, and the deployment id a new
@@ -312,13 +294,7 @@ fn reads_the_newest_of_several_locations_and_gzip() {
     let test = Test::new()
         .file("old.state", &TRICKY_STATE.replace("tricky", "old"))
         .bytes("new.state", &gz.finish().expect("gzip"));
-    let old = test.root().join("old.state");
-    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    std::fs::File::options()
-        .write(true)
-        .open(&old)
-        .and_then(|f| f.set_modified(an_hour_ago))
-        .expect("age the old state");
+    crate::common::age_by_an_hour(&test.root().join("old.state"));
     let out = hub(
         test.root(),
         &[
