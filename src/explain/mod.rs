@@ -142,6 +142,11 @@ pub fn explain(request: &Request, warnings: &mut Warnings) -> Result<Explained, 
     if request.states.is_empty() {
         return Err(ExplainError::NoLocation);
     }
+    // A remote location is refused as a deploy refuses it, not taken for
+    // a missing file.
+    if let Some(remote) = request.states.iter().find(|p| crate::state::is_remote(p)) {
+        crate::state::read(remote, warnings)?;
+    }
     let path =
         crate::state::locations::to_read(&request.states).ok_or_else(|| ExplainError::NoState {
             paths: request.states.clone(),

@@ -304,7 +304,7 @@ pub(crate) fn shell_word(path: &Path) -> String {
 }
 
 /// `s3://`, `gs://`, `az://` and any other `scheme://`.
-fn is_remote(path: &Path) -> bool {
+pub fn is_remote(path: &Path) -> bool {
     path.to_str().is_some_and(|p| p.contains("://"))
 }
 

@@ -213,6 +213,11 @@ fn a_missing_state_is_an_error() {
     test.run()
         .failure()
         .stderr_has("no state file at `nowhere.state`");
+    let remote = Test::new().args(&["explain", "here.state,s3://bucket/hub.yaml.state"]);
+    remote
+        .run()
+        .failure()
+        .stderr_has("s3://bucket/hub.yaml.state");
 }
 
 /// A state written by hand: values no shell may expand.
