@@ -48,6 +48,8 @@ pub enum Error {
     Report(#[from] crate::lifecycle::view::report::ReportError),
     #[error(transparent)]
     Render(#[from] crate::lifecycle::run::render::RenderError),
+    #[error(transparent)]
+    Explain(#[from] crate::explain::ExplainError),
 }
 
 impl From<crate::lifecycle::run::error::EngineError> for Error {
@@ -84,6 +86,7 @@ impl Error {
             Error::Params(e) => e.location(),
             Error::State(e) => e.location(),
             Error::Lifecycle(e) => e.location(),
+            Error::Explain(e) => e.location(),
             _ => None,
         }
     }
@@ -99,6 +102,7 @@ impl Error {
             Error::Otp(e) => e.hint(),
             Error::Report(e) => e.hint(),
             Error::Render(e) => e.hint(),
+            Error::Explain(e) => e.hint(),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

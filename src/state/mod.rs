@@ -87,7 +87,7 @@ mod snapshot;
 mod store;
 
 pub use clock::{
-    format_rfc3339, is_rfc3339, operation_id, random_uuid, Clock, NOW_VARIABLE,
+    format_rfc3339, is_rfc3339, operation_id, random_uuid, rfc3339_to_unix, Clock, NOW_VARIABLE,
     OPERATION_ID_VARIABLE,
 };
 pub use layout::StateFormat;
@@ -304,7 +304,7 @@ pub(crate) fn shell_word(path: &Path) -> String {
 }
 
 /// `s3://`, `gs://`, `az://` and any other `scheme://`.
-fn is_remote(path: &Path) -> bool {
+pub fn is_remote(path: &Path) -> bool {
     path.to_str().is_some_and(|p| p.contains("://"))
 }
 
