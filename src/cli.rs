@@ -627,7 +627,8 @@ pub struct RenderArgs {
     /// the state alone gives the values)
     #[arg(short = 'm', long = "elaborate", value_name = "PATH")]
     pub elaborate: Option<PathBuf>,
-    /// The state file [default: $HUB_STATE]
+    /// The state file [default: $HUB_STATE]; several separated by commas:
+    /// the newest is read
     #[arg(short = 's', long = "state", value_name = "PATH")]
     pub state: Option<PathBuf>,
     /// The component whose parameters and outputs the templates see

@@ -688,7 +688,12 @@ pub fn render_templates(
         globs: args.globs,
         kind: args.kind,
         additional,
-        state,
+        states: state
+            .to_string_lossy()
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .collect(),
         component: component.filter(|c| !c.is_empty()),
     };
     let dir = std::env::current_dir().map_err(|source| Error::Write {

@@ -284,6 +284,22 @@ fn render_from_the_state_alone_uses_the_component_entry_or_the_stack() {
     render_with_state(&app, &["-k", "go", "stack.txt.gotemplate"]).success();
     assert_eq!(read(&app.join("stack.txt")), "demo.local 3\n");
 
+    // Of several locations the newest existing one is read.
+    hub(
+        &app,
+        &[
+            "render",
+            "-s",
+            "../../gone.state,../../demo.state",
+            "-k",
+            "go",
+            "stack.txt.gotemplate",
+        ],
+        &[],
+    )
+    .success();
+    assert_eq!(read(&app.join("stack.txt")), "demo.local 3\n");
+
     // A component the state does not know: the stack level, with a warning.
     let out = render_with_state(&app, &["-c", "nope", "-k", "go", "stack.txt.gotemplate"]);
     out.success().stderr_has("no entry for component `nope`");

@@ -32,7 +32,9 @@ pub struct RenderOptions {
     pub kind: String,
     /// `-a` values.
     pub additional: IndexMap<String, String>,
-    pub state: PathBuf,
+    /// The state's locations: the newest file is read, as `hub deploy`
+    /// chooses.
+    pub states: Vec<PathBuf>,
     pub component: Option<String>,
 }
 
@@ -75,17 +77,21 @@ pub fn render(
     environment: &[(String, String)],
     warnings: &mut Warnings,
 ) -> Result<Vec<PathBuf>, RenderError> {
-    let Some(stored) = state::read(&options.state, warnings)? else {
-        return Err(EngineError::StateRequired {
-            flag: "render",
-            path: Some(options.state.clone()),
-        }
-        .into());
+    let required = || EngineError::StateRequired {
+        flag: "render",
+        path: options.states.first().cloned(),
+    };
+    // A remote location is refused as a deploy refuses it, not taken for a
+    // missing file.
+    if let Some(remote) = options.states.iter().find(|p| state::is_remote(p)) {
+        state::read(remote, warnings)?;
+    }
+    let path = state::locations::to_read(&options.states).ok_or_else(required)?;
+    let Some(stored) = state::read(path, warnings)? else {
+        return Err(required().into());
     };
     let mut values = match (stack, options.component.as_deref()) {
-        (Some(stack), Some(name)) => {
-            from_stack(stack, name, options, &stored, environment, warnings)?
-        }
+        (Some(stack), Some(name)) => from_stack(stack, name, path, &stored, environment, warnings)?,
         (_, component) => from_state(&stored, component, warnings),
     };
     values.extend(
@@ -108,7 +114,7 @@ pub fn render(
 fn from_stack(
     stack: &Stack,
     name: &str,
-    options: &RenderOptions,
+    state_path: &Path,
     stored: &State,
     environment: &[(String, String)],
     warnings: &mut Warnings,
@@ -120,7 +126,7 @@ fn from_stack(
     } = current_parameters(
         stack,
         name,
-        &options.state,
+        state_path,
         Some(stored),
         &IndexMap::new(),
         environment,
