@@ -1,6 +1,6 @@
 //! Go's `time` as Sprig's date functions use it: layouts written with the
 //! reference time (`2006-01-02 15:04:05 MST`), IANA zones read from the
-//! system's zoneinfo files (as Go does), durations like `90m` or `-48h`.
+//! system's time zone database (as Go does; hub's built-in copy where there is none), durations like `90m` or `-48h`.
 
 use super::value::Value;
 
@@ -475,92 +475,19 @@ pub fn parse_duration(text: &str) -> Result<i128, String> {
     })
 }
 
-/// The offset and abbreviation of `zone` at `seconds`.
+/// The offset and abbreviation of `zone` at `seconds`. Zones come from the
+/// system's time zone database, or from the copy built into hub when the
+/// system has none, so a template renders the same on a bare container.
 fn zone_at(zone: &str, seconds: i64) -> Result<(i32, String), String> {
-    match zone {
+    use jiff::tz::TimeZone;
+    let tz = match zone {
         "" | "UTC" => return Ok((0, "UTC".into())),
-        _ => {}
-    }
-    let bytes = if zone == "Local" {
-        match std::env::var("TZ") {
-            Ok(tz) if !tz.is_empty() => read_zoneinfo(tz.trim_start_matches(':')),
-            _ => std::fs::read("/etc/localtime").ok(),
-        }
-    } else {
-        read_zoneinfo(zone)
+        "Local" => TimeZone::try_system().unwrap_or(TimeZone::UTC),
+        name => TimeZone::get(name).map_err(|_| format!("unknown time zone {name}"))?,
     };
-    match bytes {
-        Some(bytes) => tzif_offset(&bytes, seconds)
-            .ok_or_else(|| format!("malformed time zone information for {zone}")),
-        None if zone == "Local" => Ok((0, "UTC".into())),
-        None => Err(format!("unknown time zone {zone}")),
-    }
-}
-
-fn read_zoneinfo(name: &str) -> Option<Vec<u8>> {
-    if name.contains("..") || name.starts_with('/') {
-        return None;
-    }
-    let roots = std::env::var("ZONEINFO").ok().into_iter().chain([
-        "/usr/share/zoneinfo".to_string(),
-        "/usr/lib/zoneinfo".to_string(),
-        "/usr/share/lib/zoneinfo".to_string(),
-    ]);
-    roots
-        .map(|root| std::path::Path::new(&root).join(name))
-        .find_map(|path| std::fs::read(path).ok())
-}
-
-/// The offset in force at `seconds` from a TZif file (the version 1 data,
-/// which every file has).
-fn tzif_offset(bytes: &[u8], seconds: i64) -> Option<(i32, String)> {
-    if bytes.get(..4)? != b"TZif" {
-        return None;
-    }
-    let count = |at: usize| -> Option<usize> {
-        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize)
-    };
-    let (isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt) = (
-        count(20)?,
-        count(24)?,
-        count(28)?,
-        count(32)?,
-        count(36)?,
-        count(40)?,
-    );
-    let _ = (isutcnt, isstdcnt, leapcnt);
-    let times_at = 44;
-    let indexes_at = times_at + timecnt * 4;
-    let types_at = indexes_at + timecnt;
-    let chars_at = types_at + typecnt * 6;
-    let transition = |i: usize| -> Option<i64> {
-        Some(i32::from_be_bytes(
-            bytes
-                .get(times_at + i * 4..times_at + i * 4 + 4)?
-                .try_into()
-                .ok()?,
-        ) as i64)
-    };
-    let mut type_index = 0usize;
-    // Before the first transition: the first standard-time type.
-    for i in 0..timecnt {
-        if transition(i)? <= seconds {
-            type_index = *bytes.get(indexes_at + i)? as usize;
-        } else {
-            break;
-        }
-    }
-    if timecnt == 0 || transition(0)? > seconds {
-        type_index = (0..typecnt)
-            .find(|t| bytes.get(types_at + t * 6 + 4) == Some(&0))
-            .unwrap_or(0);
-    }
-    let info = bytes.get(types_at + type_index * 6..types_at + type_index * 6 + 6)?;
-    let offset = i32::from_be_bytes(info[..4].try_into().ok()?);
-    let abbreviation_at = chars_at + info[5] as usize;
-    let chars = bytes.get(abbreviation_at..chars_at + charcnt)?;
-    let end = chars.iter().position(|&b| b == 0).unwrap_or(chars.len());
-    Some((offset, String::from_utf8_lossy(&chars[..end]).into_owned()))
+    let at = jiff::Timestamp::from_second(seconds).map_err(|e| e.to_string())?;
+    let info = tz.to_offset_info(at);
+    Ok((info.offset().seconds(), info.abbreviation().to_string()))
 }
 
 /// A time from what Sprig's date functions accept: a time, or Unix
