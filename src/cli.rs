@@ -372,7 +372,12 @@ pub struct StateArgs {
 /// Which components run.
 #[derive(Debug, Args)]
 pub struct SelectionArgs {
-    /// Only these components (comma-separated), in lifecycle order
+    /// Only these components (comma-separated), in lifecycle order;
+    /// `app+` adds what app depends on, `+app` what depends on app
+    ///
+    /// "Depends" follows `depends`, capabilities required from a provider
+    /// and outputs read, transitively; not the written `lifecycle.order`.
+    /// The resolved list is printed before anything runs.
     #[arg(
         short = 'c',
         long = "components",
@@ -380,6 +385,12 @@ pub struct SelectionArgs {
         value_delimiter = ','
     )]
     pub components: Vec<String>,
+    /// Every `-c` component with what it depends on, as if written `app+`
+    #[arg(long = "with-deps")]
+    pub with_deps: bool,
+    /// Every `-c` component with what depends on it, as if written `+app`
+    #[arg(long = "with-dependents")]
+    pub with_dependents: bool,
     /// Start at this component
     #[arg(short = 'o', long = "offset", value_name = "COMPONENT")]
     pub offset: Option<String>,
@@ -391,7 +402,8 @@ pub struct SelectionArgs {
 /// How components are run.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Go on after failures of mandatory components, use a state that does not match
+    /// Go on after failures of mandatory components, use a state that does
+    /// not match, undeploy `-c` components that deployed ones depend on
     #[arg(short = 'f', long = "force", env = "HUB_FORCE", value_parser = clap::builder::FalseyValueParser::new())]
     pub force: bool,
     /// Show secret values in the output instead of masking them
@@ -487,7 +499,18 @@ pub struct DeployArgs {
     #[arg(long)]
     pub changed: bool,
     #[command(flatten)]
+    pub replace: ReplaceArgs,
+    #[command(flatten)]
     pub compatibility: CompatibilityArgs,
+}
+
+/// `--replace` of a deploy (and of `plan`).
+#[derive(Debug, Args)]
+pub struct ReplaceArgs {
+    /// Run these components (comma-separated) even where `--changed` would
+    /// skip them as unchanged
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub replace: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -510,6 +533,7 @@ fn deploy_help() -> String {
 Examples:
   hub deploy hub.yaml params.yaml -s demo.state
   hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
+  hub deploy hub.yaml.elaborate -c app+              app and everything it depends on
   hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web"
     )
 }
@@ -520,7 +544,12 @@ fn undeploy_help() -> String {
 
 Examples:
   hub undeploy hub.yaml.elaborate -s demo.state
-  hub undeploy hub.yaml.elaborate --guess=false -f   undeploy all, failures as warnings"
+  hub undeploy hub.yaml.elaborate --guess=false -f   undeploy all, failures as warnings
+  hub undeploy hub.yaml.elaborate -c +database       database and what depends on it
+
+`-c X` refuses, before running anything, when a component outside the selection that \
+depends on X (`depends`, or a capability it requires from X) is still deployed; `-c +X` \
+takes those down first, `-f` goes on anyway."
     )
 }
 
@@ -533,18 +562,26 @@ Examples:
     mut_arg("jobs", |a| a.help("Plan the waves for this many components at once; 0 = the number of CPUs")),
     mut_arg("report", |a| a.help("Write the plan as a JSON report (per component: what would happen and why)")),
     mut_arg("guess", |a| a.help("With --undeploy: skip trailing components that never got a state entry")),
+    mut_arg("replace", |a| a.help("Plan these components (comma-separated) to deploy even where they are unchanged")),
 )]
 pub struct PlanArgs {
     #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
     pub guess: GuessArgs,
+    #[command(flatten)]
+    pub replace: ReplaceArgs,
     /// Plan an undeploy instead of a deploy
     #[arg(long)]
     pub undeploy: bool,
-    /// Output format
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    /// Output format; `markdown` is a pull-request comment (secrets always
+    /// masked)
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json", "markdown"])]
     pub format: String,
+    /// Exit status 0 when nothing would be deployed or undeployed, 2 when
+    /// something would, 1 on an error or when a component would fail
+    #[arg(long = "detailed-exitcode")]
+    pub detailed_exitcode: bool,
 }
 
 #[derive(Debug, Args)]

@@ -380,6 +380,8 @@ pub struct RunRequest<'a> {
     pub execute: Option<&'a crate::cli::ExecuteArgs>,
     pub guess: bool,
     pub changed: bool,
+    /// `--replace` (deploy and plan).
+    pub replace: &'a [String],
 }
 
 /// `hub deploy`.
@@ -398,6 +400,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
         execute: Some(&args.execute),
         guess: true,
         changed: args.changed,
+        replace: &args.replace.replace,
     };
     run_stack(&request, Verb::Deploy, warnings)
 }
@@ -409,6 +412,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
         execute: Some(&args.execute),
         guess: args.guess.guess,
         changed: false,
+        replace: &[],
     };
     run_stack(
         &request,
@@ -568,6 +572,8 @@ fn load_run(
                 .collect(),
             offset: args.common.selection.offset.clone(),
             limit: args.common.selection.limit.clone(),
+            with_deps: args.common.selection.with_deps,
+            with_dependents: args.common.selection.with_dependents,
         },
         state: states,
         overrides,
@@ -586,6 +592,7 @@ fn load_run(
             n => n,
         },
         changed: args.changed,
+        replace: args.replace.to_vec(),
         why: args.execute.is_some_and(|e| e.why),
         dry: args.execute.is_some_and(|e| e.dry),
     };
@@ -747,17 +754,37 @@ fn hub_executable() -> PathBuf {
 
 /// `hub plan`: what a deploy or undeploy would do.
 pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let detailed = args.detailed_exitcode;
+    let planned = plan_and_print(&args, warnings);
+    match planned {
+        Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
+        Err(error) => Err(error),
+        Ok(_) if !detailed => Ok(()),
+        Ok(preview) => match preview.count(crate::lifecycle::view::preview::Action::Fail) {
+            0 if preview.would_change() => Err(Error::PlanChanges),
+            0 => Ok(()),
+            failing => Err(Error::PlanFailures(failing)),
+        },
+    }
+}
+
+fn plan_and_print(
+    args: &crate::cli::PlanArgs,
+    warnings: &mut Warnings,
+) -> Result<crate::lifecycle::view::preview::Preview, Error> {
     use crate::lifecycle::order::plan::Verb;
     use crate::lifecycle::view::preview;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
     };
+    refuse_plan_flags(args)?;
     let request = RunRequest {
         common: &args.common,
         execute: None,
         guess: args.guess.guess,
         changed: false,
+        replace: &args.replace.replace,
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
     let plan = preview::preview(&stack, &options, std::env::vars().collect(), warnings)?;
@@ -767,9 +794,30 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
     }
     let text = match args.format.as_str() {
         "json" => preview::render_json(&plan),
+        "markdown" => preview::render_markdown(&plan),
         _ => preview::render_text(&plan),
     };
-    write_stdout(text.as_bytes())
+    write_stdout(text.as_bytes())?;
+    Ok(plan)
+}
+
+/// Flags of `plan` that do not go together.
+fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
+    if args.format == "markdown" && args.common.run.reveal {
+        return Err(Error::Usage {
+            flag: "--reveal",
+            value: String::new(),
+            reason: "a markdown plan is meant to be posted where others read it: its secrets stay masked; use `--format text --reveal` to see them".into(),
+        });
+    }
+    if args.undeploy && !args.replace.replace.is_empty() {
+        return Err(Error::Usage {
+            flag: "--replace",
+            value: args.replace.replace.join(","),
+            reason: "an undeploy runs every selected component; `--replace` is for a deploy".into(),
+        });
+    }
+    Ok(())
 }
 
 /// `hub graph`: the dependency graph of a stack.

@@ -50,6 +50,17 @@ pub enum Error {
     Render(#[from] crate::lifecycle::run::render::RenderError),
     #[error(transparent)]
     Explain(#[from] crate::explain::ExplainError),
+    /// `plan --detailed-exitcode` when something would change: exit
+    /// status 2; `main` prints nothing for it.
+    #[error("the plan would deploy or undeploy components")]
+    PlanChanges,
+    /// `plan --detailed-exitcode` when components would fail: exit status 1.
+    #[error("the plan has {0} component(s) that would fail")]
+    PlanFailures(usize),
+    /// An error of `plan --detailed-exitcode`: exit status 1, since 2
+    /// means "changes".
+    #[error(transparent)]
+    Detailed(Box<Error>),
 }
 
 impl From<crate::lifecycle::run::error::EngineError> for Error {
@@ -75,6 +86,7 @@ impl Error {
             Error::Render(e) => e.exit_code(),
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
+            Error::PlanChanges => 2,
             _ => 1,
         }
     }
@@ -87,6 +99,7 @@ impl Error {
             Error::State(e) => e.location(),
             Error::Lifecycle(e) => e.location(),
             Error::Explain(e) => e.location(),
+            Error::Detailed(e) => e.location(),
             _ => None,
         }
     }
@@ -110,6 +123,8 @@ impl Error {
                 Some("write additional values as `-a NAME=value,OTHER=value`".into())
             }
             Error::Write { .. } => Some("check that the folder exists and is writable".into()),
+            Error::PlanFailures(_) => Some("each failing component says why in the plan".into()),
+            Error::Detailed(e) => e.hint(),
             _ => None,
         }
     }

@@ -4,7 +4,10 @@ use hub::diag::Warnings;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
     let mut warnings = Warnings::default();
     let result = match cli.command {
         Command::Elaborate(args) => hub::commands::elaborate(args, &mut warnings),
@@ -28,9 +31,21 @@ fn main() -> ExitCode {
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(hub::Error::PlanChanges) => ExitCode::from(2),
         Err(error) => {
             eprintln!("{}", hub::commands::render_error(&error));
             ExitCode::from(error.exit_code() as u8)
         }
+    }
+}
+
+/// Clap's own message and status; under `plan --detailed-exitcode` a
+/// usage error exits 1, since 2 there means "changes".
+fn usage_error(error: &clap::Error) -> ExitCode {
+    let _ = error.print();
+    let detailed = std::env::args().any(|a| a == "--detailed-exitcode");
+    match (error.use_stderr(), detailed) {
+        (true, true) => ExitCode::from(1),
+        _ => ExitCode::from(error.exit_code() as u8),
     }
 }

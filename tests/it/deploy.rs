@@ -1343,7 +1343,10 @@ fn deploy_case_60_undeploy_ignores_missing_hard_requirements() {
     }
     .build();
     hub(&t, DEPLOY).success();
-    hub(&t, &[UNDEPLOY, &["-c", "a"]].concat()).success();
+    // `b` still uses `zz` from `a`: only `-f` takes `a` down first.
+    hub(&t, &[UNDEPLOY, &["-c", "a", "-f"]].concat())
+        .success()
+        .stderr_has("`b` depends on `a` (`depends`, provides `zz`)");
     let out = hub(&t, &[UNDEPLOY, &["-c", "b"]].concat());
     out.success().stderr_has("zz");
     assert_eq!(text(get(&state(&t), "components.b.status")), "undeployed");

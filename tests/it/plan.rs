@@ -32,7 +32,7 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
 }
 
 /// `hub plan hub.yaml params.yaml -s demo.state` plus `extra`.
-fn plan(dir: &Path, extra: &[&str]) -> Output {
+pub(crate) fn plan(dir: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["plan", "hub.yaml", "params.yaml", "-s", "demo.state"];
     args.extend(extra);
     hub(dir, &args)
@@ -49,7 +49,7 @@ fn executable(root: &Path, scripts: &[&str]) {
 
 /// `text` with the state's serial (which grows with every write a run
 /// makes) replaced by `N`.
-fn without_serial(dir: &Path, text: &str) -> String {
+pub(crate) fn without_serial(dir: &Path, text: &str) -> String {
     let state = crate::common::read_documents(&dir.join("demo.state")).remove(0);
     let serial = state["serial"].as_u64().expect("a serial");
     let shown = format!("(serial {serial})");
@@ -59,7 +59,7 @@ fn without_serial(dir: &Path, text: &str) -> String {
 
 /// Deploys the demo twice: a first deploy's components saw fewer
 /// capabilities in `hub.provides` than any later run gives them.
-fn deploy_demo(dir: &Path) {
+pub(crate) fn deploy_demo(dir: &Path) {
     for _ in 0..2 {
         hub(
             dir,

@@ -1,8 +1,10 @@
 //! What a run will do, decided before anything runs: the structural checks
-//! of an elaborated stack, the effective order and the selection (`-c`,
-//! `-o`, `-l`, the undeploy guess), optional/mandatory components, the
-//! tuning of `lifecycle.requires.optional`, requirement checks against the
-//! provides map, and the scheduler that hands out components.
+//! of an elaborated stack, the effective order and the selection (`-c`
+//! with `app+`/`+app` widened along the deploy graph, `-o`, `-l`, the
+//! undeploy guess, the deployed dependents an undeploy would strand),
+//! optional/mandatory components, the tuning of
+//! `lifecycle.requires.optional`, requirement checks against the provides
+//! map, and the scheduler that hands out components.
 //!
 //! The graph the scheduler ([`super::schedule`]) works on: a component runs
 //! after its `depends` and after the earlier providers of what it
@@ -30,18 +32,134 @@ impl Verb {
     }
 }
 
-/// `-c`, `-o` and `-l` as given.
+/// `-c`, `-o`, `-l`, `--with-deps` and `--with-dependents` as given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
+    /// `-c` entries as written: `app`, `app+`, `+app` or `+app+`.
     pub components: Vec<String>,
     pub offset: Option<String>,
     pub limit: Option<String>,
+    /// `--with-deps`: every `-c` entry as if written `app+`.
+    pub with_deps: bool,
+    /// `--with-dependents`: every `-c` entry as if written `+app`.
+    pub with_dependents: bool,
 }
 
 impl Selection {
     /// `-c` or `-o`: a run that needs a state.
     pub fn is_partial(&self) -> bool {
         !self.components.is_empty() || self.offset.is_some()
+    }
+
+    /// The `-c` entries, parsed, with the list-wide flags applied.
+    pub fn picks(&self) -> impl Iterator<Item = Pick<'_>> + '_ {
+        self.components.iter().map(|entry| {
+            let pick = Pick::parse(entry);
+            Pick {
+                dependencies: pick.dependencies || self.with_deps,
+                dependents: pick.dependents || self.with_dependents,
+                ..pick
+            }
+        })
+    }
+
+    /// The `-c` entries with those naming one of `taken` widened to
+    /// `+name`: what takes their dependents down in the same run.
+    pub fn widened_to_dependents(&self, taken: &[&str]) -> Vec<String> {
+        self.components
+            .iter()
+            .map(|entry| {
+                let pick = Pick::parse(entry);
+                match !pick.dependents && taken.contains(&pick.name) {
+                    true => format!("+{entry}"),
+                    false => entry.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Some `-c` entry pulls in more components than it names.
+    fn widens(&self) -> bool {
+        self.picks().any(|p| p.dependencies || p.dependents)
+    }
+}
+
+/// One `-c` entry: `app` (only it), `app+` (and what it depends on),
+/// `+app` (and what depends on it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pick<'a> {
+    pub name: &'a str,
+    pub dependencies: bool,
+    pub dependents: bool,
+}
+
+impl<'a> Pick<'a> {
+    pub fn parse(entry: &'a str) -> Pick<'a> {
+        let after = entry.strip_prefix('+');
+        let name = after.unwrap_or(entry);
+        let before = name.strip_suffix('+');
+        Pick {
+            name: before.unwrap_or(name),
+            dependencies: before.is_some(),
+            dependents: after.is_some(),
+        }
+    }
+}
+
+/// The entry as `+app+` would be written.
+impl std::fmt::Display for Pick<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plus = |on: bool| if on { "+" } else { "" };
+        write!(
+            f,
+            "{}{}{}",
+            plus(self.dependents),
+            self.name,
+            plus(self.dependencies)
+        )
+    }
+}
+
+/// A component a `-c` entry pulled in besides the one it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Added {
+    pub name: String,
+    /// The named component it was reached from.
+    pub from: String,
+    /// `true`: `from` depends on it (`from+`); `false`: it depends on
+    /// `from` (`+from`).
+    pub dependency: bool,
+}
+
+impl std::fmt::Display for Added {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.dependency {
+            true => write!(f, "{} (`{}` depends on it)", self.name, self.from),
+            false => write!(f, "{} (it depends on `{}`)", self.name, self.from),
+        }
+    }
+}
+
+/// A component still deployed that depends on one an undeploy would take
+/// down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dependent {
+    pub name: String,
+    /// The selected component it depends on.
+    pub on: String,
+    /// `` `depends` `` or `` provides `X` ``.
+    pub reasons: Vec<String>,
+}
+
+impl std::fmt::Display for Dependent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` depends on `{}` ({})",
+            self.name,
+            self.on,
+            self.reasons.join(", ")
+        )
     }
 }
 
@@ -83,6 +201,24 @@ pub enum PlanError {
     },
     #[error("`-c/--components` and `-o/--offset` cannot be used together")]
     ComponentsAndOffset,
+    #[error("`--with-deps` and `--with-dependents` widen a `-c` list; no `-c` was given")]
+    WideningWithoutComponents,
+    #[error("{}", dependents_message(dependents))]
+    DependentsDeployed {
+        /// The `-c` list that takes the dependents down too (for the hint).
+        widened: Vec<String>,
+        dependents: Vec<Dependent>,
+    },
+}
+
+/// "the undeploy would take down components that deployed ones depend
+/// on: `app` depends on `db` (`depends`)".
+fn dependents_message(dependents: &[Dependent]) -> String {
+    let details: Vec<String> = dependents.iter().map(ToString::to_string).collect();
+    format!(
+        "the undeploy would take down components that deployed ones depend on: {}",
+        details.join("; ")
+    )
 }
 
 impl PlanError {
@@ -111,6 +247,15 @@ impl PlanError {
                 "undeploy runs in reverse order: the offset is the first component to run".into()
             }
             PlanError::ComponentsAndOffset => "use either `-c a,b` or `-o a [-l b]`".into(),
+            PlanError::WideningWithoutComponents => {
+                "name the components: `-c app --with-deps`; without `-c` every component runs".into()
+            }
+            PlanError::DependentsDeployed { widened, .. } => {
+                format!(
+                    "take the dependents down first, in the same run: `-c {}`; or add `-f/--force` to undeploy anyway",
+                    widened.join(",")
+                )
+            }
         })
     }
 }
@@ -354,6 +499,11 @@ pub struct Plan {
     pub offset: Option<String>,
     /// `-c` was given: outputs are preloaded before each component.
     pub per_component: bool,
+    /// The `-c` entries (with `--with-deps`, `--with-dependents` applied:
+    /// `app+`), when one of them pulls in more than it names; else empty.
+    pub requested: Vec<String>,
+    /// The components those entries pulled in, in the order found.
+    pub added: Vec<Added>,
     depends: HashMap<String, Vec<String>>,
     after: HashMap<String, Upstream>,
     /// The reverse of `after`: who runs after each component.
@@ -376,7 +526,15 @@ impl Plan {
         if !selection.components.is_empty() && selection.offset.is_some() {
             return Err(PlanError::ComponentsAndOffset);
         }
+        if selection.components.is_empty() && (selection.with_deps || selection.with_dependents) {
+            return Err(PlanError::WideningWithoutComponents);
+        }
         check_selected(&order, selection)?;
+        let stack = &elaborated.stack;
+        let written = !stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;
+        let after = super::edges::upstream(elaborated, &order, written);
+        let dependents = dependents_of(&order, &after);
+        let (chosen, added) = resolve(selection, &after, &dependents);
         let mut effective = order.clone();
         if verb == Verb::Undeploy {
             effective.reverse();
@@ -413,16 +571,12 @@ impl Plan {
             .iter()
             .enumerate()
             .filter(|(i, name)| {
-                (selection.components.is_empty() || selection.components.contains(name))
+                (selection.components.is_empty() || chosen.contains(name.as_str()))
                     && from.is_none_or(|f| *i >= f)
                     && to.is_none_or(|t| *i <= t)
             })
             .map(|(_, name)| name.clone())
             .collect();
-        let stack = &elaborated.stack;
-        let written = !stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;
-        let after = super::edges::upstream(elaborated, &order, written);
-        let dependents = dependents_of(&order, &after);
         Ok(Plan {
             verb,
             order,
@@ -430,6 +584,12 @@ impl Plan {
             selected,
             offset,
             per_component: !selection.components.is_empty(),
+            requested: if selection.widens() {
+                selection.picks().map(|p| p.to_string()).collect()
+            } else {
+                Vec::new()
+            },
+            added,
             depends: stack
                 .components
                 .iter()
@@ -455,6 +615,54 @@ impl Plan {
             .get(name)
             .map(Vec::as_slice)
             .unwrap_or_default()
+    }
+
+    /// The selection as resolved, when a `-c` entry pulled in more than
+    /// it names: `` `app+`: network, database, app (network: `app` depends
+    /// on it, …) ``.
+    pub fn selection_text(&self) -> Option<String> {
+        if self.requested.is_empty() {
+            return None;
+        }
+        let added: Vec<String> = self.added.iter().map(ToString::to_string).collect();
+        let added = match added.is_empty() {
+            true => "nothing added".to_string(),
+            false => format!("added {}", added.join(", ")),
+        };
+        Some(format!(
+            "{} → {} ({added})",
+            self.requested.join(","),
+            self.selected.join(", ")
+        ))
+    }
+
+    /// Undeploy: the components outside the selection that `is_deployed`
+    /// and depend on a selected one through `depends` or a capability
+    /// they require from it.
+    pub fn deployed_dependents(&self, is_deployed: &dyn Fn(&str) -> bool) -> Vec<Dependent> {
+        let selected: HashSet<&str> = self.selected.iter().map(String::as_str).collect();
+        let mut found = Vec::new();
+        for name in &self.selected {
+            for dependent in self.dependents.get(name).into_iter().flatten() {
+                if selected.contains(dependent.as_str()) || !is_deployed(dependent) {
+                    continue;
+                }
+                let reasons: Vec<String> = self
+                    .reasons(dependent, name)
+                    .iter()
+                    .filter(|r| matches!(r, Reason::Depends | Reason::Requires(_)))
+                    .map(ToString::to_string)
+                    .collect();
+                if !reasons.is_empty() {
+                    found.push(Dependent {
+                        name: dependent.clone(),
+                        on: name.clone(),
+                        reasons,
+                    });
+                }
+            }
+        }
+        found
     }
 
     /// The last component of `lifecycle.order`.
@@ -529,6 +737,84 @@ impl Plan {
     }
 }
 
+/// The components the `-c` entries name, with those `app+` and `+app`
+/// pull in. "Depends" is every edge of the deploy graph except the
+/// written order's: `depends`, a capability required from a provider, an
+/// output read. An order edge only says "comes later in the list the
+/// author wrote"; following it, `app+` would pull in every component
+/// written before `app`, which is what `-l app` already says.
+fn resolve(
+    selection: &Selection,
+    after: &HashMap<String, Upstream>,
+    dependents: &HashMap<String, Vec<String>>,
+) -> (HashSet<String>, Vec<Added>) {
+    let mut chosen: HashSet<String> = selection.picks().map(|p| p.name.to_string()).collect();
+    let mut found: HashSet<String> = HashSet::new();
+    let mut added = Vec::new();
+    let upstream = |name: &str| -> Vec<String> {
+        let Some(up) = after.get(name) else {
+            return Vec::new();
+        };
+        up.names
+            .iter()
+            .zip(&up.reasons)
+            .filter(|(_, reasons)| reasons.iter().any(|r| *r != Reason::Order))
+            .map(|(n, _)| n.clone())
+            .collect()
+    };
+    let downstream = |name: &str| -> Vec<String> {
+        dependents
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|d| upstream(d).iter().any(|u| u == name))
+            .cloned()
+            .collect()
+    };
+    for pick in selection.picks() {
+        let walks: [(bool, bool, &Neighbours); 2] = [
+            (pick.dependencies, true, &upstream),
+            (pick.dependents, false, &downstream),
+        ];
+        for (wanted, dependency, next) in walks {
+            if !wanted {
+                continue;
+            }
+            for name in closure(pick.name, next) {
+                if chosen.contains(name.as_str()) || !found.insert(name.clone()) {
+                    continue;
+                }
+                added.push(Added {
+                    name,
+                    from: pick.name.to_string(),
+                    dependency,
+                });
+            }
+        }
+    }
+    chosen.extend(found);
+    (chosen, added)
+}
+
+/// The components one step away from a component in some direction.
+type Neighbours<'a> = dyn Fn(&str) -> Vec<String> + 'a;
+
+/// Every component reachable from `start` through `next`, nearest first.
+fn closure(start: &str, next: &Neighbours) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
+    let mut queue = std::collections::VecDeque::from([start.to_string()]);
+    let mut found = Vec::new();
+    while let Some(name) = queue.pop_front() {
+        for neighbour in next(&name) {
+            if seen.insert(neighbour.clone()) {
+                found.push(neighbour.clone());
+                queue.push_back(neighbour);
+            }
+        }
+    }
+    found
+}
+
 /// Who runs after each component, in the order.
 fn dependents_of(
     order: &[String],
@@ -552,16 +838,15 @@ fn dependents_of(
 
 fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
     let named = selection
-        .components
-        .iter()
-        .map(|c| ("-c", c))
-        .chain(selection.offset.iter().map(|c| ("-o", c)))
-        .chain(selection.limit.iter().map(|c| ("-l", c)));
+        .picks()
+        .map(|p| ("-c", p.name))
+        .chain(selection.offset.iter().map(|c| ("-o", c.as_str())))
+        .chain(selection.limit.iter().map(|c| ("-l", c.as_str())));
     for (flag, name) in named {
-        if !order.contains(name) {
+        if !order.iter().any(|c| c == name) {
             return Err(PlanError::UnknownSelected {
                 flag,
-                name: name.clone(),
+                name: name.to_string(),
                 available: order.to_vec(),
             });
         }
@@ -674,6 +959,7 @@ mod tests {
             components: components.iter().map(|s| s.to_string()).collect(),
             offset: offset.map(String::from),
             limit: limit.map(String::from),
+            ..Selection::default()
         }
     }
 
@@ -694,6 +980,78 @@ mod tests {
             plan(Verb::Deploy, sel(&["nope"], None, None), None),
             Err(PlanError::UnknownSelected { .. })
         ));
+    }
+
+    #[test]
+    fn picks_read_plus_signs_on_either_side() {
+        let parsed: Vec<(&str, bool, bool)> = ["a", "a+", "+a", "+a+"]
+            .iter()
+            .map(|e| Pick::parse(e))
+            .map(|p| (p.name, p.dependencies, p.dependents))
+            .collect();
+        assert_eq!(
+            parsed,
+            [
+                ("a", false, false),
+                ("a", true, false),
+                ("a", false, true),
+                ("a", true, true)
+            ]
+        );
+        let widened = Selection {
+            components: vec!["a".into(), "+b".into()],
+            with_deps: true,
+            ..Selection::default()
+        };
+        let picks: Vec<Pick> = widened.picks().collect();
+        assert!(picks.iter().all(|p| p.dependencies));
+        assert_eq!(widened.widened_to_dependents(&["a", "b"]), ["+a", "+b"]);
+        let written: Vec<String> = widened.picks().map(|p| p.to_string()).collect();
+        assert_eq!(written, ["a+", "+b+"]);
+    }
+
+    #[test]
+    fn widening_follows_depends_but_not_the_written_order() {
+        // `d` declares no `depends`: the written order alone puts it after
+        // `c`, which depends on `a`.
+        let mut e = stack(&["a", "b", "c", "d"], &[("c", &["a"])]);
+        e.provenance.order_derived = false;
+        let order = validate(&e).unwrap();
+        let select = |entries: &[&str]| {
+            let selection = sel(entries, None, None);
+            Plan::new(&e, order.clone(), Verb::Deploy, &selection, None).unwrap()
+        };
+        assert_eq!(select(&["c+"]).selected, ["a", "c"]);
+        assert_eq!(select(&["d+"]).selected, ["d"]);
+        let p = select(&["+a"]);
+        assert_eq!(p.selected, ["a", "c"]);
+        assert_eq!(p.added[0].to_string(), "c (it depends on `a`)");
+        assert!(p.selection_text().is_some());
+        assert_eq!(select(&["a", "c"]).selection_text(), None);
+        let refused = Plan::new(
+            &e,
+            order.clone(),
+            Verb::Deploy,
+            &Selection {
+                with_deps: true,
+                ..Selection::default()
+            },
+            None,
+        );
+        assert_eq!(refused, Err(PlanError::WideningWithoutComponents));
+    }
+
+    #[test]
+    fn deployed_dependents_outside_the_selection_hold_an_undeploy() {
+        let e = stack(&["a", "b", "c"], &[("b", &["a"]), ("c", &["b"])]);
+        let order = validate(&e).unwrap();
+        let p = Plan::new(&e, order, Verb::Undeploy, &sel(&["a"], None, None), None).unwrap();
+        let all = |_: &str| true;
+        let held = p.deployed_dependents(&all);
+        assert_eq!(held.len(), 1);
+        assert_eq!(held[0].to_string(), "`b` depends on `a` (`depends`)");
+        let none = |_: &str| false;
+        assert!(p.deployed_dependents(&none).is_empty());
     }
 
     #[test]

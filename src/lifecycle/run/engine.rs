@@ -51,8 +51,8 @@ use super::records::{
     scope_outputs, state_parameters,
 };
 use super::setup::{
-    check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
-    plan_for, read_state, require_state,
+    check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
+    lock_parameters, plan_for, read_state, require_state,
 };
 use crate::diag::Warnings;
 use crate::lifecycle::child::capture::{self, RawOutputs};
@@ -112,6 +112,9 @@ pub struct RunOptions {
     pub concurrency: usize,
     /// `--changed`: skip components whose fingerprint is unchanged.
     pub changed: bool,
+    /// `--replace`: components that run even where `--changed` would skip
+    /// them.
+    pub replace: Vec<String>,
     /// `--why`: say why each component runs or is skipped.
     pub why: bool,
     /// Run the `deploy-test`/`undeploy-test` implementations; the state is
@@ -310,6 +313,10 @@ impl<'a> Run<'a> {
         });
         let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
         let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;
+        check_selection(&plan, options, loaded.as_ref(), warnings)?;
+        if let Some(selection) = plan.selection_text() {
+            (host.log)(&format!("hub: selection {selection}"));
+        }
         let locked = lock_parameters(
             stack,
             options,
@@ -1612,6 +1619,12 @@ impl<'a> Run<'a> {
         if !self.options.changed {
             if self.options.why {
                 (self.host.log)(&format!("hub: {name} runs: --changed was not given"));
+            }
+            return None;
+        }
+        if self.options.replace.iter().any(|r| r == name) {
+            if self.options.why {
+                (self.host.log)(&format!("hub: {name} runs: --replace"));
             }
             return None;
         }

@@ -5,7 +5,7 @@
 use super::engine::{Host, RunOptions};
 use super::error::EngineError;
 use crate::diag::{Location, Warnings};
-use crate::lifecycle::order::plan::{Plan, Verb};
+use crate::lifecycle::order::plan::{Plan, PlanError, Verb};
 use crate::lifecycle::order::requirements;
 use crate::lifecycle::source::discover;
 use crate::lifecycle::source::stack::Stack;
@@ -292,6 +292,73 @@ pub(crate) fn plan_for(
         &options.selection,
         guess,
     )?)
+}
+
+/// What the selection asks beyond the plan itself: the components named
+/// by `--replace` exist, and an undeploy `-c` leaves nothing deployed that
+/// depends on what it takes down.
+pub(crate) fn check_selection(
+    plan: &Plan,
+    options: &RunOptions,
+    state: Option<&State>,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    for name in &options.replace {
+        if !plan.order.contains(name) {
+            return Err(PlanError::UnknownSelected {
+                flag: "--replace",
+                name: name.clone(),
+                available: plan.order.clone(),
+            }
+            .into());
+        }
+        if !plan.selected.contains(name) {
+            warnings.warn(
+                None,
+                format!("`--replace {name}`: `{name}` is not selected and does not run"),
+            );
+        }
+    }
+    guard_undeploy(plan, options, state, warnings)
+}
+
+/// `hub undeploy -c X` refuses when a component outside the selection
+/// that depends on X is still deployed (any entry not `undeployed`: a
+/// failed deploy or undeploy may have left resources); `--force` makes it
+/// a warning.
+fn guard_undeploy(
+    plan: &Plan,
+    options: &RunOptions,
+    state: Option<&State>,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    let Some(state) = state else {
+        return Ok(());
+    };
+    if plan.verb != Verb::Undeploy || options.selection.components.is_empty() {
+        return Ok(());
+    }
+    let is_deployed = |name: &str| {
+        state
+            .components
+            .get(name)
+            .is_some_and(|entry| !matches!(entry.status.as_str(), "" | "undeployed"))
+    };
+    let dependents = plan.deployed_dependents(&is_deployed);
+    if dependents.is_empty() {
+        return Ok(());
+    }
+    let taken: Vec<&str> = dependents.iter().map(|d| d.on.as_str()).collect();
+    let widened = options.selection.widened_to_dependents(&taken);
+    let error = PlanError::DependentsDeployed {
+        widened,
+        dependents,
+    };
+    if options.force {
+        warnings.warn(None, format!("{error} (going on: `--force`)"));
+        return Ok(());
+    }
+    Err(error.into())
 }
 
 /// `-c` and `-o` need a state, unless `--force`.

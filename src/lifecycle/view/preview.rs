@@ -23,8 +23,10 @@
 //! are shown as `(known after <component> deploys)`.
 
 mod expand;
+mod markdown;
 mod render;
 
+pub use markdown::render_markdown;
 pub use render::{render_json, render_text};
 
 use super::report::{ReportContext, RunReport};
@@ -39,8 +41,8 @@ use crate::lifecycle::run::fingerprint;
 use crate::lifecycle::run::interrupt::Interrupts;
 use crate::lifecycle::run::records::scope_outputs;
 use crate::lifecycle::run::setup::{
-    check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
-    partial_flag, plan_for, require_state,
+    check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
+    lock_parameters, partial_flag, plan_for, require_state,
 };
 use crate::lifecycle::source::stack::Stack;
 use crate::manifest::{ComponentRef, Manifest};
@@ -65,10 +67,63 @@ pub struct Preview {
     pub state: Option<StateSeen>,
     /// `-j`: how many components may run at once.
     pub jobs: usize,
+    /// The `-c` entries and what they resolved to, when one of them pulls
+    /// in more than it names (`app+`, `+app`, `--with-deps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<SelectionSeen>,
     /// The selected components in waves ([`Plan::waves`]).
     pub waves: Vec<Vec<String>>,
     /// The selected components, in the effective order.
     pub components: Vec<ComponentPreview>,
+}
+
+/// A widened `-c` list, resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SelectionSeen {
+    /// The `-c` entries, `--with-deps` and `--with-dependents` applied.
+    pub requested: Vec<String>,
+    /// Every selected component, in the effective order.
+    pub components: Vec<String>,
+    /// The ones pulled in besides those named.
+    pub added: Vec<AddedSeen>,
+    /// All of it on one line ([`Plan::selection_text`]).
+    #[serde(skip)]
+    pub line: String,
+}
+
+/// A component a `-c` entry pulled in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddedSeen {
+    pub name: String,
+    /// The component named in `-c` it was reached from.
+    pub from: String,
+    /// `dependency` (`from` depends on it) or `dependent` (it depends on
+    /// `from`).
+    pub relation: &'static str,
+}
+
+impl SelectionSeen {
+    fn of(plan: &Plan) -> Option<SelectionSeen> {
+        let line = plan.selection_text()?;
+        Some(SelectionSeen {
+            line,
+            requested: plan.requested.clone(),
+            components: plan.selected.clone(),
+            added: plan
+                .added
+                .iter()
+                .map(|a| AddedSeen {
+                    name: a.name.clone(),
+                    from: a.from.clone(),
+                    relation: if a.dependency {
+                        "dependency"
+                    } else {
+                        "dependent"
+                    },
+                })
+                .collect(),
+        })
+    }
 }
 
 /// The state a plan read.
@@ -178,6 +233,11 @@ pub enum ParameterChange {
 }
 
 impl Preview {
+    /// Some component would be deployed or undeployed (`--detailed-exitcode`).
+    pub fn would_change(&self) -> bool {
+        self.count(Action::Deploy) + self.count(Action::Undeploy) > 0
+    }
+
     /// How many components would get `action`.
     pub fn count(&self, action: Action) -> usize {
         self.components
@@ -235,6 +295,7 @@ pub fn preview(
             serial: state.as_ref().map(|s| s.serial),
         }),
         jobs: options.concurrency,
+        selection: SelectionSeen::of(&plan),
         waves: plan.waves(),
         components,
     })
@@ -268,6 +329,7 @@ fn prepare(
         .map(Path::to_path_buf);
     let state = read_state(read_path.as_deref(), options, warnings)?;
     let plan = plan_for(stack, order, verb, options, state.as_ref())?;
+    check_selection(&plan, options, state.as_ref(), warnings)?;
     let path_variable = environment
         .iter()
         .find(|(name, _)| name == "PATH")
@@ -635,6 +697,9 @@ impl Walk<'_> {
                 .collect(),
             Err(error) => vec![error],
         };
+        if self.options.replace.iter().any(|r| r == name) {
+            reasons.insert(0, "`--replace`: runs even if unchanged".to_string());
+        }
         if reasons.is_empty() {
             reasons = reference
                 .depends
@@ -888,6 +953,7 @@ mod tests {
             verb: Verb::Deploy,
             state: None,
             jobs: 1,
+            selection: None,
             waves: Vec::new(),
             components: vec![
                 component("a", Action::Deploy, "folder content changed"),

@@ -47,6 +47,9 @@ fn header(preview: &Preview) -> String {
         },
     };
     let _ = writeln!(out, "state: {state}");
+    if let Some(selection) = &preview.selection {
+        let _ = writeln!(out, "selection: {}", selection.line);
+    }
     let _ = writeln!(out, "jobs: {}", preview.jobs);
     out.push_str("waves:\n");
     for (index, wave) in preview.waves.iter().enumerate() {
@@ -78,7 +81,7 @@ fn component_text(component: &ComponentPreview) -> String {
     out
 }
 
-fn requirement_text(requirement: &Requirement) -> String {
+pub(super) fn requirement_text(requirement: &Requirement) -> String {
     let providers = match requirement.providers.as_slice() {
         [] => "nobody".to_string(),
         providers => providers.join(", "),
@@ -87,7 +90,7 @@ fn requirement_text(requirement: &Requirement) -> String {
 }
 
 /// `+ name = value`, `~ name = old → new`, `- name`, `  name = value`.
-fn parameter_text(parameter: &ParameterPreview) -> String {
+pub(super) fn parameter_text(parameter: &ParameterPreview) -> String {
     let name = &parameter.name;
     let value = one_line(parameter.value.as_deref().unwrap_or_default());
     match parameter.change {
@@ -103,14 +106,14 @@ fn parameter_text(parameter: &ParameterPreview) -> String {
 
 /// Values spanning lines are printed on one, with `\n`; the empty value
 /// as `""`.
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     if text.is_empty() {
         return "\"\"".to_string();
     }
     text.replace('\r', "\\r").replace('\n', "\\n")
 }
 
-fn totals(preview: &Preview) -> String {
+pub(super) fn totals(preview: &Preview) -> String {
     let run = match preview.verb {
         super::Verb::Deploy => preview.count(Action::Deploy),
         super::Verb::Undeploy => preview.count(Action::Undeploy),
@@ -152,6 +155,10 @@ fn totals(preview: &Preview) -> String {
 ///
 /// * `state` is `null` with `-n`; its `serial` is `null` when the file does
 ///   not exist yet.
+/// * `selection` (only when a `-c` entry is widened: `app+`, `+app`,
+///   `--with-deps`, `--with-dependents`): `requested` (the entries, with
+///   those flags applied: `app+`), `components` (the resolved list) and `added` (`name`,
+///   `from`, `relation`: `dependency` or `dependent`).
 /// * `action`: `deploy`, `undeploy`, `unchanged` (what `--changed` would
 ///   skip), `skip` or `fail`; `reasons` says why.
 /// * `waits_for`: what the component waits for with `-j` (in a deploy

@@ -1,0 +1,152 @@
+//! A plan as a pull-request comment (`hub plan --format markdown`): a
+//! summary line, a table of the components and their actions, then each
+//! component's waits, requirements and parameters in a collapsed
+//! `<details>` block. Secrets are always masked: the command refuses
+//! `--reveal` with this format.
+
+use super::render::{one_line, parameter_text, requirement_text, totals};
+use super::{ComponentPreview, Preview, Verb, Wait};
+use std::fmt::Write;
+
+/// ```markdown
+/// ### Plan: deploy stack `demo`
+///
+/// **1 to deploy, 1 unchanged, 0 skipped, 0 would fail**
+///
+/// State: `demo.state` (serial 7) · jobs: 1
+///
+/// | Component | Action | Why |
+/// |---|---|---|
+/// | `network` | **deploy** | folder content changed |
+///
+/// <details><summary><code>network</code>: deploy</summary>
+///
+/// ```diff
+/// ~ component.network.cidr = 10.0.0.0/16 → 10.1.0.0/16
+/// ```
+///
+/// </details>
+/// ```
+pub fn render_markdown(preview: &Preview) -> String {
+    let mut out = format!(
+        "### Plan: {} stack `{}`\n\n",
+        preview.verb.as_str(),
+        cell(&preview.stack)
+    );
+    let summary = totals(preview);
+    let summary = summary.trim_end().trim_start_matches("plan: ");
+    let _ = writeln!(out, "**{summary}**\n");
+    let _ = writeln!(out, "{}\n", context_line(preview));
+    out.push_str("| Component | Action | Why |\n|---|---|---|\n");
+    for component in &preview.components {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            cell(&component.name),
+            action_cell(component),
+            cell(&component.reasons.join("; "))
+        );
+    }
+    for component in &preview.components {
+        out.push('\n');
+        out.push_str(&details(component));
+    }
+    out
+}
+
+/// `State: `demo.state` (serial 7) · selection: … · jobs: 1`.
+fn context_line(preview: &Preview) -> String {
+    let state = match &preview.state {
+        None => "none (`-n`)".to_string(),
+        Some(seen) => match (seen.serial, preview.verb) {
+            (Some(serial), _) => format!("`{}` (serial {serial})", cell(&seen.path)),
+            (None, Verb::Deploy) => format!("`{}` does not exist: first deploy", cell(&seen.path)),
+            (None, Verb::Undeploy) => {
+                format!("`{}` does not exist: nothing recorded", cell(&seen.path))
+            }
+        },
+    };
+    let mut line = format!("State: {state}");
+    if let Some(selection) = &preview.selection {
+        let _ = write!(line, " · selection: {}", cell(&selection.line));
+    }
+    let _ = write!(line, " · jobs: {}", preview.jobs);
+    line
+}
+
+/// The action, in bold when the component's implementation would run.
+fn action_cell(component: &ComponentPreview) -> String {
+    let action = component.action.as_str();
+    match component.action.runs() && component.action != super::Action::Unchanged {
+        true => format!("**{action}**"),
+        false => action.to_string(),
+    }
+}
+
+fn details(component: &ComponentPreview) -> String {
+    let mut out = format!(
+        "<details><summary><code>{}</code>: {}</summary>\n\n",
+        html(&component.name),
+        component.action.as_str()
+    );
+    if !component.waits_for.is_empty() {
+        let waits: Vec<String> = component.waits_for.iter().map(Wait::to_string).collect();
+        let _ = writeln!(out, "Waits for: {}\n", cell(&waits.join("; ")));
+    }
+    if !component.requires.is_empty() {
+        let requires: Vec<String> = component.requires.iter().map(requirement_text).collect();
+        let _ = writeln!(out, "Requires: {}\n", cell(&requires.join("; ")));
+    }
+    let lines: Vec<String> = component.parameters.iter().map(parameter_text).collect();
+    if lines.is_empty() {
+        out.push_str("No parameters.\n\n");
+    } else {
+        let fence = fence_for(&lines);
+        let _ = writeln!(out, "{fence}diff\n{}\n{fence}\n", lines.join("\n"));
+    }
+    out.push_str("</details>\n");
+    out
+}
+
+/// A code fence longer than any run of backticks in the block.
+fn fence_for(lines: &[String]) -> String {
+    let longest = lines
+        .iter()
+        .flat_map(|line| line.split(|c| c != '`'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    "`".repeat((longest + 1).max(3))
+}
+
+/// Text for one table cell or line: on one line, `|` escaped.
+fn cell(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    one_line(text).replace('|', "\\|")
+}
+
+/// Text inside an HTML element.
+fn html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fence_outgrows_the_backticks_of_its_block() {
+        assert_eq!(fence_for(&["+ a = b".into()]), "```");
+        assert_eq!(fence_for(&["+ a = ````x".into()]), "`````");
+    }
+
+    #[test]
+    fn cells_stay_on_one_line_and_keep_their_pipes() {
+        assert_eq!(cell("a|b\nc"), "a\\|b\\nc");
+        assert_eq!(html("<a&b>"), "&lt;a&amp;b&gt;");
+    }
+}
