@@ -33,6 +33,8 @@ pub enum Command {
     /// did not finish: only when its process is gone, or with --force
     /// whatever holds it.
     Unlock(UnlockArgs),
+    /// Work with state files: `hub state pull`.
+    State(StateArgs),
     /// Helpers for component scripts and for trying hub out.
     Util(UtilArgs),
     /// Deploy the components of a stack in lifecycle order, recording what
@@ -171,6 +173,41 @@ pub struct UnlockArgs {
     /// Remove the lock even if its holder may still be running
     #[arg(short, long)]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StateArgs {
+    #[command(subcommand)]
+    pub command: StateCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StateCommand {
+    /// Print the state as hub reads it (the file with its journal folded
+    /// in), or write it to FILE; takes no lock and changes nothing
+    #[command(after_help = "\
+A run appends its checkpoints to `STATE.journal` and folds them into STATE now and then; \
+after a run that was killed, STATE alone is the state as of the last fold. `hub state pull` \
+shows the state every hub command sees: STATE with the journal's records applied. A damaged \
+journal is an error naming the record. FILE is replaced atomically (created readable by its \
+owner only).
+
+Example:
+  hub state pull hub.yaml.state recovered.state")]
+    Pull(StatePullArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StatePullArgs {
+    /// The state file
+    #[arg(value_name = "STATE")]
+    pub state: PathBuf,
+    /// Write the state to this file instead of standard output
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// How component snapshots are laid out in the output
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
+    pub state_format: crate::state::StateFormat,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@ mod elaborate_spec;
 mod elaborated_files;
 mod graph;
 mod incremental;
+mod journal;
 mod messages;
 mod ordering;
 mod parallel;
