@@ -312,7 +312,9 @@ const BOOL: &str = "BOOL";
 MANIFEST is an elaborated file (hub.yaml.elaborate), or a stack manifest (hub.yaml) followed \
 by its parameters files, which is then elaborated in memory.
 
-The state (-s) is locked for the whole run (STATE.lock) and written after every component. \
+The state (-s) is locked for the whole run (STATE.lock); each component's start and end are \
+appended to STATE.journal, which is folded into STATE at the end of the run (and now and \
+then during it); `hub state pull STATE` shows the state with the journal applied. \
 Each component's output is shown prefixed with its name, masked, and appended to \
 STATE.logs/COMPONENT.log. Exit status: 0 when the run finished (optional components may \
 have failed), 1 when it failed, 2 when the state could not be written, 130 when interrupted.

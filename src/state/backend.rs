@@ -29,6 +29,12 @@ pub trait StateStore {
     /// storage when it returns.
     fn append(&mut self, operation: &str, record: &str) -> Result<(), StateError>;
 
+    /// [`StateStore::append`] that may return before the record is
+    /// durable: the next durable append or fold makes it so, in order.
+    fn append_unsynced(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
+        self.append(operation, record)
+    }
+
     /// Replaces the folded state with `state` (whose serial is `serial`)
     /// and drops the records. `backup`: the state as folded just before
     /// (kept as the backup); `None`: the current folded state is.
@@ -63,7 +69,11 @@ impl StateStore for LocalStore {
     }
 
     fn append(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
-        self.append_record(operation, record)
+        self.append_record(operation, record, true)
+    }
+
+    fn append_unsynced(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
+        self.append_record(operation, record, false)
     }
 
     fn fold(&mut self, serial: u64, backup: Option<&[u8]>, state: &[u8]) -> Result<(), StateError> {

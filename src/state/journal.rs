@@ -39,10 +39,15 @@
 //!
 //! # Durability
 //!
-//! The writer flushes the journal (`fdatasync`) after every record, and the
-//! folder after creating the journal: a component starts only once its
-//! `deploying` record is on disk, as it did when the whole file was
-//! rewritten.
+//! The writer flushes the journal (`fdatasync`) after every record that
+//! starts a component (an entry entering `deploying` or `undeploying`),
+//! and the folder after creating the journal: a component starts only
+//! once its `deploying` record is on disk, as it did when the whole file
+//! was rewritten. A record of a component's end is flushed with the next
+//! start's (one flush covers every record before it) or by the next fold:
+//! a power failure in between can lose it, and the component is then
+//! recorded as `deploying` and deployed again; a killed process loses
+//! nothing it wrote.
 //!
 //! # Folding
 //!
@@ -135,6 +140,17 @@ pub(super) struct Record {
     components: IndexMap<String, Option<ComponentState>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     operations: Vec<Operation>,
+}
+
+impl Record {
+    /// The record starts a component's run (an entry enters `deploying` or
+    /// `undeploying`): it must be on disk before the component starts.
+    pub fn starts_a_component(&self) -> bool {
+        self.components
+            .values()
+            .flatten()
+            .any(|entry| matches!(entry.status.as_str(), "deploying" | "undeploying"))
+    }
 }
 
 /// The journal's first line.

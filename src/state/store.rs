@@ -434,7 +434,10 @@ impl StateWriter {
             // the whole file is written instead.
             return self.fold(state, true);
         };
-        self.append(state, serial, &line)?;
+        // Only a start must be on disk before the run goes on (the
+        // component runs next); an end is flushed with the next record
+        // that must be, or by the next fold.
+        self.append(state, serial, &line, record.starts_a_component())?;
         if self.fold_due() {
             self.fold(state, false)?;
         }
@@ -442,9 +445,19 @@ impl StateWriter {
     }
 
     /// Appends one record to every location; at least one must take it.
-    fn append(&mut self, state: &mut State, serial: u64, line: &str) -> Result<(), StateError> {
+    /// `durable`: on disk before this returns.
+    fn append(
+        &mut self,
+        state: &mut State,
+        serial: u64,
+        line: &str,
+        durable: bool,
+    ) -> Result<(), StateError> {
         let operation = state.operations.last().map_or("", |o| o.id.as_str());
-        let errors = self.at_every(|target| target.append(operation, line));
+        let errors = self.at_every(|target| match durable {
+            true => target.append(operation, line),
+            false => target.append_unsynced(operation, line),
+        });
         self.settle(state, serial, errors)
     }
 
@@ -473,7 +486,7 @@ impl StateWriter {
             serial += 1;
             let line = journal::encode(&journal::whole(state, serial));
             match line {
-                Ok(line) => self.append(state, serial, &line)?,
+                Ok(line) => self.append(state, serial, &line, true)?,
                 // Not recordable: the plain write, the old file as backup.
                 Err(_) => return self.write_whole(state),
             }
@@ -709,8 +722,14 @@ impl LocalStore {
     }
 
     /// Appends `line` (one record) to the journal, created with its header
-    /// if needed; on disk when it returns.
-    pub(super) fn append_record(&mut self, operation: &str, line: &str) -> Result<(), StateError> {
+    /// if needed; on disk when it returns if `durable` (which flushes the
+    /// records appended before it too).
+    pub(super) fn append_record(
+        &mut self,
+        operation: &str,
+        line: &str,
+        durable: bool,
+    ) -> Result<(), StateError> {
         let path = self.journal.path.clone();
         let failure = |action| write_error(&path, action);
         let created = self.journal.file.is_none();
@@ -734,7 +753,12 @@ impl LocalStore {
         let Some(file) = self.journal.file.as_mut() else {
             return Ok(());
         };
-        let written = file.write_all(&bytes).and_then(|()| file.sync_data());
+        let written = file
+            .write_all(&bytes)
+            .and_then(|()| match durable || created {
+                true => file.sync_data(),
+                false => Ok(()),
+            });
         if let Err(source) = written {
             self.journal.broken = file
                 .set_len(self.journal.size)
