@@ -3,10 +3,19 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// `0.1.0 (commit 1a2b3c4d5e6f)`: the version and the git commit hub was
+/// built from (`unknown` when it was built outside a git checkout).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("HUB_GIT_COMMIT"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "hub",
-    version,
+    version = VERSION,
     about = "Deploy stacks of components described by Hub manifests"
 )]
 pub struct Cli {
@@ -34,14 +43,14 @@ pub enum Command {
     /// whatever holds it.
     Unlock(UnlockArgs),
     /// Work with state files: `hub state pull`.
-    State(StateArgs),
+    State(StateCommandArgs),
     /// Helpers for component scripts and for trying hub out.
     Util(UtilArgs),
     /// Deploy the components of a stack in lifecycle order, recording what
     /// happened in the state file.
     Deploy(DeployArgs),
     /// Undeploy the components of a stack in reverse lifecycle order.
-    Undeploy(DeployArgs),
+    Undeploy(UndeployArgs),
     /// Run one verb of one component with its parameters, from inside
     /// another component's script (uses $HUB_ELABORATE and $HUB_STATE).
     Invoke(InvokeArgs),
@@ -50,6 +59,27 @@ pub enum Command {
     Plan(PlanArgs),
     /// Print the dependency graph of a stack (Graphviz dot or Mermaid).
     Graph(GraphArgs),
+    /// Show what a state file records: stack parameters, outputs and
+    /// capabilities, each component's parameters, outputs and status, the
+    /// operation log.
+    Explain(ExplainArgs),
+    /// Print the version and the git commit hub was built from.
+    Version,
+    /// Print a completion script for a shell.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  hub completions bash > /etc/bash_completion.d/hub
+  hub completions zsh > \"${fpath[1]}/_hub\"
+  hub completions fish > ~/.config/fish/completions/hub.fish
+  hub completions powershell >> $PROFILE")]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_name = "SHELL", value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -82,9 +112,10 @@ pub struct ElaborateArgs {
     /// Capabilities provided by the underlying platform, comma-separated
     #[arg(short = 'p', long = "platform-provides", value_name = "LIST")]
     pub platform_provides: Vec<String>,
-    /// State file of a deployed platform stack: fills empty parameters
-    #[arg(short = 's', long = "state", value_name = "PATH")]
-    pub state: Option<PathBuf>,
+    /// State file of a deployed platform stack: fills empty parameters;
+    /// several separated by commas: the newest is read
+    #[arg(short = 's', long = "state", value_name = "LIST")]
+    pub state: Option<String>,
     /// Unknown keys that look like typos of known keys (`paramters`,
     /// `fromenv`) are warnings instead of errors
     #[arg(long)]
@@ -176,7 +207,7 @@ pub struct UnlockArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct StateArgs {
+pub struct StateCommandArgs {
     #[command(subcommand)]
     pub command: StateCommand,
 }
@@ -307,24 +338,23 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
 const BOOL: &str = "BOOL";
 
+/// What `deploy`, `undeploy` and `plan` share.
 #[derive(Debug, Args)]
-#[command(after_help = "\
-MANIFEST is an elaborated file (hub.yaml.elaborate), or a stack manifest (hub.yaml) followed \
-by its parameters files, which is then elaborated in memory.
+pub struct CommonRunArgs {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
 
-The state (-s) is locked for the whole run (STATE.lock); each component's start and end are \
-appended to STATE.journal, which is folded into STATE at the end of the run (and now and \
-then during it); `hub state pull STATE` shows the state with the journal applied. \
-Each component's output is shown prefixed with its name, masked, and appended to \
-STATE.logs/COMPONENT.log. Exit status: 0 when the run finished (optional components may \
-have failed), 1 when it failed, 2 when the state could not be written, 130 when interrupted.
-
-Examples:
-  hub deploy hub.yaml params.yaml -s demo.state
-  hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
-  hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web
-  hub undeploy hub.yaml.elaborate --guess=false -f   undeploy all, failures as warnings")]
-pub struct DeployArgs {
+/// What `deploy`, `undeploy` and `plan` work on: the stack and how it is
+/// read.
+#[derive(Debug, Args)]
+pub struct StackArgs {
     /// The elaborated file, or a stack manifest followed by parameters files
     ///
     /// Relative component folders (`source.dir`) resolve against the folder
@@ -336,6 +366,29 @@ pub struct DeployArgs {
     /// when a file it was elaborated from changed after it.
     #[arg(value_name = "MANIFEST", required = true)]
     pub manifest: Vec<PathBuf>,
+    /// Values for `fromEnv` parameters, as NAME=value[,NAME=value] (not exported to components)
+    #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
+    pub environment: Vec<String>,
+    /// Base directory of git-sourced components
+    #[arg(short = 'b', long = "base-dir", alias = "baseDir", value_name = "DIR")]
+    pub base_dir: Option<PathBuf>,
+    /// Unknown keys that look like typos of known keys (`paramters`,
+    /// `fromenv`) are warnings instead of errors
+    #[arg(long)]
+    pub lenient: bool,
+    /// Clouds whose requirements are checked (aws, azure, gcp; comma-separated):
+    /// the requirements `aws`, `azure`, `gcp` and `gcs` of the other clouds are
+    /// dropped from the stack and its components. Without it, the clouds whose
+    /// variables are set are checked (AWS_PROFILE, AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID;
+    /// AZURE_AUTH_LOCATION, AZURE_TENANT_ID, AZURE_RESOURCE_GROUP_NAME;
+    /// GOOGLE_APPLICATION_CREDENTIALS); with none set, every requirement is (with a warning)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["aws", "azure", "gcp"])]
+    pub clouds: Vec<String>,
+}
+
+/// The state of a run.
+#[derive(Debug, Args)]
+pub struct StateArgs {
     /// The state file; several separated by commas: the newest is read, all are written
     #[arg(
         short = 's',
@@ -347,6 +400,11 @@ pub struct DeployArgs {
     /// Use no state: nothing is read and nothing is written
     #[arg(short = 'n', long = "no-state")]
     pub no_state: bool,
+}
+
+/// Which components run.
+#[derive(Debug, Args)]
+pub struct SelectionArgs {
     /// Only these components (comma-separated), in lifecycle order
     #[arg(
         short = 'c',
@@ -361,18 +419,39 @@ pub struct DeployArgs {
     /// Stop after this component
     #[arg(short = 'l', long = "limit", value_name = "COMPONENT")]
     pub limit: Option<String>,
-    /// Values for `fromEnv` parameters, as NAME=value[,NAME=value] (not exported to components)
-    #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
-    pub environment: Vec<String>,
-    /// Base directory of git-sourced components
-    #[arg(short = 'b', long = "base-dir", alias = "baseDir", value_name = "DIR")]
-    pub base_dir: Option<PathBuf>,
-    /// How much of hub's environment components see
-    #[arg(long = "os-environment", value_name = "MODE", default_value = "no-tfvars", value_parser = ["everything", "no-tfvars", "strict"])]
-    pub os_environment: String,
+}
+
+/// How components are run.
+#[derive(Debug, Args)]
+pub struct RunArgs {
     /// Go on after failures of mandatory components, use a state that does not match
     #[arg(short = 'f', long = "force", env = "HUB_FORCE", value_parser = clap::builder::FalseyValueParser::new())]
     pub force: bool,
+    /// Show secret values in the output instead of masking them
+    #[arg(long)]
+    pub reveal: bool,
+    /// Components run at once: a component starts when everything it
+    /// depends on has finished; 0 = the number of CPUs
+    #[arg(
+        short = 'j',
+        long = "jobs",
+        value_name = "N",
+        default_value = "1",
+        env = "HUB_JOBS"
+    )]
+    pub jobs: usize,
+    /// Write a JSON report (per component: status, times, reason, outputs)
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+/// What only a run that executes components has: the state it writes,
+/// the environment of the components, dry runs, `--why`.
+#[derive(Debug, Args)]
+pub struct ExecuteArgs {
+    /// How much of hub's environment components see
+    #[arg(long = "os-environment", value_name = "MODE", default_value = "no-tfvars", value_parser = ["everything", "no-tfvars", "strict"])]
+    pub os_environment: String,
     /// Write the state gzip-compressed
     #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub compressed: bool,
@@ -384,27 +463,17 @@ pub struct DeployArgs {
         default_value = "linear"
     )]
     pub state_format: crate::state::StateFormat,
-    /// Undeploy: skip trailing components that never got a state entry
-    #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
-    pub guess: bool,
-    /// Show secret values in the output instead of masking them
-    #[arg(long)]
-    pub reveal: bool,
-    /// Unknown keys that look like typos of known keys (`paramters`,
-    /// `fromenv`) are warnings instead of errors
-    #[arg(long)]
-    pub lenient: bool,
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
     #[arg(short = 'y', long = "dry")]
     pub dry: bool,
-    /// Clouds whose requirements are checked (aws, azure, gcp; comma-separated):
-    /// the requirements `aws`, `azure`, `gcp` and `gcs` of the other clouds are
-    /// dropped from the stack and its components. Without it, the clouds whose
-    /// variables are set are checked (AWS_PROFILE, AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID;
-    /// AZURE_AUTH_LOCATION, AZURE_TENANT_ID, AZURE_RESOURCE_GROUP_NAME;
-    /// GOOGLE_APPLICATION_CREDENTIALS); with none set, every requirement is (with a warning)
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["aws", "azure", "gcp"])]
-    pub clouds: Vec<String>,
+    /// Print, for each component, why it runs or is skipped
+    #[arg(long)]
+    pub why: bool,
+}
+
+/// Flags of the Hub CLI that are accepted and have no effect here.
+#[derive(Debug, Args)]
+pub struct CompatibilityArgs {
     /// Accepted for compatibility; no git outputs are added
     #[arg(long = "git-outputs", value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub git_outputs: bool,
@@ -420,32 +489,91 @@ pub struct DeployArgs {
     /// Accepted for compatibility; ignored
     #[arg(long = "switch-kube-context", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub switch_kube_context: bool,
-    /// Components run at once: a component starts when everything it
-    /// depends on has finished; 0 = the number of CPUs
-    #[arg(
-        short = 'j',
-        long = "jobs",
-        value_name = "N",
-        default_value = "1",
-        env = "HUB_JOBS"
-    )]
-    pub jobs: usize,
-    /// Deploy: skip components whose folder, parameters and upstream
-    /// outputs are the same as at their last successful deploy
+}
+
+/// `--guess` of an undeploy (and of `plan --undeploy`).
+#[derive(Debug, Args)]
+pub struct GuessArgs {
+    /// Skip trailing components that never got a state entry
+    #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub guess: bool,
+}
+
+const RUN_HELP: &str = "\
+MANIFEST is an elaborated file (hub.yaml.elaborate), or a stack manifest (hub.yaml) followed \
+by its parameters files, which is then elaborated in memory.
+
+The state (-s) is locked for the whole run (STATE.lock); each component's start and end are \
+appended to STATE.journal, which is folded into STATE at the end of the run (and now and \
+then during it); `hub state pull STATE` shows the state with the journal applied. \
+Each component's output is shown prefixed with its name, masked, and appended to \
+STATE.logs/COMPONENT.log. Exit status: 0 when the run finished (optional components may \
+have failed), 1 when it failed, 2 when the state could not be written, 130 when interrupted.";
+
+#[derive(Debug, Args)]
+#[command(after_help = deploy_help())]
+pub struct DeployArgs {
+    #[command(flatten)]
+    pub common: CommonRunArgs,
+    #[command(flatten)]
+    pub execute: ExecuteArgs,
+    /// Skip components whose folder, parameters and upstream outputs are
+    /// the same as at their last successful deploy
     #[arg(long)]
     pub changed: bool,
-    /// Print, for each component, why it runs or is skipped
-    #[arg(long)]
-    pub why: bool,
-    /// Write a JSON report of the run (per component: status, times, reason, outputs)
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub compatibility: CompatibilityArgs,
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = undeploy_help())]
+pub struct UndeployArgs {
+    #[command(flatten)]
+    pub common: CommonRunArgs,
+    #[command(flatten)]
+    pub execute: ExecuteArgs,
+    #[command(flatten)]
+    pub guess: GuessArgs,
+    #[command(flatten)]
+    pub compatibility: CompatibilityArgs,
+}
+
+fn deploy_help() -> String {
+    format!(
+        "{RUN_HELP}
+
+Examples:
+  hub deploy hub.yaml params.yaml -s demo.state
+  hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
+  hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web"
+    )
+}
+
+fn undeploy_help() -> String {
+    format!(
+        "{RUN_HELP}
+
+Examples:
+  hub undeploy hub.yaml.elaborate -s demo.state
+  hub undeploy hub.yaml.elaborate --guess=false -f   undeploy all, failures as warnings"
+    )
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("state", |a| a.help("The state to compare with (only read); several separated by commas: the newest")),
+    mut_arg("no_state", |a| a.help("Plan without a state, as for a first deploy")),
+    mut_arg("force", |a| a.help("Plan as `--force` would run: go on after mandatory failures, accept a state that does not match")),
+    mut_arg("reveal", |a| a.help("Show secret values instead of masking them")),
+    mut_arg("jobs", |a| a.help("Plan the waves for this many components at once; 0 = the number of CPUs")),
+    mut_arg("report", |a| a.help("Write the plan as a JSON report (per component: what would happen and why)")),
+    mut_arg("guess", |a| a.help("With --undeploy: skip trailing components that never got a state entry")),
+)]
 pub struct PlanArgs {
     #[command(flatten)]
-    pub run: DeployArgs,
+    pub common: CommonRunArgs,
+    #[command(flatten)]
+    pub guess: GuessArgs,
     /// Plan an undeploy instead of a deploy
     #[arg(long)]
     pub undeploy: bool,
@@ -485,17 +613,12 @@ pub struct InvokeArgs {
     /// The verb to run (it must be listed in the component's `lifecycle.verbs`)
     #[arg(value_name = "VERB")]
     pub verb: String,
-    /// The elaborated file
-    #[arg(
-        short = 'm',
-        long = "elaborate",
-        value_name = "PATH",
-        env = "HUB_ELABORATE"
-    )]
-    pub elaborate: PathBuf,
-    /// The state file
-    #[arg(short = 's', long = "state", value_name = "PATH", env = "HUB_STATE")]
-    pub state: PathBuf,
+    /// The elaborated file [default: $HUB_ELABORATE]
+    #[arg(short = 'm', long = "elaborate", value_name = "PATH")]
+    pub elaborate: Option<PathBuf>,
+    /// The state file [default: $HUB_STATE]
+    #[arg(short = 's', long = "state", value_name = "PATH")]
+    pub state: Option<PathBuf>,
     /// Base directory of git-sourced components
     #[arg(
         short = 'b',
@@ -514,6 +637,54 @@ pub struct InvokeArgs {
     #[arg(short = 'f', long = "force", env = "HUB_FORCE", value_parser = clap::builder::FalseyValueParser::new())]
     pub force: bool,
     /// Show secret values in the output instead of masking them
+    #[arg(long)]
+    pub reveal: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    group(clap::ArgGroup::new("format").args(["json", "yaml", "kv", "sh"])),
+    after_help = "\
+Without -c, the stack and every component are shown; -c shows one component, -g the stack \
+only (with -c: both). Secret values print as `(masked)` unless --reveal. The text view is \
+coloured on a terminal unless NO_COLOR is set.
+
+Examples:
+  hub explain hub.yaml.state
+  hub explain hub.yaml.elaborate hub.yaml.state -c app --json
+  eval \"$(hub explain hub.yaml.state -g --sh)\""
+)]
+pub struct ExplainArgs {
+    /// `[ELABORATED] STATE`: the elaborated file (optional: the order of
+    /// the components) and the state; several state files separated by
+    /// commas: the newest is read
+    #[arg(value_name = "FILE", required = true, num_args = 1..=2)]
+    pub files: Vec<String>,
+    /// Only this component
+    #[arg(short = 'c', long = "component", value_name = "COMPONENT")]
+    pub component: Option<String>,
+    /// The stack's parameters, outputs and capabilities (with -c: as well)
+    #[arg(short = 'g', long = "global")]
+    pub global: bool,
+    /// Each component's `Outputs:` lines as it printed them
+    #[arg(short = 'r', long = "raw-outputs")]
+    pub raw_outputs: bool,
+    /// The operation log instead (text only)
+    #[arg(short = 'l', long = "op-log", conflicts_with = "format")]
+    pub op_log: bool,
+    /// One JSON document, with the keys of the Hub CLI's `explain --json`
+    #[arg(long)]
+    pub json: bool,
+    /// The JSON document as YAML
+    #[arg(long)]
+    pub yaml: bool,
+    /// `path.to.key=value` lines (newlines in values written `\n`)
+    #[arg(long)]
+    pub kv: bool,
+    /// `name='value'` shell assignments, safe to `eval`
+    #[arg(long)]
+    pub sh: bool,
+    /// Print secret values instead of `(masked)`
     #[arg(long)]
     pub reveal: bool,
 }

@@ -19,10 +19,14 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
         base_dir: args.base_dir,
         platform_provides: split_list(&args.platform_provides),
         env_name: std::env::var("ENV").ok(),
-        state: args.state.map(|path| StateSource {
-            path,
-            use_stack_parameters: args.state_stack_parameters,
-        }),
+        state: args
+            .state
+            .as_deref()
+            .and_then(state_to_read)
+            .map(|path| StateSource {
+                path,
+                use_stack_parameters: args.state_stack_parameters,
+            }),
     };
     let elaborated = elaborate::elaborate(&options, warnings)?;
     refuse_near_typos(warnings, args.lenient)?;
@@ -65,8 +69,12 @@ fn elaborate_command(args: &ElaborateArgs) -> Option<Vec<String>> {
     if !provides.is_empty() {
         command.extend(["-p".into(), provides.join(",")]);
     }
-    if let Some(state) = &args.state {
-        command.extend(["-s".into(), path(state)]);
+    if let Some(states) = &args.state {
+        let states: Vec<String> = split_list(std::slice::from_ref(states))
+            .iter()
+            .map(|state| path(Path::new(state)))
+            .collect();
+        command.extend(["-s".into(), states.join(",")]);
         if !args.state_stack_parameters {
             command.push("--state-stack-parameters=false".into());
         }
@@ -75,6 +83,19 @@ fn elaborate_command(args: &ElaborateArgs) -> Option<Vec<String>> {
         command.push("--compressed".into());
     }
     Some(command)
+}
+
+/// The state `elaborate -s a,b` reads: the newest of the locations that
+/// exist, as a deploy chooses; the first when none does (reading it then
+/// says so).
+fn state_to_read(list: &str) -> Option<PathBuf> {
+    let paths: Vec<PathBuf> = split_list(&[list.to_string()])
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    crate::state::locations::to_read(&paths)
+        .map(Path::to_path_buf)
+        .or_else(|| paths.first().cloned())
 }
 
 /// Unknown keys within a typo of a known key stop `elaborate`, `deploy`
@@ -197,7 +218,7 @@ pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
 }
 
 /// `hub state ...`.
-pub fn state(args: crate::cli::StateArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
         crate::cli::StateCommand::Pull(args) => state_pull(args, warnings),
     }
@@ -376,15 +397,19 @@ fn render(message: &str, location: Option<crate::diag::Location>, hint: Option<S
     out
 }
 
-/// `hub deploy` / `hub undeploy`: runs the stack, then prints the summary
-/// (also after a failure) on stderr.
-pub fn deploy(
-    args: crate::cli::DeployArgs,
-    verb: crate::lifecycle::order::plan::Verb,
-    warnings: &mut Warnings,
-) -> Result<(), Error> {
-    use crate::lifecycle::run::engine::{self, Host};
-    if args.changed && args.no_state {
+/// The flags of a deploy, undeploy or plan, by group.
+pub struct RunRequest<'a> {
+    pub common: &'a crate::cli::CommonRunArgs,
+    /// `None` for a plan, which executes nothing.
+    pub execute: Option<&'a crate::cli::ExecuteArgs>,
+    pub guess: bool,
+    pub changed: bool,
+}
+
+/// `hub deploy`.
+pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::lifecycle::order::plan::Verb;
+    if args.changed && args.common.state.no_state {
         return Err(Error::Usage {
             flag: "--changed",
             value: String::new(),
@@ -392,15 +417,39 @@ pub fn deploy(
                 .into(),
         });
     }
-    if args.changed && verb != crate::lifecycle::order::plan::Verb::Deploy {
-        return Err(Error::Usage {
-            flag: "--changed",
-            value: String::new(),
-            reason: "only a deploy skips unchanged components; an undeploy runs every selected one"
-                .into(),
-        });
-    }
-    let (stack, options) = load_run(&args, verb, warnings)?;
+    let request = RunRequest {
+        common: &args.common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: args.changed,
+    };
+    run_stack(&request, Verb::Deploy, warnings)
+}
+
+/// `hub undeploy`.
+pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let request = RunRequest {
+        common: &args.common,
+        execute: Some(&args.execute),
+        guess: args.guess.guess,
+        changed: false,
+    };
+    run_stack(
+        &request,
+        crate::lifecycle::order::plan::Verb::Undeploy,
+        warnings,
+    )
+}
+
+/// Runs the stack, then prints the summary (also after a failure) on
+/// stderr.
+fn run_stack(
+    args: &RunRequest<'_>,
+    verb: crate::lifecycle::order::plan::Verb,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use crate::lifecycle::run::engine::{self, Host};
+    let (stack, options) = load_run(args, verb, warnings)?;
     let interrupts = install_interrupts()?;
     let mut terminal = crate::params::TerminalPrompter;
     let prompter: Option<&mut dyn crate::params::Prompter> = if crate::params::interactive() {
@@ -437,7 +486,7 @@ pub fn deploy(
     if let Some(summary) = &finished.summary {
         let _ = write!(std::io::stderr().lock(), "{}", summary.render());
     }
-    let reported = match (&args.report, &finished.summary) {
+    let reported = match (&args.common.run.report, &finished.summary) {
         (Some(path), Some(summary)) => write_run_report(
             path,
             summary,
@@ -477,7 +526,7 @@ fn load_stack(
 
 /// The stack and the run options of a deploy, undeploy or plan.
 fn load_run(
-    args: &crate::cli::DeployArgs,
+    args: &RunRequest<'_>,
     verb: crate::lifecycle::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<
@@ -489,38 +538,42 @@ fn load_run(
 > {
     use crate::lifecycle::order::plan::Selection;
     use crate::lifecycle::run::engine::RunOptions;
-    let overrides = parse_overrides(&args.environment)?;
-    let os_environment = parse_os_environment(&args.os_environment)?;
+    let overrides = parse_overrides(&args.common.stack.environment)?;
+    let os_environment = match args.execute {
+        Some(execute) => parse_os_environment(&execute.os_environment)?,
+        None => crate::lifecycle::child::env::OsEnvironment::default(),
+    };
     // `-s a,b`: every location is written, the newest is read (§11.5).
-    let states: Vec<PathBuf> = match args.no_state {
+    let states: Vec<PathBuf> = match args.common.state.no_state {
         true => Vec::new(),
-        false => split_list(std::slice::from_ref(&args.state))
+        false => split_list(std::slice::from_ref(&args.common.state.state))
             .into_iter()
             .map(PathBuf::from)
             .collect(),
     };
-    if states.is_empty() && !args.no_state {
+    if states.is_empty() && !args.common.state.no_state {
         return Err(Error::Usage {
             flag: "-s",
-            value: args.state.clone(),
+            value: args.common.state.state.clone(),
             reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
-    let enabled = crate::lifecycle::order::clouds::Enabled::resolve(&args.clouds, &|name| {
-        std::env::var(name).ok()
-    })
-    .map_err(|error| Error::Usage {
-        flag: "--clouds",
-        value: error.0.clone(),
-        reason: error.to_string(),
-    })?;
+    let enabled =
+        crate::lifecycle::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|error| Error::Usage {
+            flag: "--clouds",
+            value: error.0.clone(),
+            reason: error.to_string(),
+        })?;
     let mut stack = load_stack(
-        &args.manifest,
-        args.base_dir.as_deref(),
+        &args.common.stack.manifest,
+        args.common.stack.base_dir.as_deref(),
         &overrides,
         warnings,
     )?;
-    refuse_near_typos(warnings, args.lenient)?;
+    refuse_near_typos(warnings, args.common.stack.lenient)?;
     crate::lifecycle::source::stale::warn_if_stale(&stack, warnings);
     if let Some(warning) = crate::lifecycle::order::clouds::filter(&mut stack.elaborated, &enabled)
     {
@@ -530,31 +583,35 @@ fn load_run(
         verb: Some(verb),
         selection: Selection {
             components: args
+                .common
+                .selection
                 .components
                 .iter()
                 .filter(|c| !c.is_empty())
                 .cloned()
                 .collect(),
-            offset: args.offset.clone(),
-            limit: args.limit.clone(),
+            offset: args.common.selection.offset.clone(),
+            limit: args.common.selection.limit.clone(),
         },
         state: states,
         overrides,
         os_environment,
-        components_base_dir: args.base_dir.clone(),
-        force: args.force,
-        compressed: args.compressed,
-        state_format: args.state_format,
+        components_base_dir: args.common.stack.base_dir.clone(),
+        force: args.common.run.force,
+        compressed: args.execute.is_some_and(|e| e.compressed),
+        state_format: args
+            .execute
+            .map_or(crate::state::StateFormat::default(), |e| e.state_format),
         guess: args.guess,
-        reveal: args.reveal,
+        reveal: args.common.run.reveal,
         args: std::env::args().collect(),
-        concurrency: match args.jobs {
+        concurrency: match args.common.run.jobs {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         },
         changed: args.changed,
-        why: args.why,
-        dry: args.dry,
+        why: args.execute.is_some_and(|e| e.why),
+        dry: args.execute.is_some_and(|e| e.dry),
     };
     Ok((stack, options))
 }
@@ -592,8 +649,10 @@ fn write_run_report(
 pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::lifecycle::run::invoke::{invoke, InvokeOptions};
     let exported = parse_overrides(&args.environment)?;
+    let elaborate = flag_or_env(args.elaborate, "-m", "HUB_ELABORATE")?;
+    let state = flag_or_env(args.state, "-s", "HUB_STATE")?;
     let stack = crate::lifecycle::source::stack::Stack::load(
-        &args.elaborate,
+        &elaborate,
         &[],
         args.base_dir.as_deref(),
         &exported,
@@ -603,7 +662,7 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
     let options = InvokeOptions {
         component: args.component,
         verb: args.verb,
-        state: args.state,
+        state,
         components_base_dir: args.base_dir,
         os_environment: parse_os_environment(&args.os_environment)?,
         exported,
@@ -622,6 +681,25 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
         warnings,
     )
     .map_err(Error::from)
+}
+
+/// A path given with `flag`, else the value of `variable`.
+fn flag_or_env(
+    given: Option<PathBuf>,
+    flag: &'static str,
+    variable: &str,
+) -> Result<PathBuf, Error> {
+    given
+        .or_else(|| {
+            std::env::var_os(variable)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .ok_or_else(|| Error::Usage {
+            flag,
+            value: String::new(),
+            reason: format!("give it, or set {variable} (a deploy sets it for its components)"),
+        })
 }
 
 fn parse_os_environment(text: &str) -> Result<crate::lifecycle::child::env::OsEnvironment, Error> {
@@ -648,14 +726,19 @@ fn hub_executable() -> PathBuf {
 pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::lifecycle::order::plan::Verb;
     use crate::lifecycle::view::preview;
-    let run = args.run;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
     };
-    let (stack, options) = load_run(&run, verb, warnings)?;
+    let request = RunRequest {
+        common: &args.common,
+        execute: None,
+        guess: args.guess.guess,
+        changed: false,
+    };
+    let (stack, options) = load_run(&request, verb, warnings)?;
     let plan = preview::preview(&stack, &options, std::env::vars().collect(), warnings)?;
-    if let Some(path) = &run.report {
+    if let Some(path) = &args.common.run.report {
         let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
         crate::lifecycle::view::report::write(path, &preview::report(&plan, &clock.now()))?;
     }
@@ -697,4 +780,66 @@ pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(),
     let status: Option<&dyn Fn(&str) -> String> = state.is_some().then_some(&status);
     let text = graph::render(&Graph::new(&plan, elaborated, status), format);
     write_stdout(text.as_bytes())
+}
+
+/// `hub explain [ELABORATED] STATE`: what the state records, in the format
+/// asked for.
+pub fn explain(args: crate::cli::ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::explain::render::{self, Style};
+    let (elaborated, states) = match args.files.as_slice() {
+        [states] => (None, states),
+        [elaborated, states] => (Some(PathBuf::from(elaborated)), states),
+        _ => unreachable!("clap takes one or two files"),
+    };
+    let request = crate::explain::Request {
+        elaborated,
+        states: split_list(std::slice::from_ref(states))
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
+        component: args.component,
+        global: args.global,
+        raw_outputs: args.raw_outputs,
+        reveal: args.reveal,
+    };
+    let explained = crate::explain::explain(&request, warnings)?;
+    let style = Style::detect(
+        std::io::stdout().is_terminal(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+    );
+    let text = if args.op_log {
+        render::operations(&explained, style)
+    } else if args.json {
+        render::json(&explained)
+    } else if args.yaml {
+        render::yaml(&explained)?
+    } else if args.kv {
+        render::kv(&explained)
+    } else if args.sh {
+        let (text, clashes) = render::sh(&explained);
+        for name in clashes {
+            warnings.warn(
+                None,
+                format!("two keys both make the shell variable `{name}`: the first is printed"),
+            );
+        }
+        text
+    } else {
+        render::text(&explained, style)
+    };
+    write_stdout(text.as_bytes())
+}
+
+/// `hub version`: the same line as `hub --version`.
+pub fn version() -> Result<(), Error> {
+    write_stdout(format!("hub {}\n", crate::cli::VERSION).as_bytes())
+}
+
+/// `hub completions SHELL`: a completion script on stdout.
+pub fn completions(args: crate::cli::CompletionsArgs) -> Result<(), Error> {
+    use clap::CommandFactory;
+    let mut command = crate::cli::Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "hub", &mut script);
+    write_stdout(&script)
 }

@@ -46,6 +46,8 @@ pub enum Error {
     Lifecycle(Box<crate::lifecycle::run::error::EngineError>),
     #[error(transparent)]
     Report(#[from] crate::lifecycle::view::report::ReportError),
+    #[error(transparent)]
+    Explain(#[from] crate::explain::ExplainError),
 }
 
 impl From<crate::lifecycle::run::error::EngineError> for Error {
@@ -81,6 +83,7 @@ impl Error {
             Error::Params(e) => e.location(),
             Error::State(e) => e.location(),
             Error::Lifecycle(e) => e.location(),
+            Error::Explain(e) => e.location(),
             _ => None,
         }
     }
@@ -95,6 +98,7 @@ impl Error {
             Error::Process(e) => e.hint(),
             Error::Otp(e) => e.hint(),
             Error::Report(e) => e.hint(),
+            Error::Explain(e) => e.hint(),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

@@ -8,6 +8,7 @@ pub mod commands;
 pub mod diag;
 pub mod elaborate;
 pub mod error;
+pub mod explain;
 pub mod lifecycle;
 pub mod manifest;
 pub mod params;

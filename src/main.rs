@@ -14,19 +14,14 @@ fn main() -> ExitCode {
         Command::Unlock(args) => hub::commands::unlock(args, &mut warnings),
         Command::State(args) => hub::commands::state(args, &mut warnings),
         Command::Util(args) => hub::commands::util(args, &mut warnings),
-        Command::Deploy(args) => hub::commands::deploy(
-            args,
-            hub::lifecycle::order::plan::Verb::Deploy,
-            &mut warnings,
-        ),
-        Command::Undeploy(args) => hub::commands::deploy(
-            args,
-            hub::lifecycle::order::plan::Verb::Undeploy,
-            &mut warnings,
-        ),
+        Command::Deploy(args) => hub::commands::deploy(args, &mut warnings),
+        Command::Undeploy(args) => hub::commands::undeploy(args, &mut warnings),
         Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
         Command::Plan(args) => hub::commands::plan(args, &mut warnings),
         Command::Graph(args) => hub::commands::graph(args, &mut warnings),
+        Command::Explain(args) => hub::commands::explain(args, &mut warnings),
+        Command::Version => hub::commands::version(),
+        Command::Completions(args) => hub::commands::completions(args),
     };
     for warning in warnings.iter() {
         eprintln!("warning: {warning}");

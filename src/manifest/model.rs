@@ -118,10 +118,36 @@ pub struct ComponentRef {
     pub depends: Vec<String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
-    /// Passed through untouched.
+    /// Scripts run before or after the component's implementation (hubctl).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[schemars(with = "Vec<serde_json::Value>")]
-    pub hooks: Vec<Value>,
+    pub hooks: Vec<Hook>,
+}
+
+/// A script run around a component's implementation (hubctl's `hooks`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+#[schemars(extend("required" = ["file"]))]
+pub struct Hook {
+    /// The script: an absolute path, or a name looked up in the component's
+    /// folder, the stack's folder (also `bin`, `.hub`, `.hub/bin`) and `PATH`.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub file: String,
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub brief: String,
+    /// Shell-style patterns matched against `pre-VERB` and `post-VERB`
+    /// (`pre-deploy`, `post-*`, `post-undeploy-test`, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub triggers: Vec<String>,
+    /// `ignore`: a failure is logged and the run goes on; anything else
+    /// (the default): the component fails.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub error: String,
+}
+
+impl Hook {
+    pub fn ignores_errors(&self) -> bool {
+        self.error == "ignore"
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -95,7 +95,7 @@ mod store;
 
 pub use backend::{LocalStore, StateStore};
 pub use clock::{
-    format_rfc3339, is_rfc3339, operation_id, random_uuid, Clock, NOW_VARIABLE,
+    format_rfc3339, is_rfc3339, operation_id, random_uuid, rfc3339_to_unix, Clock, NOW_VARIABLE,
     OPERATION_ID_VARIABLE,
 };
 pub use journal::journal_path;
@@ -326,7 +326,7 @@ pub(crate) fn shell_word(path: &Path) -> String {
 }
 
 /// `s3://`, `gs://`, `az://` and any other `scheme://`.
-fn is_remote(path: &Path) -> bool {
+pub fn is_remote(path: &Path) -> bool {
     path.to_str().is_some_and(|p| p.contains("://"))
 }
 

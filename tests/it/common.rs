@@ -263,3 +263,41 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Pinned time, operation id, one-time pads and user: reproducible runs.
+pub const PINNED: [(&str, &str); 4] = [
+    ("HUB_NOW", "2026-01-01T00:00:00Z"),
+    ("HUB_OPERATION_ID", "op-1"),
+    ("HUB_RANDOM_SEED", "1"),
+    ("USER", "tester"),
+];
+
+/// Runs hub in `dir` with [`PINNED`] values, no standard input, and none
+/// of the variables that change how it runs (`HUB_FORCE`, `HUB_JOBS`,
+/// `ENV`, `NO_COLOR`).
+pub fn hub_pinned(dir: &Path, args: &[&str]) -> Output {
+    let out = Command::cargo_bin("hub")
+        .expect("hub binary")
+        .current_dir(dir)
+        .args(args)
+        .envs(PINNED)
+        .env_remove("HUB_FORCE")
+        .env_remove("HUB_JOBS")
+        .env_remove("ENV")
+        .env_remove("NO_COLOR")
+        .write_stdin(Vec::new())
+        .output()
+        .expect("run hub");
+    Output::of(out, dir)
+}
+
+/// Makes the file at `path` an hour older, for tests that choose the
+/// newest of several state files.
+pub fn age_by_an_hour(path: &Path) {
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(an_hour_ago))
+        .expect("age the file");
+}

@@ -1768,23 +1768,34 @@ fn case_46_state_fill_gzip() {
     encoder
         .write_all(unindent(PLATFORM_STATE).as_bytes())
         .expect("gzip");
-    let out = state_fill_stack()
-        .bytes("platform.state.gz", &encoder.finish().expect("gzip"))
-        .args(&[
-            "elaborate",
-            "hub.yaml",
-            "-s",
-            "platform.state.gz",
-            "-o",
-            "-",
-        ])
+    let test = state_fill_stack().bytes("platform.state.gz", &encoder.finish().expect("gzip"));
+    let doc = elaborated_with_platform(test, "platform.state.gz");
+    assert_eq!(param(&doc, "kubernetes.api.token")["value"], yaml("t0ken"));
+}
+
+/// The stack document `elaborate -s STATES` prints, which must have taken
+/// `dns.domain` from the platform's state.
+fn elaborated_with_platform(test: Test, states: &str) -> Value {
+    let out = test
+        .args(&["elaborate", "hub.yaml", "-s", states, "-o", "-"])
         .run();
     let doc = doc1(&out);
     assert_eq!(
         param(&doc, "dns.domain")["value"],
         yaml("platform.example.com")
     );
-    assert_eq!(param(&doc, "kubernetes.api.token")["value"], yaml("t0ken"));
+    doc
+}
+
+/// `-s a,b` as in the other commands: the newest state that exists is read.
+#[test]
+fn case_46_state_fill_from_a_list_of_locations() {
+    let test = state_fill_stack().file(
+        "old.state",
+        &PLATFORM_STATE.replace("platform.example.com", "old.example.com"),
+    );
+    crate::common::age_by_an_hour(&test.root().join("old.state"));
+    elaborated_with_platform(test, "old.state,absent.state,platform.state");
 }
 
 #[test]

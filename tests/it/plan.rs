@@ -5,27 +5,9 @@ use crate::common::{demo_copy, Output, Test};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const PINNED: [(&str, &str); 4] = [
-    ("HUB_NOW", "2026-01-01T00:00:00Z"),
-    ("HUB_OPERATION_ID", "op-1"),
-    ("HUB_RANDOM_SEED", "1"),
-    ("USER", "tester"),
-];
-
 /// Runs hub in `dir` with pinned time, ids and user, no standard input.
 fn hub(dir: &Path, args: &[&str]) -> Output {
-    let out = assert_cmd::Command::cargo_bin("hub")
-        .expect("hub binary")
-        .current_dir(dir)
-        .args(args)
-        .envs(PINNED)
-        .env_remove("HUB_FORCE")
-        .env_remove("HUB_JOBS")
-        .env_remove("ENV")
-        .write_stdin(Vec::new())
-        .output()
-        .expect("run hub");
-    Output::of(out, dir)
+    crate::common::hub_pinned(dir, args)
 }
 
 /// Every file and folder below `dir` with its bytes (folders: none) and

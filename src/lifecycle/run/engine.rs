@@ -41,6 +41,7 @@
 
 use super::error::EngineError;
 use super::fingerprint;
+use super::hooks;
 use super::interrupt::Interrupts;
 use super::known::Known;
 use super::outputs::stack_outputs;
@@ -51,13 +52,13 @@ use super::records::{
 };
 use super::setup::{
     check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
-    plan_for, read_state, require_state, warn_unsupported,
+    plan_for, read_state, require_state,
 };
 use crate::diag::Warnings;
 use crate::lifecycle::child::capture::{self, RawOutputs};
 use crate::lifecycle::child::env::{self, ComponentVariables, Nested, OsEnvironment};
 use crate::lifecycle::child::otp;
-use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
+use crate::lifecycle::child::process::{Exit, Invocation, LineSink};
 use crate::lifecycle::order::plan::{self, Plan, Selection, Verb};
 use crate::lifecycle::order::requirements::provides_text;
 use crate::lifecycle::order::schedule::Scheduler;
@@ -249,6 +250,8 @@ struct Run<'a> {
     cancelled: Vec<String>,
     /// Mandatory components that failed, with the reason.
     mandatory_failures: Vec<(String, String)>,
+    /// Components a hook failed: they fail the run even when optional.
+    hook_failures: Vec<String>,
     /// The fix for a failure, where the reason alone does not tell it.
     fixes: HashMap<String, String>,
     /// When each running component started (the clock's text).
@@ -320,7 +323,6 @@ impl<'a> Run<'a> {
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
         check_implementations(stack, &plan, options)?;
-        warn_unsupported(stack, warnings);
         let nested = Nested {
             hub: host.hub.clone(),
             elaborate: stack.file.clone(),
@@ -361,6 +363,7 @@ impl<'a> Run<'a> {
             skipped: Vec::new(),
             cancelled: Vec::new(),
             mandatory_failures: Vec::new(),
+            hook_failures: Vec::new(),
             fixes: HashMap::new(),
             started_at: HashMap::new(),
             pending_fingerprints: HashMap::new(),
@@ -455,7 +458,13 @@ impl<'a> Run<'a> {
                     let done = done.clone();
                     let sink = &sink;
                     threads.spawn(move || {
-                        let result = process::run(&job.invocation, &job.masker, sink, interrupts);
+                        let result = hooks::run_around(
+                            &job.hooks,
+                            Some(&job.invocation),
+                            &job.masker,
+                            sink,
+                            interrupts,
+                        );
                         // The receiver lives until every job has ended.
                         let _ = done.send(Ended {
                             name,
@@ -662,7 +671,7 @@ impl<'a> Run<'a> {
                 self.cancelled.push(cancelled);
             }
         }
-        let optional = self.plan.is_optional(name);
+        let optional = self.plan.is_optional(name) && !self.hook_failures.iter().any(|h| h == name);
         if optional || self.options.force {
             let which = if optional {
                 "optional component"
@@ -1095,8 +1104,20 @@ impl<'a> Run<'a> {
             Ok(implementation) => implementation,
             Err(error) => return Err(self.fail(name, &error.to_string(), None)),
         };
+        let hooks = self.plan_hooks(name, &verb, &dir, &environment);
         let Some((program, args)) = implementation.command() else {
-            return Err(self.conclude(name, manifest, &params, &dir, "", &pad));
+            let around = hooks::run_around(
+                &hooks,
+                None,
+                &self.masker,
+                self.host.sink,
+                self.host.interrupts,
+            );
+            self.report_ignored_hooks(name, &around.ignored);
+            return Err(match (around.pre, around.post) {
+                (Err(stopped), _) | (_, Err(stopped)) => self.hook_stopped(name, stopped),
+                _ => self.conclude(name, manifest, &params, &dir, "", &pad),
+            });
         };
         let invocation = Invocation {
             label: name.to_string(),
@@ -1109,6 +1130,7 @@ impl<'a> Run<'a> {
         };
         Ok(Job {
             invocation,
+            hooks,
             masker: self.masker.clone(),
             manifest,
             params,
@@ -1118,30 +1140,74 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// Records what a component's process did.
-    fn ran(
+    /// Records what a component's process (and its hooks) did.
+    fn ran(&mut self, name: &str, job: Box<Job<'a>>, around: hooks::Around) -> Step {
+        self.report_ignored_hooks(name, &around.ignored);
+        if let Err(stopped) = around.pre {
+            return self.hook_stopped(name, stopped);
+        }
+        let stdout = match around.main {
+            None => String::new(),
+            Some(Err(error)) => return self.fail(name, &error.to_string(), None),
+            Some(Ok(finished)) => match finished.exit {
+                Exit::Code(0) => finished.stdout,
+                Exit::Interrupted { signal } => return self.interrupted(name, signal),
+                exit => {
+                    let reason = format!("{} {exit}", job.implementation);
+                    return self.fail(name, &reason, Some(&finished.stdout));
+                }
+            },
+        };
+        if let Err(stopped) = around.post {
+            return self.hook_stopped(name, stopped);
+        }
+        self.conclude(name, job.manifest, &job.params, &job.dir, &stdout, &job.pad)
+    }
+
+    /// The component's hooks that this verb triggers (§12.1).
+    fn plan_hooks(
         &mut self,
         name: &str,
-        job: Box<Job<'a>>,
-        result: Result<process::Finished, process::ProcessError>,
-    ) -> Step {
-        let finished = match result {
-            Ok(finished) => finished,
-            Err(error) => return self.fail(name, &error.to_string(), None),
+        verb: &str,
+        dir: &Path,
+        environment: &[(String, String)],
+    ) -> hooks::Planned {
+        let Some(reference) = self.stack.reference(name) else {
+            return hooks::Planned::default();
         };
-        match finished.exit {
-            Exit::Code(0) => self.conclude(
-                name,
-                job.manifest,
-                &job.params,
-                &job.dir,
-                &finished.stdout,
-                &job.pad,
-            ),
-            Exit::Interrupted { signal } => self.interrupted(name, signal),
-            exit => {
-                let reason = format!("{} {exit}", job.implementation);
-                self.fail(name, &reason, Some(&finished.stdout))
+        if reference.hooks.is_empty() {
+            return hooks::Planned::default();
+        }
+        let context = hooks::Context {
+            component: name,
+            verb,
+            component_dir: dir,
+            stack_dir: &self.stack.base_dir,
+            env: environment,
+            log_file: self.log_file(name),
+        };
+        let (planned, warnings) = hooks::plan(&reference.hooks, &context);
+        for warning in warnings {
+            self.warnings.warn(None, warning);
+        }
+        planned
+    }
+
+    fn report_ignored_hooks(&mut self, name: &str, ignored: &[String]) {
+        for message in ignored {
+            self.warnings
+                .warn(None, format!("component `{name}`: {message}"));
+        }
+    }
+
+    /// A hook failed (the component fails, optional or not) or was
+    /// interrupted.
+    fn hook_stopped(&mut self, name: &str, stopped: hooks::Stopped) -> Step {
+        match stopped {
+            hooks::Stopped::Interrupted(signal) => self.interrupted(name, signal),
+            hooks::Stopped::Failed(reason) => {
+                self.hook_failures.push(name.to_string());
+                self.fail(name, &reason, None)
             }
         }
     }
@@ -1640,6 +1706,8 @@ enum Prepared<'a> {
 /// A component's process and what its result is recorded with.
 struct Job<'a> {
     invocation: Invocation,
+    /// Its hooks, run on the same thread before and after it.
+    hooks: hooks::Planned,
     /// The secrets known when it started.
     masker: SecretMasker,
     manifest: &'a Manifest,
@@ -1657,10 +1725,7 @@ struct Ended<'a> {
 }
 
 enum JobResult<'a> {
-    Process(
-        Box<Job<'a>>,
-        Result<process::Finished, process::ProcessError>,
-    ),
+    Process(Box<Job<'a>>, hooks::Around),
     Ready(Result<(), String>),
 }
 

@@ -8,7 +8,8 @@
 //! * [`known`] — the outputs and capabilities each component sees;
 //!   [`records`] — what a run writes into the state;
 //!   [`outputs`] — stack outputs.
-//! * [`ready`] — ready conditions (`lifecycle.readyConditions`).
+//! * [`ready`] — ready conditions (`lifecycle.readyConditions`);
+//!   [`hooks`] — scripts run before and after a component (`hooks:`).
 //! * [`fingerprint`] — what a component's deploy was made of, for
 //!   `--changed`.
 //! * [`interrupt`] — signals; [`error`] — what stops a run.
@@ -17,6 +18,7 @@
 pub mod engine;
 pub mod error;
 pub mod fingerprint;
+pub mod hooks;
 pub mod interrupt;
 pub mod invoke;
 pub mod known;

@@ -333,22 +333,3 @@ pub(crate) fn initial_provides(
     }
     Ok(provides)
 }
-
-/// Warns about what the stack asks for that this hub does not do.
-pub(crate) fn warn_unsupported(stack: &Stack, warnings: &mut Warnings) {
-    for reference in stack
-        .elaborated
-        .stack
-        .components
-        .iter()
-        .filter(|c| !c.hooks.is_empty())
-    {
-        warnings.warn(
-            None,
-            format!(
-                "component `{}` has `hooks`, which this hub does not run",
-                reference.name
-            ),
-        );
-    }
-}

@@ -40,7 +40,7 @@ use crate::lifecycle::run::interrupt::Interrupts;
 use crate::lifecycle::run::records::scope_outputs;
 use crate::lifecycle::run::setup::{
     check_consistency, check_implementations, initial_outputs, initial_provides, lock_parameters,
-    partial_flag, plan_for, require_state, warn_unsupported,
+    partial_flag, plan_for, require_state,
 };
 use crate::lifecycle::source::stack::Stack;
 use crate::manifest::{ComponentRef, Manifest};
@@ -208,7 +208,6 @@ pub fn preview(
         state,
         provides,
     } = prepare(stack, options, environment, warnings)?;
-    warn_unsupported(stack, warnings);
     let mut walk = Walk {
         stack,
         options,

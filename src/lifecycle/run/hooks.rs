@@ -1,0 +1,295 @@
+//! Component hooks (hubctl, deploy.md §12.1): scripts a stack attaches to
+//! a component reference, run before (`pre-VERB`) and after (`post-VERB`)
+//! the component's implementation, in the component's folder and with its
+//! environment, in the order they are listed.
+//!
+//! A hook whose `triggers` match is looked up ([`find_script`]); one that
+//! is not found is skipped with a warning. A hook that fails fails the
+//! component — even an optional one — unless it says `error: ignore`, in
+//! which case the failure is only reported. Hook output goes through the
+//! same process runner as the implementation: prefixed with the
+//! component's name, masked, and appended to the component's log.
+
+use crate::lifecycle::child::otp::PAD_VARIABLE;
+use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
+use crate::lifecycle::run::interrupt::Interrupts;
+use crate::manifest::Hook;
+use crate::redact::SecretMasker;
+use std::path::{Path, PathBuf};
+
+/// One hook ready to run.
+#[derive(Debug)]
+pub struct Ready {
+    /// The hook's `file`, for messages.
+    pub file: String,
+    /// The trigger it runs for (`pre-deploy`, …).
+    pub trigger: String,
+    pub ignore_errors: bool,
+    pub invocation: Invocation,
+}
+
+/// The hooks of one component's run: those before and those after its
+/// implementation.
+#[derive(Debug, Default)]
+pub struct Planned {
+    pub pre: Vec<Ready>,
+    pub post: Vec<Ready>,
+}
+
+impl Planned {
+    pub fn is_empty(&self) -> bool {
+        self.pre.is_empty() && self.post.is_empty()
+    }
+}
+
+/// Where hooks are run and with what.
+pub struct Context<'c> {
+    pub component: &'c str,
+    /// The implementation verb: `deploy`, `undeploy`, `deploy-test`, …
+    pub verb: &'c str,
+    pub component_dir: &'c Path,
+    pub stack_dir: &'c Path,
+    /// The component's environment (the one-time pad is left out).
+    pub env: &'c [(String, String)],
+    pub log_file: Option<PathBuf>,
+}
+
+/// The hooks among `hooks` that `pre-VERB` and `post-VERB` trigger, with
+/// their scripts found; the warnings say which were not found or have a
+/// trigger that is not a valid pattern.
+pub fn plan(hooks: &[Hook], context: &Context<'_>) -> (Planned, Vec<String>) {
+    let mut planned = Planned::default();
+    let mut warnings = Vec::new();
+    let env: Vec<(String, String)> = context
+        .env
+        .iter()
+        .filter(|(name, _)| name != PAD_VARIABLE)
+        .cloned()
+        .collect();
+    for (when, list) in [("pre", &mut planned.pre), ("post", &mut planned.post)] {
+        let trigger = format!("{when}-{}", context.verb);
+        for hook in hooks {
+            match triggered(hook, &trigger) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(pattern) => {
+                    warnings.push(format!(
+                        "component `{}`: hook `{}` has a trigger that is not a pattern: `{pattern}`",
+                        context.component, hook.file
+                    ));
+                    continue;
+                }
+            }
+            let Some(program) = find_script(&hook.file, context.component_dir, context.stack_dir)
+            else {
+                warnings.push(format!(
+                    "component `{}`: hook `{}` ({trigger}) not found in the component's folder, the stack's folder or PATH; skipped",
+                    context.component, hook.file
+                ));
+                continue;
+            };
+            list.push(Ready {
+                file: hook.file.clone(),
+                trigger: trigger.clone(),
+                ignore_errors: hook.ignores_errors(),
+                invocation: Invocation {
+                    label: context.component.to_string(),
+                    program,
+                    args: Vec::new(),
+                    cwd: context.component_dir.to_path_buf(),
+                    env: env.clone(),
+                    log_file: context.log_file.clone(),
+                    timeout: None,
+                },
+            });
+        }
+    }
+    (planned, warnings)
+}
+
+/// Whether one of the hook's patterns matches `trigger`; `Err` with the
+/// first pattern that does not parse.
+fn triggered(hook: &Hook, trigger: &str) -> Result<bool, String> {
+    for pattern in &hook.triggers {
+        let compiled = glob::Pattern::new(pattern).map_err(|_| pattern.clone())?;
+        if compiled.matches(trigger) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The names tried for a hook `f`, as for an implementation script.
+fn candidate_names(file: &str) -> [String; 6] {
+    [
+        file.to_string(),
+        format!("bin/{file}"),
+        format!("_{file}"),
+        format!("{file}.sh"),
+        format!("bin/{file}.sh"),
+        format!("_{file}.sh"),
+    ]
+}
+
+/// An absolute `file` as it is; otherwise the first regular file among the
+/// candidate names in the component's folder, the stack's folder, its
+/// `bin`, `.hub` and `.hub/bin`; then `file` on the `PATH`.
+pub fn find_script(file: &str, component_dir: &Path, stack_dir: &Path) -> Option<PathBuf> {
+    if file.is_empty() {
+        return None;
+    }
+    let path = Path::new(file);
+    if path.is_absolute() {
+        return path.is_file().then(|| path.to_path_buf());
+    }
+    let folders = [
+        component_dir.to_path_buf(),
+        stack_dir.to_path_buf(),
+        stack_dir.join("bin"),
+        stack_dir.join(".hub"),
+        stack_dir.join(".hub/bin"),
+    ];
+    folders
+        .iter()
+        .flat_map(|folder| candidate_names(file).map(|name| folder.join(name)))
+        .find(|candidate| candidate.is_file())
+        .map(|found| std::path::absolute(&found).unwrap_or(found))
+        .or_else(|| crate::lifecycle::source::discover::which(file))
+}
+
+/// Why the hooks of one phase stopped the component.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stopped {
+    /// A hook without `error: ignore` failed: the reason.
+    Failed(String),
+    /// hub was interrupted while a hook ran.
+    Interrupted(i32),
+}
+
+/// Runs `hooks` one after the other; the first failure that is not
+/// ignored stops them. Ignored failures are returned as messages.
+pub fn run_phase(
+    hooks: &[Ready],
+    masker: &SecretMasker,
+    sink: &dyn LineSink,
+    interrupts: &Interrupts,
+) -> (Result<(), Stopped>, Vec<String>) {
+    let mut ignored = Vec::new();
+    for hook in hooks {
+        let failure = match process::run(&hook.invocation, masker, sink, interrupts) {
+            Ok(finished) => match finished.exit {
+                Exit::Code(0) => continue,
+                Exit::Interrupted { signal } => {
+                    return (Err(Stopped::Interrupted(signal)), ignored)
+                }
+                exit => format!("hook `{}` ({}) {exit}", hook.file, hook.trigger),
+            },
+            Err(error) => format!("hook `{}` ({}): {error}", hook.file, hook.trigger),
+        };
+        if hook.ignore_errors {
+            ignored.push(format!("{failure} (ignored: `error: ignore`)"));
+        } else {
+            return (Err(Stopped::Failed(failure)), ignored);
+        }
+    }
+    (Ok(()), ignored)
+}
+
+/// What happened around (and in) one component's implementation.
+#[derive(Debug)]
+pub struct Around {
+    pub pre: Result<(), Stopped>,
+    /// The implementation's run; `None` when a pre hook stopped it or the
+    /// component has no implementation (`lifecycle.bare`).
+    pub main: Option<Result<process::Finished, process::ProcessError>>,
+    pub post: Result<(), Stopped>,
+    /// Failures of hooks with `error: ignore`.
+    pub ignored: Vec<String>,
+}
+
+/// Pre hooks, the implementation (when there is one), then post hooks —
+/// also after an implementation that failed, not after an interruption.
+pub fn run_around(
+    planned: &Planned,
+    main: Option<&Invocation>,
+    masker: &SecretMasker,
+    sink: &dyn LineSink,
+    interrupts: &Interrupts,
+) -> Around {
+    let (pre, mut ignored) = run_phase(&planned.pre, masker, sink, interrupts);
+    if pre.is_err() {
+        return Around {
+            pre,
+            main: None,
+            post: Ok(()),
+            ignored,
+        };
+    }
+    let main = main.map(|invocation| process::run(invocation, masker, sink, interrupts));
+    let interrupted = matches!(
+        &main,
+        Some(Ok(process::Finished {
+            exit: Exit::Interrupted { .. },
+            ..
+        }))
+    );
+    let post = match interrupted {
+        true => Ok(()),
+        false => {
+            let (post, more) = run_phase(&planned.post, masker, sink, interrupts);
+            ignored.extend(more);
+            post
+        }
+    };
+    Around {
+        pre,
+        main,
+        post,
+        ignored,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hook(file: &str, triggers: &[&str]) -> Hook {
+        Hook {
+            file: file.into(),
+            triggers: triggers.iter().map(|t| t.to_string()).collect(),
+            ..Hook::default()
+        }
+    }
+
+    #[test]
+    fn triggers_are_shell_patterns() {
+        assert_eq!(
+            triggered(&hook("a", &["pre-deploy"]), "pre-deploy"),
+            Ok(true)
+        );
+        assert_eq!(
+            triggered(&hook("a", &["post-*"]), "post-undeploy-test"),
+            Ok(true)
+        );
+        assert_eq!(triggered(&hook("a", &["post-*"]), "pre-deploy"), Ok(false));
+        assert_eq!(triggered(&hook("a", &[]), "pre-deploy"), Ok(false));
+        assert_eq!(
+            triggered(&hook("a", &["pre-[", "pre-deploy"]), "pre-deploy"),
+            Err("pre-[".into())
+        );
+    }
+
+    #[test]
+    fn scripts_are_found_in_the_component_then_the_stack_folder() {
+        let root = tempfile::tempdir().expect("tmp");
+        let component = root.path().join("c");
+        std::fs::create_dir_all(component.join("bin")).expect("mkdir");
+        std::fs::create_dir_all(root.path().join(".hub")).expect("mkdir");
+        std::fs::write(component.join("bin/check.sh"), "").expect("write");
+        std::fs::write(root.path().join(".hub/notify"), "").expect("write");
+        let found = |file| find_script(file, &component, root.path());
+        assert_eq!(found("check"), Some(component.join("bin/check.sh")));
+        assert_eq!(found("notify"), Some(root.path().join(".hub/notify")));
+        assert_eq!(found("no-such-hook-anywhere"), None);
+    }
+}
