@@ -230,7 +230,7 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
     let state = crate::state::read(&args.state, warnings)?.ok_or_else(|| {
         crate::state::StateError::Read {
             path: args.state.clone(),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            source: std::io::Error::from_raw_os_error(libc::ENOENT),
             backup: None,
         }
     })?;

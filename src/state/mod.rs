@@ -236,6 +236,9 @@ impl StateError {
             StateError::Read { source, .. } if source.kind() == std::io::ErrorKind::IsADirectory => {
                 Some("the path names a folder; pass the state file inside it".into())
             }
+            StateError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                Some("check the path: no state file is there".into())
+            }
             StateError::Read { backup, .. } => Some(restore_hint(backup.as_deref(), "")),
             StateError::Damaged { backup, .. } | StateError::Empty { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), ""))

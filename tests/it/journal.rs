@@ -566,3 +566,15 @@ fn a_deploy_of_1000_components_killed_20_times_recovers() {
         "only {with_journal} of {KILLS} kills found a journal"
     );
 }
+
+#[test]
+fn pulling_a_missing_state_is_an_error() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (code, stdout, stderr) = run(dir.path(), &["state", "pull", "nope.state"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("nope.state") && stderr.contains("no state file is there"),
+        "{stderr}"
+    );
+}
