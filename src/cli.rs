@@ -42,6 +42,8 @@ pub enum Command {
     /// did not finish: only when its process is gone, or with --force
     /// whatever holds it.
     Unlock(UnlockArgs),
+    /// Work with state files: `hub state pull`.
+    State(StateCommandArgs),
     /// Helpers for component scripts and for trying hub out.
     Util(UtilArgs),
     /// Deploy the components of a stack in lifecycle order, recording what
@@ -206,6 +208,41 @@ pub struct UnlockArgs {
     /// Remove the lock even if its holder may still be running
     #[arg(short, long)]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StateCommandArgs {
+    #[command(subcommand)]
+    pub command: StateCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StateCommand {
+    /// Print the state as hub reads it (the file with its journal folded
+    /// in), or write it to FILE; takes no lock and changes nothing
+    #[command(after_help = "\
+A run appends its checkpoints to `STATE.journal` and folds them into STATE now and then; \
+after a run that was killed, STATE alone is the state as of the last fold. `hub state pull` \
+shows the state every hub command sees: STATE with the journal's records applied. A damaged \
+journal is an error naming the record. FILE is replaced atomically (created readable by its \
+owner only).
+
+Example:
+  hub state pull hub.yaml.state recovered.state")]
+    Pull(StatePullArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StatePullArgs {
+    /// The state file
+    #[arg(value_name = "STATE")]
+    pub state: PathBuf,
+    /// Write the state to this file instead of standard output
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// How component snapshots are laid out in the output
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
+    pub state_format: crate::state::StateFormat,
 }
 
 #[derive(Debug, Args)]
@@ -482,7 +519,9 @@ const RUN_HELP: &str = "\
 MANIFEST is an elaborated file (hub.yaml.elaborate), or a stack manifest (hub.yaml) followed \
 by its parameters files, which is then elaborated in memory.
 
-The state (-s) is locked for the whole run (STATE.lock) and written after every component. \
+The state (-s) is locked for the whole run (STATE.lock); each component's start and end are \
+appended to STATE.journal, which is folded into STATE at the end of the run (and now and \
+then during it); `hub state pull STATE` shows the state with the journal applied. \
 Each component's output is shown prefixed with its name, masked, and appended to \
 STATE.logs/COMPONENT.log. Exit status: 0 when the run finished (optional components may \
 have failed), 1 when it failed, 2 when the state could not be written, 130 when interrupted.";

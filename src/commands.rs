@@ -217,6 +217,35 @@ pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     Ok(())
 }
 
+/// `hub state ...`.
+pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    match args.command {
+        crate::cli::StateCommand::Pull(args) => state_pull(args, warnings),
+    }
+}
+
+/// `hub state pull STATE [FILE]`: the state as every command reads it,
+/// printed or written atomically to FILE; no lock, nothing else changed.
+fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let state = crate::state::read(&args.state, warnings)?.ok_or_else(|| {
+        crate::state::StateError::Read {
+            path: args.state.clone(),
+            source: std::io::Error::from_raw_os_error(libc::ENOENT),
+            backup: None,
+        }
+    })?;
+    let text = crate::state::render_as(&state, args.state_format)?;
+    match &args.file {
+        None => write_stdout(text.as_bytes()),
+        Some(file) => {
+            crate::state::write_atomically(file, text.as_bytes()).map_err(|source| Error::Write {
+                path: file.clone(),
+                source,
+            })
+        }
+    }
+}
+
 /// `hub util ...`.
 pub fn util(args: crate::cli::UtilArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {

@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         Command::Cel(args) => hub::commands::cel(args, &mut warnings),
         Command::Params(args) => hub::commands::params(args, &mut warnings),
         Command::Unlock(args) => hub::commands::unlock(args, &mut warnings),
+        Command::State(args) => hub::commands::state(args, &mut warnings),
         Command::Util(args) => hub::commands::util(args, &mut warnings),
         Command::Deploy(args) => hub::commands::deploy(args, &mut warnings),
         Command::Undeploy(args) => hub::commands::undeploy(args, &mut warnings),

@@ -8,10 +8,12 @@
 //!   missing or read-only) and that holds no state file is left out of the
 //!   run with a warning, as long as another location was locked; the run
 //!   stops otherwise. Locations naming the same file are used once.
-//! * **Read:** [`Locations::to_read`] picks one file ([`choose`]), which is
-//!   then read as usual ([`super::read`]).
+//! * **Read:** [`Locations::to_read`] picks one file ([`choose`]; a
+//!   location's journal counts with its file: the newer of the two times,
+//!   the sum of the sizes), which is then read as usual ([`super::read`],
+//!   journal included).
 //! * **Write:** one [`super::StateWriter`] writes the same bytes to every
-//!   location.
+//!   location: the same journal records beside each, the same folded file.
 //!
 //! Remote locations (`s3://`, `gs://`, `az://`) are rejected with
 //! [`StateError::Remote`].
@@ -167,10 +169,19 @@ pub fn to_read(paths: &[PathBuf]) -> Option<&Path> {
     let mut candidates = Vec::with_capacity(paths.len());
     for path in paths {
         match std::fs::metadata(path) {
-            Ok(meta) => candidates.push(Some(Candidate {
-                modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                size: meta.len(),
-            })),
+            Ok(meta) => {
+                // A journal is part of its location's state: its last
+                // record is the location's newest change.
+                let journal = std::fs::metadata(super::store::journal_of(path)).ok();
+                let modified =
+                    |m: &std::fs::Metadata| m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                candidates.push(Some(Candidate {
+                    modified: journal
+                        .as_ref()
+                        .map_or(modified(&meta), |j| modified(j).max(modified(&meta))),
+                    size: meta.len() + journal.as_ref().map_or(0, |j| j.len()),
+                }))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => candidates.push(None),
             Err(_) => return Some(path),
         }

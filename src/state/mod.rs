@@ -29,7 +29,10 @@
 //!
 //! * `STATE.backup` — the previous content of `STATE`, byte for byte
 //!   (compressed or not, as it was; the same file, hard-linked), replaced
-//!   on every write.
+//!   on every write; after a fold of journal records, the state so folded
+//!   (see [`journal`]).
+//! * `STATE.journal` — the checkpoints a run appended since the last fold
+//!   (see [`journal`]); [`read`] applies them, [`read_file`] does not.
 //! * `STATE.lock` — present while a run holds the state (see [`lock`]).
 //! * `.STATE.PID-N.tmp`, `.STATE.backup.PID-N.tmp`, `.STATE.lock.ID.tmp` —
 //!   written, then renamed (or linked) into place; one left behind by a
@@ -44,14 +47,16 @@
 //! holding one complete version: `STATE` the previous or the new one,
 //! `STATE.backup` the one before or the previous one.
 //!
-//! A run writes the state at every component's start and end, always with
-//! the backup step (a link and a rename): `STATE.backup` is always the
-//! version written just before `STATE`. The run holds the lock for its
-//! whole length and writes through one [`StateWriter`], which keeps the
-//! serial and the text of every unchanged part of the state between
-//! writes: a write neither reads nor parses the file again, and renders
-//! only the parts that changed, so a run's cost stays close to linear in
-//! the number of components. A symbolic link
+//! A run records every component's start and end as a record appended to
+//! `STATE.journal` (flushed before the run goes on), and folds the journal
+//! into `STATE` with the write above at its first write, at its end, and
+//! now and then in between (see [`journal`]): a checkpoint costs what its
+//! component changed, not the size of the state. The run holds the lock
+//! for its whole length and writes through one [`StateWriter`], which
+//! keeps the serial and the text of every unchanged part of the state
+//! between folds: a fold neither reads nor parses the file again, and
+//! renders only the parts that changed. Every reader goes through [`read`],
+//! which applies the journal in memory and writes nothing. A symbolic link
 //! at `STATE` is followed: the file it points to is replaced. A new state
 //! file is created readable by its owner only (mode 0600: it holds output
 //! values in clear); an existing file keeps its mode.
@@ -77,6 +82,8 @@
 
 mod clock;
 
+pub mod backend;
+pub mod journal;
 pub mod layout;
 pub mod locations;
 pub mod lock;
@@ -86,10 +93,12 @@ mod render;
 mod snapshot;
 mod store;
 
+pub use backend::{LocalStore, StateStore};
 pub use clock::{
     format_rfc3339, is_rfc3339, operation_id, random_uuid, rfc3339_to_unix, Clock, NOW_VARIABLE,
     OPERATION_ID_VARIABLE,
 };
+pub use journal::journal_path;
 pub use layout::StateFormat;
 pub use locations::Locations;
 pub use lock::{LockInfo, StateLock, Unlocked};
@@ -101,7 +110,8 @@ pub use model::{
 };
 pub use snapshot::{Delta, Snapshot};
 pub use store::{
-    backup_path, lock_path, parse, read, render, render_as, write, StateWriter, WriteOptions,
+    backup_path, lock_path, parse, read, read_file, render, render_as, write, write_atomically,
+    StateWriter, WriteOptions,
 };
 
 use crate::diag::Location;
@@ -143,6 +153,13 @@ pub enum StateError {
         path: PathBuf,
         action: &'static str,
         source: std::io::Error,
+    },
+    #[error("the state journal `{}` is damaged at record {record}: {reason}", path.display())]
+    Journal {
+        path: PathBuf,
+        /// 1 for the first record after the header; 0 for the header.
+        record: usize,
+        reason: String,
     },
     #[error("cannot serialise the state: {0}")]
     Serialise(#[from] yaml_serde::Error),
@@ -201,7 +218,8 @@ impl StateError {
             StateError::Read { path, .. }
             | StateError::Damaged { path, .. }
             | StateError::Empty { path, .. }
-            | StateError::Write { path, .. } => Some(Location::file(path)),
+            | StateError::Write { path, .. }
+            | StateError::Journal { path, .. } => Some(Location::file(path)),
             StateError::Locked { lock, .. }
             | StateError::StaleLock { lock, .. }
             | StateError::UnreadableLock { lock, .. }
@@ -217,6 +235,9 @@ impl StateError {
             }
             StateError::Read { source, .. } if source.kind() == std::io::ErrorKind::IsADirectory => {
                 Some("the path names a folder; pass the state file inside it".into())
+            }
+            StateError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                Some("check the path: no state file is there".into())
             }
             StateError::Read { backup, .. } => Some(restore_hint(backup.as_deref(), "")),
             StateError::Damaged { backup, .. } | StateError::Empty { backup, .. } => {
@@ -245,6 +266,10 @@ impl StateError {
                 Some("check the state path; its lock file is the state path followed by `.lock`".into())
             }
             StateError::LockFile { .. } => Some("check the permissions of the state's folder".into()),
+            StateError::Journal { path, .. } => Some(format!(
+                "the state file without it is the state as of its last fold: move `{}` aside to use that state (the checkpoints recorded after that fold are lost), or restore the journal from a copy",
+                path.display()
+            )),
             StateError::Serialise(_) => None,
         }
     }

@@ -1,7 +1,11 @@
 //! Reading and writing state files: gzip detection, kind/version checks,
 //! atomic replacement with a backup of the previous content, the serial.
 
+use super::backend::StateStore;
+use super::clock::Clock;
+use super::journal::{self, Recorder};
 use super::layout::{resolve_snapshots, StateFormat};
+use super::lock::StateLock;
 use super::model::State;
 use super::render::{Changed, Renderer};
 use super::{is_remote, StateError};
@@ -12,9 +16,12 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 /// Mode of a state file created from scratch: it holds outputs in clear.
 const NEW_FILE_MODE: u32 = 0o600;
+/// Mode of a journal: it holds outputs in clear too.
+const JOURNAL_MODE: u32 = 0o600;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WriteOptions {
@@ -40,26 +47,49 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Reads a state file; `Ok(None)` when it does not exist.
+/// Reads the state at `path` as hub sees it: the file, with the records of
+/// its journal (`STATE.journal`, see [`super::journal`]) applied in memory;
+/// `Ok(None)` when the file does not exist. Nothing is written: every
+/// command reads the state through this function, the read-only ones
+/// without a lock.
 pub fn read(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, StateError> {
+    let Some(mut state) = read_file(path, warnings)? else {
+        return Ok(None);
+    };
+    super::journal::fold_into(&resolve_link(path), &mut state)?;
+    Ok(Some(state))
+}
+
+/// Reads the state file alone, without its journal: the state as of its
+/// last fold; `Ok(None)` when it does not exist.
+pub fn read_file(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, StateError> {
     if is_remote(path) {
         return Err(StateError::Remote {
             path: path.to_path_buf(),
         });
     }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(StateError::Read {
-                path: path.to_path_buf(),
-                source,
-                backup: existing_backup(path),
-            })
-        }
+    let Some(bytes) = read_bytes(path, existing_backup(path))? else {
+        return Ok(None);
     };
     let source = SourceFile::from_bytes(path, bytes).map_err(|e| decode_error(path, e))?;
     parse(path, &source.text, warnings).map(Some)
+}
+
+/// The bytes of the file at `path`; `Ok(None)` when it does not exist.
+/// `backup` is named in the error when it cannot be read.
+pub(super) fn read_bytes(
+    path: &Path,
+    backup: Option<PathBuf>,
+) -> Result<Option<Vec<u8>>, StateError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StateError::Read {
+            path: path.to_path_buf(),
+            source,
+            backup,
+        }),
+    }
 }
 
 /// Parses the text of a state file; `path` is used in messages only.
@@ -167,11 +197,21 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
 /// several (`-s a,b`) — while the locations' locks are held (see
 /// [`super::lock`]), so that nothing else changes the files between writes.
 ///
+/// A checkpoint ([`StateWriter::write_component`],
+/// [`StateWriter::write_components`]) appends one record of what changed
+/// to each location's journal, flushed before it returns (see
+/// [`super::journal`]). Any other write, the writer's first one, and a
+/// checkpoint after which the journal outgrew the file or the last fold is
+/// older than [`journal::FOLD_AFTER`], fold: the whole state is written
+/// and the journal removed. A fold after records first appends the
+/// pending change (a whole-state record), writes `STATE.backup` as the
+/// state so folded, then `STATE` with the next serial.
+///
 /// Created once per run, it knows the serial on disk and whether a file
 /// exists at each location, and keeps the text of every part of the state
-/// that did not change since the previous write (a `Renderer`): a write
+/// that did not change since the previous fold (a `Renderer`): a fold
 /// neither reads nor parses the files, and renders only what changed, once
-/// for all locations. At each location, a write:
+/// for all locations. At each location, a fold without records:
 ///
 /// 1. writes the new content to a temporary file in the same folder and
 ///    flushes it (`fsync`);
@@ -197,19 +237,27 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
 /// (the others' are kept as well).
 pub struct StateWriter {
     /// The locations, in the order given.
-    targets: Vec<Target>,
+    targets: Vec<LocalStore>,
     options: WriteOptions,
     /// The largest serial on disk, or the last one written.
     serial: u64,
     renderer: Renderer,
     /// The text of the last write, kept to reuse its memory.
     text: String,
+    /// The text of the backup a fold after records writes.
+    backup_text: String,
     /// Errors of locations that could not be written while another was.
     failures: Vec<StateError>,
+    /// Builds the journal records of checkpoints.
+    recorder: Recorder,
+    /// When this writer last folded; `None` before its first write, which
+    /// always folds.
+    last_fold: Option<Instant>,
 }
 
-/// One location a [`StateWriter`] writes.
-struct Target {
+/// One location a [`StateWriter`] writes: a local state file, its backup
+/// and its journal.
+pub struct LocalStore {
     /// The path as given.
     path: PathBuf,
     /// The file replaced: the given path, with symbolic links followed.
@@ -229,9 +277,29 @@ struct Target {
     spare: Option<PathBuf>,
     /// The file system swaps two names atomically (`RENAME_EXCHANGE`).
     swaps: bool,
+    /// The serial and size of the state file on disk.
+    file_serial: u64,
+    file_size: u64,
+    journal: JournalFile,
+    /// Held while a run works on this location (see [`super::lock`]).
+    lock: Option<StateLock>,
 }
 
-impl Drop for Target {
+/// `STATE.journal` as a writer sees it.
+struct JournalFile {
+    path: PathBuf,
+    /// Open for appending once a record was written.
+    file: Option<File>,
+    /// Bytes of complete records (and the header).
+    size: u64,
+    /// Complete records since the last fold.
+    records: usize,
+    /// An append failed and the file may end in a partial record: the
+    /// next write folds.
+    broken: bool,
+}
+
+impl Drop for LocalStore {
     fn drop(&mut self) {
         if let Some(spare) = self.spare.take() {
             let _ = std::fs::remove_file(spare);
@@ -274,13 +342,16 @@ impl StateWriter {
             serial: 0,
             renderer: Renderer::new(options.format),
             text: String::new(),
+            backup_text: String::new(),
             failures: Vec::new(),
+            recorder: Recorder::default(),
+            last_fold: None,
         };
         for path in paths {
             let known = read
                 .filter(|(read, _)| *read == path.as_path())
                 .map(|(_, serial)| serial);
-            match Target::open(path, known) {
+            match LocalStore::open(path, known) {
                 Ok((target, serial)) => {
                     writer.serial = writer.serial.max(serial);
                     writer.targets.push(target);
@@ -345,41 +416,167 @@ impl StateWriter {
         self.write_changed(state, Changed::Several(components))
     }
 
+    /// A checkpoint (the entries named) goes to the journals; anything else,
+    /// and the first write, fold.
     fn write_changed(&mut self, state: &mut State, changed: Changed<'_>) -> Result<(), StateError> {
-        let serial = state.serial.max(self.serial) + 1;
-        let previous = std::mem::replace(&mut state.serial, serial);
-        let rendered = self.renderer.render_into(state, changed, &mut self.text);
-        state.serial = previous;
-        rendered?;
-        let compressed;
-        let bytes = if self.options.compressed {
-            compressed = gzip(self.text.as_bytes()).map_err(|source| StateError::Write {
-                path: self
-                    .targets
-                    .first()
-                    .map(|t| t.target.clone())
-                    .unwrap_or_default(),
-                action: "compress",
-                source,
-            })?;
-            &compressed[..]
-        } else {
-            self.text.as_bytes()
+        let names: Vec<&str> = match changed {
+            Changed::Any => return self.fold(state, true),
+            Changed::Only(name) => vec![name],
+            Changed::Several(names) => names.iter().map(String::as_str).collect(),
         };
+        if self.last_fold.is_none() || self.targets.iter().any(|t| t.journal.broken) {
+            return self.fold(state, true);
+        }
+        let serial = state.serial.max(self.serial) + 1;
+        let record = self.recorder.checkpoint(state, serial, &names);
+        let Ok(line) = journal::encode(&record) else {
+            // A value JSON cannot hold (a float that is not a number):
+            // the whole file is written instead.
+            return self.fold(state, true);
+        };
+        // Only a start must be on disk before the run goes on (the
+        // component runs next); an end is flushed with the next record
+        // that must be, or by the next fold.
+        self.append(state, serial, &line, record.starts_a_component())?;
+        if self.fold_due() {
+            self.fold(state, false)?;
+        }
+        Ok(())
+    }
+
+    /// Appends one record to every location; at least one must take it.
+    /// `durable`: on disk before this returns.
+    fn append(
+        &mut self,
+        state: &mut State,
+        serial: u64,
+        line: &str,
+        durable: bool,
+    ) -> Result<(), StateError> {
+        let operation = state.operations.last().map_or("", |o| o.id.as_str());
+        let errors = self.at_every(|target| match durable {
+            true => target.append(operation, line),
+            false => target.append_unsynced(operation, line),
+        });
+        self.settle(state, serial, errors)
+    }
+
+    /// The journals grew larger than the files, or the last fold is old.
+    fn fold_due(&self) -> bool {
+        self.last_fold
+            .is_none_or(|at| at.elapsed() > journal::FOLD_AFTER)
+            || self
+                .targets
+                .iter()
+                .any(|t| t.journal.records > 0 && t.journal.size > t.file_size)
+    }
+
+    /// Writes the whole state to every location and drops the journals.
+    /// `pending`: `state` holds changes no record holds yet.
+    fn fold(&mut self, state: &mut State, pending: bool) -> Result<(), StateError> {
+        let journaled = self
+            .targets
+            .iter()
+            .any(|t| t.journal.records > 0 || t.journal.broken);
+        if !journaled {
+            return self.write_whole(state);
+        }
+        let mut serial = state.serial.max(self.serial);
+        if pending {
+            serial += 1;
+            let line = journal::encode(&journal::whole(state, serial));
+            match line {
+                Ok(line) => self.append(state, serial, &line, true)?,
+                // Not recordable: the plain write, the old file as backup.
+                Err(_) => return self.write_whole(state),
+            }
+        }
+        let backup = self.render(state, serial, true)?;
+        let text = self.render(state, serial + 1, false)?;
+        self.fold_every(state, serial + 1, Some(&backup), &text)
+    }
+
+    /// The plain atomic write: the current file becomes the backup.
+    fn write_whole(&mut self, state: &mut State) -> Result<(), StateError> {
+        let serial = state.serial.max(self.serial) + 1;
+        let bytes = self.render(state, serial, false)?;
+        self.fold_every(state, serial, None, &bytes)
+    }
+
+    /// Folds every location ([`StateStore::fold`]).
+    fn fold_every(
+        &mut self,
+        state: &mut State,
+        serial: u64,
+        backup: Option<&[u8]>,
+        bytes: &[u8],
+    ) -> Result<(), StateError> {
+        let errors = self.at_every(|target| target.fold(serial, backup, bytes));
+        self.settle(state, serial, errors)?;
+        self.folded(state);
+        Ok(())
+    }
+
+    /// Runs `step` at every location; returns the errors.
+    fn at_every(
+        &mut self,
+        mut step: impl FnMut(&mut LocalStore) -> Result<(), StateError>,
+    ) -> Vec<StateError> {
         let mut errors = Vec::new();
         for target in &mut self.targets {
             target.written = false;
-            match target.replace(bytes) {
-                Ok(()) => {
-                    target.exists = true;
-                    target.written = true;
-                }
-                Err(error) => {
-                    target.exists = target.exists || target.target.exists();
-                    errors.push(error);
-                }
+            match step(target) {
+                Ok(()) => target.written = true,
+                Err(error) => errors.push(error),
             }
         }
+        errors
+    }
+
+    /// The bytes of `state` written with `serial` (compressed when asked),
+    /// rendered into the backup's buffer or the state's.
+    fn render(
+        &mut self,
+        state: &mut State,
+        serial: u64,
+        backup: bool,
+    ) -> Result<Vec<u8>, StateError> {
+        let text = match backup {
+            true => &mut self.backup_text,
+            false => &mut self.text,
+        };
+        let previous = std::mem::replace(&mut state.serial, serial);
+        let rendered = self.renderer.render_into(state, Changed::Any, text);
+        state.serial = previous;
+        rendered?;
+        if !self.options.compressed {
+            return Ok(text.as_bytes().to_vec());
+        }
+        gzip(text.as_bytes()).map_err(|source| StateError::Write {
+            path: self
+                .targets
+                .first()
+                .map(|t| t.target.clone())
+                .unwrap_or_default(),
+            action: "compress",
+            source,
+        })
+    }
+
+    fn folded(&mut self, state: &State) {
+        self.last_fold = Some(Instant::now());
+        self.recorder.reset(state);
+    }
+
+    /// After a write reached the locations that did not fail: succeeds when
+    /// one was written, keeping the others' errors for
+    /// [`StateWriter::take_failures`].
+    fn settle(
+        &mut self,
+        state: &mut State,
+        serial: u64,
+        errors: Vec<StateError>,
+    ) -> Result<(), StateError> {
         // A location that failed may hold the new version (only the
         // folder's flush failed): a later write must not reuse its serial.
         self.serial = serial;
@@ -395,18 +592,20 @@ impl StateWriter {
     }
 }
 
-impl Target {
-    /// The location `path` and its serial on disk (`known` when given).
-    fn open(path: &Path, known: Option<u64>) -> Result<(Target, u64), StateError> {
+impl LocalStore {
+    /// The location `path` and its serial (`known` when given: the serial
+    /// of the state just read from it, journal included). A stale journal
+    /// is removed, a cut last record cut off: the caller holds the lock.
+    fn open(path: &Path, known: Option<u64>) -> Result<(LocalStore, u64), StateError> {
         if is_remote(path) {
             return Err(StateError::Remote {
                 path: path.to_path_buf(),
             });
         }
         let target = resolve_link(path);
-        let (exists, mode) = match std::fs::metadata(&target) {
-            Ok(meta) => (true, meta.permissions().mode() & 0o7777),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, NEW_FILE_MODE),
+        let (exists, mode, file_size) = match std::fs::metadata(&target) {
+            Ok(meta) => (true, meta.permissions().mode() & 0o7777, meta.len()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, NEW_FILE_MODE, 0),
             Err(source) => {
                 return Err(StateError::Write {
                     path: target,
@@ -415,9 +614,11 @@ impl Target {
                 })
             }
         };
-        let serial = match known {
-            Some(serial) => serial,
-            None if exists => {
+        let journal_path = journal::journal_path(&target);
+        let has_journal = std::fs::symlink_metadata(&journal_path).is_ok();
+        let file_serial = match known {
+            Some(serial) if !has_journal => serial,
+            _ if exists => {
                 let bytes = std::fs::read(&target).map_err(|source| StateError::Write {
                     path: target.clone(),
                     action: "read the current content to back it up",
@@ -425,10 +626,10 @@ impl Target {
                 })?;
                 serial_of(&bytes)
             }
-            None => 0,
+            _ => 0,
         };
         remove_leftovers(&target);
-        let location = Target {
+        let mut location = LocalStore {
             path: path.to_path_buf(),
             backup: backup_path(&target),
             folder: folder_of(&target),
@@ -439,8 +640,201 @@ impl Target {
             folder_handle: None,
             spare: None,
             swaps: true,
+            file_serial,
+            file_size,
+            journal: JournalFile {
+                path: journal_path,
+                file: None,
+                size: 0,
+                records: 0,
+                broken: false,
+            },
+            lock: None,
         };
+        let mut serial = known.unwrap_or(file_serial).max(file_serial);
+        if has_journal {
+            serial = serial.max(location.adopt_journal()?);
+        }
         Ok((location, serial))
+    }
+
+    /// The location `path`, locked for `operation` first (the lock is held
+    /// until [`super::StateStore::unlock`] or the store is dropped).
+    pub fn locked(path: &Path, operation: &str, clock: &Clock) -> Result<LocalStore, StateError> {
+        let lock = StateLock::acquire(path, operation, clock)?;
+        let (mut store, _) = LocalStore::open(path, None)?;
+        store.lock = Some(lock);
+        Ok(store)
+    }
+
+    /// The path as given.
+    pub(super) fn given_path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(super) fn take_lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
+        if self.lock.is_none() {
+            self.lock = Some(StateLock::acquire(&self.path, operation, clock)?);
+        }
+        Ok(())
+    }
+
+    pub(super) fn release_lock(&mut self) -> Result<(), StateError> {
+        match self.lock.take() {
+            Some(lock) => lock.release(),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes over the journal a killed run left: a stale one (or one
+    /// without a record) is removed, a cut last record cut off. Returns the
+    /// serial of its last record.
+    fn adopt_journal(&mut self) -> Result<u64, StateError> {
+        let path = self.journal.path.clone();
+        let failure = |action| write_error(&path, action);
+        let scanned = match journal::scan(&path)? {
+            Some(scanned)
+                if self.exists
+                    && scanned.base == self.file_serial
+                    && !scanned.records.is_empty() =>
+            {
+                scanned
+            }
+            _ => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(failure("remove the stale journal")(e))
+                }
+                _ => return Ok(0),
+            },
+        };
+        if scanned.cut {
+            let file = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(failure("cut the journal's last record"))?;
+            file.set_len(scanned.valid_length)
+                .and_then(|()| file.sync_all())
+                .map_err(failure("cut the journal's last record"))?;
+        }
+        self.journal.size = scanned.valid_length;
+        self.journal.records = scanned.records.len();
+        Ok(scanned.last_serial())
+    }
+
+    /// Appends `line` (one record) to the journal, created with its header
+    /// if needed; on disk when it returns if `durable` (which flushes the
+    /// records appended before it too).
+    pub(super) fn append_record(
+        &mut self,
+        operation: &str,
+        line: &str,
+        durable: bool,
+    ) -> Result<(), StateError> {
+        let path = self.journal.path.clone();
+        let failure = |action| write_error(&path, action);
+        let created = self.journal.file.is_none();
+        if created {
+            let file = OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(JOURNAL_MODE)
+                .open(&path)
+                .map_err(failure("create the journal"))?;
+            if self.journal.size == 0 {
+                file.set_len(0).map_err(failure("create the journal"))?;
+            }
+            self.journal.file = Some(file);
+        }
+        let mut bytes = Vec::with_capacity(line.len() + 64);
+        if self.journal.size == 0 {
+            bytes.extend_from_slice(journal::header(self.file_serial, operation).as_bytes());
+        }
+        bytes.extend_from_slice(line.as_bytes());
+        let Some(file) = self.journal.file.as_mut() else {
+            return Ok(());
+        };
+        let written = file
+            .write_all(&bytes)
+            .and_then(|()| match durable || created {
+                true => file.sync_data(),
+                false => Ok(()),
+            });
+        if let Err(source) = written {
+            self.journal.broken = file
+                .set_len(self.journal.size)
+                .and_then(|()| file.sync_data())
+                .is_err();
+            return Err(failure("append to the journal")(source));
+        }
+        self.journal.size += bytes.len() as u64;
+        self.journal.records += 1;
+        if created {
+            // The journal's name must reach the disk with its first record.
+            self.flush_folder()?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the state file with `state` and removes the journal.
+    /// `backup`: written as `STATE.backup` first (the state as folded
+    /// before); `None`: the current file becomes the backup.
+    pub(super) fn fold_files(
+        &mut self,
+        serial: u64,
+        backup: Option<&[u8]>,
+        state: &[u8],
+    ) -> Result<(), StateError> {
+        match backup {
+            None => self.replace(state)?,
+            Some(backup) => {
+                self.install(&self.backup.clone(), backup)?;
+                self.install(&self.target.clone(), state)?;
+                self.exists = true;
+            }
+        }
+        self.exists = true;
+        self.file_size = state.len() as u64;
+        self.file_serial = serial;
+        self.drop_journal()
+    }
+
+    /// Writes `bytes` to a flushed temporary file renamed over `path`.
+    fn install(&self, path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+        let temp = temp_path(path);
+        let result = write_synced(&temp, bytes, self.mode)
+            .and_then(|()| std::fs::rename(&temp, path))
+            .map_err(|source| StateError::Write {
+                path: path.to_path_buf(),
+                action: "replace the file",
+                source,
+            });
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
+
+    /// Removes the journal after a fold, and flushes the folder.
+    fn drop_journal(&mut self) -> Result<(), StateError> {
+        let had =
+            self.journal.file.take().is_some() || self.journal.records > 0 || self.journal.broken;
+        self.journal.size = 0;
+        self.journal.records = 0;
+        self.journal.broken = false;
+        if !had {
+            return Ok(());
+        }
+        match std::fs::remove_file(&self.journal.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(StateError::Write {
+                    path: self.journal.path.clone(),
+                    action: "remove the folded journal",
+                    source: e,
+                })
+            }
+            _ => {}
+        }
+        self.flush_folder()
     }
 
     fn replace(&mut self, bytes: &[u8]) -> Result<(), StateError> {
@@ -582,6 +976,16 @@ impl Target {
     }
 }
 
+/// Turns an I/O error of `action` on `path` into a write error.
+fn write_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> StateError {
+    let path = path.to_path_buf();
+    move |source| StateError::Write {
+        path,
+        action,
+        source,
+    }
+}
+
 /// The error of a writer given no location (a caller's mistake).
 fn no_location() -> StateError {
     StateError::Write {
@@ -589,6 +993,12 @@ fn no_location() -> StateError {
         action: "choose a location",
         source: std::io::Error::other("no state location was given"),
     }
+}
+
+/// The journal of the state at `path`: beside the file a symbolic link at
+/// `path` points to.
+pub(super) fn journal_of(path: &Path) -> PathBuf {
+    journal::journal_path(&resolve_link(path))
 }
 
 /// A symbolic link is followed (also one whose target does not exist
@@ -686,6 +1096,20 @@ fn folder_of(path: &Path) -> PathBuf {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// Replaces `path` with `bytes` atomically: a flushed temporary file in the
+/// same folder renamed over it, then the folder flushed. A new file is
+/// readable by its owner only; an existing one keeps its mode.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mode = std::fs::metadata(path).map_or(NEW_FILE_MODE, |m| m.permissions().mode() & 0o7777);
+    let temp = temp_path(path);
+    let result = write_synced(&temp, bytes, mode).and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+        return result;
+    }
+    sync_folder(&folder_of(path))
 }
 
 fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
@@ -859,6 +1283,144 @@ mod tests {
         // The spare file the writes go through is gone with the writer.
         drop(writer);
         assert_eq!(files_in(dir.path()), ["s", "s.backup"]);
+    }
+
+    fn deploy(state: &mut State, name: &str, status: &str) {
+        state.component_mut(name).status = status.into();
+    }
+
+    /// A state larger than a few checkpoints' records, with a timestamp
+    /// (written as Go's zero time when empty).
+    fn padded() -> State {
+        let mut state = sample();
+        state.timestamp = "2026-01-01T00:00:00Z".into();
+        state.stack_parameters = vec![crate::state::StateParameter::new(
+            "padding",
+            yaml_serde::Value::String("p".repeat(4000)),
+        )];
+        state
+    }
+
+    #[test]
+    fn checkpoints_go_to_the_journal_until_a_fold() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let journal = journal::journal_path(&path);
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        let mut state = padded();
+        state.lifecycle.order = vec!["a".into(), "b".into()];
+        writer.write(&mut state).expect("first write");
+        let folded = std::fs::read(&path).expect("bytes");
+        deploy(&mut state, "a", "deploying");
+        writer.write_component(&mut state, "a").expect("checkpoint");
+        deploy(&mut state, "a", "deployed");
+        deploy(&mut state, "b", "deploying");
+        writer
+            .write_components(&mut state, &["a".into(), "b".into()])
+            .expect("checkpoint");
+        assert_eq!(state.serial, 3);
+        assert_eq!(
+            std::fs::read(&path).expect("bytes"),
+            folded,
+            "the file is left alone"
+        );
+        let mode = std::fs::metadata(&journal)
+            .expect("journal")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let read_back = read_ok(&path);
+        assert_eq!(read_back, state);
+        assert_eq!(
+            read_file(&path, &mut Warnings::default())
+                .expect("read")
+                .expect("file")
+                .serial,
+            1
+        );
+
+        // A fold: the backup is the state as folded, the file one serial on.
+        state.status = "deployed".into();
+        writer.write(&mut state).expect("fold");
+        assert!(!journal.exists(), "the journal was removed");
+        let backup = read_ok(&backup_path(&path));
+        let file = read_ok(&path);
+        assert_eq!((backup.serial, file.serial, state.serial), (4, 5, 5));
+        assert_eq!(file, state);
+        assert_eq!(
+            backup,
+            State {
+                serial: 4,
+                ..state.clone()
+            }
+        );
+    }
+
+    #[test]
+    fn a_journal_outgrowing_the_file_is_folded() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        let mut state = sample();
+        state.timestamp = "2026-01-01T00:00:00Z".into();
+        writer.write(&mut state).expect("first write");
+        let mut folds = 0;
+        for round in 0..20 {
+            let name = format!("c{round}");
+            deploy(&mut state, &name, "deployed");
+            writer
+                .write_component(&mut state, &name)
+                .expect("checkpoint");
+            folds += usize::from(!journal::journal_path(&path).exists());
+            assert_eq!(read_ok(&path), state);
+        }
+        assert!(folds > 0, "never folded");
+    }
+
+    #[test]
+    fn every_location_gets_the_same_records() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        let paths = [a.clone(), b.clone()];
+        let mut writer =
+            StateWriter::open_all(&paths, WriteOptions::default(), None).expect("open");
+        let mut state = padded();
+        writer.write(&mut state).expect("write");
+        deploy(&mut state, "x", "deploying");
+        writer.write_component(&mut state, "x").expect("checkpoint");
+        let journal = |p: &Path| std::fs::read(journal::journal_path(p)).expect("journal");
+        assert_eq!(journal(&a), journal(&b));
+        assert_eq!(read_ok(&a), state);
+        assert_eq!(read_ok(&b), state);
+    }
+
+    #[test]
+    fn a_new_writer_folds_the_journal_a_killed_one_left() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let mut state = padded();
+        {
+            let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+            writer.write(&mut state).expect("write");
+            deploy(&mut state, "x", "deploying");
+            writer.write_component(&mut state, "x").expect("checkpoint");
+        }
+        // A cut record after the last complete one.
+        let journal = journal::journal_path(&path);
+        let mut bytes = std::fs::read(&journal).expect("journal");
+        bytes.extend_from_slice(b"12 0123");
+        std::fs::write(&journal, bytes).expect("cut");
+        let read_back = read_ok(&path);
+        assert_eq!(read_back, state);
+        let mut writer =
+            StateWriter::resume(&path, WriteOptions::default(), read_back.serial).expect("open");
+        deploy(&mut state, "x", "deployed");
+        writer
+            .write_component(&mut state, "x")
+            .expect("first write folds");
+        assert!(!journal.exists());
+        assert_eq!(read_ok(&path), state);
+        assert_eq!(read_ok(&backup_path(&path)).serial + 1, state.serial);
     }
 
     #[test]

@@ -15,9 +15,11 @@
 //!   with its raw output and the captured outputs of `c1..ck` (values
 //!   passed along the chain), at most the next one is `deploying`, and
 //!   none is `deployed` unless its script wrote its "done" marker;
-//! * the backup is the previous write (serial one lower) or, after a kill
-//!   between the two renames, the same one, and holds the same prefix
-//!   property;
+//! * `STATE` alone (without `STATE.journal`) holds the same property, and
+//!   is never ahead of `STATE` read with its journal;
+//! * the backup is the previous version of the file (serial one lower)
+//!   or, after a kill in the middle of a fold, the same state as `STATE`
+//!   with its journal, and holds the same prefix property;
 //! * a state left mid-run keeps its lock; a new deploy is refused naming
 //!   `hub unlock` and leaves the state alone; `hub unlock` removes the
 //!   stale lock; a new deploy then deploys every component.
@@ -103,7 +105,7 @@ fn fixture(root: &Path) {
     std::fs::write(root.join("hub.yaml.elaborate"), text).expect("write the stack");
 }
 
-fn write_script(path: &Path, text: &str) {
+pub(crate) fn write_script(path: &Path, text: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     std::fs::write(path, text).expect("write script");
@@ -111,7 +113,7 @@ fn write_script(path: &Path, text: &str) {
 }
 
 /// `hub` in `root` with the reduced environment of deploy.md §14.1.
-fn hub(root: &Path, args: &[&str]) -> Command {
+pub(crate) fn hub(root: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hub"));
     command
         .current_dir(root)
@@ -143,10 +145,10 @@ fn spawn_deploy(root: &Path) -> Child {
 }
 
 /// A small deterministic generator (xorshift64*).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -170,6 +172,13 @@ fn read_state(path: &Path) -> hub::state::State {
     assert_eq!(state.version, 1, "{}", path.display());
     assert_eq!(state.kind, "state", "{}", path.display());
     state
+}
+
+/// Reads a state file alone, without its journal: it must parse too.
+fn read_file_alone(path: &Path) -> hub::state::State {
+    hub::state::read_file(path, &mut hub::diag::Warnings::default())
+        .unwrap_or_else(|e| panic!("{} alone does not parse: {e}", path.display()))
+        .unwrap_or_else(|| panic!("{} vanished", path.display()))
 }
 
 /// Checks the prefix property of one state; returns how many components
@@ -274,18 +283,29 @@ fn check_after_kill(root: &Path, finished: bool) -> String {
     }
     let state = read_state(&state_path);
     let (deployed, deploying) = check_state(&state, &done, "state");
+    // The file alone is a complete state too, as of its last fold, never
+    // ahead of the file with its journal.
+    let file = read_file_alone(&state_path);
+    let (file_deployed, _) = check_state(&file, &done, "state file alone");
+    assert!(
+        file.serial <= state.serial && file_deployed <= deployed,
+        "the state file alone (serial {}) is ahead of the state with its journal (serial {})",
+        file.serial,
+        state.serial
+    );
     if backup_path.exists() {
         let backup = read_state(&backup_path);
         assert!(
-            backup.serial + 1 == state.serial || backup.serial == state.serial,
-            "backup serial {} next to state serial {}",
+            backup.serial + 1 == file.serial || backup.serial == state.serial,
+            "backup serial {} next to state file serial {} (with its journal {})",
             backup.serial,
+            file.serial,
             state.serial
         );
         let (b_deployed, _) = check_state(&backup, &done, "backup");
         assert!(b_deployed <= deployed, "the backup is ahead of the state");
     } else {
-        assert_eq!(state.serial, 1, "only the first write has no backup");
+        assert_eq!(file.serial, 1, "only the first write has no backup");
     }
     if finished {
         assert_eq!(state.status, "deployed");

@@ -1459,7 +1459,8 @@ fn deploy_case_67_state_manifest_mismatch() {
 #[test]
 fn deploy_case_69_checkpoint_before_invocation() {
     let t = F0 {
-        b_deploy: Some("#!/bin/sh\ncp ../hub.yaml.state ../during.yaml\n"),
+        // The state as hub reads it: the checkpoint is in its journal.
+        b_deploy: Some("#!/bin/sh\n\"$HUB\" state pull ../hub.yaml.state ../during.yaml\n"),
         ..F0::default()
     }
     .build();

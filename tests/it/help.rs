@@ -26,6 +26,8 @@ const COMMANDS: &[&[&str]] = &[
     &["cel"],
     &["params"],
     &["unlock"],
+    &["state"],
+    &["state", "pull"],
     &["util"],
     &["util", "otp"],
     &["util", "run"],

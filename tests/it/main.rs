@@ -16,6 +16,7 @@ mod graph;
 mod help;
 mod hooks;
 mod incremental;
+mod journal;
 mod messages;
 mod ordering;
 mod parallel;

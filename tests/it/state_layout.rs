@@ -28,9 +28,28 @@ fn normalised(text: &str, state: &State) -> String {
         .map(|p| hub::state::scalar_text(&p.value))
         .expect("a deployment id");
     let program = env!("CARGO_BIN_EXE_hub");
-    text.replace(&id, "DEPLOYMENT-ID")
+    let text = text
+        .replace(&id, "DEPLOYMENT-ID")
         .replace(&format!("- {program}\n"), "- hub\n")
-        .replace("    - \"--state-format\"\n    - reference\n", "")
+        .replace("    - \"--state-format\"\n    - reference\n", "");
+    with_recorded_serial(&text, state)
+}
+
+/// The serial counts writes, and a fold of journal records is one more
+/// than the recorded run made (see `hub::state::journal`): it is checked
+/// to be at least the recorded one, then replaced by it.
+fn with_recorded_serial(text: &str, state: &State) -> String {
+    let recorded = parse_text(DEMO_REFERENCE).serial;
+    assert!(
+        state.serial >= recorded,
+        "serial {} went back",
+        state.serial
+    );
+    text.replacen(
+        &format!("\nserial: {}\n", state.serial),
+        &format!("\nserial: {recorded}\n"),
+        1,
+    )
 }
 
 fn parse_text(text: &str) -> State {

@@ -1,0 +1,143 @@
+//! Where a state is kept, behind one interface.
+//!
+//! A [`StateStore`] holds a folded state and the records appended since
+//! its last fold (see [`super::journal`]). [`LocalStore`] keeps them in
+//! local files: `STATE`, `STATE.backup` and `STATE.journal`. The
+//! interface assumes nothing of files: a store on object storage would
+//! put one object per record (a conditional put, so that two writers
+//! cannot both append the same serial), and fold by putting the state's
+//! object and deleting the records'.
+
+use super::clock::Clock;
+use super::layout::StateFormat;
+use super::model::State;
+use super::StateError;
+use crate::diag::Warnings;
+use std::path::Path;
+
+pub use super::store::LocalStore;
+
+pub trait StateStore {
+    /// Where the state is, as given (for messages).
+    fn location(&self) -> &Path;
+
+    /// The state as hub reads it: the folded state with every record
+    /// applied; `None` when there is no state. Changes nothing.
+    fn load(&self, warnings: &mut Warnings) -> Result<Option<State>, StateError>;
+
+    /// Appends one encoded record of the run `operation`; on durable
+    /// storage when it returns.
+    fn append(&mut self, operation: &str, record: &str) -> Result<(), StateError>;
+
+    /// [`StateStore::append`] that may return before the record is
+    /// durable: the next durable append or fold makes it so, in order.
+    fn append_unsynced(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
+        self.append(operation, record)
+    }
+
+    /// Replaces the folded state with `state` (whose serial is `serial`)
+    /// and drops the records. `backup`: the state as folded just before
+    /// (kept as the backup); `None`: the current folded state is.
+    fn fold(&mut self, serial: u64, backup: Option<&[u8]>, state: &[u8]) -> Result<(), StateError>;
+
+    /// Takes the state's lock for `operation` (see [`super::lock`]).
+    fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError>;
+
+    /// Releases the lock taken by [`StateStore::lock`].
+    fn unlock(&mut self) -> Result<(), StateError>;
+
+    /// The state [`StateStore::load`] reads, as YAML text in `format`;
+    /// takes no lock and changes nothing.
+    fn pull(
+        &self,
+        format: StateFormat,
+        warnings: &mut Warnings,
+    ) -> Result<Option<String>, StateError> {
+        self.load(warnings)?
+            .map(|state| super::render_as(&state, format))
+            .transpose()
+    }
+}
+
+impl StateStore for LocalStore {
+    fn location(&self) -> &Path {
+        self.given_path()
+    }
+
+    fn load(&self, warnings: &mut Warnings) -> Result<Option<State>, StateError> {
+        super::read(self.given_path(), warnings)
+    }
+
+    fn append(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
+        self.append_record(operation, record, true)
+    }
+
+    fn append_unsynced(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
+        self.append_record(operation, record, false)
+    }
+
+    fn fold(&mut self, serial: u64, backup: Option<&[u8]>, state: &[u8]) -> Result<(), StateError> {
+        self.fold_files(serial, backup, state)
+    }
+
+    fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
+        self.take_lock(operation, clock)
+    }
+
+    fn unlock(&mut self) -> Result<(), StateError> {
+        self.release_lock()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{journal, StackMeta};
+
+    #[test]
+    fn a_local_store_appends_folds_and_locks() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let clock = Clock::system();
+        let mut first = State::new(StackMeta::default(), Vec::new());
+        first.serial = 1;
+        first.timestamp = "2026-01-01T00:00:00Z".into();
+        let text = crate::state::render(&first).expect("render");
+        let mut store = LocalStore::locked(&path, "deploy", &clock).expect("lock");
+        assert!(crate::state::lock_path(&path).exists());
+        assert!(store
+            .load(&mut Warnings::default())
+            .expect("load")
+            .is_none());
+        store.fold(1, None, text.as_bytes()).expect("fold");
+        assert_eq!(store.location(), path);
+
+        let mut second = first.clone();
+        second.serial = 2;
+        second.status = "deploying".into();
+        let record = journal::encode(&journal::whole(&second, 2)).expect("encode");
+        store.append("op", &record).expect("append");
+        let loaded = store.load(&mut Warnings::default()).expect("load");
+        assert_eq!(loaded.as_ref(), Some(&second));
+        let pulled = store
+            .pull(StateFormat::Linear, &mut Warnings::default())
+            .expect("pull")
+            .expect("a state");
+        assert!(pulled.contains("status: deploying"), "{pulled}");
+
+        // A second store cannot take the lock while the first holds it.
+        assert!(LocalStore::locked(&path, "deploy", &clock).is_err());
+        store.unlock().expect("unlock");
+        assert!(!crate::state::lock_path(&path).exists());
+        store.lock("deploy", &clock).expect("lock again");
+        let folded = crate::state::render(&second).expect("render");
+        store
+            .fold(2, Some(text.as_bytes()), folded.as_bytes())
+            .expect("fold");
+        assert!(!journal::journal_path(&path).exists());
+        assert_eq!(
+            store.load(&mut Warnings::default()).expect("load"),
+            Some(second)
+        );
+    }
+}
