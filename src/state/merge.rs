@@ -252,7 +252,21 @@ impl State {
     }
 
     /// Records what a component's deploy run produced.
-    pub fn record_component_run(&mut self, name: &str, run: ComponentRun, now: &str) {
+    pub fn record_component_run(&mut self, name: &str, mut run: ComponentRun, now: &str) {
+        let outputs = std::mem::take(&mut run.snapshot);
+        self.record_component_run_with(name, run, |base| Snapshot::derive(base, outputs), now);
+    }
+
+    /// Records what a component's deploy run produced, with the snapshot
+    /// `snapshot` builds from the one it is written against (see
+    /// [`State::sharing_base`]); `run.snapshot` is not looked at.
+    pub fn record_component_run_with(
+        &mut self,
+        name: &str,
+        run: ComponentRun,
+        snapshot: impl FnOnce(&Snapshot) -> Snapshot,
+        now: &str,
+    ) {
         let base = self.sharing_base(name);
         let entry = self.component_mut(name);
         entry.meta = run.meta;
@@ -263,7 +277,7 @@ impl State {
         if !run.raw_outputs.is_empty() {
             entry.raw_outputs = run.raw_outputs;
         }
-        entry.captured_outputs = Snapshot::derive(&base, run.snapshot);
+        entry.captured_outputs = snapshot(&base);
         entry.timestamp = now.to_string();
         self.touch(now);
     }

@@ -87,6 +87,26 @@ impl Snapshot {
         }
     }
 
+    /// `base` changed by `delta`, which is already what [`diff`] would
+    /// give against `base` (sorted, nothing unchanged) and leaves at least
+    /// one output: for a caller that worked the difference out without
+    /// reconstructing either list.
+    pub(crate) fn changed(base: &Snapshot, delta: Delta) -> Snapshot {
+        if delta.set.is_empty() && delta.removed.is_empty() {
+            return base.clone();
+        }
+        match base.is_empty() {
+            true => Snapshot::from_outputs(delta.set),
+            false => Snapshot::node(base.clone(), delta.set, delta.removed),
+        }
+    }
+
+    /// Tells this node from others (the same for clones of it); `None`
+    /// for an empty snapshot.
+    pub(crate) fn id(&self) -> Option<usize> {
+        self.0.as_ref().map(|node| Arc::as_ptr(node) as usize)
+    }
+
     fn node(base: Snapshot, set: Vec<CapturedOutput>, removed: Vec<String>) -> Snapshot {
         Snapshot(Some(Arc::new(Node { base, set, removed })))
     }
@@ -302,7 +322,7 @@ impl Node {
 
 /// Orders outputs as their qualified names (`component:name`) sort,
 /// without building the names.
-fn qualified_cmp(a: &CapturedOutput, b: &CapturedOutput) -> Ordering {
+pub(crate) fn qualified_cmp(a: &CapturedOutput, b: &CapturedOutput) -> Ordering {
     qualified_bytes(a).cmp(qualified_bytes(b))
 }
 
