@@ -269,7 +269,7 @@ impl Snapshot {
     }
 
     /// The output named `key` (`component:name`), if the snapshot holds it.
-    fn find(&self, key: &str) -> Option<&CapturedOutput> {
+    pub(crate) fn find(&self, key: &str) -> Option<&CapturedOutput> {
         let mut at = self.0.as_deref();
         while let Some(node) = at {
             if let Some(decided) = node.decides(key) {

@@ -449,9 +449,7 @@ impl Known {
     /// `reads` can see (see [`outputs_read`]), in the view's order; looked
     /// up by name, so the cost does not grow with the stack.
     pub fn read(&self, view: &View, reads: &HashSet<String>) -> Vec<&CapturedOutput> {
-        let mut wanted = Wanted::new(reads.iter().cloned());
-        let mut cel = None;
-        loop {
+        read_closure(reads, |wanted| {
             let mut found = BTreeMap::new();
             for name in &wanted.plain {
                 self.named(view, name, &mut found);
@@ -461,11 +459,8 @@ impl Known {
                     self.qualified(view, component, Some(name), &mut found);
                 }
             }
-            let seen: Vec<&CapturedOutput> = found.into_values().collect();
-            if !wanted.add(names_in_values(&seen, &mut cel)) {
-                return seen;
-            }
-        }
+            found.into_values().collect()
+        })
     }
 
     /// The view's outputs of the components `components`, in its order.
@@ -597,10 +592,22 @@ pub fn outputs_read<'o>(
     outputs: &'o [CapturedOutput],
     reads: &HashSet<String>,
 ) -> Vec<&'o CapturedOutput> {
+    read_closure(reads, |wanted| {
+        outputs.iter().filter(|o| wanted.sees(o)).collect()
+    })
+}
+
+/// [`outputs_read`] with the outputs a [`Wanted`] sees found by `find`
+/// (in the list's order): `reads`, then the names the values found name,
+/// until no new name comes up.
+pub(crate) fn read_closure<'o>(
+    reads: &HashSet<String>,
+    find: impl Fn(&Wanted) -> Vec<&'o CapturedOutput>,
+) -> Vec<&'o CapturedOutput> {
     let mut wanted = Wanted::new(reads.iter().cloned());
     let mut cel = None;
     loop {
-        let seen: Vec<&CapturedOutput> = outputs.iter().filter(|o| wanted.sees(o)).collect();
+        let seen = find(&wanted);
         if !wanted.add(names_in_values(&seen, &mut cel)) {
             return seen;
         }
@@ -608,9 +615,9 @@ pub fn outputs_read<'o>(
 }
 
 /// Names looked up: plain, and `component:name` split in two.
-struct Wanted {
-    plain: HashSet<String>,
-    qualified: HashMap<String, HashSet<String>>,
+pub(crate) struct Wanted {
+    pub(crate) plain: HashSet<String>,
+    pub(crate) qualified: HashMap<String, HashSet<String>>,
 }
 
 impl Wanted {
