@@ -146,13 +146,11 @@ impl<'s> Recorded<'s> {
             if snapshot.is_empty() {
                 continue;
             }
-            let Some(&from) = self
+            // A dependency later in the order: whole lists.
+            let from = *self
                 .places
                 .get(dependency.as_str())
-                .filter(|&&p| p <= place)
-            else {
-                return None;
-            };
+                .filter(|&&p| p <= place)?;
             // Changed since the dependency's entry, or by a dependency
             // merged before it.
             let first = self.changes.partition_point(|(at, _)| *at <= from);
