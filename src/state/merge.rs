@@ -312,6 +312,23 @@ impl State {
             .unwrap_or_default()
     }
 
+    /// Each entry's own outputs in its snapshot ([`Snapshot::outputs_of`])
+    /// for the entries of `order` with a snapshot, found in one walk along
+    /// the order; empty when a snapshot holds an output twice (then ask
+    /// each snapshot).
+    pub fn own_outputs(&self, order: &[String]) -> HashMap<String, Vec<CapturedOutput>> {
+        let snapshots: Vec<(&str, &Snapshot)> = order
+            .iter()
+            .filter_map(|name| Some((name.as_str(), &self.components.get(name)?.captured_outputs)))
+            .filter(|(_, snapshot)| !snapshot.is_empty())
+            .collect();
+        let Some(each) = super::outputs_of_each(&snapshots) else {
+            return HashMap::new();
+        };
+        let names = snapshots.iter().map(|(name, _)| name.to_string());
+        names.zip(each).collect()
+    }
+
     /// Outputs a full undeploy starts with: the stack-level ones, else the
     /// latest non-empty snapshot in `order`.
     pub fn outputs_for_full_undeploy(&self, order: &[String]) -> Vec<CapturedOutput> {

@@ -99,7 +99,7 @@ pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,
 };
-pub(crate) use snapshot::qualified_cmp;
+pub(crate) use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
 pub use snapshot::{Delta, Snapshot};
 pub use store::{
     backup_path, lock_path, parse, read, render, render_as, write, StateWriter, WriteOptions,

@@ -281,6 +281,76 @@ impl Snapshot {
     }
 }
 
+/// One snapshot's outputs held whole, by qualified name, with indexes by
+/// name and by component: for a walk that moves from one snapshot to
+/// the next by their difference instead of reconstructing each.
+#[derive(Default)]
+pub(crate) struct Index {
+    /// By qualified name: the snapshot's order.
+    pub(crate) outputs: std::collections::BTreeMap<String, CapturedOutput>,
+    pub(crate) by_name: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+    pub(crate) by_component: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+}
+
+impl Index {
+    /// Sets an output; the one it replaced.
+    pub(crate) fn set(&mut self, output: CapturedOutput) -> Option<CapturedOutput> {
+        let key = output.qualified_name();
+        let names = self.by_name.entry(output.name.clone()).or_default();
+        names.insert(key.clone());
+        let of_component = self.by_component.entry(output.component.clone());
+        of_component.or_default().insert(key.clone());
+        self.outputs.insert(key, output)
+    }
+
+    pub(crate) fn remove(&mut self, key: &str) {
+        if let Some(output) = self.outputs.remove(key) {
+            if let Some(keys) = self.by_name.get_mut(&output.name) {
+                keys.remove(key);
+            }
+            if let Some(keys) = self.by_component.get_mut(&output.component) {
+                keys.remove(key);
+            }
+        }
+    }
+
+    /// The outputs of `component`, sorted by name (as
+    /// [`Snapshot::outputs_of`] gives them).
+    pub(crate) fn of_component(&self, component: &str) -> Vec<CapturedOutput> {
+        let keys = self.by_component.get(component).into_iter().flatten();
+        keys.filter_map(|key| self.outputs.get(key))
+            .cloned()
+            .collect()
+    }
+}
+
+/// For each of `snapshots` (in a walk's order), the outputs of its
+/// component in it, as [`Snapshot::outputs_of`] gives them; `None` when a
+/// snapshot holds two outputs of the same qualified name (ask each).
+/// Consecutive snapshots are compared, not reconstructed: linear in what
+/// they change.
+pub(crate) fn outputs_of_each(snapshots: &[(&str, &Snapshot)]) -> Option<Vec<Vec<CapturedOutput>>> {
+    let mut index = Index::default();
+    let mut previous = Snapshot::default();
+    let mut each = Vec::with_capacity(snapshots.len());
+    for (component, snapshot) in snapshots {
+        let delta = snapshot.delta_from(&previous);
+        let mut keys = HashSet::new();
+        for output in delta.set {
+            if !keys.insert(output.qualified_name()) {
+                return None;
+            }
+            index.set(output);
+        }
+        for key in &delta.removed {
+            index.remove(key);
+        }
+        each.push(index.of_component(component));
+        previous = (*snapshot).clone();
+    }
+    Some(each)
+}
+
 /// How many bases up a common ancestor is looked for.
 const NEAR: usize = 8;
 
@@ -509,6 +579,38 @@ mod tests {
                 assert_eq!(Snapshot::apply(b, a.delta_from(b)), *a);
             }
         }
+    }
+
+    #[test]
+    fn each_components_outputs_in_one_walk_are_those_asked_one_at_a_time() {
+        let mut snapshots = vec![Snapshot::from_outputs(vec![
+            output("c0", "x", "0"),
+            output("c1", "x", "0"),
+        ])];
+        // Chained, whole and unrelated snapshots that add, change and drop.
+        for step in 1..40usize {
+            let base = snapshots[step - 1].clone();
+            let mut outputs = base.to_vec();
+            outputs.retain(|o| o.component != format!("c{}", (step * 7) % 5));
+            outputs.push(output(&format!("c{}", step % 6), "x", &step.to_string()));
+            outputs.push(output(&format!("c{}", step % 4), &format!("y{step}"), "1"));
+            snapshots.push(match step % 9 {
+                0 => Snapshot::from_outputs(outputs),
+                4 => Snapshot::from_outputs(vec![output("c4", "z", "9")]),
+                _ => Snapshot::derive(&base, outputs),
+            });
+        }
+        let names: Vec<String> = (0..snapshots.len())
+            .map(|i| format!("c{}", i % 6))
+            .collect();
+        let walk: Vec<(&str, &Snapshot)> =
+            names.iter().map(String::as_str).zip(&snapshots).collect();
+        let each = outputs_of_each(&walk).expect("no repeats");
+        for ((component, snapshot), found) in walk.iter().zip(each) {
+            assert_eq!(found, snapshot.outputs_of(component), "{component}");
+        }
+        let repeated = Snapshot::from_outputs(vec![output("a", "x", "1"), output("a", "x", "2")]);
+        assert!(outputs_of_each(&[("a", &repeated)]).is_none());
     }
 
     #[test]

@@ -258,6 +258,9 @@ struct Run<'a> {
     positions: HashMap<String, usize>,
     /// The outputs and capabilities known, and what each component sees.
     known: Known,
+    /// `--changed`: each component's outputs in its entry's snapshot as
+    /// read, taken when the run started.
+    recorded_outputs: HashMap<String, Vec<state::CapturedOutput>>,
     /// The fingerprint of a running component, without its folder.
     pending_fingerprints: HashMap<String, Fingerprint>,
     /// Parallel runs: checkpoints recorded but not written yet.
@@ -335,6 +338,10 @@ impl<'a> Run<'a> {
         }
         let outputs = initial_outputs(&plan, loaded.as_ref());
         let read_serial = loaded.as_ref().map(|state| state.serial);
+        let recorded_outputs = match (options.changed, &loaded) {
+            (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
+            _ => HashMap::new(),
+        };
         let state = match (loaded, &locations, verb) {
             (Some(state), _, _) => Some(state),
             (None, Some(_), Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
@@ -365,6 +372,7 @@ impl<'a> Run<'a> {
             mandatory_failures: Vec::new(),
             fixes: HashMap::new(),
             started_at: HashMap::new(),
+            recorded_outputs,
             pending_fingerprints: HashMap::new(),
             unsaved_checkpoints: Vec::new(),
             parallel: options.concurrency > 1,
@@ -1585,8 +1593,12 @@ impl<'a> Run<'a> {
                 "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
             ));
         }
+        let recorded = &mut self.recorded_outputs;
         let outputs: Vec<state::CapturedOutput> = entry
-            .map(|e| e.captured_outputs.outputs_of(name))
+            .map(|e| {
+                let found = recorded.remove(name);
+                found.unwrap_or_else(|| e.captured_outputs.outputs_of(name))
+            })
             .unwrap_or_default();
         self.pending_fingerprints.remove(name);
         self.mask_secret_outputs(&outputs);

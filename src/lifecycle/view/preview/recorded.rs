@@ -14,7 +14,7 @@
 //! on whole lists.
 
 use crate::lifecycle::run::known::{read_closure, Wanted};
-use crate::state::{CapturedOutput, Snapshot, State};
+use crate::state::{CapturedOutput, Snapshot, SnapshotIndex as Current, State};
 use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -39,37 +39,6 @@ pub struct Recorded<'s> {
     history: HashMap<String, Vec<(usize, Option<CapturedOutput>)>>,
     /// A snapshot held two outputs of the same qualified name.
     irregular: bool,
-}
-
-/// One snapshot, indexed.
-#[derive(Default)]
-struct Current {
-    /// By qualified name: the snapshot's order.
-    outputs: BTreeMap<String, CapturedOutput>,
-    by_name: HashMap<String, BTreeSet<String>>,
-    by_component: HashMap<String, BTreeSet<String>>,
-}
-
-impl Current {
-    fn set(&mut self, output: CapturedOutput) -> Option<CapturedOutput> {
-        let key = output.qualified_name();
-        let names = self.by_name.entry(output.name.clone()).or_default();
-        names.insert(key.clone());
-        let of_component = self.by_component.entry(output.component.clone());
-        of_component.or_default().insert(key.clone());
-        self.outputs.insert(key, output)
-    }
-
-    fn remove(&mut self, key: &str) {
-        if let Some(output) = self.outputs.remove(key) {
-            if let Some(keys) = self.by_name.get_mut(&output.name) {
-                keys.remove(key);
-            }
-            if let Some(keys) = self.by_component.get_mut(&output.component) {
-                keys.remove(key);
-            }
-        }
-    }
 }
 
 /// What a component sees: the index's snapshot with what its dependencies'
