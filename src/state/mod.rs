@@ -83,7 +83,7 @@ pub mod lock;
 mod merge;
 pub mod model;
 mod render;
-mod snapshot;
+pub(crate) mod snapshot;
 mod store;
 
 pub use clock::{

@@ -471,13 +471,13 @@ impl<'de> serde::Deserialize<'de> for Snapshot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::state::merge::tests::output;
 
-    fn names(snapshot: &Snapshot) -> Vec<String> {
-        snapshot
-            .to_vec()
+    /// `component:name=value` of each output, for comparisons.
+    pub(crate) fn keys(outputs: &[CapturedOutput]) -> Vec<String> {
+        outputs
             .iter()
             .map(|o| {
                 format!(
@@ -487,6 +487,25 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// A small pseudo-random source for property tests, so that a failure
+    /// replays from its seed.
+    pub(crate) struct Dice(pub(crate) u64);
+
+    impl Dice {
+        /// A number below `sides` (0 for none).
+        pub(crate) fn roll(&mut self, sides: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % sides.max(1)
+        }
+    }
+
+    fn names(snapshot: &Snapshot) -> Vec<String> {
+        keys(&snapshot.to_vec())
     }
 
     #[test]

@@ -685,6 +685,7 @@ pub fn overlay<'o>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::snapshot::tests::{keys, Dice};
 
     fn output(component: &str, value: &str) -> CapturedOutput {
         CapturedOutput {
@@ -881,19 +882,6 @@ mod tests {
         }
     }
 
-    /// A small pseudo-random source, so that failures replay.
-    struct Dice(u64);
-
-    impl Dice {
-        fn roll(&mut self, sides: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((self.0 >> 33) as usize) % sides.max(1)
-        }
-    }
-
     /// Outputs of `component`: shared names, own names, values that name
     /// other outputs; now and then the same name twice.
     fn outputs_of(dice: &mut Dice, component: &str) -> Vec<CapturedOutput> {
@@ -909,19 +897,6 @@ mod tests {
                     _ => format!("v{}", dice.roll(3)),
                 };
                 named(component, &name, &value)
-            })
-            .collect()
-    }
-
-    fn keys(outputs: &[CapturedOutput]) -> Vec<String> {
-        outputs
-            .iter()
-            .map(|o| {
-                format!(
-                    "{}={}",
-                    o.qualified_name(),
-                    crate::state::scalar_text(&o.value)
-                )
             })
             .collect()
     }

@@ -137,6 +137,7 @@ impl Ancestry {
 mod tests {
     use super::*;
     use crate::lifecycle::order::schedule::reachable;
+    use crate::state::snapshot::tests::Dice;
     use std::collections::BTreeSet;
 
     #[test]
@@ -157,19 +158,13 @@ mod tests {
 
     /// A pseudo-random DAG: each node waits for up to three earlier ones.
     fn graph(size: usize, seed: u64) -> HashMap<String, Vec<String>> {
-        let mut state = seed;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
+        let mut dice = Dice(seed);
         (0..size)
             .map(|i| {
                 let before = match i {
                     0 => Vec::new(),
-                    _ => (0..next() % 4)
-                        .map(|_| format!("n{}", next() % i))
+                    _ => (0..dice.roll(4))
+                        .map(|_| format!("n{}", dice.roll(i)))
                         .collect(),
                 };
                 (format!("n{i}"), before)

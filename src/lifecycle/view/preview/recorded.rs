@@ -323,6 +323,7 @@ mod tests {
     use super::*;
     use crate::diag::Warnings;
     use crate::lifecycle::run::known::outputs_read;
+    use crate::state::snapshot::tests::{keys, Dice};
     use crate::state::Delta;
 
     fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
@@ -332,31 +333,6 @@ mod tests {
             value: yaml_serde::Value::String(value.into()),
             ..CapturedOutput::default()
         }
-    }
-
-    struct Dice(u64);
-
-    impl Dice {
-        fn roll(&mut self, sides: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((self.0 >> 33) as usize) % sides.max(1)
-        }
-    }
-
-    fn keys(outputs: &[CapturedOutput]) -> Vec<String> {
-        outputs
-            .iter()
-            .map(|o| {
-                format!(
-                    "{}={}",
-                    o.qualified_name(),
-                    crate::state::scalar_text(&o.value)
-                )
-            })
-            .collect()
     }
 
     /// A state whose entries' snapshots are chained as a file's are: each
