@@ -1253,8 +1253,12 @@ impl<'a> Run<'a> {
                 raw_outputs: raw_outputs(&raw),
                 snapshot: Vec::new(),
             };
+            let running = state
+                .components
+                .get(name)
+                .map(|e| e.captured_outputs.clone());
             let known = &mut self.known;
-            let shared = |base: &state::Snapshot| known.snapshot(&after, base);
+            let shared = |base: &state::Snapshot| known.snapshot_on(&after, running.as_ref(), base);
             state.record_component_run_with(name, run, shared, &now);
             state.provides = provides;
             state.stack_outputs = stack_outputs(
