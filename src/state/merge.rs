@@ -185,19 +185,20 @@ impl State {
         }
     }
 
-    /// Puts an operation's phases in `order` (names not in it last, as
-    /// they were).
-    pub fn order_phases(&mut self, index: OperationIndex, order: &[String]) {
+    /// Puts an operation's phases in the order `position` gives (names it
+    /// has no position for last, as they were).
+    pub fn order_phases(
+        &mut self,
+        index: OperationIndex,
+        position: &dyn Fn(&str) -> Option<usize>,
+    ) {
         let Some(operation) = self.operations.get_mut(index.0) else {
             return;
         };
-        let position = |phase: &Phase| {
-            order
-                .iter()
-                .position(|n| *n == phase.phase)
-                .unwrap_or(usize::MAX)
-        };
-        operation.phases.sort_by_key(position);
+        // Stable, and each name looked up once.
+        operation
+            .phases
+            .sort_by_cached_key(|phase| position(&phase.phase).unwrap_or(usize::MAX));
     }
 
     pub fn finish_operation(&mut self, index: OperationIndex, status: OperationStatus, now: &str) {
@@ -734,6 +735,29 @@ pub(super) mod tests {
             .collect();
         assert_eq!(phases, [("b", "success"), ("a", "in-progress")]);
         assert_eq!(state.timestamp, T1);
+    }
+
+    #[test]
+    fn phases_follow_the_positions_given_and_unknown_names_keep_their_order_last() {
+        let mut state = State::new(StackMeta::default(), Vec::new());
+        let start = OperationStart {
+            id: "op".into(),
+            operation: "deploy".into(),
+            args: names(&["hub", "deploy", "x"]),
+            initiator: "alice".into(),
+        };
+        let op = state.begin_operation(start, T0);
+        for name in ["y", "c", "x", "a", "b"] {
+            state.set_phase(op, name, OperationStatus::InProgress, T0);
+        }
+        let order = names(&["a", "b", "c"]);
+        state.order_phases(op, &|name| order.iter().position(|n| n == name));
+        let phases: Vec<&str> = state.operations[0]
+            .phases
+            .iter()
+            .map(|p| p.phase.as_str())
+            .collect();
+        assert_eq!(phases, ["a", "b", "c", "y", "x"]);
     }
 
     #[test]

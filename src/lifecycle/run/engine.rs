@@ -1049,7 +1049,7 @@ impl<'a> Run<'a> {
             Verb::Undeploy => (ComponentStatus::Undeploying, StackStatus::Undeploying),
         };
         let verb = self.verb;
-        let order = self.parallel().then(|| self.plan.selected.clone());
+        let positions = self.parallel().then_some(&self.positions);
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
@@ -1070,8 +1070,8 @@ impl<'a> Run<'a> {
         if let Some(op) = self.operation {
             state.set_phase(op, name, OperationStatus::InProgress, &now);
             // Phases follow the order, not the timing, of a parallel run.
-            if let Some(order) = &order {
-                state.order_phases(op, order);
+            if let Some(positions) = positions {
+                state.order_phases(op, &|name| positions.get(name).copied());
             }
         }
         if self.parallel() {
