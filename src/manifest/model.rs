@@ -445,35 +445,54 @@ pub struct Elaborated {
     pub provenance: super::Provenance,
     /// Where each component document is, for [`Elaborated::component`].
     pub index: ComponentIndex,
+    /// Where each of the stack's component references is, for
+    /// [`Elaborated::reference`].
+    pub references: ComponentIndex,
 }
 
 impl Elaborated {
     /// The component document of that name (the first, if several).
     pub fn component(&self, name: &str) -> Option<&Manifest> {
-        let index = self.index.0.get_or_init(|| {
-            let mut positions = HashMap::with_capacity(self.components.len());
-            for (position, component) in self.components.iter().enumerate() {
+        self.index
+            .find(&self.components, name, |c| c.meta.name.as_str())
+    }
+
+    /// The stack's reference to the component of that name (the first, if
+    /// several).
+    pub fn reference(&self, name: &str) -> Option<&ComponentRef> {
+        self.references
+            .find(&self.stack.components, name, |c| c.name.as_str())
+    }
+}
+
+/// The positions of an elaborated stack's component documents (or of its
+/// component references) by name,
+/// built on the first lookup. It holds no information of its own: two
+/// indexes are always equal.
+#[derive(Debug, Clone, Default)]
+pub struct ComponentIndex(std::sync::OnceLock<HashMap<String, usize>>);
+
+impl ComponentIndex {
+    /// The first of `items` named `name`, through the index.
+    fn find<'i, T>(&self, items: &'i [T], name: &str, name_of: fn(&T) -> &str) -> Option<&'i T> {
+        let index = self.0.get_or_init(|| {
+            let mut positions = HashMap::with_capacity(items.len());
+            for (position, item) in items.iter().enumerate() {
                 positions
-                    .entry(component.meta.name.clone())
+                    .entry(name_of(item).to_string())
                     .or_insert(position);
             }
             positions
         });
         let indexed = index
             .get(name)
-            .and_then(|&position| self.components.get(position))
-            .filter(|component| component.meta.name == name);
-        // The documents may have changed since the index was built: a
-        // stale entry or a new name is found the slow way.
-        indexed.or_else(|| self.components.iter().find(|c| c.meta.name == name))
+            .and_then(|&position| items.get(position))
+            .filter(|item| name_of(item) == name);
+        // The list may have changed since the index was built: a stale
+        // entry or a new name is found the slow way.
+        indexed.or_else(|| items.iter().find(|item| name_of(item) == name))
     }
 }
-
-/// The positions of an elaborated stack's component documents by name,
-/// built on the first lookup. It holds no information of its own: two
-/// indexes are always equal.
-#[derive(Debug, Clone, Default)]
-pub struct ComponentIndex(std::sync::OnceLock<HashMap<String, usize>>);
 
 impl PartialEq for ComponentIndex {
     fn eq(&self, _: &Self) -> bool {

@@ -185,19 +185,20 @@ impl State {
         }
     }
 
-    /// Puts an operation's phases in `order` (names not in it last, as
-    /// they were).
-    pub fn order_phases(&mut self, index: OperationIndex, order: &[String]) {
+    /// Puts an operation's phases in the order `position` gives (names it
+    /// has no position for last, as they were).
+    pub fn order_phases(
+        &mut self,
+        index: OperationIndex,
+        position: &dyn Fn(&str) -> Option<usize>,
+    ) {
         let Some(operation) = self.operations.get_mut(index.0) else {
             return;
         };
-        let position = |phase: &Phase| {
-            order
-                .iter()
-                .position(|n| *n == phase.phase)
-                .unwrap_or(usize::MAX)
-        };
-        operation.phases.sort_by_key(position);
+        // Stable, and each name looked up once.
+        operation
+            .phases
+            .sort_by_cached_key(|phase| position(&phase.phase).unwrap_or(usize::MAX));
     }
 
     pub fn finish_operation(&mut self, index: OperationIndex, status: OperationStatus, now: &str) {
@@ -252,7 +253,21 @@ impl State {
     }
 
     /// Records what a component's deploy run produced.
-    pub fn record_component_run(&mut self, name: &str, run: ComponentRun, now: &str) {
+    pub fn record_component_run(&mut self, name: &str, mut run: ComponentRun, now: &str) {
+        let outputs = std::mem::take(&mut run.snapshot);
+        self.record_component_run_with(name, run, |base| Snapshot::derive(base, outputs), now);
+    }
+
+    /// Records what a component's deploy run produced, with the snapshot
+    /// `snapshot` builds from the one it is written against (see
+    /// [`State::sharing_base`]); `run.snapshot` is not looked at.
+    pub fn record_component_run_with(
+        &mut self,
+        name: &str,
+        run: ComponentRun,
+        snapshot: impl FnOnce(&Snapshot) -> Snapshot,
+        now: &str,
+    ) {
         let base = self.sharing_base(name);
         let entry = self.component_mut(name);
         entry.meta = run.meta;
@@ -263,7 +278,7 @@ impl State {
         if !run.raw_outputs.is_empty() {
             entry.raw_outputs = run.raw_outputs;
         }
-        entry.captured_outputs = Snapshot::derive(&base, run.snapshot);
+        entry.captured_outputs = snapshot(&base);
         entry.timestamp = now.to_string();
         self.touch(now);
     }
@@ -296,6 +311,23 @@ impl State {
             .or(last)
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Each entry's own outputs in its snapshot ([`Snapshot::outputs_of`])
+    /// for the entries of `order` with a snapshot, found in one walk along
+    /// the order; empty when a snapshot holds an output twice (then ask
+    /// each snapshot).
+    pub fn own_outputs(&self, order: &[String]) -> HashMap<String, Vec<CapturedOutput>> {
+        let snapshots: Vec<(&str, &Snapshot)> = order
+            .iter()
+            .filter_map(|name| Some((name.as_str(), &self.components.get(name)?.captured_outputs)))
+            .filter(|(_, snapshot)| !snapshot.is_empty())
+            .collect();
+        let Some(each) = super::outputs_of_each(&snapshots) else {
+            return HashMap::new();
+        };
+        let names = snapshots.iter().map(|(name, _)| name.to_string());
+        names.zip(each).collect()
     }
 
     /// Outputs a full undeploy starts with: the stack-level ones, else the
@@ -703,6 +735,29 @@ pub(super) mod tests {
             .collect();
         assert_eq!(phases, [("b", "success"), ("a", "in-progress")]);
         assert_eq!(state.timestamp, T1);
+    }
+
+    #[test]
+    fn phases_follow_the_positions_given_and_unknown_names_keep_their_order_last() {
+        let mut state = State::new(StackMeta::default(), Vec::new());
+        let start = OperationStart {
+            id: "op".into(),
+            operation: "deploy".into(),
+            args: names(&["hub", "deploy", "x"]),
+            initiator: "alice".into(),
+        };
+        let op = state.begin_operation(start, T0);
+        for name in ["y", "c", "x", "a", "b"] {
+            state.set_phase(op, name, OperationStatus::InProgress, T0);
+        }
+        let order = names(&["a", "b", "c"]);
+        state.order_phases(op, &|name| order.iter().position(|n| n == name));
+        let phases: Vec<&str> = state.operations[0]
+            .phases
+            .iter()
+            .map(|p| p.phase.as_str())
+            .collect();
+        assert_eq!(phases, ["a", "b", "c", "y", "x"]);
     }
 
     #[test]

@@ -90,7 +90,7 @@ pub mod lock;
 mod merge;
 pub mod model;
 mod render;
-mod snapshot;
+pub(crate) mod snapshot;
 mod store;
 
 pub use backend::{LocalStore, StateStore};
@@ -108,6 +108,7 @@ pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,
 };
+pub(crate) use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
 pub use snapshot::{Delta, Snapshot};
 pub use store::{
     backup_path, lock_path, parse, read, read_file, render, render_as, write, write_atomically,

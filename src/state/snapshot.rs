@@ -87,6 +87,26 @@ impl Snapshot {
         }
     }
 
+    /// `base` changed by `delta`, which is already what [`diff`] would
+    /// give against `base` (sorted, nothing unchanged) and leaves at least
+    /// one output: for a caller that worked the difference out without
+    /// reconstructing either list.
+    pub(crate) fn changed(base: &Snapshot, delta: Delta) -> Snapshot {
+        if delta.set.is_empty() && delta.removed.is_empty() {
+            return base.clone();
+        }
+        match base.is_empty() {
+            true => Snapshot::from_outputs(delta.set),
+            false => Snapshot::node(base.clone(), delta.set, delta.removed),
+        }
+    }
+
+    /// Tells this node from others (the same for clones of it); `None`
+    /// for an empty snapshot.
+    pub(crate) fn id(&self) -> Option<usize> {
+        self.0.as_ref().map(|node| Arc::as_ptr(node) as usize)
+    }
+
     fn node(base: Snapshot, set: Vec<CapturedOutput>, removed: Vec<String>) -> Snapshot {
         Snapshot(Some(Arc::new(Node { base, set, removed })))
     }
@@ -249,7 +269,7 @@ impl Snapshot {
     }
 
     /// The output named `key` (`component:name`), if the snapshot holds it.
-    fn find(&self, key: &str) -> Option<&CapturedOutput> {
+    pub(crate) fn find(&self, key: &str) -> Option<&CapturedOutput> {
         let mut at = self.0.as_deref();
         while let Some(node) = at {
             if let Some(decided) = node.decides(key) {
@@ -259,6 +279,76 @@ impl Snapshot {
         }
         None
     }
+}
+
+/// One snapshot's outputs held whole, by qualified name, with indexes by
+/// name and by component: for a walk that moves from one snapshot to
+/// the next by their difference instead of reconstructing each.
+#[derive(Default)]
+pub(crate) struct Index {
+    /// By qualified name: the snapshot's order.
+    pub(crate) outputs: std::collections::BTreeMap<String, CapturedOutput>,
+    pub(crate) by_name: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+    pub(crate) by_component: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+}
+
+impl Index {
+    /// Sets an output; the one it replaced.
+    pub(crate) fn set(&mut self, output: CapturedOutput) -> Option<CapturedOutput> {
+        let key = output.qualified_name();
+        let names = self.by_name.entry(output.name.clone()).or_default();
+        names.insert(key.clone());
+        let of_component = self.by_component.entry(output.component.clone());
+        of_component.or_default().insert(key.clone());
+        self.outputs.insert(key, output)
+    }
+
+    pub(crate) fn remove(&mut self, key: &str) {
+        if let Some(output) = self.outputs.remove(key) {
+            if let Some(keys) = self.by_name.get_mut(&output.name) {
+                keys.remove(key);
+            }
+            if let Some(keys) = self.by_component.get_mut(&output.component) {
+                keys.remove(key);
+            }
+        }
+    }
+
+    /// The outputs of `component`, sorted by name (as
+    /// [`Snapshot::outputs_of`] gives them).
+    pub(crate) fn of_component(&self, component: &str) -> Vec<CapturedOutput> {
+        let keys = self.by_component.get(component).into_iter().flatten();
+        keys.filter_map(|key| self.outputs.get(key))
+            .cloned()
+            .collect()
+    }
+}
+
+/// For each of `snapshots` (in a walk's order), the outputs of its
+/// component in it, as [`Snapshot::outputs_of`] gives them; `None` when a
+/// snapshot holds two outputs of the same qualified name (ask each).
+/// Consecutive snapshots are compared, not reconstructed: linear in what
+/// they change.
+pub(crate) fn outputs_of_each(snapshots: &[(&str, &Snapshot)]) -> Option<Vec<Vec<CapturedOutput>>> {
+    let mut index = Index::default();
+    let mut previous = Snapshot::default();
+    let mut each = Vec::with_capacity(snapshots.len());
+    for (component, snapshot) in snapshots {
+        let delta = snapshot.delta_from(&previous);
+        let mut keys = HashSet::new();
+        for output in delta.set {
+            if !keys.insert(output.qualified_name()) {
+                return None;
+            }
+            index.set(output);
+        }
+        for key in &delta.removed {
+            index.remove(key);
+        }
+        each.push(index.of_component(component));
+        previous = (*snapshot).clone();
+    }
+    Some(each)
 }
 
 /// How many bases up a common ancestor is looked for.
@@ -302,7 +392,7 @@ impl Node {
 
 /// Orders outputs as their qualified names (`component:name`) sort,
 /// without building the names.
-fn qualified_cmp(a: &CapturedOutput, b: &CapturedOutput) -> Ordering {
+pub(crate) fn qualified_cmp(a: &CapturedOutput, b: &CapturedOutput) -> Ordering {
     qualified_bytes(a).cmp(qualified_bytes(b))
 }
 
@@ -381,13 +471,13 @@ impl<'de> serde::Deserialize<'de> for Snapshot {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::state::merge::tests::output;
 
-    fn names(snapshot: &Snapshot) -> Vec<String> {
-        snapshot
-            .to_vec()
+    /// `component:name=value` of each output, for comparisons.
+    pub(crate) fn keys(outputs: &[CapturedOutput]) -> Vec<String> {
+        outputs
             .iter()
             .map(|o| {
                 format!(
@@ -397,6 +487,25 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// A small pseudo-random source for property tests, so that a failure
+    /// replays from its seed.
+    pub(crate) struct Dice(pub(crate) u64);
+
+    impl Dice {
+        /// A number below `sides` (0 for none).
+        pub(crate) fn roll(&mut self, sides: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % sides.max(1)
+        }
+    }
+
+    fn names(snapshot: &Snapshot) -> Vec<String> {
+        keys(&snapshot.to_vec())
     }
 
     #[test]
@@ -489,6 +598,38 @@ mod tests {
                 assert_eq!(Snapshot::apply(b, a.delta_from(b)), *a);
             }
         }
+    }
+
+    #[test]
+    fn each_components_outputs_in_one_walk_are_those_asked_one_at_a_time() {
+        let mut snapshots = vec![Snapshot::from_outputs(vec![
+            output("c0", "x", "0"),
+            output("c1", "x", "0"),
+        ])];
+        // Chained, whole and unrelated snapshots that add, change and drop.
+        for step in 1..40usize {
+            let base = snapshots[step - 1].clone();
+            let mut outputs = base.to_vec();
+            outputs.retain(|o| o.component != format!("c{}", (step * 7) % 5));
+            outputs.push(output(&format!("c{}", step % 6), "x", &step.to_string()));
+            outputs.push(output(&format!("c{}", step % 4), &format!("y{step}"), "1"));
+            snapshots.push(match step % 9 {
+                0 => Snapshot::from_outputs(outputs),
+                4 => Snapshot::from_outputs(vec![output("c4", "z", "9")]),
+                _ => Snapshot::derive(&base, outputs),
+            });
+        }
+        let names: Vec<String> = (0..snapshots.len())
+            .map(|i| format!("c{}", i % 6))
+            .collect();
+        let walk: Vec<(&str, &Snapshot)> =
+            names.iter().map(String::as_str).zip(&snapshots).collect();
+        let each = outputs_of_each(&walk).expect("no repeats");
+        for ((component, snapshot), found) in walk.iter().zip(each) {
+            assert_eq!(found, snapshot.outputs_of(component), "{component}");
+        }
+        let repeated = Snapshot::from_outputs(vec![output("a", "x", "1"), output("a", "x", "2")]);
+        assert!(outputs_of_each(&[("a", &repeated)]).is_none());
     }
 
     #[test]

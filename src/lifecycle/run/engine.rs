@@ -43,17 +43,18 @@ use super::error::EngineError;
 use super::fingerprint;
 use super::hooks;
 use super::interrupt::Interrupts;
-use super::known::Known;
+use super::known::{Known, View};
 use super::outputs::stack_outputs;
 use super::ready;
 use super::records::{
     component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
-    scope_outputs, state_parameters,
+    scope_outputs, state_parameters, to_scope_output,
 };
 use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, plan_for, read_state, require_state,
 };
+use super::upstream::{Ancestry, Bits};
 use crate::diag::Warnings;
 use crate::lifecycle::child::capture::{self, RawOutputs};
 use crate::lifecycle::child::env::{self, ComponentVariables, Nested, OsEnvironment};
@@ -79,7 +80,7 @@ use crate::state::{
     OperationStatus, StackMeta, StackStatus, State,
 };
 use indexmap::IndexMap;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::mpsc;
@@ -263,6 +264,9 @@ struct Run<'a> {
     positions: HashMap<String, usize>,
     /// The outputs and capabilities known, and what each component sees.
     known: Known,
+    /// `--changed`: each component's outputs in its entry's snapshot as
+    /// read, taken when the run started.
+    recorded_outputs: HashMap<String, Vec<state::CapturedOutput>>,
     /// The fingerprint of a running component, without its folder.
     pending_fingerprints: HashMap<String, Fingerprint>,
     /// Parallel runs: checkpoints recorded but not written yet.
@@ -272,7 +276,7 @@ struct Run<'a> {
     /// `-j` above 1.
     parallel: bool,
     /// Parallel runs: each component's upstream, once worked out.
-    upstream: HashMap<String, Rc<BTreeSet<String>>>,
+    ancestry: Ancestry,
     /// Parallel runs: each failed component's part of the operation's log,
     /// by position.
     failure_logs: std::collections::BTreeMap<usize, String>,
@@ -343,12 +347,17 @@ impl<'a> Run<'a> {
         }
         let outputs = initial_outputs(&plan, loaded.as_ref());
         let read_serial = loaded.as_ref().map(|state| state.serial);
+        let recorded_outputs = match (options.changed, &loaded) {
+            (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
+            _ => HashMap::new(),
+        };
         let state = match (loaded, &locations, verb) {
             (Some(state), _, _) => Some(state),
             (None, Some(_), Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
             _ => None,
         };
         let positions = plan_positions(&plan);
+        let ancestry = Ancestry::new(&plan.selected);
         let mut run = Run {
             stack,
             options,
@@ -373,10 +382,11 @@ impl<'a> Run<'a> {
             hook_failures: Vec::new(),
             fixes: HashMap::new(),
             started_at: HashMap::new(),
+            recorded_outputs,
             pending_fingerprints: HashMap::new(),
             unsaved_checkpoints: Vec::new(),
             parallel: options.concurrency > 1,
-            upstream: HashMap::new(),
+            ancestry,
             failure_logs: std::collections::BTreeMap::new(),
             base_env,
             masker,
@@ -771,7 +781,7 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         if self.verb == Verb::Deploy {
-            refresh_stack_outputs(state, &self.known.outputs, final_outputs);
+            refresh_stack_outputs(state, &self.known.outputs(), final_outputs);
             state.stack_outputs = stack_outputs(
                 &self.stack.elaborated.stack.outputs,
                 &state.captured_outputs,
@@ -921,7 +931,7 @@ impl<'a> Run<'a> {
             }
         }
         let visible = self.visible_outputs(name);
-        let provides = self.visible_provides(name);
+        let provides = self.known.provides_for(&visible);
         let expanded = self.expand(name, &reference.depends, manifest, &visible, &provides);
         if let Some(why) = self.condition_skip(name, expanded.as_ref().ok()) {
             return Err(self.skip(name, why));
@@ -977,10 +987,18 @@ impl<'a> Run<'a> {
         name: &str,
         depends: &[String],
         manifest: &Manifest,
-        visible: &[state::CapturedOutput],
+        visible: &View,
         provides: &IndexMap<String, Vec<String>>,
     ) -> Result<Vec<ExpandedParam>, params::ParamsError> {
-        let outputs = scope_outputs(visible, self.plan.reads(name));
+        let outputs: Vec<params::CapturedOutput> = match self.plan.reads(name) {
+            Some(reads) => self
+                .known
+                .read(visible, reads)
+                .into_iter()
+                .map(to_scope_output)
+                .collect(),
+            None => scope_outputs(&self.known.all(visible), None),
+        };
         let mut scope = ComponentScope {
             name,
             depends,
@@ -1039,7 +1057,7 @@ impl<'a> Run<'a> {
         name: &str,
         manifest: &Manifest,
         params: &[ExpandedParam],
-        snapshot: Vec<state::CapturedOutput>,
+        visible: View,
     ) -> Result<(), EngineError> {
         let now = self.clock.now();
         let (component_status, stack_status) = match self.verb {
@@ -1047,7 +1065,7 @@ impl<'a> Run<'a> {
             Verb::Undeploy => (ComponentStatus::Undeploying, StackStatus::Undeploying),
         };
         let verb = self.verb;
-        let order = self.parallel().then(|| self.plan.selected.clone());
+        let positions = self.parallel().then_some(&self.positions);
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
@@ -1056,9 +1074,11 @@ impl<'a> Run<'a> {
                 meta: component_meta(manifest),
                 parameters: component_parameters(params),
                 raw_outputs: Vec::new(),
-                snapshot,
+                snapshot: Vec::new(),
             };
-            state.record_component_run(name, run, &now);
+            let known = &mut self.known;
+            let snapshot = |base: &state::Snapshot| known.snapshot(&visible, base);
+            state.record_component_run_with(name, run, snapshot, &now);
             state.component_mut(name).fingerprint = None;
         }
         state.set_component_status(name, component_status, "", &now);
@@ -1066,8 +1086,8 @@ impl<'a> Run<'a> {
         if let Some(op) = self.operation {
             state.set_phase(op, name, OperationStatus::InProgress, &now);
             // Phases follow the order, not the timing, of a parallel run.
-            if let Some(order) = &order {
-                state.order_phases(op, order);
+            if let Some(positions) = positions {
+                state.order_phases(op, &|name| positions.get(name).copied());
             }
         }
         if self.parallel() {
@@ -1289,18 +1309,30 @@ impl<'a> Run<'a> {
         self.mask_secret_outputs(&captured);
         let dynamic = capture::dynamic_provides(&raw);
         let capabilities = manifest.provides.iter().chain(&dynamic).cloned().collect();
-        let snapshot = self.record_produced(name, captured, capabilities);
+        let after = self.record_produced(name, captured, capabilities);
         let now = self.clock.now();
         let provides = state::provides_for_state(&self.known.provides);
         let stack_outputs_declared = &self.stack.elaborated.stack.outputs;
+        let conditions = &manifest.lifecycle.ready_conditions;
+        // The whole list only where it is looked through.
+        let snapshot = match stack_outputs_declared.is_empty() && conditions.is_empty() {
+            true => Vec::new(),
+            false => self.known.all(&after),
+        };
         if let Some(state) = self.state.as_mut() {
             let run = ComponentRun {
                 meta: component_meta(manifest),
                 parameters: component_parameters(params),
                 raw_outputs: raw_outputs(&raw),
-                snapshot: snapshot.clone(),
+                snapshot: Vec::new(),
             };
-            state.record_component_run(name, run, &now);
+            let running = state
+                .components
+                .get(name)
+                .map(|e| e.captured_outputs.clone());
+            let known = &mut self.known;
+            let shared = |base: &state::Snapshot| known.snapshot_on(&after, running.as_ref(), base);
+            state.record_component_run_with(name, run, shared, &now);
             state.provides = provides;
             state.stack_outputs = stack_outputs(
                 stack_outputs_declared,
@@ -1314,7 +1346,6 @@ impl<'a> Run<'a> {
         if !problems.is_empty() {
             return self.fail(name, &problems.join("\n"), None);
         }
-        let conditions = &manifest.lifecycle.ready_conditions;
         if !conditions.is_empty() {
             let lookup = |key: &str| {
                 params
@@ -1339,8 +1370,8 @@ impl<'a> Run<'a> {
     }
 
     /// The latest output named `comp:name`, or plain `name`.
-    fn output_value(&self, key: &str) -> Option<&Value> {
-        output_in(&self.known.outputs, key)
+    fn output_value(&self, key: &str) -> Option<Value> {
+        output_in(&self.known.outputs(), key).cloned()
     }
 
     /// §2 step 17: the stack's ready conditions after the last component.
@@ -1351,8 +1382,8 @@ impl<'a> Run<'a> {
         }
         let lookup = |key: &str| {
             self.output_value(key)
-                .or_else(|| self.locked.value(key))
-                .map(|v| substitution_text(Some(v)))
+                .or_else(|| self.locked.value(key).cloned())
+                .map(|v| substitution_text(Some(&v)))
         };
         let Err(reason) = ready::wait_ready(conditions, &lookup, self.host.interrupts) else {
             return Ok(());
@@ -1511,7 +1542,8 @@ impl<'a> Run<'a> {
             return;
         }
         if let Some(outputs) = self.preloaded_outputs(name) {
-            self.known.preload(name, outputs);
+            let position = self.position(name);
+            self.known.preload(name, position, outputs);
         }
     }
 
@@ -1540,7 +1572,8 @@ impl<'a> Run<'a> {
             .collect();
         for name in names {
             if let Some(outputs) = self.preloaded_outputs(&name) {
-                self.known.preload(&name, outputs);
+                let position = self.position(&name);
+                self.known.preload(&name, position, outputs);
             }
         }
     }
@@ -1551,44 +1584,34 @@ impl<'a> Run<'a> {
         self.positions.get(name).copied().unwrap_or(usize::MAX)
     }
 
-    /// The components `name` runs after, directly or not: asked for only in
-    /// a parallel run, and worked out once per component.
-    fn upstream(&mut self, name: &str) -> Rc<BTreeSet<String>> {
+    /// The positions of the components `name` runs after, directly or not:
+    /// asked for only in a parallel run, and worked out once per component.
+    fn upstream(&mut self, name: &str) -> Option<Rc<Bits>> {
         if !self.parallel {
-            return Rc::default();
+            return None;
         }
         let plan = &self.plan;
-        let set = self
-            .upstream
-            .entry(name.to_string())
-            .or_insert_with(|| Rc::new(plan.upstream(name)));
-        Rc::clone(set)
+        Some(self.ancestry.upstream(name, &|n| plan.after(n)))
     }
 
     /// The outputs a component is expanded with (see [`Known`]).
-    fn visible_outputs(&mut self, name: &str) -> Vec<state::CapturedOutput> {
+    fn visible_outputs(&mut self, name: &str) -> View {
         let upstream = self.upstream(name);
-        self.known.outputs_for(name, &upstream)
+        self.known.visible(name, self.position(name), upstream)
     }
 
-    /// The capabilities a component's requirements are checked against.
-    fn visible_provides(&mut self, name: &str) -> IndexMap<String, Vec<String>> {
-        let upstream = self.upstream(name);
-        self.known.provides_for(&upstream)
-    }
-
-    /// Records a component's outputs and capabilities; returns the outputs
-    /// known right after it ran (its snapshot in the state).
+    /// Records a component's outputs and capabilities; returns the view of
+    /// the outputs known right after it ran (its snapshot in the state).
     fn record_produced(
         &mut self,
         name: &str,
         outputs: Vec<state::CapturedOutput>,
         capabilities: Vec<String>,
-    ) -> Vec<state::CapturedOutput> {
+    ) -> View {
         let position = self.position(name);
         let upstream = self.upstream(name);
         self.known
-            .produced(position, name, outputs, capabilities, &upstream)
+            .produced(position, name, outputs, capabilities, upstream)
     }
 
     // ---- --changed ----------------------------------------------------------
@@ -1603,7 +1626,7 @@ impl<'a> Run<'a> {
         depends: &[String],
         dir: &Path,
         params: &[ExpandedParam],
-        visible: &[state::CapturedOutput],
+        visible: &View,
     ) -> Option<Step> {
         // Without a state there is nothing to compare with or record in.
         if self.verb != Verb::Deploy || self.state.is_none() {
@@ -1612,7 +1635,10 @@ impl<'a> Run<'a> {
         let mut current = Fingerprint {
             folder: String::new(),
             parameters: fingerprint::parameters_digest(params),
-            upstream: fingerprint::upstream_digests(depends, visible),
+            upstream: fingerprint::upstream_digests(
+                depends,
+                &self.known.of_components(visible, depends),
+            ),
         };
         self.pending_fingerprints
             .insert(name.to_string(), current.clone());
@@ -1650,8 +1676,12 @@ impl<'a> Run<'a> {
                 "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
             ));
         }
+        let recorded = &mut self.recorded_outputs;
         let outputs: Vec<state::CapturedOutput> = entry
-            .map(|e| e.captured_outputs.outputs_of(name))
+            .map(|e| {
+                let found = recorded.remove(name);
+                found.unwrap_or_else(|| e.captured_outputs.outputs_of(name))
+            })
             .unwrap_or_default();
         self.pending_fingerprints.remove(name);
         self.mask_secret_outputs(&outputs);

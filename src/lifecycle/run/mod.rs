@@ -7,7 +7,8 @@
 //!   [`setup`] — what is checked and read before the first component.
 //! * [`known`] — the outputs and capabilities each component sees;
 //!   [`records`] — what a run writes into the state;
-//!   [`outputs`] — stack outputs.
+//!   [`outputs`] — stack outputs; [`upstream`] — what each component of a
+//!   parallel run waits for, directly or not.
 //! * [`ready`] — ready conditions (`lifecycle.readyConditions`);
 //!   [`hooks`] — scripts run before and after a component (`hooks:`).
 //! * [`fingerprint`] — what a component's deploy was made of, for
@@ -27,3 +28,4 @@ pub mod ready;
 pub mod records;
 pub mod render;
 pub mod setup;
+pub mod upstream;

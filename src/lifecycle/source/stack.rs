@@ -121,11 +121,7 @@ impl Stack {
     }
 
     pub fn reference(&self, name: &str) -> Option<&ComponentRef> {
-        self.elaborated
-            .stack
-            .components
-            .iter()
-            .find(|c| c.name == name)
+        self.elaborated.reference(name)
     }
 
     /// The file that declares component `name`'s parameters and its

@@ -24,6 +24,7 @@
 
 mod expand;
 mod markdown;
+mod recorded;
 mod render;
 
 pub use markdown::render_markdown;
@@ -280,6 +281,10 @@ pub fn preview(
         actions: IndexMap::new(),
         declared_outputs: HashMap::new(),
         outputs: initial_outputs(&plan, state.as_ref()),
+        recorded: state
+            .as_ref()
+            .filter(|_| plan.verb == Verb::Deploy)
+            .map(|state| recorded::Recorded::new(state, &plan.order)),
         warnings,
     };
     let components = plan
@@ -458,7 +463,33 @@ struct Walk<'a> {
     declared_outputs: HashMap<String, Vec<String>>,
     /// Undeploy: the outputs the run has (it adds none).
     outputs: Vec<CapturedOutput>,
+    /// Deploy with a state: its snapshots along the order.
+    recorded: Option<recorded::Recorded<'a>>,
     warnings: &'a mut Warnings,
+}
+
+/// The outputs a component would see.
+struct Visible {
+    outputs: Vec<CapturedOutput>,
+    /// `outputs` holds only what the component's parameters read.
+    read: bool,
+    /// The outputs of its dependencies, when `outputs` may not hold them.
+    of_depends: Option<Vec<CapturedOutput>>,
+}
+
+impl Visible {
+    fn whole(outputs: Vec<CapturedOutput>) -> Visible {
+        Visible {
+            outputs,
+            read: false,
+            of_depends: None,
+        }
+    }
+
+    /// What the fingerprint's upstream digests are taken from.
+    fn of_depends(&self) -> &[CapturedOutput] {
+        self.of_depends.as_deref().unwrap_or(&self.outputs)
+    }
 }
 
 /// What one component's turn decided.
@@ -615,7 +646,7 @@ impl Walk<'_> {
         let (action, reasons) = match expanded.failure() {
             Some(reason) => (Action::Fail, vec![reason]),
             None => {
-                let expanded = (&expanded.params[..], &outputs[..]);
+                let expanded = (&expanded.params[..], outputs.of_depends());
                 self.after_expansion(name, reference, manifest, provides, expanded)
             }
         };
@@ -718,7 +749,7 @@ impl Walk<'_> {
     /// state ([`State::outputs_before`], with its dependencies' snapshots)
     /// and stand-ins for what components deploying earlier in this run
     /// would add; for an undeploy, the run's (§4.3).
-    fn outputs_for(&mut self, name: &str, depends: &[String]) -> Vec<CapturedOutput> {
+    fn outputs_for(&mut self, name: &str, depends: &[String]) -> Visible {
         let order = &self.plan.order;
         let mut quiet = Warnings::default();
         match self.plan.verb {
@@ -729,26 +760,57 @@ impl Walk<'_> {
                     state.merge_dependency_outputs(&mut outputs, depends, &mut quiet);
                     self.outputs = outputs;
                 }
-                self.outputs.clone()
+                Visible::whole(self.outputs.clone())
             }
             Verb::Deploy => {
+                if let Some(visible) = self.outputs_recorded(name, depends) {
+                    return visible;
+                }
                 let mut outputs = Vec::new();
                 if let Some(state) = self.state {
                     outputs = state.outputs_before(order, name).to_vec();
                     state.merge_dependency_outputs(&mut outputs, depends, &mut quiet);
                 }
-                self.add_stand_ins(name, depends, &mut outputs);
-                outputs
+                let holds =
+                    |c: &str, n: &str| outputs.iter().any(|o| o.component == c && o.name == n);
+                let stand_ins = self.stand_ins(name, depends, &holds);
+                outputs.extend(stand_ins);
+                Visible::whole(outputs)
             }
         }
     }
 
+    /// A deploy's outputs from the state's snapshots looked up by name
+    /// (see [`recorded`]): only what the component reads and its
+    /// dependencies' outputs, so the cost does not grow with the stack.
+    fn outputs_recorded(&mut self, name: &str, depends: &[String]) -> Option<Visible> {
+        let reads = self.plan.reads(name)?;
+        let mut recorded = self.recorded.take()?;
+        let visible = recorded.seen(name, depends).map(|mut seen| {
+            let stand_ins = self.stand_ins(name, depends, &|c, n| seen.holds(c, n));
+            seen.extend(stand_ins);
+            Visible {
+                outputs: seen.read(reads),
+                read: true,
+                of_depends: Some(seen.of_components(depends)),
+            }
+        });
+        self.recorded = Some(recorded);
+        visible
+    }
+
     /// An output declared by a component that deploys earlier in this run
-    /// and missing from `outputs` is only known after that deploy. Only
+    /// and not among the outputs seen (`holds`) is only known after that
+    /// deploy: its stand-in. Only
     /// the outputs the component may read, and those of its `depends`
     /// (their digests say whether it runs again), are needed: they are
     /// looked up by name, so the cost does not grow with the stack.
-    fn add_stand_ins(&self, name: &str, depends: &[String], outputs: &mut Vec<CapturedOutput>) {
+    fn stand_ins(
+        &self,
+        name: &str,
+        depends: &[String],
+        holds: &dyn Fn(&str, &str) -> bool,
+    ) -> Vec<CapturedOutput> {
         let reaches = self.reaches(name);
         let mut wanted: Vec<(usize, usize, &str)> = Vec::new();
         let mut want = |producer: &str, output: &str| {
@@ -787,11 +849,7 @@ impl Walk<'_> {
             };
             let declared = &manifest.outputs[index];
             let key = (producer.to_string(), declared.name.clone());
-            if known.contains(&key)
-                || outputs
-                    .iter()
-                    .any(|o| o.component == producer && o.name == declared.name)
-            {
+            if known.contains(&key) || holds(producer, &declared.name) {
                 continue;
             }
             known.insert(key);
@@ -804,7 +862,7 @@ impl Walk<'_> {
                 ..CapturedOutput::default()
             });
         }
-        outputs.extend(stand_ins);
+        stand_ins
     }
 
     fn expand(
@@ -812,10 +870,11 @@ impl Walk<'_> {
         name: &str,
         depends: &[String],
         manifest: &Manifest,
-        outputs: &[CapturedOutput],
+        visible: &Visible,
         provides: &IndexMap<String, Vec<String>>,
     ) -> Expanded {
-        let outputs = scope_outputs(outputs, self.plan.reads(name));
+        let reads = self.plan.reads(name).filter(|_| !visible.read);
+        let outputs = scope_outputs(&visible.outputs, reads);
         let scope = ComponentScope {
             name,
             depends,
