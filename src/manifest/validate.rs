@@ -206,6 +206,9 @@ impl Checker<'_> {
     /// The non-empty documents of the file, as JSON values.
     fn documents(&self) -> Result<Vec<Json>, Finding> {
         let mut out = Vec::new();
+        self.file
+            .check_limits()
+            .map_err(|e| manifest_error(&self.file.path, &e))?;
         for document in yaml_serde::Deserializer::from_str(&self.file.text) {
             let value = Yaml::deserialize(document).map_err(|e| self.yaml_error(&e))?;
             if !value.is_null() {
@@ -220,6 +223,9 @@ impl Checker<'_> {
             Some(at) => Location::at(&self.file.path, at.line(), at.column()),
             None => Location::file(&self.file.path),
         };
+        if let Some(message) = super::load::limit_of(&error.to_string()) {
+            return manifest_error(&self.file.path, &ManifestError::Limit { location, message });
+        }
         Finding {
             severity: Severity::Error,
             location,

@@ -111,7 +111,8 @@ fn decode_error(path: &Path, error: ManifestError) -> StateError {
     match error {
         ManifestError::Yaml {
             location, message, ..
-        } => StateError::Yaml {
+        }
+        | ManifestError::Limit { location, message } => StateError::Yaml {
             location,
             message,
             backup,

@@ -19,6 +19,7 @@ mod parallel;
 mod params_spec;
 mod plan;
 mod process;
+mod safety;
 mod shapes;
 mod state;
 mod state_drift;

@@ -1,0 +1,167 @@
+//! Hostile input and hostile components: bounded reading of YAML files,
+//! bounded memory on component output, private files, dead locks.
+
+use crate::common::{hub_isolated, Output, Test};
+use std::time::{Duration, Instant};
+
+const STACK: &str = "
+    kind: stack
+    meta:
+      name: safe
+    components:
+      - name: a
+        source:
+          dir: a
+";
+
+/// A stack of one component `a` whose deploy script is `script`.
+fn one_component(script: &str) -> Test {
+    Test::new()
+        .file("hub.yaml", STACK)
+        .file(
+            "a/hub-component.yaml",
+            "kind: component\nmeta:\n  name: a\n",
+        )
+        .script("a/deploy.sh", script)
+        .script("a/undeploy.sh", "#!/bin/sh\necho bye\n")
+}
+
+fn hub(test: &Test, args: &[&str]) -> Output {
+    hub_isolated(test, args, &[("HUB_NOW", "2024-05-01T10:00:00Z")])
+}
+
+fn deep_flow(depth: usize) -> String {
+    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+/// `x` anchored to a list of 2,000 items, then 2,000 aliases of it.
+fn laughs() -> String {
+    let items = vec!["x"; 2000].join(", ");
+    let aliases = vec!["*x"; 2000].join(", ");
+    format!(
+        "parameters:\n  - name: a\n    value: &x [{items}]\n  - name: b\n    value: [{aliases}]\n"
+    )
+}
+
+#[track_caller]
+fn refused_quickly(out: &Output, started: Instant, location: &str, limit: &str) {
+    out.failure().stderr_has(location).stderr_has(limit);
+    assert_ne!(out.status, 101, "{}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn limits_a_stack_nested_100000_deep_is_refused_at_once() {
+    let stack = format!(
+        "kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value: {}\n",
+        deep_flow(100_000)
+    );
+    let test = Test::new().file("hub.yaml", &stack);
+    let started = Instant::now();
+    let out = hub(&test, &["elaborate", "hub.yaml", "-o", "out.yaml"]);
+    refused_quickly(
+        &out,
+        started,
+        "hub.yaml:6:",
+        "nested deeper than 128 levels",
+    );
+    out.stderr_has("Safety");
+}
+
+#[test]
+fn limits_nesting_within_the_limit_is_read() {
+    let stack = format!(
+        "kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value: {}\n",
+        deep_flow(100)
+    );
+    let test = Test::new().file("hub.yaml", &stack);
+    hub(&test, &["elaborate", "hub.yaml", "-o", "out.yaml"]).success();
+}
+
+#[test]
+fn limits_block_nesting_past_the_limit_is_refused() {
+    let mut text =
+        String::from("kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value:\n");
+    for level in 0..200 {
+        text.push_str(&format!("{}k:\n", " ".repeat(6 + 2 * level)));
+    }
+    let test = Test::new().file("hub.yaml", &text);
+    let started = Instant::now();
+    let out = hub(&test, &["elaborate", "hub.yaml", "-o", "out.yaml"]);
+    refused_quickly(&out, started, "hub.yaml:", "nested deeper than 128 levels");
+}
+
+#[test]
+fn limits_billion_laughs_in_a_params_file_are_refused() {
+    let test = one_component("#!/bin/sh\n").file("params.yaml", &laughs());
+    let started = Instant::now();
+    let out = hub(
+        &test,
+        &["elaborate", "hub.yaml", "params.yaml", "-o", "out.yaml"],
+    );
+    refused_quickly(&out, started, "params.yaml:", "more than 1000000 nodes");
+}
+
+#[test]
+fn limits_a_few_aliases_are_still_read() {
+    let params = "parameters:\n  - name: a\n    value: &x [1, 2]\n  - name: b\n    value: *x\n";
+    let test = one_component("#!/bin/sh\n").file("params.yaml", params);
+    hub(
+        &test,
+        &["elaborate", "hub.yaml", "params.yaml", "-o", "out.yaml"],
+    )
+    .success();
+}
+
+#[test]
+fn limits_a_deep_state_is_refused_and_kept() {
+    let state = format!("version: 1\nkind: state\nextra: {}\n", deep_flow(50_000));
+    let test = one_component("#!/bin/sh\necho hi\n").file("s.state", &state);
+    let started = Instant::now();
+    let out = hub(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
+    refused_quickly(&out, started, "s.state:3:", "nested deeper than 128 levels");
+    let kept = std::fs::read_to_string(test.root().join("s.state")).expect("state");
+    assert_eq!(kept, state);
+}
+
+#[test]
+fn limits_a_gzip_bomb_state_is_refused() {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let zeros = vec![b' '; 1 << 20];
+    for _ in 0..65 {
+        encoder.write_all(&zeros).expect("gzip");
+    }
+    let bomb = encoder.finish().expect("gzip");
+    let test = one_component("#!/bin/sh\necho hi\n").bytes("s.state", &bomb);
+    let started = Instant::now();
+    let out = hub(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
+    refused_quickly(&out, started, "s.state", "larger than 64 MiB");
+    assert_eq!(
+        std::fs::read(test.root().join("s.state")).expect("state"),
+        bomb
+    );
+}
+
+#[test]
+fn limits_validate_reports_the_limit() {
+    let stack = format!(
+        "kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value: {}\n",
+        deep_flow(1000)
+    );
+    let test = Test::new().file("hub.yaml", &stack);
+    let out = hub(&test, &["validate", "hub.yaml"]);
+    out.failure();
+    assert!(
+        out.stdout.contains("nested deeper than 128 levels")
+            || out.stderr.contains("nested deeper than 128 levels"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+}
