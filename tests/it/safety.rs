@@ -165,3 +165,90 @@ fn limits_validate_reports_the_limit() {
         out.stderr
     );
 }
+
+/// Runs hub with stdout thrown away and stderr in `stderr.txt`; returns
+/// its exit code and peak resident memory in KiB (from `wait4`).
+fn hub_peak_memory(test: &Test, args: &[&str]) -> (i32, i64) {
+    use std::os::unix::process::ExitStatusExt;
+    let stderr = std::fs::File::create(test.root().join("stderr.txt")).expect("stderr file");
+    #[allow(clippy::zombie_processes)] // reaped by `wait4` below, which also gives its usage
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hub"))
+        .current_dir(test.root())
+        .args(args)
+        .env("HUB_NOW", "2024-05-01T10:00:00Z")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn hub");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 writes into the two locals above; `pid` is our child.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    let code = std::process::ExitStatus::from_raw(status)
+        .code()
+        .unwrap_or(-1);
+    (code, usage.ru_maxrss)
+}
+
+const BIG_OUTPUT: &str = r#"#!/bin/sh
+echo Outputs:
+printf 'big = '
+head -c 3000000 /dev/zero | tr '\0' v
+echo
+echo 'small = 1'
+echo
+head -c 150000000 /dev/zero | tr '\0' x
+echo
+echo done
+"#;
+
+#[test]
+fn memory_a_component_printing_a_150_mb_line_leaves_hub_flat() {
+    let test = one_component(BIG_OUTPUT).file(
+        "a/hub-component.yaml",
+        "kind: component\nmeta:\n  name: a\noutputs:\n  - name: big\n    fromTfVar: big\n  - name: small\n    fromTfVar: small\n",
+    );
+    let (code, peak_kib) = hub_peak_memory(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
+    let stderr = std::fs::read_to_string(test.root().join("stderr.txt")).expect("stderr");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(peak_kib < 64 * 1024, "hub peaked at {peak_kib} KiB");
+    assert!(
+        stderr.contains("longer than 1 MiB; only their first 1 MiB"),
+        "{stderr}"
+    );
+    let state = std::fs::read_to_string(test.root().join("s.state")).expect("state");
+    assert!(state.contains("small"), "outputs captured");
+    let log = std::fs::metadata(test.root().join("s.state.logs/a.log")).expect("log");
+    assert!(log.len() > 150_000_000, "the whole output is in the log");
+}
+
+#[test]
+fn memory_a_failing_component_leaves_only_its_last_lines_in_the_state() {
+    let test = one_component(
+        "#!/bin/sh\ni=0\nwhile [ $i -lt 20000 ]; do echo \"line $i\"; i=$((i+1)); done\nexit 3\n",
+    );
+    let out = hub(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
+    out.failure();
+    assert_ne!(out.status, 101);
+    let state = std::fs::read_to_string(test.root().join("s.state")).expect("state");
+    assert!(
+        state.contains("line 19999"),
+        "the last line is in the state's log"
+    );
+    assert!(
+        state.contains("earlier line(s) left out"),
+        "{}",
+        &state[..2000.min(state.len())]
+    );
+    assert!(
+        !state.contains("line 10\n"),
+        "early lines are only in the log file"
+    );
+    assert!(state.len() < 200_000, "state of {} bytes", state.len());
+    let log = std::fs::read_to_string(test.root().join("s.state.logs/a.log")).expect("log");
+    assert!(log.contains("a | line 10\n") || log.contains("line 10\n"));
+}

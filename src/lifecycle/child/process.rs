@@ -5,8 +5,10 @@
 //!   in [`Invocation::cwd`], with stdin on the null device.
 //! * Each line of its stdout and stderr goes through the
 //!   [`SecretMasker`] once; the masked line is handed to the [`LineSink`]
-//!   and appended to the log file. Only [`Finished::stdout`] keeps the raw
-//!   text, for the engine's `Outputs:` parsing.
+//!   and appended to the log file. Only [`Finished::stdout`] (the
+//!   `Outputs:` blocks) and [`Finished::tail`] (the last lines) keep raw
+//!   text, both bounded (see [`super::kept`]): the rest is streamed, so
+//!   hub's memory stays flat whatever the child prints.
 //! * The child leads its own process group, so a terminal Ctrl-C reaches
 //!   hub only. The first SIGINT/SIGTERM hub receives during the run is
 //!   forwarded to the group; when the grace period is over the group is
@@ -18,6 +20,7 @@
 //!   keep running; hub stops reading their output shortly after the
 //!   leader's exit ([`LEAK_WAIT`]), and their further writes to it fail.
 
+use super::kept::KeptStdout;
 use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
 use crate::redact::SecretMasker;
 use std::fmt;
@@ -127,9 +130,11 @@ impl fmt::Display for Exit {
 /// The result of a run.
 pub struct Finished {
     pub exit: Exit,
-    /// Everything the child wrote to stdout, unmasked (invalid UTF-8
-    /// replaced), for parsing outputs. Never print it as is.
+    /// The `Outputs:` blocks the child wrote to stdout, unmasked (invalid
+    /// UTF-8 replaced), for parsing outputs. Never print it as is.
     pub stdout: String,
+    /// The last lines of its stdout, unmasked, for the log of a failure.
+    pub tail: String,
     pub duration: Duration,
 }
 
@@ -146,6 +151,7 @@ impl fmt::Debug for Finished {
         f.debug_struct("Finished")
             .field("exit", &self.exit)
             .field("stdout_bytes", &self.stdout.len())
+            .field("tail_bytes", &self.tail.len())
             .field("duration", &self.duration)
             .finish()
     }
@@ -349,7 +355,7 @@ pub fn run(
         masker,
         sink,
         log: open_log(invocation)?,
-        stdout: Vec::new(),
+        kept: KeptStdout::default(),
     };
     let program = resolve_program(invocation);
     output.frame_start(invocation, &program);
@@ -370,10 +376,16 @@ pub fn run(
             source,
         })?;
     let duration = started.elapsed();
+    let kept = std::mem::take(&mut output.kept).finish();
+    for note in &kept.notes {
+        output.log_line(&format!("--- {note}"));
+        sink.note(&invocation.label, note);
+    }
     output.frame_end(exit, duration);
     Ok(Finished {
         exit,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stdout: kept.blocks,
+        tail: kept.tail,
         duration,
     })
 }
@@ -470,12 +482,16 @@ struct Output<'a> {
     masker: &'a SecretMasker,
     sink: &'a dyn LineSink,
     log: Option<File>,
-    stdout: Vec<u8>,
+    kept: KeptStdout,
 }
 
 impl Output<'_> {
-    fn line(&mut self, stream: Stream, bytes: &[u8]) {
+    /// One line, or with `whole` false a piece of a longer one.
+    fn line(&mut self, stream: Stream, bytes: &[u8], whole: bool) {
         let text = String::from_utf8_lossy(bytes);
+        if stream == Stream::Stdout {
+            self.kept.line(&text, whole);
+        }
         let masked = self.masker.mask(&text);
         self.sink.line(self.label, stream, &masked);
         self.log_line(&masked);
@@ -518,6 +534,8 @@ impl Output<'_> {
 /// dropped, an unfinished last line is given by [`LineSplitter::finish`],
 /// and an unfinished line reaching `max` bytes (a child writing without
 /// newlines) is passed on in pieces that do not cut a UTF-8 character.
+/// `emit` hears each line and whether it is whole (false for a piece that
+/// the next one continues).
 #[derive(Debug)]
 pub struct LineSplitter {
     pending: Vec<u8>,
@@ -532,13 +550,13 @@ impl LineSplitter {
         }
     }
 
-    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&[u8])) {
+    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&[u8], bool)) {
         while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
             if self.pending.is_empty() {
-                emit(trim_cr(&bytes[..end]));
+                emit(trim_cr(&bytes[..end]), true);
             } else {
                 self.pending.extend_from_slice(&bytes[..end]);
-                emit(trim_cr(&self.pending));
+                emit(trim_cr(&self.pending), true);
                 self.pending.clear();
             }
             bytes = &bytes[end + 1..];
@@ -546,15 +564,15 @@ impl LineSplitter {
         self.pending.extend_from_slice(bytes);
         while self.pending.len() >= self.max {
             let cut = char_boundary(&self.pending, self.max);
-            emit(&self.pending[..cut]);
+            emit(&self.pending[..cut], false);
             self.pending.drain(..cut);
         }
     }
 
     /// Passes on the unfinished last line, if any.
-    pub fn finish(&mut self, mut emit: impl FnMut(&[u8])) {
+    pub fn finish(&mut self, mut emit: impl FnMut(&[u8], bool)) {
         if !self.pending.is_empty() {
-            emit(trim_cr(&self.pending));
+            emit(trim_cr(&self.pending), true);
             self.pending.clear();
         }
     }
@@ -609,12 +627,9 @@ impl Pipe {
                 Ok(())
             }
             Ok(n) => {
-                let bytes = &buffer[..n];
-                if self.stream == Stream::Stdout {
-                    output.stdout.extend_from_slice(bytes);
-                }
                 let stream = self.stream;
-                self.lines.feed(bytes, |line| output.line(stream, line));
+                self.lines
+                    .feed(&buffer[..n], |line, whole| output.line(stream, line, whole));
                 Ok(())
             }
             Err(e)
@@ -631,7 +646,8 @@ impl Pipe {
 
     fn close(&mut self, output: &mut Output) {
         let stream = self.stream;
-        self.lines.finish(|line| output.line(stream, line));
+        self.lines
+            .finish(|line, whole| output.line(stream, line, whole));
         self.open = false;
     }
 }
@@ -848,9 +864,9 @@ mod tests {
         let mut splitter = LineSplitter::new(max);
         let mut lines = Vec::new();
         for chunk in chunks {
-            splitter.feed(chunk, |line| lines.push(line.to_vec()));
+            splitter.feed(chunk, |line, _| lines.push(line.to_vec()));
         }
-        splitter.finish(|line| lines.push(line.to_vec()));
+        splitter.finish(|line, _| lines.push(line.to_vec()));
         lines
     }
 
@@ -908,7 +924,8 @@ mod tests {
         )
         .expect("run");
         assert!(finished.success());
-        assert_eq!(finished.stdout, "pw=hunter2\na\u{fffd}b");
+        assert_eq!(finished.tail, "pw=hunter2\na\u{fffd}b\n");
+        assert_eq!(finished.stdout, "");
         let mut lines = sink.lines();
         lines.sort_by_key(|(stream, _)| *stream == Stream::Stderr);
         assert_eq!(
@@ -961,7 +978,7 @@ mod tests {
                 signal: libc::SIGINT
             }
         );
-        assert!(finished.stdout.contains("got-int"), "{}", finished.stdout);
+        assert!(finished.tail.contains("got-int"), "{}", finished.tail);
         assert!(
             sink.notes()[0].starts_with("SIGINT: passed on"),
             "{:?}",

@@ -1141,7 +1141,7 @@ impl<'a> Run<'a> {
             Exit::Interrupted { signal } => self.interrupted(name, signal),
             exit => {
                 let reason = format!("{} {exit}", job.implementation);
-                self.fail(name, &reason, Some(&finished.stdout))
+                self.fail(name, &reason, Some(&finished.tail))
             }
         }
     }
