@@ -302,12 +302,9 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Creates `path` (failing when it exists) holding `bytes`; a file that
 /// could not be written completely is removed.
 fn write_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(path)?;
+    let options = &mut std::fs::OpenOptions::new();
+    let options = options.write(true).create_new(true);
+    let mut file = super::private::open(path, options, super::private::FILE_MODE)?;
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     if written.is_err() {
         let _ = std::fs::remove_file(path);

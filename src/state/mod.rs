@@ -82,6 +82,7 @@ pub mod locations;
 pub mod lock;
 mod merge;
 pub mod model;
+pub mod private;
 mod render;
 mod snapshot;
 mod store;

@@ -3,13 +3,14 @@
 
 use super::layout::{resolve_snapshots, StateFormat};
 use super::model::State;
+use super::private;
 use super::render::{Changed, Renderer};
 use super::{is_remote, StateError};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{locate, ManifestError, Segment, SourceFile};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -694,11 +695,7 @@ fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(path)?;
+    let mut file = private::open(path, OpenOptions::new().write(true).create_new(true), mode)?;
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -714,12 +711,9 @@ enum Swapped {
 
 /// Writes `bytes` to `path`, created with `mode` or truncated, and flushes.
 fn write_reused(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(mode)
-        .open(path)?;
+    let options = &mut OpenOptions::new();
+    let options = options.write(true).create(true).truncate(true);
+    let mut file = private::open(path, options, mode)?;
     file.write_all(bytes)?;
     file.sync_all()
 }

@@ -252,3 +252,88 @@ fn memory_a_failing_component_leaves_only_its_last_lines_in_the_state() {
     let log = std::fs::read_to_string(test.root().join("s.state.logs/a.log")).expect("log");
     assert!(log.contains("a | line 10\n") || log.contains("line 10\n"));
 }
+
+/// Runs hub under `umask` (through `sh`, which sets it and then becomes hub).
+fn hub_with_umask(test: &Test, umask: &str, args: &[&str]) -> Output {
+    let hub = assert_cmd::cargo::cargo_bin("hub");
+    let mut command = std::process::Command::new("/bin/sh");
+    command
+        .current_dir(test.root())
+        .arg("-c")
+        .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
+        .arg(&hub)
+        .args(args)
+        .env("HUB_NOW", "2024-05-01T10:00:00Z")
+        .stdin(std::process::Stdio::null());
+    Output::of(command.output().expect("run hub"), test.root())
+}
+
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// Every file and folder below `root` that is not among `inputs`, with its mode.
+fn created(root: &std::path::Path, inputs: &[&str]) -> Vec<(String, bool, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            let name = path
+                .strip_prefix(root)
+                .expect("below root")
+                .display()
+                .to_string();
+            let is_dir = path.is_dir();
+            if is_dir {
+                stack.push(path.clone());
+            }
+            if !inputs
+                .iter()
+                .any(|i| name == *i || name.starts_with(&format!("{i}/")))
+            {
+                out.push((name, is_dir, mode_of(&path)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn private_every_file_a_deploy_creates_is_private_whatever_the_umask() {
+    for umask in ["000", "022", "277"] {
+        let test = one_component(
+            "#!/bin/sh\nstat -c %a \"$HUB_STATE.lock\" > \"$HUB_STATE.lock-mode\"\necho hello\n",
+        );
+        let args = ["deploy", "hub.yaml", "-s", "s.state", "--report", "r.json"];
+        hub_with_umask(&test, umask, &args).success();
+        hub_with_umask(&test, umask, &args).success();
+        let lock_mode =
+            std::fs::read_to_string(test.root().join("s.state.lock-mode")).expect("lock mode");
+        assert_eq!(lock_mode.trim(), "600", "lock under umask {umask}");
+        let files = created(test.root(), &["hub.yaml", "a", "s.state.lock-mode"]);
+        let names: Vec<&str> = files.iter().map(|(n, _, _)| n.as_str()).collect();
+        for expected in [
+            "r.json",
+            "s.state",
+            "s.state.backup",
+            "s.state.logs",
+            "s.state.logs/a.log",
+        ] {
+            assert!(
+                names.contains(&expected),
+                "{expected} missing from {names:?}"
+            );
+        }
+        for (name, is_dir, mode) in files {
+            let wanted = if is_dir { 0o700 } else { 0o600 };
+            assert_eq!(mode, wanted, "{name} is {mode:o} under umask {umask}");
+        }
+    }
+}

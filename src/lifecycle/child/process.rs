@@ -23,6 +23,7 @@
 use super::kept::KeptStdout;
 use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
 use crate::redact::SecretMasker;
+use crate::state::private;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -404,10 +405,11 @@ fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
         return Ok(None);
     };
     let open = || {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
+        if let Some(parent) = path.parent() {
+            private::create_folder(parent)?;
         }
-        File::options().create(true).append(true).open(path)
+        let options = &mut File::options();
+        private::open(path, options.create(true).append(true), private::FILE_MODE)
     };
     open().map(Some).map_err(|source| ProcessError::LogFile {
         label: invocation.label.clone(),
