@@ -167,12 +167,13 @@ fn limits_validate_reports_the_limit() {
 }
 
 /// Runs hub with stdout thrown away and stderr in `stderr.txt`; returns
-/// its exit code and peak resident memory in KiB (from `wait4`).
-fn hub_peak_memory(test: &Test, args: &[&str]) -> (i32, i64) {
-    use std::os::unix::process::ExitStatusExt;
+/// its exit code and the highest `VmHWM` (peak resident memory, KiB) seen
+/// in `/proc/PID/status` while it ran. (`wait4`'s peak would also count the
+/// moment between fork and exec, when the child still maps this test
+/// process's memory.)
+fn hub_peak_memory(test: &Test, args: &[&str]) -> (i32, u64) {
     let stderr = std::fs::File::create(test.root().join("stderr.txt")).expect("stderr file");
-    #[allow(clippy::zombie_processes)] // reaped by `wait4` below, which also gives its usage
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hub"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hub"))
         .current_dir(test.root())
         .args(args)
         .env("HUB_NOW", "2024-05-01T10:00:00Z")
@@ -181,17 +182,20 @@ fn hub_peak_memory(test: &Test, args: &[&str]) -> (i32, i64) {
         .stderr(stderr)
         .spawn()
         .expect("spawn hub");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 writes into the two locals above; `pid` is our child.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4");
-    let code = std::process::ExitStatus::from_raw(status)
-        .code()
-        .unwrap_or(-1);
-    (code, usage.ru_maxrss)
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        let status = std::fs::read_to_string(&status_file).unwrap_or_default();
+        let hwm = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok());
+        peak = peak.max(hwm.unwrap_or(0));
+        if let Some(exit) = child.try_wait().expect("wait") {
+            return (exit.code().unwrap_or(-1), peak);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 const BIG_OUTPUT: &str = r#"#!/bin/sh
@@ -215,6 +219,7 @@ fn memory_a_component_printing_a_150_mb_line_leaves_hub_flat() {
     let (code, peak_kib) = hub_peak_memory(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
     let stderr = std::fs::read_to_string(test.root().join("stderr.txt")).expect("stderr");
     assert_eq!(code, 0, "{stderr}");
+    assert!(peak_kib > 0, "no memory reading");
     assert!(peak_kib < 64 * 1024, "hub peaked at {peak_kib} KiB");
     assert!(
         stderr.contains("longer than 1 MiB; only their first 1 MiB"),
@@ -335,5 +340,85 @@ fn private_every_file_a_deploy_creates_is_private_whatever_the_umask() {
             let wanted = if is_dir { 0o700 } else { 0o600 };
             assert_eq!(mode, wanted, "{name} is {mode:o} under umask {umask}");
         }
+    }
+}
+
+/// Whether `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[track_caller]
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn dead_lock_after_kill_9_the_child_ends_and_the_next_deploy_clears_the_lock() {
+    let test = one_component("#!/bin/sh\necho $$ > \"$HUB_STATE.child\"\nexec sleep 60\n");
+    let mut hub_process = std::process::Command::new(assert_cmd::cargo::cargo_bin("hub"))
+        .current_dir(test.root())
+        .args(["deploy", "hub.yaml", "-s", "s.state"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn hub");
+    let pid_file = test.root().join("s.state.child");
+    wait_for("the component to start", || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|t| t.ends_with('\n'))
+    });
+    let child: u32 = std::fs::read_to_string(&pid_file)
+        .expect("pid")
+        .trim()
+        .parse()
+        .expect("pid number");
+    hub_process.kill().expect("kill -9 hub");
+    hub_process.wait().expect("reap hub");
+    wait_for("the component to end with hub", || ended(child));
+    assert!(
+        test.root().join("s.state.lock").exists(),
+        "the killed run left its lock"
+    );
+
+    let test = test.script("a/deploy.sh", "#!/bin/sh\necho fine\n");
+    let out = hub(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
+    out.success()
+        .stderr_has("removed the stale lock of `deploy`")
+        .stderr_has(&format!("(process {}", hub_process.id()))
+        .stderr_has("which is no longer running");
+    assert!(!test.root().join("s.state.lock").exists());
+}
+
+#[test]
+fn dead_lock_a_live_holder_or_another_host_still_refuses() {
+    let host = hub::state::lock::hostname();
+    let cases = [
+        (
+            crate::common::lock_text(std::process::id(), &host),
+            "is locked",
+        ),
+        (
+            crate::common::lock_text(crate::common::dead_pid(), &format!("{host}-elsewhere")),
+            "on host",
+        ),
+    ];
+    for (lock, message) in cases {
+        let test = one_component("#!/bin/sh\necho fine\n").file("s.state.lock", &lock);
+        let out = hub(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
+        out.failure().stderr_has(message);
+        assert_eq!(out.status, 1, "{}", out.stderr);
+        let kept = std::fs::read_to_string(test.root().join("s.state.lock")).expect("lock kept");
+        assert_eq!(kept, lock);
+        assert!(!test.root().join("s.state").exists(), "nothing ran");
     }
 }

@@ -19,6 +19,8 @@
 //!   After a normal exit, processes the component left in the background
 //!   keep running; hub stops reading their output shortly after the
 //!   leader's exit ([`LEAK_WAIT`]), and their further writes to it fail.
+//! * When hub itself dies, even by SIGKILL, the kernel kills the child
+//!   (`PR_SET_PDEATHSIG`, Linux); see [`end_with_hub`].
 
 use super::kept::KeptStdout;
 use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
@@ -419,7 +421,9 @@ fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
 }
 
 fn spawn(invocation: &Invocation, program: &Path) -> Result<Child, ProcessError> {
-    Command::new(program)
+    let mut command = Command::new(program);
+    end_with_hub(&mut command);
+    command
         .args(&invocation.args)
         .current_dir(&invocation.cwd)
         .env_clear()
@@ -435,6 +439,34 @@ fn spawn(invocation: &Invocation, program: &Path) -> Result<Child, ProcessError>
             cwd: invocation.cwd.clone(),
             source,
         })
+}
+
+/// Asks the kernel (Linux) to kill the child with SIGKILL when hub dies,
+/// even by SIGKILL, so a component does not run on unnoticed. Only the
+/// direct child is covered: processes it started live on until they
+/// notice (writing to their closed output pipe ends them with SIGPIPE).
+fn end_with_hub(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid has no preconditions.
+        let hub = unsafe { libc::getpid() };
+        // SAFETY: the closure runs in the forked child before exec and only
+        // makes async-signal-safe system calls (prctl, getppid, kill).
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // Hub died before the request was made: end now.
+                if libc::getppid() != hub {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
 }
 
 /// Makes hub the reaper of processes its components orphan (Linux), so a
