@@ -111,19 +111,25 @@ fn is_manifest_name(path: &Path) -> bool {
 }
 
 pub fn validate_file(path: &Path) -> FileReport {
+    match SourceFile::read(path) {
+        Ok(file) => validate_source(&file),
+        Err(e) => FileReport {
+            path: path.to_path_buf(),
+            document: None,
+            findings: vec![manifest_error(path, &e)],
+        },
+    }
+}
+
+/// [`validate_file`] for a file already read.
+pub fn validate_source(file: &SourceFile) -> FileReport {
+    let path = file.path.as_path();
     let mut report = FileReport {
         path: path.to_path_buf(),
         document: None,
         findings: Vec::new(),
     };
-    let file = match SourceFile::read(path) {
-        Ok(file) => file,
-        Err(e) => {
-            report.findings.push(manifest_error(path, &e));
-            return report;
-        }
-    };
-    let checker = Checker { file: &file };
+    let checker = Checker { file };
     let documents = match checker.documents() {
         Ok(documents) => documents,
         Err(finding) => {
