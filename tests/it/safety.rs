@@ -30,6 +30,11 @@ fn hub(test: &Test, args: &[&str]) -> Output {
     hub_isolated(test, args, &[("HUB_NOW", "2024-05-01T10:00:00Z")])
 }
 
+/// A stack whose parameter `a` (line 6) has `value` as its value.
+fn stack_with_a(value: String) -> String {
+    format!("kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value: {value}\n")
+}
+
 fn deep_flow(depth: usize) -> String {
     format!("{}{}", "[".repeat(depth), "]".repeat(depth))
 }
@@ -57,10 +62,7 @@ fn refused_quickly(out: &Output, started: Instant, location: &str, limit: &str) 
 
 #[test]
 fn limits_a_stack_nested_100000_deep_is_refused_at_once() {
-    let stack = format!(
-        "kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value: {}\n",
-        deep_flow(100_000)
-    );
+    let stack = stack_with_a(deep_flow(100_000));
     let test = Test::new().file("hub.yaml", &stack);
     let started = Instant::now();
     let out = hub(&test, &["elaborate", "hub.yaml", "-o", "out.yaml"]);
@@ -75,10 +77,7 @@ fn limits_a_stack_nested_100000_deep_is_refused_at_once() {
 
 #[test]
 fn limits_nesting_within_the_limit_is_read() {
-    let stack = format!(
-        "kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value: {}\n",
-        deep_flow(100)
-    );
+    let stack = stack_with_a(deep_flow(100));
     let test = Test::new().file("hub.yaml", &stack);
     hub(&test, &["elaborate", "hub.yaml", "-o", "out.yaml"]).success();
 }
@@ -150,10 +149,7 @@ fn limits_a_gzip_bomb_state_is_refused() {
 
 #[test]
 fn limits_validate_reports_the_limit() {
-    let stack = format!(
-        "kind: stack\nmeta:\n  name: deep\nparameters:\n  - name: a\n    value: {}\n",
-        deep_flow(1000)
-    );
+    let stack = stack_with_a(deep_flow(1000));
     let test = Test::new().file("hub.yaml", &stack);
     let out = hub(&test, &["validate", "hub.yaml"]);
     out.failure();
