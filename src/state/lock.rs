@@ -418,6 +418,8 @@ fn parse_holder(text: &str) -> Result<LockInfo, String> {
     if text.trim().is_empty() {
         return Err("it is empty (another tool may have created it)".into());
     }
+    crate::manifest::limits::scan(text)
+        .map_err(|e| format!("it is not a lock of hub ({})", e.message))?;
     let info: LockInfo = yaml_serde::from_str(text)
         .map_err(|e| format!("it does not say who holds the lock ({e})"))?;
     if info.pid == 0 {
@@ -743,6 +745,13 @@ mod tests {
             ..LockInfo::default()
         };
         assert_eq!(liveness(&holder), Liveness::Elsewhere);
+    }
+
+    #[test]
+    fn a_hostile_lock_file_is_refused_at_once() {
+        let deep = format!("pid: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let reason = parse_holder(&deep).unwrap_err();
+        assert!(reason.contains("nested deeper"), "{reason}");
     }
 
     #[test]

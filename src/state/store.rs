@@ -614,6 +614,9 @@ fn serial_of(bytes: &[u8]) -> u64 {
     let Ok(source) = SourceFile::from_bytes(Path::new("state"), bytes.to_vec()) else {
         return 0;
     };
+    if source.check_limits().is_err() {
+        return 0;
+    }
     let value: yaml_serde::Value = yaml_serde::Deserializer::from_str(&source.text)
         .next()
         .and_then(|document| serde::Deserialize::deserialize(document).ok())
