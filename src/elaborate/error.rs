@@ -21,6 +21,8 @@ pub enum ElaborateError {
         component: String,
         location: Location,
     },
+    #[error("a component of the stack has no `name`")]
+    UnnamedComponent { location: Location },
     #[error("duplicate component name `{component}`")]
     DuplicateComponent {
         component: String,
@@ -96,6 +98,7 @@ impl ElaborateError {
             ElaborateError::Component { source, .. } => source.location(),
             ElaborateError::NoSource { location, .. }
             | ElaborateError::DuplicateComponent { location, .. }
+            | ElaborateError::UnnamedComponent { location }
             | ElaborateError::OrderMismatch { location, .. }
             | ElaborateError::UndefinedDependencies { location, .. }
             | ElaborateError::DependencyCycle { location, .. }
@@ -123,6 +126,9 @@ impl ElaborateError {
             },
             ElaborateError::NoSource { .. } => "give the component a `source: {dir: path/to/component}`".into(),
             ElaborateError::DuplicateComponent { .. } => "give each component instance its own `name`".into(),
+            ElaborateError::UnnamedComponent { .. } => {
+                "give the component a `name:`, the name it has in this stack (usually its folder's)".into()
+            }
             ElaborateError::OrderMismatch { components, order, .. } => {
                 let fix = "list every component exactly once in `lifecycle.order`, or remove `lifecycle.order` to derive it from `depends`";
                 match stray_suggestion(order, components) {

@@ -464,15 +464,18 @@ fn rename_component(doc: &mut Manifest, instance: &str) {
 fn check_duplicates(manifest: &Manifest, file: &SourceFile) -> Result<(), ElaborateError> {
     let mut seen = HashSet::new();
     for (i, c) in manifest.components.iter().enumerate() {
+        let at = || {
+            let entry = [Segment::Key("components".into()), Segment::Index(i)];
+            let (line, column) = locate(&file.text, &entry).unwrap_or((1, 1));
+            Location::at(&file.path, line, column)
+        };
+        if c.name.trim().is_empty() {
+            return Err(ElaborateError::UnnamedComponent { location: at() });
+        }
         if !seen.insert(c.name.as_str()) {
-            let (line, column) = locate(
-                &file.text,
-                &[Segment::Key("components".into()), Segment::Index(i)],
-            )
-            .unwrap_or((1, 1));
             return Err(ElaborateError::DuplicateComponent {
                 component: c.name.clone(),
-                location: Location::at(&file.path, line, column),
+                location: at(),
             });
         }
     }

@@ -3,6 +3,7 @@
 //! not know.
 
 use super::keys::{judge, unknown_key_message, Verdict};
+use super::limits::{self, Exceeded, MAX_FILE_BYTES};
 use super::locate::{locate, repeated_key, Segment};
 use super::ManifestError;
 use crate::diag::{Location, Warnings};
@@ -39,6 +40,9 @@ impl SourceFile {
     }
 
     pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Self, ManifestError> {
+        if bytes.len() > MAX_FILE_BYTES {
+            return Err(limit_error(path, Exceeded::size(bytes.len())));
+        }
         let bytes = if bytes.starts_with(&GZIP_MAGIC) {
             gunzip(path, &bytes)?
         } else {
@@ -56,6 +60,7 @@ impl SourceFile {
 
     /// Decodes every non-empty document of the file as `T`.
     pub fn documents<T: Document>(&self, warnings: &mut Warnings) -> Result<Vec<T>, ManifestError> {
+        self.check_limits()?;
         let mut out = Vec::new();
         for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
             if let Some(doc) = self.decode_document(document, index, warnings)? {
@@ -71,6 +76,7 @@ impl SourceFile {
         &self,
         warnings: &mut Warnings,
     ) -> Result<(Option<T>, usize), ManifestError> {
+        self.check_limits()?;
         let mut first = None;
         let mut count = 0;
         for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
@@ -84,6 +90,17 @@ impl SourceFile {
             }
         }
         Ok((first, count))
+    }
+
+    /// Refuses a file past the limits of [`limits`] before it is decoded.
+    pub fn check_limits(&self) -> Result<(), ManifestError> {
+        let scan = limits::scan(&self.text).map_err(|e| limit_error(&self.path, e))?;
+        if scan.has_aliases {
+            for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
+                limits::count_expanded(document).map_err(|e| self.yaml_error(e, index))?;
+            }
+        }
+        Ok(())
     }
 
     fn decode_document<T: Document>(
@@ -124,6 +141,16 @@ impl SourceFile {
 
     fn yaml_error(&self, error: yaml_serde::Error, index: usize) -> ManifestError {
         let message = error.to_string();
+        if let Some(limit) = limit_of(&message) {
+            let location = match error.location() {
+                Some(at) => Location::at(&self.path, at.line(), at.column()),
+                None => Location::file(&self.path),
+            };
+            return ManifestError::Limit {
+                location,
+                message: limit,
+            };
+        }
         let repeated = duplicate_key(&message).and_then(|key| repeated_key(&self.text, key));
         let location = match (repeated, error.location()) {
             (Some((line, column)), _) => Location::at(&self.path, line, column),
@@ -138,6 +165,28 @@ impl SourceFile {
     }
 }
 
+/// Our words for a decoder error that is one of the limits.
+pub(crate) fn limit_of(message: &str) -> Option<String> {
+    if limits::is_recursion_limit(message) {
+        Some(limits::depth_message())
+    } else if limits::is_alias_limit(message) {
+        Some(limits::expansion_message())
+    } else {
+        None
+    }
+}
+
+fn limit_error(path: &Path, exceeded: Exceeded) -> ManifestError {
+    let location = match (exceeded.line, exceeded.column) {
+        (Some(line), Some(column)) => Location::at(path, line, column),
+        _ => Location::file(path),
+    };
+    ManifestError::Limit {
+        location,
+        message: exceeded.message,
+    }
+}
+
 /// The key named by a "duplicate field `key`" error.
 fn duplicate_key(message: &str) -> Option<&str> {
     let rest = message.split("duplicate field `").nth(1)?;
@@ -147,10 +196,14 @@ fn duplicate_key(message: &str) -> Option<&str> {
 fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, ManifestError> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(bytes)
+        .take(MAX_FILE_BYTES as u64 + 1)
         .read_to_end(&mut out)
         .map_err(|source| ManifestError::Gzip {
             path: path.to_path_buf(),
             source,
         })?;
+    if out.len() > MAX_FILE_BYTES {
+        return Err(limit_error(path, Exceeded::size(out.len())));
+    }
     Ok(out)
 }

@@ -3,6 +3,7 @@
 pub mod emit;
 mod flatten;
 pub mod keys;
+pub mod limits;
 mod load;
 mod locate;
 mod model;
@@ -16,7 +17,7 @@ pub use load::{Document, SourceFile};
 pub use locate::{locate, locate_entry, Segment};
 pub use model::*;
 pub use provenance::Provenance;
-pub use write::{render_elaborated, render_elaborated_with, write_output};
+pub use write::{render_elaborated, render_elaborated_with, write_output, write_private_output};
 
 use crate::diag::{Location, Warning, Warnings};
 use std::path::{Path, PathBuf};
@@ -41,6 +42,8 @@ pub enum ManifestError {
         document: usize,
         message: String,
     },
+    #[error("too much to read: {message}")]
+    Limit { location: Location, message: String },
     #[error("`{}` holds no YAML document", path.display())]
     NoDocuments { path: PathBuf },
     #[error("`{}` is not an elaborated stack: its first document has kind `{kind}`", path.display())]
@@ -69,7 +72,9 @@ fn near_typos_text(typos: &[Warning]) -> String {
 impl ManifestError {
     pub fn location(&self) -> Option<Location> {
         match self {
-            ManifestError::Yaml { location, .. } => Some(location.clone()),
+            ManifestError::Yaml { location, .. } | ManifestError::Limit { location, .. } => {
+                Some(location.clone())
+            }
             ManifestError::Read { path, .. }
             | ManifestError::Gzip { path, .. }
             | ManifestError::NotUtf8 { path, .. }
@@ -90,6 +95,9 @@ impl ManifestError {
             ManifestError::Yaml { message, .. } if message.contains("duplicate field") => {
                 Some("the key appears twice in the same mapping; keep one of them".into())
             }
+            ManifestError::Limit { .. } => Some(
+                "hub bounds what one file may ask of it (see \"Safety\" in the README); flatten the nesting, expand fewer aliases or split the file".into(),
+            ),
             ManifestError::Yaml { .. } => Some("fix the YAML syntax at the line shown".into()),
             ManifestError::NearTypos { .. } => Some(
                 "correct the key; `--lenient` turns this error into a warning (the key is then ignored)".into(),

@@ -111,19 +111,25 @@ fn is_manifest_name(path: &Path) -> bool {
 }
 
 pub fn validate_file(path: &Path) -> FileReport {
+    match SourceFile::read(path) {
+        Ok(file) => validate_source(&file),
+        Err(e) => FileReport {
+            path: path.to_path_buf(),
+            document: None,
+            findings: vec![manifest_error(path, &e)],
+        },
+    }
+}
+
+/// [`validate_file`] for a file already read.
+pub fn validate_source(file: &SourceFile) -> FileReport {
+    let path = file.path.as_path();
     let mut report = FileReport {
         path: path.to_path_buf(),
         document: None,
         findings: Vec::new(),
     };
-    let file = match SourceFile::read(path) {
-        Ok(file) => file,
-        Err(e) => {
-            report.findings.push(manifest_error(path, &e));
-            return report;
-        }
-    };
-    let checker = Checker { file: &file };
+    let checker = Checker { file };
     let documents = match checker.documents() {
         Ok(documents) => documents,
         Err(finding) => {
@@ -206,6 +212,9 @@ impl Checker<'_> {
     /// The non-empty documents of the file, as JSON values.
     fn documents(&self) -> Result<Vec<Json>, Finding> {
         let mut out = Vec::new();
+        self.file
+            .check_limits()
+            .map_err(|e| manifest_error(&self.file.path, &e))?;
         for document in yaml_serde::Deserializer::from_str(&self.file.text) {
             let value = Yaml::deserialize(document).map_err(|e| self.yaml_error(&e))?;
             if !value.is_null() {
@@ -220,6 +229,9 @@ impl Checker<'_> {
             Some(at) => Location::at(&self.file.path, at.line(), at.column()),
             None => Location::file(&self.file.path),
         };
+        if let Some(message) = super::load::limit_of(&error.to_string()) {
+            return manifest_error(&self.file.path, &ManifestError::Limit { location, message });
+        }
         Finding {
             severity: Severity::Error,
             location,

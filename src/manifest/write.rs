@@ -41,6 +41,21 @@ fn push_document(out: &mut String, doc: &Manifest) -> Result<(), yaml_serde::Err
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,
 /// flushed to disk, then renamed over the target.
 pub fn write_output(path: &Path, bytes: &[u8], compressed: bool) -> std::io::Result<()> {
+    write_file(path, bytes, compressed, None)
+}
+
+/// [`write_output`] for a file only its owner may read (a run report):
+/// created with mode 0600 whatever the umask.
+pub fn write_private_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_file(path, bytes, false, Some(crate::state::private::FILE_MODE))
+}
+
+fn write_file(
+    path: &Path,
+    bytes: &[u8],
+    compressed: bool,
+    mode: Option<u32>,
+) -> std::io::Result<()> {
     let data = if compressed {
         gzip(bytes)?
     } else {
@@ -63,7 +78,13 @@ pub fn write_output(path: &Path, bytes: &[u8], compressed: bool) -> std::io::Res
         .unwrap_or_else(|| "output".into());
     let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
+        let mut file = match mode {
+            Some(mode) => {
+                let options = &mut std::fs::File::options();
+                crate::state::private::open(&temp, options.write(true).create_new(true), mode)?
+            }
+            None => std::fs::File::create(&temp)?,
+        };
         file.write_all(&data)?;
         file.sync_all()?;
         std::fs::rename(&temp, path)

@@ -257,10 +257,8 @@ impl ParamsError {
             ParamsError::UnknownComponent { .. } => {
                 return Some("use a name from the stack's `components:` list".into())
             }
-            ParamsError::Cel(CelFailure::Parse(_)) => {
-                return Some(
-                    "check the CEL syntax: quotes, parentheses and both branches of `? :`".into(),
-                )
+            ParamsError::Cel(failure @ CelFailure::Parse(_)) => {
+                return Some(cel_hint(failure).into())
             }
             ParamsError::Cel(CelFailure::Eval(_)) => {
                 return Some(
@@ -285,8 +283,21 @@ impl ParamsError {
         {
             Some("declare the missing parameters in the stack (hub.yaml or a parameters file) and elaborate again".into())
         } else {
-            None
+            problems.iter().find_map(|p| match p {
+                Problem::Cel { failure, .. } => Some(cel_hint(failure).into()),
+                _ => None,
+            })
         }
+    }
+}
+
+/// How to fix a `#{...}` expression that failed.
+fn cel_hint(failure: &CelFailure) -> &'static str {
+    match failure {
+        CelFailure::Parse(_) => {
+            "check the CEL syntax: quotes, parentheses and both branches of `? :`"
+        }
+        CelFailure::Eval(_) => "check the names and functions the `#{...}` expression uses",
     }
 }
 

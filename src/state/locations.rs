@@ -100,7 +100,15 @@ impl Locations {
         for i in order {
             let path = unique[i].1;
             match StateLock::acquire(path, operation, clock) {
-                Ok(lock) => locks[i] = Some(lock),
+                Ok(lock) => {
+                    if let Some(dead) = lock.cleared() {
+                        warnings.warn(
+                            Some(Location::file(lock.path())),
+                            format!("removed the stale lock of {dead}, which is no longer running"),
+                        );
+                    }
+                    locks[i] = Some(lock)
+                }
                 Err(error @ StateError::LockFile { .. })
                     if unique.len() > 1 && std::fs::symlink_metadata(path).is_err() =>
                 {

@@ -15,11 +15,19 @@
 //! id: 0c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e
 //! ```
 //!
+//! On Linux it also records the holder's process start time
+//! (`processStart`, clock ticks after boot, from `/proc/PID/stat`) and the
+//! kernel's boot id (`bootId`), so that a later process that happens to get
+//! the same pid, or any process after a reboot, is not taken for the
+//! holder. Older readers ignore these two keys.
+//!
 //! A second run on the same state fails at once, naming the holder. A lock
-//! whose holder ran on this host and is no longer alive is *stale*: it is
-//! reported with the command that removes it (`hub unlock STATE`), never
-//! removed silently. A holder on another host cannot be checked; `hub
-//! unlock --force STATE` removes any lock. The reference tool never creates
+//! whose holder ran on this host and is no longer alive is *stale*: the
+//! next run removes it (moved aside under a unique name first, and removed
+//! only if it is still the dead holder's, so that two runs clearing it at
+//! once cannot remove each other's new lock) and says so with a warning
+//! naming the dead run. A holder on another host cannot be checked: its
+//! lock refuses the run; `hub unlock --force STATE` removes any lock. The reference tool never creates
 //! lock files and refuses to run while `STATE.lock` exists, so the two
 //! tools cannot work on one state at the same time.
 //!
@@ -52,6 +60,13 @@ pub struct LockInfo {
     pub started: String,
     /// Random; identifies this particular lock.
     pub id: String,
+    /// When the holder's process started, in clock ticks after boot
+    /// (Linux); tells it from a later process with the same pid.
+    #[serde(rename = "processStart", skip_serializing_if = "Option::is_none")]
+    pub process_start: Option<u64>,
+    /// The kernel's boot id when the lock was taken (Linux).
+    #[serde(rename = "bootId", skip_serializing_if = "Option::is_none")]
+    pub boot_id: Option<String>,
 }
 
 impl LockInfo {
@@ -64,6 +79,8 @@ impl LockInfo {
             operation: operation.to_string(),
             started: clock.now(),
             id: random_uuid(),
+            process_start: process_start(std::process::id()),
+            boot_id: boot_id(),
         }
     }
 }
@@ -119,11 +136,28 @@ pub fn liveness(holder: &LockInfo) -> Liveness {
             Liveness::Dead
         };
     }
-    if process_exists(holder.pid) {
-        Liveness::Alive
-    } else {
-        Liveness::Dead
+    let rebooted = matches!((&holder.boot_id, boot_id()), (Some(then), Some(now)) if *then != now);
+    if rebooted || !process_exists(holder.pid) {
+        return Liveness::Dead;
     }
+    match (holder.process_start, process_start(holder.pid)) {
+        (Some(then), Some(now)) if then != now => Liveness::Dead,
+        _ => Liveness::Alive,
+    }
+}
+
+/// Field 22 of `/proc/PID/stat`: when the process started, in clock ticks
+/// after boot. `None` where there is no such file.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold anything.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+fn boot_id() -> Option<String> {
+    let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    Some(id.trim().to_string()).filter(|id| !id.is_empty())
 }
 
 fn process_exists(pid: u32) -> bool {
@@ -171,6 +205,8 @@ pub struct StateLock {
     lock: PathBuf,
     info: LockInfo,
     released: bool,
+    /// The dead holder whose stale lock was removed to take this one.
+    cleared: Option<LockInfo>,
 }
 
 impl StateLock {
@@ -192,6 +228,7 @@ impl StateLock {
             lock,
             info,
             released: true,
+            cleared: None,
         };
         // A lock seen but gone by the time it is read was released just
         // then: try again, a few times.
@@ -202,6 +239,11 @@ impl StateLock {
             }
             match read_holder(&guard.lock) {
                 Ok(None) => continue,
+                Ok(Some(holder)) if liveness(&holder) == Liveness::Dead => {
+                    if clear_stale(&guard.lock, &holder)? {
+                        guard.cleared = Some(holder);
+                    }
+                }
                 Ok(Some(holder)) => return Err(held_error(state, &guard.lock, holder, false)),
                 Err(reason) => {
                     return Err(StateError::UnreadableLock {
@@ -225,6 +267,11 @@ impl StateLock {
 
     pub fn path(&self) -> &Path {
         &self.lock
+    }
+
+    /// The dead run whose stale lock was removed to take this one.
+    pub fn cleared(&self) -> Option<&LockInfo> {
+        self.cleared.as_ref()
     }
 
     /// Removes the lock file, reporting failures (dropping the guard does
@@ -264,15 +311,7 @@ fn create_lock_file(lock: &Path, bytes: &[u8]) -> Result<bool, StateError> {
             source,
         }
     };
-    let folder = match lock.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = lock
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = folder.join(format!(".{name}.{}.tmp", random_uuid()));
+    let (folder, temp) = beside(lock, "tmp");
     write_new(&temp, bytes).map_err(failure("create"))?;
     let linked = std::fs::hard_link(&temp, lock);
     let _ = std::fs::remove_file(&temp);
@@ -292,6 +331,46 @@ fn create_lock_file(lock: &Path, bytes: &[u8]) -> Result<bool, StateError> {
     Ok(created)
 }
 
+/// The folder of `lock` and a unique hidden name beside it:
+/// `.STATE.lock.ID.SUFFIX`.
+fn beside(lock: &Path, suffix: &str) -> (PathBuf, PathBuf) {
+    let folder = match lock.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = lock
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let path = folder.join(format!(".{name}.{}.{suffix}", random_uuid()));
+    (folder, path)
+}
+
+/// Removes the stale lock of `dead`. The lock is first renamed aside, which
+/// only one run can do; if what was renamed is not `dead`'s lock (another
+/// run replaced it in the meantime) it is put back. `Ok(true)` when the
+/// stale lock is gone.
+fn clear_stale(lock: &Path, dead: &LockInfo) -> Result<bool, StateError> {
+    let (_, aside) = beside(lock, "stale");
+    match std::fs::rename(lock, &aside) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(source) => {
+            return Err(StateError::LockFile {
+                lock: lock.to_path_buf(),
+                action: "remove",
+                source,
+            })
+        }
+    }
+    let still_dead = matches!(read_holder(&aside), Ok(Some(holder)) if holder.id == dead.id && holder.pid == dead.pid);
+    if !still_dead {
+        let _ = std::fs::hard_link(&aside, lock);
+    }
+    let _ = std::fs::remove_file(&aside);
+    Ok(still_dead)
+}
+
 fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
@@ -302,12 +381,9 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Creates `path` (failing when it exists) holding `bytes`; a file that
 /// could not be written completely is removed.
 fn write_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(path)?;
+    let options = &mut std::fs::OpenOptions::new();
+    let options = options.write(true).create_new(true);
+    let mut file = super::private::open(path, options, super::private::FILE_MODE)?;
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     if written.is_err() {
         let _ = std::fs::remove_file(path);
@@ -318,7 +394,7 @@ fn write_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// `Ok(None)`: no lock file. `Err(reason)`: a lock file that does not say
 /// who holds it.
 fn read_holder(lock: &Path) -> Result<Option<LockInfo>, String> {
-    let text = match std::fs::read_to_string(lock) {
+    let text = match read_lock_text(lock) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
@@ -326,10 +402,24 @@ fn read_holder(lock: &Path) -> Result<Option<LockInfo>, String> {
     parse_holder(&text).map(Some)
 }
 
+/// A lock file is a few lines: more than this is not a lock of ours.
+const MAX_LOCK_BYTES: u64 = 64 * 1024;
+
+fn read_lock_text(lock: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(lock)?
+        .take(MAX_LOCK_BYTES)
+        .read_to_string(&mut text)?;
+    Ok(text)
+}
+
 fn parse_holder(text: &str) -> Result<LockInfo, String> {
     if text.trim().is_empty() {
         return Err("it is empty (another tool may have created it)".into());
     }
+    crate::manifest::limits::scan(text)
+        .map_err(|e| format!("it is not a lock of hub ({})", e.message))?;
     let info: LockInfo = yaml_serde::from_str(text)
         .map_err(|e| format!("it does not say who holds the lock ({e})"))?;
     if info.pid == 0 {
@@ -397,7 +487,7 @@ pub fn unlock(state: &Path, force: bool) -> Result<Unlocked, StateError> {
     }
     let state = &state_of(state);
     let lock = lock_path(state);
-    let text = match std::fs::read_to_string(&lock) {
+    let text = match read_lock_text(&lock) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(StateError::NotLocked {
@@ -543,27 +633,97 @@ mod tests {
     }
 
     #[test]
-    fn a_dead_holder_makes_a_stale_lock() {
+    fn a_dead_holders_lock_is_cleared_and_named() {
         let dir = tempfile::tempdir().expect("dir");
         let state = dir.path().join("s");
         let holder = LockInfo {
             pid: dead_pid(),
             host: hostname(),
             operation: "deploy".into(),
+            id: "dead-run".into(),
             ..LockInfo::default()
         };
         write_lock(&state, &holder);
-        let error = StateLock::acquire(&state, "deploy", &clock()).unwrap_err();
-        assert!(matches!(error, StateError::StaleLock { .. }), "{error}");
-        assert!(
-            error.hint().is_some_and(|h| h.contains("hub unlock ")),
-            "{:?}",
-            error.hint()
-        );
-        assert!(
-            lock_path(&state).exists(),
-            "a stale lock is reported, not removed"
-        );
+        let guard = StateLock::acquire(&state, "deploy", &clock()).expect("cleared");
+        assert_eq!(guard.cleared(), Some(&holder));
+        let text = std::fs::read_to_string(lock_path(&state)).expect("new lock");
+        assert!(text.contains(&guard.info().id), "{text}");
+        drop(guard);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).expect("dir").collect();
+        assert!(left.is_empty(), "nothing left aside: {left:?}");
+    }
+
+    #[test]
+    fn a_lock_replaced_while_clearing_is_put_back() {
+        let dir = tempfile::tempdir().expect("dir");
+        let lock = lock_path(&dir.path().join("s"));
+        let dead = LockInfo {
+            pid: dead_pid(),
+            id: "dead-run".into(),
+            ..LockInfo::default()
+        };
+        let fresh = LockInfo {
+            id: "fresh-run".into(),
+            ..dead.clone()
+        };
+        std::fs::write(&lock, yaml_serde::to_string(&fresh).expect("yaml")).expect("lock");
+        assert!(!clear_stale(&lock, &dead).expect("clear"));
+        let back = std::fs::read_to_string(&lock).expect("put back");
+        assert!(back.contains("fresh-run"), "{back}");
+    }
+
+    #[test]
+    fn a_live_pid_that_started_later_is_not_the_holder() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .expect("sleep");
+        let started = process_start(child.id()).expect("/proc/PID/stat");
+        let holder = LockInfo {
+            pid: child.id(),
+            host: hostname(),
+            process_start: Some(started.saturating_sub(1)),
+            ..LockInfo::default()
+        };
+        let earlier = liveness(&holder);
+        let same = liveness(&LockInfo {
+            process_start: Some(started),
+            ..holder
+        });
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!((earlier, same), (Liveness::Dead, Liveness::Alive));
+    }
+
+    #[test]
+    fn a_lock_from_before_a_reboot_is_dead() {
+        let holder = LockInfo {
+            pid: 1,
+            host: hostname(),
+            boot_id: Some("another-boot".into()),
+            ..LockInfo::default()
+        };
+        assert_eq!(liveness(&holder), Liveness::Dead);
+    }
+
+    #[test]
+    fn the_lock_text_keeps_the_keys_older_readers_know() {
+        let info = LockInfo::current("deploy", &clock());
+        let text = yaml_serde::to_string(&info).expect("yaml");
+        for key in [
+            "pid:",
+            "host:",
+            "user:",
+            "operation:",
+            "started:",
+            "id:",
+            "processStart:",
+            "bootId:",
+        ] {
+            assert!(text.contains(key), "{key} in {text}");
+        }
+        let older: LockInfo = yaml_serde::from_str("pid: 7\nhost: h\n").expect("older lock");
+        assert_eq!((older.process_start, older.boot_id), (None, None));
     }
 
     #[test]
@@ -585,6 +745,13 @@ mod tests {
             ..LockInfo::default()
         };
         assert_eq!(liveness(&holder), Liveness::Elsewhere);
+    }
+
+    #[test]
+    fn a_hostile_lock_file_is_refused_at_once() {
+        let deep = format!("pid: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let reason = parse_holder(&deep).unwrap_err();
+        assert!(reason.contains("nested deeper"), "{reason}");
     }
 
     #[test]

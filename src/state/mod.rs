@@ -89,6 +89,7 @@ pub mod locations;
 pub mod lock;
 mod merge;
 pub mod model;
+pub mod private;
 mod render;
 pub(crate) mod snapshot;
 mod store;

@@ -7,21 +7,17 @@ use super::journal::{self, Recorder};
 use super::layout::{resolve_snapshots, StateFormat};
 use super::lock::StateLock;
 use super::model::State;
+use super::private;
 use super::render::{Changed, Renderer};
 use super::{is_remote, StateError};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{locate, ManifestError, Segment, SourceFile};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
-
-/// Mode of a state file created from scratch: it holds outputs in clear.
-const NEW_FILE_MODE: u32 = 0o600;
-/// Mode of a journal: it holds outputs in clear too.
-const JOURNAL_MODE: u32 = 0o600;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WriteOptions {
@@ -141,7 +137,8 @@ fn decode_error(path: &Path, error: ManifestError) -> StateError {
     match error {
         ManifestError::Yaml {
             location, message, ..
-        } => StateError::Yaml {
+        }
+        | ManifestError::Limit { location, message } => StateError::Yaml {
             location,
             message,
             backup,
@@ -605,7 +602,7 @@ impl LocalStore {
         let target = resolve_link(path);
         let (exists, mode, file_size) = match std::fs::metadata(&target) {
             Ok(meta) => (true, meta.permissions().mode() & 0o7777, meta.len()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, NEW_FILE_MODE, 0),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, private::FILE_MODE, 0),
             Err(source) => {
                 return Err(StateError::Write {
                     path: target,
@@ -734,12 +731,12 @@ impl LocalStore {
         let failure = |action| write_error(&path, action);
         let created = self.journal.file.is_none();
         if created {
-            let file = OpenOptions::new()
-                .append(true)
-                .create(true)
-                .mode(JOURNAL_MODE)
-                .open(&path)
-                .map_err(failure("create the journal"))?;
+            let file = private::open(
+                &path,
+                OpenOptions::new().append(true).create(true),
+                private::FILE_MODE,
+            )
+            .map_err(failure("create the journal"))?;
             if self.journal.size == 0 {
                 file.set_len(0).map_err(failure("create the journal"))?;
             }
@@ -1022,6 +1019,9 @@ fn serial_of(bytes: &[u8]) -> u64 {
     let Ok(source) = SourceFile::from_bytes(Path::new("state"), bytes.to_vec()) else {
         return 0;
     };
+    if source.check_limits().is_err() {
+        return 0;
+    }
     let value: yaml_serde::Value = yaml_serde::Deserializer::from_str(&source.text)
         .next()
         .and_then(|document| serde::Deserialize::deserialize(document).ok())
@@ -1102,7 +1102,8 @@ fn folder_of(path: &Path) -> PathBuf {
 /// same folder renamed over it, then the folder flushed. A new file is
 /// readable by its owner only; an existing one keeps its mode.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mode = std::fs::metadata(path).map_or(NEW_FILE_MODE, |m| m.permissions().mode() & 0o7777);
+    let mode =
+        std::fs::metadata(path).map_or(private::FILE_MODE, |m| m.permissions().mode() & 0o7777);
     let temp = temp_path(path);
     let result = write_synced(&temp, bytes, mode).and_then(|()| std::fs::rename(&temp, path));
     if result.is_err() {
@@ -1117,11 +1118,7 @@ fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(path)?;
+    let mut file = private::open(path, OpenOptions::new().write(true).create_new(true), mode)?;
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -1137,12 +1134,9 @@ enum Swapped {
 
 /// Writes `bytes` to `path`, created with `mode` or truncated, and flushes.
 fn write_reused(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(mode)
-        .open(path)?;
+    let options = &mut OpenOptions::new();
+    let options = options.write(true).create(true).truncate(true);
+    let mut file = private::open(path, options, mode)?;
     file.write_all(bytes)?;
     file.sync_all()
 }

@@ -175,6 +175,7 @@ pub fn lock_text(pid: u32, host: &str) -> String {
         operation: "deploy".into(),
         started: "2024-05-01T10:00:00Z".into(),
         id: "0c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e".into(),
+        ..Default::default()
     };
     yaml_serde::to_string(&info).expect("lock yaml")
 }

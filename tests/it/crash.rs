@@ -322,32 +322,25 @@ fn check_after_kill(root: &Path, finished: bool) -> String {
     }
 }
 
-/// After a kill: a stale lock refuses a new deploy, `hub unlock` removes
-/// it, and a new deploy deploys the whole stack. Returns how long that
-/// deploy took.
+/// After a kill: a new deploy removes the killed run's stale lock with a
+/// warning and deploys the whole stack. Returns how long that deploy took.
 fn recover(root: &Path) -> Duration {
     let state_path = root.join("hub.yaml.state");
     let before = std::fs::read(&state_path).ok();
     let operations_before = before
         .as_ref()
         .map_or(0, |_| read_state(&state_path).operations.len());
-    if root.join("hub.yaml.state.lock").exists() {
-        let (code, text) = run(root, &DEPLOY);
-        assert_ne!(code, 0, "a deploy over a stale lock ran:\n{text}");
-        assert!(text.contains("hub unlock"), "no hint to unlock:\n{text}");
-        assert_eq!(
-            std::fs::read(&state_path).ok(),
-            before,
-            "a refused deploy changed the state"
-        );
-        let (code, text) = run(root, &["unlock", "hub.yaml.state"]);
-        assert_eq!(code, 0, "hub unlock failed:\n{text}");
-        assert!(text.contains("stale"), "unlock output:\n{text}");
-    }
+    let stale = root.join("hub.yaml.state.lock").exists();
     let t0 = Instant::now();
     let (code, text) = run(root, &DEPLOY);
     let took = t0.elapsed();
     assert_eq!(code, 0, "the deploy after the kill failed:\n{text}");
+    if stale {
+        assert!(
+            text.contains("removed the stale lock"),
+            "no warning about the killed run's lock:\n{text}"
+        );
+    }
     let state = read_state(&state_path);
     assert_eq!(state.status, "deployed");
     let done: Vec<String> = (0..COMPONENTS).map(name).collect();

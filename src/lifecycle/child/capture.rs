@@ -134,12 +134,12 @@ pub fn parse_outputs(stdout: &str) -> RawOutputs {
 
 /// A marker line: `Outputs:` at the start of the line, then nothing but
 /// spaces and CR.
-fn is_marker(line: &str) -> bool {
+pub(super) fn is_marker(line: &str) -> bool {
     line.strip_prefix("Outputs:")
         .is_some_and(|rest| rest.chars().all(|c| c == ' ' || c == '\r'))
 }
 
-fn is_blank(line: &str) -> bool {
+pub(super) fn is_blank(line: &str) -> bool {
     line.trim().is_empty()
 }
 

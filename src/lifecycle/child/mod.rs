@@ -5,11 +5,13 @@
 //! * [`templates`] — the templates rendered before it runs, with the
 //!   [`gotemplate`] engine for `kind: go` and [`mustache`] for `_mustache`.
 //! * [`process`] — spawning, signals, prefixed and masked output;
-//!   [`capture`] — the `Outputs:` it prints.
+//!   [`capture`] — the `Outputs:` it prints; [`kept`] — the bounded part
+//!   of its stdout hub keeps in memory.
 
 pub mod capture;
 pub mod env;
 pub mod gotemplate;
+pub mod kept;
 pub mod mustache;
 pub mod otp;
 pub mod process;

@@ -5,8 +5,10 @@
 //!   in [`Invocation::cwd`], with stdin on the null device.
 //! * Each line of its stdout and stderr goes through the
 //!   [`SecretMasker`] once; the masked line is handed to the [`LineSink`]
-//!   and appended to the log file. Only [`Finished::stdout`] keeps the raw
-//!   text, for the engine's `Outputs:` parsing.
+//!   and appended to the log file. Only [`Finished::stdout`] (the
+//!   `Outputs:` blocks) and [`Finished::tail`] (the last lines) keep raw
+//!   text, both bounded (see [`super::kept`]): the rest is streamed, so
+//!   hub's memory stays flat whatever the child prints.
 //! * The child leads its own process group, so a terminal Ctrl-C reaches
 //!   hub only. The first SIGINT/SIGTERM hub receives during the run is
 //!   forwarded to the group; when the grace period is over the group is
@@ -17,9 +19,13 @@
 //!   After a normal exit, processes the component left in the background
 //!   keep running; hub stops reading their output shortly after the
 //!   leader's exit ([`LEAK_WAIT`]), and their further writes to it fail.
+//! * When hub itself dies, even by SIGKILL, the kernel kills the child
+//!   (`PR_SET_PDEATHSIG`, Linux); see [`end_with_hub`].
 
+use super::kept::KeptStdout;
 use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
 use crate::redact::SecretMasker;
+use crate::state::private;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -127,9 +133,11 @@ impl fmt::Display for Exit {
 /// The result of a run.
 pub struct Finished {
     pub exit: Exit,
-    /// Everything the child wrote to stdout, unmasked (invalid UTF-8
-    /// replaced), for parsing outputs. Never print it as is.
+    /// The `Outputs:` blocks the child wrote to stdout, unmasked (invalid
+    /// UTF-8 replaced), for parsing outputs. Never print it as is.
     pub stdout: String,
+    /// The last lines of its stdout, unmasked, for the log of a failure.
+    pub tail: String,
     pub duration: Duration,
 }
 
@@ -146,6 +154,7 @@ impl fmt::Debug for Finished {
         f.debug_struct("Finished")
             .field("exit", &self.exit)
             .field("stdout_bytes", &self.stdout.len())
+            .field("tail_bytes", &self.tail.len())
             .field("duration", &self.duration)
             .finish()
     }
@@ -349,7 +358,7 @@ pub fn run(
         masker,
         sink,
         log: open_log(invocation)?,
-        stdout: Vec::new(),
+        kept: KeptStdout::default(),
     };
     let program = resolve_program(invocation);
     output.frame_start(invocation, &program);
@@ -370,10 +379,16 @@ pub fn run(
             source,
         })?;
     let duration = started.elapsed();
+    let kept = std::mem::take(&mut output.kept).finish();
+    for note in &kept.notes {
+        output.log_line(&format!("--- {note}"));
+        sink.note(&invocation.label, note);
+    }
     output.frame_end(exit, duration);
     Ok(Finished {
         exit,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stdout: kept.blocks,
+        tail: kept.tail,
         duration,
     })
 }
@@ -392,10 +407,11 @@ fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
         return Ok(None);
     };
     let open = || {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
+        if let Some(parent) = path.parent() {
+            private::create_folder(parent)?;
         }
-        File::options().create(true).append(true).open(path)
+        let options = &mut File::options();
+        private::open(path, options.create(true).append(true), private::FILE_MODE)
     };
     open().map(Some).map_err(|source| ProcessError::LogFile {
         label: invocation.label.clone(),
@@ -405,7 +421,9 @@ fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
 }
 
 fn spawn(invocation: &Invocation, program: &Path) -> Result<Child, ProcessError> {
-    Command::new(program)
+    let mut command = Command::new(program);
+    end_with_hub(&mut command);
+    command
         .args(&invocation.args)
         .current_dir(&invocation.cwd)
         .env_clear()
@@ -421,6 +439,34 @@ fn spawn(invocation: &Invocation, program: &Path) -> Result<Child, ProcessError>
             cwd: invocation.cwd.clone(),
             source,
         })
+}
+
+/// Asks the kernel (Linux) to kill the child with SIGKILL when hub dies,
+/// even by SIGKILL, so a component does not run on unnoticed. Only the
+/// direct child is covered: processes it started live on until they
+/// notice (writing to their closed output pipe ends them with SIGPIPE).
+fn end_with_hub(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid has no preconditions.
+        let hub = unsafe { libc::getpid() };
+        // SAFETY: the closure runs in the forked child before exec and only
+        // makes async-signal-safe system calls (prctl, getppid, kill).
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // Hub died before the request was made: end now.
+                if libc::getppid() != hub {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
 }
 
 /// Makes hub the reaper of processes its components orphan (Linux), so a
@@ -470,12 +516,16 @@ struct Output<'a> {
     masker: &'a SecretMasker,
     sink: &'a dyn LineSink,
     log: Option<File>,
-    stdout: Vec<u8>,
+    kept: KeptStdout,
 }
 
 impl Output<'_> {
-    fn line(&mut self, stream: Stream, bytes: &[u8]) {
+    /// One line, or with `whole` false a piece of a longer one.
+    fn line(&mut self, stream: Stream, bytes: &[u8], whole: bool) {
         let text = String::from_utf8_lossy(bytes);
+        if stream == Stream::Stdout {
+            self.kept.line(&text, whole);
+        }
         let masked = self.masker.mask(&text);
         self.sink.line(self.label, stream, &masked);
         self.log_line(&masked);
@@ -518,6 +568,8 @@ impl Output<'_> {
 /// dropped, an unfinished last line is given by [`LineSplitter::finish`],
 /// and an unfinished line reaching `max` bytes (a child writing without
 /// newlines) is passed on in pieces that do not cut a UTF-8 character.
+/// `emit` hears each line and whether it is whole (false for a piece that
+/// the next one continues).
 #[derive(Debug)]
 pub struct LineSplitter {
     pending: Vec<u8>,
@@ -532,13 +584,13 @@ impl LineSplitter {
         }
     }
 
-    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&[u8])) {
+    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&[u8], bool)) {
         while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
             if self.pending.is_empty() {
-                emit(trim_cr(&bytes[..end]));
+                emit(trim_cr(&bytes[..end]), true);
             } else {
                 self.pending.extend_from_slice(&bytes[..end]);
-                emit(trim_cr(&self.pending));
+                emit(trim_cr(&self.pending), true);
                 self.pending.clear();
             }
             bytes = &bytes[end + 1..];
@@ -546,15 +598,15 @@ impl LineSplitter {
         self.pending.extend_from_slice(bytes);
         while self.pending.len() >= self.max {
             let cut = char_boundary(&self.pending, self.max);
-            emit(&self.pending[..cut]);
+            emit(&self.pending[..cut], false);
             self.pending.drain(..cut);
         }
     }
 
     /// Passes on the unfinished last line, if any.
-    pub fn finish(&mut self, mut emit: impl FnMut(&[u8])) {
+    pub fn finish(&mut self, mut emit: impl FnMut(&[u8], bool)) {
         if !self.pending.is_empty() {
-            emit(trim_cr(&self.pending));
+            emit(trim_cr(&self.pending), true);
             self.pending.clear();
         }
     }
@@ -609,12 +661,9 @@ impl Pipe {
                 Ok(())
             }
             Ok(n) => {
-                let bytes = &buffer[..n];
-                if self.stream == Stream::Stdout {
-                    output.stdout.extend_from_slice(bytes);
-                }
                 let stream = self.stream;
-                self.lines.feed(bytes, |line| output.line(stream, line));
+                self.lines
+                    .feed(&buffer[..n], |line, whole| output.line(stream, line, whole));
                 Ok(())
             }
             Err(e)
@@ -631,7 +680,8 @@ impl Pipe {
 
     fn close(&mut self, output: &mut Output) {
         let stream = self.stream;
-        self.lines.finish(|line| output.line(stream, line));
+        self.lines
+            .finish(|line, whole| output.line(stream, line, whole));
         self.open = false;
     }
 }
@@ -848,9 +898,9 @@ mod tests {
         let mut splitter = LineSplitter::new(max);
         let mut lines = Vec::new();
         for chunk in chunks {
-            splitter.feed(chunk, |line| lines.push(line.to_vec()));
+            splitter.feed(chunk, |line, _| lines.push(line.to_vec()));
         }
-        splitter.finish(|line| lines.push(line.to_vec()));
+        splitter.finish(|line, _| lines.push(line.to_vec()));
         lines
     }
 
@@ -908,7 +958,8 @@ mod tests {
         )
         .expect("run");
         assert!(finished.success());
-        assert_eq!(finished.stdout, "pw=hunter2\na\u{fffd}b");
+        assert_eq!(finished.tail, "pw=hunter2\na\u{fffd}b\n");
+        assert_eq!(finished.stdout, "");
         let mut lines = sink.lines();
         lines.sort_by_key(|(stream, _)| *stream == Stream::Stderr);
         assert_eq!(
@@ -961,7 +1012,7 @@ mod tests {
                 signal: libc::SIGINT
             }
         );
-        assert!(finished.stdout.contains("got-int"), "{}", finished.stdout);
+        assert!(finished.tail.contains("got-int"), "{}", finished.tail);
         assert!(
             sink.notes()[0].starts_with("SIGINT: passed on"),
             "{:?}",

@@ -1181,7 +1181,7 @@ impl<'a> Run<'a> {
                 Exit::Interrupted { signal } => return self.interrupted(name, signal),
                 exit => {
                     let reason = format!("{} {exit}", job.implementation);
-                    return self.fail(name, &reason, Some(&finished.stdout));
+                    return self.fail(name, &reason, Some(&finished.tail));
                 }
             },
         };

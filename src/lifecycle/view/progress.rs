@@ -8,6 +8,7 @@
 //! ([`TerminalProgress`]).
 
 use super::summary::{FailedLog, Outcome};
+use crate::lifecycle::child::kept::{shorten, MAX_TAIL_LINE};
 use crate::lifecycle::child::process::{LineSink, Stream};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::{HashMap, VecDeque};
@@ -16,6 +17,8 @@ use std::time::Duration;
 
 /// How many lines of a failed component are shown again.
 pub const KEPT_LINES: usize = 40;
+/// The most bytes of a component's last line shown in its status line.
+const STATUS_LINE: usize = 512;
 
 /// Passes lines on to `inner`; keeps the last [`KEPT_LINES`] of each
 /// component when `keep` is set.
@@ -75,8 +78,9 @@ impl LineSink for Recorder<'_> {
             entry.lines.pop_front();
             entry.omitted += 1;
         }
+        let line = shorten(line, MAX_TAIL_LINE);
         entry.lines.push_back(
-            crate::lifecycle::child::process::console_line(label, line)
+            crate::lifecycle::child::process::console_line(label, &line)
                 .trim_end_matches('\n')
                 .to_string(),
         );
@@ -130,7 +134,7 @@ impl LineSink for TerminalProgress {
         self.multi
             .suspend(|| crate::lifecycle::child::process::ConsoleSink.line(label, stream, line));
         if let Some(bar) = self.bar(label) {
-            bar.set_message(line.to_string());
+            bar.set_message(shorten(line, STATUS_LINE));
         }
     }
 

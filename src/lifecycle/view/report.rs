@@ -225,7 +225,7 @@ pub fn write(path: &Path, report: &RunReport) -> Result<(), ReportError> {
             source,
         })?;
     text.push('\n');
-    crate::manifest::write_output(path, text.as_bytes(), false).map_err(|source| {
+    crate::manifest::write_private_output(path, text.as_bytes()).map_err(|source| {
         ReportError::Write {
             path: path.to_path_buf(),
             source,

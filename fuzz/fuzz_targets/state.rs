@@ -1,0 +1,24 @@
+//! State files (plain or gzip): what parses must render, and what renders
+//! must parse again to the same state.
+#![no_main]
+
+use hub::diag::Warnings;
+use hub::manifest::SourceFile;
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+
+fuzz_target!(|data: &[u8]| {
+    let path = Path::new("fuzz.state");
+    let Ok(file) = SourceFile::from_bytes(path, data.to_vec()) else {
+        return;
+    };
+    let mut warnings = Warnings::default();
+    let Ok(state) = hub::state::parse(path, &file.text, &mut warnings) else {
+        return;
+    };
+    let text = hub::state::render(&state).expect("a state read renders");
+    let again = hub::state::parse(path, &text, &mut warnings)
+        .unwrap_or_else(|e| panic!("a rendered state reads again: {e}\n{text}"));
+    let twice = hub::state::render(&again).expect("renders again");
+    assert_eq!(text, twice, "rendering is stable");
+});

@@ -1,0 +1,235 @@
+//! What hub keeps in memory of a component's stdout while it streams the
+//! rest to the terminal and the log file: the `Outputs:` blocks (for
+//! [`capture::parse_outputs`](super::capture::parse_outputs)) and the last
+//! lines (for the state's log when the component fails). Both are bounded,
+//! so a component printing a 5 GB line or 50 GB in all leaves hub's memory
+//! flat.
+//!
+//! The blocks are found line by line with the same reading as
+//! `parse_outputs` (a marker line, blank lines skipped, the block up to the
+//! first blank line) and kept as text that `parse_outputs` reads to the
+//! same raw outputs.
+
+use super::capture::{is_blank, is_marker};
+use std::collections::VecDeque;
+
+/// The most bytes of `Outputs:` blocks kept; lines past it are not
+/// captured (with a note).
+pub const MAX_KEPT_OUTPUTS: usize = 16 << 20;
+/// The most bytes of the last stdout lines kept for a failure's log.
+pub const MAX_KEPT_TAIL: usize = 64 << 10;
+/// The most bytes of one line of that tail.
+pub const MAX_TAIL_LINE: usize = 4 << 10;
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    #[default]
+    Outside,
+    AfterMarker,
+    InBlock,
+}
+
+/// Fed every stdout line (or piece of a line longer than the line limit).
+#[derive(Debug, Default)]
+pub struct KeptStdout {
+    blocks: String,
+    place: Place,
+    /// The previous piece was cut from a longer line: this one continues it.
+    continuing: bool,
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+    tail_omitted: usize,
+    cut_in_blocks: usize,
+    dropped_from_blocks: usize,
+}
+
+/// What was kept when the stdout ended.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Kept {
+    /// The `Outputs:` blocks, unmasked. Never print them as they are.
+    pub blocks: String,
+    /// The last lines, unmasked, with a first line saying how many were
+    /// left out before them.
+    pub tail: String,
+    /// What the run should be told: lines cut or not captured.
+    pub notes: Vec<String>,
+}
+
+impl KeptStdout {
+    /// One line; `whole` is false for a piece cut from a longer line (the
+    /// next piece continues it).
+    pub fn line(&mut self, line: &str, whole: bool) {
+        self.keep_in_tail(line, self.continuing);
+        if !self.continuing {
+            self.keep_in_blocks(line, whole);
+        }
+        self.continuing = !whole;
+    }
+
+    fn keep_in_blocks(&mut self, line: &str, whole: bool) {
+        match self.place {
+            Place::Outside if is_marker(line) => {
+                self.push_block("Outputs:");
+                self.place = Place::AfterMarker;
+            }
+            Place::Outside => {}
+            Place::AfterMarker | Place::InBlock if is_blank(line) => {
+                if self.place == Place::InBlock {
+                    self.push_block("");
+                    self.place = Place::Outside;
+                }
+            }
+            Place::AfterMarker | Place::InBlock => {
+                self.place = Place::InBlock;
+                self.push_block(line);
+                if !whole {
+                    self.cut_in_blocks += 1;
+                }
+            }
+        }
+    }
+
+    fn push_block(&mut self, line: &str) {
+        if self.blocks.len() + line.len() + 1 > MAX_KEPT_OUTPUTS {
+            self.dropped_from_blocks += 1;
+            return;
+        }
+        self.blocks.push_str(line);
+        self.blocks.push('\n');
+    }
+
+    fn keep_in_tail(&mut self, line: &str, continuing: bool) {
+        if continuing {
+            return; // the start of the line is shown; the rest is in the log
+        }
+        let shown = shorten(line, MAX_TAIL_LINE);
+        self.tail_bytes += shown.len() + 1;
+        self.tail.push_back(shown);
+        while self.tail_bytes > MAX_KEPT_TAIL && self.tail.len() > 1 {
+            if let Some(old) = self.tail.pop_front() {
+                self.tail_bytes -= old.len() + 1;
+                self.tail_omitted += 1;
+            }
+        }
+    }
+
+    pub fn finish(self) -> Kept {
+        let mut notes = Vec::new();
+        if self.cut_in_blocks > 0 {
+            notes.push(format!(
+                "{} line(s) of its `Outputs:` blocks were longer than {} MiB; only their first {} MiB were captured",
+                self.cut_in_blocks,
+                super::process::MAX_LINE >> 20,
+                super::process::MAX_LINE >> 20,
+            ));
+        }
+        if self.dropped_from_blocks > 0 {
+            notes.push(format!(
+                "its `Outputs:` blocks exceed {} MiB; {} line(s) past that were not captured",
+                MAX_KEPT_OUTPUTS >> 20,
+                self.dropped_from_blocks
+            ));
+        }
+        let mut tail = String::new();
+        if self.tail_omitted > 0 {
+            tail.push_str(&format!(
+                "({} earlier line(s) left out; the component's log file has them all)\n",
+                self.tail_omitted
+            ));
+        }
+        for line in self.tail {
+            tail.push_str(&line);
+            tail.push('\n');
+        }
+        Kept {
+            blocks: self.blocks,
+            tail,
+            notes,
+        }
+    }
+}
+
+/// `line`, cut to at most `max` bytes (at a character boundary) with a
+/// mark of how much was left out.
+pub fn shorten(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_string();
+    }
+    let mut cut = max;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} … ({} more bytes)", &line[..cut], line.len() - cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::capture::parse_outputs;
+    use super::*;
+
+    fn kept(text: &str) -> Kept {
+        let mut keeper = KeptStdout::default();
+        for line in text.split('\n') {
+            keeper.line(line, true);
+        }
+        keeper.finish()
+    }
+
+    #[test]
+    fn the_kept_blocks_read_to_the_same_outputs_as_the_whole_stdout() {
+        let stdout = "noise\nOutputs:\n\n\na = 1\nb=\"two\"\n\nmore noise\nOutputs:  \r\nc = 3\n  \nd = 4\nOutputs:\ne = 5";
+        let kept = kept(stdout);
+        assert_eq!(parse_outputs(&kept.blocks), parse_outputs(stdout));
+        assert!(!kept.blocks.contains("noise"));
+        assert!(kept.notes.is_empty());
+    }
+
+    #[test]
+    fn a_cut_line_in_a_block_keeps_its_first_piece_with_a_note() {
+        let mut keeper = KeptStdout::default();
+        keeper.line("Outputs:", true);
+        keeper.line("big = aaaa", false);
+        keeper.line("aaaa", false);
+        keeper.line("aa", true);
+        keeper.line("small = 1", true);
+        let kept = keeper.finish();
+        let raw = parse_outputs(&kept.blocks);
+        assert_eq!(raw["big"], "aaaa");
+        assert_eq!(raw["small"], "1");
+        assert_eq!(kept.notes.len(), 1, "{:?}", kept.notes);
+        assert!(kept.notes[0].contains("only their first 1 MiB"));
+    }
+
+    #[test]
+    fn blocks_stop_growing_at_their_limit() {
+        let mut keeper = KeptStdout::default();
+        keeper.line("Outputs:", true);
+        let line = format!("k = {}", "v".repeat(1 << 20));
+        for _ in 0..20 {
+            keeper.line(&line, true);
+        }
+        let kept = keeper.finish();
+        assert!(kept.blocks.len() <= MAX_KEPT_OUTPUTS);
+        assert!(kept.notes[0].contains("exceed 16 MiB"), "{:?}", kept.notes);
+    }
+
+    #[test]
+    fn the_tail_keeps_the_last_lines_within_its_limit() {
+        let mut keeper = KeptStdout::default();
+        for i in 0..100_000 {
+            keeper.line(&format!("line {i}"), true);
+        }
+        keeper.line(&"x".repeat(100_000), true);
+        let kept = keeper.finish();
+        assert!(
+            kept.tail.len() <= MAX_KEPT_TAIL + 200,
+            "{}",
+            kept.tail.len()
+        );
+        assert!(kept.tail.starts_with('('));
+        assert!(kept.tail.contains("line 99999\n"));
+        assert!(kept
+            .tail
+            .ends_with(&format!("… ({} more bytes)\n", 100_000 - MAX_TAIL_LINE)));
+    }
+}
