@@ -661,15 +661,7 @@ pub(super) fn whole(state: &State, serial: u64) -> Record {
 mod tests {
     use super::*;
     use crate::state::model::CapturedOutput;
-
-    fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
-        CapturedOutput {
-            component: component.into(),
-            name: name.into(),
-            value: yaml_serde::Value::String(value.into()),
-            ..CapturedOutput::default()
-        }
-    }
+    use crate::state::text_output as output;
 
     fn base_state() -> State {
         let mut state = State {

@@ -655,7 +655,7 @@ pub fn consistency_problems(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const T0: &str = "2024-05-01T10:00:00Z";
@@ -665,7 +665,8 @@ pub(super) mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
-    pub(in crate::state) fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
+    /// A plain text output, for the tests of every module.
+    pub(crate) fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
         CapturedOutput {
             component: component.into(),
             name: name.into(),

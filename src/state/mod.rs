@@ -88,6 +88,8 @@ pub mod layout;
 pub mod locations;
 pub mod lock;
 mod merge;
+#[cfg(test)]
+pub(crate) use merge::tests::output as text_output;
 pub mod model;
 pub mod private;
 mod render;
@@ -96,8 +98,8 @@ mod store;
 
 pub use backend::{LocalStore, StateStore};
 pub use clock::{
-    format_rfc3339, is_rfc3339, operation_id, random_uuid, rfc3339_to_unix, Clock, NOW_VARIABLE,
-    OPERATION_ID_VARIABLE,
+    civil_from_days, days_from_civil, format_rfc3339, is_rfc3339, operation_id, random_uuid,
+    rfc3339_to_unix, Clock, NOW_VARIABLE, OPERATION_ID_VARIABLE,
 };
 pub use journal::journal_path;
 pub use layout::StateFormat;

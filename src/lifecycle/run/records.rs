@@ -119,15 +119,7 @@ pub(crate) fn to_scope_output(output: &state::CapturedOutput) -> params::Capture
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(component: &str, name: &str, value: &str) -> state::CapturedOutput {
-        state::CapturedOutput {
-            component: component.into(),
-            name: name.into(),
-            value: Value::String(value.into()),
-            ..state::CapturedOutput::default()
-        }
-    }
+    use crate::state::text_output as output;
 
     #[test]
     fn stack_level_outputs_are_replaced_after_a_complete_run_and_merged_otherwise() {

@@ -3,6 +3,7 @@
 //! system's time zone database (as Go does; hub's built-in copy where there is none), durations like `90m` or `-48h`.
 
 use super::value::Value;
+use crate::state::civil_from_days;
 
 /// An instant with the zone it is shown in.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,27 +42,7 @@ const DAYS: [&str; 7] = [
 
 /// Days since 1970-01-01 of a civil date (proleptic Gregorian).
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = month as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-/// (year, month 1-12, day 1-31) of days since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    crate::state::days_from_civil(year, i64::from(month), i64::from(day))
 }
 
 struct Civil {

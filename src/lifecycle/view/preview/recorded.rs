@@ -324,16 +324,8 @@ mod tests {
     use crate::diag::Warnings;
     use crate::lifecycle::run::known::outputs_read;
     use crate::state::snapshot::tests::{keys, Dice};
+    use crate::state::text_output as output;
     use crate::state::Delta;
-
-    fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
-        CapturedOutput {
-            component: component.into(),
-            name: name.into(),
-            value: yaml_serde::Value::String(value.into()),
-            ..CapturedOutput::default()
-        }
-    }
 
     /// A state whose entries' snapshots are chained as a file's are: each
     /// the previous one with outputs added, changed and removed; now and
