@@ -62,7 +62,7 @@
 //!   next run holding the lock removes it.
 //!
 //! A run folds at its end, when more than [`FOLD_AFTER`] passed since the
-//! last fold, when the journal grows larger than `STATE`, and at its first
+//! last fold (or [`FOLD_SHARE`] times what the last fold took, if longer), when the journal grows larger than `STATE`, and at its first
 //! write (right after it took the lock), which folds what a killed run
 //! left. A fold that follows records first appends the pending change (a
 //! whole-state record when it is not a checkpoint), writes `STATE.backup`
@@ -90,8 +90,14 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The longest a run goes without folding its journal.
+/// The longest a run goes without folding its journal, while folds are
+/// quick.
 pub const FOLD_AFTER: Duration = Duration::from_secs(5);
+
+/// A fold rewrites the whole state, so its cost grows with the stack: the
+/// next one waits at least this many times as long as the last one took,
+/// which keeps folding under a twentieth of a long run whatever the size.
+pub const FOLD_SHARE: u32 = 20;
 
 /// How many entries back in `lifecycle.order` a record looks for the base
 /// of a snapshot; past that the snapshot is written whole.

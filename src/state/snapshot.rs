@@ -17,7 +17,7 @@
 use super::model::CapturedOutput;
 use std::borrow::Borrow;
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -31,6 +31,22 @@ struct Node {
     /// Outputs added or changed against `base`, sorted by qualified name.
     set: Vec<CapturedOutput>,
     /// Qualified names of `base`'s outputs this snapshot does not hold.
+    removed: Vec<String>,
+    /// Place in the chain of bases: 1 for a node without a base.
+    depth: u32,
+    /// For a lookup by name, what this node and the few below it decide,
+    /// merged; `None` when it would cover this node alone.
+    ladder: Option<Ladder>,
+}
+
+/// What the nodes from one node down to `skip` (excluded) decide, the
+/// newest decision of each name kept. A node at depth `d` covers the
+/// lowest set bit of `d` many nodes (as a Fenwick tree does), so a lookup
+/// in a chain of `n` nodes visits at most log2(n) ladders instead of every
+/// node, and the ladders of a chain hold n·log2(n) decisions at most.
+struct Ladder {
+    skip: Snapshot,
+    set: Vec<CapturedOutput>,
     removed: Vec<String>,
 }
 
@@ -108,7 +124,19 @@ impl Snapshot {
     }
 
     fn node(base: Snapshot, set: Vec<CapturedOutput>, removed: Vec<String>) -> Snapshot {
-        Snapshot(Some(Arc::new(Node { base, set, removed })))
+        let depth = base.depth() + 1;
+        let ladder = Ladder::build(&base, &set, &removed, depth);
+        Snapshot(Some(Arc::new(Node {
+            base,
+            set,
+            removed,
+            depth,
+            ladder,
+        })))
+    }
+
+    fn depth(&self) -> u32 {
+        self.0.as_ref().map_or(0, |node| node.depth)
     }
 
     /// No outputs: every node holds at least one.
@@ -272,10 +300,11 @@ impl Snapshot {
     pub(crate) fn find(&self, key: &str) -> Option<&CapturedOutput> {
         let mut at = self.0.as_deref();
         while let Some(node) = at {
-            if let Some(decided) = node.decides(key) {
+            let (set, removed, below) = node.covers();
+            if let Some(decided) = decision(set, removed, key) {
                 return decided;
             }
-            at = node.base.0.as_deref();
+            at = below.0.as_deref();
         }
         None
     }
@@ -379,15 +408,88 @@ impl Node {
     /// `Some(Some(output))` when this node sets `key`, `Some(None)` when it
     /// removes it, `None` when it leaves it to its base.
     fn decides(&self, key: &str) -> Option<Option<&CapturedOutput>> {
-        let found = self
-            .set
-            .binary_search_by(|o| qualified_bytes(o).cmp(key.bytes()));
-        if let Ok(at) = found {
-            return Some(Some(&self.set[at]));
-        }
-        let removed = self.removed.binary_search_by(|r| r.as_str().cmp(key));
-        removed.is_ok().then_some(None)
+        decision(&self.set, &self.removed, key)
     }
+
+    /// What this node decides for a lookup, with its ladder when it has
+    /// one, and the snapshot below what that covers.
+    fn covers(&self) -> (&[CapturedOutput], &[String], &Snapshot) {
+        match &self.ladder {
+            Some(ladder) => (&ladder.set, &ladder.removed, &ladder.skip),
+            None => (&self.set, &self.removed, &self.base),
+        }
+    }
+}
+
+impl Ladder {
+    /// The ladder of a new node at `depth` over `base`; `None` when the
+    /// node covers itself alone.
+    fn build(
+        base: &Snapshot,
+        set: &[CapturedOutput],
+        removed: &[String],
+        depth: u32,
+    ) -> Option<Ladder> {
+        let span = depth & depth.wrapping_neg();
+        if span <= 1 {
+            return None;
+        }
+        // Newest first: the first decision of a name wins.
+        let mut decided = BTreeMap::new();
+        note_decisions(&mut decided, set, removed);
+        let mut covered = 1;
+        let mut at = base;
+        while covered < span {
+            let node = at.0.as_deref()?;
+            let (set, removed, below) = node.covers();
+            note_decisions(&mut decided, set, removed);
+            covered += node.depth & node.depth.wrapping_neg();
+            at = below;
+        }
+        let mut ladder = Ladder {
+            skip: at.clone(),
+            set: Vec::new(),
+            removed: Vec::new(),
+        };
+        for (name, output) in decided {
+            match output {
+                Some(output) => ladder.set.push(output.clone()),
+                None => ladder.removed.push(name),
+            }
+        }
+        ladder.set.sort_by(qualified_cmp);
+        Some(ladder)
+    }
+}
+
+/// Adds the decisions of `set` and `removed` for names not decided yet.
+fn note_decisions<'a>(
+    decided: &mut BTreeMap<String, Option<&'a CapturedOutput>>,
+    set: &'a [CapturedOutput],
+    removed: &[String],
+) {
+    for output in set {
+        decided
+            .entry(output.qualified_name())
+            .or_insert(Some(output));
+    }
+    for name in removed {
+        decided.entry(name.clone()).or_insert(None);
+    }
+}
+
+/// What sorted `set` and `removed` say of `key`: `Some(Some(output))` set,
+/// `Some(None)` removed, `None` nothing.
+fn decision<'a>(
+    set: &'a [CapturedOutput],
+    removed: &[String],
+    key: &str,
+) -> Option<Option<&'a CapturedOutput>> {
+    if let Ok(at) = set.binary_search_by(|o| qualified_bytes(o).cmp(key.bytes())) {
+        return Some(Some(&set[at]));
+    }
+    let removed = removed.binary_search_by(|r| r.as_str().cmp(key));
+    removed.is_ok().then_some(None)
 }
 
 /// Orders outputs as their qualified names (`component:name`) sort,
@@ -506,6 +608,58 @@ pub(crate) mod tests {
 
     fn names(snapshot: &Snapshot) -> Vec<String> {
         keys(&snapshot.to_vec())
+    }
+
+    /// Lookups through the ladders see what the whole reconstructed
+    /// snapshot holds, on long random chains of sets and removals, and
+    /// visit few nodes.
+    #[test]
+    fn lookups_through_ladders_equal_the_whole_snapshot() {
+        let mut dice = Dice(0x1add_e125);
+        let universe: Vec<String> = (0..12)
+            .flat_map(|c| (0..3).map(move |n| format!("c{c}:o{n}")))
+            .collect();
+        for _ in 0..20 {
+            let mut snapshot = Snapshot::default();
+            let mut chain = Vec::new();
+            for step in 0..150 {
+                let current = snapshot.to_vec();
+                let mut delta = Delta::default();
+                for _ in 0..1 + dice.roll(3) {
+                    let key = &universe[dice.roll(universe.len())];
+                    let (component, name) = key.split_once(':').unwrap_or_default();
+                    let held = current.iter().any(|o| o.qualified_name() == *key);
+                    if held && dice.roll(3) == 0 {
+                        delta.removed.push(key.clone());
+                    } else if !delta.set.iter().any(|o| o.qualified_name() == *key) {
+                        delta.set.push(output(component, name, &step.to_string()));
+                    }
+                }
+                delta
+                    .removed
+                    .retain(|r| !delta.set.iter().any(|o| o.qualified_name() == *r));
+                snapshot = Snapshot::apply(&snapshot, delta);
+                chain.push(snapshot.clone());
+            }
+            for snapshot in &chain {
+                let whole = snapshot.to_vec();
+                for key in &universe {
+                    let expected = whole.iter().find(|o| o.qualified_name() == *key);
+                    assert_eq!(snapshot.find(key), expected, "{key}");
+                }
+                let mut visited = 0;
+                let mut at = snapshot.0.as_deref();
+                while let Some(node) = at {
+                    visited += 1;
+                    at = node.covers().2 .0.as_deref();
+                }
+                assert!(
+                    visited <= 8,
+                    "{visited} nodes visited for depth {}",
+                    snapshot.depth()
+                );
+            }
+        }
     }
 
     #[test]

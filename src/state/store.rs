@@ -250,6 +250,9 @@ pub struct StateWriter {
     /// When this writer last folded; `None` before its first write, which
     /// always folds.
     last_fold: Option<Instant>,
+    /// When the fold under way started, and what the last one took.
+    fold_started: Instant,
+    last_fold_took: std::time::Duration,
 }
 
 /// One location a [`StateWriter`] writes: a local state file, its backup
@@ -343,6 +346,8 @@ impl StateWriter {
             failures: Vec::new(),
             recorder: Recorder::default(),
             last_fold: None,
+            fold_started: Instant::now(),
+            last_fold_took: std::time::Duration::ZERO,
         };
         for path in paths {
             let known = read
@@ -460,8 +465,8 @@ impl StateWriter {
 
     /// The journals grew larger than the files, or the last fold is old.
     fn fold_due(&self) -> bool {
-        self.last_fold
-            .is_none_or(|at| at.elapsed() > journal::FOLD_AFTER)
+        let interval = journal::FOLD_AFTER.max(self.last_fold_took * journal::FOLD_SHARE);
+        self.last_fold.is_none_or(|at| at.elapsed() > interval)
             || self
                 .targets
                 .iter()
@@ -471,6 +476,7 @@ impl StateWriter {
     /// Writes the whole state to every location and drops the journals.
     /// `pending`: `state` holds changes no record holds yet.
     fn fold(&mut self, state: &mut State, pending: bool) -> Result<(), StateError> {
+        self.fold_started = Instant::now();
         let journaled = self
             .targets
             .iter()
@@ -561,7 +567,9 @@ impl StateWriter {
     }
 
     fn folded(&mut self, state: &State) {
-        self.last_fold = Some(Instant::now());
+        let now = Instant::now();
+        self.last_fold_took = now.duration_since(self.fold_started);
+        self.last_fold = Some(now);
         self.recorder.reset(state);
     }
 
