@@ -326,7 +326,7 @@ impl<'a> Run<'a> {
             options,
             &mut host,
             read_path.as_deref(),
-            loaded.is_some(),
+            loaded.as_ref(),
             warnings,
         )?;
         if let (Some(state), Some(path)) = (&loaded, &read_path) {

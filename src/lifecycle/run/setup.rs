@@ -100,11 +100,12 @@ pub(crate) fn lock_parameters(
     options: &RunOptions,
     host: &mut Host<'_>,
     state_path: Option<&Path>,
-    state_loaded: bool,
+    loaded: Option<&crate::state::State>,
     warnings: &mut Warnings,
 ) -> Result<Locked, EngineError> {
-    let params_state = match (state_path, state_loaded) {
-        (Some(path), true) => Some(params::state::State::read(path)?),
+    // The state the run already read, not a second parse of its file.
+    let params_state = match (state_path, loaded) {
+        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state.clone())),
         _ => None,
     };
     let prompter = host.prompter.take();

@@ -438,7 +438,7 @@ fn lock_without_prompts(
         options,
         &mut host,
         read_path.as_deref(),
-        loaded.is_some(),
+        loaded.as_ref(),
         warnings,
     )
 }
