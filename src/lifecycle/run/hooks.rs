@@ -13,6 +13,7 @@
 use crate::lifecycle::child::otp::PAD_VARIABLE;
 use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
 use crate::lifecycle::run::interrupt::Interrupts;
+use crate::lifecycle::source::discover::script_names;
 use crate::manifest::Hook;
 use crate::redact::SecretMasker;
 use std::path::{Path, PathBuf};
@@ -119,18 +120,6 @@ fn triggered(hook: &Hook, trigger: &str) -> Result<bool, String> {
     Ok(false)
 }
 
-/// The names tried for a hook `f`, as for an implementation script.
-fn candidate_names(file: &str) -> [String; 6] {
-    [
-        file.to_string(),
-        format!("bin/{file}"),
-        format!("_{file}"),
-        format!("{file}.sh"),
-        format!("bin/{file}.sh"),
-        format!("_{file}.sh"),
-    ]
-}
-
 /// An absolute `file` as it is; otherwise the first regular file among the
 /// candidate names in the component's folder, the stack's folder, its
 /// `bin`, `.hub` and `.hub/bin`; then `file` on the `PATH`.
@@ -151,7 +140,7 @@ pub fn find_script(file: &str, component_dir: &Path, stack_dir: &Path) -> Option
     ];
     folders
         .iter()
-        .flat_map(|folder| candidate_names(file).map(|name| folder.join(name)))
+        .flat_map(|folder| script_names(file).map(|name| folder.join(name)))
         .find(|candidate| candidate.is_file())
         .map(|found| std::path::absolute(&found).unwrap_or(found))
         .or_else(|| crate::lifecycle::source::discover::which(file))

@@ -154,15 +154,21 @@ fn probe_makefile(dir: &Path, verb: &str, probes: &mut Vec<String>) -> Option<Im
     }
 }
 
+/// The names a script `name` is looked for under, in order (deploy.md
+/// §6.8 item 2): implementations by verb, and hooks by file.
+pub fn script_names(name: &str) -> [String; 6] {
+    [
+        name.to_string(),
+        format!("bin/{name}"),
+        format!("_{name}"),
+        format!("{name}.sh"),
+        format!("bin/{name}.sh"),
+        format!("_{name}.sh"),
+    ]
+}
+
 fn probe_scripts(dir: &Path, verb: &str, probes: &mut Vec<String>) -> Option<Implementation> {
-    let names = [
-        verb.to_string(),
-        format!("bin/{verb}"),
-        format!("_{verb}"),
-        format!("{verb}.sh"),
-        format!("bin/{verb}.sh"),
-        format!("_{verb}.sh"),
-    ];
+    let names = script_names(verb);
     let found = names.iter().map(|n| dir.join(n)).find(|p| p.is_file());
     if found.is_none() {
         let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
