@@ -3,12 +3,15 @@
 //!
 //! * `HUB_NOW` — an RFC 3339 time used for every timestamp the run writes.
 //! * `HUB_OPERATION_ID` — the id of the operation the run records.
+//! * `HUB_LINEAGE` — the lineage of a state written for the first time.
 
 use super::StateError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub const NOW_VARIABLE: &str = "HUB_NOW";
 pub const OPERATION_ID_VARIABLE: &str = "HUB_OPERATION_ID";
+/// Pins the lineage given to a state written for the first time.
+pub const LINEAGE_VARIABLE: &str = "HUB_LINEAGE";
 
 /// Where timestamps come from: the system clock, or a pinned time.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -56,6 +59,13 @@ impl Clock {
 /// `HUB_OPERATION_ID` when set and not empty, else a random UUID v4.
 pub fn operation_id(lookup: &dyn Fn(&str) -> Option<String>) -> String {
     lookup(OPERATION_ID_VARIABLE)
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(random_uuid)
+}
+
+/// `HUB_LINEAGE` when set and not empty, else a random UUID v4.
+pub fn new_lineage(lookup: &dyn Fn(&str) -> Option<String>) -> String {
+    lookup(LINEAGE_VARIABLE)
         .filter(|v| !v.is_empty())
         .unwrap_or_else(random_uuid)
 }

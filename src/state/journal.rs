@@ -125,6 +125,8 @@ pub(super) struct Record {
     kind: Option<String>,
     serial: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    lineage: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     timestamp: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     status: Option<String>,
@@ -315,6 +317,9 @@ pub(super) fn apply(state: &mut State, record: Record) -> Result<(), String> {
         return replace_whole(state, record);
     }
     state.serial = record.serial;
+    if let Some(lineage) = record.lineage {
+        state.lineage = lineage;
+    }
     if let Some(timestamp) = record.timestamp {
         state.timestamp = timestamp;
     }
@@ -355,6 +360,7 @@ fn replace_whole(state: &mut State, record: Record) -> Result<(), String> {
         version: record.version.unwrap_or(1),
         kind: record.kind.unwrap_or_default(),
         serial: record.serial,
+        lineage: record.lineage.unwrap_or_default(),
         timestamp: record.timestamp.unwrap_or_default(),
         status: record.status.unwrap_or_default(),
         message: record.message.unwrap_or_default(),
@@ -649,6 +655,7 @@ pub(super) fn whole(state: &State, serial: u64) -> Record {
         version: Some(state.version),
         kind: Some(state.kind.clone()),
         serial,
+        lineage: Some(state.lineage.clone()),
         timestamp: Some(state.timestamp.clone()),
         status: Some(state.status.clone()),
         message: Some(state.message.clone()),

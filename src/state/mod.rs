@@ -69,6 +69,8 @@
 //!
 //! * `HUB_NOW` — an RFC 3339 time used for every timestamp written.
 //! * `HUB_OPERATION_ID` — the id given to the operation a run records.
+//! * `HUB_LINEAGE` — the lineage given to a state written for the first
+//!   time (a random UUID otherwise; later writes keep the state's own).
 //!
 //! # Several locations
 //!
@@ -98,8 +100,8 @@ mod store;
 
 pub use backend::{LocalStore, StateStore};
 pub use clock::{
-    civil_from_days, days_from_civil, format_rfc3339, is_rfc3339, operation_id, random_uuid,
-    rfc3339_to_unix, Clock, NOW_VARIABLE, OPERATION_ID_VARIABLE,
+    civil_from_days, days_from_civil, format_rfc3339, is_rfc3339, new_lineage, operation_id,
+    random_uuid, rfc3339_to_unix, Clock, LINEAGE_VARIABLE, NOW_VARIABLE, OPERATION_ID_VARIABLE,
 };
 pub use journal::journal_path;
 pub use layout::StateFormat;

@@ -47,6 +47,11 @@ pub struct State {
     /// The reference tool does not know the key and ignores it.
     #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient_serial")]
     pub serial: u64,
+    /// This project's identity of the state: set when a state is first
+    /// written and kept by every later write, so that a writer can tell a
+    /// newer version of its own state from another stack's state.
+    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
+    pub lineage: String,
     /// Stack status: see [`super::StackStatus`].
     #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
     pub status: String,

@@ -266,8 +266,9 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Pinned time, operation id, one-time pads and user: reproducible runs.
-pub const PINNED: [(&str, &str); 4] = [
+pub const PINNED: [(&str, &str); 5] = [
     ("HUB_NOW", "2026-01-01T00:00:00Z"),
+    ("HUB_LINEAGE", "lineage-1"),
     ("HUB_OPERATION_ID", "op-1"),
     ("HUB_RANDOM_SEED", "1"),
     ("USER", "tester"),

@@ -1373,7 +1373,7 @@ fn deploy_case_62_state_format() {
         .lines()
         .filter(|l| !l.starts_with([' ', '-']))
         .filter_map(|l| l.split(':').next())
-        .filter(|k| *k != "serial")
+        .filter(|k| !matches!(*k, "serial" | "lineage"))
         .collect();
     assert_eq!(
         top,

@@ -575,3 +575,38 @@ fn pulling_a_missing_state_is_an_error() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_state_keeps_the_lineage_it_was_first_written_with() {
+    let dir = killed_in_c2();
+    let root = dir.path();
+    let first = pull(root).lineage;
+    assert!(
+        uuid_like(&first),
+        "a new state gets a random UUID lineage: {first:?}"
+    );
+    assert_eq!(
+        file_alone(root).lineage,
+        first,
+        "the folded file has it too"
+    );
+    let (code, _, stderr) = run(root, &["unlock", STATE]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(root, &DEPLOY);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(file_alone(root).lineage, first, "kept by the next run");
+    let (code, _, stderr) = run(root, &["undeploy", "hub.yaml.elaborate", "-s", STATE]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(file_alone(root).lineage, first, "kept by an undeploy");
+
+    let other = tempfile::tempdir().expect("tmp");
+    fixture(other.path());
+    let (code, _, stderr) = run(other.path(), &DEPLOY);
+    assert_eq!(code, 0, "{stderr}");
+    assert_ne!(file_alone(other.path()).lineage, first, "another state's");
+}
+
+fn uuid_like(text: &str) -> bool {
+    let groups: Vec<usize> = text.split('-').map(str::len).collect();
+    groups == [8, 4, 4, 4, 12] && text.chars().all(|c| c == '-' || c.is_ascii_hexdigit())
+}

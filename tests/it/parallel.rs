@@ -21,6 +21,7 @@ const PINNED: &[(&str, &str)] = &[
     ("HUB_NOW", "2026-01-01T00:00:00Z"),
     ("HUB_OPERATION_ID", "op-1"),
     ("HUB_RANDOM_SEED", "1"),
+    ("HUB_LINEAGE", "lineage-1"),
 ];
 
 /// A generated stack in a temporary folder, recording events.

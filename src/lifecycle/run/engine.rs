@@ -414,9 +414,13 @@ impl<'a> Run<'a> {
         let stack = &self.stack.elaborated.stack;
         let parameters = state_parameters(&self.locked);
         let order = self.plan.order.clone();
+        let lineage = |host: &Host| state::new_lineage(&|name| host.var(name));
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
+        if state.lineage.is_empty() {
+            state.lineage = lineage(&self.host);
+        }
         state.meta = StackMeta {
             kind: stack.kind.clone(),
             name: stack.meta.name.clone(),
