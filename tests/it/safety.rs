@@ -53,8 +53,11 @@ fn refused_quickly(out: &Output, started: Instant, location: &str, limit: &str) 
     out.failure().stderr_has(location).stderr_has(limit);
     assert_ne!(out.status, 101, "{}", out.stderr);
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    // Not a speed check: an expansion that is not refused runs for many
+    // minutes (or out of memory), far beyond this bound even on a loaded
+    // machine.
     assert!(
-        started.elapsed() < Duration::from_secs(5),
+        started.elapsed() < Duration::from_secs(60),
         "took {:?}",
         started.elapsed()
     );

@@ -4,7 +4,8 @@
 //!   [`otp`] — one-time values handed to it.
 //! * [`templates`] — the templates rendered before it runs, with the
 //!   [`gotemplate`] engine for `kind: go` and [`mustache`] for `_mustache`.
-//! * [`process`] — spawning, signals, prefixed and masked output;
+//! * [`process`] — running it: signals, prefixed and masked output;
+//!   [`spawn`] — starting it at a cost independent of hub's size;
 //!   [`capture`] — the `Outputs:` it prints; [`kept`] — the bounded part
 //!   of its stdout hub keeps in memory.
 
@@ -15,4 +16,5 @@ pub mod kept;
 pub mod mustache;
 pub mod otp;
 pub mod process;
+pub mod spawn;
 pub mod templates;

@@ -20,9 +20,10 @@
 //!   keep running; hub stops reading their output shortly after the
 //!   leader's exit ([`LEAK_WAIT`]), and their further writes to it fail.
 //! * When hub itself dies, even by SIGKILL, the kernel kills the child
-//!   (`PR_SET_PDEATHSIG`, Linux); see [`end_with_hub`].
+//!   (`PR_SET_PDEATHSIG`, Linux); see [`super::spawn`].
 
 use super::kept::KeptStdout;
+use super::spawn::{Spawned, Spec};
 use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
 use crate::redact::SecretMasker;
 use crate::state::private;
@@ -30,9 +31,9 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -420,53 +421,19 @@ fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
     })
 }
 
-fn spawn(invocation: &Invocation, program: &Path) -> Result<Child, ProcessError> {
-    let mut command = Command::new(program);
-    end_with_hub(&mut command);
-    command
-        .args(&invocation.args)
-        .current_dir(&invocation.cwd)
-        .env_clear()
-        .envs(invocation.env.iter().map(|(name, value)| (name, value)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|source| ProcessError::Spawn {
-            label: invocation.label.clone(),
-            program: program.to_path_buf(),
-            cwd: invocation.cwd.clone(),
-            source,
-        })
-}
-
-/// Asks the kernel (Linux) to kill the child with SIGKILL when hub dies,
-/// even by SIGKILL, so a component does not run on unnoticed. Only the
-/// direct child is covered: processes it started live on until they
-/// notice (writing to their closed output pipe ends them with SIGPIPE).
-fn end_with_hub(command: &mut Command) {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: getpid has no preconditions.
-        let hub = unsafe { libc::getpid() };
-        // SAFETY: the closure runs in the forked child before exec and only
-        // makes async-signal-safe system calls (prctl, getppid, kill).
-        unsafe {
-            command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // Hub died before the request was made: end now.
-                if libc::getppid() != hub {
-                    libc::kill(libc::getpid(), libc::SIGKILL);
-                }
-                Ok(())
-            });
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = command;
+fn spawn(invocation: &Invocation, program: &Path) -> Result<Spawned, ProcessError> {
+    super::spawn::spawn(&Spec {
+        program,
+        args: &invocation.args,
+        cwd: &invocation.cwd,
+        env: &invocation.env,
+    })
+    .map_err(|source| ProcessError::Spawn {
+        label: invocation.label.clone(),
+        program: program.to_path_buf(),
+        cwd: invocation.cwd.clone(),
+        source,
+    })
 }
 
 /// Makes hub the reaper of processes its components orphan (Linux), so a
@@ -721,7 +688,7 @@ fn pump(pipes: &mut [Pipe], timeout: Duration, output: &mut Output) -> io::Resul
 
 /// Watches the child: output, exit, interrupts, timeout.
 struct Supervisor<'a> {
-    child: &'a mut Child,
+    child: &'a mut Spawned,
     pgid: i32,
     pipes: Vec<Pipe>,
     interrupts: &'a Interrupts,
@@ -738,7 +705,7 @@ struct Supervisor<'a> {
 
 impl<'a> Supervisor<'a> {
     fn new(
-        child: &'a mut Child,
+        child: &'a mut Spawned,
         invocation: &'a Invocation,
         interrupts: &'a Interrupts,
         sink: &'a dyn LineSink,
