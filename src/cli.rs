@@ -539,6 +539,10 @@ pub struct DeployArgs {
     pub changed: bool,
     #[command(flatten)]
     pub replace: ReplaceArgs,
+    /// After the deploy, undeploy the components the state holds and the
+    /// stack no longer lists, dependents first, and forget them
+    #[arg(long)]
+    pub prune: bool,
     #[command(flatten)]
     pub compatibility: CompatibilityArgs,
 }
@@ -573,6 +577,7 @@ Examples:
   hub deploy hub.yaml params.yaml -s demo.state
   hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
   hub deploy hub.yaml.elaborate -c app+              app and everything it depends on
+  hub deploy hub.yaml.elaborate --prune              also undeploy components removed from the stack
   hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web"
     )
 }
@@ -610,6 +615,14 @@ pub struct PlanArgs {
     pub guess: GuessArgs,
     #[command(flatten)]
     pub replace: ReplaceArgs,
+    /// Plan as `deploy --changed` runs: components whose folder,
+    /// parameters and upstream outputs are unchanged are `no-op`
+    #[arg(long)]
+    pub changed: bool,
+    /// Plan as `deploy --prune` runs: the components the state holds and
+    /// the stack no longer lists count as `delete`
+    #[arg(long)]
+    pub prune: bool,
     /// Plan an undeploy instead of a deploy
     #[arg(long)]
     pub undeploy: bool,
