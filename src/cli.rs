@@ -606,7 +606,7 @@ takes those down first, `-f` goes on anyway."
     mut_arg("jobs", |a| a.help("Plan the waves for this many components at once; 0 = the number of CPUs")),
     mut_arg("report", |a| a.help("Write the plan as a JSON report (per component: what would happen and why)")),
     mut_arg("guess", |a| a.help("With --undeploy: skip trailing components that never got a state entry")),
-    mut_arg("replace", |a| a.help("Plan these components (comma-separated) to deploy even where they are unchanged")),
+    mut_arg("replace", |a| a.help("Plan these components (comma-separated) as `replace`: they run even where `--changed` would skip them")),
 )]
 pub struct PlanArgs {
     #[command(flatten)]

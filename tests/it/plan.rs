@@ -128,7 +128,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
 }
 
 #[test]
-fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
+fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
     let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let before = tree(&dir);

@@ -481,6 +481,16 @@ fn a_removed_component_is_planned_as_delete_warned_about_and_pruned() {
         .stderr_has("\n  top   undeployed ");
     assert_eq!(undeploy_log(root), "top-was-here\n");
     assert_eq!(entries(root), ["base", "keep", "mid"]);
+    let state = read_documents(&root.join("s.state")).remove(0);
+    let operations = state["operations"].as_sequence().expect("operations");
+    let phases = &operations.last().expect("an operation")["phases"];
+    let top = phases
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .find(|p| p["phase"].as_str() == Some("top"))
+        .expect("a phase for the pruned component");
+    assert_eq!(top["status"].as_str(), Some("success"));
     run(root, &["deploy", "--prune"]).success();
     assert_eq!(undeploy_log(root), "top-was-here\n", "pruned once");
 }

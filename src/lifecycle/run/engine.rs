@@ -617,6 +617,14 @@ impl<'a> Run<'a> {
                 _ => prune::Ended::Undeployed,
             };
             let elapsed = started.elapsed();
+            let now = self.clock.now();
+            let phase = match ended {
+                prune::Ended::Undeployed => OperationStatus::Success,
+                _ => OperationStatus::Error,
+            };
+            if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+                state.set_phase(op, name, phase, &now);
+            }
             match ended {
                 prune::Ended::Undeployed => {
                     if let Some(state) = self.state.as_mut() {
