@@ -86,8 +86,17 @@ fn removed_entry(name: &str, entry: &ComponentState) -> Removed {
     Removed {
         name: name.to_string(),
         dir: (!entry.dir.is_empty()).then(|| PathBuf::from(&entry.dir)),
-        depends: entry.depends.clone(),
+        depends: recorded_depends(entry),
         status: entry.status.clone(),
+    }
+}
+
+/// The entry's `depends`; in an entry written before hub recorded them,
+/// the dependencies its fingerprint names (one digest per `depends`).
+fn recorded_depends(entry: &ComponentState) -> Vec<String> {
+    match (&entry.depends[..], &entry.fingerprint) {
+        ([], Some(fingerprint)) => fingerprint.upstream.keys().cloned().collect(),
+        (depends, _) => depends.to_vec(),
     }
 }
 
@@ -248,6 +257,17 @@ mod tests {
         let removed = removed(&state, &|name| name == "web");
         assert_eq!(names(&removed), ["app", "db", "net"]);
         assert_eq!(removed[0].dir.as_deref(), Some(Path::new("/stack/app")));
+    }
+
+    #[test]
+    fn an_older_entry_s_dependencies_come_from_its_fingerprint() {
+        let mut state = state(&[("app", &[], "deployed"), ("db", &[], "deployed")], &[]);
+        let mut fingerprint = crate::state::Fingerprint::default();
+        fingerprint.upstream.insert("db".into(), "sha256:0".into());
+        state.component_mut("app").fingerprint = Some(fingerprint);
+        let removed = removed(&state, &|_| false);
+        assert_eq!(names(&removed), ["app", "db"]);
+        assert_eq!(removed[0].depends, ["db"]);
     }
 
     #[test]

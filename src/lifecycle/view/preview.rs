@@ -407,8 +407,13 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
         };
         summary.push(&component.name, outcome, std::time::Duration::ZERO);
     }
+    // A pruned component is undeployed by the deploy planned.
     for removed in preview.pruned() {
-        summary.push(&removed.name, Outcome::NotRun, std::time::Duration::ZERO);
+        summary.push(
+            &removed.name,
+            Outcome::Undeployed,
+            std::time::Duration::ZERO,
+        );
     }
     let context = ReportContext {
         kind: "plan".into(),
@@ -1061,8 +1066,13 @@ mod tests {
             jobs: 1,
             selection: None,
             waves: Vec::new(),
-            prune: false,
-            removed: Vec::new(),
+            prune: true,
+            removed: vec![RemovedPreview::of(&prune::Removed {
+                name: "old".into(),
+                dir: Some(PathBuf::from("/stack/old")),
+                depends: Vec::new(),
+                status: "deployed".into(),
+            })],
             components: vec![
                 component("a", Action::Update, "folder content changed"),
                 component("b", Action::NoOp, ""),
@@ -1071,8 +1081,12 @@ mod tests {
             ],
         };
         assert_eq!(
-            (preview.count(Action::Update), preview.count(Action::Fail)),
-            (1, 1)
+            (
+                preview.count(Action::Update),
+                preview.count(Action::Delete),
+                preview.count(Action::Fail)
+            ),
+            (1, 1, 1)
         );
         let report = report(&preview, "2026-01-01T00:00:00Z");
         let seen: Vec<(&str, Option<&str>)> = report
@@ -1087,6 +1101,10 @@ mod tests {
                 ("unchanged", None),
                 ("skipped", Some("`x` is off")),
                 ("error", Some("requirement `dns` not provided")),
+                (
+                    "undeploy",
+                    Some("removed from the stack; implementation in `/stack/old`")
+                ),
             ]
         );
         assert_eq!(
