@@ -539,6 +539,10 @@ pub struct DeployArgs {
     pub changed: bool,
     #[command(flatten)]
     pub replace: ReplaceArgs,
+    /// After the deploy, undeploy the components the state holds and the
+    /// stack no longer lists, dependents first, and forget them
+    #[arg(long)]
+    pub prune: bool,
     #[command(flatten)]
     pub compatibility: CompatibilityArgs,
 }
@@ -573,6 +577,7 @@ Examples:
   hub deploy hub.yaml params.yaml -s demo.state
   hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
   hub deploy hub.yaml.elaborate -c app+              app and everything it depends on
+  hub deploy hub.yaml.elaborate --prune              also undeploy components removed from the stack
   hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web"
     )
 }
@@ -601,7 +606,7 @@ takes those down first, `-f` goes on anyway."
     mut_arg("jobs", |a| a.help("Plan the waves for this many components at once; 0 = the number of CPUs")),
     mut_arg("report", |a| a.help("Write the plan as a JSON report (per component: what would happen and why)")),
     mut_arg("guess", |a| a.help("With --undeploy: skip trailing components that never got a state entry")),
-    mut_arg("replace", |a| a.help("Plan these components (comma-separated) to deploy even where they are unchanged")),
+    mut_arg("replace", |a| a.help("Plan these components (comma-separated) as `replace`: they run even where `--changed` would skip them")),
 )]
 pub struct PlanArgs {
     #[command(flatten)]
@@ -610,6 +615,14 @@ pub struct PlanArgs {
     pub guess: GuessArgs,
     #[command(flatten)]
     pub replace: ReplaceArgs,
+    /// Plan as `deploy --changed` runs: components whose folder,
+    /// parameters and upstream outputs are unchanged are `no-op`
+    #[arg(long)]
+    pub changed: bool,
+    /// Plan as `deploy --prune` runs: the components the state holds and
+    /// the stack no longer lists count as `delete`
+    #[arg(long)]
+    pub prune: bool,
     /// Plan an undeploy instead of a deploy
     #[arg(long)]
     pub undeploy: bool,

@@ -411,6 +411,8 @@ pub struct RunRequest<'a> {
     pub changed: bool,
     /// `--replace` (deploy and plan).
     pub replace: &'a [String],
+    /// `--prune` (deploy and plan).
+    pub prune: bool,
 }
 
 /// `hub deploy`.
@@ -430,6 +432,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
         guess: true,
         changed: args.changed,
         replace: &args.replace.replace,
+        prune: args.prune,
     };
     run_stack(&request, Verb::Deploy, warnings)
 }
@@ -442,6 +445,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
         guess: args.guess.guess,
         changed: false,
         replace: &[],
+        prune: false,
     };
     run_stack(
         &request,
@@ -622,6 +626,7 @@ fn load_run(
         },
         changed: args.changed,
         replace: args.replace.to_vec(),
+        prune: args.prune,
         why: args.execute.is_some_and(|e| e.why),
         dry: args.execute.is_some_and(|e| e.dry),
     };
@@ -812,8 +817,9 @@ fn plan_and_print(
         common: &args.common,
         execute: None,
         guess: args.guess.guess,
-        changed: false,
+        changed: args.changed,
         replace: &args.replace.replace,
+        prune: args.prune,
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
     let plan = preview::preview(&stack, &options, std::env::vars().collect(), warnings)?;
@@ -838,6 +844,16 @@ fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
             value: String::new(),
             reason: "a markdown plan is meant to be posted where others read it: its secrets stay masked; use `--format text --reveal` to see them".into(),
         });
+    }
+    for (given, flag) in [(args.prune, "--prune"), (args.changed, "--changed")] {
+        if args.undeploy && given {
+            return Err(Error::Usage {
+                flag,
+                value: String::new(),
+                reason: "it is a flag of a deploy; an undeploy takes down every selected component"
+                    .into(),
+            });
+        }
     }
     if args.undeploy && !args.replace.replace.is_empty() {
         return Err(Error::Usage {

@@ -254,6 +254,15 @@ pub struct ComponentState {
     /// What the last successful deploy was made of; see [`Fingerprint`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
+    /// This project's key: the absolute folder the component last ran
+    /// from, so that `deploy --prune` can undeploy it once the stack no
+    /// longer lists it. Other readers ignore it.
+    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
+    pub dir: String,
+    /// This project's key: the component's `depends` when it last ran, for
+    /// the order in which `deploy --prune` undeploys removed components.
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "list")]
+    pub depends: Vec<String>,
 }
 
 /// What a component's last successful deploy was made of. A key of this

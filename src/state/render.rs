@@ -94,11 +94,14 @@ fn without_snapshot(state: &ComponentState) -> impl PartialEq + '_ {
         captured_outputs_base,
         captured_outputs_removed,
         fingerprint,
+        dir,
+        depends,
     } = state;
     (
         (timestamp, timestamps, status, version, meta, message),
         (parameters, raw_outputs),
         (captured_outputs_base, captured_outputs_removed, fingerprint),
+        (dir, depends),
     )
 }
 

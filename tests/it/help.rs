@@ -66,7 +66,6 @@ fn flags_appear_only_where_they_mean_something() {
         "--compressed",
         "--dry",
         "--state-format",
-        "--changed",
         "--why",
         "--os-environment",
         "--git-outputs",
@@ -74,6 +73,11 @@ fn flags_appear_only_where_they_mean_something() {
         assert!(!plan.contains(flag), "plan --help lists {flag}");
     }
     assert!(plan.contains("Plan without a state"), "{plan}");
+    // A plan takes the deploy's flags that change what runs.
+    assert!(
+        plan.contains("--changed") && plan.contains("--prune"),
+        "{plan}"
+    );
     assert!(!help("undeploy").contains("--changed"));
     assert!(!help("deploy").contains("--guess"));
     let invoke = help("invoke");

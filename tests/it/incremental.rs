@@ -206,9 +206,12 @@ fn a_component_that_failed_last_time_runs_again() {
 #[test]
 fn without_changed_why_says_everything_runs() {
     let t = stack("parameters: []\n");
-    let out = deploy(&t, &["--why"]);
-    out.success()
-        .stderr_has("hub: net runs: --changed was not given");
+    deploy(&t, &["--why"])
+        .success()
+        .stderr_has("hub: net runs: never deployed");
+    deploy(&t, &["--why"])
+        .success()
+        .stderr_has("hub: net runs: runs again (no --changed)");
 }
 
 #[test]

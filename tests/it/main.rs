@@ -22,6 +22,7 @@ mod ordering;
 mod parallel;
 mod params_spec;
 mod plan;
+mod plan_actions;
 mod plan_review;
 mod process;
 mod safety;

@@ -227,7 +227,7 @@ fn plan_and_graph_show_each_edge_with_its_reason() {
     );
     assert!(
         out.stdout.contains(
-            "after: deploy (never deployed)\n  waits for: slow (parameter `slept` is its output, comes before in `lifecycle.order`)\n"
+            "after: create (never deployed)\n  waits for: slow (parameter `slept` is its output, comes before in `lifecycle.order`)\n"
         ),
         "{}",
         out.stdout

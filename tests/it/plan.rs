@@ -85,14 +85,14 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
       3. app
       4. monitoring
 
-    network: deploy (never deployed)
+    network: create (never deployed)
       parameters:
         + hub.componentName = network
         + dns.domain = demo.local
         + component.network.cidr = 10.0.0.0/16
         + hub.provides = ""
 
-    database: deploy (never deployed)
+    database: create (never deployed)
       waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
       requires: network ← network
       parameters:
@@ -102,7 +102,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + component.database.name = demo
         + hub.provides = network
 
-    app: deploy (never deployed)
+    app: create (never deployed)
       waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
       requires: database ← database
       parameters:
@@ -118,7 +118,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
     monitoring: skip (`component.monitoring.enabled` is off)
       waits for: app (`depends`, parameter `component.app.url` is its output)
 
-    plan: 3 to deploy, 0 unchanged, 1 skipped, 0 would fail
+    Plan: 3 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 1 skipped, 0 would fail
     "#);
     assert_eq!(
         tree(&dir),
@@ -128,7 +128,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
 }
 
 #[test]
-fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
+fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
     let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let before = tree(&dir);
@@ -144,14 +144,14 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
       3. app
       4. monitoring
 
-    network: unchanged
+    network: update (runs again (no --changed))
       parameters:
           hub.componentName = network
           dns.domain = demo.local
           component.network.cidr = 10.0.0.0/16
           hub.provides = database network
 
-    database: unchanged
+    database: update (runs again (no --changed))
       waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
       requires: network ← network
       parameters:
@@ -161,7 +161,7 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
           component.database.name = demo
           hub.provides = database network
 
-    app: unchanged
+    app: update (runs again (no --changed))
       waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
       requires: database ← database
       parameters:
@@ -177,7 +177,7 @@ fn after_a_deploy_everything_is_unchanged_and_the_state_is_untouched() {
     monitoring: skip (`component.monitoring.enabled` is off)
       waits for: app (`depends`, parameter `component.app.url` is its output)
 
-    plan: 0 to deploy, 3 unchanged, 1 skipped, 0 would fail
+    Plan: 0 to create, 3 to update, 0 to replace, 0 to delete, 0 unchanged, 1 skipped, 0 would fail
     ");
     assert_eq!(
         tree(&dir),
@@ -194,16 +194,16 @@ fn a_changed_parameter_shows_old_and_new_and_its_dependents_say_why_they_run() {
     let params = dir.join("params.yaml");
     let text = std::fs::read_to_string(&params).expect("params");
     std::fs::write(&params, text.replace("value: small", "value: large")).expect("write");
-    let out = plan(&dir, &[]);
+    let out = plan(&dir, &["--changed"]);
     out.success();
     let lines: Vec<&str> = out.stdout.lines().collect();
     for expected in [
-        "network: unchanged",
-        "database: deploy (parameters changed: component.database.size)",
+        "network: no-op",
+        "database: update (parameters changed: component.database.size)",
         "    ~ component.database.size = small → large",
         "      component.database.name = demo",
-        "app: deploy (`database` deploys first: its outputs may change)",
-        "plan: 2 to deploy, 1 unchanged, 1 skipped, 0 would fail",
+        "app: update (`database` runs first: its outputs may change)",
+        "Plan: 0 to create, 2 to update, 0 to replace, 0 to delete, 1 unchanged, 1 skipped, 0 would fail",
     ] {
         assert!(
             lines.contains(&expected),
@@ -221,16 +221,16 @@ fn a_touched_file_redeploys_its_component() {
     let mut text = std::fs::read_to_string(&script).expect("script");
     text.push_str("# touched\n");
     std::fs::write(&script, text).expect("write");
-    let out = plan(&dir, &[]);
+    let out = plan(&dir, &["--changed"]);
     out.success();
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert!(
-        lines.contains(&"network: deploy (folder content changed)"),
+        lines.contains(&"network: update (folder content changed)"),
         "{}",
         out.stdout
     );
     assert!(
-        lines.contains(&"database: deploy (`network` deploys first: its outputs may change)"),
+        lines.contains(&"database: update (`network` runs first: its outputs may change)"),
         "{}",
         out.stdout
     );
@@ -254,10 +254,10 @@ fn undeploy_runs_in_reverse_without_what_never_deployed() {
             "plan: undeploy stack `demo`",
             "state: demo.state (serial N)",
             "jobs: 1",
-            "app: undeploy",
-            "database: undeploy",
-            "network: undeploy",
-            "plan: 3 to undeploy, 0 unchanged, 0 skipped, 0 would fail",
+            "app: delete",
+            "database: delete",
+            "network: delete",
+            "Plan: 0 to create, 0 to update, 0 to replace, 3 to delete, 0 unchanged, 0 skipped, 0 would fail",
         ]
     );
     assert!(out
@@ -295,7 +295,7 @@ fn the_json_document_has_waves_actions_requirements_and_parameters() {
     );
     let database = &doc["components"][1];
     assert_eq!(database["name"], "database");
-    assert_eq!(database["action"], "deploy");
+    assert_eq!(database["action"], "create");
     assert_eq!(database["reasons"], serde_json::json!(["never deployed"]));
     assert_eq!(
         database["requires"],
@@ -308,7 +308,7 @@ fn the_json_document_has_waves_actions_requirements_and_parameters() {
     assert_eq!(doc["components"][3]["action"], "skip");
     assert_eq!(
         doc["counts"],
-        serde_json::json!({"deploy": 3, "undeploy": 0, "unchanged": 0, "skip": 1, "fail": 0})
+        serde_json::json!({"create": 3, "update": 0, "replace": 0, "delete": 0, "no-op": 0, "skip": 1, "fail": 0})
     );
 }
 
@@ -449,14 +449,14 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
       3. top
       4. odd
 
-    base: deploy (never deployed)
+    base: create (never deployed)
       requires: cloud ← platform
       parameters:
         + hub.componentName = base
         + api.token = (masked)
         + hub.provides = cloud
 
-    left: deploy (never deployed)
+    left: create (never deployed)
       waits for: base (`depends`, provides `queue`, `left.greeting` reads its output `base.url`)
       requires: queue ← base
       parameters:
@@ -483,7 +483,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
         + odd.user = (error: uses `odd.broken`, which cannot be expanded)
         + hub.provides = cloud queue
 
-    plan: 2 to deploy, 0 unchanged, 0 skipped, 3 would fail
+    Plan: 2 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 3 would fail
     ");
     assert!(!t.root().join("s.state").exists());
     assert!(!t.root().join("base/env.out").exists());
@@ -528,10 +528,13 @@ parameters:
     let deploy = hub(root, &["deploy", "hub.yaml.elaborate", "-s", "s.state"]);
     deploy.success();
     let before = tree(root);
-    let out = hub(root, &["plan", "hub.yaml.elaborate", "-s", "s.state"]);
+    let out = hub(
+        root,
+        &["plan", "hub.yaml.elaborate", "-s", "s.state", "--changed"],
+    );
     out.success();
-    assert!(out.stdout.contains("a: unchanged\n"), "{}", out.stdout);
-    assert!(out.stdout.contains("b: unchanged\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("a: no-op\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("b: no-op\n"), "{}", out.stdout);
     assert!(
         out.stdout.contains("      a.url = https://a\n"),
         "{}",
@@ -539,7 +542,7 @@ parameters:
     );
     assert!(out
         .stdout
-        .ends_with("plan: 0 to deploy, 2 unchanged, 0 skipped, 0 would fail\n"));
+        .ends_with("Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 unchanged, 0 skipped, 0 would fail\n"));
     assert_eq!(tree(root), before);
 }
 

@@ -14,6 +14,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
         &[
             "--format",
             "markdown",
+            "--changed",
             "-c",
             "app+",
             "--replace",
@@ -24,17 +25,17 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
     insta::assert_snapshot!(without_serial(&dir, &out.stdout), @"
     ### Plan: deploy stack `demo`
 
-    **2 to deploy, 1 unchanged, 0 skipped, 0 would fail**
+    **0 to create, 1 to update, 1 to replace, 0 to delete, 1 unchanged, 0 skipped, 0 would fail**
 
     State: `demo.state` (serial N) · selection: app+ → network, database, app (added database (`app` depends on it), network (`app` depends on it)) · jobs: 1
 
     | Component | Action | Why |
     |---|---|---|
-    | `network` | unchanged |  |
-    | `database` | **deploy** | `--replace`: runs even if unchanged |
-    | `app` | **deploy** | `database` deploys first: its outputs may change |
+    | `network` | no-op |  |
+    | `database` | **replace** | `--replace`: runs even if unchanged |
+    | `app` | **update** | `database` runs first: its outputs may change |
 
-    <details><summary><code>network</code>: unchanged</summary>
+    <details><summary><code>network</code>: no-op</summary>
 
     ```diff
       hub.componentName = network
@@ -45,7 +46,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
 
     </details>
 
-    <details><summary><code>database</code>: deploy</summary>
+    <details><summary><code>database</code>: replace</summary>
 
     Waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
 
@@ -61,7 +62,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
 
     </details>
 
-    <details><summary><code>app</code>: deploy</summary>
+    <details><summary><code>app</code>: update</summary>
 
     Waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
 
@@ -113,20 +114,30 @@ fn the_detailed_exit_code_says_whether_anything_would_change() {
     let first = plan(&dir, &["--detailed-exitcode"]);
     assert_eq!(first.status, 2, "a first deploy changes everything");
     assert!(
-        first.stdout.contains("plan: 3 to deploy"),
+        first.stdout.contains("Plan: 3 to create"),
         "{}",
         first.stdout
     );
     assert!(!first.stderr.contains("error"), "{}", first.stderr);
     deploy_demo(&dir);
-    let again = plan(&dir, &["--detailed-exitcode"]);
+    let rerun = plan(&dir, &["--detailed-exitcode"]);
+    assert_eq!(
+        rerun.status, 2,
+        "a deploy without --changed runs every component again"
+    );
+    let again = plan(&dir, &["--detailed-exitcode", "--changed"]);
     assert_eq!(again.status, 0, "{}\n{}", again.stdout, again.stderr);
     assert!(
-        again.stdout.contains("plan: 0 to deploy, 3 unchanged"),
+        again
+            .stdout
+            .contains("0 to update, 0 to replace, 0 to delete, 3 unchanged"),
         "{}",
         again.stdout
     );
-    let replaced = plan(&dir, &["--detailed-exitcode", "--replace", "app"]);
+    let replaced = plan(
+        &dir,
+        &["--detailed-exitcode", "--changed", "--replace", "app"],
+    );
     assert_eq!(replaced.status, 2, "{}", replaced.stderr);
     let undeploy = plan(&dir, &["--detailed-exitcode", "--undeploy"]);
     assert_eq!(undeploy.status, 2, "{}", undeploy.stderr);

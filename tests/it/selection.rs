@@ -234,23 +234,19 @@ fn replace_runs_a_component_that_changed_would_skip() {
     crate::plan::deploy_demo(&dir);
     let out = deploy(&["--changed", "--replace", "database", "--why"]);
     out.success()
-        .stderr_has("hub: database runs: --replace")
+        .stderr_has("hub: database runs: `--replace`: runs even if unchanged")
         .stderr_has("\n  network     unchanged ")
         .stderr_has("\n  database    deployed ")
         .stderr_has("\n  app         unchanged ");
-    let plan = crate::plan::plan(&dir, &["--replace", "database"]);
+    let plan = crate::plan::plan(&dir, &["--changed", "--replace", "database"]);
     plan.success();
     assert!(
         plan.stdout
-            .contains("database: deploy (`--replace`: runs even if unchanged)\n"),
+            .contains("database: replace (`--replace`: runs even if unchanged)\n"),
         "{}",
         plan.stdout
     );
-    assert!(
-        plan.stdout.contains("network: unchanged\n"),
-        "{}",
-        plan.stdout
-    );
+    assert!(plan.stdout.contains("network: no-op\n"), "{}", plan.stdout);
     deploy(&["--changed", "--replace", "databse"])
         .failure()
         .stderr_has("`--replace` names `databse`")

@@ -39,12 +39,14 @@
 //! Components see `HUB_STATE`: the first location that held a state file
 //! when the run started, else the first location, as an absolute path.
 
+use super::action::{self, Action};
 use super::error::EngineError;
 use super::fingerprint;
 use super::hooks;
 use super::interrupt::Interrupts;
 use super::known::{Known, View};
 use super::outputs::stack_outputs;
+use super::prune;
 use super::ready;
 use super::records::{
     component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
@@ -118,6 +120,9 @@ pub struct RunOptions {
     pub replace: Vec<String>,
     /// `--why`: say why each component runs or is skipped.
     pub why: bool,
+    /// `--prune`: after the deploy, undeploy the components the state
+    /// holds and the stack no longer lists, and forget them.
+    pub prune: bool,
     /// Run the `deploy-test`/`undeploy-test` implementations; the state is
     /// read but never written.
     pub dry: bool,
@@ -285,6 +290,9 @@ struct Run<'a> {
     summary: Summary,
     /// The run stopped early (failure or interrupt).
     stopped: bool,
+    /// Deploy: the components the state holds and the stack no longer
+    /// lists, in the order `--prune` undeploys them.
+    removed: Vec<prune::Removed>,
 }
 
 impl<'a> Run<'a> {
@@ -334,6 +342,7 @@ impl<'a> Run<'a> {
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
         check_implementations(stack, &plan, options)?;
+        let removed = removed_components(stack, verb, loaded.as_ref(), options, warnings)?;
         let nested = Nested {
             hub: host.hub.clone(),
             elaborate: stack.file.clone(),
@@ -395,6 +404,7 @@ impl<'a> Run<'a> {
                 ..Summary::default()
             },
             stopped: false,
+            removed,
         };
         run.preload_all();
         run.begin()?;
@@ -560,7 +570,93 @@ impl<'a> Run<'a> {
         if let Some(error) = self.deferred_failure() {
             return self.stop_failed(error);
         }
-        self.stack_ready()
+        self.stack_ready()?;
+        self.prune()
+    }
+
+    /// `--prune`: undeploys the removed components, dependents first, and
+    /// forgets each one whose undeploy succeeded (written at once). A
+    /// failure keeps the entry and fails the run once the others are done.
+    fn prune(&mut self) -> Result<(), EngineError> {
+        if !self.options.prune || self.removed.is_empty() {
+            return Ok(());
+        }
+        let removed = std::mem::take(&mut self.removed);
+        let verb = self.options.implementation_verb("undeploy");
+        let total = removed.len();
+        for (index, gone) in removed.iter().enumerate() {
+            let name = gone.name.as_str();
+            (self.host.log)(&format!(
+                "hub: prune {name} ({}/{total}): removed from the stack",
+                index + 1
+            ));
+            let started = Instant::now();
+            let failed_dependents: Vec<&str> = removed[..index]
+                .iter()
+                .filter(|r| r.depends.iter().any(|d| d == name))
+                .map(|r| r.name.as_str())
+                .filter(|r| self.mandatory_failures.iter().any(|(f, _)| f == r))
+                .collect();
+            if let Some(dependent) = failed_dependents.first() {
+                let reason = format!("`{dependent}` depends on it and was not undeployed");
+                self.summary
+                    .push(name, Outcome::Cancelled(reason), Duration::ZERO);
+                self.cancelled.push(name.to_string());
+                continue;
+            }
+            let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+            let ended = match (gone.runs(), entry.cloned()) {
+                (true, Some(entry)) => {
+                    let run = prune::Undeploy {
+                        verb: &verb,
+                        base_env: &self.base_env,
+                        base_dir: &self.stack.base_dir,
+                        sink: self.host.sink,
+                        interrupts: self.host.interrupts,
+                        reveal: self.options.reveal,
+                        log_file: self.log_file(name),
+                    };
+                    prune::undeploy(gone, &entry, &run)
+                }
+                _ => prune::Ended::Undeployed,
+            };
+            let elapsed = started.elapsed();
+            let now = self.clock.now();
+            let phase = match ended {
+                prune::Ended::Undeployed => OperationStatus::Success,
+                _ => OperationStatus::Error,
+            };
+            if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+                state.set_phase(op, name, phase, &now);
+            }
+            match ended {
+                prune::Ended::Undeployed => {
+                    if let Some(state) = self.state.as_mut() {
+                        prune::forget(state, name);
+                    }
+                    state::remove_provider(&mut self.known.provides, name);
+                    self.summary.push(name, Outcome::Undeployed, elapsed);
+                    self.save()?;
+                }
+                prune::Ended::Failed(reason) => {
+                    self.summary
+                        .push(name, Outcome::Failed(reason.clone()), elapsed);
+                    self.mandatory_failures.push((name.to_string(), reason));
+                }
+                prune::Ended::Interrupted(signal) => {
+                    self.summary.push(name, Outcome::Interrupted, elapsed);
+                    return self.stop_interrupted(Some(name), signal);
+                }
+            }
+        }
+        match self.mandatory_failures.is_empty() {
+            true => Ok(()),
+            false => {
+                let failed = self.mandatory_failures.clone();
+                let cancelled = self.cancelled.clone();
+                self.stop_failed(EngineError::PruneFailed { failed, cancelled })
+            }
+        }
     }
 
     /// Records how a component's turn ended; returns why the run must stop
@@ -979,7 +1075,8 @@ impl<'a> Run<'a> {
         {
             return Err(step);
         }
-        if let Err(error) = self.checkpoint(name, manifest, &params, visible) {
+        let ran_from = (dir.as_path(), reference.depends.as_slice());
+        if let Err(error) = self.checkpoint(name, manifest, &params, visible, ran_from) {
             return Err(Step::Fatal(error));
         }
         self.invocation(name, manifest, params, dir)
@@ -1062,6 +1159,7 @@ impl<'a> Run<'a> {
         manifest: &Manifest,
         params: &[ExpandedParam],
         visible: View,
+        (dir, depends): (&Path, &[String]),
     ) -> Result<(), EngineError> {
         let now = self.clock.now();
         let (component_status, stack_status) = match self.verb {
@@ -1083,7 +1181,10 @@ impl<'a> Run<'a> {
             let known = &mut self.known;
             let snapshot = |base: &state::Snapshot| known.snapshot(&visible, base);
             state.record_component_run_with(name, run, snapshot, &now);
-            state.component_mut(name).fingerprint = None;
+            let entry = state.component_mut(name);
+            entry.fingerprint = None;
+            entry.dir = absolute(dir).display().to_string();
+            entry.depends = depends.to_vec();
         }
         state.set_component_status(name, component_status, "", &now);
         state.set_status(stack_status, "", &now);
@@ -1646,32 +1747,28 @@ impl<'a> Run<'a> {
         };
         self.pending_fingerprints
             .insert(name.to_string(), current.clone());
-        if !self.options.changed {
-            if self.options.why {
-                (self.host.log)(&format!("hub: {name} runs: --changed was not given"));
+        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+        let replace = self.options.replace.iter().any(|r| r == name);
+        let mut unreadable = None;
+        let compare = || match fingerprint::folder_digest(dir) {
+            Ok(folder) => {
+                current.folder = folder;
+                Ok(fingerprint::changes(entry, &current, params))
             }
-            return None;
-        }
-        if self.options.replace.iter().any(|r| r == name) {
-            if self.options.why {
-                (self.host.log)(&format!("hub: {name} runs: --replace"));
-            }
-            return None;
-        }
-        current.folder = match fingerprint::folder_digest(dir) {
-            Ok(digest) => digest,
             Err(error) => {
-                self.warnings
-                    .warn(None, format!("component `{name}` runs: {error}"));
-                return None;
+                unreadable = Some(error.to_string());
+                Err(error.to_string())
             }
         };
-        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
-        let changes = fingerprint::changes(entry, &current, params);
-        if !changes.is_empty() {
+        let decided = action::deploy_action(entry, self.options.changed, replace, false, compare);
+        if let Some(error) = unreadable {
+            self.warnings
+                .warn(None, format!("component `{name}` runs: {error}"));
+        }
+        if decided.action != Action::NoOp {
             if self.options.why {
-                let reasons: Vec<String> = changes.iter().map(ToString::to_string).collect();
-                (self.host.log)(&format!("hub: {name} runs: {}", reasons.join("; ")));
+                let reasons = decided.reasons.join("; ");
+                (self.host.log)(&format!("hub: {name} runs: {reasons}"));
             }
             return None;
         }
@@ -1680,6 +1777,7 @@ impl<'a> Run<'a> {
                 "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
             ));
         }
+        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
         let recorded = &mut self.recorded_outputs;
         let outputs: Vec<state::CapturedOutput> = entry
             .map(|e| {
@@ -1811,4 +1909,26 @@ fn or_none(text: &str) -> &str {
     } else {
         text
     }
+}
+
+/// A deploy's removed components ([`prune::removed`]): with `--prune`
+/// each one that has something to undeploy must have its folder, checked
+/// before anything runs; without it, a warning names them.
+pub(crate) fn removed_components(
+    stack: &Stack,
+    verb: Verb,
+    state: Option<&State>,
+    options: &RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Vec<prune::Removed>, EngineError> {
+    let Some(state) = state.filter(|_| verb == Verb::Deploy) else {
+        return Ok(Vec::new());
+    };
+    let removed = prune::removed(state, &|name| stack.reference(name).is_some());
+    if options.prune {
+        prune::check_folders(&removed)?;
+    } else if let Some(warning) = prune::warning(&removed) {
+        warnings.warn(None, warning);
+    }
+    Ok(removed)
 }

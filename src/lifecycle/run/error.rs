@@ -47,6 +47,21 @@ pub enum EngineError {
     },
     #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
     NoSource { component: String },
+    /// `--prune`: a removed component whose folder is not there to run
+    /// its undeploy from.
+    #[error("component `{component}` is no longer in the stack and cannot be undeployed: {}", match dir { Some(d) => format!("its folder `{}` is gone", d.display()), None => "the state does not record its folder".to_string() })]
+    PruneFolderGone {
+        component: String,
+        dir: Option<PathBuf>,
+    },
+    /// `--prune`: removed components whose undeploy failed; their entries
+    /// are kept.
+    #[error("{} could not be pruned: {}{}", if failed.len() == 1 { "a removed component" } else { "removed components" }, failures_text(failed), cancelled_text(cancelled))]
+    PruneFailed {
+        failed: Vec<(String, String)>,
+        /// Removed components left because one that depends on them failed.
+        cancelled: Vec<String>,
+    },
     #[error("component `{component}`: {source}")]
     Implementation {
         component: String,
@@ -162,6 +177,12 @@ impl EngineError {
                 Some("check the `-s` path; add `--force` to use this state anyway".into())
             }
             EngineError::NoSource { .. } => Some("give the component a `source: {dir: ...}` in the stack".into()),
+            EngineError::PruneFolderGone { component, .. } => Some(format!(
+                "restore the folder and run again to undeploy it, or forget it without undeploying with `hub state rm {component}` (what it created stays)"
+            )),
+            EngineError::PruneFailed { .. } => Some(
+                "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),
+            ),
             EngineError::Implementation { source, .. } => source.hint(),
             EngineError::ComponentFailed { component, reason, fix } => {
                 Some(component_failed_hint(component, reason, fix.as_deref()))

@@ -11,11 +11,15 @@
 //!   parallel run waits for, directly or not.
 //! * [`ready`] — ready conditions (`lifecycle.readyConditions`);
 //!   [`hooks`] — scripts run before and after a component (`hooks:`).
-//! * [`fingerprint`] — what a component's deploy was made of, for
-//!   `--changed`.
+//! * [`action`] — what a deploy does with a component (`create`,
+//!   `update`, `no-op`, `replace`…), decided once for the engine and
+//!   `hub plan`; [`fingerprint`] — what a component's deploy was made of,
+//!   for `--changed`; [`prune`] — `deploy --prune`: components the state
+//!   holds and the stack no longer lists.
 //! * [`interrupt`] — signals; [`error`] — what stops a run.
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`.
 
+pub mod action;
 pub mod engine;
 pub mod error;
 pub mod fingerprint;
@@ -24,6 +28,7 @@ pub mod interrupt;
 pub mod invoke;
 pub mod known;
 pub mod outputs;
+pub mod prune;
 pub mod ready;
 pub mod records;
 pub mod render;

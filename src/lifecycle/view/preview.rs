@@ -6,16 +6,19 @@
 //! checks, order and selection, parameter locking (without prompts),
 //! state/stack consistency check, provides map and implementation check.
 //! Then each selected component is taken in the effective order and given
-//! an [`Action`]:
+//! an [`Action`], through the engine's own decision where the engine makes
+//! one ([`crate::lifecycle::run::action::deploy_action`]):
 //!
 //! * `fail` when a dependency would fail, its parameters cannot be
 //!   expanded, or (deploy) a hard requirement is not provided;
 //! * `skip` when a parameter condition of `lifecycle.requires.optional` is
 //!   off or an optional requirement is not provided;
-//! * `undeploy` for an undeploy;
-//! * `unchanged` when its fingerprint equals the one of its last deploy (and
-//!   nothing it depends on would deploy first), which `--changed` skips;
-//! * `deploy` otherwise, with the reasons.
+//! * `delete` for an undeploy;
+//! * for a deploy, `create`, `update`, `replace` or (`--changed` only)
+//!   `no-op`, with what changed.
+//!
+//! Components the state holds and the stack no longer lists are listed
+//! apart ([`Preview::removed`]); with `--prune` they count as `delete`.
 //!
 //! Outputs no deploy has produced yet come from the state (the outputs the
 //! component saw at its last deploy, [`crate::state::State::outputs_before`]);
@@ -36,10 +39,13 @@ use crate::diag::Warnings;
 use crate::lifecycle::child::process::ConsoleSink;
 use crate::lifecycle::order::plan::{self, Plan, Verb};
 use crate::lifecycle::order::requirements::{provides_text, PLATFORM_PROVIDER};
+pub use crate::lifecycle::run::action::Action;
+use crate::lifecycle::run::action::{self, Decided};
 use crate::lifecycle::run::engine::{Host, RunOptions};
 use crate::lifecycle::run::error::EngineError;
 use crate::lifecycle::run::fingerprint;
 use crate::lifecycle::run::interrupt::Interrupts;
+use crate::lifecycle::run::prune;
 use crate::lifecycle::run::records::scope_outputs;
 use crate::lifecycle::run::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
@@ -76,6 +82,41 @@ pub struct Preview {
     pub waves: Vec<Vec<String>>,
     /// The selected components, in the effective order.
     pub components: Vec<ComponentPreview>,
+    /// `--prune`: the removed components are deleted by this deploy.
+    pub prune: bool,
+    /// Deploy: the components the state holds and the stack no longer
+    /// lists, in the order `--prune` undeploys them. Without `--prune` the
+    /// deploy leaves them (and warns); they are shown apart and not
+    /// counted.
+    pub removed: Vec<RemovedPreview>,
+}
+
+/// A component the state holds and the stack no longer lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RemovedPreview {
+    pub name: String,
+    /// Always `delete`.
+    pub action: Action,
+    pub reasons: Vec<String>,
+    /// The folder its undeploy runs from, as its entry records it.
+    pub dir: Option<String>,
+    /// Its `depends` as recorded.
+    pub depends: Vec<String>,
+    /// Its entry's status.
+    pub status: String,
+}
+
+impl RemovedPreview {
+    fn of(removed: &prune::Removed) -> RemovedPreview {
+        RemovedPreview {
+            name: removed.name.clone(),
+            action: Action::Delete,
+            reasons: vec![removed.reason()],
+            dir: removed.dir.as_ref().map(|d| d.display().to_string()),
+            depends: removed.depends.clone(),
+            status: removed.status.clone(),
+        }
+    }
 }
 
 /// A widened `-c` list, resolved.
@@ -134,34 +175,6 @@ pub struct StateSeen {
     pub path: String,
     /// Its serial; `None` when the file does not exist (a first deploy).
     pub serial: Option<u64>,
-}
-
-/// What would happen to one component.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Action {
-    Deploy,
-    Undeploy,
-    Unchanged,
-    Skip,
-    Fail,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Deploy => "deploy",
-            Action::Undeploy => "undeploy",
-            Action::Unchanged => "unchanged",
-            Action::Skip => "skip",
-            Action::Fail => "fail",
-        }
-    }
-
-    /// The component's implementation would run.
-    fn runs(self) -> bool {
-        matches!(self, Action::Deploy | Action::Unchanged | Action::Undeploy)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -234,17 +247,28 @@ pub enum ParameterChange {
 }
 
 impl Preview {
-    /// Some component would be deployed or undeployed (`--detailed-exitcode`).
+    /// Some component would run or be deleted (`--detailed-exitcode`).
     pub fn would_change(&self) -> bool {
-        self.count(Action::Deploy) + self.count(Action::Undeploy) > 0
+        self.components.iter().any(|c| c.action.runs()) || self.pruned().next().is_some()
     }
 
-    /// How many components would get `action`.
+    /// How many components would get `action` (removed components count
+    /// as `delete` with `--prune` only).
     pub fn count(&self, action: Action) -> usize {
-        self.components
+        let listed = self
+            .components
             .iter()
             .filter(|c| c.action == action)
-            .count()
+            .count();
+        match action {
+            Action::Delete => listed + self.pruned().count(),
+            _ => listed,
+        }
+    }
+
+    /// The removed components `--prune` would undeploy.
+    pub fn pruned(&self) -> impl Iterator<Item = &RemovedPreview> {
+        self.removed.iter().filter(|_| self.prune)
     }
 }
 
@@ -268,6 +292,7 @@ pub fn preview(
         read_path,
         state,
         provides,
+        removed,
     } = prepare(stack, options, environment, warnings)?;
     let mut walk = Walk {
         stack,
@@ -303,6 +328,8 @@ pub fn preview(
         selection: SelectionSeen::of(&plan),
         waves: plan.waves(),
         components,
+        prune: options.prune,
+        removed: removed.iter().map(RemovedPreview::of).collect(),
     })
 }
 
@@ -314,6 +341,7 @@ struct Prepared {
     read_path: Option<PathBuf>,
     state: Option<State>,
     provides: IndexMap<String, Vec<String>>,
+    removed: Vec<prune::Removed>,
 }
 
 /// The engine's preparation (`Run::prepare`) without the lock, the clock
@@ -345,12 +373,20 @@ fn prepare(
     }
     let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
     check_implementations(stack, &plan, options)?;
+    let removed = match state.as_ref().filter(|_| verb == Verb::Deploy) {
+        Some(state) => prune::removed(state, &|name| stack.reference(name).is_some()),
+        None => Vec::new(),
+    };
+    if options.prune {
+        prune::check_folders(&removed)?;
+    }
     Ok(Prepared {
         plan,
         locked,
         read_path,
         state,
         provides,
+        removed,
     })
 }
 
@@ -364,12 +400,20 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
     for component in &preview.components {
         let reasons = component.reasons.join("; ");
         let outcome = match component.action {
-            Action::Deploy | Action::Undeploy => Outcome::NotRun,
-            Action::Unchanged => Outcome::Unchanged,
+            Action::Create | Action::Update | Action::Replace | Action::Delete => Outcome::NotRun,
+            Action::NoOp => Outcome::Unchanged,
             Action::Skip => Outcome::Skipped(reasons),
             Action::Fail => Outcome::Failed(reasons),
         };
         summary.push(&component.name, outcome, std::time::Duration::ZERO);
+    }
+    // A pruned component is undeployed by the deploy planned.
+    for removed in preview.pruned() {
+        summary.push(
+            &removed.name,
+            Outcome::Undeployed,
+            std::time::Duration::ZERO,
+        );
     }
     let context = ReportContext {
         kind: "plan".into(),
@@ -382,9 +426,14 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
         error: None,
     };
     let mut report = RunReport::from_summary(&summary, context);
-    for (entry, component) in report.components.iter_mut().zip(&preview.components) {
-        if entry.reason.is_none() && !component.reasons.is_empty() {
-            entry.reason = Some(component.reasons.join("; "));
+    let reasons = preview
+        .components
+        .iter()
+        .map(|c| &c.reasons)
+        .chain(preview.pruned().map(|r| &r.reasons));
+    for (entry, reasons) in report.components.iter_mut().zip(reasons) {
+        if entry.reason.is_none() && !reasons.is_empty() {
+            entry.reason = Some(reasons.join("; "));
         }
     }
     report
@@ -543,12 +592,12 @@ impl Walk<'_> {
         let mut provides = self.initial_provides.clone();
         for (other, action) in &self.actions {
             match action {
-                Action::Deploy | Action::Unchanged if reaches(other) => {
+                action if action.keeps_outputs() && reaches(other) => {
                     for capability in self.capabilities(other) {
                         state::add_provider(&mut provides, capability, other);
                     }
                 }
-                Action::Undeploy => state::remove_provider(&mut provides, other),
+                Action::Delete => state::remove_provider(&mut provides, other),
                 _ => {}
             }
         }
@@ -576,7 +625,7 @@ impl Walk<'_> {
     /// capabilities and the outputs (only known after it deploys).
     fn took(&mut self, name: &str, action: Action) {
         match action {
-            Action::Deploy | Action::Unchanged => {
+            action if action.keeps_outputs() => {
                 // Through the stack itself, not `self`: the fields change.
                 let manifest = self.stack.elaborated.component(name);
                 for capability in manifest.map(|m| m.provides.as_slice()).unwrap_or_default() {
@@ -589,8 +638,8 @@ impl Walk<'_> {
                         .push(name.to_string());
                 }
             }
-            Action::Undeploy => state::remove_provider(&mut self.provides_now, name),
-            Action::Skip | Action::Fail => {}
+            Action::Delete => state::remove_provider(&mut self.provides_now, name),
+            _ => {}
         }
     }
 
@@ -696,13 +745,14 @@ impl Walk<'_> {
             reasons.push(reason);
         }
         match self.plan.verb {
-            Verb::Undeploy => (Action::Undeploy, reasons),
+            Verb::Undeploy => (Action::Delete, reasons),
             Verb::Deploy => self.deploy_reasons(name, reference, params, outputs),
         }
     }
 
-    /// The fingerprint's changes; with none, the dependencies that deploy
-    /// first (their outputs may change); `unchanged` with neither.
+    /// The deploy's decision ([`action::deploy_action`]), told what
+    /// changed. With `--changed`, a component whose dependencies run first
+    /// is planned to run: their outputs are not known before they do.
     fn deploy_reasons(
         &self,
         name: &str,
@@ -714,34 +764,27 @@ impl Walk<'_> {
         let dir = self
             .stack
             .component_dir(reference, self.options.components_base_dir.as_deref());
-        // Without an entry there is nothing to compare a fingerprint with:
-        // the folder need not be read.
-        let taken = dir.map_err(|e| e.to_string()).and_then(|dir| match entry {
-            None => Ok(Default::default()),
-            Some(_) => fingerprint::take(&dir, params, &reference.depends, outputs)
-                .map_err(|e| e.to_string()),
-        });
-        let mut reasons: Vec<String> = match taken {
-            Ok(current) => fingerprint::changes(entry, &current, params)
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            Err(error) => vec![error],
+        let compare = || {
+            let dir = dir.map_err(|e| e.to_string())?;
+            let current = fingerprint::take(&dir, params, &reference.depends, outputs)
+                .map_err(|e| e.to_string())?;
+            Ok(fingerprint::changes(entry, &current, params))
         };
-        if self.options.replace.iter().any(|r| r == name) {
-            reasons.insert(0, "`--replace`: runs even if unchanged".to_string());
+        let replace = self.options.replace.iter().any(|r| r == name);
+        let Decided { action, reasons } =
+            action::deploy_action(entry, self.options.changed, replace, true, compare);
+        if action != Action::NoOp {
+            return (action, reasons);
         }
-        if reasons.is_empty() {
-            reasons = reference
-                .depends
-                .iter()
-                .filter(|d| self.actions.get(*d) == Some(&Action::Deploy))
-                .map(|d| format!("`{d}` deploys first: its outputs may change"))
-                .collect();
-        }
-        match reasons.is_empty() {
-            true => (Action::Unchanged, reasons),
-            false => (Action::Deploy, reasons),
+        let first: Vec<String> = reference
+            .depends
+            .iter()
+            .filter(|d| self.actions.get(*d).is_some_and(|a| a.runs()))
+            .map(|d| format!("`{d}` runs first: its outputs may change"))
+            .collect();
+        match first.is_empty() {
+            true => (Action::NoOp, reasons),
+            false => (Action::Update, first),
         }
     }
 
@@ -815,9 +858,12 @@ impl Walk<'_> {
         let mut wanted: Vec<(usize, usize, &str)> = Vec::new();
         let mut want = |producer: &str, output: &str| {
             let taken = self.actions.get_full(producer);
-            let Some((at, _, Action::Deploy | Action::Unchanged)) = taken else {
+            let Some((at, _, action)) = taken else {
                 return;
             };
+            if !action.keeps_outputs() {
+                return;
+            }
             let manifest = self.stack.elaborated.component(producer);
             let declared = manifest.and_then(|m| m.outputs.iter().position(|o| o.name == output));
             if let (Some(index), true) = (declared, reaches(producer)) {
@@ -966,7 +1012,13 @@ impl Walk<'_> {
         match provider {
             ENVIRONMENT_PROVIDER => "environment".to_string(),
             PLATFORM_PROVIDER => "platform".to_string(),
-            name if self.actions.get(name).is_some_and(|a| a.runs()) => name.to_string(),
+            name if self
+                .actions
+                .get(name)
+                .is_some_and(|a| a.runs() || *a == Action::NoOp) =>
+            {
+                name.to_string()
+            }
             name => format!("{name} (state)"),
         }
     }
@@ -1014,16 +1066,27 @@ mod tests {
             jobs: 1,
             selection: None,
             waves: Vec::new(),
+            prune: true,
+            removed: vec![RemovedPreview::of(&prune::Removed {
+                name: "old".into(),
+                dir: Some(PathBuf::from("/stack/old")),
+                depends: Vec::new(),
+                status: "deployed".into(),
+            })],
             components: vec![
-                component("a", Action::Deploy, "folder content changed"),
-                component("b", Action::Unchanged, ""),
+                component("a", Action::Update, "folder content changed"),
+                component("b", Action::NoOp, ""),
                 component("c", Action::Skip, "`x` is off"),
                 component("d", Action::Fail, "requirement `dns` not provided"),
             ],
         };
         assert_eq!(
-            (preview.count(Action::Deploy), preview.count(Action::Fail)),
-            (1, 1)
+            (
+                preview.count(Action::Update),
+                preview.count(Action::Delete),
+                preview.count(Action::Fail)
+            ),
+            (1, 1, 1)
         );
         let report = report(&preview, "2026-01-01T00:00:00Z");
         let seen: Vec<(&str, Option<&str>)> = report
@@ -1038,6 +1101,10 @@ mod tests {
                 ("unchanged", None),
                 ("skipped", Some("`x` is off")),
                 ("error", Some("requirement `dns` not provided")),
+                (
+                    "undeploy",
+                    Some("removed from the stack; implementation in `/stack/old`")
+                ),
             ]
         );
         assert_eq!(

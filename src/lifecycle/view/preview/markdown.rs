@@ -4,22 +4,22 @@
 //! `<details>` block. Secrets are always masked: the command refuses
 //! `--reveal` with this format.
 
-use super::render::{one_line, parameter_text, requirement_text, totals};
+use super::render::{counts_text, one_line, parameter_text, removed_heading, requirement_text};
 use super::{ComponentPreview, Preview, Verb, Wait};
 use std::fmt::Write;
 
 /// ```markdown
 /// ### Plan: deploy stack `demo`
 ///
-/// **1 to deploy, 1 unchanged, 0 skipped, 0 would fail**
+/// **0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail**
 ///
 /// State: `demo.state` (serial 7) · jobs: 1
 ///
 /// | Component | Action | Why |
 /// |---|---|---|
-/// | `network` | **deploy** | folder content changed |
+/// | `network` | **update** | folder content changed |
 ///
-/// <details><summary><code>network</code>: deploy</summary>
+/// <details><summary><code>network</code>: update</summary>
 ///
 /// ```diff
 /// ~ component.network.cidr = 10.0.0.0/16 → 10.1.0.0/16
@@ -33,9 +33,7 @@ pub fn render_markdown(preview: &Preview) -> String {
         preview.verb.as_str(),
         cell(&preview.stack)
     );
-    let summary = totals(preview);
-    let summary = summary.trim_end().trim_start_matches("plan: ");
-    let _ = writeln!(out, "**{summary}**\n");
+    let _ = writeln!(out, "**{}**\n", counts_text(preview));
     let _ = writeln!(out, "{}\n", context_line(preview));
     out.push_str("| Component | Action | Why |\n|---|---|---|\n");
     for component in &preview.components {
@@ -46,6 +44,18 @@ pub fn render_markdown(preview: &Preview) -> String {
             action_cell(component),
             cell(&component.reasons.join("; "))
         );
+    }
+    if !preview.removed.is_empty() {
+        let _ = writeln!(out, "\nComponents {}:\n", removed_heading(preview));
+        out.push_str("| Component | Action | Why |\n|---|---|---|\n");
+        for removed in &preview.removed {
+            let action = match preview.prune {
+                true => format!("**{}**", removed.action.as_str()),
+                false => removed.action.as_str().to_string(),
+            };
+            let why = cell(&removed.reasons.join("; "));
+            let _ = writeln!(out, "| `{}` | {action} | {why} |", cell(&removed.name));
+        }
     }
     for component in &preview.components {
         out.push('\n');
@@ -77,7 +87,7 @@ fn context_line(preview: &Preview) -> String {
 /// The action, in bold when the component's implementation would run.
 fn action_cell(component: &ComponentPreview) -> String {
     let action = component.action.as_str();
-    match component.action.runs() && component.action != super::Action::Unchanged {
+    match component.action.runs() {
         true => format!("**{action}**"),
         false => action.to_string(),
     }

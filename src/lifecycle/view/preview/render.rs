@@ -14,13 +14,16 @@ use std::fmt::Write;
 ///   1. network
 ///   2. database, cache
 ///
-/// network: deploy (folder content changed)
+/// network: update (folder content changed)
 ///   requires: cloud ← platform
 ///   parameters:
 ///     ~ component.network.cidr = 10.0.0.0/16 → 10.1.0.0/16
 ///       dns.domain = demo.local
 ///
-/// plan: 1 to deploy, 1 unchanged, 0 skipped, 0 would fail
+/// removed from the stack (use --prune):
+///   cache: delete (removed from the stack; implementation in `/stack/cache`)
+///
+/// Plan: 0 to create, 1 to update, 0 to replace, 0 to delete, 1 unchanged, 0 skipped, 0 would fail
 /// ```
 pub fn render_text(preview: &Preview) -> String {
     let mut out = header(preview);
@@ -28,9 +31,29 @@ pub fn render_text(preview: &Preview) -> String {
         out.push('\n');
         out.push_str(&component_text(component));
     }
+    if !preview.removed.is_empty() {
+        let _ = writeln!(out, "\n{}:", removed_heading(preview));
+        for removed in &preview.removed {
+            let reasons = one_line(&removed.reasons.join("; "));
+            let _ = writeln!(
+                out,
+                "  {}: {} ({reasons})",
+                removed.name,
+                removed.action.as_str()
+            );
+        }
+    }
     out.push('\n');
     out.push_str(&totals(preview));
     out
+}
+
+/// Whether the deploy planned deletes the removed components.
+pub(super) fn removed_heading(preview: &Preview) -> &'static str {
+    match preview.prune {
+        true => "removed from the stack, deleted by --prune",
+        false => "removed from the stack (use --prune)",
+    }
 }
 
 fn header(preview: &Preview) -> String {
@@ -114,14 +137,19 @@ pub(super) fn one_line(text: &str) -> String {
 }
 
 pub(super) fn totals(preview: &Preview) -> String {
-    let run = match preview.verb {
-        super::Verb::Deploy => preview.count(Action::Deploy),
-        super::Verb::Undeploy => preview.count(Action::Undeploy),
-    };
+    format!("Plan: {}\n", counts_text(preview))
+}
+
+/// `0 to create, 2 to update, 1 to replace, 1 to delete, 5 unchanged, 1
+/// skipped, 0 would fail`.
+pub(super) fn counts_text(preview: &Preview) -> String {
     format!(
-        "plan: {run} to {}, {} unchanged, {} skipped, {} would fail\n",
-        preview.verb.as_str(),
-        preview.count(Action::Unchanged),
+        "{} to create, {} to update, {} to replace, {} to delete, {} unchanged, {} skipped, {} would fail",
+        preview.count(Action::Create),
+        preview.count(Action::Update),
+        preview.count(Action::Replace),
+        preview.count(Action::Delete),
+        preview.count(Action::NoOp),
         preview.count(Action::Skip),
         preview.count(Action::Fail),
     )
@@ -139,7 +167,7 @@ pub(super) fn totals(preview: &Preview) -> String {
 ///   "components": [
 ///     {
 ///       "name": "network",
-///       "action": "deploy",
+///       "action": "update",
 ///       "reasons": ["folder content changed"],
 ///       "requires": [{ "name": "cloud", "providers": ["platform"] }],
 ///       "waits_for": [{ "component": "vpc", "reasons": ["`depends`"] }],
@@ -149,7 +177,12 @@ pub(super) fn totals(preview: &Preview) -> String {
 ///       ]
 ///     }
 ///   ],
-///   "counts": { "deploy": 1, "undeploy": 0, "unchanged": 1, "skip": 0, "fail": 0 }
+///   "prune": false,
+///   "removed": [
+///     { "name": "cache", "action": "delete", "reasons": ["removed from the stack; …"],
+///       "dir": "/stack/cache", "depends": [], "status": "deployed" }
+///   ],
+///   "counts": { "create": 0, "update": 1, "replace": 0, "delete": 0, "no-op": 1, "skip": 0, "fail": 0 }
 /// }
 /// ```
 ///
@@ -159,8 +192,13 @@ pub(super) fn totals(preview: &Preview) -> String {
 ///   `--with-deps`, `--with-dependents`): `requested` (the entries, with
 ///   those flags applied: `app+`), `components` (the resolved list) and `added` (`name`,
 ///   `from`, `relation`: `dependency` or `dependent`).
-/// * `action`: `deploy`, `undeploy`, `unchanged` (what `--changed` would
-///   skip), `skip` or `fail`; `reasons` says why.
+/// * `action`: `create` (never deployed), `update` (deployed, runs
+///   again), `replace` (its last run failed or was interrupted, or
+///   `--replace`), `no-op` (`--changed` only: it does not run), `delete`
+///   (an undeploy), `skip` or `fail`; `reasons` says why.
+/// * `removed`: the components the state holds and the stack no longer
+///   lists, in the order `--prune` undeploys them; they count as `delete`
+///   only when `prune` is true.
 /// * `waits_for`: what the component waits for with `-j` (in a deploy
 ///   the components it runs after, in an undeploy those that run after
 ///   it), each with why: `` `depends` ``, `` provides `X` ``, `` `p` reads
@@ -177,13 +215,10 @@ pub(super) fn totals(preview: &Preview) -> String {
 pub fn render_json(preview: &Preview) -> String {
     let document = Document {
         preview,
-        counts: Counts {
-            deploy: preview.count(Action::Deploy),
-            undeploy: preview.count(Action::Undeploy),
-            unchanged: preview.count(Action::Unchanged),
-            skip: preview.count(Action::Skip),
-            fail: preview.count(Action::Fail),
-        },
+        counts: Action::ALL
+            .iter()
+            .map(|action| (action.as_str(), preview.count(*action)))
+            .collect(),
     };
     // Plain data with string keys: serialising it cannot fail.
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
@@ -195,14 +230,5 @@ pub fn render_json(preview: &Preview) -> String {
 struct Document<'a> {
     #[serde(flatten)]
     preview: &'a Preview,
-    counts: Counts,
-}
-
-#[derive(Serialize)]
-struct Counts {
-    deploy: usize,
-    undeploy: usize,
-    unchanged: usize,
-    skip: usize,
-    fail: usize,
+    counts: indexmap::IndexMap<&'static str, usize>,
 }
