@@ -277,12 +277,7 @@ progress shows. With several locations (`-s a,b`) the newest is read.";
 #[derive(Debug, Args)]
 pub struct StateLocationArgs {
     /// The state file; several separated by commas: the newest is read, a change is written to all
-    #[arg(
-        short = 's',
-        long = "state",
-        value_name = "LIST",
-        default_value = "hub.yaml.state"
-    )]
+    #[arg(short, long, value_name = "LIST", default_value = "hub.yaml.state")]
     pub state: String,
 }
 
@@ -294,12 +289,7 @@ pub struct StateChangeArgs {
     #[command(flatten)]
     pub lock: LockTimeoutArgs,
     /// How the state lays out component snapshots
-    #[arg(
-        long = "state-format",
-        value_name = "FORMAT",
-        value_enum,
-        default_value = "linear"
-    )]
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
     pub state_format: crate::state::StateFormat,
 }
 
