@@ -186,14 +186,25 @@ fn state_commands_respect_the_lock() {
     let rm: &[&str] = &["state", "rm", "c1", "--yes", "-s", STATE];
     let mv = ["state", "mv", "c1", "first", "-s", STATE, "--lock-timeout"];
     let (short, long) = ([&mv[..], &["0.2s"]].concat(), [&mv[..], &["1m"]].concat());
+    let list: &[&str] = &["state", "list", "-s", STATE];
     let outcomes = while_held(
         dir.path(),
-        &[rm, &short, &long],
+        &[list, rm, &short, &long],
         Some(Duration::from_millis(500)),
     );
-    refused(&outcomes[0], None);
-    refused(&outcomes[1], Some("0.2s)"));
-    assert_eq!(outcomes[2].code, 0, "{}", outcomes[2].stderr);
+    let progress = &outcomes[0];
+    assert_eq!(progress.code, 0, "list takes no lock: {}", progress.stderr);
+    assert!(
+        progress
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("c2 ") && l.contains(" deploying ")),
+        "the running deploy's progress shows:\n{}",
+        progress.stdout
+    );
+    refused(&outcomes[1], None);
+    refused(&outcomes[2], Some("0.2s)"));
+    assert_eq!(outcomes[3].code, 0, "{}", outcomes[3].stderr);
     let state = pull(dir.path());
     assert!(
         state.components.contains_key("first"),
