@@ -42,7 +42,7 @@ pub enum Command {
     /// did not finish: only when its process is gone, or with --force
     /// whatever holds it.
     Unlock(UnlockArgs),
-    /// Work with state files: `hub state pull`.
+    /// Work with state files: `hub state list`, `show`, `rm`, `mv`, `pull`.
     State(StateCommandArgs),
     /// Helpers for component scripts and for trying hub out.
     Util(UtilArgs),
@@ -197,7 +197,7 @@ pub struct ParamsArgs {
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-A deploy, undeploy or invoke holds `STATE.lock` while it works on STATE. A lock whose \
+A deploy, undeploy, invoke, `state rm` or `state mv` holds `STATE.lock` while it works on STATE. A lock whose \
 process ran on this host and is gone is stale and is removed. A lock of a running process, \
 of a process on another host (which cannot be checked from here) or a lock file that does \
 not say who holds it is removed only with --force.")]
@@ -230,6 +230,115 @@ owner only).
 Example:
   hub state pull hub.yaml.state recovered.state")]
     Pull(StatePullArgs),
+    /// List the components the state records: name, status, when, and the
+    /// operation that last ran it; takes no lock and changes nothing
+    #[command(after_help = STATE_READ_HELP)]
+    List(StateListArgs),
+    /// Show one component of the state: its status, parameters and
+    /// outputs (secrets masked); takes no lock and changes nothing
+    #[command(after_help = STATE_READ_HELP)]
+    Show(StateShowArgs),
+    /// Forget components: remove their entries from the state without
+    /// running anything (their resources stay where they are)
+    #[command(after_help = "\
+The entries, their place in `lifecycle.order`, the capabilities they provide and their \
+outputs among the stack's captured outputs are removed; nothing is undeployed. On a \
+terminal hub asks first; in scripts pass --yes (without it hub refuses when standard input \
+is not a terminal).
+
+The command takes the state's lock (--lock-timeout waits for a run that holds it), keeps \
+the previous state as `STATE.backup` and writes the next serial.
+
+Example:
+  hub state rm monitoring -s hub.yaml.state --yes")]
+    Rm(StateRmArgs),
+    /// Rename a component in the state: it keeps its status, parameters
+    /// and outputs, so a deploy of the renamed stack finds it deployed
+    #[command(after_help = "\
+Every place of the state that names OLD is changed: its entry, `lifecycle.order`, the \
+capabilities it provides, its outputs in every snapshot, qualified stack parameters and \
+outputs, the phases of recorded operations, and the upstream of the fingerprints of the \
+components that depend on it (its own fingerprint too, so that `deploy --changed` sees it \
+unchanged when only the name changed). Refused when OLD is not in the state or NEW is.
+
+The command takes the state's lock (--lock-timeout waits for a run that holds it), keeps \
+the previous state as `STATE.backup` and writes the next serial.
+
+Example:
+  hub state mv db database -s hub.yaml.state")]
+    Mv(StateMvArgs),
+}
+
+const STATE_READ_HELP: &str = "\
+The state is read as every command reads it: with its journal folded in, so a running deploy's \
+progress shows. With several locations (`-s a,b`) the newest is read.";
+
+/// The state the state commands work on.
+#[derive(Debug, Args)]
+pub struct StateLocationArgs {
+    /// The state file; several separated by commas: the newest is read, a change is written to all
+    #[arg(short, long, value_name = "LIST", default_value = "hub.yaml.state")]
+    pub state: String,
+}
+
+/// What the state commands that change the state share.
+#[derive(Debug, Args)]
+pub struct StateChangeArgs {
+    #[command(flatten)]
+    pub location: StateLocationArgs,
+    #[command(flatten)]
+    pub lock: LockTimeoutArgs,
+    /// How the state lays out component snapshots
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
+    pub state_format: crate::state::StateFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct StateListArgs {
+    #[command(flatten)]
+    pub location: StateLocationArgs,
+    /// One JSON array, an object per component
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StateShowArgs {
+    /// The component, by its name in the state
+    #[arg(value_name = "COMPONENT")]
+    pub component: String,
+    #[command(flatten)]
+    pub location: StateLocationArgs,
+    /// One JSON object
+    #[arg(long)]
+    pub json: bool,
+    /// Print secret values instead of `(masked)`
+    #[arg(long)]
+    pub reveal: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StateRmArgs {
+    /// The components to forget
+    #[arg(value_name = "COMPONENT", required = true)]
+    pub components: Vec<String>,
+    #[command(flatten)]
+    pub change: StateChangeArgs,
+    /// Do not ask (needed when standard input is not a terminal)
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StateMvArgs {
+    /// The component's name in the state
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// Its new name
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    #[command(flatten)]
+    pub change: StateChangeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -339,6 +448,28 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
         .map_err(|_| format!("`{text}` is not a duration"))
 }
 
+/// A duration: a number with `ms`, `s`, `m` or `h` (`30s`, `1.5m`), or a
+/// plain number of seconds (`0`).
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let invalid =
+        || format!("`{text}` is not a duration: use for example `30s`, `5m`, `1h` or `0`");
+    let seconds_per_unit = match unit.trim() {
+        "" | "s" => 1.0,
+        "ms" => 0.001,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(invalid()),
+    };
+    let number: f64 = number.parse().map_err(|_| invalid())?;
+    std::time::Duration::try_from_secs_f64(number * seconds_per_unit)
+        .map_err(|_| format!("`{text}` is too long a duration"))
+}
+
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
 const BOOL: &str = "BOOL";
 
@@ -404,6 +535,18 @@ pub struct StateArgs {
     /// Use no state: nothing is read and nothing is written
     #[arg(short = 'n', long = "no-state")]
     pub no_state: bool,
+    #[command(flatten)]
+    pub lock: LockTimeoutArgs,
+}
+
+/// `--lock-timeout` of the commands that take (or, for a plan, wait for)
+/// the state's lock.
+#[derive(Debug, Args)]
+pub struct LockTimeoutArgs {
+    /// Wait this long for the state's lock when another run holds it
+    /// (`30s`, `5m`, `1h`; `0`: fail at once)
+    #[arg(long = "lock-timeout", value_name = "DURATION", default_value = "0", value_parser = parse_duration)]
+    pub lock_timeout: std::time::Duration,
 }
 
 /// Which components run.
@@ -607,6 +750,7 @@ takes those down first, `-f` goes on anyway."
     mut_arg("report", |a| a.help("Write the plan as a JSON report (per component: what would happen and why)")),
     mut_arg("guess", |a| a.help("With --undeploy: skip trailing components that never got a state entry")),
     mut_arg("replace", |a| a.help("Plan these components (comma-separated) as `replace`: they run even where `--changed` would skip them")),
+    mut_arg("lock_timeout", |a| a.help("Wait this long for a run that holds the state's lock to end (`30s`, `5m`, `1h`; `0`: refuse at once)")),
 )]
 pub struct PlanArgs {
     #[command(flatten)]
@@ -780,4 +924,24 @@ pub struct ExplainArgs {
     /// Print secret values instead of `(masked)`
     #[arg(long)]
     pub reveal: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_have_units_or_are_seconds() {
+        let ok = |text| parse_duration(text).expect(text);
+        assert_eq!(ok("0"), Duration::ZERO);
+        assert_eq!(ok("30s"), Duration::from_secs(30));
+        assert_eq!(ok("5m"), Duration::from_secs(300));
+        assert_eq!(ok("1.5h"), Duration::from_secs(5400));
+        assert_eq!(ok("250ms"), Duration::from_millis(250));
+        assert_eq!(ok("2"), Duration::from_secs(2));
+        for bad in ["", "s", "5 minutes", "-1s", "1d"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 }

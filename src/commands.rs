@@ -10,6 +10,8 @@ use indexmap::IndexMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+pub mod state;
+
 pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let command = elaborate_command(&args);
     let options = Options {
@@ -221,6 +223,10 @@ pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
 pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
         crate::cli::StateCommand::Pull(args) => state_pull(args, warnings),
+        crate::cli::StateCommand::List(args) => state::list(args, warnings),
+        crate::cli::StateCommand::Show(args) => state::show(args, warnings),
+        crate::cli::StateCommand::Rm(args) => state::rm(args, warnings),
+        crate::cli::StateCommand::Mv(args) => state::mv(args, warnings),
     }
 }
 
@@ -375,7 +381,7 @@ fn split_list(flags: &[String]) -> Vec<String> {
 }
 
 /// A closed pipe (`hub elaborate -o - | head`) is not an error.
-fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
@@ -629,6 +635,7 @@ fn load_run(
         prune: args.prune,
         why: args.execute.is_some_and(|e| e.why),
         dry: args.execute.is_some_and(|e| e.dry),
+        lock_timeout: args.common.state.lock.lock_timeout,
     };
     Ok((stack, options))
 }
@@ -822,7 +829,7 @@ fn plan_and_print(
         prune: args.prune,
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
-    let plan = preview::preview(&stack, &options, std::env::vars().collect(), warnings)?;
+    let plan = preview_between_runs(&stack, &options, warnings)?;
     if let Some(path) = &args.common.run.report {
         let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
         crate::lifecycle::view::report::write(path, &preview::report(&plan, &clock.now()))?;
@@ -833,6 +840,31 @@ fn plan_and_print(
         _ => preview::render_text(&plan),
     };
     write_stdout(text.as_bytes())?;
+    Ok(plan)
+}
+
+/// The preview, refused (or, with `--lock-timeout`, delayed) while a run
+/// holds the lock of a state location: what it read would be stale at
+/// once. A run that took the lock while the plan read is caught by a
+/// second look. Plans take no lock, so they run side by side.
+fn preview_between_runs(
+    stack: &crate::lifecycle::source::stack::Stack,
+    options: &crate::lifecycle::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> Result<crate::lifecycle::view::preview::Preview, Error> {
+    use crate::state::lock::await_unheld;
+    let notify = |line: &str| {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    };
+    let wait = crate::state::LockWait::new(options.lock_timeout, Some(&notify));
+    await_unheld(&options.state, &wait)?;
+    let plan = crate::lifecycle::view::preview::preview(
+        stack,
+        options,
+        std::env::vars().collect(),
+        warnings,
+    )?;
+    await_unheld(&options.state, &crate::state::LockWait::default())?;
     Ok(plan)
 }
 

@@ -120,7 +120,7 @@ impl<'a> Document<'a> {
 }
 
 impl<'a> ComponentDocument<'a> {
-    fn of(component: &'a ComponentPart) -> ComponentDocument<'a> {
+    pub fn of(component: &'a ComponentPart) -> ComponentDocument<'a> {
         ComponentDocument {
             timestamp: time(&component.timestamp),
             timestamps: Timestamps {

@@ -43,6 +43,17 @@ pub trait StateStore {
     /// Takes the state's lock for `operation` (see [`super::lock`]).
     fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError>;
 
+    /// [`StateStore::lock`], waiting for a live holder as `wait` allows
+    /// (`--lock-timeout`).
+    fn lock_waiting(
+        &mut self,
+        operation: &str,
+        clock: &Clock,
+        wait: &super::LockWait<'_>,
+    ) -> Result<(), StateError> {
+        wait.retry(|| self.lock(operation, clock))
+    }
+
     /// Releases the lock taken by [`StateStore::lock`].
     fn unlock(&mut self) -> Result<(), StateError>;
 

@@ -4,7 +4,7 @@
 //!   [`super::lock`]), in the order of their canonical paths, so that two
 //!   runs given the same locations in another order contend on the same
 //!   first lock. A location held by another run stops the run, as for one
-//!   location. A location whose lock cannot be created (its folder is
+//!   location (or is waited for, with [`Locations::lock_waiting`]). A location whose lock cannot be created (its folder is
 //!   missing or read-only) and that holds no state file is left out of the
 //!   run with a warning, as long as another location was locked; the run
 //!   stops otherwise. Locations naming the same file are used once.
@@ -19,7 +19,7 @@
 //! [`StateError::Remote`].
 
 use super::clock::Clock;
-use super::lock::StateLock;
+use super::lock::{LockWait, StateLock};
 use super::{is_remote, StateError};
 use crate::diag::{Location, Warnings};
 use std::path::{Path, PathBuf};
@@ -76,6 +76,18 @@ impl Locations {
         clock: &Clock,
         warnings: &mut Warnings,
     ) -> Result<Locations, StateError> {
+        Locations::lock_waiting(paths, operation, clock, &LockWait::default(), warnings)
+    }
+
+    /// [`Locations::lock`], waiting for each lock another run holds as
+    /// `wait` allows.
+    pub fn lock_waiting(
+        paths: &[PathBuf],
+        operation: &str,
+        clock: &Clock,
+        wait: &LockWait<'_>,
+        warnings: &mut Warnings,
+    ) -> Result<Locations, StateError> {
         if let Some(remote) = paths.iter().find(|p| is_remote(p)) {
             return Err(StateError::Remote {
                 path: remote.clone(),
@@ -99,7 +111,7 @@ impl Locations {
         let mut left_out: Vec<(usize, StateError)> = Vec::new();
         for i in order {
             let path = unique[i].1;
-            match StateLock::acquire(path, operation, clock) {
+            match StateLock::acquire_waiting(path, operation, clock, wait) {
                 Ok(lock) => {
                     if let Some(dead) = lock.cleared() {
                         warnings.warn(

@@ -33,6 +33,16 @@
 //!
 //! [`StateLock`] releases the lock when dropped, unless the lock file no
 //! longer carries its `id` (someone removed it and another run took it).
+//!
+//! A run may wait for a live holder instead of failing at once
+//! (`--lock-timeout`): [`LockWait`] retries any attempt that failed only
+//! because the lock is held, with a growing pause, until its timeout. It
+//! knows nothing of files, so every kind of lock takes the same parameter.
+//!
+//! Readers that take no lock (`hub plan`) may run at the same time as each
+//! other, but not while a run holds the lock: what they read would be
+//! stale at once. [`await_unheld`] refuses (or waits) as taking the lock
+//! would, without taking it; a dead holder's lock does not count.
 
 use super::clock::{random_uuid, Clock};
 use super::store::{lock_path, sync_folder};
@@ -42,6 +52,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Ids of the locks this process holds, to tell a lock of this process
 /// from one left by an earlier process that had the same pid.
@@ -209,7 +220,145 @@ pub struct StateLock {
     cleared: Option<LockInfo>,
 }
 
+/// How long taking a lock waits for a live holder to let go
+/// (`--lock-timeout`); the default, zero, fails at once.
+#[derive(Clone, Copy, Default)]
+pub struct LockWait<'a> {
+    pub timeout: Duration,
+    /// Told once, when the wait begins, whom it waits for.
+    pub notify: Option<&'a dyn Fn(&str)>,
+}
+
+impl fmt::Debug for LockWait<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LockWait")
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The first pause between two attempts; each next one is twice as long,
+/// up to [`LONGEST_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(50);
+const LONGEST_PAUSE: Duration = Duration::from_millis(500);
+
+impl<'a> LockWait<'a> {
+    pub fn new(timeout: Duration, notify: Option<&'a dyn Fn(&str)>) -> Self {
+        LockWait { timeout, notify }
+    }
+
+    /// Runs `attempt` again while it fails because a live run holds the
+    /// lock ([`StateError::is_held`]), until the timeout; any other result
+    /// is returned at once. After the timeout the last error is returned,
+    /// wrapped in [`StateError::LockTimeout`] (unchanged with no timeout).
+    pub fn retry<T>(
+        &self,
+        mut attempt: impl FnMut() -> Result<T, StateError>,
+    ) -> Result<T, StateError> {
+        let started = Instant::now();
+        let mut pause = FIRST_PAUSE;
+        let mut told = false;
+        loop {
+            let error = match attempt() {
+                Err(error) if error.is_held() => error,
+                done => return done,
+            };
+            let waited = started.elapsed();
+            let left = self.timeout.saturating_sub(waited);
+            if left.is_zero() {
+                return Err(match self.timeout.is_zero() {
+                    true => error,
+                    false => StateError::LockTimeout {
+                        waited,
+                        source: Box::new(error),
+                    },
+                });
+            }
+            if let (false, Some(notify)) = (told, self.notify) {
+                notify(&self.waiting(&error));
+                told = true;
+            }
+            std::thread::sleep(pause.min(left));
+            pause = (pause * 2).min(LONGEST_PAUSE);
+        }
+    }
+
+    /// `hub: waiting up to 5s for the lock on `s`: `deploy` started by …`
+    fn waiting(&self, error: &StateError) -> String {
+        match error {
+            StateError::Locked { state, holder, .. } => format!(
+                "hub: waiting up to {} for the lock on `{}`: {holder}",
+                duration_text(self.timeout),
+                state.display()
+            ),
+            other => format!(
+                "hub: waiting up to {} for the lock: {other}",
+                duration_text(self.timeout)
+            ),
+        }
+    }
+}
+
+/// `2.5s`, `90s`, `5m`, `1h30m`: whole seconds where there are no
+/// fractions, minutes and hours from a minute on.
+pub fn duration_text(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 60_000 && millis % 1000 != 0 {
+        return format!("{:.1}s", duration.as_secs_f64());
+    }
+    let seconds = duration.as_secs();
+    let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    let mut text = String::new();
+    if hours > 0 {
+        text += &format!("{hours}h");
+    }
+    if minutes > 0 {
+        text += &format!("{minutes}m");
+    }
+    if seconds > 0 || text.is_empty() {
+        text += &format!("{seconds}s");
+    }
+    text
+}
+
+/// For a reader that takes no lock (`hub plan`): returns once no live run
+/// holds the lock of any of `states`, waiting as `wait` allows; fails
+/// otherwise as taking the lock would, naming the holder. A dead holder's
+/// lock does not count (the next run that takes the lock removes it).
+pub fn await_unheld(states: &[PathBuf], wait: &LockWait<'_>) -> Result<(), StateError> {
+    wait.retry(|| states.iter().try_for_each(|state| check_unheld(state)))
+}
+
+fn check_unheld(state: &Path) -> Result<(), StateError> {
+    // A remote location's lock is its store's to check; reading it says
+    // whether it is supported.
+    if is_remote(state) {
+        return Ok(());
+    }
+    let lock = lock_path(state);
+    match read_holder(&lock) {
+        Ok(None) => Ok(()),
+        Ok(Some(holder)) if liveness(&holder) == Liveness::Dead => Ok(()),
+        Ok(Some(holder)) => Err(held_error(state, &lock, holder, false)),
+        Err(reason) => Err(StateError::UnreadableLock {
+            state: state.to_path_buf(),
+            lock,
+            reason,
+        }),
+    }
+}
+
 impl StateLock {
+    /// [`StateLock::acquire`], waiting for a live holder as `wait` allows.
+    pub fn acquire_waiting(
+        state: &Path,
+        operation: &str,
+        clock: &Clock,
+        wait: &LockWait<'_>,
+    ) -> Result<StateLock, StateError> {
+        wait.retry(|| StateLock::acquire(state, operation, clock))
+    }
+
     /// Takes the lock on `state` for `operation`, or fails at once naming
     /// the holder.
     pub fn acquire(state: &Path, operation: &str, clock: &Clock) -> Result<StateLock, StateError> {
@@ -779,6 +928,103 @@ mod tests {
         write_lock(&state, &other);
         drop(guard);
         assert!(lock_path(&state).exists());
+    }
+
+    #[test]
+    fn a_wait_takes_the_lock_once_its_holder_lets_go() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let first = StateLock::acquire(&state, "deploy", &clock()).expect("first");
+        let told = std::sync::Mutex::new(Vec::new());
+        let notify = |line: &str| told.lock().expect("told").push(line.to_string());
+        let wait = LockWait::new(Duration::from_secs(30), Some(&notify));
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            drop(first);
+        });
+        let second = StateLock::acquire_waiting(&state, "plan", &clock(), &wait);
+        letting_go.join().expect("thread");
+        let second = second.expect("taken after the wait");
+        assert_eq!(second.info().operation, "plan");
+        let told = told.into_inner().expect("told");
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(
+            told[0].starts_with("hub: waiting up to 30s for the lock on"),
+            "{told:?}"
+        );
+        assert!(told[0].contains("`deploy`"), "{told:?}");
+    }
+
+    #[test]
+    fn a_wait_that_runs_out_says_how_long_it_waited() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let _held = StateLock::acquire(&state, "deploy", &clock()).expect("held");
+        let started = Instant::now();
+        let wait = LockWait::new(Duration::from_millis(200), None);
+        let error = StateLock::acquire_waiting(&state, "deploy", &clock(), &wait).unwrap_err();
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        assert!(matches!(error, StateError::LockTimeout { .. }), "{error}");
+        let message = error.to_string();
+        assert!(message.contains("is locked: `deploy`"), "{message}");
+        assert!(message.ends_with("(waited 0.2s)"), "{message}");
+        assert!(error.hint().is_some_and(|h| h.contains("hub unlock")));
+        let at_once = StateLock::acquire(&state, "deploy", &clock()).unwrap_err();
+        assert!(
+            matches!(at_once, StateError::Locked { .. }),
+            "no wait: {at_once}"
+        );
+    }
+
+    #[test]
+    fn a_wait_does_not_retry_other_errors() {
+        let mut attempts = 0;
+        let wait = LockWait::new(Duration::from_secs(30), None);
+        let result: Result<(), StateError> = wait.retry(|| {
+            attempts += 1;
+            Err(StateError::Remote {
+                path: PathBuf::from("s3://b/k"),
+            })
+        });
+        assert!(matches!(result, Err(StateError::Remote { .. })));
+        assert_eq!(attempts, 1);
+    }
+
+    #[test]
+    fn readers_wait_for_live_holders_only() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("s");
+        let states = [state.clone()];
+        await_unheld(&states, &LockWait::default()).expect("no lock");
+        write_lock(
+            &state,
+            &LockInfo {
+                pid: dead_pid(),
+                host: hostname(),
+                id: "dead".into(),
+                ..LockInfo::default()
+            },
+        );
+        await_unheld(&states, &LockWait::default()).expect("a dead holder does not count");
+        assert!(lock_path(&state).exists(), "a reader removes nothing");
+        std::fs::remove_file(lock_path(&state)).expect("remove");
+        let held = StateLock::acquire(&state, "deploy", &clock()).expect("held");
+        let error = await_unheld(&states, &LockWait::default()).unwrap_err();
+        assert!(matches!(error, StateError::Locked { .. }), "{error}");
+        drop(held);
+        await_unheld(&states, &LockWait::default()).expect("released");
+    }
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        let text = |millis| duration_text(Duration::from_millis(millis));
+        assert_eq!(text(0), "0s");
+        assert_eq!(text(300), "0.3s");
+        assert_eq!(text(1_000), "1s");
+        assert_eq!(text(2_500), "2.5s");
+        assert_eq!(text(90_000), "1m30s");
+        assert_eq!(text(300_000), "5m");
+        assert_eq!(text(5_400_000), "1h30m");
     }
 
     #[test]

@@ -92,6 +92,7 @@ pub mod lock;
 mod merge;
 #[cfg(test)]
 pub(crate) use merge::tests::output as text_output;
+pub mod edit;
 pub mod model;
 pub mod private;
 mod render;
@@ -106,7 +107,7 @@ pub use clock::{
 pub use journal::journal_path;
 pub use layout::StateFormat;
 pub use locations::Locations;
-pub use lock::{LockInfo, StateLock, Unlocked};
+pub use lock::{LockInfo, LockWait, StateLock, Unlocked};
 pub use merge::*;
 pub use model::Fingerprint;
 pub use model::{
@@ -204,6 +205,13 @@ pub enum StateError {
         action: &'static str,
         source: std::io::Error,
     },
+    /// `--lock-timeout` ran out: the error without it, and how long the
+    /// command waited.
+    #[error("{source} (waited {})", lock::duration_text(*waited))]
+    LockTimeout {
+        waited: std::time::Duration,
+        source: Box<StateError>,
+    },
 }
 
 impl StateError {
@@ -212,12 +220,25 @@ impl StateError {
     pub fn exit_code(&self) -> i32 {
         match self {
             StateError::Write { .. } => 2,
+            StateError::LockTimeout { source, .. } => source.exit_code(),
             _ => 1,
         }
     }
 
+    /// A live run holds the lock: waiting may help (see [`LockWait`]).
+    pub fn is_held(&self) -> bool {
+        matches!(
+            self,
+            StateError::Locked {
+                unlocking: false,
+                ..
+            }
+        )
+    }
+
     pub fn location(&self) -> Option<Location> {
         match self {
+            StateError::LockTimeout { source, .. } => source.location(),
             StateError::Yaml { location, .. }
             | StateError::WrongKind { location, .. }
             | StateError::WrongVersion { location, .. } => Some(location.clone()),
@@ -276,6 +297,7 @@ impl StateError {
                 "the state file without it is the state as of its last fold: move `{}` aside to use that state (the checkpoints recorded after that fold are lost), or restore the journal from a copy",
                 path.display()
             )),
+            StateError::LockTimeout { source, .. } => source.hint(),
             StateError::Serialise(_) => None,
         }
     }
@@ -309,7 +331,7 @@ fn locked_hint(error: &StateError) -> String {
             holder.host
         ),
         (false, false) => format!(
-            "wait for process {} to finish; if it hangs, stop it and run `hub unlock {state}`",
+            "wait for process {} to finish (`--lock-timeout 5m` waits up to five minutes); if it hangs, stop it and run `hub unlock {state}`",
             holder.pid
         ),
         (false, true) => format!(

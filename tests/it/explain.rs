@@ -10,7 +10,7 @@ fn hub(dir: &Path, args: &[&str]) -> Output {
 
 /// The demo deployed once into `demo.state`, and the deployment id a new
 /// state gets at random (to be replaced in snapshots).
-fn deployed_demo() -> (tempfile::TempDir, std::path::PathBuf, String) {
+pub(crate) fn deployed_demo() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let (tmp, dir) = demo_copy();
     hub(
         &dir,

@@ -16,7 +16,7 @@ const DEPLOY: [&str; 4] = ["deploy", "hub.yaml.elaborate", "-s", STATE];
 /// and `NAME.done` in the root; `c2` hangs while the file `hang` exists.
 /// A long stack parameter makes the state larger than a run's few
 /// records, so that no fold happens before the run's end.
-fn fixture(root: &Path) {
+pub(crate) fn fixture(root: &Path) {
     let names = ["c1", "c2", "c3"];
     let mut text = String::from("version: 1\nkind: stack\nmeta: {name: journal}\ncomponents:\n");
     for (i, name) in names.iter().enumerate() {
@@ -82,9 +82,19 @@ fn status<'s>(state: &'s hub::state::State, name: &str) -> Option<&'s str> {
 
 /// A deploy killed while `c2` runs: `c1` is deployed, `c2` deploying,
 /// both only in the journal.
-fn killed_in_c2() -> tempfile::TempDir {
+pub(crate) fn killed_in_c2() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
     let root = dir.path();
+    let mut child = deploy_held_in_c2(root);
+    child.kill().expect("SIGKILL");
+    child.wait().expect("wait");
+    std::fs::remove_file(root.join("hang")).expect("unhang");
+    dir
+}
+
+/// The fixture in `root` and a deploy of it that is inside `c2`, which
+/// waits while the file `hang` exists (the deploy holds the state's lock).
+pub(crate) fn deploy_held_in_c2(root: &Path) -> Child {
     fixture(root);
     std::fs::write(root.join("hang"), "").expect("hang");
     let mut child: Child = hub(root, &DEPLOY)
@@ -104,10 +114,7 @@ fn killed_in_c2() -> tempfile::TempDir {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    child.kill().expect("SIGKILL");
-    child.wait().expect("wait");
-    std::fs::remove_file(root.join("hang")).expect("unhang");
-    dir
+    child
 }
 
 /// Every file of `root` (not folders) with its bytes and modification time.

@@ -126,6 +126,8 @@ pub struct RunOptions {
     /// Run the `deploy-test`/`undeploy-test` implementations; the state is
     /// read but never written.
     pub dry: bool,
+    /// `--lock-timeout`: how long to wait for a lock another run holds.
+    pub lock_timeout: Duration,
 }
 
 impl RunOptions {
@@ -308,10 +310,11 @@ impl<'a> Run<'a> {
         require_state(options)?;
         let locations = match options.state.is_empty() {
             true => None,
-            false => Some(Locations::lock(
+            false => Some(Locations::lock_waiting(
                 &options.state,
                 verb.as_str(),
                 &clock,
+                &state::LockWait::new(options.lock_timeout, Some(host.log)),
                 warnings,
             )?),
         };

@@ -1,0 +1,442 @@
+//! `hub state list`, `show`, `rm` and `mv`: look at and change what a
+//! state records, running nothing.
+//!
+//! `list` and `show` read the state as every command does (the newest of
+//! the locations, its journal folded in) and take no lock, like `hub
+//! explain`: during a deploy they show its progress. `rm` and `mv` work as
+//! a run does: they lock every location (`--lock-timeout` waits for a run
+//! that holds one), read the newest, change the state in memory (see
+//! [`crate::state::edit`]) and write it to every location through one
+//! [`StateWriter`], which keeps the previous state as `STATE.backup`, folds
+//! a journal a killed run left and writes the next serial.
+
+use crate::cli::{
+    StateChangeArgs, StateListArgs, StateLocationArgs, StateMvArgs, StateRmArgs, StateShowArgs,
+};
+use crate::diag::Warnings;
+use crate::error::Error;
+use crate::state::edit::{self, EditError};
+use crate::state::{
+    Clock, ComponentState, Locations, LockWait, Operation, State, StateError, StateWriter,
+    WriteOptions,
+};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateCommandError {
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    #[error("not forgetting {}: there is no terminal to confirm on", quoted(.components))]
+    NeedsYes { components: Vec<String> },
+    #[error("nothing was forgotten: not confirmed")]
+    Declined,
+    #[error("cannot ask for confirmation: {0}")]
+    Prompt(String),
+}
+
+impl StateCommandError {
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            StateCommandError::Edit(error) => error.hint(),
+            StateCommandError::NeedsYes { .. } => Some(
+                "pass --yes to forget them without asking (nothing is undeployed either way)"
+                    .into(),
+            ),
+            StateCommandError::Declined | StateCommandError::Prompt(_) => None,
+        }
+    }
+}
+
+fn quoted(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
+}
+
+/// `hub state list`: one line per component entry (`--json`: an array).
+pub fn list(args: StateListArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let state = read_newest(&args.location, warnings)?;
+    let rows = rows(&state);
+    let text = match args.json {
+        true => list_json(&rows),
+        false => list_text(&rows),
+    };
+    if rows.is_empty() && !args.json {
+        say("hub: the state records no component");
+    }
+    super::write_stdout(text.as_bytes())
+}
+
+/// What `hub state list` shows of one component.
+#[derive(Debug, Serialize)]
+struct Row<'s> {
+    name: &'s str,
+    status: &'s str,
+    /// When the entry last changed.
+    updated: &'s str,
+    /// The last recorded operation that ran the component.
+    operation: Option<OperationSeen<'s>>,
+}
+
+#[derive(Debug, Serialize)]
+struct OperationSeen<'s> {
+    id: &'s str,
+    /// `deploy`, `undeploy`.
+    kind: &'s str,
+    /// The component's phase in it.
+    status: &'s str,
+}
+
+/// The entries in `lifecycle.order`, then the others in the state's order.
+fn rows(state: &State) -> Vec<Row<'_>> {
+    let ordered = state
+        .lifecycle
+        .order
+        .iter()
+        .filter_map(|name| state.components.get_key_value(name));
+    let others = state
+        .components
+        .iter()
+        .filter(|(name, _)| !state.lifecycle.order.contains(name));
+    ordered
+        .chain(others)
+        .map(|(name, entry)| row(state, name, entry))
+        .collect()
+}
+
+fn row<'s>(state: &'s State, name: &'s str, entry: &'s ComponentState) -> Row<'s> {
+    let operation = state.operations.iter().rev().find_map(|op: &Operation| {
+        let phase = op.phases.iter().rev().find(|p| p.phase == name)?;
+        Some(OperationSeen {
+            id: &op.id,
+            kind: &op.operation,
+            status: &phase.status,
+        })
+    });
+    Row {
+        name,
+        status: &entry.status,
+        updated: match entry.timestamp.is_empty() {
+            true => &entry.timestamps.end,
+            false => &entry.timestamp,
+        },
+        operation,
+    }
+}
+
+fn list_text(rows: &[Row<'_>]) -> String {
+    let cells: Vec<[String; 4]> = rows
+        .iter()
+        .map(|row| {
+            let operation = row.operation.as_ref().map_or("-".to_string(), |op| {
+                format!(
+                    "{} {} ({})",
+                    or_dash(op.kind),
+                    or_dash(op.id),
+                    or_dash(op.status)
+                )
+            });
+            [
+                row.name.to_string(),
+                or_dash(row.status).to_string(),
+                or_dash(row.updated).to_string(),
+                operation,
+            ]
+        })
+        .collect();
+    if cells.is_empty() {
+        return String::new();
+    }
+    let header = ["NAME", "STATUS", "UPDATED", "OPERATION"].map(String::from);
+    let lines: Vec<&[String; 4]> = std::iter::once(&header).chain(&cells).collect();
+    let width = |column: usize| lines.iter().map(|l| l[column].chars().count()).max();
+    let widths: Vec<usize> = (0..3).map(|c| width(c).unwrap_or(0)).collect();
+    let mut out = String::new();
+    for line in lines {
+        for (column, cell) in line.iter().enumerate().take(3) {
+            out.push_str(&format!("{cell:<width$}  ", width = widths[column]));
+        }
+        out.push_str(&line[3]);
+        out.push('\n');
+    }
+    out
+}
+
+fn or_dash(text: &str) -> &str {
+    match text {
+        "" => "-",
+        text => text,
+    }
+}
+
+fn list_json(rows: &[Row<'_>]) -> String {
+    let mut text = serde_json::to_string_pretty(rows).unwrap_or_else(|_| "[]".into());
+    text.push('\n');
+    text
+}
+
+/// `hub state show COMPONENT`: its status, parameters and outputs, secrets
+/// masked unless `--reveal`, as `hub explain -c` shows them.
+pub fn show(args: StateShowArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::explain::render::{self, ComponentDocument, Style};
+    use std::io::IsTerminal;
+    let state = read_newest(&args.location, warnings)?;
+    edit::check_known(&state, &args.component).map_err(StateCommandError::from)?;
+    let request = crate::explain::Request {
+        elaborated: None,
+        states: Vec::new(),
+        component: Some(args.component.clone()),
+        global: false,
+        raw_outputs: false,
+        reveal: args.reveal,
+    };
+    let explained = crate::explain::build(&state, Vec::new(), &request)?;
+    let text = match (args.json, explained.components.first()) {
+        (true, Some(component)) => {
+            #[derive(Serialize)]
+            struct Shown<'a> {
+                name: &'a str,
+                #[serde(flatten)]
+                component: ComponentDocument<'a>,
+            }
+            let shown = Shown {
+                name: &component.name,
+                component: ComponentDocument::of(component),
+            };
+            let mut text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        _ => {
+            let style = Style::detect(
+                std::io::stdout().is_terminal(),
+                std::env::var("NO_COLOR").ok().as_deref(),
+            );
+            render::text(&explained, style).trim_start().to_string()
+        }
+    };
+    super::write_stdout(text.as_bytes())
+}
+
+/// `hub state rm COMPONENT...`: forgets the entries, after asking on a
+/// terminal (or with `--yes`).
+pub fn rm(args: StateRmArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let mut names: Vec<String> = Vec::with_capacity(args.components.len());
+    for name in args.components {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let yes = args.yes;
+    let changed = change(&args.change, "state rm", warnings, |state, path| {
+        for name in &names {
+            edit::check_known(state, name)?;
+        }
+        confirm_forget(state, &names, path, yes)?;
+        edit::forget(state, &names)?;
+        Ok(())
+    })?;
+    say(&format!(
+        "hub: forgot {} (nothing was undeployed); {}",
+        quoted(&names),
+        changed
+    ));
+    Ok(())
+}
+
+/// Asks on the terminal unless `yes`; refuses when nobody can answer.
+fn confirm_forget(
+    state: &State,
+    names: &[String],
+    path: &Path,
+    yes: bool,
+) -> Result<(), StateCommandError> {
+    if yes {
+        return Ok(());
+    }
+    if !crate::params::interactive() {
+        return Err(StateCommandError::NeedsYes {
+            components: names.to_vec(),
+        });
+    }
+    let described: Vec<String> = names
+        .iter()
+        .map(|name| {
+            let status = state.components.get(name).map_or("", |e| e.status.as_str());
+            format!("`{name}` ({})", or_dash(status))
+        })
+        .collect();
+    let question = format!(
+        "Forget {} in `{}`? Nothing is undeployed",
+        described.join(", "),
+        path.display()
+    );
+    let confirmed = dialoguer::Confirm::new()
+        .with_prompt(question)
+        .default(false)
+        .interact()
+        .map_err(|error| {
+            let _ = dialoguer::console::Term::stderr().show_cursor();
+            StateCommandError::Prompt(error.to_string())
+        })?;
+    match confirmed {
+        true => Ok(()),
+        false => Err(StateCommandError::Declined),
+    }
+}
+
+/// `hub state mv OLD NEW`.
+pub fn mv(args: StateMvArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let (old, new) = (args.old.as_str(), args.new.as_str());
+    let changed = change(&args.change, "state mv", warnings, |state, _| {
+        edit::rename(state, old, new)?;
+        keep_unchanged_fingerprint(state, old, new);
+        Ok(())
+    })?;
+    say(&format!("hub: renamed `{old}` to `{new}`; {changed}"));
+    Ok(())
+}
+
+/// The renamed entry's parameters digest, made again with its new
+/// `hub.componentName`, when the recorded parameters (with the old name)
+/// are those the digest was made of: a `deploy --changed` of the renamed
+/// stack then finds the component unchanged. Any other recorded digest is
+/// left alone (the component then runs again, which is safe).
+fn keep_unchanged_fingerprint(state: &mut State, old: &str, new: &str) {
+    let Some(ComponentState {
+        parameters,
+        fingerprint: Some(fingerprint),
+        ..
+    }) = state.components.get_mut(new)
+    else {
+        return;
+    };
+    if parameters_digest(parameters, Some(old)) == fingerprint.parameters {
+        fingerprint.parameters = parameters_digest(parameters, None);
+    }
+}
+
+/// The digest a deploy makes of these parameters, `hub.componentName`
+/// taken as `component_name` when given.
+fn parameters_digest(
+    parameters: &[crate::state::StateParameter],
+    component_name: Option<&str>,
+) -> String {
+    let expanded: Vec<crate::params::ExpandedParam> = parameters
+        .iter()
+        .map(|p| crate::params::ExpandedParam {
+            name: p.name.clone(),
+            value: match (p.name.as_str(), component_name) {
+                ("hub.componentName", Some(name)) => {
+                    Some(yaml_serde::Value::String(name.to_string()))
+                }
+                _ => p.non_null_value().cloned(),
+            },
+            env: p.env.clone(),
+            origin: crate::params::Origin::Implicit,
+            expression: None,
+            declared: None,
+            secret: false,
+        })
+        .collect();
+    crate::lifecycle::run::fingerprint::parameters_digest(&expanded)
+}
+
+/// What a change wrote: `hub.yaml.state is at serial 7`.
+struct Written {
+    locations: Vec<PathBuf>,
+    serial: u64,
+}
+
+impl std::fmt::Display for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self
+            .locations
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect();
+        let verb = if names.len() == 1 { "is" } else { "are" };
+        write!(f, "{} {verb} at serial {}", names.join(", "), self.serial)
+    }
+}
+
+/// Locks the locations, reads the newest, applies `edit` (given the
+/// location read) and writes the result to every location.
+fn change(
+    args: &StateChangeArgs,
+    operation: &str,
+    warnings: &mut Warnings,
+    edit: impl FnOnce(&mut State, &Path) -> Result<(), StateCommandError>,
+) -> Result<Written, Error> {
+    let paths = locations(&args.location)?;
+    let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
+    let notify = |line: &str| say(line);
+    let wait = LockWait::new(args.lock.lock_timeout, Some(&notify));
+    let locked = Locations::lock_waiting(&paths, operation, &clock, &wait, warnings)?;
+    let read_path = locked.to_read().unwrap_or(locked.first()).to_path_buf();
+    let mut state = crate::state::read(&read_path, warnings)?.ok_or_else(|| missing(&read_path))?;
+    let read_serial = state.serial;
+    edit(&mut state, &read_path)?;
+    state.timestamp = clock.now();
+    let options = WriteOptions {
+        compressed: is_compressed(&read_path),
+        format: args.state_format,
+    };
+    let mut writer =
+        StateWriter::open_all(locked.paths(), options, Some((&read_path, read_serial)))?;
+    writer.write(&mut state)?;
+    for failure in writer.take_failures() {
+        warnings.warn(None, failure.to_string());
+    }
+    Ok(Written {
+        locations: writer.written().map(Path::to_path_buf).collect(),
+        serial: state.serial,
+    })
+}
+
+/// `-s a,b` as paths; at least one.
+fn locations(args: &StateLocationArgs) -> Result<Vec<PathBuf>, Error> {
+    let paths: Vec<PathBuf> = args
+        .state
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    if paths.is_empty() {
+        return Err(Error::Usage {
+            flag: "-s",
+            value: args.state.clone(),
+            reason: "give a state file (several separated by commas)".into(),
+        });
+    }
+    Ok(paths)
+}
+
+/// The newest of the locations, read with its journal; no lock.
+fn read_newest(args: &StateLocationArgs, warnings: &mut Warnings) -> Result<State, Error> {
+    let paths = locations(args)?;
+    let path = crate::state::locations::to_read(&paths).unwrap_or(&paths[0]);
+    Ok(crate::state::read(path, warnings)?.ok_or_else(|| missing(path))?)
+}
+
+fn missing(path: &Path) -> StateError {
+    StateError::Read {
+        path: path.to_path_buf(),
+        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        backup: None,
+    }
+}
+
+/// The state was written gzip-compressed: it stays so.
+fn is_compressed(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut magic))
+        .is_ok_and(|()| magic == [0x1f, 0x8b])
+}
+
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
