@@ -50,6 +50,8 @@ pub enum Error {
     Render(#[from] crate::lifecycle::run::render::RenderError),
     #[error(transparent)]
     Explain(#[from] crate::explain::ExplainError),
+    #[error(transparent)]
+    SavedPlan(#[from] crate::lifecycle::view::saved::SavedPlanError),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -116,6 +118,7 @@ impl Error {
             Error::Report(e) => e.hint(),
             Error::Render(e) => e.hint(),
             Error::Explain(e) => e.hint(),
+            Error::SavedPlan(e) => e.hint(),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

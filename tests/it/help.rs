@@ -66,7 +66,6 @@ fn flags_appear_only_where_they_mean_something() {
         "--compressed",
         "--dry",
         "--state-format",
-        "--changed",
         "--why",
         "--os-environment",
         "--git-outputs",

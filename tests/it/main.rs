@@ -25,6 +25,7 @@ mod plan;
 mod plan_review;
 mod process;
 mod safety;
+mod saved_plan;
 mod selection;
 mod shapes;
 mod state;

@@ -134,6 +134,10 @@ pub struct StateSeen {
     pub path: String,
     /// Its serial; `None` when the file does not exist (a first deploy).
     pub serial: Option<u64>,
+    /// Its lineage; `None` when the file does not exist. Kept for a saved
+    /// plan (`plan --out`), not printed.
+    #[serde(skip)]
+    pub lineage: Option<String>,
 }
 
 /// What would happen to one component.
@@ -176,6 +180,10 @@ pub struct ComponentPreview {
     pub waits_for: Vec<Wait>,
     /// Empty for a skipped component.
     pub parameters: Vec<ParameterPreview>,
+    /// The status of its state entry; `None` without one. Kept for a saved
+    /// plan (`plan --out`), not printed.
+    #[serde(skip)]
+    pub recorded_status: Option<String>,
 }
 
 /// A component another one waits for, and why.
@@ -222,6 +230,10 @@ pub struct ParameterPreview {
     /// The value in the state entry; `None` when it had none.
     pub previous: Option<String>,
     pub change: ParameterChange,
+    /// For a value that is masked without `--reveal`: the digest of its
+    /// text, which a saved plan (`plan --out`) keeps instead of the value.
+    #[serde(skip)]
+    pub digest: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -298,6 +310,7 @@ pub fn preview(
         state: read_path.map(|path| StateSeen {
             path: path.display().to_string(),
             serial: state.as_ref().map(|s| s.serial),
+            lineage: state.as_ref().map(|s| s.lineage.clone()),
         }),
         jobs: options.concurrency,
         selection: SelectionSeen::of(&plan),
@@ -610,6 +623,10 @@ impl Walk<'_> {
             requires,
             waits_for: waits_of(self.plan, name),
             parameters: decision.parameters,
+            recorded_status: self
+                .state
+                .and_then(|s| s.components.get(name))
+                .map(|entry| entry.status.clone()),
         }
     }
 
@@ -910,6 +927,7 @@ impl Walk<'_> {
                 value: None,
                 previous: Some(self.recorded_text(gone, false)),
                 change: ParameterChange::Removed,
+                digest: None,
             });
         }
         out
@@ -933,6 +951,9 @@ impl Walk<'_> {
             value: Some(expanded.shown(param, &self.redactor)),
             previous: before.map(|b| self.recorded_text(b, param.secret)),
             change,
+            digest: Redactor::new(false)
+                .hides(&param.name, "", param.secret)
+                .then(|| crate::lifecycle::view::saved::text_digest(&current)),
         }
     }
 
@@ -1002,6 +1023,7 @@ mod tests {
             requires: Vec::new(),
             waits_for: Vec::new(),
             parameters: Vec::new(),
+            recorded_status: None,
         }
     }
 
