@@ -489,7 +489,11 @@ fn deploy_planned(
         changed: planned.arguments.changed,
         replace: &planned.arguments.replace,
     };
-    let (stack, options) = load_run(&request, Verb::Deploy, warnings)?;
+    let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
+    options.expected_state = Some(crate::lifecycle::run::engine::ExpectedState {
+        lineage: planned.state.lineage.clone(),
+        serial: planned.state.serial,
+    });
     // The engine says again what the plan would warn about.
     let mut quiet = Warnings::default();
     let environment = std::env::vars().collect();
@@ -750,6 +754,7 @@ fn load_run(
         replace: args.replace.to_vec(),
         why: args.execute.is_some_and(|e| e.why),
         dry: args.execute.is_some_and(|e| e.dry),
+        expected_state: None,
     };
     Ok((stack, options))
 }

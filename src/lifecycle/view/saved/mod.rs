@@ -520,6 +520,29 @@ mod tests {
         assert_ne!(digest, text_digest("hunter3"));
     }
 
+    /// What `deploy --plan` checks again once it holds the state's lock.
+    #[test]
+    fn the_expected_state_is_the_one_read_under_the_lock() {
+        use crate::lifecycle::run::engine::ExpectedState;
+        use crate::state::State;
+        let state = |lineage: &str, serial| State {
+            lineage: lineage.into(),
+            serial,
+            ..State::default()
+        };
+        let planned = ExpectedState {
+            lineage: Some("l".into()),
+            serial: Some(3),
+        };
+        assert!(planned.holds(Some(&state("l", 3))));
+        assert!(!planned.holds(Some(&state("l", 4))));
+        assert!(!planned.holds(Some(&state("m", 3))));
+        assert!(!planned.holds(None));
+        let first = ExpectedState::default();
+        assert!(first.holds(None));
+        assert!(!first.holds(Some(&state("l", 1))));
+    }
+
     /// `schemas/plan.schema.json` must be what the types generate.
     #[test]
     fn plan_schema_file_is_up_to_date() {
