@@ -494,17 +494,22 @@ fn deploy_planned(
         lineage: planned.state.lineage.clone(),
         serial: planned.state.serial,
     });
-    // The engine says again what the plan would warn about.
+    // Made again as the plan was made; the engine says again what it
+    // would warn about.
+    let as_planned = crate::lifecycle::run::engine::RunOptions {
+        concurrency: planned.arguments.jobs,
+        ..options.clone()
+    };
     let mut quiet = Warnings::default();
     let environment = std::env::vars().collect();
     let preview =
-        crate::lifecycle::view::preview::preview(&stack, &options, environment, &mut quiet)?;
+        crate::lifecycle::view::preview::preview(&stack, &as_planned, environment, &mut quiet)?;
     let made = saved::Made {
         files: &common.stack.manifest,
         clouds: &common.stack.clouds,
         created: planned.created.clone(),
     };
-    let now = saved::SavedPlan::new(&preview, &stack, &options, &made)
+    let now = saved::SavedPlan::new(&preview, &stack, &as_planned, &made)
         .map_err(|error| stale(vec![error.to_string()]))?;
     let reasons = saved::stale::differences(&planned, &now);
     if !reasons.is_empty() {

@@ -130,9 +130,12 @@ fn state_bytes(test: &Test) -> Vec<u8> {
     std::fs::read(test.root().join("hub.yaml.state")).unwrap_or_default()
 }
 
-/// Plans, changes something with `change`, and checks that the plan is
-/// refused as stale with `reason`, nothing run and the state untouched.
-fn refused_as_stale(test: &Test, change: impl FnOnce(&Test), reason: &str) {
+/// Deploys the stack, plans, changes something with `change`, and checks
+/// that the plan is refused as stale with `reason`, nothing run and the
+/// state untouched.
+fn refused_as_stale(change: impl FnOnce(&Test), reason: &str) {
+    let test = &stack();
+    deploy(test, &[]).success();
     plan_out(test, &[]).success();
     change(test);
     runs(test);
@@ -219,7 +222,8 @@ fn a_first_plan_records_that_there_was_no_state() {
         actions(test.root()),
         pairs(&[("net", "create"), ("db", "create"), ("app", "create")])
     );
-    apply(&test).success();
+    // How many run at once is the deploy's own.
+    hub(&test, &["deploy", "--plan", "plan.json", "-j", "3"]).success();
     assert_eq!(runs(&test), ["net", "db", "app"]);
 }
 
@@ -258,17 +262,11 @@ fn a_plan_is_stale_when_another_deploy_wrote_the_state() {
 
 #[test]
 fn a_plan_is_stale_on_a_state_of_another_lineage() {
-    let test = stack();
-    deploy(&test, &[]).success();
-    let other = hub_isolated(
-        &test,
-        &["deploy", "hub.yaml", "params.yaml", "-s", "other.state"],
-        &[("HUB_LINEAGE", "another-lineage")],
-    );
-    other.success();
     refused_as_stale(
-        &test,
         |test| {
+            let args = ["deploy", "hub.yaml", "params.yaml", "-s", "other.state"];
+            let lineage = [("HUB_LINEAGE", "another-lineage")];
+            hub_isolated(test, &args, &lineage).success();
             std::fs::copy(
                 test.root().join("other.state"),
                 test.root().join("hub.yaml.state"),
@@ -281,10 +279,7 @@ fn a_plan_is_stale_on_a_state_of_another_lineage() {
 
 #[test]
 fn a_plan_is_stale_when_a_component_file_changed() {
-    let test = stack();
-    deploy(&test, &[]).success();
     refused_as_stale(
-        &test,
         |test| {
             std::fs::write(test.root().join("components/db/extra.tf"), "# new\n").expect("write")
         },
@@ -294,10 +289,7 @@ fn a_plan_is_stale_when_a_component_file_changed() {
 
 #[test]
 fn a_plan_is_stale_when_a_parameter_changed() {
-    let test = stack();
-    deploy(&test, &[]).success();
     refused_as_stale(
-        &test,
         |test| edit(test, "params.yaml", "value: 2", "value: 5"),
         "parameters of `app` changed: `app.replicas`",
     );
@@ -305,10 +297,7 @@ fn a_plan_is_stale_when_a_parameter_changed() {
 
 #[test]
 fn a_plan_is_stale_when_a_secret_changed() {
-    let test = stack();
-    deploy(&test, &[]).success();
     refused_as_stale(
-        &test,
         |test| edit(test, "params.yaml", SECRET, "another-password"),
         "parameters of `db` changed: `db.password`",
     );
@@ -316,10 +305,7 @@ fn a_plan_is_stale_when_a_secret_changed() {
 
 #[test]
 fn a_plan_is_stale_when_the_stack_changed() {
-    let test = stack();
-    deploy(&test, &[]).success();
     refused_as_stale(
-        &test,
         |test| edit(test, "hub.yaml", "value: small", "value: large"),
         "the elaborated stack changed",
     );

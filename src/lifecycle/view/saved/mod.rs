@@ -99,6 +99,10 @@ pub struct PlannedArguments {
     pub base_dir: Option<String>,
     /// `--clouds` as given (empty: from the environment).
     pub clouds: Vec<String>,
+    /// `-j` of the plan: which outputs a component sees before the run
+    /// depends on it. The deploy checks the plan with it and runs with its
+    /// own `-j`.
+    pub jobs: usize,
 }
 
 /// One component of a plan.
@@ -268,6 +272,7 @@ fn arguments(preview: &Preview, options: &RunOptions, clouds: &[String]) -> Plan
             .as_ref()
             .map(|d| d.display().to_string()),
         clouds: clouds.to_vec(),
+        jobs: options.concurrency,
     }
 }
 
