@@ -509,8 +509,16 @@ fn deploy_planned(
         clouds: &common.stack.clouds,
         created: planned.created.clone(),
     };
-    let now = saved::SavedPlan::new(&preview, &stack, &as_planned, &made)
-        .map_err(|error| stale(vec![error.to_string()]))?;
+    let now =
+        saved::SavedPlan::new(&preview, &stack, &as_planned, &made).map_err(
+            |error| match error {
+                SavedPlanError::WouldFail { components } => stale(vec![format!(
+                    "`{}` would now fail",
+                    components.join("`, `")
+                )]),
+                other => other,
+            },
+        )?;
     let reasons = saved::stale::differences(&planned, &now);
     if !reasons.is_empty() {
         return Err(stale(reasons).into());
@@ -540,9 +548,12 @@ fn invocation_mismatch(
     }
     let state = split_list(std::slice::from_ref(&args.common.state.state));
     if !state.is_empty() && state != planned.state.locations {
+        let made_for = match planned.state.locations.is_empty() {
+            true => "no state (`-n`)".to_string(),
+            false => format!("the state `{}`", planned.state.locations.join(",")),
+        };
         found.push(format!(
-            "it was made for the state `{}`, not `{}`",
-            planned.state.locations.join(","),
+            "it was made for {made_for}, not `{}`",
             state.join(",")
         ));
     }
