@@ -438,3 +438,46 @@ fn a_damaged_or_newer_plan_file_is_an_error_naming_it() {
         .stderr_has("cannot read the plan `missing.json`");
     assert!(runs(&test).is_empty());
 }
+
+#[test]
+fn a_plan_with_a_component_that_would_fail_is_shown_but_not_saved() {
+    let manifest = |name: &str, more: &str| {
+        format!("version: 1\nkind: component\nmeta: {{name: {name}}}\n{more}\n")
+    };
+    let test = Test::new()
+        .file(
+            "hub.yaml",
+            "
+            version: 1
+            kind: stack
+            meta: {name: f}
+            components:
+              - {name: a, source: {dir: components/a}}
+              - {name: b, source: {dir: components/b}, depends: [a]}
+            lifecycle:
+              optional: [a]
+              requires:
+                optional: ['a.on:a']
+            parameters:
+              - {name: a.on, value: false}
+            ",
+        )
+        .file(
+            "components/a/hub-component.yaml",
+            &manifest("a", "provides: [cap]"),
+        )
+        .file(
+            "components/b/hub-component.yaml",
+            &manifest("b", "requires: [cap]"),
+        )
+        .script("components/a/deploy.sh", "#!/bin/sh\n")
+        .script("components/b/deploy.sh", "#!/bin/sh\n");
+    let out = hub(
+        &test,
+        &["plan", "hub.yaml", "-s", "s.state", "--out", "plan.json"],
+    );
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("b: fail"), "{}", out.stdout);
+    out.stderr_has("the plan is not saved: `b` would fail");
+    assert!(!test.root().join("plan.json").exists());
+}
