@@ -670,8 +670,21 @@ STATE.logs/COMPONENT.log. Exit status: 0 when the run finished (optional compone
 have failed), 1 when it failed, 2 when the state could not be written, 130 when interrupted.";
 
 #[derive(Debug, Args)]
-#[command(after_help = deploy_help())]
+#[command(
+    after_help = deploy_help(),
+    mut_arg("manifest", |a| a.required(false).required_unless_present("plan")),
+    mut_arg("state", |a| a.default_value_if("plan", clap::builder::ArgPredicate::IsPresent, Some(""))),
+)]
 pub struct DeployArgs {
+    /// Apply a plan saved by `hub plan --out`: exactly its components,
+    /// refused when stale; it names its stack and state (MANIFEST and -s
+    /// may repeat them)
+    #[arg(
+        long,
+        value_name = "PLAN",
+        conflicts_with_all = ["components", "with_deps", "with_dependents", "offset", "limit", "changed", "replace", "no_state"]
+    )]
+    pub plan: Option<PathBuf>,
     #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
@@ -721,7 +734,8 @@ Examples:
   hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
   hub deploy hub.yaml.elaborate -c app+              app and everything it depends on
   hub deploy hub.yaml.elaborate --prune              also undeploy components removed from the stack
-  hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web"
+  hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web
+  hub deploy --plan plan.json                        apply a plan saved by `hub plan --out`"
     )
 }
 
@@ -770,6 +784,9 @@ pub struct PlanArgs {
     /// Plan an undeploy instead of a deploy
     #[arg(long)]
     pub undeploy: bool,
+    /// Also save the plan to this file (JSON), for `hub deploy --plan`
+    #[arg(long, value_name = "PLAN", conflicts_with_all = ["undeploy", "prune"])]
+    pub out: Option<PathBuf>,
     /// Output format; `markdown` is a pull-request comment (secrets always
     /// masked)
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json", "markdown"])]

@@ -424,6 +424,9 @@ pub struct RunRequest<'a> {
 /// `hub deploy`.
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::lifecycle::order::plan::Verb;
+    if let Some(path) = &args.plan {
+        return deploy_planned(path, &args, warnings);
+    }
     if args.changed && args.common.state.no_state {
         return Err(Error::Usage {
             flag: "--changed",
@@ -460,15 +463,164 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
     )
 }
 
-/// Runs the stack, then prints the summary (also after a failure) on
-/// stderr.
+/// Loads the stack and runs it ([`run_loaded`]).
 fn run_stack(
     args: &RunRequest<'_>,
     verb: crate::lifecycle::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use crate::lifecycle::run::engine::{self, Host};
     let (stack, options) = load_run(args, verb, warnings)?;
+    run_loaded(args, &stack, &options, warnings)
+}
+
+/// `hub deploy --plan PLAN`: the plan's stack, state and arguments, made
+/// again and compared with the plan before anything runs.
+fn deploy_planned(
+    path: &Path,
+    args: &crate::cli::DeployArgs,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use crate::lifecycle::order::plan::Verb;
+    use crate::lifecycle::view::saved::{self, SavedPlanError};
+    let planned = saved::read(path)?;
+    let stale = |reasons: Vec<String>| SavedPlanError::Stale {
+        path: path.to_path_buf(),
+        reasons,
+    };
+    let mismatch = invocation_mismatch(&planned, args);
+    if !mismatch.is_empty() {
+        return Err(stale(mismatch).into());
+    }
+    let common = planned_run_args(&planned, &args.common);
+    let request = RunRequest {
+        common: &common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: planned.arguments.changed,
+        replace: &planned.arguments.replace,
+        prune: false,
+    };
+    let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
+    options.expected_state = Some(crate::lifecycle::run::engine::ExpectedState {
+        lineage: planned.state.lineage.clone(),
+        serial: planned.state.serial,
+    });
+    // Made again as the plan was made; the engine says again what it
+    // would warn about.
+    let as_planned = crate::lifecycle::run::engine::RunOptions {
+        concurrency: planned.arguments.jobs,
+        ..options.clone()
+    };
+    let mut quiet = Warnings::default();
+    let environment = std::env::vars().collect();
+    let preview =
+        crate::lifecycle::view::preview::preview(&stack, &as_planned, environment, &mut quiet)?;
+    let made = saved::Made {
+        files: &common.stack.manifest,
+        clouds: &common.stack.clouds,
+        created: planned.created.clone(),
+    };
+    let now =
+        saved::SavedPlan::new(&preview, &stack, &as_planned, &made).map_err(
+            |error| match error {
+                SavedPlanError::WouldFail { components } => stale(vec![format!(
+                    "`{}` would now fail",
+                    components.join("`, `")
+                )]),
+                other => other,
+            },
+        )?;
+    let reasons = saved::stale::differences(&planned, &now);
+    if !reasons.is_empty() {
+        return Err(stale(reasons).into());
+    }
+    run_loaded(&request, &stack, &options, warnings)
+}
+
+/// A stack or state given to `deploy --plan` that is not the plan's.
+fn invocation_mismatch(
+    planned: &crate::lifecycle::view::saved::SavedPlan,
+    args: &crate::cli::DeployArgs,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    let given: Vec<String> = args
+        .common
+        .stack
+        .manifest
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if !given.is_empty() && given != planned.stack.files {
+        found.push(format!(
+            "it was made for the stack `{}`, not `{}`",
+            planned.stack.files.join(" "),
+            given.join(" ")
+        ));
+    }
+    let state = split_list(std::slice::from_ref(&args.common.state.state));
+    if !state.is_empty() && state != planned.state.locations {
+        let made_for = match planned.state.locations.is_empty() {
+            true => "no state (`-n`)".to_string(),
+            false => format!("the state `{}`", planned.state.locations.join(",")),
+        };
+        found.push(format!(
+            "it was made for {made_for}, not `{}`",
+            state.join(",")
+        ));
+    }
+    found
+}
+
+/// The run arguments of `deploy --plan`: what decides what runs from the
+/// plan, how it runs (`-j`, `--reveal`, `--report`, `-e`) from the command.
+fn planned_run_args(
+    planned: &crate::lifecycle::view::saved::SavedPlan,
+    given: &crate::cli::CommonRunArgs,
+) -> crate::cli::CommonRunArgs {
+    use crate::cli::{
+        CommonRunArgs, LockTimeoutArgs, RunArgs, SelectionArgs, StackArgs, StateArgs,
+    };
+    let arguments = &planned.arguments;
+    CommonRunArgs {
+        stack: StackArgs {
+            manifest: planned.stack.files.iter().map(PathBuf::from).collect(),
+            environment: given.stack.environment.clone(),
+            base_dir: arguments.base_dir.as_ref().map(PathBuf::from),
+            lenient: given.stack.lenient,
+            clouds: arguments.clouds.clone(),
+        },
+        state: StateArgs {
+            state: planned.state.locations.join(","),
+            no_state: planned.state.locations.is_empty(),
+            lock: LockTimeoutArgs {
+                lock_timeout: given.state.lock.lock_timeout,
+            },
+        },
+        selection: SelectionArgs {
+            components: arguments.components.clone(),
+            with_deps: arguments.with_deps,
+            with_dependents: arguments.with_dependents,
+            offset: arguments.offset.clone(),
+            limit: arguments.limit.clone(),
+        },
+        run: RunArgs {
+            force: arguments.force || given.run.force,
+            reveal: given.run.reveal,
+            jobs: given.run.jobs,
+            report: given.run.report.clone(),
+        },
+    }
+}
+
+/// Runs a loaded stack, then prints the summary (also after a failure) on
+/// stderr.
+fn run_loaded(
+    args: &RunRequest<'_>,
+    stack: &crate::lifecycle::source::stack::Stack,
+    options: &crate::lifecycle::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use crate::lifecycle::run::engine::{self, Host};
     let interrupts = install_interrupts()?;
     let mut terminal = crate::params::TerminalPrompter;
     let prompter: Option<&mut dyn crate::params::Prompter> = if crate::params::interactive() {
@@ -501,7 +653,7 @@ fn run_stack(
             .as_ref()
             .map(|l| l as &dyn crate::lifecycle::view::progress::Progress),
     };
-    let finished = engine::run(&stack, &options, host, warnings);
+    let finished = engine::run(stack, options, host, warnings);
     if let Some(summary) = &finished.summary {
         let _ = write!(std::io::stderr().lock(), "{}", summary.render());
     }
@@ -509,8 +661,8 @@ fn run_stack(
         (Some(path), Some(summary)) => write_run_report(
             path,
             summary,
-            &stack,
-            &options,
+            stack,
+            options,
             finished.result.as_ref().err(),
         ),
         _ => Ok(()),
@@ -636,6 +788,7 @@ fn load_run(
         why: args.execute.is_some_and(|e| e.why),
         dry: args.execute.is_some_and(|e| e.dry),
         lock_timeout: args.common.state.lock.lock_timeout,
+        expected_state: None,
     };
     Ok((stack, options))
 }
@@ -830,16 +983,24 @@ fn plan_and_print(
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
+    let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
     if let Some(path) = &args.common.run.report {
-        let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
         crate::lifecycle::view::report::write(path, &preview::report(&plan, &clock.now()))?;
     }
+    let saved = args
+        .out
+        .as_ref()
+        .map(|path| (path, save_plan(&plan, &stack, &options, args, clock.now())));
     let text = match args.format.as_str() {
         "json" => preview::render_json(&plan),
         "markdown" => preview::render_markdown(&plan),
         _ => preview::render_text(&plan),
     };
     write_stdout(text.as_bytes())?;
+    // Written after the plan is shown, so that a refusal comes with it.
+    if let Some((path, saved)) = saved {
+        crate::lifecycle::view::saved::write(path, &saved?)?;
+    }
     Ok(plan)
 }
 
@@ -866,6 +1027,23 @@ fn preview_between_runs(
     )?;
     await_unheld(&options.state, &crate::state::LockWait::default())?;
     Ok(plan)
+}
+
+/// The plan of `plan --out`.
+fn save_plan(
+    plan: &crate::lifecycle::view::preview::Preview,
+    stack: &crate::lifecycle::source::stack::Stack,
+    options: &crate::lifecycle::run::engine::RunOptions,
+    args: &crate::cli::PlanArgs,
+    created: String,
+) -> Result<crate::lifecycle::view::saved::SavedPlan, Error> {
+    use crate::lifecycle::view::saved::{Made, SavedPlan};
+    let made = Made {
+        files: &args.common.stack.manifest,
+        clouds: &args.common.stack.clouds,
+        created,
+    };
+    Ok(SavedPlan::new(plan, stack, options, &made)?)
 }
 
 /// Flags of `plan` that do not go together.

@@ -52,6 +52,8 @@ pub enum Error {
     Explain(#[from] crate::explain::ExplainError),
     #[error(transparent)]
     StateCommand(#[from] crate::commands::state::StateCommandError),
+    #[error(transparent)]
+    SavedPlan(#[from] crate::lifecycle::view::saved::SavedPlanError),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -119,6 +121,7 @@ impl Error {
             Error::Render(e) => e.hint(),
             Error::Explain(e) => e.hint(),
             Error::StateCommand(e) => e.hint(),
+            Error::SavedPlan(e) => e.hint(),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

@@ -155,6 +155,45 @@ pub(crate) fn sorted(value: Value) -> Value {
     }
 }
 
+/// The schema of `T` as hub serialises it (a report, a saved plan), with
+/// its `$id` (the file name in `schemas/`), title and description.
+pub(crate) fn of_output<T: JsonSchema>(id: &str, title: &str, description: &str) -> Value {
+    let generator = SchemaSettings::draft07().for_serialize().into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    if let Value::Object(head) = &mut schema {
+        head.insert("$id".into(), json!(id));
+        head.insert("title".into(), json!(title));
+        head.insert("description".into(), json!(description));
+    }
+    sorted(schema)
+}
+
+/// A schema as written to `schemas/`: pretty JSON ending in a newline.
+pub(crate) fn pretty(schema: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Fails when `schemas/FILE` is not `generated` (from the types in
+/// `source`); with `UPDATE_SCHEMAS=1`, writes it instead.
+#[cfg(test)]
+pub(crate) fn assert_committed(file: &str, generated: &str, source: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("schemas")
+        .join(file);
+    if std::env::var_os("UPDATE_SCHEMAS").is_some_and(|v| !v.is_empty() && v != "0") {
+        std::fs::write(&path, generated).expect("write schema");
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "schemas/{file} is out of date with {source}; \
+         regenerate with `UPDATE_SCHEMAS=1 cargo test --lib schema` and commit the result"
+    );
+}
+
 /// The schema as written to `schemas/`: pretty JSON ending in a newline.
 pub fn schema_text(document: DocumentType) -> String {
     let mut text = serde_json::to_string_pretty(&schema(document)).unwrap_or_default();

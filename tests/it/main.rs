@@ -26,6 +26,7 @@ mod plan_actions;
 mod plan_review;
 mod process;
 mod safety;
+mod saved_plan;
 mod selection;
 mod shapes;
 mod state;

@@ -128,6 +128,25 @@ pub struct RunOptions {
     pub dry: bool,
     /// `--lock-timeout`: how long to wait for a lock another run holds.
     pub lock_timeout: Duration,
+    /// `deploy --plan`: the state the plan was checked against, checked
+    /// again under the lock (another run may write it in between).
+    pub expected_state: Option<ExpectedState>,
+}
+
+/// A state's identity and version as a saved plan read them; `None` for
+/// no state yet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExpectedState {
+    pub lineage: Option<String>,
+    pub serial: Option<u64>,
+}
+
+impl ExpectedState {
+    /// Whether `loaded` is still that state.
+    pub fn holds(&self, loaded: Option<&State>) -> bool {
+        let found = loaded.map(|s| (s.lineage.as_str(), s.serial));
+        found == self.lineage.as_deref().zip(self.serial)
+    }
 }
 
 impl RunOptions {
@@ -327,6 +346,11 @@ impl<'a> Run<'a> {
             absolute(paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]))
         });
         let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
+        if let (Some(expected), Some(path)) = (&options.expected_state, &read_path) {
+            if !expected.holds(loaded.as_ref()) {
+                return Err(EngineError::StateMoved { path: path.clone() });
+            }
+        }
         let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;
         check_selection(&plan, options, loaded.as_ref(), warnings)?;
         if let Some(selection) = plan.selection_text() {

@@ -38,6 +38,8 @@ pub enum EngineError {
         flag: &'static str,
         path: Option<PathBuf>,
     },
+    #[error("plan is stale: the state `{}` changed while the deploy waited for its lock; run `hub plan` again", path.display())]
+    StateMoved { path: PathBuf },
     #[error("the state does not belong to this stack:\n{}", problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
     StateMismatch {
         path: PathBuf,
@@ -169,6 +171,7 @@ impl EngineError {
             EngineError::Params(e) => e.hint(),
             EngineError::State(e) => e.hint(),
             EngineError::Process(e) => e.hint(),
+            EngineError::StateMoved { .. } => Some("nothing was run and the state is untouched: another run wrote it after the plan was checked".into()),
             EngineError::StateRequired { .. } => {
                 Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
             }

@@ -5,10 +5,12 @@
 //!   (`--report FILE.json`).
 //! * [`graph`] — `hub graph`: the dependency graph as dot or Mermaid.
 //! * [`preview`] — `hub plan`: what a deploy or undeploy would do, with
-//!   nothing run or written.
+//!   nothing run or written; [`saved`] — that plan saved (`plan --out`)
+//!   and checked before `deploy --plan` applies it.
 
 pub mod graph;
 pub mod preview;
 pub mod progress;
 pub mod report;
+pub mod saved;
 pub mod summary;

@@ -175,6 +175,10 @@ pub struct StateSeen {
     pub path: String,
     /// Its serial; `None` when the file does not exist (a first deploy).
     pub serial: Option<u64>,
+    /// Its lineage; `None` when the file does not exist. Kept for a saved
+    /// plan (`plan --out`), not printed.
+    #[serde(skip)]
+    pub lineage: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -235,6 +239,10 @@ pub struct ParameterPreview {
     /// The value in the state entry; `None` when it had none.
     pub previous: Option<String>,
     pub change: ParameterChange,
+    /// For a value that is masked without `--reveal`: the digest of its
+    /// text, which a saved plan (`plan --out`) keeps instead of the value.
+    #[serde(skip)]
+    pub digest: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -323,6 +331,7 @@ pub fn preview(
         state: read_path.map(|path| StateSeen {
             path: path.display().to_string(),
             serial: state.as_ref().map(|s| s.serial),
+            lineage: state.as_ref().map(|s| s.lineage.clone()),
         }),
         jobs: options.concurrency,
         selection: SelectionSeen::of(&plan),
@@ -956,6 +965,7 @@ impl Walk<'_> {
                 value: None,
                 previous: Some(self.recorded_text(gone, false)),
                 change: ParameterChange::Removed,
+                digest: None,
             });
         }
         out
@@ -979,6 +989,9 @@ impl Walk<'_> {
             value: Some(expanded.shown(param, &self.redactor)),
             previous: before.map(|b| self.recorded_text(b, param.secret)),
             change,
+            digest: Redactor::new(false)
+                .hides(&param.name, "", param.secret)
+                .then(|| crate::lifecycle::view::saved::text_digest(&current)),
         }
     }
 

@@ -7,10 +7,9 @@
 //! `UPDATE_SCHEMAS=1 cargo test --lib schema`).
 
 use super::summary::{Entry, Outcome, Summary};
-use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -235,32 +234,23 @@ pub fn write(path: &Path, report: &RunReport) -> Result<(), ReportError> {
 
 /// The JSON Schema of [`RunReport`].
 pub fn schema() -> Value {
-    let generator = SchemaSettings::draft07().for_serialize().into_generator();
-    let mut schema = generator.into_root_schema_for::<RunReport>().to_value();
-    if let Value::Object(head) = &mut schema {
-        head.insert("$id".into(), json!(SCHEMA_FILE));
-        head.insert("title".into(), json!("Hub run report"));
-        head.insert(
-            "description".into(),
-            json!(
-                "The report `hub deploy`, `hub undeploy` and `hub plan` write with \
-                 `--report FILE.json`: the run, and how each component ended."
-            ),
-        );
-    }
-    crate::manifest::schema::sorted(schema)
+    crate::manifest::schema::of_output::<RunReport>(
+        SCHEMA_FILE,
+        "Hub run report",
+        "The report `hub deploy`, `hub undeploy` and `hub plan` write with \
+         `--report FILE.json`: the run, and how each component ended.",
+    )
 }
 
 /// The schema as written to `schemas/`: pretty JSON ending in a newline.
 pub fn schema_text() -> String {
-    let mut text = serde_json::to_string_pretty(&schema()).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::manifest::schema::pretty(&schema())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn summary() -> Summary {
         let mut summary = Summary {
@@ -406,19 +396,10 @@ mod tests {
     /// `schemas/hub-report.schema.json` must be what the types generate.
     #[test]
     fn report_schema_file_is_up_to_date() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("schemas")
-            .join(SCHEMA_FILE);
-        let generated = schema_text();
-        if std::env::var_os("UPDATE_SCHEMAS").is_some_and(|v| !v.is_empty() && v != "0") {
-            std::fs::write(&path, &generated).expect("write schema");
-            return;
-        }
-        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            on_disk == generated,
-            "schemas/{SCHEMA_FILE} is out of date with src/lifecycle/view/report.rs; \
-             regenerate with `UPDATE_SCHEMAS=1 cargo test --lib schema` and commit the result"
+        crate::manifest::schema::assert_committed(
+            SCHEMA_FILE,
+            &schema_text(),
+            "src/lifecycle/view/report.rs",
         );
     }
 }

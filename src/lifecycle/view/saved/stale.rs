@@ -1,0 +1,183 @@
+//! Whether a saved plan still holds: the plan made again now, from the
+//! same files and arguments, compared with the saved one. Every
+//! difference is said in a short phrase; none means the deploy runs
+//! exactly what was reviewed.
+
+use super::{PlannedComponent, PlannedState, SavedPlan};
+use std::collections::HashMap;
+
+/// What moved between the `saved` plan and the one made `now`; empty when
+/// nothing did. A state that moved is said alone: the components'
+/// differences follow from it.
+pub fn differences(saved: &SavedPlan, now: &SavedPlan) -> Vec<String> {
+    let state = state_differences(&saved.state, &now.state);
+    if !state.is_empty() {
+        return state;
+    }
+    let mut found = Vec::new();
+    if saved.stack.name != now.stack.name {
+        found.push(format!(
+            "it was made for stack `{}`, not `{}`",
+            saved.stack.name, now.stack.name
+        ));
+    }
+    if saved.stack.digest != now.stack.digest {
+        found.push("the elaborated stack changed".into());
+    }
+    found.extend(component_differences(&saved.components, &now.components));
+    found
+}
+
+/// The state's identity (lineage) and version (serial).
+fn state_differences(saved: &PlannedState, now: &PlannedState) -> Vec<String> {
+    let path = now.read.as_deref().unwrap_or("-n");
+    match (&saved.lineage, &now.lineage) {
+        (None, Some(_)) => vec![format!(
+            "the state `{path}` was written since the plan (there was none)"
+        )],
+        (Some(_), None) => vec![format!("the state `{path}` is gone")],
+        (Some(before), Some(after)) if before != after => vec![format!(
+            "the state `{path}` is another one (lineage `{after}`, the plan's `{before}`)"
+        )],
+        _ => match (saved.serial, now.serial) {
+            (Some(before), Some(after)) if before != after => vec![format!(
+                "the state `{path}` moved from serial {before} to {after} (another run wrote it)"
+            )],
+            _ => Vec::new(),
+        },
+    }
+}
+
+fn component_differences(saved: &[PlannedComponent], now: &[PlannedComponent]) -> Vec<String> {
+    let names = |list: &[PlannedComponent]| list.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    if names(saved) != names(now) {
+        return vec![format!(
+            "the components changed (planned: {}; now: {})",
+            names(saved).join(", "),
+            names(now).join(", ")
+        )];
+    }
+    saved
+        .iter()
+        .zip(now)
+        .flat_map(|(before, after)| one_component(before, after))
+        .collect()
+}
+
+fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
+    let name = &before.name;
+    let mut found = Vec::new();
+    if before.folder != after.folder {
+        found.push(format!("the folder of `{name}` changed"));
+    }
+    let changed = changed_parameters(before, after);
+    if !changed.is_empty() {
+        found.push(format!(
+            "parameters of `{name}` changed: {}",
+            changed.join(", ")
+        ));
+    }
+    if before.action != after.action {
+        found.push(format!(
+            "`{name}` would now {} (planned: {})",
+            after.action.as_str(),
+            before.action.as_str()
+        ));
+    }
+    found
+}
+
+/// Names whose value (or secret digest) differs, or that only one side
+/// has, in the saved order, then the new ones.
+fn changed_parameters(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
+    let now: HashMap<&str, &str> = after
+        .parameters
+        .iter()
+        .map(|p| (p.name.as_str(), p.value.as_str()))
+        .collect();
+    let was: HashMap<&str, &str> = before
+        .parameters
+        .iter()
+        .map(|p| (p.name.as_str(), p.value.as_str()))
+        .collect();
+    let mut names: Vec<String> = before
+        .parameters
+        .iter()
+        .filter(|p| now.get(p.name.as_str()) != Some(&p.value.as_str()))
+        .map(|p| format!("`{}`", p.name))
+        .collect();
+    names.extend(
+        after
+            .parameters
+            .iter()
+            .filter(|p| !was.contains_key(p.name.as_str()))
+            .map(|p| format!("`{}`", p.name)),
+    );
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{PlanAction, PlannedArguments, PlannedParameter, PlannedStack};
+    use super::*;
+
+    fn plan(serial: u64, value: &str) -> SavedPlan {
+        SavedPlan {
+            version: 1,
+            created: "2026-01-01T00:00:00Z".into(),
+            stack: PlannedStack {
+                name: "s".into(),
+                files: vec!["hub.yaml".into()],
+                digest: "sha256:a".into(),
+            },
+            state: PlannedState {
+                locations: vec!["s.state".into()],
+                read: Some("s.state".into()),
+                lineage: Some("l".into()),
+                serial: Some(serial),
+            },
+            arguments: PlannedArguments::default(),
+            components: vec![PlannedComponent {
+                name: "app".into(),
+                action: PlanAction::Update,
+                reasons: Vec::new(),
+                folder: Some("sha256:f".into()),
+                parameters: vec![PlannedParameter {
+                    name: "db.password".into(),
+                    value: value.into(),
+                    secret: true,
+                }],
+            }],
+        }
+    }
+
+    #[test]
+    fn the_same_plan_made_again_is_not_stale() {
+        assert!(differences(&plan(3, "sha256:x"), &plan(3, "sha256:x")).is_empty());
+    }
+
+    #[test]
+    fn each_difference_is_named() {
+        let saved = plan(3, "sha256:x");
+        let mut now = plan(3, "sha256:y");
+        now.components[0].folder = Some("sha256:g".into());
+        assert_eq!(
+            differences(&saved, &now),
+            [
+                "the folder of `app` changed",
+                "parameters of `app` changed: `db.password`",
+            ]
+        );
+        now.state.serial = Some(4);
+        assert_eq!(
+            differences(&saved, &now),
+            ["the state `s.state` moved from serial 3 to 4 (another run wrote it)"]
+        );
+        now.state.lineage = Some("m".into());
+        assert_eq!(
+            differences(&saved, &now)[0],
+            "the state `s.state` is another one (lineage `m`, the plan's `l`)"
+        );
+    }
+}
