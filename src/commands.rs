@@ -567,6 +567,9 @@ fn load_run(
             reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
+    if let Some(execute) = args.execute {
+        check_encryption(execute.encrypted)?;
+    }
     let enabled =
         crate::lifecycle::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
             std::env::var(name).ok()
@@ -626,6 +629,18 @@ fn load_run(
         dry: args.execute.is_some_and(|e| e.dry),
     };
     Ok((stack, options))
+}
+
+/// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything
+/// runs. The password seals remote copies only; local files stay plain.
+fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
+    crate::state::crypto::password_for_remote(flag, |name| std::env::var(name).ok())
+        .map(drop)
+        .map_err(|error| Error::Usage {
+            flag: "--encrypted",
+            value: "true".into(),
+            reason: error.to_string(),
+        })
 }
 
 /// `--report FILE.json` of a deploy or undeploy.

@@ -83,6 +83,7 @@
 mod clock;
 
 pub mod backend;
+pub mod crypto;
 pub mod journal;
 pub mod layout;
 pub mod locations;
@@ -134,6 +135,11 @@ pub enum StateError {
         path: PathBuf,
         reason: String,
         backup: Option<PathBuf>,
+    },
+    #[error("cannot decrypt `{}`: {error}", path.display())]
+    Sealed {
+        path: PathBuf,
+        error: crypto::CryptoError,
     },
     #[error("the state file is not valid YAML: {message}")]
     Yaml {
@@ -222,6 +228,7 @@ impl StateError {
             StateError::Read { path, .. }
             | StateError::Damaged { path, .. }
             | StateError::Empty { path, .. }
+            | StateError::Sealed { path, .. }
             | StateError::Write { path, .. }
             | StateError::Journal { path, .. } => Some(Location::file(path)),
             StateError::Locked { lock, .. }
@@ -247,6 +254,7 @@ impl StateError {
             StateError::Damaged { backup, .. } | StateError::Empty { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), ""))
             }
+            StateError::Sealed { error, .. } => error.hint(),
             StateError::Yaml { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), "fix the YAML at the line shown, or "))
             }

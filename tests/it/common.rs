@@ -277,8 +277,14 @@ pub const PINNED: [(&str, &str); 4] = [
 /// of the variables that change how it runs (`HUB_FORCE`, `HUB_JOBS`,
 /// `ENV`, `NO_COLOR`).
 pub fn hub_pinned(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::cargo_bin("hub")
-        .expect("hub binary")
+    let out = pinned_command(dir, args).output().expect("run hub");
+    Output::of(out, dir)
+}
+
+/// The command [`hub_pinned`] runs, for a test to add variables to.
+pub fn pinned_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::cargo_bin("hub").expect("hub binary");
+    command
         .current_dir(dir)
         .args(args)
         .envs(PINNED)
@@ -286,10 +292,8 @@ pub fn hub_pinned(dir: &Path, args: &[&str]) -> Output {
         .env_remove("HUB_JOBS")
         .env_remove("ENV")
         .env_remove("NO_COLOR")
-        .write_stdin(Vec::new())
-        .output()
-        .expect("run hub");
-    Output::of(out, dir)
+        .write_stdin(Vec::new());
+    command
 }
 
 /// Makes the file at `path` an hour older, for tests that choose the

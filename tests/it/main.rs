@@ -11,6 +11,7 @@ mod deploy;
 mod elaborate_cli;
 mod elaborate_spec;
 mod elaborated_files;
+mod encryption;
 mod explain;
 mod graph;
 mod help;
