@@ -252,6 +252,20 @@ pub fn demo_copy() -> (tempfile::TempDir, PathBuf) {
     (dir, target)
 }
 
+/// Every file below `dir`, folders walked.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_below(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read").flatten() {

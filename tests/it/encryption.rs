@@ -2,7 +2,7 @@
 //! by every command whatever wrote them, with `HUB_CRYPTO_PASSWORD`;
 //! refused with a clear error without it; the password never shown.
 
-use crate::common::{demo_copy, pinned_command, Output};
+use crate::common::{demo_copy, files_below, pinned_command, Output};
 use hub::state::crypto;
 use std::path::Path;
 
@@ -120,24 +120,11 @@ fn the_password_appears_in_no_output_and_no_file() {
     let out = hub(&dir, &args, Some(PASSWORD));
     out.success();
     assert!(!out.stdout.contains(PASSWORD) && !out.stderr.contains(PASSWORD));
-    for entry in walk(&dir) {
+    for entry in files_below(&dir) {
         let bytes = std::fs::read(&entry).expect("read");
         let text = String::from_utf8_lossy(&bytes);
         assert!(!text.contains(PASSWORD), "{}", entry.display());
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("read").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[test]

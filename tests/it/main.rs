@@ -13,6 +13,7 @@ mod elaborate_spec;
 mod elaborated_files;
 mod encryption;
 mod explain;
+mod fingerprint_cache;
 mod graph;
 mod help;
 mod hooks;

@@ -12,10 +12,12 @@
 //! * [`ready`] — ready conditions (`lifecycle.readyConditions`);
 //!   [`hooks`] — scripts run before and after a component (`hooks:`).
 //! * [`fingerprint`] — what a component's deploy was made of, for
-//!   `--changed`.
+//!   `--changed`; [`digest_cache`] — the digests of unchanged files kept
+//!   between runs (`STATE.fingerprints`).
 //! * [`interrupt`] — signals; [`error`] — what stops a run.
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`.
 
+pub mod digest_cache;
 pub mod engine;
 pub mod error;
 pub mod fingerprint;
