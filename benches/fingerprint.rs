@@ -155,7 +155,10 @@ fn lstat_floor(root: &Path, components: usize) -> Duration {
 }
 
 fn seconds(d: Duration) -> String {
-    format!("{:.3} s", d.as_secs_f64())
+    match d.as_secs_f64() {
+        s if s >= 0.01 => format!("{s:.3} s"),
+        s => format!("{:.1} µs", s * 1e6),
+    }
 }
 
 fn main() {
@@ -167,7 +170,7 @@ fn main() {
     write_stack(empty.path(), options.components, 0);
 
     println!(
-        "{} components, one sparse file of {} MB each ({} GB read by a cold run)",
+        "{} components, one sparse file of {} MB each ({:.1} GiB read by a cold run)",
         options.components,
         options.size_mb,
         (options.components as u64 * options.size_mb) as f64 / 1024.0

@@ -34,6 +34,9 @@
 //! * `STATE.journal` — the checkpoints a run appended since the last fold
 //!   (see [`journal`]); [`read`] applies them, [`read_file`] does not.
 //! * `STATE.lock` — present while a run holds the state (see [`lock`]).
+//! * `STATE.fingerprints` — the digests of component files, so that
+//!   fingerprints read only the files that changed (see
+//!   [`crate::lifecycle::run::digest_cache`]); safe to delete.
 //! * `.STATE.PID-N.tmp`, `.STATE.backup.PID-N.tmp`, `.STATE.lock.ID.tmp` —
 //!   written, then renamed (or linked) into place; one left behind by a
 //!   killed process is an incomplete write and may be deleted.

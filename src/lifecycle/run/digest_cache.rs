@@ -300,10 +300,15 @@ fn filesystem_now(path: &Path) -> Option<Time> {
     };
     let name = path.file_name()?.to_string_lossy();
     let stamp = folder.join(format!(".{name}.{}.stamp", std::process::id()));
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&stamp)
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&stamp)
+    };
+    // One left by a killed process whose pid this one got: replaced.
+    let file = create()
+        .or_else(|_| std::fs::remove_file(&stamp).and_then(|()| create()))
         .ok()?;
     let time = file.metadata().ok().map(|m| (m.mtime(), m.mtime_nsec()));
     drop(file);
