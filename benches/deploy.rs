@@ -17,12 +17,16 @@
 //! the state writes. The target is ≤ 2 ms of overhead per component.
 
 mod support;
+#[path = "support/measure.rs"]
+mod timing;
+
+use timing::{measure, median, Measure};
 
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SCRIPT: &str = "#!/bin/sh\necho \"deploying $ID in $DOMAIN\"\n";
 
@@ -55,37 +59,6 @@ fn write_stack(root: &Path, size: usize) {
         .expect("chmod");
     }
     std::fs::write(root.join("hub.yaml.elaborate"), text).expect("elaborate");
-}
-
-/// Wall-clock time and CPU time (user + system, of the processes run
-/// and everything they ran) of one measurement. CPU time is what the
-/// machine's other load does not change.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Measure {
-    wall: Duration,
-    cpu: Duration,
-}
-
-/// CPU time of the children waited for so far.
-fn children_cpu() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct it is given.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        usage
-    };
-    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
-    time(usage.ru_utime) + time(usage.ru_stime)
-}
-
-fn measure(run: impl FnOnce()) -> Measure {
-    let cpu = children_cpu();
-    let started = Instant::now();
-    run();
-    Measure {
-        wall: started.elapsed(),
-        cpu: children_cpu() - cpu,
-    }
 }
 
 /// One `hub deploy` of the whole stack, from an empty state, or with no
@@ -130,12 +103,6 @@ fn time_direct(root: &Path, size: usize) -> Measure {
             assert!(out.status.success());
         }
     })
-}
-
-/// The run with the median wall-clock time.
-fn median(mut values: Vec<Measure>) -> Measure {
-    values.sort();
-    values[values.len() / 2]
 }
 
 struct Row {

@@ -614,6 +614,11 @@ pub struct ExecuteArgs {
     /// Write the state gzip-compressed
     #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub compressed: bool,
+    /// Encrypt remote state copies (s3://, gs://, az://) with
+    /// HUB_CRYPTO_PASSWORD, on by default when it is set; local files are
+    /// written plain, and encrypted states are read whatever the flag
+    #[arg(long, value_name = BOOL, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub encrypted: Option<bool>,
     /// How the state lays out component snapshots: `linear` (each as a difference against the previous one) or `reference` (each whole, as the Hub CLI writes them)
     #[arg(
         long = "state-format",

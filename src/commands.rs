@@ -654,6 +654,11 @@ fn run_loaded(
             .map(|l| l as &dyn crate::lifecycle::view::progress::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
+    if let Some(cache) = crate::lifecycle::run::digest_cache::installed() {
+        // Only a hint for the next run: a cache that cannot be written is
+        // left as it was.
+        let _ = cache.save();
+    }
     if let Some(summary) = &finished.summary {
         let _ = write!(std::io::stderr().lock(), "{}", summary.render());
     }
@@ -729,6 +734,10 @@ fn load_run(
             reason: "give a state file (several separated by commas), or -n for no state".into(),
         });
     }
+    if let Some(execute) = args.execute {
+        check_encryption(execute.encrypted)?;
+    }
+    install_digest_cache(&states, args.execute);
     let enabled =
         crate::lifecycle::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
             std::env::var(name).ok()
@@ -791,6 +800,33 @@ fn load_run(
         expected_state: None,
     };
     Ok((stack, options))
+}
+
+/// Fingerprints reuse the digests of unchanged files kept beside the
+/// (first) state: runs that write the state also write the cache; plans
+/// and dry runs only read it.
+fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::cli::ExecuteArgs>) {
+    use crate::lifecycle::run::digest_cache::{self, DigestCache};
+    let Some(state) = states.first().filter(|s| !crate::state::is_remote(s)) else {
+        return;
+    };
+    let writable = execute.is_some_and(|e| !e.dry);
+    digest_cache::install(DigestCache::open(
+        &digest_cache::path_beside(state),
+        writable,
+    ));
+}
+
+/// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything
+/// runs. The password seals remote copies only; local files stay plain.
+fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
+    crate::state::crypto::password_for_remote(flag, |name| std::env::var(name).ok())
+        .map(drop)
+        .map_err(|error| Error::Usage {
+            flag: "--encrypted",
+            value: "true".into(),
+            reason: error.to_string(),
+        })
 }
 
 /// `--report FILE.json` of a deploy or undeploy.

@@ -125,6 +125,10 @@ impl Error {
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }
+            Error::Usage {
+                flag: "--encrypted",
+                ..
+            } => crate::state::crypto::CryptoError::EncryptedWithoutPassword.hint(),
             Error::Usage { flag: "-a", .. } => {
                 Some("write additional values as `-a NAME=value,OTHER=value`".into())
             }

@@ -220,6 +220,7 @@ fn state_reason(error: &StateError) -> String {
         StateError::Read { source, .. } => source.to_string(),
         StateError::Damaged { reason, .. } => format!("the file is damaged: {reason}"),
         StateError::Empty { .. } => "the file is empty".to_string(),
+        StateError::Sealed { error, .. } => format!("cannot decrypt it: {error}"),
         other => other.to_string(),
     }
 }

@@ -34,6 +34,9 @@
 //! * `STATE.journal` — the checkpoints a run appended since the last fold
 //!   (see [`journal`]); [`read`] applies them, [`read_file`] does not.
 //! * `STATE.lock` — present while a run holds the state (see [`lock`]).
+//! * `STATE.fingerprints` — the digests of component files, so that
+//!   fingerprints read only the files that changed (see
+//!   [`crate::lifecycle::run::digest_cache`]); safe to delete.
 //! * `.STATE.PID-N.tmp`, `.STATE.backup.PID-N.tmp`, `.STATE.lock.ID.tmp` —
 //!   written, then renamed (or linked) into place; one left behind by a
 //!   killed process is an incomplete write and may be deleted.
@@ -85,6 +88,7 @@
 mod clock;
 
 pub mod backend;
+pub mod crypto;
 pub mod journal;
 pub mod layout;
 pub mod locations;
@@ -137,6 +141,11 @@ pub enum StateError {
         path: PathBuf,
         reason: String,
         backup: Option<PathBuf>,
+    },
+    #[error("cannot decrypt `{}`: {error}", path.display())]
+    Sealed {
+        path: PathBuf,
+        error: crypto::CryptoError,
     },
     #[error("the state file is not valid YAML: {message}")]
     Yaml {
@@ -245,6 +254,7 @@ impl StateError {
             StateError::Read { path, .. }
             | StateError::Damaged { path, .. }
             | StateError::Empty { path, .. }
+            | StateError::Sealed { path, .. }
             | StateError::Write { path, .. }
             | StateError::Journal { path, .. } => Some(Location::file(path)),
             StateError::Locked { lock, .. }
@@ -270,6 +280,7 @@ impl StateError {
             StateError::Damaged { backup, .. } | StateError::Empty { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), ""))
             }
+            StateError::Sealed { error, .. } => error.hint(),
             StateError::Yaml { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), "fix the YAML at the line shown, or "))
             }

@@ -1,8 +1,10 @@
-//! Reading and writing state files: gzip detection, kind/version checks,
+//! Reading and writing state files: gzip and encryption detection,
+//! kind/version checks,
 //! atomic replacement with a backup of the previous content, the serial.
 
 use super::backend::StateStore;
 use super::clock::Clock;
+use super::crypto;
 use super::journal::{self, Recorder};
 use super::layout::{resolve_snapshots, StateFormat};
 use super::lock::StateLock;
@@ -67,8 +69,24 @@ pub fn read_file(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, 
     let Some(bytes) = read_bytes(path, existing_backup(path))? else {
         return Ok(None);
     };
+    let bytes = unseal(path, bytes)?;
     let source = SourceFile::from_bytes(path, bytes).map_err(|e| decode_error(path, e))?;
     parse(path, &source.text, warnings).map(Some)
+}
+
+/// The state's own bytes: a sealed (encrypted) state is decrypted with the
+/// password in `HUB_CRYPTO_PASSWORD` (see [`super::crypto`]); anything else
+/// is returned as it is.
+fn unseal(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, StateError> {
+    if !crypto::is_sealed(&bytes) {
+        return Ok(bytes);
+    }
+    crypto::password_from_environment()
+        .and_then(|password| crypto::open(&password, &bytes))
+        .map_err(|error| StateError::Sealed {
+            path: path.to_path_buf(),
+            error,
+        })
 }
 
 /// The bytes of the file at `path`; `Ok(None)` when it does not exist.

@@ -252,6 +252,20 @@ pub fn demo_copy() -> (tempfile::TempDir, PathBuf) {
     (dir, target)
 }
 
+/// Every file below `dir`, folders walked.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_below(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read").flatten() {
@@ -278,8 +292,14 @@ pub const PINNED: [(&str, &str); 5] = [
 /// of the variables that change how it runs (`HUB_FORCE`, `HUB_JOBS`,
 /// `ENV`, `NO_COLOR`).
 pub fn hub_pinned(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::cargo_bin("hub")
-        .expect("hub binary")
+    let out = pinned_command(dir, args).output().expect("run hub");
+    Output::of(out, dir)
+}
+
+/// The command [`hub_pinned`] runs, for a test to add variables to.
+pub fn pinned_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::cargo_bin("hub").expect("hub binary");
+    command
         .current_dir(dir)
         .args(args)
         .envs(PINNED)
@@ -287,10 +307,8 @@ pub fn hub_pinned(dir: &Path, args: &[&str]) -> Output {
         .env_remove("HUB_JOBS")
         .env_remove("ENV")
         .env_remove("NO_COLOR")
-        .write_stdin(Vec::new())
-        .output()
-        .expect("run hub");
-    Output::of(out, dir)
+        .write_stdin(Vec::new());
+    command
 }
 
 /// Makes the file at `path` an hour older, for tests that choose the

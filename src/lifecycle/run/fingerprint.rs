@@ -23,7 +23,12 @@
 //!
 //! Values are compared as the text a component receives (see
 //! [`substitution_text`]): `5` and `"5"` are the same value.
+//!
+//! A file's content is read only when the command's [`digest_cache`] has
+//! no digest for it under its current size, time and inode: the digests
+//! are the same with or without the cache.
 
+use super::digest_cache::{self, DigestCache};
 use crate::diag::Location;
 use crate::params::format::substitution_text;
 use crate::params::ExpandedParam;
@@ -113,7 +118,18 @@ const FILE: &[u8] = b"file";
 const SYMLINK: &[u8] = b"symlink";
 
 /// `sha256:<hex>` of the files under `dir`; see the module documentation.
+/// Unchanged files are not read again when the command installed a
+/// [`digest_cache`].
 pub fn folder_digest(dir: &Path) -> Result<String, FingerprintError> {
+    folder_digest_with(dir, digest_cache::installed())
+}
+
+/// [`folder_digest`], with the contents of unchanged files taken from
+/// `cache` when there is one.
+pub fn folder_digest_with(
+    dir: &Path,
+    cache: Option<&DigestCache>,
+) -> Result<String, FingerprintError> {
     if !dir.is_dir() {
         return Err(FingerprintError::NoFolder {
             path: dir.to_path_buf(),
@@ -137,8 +153,11 @@ pub fn folder_digest(dir: &Path) -> Result<String, FingerprintError> {
         if kind.is_symlink() {
             hash_symlink(&mut hasher, entry.path(), &relative)?;
         } else if kind.is_file() {
-            hash_file(&mut hasher, entry.path(), &relative)?;
+            hash_file(&mut hasher, entry.path(), &relative, cache)?;
         }
+    }
+    if let Some(cache) = cache {
+        cache.walked(dir);
     }
     Ok(hex_digest(hasher))
 }
@@ -179,17 +198,66 @@ fn hash_symlink(hasher: &mut Sha256, path: &Path, relative: &[u8]) -> Result<(),
 
 /// The content is streamed into a digest of its own, then added with the
 /// number of bytes read: its length need not be known before reading.
-fn hash_file(hasher: &mut Sha256, path: &Path, relative: &[u8]) -> Result<(), FingerprintError> {
-    let mut file = File::open(path).map_err(|source| read_error(path, source))?;
-    let metadata = file.metadata().map_err(|source| read_error(path, source))?;
-    let mut content = Sha256::new();
-    let length = io::copy(&mut file, &mut content).map_err(|source| read_error(path, source))?;
+fn hash_file(
+    hasher: &mut Sha256,
+    path: &Path,
+    relative: &[u8],
+    cache: Option<&DigestCache>,
+) -> Result<(), FingerprintError> {
+    let content = match cache {
+        Some(cache) => cached_content(cache, path)?,
+        None => read_content(path)?,
+    };
     field(hasher, FILE);
     field(hasher, relative);
-    field(hasher, &[u8::from(is_executable(&metadata))]);
-    hasher.update(length.to_le_bytes());
-    field(hasher, &content.finalize());
+    field(hasher, &[u8::from(content.executable)]);
+    hasher.update(content.length.to_le_bytes());
+    field(hasher, &content.digest);
     Ok(())
+}
+
+/// What the folder digest takes from a file.
+struct Content {
+    executable: bool,
+    length: u64,
+    digest: digest_cache::Digest,
+}
+
+/// The file's content digest from `cache` when its `lstat` is the one
+/// recorded; else read (and recorded, with the `fstat` taken after the
+/// reading, so that a change while reading is not cached as clean).
+fn cached_content(cache: &DigestCache, path: &Path) -> Result<Content, FingerprintError> {
+    let metadata = std::fs::symlink_metadata(path).map_err(|source| read_error(path, source))?;
+    if let Some(digest) = cache.lookup(path, &metadata) {
+        return Ok(Content {
+            executable: is_executable(&metadata),
+            length: metadata.len(),
+            digest,
+        });
+    }
+    let (content, after) = read_file(path)?;
+    if after.len() == content.length {
+        cache.insert(path, &after, content.digest);
+    }
+    Ok(content)
+}
+
+fn read_content(path: &Path) -> Result<Content, FingerprintError> {
+    read_file(path).map(|(content, _)| content)
+}
+
+/// Reads the file; also returns its metadata as of the end of the reading.
+fn read_file(path: &Path) -> Result<(Content, std::fs::Metadata), FingerprintError> {
+    let mut file = File::open(path).map_err(|source| read_error(path, source))?;
+    let mut hasher = Sha256::new();
+    let length = io::copy(&mut file, &mut hasher).map_err(|source| read_error(path, source))?;
+    let metadata = file.metadata().map_err(|source| read_error(path, source))?;
+    let content = Content {
+        executable: is_executable(&metadata),
+        length,
+        digest: hasher.finalize().into(),
+    };
+    Ok((content, metadata))
 }
 
 #[cfg(unix)]
@@ -623,7 +691,7 @@ mod tests {
     fn an_unreadable_file_is_an_error_naming_it() {
         let dir = tree(&[]);
         let gone = dir.path().join("gone.tf");
-        let error = hash_file(&mut Sha256::new(), &gone, b"gone.tf").unwrap_err();
+        let error = hash_file(&mut Sha256::new(), &gone, b"gone.tf", None).unwrap_err();
         assert!(matches!(error, FingerprintError::Read { .. }), "{error}");
         assert!(error.to_string().contains("gone.tf"), "{error}");
         assert!(error.hint().is_some_and(|h| h.contains(IGNORE_FILE)));

@@ -14,12 +14,14 @@
 //! * [`action`] — what a deploy does with a component (`create`,
 //!   `update`, `no-op`, `replace`…), decided once for the engine and
 //!   `hub plan`; [`fingerprint`] — what a component's deploy was made of,
-//!   for `--changed`; [`prune`] — `deploy --prune`: components the state
-//!   holds and the stack no longer lists.
+//!   for `--changed`; [`digest_cache`] — the digests of unchanged files
+//!   kept between runs (`STATE.fingerprints`); [`prune`] — `deploy
+//!   --prune`: components the state holds and the stack no longer lists.
 //! * [`interrupt`] — signals; [`error`] — what stops a run.
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`.
 
 pub mod action;
+pub mod digest_cache;
 pub mod engine;
 pub mod error;
 pub mod fingerprint;
