@@ -176,7 +176,13 @@ impl State {
             return;
         };
         let status = status.as_str().to_string();
-        match operation.phases.iter_mut().find(|p| p.phase == component) {
+        // The component touched last is usually the one touched again.
+        match operation
+            .phases
+            .iter_mut()
+            .rev()
+            .find(|p| p.phase == component)
+        {
             Some(phase) => phase.status = status,
             None => operation.phases.push(Phase {
                 phase: component.to_string(),
@@ -185,20 +191,41 @@ impl State {
         }
     }
 
-    /// Puts an operation's phases in the order `position` gives (names it
-    /// has no position for last, as they were).
-    pub fn order_phases(
+    /// [`State::set_phase`] keeping the phases in the order `position`
+    /// gives, names it has no position for last in first-touch order. The
+    /// phases must already be in that order (every one set through here):
+    /// the place is found by bisection, so a run's phases cost O(log n)
+    /// each however many there are.
+    pub fn set_phase_in_order(
         &mut self,
         index: OperationIndex,
+        component: &str,
+        status: OperationStatus,
+        now: &str,
         position: &dyn Fn(&str) -> Option<usize>,
     ) {
-        let Some(operation) = self.operations.get_mut(index.0) else {
+        let Some(operation) = self.operation_mut(index, now) else {
             return;
         };
-        // Stable, and each name looked up once.
-        operation
-            .phases
-            .sort_by_cached_key(|phase| position(&phase.phase).unwrap_or(usize::MAX));
+        let status = status.as_str().to_string();
+        let rank = |name: &str| position(name).unwrap_or(usize::MAX);
+        let key = rank(component);
+        let phases = &mut operation.phases;
+        let first = phases.partition_point(|p| rank(&p.phase) < key);
+        let equal = phases[first..].partition_point(|p| rank(&p.phase) == key);
+        match phases[first..first + equal]
+            .iter_mut()
+            .find(|p| p.phase == component)
+        {
+            Some(phase) => phase.status = status,
+            None => phases.insert(
+                first + equal,
+                Phase {
+                    phase: component.to_string(),
+                    status,
+                },
+            ),
+        }
     }
 
     pub fn finish_operation(&mut self, index: OperationIndex, status: OperationStatus, now: &str) {
@@ -748,17 +775,27 @@ pub(crate) mod tests {
             initiator: "alice".into(),
         };
         let op = state.begin_operation(start, T0);
-        for name in ["y", "c", "x", "a", "b"] {
-            state.set_phase(op, name, OperationStatus::InProgress, T0);
-        }
         let order = names(&["a", "b", "c"]);
-        state.order_phases(op, &|name| order.iter().position(|n| n == name));
-        let phases: Vec<&str> = state.operations[0]
+        let position = |name: &str| order.iter().position(|n| n == name);
+        for name in ["y", "c", "x", "a", "b", "c", "y"] {
+            state.set_phase_in_order(op, name, OperationStatus::InProgress, T0, &position);
+        }
+        state.set_phase_in_order(op, "a", OperationStatus::Success, T1, &position);
+        let phases: Vec<(&str, &str)> = state.operations[0]
             .phases
             .iter()
-            .map(|p| p.phase.as_str())
+            .map(|p| (p.phase.as_str(), p.status.as_str()))
             .collect();
-        assert_eq!(phases, ["a", "b", "c", "y", "x"]);
+        assert_eq!(
+            phases,
+            [
+                ("a", "success"),
+                ("b", "in-progress"),
+                ("c", "in-progress"),
+                ("y", "in-progress"),
+                ("x", "in-progress")
+            ]
+        );
     }
 
     #[test]

@@ -154,6 +154,8 @@ pub enum Changed<'a> {
     Only(&'a str),
     /// These components' entries only, as with [`Changed::Only`].
     Several(&'a [String]),
+    /// As [`Changed::Several`], for many names.
+    Set(&'a std::collections::HashSet<String>),
 }
 
 impl Changed<'_> {
@@ -163,6 +165,7 @@ impl Changed<'_> {
             Changed::Any => true,
             Changed::Only(only) => only == name,
             Changed::Several(names) => names.iter().any(|n| n == name),
+            Changed::Set(names) => names.contains(name),
         }
     }
 }

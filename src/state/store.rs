@@ -14,6 +14,7 @@ use super::render::{Changed, Renderer};
 use super::{is_remote, StateError};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{locate, ManifestError, Segment, SourceFile};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -261,6 +262,9 @@ pub struct StateWriter {
     text: String,
     /// The text of the backup a fold after records writes.
     backup_text: String,
+    /// The entries checkpoints changed since the last render; `None`: any
+    /// may have (a whole write), so every entry is compared.
+    changed_since_render: Option<HashSet<String>>,
     /// Errors of locations that could not be written while another was.
     failures: Vec<StateError>,
     /// Builds the journal records of checkpoints.
@@ -271,6 +275,19 @@ pub struct StateWriter {
     /// When the fold under way started, and what the last one took.
     fold_started: Instant,
     last_fold_took: std::time::Duration,
+}
+
+/// `text` with its top-level `serial: from` line (the first, in the head)
+/// reading `serial: to`, into `out`; false when there is no such line.
+fn with_serial(text: &str, from: u64, to: u64, out: &mut String) -> bool {
+    let line = format!("\nserial: {from}\n");
+    let Some(at) = text.find(&line) else {
+        return false;
+    };
+    out.push_str(&text[..at]);
+    out.push_str(&format!("\nserial: {to}\n"));
+    out.push_str(&text[at + line.len()..]);
+    true
 }
 
 /// One location a [`StateWriter`] writes: a local state file, its backup
@@ -361,6 +378,7 @@ impl StateWriter {
             renderer: Renderer::new(options.format),
             text: String::new(),
             backup_text: String::new(),
+            changed_since_render: Some(HashSet::new()),
             failures: Vec::new(),
             recorder: Recorder::default(),
             last_fold: None,
@@ -443,11 +461,15 @@ impl StateWriter {
             Changed::Any => return self.fold(state, true),
             Changed::Only(name) => vec![name],
             Changed::Several(names) => names.iter().map(String::as_str).collect(),
+            Changed::Set(names) => names.iter().map(String::as_str).collect(),
         };
         if self.last_fold.is_none() || self.targets.iter().any(|t| t.journal.broken) {
             return self.fold(state, true);
         }
         let serial = state.serial.max(self.serial) + 1;
+        if let Some(changed) = &mut self.changed_since_render {
+            changed.extend(names.iter().map(|name| name.to_string()));
+        }
         let record = self.recorder.checkpoint(state, serial, &names);
         let Ok(line) = journal::encode(&record) else {
             // A value JSON cannot hold (a float that is not a number):
@@ -505,6 +527,7 @@ impl StateWriter {
         let mut serial = state.serial.max(self.serial);
         if pending {
             serial += 1;
+            self.changed_since_render = None;
             let line = journal::encode(&journal::whole(state, serial));
             match line {
                 Ok(line) => self.append(state, serial, &line, true)?,
@@ -512,15 +535,25 @@ impl StateWriter {
                 Err(_) => return self.write_whole(state),
             }
         }
-        let backup = self.render(state, serial, true)?;
-        let text = self.render(state, serial + 1, false)?;
+        // The backup is the same state one serial earlier: rendered once.
+        self.render_text(state, serial + 1)?;
+        self.backup_text.clear();
+        if !with_serial(&self.text, serial + 1, serial, &mut self.backup_text) {
+            let text = std::mem::take(&mut self.text);
+            self.render_text(state, serial)?;
+            self.backup_text = std::mem::replace(&mut self.text, text);
+        }
+        let backup = self.encoded(&self.backup_text)?;
+        let text = self.encoded(&self.text)?;
         self.fold_every(state, serial + 1, Some(&backup), &text)
     }
 
     /// The plain atomic write: the current file becomes the backup.
     fn write_whole(&mut self, state: &mut State) -> Result<(), StateError> {
         let serial = state.serial.max(self.serial) + 1;
-        let bytes = self.render(state, serial, false)?;
+        self.changed_since_render = None;
+        self.render_text(state, serial)?;
+        let bytes = self.encoded(&self.text)?;
         self.fold_every(state, serial, None, &bytes)
     }
 
@@ -554,22 +587,23 @@ impl StateWriter {
         errors
     }
 
-    /// The bytes of `state` written with `serial` (compressed when asked),
-    /// rendered into the backup's buffer or the state's.
-    fn render(
-        &mut self,
-        state: &mut State,
-        serial: u64,
-        backup: bool,
-    ) -> Result<Vec<u8>, StateError> {
-        let text = match backup {
-            true => &mut self.backup_text,
-            false => &mut self.text,
-        };
+    /// Renders `state` with `serial` into the writer's text, comparing
+    /// only the entries changed since the last render.
+    fn render_text(&mut self, state: &mut State, serial: u64) -> Result<(), StateError> {
         let previous = std::mem::replace(&mut state.serial, serial);
-        let rendered = self.renderer.render_into(state, Changed::Any, text);
+        let changed = match &self.changed_since_render {
+            Some(names) => Changed::Set(names),
+            None => Changed::Any,
+        };
+        let rendered = self.renderer.render_into(state, changed, &mut self.text);
         state.serial = previous;
         rendered?;
+        self.changed_since_render = Some(HashSet::new());
+        Ok(())
+    }
+
+    /// The bytes written for `text` (compressed when asked).
+    fn encoded(&self, text: &str) -> Result<Vec<u8>, StateError> {
         if !self.options.compressed {
             return Ok(text.as_bytes().to_vec());
         }
@@ -1242,6 +1276,19 @@ mod tests {
         read(path, &mut Warnings::default())
             .expect("read")
             .expect("exists")
+    }
+
+    #[test]
+    fn the_backup_text_differs_from_the_state_text_by_its_serial_only() {
+        let mut state = State::default();
+        state.component_mut("a").status = "deployed".into();
+        state.serial = 7;
+        let text = render(&state).expect("render");
+        state.serial = 6;
+        let mut backup = String::new();
+        assert!(with_serial(&text, 7, 6, &mut backup));
+        assert_eq!(backup, render(&state).expect("render"));
+        assert!(!with_serial(&text, 8, 6, &mut String::new()));
     }
 
     #[test]

@@ -653,8 +653,9 @@ impl<'a> Run<'a> {
                 prune::Ended::Undeployed => OperationStatus::Success,
                 _ => OperationStatus::Error,
             };
+            let positions = self.parallel().then_some(&self.positions);
             if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
-                state.set_phase(op, name, phase, &now);
+                record_phase(state, op, name, phase, &now, positions);
             }
             match ended {
                 prune::Ended::Undeployed => {
@@ -1216,11 +1217,14 @@ impl<'a> Run<'a> {
         state.set_component_status(name, component_status, "", &now);
         state.set_status(stack_status, "", &now);
         if let Some(op) = self.operation {
-            state.set_phase(op, name, OperationStatus::InProgress, &now);
-            // Phases follow the order, not the timing, of a parallel run.
-            if let Some(positions) = positions {
-                state.order_phases(op, &|name| positions.get(name).copied());
-            }
+            record_phase(
+                state,
+                op,
+                name,
+                OperationStatus::InProgress,
+                &now,
+                positions,
+            );
         }
         if self.parallel() {
             // Written once for all the components that start together,
@@ -1607,10 +1611,11 @@ impl<'a> Run<'a> {
             Verb::Deploy => ComponentStatus::Deployed,
             Verb::Undeploy => ComponentStatus::Undeployed,
         };
+        let positions = self.parallel().then_some(&self.positions);
         if let Some(state) = self.state.as_mut() {
             state.set_component_status(name, status, "", &now);
             if let Some(op) = self.operation {
-                state.set_phase(op, name, OperationStatus::Success, &now);
+                record_phase(state, op, name, OperationStatus::Success, &now, positions);
             }
         }
         match self.save_component(name) {
@@ -1631,10 +1636,11 @@ impl<'a> Run<'a> {
                 log.push('\n');
             }
         }
+        let positions = self.parallel().then_some(&self.positions);
         if let Some(state) = self.state.as_mut() {
             state.set_component_status(name, ComponentStatus::Error, reason, &now);
             if let Some(op) = self.operation {
-                state.set_phase(op, name, OperationStatus::Error, &now);
+                record_phase(state, op, name, OperationStatus::Error, &now, positions);
                 match self.parallel {
                     // In the run's order, whatever order the failures came in.
                     true => {
@@ -1656,10 +1662,11 @@ impl<'a> Run<'a> {
     fn interrupted(&mut self, name: &str, signal: i32) -> Step {
         let now = self.clock.now();
         let message = format!("interrupted by {}", super::interrupt::signal_name(signal));
+        let positions = self.parallel().then_some(&self.positions);
         if let Some(state) = self.state.as_mut() {
             state.set_component_status(name, ComponentStatus::Error, &message, &now);
             if let Some(op) = self.operation {
-                state.set_phase(op, name, OperationStatus::Error, &now);
+                record_phase(state, op, name, OperationStatus::Error, &now, positions);
             }
         }
         Step::Interrupted(signal)
@@ -1908,6 +1915,24 @@ enum Stop {
     Fatal(EngineError),
     /// A mandatory component failed in a one-at-a-time run.
     Failed(EngineError),
+}
+
+/// Sets a component's phase; in a parallel run (`positions` given) the
+/// phases follow the plan's order, not the timing.
+fn record_phase(
+    state: &mut State,
+    op: state::OperationIndex,
+    name: &str,
+    status: OperationStatus,
+    now: &str,
+    positions: Option<&HashMap<String, usize>>,
+) {
+    match positions {
+        Some(positions) => {
+            state.set_phase_in_order(op, name, status, now, &|name| positions.get(name).copied())
+        }
+        None => state.set_phase(op, name, status, now),
+    }
 }
 
 fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
