@@ -79,8 +79,10 @@
 //!
 //! # Remote locations
 //!
-//! Only local files are handled here; `s3://`, `gs://` and `az://`
-//! locations are rejected with [`StateError::Remote`].
+//! `s3://`, `gs://` and `az://` locations are kept on object storage by
+//! [`remote`]: the same folded state and journal records, as objects, with
+//! a lock that has a lease and writes fenced by ETag. Commands that work
+//! on files only reject them with [`StateError::Remote`].
 
 mod clock;
 
@@ -94,9 +96,10 @@ mod merge;
 pub(crate) use merge::tests::output as text_output;
 pub mod model;
 pub mod private;
+pub mod remote;
 mod render;
 pub(crate) mod snapshot;
-mod store;
+pub(crate) mod store;
 
 pub use backend::{LocalStore, StateStore};
 pub use clock::{
@@ -152,8 +155,34 @@ pub enum StateError {
     WrongKind { location: Location, kind: String },
     #[error("the state file `{}` has version {version}; this hub reads version 1", location.file.display())]
     WrongVersion { location: Location, version: i64 },
-    #[error("`{}` is a remote state location; only local state files are supported", path.display())]
+    #[error("`{}` is a remote state location; this command takes only local state files", path.display())]
     Remote { path: PathBuf },
+    #[error("`{given}` is not a remote state location: {reason}")]
+    RemoteLocation { given: String, reason: String },
+    #[error("cannot {action} at `{location}`: {reason}")]
+    RemoteAccess {
+        location: String,
+        action: String,
+        reason: String,
+        hint: String,
+    },
+    #[error("the state `{location}` was not written: {reason}")]
+    RemoteConflict { location: String, reason: String },
+    #[error("the state `{location}` is locked{}: {holder}", if *stale { " by an expired lease" } else { "" })]
+    RemoteLocked {
+        location: String,
+        holder: String,
+        id: String,
+        stale: bool,
+    },
+    #[error("the state `{location}` is not locked")]
+    RemoteNotLocked { location: String },
+    #[error("the lock of `{location}` has the id `{found}`, not `{wanted}`: it was left alone")]
+    RemoteLockId {
+        location: String,
+        wanted: String,
+        found: String,
+    },
     #[error("cannot write the state file `{}`: {action}: {source}", path.display())]
     Write {
         path: PathBuf,
@@ -211,7 +240,9 @@ impl StateError {
     /// that), 1 for everything else.
     pub fn exit_code(&self) -> i32 {
         match self {
-            StateError::Write { .. } => 2,
+            StateError::Write { .. }
+            | StateError::RemoteAccess { .. }
+            | StateError::RemoteConflict { .. } => 2,
             _ => 1,
         }
     }
@@ -257,7 +288,14 @@ impl StateError {
                 Some("the file was written by a newer hub; use that version".into())
             }
             StateError::WrongVersion { .. } => Some("a state file starts with `version: 1` and `kind: state`".into()),
-            StateError::Remote { .. } => Some("copy the state to a local file and pass its path".into()),
+            StateError::Remote { .. } => Some("pull the state to a local file with `hub state pull LOCATION FILE` and pass its path".into()),
+            StateError::RemoteLocation { .. } => Some("a remote state is `s3://BUCKET/KEY`, `gs://BUCKET/KEY` or `az://CONTAINER/KEY`".into()),
+            StateError::RemoteAccess { hint, .. } => Some(hint.clone()),
+            StateError::RemoteConflict { location, .. } => Some(format!("no new component was started; see what changed with `hub state pull {location}`, and check who else deploys this stack")),
+            StateError::RemoteLocked { location, stale: true, id, .. } => Some(format!("its holder stopped without removing it: remove it with `hub unlock {location} --id {id}`")),
+            StateError::RemoteLocked { .. } => Some("wait for that run to finish; if it is gone, its lease expires within a minute (`hub unlock LOCATION --force` removes the lock at once)".into()),
+            StateError::RemoteNotLocked { .. } => None,
+            StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
             StateError::Write { .. } => {
                 Some("check that the folder exists, is writable and has free space; the previous state is unchanged".into())
             }

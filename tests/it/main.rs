@@ -24,6 +24,7 @@ mod params_spec;
 mod plan;
 mod plan_review;
 mod process;
+mod remote;
 mod safety;
 mod selection;
 mod shapes;

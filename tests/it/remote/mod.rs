@@ -1,0 +1,5 @@
+//! State on object storage, against a real S3-compatible server.
+
+mod server;
+
+mod conditional;
