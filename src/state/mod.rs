@@ -175,6 +175,14 @@ pub enum StateError {
         id: String,
         stale: bool,
     },
+    #[error("{error}; the run's state was saved to `{}`", file.display())]
+    RemoteSaved {
+        error: Box<StateError>,
+        location: String,
+        file: PathBuf,
+    },
+    #[error("the state at `{}` {reason}; it was not replaced", location.display())]
+    PushRefused { location: PathBuf, reason: String },
     #[error("the state `{location}` is not locked")]
     RemoteNotLocked { location: String },
     #[error("the lock of `{location}` has the id `{found}`, not `{wanted}`: it was left alone")]
@@ -242,7 +250,8 @@ impl StateError {
         match self {
             StateError::Write { .. }
             | StateError::RemoteAccess { .. }
-            | StateError::RemoteConflict { .. } => 2,
+            | StateError::RemoteConflict { .. }
+            | StateError::RemoteSaved { .. } => 2,
             _ => 1,
         }
     }
@@ -295,6 +304,11 @@ impl StateError {
             StateError::RemoteLocked { location, stale: true, id, .. } => Some(format!("its holder stopped without removing it: remove it with `hub unlock {location} --id {id}`")),
             StateError::RemoteLocked { .. } => Some("wait for that run to finish; if it is gone, its lease expires within a minute (`hub unlock LOCATION --force` removes the lock at once)".into()),
             StateError::RemoteNotLocked { .. } => None,
+            StateError::PushRefused { .. } => Some("check that FILE is the state of this stack (`hub state pull LOCATION` shows the current one); `--force` replaces it anyway".into()),
+            StateError::RemoteSaved { location, file, .. } => Some(format!(
+                "once the store works again, upload it with `hub state push {} {location}`; then run the command again",
+                shell_word(file)
+            )),
             StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
             StateError::Write { .. } => {
                 Some("check that the folder exists, is writable and has free space; the previous state is unchanged".into())
@@ -317,6 +331,28 @@ impl StateError {
             StateError::Serialise(_) => None,
         }
     }
+}
+
+/// `hub state push` replaces `current` with `pushed` only when both have
+/// the same lineage (or one has none) and `pushed` is not older.
+pub fn push_allowed(pushed: &State, current: &State, location: &Path) -> Result<(), StateError> {
+    let refused = |reason: String| StateError::PushRefused {
+        location: location.to_path_buf(),
+        reason,
+    };
+    let (mine, theirs) = (&pushed.lineage, &current.lineage);
+    if !mine.is_empty() && !theirs.is_empty() && mine != theirs {
+        return Err(refused(format!(
+            "has the lineage {theirs}, the file {mine}: they are different states"
+        )));
+    }
+    if pushed.serial < current.serial {
+        return Err(refused(format!(
+            "is newer (serial {}) than the file (serial {})",
+            current.serial, pushed.serial
+        )));
+    }
+    Ok(())
 }
 
 fn restore_hint(backup: Option<&Path>, prefix: &str) -> String {

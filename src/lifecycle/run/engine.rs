@@ -191,11 +191,42 @@ pub fn run<'a>(
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
         (Ok(()), Ok(())) => Ok(()),
     };
+    let result = result.map_err(|error| keep_unsaved_state(error, run.state.as_ref(), options));
     run.summary.total = started.elapsed();
     run.summary.ended = run.clock.now();
     Finished {
         summary: Some(run.summary),
         result,
+    }
+}
+
+/// A remote state that could not be written: the run's state goes to a
+/// local `.errored` file, and the error says how to upload it.
+fn keep_unsaved_state(
+    error: EngineError,
+    state: Option<&State>,
+    options: &RunOptions,
+) -> EngineError {
+    let EngineError::State(
+        cause @ (state::StateError::RemoteAccess { .. } | state::StateError::RemoteConflict { .. }),
+    ) = error
+    else {
+        return error;
+    };
+    let remote = options
+        .state
+        .iter()
+        .find_map(|p| state::remote::RemoteLocation::of_path(p).ok());
+    let (Some(state), Some(remote)) = (state, remote) else {
+        return EngineError::State(cause);
+    };
+    match state::remote::errored::save(Path::new("."), &remote, state) {
+        Ok(file) => EngineError::State(state::StateError::RemoteSaved {
+            error: Box::new(cause),
+            location: remote.to_string(),
+            file,
+        }),
+        Err(_) => EngineError::State(cause),
     }
 }
 

@@ -234,6 +234,17 @@ pub struct RemoteUnlocked {
     pub stale: bool,
 }
 
+impl std::fmt::Display for RemoteUnlocked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.stale {
+            "the expired lock"
+        } else {
+            "the lock"
+        };
+        write!(f, "removed {kind} of `{}`: {}", self.location, self.holder)
+    }
+}
+
 /// Removes the lock of the remote state `path`: a stale one (its lease
 /// expired), any with `force`, only the one with `id` when given.
 pub fn unlock(path: &Path, force: bool, id: Option<&str>) -> Result<RemoteUnlocked, StateError> {

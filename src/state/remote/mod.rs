@@ -9,6 +9,7 @@
 //!   on.
 
 pub mod client;
+pub mod errored;
 pub mod location;
 pub mod lock;
 mod profile;

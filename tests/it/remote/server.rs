@@ -110,7 +110,8 @@ impl Server {
         bucket
     }
 
-    /// One plain HTTP request (the server checks no signature).
+    /// One plain HTTP request. The server checks no signature, but wants
+    /// an `Authorization` header to apply conditions as S3 does.
     pub fn request(
         &self,
         method: &str,
@@ -120,7 +121,7 @@ impl Server {
     ) -> Response {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         let mut head = format!(
-            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\nContent-Type: application/octet-stream\r\nAuthorization: AWS4-HMAC-SHA256 Credential={ACCESS_KEY}/20260101/{REGION}/s3/aws4_request, SignedHeaders=host, Signature=00\r\n",
             self.port,
             body.len()
         );
