@@ -3,3 +3,4 @@
 mod server;
 
 mod conditional;
+mod runs;
