@@ -74,7 +74,7 @@ pub struct Locations {
 
 /// The lock taken on one location.
 enum Held {
-    Local(StateLock),
+    Local(Box<StateLock>),
     Remote(RemoteLock),
 }
 
@@ -129,7 +129,7 @@ impl Locations {
                             format!("removed the stale lock of {dead}, which is no longer running"),
                         );
                     }
-                    locks[i] = Some(Held::Local(lock))
+                    locks[i] = Some(Held::Local(Box::new(lock)))
                 }
                 Err(error @ StateError::LockFile { .. })
                     if unique.len() > 1 && std::fs::symlink_metadata(path).is_err() =>
@@ -166,7 +166,7 @@ impl Locations {
         let mut remote = Vec::new();
         for ((_, path), lock) in unique.into_iter().zip(locks) {
             match lock {
-                Some(Held::Local(lock)) => held.push(lock),
+                Some(Held::Local(lock)) => held.push(*lock),
                 Some(Held::Remote(lock)) => remote.push(lock),
                 None => continue,
             }

@@ -1810,8 +1810,11 @@ mod tests {
     }
 
     #[test]
-    fn remote_locations_are_rejected() {
-        let error = read(Path::new("s3://b/k"), &mut Warnings::default()).unwrap_err();
+    fn remote_locations_go_to_the_remote_store() {
+        // The file alone has no remote counterpart.
+        let error = read_file(Path::new("s3://b/k"), &mut Warnings::default()).unwrap_err();
         assert!(matches!(error, StateError::Remote { .. }));
+        let error = read(Path::new("s3://b"), &mut Warnings::default()).unwrap_err();
+        assert!(matches!(error, StateError::RemoteLocation { .. }), "{error}");
     }
 }

@@ -220,7 +220,7 @@ fn keep_unsaved_state(
     let (Some(state), Some(remote)) = (state, remote) else {
         return EngineError::State(cause);
     };
-    match state::remote::errored::save(Path::new("."), &remote, state) {
+    match state::remote::errored::save(Path::new(""), &remote, state) {
         Ok(file) => EngineError::State(state::StateError::RemoteSaved {
             error: Box::new(cause),
             location: remote.to_string(),

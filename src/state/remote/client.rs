@@ -345,11 +345,16 @@ fn hint_for(location: &RemoteLocation, reason: &str) -> String {
 /// `message` without query strings (a signed URL's signature, an Azure
 /// SAS token) and without the value of any credential variable.
 pub fn redact(message: &str) -> String {
+    let message = summarise_xml(message);
     let mut text = String::with_capacity(message.len());
     let mut in_query = false;
+    let mut word_start = 0;
     for c in message.chars() {
+        if c.is_whitespace() || c == '(' {
+            word_start = text.len() + c.len_utf8();
+        }
         match c {
-            '?' if !in_query => {
+            '?' if !in_query && text[word_start.min(text.len())..].contains("://") => {
                 in_query = true;
                 text.push_str("?…");
             }
@@ -367,6 +372,21 @@ pub fn redact(message: &str) -> String {
         }
     }
     text
+}
+
+/// An S3 error document (`<Error><Code>…</Code><Message>…</Message>…`)
+/// in a message, shortened to `Code: Message`.
+fn summarise_xml(message: &str) -> String {
+    let between = |open: &str, close: &str| {
+        let start = message.find(open)? + open.len();
+        let end = message[start..].find(close)? + start;
+        Some(message[start..end].to_string())
+    };
+    let (Some(code), Some(start)) = (between("<Code>", "</Code>"), message.find("<?xml")) else {
+        return message.to_string();
+    };
+    let detail = between("<Message>", "</Message>").unwrap_or_default();
+    format!("{}{code}: {detail}", &message[..start])
 }
 
 const SECRET_VARIABLES: &[&str] = &[
@@ -389,6 +409,15 @@ mod tests {
         assert_eq!(
             text,
             "error sending request for url (http://h/b/k?…): refused"
+        );
+    }
+
+    #[test]
+    fn error_documents_are_shortened() {
+        let text = redact("status code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><HostId>x</HostId></Error>");
+        assert_eq!(
+            text,
+            "status code: 404 Not Found: NoSuchBucket: The specified bucket does not exist"
         );
     }
 

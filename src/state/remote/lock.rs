@@ -111,6 +111,29 @@ impl RemoteLock {
         }
     }
 
+    /// [`RemoteLock::acquire`], trying again every second while another
+    /// run holds the lock, for up to `timeout` (the shape of the local
+    /// lock's `--lock-timeout`).
+    pub fn acquire_within(
+        path: &Path,
+        operation: &str,
+        clock: &Clock,
+        timeout: Duration,
+    ) -> Result<RemoteLock, StateError> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            match RemoteLock::acquire(path, operation, clock) {
+                Err(StateError::RemoteLocked { stale: false, .. })
+                    if std::time::Instant::now() < deadline =>
+                {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    std::thread::sleep(left.min(Duration::from_secs(1)));
+                }
+                other => return other,
+            }
+        }
+    }
+
     pub fn id(&self) -> &str {
         &self.id
     }

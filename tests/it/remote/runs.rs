@@ -534,3 +534,22 @@ fn a_killed_deploy_leaves_a_readable_state_and_unlock_lets_the_next_finish() {
         }
     }
 }
+
+/// The PUTs of a deploy grow with its components, not their square.
+#[test]
+fn a_runs_puts_grow_linearly_with_its_components() {
+    let Some(server) = server() else { return };
+    let puts_of = |n: usize| {
+        let bucket = server.bucket("puts");
+        let location = format!("s3://{bucket}/hub.state");
+        let test = chain(n, "0", "");
+        hub(&test, server, &deploy_args(&location), &[]).success();
+        server.puts(&bucket)
+    };
+    let (small, large) = (puts_of(4), puts_of(16));
+    assert!(small >= 4, "at least a record per component: {small}");
+    assert!(
+        large <= 4 * small + 8,
+        "4 components: {small} PUTs, 16: {large}"
+    );
+}
