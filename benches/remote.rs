@@ -1,4 +1,5 @@
-//! `hub deploy` of 100 no-op components with the state on the local S3
+//! `hub deploy` of 100 components that print one line (the stack of the
+//! `deploy` bench) with the state on the local S3
 //! test server (moto, `tests/it/remote/s3_server.py`) and in a local file,
 //! in the same run: the extra time per component a remote state costs, and
 //! the PUT requests a run makes (counted from the server's request log).
@@ -7,10 +8,11 @@
 //! Options (after `--`): `--components N` (default 100), `--runs N`
 //! (timed runs per location, default 3).
 
-use std::fmt::Write as _;
+mod stacks;
+
+use stacks::write_stack;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,32 +24,6 @@ fn option(name: &str, default: usize) -> usize {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn write_stack(root: &Path, size: usize) {
-    let mut text = String::from("version: 1\nkind: stack\nmeta: {name: bench}\ncomponents:\n");
-    for i in 0..size {
-        let _ = writeln!(text, "- {{name: c{i}, source: {{dir: c/c{i}}}}}");
-    }
-    text.push_str("lifecycle:\n  verbs: [deploy, undeploy]\n  order:\n");
-    for i in 0..size {
-        let _ = writeln!(text, "  - c{i}");
-    }
-    for i in 0..size {
-        let _ = write!(
-            text,
-            "---\nversion: 1\nkind: component\nmeta: {{name: c{i}, kind: c{i}}}\n"
-        );
-        let dir = root.join(format!("c/c{i}"));
-        std::fs::create_dir_all(&dir).expect("component folder");
-        for verb in ["deploy", "undeploy"] {
-            let script = dir.join(format!("{verb}.sh"));
-            std::fs::write(&script, "#!/bin/sh\n").expect("script");
-            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
-                .expect("chmod");
-        }
-    }
-    std::fs::write(root.join("hub.yaml.elaborate"), text).expect("elaborate");
 }
 
 struct Server {

@@ -206,7 +206,8 @@ A remote state (`s3://BUCKET/KEY`, `gs://…`, `az://…`) has the lock object `
 lease its run renews; a lock whose lease expired is stale and is removed, any other only \
 with --force. --id ID removes the lock only if it is that one (the id a refused run shows).")]
 pub struct UnlockArgs {
-    /// The state file whose lock to remove (its `.lock` file is accepted too)
+    /// The state file whose lock to remove (its `.lock` file is accepted
+    /// too), or a remote state `s3://BUCKET/KEY`
     #[arg(value_name = "STATE")]
     pub state: PathBuf,
     /// Remove the lock even if its holder may still be running
@@ -264,7 +265,7 @@ pub struct StatePushArgs {
 
 #[derive(Debug, Args)]
 pub struct StatePullArgs {
-    /// The state file
+    /// The state file, or a remote state `s3://BUCKET/KEY` (`gs://`, `az://`)
     #[arg(value_name = "STATE")]
     pub state: PathBuf,
     /// Write the state to this file instead of standard output

@@ -1815,6 +1815,9 @@ mod tests {
         let error = read_file(Path::new("s3://b/k"), &mut Warnings::default()).unwrap_err();
         assert!(matches!(error, StateError::Remote { .. }));
         let error = read(Path::new("s3://b"), &mut Warnings::default()).unwrap_err();
-        assert!(matches!(error, StateError::RemoteLocation { .. }), "{error}");
+        assert!(
+            matches!(error, StateError::RemoteLocation { .. }),
+            "{error}"
+        );
     }
 }

@@ -28,6 +28,7 @@ const COMMANDS: &[&[&str]] = &[
     &["unlock"],
     &["state"],
     &["state", "pull"],
+    &["state", "push"],
     &["util"],
     &["util", "otp"],
     &["util", "run"],
