@@ -304,27 +304,20 @@ fn a_profile_in_the_aws_files_gives_the_keys() {
         ".aws/credentials",
         "[ci]\naws_access_key_id = fromprofile\naws_secret_access_key = profile-secret-99\n",
     );
-    let mut command = hub_command(
-        &test,
-        server,
-        &deploy_args(&location),
-        &[("AWS_PROFILE", "ci")],
-    );
-    command
-        .env_remove("AWS_ACCESS_KEY_ID")
-        .env_remove("AWS_SECRET_ACCESS_KEY");
-    let out = Output::of(command.output().expect("run"), test.root());
-    out.success();
-    let mut missing = hub_command(
-        &test,
-        server,
-        &deploy_args(&location),
-        &[("AWS_PROFILE", "nope")],
-    );
-    missing
-        .env_remove("AWS_ACCESS_KEY_ID")
-        .env_remove("AWS_SECRET_ACCESS_KEY");
-    let out = Output::of(missing.output().expect("run"), test.root());
+    let with_profile = |profile: &str| {
+        let mut command = hub_command(
+            &test,
+            server,
+            &deploy_args(&location),
+            &[("AWS_PROFILE", profile)],
+        );
+        command
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY");
+        Output::of(command.output().expect("run"), test.root())
+    };
+    with_profile("ci").success();
+    let out = with_profile("nope");
     out.failure().stderr_has("profile `nope`");
 }
 
