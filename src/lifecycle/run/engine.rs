@@ -344,7 +344,11 @@ impl<'a> Run<'a> {
         // `HUB_STATE` (§6.9.3): the first location holding a state file.
         let exported_state = locations.as_ref().map(|l| {
             let paths = l.paths();
-            absolute(paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]))
+            let exported = paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]);
+            match state::is_remote(exported) {
+                true => exported.clone(),
+                false => absolute(exported),
+            }
         });
         let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
         let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;

@@ -134,6 +134,9 @@ impl Client {
                 version: None,
             }),
         };
+        // A conditional update of an object that is gone failed its
+        // condition too.
+        let update = matches!(mode, PutMode::Update(_));
         let store = &self.store;
         let options = PutOptions::from(mode);
         let put = self
@@ -142,8 +145,8 @@ impl Client {
         match put {
             Ok(result) => Ok(Put::Written(result.e_tag)),
             Err(object_store::Error::AlreadyExists { .. })
-            | Err(object_store::Error::Precondition { .. })
-            | Err(object_store::Error::NotFound { .. }) => Ok(Put::Conflict),
+            | Err(object_store::Error::Precondition { .. }) => Ok(Put::Conflict),
+            Err(object_store::Error::NotFound { .. }) if update => Ok(Put::Conflict),
             Err(e) => Err(self.error_at(key, "write", e)),
         }
     }
