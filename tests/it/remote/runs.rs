@@ -46,6 +46,15 @@ fn chain(n: usize, sleep: &str, before_c1: &str) -> Test {
     test
 }
 
+/// The test server, a new bucket for one test (named after `name`) and
+/// the location `s3://BUCKET/hub.state`; `None` without a server.
+fn remote_state(name: &str) -> Option<(&'static Server, String, String)> {
+    let server = server()?;
+    let bucket = server.bucket(name);
+    let location = format!("s3://{bucket}/hub.state");
+    Some((server, bucket, location))
+}
+
 fn hub_command(test: &Test, server: &Server, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(assert_cmd::cargo::cargo_bin("hub"));
     command
@@ -157,9 +166,9 @@ fn foreign_lock(server: &Server, bucket: &str, key: &str, expires_in_ms: i64) {
 
 #[test]
 fn a_held_lock_refuses_a_run_at_once_and_a_stale_one_names_its_removal() {
-    let Some(server) = server() else { return };
-    let bucket = server.bucket("locks");
-    let location = format!("s3://{bucket}/hub.state");
+    let Some((server, bucket, location)) = remote_state("locks") else {
+        return;
+    };
     let test = chain(1, "0", "");
     foreign_lock(server, &bucket, "hub.state", 60_000);
     let refused = hub(&test, server, &deploy_args(&location), &[]);
@@ -199,9 +208,9 @@ fn a_held_lock_refuses_a_run_at_once_and_a_stale_one_names_its_removal() {
 
 #[test]
 fn the_lease_is_renewed_while_the_run_goes_on() {
-    let Some(server) = server() else { return };
-    let bucket = server.bucket("lease");
-    let location = format!("s3://{bucket}/hub.state");
+    let Some((server, bucket, location)) = remote_state("lease") else {
+        return;
+    };
     let test = chain(1, "2", "");
     let lease = [("HUB_LOCK_LEASE", "0.6")];
     let mut first = hub_command(&test, server, &deploy_args(&location), &lease)
@@ -297,9 +306,9 @@ fn a_missing_bucket_or_endpoint_stops_before_any_component() {
 
 #[test]
 fn a_profile_in_the_aws_files_gives_the_keys() {
-    let Some(server) = server() else { return };
-    let bucket = server.bucket("profile");
-    let location = format!("s3://{bucket}/hub.state");
+    let Some((server, _, location)) = remote_state("profile") else {
+        return;
+    };
     let test = chain(1, "0", "").file(
         ".aws/credentials",
         "[ci]\naws_access_key_id = fromprofile\naws_secret_access_key = profile-secret-99\n",
@@ -323,9 +332,9 @@ fn a_profile_in_the_aws_files_gives_the_keys() {
 
 #[test]
 fn a_store_failing_mid_deploy_leaves_an_errored_file_that_push_restores() {
-    let Some(server) = server() else { return };
-    let bucket = server.bucket("down");
-    let location = format!("s3://{bucket}/hub.state");
+    let Some((server, bucket, location)) = remote_state("down") else {
+        return;
+    };
     // c1 turns the store off while it runs: its own end cannot be written.
     let once = format!(
         "[ -e ../down.once ] || {{ touch ../down.once; touch \"$S3_SWITCHES/fail.{bucket}\"; }}"
@@ -372,9 +381,9 @@ fn a_store_failing_mid_deploy_leaves_an_errored_file_that_push_restores() {
 
 #[test]
 fn push_refuses_an_older_or_foreign_state_without_force() {
-    let Some(server) = server() else { return };
-    let bucket = server.bucket("push");
-    let location = format!("s3://{bucket}/hub.state");
+    let Some((server, _, location)) = remote_state("push") else {
+        return;
+    };
     let test = chain(1, "0", "");
     let env = [("HUB_LINEAGE", "11111111-1111-4111-8111-111111111111")];
     hub(&test, server, &deploy_args(&location), &env).success();
@@ -430,9 +439,9 @@ fn push_refuses_an_older_or_foreign_state_without_force() {
 
 #[test]
 fn a_broken_lock_stops_the_old_run_and_the_new_state_survives() {
-    let Some(server) = server() else { return };
-    let bucket = server.bucket("broken");
-    let location = format!("s3://{bucket}/hub.state");
+    let Some((server, _, location)) = remote_state("broken") else {
+        return;
+    };
     let test = chain(2, "0", "");
     hub(
         &test,
@@ -468,9 +477,9 @@ fn a_broken_lock_stops_the_old_run_and_the_new_state_survives() {
 
 #[test]
 fn a_local_file_and_a_remote_key_are_written_together() {
-    let Some(server) = server() else { return };
-    let bucket = server.bucket("mixed");
-    let location = format!("s3://{bucket}/hub.state");
+    let Some((server, bucket, location)) = remote_state("mixed") else {
+        return;
+    };
     let test = chain(2, "0", "");
     let both = format!("local.state,{location}");
     hub(&test, server, &deploy_args(&both), &[]).success();
