@@ -42,7 +42,7 @@ pub enum Command {
     /// did not finish: only when its process is gone, or with --force
     /// whatever holds it.
     Unlock(UnlockArgs),
-    /// Work with state files: `hub state list`, `show`, `rm`, `mv`, `pull`.
+    /// Work with state files: `hub state list`, `show`, `rm`, `mv`, `pull`, `push`.
     State(StateCommandArgs),
     /// Helpers for component scripts and for trying hub out.
     Util(UtilArgs),
@@ -200,14 +200,22 @@ pub struct ParamsArgs {
 A deploy, undeploy, invoke, `state rm` or `state mv` holds `STATE.lock` while it works on STATE. A lock whose \
 process ran on this host and is gone is stale and is removed. A lock of a running process, \
 of a process on another host (which cannot be checked from here) or a lock file that does \
-not say who holds it is removed only with --force.")]
+not say who holds it is removed only with --force.
+
+A remote state (`s3://BUCKET/KEY`, `gs://…`, `az://…`) has the lock object `KEY.lock`, whose \
+lease its run renews; a lock whose lease expired is stale and is removed, any other only \
+with --force. --id ID removes the lock only if it is that one (the id a refused run shows).")]
 pub struct UnlockArgs {
-    /// The state file whose lock to remove (its `.lock` file is accepted too)
+    /// The state file whose lock to remove (its `.lock` file is accepted
+    /// too), or a remote state `s3://BUCKET/KEY`
     #[arg(value_name = "STATE")]
     pub state: PathBuf,
     /// Remove the lock even if its holder may still be running
     #[arg(short, long)]
     pub force: bool,
+    /// Remove the lock of a remote state only if its id is ID
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -267,6 +275,16 @@ the previous state as `STATE.backup` and writes the next serial.
 Example:
   hub state mv db database -s hub.yaml.state")]
     Mv(StateMvArgs),
+    /// Upload a state file to a location (a remote key or a local file),
+    /// under its lock
+    #[command(after_help = "\
+The state at LOCATION is replaced by FILE's, with a serial above both. FILE must be of the \
+same lineage as the state at LOCATION and not older (a lower serial) unless --force is given. \
+This is how the state a failed upload left (`BASENAME.errored`) is put back.
+
+Example:
+  hub state push hub.state.errored s3://team-states/dev/hub.state")]
+    Push(StatePushArgs),
 }
 
 const STATE_READ_HELP: &str = "\
@@ -342,8 +360,21 @@ pub struct StateMvArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct StatePushArgs {
+    /// The state file to upload
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Where to upload it: `s3://BUCKET/KEY`, `gs://…`, `az://…` or a file
+    #[arg(value_name = "LOCATION")]
+    pub location: PathBuf,
+    /// Replace a state of another lineage or a newer serial
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct StatePullArgs {
-    /// The state file
+    /// The state file, or a remote state `s3://BUCKET/KEY` (`gs://`, `az://`)
     #[arg(value_name = "STATE")]
     pub state: PathBuf,
     /// Write the state to this file instead of standard output

@@ -214,6 +214,12 @@ pub fn params(args: ParamsArgs, warnings: &mut Warnings) -> Result<(), Error> {
 /// `hub unlock`: removes a stale lock (or, with --force, any lock) and
 /// says on stderr what it removed.
 pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    if crate::state::is_remote(&args.state) {
+        let removed =
+            crate::state::remote::lock::unlock(&args.state, args.force, args.id.as_deref())?;
+        let _ = writeln!(std::io::stderr().lock(), "{removed}");
+        return Ok(());
+    }
     let removed = crate::state::lock::unlock(&args.state, args.force)?;
     let _ = writeln!(std::io::stderr().lock(), "{removed}");
     Ok(())
@@ -227,7 +233,42 @@ pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Res
         crate::cli::StateCommand::Show(args) => state::show(args, warnings),
         crate::cli::StateCommand::Rm(args) => state::rm(args, warnings),
         crate::cli::StateCommand::Mv(args) => state::mv(args, warnings),
+        crate::cli::StateCommand::Push(args) => state_push(args, warnings),
     }
+}
+
+/// `hub state push FILE LOCATION`: FILE's state written to LOCATION under
+/// its lock, refused when LOCATION holds another lineage or a newer
+/// serial (unless --force).
+fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::state::{Clock, Locations, StateWriter, WriteOptions};
+    let mut state = crate::state::read(&args.file, warnings)?.ok_or_else(|| {
+        crate::state::StateError::Read {
+            path: args.file.clone(),
+            source: std::io::Error::from_raw_os_error(libc::ENOENT),
+            backup: None,
+        }
+    })?;
+    let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
+    let target = std::slice::from_ref(&args.location);
+    let locations = Locations::lock(target, "push", &clock, warnings)?;
+    let current = crate::state::read(&args.location, warnings)?;
+    if let Some(current) = current.as_ref().filter(|_| !args.force) {
+        crate::state::push_allowed(&state, current, &args.location)?;
+    }
+    let read = current
+        .as_ref()
+        .map(|c| (args.location.as_path(), c.serial));
+    let mut writer = StateWriter::open_all(locations.paths(), WriteOptions::default(), read)?;
+    writer.write(&mut state)?;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "pushed `{}` to `{}` (serial {})",
+        args.file.display(),
+        args.location.display(),
+        state.serial
+    );
+    Ok(())
 }
 
 /// `hub state pull STATE [FILE]`: the state as every command reads it,
@@ -820,13 +861,11 @@ fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::cli::Execute
 /// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything
 /// runs. The password seals remote copies only; local files stay plain.
 fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
-    crate::state::crypto::password_for_remote(flag, |name| std::env::var(name).ok())
-        .map(drop)
-        .map_err(|error| Error::Usage {
-            flag: "--encrypted",
-            value: "true".into(),
-            reason: error.to_string(),
-        })
+    crate::state::crypto::choose_remote_password(flag).map_err(|error| Error::Usage {
+        flag: "--encrypted",
+        value: "true".into(),
+        reason: error.to_string(),
+    })
 }
 
 /// `--report FILE.json` of a deploy or undeploy.

@@ -142,8 +142,8 @@ pub fn explain(request: &Request, warnings: &mut Warnings) -> Result<Explained, 
     if request.states.is_empty() {
         return Err(ExplainError::NoLocation);
     }
-    // A remote location is refused as a deploy refuses it, not taken for
-    // a missing file.
+    // A remote location that cannot be read (bucket, credentials,
+    // endpoint) is reported as such, not taken for a missing file.
     if let Some(remote) = request.states.iter().find(|p| crate::state::is_remote(p)) {
         crate::state::read(remote, warnings)?;
     }

@@ -2,11 +2,10 @@
 //!
 //! A [`StateStore`] holds a folded state and the records appended since
 //! its last fold (see [`super::journal`]). [`LocalStore`] keeps them in
-//! local files: `STATE`, `STATE.backup` and `STATE.journal`. The
-//! interface assumes nothing of files: a store on object storage would
-//! put one object per record (a conditional put, so that two writers
-//! cannot both append the same serial), and fold by putting the state's
-//! object and deleting the records'.
+//! local files: `STATE`, `STATE.backup` and `STATE.journal`;
+//! [`super::remote::RemoteStore`] keeps them on object storage, one object
+//! per record (created only if absent), folded by a put of the state's
+//! object conditional on its ETag.
 
 use super::clock::Clock;
 use super::layout::StateFormat;
@@ -57,6 +56,20 @@ pub trait StateStore {
     /// Releases the lock taken by [`StateStore::lock`].
     fn unlock(&mut self) -> Result<(), StateError>;
 
+    /// Records appended since the last fold, and their size in bytes: a
+    /// writer folds once they outgrow the folded state.
+    fn journal_records(&self) -> usize;
+    fn journal_size(&self) -> u64;
+
+    /// The size of the folded state, in bytes.
+    fn folded_size(&self) -> u64;
+
+    /// An append failed and may have left a partial record: the next write
+    /// must fold.
+    fn journal_broken(&self) -> bool {
+        false
+    }
+
     /// The state [`StateStore::load`] reads, as YAML text in `format`;
     /// takes no lock and changes nothing.
     fn pull(
@@ -97,6 +110,22 @@ impl StateStore for LocalStore {
 
     fn unlock(&mut self) -> Result<(), StateError> {
         self.release_lock()
+    }
+
+    fn journal_records(&self) -> usize {
+        self.journal_counts().0
+    }
+
+    fn journal_size(&self) -> u64 {
+        self.journal_counts().1
+    }
+
+    fn folded_size(&self) -> u64 {
+        self.file_size()
+    }
+
+    fn journal_broken(&self) -> bool {
+        self.journal_counts().2
     }
 }
 

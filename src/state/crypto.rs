@@ -152,6 +152,25 @@ pub fn password_for_remote(
     }
 }
 
+static REMOTE_PASSWORD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Decides, once per process, the password remote copies are sealed with
+/// from `--encrypted` (see [`password_for_remote`]); the commands that
+/// have the flag call it before anything is written.
+pub fn choose_remote_password(flag: Option<bool>) -> Result<(), CryptoError> {
+    let password = password_for_remote(flag, |name| std::env::var(name).ok())?;
+    let _ = REMOTE_PASSWORD.set(password);
+    Ok(())
+}
+
+/// The password remote copies are sealed with: the one chosen by
+/// [`choose_remote_password`], else as without the flag.
+pub fn remote_password() -> Option<&'static str> {
+    REMOTE_PASSWORD
+        .get_or_init(|| password_for_remote(None, |name| std::env::var(name).ok()).unwrap_or(None))
+        .as_deref()
+}
+
 /// The password to read sealed states with, from the environment.
 pub fn password_from_environment() -> Result<String, CryptoError> {
     std::env::var(PASSWORD_VARIABLE)

@@ -151,6 +151,10 @@ pub(super) struct Record {
 }
 
 impl Record {
+    pub fn serial(&self) -> u64 {
+        self.serial
+    }
+
     /// The record starts a component's run (an entry enters `deploying` or
     /// `undeploying`): it must be on disk before the component starts.
     pub fn starts_a_component(&self) -> bool {
@@ -194,7 +198,7 @@ fn digest(bytes: &[u8]) -> String {
 }
 
 /// A record's line decoded; `None` when it is cut or damaged.
-fn decode(line: &str) -> Option<Record> {
+pub(super) fn decode(line: &str) -> Option<Record> {
     let (length, rest) = line.split_once(' ')?;
     let (hash, json) = rest.split_once(' ')?;
     if length.parse::<usize>().ok()? != json.len() || digest(json.as_bytes()) != hash {

@@ -15,11 +15,13 @@
 //! * **Write:** one [`super::StateWriter`] writes the same bytes to every
 //!   location: the same journal records beside each, the same folded file.
 //!
-//! Remote locations (`s3://`, `gs://`, `az://`) are rejected with
-//! [`StateError::Remote`].
+//! Remote locations (`s3://`, `gs://`, `az://`, see [`super::remote`])
+//! take part like files: their lock is the remote lock (with a lease),
+//! their age and size those of the state object and its records.
 
 use super::clock::Clock;
 use super::lock::{LockWait, StateLock};
+use super::remote::{RemoteLocation, RemoteLock};
 use super::{is_remote, StateError};
 use crate::diag::{Location, Warnings};
 use std::path::{Path, PathBuf};
@@ -66,6 +68,20 @@ pub struct Locations {
     /// In the order given, without duplicates and left-out locations.
     paths: Vec<PathBuf>,
     _locks: Vec<StateLock>,
+    /// Released (and their leases no longer renewed) when dropped.
+    _remote_locks: Vec<RemoteLock>,
+}
+
+/// The lock taken on one location.
+enum Held {
+    Local(Box<StateLock>),
+    Remote(RemoteLock),
+}
+
+impl std::fmt::Debug for RemoteLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RemoteLock({})", self.id())
+    }
 }
 
 impl Locations {
@@ -88,14 +104,15 @@ impl Locations {
         wait: &LockWait<'_>,
         warnings: &mut Warnings,
     ) -> Result<Locations, StateError> {
-        if let Some(remote) = paths.iter().find(|p| is_remote(p)) {
-            return Err(StateError::Remote {
-                path: remote.clone(),
-            });
+        for remote in paths.iter().filter(|p| is_remote(p)) {
+            RemoteLocation::of_path(remote)?;
         }
         let mut unique: Vec<(PathBuf, &PathBuf)> = Vec::with_capacity(paths.len());
         for path in paths {
-            let key = canonical(path);
+            let key = match is_remote(path) {
+                true => path.clone(),
+                false => canonical(path),
+            };
             if unique.iter().any(|(seen, _)| *seen == key) {
                 warnings.warn(
                     Some(Location::file(path)),
@@ -107,10 +124,16 @@ impl Locations {
         }
         let mut order: Vec<usize> = (0..unique.len()).collect();
         order.sort_by(|a, b| unique[*a].0.cmp(&unique[*b].0));
-        let mut locks: Vec<Option<StateLock>> = unique.iter().map(|_| None).collect();
+        let mut locks: Vec<Option<Held>> = unique.iter().map(|_| None).collect();
         let mut left_out: Vec<(usize, StateError)> = Vec::new();
         for i in order {
             let path = unique[i].1;
+            if is_remote(path) {
+                // Dropping `locks` on an error releases the locks taken.
+                let lock = wait.retry(|| RemoteLock::acquire(path, operation, clock))?;
+                locks[i] = Some(Held::Remote(lock));
+                continue;
+            }
             match StateLock::acquire_waiting(path, operation, clock, wait) {
                 Ok(lock) => {
                     if let Some(dead) = lock.cleared() {
@@ -119,7 +142,7 @@ impl Locations {
                             format!("removed the stale lock of {dead}, which is no longer running"),
                         );
                     }
-                    locks[i] = Some(lock)
+                    locks[i] = Some(Held::Local(Box::new(lock)))
                 }
                 Err(error @ StateError::LockFile { .. })
                     if unique.len() > 1 && std::fs::symlink_metadata(path).is_err() =>
@@ -153,15 +176,19 @@ impl Locations {
         }
         let mut kept = Vec::with_capacity(unique.len());
         let mut held = Vec::with_capacity(unique.len());
+        let mut remote = Vec::new();
         for ((_, path), lock) in unique.into_iter().zip(locks) {
-            if let Some(lock) = lock {
-                kept.push(path.clone());
-                held.push(lock);
+            match lock {
+                Some(Held::Local(lock)) => held.push(*lock),
+                Some(Held::Remote(lock)) => remote.push(lock),
+                None => continue,
             }
+            kept.push(path.clone());
         }
         Ok(Locations {
             paths: kept,
             _locks: held,
+            _remote_locks: remote,
         })
     }
 
@@ -188,6 +215,13 @@ impl Locations {
 pub fn to_read(paths: &[PathBuf]) -> Option<&Path> {
     let mut candidates = Vec::with_capacity(paths.len());
     for path in paths {
+        if is_remote(path) {
+            match super::remote::store::candidate(path) {
+                Ok(candidate) => candidates.push(candidate),
+                Err(_) => return Some(path),
+            }
+            continue;
+        }
         match std::fs::metadata(path) {
             Ok(meta) => {
                 // A journal is part of its location's state: its last
@@ -340,15 +374,18 @@ mod tests {
     }
 
     #[test]
-    fn remote_locations_are_refused() {
+    fn malformed_remote_locations_are_refused() {
         let error = Locations::lock(
-            &[PathBuf::from("a.state"), PathBuf::from("s3://b/k")],
+            &[PathBuf::from("a.state"), PathBuf::from("s3://bucket-only")],
             "deploy",
             &clock(),
             &mut Warnings::default(),
         )
         .unwrap_err();
-        assert!(matches!(error, StateError::Remote { .. }), "{error}");
+        assert!(
+            matches!(error, StateError::RemoteLocation { .. }),
+            "{error}"
+        );
     }
 
     #[test]

@@ -330,10 +330,8 @@ pub fn await_unheld(states: &[PathBuf], wait: &LockWait<'_>) -> Result<(), State
 }
 
 fn check_unheld(state: &Path) -> Result<(), StateError> {
-    // A remote location's lock is its store's to check; reading it says
-    // whether it is supported.
     if is_remote(state) {
-        return Ok(());
+        return super::remote::check_unheld(state);
     }
     let lock = lock_path(state);
     match read_holder(&lock) {

@@ -82,8 +82,10 @@
 //!
 //! # Remote locations
 //!
-//! Only local files are handled here; `s3://`, `gs://` and `az://`
-//! locations are rejected with [`StateError::Remote`].
+//! `s3://`, `gs://` and `az://` locations are kept on object storage by
+//! [`remote`]: the same folded state and journal records, as objects, with
+//! a lock that has a lease and writes fenced by ETag. Commands that work
+//! on files only reject them with [`StateError::Remote`].
 
 mod clock;
 
@@ -99,9 +101,10 @@ pub(crate) use merge::tests::output as text_output;
 pub mod edit;
 pub mod model;
 pub mod private;
+pub mod remote;
 mod render;
 pub(crate) mod snapshot;
-mod store;
+pub(crate) mod store;
 
 pub use backend::{LocalStore, StateStore};
 pub use clock::{
@@ -162,8 +165,42 @@ pub enum StateError {
     WrongKind { location: Location, kind: String },
     #[error("the state file `{}` has version {version}; this hub reads version 1", location.file.display())]
     WrongVersion { location: Location, version: i64 },
-    #[error("`{}` is a remote state location; only local state files are supported", path.display())]
+    #[error("`{}` is a remote state location; this command takes only local state files", path.display())]
     Remote { path: PathBuf },
+    #[error("`{given}` is not a remote state location: {reason}")]
+    RemoteLocation { given: String, reason: String },
+    #[error("cannot {action} at `{location}`: {reason}")]
+    RemoteAccess {
+        location: String,
+        action: String,
+        reason: String,
+        hint: String,
+    },
+    #[error("the state `{location}` was not written: {reason}")]
+    RemoteConflict { location: String, reason: String },
+    #[error("the state `{location}` is locked{}: {holder}", if *stale { " by an expired lease" } else { "" })]
+    RemoteLocked {
+        location: String,
+        holder: String,
+        id: String,
+        stale: bool,
+    },
+    #[error("{error}; the run's state was saved to `{}`", file.display())]
+    RemoteSaved {
+        error: Box<StateError>,
+        location: String,
+        file: PathBuf,
+    },
+    #[error("the state at `{}` {reason}; it was not replaced", location.display())]
+    PushRefused { location: PathBuf, reason: String },
+    #[error("the state `{location}` is not locked")]
+    RemoteNotLocked { location: String },
+    #[error("the lock of `{location}` has the id `{found}`, not `{wanted}`: it was left alone")]
+    RemoteLockId {
+        location: String,
+        wanted: String,
+        found: String,
+    },
     #[error("cannot write the state file `{}`: {action}: {source}", path.display())]
     Write {
         path: PathBuf,
@@ -228,7 +265,10 @@ impl StateError {
     /// that), 1 for everything else.
     pub fn exit_code(&self) -> i32 {
         match self {
-            StateError::Write { .. } => 2,
+            StateError::Write { .. }
+            | StateError::RemoteAccess { .. }
+            | StateError::RemoteConflict { .. }
+            | StateError::RemoteSaved { .. } => 2,
             StateError::LockTimeout { source, .. } => source.exit_code(),
             _ => 1,
         }
@@ -241,7 +281,7 @@ impl StateError {
             StateError::Locked {
                 unlocking: false,
                 ..
-            }
+            } | StateError::RemoteLocked { stale: false, .. }
         )
     }
 
@@ -289,7 +329,19 @@ impl StateError {
                 Some("the file was written by a newer hub; use that version".into())
             }
             StateError::WrongVersion { .. } => Some("a state file starts with `version: 1` and `kind: state`".into()),
-            StateError::Remote { .. } => Some("copy the state to a local file and pass its path".into()),
+            StateError::Remote { .. } => Some("pull the state to a local file with `hub state pull LOCATION FILE` and pass its path".into()),
+            StateError::RemoteLocation { .. } => Some("a remote state is `s3://BUCKET/KEY`, `gs://BUCKET/KEY` or `az://CONTAINER/KEY`".into()),
+            StateError::RemoteAccess { hint, .. } => Some(hint.clone()),
+            StateError::RemoteConflict { location, .. } => Some(format!("no new component was started; see what changed with `hub state pull {location}`, and check who else deploys this stack")),
+            StateError::RemoteLocked { location, stale: true, id, .. } => Some(format!("its holder stopped without removing it: remove it with `hub unlock {location} --id {id}`")),
+            StateError::RemoteLocked { .. } => Some("wait for that run to finish; if it is gone, its lease expires within a minute (`hub unlock LOCATION --force` removes the lock at once)".into()),
+            StateError::RemoteNotLocked { .. } => None,
+            StateError::PushRefused { .. } => Some("check that FILE is the state of this stack (`hub state pull LOCATION` shows the current one); `--force` replaces it anyway".into()),
+            StateError::RemoteSaved { location, file, .. } => Some(format!(
+                "once the store works again, upload it with `hub state push {} {location}`; then run the command again",
+                shell_word(file)
+            )),
+            StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
             StateError::Write { .. } => {
                 Some("check that the folder exists, is writable and has free space; the previous state is unchanged".into())
             }
@@ -312,6 +364,28 @@ impl StateError {
             StateError::Serialise(_) => None,
         }
     }
+}
+
+/// `hub state push` replaces `current` with `pushed` only when both have
+/// the same lineage (or one has none) and `pushed` is not older.
+pub fn push_allowed(pushed: &State, current: &State, location: &Path) -> Result<(), StateError> {
+    let refused = |reason: String| StateError::PushRefused {
+        location: location.to_path_buf(),
+        reason,
+    };
+    let (mine, theirs) = (&pushed.lineage, &current.lineage);
+    if !mine.is_empty() && !theirs.is_empty() && mine != theirs {
+        return Err(refused(format!(
+            "has the lineage {theirs}, the file {mine}: they are different states"
+        )));
+    }
+    if pushed.serial < current.serial {
+        return Err(refused(format!(
+            "is newer (serial {}) than the file (serial {})",
+            current.serial, pushed.serial
+        )));
+    }
+    Ok(())
 }
 
 fn restore_hint(backup: Option<&Path>, prefix: &str) -> String {

@@ -52,6 +52,9 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// command reads the state through this function, the read-only ones
 /// without a lock.
 pub fn read(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, StateError> {
+    if is_remote(path) {
+        return super::remote::store::read(path, warnings);
+    }
     let Some(mut state) = read_file(path, warnings)? else {
         return Ok(None);
     };
@@ -78,7 +81,7 @@ pub fn read_file(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, 
 /// The state's own bytes: a sealed (encrypted) state is decrypted with the
 /// password in `HUB_CRYPTO_PASSWORD` (see [`super::crypto`]); anything else
 /// is returned as it is.
-fn unseal(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, StateError> {
+pub(crate) fn unseal(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, StateError> {
     if !crypto::is_sealed(&bytes) {
         return Ok(bytes);
     }
@@ -151,7 +154,7 @@ fn check_document(path: &Path, text: &str, state: &State) -> Result<(), StateErr
     Ok(())
 }
 
-fn decode_error(path: &Path, error: ManifestError) -> StateError {
+pub(super) fn decode_error(path: &Path, error: ManifestError) -> StateError {
     let backup = existing_backup(path);
     match error {
         ManifestError::Yaml {
@@ -253,7 +256,7 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
 /// (the others' are kept as well).
 pub struct StateWriter {
     /// The locations, in the order given.
-    targets: Vec<LocalStore>,
+    targets: Vec<Target>,
     options: WriteOptions,
     /// The largest serial on disk, or the last one written.
     serial: u64,
@@ -290,6 +293,13 @@ fn with_serial(text: &str, from: u64, to: u64, out: &mut String) -> bool {
     true
 }
 
+/// One location of a [`StateWriter`], and whether its last write
+/// reached it.
+struct Target {
+    store: Box<dyn StateStore>,
+    written: bool,
+}
+
 /// One location a [`StateWriter`] writes: a local state file, its backup
 /// and its journal.
 pub struct LocalStore {
@@ -303,8 +313,6 @@ pub struct LocalStore {
     mode: u32,
     /// A file exists at `target`.
     exists: bool,
-    /// The last write reached this location.
-    written: bool,
     /// The folder, opened at the first write to flush it after each.
     folder_handle: Option<File>,
     /// The file each write goes to before it is swapped into place; after
@@ -389,10 +397,19 @@ impl StateWriter {
             let known = read
                 .filter(|(read, _)| *read == path.as_path())
                 .map(|(_, serial)| serial);
-            match LocalStore::open(path, known) {
-                Ok((target, serial)) => {
+            let opened = match is_remote(path) {
+                true => super::remote::RemoteStore::open(path, known)
+                    .map(|(store, serial)| (Box::new(store) as Box<dyn StateStore>, serial)),
+                false => LocalStore::open(path, known)
+                    .map(|(store, serial)| (Box::new(store) as Box<dyn StateStore>, serial)),
+            };
+            match opened {
+                Ok((store, serial)) => {
                     writer.serial = writer.serial.max(serial);
-                    writer.targets.push(target);
+                    writer.targets.push(Target {
+                        store,
+                        written: false,
+                    });
                 }
                 Err(error) => writer.failures.push(error),
             }
@@ -414,7 +431,7 @@ impl StateWriter {
         self.targets
             .iter()
             .filter(|t| t.written)
-            .map(|t| t.path.as_path())
+            .map(|t| t.store.location())
     }
 
     /// The errors of the locations that could not be written (or opened)
@@ -463,7 +480,7 @@ impl StateWriter {
             Changed::Several(names) => names.iter().map(String::as_str).collect(),
             Changed::Set(names) => names.iter().map(String::as_str).collect(),
         };
-        if self.last_fold.is_none() || self.targets.iter().any(|t| t.journal.broken) {
+        if self.last_fold.is_none() || self.targets.iter().any(|t| t.store.journal_broken()) {
             return self.fold(state, true);
         }
         let serial = state.serial.max(self.serial) + 1;
@@ -507,10 +524,10 @@ impl StateWriter {
     fn fold_due(&self) -> bool {
         let interval = journal::FOLD_AFTER.max(self.last_fold_took * journal::FOLD_SHARE);
         self.last_fold.is_none_or(|at| at.elapsed() > interval)
-            || self
-                .targets
-                .iter()
-                .any(|t| t.journal.records > 0 && t.journal.size > t.file_size)
+            || self.targets.iter().any(|t| {
+                let store = &t.store;
+                store.journal_records() > 0 && store.journal_size() > store.folded_size()
+            })
     }
 
     /// Writes the whole state to every location and drops the journals.
@@ -520,7 +537,7 @@ impl StateWriter {
         let journaled = self
             .targets
             .iter()
-            .any(|t| t.journal.records > 0 || t.journal.broken);
+            .any(|t| t.store.journal_records() > 0 || t.store.journal_broken());
         if !journaled {
             return self.write_whole(state);
         }
@@ -574,12 +591,12 @@ impl StateWriter {
     /// Runs `step` at every location; returns the errors.
     fn at_every(
         &mut self,
-        mut step: impl FnMut(&mut LocalStore) -> Result<(), StateError>,
+        mut step: impl FnMut(&mut dyn StateStore) -> Result<(), StateError>,
     ) -> Vec<StateError> {
         let mut errors = Vec::new();
         for target in &mut self.targets {
             target.written = false;
-            match step(target) {
+            match step(target.store.as_mut()) {
                 Ok(()) => target.written = true,
                 Err(error) => errors.push(error),
             }
@@ -611,7 +628,7 @@ impl StateWriter {
             path: self
                 .targets
                 .first()
-                .map(|t| t.target.clone())
+                .map(|t| t.store.location().to_path_buf())
                 .unwrap_or_default(),
             action: "compress",
             source,
@@ -637,6 +654,17 @@ impl StateWriter {
         // A location that failed may hold the new version (only the
         // folder's flush failed): a later write must not reuse its serial.
         self.serial = serial;
+        // Another run changed a remote state underneath this one: the run
+        // must stop, whatever the other locations took.
+        if let Some(at) = errors
+            .iter()
+            .position(|e| matches!(e, StateError::RemoteConflict { .. }))
+        {
+            let mut errors = errors;
+            let conflict = errors.remove(at);
+            self.failures.extend(errors);
+            return Err(conflict);
+        }
         if self.targets.iter().any(|t| t.written) {
             state.serial = serial;
             self.failures.extend(errors);
@@ -693,7 +721,6 @@ impl LocalStore {
             target,
             mode,
             exists,
-            written: false,
             folder_handle: None,
             spare: None,
             swaps: true,
@@ -727,6 +754,17 @@ impl LocalStore {
     /// The path as given.
     pub(super) fn given_path(&self) -> &Path {
         &self.path
+    }
+
+    /// The journal's records since the last fold, its size, and whether
+    /// an append failed on it.
+    pub(super) fn journal_counts(&self) -> (usize, u64, bool) {
+        (self.journal.records, self.journal.size, self.journal.broken)
+    }
+
+    /// The size of the state file as last read or written.
+    pub(super) fn file_size(&self) -> u64 {
+        self.file_size
     }
 
     pub(super) fn take_lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
@@ -1075,7 +1113,7 @@ fn resolve_link(path: &Path) -> PathBuf {
 
 /// The `serial` of a state file's content; 0 when it has none or cannot
 /// be read.
-fn serial_of(bytes: &[u8]) -> u64 {
+pub(super) fn serial_of(bytes: &[u8]) -> u64 {
     let Ok(source) = SourceFile::from_bytes(Path::new("state"), bytes.to_vec()) else {
         return 0;
     };
@@ -1837,8 +1875,14 @@ mod tests {
     }
 
     #[test]
-    fn remote_locations_are_rejected() {
-        let error = read(Path::new("s3://b/k"), &mut Warnings::default()).unwrap_err();
+    fn remote_locations_go_to_the_remote_store() {
+        // The file alone has no remote counterpart.
+        let error = read_file(Path::new("s3://b/k"), &mut Warnings::default()).unwrap_err();
         assert!(matches!(error, StateError::Remote { .. }));
+        let error = read(Path::new("s3://b"), &mut Warnings::default()).unwrap_err();
+        assert!(
+            matches!(error, StateError::RemoteLocation { .. }),
+            "{error}"
+        );
     }
 }

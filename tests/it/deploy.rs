@@ -2129,10 +2129,10 @@ fn remote_and_empty_state_locations_are_refused() {
     let t = F0::default().build();
     hub(
         &t,
-        &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s3://b/k"],
+        &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s3://b"],
     )
     .failure()
-    .stderr_has("s3://b/k");
+    .stderr_has("`s3://b` is not a remote state location");
     assert!(!exists(&t, "s1.state.lock") && !exists(&t, "s1.state"));
     hub(&t, &["deploy", "hub.yaml.elaborate", "-s", ","])
         .failure()

@@ -32,6 +32,7 @@ const COMMANDS: &[&[&str]] = &[
     &["state", "show"],
     &["state", "rm"],
     &["state", "mv"],
+    &["state", "push"],
     &["util"],
     &["util", "otp"],
     &["util", "run"],

@@ -27,6 +27,7 @@ mod plan;
 mod plan_actions;
 mod plan_review;
 mod process;
+mod remote;
 mod safety;
 mod saved_plan;
 mod selection;

@@ -217,11 +217,42 @@ pub fn run<'a>(
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
         (Ok(()), Ok(())) => Ok(()),
     };
+    let result = result.map_err(|error| keep_unsaved_state(error, run.state.as_ref(), options));
     run.summary.total = started.elapsed();
     run.summary.ended = run.clock.now();
     Finished {
         summary: Some(run.summary),
         result,
+    }
+}
+
+/// A remote state that could not be written: the run's state goes to a
+/// local `.errored` file, and the error says how to upload it.
+fn keep_unsaved_state(
+    error: EngineError,
+    state: Option<&State>,
+    options: &RunOptions,
+) -> EngineError {
+    let EngineError::State(
+        cause @ (state::StateError::RemoteAccess { .. } | state::StateError::RemoteConflict { .. }),
+    ) = error
+    else {
+        return error;
+    };
+    let remote = options
+        .state
+        .iter()
+        .find_map(|p| state::remote::RemoteLocation::of_path(p).ok());
+    let (Some(state), Some(remote)) = (state, remote) else {
+        return EngineError::State(cause);
+    };
+    match state::remote::errored::save(Path::new(""), &remote, state) {
+        Ok(file) => EngineError::State(state::StateError::RemoteSaved {
+            error: Box::new(cause),
+            location: remote.to_string(),
+            file,
+        }),
+        Err(_) => EngineError::State(cause),
     }
 }
 
@@ -343,7 +374,11 @@ impl<'a> Run<'a> {
         // `HUB_STATE` (§6.9.3): the first location holding a state file.
         let exported_state = locations.as_ref().map(|l| {
             let paths = l.paths();
-            absolute(paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]))
+            let exported = paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]);
+            match state::is_remote(exported) {
+                true => exported.clone(),
+                false => absolute(exported),
+            }
         });
         let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
         if let (Some(expected), Some(path)) = (&options.expected_state, &read_path) {

@@ -33,8 +33,12 @@ pub(crate) fn refresh_stack_outputs(
     }
 }
 
-/// `STATE.logs`: the folder of the per-component log files.
+/// `STATE.logs`: the folder of the per-component log files; for a
+/// remote state, `BASENAME.logs` in the current folder.
 pub fn log_dir(state: &Path) -> PathBuf {
+    if let Ok(remote) = crate::state::remote::RemoteLocation::of_path(state) {
+        return PathBuf::from(format!("{}.logs", remote.basename()));
+    }
     let mut name = state.as_os_str().to_os_string();
     name.push(".logs");
     PathBuf::from(name)

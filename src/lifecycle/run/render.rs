@@ -81,8 +81,8 @@ pub fn render(
         flag: "render",
         path: options.states.first().cloned(),
     };
-    // A remote location is refused as a deploy refuses it, not taken for a
-    // missing file.
+    // A remote location that cannot be read (bucket, credentials,
+    // endpoint) is reported as such, not taken for a missing file.
     if let Some(remote) = options.states.iter().find(|p| state::is_remote(p)) {
         state::read(remote, warnings)?;
     }

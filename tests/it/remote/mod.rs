@@ -1,0 +1,6 @@
+//! State on object storage, against a real S3-compatible server.
+
+mod server;
+
+mod conditional;
+mod runs;
