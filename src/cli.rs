@@ -718,7 +718,7 @@ pub struct DeployArgs {
     #[arg(
         long,
         value_name = "PLAN",
-        conflicts_with_all = ["components", "with_deps", "with_dependents", "offset", "limit", "changed", "replace", "no_state"]
+        conflicts_with_all = ["components", "with_deps", "with_dependents", "offset", "limit", "changed", "replace", "prune", "no_state"]
     )]
     pub plan: Option<PathBuf>,
     #[command(flatten)]
@@ -821,7 +821,7 @@ pub struct PlanArgs {
     #[arg(long)]
     pub undeploy: bool,
     /// Also save the plan to this file (JSON), for `hub deploy --plan`
-    #[arg(long, value_name = "PLAN", conflicts_with_all = ["undeploy", "prune"])]
+    #[arg(long, value_name = "PLAN", conflicts_with = "undeploy")]
     pub out: Option<PathBuf>,
     /// Output format; `markdown` is a pull-request comment (secrets always
     /// masked)

@@ -539,7 +539,7 @@ fn deploy_planned(
         guess: true,
         changed: planned.arguments.changed,
         replace: &planned.arguments.replace,
-        prune: false,
+        prune: planned.arguments.prune,
     };
     let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
     options.expected_state = Some(crate::lifecycle::run::engine::ExpectedState {

@@ -54,6 +54,18 @@ impl Test {
         test
     }
 
+    /// A component at `components/NAME` with `parameters` (the lines of its
+    /// `parameters:` list), a deploy script that does nothing, and
+    /// `undeploy` as its undeploy script.
+    pub fn component_with_undeploy(self, name: &str, parameters: &str, undeploy: &str) -> Self {
+        let manifest = format!(
+            "version: 1\nkind: component\nmeta: {{name: {name}}}\nparameters:\n{parameters}"
+        );
+        self.file(&format!("components/{name}/hub-component.yaml"), &manifest)
+            .script(&format!("components/{name}/deploy.sh"), "#!/bin/sh\n")
+            .script(&format!("components/{name}/undeploy.sh"), undeploy)
+    }
+
     pub fn bytes(self, path: &str, bytes: &[u8]) -> Self {
         let target = self.dir.path().join(path);
         std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
@@ -203,6 +215,19 @@ pub fn read_documents(path: &Path) -> Vec<yaml_serde::Value> {
         bytes
     };
     parse_documents(&String::from_utf8(bytes).expect("utf-8"))
+}
+
+/// The names of the components the state file at `path` has entries for.
+pub fn state_entries(path: &Path) -> Vec<String> {
+    let state = read_documents(path).remove(0);
+    let components = state["components"]
+        .as_mapping()
+        .cloned()
+        .unwrap_or_default();
+    components
+        .keys()
+        .filter_map(|k| k.as_str().map(String::from))
+        .collect()
 }
 
 pub fn parse_documents(text: &str) -> Vec<yaml_serde::Value> {

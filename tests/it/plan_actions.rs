@@ -3,7 +3,7 @@
 //! components a deploy with the same arguments runs; removed components and
 //! `deploy --prune`.
 
-use crate::common::{demo_copy, hub_pinned, read_documents, Output, Test};
+use crate::common::{demo_copy, hub_pinned, read_documents, state_entries, Output, Test};
 use crate::plan::{deploy_demo, plan};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -387,16 +387,11 @@ components:
 ";
     let mut test = Test::new().file("hub.yaml", stack);
     for name in ["web", "api", "keep", "base", "mid", "top"] {
-        let manifest = format!(
-            "version: 1\nkind: component\nmeta: {{name: {name}}}\nparameters:\n  - {{name: who, value: {name}-was-here, env: WHO}}\n"
+        test = test.component_with_undeploy(
+            name,
+            &format!("  - {{name: who, value: {name}-was-here, env: WHO}}\n"),
+            "#!/bin/sh\necho \"$WHO\" >> ../../undeploy.log\n",
         );
-        test = test
-            .file(&format!("components/{name}/hub-component.yaml"), &manifest)
-            .script(&format!("components/{name}/deploy.sh"), "#!/bin/sh\n")
-            .script(
-                &format!("components/{name}/undeploy.sh"),
-                "#!/bin/sh\necho \"$WHO\" >> ../../undeploy.log\n",
-            );
     }
     test
 }
@@ -426,14 +421,8 @@ fn run(root: &Path, args: &[&str]) -> Output {
 
 /// The state's entries but [`STAYING`].
 fn entries(root: &Path) -> Vec<String> {
-    let state = read_documents(&root.join("s.state")).remove(0);
-    let components = state["components"]
-        .as_mapping()
-        .cloned()
-        .unwrap_or_default();
-    components
-        .keys()
-        .filter_map(|k| k.as_str().map(String::from))
+    state_entries(&root.join("s.state"))
+        .into_iter()
         .filter(|name| !STAYING.contains(&name.as_str()))
         .collect()
 }

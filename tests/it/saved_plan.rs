@@ -2,7 +2,9 @@
 //! runs exactly what was planned, and refuses, before running anything, a
 //! plan whose stack, state, folders or parameters moved since.
 
-use crate::common::{demo_copy, hub_isolated, hub_pinned, read_documents, Output, Test};
+use crate::common::{
+    demo_copy, hub_isolated, hub_pinned, read_documents, state_entries, Output, Test,
+};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -138,6 +140,12 @@ fn refused_as_stale(change: impl FnOnce(&Test), reason: &str) {
     deploy(test, &[]).success();
     plan_out(test, &[]).success();
     change(test);
+    assert_stale(test, reason);
+}
+
+/// `deploy --plan plan.json` is refused as stale with `reason`: nothing
+/// runs and the state is untouched.
+fn assert_stale(test: &Test, reason: &str) {
     runs(test);
     let before = state_bytes(test);
     let out = apply(test);
@@ -148,6 +156,31 @@ fn refused_as_stale(change: impl FnOnce(&Test), reason: &str) {
     assert_eq!(out.status, 1, "{}", out.stderr);
     assert!(runs(test).is_empty(), "nothing runs: {}", out.stderr);
     assert!(state_bytes(test) == before, "the state is untouched");
+}
+
+/// The parameter `name` of a component of a plan file.
+fn planned_parameter(component: &serde_json::Value, name: &str) -> serde_json::Value {
+    component["parameters"]
+        .as_array()
+        .and_then(|list| list.iter().find(|p| p["name"] == name))
+        .cloned()
+        .unwrap_or_else(|| panic!("{name} in {component}"))
+}
+
+/// A secret parameter of a plan file: only the digest of its value.
+fn assert_kept_as_digest(parameter: &serde_json::Value) {
+    assert_eq!(parameter["secret"], true, "{parameter}");
+    assert!(
+        parameter["value"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("sha256:")),
+        "{parameter}"
+    );
+}
+
+/// The plan format's JSON Schema.
+fn plan_schema() -> serde_json::Value {
+    serde_json::from_str(&hub::lifecycle::view::saved::schema_text()).expect("schema")
 }
 
 fn edit(test: &Test, path: &str, from: &str, to: &str) {
@@ -358,6 +391,7 @@ fn flags_that_change_what_runs_are_refused_with_a_plan() {
         &["-o", "db"],
         &["-l", "db"],
         &["-n"],
+        &["--prune"],
     ] {
         let mut args = vec!["deploy", "--plan", "plan.json"];
         args.extend_from_slice(flag);
@@ -381,19 +415,8 @@ fn the_plan_file_holds_no_secret_and_follows_its_schema() {
     let text = std::fs::read_to_string(test.root().join("plan.json")).expect("plan file");
     assert!(!text.contains(SECRET), "{text}");
     let plan = plan_json(test.root());
-    let db = &plan["components"][1];
-    let password = db["parameters"]
-        .as_array()
-        .expect("parameters")
-        .iter()
-        .find(|p| p["name"] == "db.password")
-        .expect("db.password");
-    assert_eq!(password["secret"], true);
-    assert!(password["value"]
-        .as_str()
-        .is_some_and(|v| v.starts_with("sha256:")));
-    let schema: serde_json::Value =
-        serde_json::from_str(&hub::lifecycle::view::saved::schema_text()).expect("schema");
+    assert_kept_as_digest(&planned_parameter(&plan["components"][1], "db.password"));
+    let schema = plan_schema();
     assert!(jsonschema::is_valid(&schema, &plan), "{text}");
     let on_disk = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/plan.schema.json"),
@@ -480,4 +503,139 @@ fn a_plan_with_a_component_that_would_fail_is_shown_but_not_saved() {
     assert!(out.stdout.contains("b: fail"), "{}", out.stdout);
     out.stderr_has("the plan is not saved: `b` would fail");
     assert!(!test.root().join("plan.json").exists());
+}
+
+// ---- plans that delete removed components (`plan --prune --out`) -------
+
+/// The stack's text with the components `extra` too (each with a `size`
+/// and a secret `password`).
+fn stack_text(extra: &[&str]) -> String {
+    extra.iter().fold(STACK.to_string(), |text, name| {
+        text.replace(
+            "\nparameters:\n",
+            &format!(
+                "\n  - {{name: {name}, source: {{dir: components/{name}}}}}\nparameters:\n  - {{name: {name}.size, value: tiny}}\n  - {{name: {name}.password, value: {SECRET}}}\n"
+            ),
+        )
+    })
+}
+
+/// The stack deployed with the components `extra` too; each one's
+/// undeploy writes the `size` it gets to `NAME.undeployed` at the root.
+fn deployed_with(extra: &[&str]) -> Test {
+    let mut test = stack();
+    for name in extra {
+        test = test.component_with_undeploy(
+            name,
+            &format!("  - {{name: {name}.size, env: SIZE}}\n  - {{name: {name}.password, env: PASSWORD}}\n"),
+            &format!("#!/bin/sh\necho \"$SIZE\" > ../../{name}.undeployed\n"),
+        );
+    }
+    keep_only(&test, extra);
+    deploy(&test, &[]).success();
+    runs(&test);
+    test
+}
+
+/// The stack with only the components `extra` besides its own: the
+/// others deployed are removed.
+fn keep_only(test: &Test, extra: &[&str]) {
+    std::fs::write(test.root().join("hub.yaml"), stack_text(extra)).expect("write");
+}
+
+/// What the undeploy of a removed component wrote; `None` when it did not
+/// run.
+fn undeployed(test: &Test, name: &str) -> Option<String> {
+    std::fs::read_to_string(test.root().join(format!("{name}.undeployed"))).ok()
+}
+
+/// The components the state has entries for.
+fn entries(test: &Test) -> Vec<String> {
+    state_entries(&test.root().join("hub.yaml.state"))
+}
+
+#[test]
+fn a_pruning_plan_is_saved_then_undeploys_the_removed_component() {
+    let test = deployed_with(&["old"]);
+    keep_only(&test, &[]);
+    plan_out(&test, &["--prune"]).success();
+    assert_eq!(
+        actions(test.root()),
+        pairs(&[
+            ("net", "update"),
+            ("db", "update"),
+            ("app", "update"),
+            ("old", "delete")
+        ])
+    );
+    let text = std::fs::read_to_string(test.root().join("plan.json")).expect("plan file");
+    assert!(!text.contains(SECRET), "{text}");
+    let plan = plan_json(test.root());
+    assert_eq!(plan["arguments"]["prune"], true);
+    let old = &plan["components"][3];
+    let dir = test.root().join("components/old");
+    assert_eq!(old["dir"].as_str(), Some(&*dir.display().to_string()));
+    assert!(old["folder"]
+        .as_str()
+        .is_some_and(|f| f.starts_with("sha256:")));
+    assert_eq!(
+        planned_parameter(old, "old.size"),
+        serde_json::json!({"name": "old.size", "value": "tiny", "secret": false})
+    );
+    assert_kept_as_digest(&planned_parameter(old, "old.password"));
+    assert!(jsonschema::is_valid(&plan_schema(), &plan), "{text}");
+    assert_eq!(undeployed(&test, "old"), None);
+    apply(&test)
+        .success()
+        .stderr_has("hub: prune old (1/1): removed from the stack");
+    assert_eq!(runs(&test), ["net", "db", "app"]);
+    assert_eq!(undeployed(&test, "old").as_deref(), Some("tiny\n"));
+    assert_eq!(entries(&test), ["app", "db", "net"]);
+}
+
+#[test]
+fn a_pruning_plan_is_stale_when_another_component_was_removed_since() {
+    let test = deployed_with(&["old", "cache"]);
+    keep_only(&test, &["cache"]);
+    plan_out(&test, &["--prune"]).success();
+    assert_eq!(
+        actions(test.root()).last(),
+        Some(&("old".to_string(), "delete".to_string()))
+    );
+    keep_only(&test, &[]);
+    assert_stale(
+        &test,
+        "the components removed from the stack changed (planned to delete: old; now: ",
+    );
+    assert_eq!(undeployed(&test, "old"), None);
+    assert_eq!(undeployed(&test, "cache"), None);
+}
+
+#[test]
+fn a_pruning_plan_is_stale_when_the_removed_component_s_folder_changed() {
+    let test = deployed_with(&["old"]);
+    keep_only(&test, &[]);
+    plan_out(&test, &["--prune"]).success();
+    std::fs::write(test.root().join("components/old/extra.tf"), "# new\n").expect("write");
+    assert_stale(&test, "the folder of `old` changed");
+    assert_eq!(undeployed(&test, "old"), None);
+    assert!(entries(&test).contains(&"old".to_string()));
+}
+
+#[test]
+fn a_plan_without_prune_leaves_removed_components_alone() {
+    let test = deployed_with(&["old"]);
+    keep_only(&test, &[]);
+    plan_out(&test, &[]).success();
+    assert_eq!(
+        actions(test.root()),
+        pairs(&[("net", "update"), ("db", "update"), ("app", "update")])
+    );
+    assert_eq!(plan_json(test.root())["arguments"]["prune"], false);
+    apply(&test)
+        .success()
+        .stderr_has("warning: component `old` is in the state but no longer in the stack");
+    assert_eq!(runs(&test), ["net", "db", "app"]);
+    assert_eq!(undeployed(&test, "old"), None);
+    assert!(entries(&test).contains(&"old".to_string()));
 }

@@ -195,8 +195,9 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
     }
 }
 
-/// The entry's parameters as the component's last run had them.
-fn recorded_parameters(entry: &ComponentState) -> Vec<ExpandedParam> {
+/// The entry's parameters as the component's last run had them: those
+/// its undeploy gets.
+pub fn recorded_parameters(entry: &ComponentState) -> Vec<ExpandedParam> {
     entry
         .parameters
         .iter()

@@ -104,10 +104,15 @@ pub struct RemovedPreview {
     pub depends: Vec<String>,
     /// Its entry's status.
     pub status: String,
+    /// The parameters its undeploy gets (its entry's), kept for a saved
+    /// plan (`plan --out`), not printed.
+    #[serde(skip)]
+    pub parameters: Vec<ParameterPreview>,
 }
 
 impl RemovedPreview {
-    fn of(removed: &prune::Removed) -> RemovedPreview {
+    fn of(removed: &prune::Removed, state: Option<&State>, redactor: &Redactor) -> RemovedPreview {
+        let entry = state.and_then(|s| s.components.get(&removed.name));
         RemovedPreview {
             name: removed.name.clone(),
             action: Action::Delete,
@@ -115,8 +120,43 @@ impl RemovedPreview {
             dir: removed.dir.as_ref().map(|d| d.display().to_string()),
             depends: removed.depends.clone(),
             status: removed.status.clone(),
+            parameters: entry
+                .map(|entry| undeploy_parameters(entry, redactor))
+                .unwrap_or_default(),
         }
     }
+}
+
+/// The parameters a removed component's undeploy gets, as shown: the
+/// recorded values, unchanged.
+fn undeploy_parameters(
+    entry: &state::ComponentState,
+    redactor: &Redactor,
+) -> Vec<ParameterPreview> {
+    prune::recorded_parameters(entry)
+        .iter()
+        .map(|param| {
+            let text = crate::params::format::substitution_text(param.value.as_ref());
+            let shown = redactor
+                .text(&param.name, "", param.secret, &text)
+                .into_owned();
+            ParameterPreview {
+                name: param.name.clone(),
+                value: Some(shown.clone()),
+                previous: Some(shown),
+                change: ParameterChange::Unchanged,
+                digest: saved_digest(&param.name, param.secret, &text),
+            }
+        })
+        .collect()
+}
+
+/// What a saved plan keeps of a value hub masks (with or without
+/// `--reveal`): the digest of its text; `None` for a value shown.
+fn saved_digest(name: &str, secret: bool, text: &str) -> Option<String> {
+    Redactor::new(false)
+        .hides(name, "", secret)
+        .then(|| crate::lifecycle::view::saved::text_digest(text))
 }
 
 /// A widened `-c` list, resolved.
@@ -338,7 +378,10 @@ pub fn preview(
         waves: plan.waves(),
         components,
         prune: options.prune,
-        removed: removed.iter().map(RemovedPreview::of).collect(),
+        removed: removed
+            .iter()
+            .map(|r| RemovedPreview::of(r, state.as_ref(), &Redactor::new(options.reveal)))
+            .collect(),
     })
 }
 
@@ -989,9 +1032,7 @@ impl Walk<'_> {
             value: Some(expanded.shown(param, &self.redactor)),
             previous: before.map(|b| self.recorded_text(b, param.secret)),
             change,
-            digest: Redactor::new(false)
-                .hides(&param.name, "", param.secret)
-                .then(|| crate::lifecycle::view::saved::text_digest(&current)),
+            digest: saved_digest(&param.name, param.secret, &current),
         }
     }
 
@@ -1070,6 +1111,44 @@ mod tests {
         }
     }
 
+    fn removed(name: &str) -> prune::Removed {
+        prune::Removed {
+            name: name.into(),
+            dir: Some(PathBuf::from(format!("/stack/{name}"))),
+            depends: Vec::new(),
+            status: "deployed".into(),
+        }
+    }
+
+    #[test]
+    fn a_removed_component_keeps_the_parameters_its_undeploy_gets() {
+        let mut state = State::default();
+        state.component_mut("old").parameters = vec![
+            StateParameter::new("old.size", Value::from("small")),
+            StateParameter::new("old.password", Value::from("hunter2")),
+        ];
+        let shown = RemovedPreview::of(&removed("old"), Some(&state), &Redactor::default());
+        let kept: Vec<(&str, Option<&str>, bool)> = shown
+            .parameters
+            .iter()
+            .map(|p| (p.name.as_str(), p.value.as_deref(), p.digest.is_some()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("old.size", Some("small"), false),
+                ("old.password", Some(crate::redact::MASK), true),
+            ]
+        );
+        assert_eq!(
+            shown.parameters[1].digest.as_deref(),
+            Some(crate::lifecycle::view::saved::text_digest("hunter2").as_str())
+        );
+        let revealed = RemovedPreview::of(&removed("old"), Some(&state), &Redactor::new(true));
+        assert_eq!(revealed.parameters[1].value.as_deref(), Some("hunter2"));
+        assert_eq!(revealed.parameters[1].digest, shown.parameters[1].digest);
+    }
+
     #[test]
     fn the_report_gives_each_component_its_action_and_reasons() {
         let preview = Preview {
@@ -1080,12 +1159,11 @@ mod tests {
             selection: None,
             waves: Vec::new(),
             prune: true,
-            removed: vec![RemovedPreview::of(&prune::Removed {
-                name: "old".into(),
-                dir: Some(PathBuf::from("/stack/old")),
-                depends: Vec::new(),
-                status: "deployed".into(),
-            })],
+            removed: vec![RemovedPreview::of(
+                &removed("old"),
+                None,
+                &Redactor::default(),
+            )],
             components: vec![
                 component("a", Action::Update, "folder content changed"),
                 component("b", Action::NoOp, ""),

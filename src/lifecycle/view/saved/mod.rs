@@ -6,7 +6,9 @@
 //! files as given and a digest of the elaborated stack), the state (its
 //! locations, lineage and serial as read), the arguments that decide what
 //! runs, and each component in order with its action, the reasons, the
-//! digest of its folder and its expanded parameters. A value that is
+//! digest of its folder and its expanded parameters; with `--prune`, then
+//! each removed component it deletes, with the folder the state records,
+//! its digest and the parameters its undeploy gets. A value that is
 //! masked in hub's output (a secret) is kept only as `sha256:…` of its
 //! text, never in clear.
 //!
@@ -16,7 +18,7 @@
 
 pub mod stale;
 
-use super::preview::{Action, ComponentPreview, Preview};
+use super::preview::{Action, ComponentPreview, ParameterPreview, Preview, RemovedPreview};
 use crate::lifecycle::run::engine::RunOptions;
 use crate::lifecycle::run::fingerprint;
 use crate::lifecycle::source::stack::Stack;
@@ -44,7 +46,9 @@ pub struct SavedPlan {
     pub stack: PlannedStack,
     pub state: PlannedState,
     pub arguments: PlannedArguments,
-    /// Every selected component, in the order a deploy takes them.
+    /// Every selected component, in the order a deploy takes them; then,
+    /// with `--prune`, the removed components as `delete`, in the order
+    /// they are undeployed.
     pub components: Vec<PlannedComponent>,
 }
 
@@ -95,6 +99,10 @@ pub struct PlannedArguments {
     pub replace: Vec<String>,
     /// `-f`.
     pub force: bool,
+    /// `--prune`: the removed components are deleted. A file without it
+    /// was made without.
+    #[serde(default)]
+    pub prune: bool,
     /// `-b`.
     pub base_dir: Option<String>,
     /// `--clouds` as given (empty: from the environment).
@@ -117,7 +125,13 @@ pub struct PlannedComponent {
     /// skipped component.
     pub folder: Option<String>,
     /// Its expanded parameters, in order; empty for a skipped component.
+    /// For a `delete`, the parameters its state entry records, which its
+    /// undeploy gets.
     pub parameters: Vec<PlannedParameter>,
+    /// For a `delete`: the folder its undeploy runs from, as the state
+    /// records it; `folder` is its digest (`null` when it is gone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
 }
 
 /// An expanded parameter as planned.
@@ -218,6 +232,7 @@ impl SavedPlan {
             .components
             .iter()
             .filter_map(|c| planned_component(c, stack, options))
+            .chain(preview.pruned().map(planned_delete))
             .collect();
         Ok(SavedPlan {
             version: PLAN_VERSION,
@@ -260,6 +275,7 @@ fn arguments(preview: &Preview, options: &RunOptions, clouds: &[String]) -> Plan
         changed: options.changed,
         replace: options.replace.clone(),
         force: options.force,
+        prune: options.prune,
         base_dir: options
             .components_base_dir
             .as_ref()
@@ -284,19 +300,41 @@ fn planned_component(
         folder: (!skipped)
             .then(|| folder_digest(stack, &component.name, options))
             .flatten(),
-        parameters: component
-            .parameters
-            .iter()
-            .filter_map(|p| {
-                let value = p.digest.clone().or_else(|| p.value.clone())?;
-                Some(PlannedParameter {
-                    name: p.name.clone(),
-                    value,
-                    secret: p.digest.is_some(),
-                })
-            })
-            .collect(),
+        parameters: planned_parameters(&component.parameters),
+        dir: None,
     })
+}
+
+/// A removed component that `--prune` undeploys.
+fn planned_delete(removed: &RemovedPreview) -> PlannedComponent {
+    PlannedComponent {
+        name: removed.name.clone(),
+        action: PlanAction::Delete,
+        reasons: removed.reasons.clone(),
+        folder: removed
+            .dir
+            .as_deref()
+            .map(Path::new)
+            .filter(|dir| dir.is_dir())
+            .and_then(|dir| fingerprint::folder_digest(dir).ok()),
+        parameters: planned_parameters(&removed.parameters),
+        dir: removed.dir.clone(),
+    }
+}
+
+/// The parameters as a plan keeps them: a masked value as its digest.
+fn planned_parameters(parameters: &[ParameterPreview]) -> Vec<PlannedParameter> {
+    parameters
+        .iter()
+        .filter_map(|p| {
+            let value = p.digest.clone().or_else(|| p.value.clone())?;
+            Some(PlannedParameter {
+                name: p.name.clone(),
+                value,
+                secret: p.digest.is_some(),
+            })
+        })
+        .collect()
 }
 
 /// The digest `--changed` compares, of the component's folder; `None`
@@ -344,15 +382,6 @@ pub enum SavedPlanError {
         path.display()
     )]
     Newer { path: PathBuf, version: u64 },
-    #[error(
-        "the plan `{}` holds a `delete` of `{}`: this hub cannot apply it yet",
-        path.display(),
-        components.join("`, `")
-    )]
-    Deletes {
-        path: PathBuf,
-        components: Vec<String>,
-    },
     #[error("plan `{}` is stale: {}; run `hub plan` again", path.display(), reasons.join("; "))]
     Stale { path: PathBuf, reasons: Vec<String> },
 }
@@ -369,9 +398,6 @@ impl SavedPlanError {
             }
             SavedPlanError::Newer { .. } => {
                 "apply it with the hub that made it, or plan again with this one".into()
-            }
-            SavedPlanError::Deletes { .. } => {
-                "plan again without the removed components, or undeploy them first".into()
             }
             SavedPlanError::Stale { path, .. } => format!(
                 "nothing was run and the state is untouched; review a new plan \
@@ -418,20 +444,7 @@ pub fn read(path: &Path) -> Result<SavedPlan, SavedPlanError> {
         }
         Some(_) => {}
     }
-    let plan: SavedPlan = serde_json::from_value(value).map_err(|e| damaged(e.to_string()))?;
-    let deletes: Vec<String> = plan
-        .components
-        .iter()
-        .filter(|c| c.action == PlanAction::Delete)
-        .map(|c| c.name.clone())
-        .collect();
-    if !deletes.is_empty() {
-        return Err(SavedPlanError::Deletes {
-            path: path.to_path_buf(),
-            components: deletes,
-        });
-    }
-    Ok(plan)
+    serde_json::from_value(value).map_err(|e| damaged(e.to_string()))
 }
 
 /// The JSON Schema of [`SavedPlan`].
@@ -501,6 +514,46 @@ mod tests {
         let first = ExpectedState::default();
         assert!(first.holds(None));
         assert!(!first.holds(Some(&state("l", 1))));
+    }
+
+    /// A version-1 file written before `prune` was recorded.
+    #[test]
+    fn a_plan_without_prune_in_its_arguments_was_made_without() {
+        let plan = SavedPlan {
+            version: PLAN_VERSION,
+            created: "2026-01-01T00:00:00Z".into(),
+            stack: PlannedStack {
+                name: "s".into(),
+                files: vec!["hub.yaml".into()],
+                digest: text_digest(""),
+            },
+            state: PlannedState {
+                locations: Vec::new(),
+                read: None,
+                lineage: None,
+                serial: None,
+            },
+            arguments: PlannedArguments {
+                prune: true,
+                ..PlannedArguments::default()
+            },
+            components: Vec::new(),
+        };
+        let mut value = serde_json::to_value(&plan).expect("JSON");
+        assert_eq!(value["arguments"]["prune"], true);
+        value["arguments"]
+            .as_object_mut()
+            .expect("arguments")
+            .remove("prune");
+        let older: SavedPlan = serde_json::from_value(value).expect("an older plan");
+        assert!(!older.arguments.prune);
+        assert_eq!(
+            older,
+            SavedPlan {
+                arguments: PlannedArguments::default(),
+                ..plan
+            }
+        );
     }
 
     /// `schemas/plan.schema.json` must be what the types generate.

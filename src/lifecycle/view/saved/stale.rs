@@ -3,7 +3,7 @@
 //! difference is said in a short phrase; none means the deploy runs
 //! exactly what was reviewed.
 
-use super::{PlannedComponent, PlannedState, SavedPlan};
+use super::{PlanAction, PlannedComponent, PlannedState, SavedPlan};
 use std::collections::HashMap;
 
 /// What moved between the `saved` plan and the one made `now`; empty when
@@ -48,14 +48,24 @@ fn state_differences(saved: &PlannedState, now: &PlannedState) -> Vec<String> {
     }
 }
 
+/// The selected components, then the removed ones deleted: first which
+/// ones, then, when the same, what each relies on.
 fn component_differences(saved: &[PlannedComponent], now: &[PlannedComponent]) -> Vec<String> {
-    let names = |list: &[PlannedComponent]| list.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
-    if names(saved) != names(now) {
-        return vec![format!(
-            "the components changed (planned: {}; now: {})",
-            names(saved).join(", "),
-            names(now).join(", ")
-        )];
+    let mut found = Vec::new();
+    let (saved_names, now_names) = (names(saved, false), names(now, false));
+    if saved_names != now_names {
+        found.push(format!(
+            "the components changed (planned: {saved_names}; now: {now_names})"
+        ));
+    }
+    let (saved_deletes, now_deletes) = (names(saved, true), names(now, true));
+    if saved_deletes != now_deletes {
+        found.push(format!(
+            "the components removed from the stack changed (planned to delete: {saved_deletes}; now: {now_deletes})"
+        ));
+    }
+    if !found.is_empty() {
+        return found;
     }
     saved
         .iter()
@@ -64,9 +74,26 @@ fn component_differences(saved: &[PlannedComponent], now: &[PlannedComponent]) -
         .collect()
 }
 
+/// The names of the `delete`s (in a deploy's plan: the removed
+/// components) or of the others, in order, on one line.
+fn names(list: &[PlannedComponent], deletes: bool) -> String {
+    let names: Vec<&str> = list
+        .iter()
+        .filter(|c| (c.action == PlanAction::Delete) == deletes)
+        .map(|c| c.name.as_str())
+        .collect();
+    match names.is_empty() {
+        true => "none".into(),
+        false => names.join(", "),
+    }
+}
+
 fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
     let name = &before.name;
     let mut found = Vec::new();
+    if before.dir != after.dir {
+        found.push(format!("the recorded folder of `{name}` changed"));
+    }
     if before.folder != after.folder {
         found.push(format!("the folder of `{name}` changed"));
     }
@@ -119,7 +146,7 @@ fn changed_parameters(before: &PlannedComponent, after: &PlannedComponent) -> Ve
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PlanAction, PlannedArguments, PlannedParameter, PlannedStack};
+    use super::super::{PlannedArguments, PlannedParameter, PlannedStack};
     use super::*;
 
     fn plan(serial: u64, value: &str) -> SavedPlan {
@@ -148,8 +175,51 @@ mod tests {
                     value: value.into(),
                     secret: true,
                 }],
+                dir: None,
             }],
         }
+    }
+
+    /// `plan(3, …)` deleting the removed component `old`.
+    fn deleting(folder: &str) -> SavedPlan {
+        let mut plan = plan(3, "sha256:x");
+        plan.components.push(PlannedComponent {
+            name: "old".into(),
+            action: PlanAction::Delete,
+            reasons: Vec::new(),
+            folder: Some(folder.into()),
+            parameters: Vec::new(),
+            dir: Some("/stack/old".into()),
+        });
+        plan
+    }
+
+    #[test]
+    fn the_deletes_are_compared_apart_then_by_folder() {
+        let saved = deleting("sha256:o");
+        assert!(differences(&saved, &deleting("sha256:o")).is_empty());
+        assert_eq!(
+            differences(&saved, &deleting("sha256:p")),
+            ["the folder of `old` changed"]
+        );
+        let mut more = deleting("sha256:o");
+        let mut cache = more.components[1].clone();
+        cache.name = "cache".into();
+        more.components.push(cache);
+        assert_eq!(
+            differences(&saved, &more),
+            ["the components removed from the stack changed (planned to delete: old; now: old, cache)"]
+        );
+        assert_eq!(
+            differences(&plan(3, "sha256:x"), &saved),
+            ["the components removed from the stack changed (planned to delete: none; now: old)"]
+        );
+        let mut moved = deleting("sha256:o");
+        moved.components[1].dir = Some("/elsewhere/old".into());
+        assert_eq!(
+            differences(&saved, &moved),
+            ["the recorded folder of `old` changed"]
+        );
     }
 
     #[test]
