@@ -54,7 +54,7 @@
 //! uses it.
 
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -141,7 +141,7 @@ struct Inner {
     /// Entries confirmed or hashed by this command.
     seen: HashMap<PathBuf, Entry>,
     /// Folders walked whole: an entry below one that was not seen is gone.
-    walked: Vec<PathBuf>,
+    walked: HashSet<PathBuf>,
     reads: u64,
 }
 
@@ -188,7 +188,7 @@ impl DigestCache {
 
     /// Notes that the folder at `root` (an absolute path) was walked whole.
     pub fn walked(&self, root: &Path) {
-        self.lock().walked.push(root.to_path_buf());
+        self.lock().walked.insert(root.to_path_buf());
     }
 
     /// How many files this command read (the others came from the cache).
@@ -207,7 +207,9 @@ impl DigestCache {
         let mut kept: HashMap<&PathBuf, Entry> = inner
             .loaded
             .iter()
-            .filter(|(path, _)| !inner.walked.iter().any(|root| path.starts_with(root)))
+            // An entry's folders are looked up, not every folder walked:
+            // the cost follows the entries, not entries × folders.
+            .filter(|(path, _)| !path.ancestors().skip(1).any(|a| inner.walked.contains(a)))
             .map(|(path, entry)| (path, *entry))
             .collect();
         kept.extend(inner.seen.iter().map(|(path, entry)| (path, *entry)));
