@@ -158,16 +158,19 @@ static REMOTE_PASSWORD: std::sync::OnceLock<Option<String>> = std::sync::OnceLoc
 /// from `--encrypted` (see [`password_for_remote`]); the commands that
 /// have the flag call it before anything is written.
 pub fn choose_remote_password(flag: Option<bool>) -> Result<(), CryptoError> {
-    let password = password_for_remote(flag, |name| std::env::var(name).ok())?;
-    let _ = REMOTE_PASSWORD.set(password);
+    let _ = REMOTE_PASSWORD.set(password_from_flag(flag)?);
     Ok(())
+}
+
+fn password_from_flag(flag: Option<bool>) -> Result<Option<String>, CryptoError> {
+    password_for_remote(flag, |name| std::env::var(name).ok())
 }
 
 /// The password remote copies are sealed with: the one chosen by
 /// [`choose_remote_password`], else as without the flag.
 pub fn remote_password() -> Option<&'static str> {
     REMOTE_PASSWORD
-        .get_or_init(|| password_for_remote(None, |name| std::env::var(name).ok()).unwrap_or(None))
+        .get_or_init(|| password_from_flag(None).unwrap_or(None))
         .as_deref()
 }
 

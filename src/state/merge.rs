@@ -172,23 +172,7 @@ impl State {
         status: OperationStatus,
         now: &str,
     ) {
-        let Some(operation) = self.operation_mut(index, now) else {
-            return;
-        };
-        let status = status.as_str().to_string();
-        // The component touched last is usually the one touched again.
-        match operation
-            .phases
-            .iter_mut()
-            .rev()
-            .find(|p| p.phase == component)
-        {
-            Some(phase) => phase.status = status,
-            None => operation.phases.push(Phase {
-                phase: component.to_string(),
-                status,
-            }),
-        }
+        self.set_phase_in_order(index, component, status, now, &|_| None);
     }
 
     /// [`State::set_phase`] keeping the phases in the order `position`
@@ -213,8 +197,11 @@ impl State {
         let phases = &mut operation.phases;
         let first = phases.partition_point(|p| rank(&p.phase) < key);
         let equal = phases[first..].partition_point(|p| rank(&p.phase) == key);
+        // Among equals (names without a position), the one touched last is
+        // usually the one touched again.
         match phases[first..first + equal]
             .iter_mut()
+            .rev()
             .find(|p| p.phase == component)
         {
             Some(phase) => phase.status = status,
@@ -730,6 +717,17 @@ pub(crate) mod tests {
         assert_eq!(ComponentStatus::parse("Deployed"), None);
     }
 
+    /// Begins the operation of `hub deploy x` at [`T0`].
+    fn begin_deploy(state: &mut State) -> OperationIndex {
+        let start = OperationStart {
+            id: "op".into(),
+            operation: "deploy".into(),
+            args: names(&["hub", "deploy", "x"]),
+            initiator: "alice".into(),
+        };
+        state.begin_operation(start, T0)
+    }
+
     #[test]
     fn operations_record_phases_in_first_touch_order() {
         let mut state = State::new(StackMeta::default(), Vec::new());
@@ -737,13 +735,7 @@ pub(crate) mod tests {
             id: "old".into(),
             ..Operation::default()
         });
-        let start = OperationStart {
-            id: "op".into(),
-            operation: "deploy".into(),
-            args: names(&["hub", "deploy", "x"]),
-            initiator: "alice".into(),
-        };
-        let op = state.begin_operation(start, T0);
+        let op = begin_deploy(&mut state);
         state.set_phase(op, "b", OperationStatus::InProgress, T0);
         state.set_phase(op, "a", OperationStatus::InProgress, T0);
         state.set_phase(op, "b", OperationStatus::Success, T1);
@@ -768,13 +760,7 @@ pub(crate) mod tests {
     #[test]
     fn phases_follow_the_positions_given_and_unknown_names_keep_their_order_last() {
         let mut state = State::new(StackMeta::default(), Vec::new());
-        let start = OperationStart {
-            id: "op".into(),
-            operation: "deploy".into(),
-            args: names(&["hub", "deploy", "x"]),
-            initiator: "alice".into(),
-        };
-        let op = state.begin_operation(start, T0);
+        let op = begin_deploy(&mut state);
         let order = names(&["a", "b", "c"]);
         let position = |name: &str| order.iter().position(|n| n == name);
         for name in ["y", "c", "x", "a", "b", "c", "y"] {
