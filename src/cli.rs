@@ -19,6 +19,10 @@ pub const VERSION: &str = concat!(
     about = "Deploy stacks of components described by Hub manifests"
 )]
 pub struct Cli {
+    /// Trace every call to an object store on stderr (operation, object,
+    /// outcome, time); credentials and signed URLs are never printed.
+    #[arg(long, short = 'd', global = true, env = "HUB_DEBUG", value_parser = clap::builder::BoolishValueParser::new())]
+    pub debug: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -119,6 +119,20 @@ impl Warnings {
     }
 }
 
+static DEBUG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns the `--debug` traces on or off for the whole process.
+pub fn set_debug(on: bool) {
+    DEBUG.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// One `--debug` trace line on stderr; nothing without `--debug`.
+pub fn debug(line: impl FnOnce() -> String) {
+    if DEBUG.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("debug: {}", line());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

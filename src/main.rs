@@ -8,6 +8,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
     };
+    hub::diag::set_debug(cli.debug);
     let mut warnings = Warnings::default();
     let result = match cli.command {
         Command::Elaborate(args) => hub::commands::elaborate(args, &mut warnings),

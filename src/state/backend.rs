@@ -70,6 +70,13 @@ pub trait StateStore {
         false
     }
 
+    /// Where the version of the state this run replaced is kept, for the
+    /// run's summary; `None` when the place needs no saying (a local
+    /// file's backup is always `STATE.backup`) or nothing was replaced.
+    fn previous_version(&self) -> Option<String> {
+        None
+    }
+
     /// The state [`StateStore::load`] reads, as YAML text in `format`;
     /// takes no lock and changes nothing.
     fn pull(

@@ -436,6 +436,15 @@ impl StateWriter {
 
     /// The errors of the locations that could not be written (or opened)
     /// since the previous call, while another location was.
+    /// Where each location keeps the state this run replaced, where that
+    /// needs saying (see [`StateStore::previous_version`]).
+    pub fn previous_versions(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .filter_map(|t| t.store.previous_version())
+            .collect()
+    }
+
     pub fn take_failures(&mut self) -> Vec<StateError> {
         std::mem::take(&mut self.failures)
     }

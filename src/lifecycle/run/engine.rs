@@ -218,6 +218,9 @@ pub fn run<'a>(
         (Ok(()), Ok(())) => Ok(()),
     };
     let result = result.map_err(|error| keep_unsaved_state(error, run.state.as_ref(), options));
+    if let Some(writer) = &run.writer {
+        run.summary.state_notes = writer.previous_versions();
+    }
     run.summary.total = started.elapsed();
     run.summary.ended = run.clock.now();
     Finished {

@@ -74,6 +74,9 @@ pub struct Summary {
     /// Parallel runs: the last output lines of each failed component,
     /// repeated before the table.
     pub failed_logs: Vec<FailedLog>,
+    /// Where the state locations keep the version this run replaced
+    /// (object storage: a backup object or the bucket's versioning).
+    pub state_notes: Vec<String>,
 }
 
 /// The end of a failed component's output.
@@ -167,6 +170,9 @@ impl Summary {
             if self.entries.len() == 1 { "" } else { "s" },
             seconds(self.total)
         );
+        for note in &self.state_notes {
+            let _ = writeln!(out, "state: {note}");
+        }
         if !self.outputs.is_empty() {
             out.push_str("outputs:\n");
             for (name, value) in &self.outputs {

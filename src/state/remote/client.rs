@@ -19,7 +19,7 @@ use object_store::{
     RetryConfig, UpdateVersion,
 };
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a failing request is retried (with exponential backoff from
 /// 100 ms to 5 s) before its error is reported; `HUB_REMOTE_RETRY_TIMEOUT`
@@ -41,16 +41,32 @@ pub enum Write {
 /// What a conditional put did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Put {
-    /// Written; the new version's ETag.
-    Written(Option<String>),
+    /// Written: the new version's ETag, and its version ID when the bucket
+    /// keeps versions.
+    Written(Written),
     /// The condition failed: someone else wrote (or removed) the object.
     Conflict,
 }
 
-/// An object as read: its bytes and ETag.
+/// What a put that went through returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub etag: Option<String>,
+    pub version: Option<String>,
+}
+
+/// An object as read: its bytes, ETag and version ID.
 pub struct Object {
     pub bytes: Vec<u8>,
     pub etag: Option<String>,
+    pub version: Option<String>,
+}
+
+/// Whether a version ID shows a bucket that keeps every version: S3 gives
+/// `null` to objects written while versioning is suspended, which the next
+/// write replaces.
+pub fn keeps_versions(version: Option<&str>) -> bool {
+    version.is_some_and(|v| !v.is_empty() && v != "null")
 }
 
 /// An object as listed.
@@ -97,8 +113,17 @@ impl Client {
             .rsplit_once('/')
             .map(|(folder, _)| ObjectPath::from(folder));
         let store = &self.store;
-        self.runtime
-            .block_on(store.list_with_delimiter(parent.as_ref()))
+        let started = Instant::now();
+        let listed = self
+            .runtime
+            .block_on(store.list_with_delimiter(parent.as_ref()));
+        self.trace(
+            "LIST",
+            parent.as_ref().map_or("", |p| p.as_ref()),
+            started,
+            &listed,
+        );
+        listed
             .map(|_| ())
             .map_err(|e| self.error("reach the bucket", e))
     }
@@ -107,15 +132,19 @@ impl Client {
     pub fn get(&self, key: &str) -> Result<Option<Object>, StateError> {
         let path = ObjectPath::from(key);
         let store = &self.store;
+        let started = Instant::now();
         let read = self.runtime.block_on(async {
             let got = store.get(&path).await?;
             let etag = got.meta.e_tag.clone();
+            let version = got.meta.version.clone();
             let bytes = got.bytes().await?;
             Ok::<_, object_store::Error>(Object {
                 bytes: bytes.to_vec(),
                 etag,
+                version,
             })
         });
+        self.trace("GET", key, started, &read);
         match read {
             Ok(object) => Ok(Some(object)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -139,11 +168,16 @@ impl Client {
         let update = matches!(mode, PutMode::Update(_));
         let store = &self.store;
         let options = PutOptions::from(mode);
+        let started = Instant::now();
         let put = self
             .runtime
             .block_on(store.put_opts(&path, PutPayload::from(bytes), options));
+        self.trace("PUT", key, started, &put);
         match put {
-            Ok(result) => Ok(Put::Written(result.e_tag)),
+            Ok(result) => Ok(Put::Written(Written {
+                etag: result.e_tag,
+                version: result.version,
+            })),
             Err(object_store::Error::AlreadyExists { .. })
             | Err(object_store::Error::Precondition { .. }) => Ok(Put::Conflict),
             Err(object_store::Error::NotFound { .. }) if update => Ok(Put::Conflict),
@@ -155,7 +189,10 @@ impl Client {
     pub fn delete(&self, key: &str) -> Result<(), StateError> {
         let path = ObjectPath::from(key);
         let store = &self.store;
-        match self.runtime.block_on(store.delete(&path)) {
+        let started = Instant::now();
+        let deleted = self.runtime.block_on(store.delete(&path));
+        self.trace("DELETE", key, started, &deleted);
+        match deleted {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.error_at(key, "remove", e)),
         }
@@ -165,10 +202,12 @@ impl Client {
     pub fn list(&self, folder: &str) -> Result<Vec<Listed>, StateError> {
         let path = ObjectPath::from(folder);
         let store = &self.store;
+        let started = Instant::now();
         let listed = self.runtime.block_on(async {
             let metas: Vec<_> = store.list(Some(&path)).try_collect().await?;
             Ok::<_, object_store::Error>(metas)
         });
+        self.trace("LIST", folder, started, &listed);
         let mut objects: Vec<Listed> = listed
             .map_err(|e| self.error_at(folder, "list", e))?
             .into_iter()
@@ -186,7 +225,10 @@ impl Client {
     pub fn head(&self, key: &str) -> Result<Option<Listed>, StateError> {
         let path = ObjectPath::from(key);
         let store = &self.store;
-        match self.runtime.block_on(store.head(&path)) {
+        let started = Instant::now();
+        let head = self.runtime.block_on(store.head(&path));
+        self.trace("HEAD", key, started, &head);
+        match head {
             Ok(meta) => Ok(Some(Listed {
                 key: key.to_string(),
                 size: meta.size,
@@ -195,6 +237,31 @@ impl Client {
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(self.error_at(key, "look at", e)),
         }
+    }
+
+    /// The `--debug` line of one call: never its URL, which a store may
+    /// sign, only the object's key and the outcome, cleaned of secrets.
+    fn trace<T>(
+        &self,
+        call: &str,
+        key: &str,
+        started: Instant,
+        outcome: &Result<T, object_store::Error>,
+    ) {
+        crate::diag::debug(|| {
+            let outcome = match outcome {
+                Ok(_) => "done".to_string(),
+                Err(object_store::Error::NotFound { .. }) => "not found".to_string(),
+                Err(object_store::Error::AlreadyExists { .. })
+                | Err(object_store::Error::Precondition { .. }) => "condition failed".to_string(),
+                Err(e) => redact(&e.to_string()),
+            };
+            format!(
+                "{}: {call} `{key}`: {outcome} ({} ms)",
+                self.location,
+                started.elapsed().as_millis()
+            )
+        });
     }
 
     fn error(&self, action: &str, error: object_store::Error) -> StateError {

@@ -95,8 +95,8 @@ impl RemoteLock {
         };
         let key = location.sibling(".lock");
         match client.put(&key, encode(&info), Write::Create)? {
-            Put::Written(etag) => {
-                let etag = Arc::new(Mutex::new(etag));
+            Put::Written(written) => {
+                let etag = Arc::new(Mutex::new(written.etag));
                 let (stop, stopped) = mpsc::channel();
                 let renewer = spawn_renewer(client, info.clone(), etag.clone(), lease, stopped);
                 Ok(RemoteLock {
@@ -171,7 +171,7 @@ fn spawn_renewer(
             match client.put(&key, encode(&info), Write::Update(current)) {
                 Ok(Put::Written(new)) => {
                     if let Ok(mut etag) = etag.lock() {
-                        *etag = new;
+                        *etag = new.etag;
                     }
                 }
                 Ok(Put::Conflict) => {

@@ -6,7 +6,8 @@
 //!   there was none), so a run never overwrites a state that changed
 //!   underneath it (fencing);
 //! * `KEY.backup` — the previous version of `KEY`, written before each
-//!   fold;
+//!   fold; not written when the bucket keeps versions itself (`KEY` comes
+//!   with a version ID), since every earlier `KEY` is kept there;
 //! * `KEY.journal/<base>-<serial>` — one small object per checkpoint
 //!   (the journal's record line), created only if absent; `base` is the
 //!   serial of the `KEY` it applies to. Readers apply the records whose
@@ -15,7 +16,7 @@
 //!   others, or a run whose lock was broken went on appending) and are
 //!   ignored.
 
-use super::client::{Client, Put, Write};
+use super::client::{keeps_versions, Client, Put, Write};
 use super::location::RemoteLocation;
 use super::lock::{lock_broken, RemoteLock};
 use crate::diag::Warnings;
@@ -39,6 +40,11 @@ pub struct RemoteStore {
     current: Option<Vec<u8>>,
     /// The serial of `KEY`.
     base: u64,
+    /// The bucket keeps every version of `KEY` (learnt from its version
+    /// ID when read or written); no `KEY.backup` then.
+    versioned: bool,
+    /// A fold of this run replaced an earlier `KEY`.
+    replaced: bool,
     /// Record objects written or found since the last fold.
     records: Vec<String>,
     records_size: u64,
@@ -177,12 +183,13 @@ impl RemoteStore {
         let location = RemoteLocation::of_path(path)?;
         let client = Client::new(&location)?;
         let seen = snapshot(&client)?;
-        let (etag, current, base) = match seen.object {
+        let (etag, current, base, versioned) = match seen.object {
             Some(object) => {
                 let base = serial_of_object(&object.bytes);
-                (object.etag, Some(object.bytes), base)
+                let versioned = keeps_versions(object.version.as_deref());
+                (object.etag, Some(object.bytes), base, versioned)
             }
-            None => (None, None, 0),
+            None => (None, None, 0, false),
         };
         let serial = seen.records.last().map_or(base, |(_, serial)| *serial);
         if let Some(known) = known.filter(|known| *known != serial) {
@@ -197,6 +204,8 @@ impl RemoteStore {
             etag,
             current,
             base,
+            versioned,
+            replaced: false,
             records: seen.records.into_iter().map(|(key, _)| key).collect(),
             records_size: seen.records_size,
             lock: None,
@@ -282,7 +291,7 @@ impl StateStore for RemoteStore {
             None => self.current.clone(),
         };
         let key = self.location().key.clone();
-        if let Some(previous) = previous {
+        if let Some(previous) = previous.filter(|_| !self.versioned) {
             let backup_key = self.location().sibling(".backup");
             self.client.put(&backup_key, previous, Write::Overwrite)?;
         }
@@ -292,7 +301,11 @@ impl StateStore for RemoteStore {
             None => Write::Create,
         };
         match self.client.put(&key, bytes.clone(), mode)? {
-            Put::Written(etag) => self.etag = etag,
+            Put::Written(written) => {
+                self.replaced |= self.etag.is_some();
+                self.versioned = keeps_versions(written.version.as_deref());
+                self.etag = written.etag;
+            }
             Put::Conflict => {
                 return Err(StateError::RemoteConflict {
                     location: self.location().to_string(),
@@ -337,6 +350,23 @@ impl StateStore for RemoteStore {
 
     fn folded_size(&self) -> u64 {
         RemoteStore::folded_size(self)
+    }
+
+    fn previous_version(&self) -> Option<String> {
+        if !self.replaced {
+            return None;
+        }
+        Some(match self.versioned {
+            true => format!(
+                "{}: the previous version is kept by the bucket's versioning",
+                self.path.display()
+            ),
+            false => format!(
+                "{}: the previous version is kept as `{}.backup` (the bucket keeps no versions)",
+                self.path.display(),
+                self.path.display()
+            ),
+        })
     }
 }
 

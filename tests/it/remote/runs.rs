@@ -1,6 +1,6 @@
 //! `hub` runs with `-s s3://BUCKET/KEY` on the local S3 test server.
 
-use super::server::{server, Server, SECRET_KEY};
+use super::server::{server, signing_server, Server, SECRET_KEY, SIGNED_BUCKET};
 use crate::common::{Output, Test};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -110,7 +110,10 @@ fn deploy_plan_undeploy_and_unlock_with_the_state_in_a_bucket() {
     let bucket = server.bucket("runs");
     let location = format!("s3://{bucket}/envs/dev/hub.state");
     let test = chain(3, "0", "");
-    hub(&test, server, &deploy_args(&location), &[]).success();
+    let deploy = hub(&test, server, &deploy_args(&location), &[]);
+    deploy.success();
+    let kept = format!("state: {location}: the previous version is kept as `{location}.backup`");
+    assert!(deploy.stderr.contains(&kept), "{}", deploy.stderr);
     assert!(done(&test, "c3"));
     let state = pulled(&test, server, &location);
     for c in ["c1", "c2", "c3"] {
@@ -142,6 +145,41 @@ fn deploy_plan_undeploy_and_unlock_with_the_state_in_a_bucket() {
     hub(&test, server, &["unlock", &location], &[])
         .failure()
         .stderr_has("is not locked");
+}
+
+#[test]
+fn a_versioned_bucket_keeps_the_previous_state_without_a_backup_object() {
+    let Some((server, bucket, location)) = remote_state("versioned") else {
+        return;
+    };
+    let enabled = server.request(
+        "PUT",
+        &format!("/{bucket}?versioning"),
+        &[],
+        b"<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>",
+    );
+    assert_eq!(enabled.status, 200, "{}", enabled.body);
+    let test = chain(2, "0", "");
+    for _ in 0..2 {
+        let deploy = hub(&test, server, &deploy_args(&location), &[]);
+        deploy.success();
+        let kept =
+            format!("state: {location}: the previous version is kept by the bucket's versioning");
+        assert!(deploy.stderr.contains(&kept), "{}", deploy.stderr);
+    }
+    assert!(server.get(&bucket, "hub.state.backup").is_none());
+    let versions = server.request(
+        "GET",
+        &format!("/{bucket}?versions&prefix=hub.state"),
+        &[],
+        b"",
+    );
+    let kept = versions.body.matches("<Key>hub.state</Key>").count();
+    assert!(
+        kept >= 3,
+        "every fold is a version of the bucket: {}",
+        versions.body
+    );
 }
 
 /// A lock object as another run would have left it.
@@ -305,14 +343,74 @@ fn a_missing_bucket_or_endpoint_stops_before_any_component() {
 }
 
 #[test]
-fn a_profile_in_the_aws_files_gives_the_keys() {
-    let Some((server, _, location)) = remote_state("profile") else {
+fn the_signing_server_refuses_a_request_it_cannot_verify() {
+    let Some(server) = signing_server() else {
         return;
     };
-    let test = chain(1, "0", "").file(
-        ".aws/credentials",
-        "[ci]\naws_access_key_id = fromprofile\naws_secret_access_key = profile-secret-99\n",
+    let unsigned = server.request("GET", &format!("/{SIGNED_BUCKET}"), &[], b"");
+    assert_eq!(unsigned.status, 403, "{}", unsigned.body);
+    assert!(
+        unsigned.body.contains("SignatureDoesNotMatch"),
+        "{}",
+        unsigned.body
     );
+}
+
+#[test]
+fn wrong_credentials_stop_before_any_component_and_are_never_printed() {
+    let Some(server) = signing_server() else {
+        return;
+    };
+    let location = format!("s3://{SIGNED_BUCKET}/credentials/hub.state");
+    let test = chain(1, "0", "");
+    let wrong_secret = "not-the-secret-Q7wz";
+    let refused = [
+        (
+            "AWS_SECRET_ACCESS_KEY",
+            wrong_secret,
+            "SignatureDoesNotMatch",
+        ),
+        (
+            "AWS_ACCESS_KEY_ID",
+            "AKIANOSUCHKEY0000000",
+            "InvalidAccessKeyId",
+        ),
+    ];
+    for (variable, value, code) in refused {
+        let mut args = deploy_args(&location);
+        args.push("--debug");
+        let out = hub(&test, server, &args, &[(variable, value)]);
+        out.failure()
+            .stderr_has(&format!("debug: {location}: LIST `credentials`: "))
+            .stderr_has(code)
+            .stderr_has("check the credentials (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY");
+        for secret in [wrong_secret, server.secret_key.as_str()] {
+            assert!(!out.stderr.contains(secret), "{}", out.stderr);
+            assert!(!out.stdout.contains(secret), "{}", out.stdout);
+        }
+        assert!(!out.stderr.contains("X-Amz-Signature"), "{}", out.stderr);
+    }
+    assert!(
+        !done(&test, "c1"),
+        "a component ran with refused credentials"
+    );
+    // The same run with the server's keys goes through: the refusals came
+    // from the keys alone.
+    hub(&test, server, &deploy_args(&location), &[]).success();
+    assert!(done(&test, "c1"));
+}
+
+#[test]
+fn a_profile_in_the_aws_files_gives_the_keys() {
+    let Some(server) = signing_server() else {
+        return;
+    };
+    let location = format!("s3://{SIGNED_BUCKET}/profile/hub.state");
+    let credentials = format!(
+        "[ci]\naws_access_key_id = {}\naws_secret_access_key = {}\n[stale]\naws_access_key_id = {}\naws_secret_access_key = an-old-secret\n",
+        server.access_key, server.secret_key, server.access_key
+    );
+    let test = chain(1, "0", "").file(".aws/credentials", &credentials);
     let with_profile = |profile: &str| {
         let mut command = hub_command(
             &test,
@@ -325,9 +423,13 @@ fn a_profile_in_the_aws_files_gives_the_keys() {
             .env_remove("AWS_SECRET_ACCESS_KEY");
         Output::of(command.output().expect("run"), test.root())
     };
+    with_profile("stale")
+        .failure()
+        .stderr_has("check the credentials");
+    assert!(!done(&test, "c1"));
     with_profile("ci").success();
-    let out = with_profile("nope");
-    out.failure().stderr_has("profile `nope`");
+    assert!(done(&test, "c1"));
+    with_profile("nope").failure().stderr_has("profile `nope`");
 }
 
 #[test]

@@ -18,6 +18,8 @@ pub const REGION: &str = "us-east-1";
 
 pub struct Server {
     pub port: u16,
+    pub access_key: String,
+    pub secret_key: String,
     /// Holds `requests.log` and the `fail.BUCKET` switches.
     pub dir: PathBuf,
     _child: Mutex<(Child, ChildStdin)>,
@@ -25,10 +27,24 @@ pub struct Server {
 }
 
 /// The server of this test binary; `None` (the test returns) when it
-/// cannot be started outside CI.
+/// cannot be started outside CI. It checks no signature.
 pub fn server() -> Option<&'static Server> {
     static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
-    match SERVER.get_or_init(start) {
+    required(SERVER.get_or_init(|| start(None)))
+}
+
+/// The bucket every request to this server must be signed for.
+pub const SIGNED_BUCKET: &str = "hub-signed";
+
+/// A second server, which refuses every request not signed with its own
+/// keys (`access_key`, `secret_key`); it holds [`SIGNED_BUCKET`].
+pub fn signing_server() -> Option<&'static Server> {
+    static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
+    required(SERVER.get_or_init(|| start(Some(SIGNED_BUCKET))))
+}
+
+fn required(started: &'static Result<Server, String>) -> Option<&'static Server> {
+    match started {
         Ok(server) => Some(server),
         Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("the S3 test server is required under CI=true: {why}")
@@ -42,27 +58,33 @@ pub fn server() -> Option<&'static Server> {
     }
 }
 
-fn start() -> Result<Server, String> {
+fn start(signed_bucket: Option<&str>) -> Result<Server, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/remote/s3_server.py");
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let mut child = Command::new("python3")
-        .arg(&script)
-        .arg(dir.path())
+    let mut command = Command::new("python3");
+    command.arg(&script).arg(dir.path());
+    if let Some(bucket) = signed_bucket {
+        command.arg("--signed").arg(bucket);
+    }
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot run python3: {e}"))?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .map_err(|e| e.to_string())?;
-    let port = line
-        .trim()
-        .strip_prefix("port ")
-        .and_then(|p| p.parse().ok());
-    let Some(port) = port else {
+    let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+    let port = lines
+        .next()
+        .and_then(|line| line.strip_prefix("port ")?.parse().ok());
+    let keys = match signed_bucket {
+        None => Some((ACCESS_KEY.to_string(), SECRET_KEY.to_string())),
+        Some(_) => lines.next().and_then(|line| {
+            let (access, secret) = line.strip_prefix("keys ")?.split_once(' ')?;
+            Some((access.to_string(), secret.to_string()))
+        }),
+    };
+    let (Some(port), Some((access_key, secret_key))) = (port, keys) else {
         let _ = child.kill();
         let _ = child.wait();
         return Err("moto's S3 server did not start (is `moto[server]` installed?)".into());
@@ -70,6 +92,8 @@ fn start() -> Result<Server, String> {
     let stdin = child.stdin.take().ok_or("no stdin")?;
     Ok(Server {
         port,
+        access_key,
+        secret_key,
         dir: dir.path().to_path_buf(),
         _child: Mutex::new((child, stdin)),
         _dir: dir,
@@ -110,8 +134,9 @@ impl Server {
         bucket
     }
 
-    /// One plain HTTP request. The server checks no signature, but wants
-    /// an `Authorization` header to apply conditions as S3 does.
+    /// One plain HTTP request. [`server`] checks no signature, but wants
+    /// an `Authorization` header to apply conditions as S3 does;
+    /// [`signing_server`] refuses it (its signature is wrong).
     pub fn request(
         &self,
         method: &str,
@@ -121,9 +146,10 @@ impl Server {
     ) -> Response {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         let mut head = format!(
-            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\nContent-Type: application/octet-stream\r\nAuthorization: AWS4-HMAC-SHA256 Credential={ACCESS_KEY}/20260101/{REGION}/s3/aws4_request, SignedHeaders=host, Signature=00\r\n",
+            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\nContent-Type: application/octet-stream\r\nAuthorization: AWS4-HMAC-SHA256 Credential={}/20260101/{REGION}/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=00\r\nX-Amz-Date: 20260101T000000Z\r\n",
             self.port,
-            body.len()
+            body.len(),
+            self.access_key,
         );
         for (name, value) in headers {
             head.push_str(&format!("{name}: {value}\r\n"));
@@ -179,8 +205,8 @@ impl Server {
     pub fn env(&self) -> Vec<(&'static str, String)> {
         vec![
             ("AWS_ENDPOINT_URL", self.endpoint()),
-            ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
-            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY.into()),
+            ("AWS_ACCESS_KEY_ID", self.access_key.clone()),
+            ("AWS_SECRET_ACCESS_KEY", self.secret_key.clone()),
             ("AWS_REGION", REGION.into()),
         ]
     }
