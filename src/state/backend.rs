@@ -64,6 +64,12 @@ pub trait StateStore {
     /// The size of the folded state, in bytes.
     fn folded_size(&self) -> u64;
 
+    /// The records have outgrown the folded state: folding now keeps the
+    /// reading of the state (state and records) in proportion to its size.
+    fn journal_outgrown(&self) -> bool {
+        self.journal_records() > 0 && self.journal_size() > self.folded_size()
+    }
+
     /// An append failed and may have left a partial record: the next write
     /// must fold.
     fn journal_broken(&self) -> bool {
@@ -129,6 +135,14 @@ impl StateStore for LocalStore {
 
     fn folded_size(&self) -> u64 {
         self.file_size()
+    }
+
+    /// A journal file smaller than [`super::journal::FOLD_MIN_JOURNAL`] is
+    /// read at once whatever the state's size: folding a small state after
+    /// every few records would cost more than the records themselves.
+    fn journal_outgrown(&self) -> bool {
+        let (records, size, _) = self.journal_counts();
+        records > 0 && size > self.file_size().max(super::journal::FOLD_MIN_JOURNAL)
     }
 
     fn journal_broken(&self) -> bool {

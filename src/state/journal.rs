@@ -62,7 +62,9 @@
 //!   next run holding the lock removes it.
 //!
 //! A run folds at its end, when more than [`FOLD_AFTER`] passed since the
-//! last fold (or [`FOLD_SHARE`] times what the last fold took, if longer), when the journal grows larger than `STATE`, and at its first
+//! last fold (or [`FOLD_SHARE`] times what the last fold took, if longer),
+//! when the journal grows larger than `STATE` (and than
+//! [`FOLD_MIN_JOURNAL`]), and at its first
 //! write (right after it took the lock), which folds what a killed run
 //! left. A fold that follows records first appends the pending change (a
 //! whole-state record when it is not a checkpoint), writes `STATE.backup`
@@ -98,6 +100,11 @@ pub const FOLD_AFTER: Duration = Duration::from_secs(5);
 /// next one waits at least this many times as long as the last one took,
 /// which keeps folding under a twentieth of a long run whatever the size.
 pub const FOLD_SHARE: u32 = 20;
+
+/// A local journal is not folded for its size before it reaches this
+/// many bytes (a reader replays it in a few milliseconds): a small
+/// state's run would otherwise fold every few components.
+pub const FOLD_MIN_JOURNAL: u64 = 256 * 1024;
 
 /// How many entries back in `lifecycle.order` a record looks for the base
 /// of a snapshot; past that the snapshot is written whole.

@@ -533,10 +533,7 @@ impl StateWriter {
     fn fold_due(&self) -> bool {
         let interval = journal::FOLD_AFTER.max(self.last_fold_took * journal::FOLD_SHARE);
         self.last_fold.is_none_or(|at| at.elapsed() > interval)
-            || self.targets.iter().any(|t| {
-                let store = &t.store;
-                store.journal_records() > 0 && store.journal_size() > store.folded_size()
-            })
+            || self.targets.iter().any(|t| t.store.journal_outgrown())
     }
 
     /// Writes the whole state to every location and drops the journals.
@@ -1471,24 +1468,51 @@ mod tests {
     }
 
     #[test]
-    fn a_journal_outgrowing_the_file_is_folded() {
+    fn a_journal_outgrowing_the_file_and_the_minimum_is_folded() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("s");
         let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
         let mut state = sample();
         state.timestamp = "2026-01-01T00:00:00Z".into();
         writer.write(&mut state).expect("first write");
-        let mut folds = 0;
+        let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 10);
+        let mut folded_at = Vec::new();
         for round in 0..20 {
+            let name = format!("c{round}");
+            deploy(&mut state, &name, "deployed");
+            state.component_mut(&name).parameters = vec![crate::state::StateParameter::new(
+                "bulk",
+                yaml_serde::Value::String(bulk.clone()),
+            )];
+            writer
+                .write_component(&mut state, &name)
+                .expect("checkpoint");
+            if !journal::journal_path(&path).exists() {
+                folded_at.push(round);
+            }
+            assert_eq!(read_ok(&path), state);
+        }
+        // Records of a tenth of the minimum each, plus their framing: the
+        // tenth passes it, then ten more pass the state folded from them.
+        assert_eq!(folded_at, [9, 19]);
+    }
+
+    #[test]
+    fn a_small_journal_is_not_folded_for_its_size() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s");
+        let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+        let mut state = sample();
+        writer.write(&mut state).expect("first write");
+        for round in 0..50 {
             let name = format!("c{round}");
             deploy(&mut state, &name, "deployed");
             writer
                 .write_component(&mut state, &name)
                 .expect("checkpoint");
-            folds += usize::from(!journal::journal_path(&path).exists());
-            assert_eq!(read_ok(&path), state);
+            assert!(journal::journal_path(&path).exists(), "folded at {round}");
         }
-        assert!(folds > 0, "never folded");
+        assert_eq!(read_ok(&path), state);
     }
 
     #[test]
