@@ -601,6 +601,13 @@ fn seconds(duration: Duration) -> String {
     format!("{}s", duration.as_secs_f64())
 }
 
+thread_local! {
+    /// What a read from a pipe lands in: as large as a pipe's default
+    /// capacity, made once per thread rather than cleared at every read.
+    static READ_BUFFER: std::cell::RefCell<Box<[u8]>> =
+        std::cell::RefCell::new(vec![0u8; 64 * 1024].into_boxed_slice());
+}
+
 /// One of the child's output pipes.
 struct Pipe {
     file: File,
@@ -621,8 +628,11 @@ impl Pipe {
 
     /// Reads what is there (the pipe was reported ready).
     fn read(&mut self, output: &mut Output) -> io::Result<()> {
-        let mut buffer = [0u8; 64 * 1024];
-        match self.file.read(&mut buffer) {
+        READ_BUFFER.with_borrow_mut(|buffer| self.read_into(buffer, output))
+    }
+
+    fn read_into(&mut self, buffer: &mut [u8], output: &mut Output) -> io::Result<()> {
+        match self.file.read(buffer) {
             Ok(0) => {
                 self.close(output);
                 Ok(())

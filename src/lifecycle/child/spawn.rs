@@ -219,7 +219,9 @@ mod platform {
     /// Creates the child with every signal blocked in this thread; returns
     /// once the child has called `execve` or ended.
     fn clone_child(launch: &mut Launch) -> io::Result<libc::pid_t> {
-        let mut stack = vec![0u8; CHILD_STACK];
+        // Left uninitialised: the child writes before it reads, and only
+        // the pages it touches are ever mapped.
+        let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
         // The stack grows down from its end, aligned to 16 bytes.
         let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
         let mut all: libc::sigset_t = unsafe { std::mem::zeroed() };
