@@ -34,8 +34,9 @@ pub enum Write {
     Overwrite,
     /// Only when there is nothing (`If-None-Match: *`).
     Create,
-    /// Only when the object is still the version with this ETag (`If-Match`).
-    Update(String),
+    /// Only when the object is still this revision: `If-Match` on its
+    /// ETag (S3, Azure), or on its generation (GCS).
+    Update(Written),
 }
 
 /// What a conditional put did.
@@ -48,7 +49,9 @@ pub enum Put {
     Conflict,
 }
 
-/// What a put that went through returned.
+/// A revision of an object, as a put that went through (or a read)
+/// returned it: its ETag and its version (S3 and Azure: the version ID,
+/// only when the bucket keeps versions; GCS: the generation, always).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
     pub etag: Option<String>,
@@ -62,11 +65,12 @@ pub struct Object {
     pub version: Option<String>,
 }
 
-/// Whether a version ID shows a bucket that keeps every version: S3 gives
-/// `null` to objects written while versioning is suspended, which the next
-/// write replaces.
-pub fn keeps_versions(version: Option<&str>) -> bool {
-    version.is_some_and(|v| !v.is_empty() && v != "null")
+/// Whether an object's version shows a bucket that keeps every version.
+/// S3 gives `null` to objects written while versioning is suspended, which
+/// the next write replaces. A GCS generation says nothing of the bucket's
+/// versioning (every object has one), so GCS is taken as keeping none.
+pub fn keeps_versions(scheme: Scheme, version: Option<&str>) -> bool {
+    scheme != Scheme::Gcs && version.is_some_and(|v| !v.is_empty() && v != "null")
 }
 
 /// An object as listed.
@@ -158,9 +162,9 @@ impl Client {
         let mode = match mode {
             Write::Overwrite => PutMode::Overwrite,
             Write::Create => PutMode::Create,
-            Write::Update(etag) => PutMode::Update(UpdateVersion {
-                e_tag: Some(etag),
-                version: None,
+            Write::Update(revision) => PutMode::Update(UpdateVersion {
+                e_tag: revision.etag,
+                version: revision.version,
             }),
         };
         // A conditional update of an object that is gone failed its
@@ -470,6 +474,18 @@ const SECRET_VARIABLES: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gcs_generation_says_nothing_of_versioning() {
+        assert!(keeps_versions(Scheme::S3, Some("3HL4kqtJlcpXroDTDmJ")));
+        assert!(keeps_versions(
+            Scheme::Azure,
+            Some("2026-01-01T00:00:00.0Z")
+        ));
+        assert!(!keeps_versions(Scheme::S3, Some("null")));
+        assert!(!keeps_versions(Scheme::S3, None));
+        assert!(!keeps_versions(Scheme::Gcs, Some("1767225600000000")));
+    }
 
     #[test]
     fn query_strings_are_cut_from_messages() {

@@ -11,7 +11,7 @@
 //! without removing it (killed, or its machine lost), and is reported as
 //! stale with the command that removes it.
 
-use super::client::{Client, Put, Write};
+use super::client::{Client, Put, Write, Written};
 use super::location::RemoteLocation;
 use crate::state::clock::Clock;
 use crate::state::lock::LockInfo;
@@ -19,7 +19,7 @@ use crate::state::StateError;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -96,9 +96,8 @@ impl RemoteLock {
         let key = location.sibling(".lock");
         match client.put(&key, encode(&info), Write::Create)? {
             Put::Written(written) => {
-                let etag = Arc::new(Mutex::new(written.etag));
                 let (stop, stopped) = mpsc::channel();
-                let renewer = spawn_renewer(client, info.clone(), etag.clone(), lease, stopped);
+                let renewer = spawn_renewer(client, info.clone(), written, lease, stopped);
                 Ok(RemoteLock {
                     location,
                     id: info.holder.id,
@@ -153,7 +152,7 @@ fn read_info(bytes: &[u8]) -> Option<RemoteLockInfo> {
 fn spawn_renewer(
     client: Client,
     mut info: RemoteLockInfo,
-    etag: Arc<Mutex<Option<String>>>,
+    mut revision: Written,
     lease: Duration,
     stopped: mpsc::Receiver<()>,
 ) -> JoinHandle<()> {
@@ -165,15 +164,11 @@ fn spawn_renewer(
                 _ => return,
             }
             info.expires_ms = now_ms() + lease.as_millis() as u64;
-            let Some(current) = etag.lock().ok().and_then(|e| e.clone()) else {
+            if revision.etag.is_none() && revision.version.is_none() {
                 return;
-            };
-            match client.put(&key, encode(&info), Write::Update(current)) {
-                Ok(Put::Written(new)) => {
-                    if let Ok(mut etag) = etag.lock() {
-                        *etag = new.etag;
-                    }
-                }
+            }
+            match client.put(&key, encode(&info), Write::Update(revision.clone())) {
+                Ok(Put::Written(new)) => revision = new,
                 Ok(Put::Conflict) => {
                     mark_broken(format!(
                         "its lock `{}` was removed or taken by another run while this one held it",

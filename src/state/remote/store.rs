@@ -16,7 +16,7 @@
 //!   others, or a run whose lock was broken went on appending) and are
 //!   ignored.
 
-use super::client::{keeps_versions, Client, Put, Write};
+use super::client::{keeps_versions, Client, Put, Write, Written};
 use super::location::RemoteLocation;
 use super::lock::{lock_broken, RemoteLock};
 use crate::diag::Warnings;
@@ -35,7 +35,9 @@ pub struct RemoteStore {
     path: PathBuf,
     client: Client,
     /// The ETag of `KEY` as this run last read or wrote it.
-    etag: Option<String>,
+    /// The revision of `KEY` this run last read or wrote: every write of
+    /// `KEY` is conditional on it.
+    revision: Option<Written>,
     /// The content of `KEY` as last read or written: the next backup.
     current: Option<Vec<u8>>,
     /// The serial of `KEY`.
@@ -183,11 +185,15 @@ impl RemoteStore {
         let location = RemoteLocation::of_path(path)?;
         let client = Client::new(&location)?;
         let seen = snapshot(&client)?;
-        let (etag, current, base, versioned) = match seen.object {
+        let (revision, current, base, versioned) = match seen.object {
             Some(object) => {
                 let base = serial_of_object(&object.bytes);
-                let versioned = keeps_versions(object.version.as_deref());
-                (object.etag, Some(object.bytes), base, versioned)
+                let versioned = keeps_versions(location.scheme, object.version.as_deref());
+                let revision = Written {
+                    etag: object.etag,
+                    version: object.version,
+                };
+                (Some(revision), Some(object.bytes), base, versioned)
             }
             None => (None, None, 0, false),
         };
@@ -201,7 +207,7 @@ impl RemoteStore {
         let store = RemoteStore {
             path: path.to_path_buf(),
             client,
-            etag,
+            revision,
             current,
             base,
             versioned,
@@ -296,15 +302,15 @@ impl StateStore for RemoteStore {
             self.client.put(&backup_key, previous, Write::Overwrite)?;
         }
         let bytes = self.encode_state(state)?;
-        let mode = match &self.etag {
-            Some(etag) => Write::Update(etag.clone()),
+        let mode = match &self.revision {
+            Some(revision) => Write::Update(revision.clone()),
             None => Write::Create,
         };
         match self.client.put(&key, bytes.clone(), mode)? {
             Put::Written(written) => {
-                self.replaced |= self.etag.is_some();
-                self.versioned = keeps_versions(written.version.as_deref());
-                self.etag = written.etag;
+                self.replaced |= self.revision.is_some();
+                self.versioned = keeps_versions(self.location().scheme, written.version.as_deref());
+                self.revision = Some(written);
             }
             Put::Conflict => {
                 return Err(StateError::RemoteConflict {

@@ -1,6 +1,9 @@
-//! State on object storage, against a real S3-compatible server.
+//! State on object storage, against a real S3-compatible server (moto)
+//! and a real Azure Blob Storage emulator (Azurite).
 
+mod azurite;
 mod server;
 
+mod azure;
 mod conditional;
 mod runs;

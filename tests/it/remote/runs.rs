@@ -1,6 +1,6 @@
 //! `hub` runs with `-s s3://BUCKET/KEY` on the local S3 test server.
 
-use super::server::{server, signing_server, Server, SECRET_KEY, SIGNED_BUCKET};
+use super::server::{server, signing_server, Server, Store, SECRET_KEY, SIGNED_BUCKET};
 use crate::common::{Output, Test};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 /// A chain of `n` components `c1..cn`; each sleeps `sleep` seconds, then
 /// writes `cN.done` in the test folder. `before_c1` runs first in c1's
 /// script (to act on the store in the middle of a run).
-fn chain(n: usize, sleep: &str, before_c1: &str) -> Test {
+pub(super) fn chain(n: usize, sleep: &str, before_c1: &str) -> Test {
     let mut stack = String::from("version: 1\nkind: stack\nmeta: {name: chain}\ncomponents:\n");
     for i in 1..=n {
         let depends = match i {
@@ -55,7 +55,12 @@ fn remote_state(name: &str) -> Option<(&'static Server, String, String)> {
     Some((server, bucket, location))
 }
 
-fn hub_command(test: &Test, server: &Server, args: &[&str], env: &[(&str, &str)]) -> Command {
+pub(super) fn hub_command(
+    test: &Test,
+    server: &dyn Store,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Command {
     let mut command = Command::new(assert_cmd::cargo::cargo_bin("hub"));
     command
         .current_dir(test.root())
@@ -64,7 +69,6 @@ fn hub_command(test: &Test, server: &Server, args: &[&str], env: &[(&str, &str)]
         .env_remove("AWS_SESSION_TOKEN")
         .env("HOME", test.root())
         .env("HUB_BIN", assert_cmd::cargo::cargo_bin("hub"))
-        .env("S3_SWITCHES", &server.dir)
         .stdin(Stdio::null());
     for (k, v) in server.env() {
         command.env(k, v);
@@ -75,7 +79,7 @@ fn hub_command(test: &Test, server: &Server, args: &[&str], env: &[(&str, &str)]
     command
 }
 
-fn hub(test: &Test, server: &Server, args: &[&str], env: &[(&str, &str)]) -> Output {
+pub(super) fn hub(test: &Test, server: &dyn Store, args: &[&str], env: &[(&str, &str)]) -> Output {
     let out = hub_command(test, server, args, env)
         .output()
         .expect("run hub");
@@ -83,24 +87,24 @@ fn hub(test: &Test, server: &Server, args: &[&str], env: &[(&str, &str)]) -> Out
 }
 
 /// The state as `hub state pull` reads it.
-fn pulled(test: &Test, server: &Server, location: &str) -> yaml_serde::Value {
+pub(super) fn pulled(test: &Test, server: &dyn Store, location: &str) -> yaml_serde::Value {
     let out = hub(test, server, &["state", "pull", location], &[]);
     out.success();
     yaml_serde::from_str(&out.stdout).expect("the pulled state parses")
 }
 
-fn status_of(state: &yaml_serde::Value, component: &str) -> String {
+pub(super) fn status_of(state: &yaml_serde::Value, component: &str) -> String {
     state["components"][component]["status"]
         .as_str()
         .unwrap_or("")
         .to_string()
 }
 
-fn done(test: &Test, component: &str) -> bool {
+pub(super) fn done(test: &Test, component: &str) -> bool {
     test.root().join(format!("{component}.done")).exists()
 }
 
-fn deploy_args(location: &str) -> Vec<&str> {
+pub(super) fn deploy_args(location: &str) -> Vec<&str> {
     vec!["deploy", "hub.yaml.elaborate", "-s", location]
 }
 
@@ -265,7 +269,7 @@ fn the_lease_is_renewed_while_the_run_goes_on() {
     assert!(first.wait().expect("wait").success());
 }
 
-fn wait_for(mut ready: impl FnMut() -> bool) {
+pub(super) fn wait_for(mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ready() {
         assert!(start.elapsed() < Duration::from_secs(30), "timed out");
@@ -278,35 +282,40 @@ fn of_two_deploys_started_together_exactly_one_runs() {
     let Some(server) = server() else { return };
     let bucket = server.bucket("race");
     for round in 0..10 {
-        let location = format!("s3://{bucket}/round{round}");
-        let test = chain(1, "0.3", "echo ran >> ../ran.log");
-        let children: Vec<Child> = (0..2)
-            .map(|_| {
-                hub_command(&test, server, &deploy_args(&location), &[])
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .expect("spawn")
-            })
-            .collect();
-        let outputs: Vec<std::process::Output> = children
-            .into_iter()
-            .map(|c| c.wait_with_output().expect("wait"))
-            .collect();
-        let succeeded = outputs.iter().filter(|o| o.status.success()).count();
-        let stderr: Vec<String> = outputs
-            .iter()
-            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-            .collect();
-        assert_eq!(succeeded, 1, "round {round}: {stderr:?}");
-        assert!(stderr.iter().any(|e| e.contains("is locked")), "{stderr:?}");
-        let ran = std::fs::read_to_string(test.root().join("ran.log")).unwrap_or_default();
-        assert_eq!(
-            ran.lines().count(),
-            1,
-            "round {round}: the component ran once"
-        );
+        exactly_one_of_two_runs(server, &format!("s3://{bucket}/round{round}"), round);
     }
+}
+
+/// Starts two deploys of one component on `location` at once: exactly one
+/// runs it, the other is refused by the lock.
+pub(super) fn exactly_one_of_two_runs(store: &dyn Store, location: &str, round: usize) {
+    let test = chain(1, "0.3", "echo ran >> ../ran.log");
+    let children: Vec<Child> = (0..2)
+        .map(|_| {
+            hub_command(&test, store, &deploy_args(location), &[])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let outputs: Vec<std::process::Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("wait"))
+        .collect();
+    let succeeded = outputs.iter().filter(|o| o.status.success()).count();
+    let stderr: Vec<String> = outputs
+        .iter()
+        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        .collect();
+    assert_eq!(succeeded, 1, "round {round}: {stderr:?}");
+    assert!(stderr.iter().any(|e| e.contains("is locked")), "{stderr:?}");
+    let ran = std::fs::read_to_string(test.root().join("ran.log")).unwrap_or_default();
+    assert_eq!(
+        ran.lines().count(),
+        1,
+        "round {round}: the component ran once"
+    );
 }
 
 #[test]

@@ -43,16 +43,29 @@ pub fn signing_server() -> Option<&'static Server> {
     required(SERVER.get_or_init(|| start(Some(SIGNED_BUCKET))))
 }
 
-fn required(started: &'static Result<Server, String>) -> Option<&'static Server> {
+/// A store the tests run hub against: the variables that point hub at it.
+pub trait Store {
+    fn env(&self) -> Vec<(&'static str, String)>;
+}
+
+impl Store for Server {
+    fn env(&self) -> Vec<(&'static str, String)> {
+        let mut env = Server::env(self);
+        env.push(("S3_SWITCHES", self.dir.display().to_string()));
+        env
+    }
+}
+
+/// The server started, or `None` (the test returns) when it could not be
+/// outside CI.
+pub fn required<T>(started: &'static Result<T, String>) -> Option<&'static T> {
     match started {
         Ok(server) => Some(server),
         Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("the S3 test server is required under CI=true: {why}")
+            panic!("the test server is required under CI=true: {why}")
         }
         Err(why) => {
-            eprintln!(
-                "skipped: no S3 test server ({why}); install it with `pip install moto[server]`"
-            );
+            eprintln!("skipped: {why}");
             None
         }
     }
@@ -71,7 +84,7 @@ fn start(signed_bucket: Option<&str>) -> Result<Server, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot run python3: {e}"))?;
+        .map_err(|e| format!("no S3 test server: cannot run python3: {e}"))?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
     let port = lines
@@ -87,7 +100,9 @@ fn start(signed_bucket: Option<&str>) -> Result<Server, String> {
     let (Some(port), Some((access_key, secret_key))) = (port, keys) else {
         let _ = child.kill();
         let _ = child.wait();
-        return Err("moto's S3 server did not start (is `moto[server]` installed?)".into());
+        return Err(
+            "moto's S3 server did not start (install it with `pip install moto[server]`)".into(),
+        );
     };
     let stdin = child.stdin.take().ok_or("no stdin")?;
     Ok(Server {
@@ -98,6 +113,35 @@ fn start(signed_bucket: Option<&str>) -> Result<Server, String> {
         _child: Mutex::new((child, stdin)),
         _dir: dir,
     })
+}
+
+/// Sends one request (`head`: the request line and headers, without the
+/// blank line that ends them) to 127.0.0.1:`port` and reads the answer.
+pub fn exchange(port: u16, mut head: String, body: &[u8]) -> Response {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("send");
+    stream.write_all(body).expect("send body");
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).expect("read answer");
+    // Sealed objects are binary: their text is only looked at.
+    let answer = String::from_utf8_lossy(&bytes);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Response {
+        status,
+        headers,
+        body: body.to_string(),
+    }
 }
 
 /// The answer to a raw request: status and headers (names lower-cased).
@@ -144,7 +188,6 @@ impl Server {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> Response {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         let mut head = format!(
             "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\nContent-Type: application/octet-stream\r\nAuthorization: AWS4-HMAC-SHA256 Credential={}/20260101/{REGION}/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=00\r\nX-Amz-Date: 20260101T000000Z\r\n",
             self.port,
@@ -154,29 +197,7 @@ impl Server {
         for (name, value) in headers {
             head.push_str(&format!("{name}: {value}\r\n"));
         }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).expect("send");
-        stream.write_all(body).expect("send body");
-        let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).expect("read answer");
-        // Sealed objects are binary: their text is only looked at.
-        let answer = String::from_utf8_lossy(&bytes);
-        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-        let mut lines = head.lines();
-        let status = lines
-            .next()
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-            .collect();
-        Response {
-            status,
-            headers,
-            body: body.to_string(),
-        }
+        exchange(self.port, head, body)
     }
 
     /// The object's content; `None` when missing.

@@ -1,0 +1,136 @@
+//! `hub` runs with `-s az://CONTAINER/KEY` on Azurite: the same remote
+//! code as `s3://`, through Azure's conditional headers (`If-None-Match: *`
+//! for the lock, `If-Match` on the ETag for every later write).
+
+use super::azurite::{azurite, Azurite};
+use super::runs::{chain, deploy_args, done, exactly_one_of_two_runs, hub, pulled, status_of};
+
+/// The emulator, a new container for one test (named after `name`) and
+/// the location `az://CONTAINER/hub.state`; `None` without the emulator.
+fn remote_state(name: &str) -> Option<(&'static Azurite, String, String)> {
+    let azurite = azurite()?;
+    let container = azurite.container(name);
+    let location = format!("az://{container}/hub.state");
+    Some((azurite, container, location))
+}
+
+#[test]
+fn azurite_refuses_a_create_over_an_existing_blob() {
+    let Some(azurite) = azurite() else { return };
+    let container = azurite.container("create");
+    let blob = format!("{container}/state");
+    let create = [("If-None-Match", "*")];
+    let first = azurite.request("PUT", &blob, &[], &create, b"one");
+    assert_eq!(first.status, 201, "{}", first.body);
+    let second = azurite.request("PUT", &blob, &[], &create, b"two");
+    assert!(
+        [409, 412].contains(&second.status),
+        "{} {}",
+        second.status,
+        second.body
+    );
+    assert_eq!(azurite.get(&container, "state").as_deref(), Some("one"));
+}
+
+#[test]
+fn azurite_refuses_an_update_on_a_stale_etag() {
+    let Some(azurite) = azurite() else { return };
+    let container = azurite.container("update");
+    let blob = format!("{container}/state");
+    let first = azurite.request("PUT", &blob, &[], &[], b"one");
+    assert_eq!(first.status, 201, "{}", first.body);
+    let stale = first.header("etag").expect("an etag").to_string();
+    let second = azurite.request("PUT", &blob, &[], &[("If-Match", &stale)], b"two");
+    assert_eq!(
+        second.status, 201,
+        "the current etag is accepted: {}",
+        second.body
+    );
+    let third = azurite.request("PUT", &blob, &[], &[("If-Match", &stale)], b"three");
+    assert_eq!(third.status, 412, "{}", third.body);
+    assert_eq!(azurite.get(&container, "state").as_deref(), Some("two"));
+}
+
+#[test]
+fn deploy_plan_undeploy_and_unlock_with_the_state_in_a_container() {
+    let Some((azurite, container, location)) = remote_state("runs") else {
+        return;
+    };
+    let test = chain(3, "0", "");
+    let deploy = hub(&test, azurite, &deploy_args(&location), &[]);
+    deploy.success();
+    assert!(done(&test, "c3"));
+    let state = pulled(&test, azurite, &location);
+    for c in ["c1", "c2", "c3"] {
+        assert_eq!(status_of(&state, c), "deployed", "{c}");
+    }
+    assert!(azurite.get(&container, "hub.state.lock").is_none());
+    assert!(azurite.get(&container, "hub.state").is_some());
+    assert!(
+        azurite.get(&container, "hub.state.backup").is_some(),
+        "Azurite keeps no versions: the previous state is a backup blob"
+    );
+    let plan = ["plan", "hub.yaml.elaborate", "-s", &location, "--changed"];
+    let plan = hub(&test, azurite, &plan, &[]);
+    plan.success();
+    assert!(plan.stdout.contains("3 unchanged"), "{}", plan.stdout);
+    let undeploy = ["undeploy", "hub.yaml.elaborate", "-s", &location];
+    hub(&test, azurite, &undeploy, &[]).success();
+    assert!(!done(&test, "c1"));
+    let state = pulled(&test, azurite, &location);
+    assert_eq!(status_of(&state, "c1"), "undeployed");
+    hub(&test, azurite, &["unlock", &location], &[])
+        .failure()
+        .stderr_has("is not locked");
+}
+
+#[test]
+fn of_two_deploys_started_together_on_a_container_exactly_one_runs() {
+    let Some(azurite) = azurite() else { return };
+    let container = azurite.container("race");
+    for round in 0..5 {
+        exactly_one_of_two_runs(azurite, &format!("az://{container}/round{round}"), round);
+    }
+}
+
+/// Someone breaks the lock and pushes another state while a run goes on:
+/// the run's next write, conditional on the ETag it last wrote, fails, and
+/// the pushed state survives.
+#[test]
+fn a_broken_lock_on_a_container_stops_the_old_run_and_the_new_state_survives() {
+    let Some((azurite, _, location)) = remote_state("broken") else {
+        return;
+    };
+    let other = chain(2, "0", "");
+    let local = ["deploy", "hub.yaml.elaborate", "-s", "other.state"];
+    hub(&other, azurite, &local, &[]).success();
+    let breaker = format!(
+        "\"$HUB_BIN\" unlock --force {location} && \"$HUB_BIN\" state push --force ../other.state {location} && sleep 1"
+    );
+    let other_state = std::fs::read_to_string(other.root().join("other.state")).expect("other");
+    let test = chain(2, "0", &breaker).file("other.state", &other_state);
+    let old = hub(
+        &test,
+        azurite,
+        &deploy_args(&location),
+        &[("HUB_LOCK_LEASE", "0.6")],
+    );
+    assert_eq!(old.status, 2, "{}", old.stderr);
+    old.stderr_has("was removed or taken by another run");
+    assert!(
+        !done(&test, "c2"),
+        "the old run starts nothing after the break"
+    );
+    let state = pulled(&test, azurite, &location);
+    assert_eq!(state["status"].as_str(), Some("deployed"));
+}
+
+#[test]
+fn a_missing_container_stops_before_any_component() {
+    let Some(azurite) = azurite() else { return };
+    let test = chain(1, "0", "");
+    let location = "az://no-such-container/hub.state";
+    let out = hub(&test, azurite, &deploy_args(location), &[]);
+    out.failure().stderr_has(location);
+    assert!(!done(&test, "c1"));
+}
