@@ -34,15 +34,7 @@ use std::time::Duration;
 /// One `hub deploy` of the whole stack, from an empty state, or with no
 /// state at all (`-n`).
 fn time_hub(root: &Path, with_state: bool) -> Measure {
-    for leftover in [
-        "hub.yaml.state",
-        "hub.yaml.state.backup",
-        "hub.yaml.state.journal",
-        "hub.yaml.state.fingerprints",
-    ] {
-        let _ = std::fs::remove_file(root.join(leftover));
-    }
-    let _ = std::fs::remove_dir_all(root.join("hub.yaml.state.logs"));
+    set_aside_previous_run(root);
     let state: &[&str] = if with_state {
         &["-s", "hub.yaml.state"]
     } else {
@@ -60,6 +52,27 @@ fn time_hub(root: &Path, with_state: bool) -> Measure {
             .expect("run hub");
         assert!(status.success(), "hub deploy failed in {}", root.display());
     })
+}
+
+/// Moves the files a previous run wrote into `trash/N/` instead of deleting
+/// them: ext4 skips the inodes freed in the last minute or more when it
+/// allocates new ones, so deleting a thousand log files just before a run
+/// makes that run's file creations slower, a cost of the benchmark's
+/// cleaning rather than of hub. The temporary folder goes at the end.
+fn set_aside_previous_run(root: &Path) {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let trash = root.join("trash").join(run.to_string());
+    std::fs::create_dir_all(&trash).expect("trash folder");
+    for leftover in [
+        "hub.yaml.state",
+        "hub.yaml.state.backup",
+        "hub.yaml.state.journal",
+        "hub.yaml.state.fingerprints",
+        "hub.yaml.state.logs",
+    ] {
+        let _ = std::fs::rename(root.join(leftover), trash.join(leftover));
+    }
 }
 
 /// The same scripts spawned one after the other, in their folders, with
