@@ -660,6 +660,14 @@ mod shape {
         while let Some(node) = pending.pop() {
             match &node.expr {
                 Expr::Comprehension(_) | Expr::Struct(_) => return false,
+                // A placeholder the parser took for a field or function
+                // name (`a.?0` read as `a.?_hub_1`) stood for a literal,
+                // which the real text cannot have there.
+                Expr::Call(call) if call.func_name.contains(PLACEHOLDER) => return false,
+                Expr::Select(select) if select.field.contains(PLACEHOLDER) => return false,
+                Expr::Literal(LiteralValue::String(text)) if text.contains(PLACEHOLDER) => {
+                    return false
+                }
                 Expr::Call(call) => {
                     pending.extend(call.target.as_deref());
                     pending.extend(call.args.iter());
@@ -940,6 +948,18 @@ mod tests {
                 Slot::Name("x.y".into())
             ]
         );
+    }
+
+    #[test]
+    fn a_literal_where_a_field_name_goes_is_a_parse_error_either_way() {
+        for source in ["a . ? 0", "a.?'s'", "a . 7", "x.?1 == 2"] {
+            let cel = Cel::default();
+            assert!(
+                matches!(cel.compile(source), Err(CelFailure::Parse(_))),
+                "{source}"
+            );
+            assert!(cel.parse(source).is_err(), "{source}");
+        }
     }
 
     #[test]
