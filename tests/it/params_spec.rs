@@ -157,6 +157,22 @@ fn cel_command_errors_exit_1() {
     out.failure().stderr_has("CEL evaluation error");
 }
 
+/// A literal where a field name goes (`a.?0`) is a syntax error: it used
+/// to evaluate, as `optional.none()`, through a parse shared with
+/// expressions of the same shape.
+#[test]
+fn a_literal_after_a_dot_is_a_parse_error() {
+    let out = Test::new().args(&["cel", "a . ? 0", "a=1"]).run();
+    out.failure().stderr_has("CEL parse error");
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    let stack = r##"{name: p, value: "#{dns.?0}"}"##;
+    let out = run_params(&f1(stack, ""), &[]);
+    out.failure()
+        .stderr_has("hub.yaml.elaborate:7")
+        .stderr_has("parse error");
+    assert_eq!(out.status, 1);
+}
+
 // ---------------------------------------------------------------- fixtures
 
 /// Fixture F1 of deploy.md §14 with extra stack and component parameters.

@@ -36,33 +36,31 @@ pub enum Write {
     Create,
     /// Only when the object is still this revision: `If-Match` on its
     /// ETag (S3, Azure), or on its generation (GCS).
-    Update(Written),
+    Update(Revision),
 }
 
 /// What a conditional put did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Put {
-    /// Written: the new version's ETag, and its version ID when the bucket
-    /// keeps versions.
-    Written(Written),
+    /// Written: the new revision.
+    Written(Revision),
     /// The condition failed: someone else wrote (or removed) the object.
     Conflict,
 }
 
-/// A revision of an object, as a put that went through (or a read)
+/// A revision of an object, as a read or a put that went through
 /// returned it: its ETag and its version (S3 and Azure: the version ID,
 /// only when the bucket keeps versions; GCS: the generation, always).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Written {
+pub struct Revision {
     pub etag: Option<String>,
     pub version: Option<String>,
 }
 
-/// An object as read: its bytes, ETag and version ID.
+/// An object as read: its bytes and revision.
 pub struct Object {
     pub bytes: Vec<u8>,
-    pub etag: Option<String>,
-    pub version: Option<String>,
+    pub revision: Revision,
 }
 
 /// Whether an object's version shows a bucket that keeps every version.
@@ -139,13 +137,14 @@ impl Client {
         let started = Instant::now();
         let read = self.runtime.block_on(async {
             let got = store.get(&path).await?;
-            let etag = got.meta.e_tag.clone();
-            let version = got.meta.version.clone();
+            let revision = Revision {
+                etag: got.meta.e_tag.clone(),
+                version: got.meta.version.clone(),
+            };
             let bytes = got.bytes().await?;
             Ok::<_, object_store::Error>(Object {
                 bytes: bytes.to_vec(),
-                etag,
-                version,
+                revision,
             })
         });
         self.trace("GET", key, started, &read);
@@ -178,7 +177,7 @@ impl Client {
             .block_on(store.put_opts(&path, PutPayload::from(bytes), options));
         self.trace("PUT", key, started, &put);
         match put {
-            Ok(result) => Ok(Put::Written(Written {
+            Ok(result) => Ok(Put::Written(Revision {
                 etag: result.e_tag,
                 version: result.version,
             })),

@@ -11,7 +11,7 @@
 //! without removing it (killed, or its machine lost), and is reported as
 //! stale with the command that removes it.
 
-use super::client::{Client, Put, Write, Written};
+use super::client::{Client, Put, Revision, Write};
 use super::location::RemoteLocation;
 use crate::state::clock::Clock;
 use crate::state::lock::LockInfo;
@@ -152,7 +152,7 @@ fn read_info(bytes: &[u8]) -> Option<RemoteLockInfo> {
 fn spawn_renewer(
     client: Client,
     mut info: RemoteLockInfo,
-    mut revision: Written,
+    mut revision: Revision,
     lease: Duration,
     stopped: mpsc::Receiver<()>,
 ) -> JoinHandle<()> {

@@ -16,7 +16,7 @@
 //!   others, or a run whose lock was broken went on appending) and are
 //!   ignored.
 
-use super::client::{keeps_versions, Client, Put, Write, Written};
+use super::client::{keeps_versions, Client, Put, Revision, Write};
 use super::location::RemoteLocation;
 use super::lock::{lock_broken, RemoteLock};
 use crate::diag::Warnings;
@@ -34,10 +34,9 @@ pub struct RemoteStore {
     /// The location as given (`s3://…`).
     path: PathBuf,
     client: Client,
-    /// The ETag of `KEY` as this run last read or wrote it.
     /// The revision of `KEY` this run last read or wrote: every write of
     /// `KEY` is conditional on it.
-    revision: Option<Written>,
+    revision: Option<Revision>,
     /// The content of `KEY` as last read or written: the next backup.
     current: Option<Vec<u8>>,
     /// The serial of `KEY`.
@@ -188,11 +187,8 @@ impl RemoteStore {
         let (revision, current, base, versioned) = match seen.object {
             Some(object) => {
                 let base = serial_of_object(&object.bytes);
-                let versioned = keeps_versions(location.scheme, object.version.as_deref());
-                let revision = Written {
-                    etag: object.etag,
-                    version: object.version,
-                };
+                let revision = object.revision;
+                let versioned = keeps_versions(location.scheme, revision.version.as_deref());
                 (Some(revision), Some(object.bytes), base, versioned)
             }
             None => (None, None, 0, false),

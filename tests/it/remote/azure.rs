@@ -3,7 +3,9 @@
 //! for the lock, `If-Match` on the ETag for every later write).
 
 use super::azurite::{azurite, Azurite};
-use super::runs::{chain, deploy_args, done, exactly_one_of_two_runs, hub, pulled, status_of};
+use super::runs::{
+    broken_lock_run, chain, deploy_args, done, exactly_one_of_two_runs, hub, pulled, status_of,
+};
 
 /// The emulator, a new container for one test (named after `name`) and
 /// the location `az://CONTAINER/hub.state`; `None` without the emulator.
@@ -93,36 +95,14 @@ fn of_two_deploys_started_together_on_a_container_exactly_one_runs() {
     }
 }
 
-/// Someone breaks the lock and pushes another state while a run goes on:
-/// the run's next write, conditional on the ETag it last wrote, fails, and
-/// the pushed state survives.
+/// The run's writes are conditional on the ETag it last wrote: a broken
+/// lock and a pushed state stop it (see [`broken_lock_run`]).
 #[test]
 fn a_broken_lock_on_a_container_stops_the_old_run_and_the_new_state_survives() {
     let Some((azurite, _, location)) = remote_state("broken") else {
         return;
     };
-    let other = chain(2, "0", "");
-    let local = ["deploy", "hub.yaml.elaborate", "-s", "other.state"];
-    hub(&other, azurite, &local, &[]).success();
-    let breaker = format!(
-        "\"$HUB_BIN\" unlock --force {location} && \"$HUB_BIN\" state push --force ../other.state {location} && sleep 1"
-    );
-    let other_state = std::fs::read_to_string(other.root().join("other.state")).expect("other");
-    let test = chain(2, "0", &breaker).file("other.state", &other_state);
-    let old = hub(
-        &test,
-        azurite,
-        &deploy_args(&location),
-        &[("HUB_LOCK_LEASE", "0.6")],
-    );
-    assert_eq!(old.status, 2, "{}", old.stderr);
-    old.stderr_has("was removed or taken by another run");
-    assert!(
-        !done(&test, "c2"),
-        "the old run starts nothing after the break"
-    );
-    let state = pulled(&test, azurite, &location);
-    assert_eq!(state["status"].as_str(), Some("deployed"));
+    broken_lock_run(azurite, &location);
 }
 
 #[test]

@@ -553,37 +553,38 @@ fn a_broken_lock_stops_the_old_run_and_the_new_state_survives() {
     let Some((server, _, location)) = remote_state("broken") else {
         return;
     };
-    let test = chain(2, "0", "");
-    hub(
-        &test,
-        server,
-        &["deploy", "hub.yaml.elaborate", "-s", "other.state"],
-        &[],
-    )
-    .success();
-    // While c1 runs, someone breaks the lock and pushes another state.
+    let test = broken_lock_run(server, &location);
+    assert!(test.root().join("hub.state.errored").exists());
+}
+
+/// A deploy of two components on `location` during which (while c1 runs)
+/// someone breaks the lock and pushes another state: the run's next write,
+/// conditional on the revision it last wrote, fails; it starts nothing
+/// more, and the pushed state survives. Returns the run's folder.
+pub(super) fn broken_lock_run(store: &dyn Store, location: &str) -> Test {
+    let other = chain(2, "0", "");
+    let local = ["deploy", "hub.yaml.elaborate", "-s", "other.state"];
+    hub(&other, store, &local, &[]).success();
     let breaker = format!(
         "\"$HUB_BIN\" unlock --force {location} && \"$HUB_BIN\" state push --force ../other.state {location} && sleep 1"
     );
-    let test = chain(2, "0", &breaker).file(
-        "other.state",
-        &std::fs::read_to_string(test.root().join("other.state")).expect("other"),
-    );
+    let other_state = std::fs::read_to_string(other.root().join("other.state")).expect("other");
+    let test = chain(2, "0", &breaker).file("other.state", &other_state);
     let env = [("HUB_LOCK_LEASE", "0.6")];
-    let old = hub(&test, server, &deploy_args(&location), &env);
+    let old = hub(&test, store, &deploy_args(location), &env);
     assert_eq!(old.status, 2, "{}", old.stderr);
     old.stderr_has("was removed or taken by another run");
     assert!(
         !done(&test, "c2"),
         "the old run starts nothing after the break"
     );
-    let state = pulled(&test, server, &location);
+    let state = pulled(&test, store, location);
     assert_eq!(
         state["status"].as_str(),
         Some("deployed"),
         "the pushed state survives"
     );
-    assert!(test.root().join("hub.state.errored").exists());
+    test
 }
 
 #[test]
