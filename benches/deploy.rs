@@ -75,6 +75,49 @@ fn set_aside_previous_run(root: &Path) {
     }
 }
 
+/// Creating `size` empty files in a new folder, in the same run: what the
+/// file system charges for the log files a first deploy creates at that
+/// moment. On ext4 without a journal (this machine's) every new inode is
+/// checked against the ones freed in the last 30 seconds, so this floor
+/// moves with what was deleted just before, and hub's figure with it.
+fn time_file_creation(root: &Path, size: usize) -> Duration {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let folder = root.join("files").join(run.to_string());
+    std::fs::create_dir_all(&folder).expect("files folder");
+    let started = std::time::Instant::now();
+    for i in 0..size {
+        std::fs::File::create(folder.join(format!("c{i}.log"))).expect("create a file");
+    }
+    started.elapsed()
+}
+
+/// Files this bench deleted less than [`SETTLE`] ago slow down file
+/// creation (see [`time_file_creation`]); a run started right after the
+/// previous one waits until they are that old.
+const SETTLE: Duration = Duration::from_secs(35);
+
+fn cleaned_marker() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("deploy-bench-cleaned")
+}
+
+fn wait_for_previous_cleanup() {
+    let Some(age) = std::fs::metadata(cleaned_marker())
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|at| at.elapsed().ok())
+    else {
+        return;
+    };
+    if let Some(wait) = SETTLE.checked_sub(age) {
+        println!(
+            "waiting {:.0} s: the previous run's deleted files slow down file creation until then",
+            wait.as_secs_f64()
+        );
+        std::thread::sleep(wait);
+    }
+}
+
 /// The same scripts spawned one after the other, in their folders, with
 /// their output read through a pipe as hub does.
 fn time_direct(root: &Path, size: usize) -> Measure {
@@ -98,6 +141,7 @@ struct Row {
     hub: Measure,
     stateless: Measure,
     direct: Measure,
+    files: Duration,
 }
 
 impl Row {
@@ -139,13 +183,19 @@ fn main() {
             _ => {}
         }
     }
+    wait_for_previous_cleanup();
     let mut rows = Vec::new();
+    // Every size's folder stays until all are measured: deleting one
+    // frees its inodes just before the next size's files are created.
+    let mut folders = Vec::new();
     for &size in &sizes {
         let dir = tempfile::tempdir().expect("temporary folder");
         write_stack(dir.path(), size);
         let (mut hub, mut stateless, mut direct) = (Vec::new(), Vec::new(), Vec::new());
+        let mut files = Vec::new();
         for _ in 0..runs.max(1) {
             direct.push(time_direct(dir.path(), size));
+            files.push(time_file_creation(dir.path(), size));
             stateless.push(time_hub(dir.path(), false));
             hub.push(time_hub(dir.path(), true));
         }
@@ -154,9 +204,13 @@ fn main() {
             hub: median(hub),
             stateless: median(stateless),
             direct: median(direct),
+            files: {
+                files.sort();
+                files[files.len() / 2]
+            },
         };
         println!(
-            "deploy {:>5} components: wall hub {:.0} ms, hub -n {:.0} ms, scripts {:.0} ms; per component: {:.2} ms wall / {:.2} ms CPU with state, {:.2} ms wall / {:.2} ms CPU without",
+            "deploy {:>5} components: wall hub {:.0} ms, hub -n {:.0} ms, scripts {:.0} ms; per component: {:.2} ms wall / {:.2} ms CPU with state, {:.2} ms wall / {:.2} ms CPU without; creating a file {:.3} ms",
             row.size,
             ms(row.hub.wall),
             ms(row.stateless.wall),
@@ -165,9 +219,13 @@ fn main() {
             row.cpu(row.hub),
             row.wall(row.stateless),
             row.cpu(row.stateless),
+            ms(row.files) / row.size as f64,
         );
         rows.push(row);
+        folders.push(dir);
     }
+    drop(folders);
+    let _ = std::fs::write(cleaned_marker(), "");
     if let Some(path) = write {
         support::write_results(&path, report(&rows, runs));
     }
@@ -181,7 +239,10 @@ fn report(rows: &[Row], runs: usize) -> String {
          component = (hub − scripts alone) / N, in wall-clock time and in CPU time (user + system of hub and \
          everything it ran, which other load on the machine does not inflate), with the state and without it \
          (`-n`). With a state, every component costs two journal records (the \"deploying\" checkpoint, \
-         flushed before the component starts, and the result). Target: ≤ 1 ms per component.\n\n",
+         flushed before the component starts, and the result) and a log file. \"Creating a file\" is the time to \
+         create one empty file in a new folder, measured in the same run: on this machine's file system (ext4 \
+         without a journal) it grows with the files deleted in the 30 seconds before, and so does hub's figure \
+         with a state (the bench waits 35 s after its own previous run). Target: ≤ 1 ms per component.\n\n",
     );
     let _ = writeln!(
         out,
@@ -191,12 +252,12 @@ fn report(rows: &[Row], runs: usize) -> String {
         support::machine()
     );
     out.push_str(
-        "| components | hub deploy | hub deploy -n | scripts alone | overhead, state (wall / CPU) | overhead, -n (wall / CPU) |\n|---:|---:|---:|---:|---:|---:|\n",
+        "| components | hub deploy | hub deploy -n | scripts alone | overhead, state (wall / CPU) | overhead, -n (wall / CPU) | creating a file |\n|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
         let _ = writeln!(
             out,
-            "| {} | {:.0} ms | {:.0} ms | {:.0} ms | {:.2} / {:.2} ms | {:.2} / {:.2} ms |",
+            "| {} | {:.0} ms | {:.0} ms | {:.0} ms | {:.2} / {:.2} ms | {:.2} / {:.2} ms | {:.3} ms |",
             row.size,
             ms(row.hub.wall),
             ms(row.stateless.wall),
@@ -205,6 +266,7 @@ fn report(rows: &[Row], runs: usize) -> String {
             row.cpu(row.hub),
             row.wall(row.stateless),
             row.cpu(row.stateless),
+            ms(row.files) / row.size as f64,
         );
     }
     out

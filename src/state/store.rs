@@ -17,7 +17,7 @@ use crate::manifest::{locate, ManifestError, Segment, SourceFile};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -331,10 +331,13 @@ pub struct LocalStore {
 /// `STATE.journal` as a writer sees it.
 struct JournalFile {
     path: PathBuf,
-    /// Open for appending once a record was written.
+    /// Open for writing once a record was written.
     file: Option<File>,
     /// Bytes of complete records (and the header).
     size: u64,
+    /// Bytes of the file: `size`, then the zeros written ahead of the
+    /// records (see [`journal::ZEROS_AHEAD`]).
+    allocated: u64,
     /// Complete records since the last fold.
     records: usize,
     /// An append failed and the file may end in a partial record: the
@@ -736,6 +739,7 @@ impl LocalStore {
                 path: journal_path,
                 file: None,
                 size: 0,
+                allocated: 0,
                 records: 0,
                 broken: false,
             },
@@ -824,7 +828,9 @@ impl LocalStore {
 
     /// Appends `line` (one record) to the journal, created with its header
     /// if needed; on disk when it returns if `durable` (which flushes the
-    /// records appended before it too).
+    /// records appended before it too). The record is written over the
+    /// zeros ahead of the records, more of which are written first when it
+    /// would not fit.
     pub(super) fn append_record(
         &mut self,
         operation: &str,
@@ -837,13 +843,14 @@ impl LocalStore {
         if created {
             let file = private::open(
                 &path,
-                OpenOptions::new().append(true).create(true),
+                OpenOptions::new().write(true).create(true),
                 private::FILE_MODE,
             )
             .map_err(failure("create the journal"))?;
-            if self.journal.size == 0 {
-                file.set_len(0).map_err(failure("create the journal"))?;
-            }
+            // A new journal starts empty, an adopted one at its last record.
+            file.set_len(self.journal.size)
+                .map_err(failure("create the journal"))?;
+            self.journal.allocated = self.journal.size;
             self.journal.file = Some(file);
         }
         let mut bytes = Vec::with_capacity(line.len() + 64);
@@ -851,23 +858,31 @@ impl LocalStore {
             bytes.extend_from_slice(journal::header(self.file_serial, operation).as_bytes());
         }
         bytes.extend_from_slice(line.as_bytes());
+        let end = self.journal.size + bytes.len() as u64;
+        let mut allocated = self.journal.allocated;
+        if end > allocated {
+            allocated = end.next_multiple_of(journal::ZEROS_AHEAD);
+            bytes.resize(bytes.len() + (allocated - end) as usize, 0);
+        }
         let Some(file) = self.journal.file.as_mut() else {
             return Ok(());
         };
-        let written = file
-            .write_all(&bytes)
-            .and_then(|()| match durable || created {
-                true => file.sync_data(),
-                false => Ok(()),
-            });
+        let written =
+            file.write_all_at(&bytes, self.journal.size)
+                .and_then(|()| match durable || created {
+                    true => file.sync_data(),
+                    false => Ok(()),
+                });
         if let Err(source) = written {
             self.journal.broken = file
                 .set_len(self.journal.size)
                 .and_then(|()| file.sync_data())
                 .is_err();
+            self.journal.allocated = self.journal.size;
             return Err(failure("append to the journal")(source));
         }
-        self.journal.size += bytes.len() as u64;
+        self.journal.allocated = allocated;
+        self.journal.size = end;
         self.journal.records += 1;
         if created {
             // The journal's name must reach the disk with its first record.
@@ -920,6 +935,7 @@ impl LocalStore {
         let had =
             self.journal.file.take().is_some() || self.journal.records > 0 || self.journal.broken;
         self.journal.size = 0;
+        self.journal.allocated = 0;
         self.journal.records = 0;
         self.journal.broken = false;
         if !had {

@@ -162,6 +162,18 @@ fn a_finished_run_folds_its_journal() {
     assert_eq!(pull(root), state);
 }
 
+/// The journal's text up to its first zero byte, and how many bytes follow.
+fn records_and_zeros(journal: &Path) -> (String, usize) {
+    let bytes = std::fs::read(journal).expect("journal");
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    assert!(
+        bytes[end..].iter().all(|&b| b == 0),
+        "something other than zeros follows the records"
+    );
+    let text = String::from_utf8(bytes[..end].to_vec()).expect("text");
+    (text, bytes.len() - end)
+}
+
 #[test]
 fn a_killed_run_is_read_with_its_journal() {
     let dir = killed_in_c2();
@@ -174,8 +186,11 @@ fn a_killed_run_is_read_with_its_journal() {
         .mode()
         & 0o777;
     assert_eq!(mode, 0o600, "the journal is private");
-    let head = std::fs::read_to_string(&journal).expect("journal");
-    assert!(head.starts_with("hub-journal 1 base="), "{head}");
+    let (records, zeros) = records_and_zeros(&journal);
+    assert!(records.starts_with("hub-journal 2 base="), "{records}");
+    // Zeros are written ahead of the records, so that a record's flush
+    // does not change the file's size.
+    assert!(zeros > 0, "no zeros after the records");
 
     // The file alone: the state as of the last fold, before any component.
     let alone = file_alone(root);
@@ -278,20 +293,22 @@ fn a_cut_last_record_is_dropped() {
     let root = dir.path();
     let whole = pull(root);
     let journal = root.join(JOURNAL);
-    let text = std::fs::read_to_string(&journal).expect("journal");
+    let (text, zeros) = records_and_zeros(&journal);
     let last = text
         .trim_end()
         .lines()
         .last()
         .expect("a record")
         .to_string();
-    // A copy of the last record with a larger serial, cut in the middle:
-    // what a kill during an append leaves.
+    // A copy of the last record with a larger serial, cut in the middle
+    // over the zeros: what a kill during a write leaves.
     let cut = last.replace(
         &format!("\"serial\":{}", whole.serial),
         &format!("\"serial\":{}", whole.serial + 1),
     );
-    std::fs::write(&journal, format!("{text}{}", &cut[..cut.len() / 2])).expect("cut");
+    let half = &cut[..cut.len() / 2];
+    let rest = "\0".repeat(zeros.saturating_sub(half.len()));
+    std::fs::write(&journal, format!("{text}{half}{rest}")).expect("cut");
     assert_eq!(pull(root), whole);
     // The next run cuts it off and goes on.
     run(root, &["unlock", STATE]);
@@ -305,7 +322,7 @@ fn a_damaged_record_followed_by_good_ones_is_an_error() {
     let dir = killed_in_c2();
     let root = dir.path();
     let journal = root.join(JOURNAL);
-    let text = std::fs::read_to_string(&journal).expect("journal");
+    let (text, _) = records_and_zeros(&journal);
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.len() >= 3, "too few records: {text}");
     // The first record's status changes by one letter: its checksum fails.
@@ -616,4 +633,80 @@ fn a_state_keeps_the_lineage_it_was_first_written_with() {
 fn uuid_like(text: &str) -> bool {
     let groups: Vec<usize> = text.split('-').map(str::len).collect();
     groups == [8, 4, 4, 4, 12] && text.chars().all(|c| c == '-' || c.is_ascii_hexdigit())
+}
+
+/// A deploy going on past failures (`-f`), killed while its last
+/// component runs: every failure's output is in the operation's log once,
+/// in the run's order, though each record held only what it appended.
+#[test]
+fn a_killed_run_keeps_every_failure_in_its_log_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    let failing: Vec<String> = (1..=4).map(|i| format!("f{i}")).collect();
+    let mut names = failing.clone();
+    names.push("last".into());
+    let mut text = String::from("version: 1\nkind: stack\nmeta: {name: failures}\ncomponents:\n");
+    for name in &names {
+        text += &format!("- {{name: {name}, source: {{dir: {name}}}}}\n");
+    }
+    text += &format!(
+        "lifecycle: {{verbs: [deploy, undeploy], order: [{}]}}\n",
+        names.join(", ")
+    );
+    text += &format!(
+        "parameters:\n- {{name: padding, value: '{}'}}\n",
+        "p".repeat(6000)
+    );
+    for name in &names {
+        text +=
+            &format!("---\nversion: 1\nkind: component\nmeta: {{name: {name}, kind: {name}}}\n");
+        let script = match name.as_str() {
+            "last" => {
+                "#!/bin/sh\ntouch ../last.started\nwhile [ -e ../hang ]; do sleep 0.05; done\n"
+                    .to_string()
+            }
+            _ => format!("#!/bin/sh\necho 'output of {name}'\nexit 3\n"),
+        };
+        write_script(&root.join(name).join("deploy.sh"), &script);
+        write_script(&root.join(name).join("undeploy.sh"), "#!/bin/sh\n");
+    }
+    std::fs::write(root.join("hub.yaml.elaborate"), text).expect("write the stack");
+    std::fs::write(root.join("hang"), "").expect("hang");
+    let mut args = DEPLOY.to_vec();
+    args.push("-f");
+    let mut child = hub(root, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn hub");
+    let started = Instant::now();
+    while !root.join("last.started").exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "last never started"
+        );
+        assert!(
+            child.try_wait().expect("try_wait").is_none(),
+            "the deploy ended early"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("wait");
+    std::fs::remove_file(root.join("hang")).expect("unhang");
+    assert!(
+        root.join(JOURNAL).exists(),
+        "the failures were not journaled"
+    );
+
+    let logs = pull(root).operations[0].logs.clone();
+    let mut at = 0;
+    for name in &failing {
+        let output = format!("output of {name}\n");
+        assert_eq!(logs.matches(&output).count(), 1, "{name}:\n{logs}");
+        let found = logs.find(&output).expect("found");
+        assert!(found > at, "{name} out of order:\n{logs}");
+        at = found;
+    }
+    assert!(!logs.contains("last"), "{logs}");
 }

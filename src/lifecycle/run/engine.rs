@@ -958,6 +958,10 @@ impl<'a> Run<'a> {
             );
         }
         state.provides = state::provides_for_state(&self.known.provides);
+        if let (Some(op), true) = (self.operation, self.failure_logs.len() > 1) {
+            let logs: String = self.failure_logs.values().map(String::as_str).collect();
+            state.set_log(op, &logs, &now);
+        }
         if !stopped {
             let (status, message) =
                 state::stack_status(state, &self.plan.order, &is_optional, &self.skipped);
@@ -1679,15 +1683,13 @@ impl<'a> Run<'a> {
             state.set_component_status(name, ComponentStatus::Error, reason, &now);
             if let Some(op) = self.operation {
                 record_phase(state, op, name, OperationStatus::Error, &now, positions);
-                match self.parallel {
-                    // In the run's order, whatever order the failures came in.
-                    true => {
-                        let position = self.positions.get(name).copied().unwrap_or(usize::MAX);
-                        self.failure_logs.insert(position, log);
-                        let logs: String = self.failure_logs.values().map(String::as_str).collect();
-                        state.set_log(op, &logs, &now);
-                    }
-                    false => state.append_log(op, &log, &now),
+                // Appended as the failures come (a checkpoint records only
+                // what was appended); a parallel run puts them in the run's
+                // order when it ends.
+                state.append_log(op, &log, &now);
+                if self.parallel {
+                    let position = self.positions.get(name).copied().unwrap_or(usize::MAX);
+                    self.failure_logs.insert(position, log);
                 }
             }
         }
