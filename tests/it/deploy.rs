@@ -1693,6 +1693,9 @@ fn bad_input_gives_clear_errors() {
         .stderr_has("exited with code 7");
     assert!(out.stderr.contains("a | failing"), "{}", out.stderr);
     assert!(read(&t, "hub.yaml.state.logs/a.log").contains("failing"));
+    // `b` never started: no log file of it is left, though one may have
+    // been made ahead of it.
+    assert!(!exists(&t, "hub.yaml.state.logs/b.log"));
 
     let t = F0::default()
         .build()

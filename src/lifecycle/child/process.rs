@@ -407,12 +407,18 @@ fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
     let Some(path) = &invocation.log_file else {
         return Ok(None);
     };
-    let open = || {
-        if let Some(parent) = path.parent() {
-            private::create_folder(parent)?;
+    // An existing file first: creating one takes its folder's lock, which
+    // the thread making the next files ahead may hold (see
+    // `lifecycle::run::logs_ahead`).
+    let open = || match private::open(path, File::options().append(true), private::FILE_MODE) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                private::create_folder(parent)?;
+            }
+            let options = &mut File::options();
+            private::open(path, options.create(true).append(true), private::FILE_MODE)
         }
-        let options = &mut File::options();
-        private::open(path, options.create(true).append(true), private::FILE_MODE)
+        opened => opened,
     };
     open().map(Some).map_err(|source| ProcessError::LogFile {
         label: invocation.label.clone(),

@@ -45,6 +45,7 @@ use super::fingerprint;
 use super::hooks;
 use super::interrupt::Interrupts;
 use super::known::{Known, View};
+use super::logs_ahead::LogsAhead;
 use super::outputs::stack_outputs;
 use super::prune;
 use super::ready;
@@ -520,6 +521,7 @@ impl<'a> Run<'a> {
         let interrupts = self.host.interrupts;
         let mut stop: Option<Stop> = None;
         let mut started = 0;
+        let logs_ahead = self.logs_ahead();
         std::thread::scope(|threads| {
             let (done, finished) = mpsc::channel::<Ended>();
             let mut running: IndexMap<String, Instant> = IndexMap::new();
@@ -536,6 +538,9 @@ impl<'a> Run<'a> {
                         break;
                     };
                     started += 1;
+                    if let Some(logs) = &logs_ahead {
+                        logs.reached(started);
+                    }
                     self.announce_start(&name, started, total);
                     running.insert(name.clone(), Instant::now());
                     match self.component(&name) {
@@ -605,6 +610,9 @@ impl<'a> Run<'a> {
                 }
             }
         });
+        if let Some(logs) = logs_ahead {
+            logs.finish();
+        }
         // Failures in the run's order, not the order they came in.
         let positions = &self.positions;
         let position = |name: &String| positions.get(name).copied().unwrap_or(usize::MAX);
@@ -1463,6 +1471,20 @@ impl<'a> Run<'a> {
                 })?;
         self.stack
             .component_dir(reference, self.options.components_base_dir.as_deref())
+    }
+
+    /// Log files made ahead of the components, when the run keeps logs;
+    /// not for `--changed`, whose components mostly do not run (and whose
+    /// earlier deploy left their files).
+    fn logs_ahead(&self) -> Option<LogsAhead> {
+        if self.options.changed {
+            return None;
+        }
+        let locations = self.locations.as_ref()?;
+        Some(LogsAhead::start(
+            &log_dir(locations.first()),
+            &self.plan.selected,
+        ))
     }
 
     fn log_file(&self, name: &str) -> Option<PathBuf> {

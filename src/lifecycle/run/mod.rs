@@ -6,7 +6,8 @@
 //! * [`engine`] — a deploy or undeploy run and each component's pipeline;
 //!   [`setup`] — what is checked and read before the first component.
 //! * [`known`] — the outputs and capabilities each component sees;
-//!   [`records`] — what a run writes into the state;
+//!   [`records`] — what a run writes into the state; [`logs_ahead`] — the
+//!   component log files, created ahead of the components;
 //!   [`outputs`] — stack outputs; [`upstream`] — what each component of a
 //!   parallel run waits for, directly or not.
 //! * [`ready`] — ready conditions (`lifecycle.readyConditions`);
@@ -29,6 +30,7 @@ pub mod hooks;
 pub mod interrupt;
 pub mod invoke;
 pub mod known;
+pub mod logs_ahead;
 pub mod outputs;
 pub mod prune;
 pub mod ready;
