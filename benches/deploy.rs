@@ -241,8 +241,10 @@ fn report(rows: &[Row], runs: usize) -> String {
          (`-n`). With a state, every component costs two journal records (the \"deploying\" checkpoint, \
          flushed before the component starts, and the result) and a log file. \"Creating a file\" is the time to \
          create one empty file in a new folder, measured in the same run: on this machine's file system (ext4 \
-         without a journal) it grows with the files deleted in the 30 seconds before, and so does hub's figure \
-         with a state (the bench waits 35 s after its own previous run). Target: ≤ 1 ms per component.\n\n",
+         without a journal) it varies from run to run, most after many files were deleted shortly before (the \
+         bench waits 35 s after its own previous run). Hub creates the log files on a thread of its own ahead of \
+         the components, so that cost shows in its CPU time more than in its wall time. Target: ≤ 1 ms per \
+         component.\n\n",
     );
     let _ = writeln!(
         out,
