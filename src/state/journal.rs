@@ -799,6 +799,12 @@ mod tests {
         });
     }
 
+    fn recorder_from(start: &State) -> Recorder {
+        let mut recorder = Recorder::default();
+        recorder.reset(start);
+        recorder
+    }
+
     fn round_trip(record: &Record) -> Record {
         let line = encode(record).expect("encode");
         assert!(line.ends_with('\n') && !line[..line.len() - 1].contains('\n'));
@@ -828,8 +834,7 @@ mod tests {
     #[test]
     fn checkpoints_fold_into_the_state_they_were_taken_from() {
         let start = base_state();
-        let mut recorder = Recorder::default();
-        recorder.reset(&start);
+        let mut recorder = recorder_from(&start);
         let mut live = start.clone();
         let mut folded = start.clone();
         let steps: [(&str, Vec<CapturedOutput>); 3] = [
@@ -971,8 +976,7 @@ mod tests {
     #[test]
     fn a_record_holds_only_what_was_appended_to_the_logs() {
         let start = base_state();
-        let mut recorder = Recorder::default();
-        recorder.reset(&start);
+        let mut recorder = recorder_from(&start);
         let mut live = start.clone();
         let mut folded = start.clone();
         let failures = ["a: exit code 1\n", "b: exit code 2\n", "c: exit code 3\n"];

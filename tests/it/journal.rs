@@ -96,17 +96,23 @@ pub(crate) fn killed_in_c2() -> tempfile::TempDir {
 /// waits while the file `hang` exists (the deploy holds the state's lock).
 pub(crate) fn deploy_held_in_c2(root: &Path) -> Child {
     fixture(root);
+    held_until_started(root, &DEPLOY, "c2")
+}
+
+/// `hub ARGS` in `root`, with the file `hang` written first, once the
+/// component `name` has written `NAME.started`.
+fn held_until_started(root: &Path, args: &[&str], name: &str) -> Child {
     std::fs::write(root.join("hang"), "").expect("hang");
-    let mut child: Child = hub(root, &DEPLOY)
+    let mut child: Child = hub(root, args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn hub");
     let started = Instant::now();
-    while !root.join("c2.started").exists() {
+    while !root.join(format!("{name}.started")).exists() {
         assert!(
             started.elapsed() < Duration::from_secs(60),
-            "c2 never started"
+            "{name} never started"
         );
         assert!(
             child.try_wait().expect("try_wait").is_none(),
@@ -671,26 +677,9 @@ fn a_killed_run_keeps_every_failure_in_its_log_once() {
         write_script(&root.join(name).join("undeploy.sh"), "#!/bin/sh\n");
     }
     std::fs::write(root.join("hub.yaml.elaborate"), text).expect("write the stack");
-    std::fs::write(root.join("hang"), "").expect("hang");
     let mut args = DEPLOY.to_vec();
     args.push("-f");
-    let mut child = hub(root, &args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn hub");
-    let started = Instant::now();
-    while !root.join("last.started").exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "last never started"
-        );
-        assert!(
-            child.try_wait().expect("try_wait").is_none(),
-            "the deploy ended early"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let mut child = held_until_started(root, &args, "last");
     child.kill().expect("SIGKILL");
     child.wait().expect("wait");
     std::fs::remove_file(root.join("hang")).expect("unhang");

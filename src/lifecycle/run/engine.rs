@@ -349,6 +349,9 @@ struct Run<'a> {
     /// Deploy: the components the state holds and the stack no longer
     /// lists, in the order `--prune` undeploys them.
     removed: Vec<prune::Removed>,
+    /// What implements the run's verb, by component, as found before the
+    /// run; looked for again after a component's templates are rendered.
+    implementations: HashMap<String, Implementation>,
 }
 
 impl<'a> Run<'a> {
@@ -407,7 +410,7 @@ impl<'a> Run<'a> {
             check_consistency(stack, state, &locked, path, options, warnings)?;
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
-        check_implementations(stack, &plan, options)?;
+        let implementations = check_implementations(stack, &plan, options)?;
         let removed = removed_components(stack, verb, loaded.as_ref(), options, warnings)?;
         let nested = Nested {
             hub: host.hub.clone(),
@@ -471,6 +474,7 @@ impl<'a> Run<'a> {
             },
             stopped: false,
             removed,
+            implementations,
         };
         run.preload_all();
         run.begin()?;
@@ -1313,7 +1317,11 @@ impl<'a> Run<'a> {
         let environment = env::component(&self.base_env, &vars, self.warnings);
         let bare = manifest.lifecycle.bare == "allow";
         let verb = self.options.implementation_verb(self.verb.as_str());
-        let implementation = match discover::discover(&dir, &verb, bare) {
+        let found = match manifest.templates.is_empty() {
+            true => self.implementations.remove(name),
+            false => None,
+        };
+        let implementation = match found.map_or_else(|| discover::discover(&dir, &verb, bare), Ok) {
             Ok(implementation) => implementation,
             Err(error) => return Err(self.fail(name, &error.to_string(), None)),
         };

@@ -7,13 +7,14 @@ use super::error::EngineError;
 use crate::diag::{Location, Warnings};
 use crate::lifecycle::order::plan::{Plan, PlanError, Verb};
 use crate::lifecycle::order::requirements;
-use crate::lifecycle::source::discover;
+use crate::lifecycle::source::discover::{self, Implementation};
 use crate::lifecycle::source::stack::Stack;
 use crate::params::drift::{self, Drift, DriftUse};
 use crate::params::format::substitution_text;
 use crate::params::{self, LockOptions, Locked, Prompter};
 use crate::state::{self, State};
 use indexmap::IndexMap;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Reads the state of a run: missing is fine except for `-c`/`-o` (unless
@@ -218,12 +219,14 @@ fn restore_fix(problems: &[state::Inconsistency], locked: &Locked, verb: Verb) -
 }
 
 /// §2 step 13: every selected component has a folder and implements the
-/// stack's verbs (the run's verb when the stack lists none).
+/// stack's verbs (the run's verb when the stack lists none). Returns what
+/// implements the run's verb, by component, for the engine to use rather
+/// than looking again.
 pub(crate) fn check_implementations(
     stack: &Stack,
     plan: &Plan,
     options: &RunOptions,
-) -> Result<(), EngineError> {
+) -> Result<HashMap<String, Implementation>, EngineError> {
     let listed: Vec<&str> = stack
         .elaborated
         .stack
@@ -238,6 +241,7 @@ pub(crate) fn check_implementations(
     } else {
         listed
     };
+    let mut found = HashMap::new();
     for name in &plan.selected {
         let (Some(reference), Some(manifest)) =
             (stack.reference(name), stack.elaborated.component(name))
@@ -247,15 +251,17 @@ pub(crate) fn check_implementations(
         let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
         let bare = manifest.lifecycle.bare == "allow";
         for verb in &verbs {
-            discover::discover(&dir, &options.implementation_verb(verb), bare).map_err(
-                |source| EngineError::Implementation {
+            let implementation = discover::discover(&dir, &options.implementation_verb(verb), bare)
+                .map_err(|source| EngineError::Implementation {
                     component: name.clone(),
                     source,
-                },
-            )?;
+                })?;
+            if *verb == plan.verb.as_str() {
+                found.insert(name.clone(), implementation);
+            }
         }
     }
-    Ok(())
+    Ok(found)
 }
 
 /// The outputs a run starts with: for a full undeploy the stack-level
