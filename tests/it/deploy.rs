@@ -696,6 +696,24 @@ fn deploy_case_28_curly_templates() {
     assert_eq!(mode, 0o640);
 }
 
+/// The implementation found before the run is used, except for a
+/// component whose templates are rendered: it is looked for again then, so
+/// a `Makefile` rendered from a template takes precedence over `deploy.sh`.
+#[test]
+fn a_makefile_rendered_from_a_template_is_what_runs() {
+    let t = F0 {
+        a_extra: "templates: {files: [\"*.template\"]}",
+        ..F0::default()
+    }
+    .build()
+    .file(
+        "a/Makefile.template",
+        "deploy:\n\techo make > impl.out\n\tsh deploy.sh\n",
+    );
+    hub(&t, DEPLOY).success();
+    assert_eq!(read(&t, "a/impl.out"), "make\n");
+}
+
 #[test]
 fn deploy_case_29_template_sees_only_component_parameters() {
     let t = F0 {
