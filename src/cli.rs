@@ -402,8 +402,12 @@ pub enum UtilCommand {
         hide = true,
         after_help = "\
 Runs PROGRAM in its own process group with stdin on /dev/null. Each line it writes to \
-stdout or stderr is shown on hub's stdout or stderr as `LABEL | line`, with every --mask \
-value replaced by `(masked)`; with --log the masked lines are appended to FILE too.
+stdout or stderr is shown on hub's stdout or stderr as `LABEL | line`, with every secret \
+value replaced by `(masked)`; with --log the masked lines are appended to FILE too. Secret \
+values are those of --mask-env variables, the lines of stdin with --mask-stdin, --mask \
+values, and the credentials hub knows (AWS_SECRET_ACCESS_KEY, HUB_CRYPTO_PASSWORD, ...). \
+Values shorter than 4 characters are not masked. A --mask value is in hub's command line, \
+which other users of the machine can read (/proc/PID/cmdline): prefer --mask-env.
 
 The first SIGINT or SIGTERM hub receives is passed on to the program's process group; \
 the group is killed when it is still running --grace seconds later, or at once on a \
@@ -413,7 +417,7 @@ Exit status: the program's, 128 + N when it was killed by signal N, 130 when hub
 interrupted, 124 after --timeout, 126/127 when it cannot be started.
 
 Example:
-  hub util run --label app --mask \"$DB_PASSWORD\" --log app.log -- ./deploy.sh"
+  hub util run --label app --mask-env DB_PASSWORD --log app.log -- ./deploy.sh"
     )]
     Run(UtilRunArgs),
     /// Encrypt secret outputs with the one-time pad in $HUB_RANDOM
@@ -452,7 +456,13 @@ pub struct UtilRunArgs {
     /// Append the masked output lines to this file
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// A secret value to replace by `(masked)` (repeatable)
+    /// Mask the value of this variable of hub's environment (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub mask_env: Vec<String>,
+    /// Mask each line read from stdin (the program's stdin is /dev/null)
+    #[arg(long)]
+    pub mask_stdin: bool,
+    /// A secret value to mask; visible to other users in the command line: prefer --mask-env
     #[arg(long, value_name = "VALUE")]
     pub mask: Vec<String>,
     /// Start the program with an empty environment instead of hub's

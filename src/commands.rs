@@ -5,7 +5,7 @@ use crate::cli::{CelArgs, ElaborateArgs, ParamsArgs, UnlockArgs, ValidateArgs};
 use crate::diag::Warnings;
 use crate::elaborate::{self, Options, StateSource};
 use crate::error::Error;
-use crate::manifest::{render_elaborated_with, write_output};
+use crate::manifest::{render_elaborated_with, write_output_as};
 use indexmap::IndexMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -33,16 +33,33 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
     let elaborated = elaborate::elaborate(&options, warnings)?;
     refuse_near_typos(warnings, args.lenient)?;
     let text = render_elaborated_with(&elaborated, command.as_deref())?;
+    let private = !options.overrides.is_empty()
+        || options.state.is_some()
+        || holds_secret_parameter(&elaborated);
     for target in args.output.split(',').filter(|t| !t.is_empty()) {
         if target == "-" {
             write_stdout(text.as_bytes())?;
         } else {
             let path = PathBuf::from(target);
-            write_output(&path, text.as_bytes(), args.compressed)
+            write_output_as(&path, text.as_bytes(), args.compressed, private)
                 .map_err(|source| Error::Write { path, source })?;
         }
     }
     Ok(())
+}
+
+/// Whether a parameter of the elaborated stack or of one of its
+/// components has a value and a name that looks secret.
+fn holds_secret_parameter(elaborated: &crate::manifest::Elaborated) -> bool {
+    fn any_secret(params: &[crate::manifest::Parameter]) -> bool {
+        params.iter().any(|p| {
+            let valued = p.value.is_some() || p.default.is_some();
+            (valued && crate::secrets::looks_secret(&p.name)) || any_secret(&p.parameters)
+        })
+    }
+    std::iter::once(&elaborated.stack)
+        .chain(&elaborated.components)
+        .any(|doc| any_secret(&doc.parameters))
 }
 
 /// The command that makes the same elaborated file again from any folder
@@ -294,9 +311,9 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
 }
 
 /// `hub util ...`.
-pub fn util(args: crate::cli::UtilArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+pub fn util(args: crate::cli::UtilArgs, warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
-        crate::cli::UtilCommand::Run(args) => util_run(args),
+        crate::cli::UtilCommand::Run(args) => util_run(args, warnings),
         crate::cli::UtilCommand::Otp(_) => util_otp(),
     }
 }
@@ -320,9 +337,10 @@ fn util_otp() -> Result<(), Error> {
 
 /// `hub util run`: one program run as deploy runs a component; fails with
 /// the program's exit status.
-fn util_run(args: crate::cli::UtilRunArgs) -> Result<(), Error> {
+fn util_run(args: crate::cli::UtilRunArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::lifecycle::child::process::{run, ConsoleSink, Invocation};
     use crate::lifecycle::run::interrupt::Interrupts;
+    let masker = util_run_masker(&args, warnings)?;
     let interrupts = Interrupts::install(args.grace).map_err(Error::Signals)?;
     let (program, program_args) = args.command.split_first().ok_or_else(|| Error::Usage {
         flag: "PROGRAM",
@@ -343,10 +361,6 @@ fn util_run(args: crate::cli::UtilRunArgs) -> Result<(), Error> {
             |name| name.to_string_lossy().into_owned(),
         )
     });
-    let mut masker = crate::redact::SecretMasker::new(false);
-    for value in &args.mask {
-        masker.add(value);
-    }
     let invocation = Invocation {
         label,
         program,
@@ -365,6 +379,49 @@ fn util_run(args: crate::cli::UtilRunArgs) -> Result<(), Error> {
             exit: finished.exit,
         })
     }
+}
+
+/// What `util run` masks: the values of `--mask-env` variables, the
+/// lines of stdin with `--mask-stdin`, `--mask` values (with a warning:
+/// they are in hub's command line) and the credentials hub knows.
+fn util_run_masker(
+    args: &crate::cli::UtilRunArgs,
+    warnings: &mut Warnings,
+) -> Result<crate::redact::SecretMasker, Error> {
+    let mut masker = crate::redact::SecretMasker::new(false);
+    for name in &args.mask_env {
+        let value = std::env::var(name).map_err(|_| Error::Usage {
+            flag: "--mask-env",
+            value: name.clone(),
+            reason: format!(
+                "`{name}` is not set (or not UTF-8) in hub's environment; export it first"
+            ),
+        })?;
+        masker.add(&value);
+    }
+    if args.mask_stdin {
+        let mut input = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|source| {
+            Error::Usage {
+                flag: "--mask-stdin",
+                value: String::new(),
+                reason: format!("cannot read the values from stdin: {source}"),
+            }
+        })?;
+        masker.add(input.trim_end_matches(['\n', '\r']));
+    }
+    if !args.mask.is_empty() {
+        warnings.warn(
+            None,
+            "a --mask value is in hub's command line, which other users of this machine can read \
+             (/proc/PID/cmdline, ps): pass it with --mask-env NAME or --mask-stdin instead",
+        );
+    }
+    for value in &args.mask {
+        masker.add(value);
+    }
+    masker.add_credentials(|name| std::env::var(name).ok());
+    Ok(masker)
 }
 
 /// Hub's environment (variables whose name or value is not UTF-8 left
@@ -827,7 +884,7 @@ fn load_run(
             .map_or(crate::state::StateFormat::default(), |e| e.state_format),
         guess: args.guess,
         reveal: args.common.run.reveal,
-        args: std::env::args().collect(),
+        args: crate::redact::recorded_args(std::env::args()),
         concurrency: match args.common.run.jobs {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,

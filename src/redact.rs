@@ -4,7 +4,7 @@
 //! computed from them, and outputs of `kind: secret...` are printed as
 //! `(masked)` unless the user asked to see them (`--reveal`).
 
-use crate::secrets::looks_secret;
+use crate::secrets::{looks_secret, CREDENTIAL_VARIABLES};
 use std::borrow::Cow;
 
 pub const MASK: &str = "(masked)";
@@ -64,6 +64,9 @@ impl Redactor {
 pub struct SecretMasker {
     reveal: bool,
     secrets: Vec<String>,
+    /// Raw output keys whose values, printed in an `Outputs:` block, are
+    /// secret (see [`SecretMasker::names_secret_output`]).
+    output_keys: Vec<String>,
     matcher: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
 }
 
@@ -89,6 +92,46 @@ impl SecretMasker {
                 self.matcher = std::sync::OnceLock::new();
             }
         }
+    }
+
+    /// Adds the values of the credential variables hub knows
+    /// ([`CREDENTIAL_VARIABLES`]) that `var` gives.
+    pub fn add_credentials(&mut self, var: impl Fn(&str) -> Option<String>) {
+        for name in CREDENTIAL_VARIABLES {
+            if let Some(value) = var(name) {
+                self.add(&value);
+            }
+        }
+    }
+
+    /// [`SecretMasker::add_credentials`] from an environment's pairs.
+    pub fn add_credentials_in(&mut self, env: &[(String, String)]) {
+        self.add_credentials(|name| {
+            env.iter()
+                .find(|(variable, _)| variable == name)
+                .map(|(_, value)| value.clone())
+        });
+    }
+
+    /// Learns which raw outputs of a component are secret: the raw key
+    /// (`fromTfVar`, before any `/encoding`) of each declared output of
+    /// `kind: secret...` or with a secret-looking name.
+    pub fn add_secret_outputs(&mut self, outputs: &[crate::manifest::Output]) {
+        let secret =
+            |o: &&crate::manifest::Output| o.kind.starts_with("secret") || looks_secret(&o.name);
+        for output in outputs.iter().filter(secret) {
+            let raw_key = output.from_tf_var.split('/').next().unwrap_or_default();
+            if !raw_key.is_empty() && !self.output_keys.iter().any(|k| k == raw_key) {
+                self.output_keys.push(raw_key.to_string());
+            }
+        }
+    }
+
+    /// Whether the value of raw output `raw_key`, printed in an `Outputs:`
+    /// block, is secret: a declared secret output reads it, or the key
+    /// itself looks secret. Always false with `--reveal`.
+    pub fn names_secret_output(&self, raw_key: &str) -> bool {
+        !self.reveal && (looks_secret(raw_key) || self.output_keys.iter().any(|k| k == raw_key))
     }
 
     /// How many values are masked (including the lines of multi-line
@@ -129,12 +172,102 @@ impl SecretMasker {
     }
 }
 
+/// The command line as hub records it (remote lock objects, the state's
+/// operations): the value of each `-e`/`--environment`/`--env` pair
+/// becomes `NAME=(masked)`, each `--mask` value `(masked)`, and any
+/// argument holding one of those values or a credential from hub's
+/// environment ([`CREDENTIAL_VARIABLES`]) is masked too.
+pub fn recorded_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut masker = SecretMasker::new(false);
+    masker.add_credentials(|name| std::env::var(name).ok());
+    let mut recorded = Vec::new();
+    let mut pending: Option<Flag> = None;
+    for arg in args {
+        if let Some(flag) = pending.take() {
+            recorded.push(flag.mask(&arg, &mut masker));
+            continue;
+        }
+        match Flag::of(&arg) {
+            Some((flag, None)) => {
+                pending = Some(flag);
+                recorded.push(arg);
+            }
+            Some((flag, Some((prefix, value)))) => {
+                recorded.push(format!("{prefix}{}", flag.mask(value, &mut masker)));
+            }
+            None => recorded.push(arg),
+        }
+    }
+    recorded
+        .iter()
+        .map(|arg| masker.mask(arg).into_owned())
+        .collect()
+}
+
+/// A flag whose value hub never records.
+#[derive(Clone, Copy)]
+enum Flag {
+    /// `NAME=VALUE[,NAME=VALUE]`: the names stay.
+    Pairs,
+    /// A bare secret value.
+    Value,
+}
+
+impl Flag {
+    /// The flag `arg` is, and the value attached to it (`-eK=V`,
+    /// `--environment=K=V`) split as (the flag part, the value).
+    fn of(arg: &str) -> Option<(Flag, Option<(&str, &str)>)> {
+        for (name, flag) in [
+            ("--environment", Flag::Pairs),
+            ("--env", Flag::Pairs),
+            ("--mask", Flag::Value),
+        ] {
+            if arg == name {
+                return Some((flag, None));
+            }
+            if let Some(value) = arg.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
+                return Some((flag, Some((&arg[..name.len() + 1], value))));
+            }
+        }
+        match arg.strip_prefix("-e") {
+            Some("") => Some((Flag::Pairs, None)),
+            Some(value) => Some((Flag::Pairs, Some(("-e", value.trim_start_matches('='))))),
+            None => None,
+        }
+    }
+
+    /// `value` with its secret parts masked; they are learnt by `masker`.
+    fn mask(self, value: &str, masker: &mut SecretMasker) -> String {
+        match self {
+            Flag::Value => {
+                masker.add(value);
+                MASK.to_string()
+            }
+            Flag::Pairs => value
+                .split(',')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, value)) => {
+                        masker.add(value);
+                        format!("{name}={MASK}")
+                    }
+                    None => {
+                        masker.add(pair);
+                        MASK.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+}
+
 /// Never prints the values themselves.
 impl std::fmt::Debug for SecretMasker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SecretMasker")
             .field("reveal", &self.reveal)
             .field("values", &self.secrets.len())
+            .field("output_keys", &self.output_keys)
             .finish()
     }
 }
@@ -179,6 +312,54 @@ mod tests {
         assert_eq!(masker.mask("line c2VjcmV0 end"), "line (masked) end");
         assert_eq!(masker.mask("-----BEGIN KEY-----"), MASK);
         assert_eq!(masker.mask("x"), "x");
+    }
+
+    #[test]
+    fn recorded_args_mask_environment_values_and_mask_flags() {
+        let args = [
+            "hub",
+            "deploy",
+            "-e",
+            "DB_PASS=hunter22,ENV=prod",
+            "-eK=v1v1v1",
+            "--environment=X=long-one",
+            "--mask",
+            "s3cr3t!",
+            "--mask=other",
+            "--note",
+            "hunter22 again",
+            "-s",
+            "state.yaml",
+        ];
+        let recorded = recorded_args(args.iter().map(|a| a.to_string()));
+        assert_eq!(
+            recorded.join(" "),
+            "hub deploy -e DB_PASS=(masked),ENV=(masked) -eK=(masked) --environment=X=(masked) \
+             --mask (masked) --mask=(masked) --note (masked) again -s state.yaml"
+        );
+    }
+
+    #[test]
+    fn secret_outputs_are_named_by_their_raw_keys() {
+        let output = |name: &str, kind: &str, raw: &str| crate::manifest::Output {
+            name: name.into(),
+            kind: kind.into(),
+            from_tf_var: raw.into(),
+            ..Default::default()
+        };
+        let mut masker = SecretMasker::new(false);
+        masker.add_secret_outputs(&[
+            output("dsn", "secret", "db_dsn/base64"),
+            output("host", "", "db_host"),
+            output("api.token", "", "tok"),
+        ]);
+        assert!(masker.names_secret_output("db_dsn"));
+        assert!(masker.names_secret_output("tok"));
+        assert!(masker.names_secret_output("admin_password"));
+        assert!(!masker.names_secret_output("db_host"));
+        let mut revealed = SecretMasker::new(true);
+        revealed.add_secret_outputs(&[output("dsn", "secret", "db_dsn")]);
+        assert!(!revealed.names_secret_output("db_dsn"));
     }
 
     #[test]

@@ -1,4 +1,28 @@
-//! Which names look like secrets.
+//! Which names look like secrets, and which environment variables hub
+//! knows to hold credentials.
+
+/// The environment variables hub itself reads as credentials: the object
+/// stores' keys and tokens (`s3://`, `gs://`, `az://` states) and the
+/// password of state encryption. Their values are masked in everything a
+/// component prints and in the command lines hub records.
+pub const CREDENTIAL_VARIABLES: &[&str] = &[
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_TOKEN",
+    "HUB_CRYPTO_PASSWORD",
+    "AZURE_CLIENT_SECRET",
+    "AZURE_STORAGE_ACCESS_KEY",
+    "AZURE_STORAGE_ACCOUNT_KEY",
+    "AZURE_STORAGE_CLIENT_SECRET",
+    "AZURE_STORAGE_ENCRYPTION_KEY",
+    "AZURE_STORAGE_MASTER_KEY",
+    "AZURE_STORAGE_SAS_KEY",
+    "AZURE_STORAGE_SAS_TOKEN",
+    "AZURE_STORAGE_TOKEN",
+    "AZURE_FABRIC_SESSION_TOKEN",
+    "GOOGLE_SERVICE_ACCOUNT_KEY",
+    "GOOGLE_BEARER_TOKEN",
+];
 
 const SECRET_WORDS: [&str; 7] = [
     "password",

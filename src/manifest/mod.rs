@@ -17,7 +17,9 @@ pub use load::{Document, SourceFile};
 pub use locate::{locate, locate_entry, Segment};
 pub use model::*;
 pub use provenance::Provenance;
-pub use write::{render_elaborated, render_elaborated_with, write_output, write_private_output};
+pub use write::{
+    render_elaborated, render_elaborated_with, write_output, write_output_as, write_private_output,
+};
 
 use crate::diag::{Location, Warning, Warnings};
 use std::path::{Path, PathBuf};

@@ -44,6 +44,18 @@ pub fn write_output(path: &Path, bytes: &[u8], compressed: bool) -> std::io::Res
     write_file(path, bytes, compressed, None)
 }
 
+/// [`write_output`], created with mode 0600 whatever the umask when
+/// `private` (an elaborated file holding secrets).
+pub fn write_output_as(
+    path: &Path,
+    bytes: &[u8],
+    compressed: bool,
+    private: bool,
+) -> std::io::Result<()> {
+    let mode = private.then_some(crate::state::private::FILE_MODE);
+    write_file(path, bytes, compressed, mode)
+}
+
 /// [`write_output`] for a file only its owner may read (a run report):
 /// created with mode 0600 whatever the umask.
 pub fn write_private_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -209,7 +209,7 @@ impl Accumulator {
 }
 
 /// Trims spaces and CR (not tabs) and removes ANSI colour sequences.
-fn clean(text: &str) -> String {
+pub(super) fn clean(text: &str) -> String {
     strip_ansi(text.trim_matches([' ', '\r']))
         .trim_matches([' ', '\r'])
         .to_string()
@@ -237,7 +237,7 @@ pub fn strip_ansi(text: &str) -> String {
 }
 
 /// `"…"` (at least two characters) loses its quotes and `\"` becomes `"`.
-fn unquote(value: &str) -> String {
+pub(super) fn unquote(value: &str) -> String {
     if value.len() >= 2 && value.starts_with('"') && value.ends_with('"') {
         value[1..value.len() - 1].replace("\\\"", "\"")
     } else {

@@ -48,7 +48,8 @@ pub struct KeptStdout {
 pub struct Kept {
     /// The `Outputs:` blocks, unmasked. Never print them as they are.
     pub blocks: String,
-    /// The last lines, unmasked, with a first line saying how many were
+    /// The last lines as they were shown (masked when fed with
+    /// [`KeptStdout::line_shown`]), with a first line saying how many were
     /// left out before them.
     pub tail: String,
     /// What the run should be told: lines cut or not captured.
@@ -59,7 +60,13 @@ impl KeptStdout {
     /// One line; `whole` is false for a piece cut from a longer line (the
     /// next piece continues it).
     pub fn line(&mut self, line: &str, whole: bool) {
-        self.keep_in_tail(line, self.continuing);
+        self.line_shown(line, line, whole);
+    }
+
+    /// [`KeptStdout::line`] for a line shown masked as `shown`: the
+    /// blocks keep the raw line, the tail what was shown.
+    pub fn line_shown(&mut self, line: &str, shown: &str, whole: bool) {
+        self.keep_in_tail(shown, self.continuing);
         if !self.continuing {
             self.keep_in_blocks(line, whole);
         }

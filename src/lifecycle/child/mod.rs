@@ -16,5 +16,6 @@ pub mod kept;
 pub mod mustache;
 pub mod otp;
 pub mod process;
+pub mod secret_lines;
 pub mod spawn;
 pub mod templates;

@@ -5,10 +5,13 @@
 //!   in [`Invocation::cwd`], with stdin on the null device.
 //! * Each line of its stdout and stderr goes through the
 //!   [`SecretMasker`] once; the masked line is handed to the [`LineSink`]
-//!   and appended to the log file. Only [`Finished::stdout`] (the
-//!   `Outputs:` blocks) and [`Finished::tail`] (the last lines) keep raw
-//!   text, both bounded (see [`super::kept`]): the rest is streamed, so
-//!   hub's memory stays flat whatever the child prints.
+//!   and appended to the log file. A line of an `Outputs:` block naming a
+//!   secret output is shown with its value masked, and the value is masked
+//!   in every later line (see [`super::secret_lines`]). Only
+//!   [`Finished::stdout`] (the `Outputs:` blocks) keeps raw text and
+//!   [`Finished::tail`] the last lines as shown, both bounded (see
+//!   [`super::kept`]): the rest is streamed, so hub's memory stays flat
+//!   whatever the child prints.
 //! * The child leads its own process group, so a terminal Ctrl-C reaches
 //!   hub only. The first SIGINT/SIGTERM hub receives during the run is
 //!   forwarded to the group; when the grace period is over the group is
@@ -23,6 +26,7 @@
 //!   (`PR_SET_PDEATHSIG`, Linux); see [`super::spawn`].
 
 use super::kept::KeptStdout;
+use super::secret_lines::SecretLines;
 use super::spawn::{Spawned, Spec};
 use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
 use crate::redact::SecretMasker;
@@ -137,7 +141,8 @@ pub struct Finished {
     /// The `Outputs:` blocks the child wrote to stdout, unmasked (invalid
     /// UTF-8 replaced), for parsing outputs. Never print it as is.
     pub stdout: String,
-    /// The last lines of its stdout, unmasked, for the log of a failure.
+    /// The last lines of its stdout as shown (masked), for the log of a
+    /// failure.
     pub tail: String,
     pub duration: Duration,
 }
@@ -356,7 +361,8 @@ pub fn run(
     let seen = interrupts.count();
     let mut output = Output {
         label: &invocation.label,
-        masker,
+        masker: std::borrow::Cow::Borrowed(masker),
+        secret_lines: SecretLines::default(),
         sink,
         log: open_log(invocation)?,
         kept: KeptStdout::default(),
@@ -486,7 +492,9 @@ fn reap_group(pgid: i32, wait: bool) {
 /// Masks each line once and passes it to the sink and the log file.
 struct Output<'a> {
     label: &'a str,
-    masker: &'a SecretMasker,
+    /// Learns the values of secret outputs as they are printed.
+    masker: std::borrow::Cow<'a, SecretMasker>,
+    secret_lines: SecretLines,
     sink: &'a dyn LineSink,
     log: Option<File>,
     kept: KeptStdout,
@@ -496,10 +504,17 @@ impl Output<'_> {
     /// One line, or with `whole` false a piece of a longer one.
     fn line(&mut self, stream: Stream, bytes: &[u8], whole: bool) {
         let text = String::from_utf8_lossy(bytes);
+        let secret = match stream {
+            Stream::Stdout => self.secret_lines.line(&text, whole, &mut self.masker),
+            Stream::Stderr => None,
+        };
+        let masked = match secret {
+            Some(shown) => std::borrow::Cow::Owned(shown),
+            None => self.masker.mask(&text),
+        };
         if stream == Stream::Stdout {
-            self.kept.line(&text, whole);
+            self.kept.line_shown(&text, &masked, whole);
         }
-        let masked = self.masker.mask(&text);
         self.sink.line(self.label, stream, &masked);
         self.log_line(&masked);
     }
@@ -941,7 +956,7 @@ mod tests {
         )
         .expect("run");
         assert!(finished.success());
-        assert_eq!(finished.tail, "pw=hunter2\na\u{fffd}b\n");
+        assert_eq!(finished.tail, "pw=(masked)\na\u{fffd}b\n");
         assert_eq!(finished.stdout, "");
         let mut lines = sink.lines();
         lines.sort_by_key(|(stream, _)| *stream == Stream::Stderr);

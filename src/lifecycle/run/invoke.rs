@@ -114,6 +114,8 @@ pub fn invoke(
     for param in expanded.iter().filter(|p| p.secret) {
         masker.add(&substitution_text(param.value.as_ref()));
     }
+    masker.add_credentials_in(&child_env);
+    masker.add_secret_outputs(&manifest.outputs);
     let invocation = Invocation {
         label: name.to_string(),
         program,

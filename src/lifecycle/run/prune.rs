@@ -176,12 +176,14 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
         base_dir: run.base_dir,
     };
     let mut quiet = crate::diag::Warnings::default();
+    let child_env = env::component(run.base_env, &vars, &mut quiet);
+    masker.add_credentials_in(&child_env);
     let invocation = Invocation {
         label: removed.name.clone(),
         program,
         args,
         cwd: dir.to_path_buf(),
-        env: env::component(run.base_env, &vars, &mut quiet),
+        env: child_env,
         log_file: run.log_file.clone(),
         timeout: None,
     };

@@ -439,7 +439,7 @@ pub fn redact(message: &str) -> String {
             c => text.push(c),
         }
     }
-    for name in SECRET_VARIABLES {
+    for name in crate::secrets::CREDENTIAL_VARIABLES {
         if let Some(secret) = env(name).filter(|s| s.len() >= 4) {
             text = text.replace(&secret, "***");
         }
@@ -461,14 +461,6 @@ fn summarise_xml(message: &str) -> String {
     let detail = between("<Message>", "</Message>").unwrap_or_default();
     format!("{}{code}: {detail}", &message[..start])
 }
-
-const SECRET_VARIABLES: &[&str] = &[
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AZURE_STORAGE_ACCOUNT_KEY",
-    "AZURE_STORAGE_SAS_KEY",
-    "GOOGLE_SERVICE_ACCOUNT_KEY",
-];
 
 #[cfg(test)]
 mod tests {

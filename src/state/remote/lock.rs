@@ -44,7 +44,8 @@ fn mark_broken(reason: String) {
 pub struct RemoteLockInfo {
     #[serde(flatten)]
     pub holder: LockInfo,
-    /// The holder's command line.
+    /// The holder's command line, secrets masked
+    /// ([`crate::redact::recorded_args`]).
     pub command: String,
     /// When the lease ends unless renewed (milliseconds since the epoch),
     /// and when the lock was taken (same unit).
@@ -89,7 +90,7 @@ impl RemoteLock {
         let started = now_ms();
         let info = RemoteLockInfo {
             holder: LockInfo::current(operation, clock),
-            command: std::env::args().collect::<Vec<_>>().join(" "),
+            command: crate::redact::recorded_args(std::env::args()).join(" "),
             expires_ms: started + lease.as_millis() as u64,
             started_ms: started,
         };
