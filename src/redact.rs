@@ -134,6 +134,11 @@ impl SecretMasker {
         !self.reveal && (looks_secret(raw_key) || self.output_keys.iter().any(|k| k == raw_key))
     }
 
+    /// Whether `value` is one of the values masked already.
+    pub fn masks(&self, value: &str) -> bool {
+        self.secrets.iter().any(|s| s == value)
+    }
+
     /// How many values are masked (including the lines of multi-line
     /// values).
     pub fn len(&self) -> usize {

@@ -30,7 +30,13 @@ fn prefixes_and_masks_stdout_stderr_and_the_log_file() {
         .run_keep();
     out.success();
     assert_eq!(out.stdout, "app | pw=(masked)\napp | no newline\n");
-    assert_eq!(out.stderr, "app | warn (masked) abc\n");
+    let warning = "warning: a --mask value is in hub's command line";
+    assert!(
+        out.stderr
+            .starts_with(&format!("app | warn (masked) abc\n{warning}")),
+        "{}",
+        out.stderr
+    );
     let log = std::fs::read_to_string(dir.path().join("logs/app.log")).expect("log file");
     let lines: Vec<&str> = log.lines().collect();
     let command = "sh -c echo pw=(masked); echo warn (masked) abc >&2; printf 'no newline'";

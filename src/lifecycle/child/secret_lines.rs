@@ -5,10 +5,23 @@
 //! the run, on stdout and stderr. Blocks are found with the reading of
 //! [`super::capture::parse_outputs`], one line at a time, so the output
 //! stays streamed.
+//!
+//! What is learnt is bounded, so that a component printing huge or
+//! countless secret lines cannot make masking slow or hub's memory grow:
+//! a value longer than [`MAX_LEARNT_VALUE`] bytes, or past
+//! [`MAX_LEARNT_VALUES`] values or [`MAX_LEARNT_BYTES`] bytes in all, is
+//! masked in its own line only.
 
 use super::capture::{clean, is_blank, is_marker, unquote};
 use crate::redact::{SecretMasker, MASK};
 use std::borrow::Cow;
+
+/// The longest value learnt.
+pub const MAX_LEARNT_VALUE: usize = 64 << 10;
+/// The most values learnt from one stdout.
+pub const MAX_LEARNT_VALUES: usize = 256;
+/// The most bytes of values learnt from one stdout.
+pub const MAX_LEARNT_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum Place {
@@ -27,6 +40,8 @@ pub struct SecretLines {
     continuing: bool,
     /// ... and that line holds a secret value: the whole piece is masked.
     continuing_secret: bool,
+    learnt_values: usize,
+    learnt_bytes: usize,
 }
 
 impl SecretLines {
@@ -81,11 +96,24 @@ impl SecretLines {
         if !masker.names_secret_output(&clean(key)) {
             return None;
         }
-        let masker = masker.to_mut();
-        masker.add(&unquote(&clean(value)));
-        masker.add(value.trim());
+        self.learn(&unquote(&clean(value)), masker);
+        self.learn(value.trim(), masker);
         self.continuing_secret = !whole;
         Some(format!("{key}= {MASK}"))
+    }
+}
+
+impl SecretLines {
+    fn learn(&mut self, value: &str, masker: &mut Cow<'_, SecretMasker>) {
+        let within = value.len() <= MAX_LEARNT_VALUE
+            && self.learnt_values < MAX_LEARNT_VALUES
+            && self.learnt_bytes + value.len() <= MAX_LEARNT_BYTES;
+        if !within || value.len() < SecretMasker::MIN_LEN || masker.masks(value) {
+            return;
+        }
+        masker.to_mut().add(value);
+        self.learnt_values += 1;
+        self.learnt_bytes += value.len();
     }
 }
 
@@ -167,6 +195,23 @@ mod tests {
                 "host = h"
             ]
         );
+    }
+
+    #[test]
+    fn learning_is_bounded() {
+        let base = masker();
+        let mut masker = Cow::Borrowed(&base);
+        let mut watch = SecretLines::default();
+        watch.line("Outputs:", true, &mut masker);
+        let huge = "h".repeat(MAX_LEARNT_VALUE + 1);
+        let shown = watch.line(&format!("db_dsn = {huge}"), true, &mut masker);
+        assert_eq!(shown.as_deref(), Some("db_dsn = (masked)"));
+        assert_eq!(masker.len(), 0, "a value past the limit is not learnt");
+        for i in 0..MAX_LEARNT_VALUES + 10 {
+            watch.line(&format!("db_dsn = value-{i}"), true, &mut masker);
+        }
+        assert_eq!(masker.len(), MAX_LEARNT_VALUES);
+        assert_eq!(masker.mask("value-3"), "(masked)");
     }
 
     #[test]
