@@ -426,7 +426,7 @@ impl<'a> Run<'a> {
         masker.add_credentials_in(&base_env);
         masker.add_credentials(|name| host.var(name));
         if let Some(state) = &loaded {
-            mask_recorded_secrets(&mut masker, state);
+            super::records::mask_recorded_secrets(&mut masker, state);
         }
         let outputs = initial_outputs(&plan, loaded.as_ref());
         let read_serial = loaded.as_ref().map(|state| state.serial);
@@ -1901,7 +1901,10 @@ impl<'a> Run<'a> {
     }
 
     fn mask_secret_outputs(&mut self, outputs: &[state::CapturedOutput]) {
-        for output in outputs.iter().filter(|o| is_secret_output(o)) {
+        for output in outputs
+            .iter()
+            .filter(|o| super::records::is_secret_output(o))
+        {
             self.masker.add(&substitution_text(Some(&output.value)));
         }
     }
@@ -1951,22 +1954,6 @@ fn output_in<'o>(outputs: &'o [state::CapturedOutput], key: &str) -> Option<&'o 
         .find(|o| o.qualified_name() == key)
         .or_else(|| latest.clone().find(|o| o.name == key))
         .map(|o| &o.value)
-}
-
-fn is_secret_output(output: &state::CapturedOutput) -> bool {
-    output.kind.starts_with("secret") || crate::secrets::looks_secret(&output.name)
-}
-
-/// The secret outputs a state already holds, masked from the start of a
-/// run: a component printing them again is masked before its `Outputs:`
-/// block says they are secret.
-fn mask_recorded_secrets(masker: &mut SecretMasker, state: &State) {
-    for (name, entry) in &state.components {
-        let outputs = entry.captured_outputs.outputs_of(name);
-        for output in outputs.iter().filter(|o| is_secret_output(o)) {
-            masker.add(&substitution_text(Some(&output.value)));
-        }
-    }
 }
 
 /// How long the run waits for a component to end before saying which

@@ -116,6 +116,9 @@ pub fn invoke(
     }
     masker.add_credentials_in(&child_env);
     masker.add_secret_outputs(&manifest.outputs);
+    if let Some(state) = &stored {
+        super::records::mask_recorded_secrets(&mut masker, state);
+    }
     let invocation = Invocation {
         label: name.to_string(),
         program,

@@ -178,6 +178,7 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
     let mut quiet = crate::diag::Warnings::default();
     let child_env = env::component(run.base_env, &vars, &mut quiet);
     masker.add_credentials_in(&child_env);
+    super::records::mask_entry_secrets(&mut masker, &removed.name, entry);
     let invocation = Invocation {
         label: removed.name.clone(),
         program,

@@ -5,7 +5,8 @@
 use crate::lifecycle::child::capture::RawOutputs;
 use crate::manifest::Manifest;
 use crate::params::{self, ExpandedParam, Locked};
-use crate::state::{self, ComponentMeta, RawOutput, State, StateParameter};
+use crate::redact::SecretMasker;
+use crate::state::{self, ComponentMeta, ComponentState, RawOutput, State, StateParameter};
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
 
@@ -42,6 +43,27 @@ pub fn log_dir(state: &Path) -> PathBuf {
     let mut name = state.as_os_str().to_os_string();
     name.push(".logs");
     PathBuf::from(name)
+}
+
+pub(crate) fn is_secret_output(output: &state::CapturedOutput) -> bool {
+    output.kind.starts_with("secret") || crate::secrets::looks_secret(&output.name)
+}
+
+/// The secret outputs a state already holds, masked from the start of a
+/// run: a component printing them again is masked before its `Outputs:`
+/// block says they are secret.
+pub(crate) fn mask_recorded_secrets(masker: &mut SecretMasker, state: &State) {
+    for (name, entry) in &state.components {
+        mask_entry_secrets(masker, name, entry);
+    }
+}
+
+/// [`mask_recorded_secrets`] for one component's entry.
+pub(crate) fn mask_entry_secrets(masker: &mut SecretMasker, name: &str, entry: &ComponentState) {
+    let outputs = entry.captured_outputs.outputs_of(name);
+    for output in outputs.iter().filter(|o| is_secret_output(o)) {
+        masker.add(&params::format::substitution_text(Some(&output.value)));
+    }
 }
 
 pub(crate) fn state_parameters(locked: &Locked) -> Vec<StateParameter> {

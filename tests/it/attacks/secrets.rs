@@ -33,6 +33,8 @@ const COMPONENT: &str = "
     kind: component
     meta:
       name: db
+    lifecycle:
+      verbs: [deploy, undeploy, backup]
     parameters:
       - name: db.password
         env: DB_PASSWORD
@@ -67,6 +69,7 @@ const INPUTS: &[&str] = &[
     "db/hub-component.yaml",
     "db/deploy.sh",
     "db/undeploy.sh",
+    "db/backup.sh",
 ];
 
 struct Row {
@@ -134,7 +137,27 @@ const ROWS: &[Row] = &[
         kept_in: &["hub.state"],
     },
     Row {
-        name: "a component failing after printing a secret output",
+        name: "hub invoke running a verb that prints a secret output the state knows",
+        setup: deployed_with_a_backup_verb,
+        args: &[
+            "invoke",
+            "db",
+            "backup",
+            "-m",
+            "hub.yaml",
+            "-s",
+            "hub.state",
+        ],
+        env: &[],
+        stdin: "",
+        code: 0,
+        message: "backing up (masked)",
+        secret: SECRET,
+        holders: STATE_FILES,
+        kept_in: &["hub.state"],
+    },
+    Row {
+        name: "a component failing after printing a secret output (the state's log keeps its last lines)",
         setup: || stack(&format!("{}exit 3\n", outputs_block())),
         args: DEPLOY,
         env: &[],
@@ -142,7 +165,7 @@ const ROWS: &[Row] = &[
         code: 1,
         message: "db_dsn = (masked)",
         secret: SECRET,
-        holders: STATE_FILES,
+        holders: &[],
         kept_in: &[],
     },
     Row {
@@ -291,6 +314,22 @@ fn rerun_echoing_the_secret_first() -> Test {
         &test,
         &format!("echo \"reusing {SECRET}\"\n{}", outputs_block()),
     );
+    test
+}
+
+/// A first deploy recorded `dsn`; the component has a `backup` verb that
+/// prints it.
+fn deployed_with_a_backup_verb() -> Test {
+    let test = stack(&outputs_block());
+    run(&test, DEPLOY, &[], "").success();
+    let backup = test.root().join("db/backup.sh");
+    std::fs::write(
+        &backup,
+        format!("#!/bin/sh\necho \"backing up {SECRET}\"\n"),
+    )
+    .expect("write backup.sh");
+    std::fs::set_permissions(&backup, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
     test
 }
 
