@@ -242,6 +242,18 @@ const ROWS: &[Row] = &[
         kept_in: &["hub.yaml.elaborate"],
     },
     Row {
+        name: "hub elaborate of a stack giving db.password a value",
+        setup: || stack("true\n"),
+        args: &["elaborate", "hub.yaml", "-o", "hub.yaml.elaborate"],
+        env: &[],
+        stdin: "",
+        code: 0,
+        message: "",
+        secret: "default-pass",
+        holders: &["hub.yaml.elaborate"],
+        kept_in: &["hub.yaml.elaborate"],
+    },
+    Row {
         name: "util run --mask-env keeps the value out of hub's command line",
         setup: || Test::new(),
         args: &[
