@@ -1520,6 +1520,7 @@ impl<'a> Run<'a> {
         capture::decode_secrets(&mut raw, pad, self.warnings);
         let (captured, problems) = self.capture(name, manifest, params, dir, &raw);
         self.mask_secret_outputs(&captured);
+        self.mask_secret_raw_outputs(manifest, &raw);
         let dynamic = capture::dynamic_provides(&raw);
         let capabilities = manifest.provides.iter().chain(&dynamic).cloned().collect();
         let after = self.record_produced(name, captured, capabilities);
@@ -1906,6 +1907,19 @@ impl<'a> Run<'a> {
             .filter(|o| super::records::is_secret_output(o))
         {
             self.masker.add(&substitution_text(Some(&output.value)));
+        }
+    }
+
+    /// The raw outputs whose values were masked as the component printed
+    /// them (see [`SecretMasker::names_secret_output`]) stay masked in the
+    /// later components' output, as printed (before any decoding).
+    fn mask_secret_raw_outputs(&mut self, manifest: &Manifest, raw: &capture::RawOutputs) {
+        let mut secret = SecretMasker::new(false);
+        secret.add_secret_outputs(&manifest.outputs);
+        for (key, value) in raw {
+            if secret.names_secret_output(key) {
+                self.masker.add(value);
+            }
         }
     }
 

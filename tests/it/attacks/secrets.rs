@@ -70,6 +70,8 @@ const INPUTS: &[&str] = &[
     "db/deploy.sh",
     "db/undeploy.sh",
     "db/backup.sh",
+    "app/hub-component.yaml",
+    "app/deploy.sh",
 ];
 
 struct Row {
@@ -152,6 +154,18 @@ const ROWS: &[Row] = &[
         stdin: "",
         code: 0,
         message: "backing up (masked)",
+        secret: SECRET,
+        holders: STATE_FILES,
+        kept_in: &["hub.state"],
+    },
+    Row {
+        name: "a later component echoing a secret-looking raw output no output declares",
+        setup: a_later_component_echoing_an_undeclared_password,
+        args: DEPLOY,
+        env: &[],
+        stdin: "",
+        code: 0,
+        message: "app uses (masked)",
         secret: SECRET,
         holders: STATE_FILES,
         kept_in: &["hub.state"],
@@ -327,6 +341,31 @@ fn rerun_echoing_the_secret_first() -> Test {
         &format!("echo \"reusing {SECRET}\"\n{}", outputs_block()),
     );
     test
+}
+
+/// `db` prints `admin_password`, a raw output no output declares;
+/// `app`, deployed after it, echoes it.
+fn a_later_component_echoing_an_undeclared_password() -> Test {
+    let stack = STACK.replace(
+        "          dir: db\n",
+        "          dir: db\n      - name: app\n        source:\n          dir: app\n        depends: [db]\n",
+    );
+    let block = format!("echo; echo Outputs:; echo 'admin_password = {SECRET}'; echo\n");
+    Test::new()
+        .file("hub.yaml", &stack)
+        .file(
+            "db/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: db}\n",
+        )
+        .script("db/deploy.sh", &format!("#!/bin/sh\n{block}"))
+        .file(
+            "app/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: app}\n",
+        )
+        .script(
+            "app/deploy.sh",
+            &format!("#!/bin/sh\necho \"app uses {SECRET}\"\n"),
+        )
 }
 
 /// A first deploy recorded `dsn`; the component has a `backup` verb that
