@@ -400,15 +400,7 @@ fn util_run_masker(
         masker.add(&value);
     }
     if args.mask_stdin {
-        let mut input = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|source| {
-            Error::Usage {
-                flag: "--mask-stdin",
-                value: String::new(),
-                reason: format!("cannot read the values from stdin: {source}"),
-            }
-        })?;
-        masker.add(input.trim_end_matches(['\n', '\r']));
+        masker.add(&mask_values_from_stdin()?);
     }
     if !args.mask.is_empty() {
         warnings.warn(
@@ -422,6 +414,28 @@ fn util_run_masker(
     }
     masker.add_credentials(|name| std::env::var(name).ok());
     Ok(masker)
+}
+
+/// `--mask-stdin`: stdin, one value a line, refused from a terminal (the
+/// values would show as they are typed).
+fn mask_values_from_stdin() -> Result<String, Error> {
+    let refused = |reason: String| Error::Usage {
+        flag: "--mask-stdin",
+        value: "stdin".into(),
+        reason,
+    };
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(refused(
+            "it is a terminal: pipe the values in, one a line \
+             (`printenv DB_PASSWORD | hub util run --mask-stdin -- ...`)"
+                .into(),
+        ));
+    }
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut stdin, &mut input)
+        .map_err(|source| refused(format!("cannot read the values: {source}")))?;
+    Ok(input.trim_end_matches(['\n', '\r']).to_string())
 }
 
 /// Hub's environment (variables whose name or value is not UTF-8 left

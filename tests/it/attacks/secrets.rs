@@ -289,6 +289,27 @@ const ROWS: &[Row] = &[
         kept_in: &[],
     },
     Row {
+        name: "util run --mask-env naming a variable hub does not have",
+        setup: || Test::new(),
+        args: &[
+            "util",
+            "run",
+            "--mask-env",
+            "DB_PASSWRD",
+            "--",
+            "sh",
+            "-c",
+            "echo \"pw $DB_PASSWORD\"",
+        ],
+        env: &[("DB_PASSWORD", PASSWORD)],
+        stdin: "",
+        code: 2,
+        message: "`DB_PASSWRD` is not set (or not UTF-8) in hub's environment; export it first",
+        secret: PASSWORD,
+        holders: &[],
+        kept_in: &[],
+    },
+    Row {
         name: "util run --mask-stdin reads the values from stdin",
         setup: || Test::new(),
         args: &[
