@@ -225,6 +225,7 @@ impl Flag {
         for (name, flag) in [
             ("--environment", Flag::Pairs),
             ("--env", Flag::Pairs),
+            ("--additional-parameters", Flag::Pairs),
             ("--mask", Flag::Value),
         ] {
             if arg == name {
@@ -234,10 +235,22 @@ impl Flag {
                 return Some((flag, Some((&arg[..name.len() + 1], value))));
             }
         }
-        match arg.strip_prefix("-e") {
-            Some("") => Some((Flag::Pairs, None)),
-            Some(value) => Some((Flag::Pairs, Some(("-e", value.trim_start_matches('='))))),
-            None => None,
+        Flag::short(arg)
+    }
+
+    /// `-e`/`-a` (`-e K=V`, `-eK=V`, `-e=K=V`), also after switches in
+    /// one cluster (`-fe K=V`).
+    fn short(arg: &str) -> Option<(Flag, Option<(&str, &str)>)> {
+        const SWITCHES: &str = "dfgny";
+        let cluster = arg.strip_prefix('-').filter(|c| !c.starts_with('-'))?;
+        let at = cluster.find(|c: char| !SWITCHES.contains(c))?;
+        if !cluster[at..].starts_with(['e', 'a']) {
+            return None;
+        }
+        let (prefix, value) = arg.split_at(at + 2);
+        match value {
+            "" => Some((Flag::Pairs, None)),
+            value => Some((Flag::Pairs, Some((prefix, value.trim_start_matches('='))))),
         }
     }
 
@@ -335,12 +348,19 @@ mod tests {
             "hunter22 again",
             "-s",
             "state.yaml",
+            "-fe",
+            "A=first-value",
+            "-dfeB=second-value",
+            "-a",
+            "C=third-value",
+            "-shome",
         ];
         let recorded = recorded_args(args.iter().map(|a| a.to_string()));
         assert_eq!(
             recorded.join(" "),
             "hub deploy -e DB_PASS=(masked),ENV=(masked) -eK=(masked) --environment=X=(masked) \
-             --mask (masked) --mask=(masked) --note (masked) again -s state.yaml"
+             --mask (masked) --mask=(masked) --note (masked) again -s state.yaml \
+             -fe A=(masked) -dfeB=(masked) -a C=(masked) -shome"
         );
     }
 
