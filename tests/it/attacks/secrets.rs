@@ -557,6 +557,10 @@ fn a_lock_object_left_by_a_killed_run_holds_no_secret() {
         state.contains("secrets"),
         "the state names its stack: {state}"
     );
+    assert!(
+        state.contains("DB_PASS=(masked)"),
+        "the state's operation records the command masked: {state}"
+    );
     for secret in [password, &server.secret_key] {
         let found = nowhere_else(
             "a lock left by a killed run",
