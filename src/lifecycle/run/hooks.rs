@@ -13,6 +13,7 @@
 use crate::lifecycle::child::otp::PAD_VARIABLE;
 use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
 use crate::lifecycle::run::interrupt::Interrupts;
+use crate::lifecycle::run::timeout::{Budget, Limit};
 use crate::lifecycle::source::discover::script_names;
 use crate::manifest::Hook;
 use crate::redact::SecretMasker;
@@ -153,23 +154,41 @@ pub enum Stopped {
     Failed(String),
     /// hub was interrupted while a hook ran.
     Interrupted(i32),
+    /// The component's time limit ran out during (or before) a hook, which
+    /// `error: ignore` does not excuse: the reason and the limit.
+    TimedOut(String, Limit),
 }
 
-/// Runs `hooks` one after the other; the first failure that is not
-/// ignored stops them. Ignored failures are returned as messages.
+/// Runs `hooks` one after the other, within `budget`; the first failure
+/// that is not ignored stops them. Ignored failures are returned as
+/// messages.
 pub fn run_phase(
     hooks: &[Ready],
+    budget: &Budget,
     masker: &SecretMasker,
     sink: &dyn LineSink,
     interrupts: &Interrupts,
 ) -> (Result<(), Stopped>, Vec<String>) {
     let mut ignored = Vec::new();
     for hook in hooks {
-        let failure = match process::run(&hook.invocation, masker, sink, interrupts) {
+        let timed_out = |limit: Limit| {
+            let reason = format!("hook `{}` ({}) {limit}", hook.file, hook.trigger);
+            Err(Stopped::TimedOut(reason, limit))
+        };
+        let Some(invocation) = budget.bound(&hook.invocation) else {
+            return (budget.limit().map_or(Ok(()), timed_out), ignored);
+        };
+        let failure = match process::run(&invocation, masker, sink, interrupts) {
             Ok(finished) => match finished.exit {
                 Exit::Code(0) => continue,
                 Exit::Interrupted { signal } => {
                     return (Err(Stopped::Interrupted(signal)), ignored)
+                }
+                Exit::TimedOut => {
+                    if let Some(limit) = budget.limit() {
+                        return (timed_out(limit), ignored);
+                    }
+                    format!("hook `{}` ({}) timed out", hook.file, hook.trigger)
                 }
                 exit => format!("hook `{}` ({}) {exit}", hook.file, hook.trigger),
             },
@@ -197,15 +216,18 @@ pub struct Around {
 }
 
 /// Pre hooks, the implementation (when there is one), then post hooks —
-/// also after an implementation that failed, not after an interruption.
+/// also after an implementation that failed, not after an interruption or
+/// a timeout. All of them share the component's time `limit`.
 pub fn run_around(
     planned: &Planned,
     main: Option<&Invocation>,
+    limit: Option<Limit>,
     masker: &SecretMasker,
     sink: &dyn LineSink,
     interrupts: &Interrupts,
 ) -> Around {
-    let (pre, mut ignored) = run_phase(&planned.pre, masker, sink, interrupts);
+    let budget = Budget::start(limit);
+    let (pre, mut ignored) = run_phase(&planned.pre, &budget, masker, sink, interrupts);
     if pre.is_err() {
         return Around {
             pre,
@@ -214,18 +236,21 @@ pub fn run_around(
             ignored,
         };
     }
-    let main = main.map(|invocation| process::run(invocation, masker, sink, interrupts));
-    let interrupted = matches!(
+    let main = main.map(|invocation| match budget.bound(invocation) {
+        Some(bound) => process::run(&bound, masker, sink, interrupts),
+        None => Ok(not_started_in_time()),
+    });
+    let stopped = matches!(
         &main,
         Some(Ok(process::Finished {
-            exit: Exit::Interrupted { .. },
+            exit: Exit::Interrupted { .. } | Exit::TimedOut,
             ..
         }))
     );
-    let post = match interrupted {
+    let post = match stopped {
         true => Ok(()),
         false => {
-            let (post, more) = run_phase(&planned.post, masker, sink, interrupts);
+            let (post, more) = run_phase(&planned.post, &budget, masker, sink, interrupts);
             ignored.extend(more);
             post
         }
@@ -235,6 +260,17 @@ pub fn run_around(
         main,
         post,
         ignored,
+    }
+}
+
+/// The implementation's result when the pre hooks used up the
+/// component's time.
+fn not_started_in_time() -> process::Finished {
+    process::Finished {
+        exit: Exit::TimedOut,
+        stdout: String::new(),
+        tail: String::new(),
+        duration: std::time::Duration::ZERO,
     }
 }
 
