@@ -324,6 +324,10 @@ fn hub(
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
+            if let Some(leader) = pid_in(&root.join("leader.pid")) {
+                // SAFETY: ends the group the scenario's component leads.
+                unsafe { libc::kill(-leader, libc::SIGKILL) };
+            }
             panic!("hub {args:?} still ran after a minute: killed");
         }
         std::thread::sleep(Duration::from_millis(20));
