@@ -463,3 +463,95 @@ fn runs_that_do_not_end_as_they_should() {
         }
     }
 }
+
+/// A `lifecycle.timeouts` entry or `--timeout` that cannot be right: the
+/// command, the file to write, the exit code and what stderr must say.
+struct BadLimit {
+    name: &'static str,
+    /// The stack's `lifecycle.timeouts` lines (indented).
+    timeouts: &'static str,
+    args: &'static [&'static str],
+    code: i32,
+    says: &'static [&'static str],
+}
+
+fn bad_limits() -> Vec<BadLimit> {
+    vec![
+        BadLimit {
+            name: "an entry for a component the stack does not have",
+            timeouts: "    slow: 1s\n    slw: 5m\n",
+            args: DEPLOY,
+            code: 1,
+            says: &[
+                "error: `lifecycle.timeouts` names `slw`, which is not a component of the stack",
+                "--> hub.yaml.elaborate:13:5",
+                "help: did you mean `slow`?",
+            ],
+        },
+        BadLimit {
+            name: "an entry that is not a duration",
+            timeouts: "    slow: soon\n",
+            args: DEPLOY,
+            code: 1,
+            says: &[
+                "error: the `lifecycle.timeouts` entry of `slow`: `soon` is not a duration",
+                "--> hub.yaml.elaborate:12:5",
+                "help: for example `slow: 15m` or `slow: 1h30m`; `0` means no limit",
+            ],
+        },
+        BadLimit {
+            name: "an entry with an unknown unit, seen by hub plan",
+            timeouts: "    after: 1d\n",
+            args: &["plan", "hub.yaml.elaborate"],
+            code: 1,
+            says: &[
+                "`1d` is not a duration",
+                "--> hub.yaml.elaborate:12:5",
+            ],
+        },
+        BadLimit {
+            name: "--timeout that is not a duration",
+            timeouts: "",
+            args: &["undeploy", "hub.yaml.elaborate", "--timeout", "1h30"],
+            code: 2,
+            says: &["invalid value '1h30' for '--timeout <DURATION>': `1h30` is not a duration"],
+        },
+    ]
+}
+
+#[test]
+fn a_limit_that_cannot_be_right_is_refused_before_anything_runs() {
+    for row in bad_limits() {
+        let name = row.name;
+        let test = deployed(&row_with(Slow::Hangs, ""));
+        let state_file = test.root().join("hub.yaml.state");
+        let before = std::fs::read(&state_file).expect("state");
+        let timeouts = match row.timeouts {
+            "" => String::new(),
+            lines => format!("  timeouts:\n{lines}"),
+        };
+        let stack = STACK.replace("HOOKS", "").replace("TIMEOUTS", &timeouts);
+        std::fs::write(test.root().join("hub.yaml.elaborate"), stack).expect("stack");
+        std::fs::write(test.root().join("mode"), "hang").expect("mode");
+        let ended = hub(&test, row.args, &[], Pipes::Kept, None);
+        assert_eq!(ended.code, row.code, "{name}: {}", ended.stderr);
+        for fragment in row.says {
+            assert!(
+                ended.stderr.contains(fragment),
+                "{name}: stderr lacks {fragment:?}:\n{}",
+                ended.stderr
+            );
+        }
+        assert_eq!(std::fs::read(&state_file).expect("state"), before, "{name}");
+        assert_eq!(lines(&test, "base.ran"), 1, "{name}: nothing ran");
+        assert_eq!(lines(&test, "slow.ran"), 1, "{name}: nothing ran");
+    }
+}
+
+/// A row of the first table that only shapes the stack.
+fn row_with(slow: Slow, timeouts: &'static str) -> Row {
+    Row {
+        timeouts,
+        ..row("setup", slow, DEPLOY)
+    }
+}
