@@ -48,7 +48,6 @@ use super::known::{Known, View};
 use super::logs_ahead::LogsAhead;
 use super::outputs::stack_outputs;
 use super::prune;
-use super::timeout::{Limit, Timeouts};
 use super::ready;
 use super::records::{
     component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
@@ -58,6 +57,7 @@ use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, plan_for, read_state, require_state,
 };
+use super::timeout::{Limit, Timeouts};
 use super::upstream::{Ancestry, Bits};
 use crate::diag::Warnings;
 use crate::lifecycle::child::capture::{self, RawOutputs};

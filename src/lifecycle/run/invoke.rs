@@ -47,15 +47,14 @@ fn component_limit(
     name: &str,
     default: Option<std::time::Duration>,
 ) -> Result<Option<Limit>, EngineError> {
-    let timeouts = Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(
-        |bad| {
+    let timeouts =
+        Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
             EngineError::Plan(crate::lifecycle::order::plan::PlanError::BadTimeout {
                 component: bad.component,
                 value: bad.value,
                 reason: bad.reason,
             })
-        },
-    )?;
+        })?;
     Ok(timeouts.limit(name))
 }
 

@@ -10,6 +10,7 @@
 
 use super::error::EngineError;
 use super::interrupt::Interrupts;
+use super::timeout::Limit;
 use crate::lifecycle::child::env::{self, ComponentVariables};
 use crate::lifecycle::child::otp;
 use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
@@ -17,7 +18,6 @@ use crate::lifecycle::source::discover;
 use crate::params::format::substitution_text;
 use crate::params::{ExpandedParam, Origin};
 use crate::redact::SecretMasker;
-use super::timeout::Limit;
 use crate::state::{ComponentState, ComponentStatus, State};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -47,11 +47,11 @@ use crate::lifecycle::run::fingerprint;
 use crate::lifecycle::run::interrupt::Interrupts;
 use crate::lifecycle::run::prune;
 use crate::lifecycle::run::records::scope_outputs;
-use crate::lifecycle::run::timeout::Timeouts;
 use crate::lifecycle::run::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, partial_flag, plan_for, require_state,
 };
+use crate::lifecycle::run::timeout::Timeouts;
 use crate::lifecycle::source::stack::Stack;
 use crate::manifest::{ComponentRef, Manifest};
 use crate::params::{ComponentScope, ExpandedParam, Locked};

@@ -138,7 +138,11 @@ fn rows() -> Vec<Row> {
             ],
             slow_message: "timed out after 1s (--timeout)",
             logged: "--- timed out after",
-            ..row("timeout: --timeout 1s ends a component that never ends", Slow::Hangs, TIMEOUT_1S)
+            ..row(
+                "timeout: --timeout 1s ends a component that never ends",
+                Slow::Hangs,
+                TIMEOUT_1S,
+            )
         },
         Row {
             env: &[("HUB_TIMEOUT", "1s")],
@@ -173,7 +177,11 @@ fn rows() -> Vec<Row> {
             timeouts: "    slow: 1s\n",
             says: &["hook `hang.sh` (pre-deploy) timed out after 1s (lifecycle.timeouts)"],
             slow_message: "hook `hang.sh` (pre-deploy) timed out after 1s",
-            ..row("timeout: a pre-deploy hook that never ends", Slow::HookHangs, DEPLOY)
+            ..row(
+                "timeout: a pre-deploy hook that never ends",
+                Slow::HookHangs,
+                DEPLOY,
+            )
         },
         Row {
             code: 124,
@@ -184,8 +192,15 @@ fn rows() -> Vec<Row> {
                 "timeout: hub invoke --timeout 1s",
                 Slow::Hangs,
                 &[
-                    "invoke", "slow", "deploy", "-m", "hub.yaml.elaborate", "-s",
-                    "hub.yaml.state", "--timeout", "1s",
+                    "invoke",
+                    "slow",
+                    "deploy",
+                    "-m",
+                    "hub.yaml.elaborate",
+                    "-s",
+                    "hub.yaml.state",
+                    "--timeout",
+                    "1s",
                 ],
             )
         },
@@ -215,7 +230,11 @@ fn rows() -> Vec<Row> {
             says: &["interrupted by SIGTERM; the state records the run as interrupted"],
             slow_message: "interrupted by SIGTERM",
             logged: "--- was interrupted by SIGTERM",
-            ..row("signal: SIGTERM while a component runs exits 143", Slow::Hangs, DEPLOY)
+            ..row(
+                "signal: SIGTERM while a component runs exits 143",
+                Slow::Hangs,
+                DEPLOY,
+            )
         },
         Row {
             signal: Some(libc::SIGINT),
@@ -242,9 +261,7 @@ fn deployed(row: &Row) -> Test {
         "" => String::new(),
         lines => format!("  timeouts:\n{lines}"),
     };
-    let stack = STACK
-        .replace("HOOKS", hooks)
-        .replace("TIMEOUTS", &timeouts);
+    let stack = STACK.replace("HOOKS", hooks).replace("TIMEOUTS", &timeouts);
     let echo_outputs = "echo; echo Outputs:; echo 'host = db.internal'; echo\n";
     let mut test = Test::new()
         .file("hub.yaml.elaborate", &stack)
@@ -262,7 +279,11 @@ fn deployed(row: &Row) -> Test {
         test = test.script("slow/hang.sh.off", HANGING_HOOK);
     }
     let first = hub(&test, DEPLOY, &[], Pipes::Kept, None);
-    assert_eq!(first.code, 0, "{}: the first deploy: {}", row.name, first.stderr);
+    assert_eq!(
+        first.code, 0,
+        "{}: the first deploy: {}",
+        row.name, first.stderr
+    );
     test
 }
 
@@ -386,7 +407,10 @@ fn text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        other => yaml_serde::to_string(other).expect("yaml").trim().to_string(),
+        other => yaml_serde::to_string(other)
+            .expect("yaml")
+            .trim()
+            .to_string(),
     }
 }
 
@@ -452,7 +476,11 @@ fn runs_that_do_not_end_as_they_should() {
             let operations = state["operations"].as_sequence().expect("operations");
             let last = operations.last().expect("an operation");
             assert_ne!(text(&last["status"]), "success", "{name}");
-            assert_eq!(operations.len(), 2, "{name}: the first deploy's operation is kept");
+            assert_eq!(
+                operations.len(),
+                2,
+                "{name}: the first deploy's operation is kept"
+            );
         } else {
             assert_eq!(state, before, "{name}: the state is as it was");
         }
@@ -504,10 +532,7 @@ fn bad_limits() -> Vec<BadLimit> {
             timeouts: "    after: 1d\n",
             args: &["plan", "hub.yaml.elaborate"],
             code: 1,
-            says: &[
-                "`1d` is not a duration",
-                "--> hub.yaml.elaborate:12:5",
-            ],
+            says: &["`1d` is not a duration", "--> hub.yaml.elaborate:12:5"],
         },
         BadLimit {
             name: "--timeout that is not a duration",
