@@ -602,7 +602,14 @@ impl<'a> Run<'a> {
                     let clock = running.shift_remove(&name).unwrap_or_else(Instant::now);
                     scheduler.finish(&name);
                     let outcome = self.settle(&name, step, clock.elapsed(), &mut scheduler);
-                    stop = stop.take().or(outcome);
+                    stop = match (stop.take(), outcome) {
+                        // The signal was seen before the component it
+                        // stopped ended: the message names the component.
+                        (Some(Stop::Interrupted(None, _)), Some(named @ Stop::Interrupted(..))) => {
+                            Some(named)
+                        }
+                        (stop, outcome) => stop.or(outcome),
+                    };
                 }
                 if progressed {
                     continue;

@@ -227,7 +227,7 @@ fn rows() -> Vec<Row> {
         Row {
             signal: Some(libc::SIGTERM),
             code: 143,
-            says: &["interrupted by SIGTERM; the state records the run as interrupted"],
+            says: &["error: `slow` was interrupted by SIGTERM; the state records the run as interrupted"],
             slow_message: "interrupted by SIGTERM",
             logged: "--- was interrupted by SIGTERM",
             ..row(
