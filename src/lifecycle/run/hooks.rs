@@ -317,4 +317,113 @@ mod tests {
         assert_eq!(found("notify"), Some(root.path().join(".hub/notify")));
         assert_eq!(found("no-such-hook-anywhere"), None);
     }
+
+    fn shell(script: &str, dir: &Path) -> Invocation {
+        Invocation {
+            label: "app".into(),
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            cwd: dir.to_path_buf(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            log_file: None,
+            timeout: None,
+        }
+    }
+
+    fn ready(file: &str, trigger: &str, ignore_errors: bool, invocation: Invocation) -> Ready {
+        Ready {
+            file: file.into(),
+            trigger: trigger.into(),
+            ignore_errors,
+            invocation,
+        }
+    }
+
+    #[test]
+    fn the_hooks_and_the_implementation_share_the_time_limit() {
+        use crate::lifecycle::run::timeout::Source;
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().expect("tmp");
+        let limit = Limit {
+            duration: Duration::from_millis(300),
+            source: Source::Flag,
+        };
+        // `error: ignore` does not excuse a timeout; the implementation and
+        // the post hook never start.
+        let planned = Planned {
+            pre: vec![ready(
+                "wait",
+                "pre-deploy",
+                true,
+                shell("sleep 30", dir.path()),
+            )],
+            post: vec![ready(
+                "after",
+                "post-deploy",
+                false,
+                shell("touch post", dir.path()),
+            )],
+        };
+        let main = shell("touch main", dir.path());
+        let started = Instant::now();
+        let around = run_around(
+            &planned,
+            Some(&main),
+            Some(limit),
+            &SecretMasker::new(false),
+            &crate::lifecycle::child::process::MemorySink::default(),
+            &Interrupts::unwatched(),
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(
+            around.pre,
+            Err(Stopped::TimedOut(
+                "hook `wait` (pre-deploy) timed out after 300ms (--timeout)".into(),
+                limit
+            ))
+        );
+        assert!(around.main.is_none());
+        assert!(!dir.path().join("main").exists() && !dir.path().join("post").exists());
+    }
+
+    #[test]
+    fn an_implementation_that_takes_the_time_left_times_out() {
+        use crate::lifecycle::run::timeout::Source;
+        use std::time::Duration;
+        let dir = tempfile::tempdir().expect("tmp");
+        let limit = Limit {
+            duration: Duration::from_millis(300),
+            source: Source::Stack,
+        };
+        let planned = Planned {
+            pre: vec![ready(
+                "quick",
+                "pre-deploy",
+                false,
+                shell("true", dir.path()),
+            )],
+            post: vec![ready(
+                "after",
+                "post-deploy",
+                false,
+                shell("touch post", dir.path()),
+            )],
+        };
+        let around = run_around(
+            &planned,
+            Some(&shell("sleep 30", dir.path())),
+            Some(limit),
+            &SecretMasker::new(false),
+            &crate::lifecycle::child::process::MemorySink::default(),
+            &Interrupts::unwatched(),
+        );
+        assert_eq!(around.pre, Ok(()));
+        let finished = around.main.expect("it ran").expect("it started");
+        assert_eq!(finished.exit, Exit::TimedOut);
+        assert_eq!(around.post, Ok(()));
+        assert!(
+            !dir.path().join("post").exists(),
+            "no post hook after a timeout"
+        );
+    }
 }
