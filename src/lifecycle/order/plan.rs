@@ -1107,6 +1107,30 @@ mod tests {
     }
 
     #[test]
+    fn timeouts_must_name_components_and_read_as_durations() {
+        let entry = |name: &str, value: &str| (name.to_string(), value.to_string());
+        let mut e = stack(&["a", "b"], &[]);
+        e.stack.lifecycle.timeouts = [entry("a", "1h30m"), entry("b", "0")].into_iter().collect();
+        assert!(validate(&e).is_ok());
+        e.stack.lifecycle.timeouts = [entry("bb", "5m")].into_iter().collect();
+        assert_eq!(
+            validate(&e),
+            Err(PlanError::UnknownListed {
+                list: "lifecycle.timeouts",
+                name: "bb".into(),
+                suggestion: Some("b".into()),
+            })
+        );
+        e.stack.lifecycle.timeouts = [entry("a", "5 minutes")].into_iter().collect();
+        let error = validate(&e).expect_err("not a duration");
+        assert!(
+            matches!(&error, PlanError::BadTimeout { component, value, .. } if component == "a" && value == "5 minutes"),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("`5 minutes` is not a duration"));
+    }
+
+    #[test]
     fn an_empty_order_is_derived_from_depends() {
         let mut e = stack(&["b", "a"], &[("b", &["a"])]);
         e.stack.lifecycle.order.clear();
