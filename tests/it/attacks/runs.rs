@@ -580,3 +580,37 @@ fn row_with(slow: Slow, timeouts: &'static str) -> Row {
         ..row("setup", slow, DEPLOY)
     }
 }
+
+/// `hub plan` shows the limit of each component that has one.
+#[test]
+fn plan_shows_each_components_limit() {
+    let test = deployed(&row_with(Slow::Hangs, "    slow: 90s\n    after: 0\n"));
+    let stdout = |format: &str| {
+        let args = ["plan", "hub.yaml.elaborate", "--format", format];
+        let ended = hub(&test, &args, &[], Pipes::Kept, None);
+        assert_eq!(ended.code, 0, "{}", ended.stderr);
+        std::fs::read_to_string(test.root().join("hub.stdout")).expect("stdout")
+    };
+    let text = stdout("text");
+    assert!(
+        text.contains("\n  timeout: 1m30s (lifecycle.timeouts)\n"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("timeout:").count(),
+        1,
+        "`after: 0` is no limit: {text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout("json")).expect("json");
+    let components = json["components"].as_array().expect("components");
+    let timeouts: Vec<&serde_json::Value> = components.iter().map(|c| &c["timeout"]).collect();
+    assert_eq!(
+        timeouts,
+        [
+            &serde_json::Value::Null,
+            &serde_json::json!("1m30s"),
+            &serde_json::Value::Null
+        ]
+    );
+    assert!(stdout("markdown").contains("Timeout: 1m30s (`lifecycle.timeouts`)"));
+}
