@@ -413,8 +413,8 @@ The first SIGINT or SIGTERM hub receives is passed on to the program's process g
 the group is killed when it is still running --grace seconds later, or at once on a \
 second signal.
 
-Exit status: the program's, 128 + N when it was killed by signal N, 130 when hub was \
-interrupted, 124 after --timeout, 126/127 when it cannot be started.
+Exit status: the program's, 128 + N when it was killed by signal N, 130 or 143 when hub was \
+interrupted by SIGINT or SIGTERM, 124 after --timeout, 126/127 when it cannot be started.
 
 Example:
   hub util run --label app --mask-env DB_PASSWORD --log app.log -- ./deploy.sh"
@@ -675,6 +675,12 @@ pub struct ExecuteArgs {
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
     #[arg(short = 'y', long = "dry")]
     pub dry: bool,
+    /// Stop a component still running after this long (`90s`, `15m`,
+    /// `1h30m`; `0`: no limit), its hooks included: SIGTERM to its
+    /// processes, SIGKILL 30s later, and it fails. The stack's
+    /// `lifecycle.timeouts` gives components their own limits
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = crate::lifecycle::run::timeout::parse)]
+    pub timeout: Option<std::time::Duration>,
     /// Print, for each component, why it runs or is skipped
     #[arg(long)]
     pub why: bool,
@@ -717,7 +723,9 @@ appended to STATE.journal, which is folded into STATE at the end of the run (and
 then during it); `hub state pull STATE` shows the state with the journal applied. \
 Each component's output is shown prefixed with its name, masked, and appended to \
 STATE.logs/COMPONENT.log. Exit status: 0 when the run finished (optional components may \
-have failed), 1 when it failed, 2 when the state could not be written, 130 when interrupted.";
+have failed), 1 when it failed (a component that ran longer than --timeout or its \
+`lifecycle.timeouts` entry fails), 2 when the state could not be written, 130 when \
+interrupted by SIGINT, 143 by SIGTERM.";
 
 #[derive(Debug, Args)]
 #[command(
@@ -904,6 +912,11 @@ pub struct InvokeArgs {
     /// Show secret values in the output instead of masking them
     #[arg(long)]
     pub reveal: bool,
+    /// Stop the component when it runs longer than this (`90s`, `15m`,
+    /// `1h30m`; `0`: no limit) unless the stack's `lifecycle.timeouts` gives
+    /// it its own limit
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = crate::lifecycle::run::timeout::parse)]
+    pub timeout: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Args)]

@@ -494,14 +494,10 @@ fn split_list(flags: &[String]) -> Vec<String> {
 
 /// A closed pipe (`hub elaborate -o - | head`) is not an error.
 pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
-            path: PathBuf::from("-"),
-            source: e,
-        }),
-        _ => Ok(()),
-    }
+    crate::console::out(bytes).map_err(|source| Error::Write {
+        path: PathBuf::from("-"),
+        source,
+    })
 }
 
 /// `error: …`, then where, then how to fix it.
@@ -746,9 +742,7 @@ fn run_loaded(
         .then(crate::lifecycle::view::progress::TerminalProgress::default);
     let log = |line: &str| match &live {
         Some(live) => live.println(line),
-        None => {
-            let _ = writeln!(std::io::stderr().lock(), "{line}");
-        }
+        None => crate::console::err_line(line),
     };
     let sink: &dyn crate::lifecycle::child::process::LineSink = match &live {
         Some(live) => live,
@@ -772,7 +766,7 @@ fn run_loaded(
         let _ = cache.save();
     }
     if let Some(summary) = &finished.summary {
-        let _ = write!(std::io::stderr().lock(), "{}", summary.render());
+        crate::console::err(&summary.render());
     }
     let reported = match (&args.common.run.report, &finished.summary) {
         (Some(path), Some(summary)) => write_run_report(
@@ -909,6 +903,7 @@ fn load_run(
         why: args.execute.is_some_and(|e| e.why),
         dry: args.execute.is_some_and(|e| e.dry),
         lock_timeout: args.common.state.lock.lock_timeout,
+        timeout: args.execute.and_then(|e| e.timeout),
         expected_state: None,
     };
     Ok((stack, options))
@@ -991,6 +986,7 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
         exported,
         force: args.force,
         reveal: args.reveal,
+        timeout: args.timeout,
     };
     let interrupts = install_interrupts()?;
     let environment: Vec<(String, String)> = std::env::vars().collect();

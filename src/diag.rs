@@ -129,7 +129,7 @@ pub fn set_debug(on: bool) {
 /// One `--debug` trace line on stderr; nothing without `--debug`.
 pub fn debug(line: impl FnOnce() -> String) {
     if DEBUG.load(std::sync::atomic::Ordering::Relaxed) {
-        eprintln!("debug: {}", line());
+        crate::console::err_line(&format!("debug: {}", line()));
     }
 }
 

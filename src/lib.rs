@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod console;
 pub mod diag;
 pub mod elaborate;
 pub mod error;

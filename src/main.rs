@@ -29,13 +29,13 @@ fn main() -> ExitCode {
         Command::Completions(args) => hub::commands::completions(args),
     };
     for warning in warnings.iter() {
-        eprintln!("warning: {warning}");
+        hub::console::err_line(&format!("warning: {warning}"));
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(hub::Error::PlanChanges) => ExitCode::from(2),
         Err(error) => {
-            eprintln!("{}", hub::commands::render_error(&error));
+            hub::console::err_line(&hub::commands::render_error(&error));
             ExitCode::from(error.exit_code() as u8)
         }
     }

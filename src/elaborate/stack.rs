@@ -640,6 +640,10 @@ impl LevelBuilder {
             .cloned()
             .collect();
         l.requires.optional = tuning::merge(&p.requires.optional, &c.requires.optional);
+        // The nearer level's entry for a component wins.
+        l.timeouts = p.timeouts.clone();
+        l.timeouts
+            .extend(c.timeouts.iter().map(|(k, v)| (k.clone(), v.clone())));
         if !p.bare.is_empty() {
             l.bare.clone_from(&p.bare);
         }

@@ -5,6 +5,7 @@
 //! Field order is the order in which documents are written; empty values are
 //! omitted, except the few keys the Hub format always writes.
 
+use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -225,6 +226,10 @@ pub struct Lifecycle {
     /// Checks that must pass before the next component is deployed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ready_conditions: Vec<ReadyCondition>,
+    /// How long each component may run (stack only): component name →
+    /// duration (`90s`, `15m`, `1h30m`; `0`: no limit). Over `--timeout`.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub timeouts: IndexMap<String, String>,
     #[serde(skip_serializing_if = "LifecycleOptions::is_empty")]
     pub options: LifecycleOptions,
 }

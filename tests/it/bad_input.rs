@@ -1458,7 +1458,7 @@ fn rows() -> Vec<Row> {
                 "component: hangs until hub is stopped",
                 |t| script(t, "a/deploy.sh", "#!/bin/sh\necho waiting\nsleep 600\n"),
                 DEPLOY,
-                130,
+                143,
                 &["SIGTERM"],
             ))
         },

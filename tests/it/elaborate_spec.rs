@@ -1812,3 +1812,31 @@ fn case_46_state_kind_checked() {
         .stderr_has("platform.state")
         .stderr_has("`stack`");
 }
+
+/// `lifecycle.timeouts` across `fromStack`: the parent's entries, the
+/// child's replacing them component by component; the elaborated file
+/// keeps them as written.
+#[test]
+fn from_stack_timeouts_merge_per_component() {
+    let out = Test::new()
+        .file(
+            "base/hub.yaml",
+            "version: 1\nkind: stack\nmeta: {name: base}\ncomponents:\n- {name: a, source: {dir: a}}\n- {name: b, source: {dir: b}}\nlifecycle:\n  order: [a, b]\n  timeouts: {a: 90s, b: 15m}\n",
+        )
+        .file("base/a/hub-component.yaml", &component("a", ""))
+        .file("base/b/hub-component.yaml", &component("b", ""))
+        .file(
+            "child/hub.yaml",
+            "version: 1\nkind: stack\nmeta: {name: child, fromStack: ../base}\nlifecycle:\n  timeouts:\n    b: 1h30m\n",
+        )
+        .cwd("child")
+        .args(&["elaborate", "hub.yaml", "-o", "-"])
+        .run();
+    let stack = &documents(&out)[0];
+    assert_eq!(
+        stack["lifecycle"]["timeouts"],
+        yaml("{a: 90s, b: 1h30m}"),
+        "{}",
+        out.stdout
+    );
+}

@@ -299,7 +299,7 @@ fn forwards(signal: i32, name: &str) {
     let pgid = running.pgid();
     running.signal(signal);
     let (status, rest, stderr) = running.finish();
-    assert_eq!(status, 130, "stderr: {stderr}");
+    assert_eq!(status, 128 + signal, "stderr: {stderr}");
     assert_eq!(rest, [format!("app | got-{name}")], "stderr: {stderr}");
     assert!(
         stderr.contains(": passed on; it has 30s to stop"),
@@ -330,7 +330,7 @@ fn a_child_ignoring_the_signal_is_killed_after_the_grace_period() {
     running.signal(libc::SIGTERM);
     let (status, _, stderr) = running.finish();
     let waited = sent.elapsed();
-    assert_eq!(status, 130, "{stderr}");
+    assert_eq!(status, 143, "{stderr}");
     assert!(
         waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
         "{waited:?}"
@@ -378,7 +378,7 @@ fn background_processes_of_an_interrupted_child_are_killed() {
     let pgid = running.pgid();
     running.signal(libc::SIGTERM);
     let (status, rest, stderr) = running.finish();
-    assert_eq!(status, 130, "{stderr}");
+    assert_eq!(status, 143, "{stderr}");
     assert_eq!(rest, ["app | leaving"]);
     assert!(!group_exists(pgid), "process group {pgid} is still there");
 }

@@ -112,13 +112,14 @@ pub enum Exit {
 }
 
 impl Exit {
-    /// The exit status a shell would report: the code, 128 + signal, 130
-    /// when interrupted, 124 (as `timeout(1)`) when timed out.
+    /// The exit status a shell would report: the code, 128 + signal (also
+    /// when hub was interrupted by the signal: 130 for SIGINT, 143 for
+    /// SIGTERM), 124 (as `timeout(1)`) when timed out.
     pub fn shell_code(&self) -> i32 {
         match *self {
             Exit::Code(code) => code,
             Exit::Signal(signal) => 128 + signal,
-            Exit::Interrupted { .. } => 130,
+            Exit::Interrupted { signal } => 128 + signal,
             Exit::TimedOut => 124,
         }
     }
@@ -1059,7 +1060,7 @@ mod tests {
                 signal: libc::SIGTERM
             }
             .shell_code(),
-            130
+            143
         );
         assert_eq!(
             Exit::Interrupted {

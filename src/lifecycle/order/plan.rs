@@ -12,6 +12,7 @@
 
 use super::edges::{Reason, Upstream};
 use super::schedule::Scheduler;
+use crate::lifecycle::run::timeout::Timeouts;
 use crate::manifest::Elaborated;
 use indexmap::IndexMap;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -181,6 +182,12 @@ pub enum PlanError {
         /// A component of the stack it may stand for.
         suggestion: Option<String>,
     },
+    #[error("the `lifecycle.timeouts` entry of `{component}`: {reason}")]
+    BadTimeout {
+        component: String,
+        value: String,
+        reason: String,
+    },
     #[error("component `{component}` depends on `{name}`, which is not a component of the stack")]
     UnknownDependency {
         component: String,
@@ -243,6 +250,9 @@ impl PlanError {
             PlanError::UnknownListed { .. } | PlanError::UnknownDependency { .. } => {
                 "use a name from the stack's `components:` list".into()
             }
+            PlanError::BadTimeout { component, .. } => format!(
+                "for example `{component}: 15m` or `{component}: 1h30m`; `0` means no limit"
+            ),
             PlanError::LimitBeforeOffset { .. } => {
                 "undeploy runs in reverse order: the offset is the first component to run".into()
             }
@@ -290,6 +300,20 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
                 suggestion: suggestion(name),
             });
         }
+    }
+    if let Some(name) = stack.lifecycle.timeouts.keys().find(|n| !known(n)) {
+        return Err(PlanError::UnknownListed {
+            list: "lifecycle.timeouts",
+            name: name.clone(),
+            suggestion: suggestion(name),
+        });
+    }
+    if let Err(bad) = Timeouts::new(&stack.lifecycle.timeouts, None) {
+        return Err(PlanError::BadTimeout {
+            component: bad.component,
+            value: bad.value,
+            reason: bad.reason,
+        });
     }
     for term in Tuning::parse(&stack.lifecycle.requires.optional).terms {
         if let Some(component) = term.component.filter(|c| !known(c)) {
@@ -1080,6 +1104,30 @@ mod tests {
         let mut e = stack(&["a", "b"], &[]);
         e.components.pop();
         assert!(matches!(validate(&e), Err(PlanError::MissingDocument(_))));
+    }
+
+    #[test]
+    fn timeouts_must_name_components_and_read_as_durations() {
+        let entry = |name: &str, value: &str| (name.to_string(), value.to_string());
+        let mut e = stack(&["a", "b"], &[]);
+        e.stack.lifecycle.timeouts = [entry("a", "1h30m"), entry("b", "0")].into_iter().collect();
+        assert!(validate(&e).is_ok());
+        e.stack.lifecycle.timeouts = [entry("bb", "5m")].into_iter().collect();
+        assert_eq!(
+            validate(&e),
+            Err(PlanError::UnknownListed {
+                list: "lifecycle.timeouts",
+                name: "bb".into(),
+                suggestion: Some("b".into()),
+            })
+        );
+        e.stack.lifecycle.timeouts = [entry("a", "5 minutes")].into_iter().collect();
+        let error = validate(&e).expect_err("not a duration");
+        assert!(
+            matches!(&error, PlanError::BadTimeout { component, value, .. } if component == "a" && value == "5 minutes"),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("`5 minutes` is not a duration"));
     }
 
     #[test]

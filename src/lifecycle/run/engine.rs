@@ -57,6 +57,7 @@ use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, plan_for, read_state, require_state,
 };
+use super::timeout::{Limit, Timeouts};
 use super::upstream::{Ancestry, Bits};
 use crate::diag::Warnings;
 use crate::lifecycle::child::capture::{self, RawOutputs};
@@ -129,6 +130,9 @@ pub struct RunOptions {
     pub dry: bool,
     /// `--lock-timeout`: how long to wait for a lock another run holds.
     pub lock_timeout: Duration,
+    /// `--timeout`: how long a component may run, unless the stack's
+    /// `lifecycle.timeouts` says otherwise.
+    pub timeout: Option<Duration>,
     /// `deploy --plan`: the state the plan was checked against, checked
     /// again under the lock (another run may write it in between).
     pub expected_state: Option<ExpectedState>,
@@ -319,6 +323,8 @@ struct Run<'a> {
     hook_failures: Vec<String>,
     /// The fix for a failure, where the reason alone does not tell it.
     fixes: HashMap<String, String>,
+    /// How long each component may run.
+    timeouts: Timeouts,
     /// When each running component started (the clock's text).
     started_at: HashMap<String, String>,
     /// Positions in the selection.
@@ -363,6 +369,7 @@ impl<'a> Run<'a> {
     ) -> Result<Run<'a>, EngineError> {
         let verb = options.verb.unwrap_or(Verb::Deploy);
         let order = stack.validated_order()?;
+        let timeouts = run_timeouts(stack, options.timeout)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
         require_state(options)?;
         let locations = match options.state.is_empty() {
@@ -464,6 +471,7 @@ impl<'a> Run<'a> {
             mandatory_failures: Vec::new(),
             hook_failures: Vec::new(),
             fixes: HashMap::new(),
+            timeouts,
             started_at: HashMap::new(),
             recorded_outputs,
             pending_fingerprints: HashMap::new(),
@@ -571,6 +579,7 @@ impl<'a> Run<'a> {
                         let result = hooks::run_around(
                             &job.hooks,
                             Some(&job.invocation),
+                            job.limit,
                             &job.masker,
                             sink,
                             interrupts,
@@ -598,7 +607,14 @@ impl<'a> Run<'a> {
                     let clock = running.shift_remove(&name).unwrap_or_else(Instant::now);
                     scheduler.finish(&name);
                     let outcome = self.settle(&name, step, clock.elapsed(), &mut scheduler);
-                    stop = stop.take().or(outcome);
+                    stop = match (stop.take(), outcome) {
+                        // The signal was seen before the component it
+                        // stopped ended: the message names the component.
+                        (Some(Stop::Interrupted(None, _)), Some(named @ Stop::Interrupted(..))) => {
+                            Some(named)
+                        }
+                        (stop, outcome) => stop.or(outcome),
+                    };
                 }
                 if progressed {
                     continue;
@@ -697,6 +713,7 @@ impl<'a> Run<'a> {
                         interrupts: self.host.interrupts,
                         reveal: self.options.reveal,
                         log_file: self.log_file(name),
+                        limit: self.timeouts.limit(name),
                     };
                     prune::undeploy(gone, &entry, &run)
                 }
@@ -1335,6 +1352,7 @@ impl<'a> Run<'a> {
             let around = hooks::run_around(
                 &hooks,
                 None,
+                self.timeouts.limit(name),
                 &self.masker,
                 self.host.sink,
                 self.host.interrupts,
@@ -1356,6 +1374,7 @@ impl<'a> Run<'a> {
         };
         Ok(Job {
             invocation,
+            limit: self.timeouts.limit(name),
             hooks,
             masker: self.component_masker(manifest),
             manifest,
@@ -1378,6 +1397,15 @@ impl<'a> Run<'a> {
             Some(Ok(finished)) => match finished.exit {
                 Exit::Code(0) => finished.stdout,
                 Exit::Interrupted { signal } => return self.interrupted(name, signal),
+                Exit::TimedOut => {
+                    let Some(limit) = job.limit else {
+                        let reason = format!("{} timed out", job.implementation);
+                        return self.fail(name, &reason, Some(&finished.tail));
+                    };
+                    let reason = format!("{} {limit}", job.implementation);
+                    self.fixes.insert(name.to_string(), limit.fix(name));
+                    return self.fail(name, &reason, Some(&finished.tail));
+                }
                 exit => {
                     let reason = format!("{} {exit}", job.implementation);
                     return self.fail(name, &reason, Some(&finished.tail));
@@ -1433,6 +1461,10 @@ impl<'a> Run<'a> {
             hooks::Stopped::Interrupted(signal) => self.interrupted(name, signal),
             hooks::Stopped::Failed(reason) => {
                 self.hook_failures.push(name.to_string());
+                self.fail(name, &reason, None)
+            }
+            hooks::Stopped::TimedOut(reason, limit) => {
+                self.fixes.insert(name.to_string(), limit.fix(name));
                 self.fail(name, &reason, None)
             }
         }
@@ -1983,6 +2015,8 @@ enum Prepared<'a> {
 /// A component's process and what its result is recorded with.
 struct Job<'a> {
     invocation: Invocation,
+    /// How long it may run, its hooks included.
+    limit: Option<Limit>,
     /// Its hooks, run on the same thread before and after it.
     hooks: hooks::Planned,
     /// The secrets known when it started.
@@ -2004,6 +2038,17 @@ struct Ended<'a> {
 enum JobResult<'a> {
     Process(Box<Job<'a>>, hooks::Around),
     Ready(Result<(), String>),
+}
+
+/// The limits of a run: the stack's `lifecycle.timeouts` over `--timeout`.
+fn run_timeouts(stack: &Stack, default: Option<Duration>) -> Result<Timeouts, EngineError> {
+    Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
+        EngineError::Plan(plan::PlanError::BadTimeout {
+            component: bad.component,
+            value: bad.value,
+            reason: bad.reason,
+        })
+    })
 }
 
 /// Why a run stops handing out components.

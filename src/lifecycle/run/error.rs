@@ -4,7 +4,7 @@
 use super::interrupt::signal_name;
 use crate::diag::Location;
 use crate::elaborate::ElaborateError;
-use crate::lifecycle::child::process::ProcessError;
+use crate::lifecycle::child::process::{Exit, ProcessError};
 use crate::lifecycle::order::plan::PlanError;
 use crate::lifecycle::order::requirements::RequirementError;
 use crate::lifecycle::source::discover::DiscoverError;
@@ -13,8 +13,11 @@ use crate::params::ParamsError;
 use crate::state::{Inconsistency, StateError};
 use std::path::PathBuf;
 
-/// The exit code of a run stopped by SIGINT or SIGTERM.
-pub const INTERRUPTED_EXIT: i32 = 130;
+/// The exit code of a run stopped by `signal`, as a shell reports a
+/// process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+pub fn interrupted_exit(signal: i32) -> i32 {
+    128 + signal
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -110,6 +113,12 @@ pub enum EngineError {
         verb: String,
         exit: crate::lifecycle::child::process::Exit,
     },
+    #[error("`{component} {verb}` {limit}")]
+    InvokeTimedOut {
+        component: String,
+        verb: String,
+        limit: super::timeout::Limit,
+    },
     #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
     ExtraArguments { path: PathBuf, extra: Vec<String> },
     #[error("{what} is required: {how}")]
@@ -130,16 +139,17 @@ impl From<ElaborateError> for EngineError {
 }
 
 impl EngineError {
-    /// 130 after an interrupt, 2 when the state could not be written, the
+    /// 130 after SIGINT, 143 after SIGTERM, 2 when the state could not be written, the
     /// component's own code for a failed invoke, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {
-            EngineError::Interrupted { .. } => INTERRUPTED_EXIT,
+            EngineError::Interrupted { signal, .. } => interrupted_exit(*signal),
             EngineError::State(e) => e.exit_code(),
             EngineError::InvokeFailed { exit, .. } => match exit.shell_code() {
                 0 => 1,
                 code => code,
             },
+            EngineError::InvokeTimedOut { .. } => Exit::TimedOut.shell_code(),
             _ => 1,
         }
     }
@@ -203,6 +213,7 @@ impl EngineError {
             EngineError::VerbNotListed { .. } => {
                 Some("add the verb to the component's `lifecycle.verbs`, or add `--force`".into())
             }
+            EngineError::InvokeTimedOut { component, limit, .. } => Some(limit.fix(component)),
             EngineError::UnknownComponent { .. } => Some("use a name from the stack's `components:` list".into()),
             EngineError::NotReady { .. } => {
                 Some("check the stack's `lifecycle.readyConditions`; `--force` accepts a stack that is not ready".into())

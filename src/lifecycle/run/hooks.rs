@@ -13,6 +13,7 @@
 use crate::lifecycle::child::otp::PAD_VARIABLE;
 use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
 use crate::lifecycle::run::interrupt::Interrupts;
+use crate::lifecycle::run::timeout::{Budget, Limit};
 use crate::lifecycle::source::discover::script_names;
 use crate::manifest::Hook;
 use crate::redact::SecretMasker;
@@ -153,23 +154,41 @@ pub enum Stopped {
     Failed(String),
     /// hub was interrupted while a hook ran.
     Interrupted(i32),
+    /// The component's time limit ran out during (or before) a hook, which
+    /// `error: ignore` does not excuse: the reason and the limit.
+    TimedOut(String, Limit),
 }
 
-/// Runs `hooks` one after the other; the first failure that is not
-/// ignored stops them. Ignored failures are returned as messages.
+/// Runs `hooks` one after the other, within `budget`; the first failure
+/// that is not ignored stops them. Ignored failures are returned as
+/// messages.
 pub fn run_phase(
     hooks: &[Ready],
+    budget: &Budget,
     masker: &SecretMasker,
     sink: &dyn LineSink,
     interrupts: &Interrupts,
 ) -> (Result<(), Stopped>, Vec<String>) {
     let mut ignored = Vec::new();
     for hook in hooks {
-        let failure = match process::run(&hook.invocation, masker, sink, interrupts) {
+        let timed_out = |limit: Limit| {
+            let reason = format!("hook `{}` ({}) {limit}", hook.file, hook.trigger);
+            Err(Stopped::TimedOut(reason, limit))
+        };
+        let Some(invocation) = budget.bound(&hook.invocation) else {
+            return (budget.limit().map_or(Ok(()), timed_out), ignored);
+        };
+        let failure = match process::run(&invocation, masker, sink, interrupts) {
             Ok(finished) => match finished.exit {
                 Exit::Code(0) => continue,
                 Exit::Interrupted { signal } => {
                     return (Err(Stopped::Interrupted(signal)), ignored)
+                }
+                Exit::TimedOut => {
+                    if let Some(limit) = budget.limit() {
+                        return (timed_out(limit), ignored);
+                    }
+                    format!("hook `{}` ({}) timed out", hook.file, hook.trigger)
                 }
                 exit => format!("hook `{}` ({}) {exit}", hook.file, hook.trigger),
             },
@@ -197,15 +216,18 @@ pub struct Around {
 }
 
 /// Pre hooks, the implementation (when there is one), then post hooks —
-/// also after an implementation that failed, not after an interruption.
+/// also after an implementation that failed, not after an interruption or
+/// a timeout. All of them share the component's time `limit`.
 pub fn run_around(
     planned: &Planned,
     main: Option<&Invocation>,
+    limit: Option<Limit>,
     masker: &SecretMasker,
     sink: &dyn LineSink,
     interrupts: &Interrupts,
 ) -> Around {
-    let (pre, mut ignored) = run_phase(&planned.pre, masker, sink, interrupts);
+    let budget = Budget::start(limit);
+    let (pre, mut ignored) = run_phase(&planned.pre, &budget, masker, sink, interrupts);
     if pre.is_err() {
         return Around {
             pre,
@@ -214,18 +236,21 @@ pub fn run_around(
             ignored,
         };
     }
-    let main = main.map(|invocation| process::run(invocation, masker, sink, interrupts));
-    let interrupted = matches!(
+    let main = main.map(|invocation| match budget.bound(invocation) {
+        Some(bound) => process::run(&bound, masker, sink, interrupts),
+        None => Ok(not_started_in_time()),
+    });
+    let stopped = matches!(
         &main,
         Some(Ok(process::Finished {
-            exit: Exit::Interrupted { .. },
+            exit: Exit::Interrupted { .. } | Exit::TimedOut,
             ..
         }))
     );
-    let post = match interrupted {
+    let post = match stopped {
         true => Ok(()),
         false => {
-            let (post, more) = run_phase(&planned.post, masker, sink, interrupts);
+            let (post, more) = run_phase(&planned.post, &budget, masker, sink, interrupts);
             ignored.extend(more);
             post
         }
@@ -235,6 +260,17 @@ pub fn run_around(
         main,
         post,
         ignored,
+    }
+}
+
+/// The implementation's result when the pre hooks used up the
+/// component's time.
+fn not_started_in_time() -> process::Finished {
+    process::Finished {
+        exit: Exit::TimedOut,
+        stdout: String::new(),
+        tail: String::new(),
+        duration: std::time::Duration::ZERO,
     }
 }
 
@@ -280,5 +316,114 @@ mod tests {
         assert_eq!(found("check"), Some(component.join("bin/check.sh")));
         assert_eq!(found("notify"), Some(root.path().join(".hub/notify")));
         assert_eq!(found("no-such-hook-anywhere"), None);
+    }
+
+    fn shell(script: &str, dir: &Path) -> Invocation {
+        Invocation {
+            label: "app".into(),
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            cwd: dir.to_path_buf(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            log_file: None,
+            timeout: None,
+        }
+    }
+
+    fn ready(file: &str, trigger: &str, ignore_errors: bool, invocation: Invocation) -> Ready {
+        Ready {
+            file: file.into(),
+            trigger: trigger.into(),
+            ignore_errors,
+            invocation,
+        }
+    }
+
+    #[test]
+    fn the_hooks_and_the_implementation_share_the_time_limit() {
+        use crate::lifecycle::run::timeout::Source;
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().expect("tmp");
+        let limit = Limit {
+            duration: Duration::from_millis(300),
+            source: Source::Flag,
+        };
+        // `error: ignore` does not excuse a timeout; the implementation and
+        // the post hook never start.
+        let planned = Planned {
+            pre: vec![ready(
+                "wait",
+                "pre-deploy",
+                true,
+                shell("sleep 30", dir.path()),
+            )],
+            post: vec![ready(
+                "after",
+                "post-deploy",
+                false,
+                shell("touch post", dir.path()),
+            )],
+        };
+        let main = shell("touch main", dir.path());
+        let started = Instant::now();
+        let around = run_around(
+            &planned,
+            Some(&main),
+            Some(limit),
+            &SecretMasker::new(false),
+            &crate::lifecycle::child::process::MemorySink::default(),
+            &Interrupts::unwatched(),
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(
+            around.pre,
+            Err(Stopped::TimedOut(
+                "hook `wait` (pre-deploy) timed out after 300ms (--timeout)".into(),
+                limit
+            ))
+        );
+        assert!(around.main.is_none());
+        assert!(!dir.path().join("main").exists() && !dir.path().join("post").exists());
+    }
+
+    #[test]
+    fn an_implementation_that_takes_the_time_left_times_out() {
+        use crate::lifecycle::run::timeout::Source;
+        use std::time::Duration;
+        let dir = tempfile::tempdir().expect("tmp");
+        let limit = Limit {
+            duration: Duration::from_millis(300),
+            source: Source::Stack,
+        };
+        let planned = Planned {
+            pre: vec![ready(
+                "quick",
+                "pre-deploy",
+                false,
+                shell("true", dir.path()),
+            )],
+            post: vec![ready(
+                "after",
+                "post-deploy",
+                false,
+                shell("touch post", dir.path()),
+            )],
+        };
+        let around = run_around(
+            &planned,
+            Some(&shell("sleep 30", dir.path())),
+            Some(limit),
+            &SecretMasker::new(false),
+            &crate::lifecycle::child::process::MemorySink::default(),
+            &Interrupts::unwatched(),
+        );
+        assert_eq!(around.pre, Ok(()));
+        let finished = around.main.expect("it ran").expect("it started");
+        assert_eq!(finished.exit, Exit::TimedOut);
+        assert_eq!(around.post, Ok(()));
+        assert!(
+            !dir.path().join("post").exists(),
+            "no post hook after a timeout"
+        );
     }
 }

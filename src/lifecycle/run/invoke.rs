@@ -9,6 +9,7 @@
 
 use super::error::EngineError;
 use super::interrupt::Interrupts;
+use super::timeout::{Limit, Timeouts};
 use crate::diag::{Location, Warnings};
 use crate::lifecycle::child::env::{self, ComponentVariables, Nested, OsEnvironment};
 use crate::lifecycle::child::otp;
@@ -34,9 +35,31 @@ pub struct InvokeOptions {
     pub exported: IndexMap<String, String>,
     pub force: bool,
     pub reveal: bool,
+    /// `--timeout`: the limit unless the stack's `lifecycle.timeouts`
+    /// gives the component its own.
+    pub timeout: Option<std::time::Duration>,
 }
 
-/// Runs the verb; an exit other than 0 is [`EngineError::InvokeFailed`].
+/// The component's time limit: its `lifecycle.timeouts` entry, else
+/// `default`.
+fn component_limit(
+    stack: &Stack,
+    name: &str,
+    default: Option<std::time::Duration>,
+) -> Result<Option<Limit>, EngineError> {
+    let timeouts =
+        Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
+            EngineError::Plan(crate::lifecycle::order::plan::PlanError::BadTimeout {
+                component: bad.component,
+                value: bad.value,
+                reason: bad.reason,
+            })
+        })?;
+    Ok(timeouts.limit(name))
+}
+
+/// Runs the verb; an exit other than 0 is [`EngineError::InvokeFailed`]
+/// ([`EngineError::InvokeTimedOut`] when its time limit ran out).
 pub fn invoke(
     stack: &Stack,
     options: &InvokeOptions,
@@ -48,6 +71,7 @@ pub fn invoke(
 ) -> Result<(), EngineError> {
     let name = options.component.as_str();
     let (reference, manifest) = component_of(stack, name)?;
+    let limit = component_limit(stack, name, options.timeout)?;
     let verbs = match &manifest.lifecycle.verbs {
         listed if listed.is_empty() => vec!["deploy".to_string(), "undeploy".to_string()],
         listed => listed.clone(),
@@ -126,16 +150,21 @@ pub fn invoke(
         cwd: dir,
         env: child_env,
         log_file: None,
-        timeout: None,
+        timeout: limit.map(|limit| limit.duration),
     };
     let finished = process::run(&invocation, &masker, sink, interrupts)?;
-    match finished.exit {
-        Exit::Code(0) => Ok(()),
-        Exit::Interrupted { signal } => Err(EngineError::Interrupted {
+    match (finished.exit, limit) {
+        (Exit::Code(0), _) => Ok(()),
+        (Exit::TimedOut, Some(limit)) => Err(EngineError::InvokeTimedOut {
+            component: name.to_string(),
+            verb: options.verb.clone(),
+            limit,
+        }),
+        (Exit::Interrupted { signal }, _) => Err(EngineError::Interrupted {
             component: Some(name.to_string()),
             signal,
         }),
-        exit => Err(EngineError::InvokeFailed {
+        (exit, _) => Err(EngineError::InvokeFailed {
             component: name.to_string(),
             verb: options.verb.clone(),
             exit,

@@ -18,7 +18,8 @@
 //!   for `--changed`; [`digest_cache`] — the digests of unchanged files
 //!   kept between runs (`STATE.fingerprints`); [`prune`] — `deploy
 //!   --prune`: components the state holds and the stack no longer lists.
-//! * [`interrupt`] — signals; [`error`] — what stops a run.
+//! * [`interrupt`] — signals; [`timeout`] — how long a component may
+//!   run; [`error`] — what stops a run.
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`.
 
 pub mod action;
@@ -37,4 +38,5 @@ pub mod ready;
 pub mod records;
 pub mod render;
 pub mod setup;
+pub mod timeout;
 pub mod upstream;

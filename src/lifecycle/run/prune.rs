@@ -10,6 +10,7 @@
 
 use super::error::EngineError;
 use super::interrupt::Interrupts;
+use super::timeout::Limit;
 use crate::lifecycle::child::env::{self, ComponentVariables};
 use crate::lifecycle::child::otp;
 use crate::lifecycle::child::process::{self, Exit, Invocation, LineSink};
@@ -140,6 +141,9 @@ pub struct Undeploy<'r> {
     pub interrupts: &'r Interrupts,
     pub reveal: bool,
     pub log_file: Option<PathBuf>,
+    /// `--timeout`, or the removed component's own limit when the stack
+    /// still gives it one.
+    pub limit: Option<Limit>,
 }
 
 /// How a removed component's undeploy ended.
@@ -186,13 +190,17 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
         cwd: dir.to_path_buf(),
         env: child_env,
         log_file: run.log_file.clone(),
-        timeout: None,
+        timeout: run.limit.map(|limit| limit.duration),
     };
     match process::run(&invocation, &masker, run.sink, run.interrupts) {
         Err(error) => Ended::Failed(error.to_string()),
         Ok(finished) => match finished.exit {
             Exit::Code(0) => Ended::Undeployed,
             Exit::Interrupted { signal } => Ended::Interrupted(signal),
+            Exit::TimedOut => match run.limit {
+                Some(limit) => Ended::Failed(format!("undeploy {limit}")),
+                None => Ended::Failed("undeploy timed out".into()),
+            },
             exit => Ended::Failed(format!("undeploy failed: {exit}")),
         },
     }

@@ -6,7 +6,7 @@ use crate::diag::{Location, Warnings};
 use crate::lifecycle::order::plan::{self, PlanError};
 use crate::lifecycle::run::error::EngineError;
 use crate::manifest::{
-    locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
+    locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
 };
 use crate::params::Provenance;
 use std::path::{Path, PathBuf};
@@ -196,8 +196,9 @@ fn component_dir_under(
     }
 }
 
-/// Where the unknown name of a `depends`, `lifecycle.mandatory` or
-/// `lifecycle.optional` entry is written in `file` (its first document).
+/// Where the unknown name of a `depends`, `lifecycle.mandatory`,
+/// `lifecycle.optional` or `lifecycle.timeouts` entry (or a timeout that
+/// is not a duration) is written in `file` (its first document).
 fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
     let (manifest, _) = file
         .first_document::<Manifest>(&mut Warnings::default())
@@ -221,6 +222,19 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
                 j,
                 name,
             )
+        }
+        PlanError::UnknownListed {
+            list: "lifecycle.timeouts",
+            name,
+            ..
+        }
+        | PlanError::BadTimeout {
+            component: name, ..
+        } => {
+            let path = ["lifecycle", "timeouts", name.as_str()].map(key);
+            let (line, column) =
+                locate(&file.text, &path).or_else(|| locate(&file.text, &path[..2]))?;
+            return Some(Location::at(&file.path, line, column));
         }
         PlanError::UnknownListed { list, name, .. } => {
             let entries = match *list {

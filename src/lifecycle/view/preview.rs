@@ -51,6 +51,7 @@ use crate::lifecycle::run::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, partial_flag, plan_for, require_state,
 };
+use crate::lifecycle::run::timeout::Timeouts;
 use crate::lifecycle::source::stack::Stack;
 use crate::manifest::{ComponentRef, Manifest};
 use crate::params::{ComponentScope, ExpandedParam, Locked};
@@ -233,6 +234,9 @@ pub struct ComponentPreview {
     pub waits_for: Vec<Wait>,
     /// Empty for a skipped component.
     pub parameters: Vec<ParameterPreview>,
+    /// How long it may run, from the stack's `lifecycle.timeouts` (`1h30m`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
 }
 
 /// A component another one waits for, and why.
@@ -711,7 +715,15 @@ impl Walk<'_> {
             requires,
             waits_for: waits_of(self.plan, name),
             parameters: decision.parameters,
+            timeout: self.timeout_of(name),
         }
+    }
+
+    /// The component's `lifecycle.timeouts` entry, when it has a limit.
+    fn timeout_of(&self, name: &str) -> Option<String> {
+        let timeouts = &self.stack.elaborated.stack.lifecycle.timeouts;
+        let limit = Timeouts::new(timeouts, None).ok()?.limit(name)?;
+        Some(crate::lifecycle::run::timeout::text(limit.duration))
     }
 
     /// The engine's checks, in its order (see `Run::component`).
@@ -1108,6 +1120,7 @@ mod tests {
             requires: Vec::new(),
             waits_for: Vec::new(),
             parameters: Vec::new(),
+            timeout: None,
         }
     }
 

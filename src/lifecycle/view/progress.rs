@@ -117,7 +117,7 @@ impl Default for TerminalProgress {
 impl TerminalProgress {
     /// A line of hub's own, above the status lines.
     pub fn println(&self, line: &str) {
-        self.multi.suspend(|| eprintln!("{line}"));
+        self.multi.suspend(|| crate::console::err_line(line));
     }
 
     fn bar(&self, component: &str) -> Option<ProgressBar> {

@@ -110,3 +110,5 @@ pub fn everything_written(dir: &Path, printed: &[&str]) -> String {
     }
     all
 }
+
+mod runs;

@@ -107,6 +107,9 @@ fn details(component: &ComponentPreview) -> String {
         let requires: Vec<String> = component.requires.iter().map(requirement_text).collect();
         let _ = writeln!(out, "Requires: {}\n", cell(&requires.join("; ")));
     }
+    if let Some(timeout) = &component.timeout {
+        let _ = writeln!(out, "Timeout: {} (`lifecycle.timeouts`)\n", cell(timeout));
+    }
     let lines: Vec<String> = component.parameters.iter().map(parameter_text).collect();
     if lines.is_empty() {
         out.push_str("No parameters.\n\n");

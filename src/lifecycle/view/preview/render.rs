@@ -95,6 +95,9 @@ fn component_text(component: &ComponentPreview) -> String {
         let requires: Vec<String> = component.requires.iter().map(requirement_text).collect();
         let _ = writeln!(out, "  requires: {}", requires.join("; "));
     }
+    if let Some(timeout) = &component.timeout {
+        let _ = writeln!(out, "  timeout: {timeout} (lifecycle.timeouts)");
+    }
     if !component.parameters.is_empty() {
         out.push_str("  parameters:\n");
         for parameter in &component.parameters {

@@ -477,6 +477,7 @@ mod tests {
                 requires: Vec::new(),
                 waits_for: Vec::new(),
                 parameters: Vec::new(),
+                timeout: None,
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
             let expected = (decision != Action::Fail).then(|| decision.as_str());
