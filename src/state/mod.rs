@@ -99,6 +99,7 @@ mod merge;
 #[cfg(test)]
 pub(crate) use merge::tests::output as text_output;
 pub mod edit;
+pub mod integrity;
 pub mod model;
 pub mod private;
 pub mod remote;
@@ -143,6 +144,14 @@ pub enum StateError {
     Damaged {
         path: PathBuf,
         reason: String,
+        backup: Option<PathBuf>,
+    },
+    /// A state hub wrote that was cut short or changed since (see
+    /// [`integrity`]).
+    #[error("the state `{}` cannot be trusted: {reason}", path.display())]
+    Broken {
+        path: PathBuf,
+        reason: integrity::Broken,
         backup: Option<PathBuf>,
     },
     #[error("cannot decrypt `{}`: {error}", path.display())]
@@ -293,6 +302,7 @@ impl StateError {
             | StateError::WrongVersion { location, .. } => Some(location.clone()),
             StateError::Read { path, .. }
             | StateError::Damaged { path, .. }
+            | StateError::Broken { path, .. }
             | StateError::Empty { path, .. }
             | StateError::Sealed { path, .. }
             | StateError::Write { path, .. }
@@ -320,6 +330,7 @@ impl StateError {
             StateError::Damaged { backup, .. } | StateError::Empty { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), ""))
             }
+            StateError::Broken { path, backup, .. } => Some(broken_hint(path, backup.as_deref())),
             StateError::Sealed { error, .. } => error.hint(),
             StateError::Yaml { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), "fix the YAML at the line shown, or "))
@@ -396,6 +407,28 @@ fn restore_hint(backup: Option<&Path>, prefix: &str) -> String {
         ),
         None => format!("{prefix}restore the file from a copy; it was left as it is"),
     }
+}
+
+/// How to get past a state that was cut or changed: its backup (locally
+/// `STATE.backup`, remotely `KEY.backup` or the bucket's versions), put
+/// back under the lock with `hub state push`; a deliberate hand edit; a
+/// new state.
+fn broken_hint(path: &Path, backup: Option<&Path>) -> String {
+    let state = shell_word(path);
+    let restore = match (is_remote(path), backup) {
+        (true, _) => format!(
+            "restore the previous version with `hub state push {state}.backup {state} --force` (or, if the bucket keeps versions, from the object's previous version)"
+        ),
+        (false, Some(backup)) => format!(
+            "`{}` holds the previous version: compare the two, then restore it with `hub state push {} {state} --force`",
+            backup.display(),
+            shell_word(backup)
+        ),
+        (false, None) => "restore the file from a copy".to_string(),
+    };
+    format!(
+        "{restore}; if you edited the file by hand on purpose, delete its first and last lines (`# hub-state…`); `hub deploy --force` (a full deploy) starts a new state instead, keeping this one aside; the file was left as it is"
+    )
 }
 
 fn locked_hint(error: &StateError) -> String {

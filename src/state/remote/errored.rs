@@ -15,7 +15,7 @@ pub fn save(
     location: &RemoteLocation,
     state: &State,
 ) -> Result<PathBuf, StateError> {
-    let text = crate::state::render(state)?;
+    let text = crate::state::integrity::framed(&crate::state::render(state)?);
     let mut number = 0;
     loop {
         number += 1;
