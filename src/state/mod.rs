@@ -353,9 +353,7 @@ impl StateError {
                 shell_word(file)
             )),
             StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
-            StateError::Write { .. } => {
-                Some("check that the folder exists, is writable and has free space; the previous state is unchanged".into())
-            }
+            StateError::Write { path, action, source } => Some(write_hint(path, action, source)),
             StateError::BadTime { variable, .. } => Some(format!("unset `{variable}` to use the system clock")),
             StateError::Locked { .. } => Some(locked_hint(self)),
             StateError::StaleLock { state, .. } => Some(format!("remove the lock with `hub unlock {}`", shell_word(state))),
@@ -407,6 +405,28 @@ fn restore_hint(backup: Option<&Path>, prefix: &str) -> String {
         ),
         None => format!("{prefix}restore the file from a copy; it was left as it is"),
     }
+}
+
+/// What to do after a failed write, and what the state holds now.
+fn write_hint(path: &Path, action: &str, source: &std::io::Error) -> String {
+    let full = matches!(
+        source.raw_os_error(),
+        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG)
+    );
+    let fix = match full {
+        true => format!(
+            "the file system holding `{}` is full (or the file reached its size limit): free space there",
+            path.display()
+        ),
+        false => "check that the folder exists, is writable and has free space".to_string(),
+    };
+    let held = match action {
+        "append to the journal" | "create the journal" => {
+            "hub started no component after the record that failed; `hub state list` shows what the state records"
+        }
+        _ => "the previous state is unchanged",
+    };
+    format!("{fix}; {held}")
 }
 
 /// How to get past a state that was cut or changed: its backup (locally

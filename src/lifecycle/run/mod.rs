@@ -37,4 +37,5 @@ pub mod ready;
 pub mod records;
 pub mod render;
 pub mod setup;
+pub mod size;
 pub mod upstream;

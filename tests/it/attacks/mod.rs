@@ -107,3 +107,5 @@ pub fn everything_written(dir: &Path, printed: &[&str]) -> String {
     }
     all
 }
+
+mod cut;

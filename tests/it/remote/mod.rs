@@ -2,7 +2,7 @@
 //! and a real Azure Blob Storage emulator (Azurite).
 
 mod azurite;
-mod server;
+pub(crate) mod server;
 
 mod azure;
 mod conditional;
