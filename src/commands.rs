@@ -288,7 +288,8 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
             backup: None,
         }
     })?;
-    let text = crate::state::integrity::framed(&crate::state::render_as(&state, args.state_format)?);
+    let text =
+        crate::state::integrity::framed(&crate::state::render_as(&state, args.state_format)?);
     match &args.file {
         None => write_stdout(text.as_bytes()),
         Some(file) => {

@@ -102,7 +102,8 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    const BODY: &str = "version: 1\nkind: state\nserial: 3\ncomponents:\n  a:\n    status: deployed\n";
+    const BODY: &str =
+        "version: 1\nkind: state\nserial: 3\ncomponents:\n  a:\n    status: deployed\n";
 
     #[test]
     fn a_framed_state_passes_and_is_the_same_yaml() {

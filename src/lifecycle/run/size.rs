@@ -128,7 +128,11 @@ pub fn describe(weight: &Weight) -> String {
         if count > 4 {
             names.push("…".into());
         }
-        let noun = if count == 1 { "component" } else { "components" };
+        let noun = if count == 1 {
+            "component"
+        } else {
+            "components"
+        };
         places.push(format!(
             "in the entries of {count} {noun} ({})",
             names.join(", ")

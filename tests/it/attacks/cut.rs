@@ -271,12 +271,9 @@ fn the_backup_is_pushed_back_over_a_cut_state() {
     let backup = std::fs::read(test.root().join("s.state.backup")).expect("backup");
     let cut = half(&good);
     std::fs::write(&state, &cut).expect("cut");
-    hub_pinned(
-        test.root(),
-        &["state", "push", "s.state.backup", "s.state"],
-    )
-    .failure()
-    .stderr_has("cannot be trusted");
+    hub_pinned(test.root(), &["state", "push", "s.state.backup", "s.state"])
+        .failure()
+        .stderr_has("cannot be trusted");
     hub_pinned(
         test.root(),
         &["state", "push", "s.state.backup", "s.state", "--force"],
@@ -333,7 +330,11 @@ fn a_state_without_the_framing_lines_is_read() {
     let reference = lines[1..lines.len() - 1].join("\n") + "\n";
     std::fs::write(&state, &reference).expect("write");
     hub_pinned(test.root(), &["plan", "hub.yaml", "-s", "s.state"]).success();
-    hub_pinned(test.root(), &["deploy", "hub.yaml", "-s", "s.state", "-c", "c"]).success();
+    hub_pinned(
+        test.root(),
+        &["deploy", "hub.yaml", "-s", "s.state", "-c", "c"],
+    )
+    .success();
     let written = std::fs::read_to_string(&state).expect("state");
     assert!(written.starts_with("# hub-state:"), "{written}");
 }
@@ -464,9 +465,17 @@ fn a_disk_full_before_the_first_record_is_reported_and_nothing_is_said_to_run() 
         "is full",
         "hub started no component after the record that failed",
     ] {
-        assert!(out.stderr.contains(fragment), "no `{fragment}` in\n{}", out.stderr);
+        assert!(
+            out.stderr.contains(fragment),
+            "no `{fragment}` in\n{}",
+            out.stderr
+        );
     }
-    assert!(!out.stderr.contains("the previous state is unchanged"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("the previous state is unchanged"),
+        "{}",
+        out.stderr
+    );
     assert!(!test.root().join("a.out").exists());
     let written = crate::common::read_documents(std::path::Path::new(state));
     let written = &written[0];
@@ -477,7 +486,9 @@ fn a_disk_full_before_the_first_record_is_reported_and_nothing_is_said_to_run() 
     assert_ne!(written["status"].as_str(), Some("deploying"), "{written:?}");
     let operation = &written["operations"][0];
     assert_eq!(operation["status"].as_str(), Some("error"), "{written:?}");
-    assert!(operation["phases"].as_sequence().is_none_or(|p| p.is_empty()));
+    assert!(operation["phases"]
+        .as_sequence()
+        .is_none_or(|p| p.is_empty()));
     hub_pinned(test.root(), &["state", "list", "-s", state]).success();
 }
 
@@ -489,15 +500,19 @@ fn a_deploy_whose_state_would_be_too_large_to_read_is_refused_up_front() {
     let names = ["a", "b", "c", "d", "e", "f", "g"];
     let mut stack = String::from("version: 1\nkind: stack\nmeta:\n  name: big\ncomponents:\n");
     for name in names {
-        stack.push_str(&format!("  - name: {name}\n    source:\n      dir: {name}\n"));
+        stack.push_str(&format!(
+            "  - name: {name}\n    source:\n      dir: {name}\n"
+        ));
     }
     stack.push_str("parameters:\n  - name: big\n");
-    let mut test = Test::new()
-        .file("hub.yaml", &stack)
-        .bytes(
-            "params.yaml",
-            format!("parameters:\n  - name: big\n    value: {}\n", "x".repeat(10 << 20)).as_bytes(),
-        );
+    let mut test = Test::new().file("hub.yaml", &stack).bytes(
+        "params.yaml",
+        format!(
+            "parameters:\n  - name: big\n    value: {}\n",
+            "x".repeat(10 << 20)
+        )
+        .as_bytes(),
+    );
     for name in names {
         test = test
             .file(
@@ -517,7 +532,11 @@ fn a_deploy_whose_state_would_be_too_large_to_read_is_refused_up_front() {
         "`big` (10.0 MiB) in the stack parameters and in the entries of 7 components",
         "nothing ran",
     ] {
-        assert!(out.stderr.contains(fragment), "no `{fragment}` in\n{}", out.stderr);
+        assert!(
+            out.stderr.contains(fragment),
+            "no `{fragment}` in\n{}",
+            out.stderr
+        );
     }
     assert!(!test.root().join("ran").exists(), "a component ran");
     assert!(!test.root().join("s.state").exists(), "a state was written");
