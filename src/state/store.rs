@@ -202,12 +202,11 @@ pub fn render(state: &State) -> Result<String, StateError> {
     )?))
 }
 
-/// The YAML text of `state` in `format`.
+/// The YAML text of `state` in `format`, as a run writes it (long values
+/// a component shares with a stack parameter written once, see
+/// [`super::render`]).
 pub fn render_as(state: &State, format: StateFormat) -> Result<String, StateError> {
-    match format {
-        StateFormat::Reference => render(state),
-        StateFormat::Linear => Renderer::new(format).render(state),
-    }
+    Renderer::new(format).render(state)
 }
 
 /// Writes `state` to `path` atomically, after saving the current content
