@@ -122,9 +122,9 @@ pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,
 };
+pub use render::SHARED_VALUE_BYTES;
 pub(crate) use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
 pub use snapshot::{Delta, Snapshot};
-pub use render::SHARED_VALUE_BYTES;
 pub use store::{
     backup_path, lock_path, parse, read, read_file, render, render_as, write, write_atomically,
     StateWriter, WriteOptions,

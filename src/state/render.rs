@@ -732,10 +732,22 @@ mod tests {
         for format in [StateFormat::Reference, StateFormat::Linear] {
             let mut renderer = Renderer::new(format);
             let text = renderer.render(&state).expect("render");
-            assert_eq!(text.matches("line of a certificate").count(), 1000, "{format:?}");
+            assert_eq!(
+                text.matches("line of a certificate").count(),
+                1000,
+                "{format:?}"
+            );
             let anchor = anchor("cert");
-            assert_eq!(text.matches(&format!("value: &{anchor} ")).count(), 1, "{text}");
-            assert_eq!(text.matches(&format!("value: *{anchor}\n")).count(), 2, "{text}");
+            assert_eq!(
+                text.matches(&format!("value: &{anchor} ")).count(),
+                1,
+                "{text}"
+            );
+            assert_eq!(
+                text.matches(&format!("value: *{anchor}\n")).count(),
+                2,
+                "{text}"
+            );
             assert!(text.contains("value: short\n"), "{text}");
             let again = super::super::parse(Path::new("s"), &text, &mut Warnings::default())
                 .expect("parse");
@@ -747,19 +759,21 @@ mod tests {
             renderer
                 .render_into(&changed, Changed::Only("a"), &mut out)
                 .expect("render");
-            let again = super::super::parse(Path::new("s"), &out, &mut Warnings::default())
-                .expect("parse");
+            let again =
+                super::super::parse(Path::new("s"), &out, &mut Warnings::default()).expect("parse");
             assert_eq!(again, changed, "{format:?}");
             // The stack parameter changes: no entry aliases it any more.
-            let cert = changed.stack_parameters.iter_mut().find(|p| p.name == "cert");
-            cert.expect("cert").value =
-                Value::String("x".repeat(SHARED_VALUE_BYTES));
+            let cert = changed
+                .stack_parameters
+                .iter_mut()
+                .find(|p| p.name == "cert");
+            cert.expect("cert").value = Value::String("x".repeat(SHARED_VALUE_BYTES));
             renderer
                 .render_into(&changed, Changed::Only("a"), &mut out)
                 .expect("render");
             assert!(!out.contains(&format!("*{anchor}")), "{out}");
-            let again = super::super::parse(Path::new("s"), &out, &mut Warnings::default())
-                .expect("parse");
+            let again =
+                super::super::parse(Path::new("s"), &out, &mut Warnings::default()).expect("parse");
             assert_eq!(again, changed, "{format:?}");
         }
     }

@@ -167,7 +167,11 @@ pub fn describe(weight: &Weight) -> String {
         places.join(" and ")
     );
     if weight.aliases > 0 {
-        let noun = if weight.aliases == 1 { "component" } else { "components" };
+        let noun = if weight.aliases == 1 {
+            "component"
+        } else {
+            "components"
+        };
         line.push_str(&format!(", read by {} {noun}", weight.aliases));
     }
     line
@@ -242,16 +246,22 @@ mod tests {
     #[test]
     fn distinct_large_values_count_each() {
         let names = ["a", "b", "c", "d", "e", "f", "g"];
-        let values: Vec<(String, usize)> =
-            names.iter().map(|n| (format!("big.{n}"), 10 << 20)).collect();
+        let values: Vec<(String, usize)> = names
+            .iter()
+            .map(|n| (format!("big.{n}"), 10 << 20))
+            .collect();
         let values: Vec<(&str, usize)> = values.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         let locked = locked(&values);
-        let manifests: Vec<Manifest> = names.iter().map(|n| manifest(&[&format!("big.{n}")])).collect();
+        let manifests: Vec<Manifest> = names
+            .iter()
+            .map(|n| manifest(&[&format!("big.{n}")]))
+            .collect();
         let (total, weights) = estimate(&locked, names.iter().copied().zip(&manifests));
         let heavy = over_limit(total, weights).expect("over the limit");
         assert_eq!(heavy.len(), 5, "{heavy:?}");
         assert!(
-            describe(&heavy[0]).ends_with("(10.0 MiB) in the stack parameters, read by 1 component"),
+            describe(&heavy[0])
+                .ends_with("(10.0 MiB) in the stack parameters, read by 1 component"),
             "{}",
             describe(&heavy[0])
         );

@@ -492,44 +492,101 @@ fn a_disk_full_before_the_first_record_is_reported_and_nothing_is_said_to_run() 
     hub_pinned(test.root(), &["state", "list", "-s", state]).success();
 }
 
-/// Seven components reading one 10 MiB stack parameter would write a
-/// state of about 80 MiB, which no later command could read: the deploy is
-/// refused before anything runs, naming the parameter.
-#[test]
-fn a_deploy_whose_state_would_be_too_large_to_read_is_refused_up_front() {
-    let names = ["a", "b", "c", "d", "e", "f", "g"];
+/// Seven components `a`…`g`, each declaring the parameters `names(c)`
+/// (no `env:`: a 10 MiB environment variable cannot be passed), and a
+/// parameters file per entry of `files`, each setting one parameter to
+/// 10 MiB of text.
+fn large_stack(names: fn(&str) -> Vec<String>, files: &[&str]) -> Test {
+    let components = ["a", "b", "c", "d", "e", "f", "g"];
     let mut stack = String::from("version: 1\nkind: stack\nmeta:\n  name: big\ncomponents:\n");
-    for name in names {
+    for name in components {
         stack.push_str(&format!(
             "  - name: {name}\n    source:\n      dir: {name}\n"
         ));
     }
-    stack.push_str("parameters:\n  - name: big\n");
-    let mut test = Test::new().file("hub.yaml", &stack).bytes(
-        "params.yaml",
-        format!(
-            "parameters:\n  - name: big\n    value: {}\n",
-            "x".repeat(10 << 20)
-        )
-        .as_bytes(),
-    );
-    for name in names {
+    let mut test = Test::new().file("hub.yaml", &stack);
+    for parameter in files {
+        test = test.bytes(
+            &format!("{parameter}.yaml"),
+            format!(
+                "parameters:\n  - name: {parameter}\n    value: {}\n",
+                "x".repeat(10 << 20)
+            )
+            .as_bytes(),
+        );
+    }
+    for name in components {
+        let declared: String = names(name)
+            .iter()
+            .map(|p| format!("  - name: {p}\n"))
+            .collect();
         test = test
             .file(
                 &format!("{name}/hub-component.yaml"),
-                &format!("version: 1\nkind: component\nmeta:\n  name: {name}\nparameters:\n  - name: big\n    env: BIG\n"),
+                &format!(
+                    "version: 1\nkind: component\nmeta:\n  name: {name}\nparameters:\n{declared}"
+                ),
             )
             .script(&format!("{name}/deploy.sh"), "#!/bin/sh\ntouch ../ran\n");
     }
-    let out = hub_pinned(
-        test.root(),
-        &["deploy", "hub.yaml", "params.yaml", "-s", "s.state"],
+    test
+}
+
+/// Seven components reading one 10 MiB stack parameter: the state holds
+/// the value once (the entries alias it), about 10 MiB instead of 80, and
+/// the deploy runs twice.
+#[test]
+fn seven_components_reading_one_large_parameter_deploy_twice() {
+    let test = large_stack(|_| vec!["big".into()], &["big"]);
+    for _ in 0..2 {
+        hub_pinned(
+            test.root(),
+            &["deploy", "hub.yaml", "big.yaml", "-s", "s.state"],
+        )
+        .success();
+    }
+    let size = std::fs::metadata(test.root().join("s.state"))
+        .expect("state")
+        .len();
+    assert!(size < 11 << 20, "the state has {size} bytes");
+    let listed = hub_pinned(test.root(), &["state", "list", "-s", "s.state"]);
+    listed.success();
+    assert_eq!(
+        listed.stdout.matches("deployed").count(),
+        7,
+        "{}",
+        listed.stdout
     );
+    let shown = hub_pinned(
+        test.root(),
+        &["state", "show", "g", "-s", "s.state", "--json"],
+    );
+    shown.success();
+    assert!(
+        shown.stdout.contains(&"x".repeat(10 << 20)),
+        "g's value is whole"
+    );
+}
+
+/// Seven 10 MiB stack parameters, one per component, would write a state
+/// of about 70 MiB, which no later command could read: the deploy is
+/// refused before anything runs, naming the parameters.
+#[test]
+fn a_deploy_whose_state_would_be_too_large_to_read_is_refused_up_front() {
+    let files = [
+        "big.a", "big.b", "big.c", "big.d", "big.e", "big.f", "big.g",
+    ];
+    let test = large_stack(|name| vec![format!("big.{name}")], &files);
+    let mut args = vec!["deploy", "hub.yaml"];
+    let files: Vec<String> = files.iter().map(|f| format!("{f}.yaml")).collect();
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["-s", "s.state"]);
+    let out = hub_pinned(test.root(), &args);
     assert_eq!(out.status, 1, "{}", out.stderr);
     for fragment in [
-        "the state this deploy would write is about 80.",
+        "the state this deploy would write is about 70.",
         "more than the 64.0 MiB a state is read with",
-        "`big` (10.0 MiB) in the stack parameters and in the entries of 7 components",
+        "`big.a` (10.0 MiB) in the stack parameters, read by 1 component",
         "nothing ran",
     ] {
         assert!(
