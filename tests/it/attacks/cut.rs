@@ -353,8 +353,9 @@ fn a_pulled_state_is_framed_and_pushed_back() {
     Output::of(out, test.root()).success();
 }
 
-/// On object storage: a cut `KEY` is refused by a deploy and a pull, and
-/// the object stays as it was.
+/// On object storage: a cut `KEY` is refused by a deploy, a pull and a
+/// push from it, and the object stays as it was; pushing `KEY.backup`
+/// back with `--force` restores it.
 #[test]
 fn a_cut_remote_state_is_refused() {
     let Some(server) = crate::remote::server::server() else {
@@ -400,6 +401,11 @@ fn a_cut_remote_state_is_refused() {
             "{args:?}"
         );
     }
+    // The way back the message names.
+    let backup = format!("{location}.backup");
+    run(&["state", "push", &backup, &location, "--force"]).success();
+    run(&["state", "pull", &location, "restored.state"]).success();
+    run(&["deploy", "hub.yaml", "-s", &location, "-c", "c"]).success();
 }
 
 /// A tmpfs of `size` mounted on a folder of its own, unmounted when
