@@ -344,19 +344,26 @@ fn the_backup_is_pushed_back_over_a_cut_state() {
 }
 
 /// `--force` on a full deploy starts a new state: the cut file is kept
-/// aside, as for any unreadable state.
+/// aside, as for any unreadable state, and so is its backup, which the
+/// run's first write replaces.
 #[test]
-fn a_forced_full_deploy_keeps_the_cut_state_aside() {
+fn a_forced_full_deploy_keeps_the_cut_state_and_its_backup_aside() {
     let test = deployed(&[]);
     let state = test.root().join("s.state");
     let cut = half(&std::fs::read(&state).expect("state"));
+    let backup = std::fs::read(test.root().join("s.state.backup")).expect("backup");
     std::fs::write(&state, &cut).expect("cut");
     hub_pinned(test.root(), &["deploy", "hub.yaml", "-s", "s.state", "-f"])
         .success()
-        .stderr_has("cannot be trusted");
+        .stderr_has("cannot be trusted")
+        .stderr_has("its backup as `s.state.unreadable.backup`");
     assert_eq!(
         std::fs::read(test.root().join("s.state.unreadable")).expect("kept"),
         cut
+    );
+    assert_eq!(
+        std::fs::read(test.root().join("s.state.unreadable.backup")).expect("kept backup"),
+        backup
     );
 }
 
