@@ -19,6 +19,13 @@
 //! `capturedOutputsBase` and `capturedOutputsRemoved`. In memory, entries
 //! share their snapshots ([`Snapshot`]) whichever layout was read.
 //!
+//! Every state this project writes begins with a `# hub-state:` comment
+//! line and ends with `# hub-state-end sha256=<hex>`, the digest of what
+//! precedes it: a copy cut short or changed afterwards is refused (see
+//! [`integrity`]). A string value of 4 KiB or more that a component entry
+//! shares with a stack parameter is written once, as a YAML anchor on the
+//! stack parameter and an alias in the entry (see [`render`]).
+//!
 //! This project adds one top-level key, `serial`: a counter that grows on
 //! every write (it continues from the larger of the in-memory and on-disk
 //! values, so it never goes back). The reference tool ignores unknown keys
