@@ -269,7 +269,14 @@ fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Resul
     let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
     let target = std::slice::from_ref(&args.location);
     let locations = Locations::lock(target, "push", &clock, warnings)?;
-    let current = crate::state::read(&args.location, warnings)?;
+    let current = match crate::state::read(&args.location, warnings) {
+        // A cut or changed state is what `--force` is there to replace.
+        Err(error @ crate::state::StateError::Broken { .. }) if args.force => {
+            warnings.warn(None, format!("{error}; replacing it (--force)"));
+            None
+        }
+        read => read?,
+    };
     if let Some(current) = current.as_ref().filter(|_| !args.force) {
         crate::state::push_allowed(&state, current, &args.location)?;
     }
@@ -298,7 +305,8 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
             backup: None,
         }
     })?;
-    let text = crate::state::render_as(&state, args.state_format)?;
+    let text =
+        crate::state::integrity::framed(&crate::state::render_as(&state, args.state_format)?);
     match &args.file {
         None => write_stdout(text.as_bytes()),
         Some(file) => {

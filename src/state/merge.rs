@@ -221,6 +221,19 @@ impl State {
         }
     }
 
+    /// How many phases the operation has.
+    pub fn phases_of(&self, index: OperationIndex) -> usize {
+        self.operations.get(index.0).map_or(0, |o| o.phases.len())
+    }
+
+    /// Removes the phase of `component` from the operation (a start that
+    /// could not be recorded).
+    pub fn remove_phase(&mut self, index: OperationIndex, component: &str) {
+        if let Some(operation) = self.operations.get_mut(index.0) {
+            operation.phases.retain(|p| p.phase != component);
+        }
+    }
+
     /// Replaces the operation's `logs`.
     pub fn set_log(&mut self, index: OperationIndex, text: &str, now: &str) {
         if let Some(operation) = self.operation_mut(index, now) {

@@ -19,6 +19,13 @@
 //! `capturedOutputsBase` and `capturedOutputsRemoved`. In memory, entries
 //! share their snapshots ([`Snapshot`]) whichever layout was read.
 //!
+//! Every state this project writes begins with a `# hub-state:` comment
+//! line and ends with `# hub-state-end sha256=<hex>`, the digest of what
+//! precedes it: a copy cut short or changed afterwards is refused (see
+//! [`integrity`]). A string value of 4 KiB or more that a component entry
+//! shares with a stack parameter is written once, as a YAML anchor on the
+//! stack parameter and an alias in the entry (see [`render`]).
+//!
 //! This project adds one top-level key, `serial`: a counter that grows on
 //! every write (it continues from the larger of the in-memory and on-disk
 //! values, so it never goes back). The reference tool ignores unknown keys
@@ -99,6 +106,7 @@ mod merge;
 #[cfg(test)]
 pub(crate) use merge::tests::output as text_output;
 pub mod edit;
+pub mod integrity;
 pub mod model;
 pub mod private;
 pub mod remote;
@@ -121,6 +129,7 @@ pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,
 };
+pub use render::SHARED_VALUE_BYTES;
 pub(crate) use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
 pub use snapshot::{Delta, Snapshot};
 pub use store::{
@@ -143,6 +152,14 @@ pub enum StateError {
     Damaged {
         path: PathBuf,
         reason: String,
+        backup: Option<PathBuf>,
+    },
+    /// A state hub wrote that was cut short or changed since (see
+    /// [`integrity`]).
+    #[error("the state `{}` cannot be trusted: {reason}", path.display())]
+    Broken {
+        path: PathBuf,
+        reason: integrity::Broken,
         backup: Option<PathBuf>,
     },
     #[error("cannot decrypt `{}`: {error}", path.display())]
@@ -293,6 +310,7 @@ impl StateError {
             | StateError::WrongVersion { location, .. } => Some(location.clone()),
             StateError::Read { path, .. }
             | StateError::Damaged { path, .. }
+            | StateError::Broken { path, .. }
             | StateError::Empty { path, .. }
             | StateError::Sealed { path, .. }
             | StateError::Write { path, .. }
@@ -320,6 +338,7 @@ impl StateError {
             StateError::Damaged { backup, .. } | StateError::Empty { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), ""))
             }
+            StateError::Broken { path, backup, .. } => Some(broken_hint(path, backup.as_deref())),
             StateError::Sealed { error, .. } => error.hint(),
             StateError::Yaml { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), "fix the YAML at the line shown, or "))
@@ -342,9 +361,7 @@ impl StateError {
                 shell_word(file)
             )),
             StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
-            StateError::Write { .. } => {
-                Some("check that the folder exists, is writable and has free space; the previous state is unchanged".into())
-            }
+            StateError::Write { path, action, source } => Some(write_hint(path, action, source)),
             StateError::BadTime { variable, .. } => Some(format!("unset `{variable}` to use the system clock")),
             StateError::Locked { .. } => Some(locked_hint(self)),
             StateError::StaleLock { state, .. } => Some(format!("remove the lock with `hub unlock {}`", shell_word(state))),
@@ -396,6 +413,50 @@ fn restore_hint(backup: Option<&Path>, prefix: &str) -> String {
         ),
         None => format!("{prefix}restore the file from a copy; it was left as it is"),
     }
+}
+
+/// What to do after a failed write, and what the state holds now.
+fn write_hint(path: &Path, action: &str, source: &std::io::Error) -> String {
+    let full = matches!(
+        source.raw_os_error(),
+        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG)
+    );
+    let fix = match full {
+        true => format!(
+            "the file system holding `{}` is full (or the file reached its size limit): free space there",
+            path.display()
+        ),
+        false => "check that the folder exists, is writable and has free space".to_string(),
+    };
+    let held = match action {
+        "append to the journal" | "create the journal" => {
+            "hub started no component after the record that failed; `hub state list` shows what the state records"
+        }
+        _ => "the previous state is unchanged",
+    };
+    format!("{fix}; {held}")
+}
+
+/// How to get past a state that was cut or changed: its backup (locally
+/// `STATE.backup`, remotely `KEY.backup` or the bucket's versions), put
+/// back under the lock with `hub state push`; a deliberate hand edit; a
+/// new state.
+fn broken_hint(path: &Path, backup: Option<&Path>) -> String {
+    let state = shell_word(path);
+    let restore = match (is_remote(path), backup) {
+        (true, _) => format!(
+            "restore the previous version with `hub state push {state}.backup {state} --force` (or, if the bucket keeps versions, from the object's previous version)"
+        ),
+        (false, Some(backup)) => format!(
+            "`{}` holds the previous version: compare the two, then restore it with `hub state push {} {state} --force`",
+            backup.display(),
+            shell_word(backup)
+        ),
+        (false, None) => "restore the file from a copy".to_string(),
+    };
+    format!(
+        "{restore}; if you edited the file by hand on purpose, delete its first and last lines (`# hub-state…`); `hub deploy --force` (a full deploy) starts a new state instead, keeping this one aside; the file was left as it is"
+    )
 }
 
 fn locked_hint(error: &StateError) -> String {

@@ -31,6 +31,106 @@ use serde::Serialize;
 use std::collections::HashMap;
 use yaml_serde::Value;
 
+/// A string value at least this long that a component entry shares with a
+/// stack parameter is written once: in `stackParameters`, under a YAML
+/// anchor, and as an alias of it in the entry (see [`Shared`]).
+pub const SHARED_VALUE_BYTES: usize = 4096;
+
+/// The stack parameters whose values are written once, under an anchor:
+/// string values of [`SHARED_VALUE_BYTES`] or more, by qualified name.
+/// YAML readers (the reference tool's among them) give an alias the
+/// anchored value, so every reader sees each entry's parameters whole,
+/// while the file holds one copy: seven components reading one 10 MiB
+/// parameter write about 10 MiB, not 80.
+struct Shared<'s> {
+    by_name: HashMap<String, (String, &'s str)>,
+}
+
+impl<'s> Shared<'s> {
+    fn of(parameters: &'s [StateParameter]) -> Shared<'s> {
+        let by_name = parameters
+            .iter()
+            .filter_map(|p| match &p.value {
+                Value::String(text) if text.len() >= SHARED_VALUE_BYTES => {
+                    let name = p.qualified_name();
+                    Some((name.clone(), (anchor(&name), text.as_str())))
+                }
+                _ => None,
+            })
+            .collect();
+        Shared { by_name }
+    }
+
+    /// The anchor of the stack parameter a parameter of `component` takes
+    /// its value from, when that value is shared and equal.
+    fn anchor_for(&self, component: &str, parameter: &StateParameter) -> Option<&str> {
+        let Value::String(text) = &parameter.value else {
+            return None;
+        };
+        let own = format!("{}|{component}", parameter.name);
+        self.by_name
+            .get(&own)
+            .or_else(|| self.by_name.get(&parameter.name))
+            .filter(|(_, shared)| *shared == text)
+            .map(|(anchor, _)| anchor.as_str())
+    }
+}
+
+/// A YAML anchor for the stack parameter `qualified_name`: the same for
+/// the same name in every write, so that entries rendered earlier in a run
+/// still name it.
+fn anchor(qualified_name: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(qualified_name.as_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("hub-{hex}")
+}
+
+/// What stands for a value while its entry is emitted, replaced with the
+/// alias (or the anchored value) afterwards: a plain scalar no emitter
+/// quotes.
+fn placeholder(kind: &str, anchor: &str) -> String {
+    format!("hub-{kind}-placeholder-{anchor}")
+}
+
+/// `text` (an emitted entry) with each parameter value that stood for a
+/// shared one written as an alias of its anchor.
+fn with_aliases(mut text: String, anchors: &[String]) -> String {
+    for anchor in anchors {
+        let from = format!("value: {}\n", placeholder("alias", anchor));
+        text = text.replacen(&from, &format!("value: *{anchor}\n"), 1);
+    }
+    text
+}
+
+/// The `stackParameters` entry, each shared value under its anchor.
+fn stack_parameters_text(
+    parameters: &[StateParameter],
+    shared: &Shared<'_>,
+) -> Result<String, StateError> {
+    let mut sorted = parameters.to_vec();
+    sorted.sort_by_cached_key(StateParameter::qualified_name);
+    let mut anchored = Vec::new();
+    for parameter in &mut sorted {
+        if let Some((anchor, _)) = shared.by_name.get(&parameter.qualified_name()) {
+            let value = std::mem::replace(
+                &mut parameter.value,
+                Value::String(placeholder("anchor", anchor)),
+            );
+            anchored.push((anchor.clone(), value));
+        }
+    }
+    let mut text = keyed("stackParameters", &sorted)?;
+    for (anchor, value) in anchored {
+        let mut entry = String::new();
+        emit::entry(&Value::String("value".into()), &value, 2, &mut entry);
+        let entry = entry.replacen("value: ", &format!("value: &{anchor} "), 1);
+        let from = format!("  value: {}\n", placeholder("anchor", &anchor));
+        text = text.replacen(&from, &entry, 1);
+    }
+    Ok(text)
+}
+
 /// A part of the document and the value it was rendered from.
 struct Cached<T> {
     value: T,
@@ -245,15 +345,20 @@ impl Renderer {
                 keyed("lifecycle", l)
             })?);
         }
+        let shared = Shared::of(&state.stack_parameters);
+        let parameters_changed = self
+            .stack_parameters
+            .as_ref()
+            .is_none_or(|cached| cached.value != state.stack_parameters);
+        if parameters_changed {
+            // Entries rendered before may alias values that changed.
+            self.components = ComponentsCache::default();
+        }
         if !state.stack_parameters.is_empty() {
             out.push_str(reuse(
                 &mut self.stack_parameters,
                 &state.stack_parameters,
-                |p| {
-                    let mut p = p.clone();
-                    p.sort_by_cached_key(StateParameter::qualified_name);
-                    keyed("stackParameters", &p)
-                },
+                |p| stack_parameters_text(p, &shared),
             )?);
         }
         if !state.captured_outputs.is_empty() {
@@ -280,7 +385,7 @@ impl Renderer {
             })?);
         }
         if !state.components.is_empty() {
-            self.components(state, changed, out)?;
+            self.components(state, changed, &shared, out)?;
         }
         if !state.operations.is_empty() {
             self.operations(state, out)?;
@@ -292,6 +397,7 @@ impl Renderer {
         &mut self,
         state: &State,
         changed: Changed<'_>,
+        shared: &Shared<'_>,
         out: &mut String,
     ) -> Result<(), StateError> {
         out.push_str("components:\n");
@@ -334,14 +440,22 @@ impl Renderer {
                 base_snapshot,
             };
             out.push_str(reuse(slot, &entry, |entry| {
+                let mut written = as_written(entry);
+                let mut anchors = Vec::new();
+                for parameter in &mut written.parameters {
+                    if let Some(anchor) = shared.anchor_for(name, parameter) {
+                        parameter.value = Value::String(placeholder("alias", anchor));
+                        anchors.push(anchor.to_string());
+                    }
+                }
                 let mut text = String::new();
                 emit::entry(
                     &Value::String(name.clone()),
-                    &yaml_serde::to_value(as_written(entry))?,
+                    &yaml_serde::to_value(written)?,
                     2,
                     &mut text,
                 );
-                Ok(text)
+                Ok(with_aliases(text, &anchors))
             })?);
         }
         Ok(())
@@ -594,6 +708,74 @@ mod tests {
         state.components.clear();
         state.lifecycle.order.clear();
         same(&mut renderer, &state);
+    }
+
+    #[test]
+    fn a_long_value_shared_with_a_stack_parameter_is_written_once_and_read_back_whole() {
+        let long = "line of a certificate\n".repeat(1000);
+        let mut state = example();
+        state
+            .stack_parameters
+            .push(StateParameter::new("cert", Value::String(long.clone())));
+        // Written in the order of their names: read back so.
+        state
+            .stack_parameters
+            .sort_by_cached_key(StateParameter::qualified_name);
+        let short = crate::state::StateParameter::new("cert", Value::String("short".into()));
+        for name in ["a", "b"] {
+            let entry = state.component_mut(name);
+            entry
+                .parameters
+                .push(StateParameter::new("cert", Value::String(long.clone())));
+        }
+        state.component_mut("b").parameters.push(short);
+        for format in [StateFormat::Reference, StateFormat::Linear] {
+            let mut renderer = Renderer::new(format);
+            let text = renderer.render(&state).expect("render");
+            assert_eq!(
+                text.matches("line of a certificate").count(),
+                1000,
+                "{format:?}"
+            );
+            let anchor = anchor("cert");
+            assert_eq!(
+                text.matches(&format!("value: &{anchor} ")).count(),
+                1,
+                "{text}"
+            );
+            assert_eq!(
+                text.matches(&format!("value: *{anchor}\n")).count(),
+                2,
+                "{text}"
+            );
+            assert!(text.contains("value: short\n"), "{text}");
+            let again = super::super::parse(Path::new("s"), &text, &mut Warnings::default())
+                .expect("parse");
+            assert_eq!(again, state, "{format:?}");
+            // A component entry changed alone is written with its alias.
+            let mut changed = state.clone();
+            changed.component_mut("a").status = "deploying".into();
+            let mut out = String::new();
+            renderer
+                .render_into(&changed, Changed::Only("a"), &mut out)
+                .expect("render");
+            let again =
+                super::super::parse(Path::new("s"), &out, &mut Warnings::default()).expect("parse");
+            assert_eq!(again, changed, "{format:?}");
+            // The stack parameter changes: no entry aliases it any more.
+            let cert = changed
+                .stack_parameters
+                .iter_mut()
+                .find(|p| p.name == "cert");
+            cert.expect("cert").value = Value::String("x".repeat(SHARED_VALUE_BYTES));
+            renderer
+                .render_into(&changed, Changed::Only("a"), &mut out)
+                .expect("render");
+            assert!(!out.contains(&format!("*{anchor}")), "{out}");
+            let again =
+                super::super::parse(Path::new("s"), &out, &mut Warnings::default()).expect("parse");
+            assert_eq!(again, changed, "{format:?}");
+        }
     }
 
     fn output(component: &str, value: &str) -> CapturedOutput {

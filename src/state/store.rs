@@ -5,6 +5,7 @@
 use super::backend::StateStore;
 use super::clock::Clock;
 use super::crypto;
+use super::integrity;
 use super::journal::{self, Recorder};
 use super::layout::{resolve_snapshots, StateFormat};
 use super::lock::StateLock;
@@ -112,6 +113,11 @@ pub(super) fn read_bytes(
 
 /// Parses the text of a state file; `path` is used in messages only.
 pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, StateError> {
+    integrity::check(text).map_err(|reason| StateError::Broken {
+        path: path.to_path_buf(),
+        reason,
+        backup: existing_backup(path),
+    })?;
     let source = SourceFile {
         path: path.to_path_buf(),
         text: text.to_string(),
@@ -196,12 +202,11 @@ pub fn render(state: &State) -> Result<String, StateError> {
     )?))
 }
 
-/// The YAML text of `state` in `format`.
+/// The YAML text of `state` in `format`, as a run writes it (long values
+/// a component shares with a stack parameter written once, see
+/// [`super::render`]).
 pub fn render_as(state: &State, format: StateFormat) -> Result<String, StateError> {
-    match format {
-        StateFormat::Reference => render(state),
-        StateFormat::Linear => Renderer::new(format).render(state),
-    }
+    Renderer::new(format).render(state)
 }
 
 /// Writes `state` to `path` atomically, after saving the current content
@@ -628,10 +633,12 @@ impl StateWriter {
         Ok(())
     }
 
-    /// The bytes written for `text` (compressed when asked).
+    /// The bytes written for `text`: framed (see [`integrity`]), and
+    /// compressed when asked.
     fn encoded(&self, text: &str) -> Result<Vec<u8>, StateError> {
+        let text = integrity::framed(text);
         if !self.options.compressed {
-            return Ok(text.as_bytes().to_vec());
+            return Ok(text.into_bytes());
         }
         gzip(text.as_bytes()).map_err(|source| StateError::Write {
             path: self

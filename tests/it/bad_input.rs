@@ -389,6 +389,7 @@ fn a_state_of_another_stack_is_refused() {
         let text = refused_with_state(
             |t| {
                 let state = String::from_utf8(read(t, "s.state")).expect("utf-8");
+                let state = crate::common::unframed(&state);
                 write(
                     t,
                     "s.state",
@@ -732,6 +733,8 @@ fn edit_stack(test: &Test, from: &str, to: &str) {
 /// The state with `from` replaced by `to`.
 fn edit_state(test: &Test, from: &str, to: &str) {
     let text = String::from_utf8(read(test, "s.state")).expect("utf-8 state");
+    // A hand edit: the framing lines go with it (see `unframed`).
+    let text = crate::common::unframed(&text);
     assert!(text.contains(from), "{from:?} not in the state:\n{text}");
     write(test, "s.state", &text.replacen(from, to, 1));
 }
@@ -1210,7 +1213,7 @@ fn rows() -> Vec<Row> {
             },
             DEPLOY,
             1,
-            &["s.state:", "help:"],
+            &["s.state", "cut short", "help:", "s.state.backup"],
         ),
         row(
             "state: truncated gzip",

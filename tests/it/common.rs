@@ -346,3 +346,20 @@ pub fn age_by_an_hour(path: &Path) {
         .and_then(|f| f.set_modified(an_hour_ago))
         .expect("age the file");
 }
+
+/// A state's text without the lines hub frames it with (`# hub-state…`
+/// first and last): what a hand edit or another tool leaves, read without
+/// the digest check.
+pub fn unframed(text: &str) -> String {
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if lines.first().is_some_and(|l| l.starts_with("# hub-state:")) {
+        lines.remove(0);
+    }
+    if lines
+        .last()
+        .is_some_and(|l| l.starts_with("# hub-state-end "))
+    {
+        lines.pop();
+    }
+    lines.concat()
+}

@@ -1386,7 +1386,7 @@ fn deploy_case_62_state_format() {
     }
     .build();
     hub(&t, DEPLOY).success();
-    let raw = read(&t, "hub.yaml.state");
+    let raw = crate::common::unframed(&read(&t, "hub.yaml.state"));
     let top: Vec<&str> = raw
         .lines()
         .filter(|l| !l.starts_with([' ', '-']))
@@ -1433,7 +1433,8 @@ fn deploy_case_62_state_format() {
 fn deploy_case_63_compression() {
     let t = F0::default().build();
     hub(&t, DEPLOY).success();
-    assert!(read(&t, "hub.yaml.state").starts_with("version: 1"));
+    assert!(read(&t, "hub.yaml.state").starts_with("# hub-state:"));
+    assert!(crate::common::unframed(&read(&t, "hub.yaml.state")).starts_with("version: 1"));
     hub(&t, &[DEPLOY, &["--compressed"]].concat()).success();
     let bytes = std::fs::read(t.root().join("hub.yaml.state")).expect("state");
     assert_eq!(bytes[..2], [0x1f, 0x8b]);
@@ -1467,7 +1468,8 @@ fn deploy_case_65_invalid_state() {
 fn deploy_case_67_state_manifest_mismatch() {
     let t = F0::default().build();
     hub(&t, DEPLOY).success();
-    let edited = read(&t, "hub.yaml.state").replace("  name: demo\n", "  name: other\n");
+    let edited = crate::common::unframed(&read(&t, "hub.yaml.state"))
+        .replace("  name: demo\n", "  name: other\n");
     std::fs::write(t.root().join("hub.yaml.state"), edited).expect("edit");
     let out = hub(&t, &[DEPLOY, &["-c", "b"]].concat());
     out.failure().stderr_has("other").stderr_has("demo");

@@ -82,6 +82,8 @@ fn deploy_demo(extra: &[&str]) -> (String, State) {
     args.extend(extra);
     hub_isolated(&test, &args, PINNED).success();
     let text = std::fs::read_to_string(test.root().join("hub.yaml.state")).expect("state");
+    assert!(text.starts_with("# hub-state:"), "{text}");
+    let text = crate::common::unframed(&text);
     let state = parse_text(&text);
     (normalised(&text, &state), state)
 }

@@ -413,6 +413,9 @@ impl<'a> Run<'a> {
             loaded.as_ref(),
             warnings,
         )?;
+        if verb == Verb::Deploy && locations.is_some() {
+            check_state_size(stack, &plan, &locked)?;
+        }
         if let (Some(state), Some(path)) = (&loaded, &read_path) {
             check_consistency(stack, state, &locked, path, options, warnings)?;
         }
@@ -657,6 +660,7 @@ impl<'a> Run<'a> {
             }
             Some(Stop::Fatal(error)) => {
                 self.stopped = true;
+                self.record_fatal(&error);
                 return Err(error);
             }
             Some(Stop::Failed(error)) => return self.stop_failed(error),
@@ -927,6 +931,17 @@ impl<'a> Run<'a> {
                 cancelled: self.cancelled.clone(),
                 verb: self.verb.as_str(),
             }),
+        }
+    }
+
+    /// The run's operation ends as `error`, its log saying why (the
+    /// stack's status stays what the components' records make it); the
+    /// state is written by [`Run::finish`].
+    fn record_fatal(&mut self, error: &EngineError) {
+        let now = self.clock.now();
+        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+            state.finish_operation(op, OperationStatus::Error, &now);
+            state.append_log(op, &format!("the run stopped: {error}\n"), &now);
         }
     }
 
@@ -1275,6 +1290,7 @@ impl<'a> Run<'a> {
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
+        let undo = StartUndo::before(state, name, self.operation);
         if verb == Verb::Deploy {
             let run = ComponentRun {
                 meta: component_meta(manifest),
@@ -1308,7 +1324,14 @@ impl<'a> Run<'a> {
             self.unsaved_checkpoints.push(name.to_string());
             return Ok(());
         }
-        self.save_component(name)
+        let saved = self.save_component(name);
+        if saved.is_err() {
+            // The component does not start: the state must not say it did.
+            if let Some(state) = self.state.as_mut() {
+                undo.apply(state, name, self.operation);
+            }
+        }
+        saved
     }
 
     /// Renders templates, builds the environment and finds the
@@ -2062,6 +2085,61 @@ enum Stop {
 
 /// Sets a component's phase; in a parallel run (`positions` given) the
 /// phases follow the plan's order, not the timing.
+/// Refuses a deploy whose parameters alone would write a state larger
+/// than every command reads (see [`super::size`]).
+fn check_state_size(stack: &Stack, plan: &Plan, locked: &Locked) -> Result<(), EngineError> {
+    let components = plan
+        .selected
+        .iter()
+        .filter_map(|name| Some((name.as_str(), stack.elaborated.component(name)?)));
+    let (estimate, weights) = super::size::estimate(locked, components);
+    match super::size::over_limit(estimate, weights) {
+        None => Ok(()),
+        Some(heaviest) => Err(EngineError::StateTooLarge {
+            estimate,
+            limit: crate::manifest::limits::MAX_FILE_BYTES as u64,
+            heaviest,
+        }),
+    }
+}
+
+/// What a component's start changes in the state, kept to be put back
+/// when that start could not be recorded (a full disk): the component
+/// never ran, and the state must say so.
+struct StartUndo {
+    entry: Option<state::ComponentState>,
+    status: String,
+    message: String,
+    phases: usize,
+}
+
+impl StartUndo {
+    fn before(state: &State, name: &str, op: Option<state::OperationIndex>) -> StartUndo {
+        StartUndo {
+            entry: state.components.get(name).cloned(),
+            status: state.status.clone(),
+            message: state.message.clone(),
+            phases: op.map_or(0, |op| state.phases_of(op)),
+        }
+    }
+
+    fn apply(self, state: &mut State, name: &str, op: Option<state::OperationIndex>) {
+        match self.entry {
+            Some(entry) => {
+                state.components.insert(name.to_string(), entry);
+            }
+            None => {
+                state.components.shift_remove(name);
+            }
+        }
+        state.status = self.status;
+        state.message = self.message;
+        if let Some(op) = op.filter(|op| state.phases_of(*op) > self.phases) {
+            state.remove_phase(op, name);
+        }
+    }
+}
+
 fn record_phase(
     state: &mut State,
     op: state::OperationIndex,

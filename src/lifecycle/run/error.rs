@@ -41,6 +41,14 @@ pub enum EngineError {
         flag: &'static str,
         path: Option<PathBuf>,
     },
+    /// The parameters alone would take the state past the size every
+    /// command reads it with (see [`super::size`]).
+    #[error("the state this deploy would write is about {}, more than the {} a state is read with:\n{}", super::size::mebibytes(*estimate), super::size::mebibytes(*limit), heaviest.iter().map(|w| format!("  - {}", super::size::describe(w))).collect::<Vec<_>>().join("\n"))]
+    StateTooLarge {
+        estimate: u64,
+        limit: u64,
+        heaviest: Vec<super::size::Weight>,
+    },
     #[error("plan is stale: the state `{}` changed while the deploy waited for its lock; run `hub plan` again", path.display())]
     StateMoved { path: PathBuf },
     #[error("the state does not belong to this stack:\n{}", problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
@@ -182,6 +190,9 @@ impl EngineError {
             EngineError::State(e) => e.hint(),
             EngineError::Process(e) => e.hint(),
             EngineError::StateMoved { .. } => Some("nothing was run and the state is untouched: another run wrote it after the plan was checked".into()),
+            EngineError::StateTooLarge { .. } => Some(
+                "nothing ran; give the components a file that holds a large value (its path as the parameter) instead of the value, or give the value to fewer components".into(),
+            ),
             EngineError::StateRequired { .. } => {
                 Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
             }

@@ -39,4 +39,5 @@ pub mod records;
 pub mod render;
 pub mod setup;
 pub mod timeout;
+pub mod size;
 pub mod upstream;

@@ -51,10 +51,20 @@ pub(crate) fn read_state(
             let Ok(kept) = keep_aside(path) else {
                 return Err(error.into());
             };
+            // The first write makes the unreadable file the backup: the
+            // backup it replaces (often the last good state) is kept too.
+            let backup = state::backup_path(path);
+            let kept_backup = match backup.is_file() {
+                true => match keep_copy(&backup, &with_suffix(&kept, ".backup")) {
+                    Ok(copy) => format!(" and its backup as `{}`", copy.display()),
+                    Err(_) => return Err(error.into()),
+                },
+                false => String::new(),
+            };
             warnings.warn(
                 Some(Location::file(path)),
                 format!(
-                    "{error}; starting a new state (--force); the old file is kept as `{}`",
+                    "{error}; starting a new state (--force); the old file is kept as `{}`{kept_backup}",
                     kept.display()
                 ),
             );
@@ -62,6 +72,30 @@ pub(crate) fn read_state(
         }
         Err(error) => Err(error.into()),
     }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    std::path::PathBuf::from(name)
+}
+
+/// Copies `source` to `target`, which must not exist (mode 0600,
+/// flushed).
+fn keep_copy(source: &Path, target: &Path) -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut source = std::fs::File::open(source)?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(target)?;
+    let copied = std::io::copy(&mut source, &mut file).and_then(|_| file.sync_all());
+    if let Err(e) = copied {
+        let _ = std::fs::remove_file(target);
+        return Err(e);
+    }
+    Ok(target.to_path_buf())
 }
 
 /// Copies an unreadable state to the first free `STATE.unreadable`,

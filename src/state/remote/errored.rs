@@ -15,7 +15,10 @@ pub fn save(
     location: &RemoteLocation,
     state: &State,
 ) -> Result<PathBuf, StateError> {
-    let text = crate::state::render(state)?;
+    let text = crate::state::integrity::framed(&crate::state::render_as(
+        state,
+        crate::state::StateFormat::Reference,
+    )?);
     let mut number = 0;
     loop {
         number += 1;

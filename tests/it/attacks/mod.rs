@@ -5,7 +5,10 @@
 
 #![allow(dead_code)]
 
+mod cut;
+mod runs;
 mod secrets;
+
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
@@ -110,5 +113,3 @@ pub fn everything_written(dir: &Path, printed: &[&str]) -> String {
     }
     all
 }
-
-mod runs;

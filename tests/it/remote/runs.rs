@@ -694,7 +694,11 @@ fn with_a_crypto_password_the_objects_are_sealed_and_read_back() {
     let plain = [deploy_args(&location), vec!["--encrypted=false"]].concat();
     hub(&test, server, &plain, &password).success();
     let object = server.get(&bucket, "hub.state").expect("the object");
-    assert!(object.starts_with("version: 1"), "{object}");
+    assert!(object.starts_with("# hub-state:"), "{object}");
+    assert!(
+        crate::common::unframed(&object).starts_with("version: 1"),
+        "{object}"
+    );
 }
 
 #[test]
