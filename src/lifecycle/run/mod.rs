@@ -38,6 +38,6 @@ pub mod ready;
 pub mod records;
 pub mod render;
 pub mod setup;
-pub mod timeout;
 pub mod size;
+pub mod timeout;
 pub mod upstream;

@@ -9,7 +9,6 @@ mod cut;
 mod runs;
 mod secrets;
 
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
