@@ -217,6 +217,10 @@ pub struct UnlockArgs {
     /// Remove the lock even if its holder may still be running
     #[arg(short, long)]
     pub force: bool,
+    /// With --force: remove a lock whose holder still runs on this host
+    /// without asking (a terminal is asked; a script is refused)
+    #[arg(short, long)]
+    pub yes: bool,
     /// Remove the lock of a remote state only if its id is ID
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,

@@ -1,8 +1,8 @@
 //! State on object storage, against a real S3-compatible server (moto)
 //! and a real Azure Blob Storage emulator (Azurite).
 
-mod azurite;
-mod server;
+pub(crate) mod azurite;
+pub(crate) mod server;
 
 mod azure;
 mod conditional;
