@@ -6,7 +6,9 @@
 //! times: A must start nothing after `a`, write nothing of B's (`KEY`,
 //! `KEY.backup`), keep its own state in an `.errored` file whose hint says
 //! another run changed the state, and `hub state push` of that file must
-//! refuse to drop B's operation.
+//! refuse to drop B's operation. A second table: `hub unlock --force` of
+//! a lock whose holder still runs on this host asks on a terminal and
+//! needs `--yes` in a script, for local and remote locks.
 
 use super::Outside;
 use crate::common::{pinned_command, Output, Test};
@@ -82,6 +84,9 @@ const ROWS: &[Row] = &[
 /// Reads one object of a location (`hub.state.backup`…) directly.
 type ObjectReader = Box<dyn Fn(&str) -> Option<String>>;
 
+/// Writes one object of a location directly.
+type ObjectWriter = Box<dyn Fn(&str, &str)>;
+
 /// The location of one round, the variables its store needs, and how to
 /// read one of its objects (`hub.state.backup`…) directly.
 struct Spot {
@@ -91,39 +96,52 @@ struct Spot {
     from_a: String,
     env: Vec<(&'static str, String)>,
     object: ObjectReader,
+    put: ObjectWriter,
 }
 
 fn spot(place: Place, test: &Test) -> Option<Spot> {
     match place {
         Place::Local => {
-            let root = test.root().to_path_buf();
+            let (root, at) = (test.root().to_path_buf(), test.root().to_path_buf());
             Some(Spot {
                 location: "hub.state".into(),
                 from_a: "../hub.state".into(),
                 env: Vec::new(),
                 object: Box::new(move |name| std::fs::read_to_string(root.join(name)).ok()),
+                put: Box::new(move |name, text| std::fs::write(at.join(name), text).expect("put")),
             })
         }
         Place::S3 => {
             let server = server()?;
             let bucket = server.bucket("fence");
             let location = format!("s3://{bucket}/hub.state");
+            let at = bucket.clone();
             Some(Spot {
                 from_a: location.clone(),
                 location,
                 env: Store::env(server),
                 object: Box::new(move |name| server.get(&bucket, name)),
+                put: Box::new(move |name, text| {
+                    let put = server.request("PUT", &format!("/{at}/{name}"), &[], text.as_bytes());
+                    assert_eq!(put.status, 200, "{}", put.body);
+                }),
             })
         }
         Place::Azure => {
             let azurite = azurite()?;
             let container = azurite.container("fence");
             let location = format!("az://{container}/hub.state");
+            let at = container.clone();
             Some(Spot {
                 from_a: location.clone(),
                 location,
                 env: Store::env(azurite),
                 object: Box::new(move |name| azurite.get(&container, name)),
+                put: Box::new(move |name, text| {
+                    let blob = format!("{at}/{name}");
+                    let put = azurite.request("PUT", &blob, &[], &[], text.as_bytes());
+                    assert_eq!(put.status, 201, "{}", put.body);
+                }),
             })
         }
     }
@@ -283,5 +301,173 @@ fn a_run_that_lost_its_lock_starts_nothing_more_and_its_state_is_not_pushed_over
         for round in 0..5 {
             play(row, round);
         }
+    }
+}
+
+/// `hub unlock --force` of a lock whose holder still runs on this host.
+struct UnlockRow {
+    name: &'static str,
+    place: Place,
+    args: &'static [&'static str],
+    /// `Some(answer)`: run on a terminal, answering the question.
+    terminal: Option<&'static str>,
+    code: i32,
+    message: &'static str,
+    lock_stays: bool,
+}
+
+const LIVE: &str = "which is still running on this host; it was left alone";
+
+const UNLOCK_ROWS: &[UnlockRow] = &[
+    UnlockRow {
+        name: "a local lock, in a script",
+        place: Place::Local,
+        args: &["unlock", "--force"],
+        terminal: None,
+        code: 1,
+        message: LIVE,
+        lock_stays: true,
+    },
+    UnlockRow {
+        name: "an s3:// lock, in a script",
+        place: Place::S3,
+        args: &["unlock", "--force"],
+        terminal: None,
+        code: 1,
+        message: LIVE,
+        lock_stays: true,
+    },
+    UnlockRow {
+        name: "an az:// lock, in a script",
+        place: Place::Azure,
+        args: &["unlock", "--force"],
+        terminal: None,
+        code: 1,
+        message: LIVE,
+        lock_stays: true,
+    },
+    UnlockRow {
+        name: "a local lock, on a terminal, answered no",
+        place: Place::Local,
+        args: &["unlock", "--force"],
+        terminal: Some("n"),
+        code: 1,
+        message: "which is still running; remove it? [y/N]",
+        lock_stays: true,
+    },
+    UnlockRow {
+        name: "an s3:// lock, on a terminal, answered yes",
+        place: Place::S3,
+        args: &["unlock", "--force"],
+        terminal: Some("y"),
+        code: 0,
+        message: "removed the lock",
+        lock_stays: false,
+    },
+    UnlockRow {
+        name: "an az:// lock, in a script with --yes",
+        place: Place::Azure,
+        args: &["unlock", "--force", "--yes"],
+        terminal: None,
+        code: 0,
+        message: "removed the lock",
+        lock_stays: false,
+    },
+];
+
+/// A lock held by this test's own process (alive, on this host), in the
+/// format of `place`.
+fn live_lock(place: Place) -> String {
+    let me = std::process::id();
+    let host = hub::state::lock::hostname();
+    match place {
+        Place::Local => crate::common::lock_text(me, &host),
+        Place::S3 | Place::Azure => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .expect("time")
+                .as_millis();
+            format!(
+                "{{\"pid\": {me}, \"host\": \"{host}\", \"user\": \"alice\", \"operation\": \"deploy\", \"started\": \"2026-01-01T00:00:00Z\", \"id\": \"lock-live\", \"command\": \"hub deploy\", \"expiresMs\": {}, \"startedMs\": {now}}}",
+                now + 600_000
+            )
+        }
+    }
+}
+
+/// `hub ARGS` on a terminal (`script` gives it one), typing `answer`.
+fn on_a_terminal(test: &Test, spot: &Spot, args: &[&str], answer: &str) -> Output {
+    let hub = assert_cmd::cargo::cargo_bin("hub");
+    let line = std::iter::once(hub.display().to_string())
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut command = std::process::Command::new("script");
+    command
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(test.root())
+        .env("HOME", test.root())
+        .env_remove("AWS_PROFILE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (name, value) in &spot.env {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("script");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        // The question comes first: the answer waits in the terminal.
+        stdin
+            .write_all(format!("{answer}\n").as_bytes())
+            .expect("answer");
+    }
+    let out = child.wait_with_output().expect("wait");
+    let mut output = Output::of(out, test.root());
+    // A terminal has one stream: what hub printed on stderr is in stdout.
+    output.stderr = format!("{}{}", output.stderr, output.stdout);
+    output
+}
+
+#[test]
+fn unlock_force_of_a_live_holder_asks_on_a_terminal_and_needs_yes_in_a_script() {
+    for row in UNLOCK_ROWS {
+        let outside = Outside::new();
+        outside.victim("victim.txt");
+        let before = outside.snapshot();
+        let test = scenario("unused");
+        let Some(place) = spot(row.place, &test) else {
+            continue;
+        };
+        let everything = ["deploy", "hub.yaml.elaborate", "-s", &place.location];
+        hub(&test, &place, &everything, "op-0").success();
+        let state = pulled(&test, &place);
+        let lock = live_lock(row.place);
+        (place.put)("hub.state.lock", &lock);
+        let mut args = row.args.to_vec();
+        args.push(&place.location);
+        let out = match row.terminal {
+            Some(answer) => on_a_terminal(&test, &place, &args, answer),
+            None => hub(&test, &place, &args, "op-unlock"),
+        };
+        assert_eq!(out.status, row.code, "{}: {}", row.name, out.stderr);
+        out.stderr_has(row.message)
+            .stderr_has(&format!("process {}", std::process::id()));
+        if row.code != 0 {
+            out.stderr_has(&format!("hub unlock --force --yes {}", place.location));
+        }
+        let left = (place.object)("hub.state.lock");
+        match row.lock_stays {
+            true => assert_eq!(left.as_deref(), Some(lock.as_str()), "{}", row.name),
+            false => assert_eq!(left, None, "{}", row.name),
+        }
+        assert_eq!(
+            pulled(&test, &place),
+            state,
+            "{}: the state changed",
+            row.name
+        );
+        outside.assert_unchanged(row.name, &before);
     }
 }
