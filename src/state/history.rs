@@ -103,7 +103,7 @@ impl fmt::Display for Divergence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "its last operation {} is not in the file's history",
+            "the last operation there, {}, is not in the file's history",
             self.stored_last
         )?;
         match self.file_last.as_str() {

@@ -469,7 +469,7 @@ pub fn still_held(state: &Path, id: &str) -> Result<(), String> {
             lock.display()
         )),
         Ok(None) => Err(format!(
-            "its lock `{}` was removed while this run held it (`hub unlock --force`?)",
+            "its lock `{}` was removed while this run held it (`hub unlock --force`, or by hand)",
             lock.display()
         )),
         Err(reason) => Err(format!(

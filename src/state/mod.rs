@@ -405,7 +405,7 @@ pub enum Taken {
 
 fn taken_hint(location: &str, file: &Path, taken: &Taken) -> String {
     let differs = match taken {
-        Taken::Diverged(divergence) => format!(" The state there {divergence}."),
+        Taken::Diverged(divergence) => format!(" What differs: {divergence}."),
         Taken::Unknown => String::new(),
     };
     format!(

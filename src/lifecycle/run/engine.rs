@@ -297,6 +297,45 @@ fn taken_by_another_run(path: &Path, state: &State) -> state::Taken {
     }
 }
 
+/// What a component's start changes in the state, as it was before, to
+/// be put back when the start could not be written.
+struct BeforeStart {
+    entry: Option<state::ComponentState>,
+    status: String,
+    message: String,
+    timestamp: String,
+    operation: Option<state::Operation>,
+}
+
+impl BeforeStart {
+    fn of(state: &State, name: &str) -> BeforeStart {
+        BeforeStart {
+            entry: state.components.get(name).cloned(),
+            status: state.status.clone(),
+            message: state.message.clone(),
+            timestamp: state.timestamp.clone(),
+            operation: state.operations.last().cloned(),
+        }
+    }
+
+    fn restore(self, state: &mut State, name: &str) {
+        match self.entry {
+            Some(entry) => {
+                state.components.insert(name.to_string(), entry);
+            }
+            None => {
+                state.components.shift_remove(name);
+            }
+        }
+        state.status = self.status;
+        state.message = self.message;
+        state.timestamp = self.timestamp;
+        if let (Some(operation), Some(last)) = (self.operation, state.operations.last_mut()) {
+            *last = operation;
+        }
+    }
+}
+
 /// How one component's turn ended.
 enum Step {
     Done,
@@ -1286,10 +1325,12 @@ impl<'a> Run<'a> {
             Verb::Undeploy => (ComponentStatus::Undeploying, StackStatus::Undeploying),
         };
         let verb = self.verb;
-        let positions = self.parallel().then_some(&self.positions);
+        let parallel = self.parallel();
+        let positions = parallel.then_some(&self.positions);
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
+        let before = (!parallel).then(|| BeforeStart::of(state, name));
         if verb == Verb::Deploy {
             let run = ComponentRun {
                 meta: component_meta(manifest),
@@ -1323,7 +1364,15 @@ impl<'a> Run<'a> {
             self.unsaved_checkpoints.push(name.to_string());
             return Ok(());
         }
-        self.save_component(name)
+        let saved = self.save_component(name);
+        if saved.is_err() {
+            // The component does not start: the state the run keeps (in an
+            // `.errored` file) must not say it did.
+            if let (Some(state), Some(before)) = (self.state.as_mut(), before) {
+                before.restore(state, name);
+            }
+        }
+        saved
     }
 
     /// Renders templates, builds the environment and finds the

@@ -46,7 +46,7 @@ pub fn still_held(client: &Client, id: &str) -> Result<Option<String>, StateErro
     let key = client.location().sibling(".lock");
     Ok(match client.get(&key)? {
         None => Some(format!(
-            "its lock `{key}` was removed while this run held it (`hub unlock --force`?)"
+            "its lock `{key}` was removed while this run held it (`hub unlock --force`, or by hand)"
         )),
         Some(object) => match read_info(&object.bytes) {
             Some(info) if info.holder.id == id => None,

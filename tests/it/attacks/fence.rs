@@ -275,6 +275,11 @@ fn play(row: &Row, round: usize) {
         yaml_serde::from_str(&std::fs::read_to_string(&errored).expect("errored file"))
             .expect("parses");
     assert_eq!(status_of(&kept, "a"), "deployed", "{scenario_name}");
+    assert_eq!(
+        status_of(&kept, "b"),
+        "deployed",
+        "{scenario_name}: `b` did not start; it is as op-0 left it"
+    );
     let push = ["state", "push", "hub.state.errored", &place.location];
     let refused = hub(&test, &place, &push, "op-push");
     assert_eq!(refused.status, 1, "{scenario_name}: {}", refused.stderr);
