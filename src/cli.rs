@@ -204,7 +204,9 @@ pub struct ParamsArgs {
 A deploy, undeploy, invoke, `state rm` or `state mv` holds `STATE.lock` while it works on STATE. A lock whose \
 process ran on this host and is gone is stale and is removed. A lock of a running process, \
 of a process on another host (which cannot be checked from here) or a lock file that does \
-not say who holds it is removed only with --force.
+not say who holds it is removed only with --force. When that process still runs on this \
+host, --force names it and asks on a terminal, and refuses in a script unless --yes is given: \
+the run whose lock is removed starts no new component and writes nothing more to the state.
 
 A remote state (`s3://BUCKET/KEY`, `gs://…`, `az://…`) has the lock object `KEY.lock`, whose \
 lease its run renews; a lock whose lease expired is stale and is removed, any other only \
@@ -217,6 +219,10 @@ pub struct UnlockArgs {
     /// Remove the lock even if its holder may still be running
     #[arg(short, long)]
     pub force: bool,
+    /// With --force: remove a lock whose holder still runs on this host
+    /// without asking (a terminal is asked; a script is refused)
+    #[arg(short, long)]
+    pub yes: bool,
     /// Remove the lock of a remote state only if its id is ID
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
@@ -283,8 +289,9 @@ Example:
     /// under its lock
     #[command(after_help = "\
 The state at LOCATION is replaced by FILE's, with a serial above both. FILE must be of the \
-same lineage as the state at LOCATION and not older (a lower serial) unless --force is given. \
-This is how the state a failed upload left (`BASENAME.errored`) is put back.
+same lineage as the state at LOCATION, not older (a lower serial), and hold the last operation \
+recorded there (else its history diverged: another run went on from a common ancestor) unless \
+--force is given. This is how the state a failed upload left (`BASENAME.errored`) is put back.
 
 Example:
   hub state push hub.state.errored s3://team-states/dev/hub.state")]

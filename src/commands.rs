@@ -231,6 +231,9 @@ pub fn params(args: ParamsArgs, warnings: &mut Warnings) -> Result<(), Error> {
 /// `hub unlock`: removes a stale lock (or, with --force, any lock) and
 /// says on stderr what it removed.
 pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    if args.force && !args.yes {
+        confirm_unlocking_a_live_run(&args.state)?;
+    }
     if crate::state::is_remote(&args.state) {
         let removed =
             crate::state::remote::lock::unlock(&args.state, args.force, args.id.as_deref())?;
@@ -240,6 +243,37 @@ pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     let removed = crate::state::lock::unlock(&args.state, args.force)?;
     let _ = writeln!(std::io::stderr().lock(), "{removed}");
     Ok(())
+}
+
+/// `hub unlock --force` of a lock whose holder still runs on this host:
+/// asked on a terminal, refused without one (`--yes` skips this).
+fn confirm_unlocking_a_live_run(state: &std::path::Path) -> Result<(), Error> {
+    use std::io::IsTerminal;
+    let holder = match crate::state::is_remote(state) {
+        true => crate::state::remote::lock::live_holder(state)?,
+        false => crate::state::lock::live_holder(state),
+    };
+    let Some(holder) = holder else {
+        return Ok(());
+    };
+    let refused = || crate::state::StateError::UnlockLive {
+        state: crate::state::shell_word(state),
+        holder: Box::new(holder.clone()),
+    };
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Err(refused().into());
+    }
+    let _ = write!(
+        std::io::stderr().lock(),
+        "the lock of `{}` belongs to {holder}, which is still running; remove it? [y/N] ",
+        state.display()
+    );
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(refused().into()),
+    }
 }
 
 /// `hub state ...`.
@@ -278,7 +312,7 @@ fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Resul
         read => read?,
     };
     if let Some(current) = current.as_ref().filter(|_| !args.force) {
-        crate::state::push_allowed(&state, current, &args.location)?;
+        crate::state::push_allowed(&state, current, &args.file, &args.location)?;
     }
     let read = current
         .as_ref()

@@ -56,6 +56,14 @@ pub trait StateStore {
     /// Releases the lock taken by [`StateStore::lock`].
     fn unlock(&mut self) -> Result<(), StateError>;
 
+    /// Proves that this run still owns the state before a component
+    /// starts (see [`super::fence`]): its lock is still its own and the
+    /// state the version it last wrote. Fails with
+    /// [`StateError::RemoteConflict`] when it does not.
+    fn prove_owner(&mut self) -> Result<(), StateError> {
+        Ok(())
+    }
+
     /// Records appended since the last fold, and their size in bytes: a
     /// writer folds once they outgrow the folded state.
     fn journal_records(&self) -> usize;
@@ -123,6 +131,10 @@ impl StateStore for LocalStore {
 
     fn unlock(&mut self) -> Result<(), StateError> {
         self.release_lock()
+    }
+
+    fn prove_owner(&mut self) -> Result<(), StateError> {
+        LocalStore::prove_owner(self)
     }
 
     fn journal_records(&self) -> usize {

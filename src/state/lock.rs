@@ -448,6 +448,37 @@ impl Drop for StateLock {
     }
 }
 
+/// The id of the lock on `state` when this process holds it (a writer
+/// opened under the lock remembers it, see [`still_held`]); `None` when
+/// there is no lock file or another process's.
+pub fn held_here(state: &Path) -> Option<String> {
+    let holder = read_holder(&lock_path(state)).ok()??;
+    let ours = HELD.lock().is_ok_and(|ids| ids.contains(&holder.id));
+    ours.then_some(holder.id)
+}
+
+/// Whether the lock on `state` is still the one with `id`; the reason
+/// when it is not (removed by `hub unlock --force`, maybe taken by
+/// another run since).
+pub fn still_held(state: &Path, id: &str) -> Result<(), String> {
+    let lock = lock_path(state);
+    match read_holder(&lock) {
+        Ok(Some(holder)) if holder.id == id => Ok(()),
+        Ok(Some(holder)) => Err(format!(
+            "its lock `{}` now belongs to {holder}",
+            lock.display()
+        )),
+        Ok(None) => Err(format!(
+            "its lock `{}` was removed while this run held it (`hub unlock --force`, or by hand)",
+            lock.display()
+        )),
+        Err(reason) => Err(format!(
+            "its lock `{}` was replaced: {reason}",
+            lock.display()
+        )),
+    }
+}
+
 /// Creates `lock` holding `bytes`; `Ok(false)` when it already exists.
 fn create_lock_file(lock: &Path, bytes: &[u8]) -> Result<bool, StateError> {
     let failure = |action: &'static str| {
@@ -673,6 +704,14 @@ pub fn unlock(state: &Path, force: bool) -> Result<Unlocked, StateError> {
         holder,
         stale,
     })
+}
+
+/// The holder of the lock on `state` when it is a process still running
+/// on this host; `None` otherwise (no lock, an unreadable one, a dead or
+/// a remote holder).
+pub fn live_holder(state: &Path) -> Option<LockInfo> {
+    let holder = read_holder(&lock_path(&state_of(state))).ok()??;
+    (liveness(&holder) == Liveness::Alive).then_some(holder)
 }
 
 /// The state a path names: itself, or, for an existing `X.lock` that is

@@ -106,6 +106,8 @@ mod merge;
 #[cfg(test)]
 pub(crate) use merge::tests::output as text_output;
 pub mod edit;
+pub mod fence;
+pub mod history;
 pub mod integrity;
 pub mod model;
 pub mod private;
@@ -207,9 +209,24 @@ pub enum StateError {
         error: Box<StateError>,
         location: String,
         file: PathBuf,
+        /// Another run changed the state (not the store failing): how the
+        /// saved state differs from the one there now, when it could be
+        /// read.
+        taken: Option<Taken>,
     },
     #[error("the state at `{}` {reason}; it was not replaced", location.display())]
     PushRefused { location: PathBuf, reason: String },
+    #[error("the state at `{}` has diverged from `{}`: {divergence}; it was not replaced", location.display(), file.display())]
+    PushDiverged {
+        location: PathBuf,
+        file: PathBuf,
+        divergence: Box<history::Divergence>,
+    },
+    #[error("the lock of `{state}` belongs to {holder}, which is still running on this host; it was left alone")]
+    UnlockLive {
+        state: String,
+        holder: Box<LockInfo>,
+    },
     #[error("the state `{location}` is not locked")]
     RemoteNotLocked { location: String },
     #[error("the lock of `{location}` has the id `{found}`, not `{wanted}`: it was left alone")]
@@ -355,9 +372,19 @@ impl StateError {
             StateError::RemoteLocked { location, stale: true, id, .. } => Some(format!("its holder stopped without removing it: remove it with `hub unlock {location} --id {id}`")),
             StateError::RemoteLocked { .. } => Some("wait for that run to finish; if it is gone, its lease expires within a minute (`hub unlock LOCATION --force` removes the lock at once)".into()),
             StateError::RemoteNotLocked { .. } => None,
+            StateError::UnlockLive { state, holder } => Some(format!(
+                "stop process {} first; to remove its lock anyway (that run then starts no new component and writes nothing more to the state), run `hub unlock --force --yes {state}`",
+                holder.pid
+            )),
             StateError::PushRefused { .. } => Some("check that FILE is the state of this stack (`hub state pull LOCATION` shows the current one); `--force` replaces it anyway".into()),
-            StateError::RemoteSaved { location, file, .. } => Some(format!(
+            StateError::RemoteSaved { location, file, taken: None, .. } => Some(format!(
                 "once the store works again, upload it with `hub state push {} {location}`; then run the command again",
+                shell_word(file)
+            )),
+            StateError::RemoteSaved { location, file, taken: Some(taken), .. } => Some(taken_hint(location, file, taken)),
+            StateError::PushDiverged { location, file, .. } => Some(format!(
+                "writing it would drop what the state's other run did: run the command again to go on from the state there (`hub state pull {0}` shows it), or merge the two by hand and push the result; `hub state push --force {1} {0}` replaces it anyway",
+                shell_word(location),
                 shell_word(file)
             )),
             StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
@@ -383,9 +410,35 @@ impl StateError {
     }
 }
 
+/// Another run changed a state while a run that lost it kept going: the
+/// state there now compared with the run's own (see [`history`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Taken {
+    /// How the run's state diverged from the one there.
+    Diverged(Box<history::Divergence>),
+    /// The state there could not be read, or descends from the run's.
+    Unknown,
+}
+
+fn taken_hint(location: &str, file: &Path, taken: &Taken) -> String {
+    let differs = match taken {
+        Taken::Diverged(divergence) => format!(" What differs: {divergence}."),
+        Taken::Unknown => String::new(),
+    };
+    format!(
+        "another run (or a push) changed the state while this run went on, so this is not a store failure: pushing `{file}` would overwrite that run's work, and `hub state push` refuses it.{differs} Run the command again to go on from the state there (`hub state pull {location}` shows it); `hub state push --force {file} {location}` replaces it anyway",
+        file = shell_word(file)
+    )
+}
+
 /// `hub state push` replaces `current` with `pushed` only when both have
 /// the same lineage (or one has none) and `pushed` is not older.
-pub fn push_allowed(pushed: &State, current: &State, location: &Path) -> Result<(), StateError> {
+pub fn push_allowed(
+    pushed: &State,
+    current: &State,
+    file: &Path,
+    location: &Path,
+) -> Result<(), StateError> {
     let refused = |reason: String| StateError::PushRefused {
         location: location.to_path_buf(),
         reason,
@@ -396,7 +449,15 @@ pub fn push_allowed(pushed: &State, current: &State, location: &Path) -> Result<
             "has the lineage {theirs}, the file {mine}: they are different states"
         )));
     }
-    if pushed.serial < current.serial {
+    let divergence = history::diverged(pushed, current);
+    if let Some(divergence) = divergence.filter(|_| !history::is_ancestor(pushed, current)) {
+        return Err(StateError::PushDiverged {
+            location: location.to_path_buf(),
+            file: file.to_path_buf(),
+            divergence: Box::new(divergence),
+        });
+    }
+    if pushed.serial < current.serial || history::diverged(pushed, current).is_some() {
         return Err(refused(format!(
             "is newer (serial {}) than the file (serial {})",
             current.serial, pushed.serial

@@ -331,6 +331,13 @@ pub struct LocalStore {
     journal: JournalFile,
     /// Held while a run works on this location (see [`super::lock`]).
     lock: Option<StateLock>,
+    /// The id of the lock this process held on the state when the store
+    /// was opened: it must still be there before a component starts.
+    lock_id: Option<String>,
+    /// The state file as last read or written (see [`super::fence`]).
+    identity: Option<super::fence::FileIdentity>,
+    /// Why this run lost the state: nothing more is written.
+    fenced: Option<String>,
 }
 
 /// `STATE.journal` as a writer sees it.
@@ -512,10 +519,27 @@ impl StateWriter {
         };
         // Only a start must be on disk before the run goes on (the
         // component runs next); an end is flushed with the next record
-        // that must be, or by the next fold.
-        self.append(state, serial, &line, record.starts_a_component())?;
+        // that must be, or by the next fold. A start is written only by a
+        // run that still owns the state.
+        let starts = record.starts_a_component();
+        if starts {
+            self.prove_owners()?;
+        }
+        self.append(state, serial, &line, starts)?;
         if self.fold_due() {
             self.fold(state, false)?;
+        }
+        Ok(())
+    }
+
+    /// Fails when this run lost one of its locations to another run or a
+    /// push (see [`super::fence`]): it must start nothing more. A location
+    /// that cannot be reached is left to the write that follows.
+    fn prove_owners(&mut self) -> Result<(), StateError> {
+        for target in &mut self.targets {
+            if let Err(lost @ StateError::RemoteConflict { .. }) = target.store.prove_owner() {
+                return Err(lost);
+            }
         }
         Ok(())
     }
@@ -730,6 +754,7 @@ impl LocalStore {
             _ => 0,
         };
         remove_leftovers(&target);
+        let identity = super::fence::identity_of(&target);
         let mut location = LocalStore {
             path: path.to_path_buf(),
             backup: backup_path(&target),
@@ -751,6 +776,9 @@ impl LocalStore {
                 broken: false,
             },
             lock: None,
+            lock_id: super::lock::held_here(path),
+            identity,
+            fenced: None,
         };
         let mut serial = known.unwrap_or(file_serial).max(file_serial);
         if has_journal {
@@ -786,12 +814,15 @@ impl LocalStore {
 
     pub(super) fn take_lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
         if self.lock.is_none() {
-            self.lock = Some(StateLock::acquire(&self.path, operation, clock)?);
+            let lock = StateLock::acquire(&self.path, operation, clock)?;
+            self.lock_id = Some(lock.info().id.clone());
+            self.lock = Some(lock);
         }
         Ok(())
     }
 
     pub(super) fn release_lock(&mut self) -> Result<(), StateError> {
+        self.lock_id = None;
         match self.lock.take() {
             Some(lock) => lock.release(),
             None => Ok(()),
@@ -844,10 +875,15 @@ impl LocalStore {
         line: &str,
         durable: bool,
     ) -> Result<(), StateError> {
+        if self.fenced.is_some() {
+            return self.prove_owner();
+        }
         let path = self.journal.path.clone();
         let failure = |action| write_error(&path, action);
         let created = self.journal.file.is_none();
         if created {
+            // The journal's name may be another run's by now.
+            self.prove_owner()?;
             let file = private::open(
                 &path,
                 OpenOptions::new().write(true).create(true),
@@ -907,6 +943,7 @@ impl LocalStore {
         backup: Option<&[u8]>,
         state: &[u8],
     ) -> Result<(), StateError> {
+        self.prove_owner()?;
         match backup {
             None => self.replace(state)?,
             Some(backup) => {
@@ -918,7 +955,26 @@ impl LocalStore {
         self.exists = true;
         self.file_size = state.len() as u64;
         self.file_serial = serial;
+        self.identity = super::fence::identity_of(&self.target);
         self.drop_journal()
+    }
+
+    /// Fails when this run no longer owns the state (see
+    /// [`super::fence`]); once it failed, it always fails.
+    pub(super) fn prove_owner(&mut self) -> Result<(), StateError> {
+        if self.fenced.is_none() {
+            self.fenced = super::fence::local_owner_lost(&super::fence::LocalOwnership {
+                given: &self.path,
+                target: &self.target,
+                lock_id: self.lock_id.as_deref(),
+                seen: self.identity,
+                serial: if self.exists { self.file_serial } else { 0 },
+            });
+        }
+        match &self.fenced {
+            Some(reason) => Err(super::fence::lost(&self.path, reason.clone())),
+            None => Ok(()),
+        }
     }
 
     /// Writes `bytes` to a flushed temporary file renamed over `path`.

@@ -55,10 +55,25 @@ fn unlock_refuses_a_live_lock_and_names_the_holder() {
 }
 
 #[test]
-fn unlock_force_removes_a_live_lock() {
+fn unlock_force_refuses_a_live_lock_in_a_script_without_yes() {
+    let me = std::process::id();
+    let (out, dir) = Test::new()
+        .file(LOCK, &lock_text(me, &hostname()))
+        .args(&["unlock", "--force", STATE])
+        .run_keep();
+    out.failure()
+        .stderr_has("which is still running on this host; it was left alone")
+        .stderr_has(&format!("process {me}"))
+        .stderr_has(&format!("hub unlock --force --yes {STATE}"));
+    assert_eq!(out.status, 1);
+    assert!(dir.path().join(LOCK).exists());
+}
+
+#[test]
+fn unlock_force_yes_removes_a_live_lock() {
     let (out, dir) = Test::new()
         .file(LOCK, &lock_text(std::process::id(), &hostname()))
-        .args(&["unlock", "--force", STATE])
+        .args(&["unlock", "--force", "--yes", STATE])
         .run_keep();
     out.success()
         .stderr_has("removed the lock")

@@ -234,8 +234,9 @@ pub fn run<'a>(
     }
 }
 
-/// A remote state that could not be written: the run's state goes to a
-/// local `.errored` file, and the error says how to upload it.
+/// A remote state that could not be written, or a state this run lost to
+/// another run: the run's state goes to a local `.errored` file, and the
+/// error says whether uploading it is safe.
 fn keep_unsaved_state(
     error: EngineError,
     state: Option<&State>,
@@ -247,20 +248,56 @@ fn keep_unsaved_state(
     else {
         return error;
     };
-    let remote = options
-        .state
-        .iter()
-        .find_map(|p| state::remote::RemoteLocation::of_path(p).ok());
-    let (Some(state), Some(remote)) = (state, remote) else {
+    let lost_at = match &cause {
+        state::StateError::RemoteConflict { location, .. } => Some(location.as_str()),
+        _ => None,
+    };
+    let path = match lost_at {
+        Some(at) => options.state.iter().find(|p| names_location(p, at)),
+        None => options.state.iter().find(|p| state::is_remote(p)),
+    };
+    let (Some(state), Some(path)) = (state, path) else {
         return EngineError::State(cause);
     };
-    match state::remote::errored::save(Path::new(""), &remote, state) {
+    let (folder, basename, location) = match state::remote::RemoteLocation::of_path(path) {
+        Ok(remote) => (
+            PathBuf::new(),
+            remote.basename().to_string(),
+            remote.to_string(),
+        ),
+        Err(_) => (
+            path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            path.file_name()
+                .map_or("state".into(), |n| n.to_string_lossy().into_owned()),
+            path.display().to_string(),
+        ),
+    };
+    let taken = lost_at.map(|_| taken_by_another_run(path, state));
+    match state::remote::errored::save(&folder, &basename, state) {
         Ok(file) => EngineError::State(state::StateError::RemoteSaved {
             error: Box::new(cause),
-            location: remote.to_string(),
+            location,
             file,
+            taken,
         }),
         Err(_) => EngineError::State(cause),
+    }
+}
+
+/// `path` (as given to the run) is the location an error names.
+fn names_location(path: &Path, named: &str) -> bool {
+    path.display().to_string() == named
+        || state::remote::RemoteLocation::of_path(path).is_ok_and(|r| r.to_string() == named)
+}
+
+/// How the run's `state` differs from the one another run left at `path`.
+fn taken_by_another_run(path: &Path, state: &State) -> state::Taken {
+    match state::read(path, &mut Warnings::default()) {
+        Ok(Some(current)) => state::history::diverged(state, &current)
+            .map_or(state::Taken::Unknown, |d| {
+                state::Taken::Diverged(Box::new(d))
+            }),
+        _ => state::Taken::Unknown,
     }
 }
 
@@ -1286,7 +1323,8 @@ impl<'a> Run<'a> {
             Verb::Undeploy => (ComponentStatus::Undeploying, StackStatus::Undeploying),
         };
         let verb = self.verb;
-        let positions = self.parallel().then_some(&self.positions);
+        let parallel = self.parallel();
+        let positions = parallel.then_some(&self.positions);
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };

@@ -224,6 +224,23 @@ impl Client {
         Ok(objects)
     }
 
+    /// The revision of `key` now (a HEAD); `None` when there is none.
+    pub fn revision(&self, key: &str) -> Result<Option<Revision>, StateError> {
+        let path = ObjectPath::from(key);
+        let store = &self.store;
+        let started = Instant::now();
+        let head = self.runtime.block_on(store.head(&path));
+        self.trace("HEAD", key, started, &head);
+        match head {
+            Ok(meta) => Ok(Some(Revision {
+                etag: meta.e_tag,
+                version: meta.version,
+            })),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.error_at(key, "look at", e)),
+        }
+    }
+
     /// Size and modification time of `key`; `None` when there is none.
     pub fn head(&self, key: &str) -> Result<Option<Listed>, StateError> {
         let path = ObjectPath::from(key);

@@ -1,20 +1,17 @@
 //! When a remote state can no longer be written, the run's state is kept
 //! locally: `BASENAME.errored` (the key's last segment) in the current folder (`-2`, `-3`… when
-//! taken), to be uploaded with `hub state push FILE LOCATION`.
+//! taken), to be uploaded with `hub state push FILE LOCATION`. A local
+//! state that a run lost to another run (see [`crate::state::fence`]) is
+//! kept the same way, beside the state file.
 
-use super::location::RemoteLocation;
 use crate::state::model::State;
 use crate::state::StateError;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Writes `state` (rendered) beside `folder` for `location`; never
+/// Writes `state` (rendered) in `folder` as `BASENAME.errored`; never
 /// replaces a file. Returns the file's path.
-pub fn save(
-    folder: &Path,
-    location: &RemoteLocation,
-    state: &State,
-) -> Result<PathBuf, StateError> {
+pub fn save(folder: &Path, basename: &str, state: &State) -> Result<PathBuf, StateError> {
     let text = crate::state::integrity::framed(&crate::state::render_as(
         state,
         crate::state::StateFormat::Reference,
@@ -23,8 +20,8 @@ pub fn save(
     loop {
         number += 1;
         let name = match number {
-            1 => format!("{}.errored", location.basename()),
-            n => format!("{}-{n}.errored", location.basename()),
+            1 => format!("{basename}.errored"),
+            n => format!("{basename}-{n}.errored"),
         };
         let path = folder.join(name);
         let created = crate::state::private::open(
@@ -64,7 +61,8 @@ mod tests {
     #[test]
     fn an_errored_file_never_replaces_another() {
         let dir = tempfile::tempdir().expect("dir");
-        let location = RemoteLocation::parse("s3://b/envs/dev.state").expect("parse");
+        let location = super::super::RemoteLocation::parse("s3://b/envs/dev.state").expect("parse");
+        let location = location.basename().to_string();
         let mut state = State::new(StackMeta::default(), Vec::new());
         state.serial = 4;
         let first = save(dir.path(), &location, &state).expect("first");

@@ -27,6 +27,37 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
 
 static BROKEN: Mutex<Option<String>> = Mutex::new(None);
 
+/// The locks this process holds: location (`s3://BUCKET/KEY`) and lock id.
+static HELD: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// The id of the lock this process holds on `location`, if any.
+pub fn held_here(location: &RemoteLocation) -> Option<String> {
+    let wanted = location.to_string();
+    HELD.lock().ok().and_then(|held| {
+        held.iter()
+            .find(|(at, _)| *at == wanted)
+            .map(|(_, id)| id.clone())
+    })
+}
+
+/// Whether `KEY.lock` is still the lock with `id`; the reason when it is
+/// not (removed with `hub unlock --force`, maybe taken by another run).
+pub fn still_held(client: &Client, id: &str) -> Result<Option<String>, StateError> {
+    let key = client.location().sibling(".lock");
+    Ok(match client.get(&key)? {
+        None => Some(format!(
+            "its lock `{key}` was removed while this run held it (`hub unlock --force`, or by hand)"
+        )),
+        Some(object) => match read_info(&object.bytes) {
+            Some(info) if info.holder.id == id => None,
+            Some(info) => Some(format!("its lock `{key}` now belongs to {}", info.holder)),
+            None => Some(format!(
+                "its lock `{key}` was replaced by one hub cannot read"
+            )),
+        },
+    })
+}
+
 /// Why a lock this process held was broken; `None` while none was.
 pub fn lock_broken() -> Option<String> {
     BROKEN.lock().ok().and_then(|b| b.clone())
@@ -97,6 +128,9 @@ impl RemoteLock {
         let key = location.sibling(".lock");
         match client.put(&key, encode(&info), Write::Create)? {
             Put::Written(written) => {
+                if let Ok(mut held) = HELD.lock() {
+                    held.push((location.to_string(), info.holder.id.clone()));
+                }
                 let (stop, stopped) = mpsc::channel();
                 let renewer = spawn_renewer(client, info.clone(), written, lease, stopped);
                 Ok(RemoteLock {
@@ -123,6 +157,9 @@ impl RemoteLock {
     fn release_now(&mut self) -> Result<(), StateError> {
         if std::mem::replace(&mut self.released, true) {
             return Ok(());
+        }
+        if let Ok(mut held) = HELD.lock() {
+            held.retain(|(_, id)| *id != self.id);
         }
         drop(self.stop.take());
         if let Some(renewer) = self.renewer.take() {
@@ -256,6 +293,19 @@ pub fn check_unheld(path: &Path) -> Result<(), StateError> {
             held => Err(held),
         },
     }
+}
+
+/// The holder of the lock of the remote state `path` when it is a process
+/// still running on this host; `None` otherwise.
+pub fn live_holder(path: &Path) -> Result<Option<LockInfo>, StateError> {
+    let location = RemoteLocation::of_path(path)?;
+    let client = Client::new(&location)?;
+    let info = client
+        .get(&location.sibling(".lock"))?
+        .and_then(|object| read_info(&object.bytes));
+    Ok(info.map(|info| info.holder).filter(|holder| {
+        crate::state::lock::liveness(holder) == crate::state::lock::Liveness::Alive
+    }))
 }
 
 pub fn unlock(path: &Path, force: bool, id: Option<&str>) -> Result<RemoteUnlocked, StateError> {

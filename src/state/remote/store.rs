@@ -50,6 +50,13 @@ pub struct RemoteStore {
     records: Vec<String>,
     records_size: u64,
     lock: Option<RemoteLock>,
+    /// The id of the lock this process held on the location when the
+    /// store was opened: it must still be `KEY.lock` before a component
+    /// starts.
+    lock_id: Option<String>,
+    /// Why this run lost the state (see [`crate::state::fence`]): nothing
+    /// more is written.
+    fenced: Option<String>,
 }
 
 /// A record object's key, and its `(base, serial)` back from a key.
@@ -135,6 +142,18 @@ fn serial_of_object(bytes: &[u8]) -> u64 {
         .map_or(0, |yaml| crate::state::store::serial_of(&yaml))
 }
 
+/// Whether two revisions of an object are the same version: by ETag
+/// where both have one, else by version (a GCS generation). Revisions
+/// that tell nothing are taken as the same: the conditional write that
+/// follows still fences.
+fn same_revision(a: &Revision, b: &Revision) -> bool {
+    match (&a.etag, &b.etag, &a.version, &b.version) {
+        (Some(x), Some(y), _, _) => x == y,
+        (_, _, Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
 fn scheme_of(path: &Path) -> String {
     path.to_string_lossy()
         .split_once("://")
@@ -211,6 +230,8 @@ impl RemoteStore {
             records: seen.records.into_iter().map(|(key, _)| key).collect(),
             records_size: seen.records_size,
             lock: None,
+            lock_id: super::lock::held_here(&location),
+            fenced: None,
         };
         Ok((store, serial))
     }
@@ -247,14 +268,52 @@ impl RemoteStore {
         self.client.location()
     }
 
-    fn refuse_when_lock_broken(&self) -> Result<(), StateError> {
-        match lock_broken() {
+    fn refuse_when_lock_broken(&mut self) -> Result<(), StateError> {
+        if self.fenced.is_none() {
+            self.fenced = lock_broken();
+        }
+        match &self.fenced {
             Some(reason) => Err(StateError::RemoteConflict {
                 location: self.location().to_string(),
-                reason,
+                reason: reason.clone(),
             }),
             None => Ok(()),
         }
+    }
+
+    /// Fails when this run no longer owns the state: `KEY.lock` is not its
+    /// lock any more, or `KEY` is not the revision it last read or wrote
+    /// (another run folded, or a state was pushed). Once it failed, it
+    /// always fails.
+    fn prove_owner(&mut self) -> Result<(), StateError> {
+        self.refuse_when_lock_broken()?;
+        let mut lost = match self.lock_id.clone() {
+            Some(id) => super::lock::still_held(&self.client, &id)?,
+            None => None,
+        };
+        if lost.is_none() {
+            lost = self.state_changed()?;
+        }
+        self.fenced = lost;
+        self.refuse_when_lock_broken()
+    }
+
+    /// Why `KEY` is not the revision this run last read or wrote; `None`
+    /// when it is.
+    fn state_changed(&self) -> Result<Option<String>, StateError> {
+        let key = &self.location().key;
+        let now = self.client.revision(key)?;
+        let same = match (&self.revision, &now) {
+            (None, None) => true,
+            (Some(mine), Some(now)) => same_revision(mine, now),
+            _ => false,
+        };
+        Ok((!same).then(|| {
+            format!(
+                "`{}` changed since this run last wrote it (another run, or a push)",
+                self.location()
+            )
+        }))
     }
 }
 
@@ -287,7 +346,9 @@ impl StateStore for RemoteStore {
     }
 
     fn fold(&mut self, serial: u64, backup: Option<&[u8]>, state: &[u8]) -> Result<(), StateError> {
-        self.refuse_when_lock_broken()?;
+        // `KEY.backup` is written before `KEY` and unconditionally: only
+        // by a run that still owns the state.
+        RemoteStore::prove_owner(self)?;
         let previous = match backup {
             Some(backup) => Some(self.encode_state(backup)?),
             None => self.current.clone(),
@@ -330,12 +391,19 @@ impl StateStore for RemoteStore {
 
     fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
         if self.lock.is_none() {
-            self.lock = Some(RemoteLock::acquire(&self.path, operation, clock)?);
+            let lock = RemoteLock::acquire(&self.path, operation, clock)?;
+            self.lock_id = Some(lock.id().to_string());
+            self.lock = Some(lock);
         }
         Ok(())
     }
 
+    fn prove_owner(&mut self) -> Result<(), StateError> {
+        RemoteStore::prove_owner(self)
+    }
+
     fn unlock(&mut self) -> Result<(), StateError> {
+        self.lock_id = None;
         match self.lock.take() {
             Some(lock) => lock.release(),
             None => Ok(()),

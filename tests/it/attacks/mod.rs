@@ -112,3 +112,4 @@ pub fn everything_written(dir: &Path, printed: &[&str]) -> String {
     }
     all
 }
+mod fence;

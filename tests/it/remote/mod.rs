@@ -1,7 +1,7 @@
 //! State on object storage, against a real S3-compatible server (moto)
 //! and a real Azure Blob Storage emulator (Azurite).
 
-mod azurite;
+pub(crate) mod azurite;
 pub(crate) mod server;
 
 mod azure;

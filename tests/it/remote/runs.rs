@@ -566,7 +566,7 @@ pub(super) fn broken_lock_run(store: &dyn Store, location: &str) -> Test {
     let local = ["deploy", "hub.yaml.elaborate", "-s", "other.state"];
     hub(&other, store, &local, &[]).success();
     let breaker = format!(
-        "\"$HUB_BIN\" unlock --force {location} && \"$HUB_BIN\" state push --force ../other.state {location} && sleep 1"
+        "\"$HUB_BIN\" unlock --force --yes {location} && \"$HUB_BIN\" state push --force ../other.state {location} && sleep 1"
     );
     let other_state = std::fs::read_to_string(other.root().join("other.state")).expect("other");
     let test = chain(2, "0", &breaker).file("other.state", &other_state);
