@@ -111,7 +111,7 @@ impl Locations {
         for path in paths {
             let key = match is_remote(path) {
                 true => path.clone(),
-                false => canonical(path),
+                false => super::store::real_location(path),
             };
             if unique.iter().any(|(seen, _)| *seen == key) {
                 warnings.warn(
@@ -241,20 +241,6 @@ pub fn to_read(paths: &[PathBuf]) -> Option<&Path> {
         }
     }
     choose(&candidates).map(|i| paths[i].as_path())
-}
-
-/// `path` with links and `..` resolved, as far as it exists.
-fn canonical(path: &Path) -> PathBuf {
-    if let Ok(resolved) = std::fs::canonicalize(path) {
-        return resolved;
-    }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match (absolute.parent(), absolute.file_name()) {
-        (Some(parent), Some(name)) => std::fs::canonicalize(parent)
-            .map(|parent| parent.join(name))
-            .unwrap_or(absolute),
-        _ => absolute,
-    }
 }
 
 #[cfg(test)]

@@ -90,6 +90,7 @@
 mod clock;
 
 pub mod backend;
+pub mod beside;
 pub mod crypto;
 pub mod journal;
 pub mod layout;
@@ -124,8 +125,8 @@ pub use model::{
 pub(crate) use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
 pub use snapshot::{Delta, Snapshot};
 pub use store::{
-    backup_path, lock_path, parse, read, read_file, render, render_as, write, write_atomically,
-    StateWriter, WriteOptions,
+    backup_path, lock_path, parse, read, read_file, real_location, render, render_as, write,
+    write_atomically, StateWriter, WriteOptions,
 };
 
 use crate::diag::Location;
@@ -201,6 +202,16 @@ pub enum StateError {
         wanted: String,
         found: String,
     },
+    #[error("the state file `{}` has a component entry whose name is not a name: {error}", location.file.display())]
+    BadComponentName {
+        location: Location,
+        error: crate::manifest::names::BadComponentName,
+    },
+    #[error("`{}`, beside the state, cannot be used: {source}", path.display())]
+    Beside {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write the state file `{}`: {action}: {source}", path.display())]
     Write {
         path: PathBuf,
@@ -266,6 +277,7 @@ impl StateError {
     pub fn exit_code(&self) -> i32 {
         match self {
             StateError::Write { .. }
+            | StateError::Beside { .. }
             | StateError::RemoteAccess { .. }
             | StateError::RemoteConflict { .. }
             | StateError::RemoteSaved { .. } => 2,
@@ -290,12 +302,14 @@ impl StateError {
             StateError::LockTimeout { source, .. } => source.location(),
             StateError::Yaml { location, .. }
             | StateError::WrongKind { location, .. }
-            | StateError::WrongVersion { location, .. } => Some(location.clone()),
+            | StateError::WrongVersion { location, .. }
+            | StateError::BadComponentName { location, .. } => Some(location.clone()),
             StateError::Read { path, .. }
             | StateError::Damaged { path, .. }
             | StateError::Empty { path, .. }
             | StateError::Sealed { path, .. }
             | StateError::Write { path, .. }
+            | StateError::Beside { path, .. }
             | StateError::Journal { path, .. } => Some(Location::file(path)),
             StateError::Locked { lock, .. }
             | StateError::StaleLock { lock, .. }
@@ -342,6 +356,15 @@ impl StateError {
                 shell_word(file)
             )),
             StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
+            StateError::Write { source, .. }
+            | StateError::LockFile { source, .. }
+            | StateError::Beside { source, .. }
+                if beside::Planted::of(source).is_some() =>
+            {
+                Some(beside::Planted::hint().into())
+            }
+            StateError::BadComponentName { .. } => Some("rename or remove that entry (at the line shown) with an editor: hub makes file names of component names, so one with `/` or `..` could reach outside the state's folder".into()),
+            StateError::Beside { .. } => Some("check the permissions of the state's folder".into()),
             StateError::Write { .. } => {
                 Some("check that the folder exists, is writable and has free space; the previous state is unchanged".into())
             }

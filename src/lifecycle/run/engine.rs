@@ -354,6 +354,20 @@ struct Run<'a> {
     implementations: HashMap<String, Implementation>,
 }
 
+/// The log folder of the state at `state`, when there is one, is a folder
+/// of the user's (see [`state::beside`]): its logs are never written
+/// through a planted link.
+fn check_log_folder(state: &Path) -> Result<(), state::StateError> {
+    let folder = log_dir(state);
+    match state::beside::check_folder(&folder) {
+        Ok(_) => Ok(()),
+        Err(source) => Err(state::StateError::Beside {
+            path: folder,
+            source,
+        }),
+    }
+}
+
 impl<'a> Run<'a> {
     fn prepare(
         stack: &'a Stack,
@@ -375,6 +389,9 @@ impl<'a> Run<'a> {
                 warnings,
             )?),
         };
+        if let Some(locations) = &locations {
+            check_log_folder(locations.first())?;
+        }
         let read_path = locations
             .as_ref()
             .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());

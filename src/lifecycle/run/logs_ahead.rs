@@ -19,7 +19,7 @@
 //! them, as before. A run killed before its end can leave a few empty log
 //! files of components that never started.
 
-use crate::state::private;
+use crate::state::{beside, private};
 use std::fs::OpenOptions;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ impl LogsAhead {
             return;
         };
         for path in made {
-            if std::fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0) {
                 let _ = std::fs::remove_file(&path);
             }
         }
@@ -103,7 +103,7 @@ impl Drop for LogsAhead {
 /// file ends the work quietly: the component's own open reports it.
 fn make_files(folder: &Path, paths: &[PathBuf], shared: &Shared) -> Vec<PathBuf> {
     let mut made = Vec::new();
-    if private::create_folder(folder).is_err() {
+    if beside::create_folder(folder).is_err() {
         return made;
     }
     for (index, path) in paths.iter().enumerate() {
@@ -112,7 +112,7 @@ fn make_files(folder: &Path, paths: &[PathBuf], shared: &Shared) -> Vec<PathBuf>
         }
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
-        match private::open(path, &mut options, private::FILE_MODE) {
+        match beside::open(path, &mut options, private::FILE_MODE) {
             Ok(_) => made.push(path.clone()),
             Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
             Err(_) => break,
