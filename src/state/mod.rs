@@ -202,7 +202,7 @@ pub enum StateError {
         wanted: String,
         found: String,
     },
-    #[error("the state file `{}` has a component entry whose name is not a name: {error}", location.file.display())]
+    #[error("the state file `{}` holds a component entry hub refuses: {error}", location.file.display())]
     BadComponentName {
         location: Location,
         error: crate::manifest::names::BadComponentName,

@@ -292,6 +292,12 @@ pub enum ProcessError {
 }
 
 impl ProcessError {
+    /// A file planted where hub keeps a log refused the run (see
+    /// `state::beside`).
+    pub fn planted(&self) -> bool {
+        matches!(self, ProcessError::LogFile { source, .. } if beside::Planted::of(source).is_some())
+    }
+
     pub fn hint(&self) -> Option<String> {
         match self {
             ProcessError::MissingCwd { .. } => {

@@ -1386,7 +1386,12 @@ impl<'a> Run<'a> {
         }
         let stdout = match around.main {
             None => String::new(),
-            Some(Err(error)) => return self.fail(name, &error.to_string(), None),
+            Some(Err(error)) => {
+                if let Some(fix) = error.hint().filter(|_| error.planted()) {
+                    self.fixes.insert(name.to_string(), fix);
+                }
+                return self.fail(name, &error.to_string(), None);
+            }
             Some(Ok(finished)) => match finished.exit {
                 Exit::Code(0) => finished.stdout,
                 Exit::Interrupted { signal } => return self.interrupted(name, signal),

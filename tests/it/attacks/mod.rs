@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+mod paths;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
