@@ -111,7 +111,7 @@ impl Locations {
         for path in paths {
             let key = match is_remote(path) {
                 true => path.clone(),
-                false => super::store::real_location(path),
+                false => super::store::resolved_location(path),
             };
             if unique.iter().any(|(seen, _)| *seen == key) {
                 warnings.warn(
@@ -144,8 +144,9 @@ impl Locations {
                     }
                     locks[i] = Some(Held::Local(Box::new(lock)))
                 }
+                // No state file there (a link to a missing one counts).
                 Err(error @ StateError::LockFile { .. })
-                    if unique.len() > 1 && std::fs::symlink_metadata(path).is_err() =>
+                    if unique.len() > 1 && std::fs::metadata(path).is_err() =>
                 {
                     left_out.push((i, error));
                 }

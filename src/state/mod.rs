@@ -27,6 +27,10 @@
 //!
 //! # Files next to `STATE`
 //!
+//! They are named after the state's real location ([`real_location`]:
+//! links and relative paths resolved), so that every path to one state
+//! shares them, and are never followed nor someone else's ([`beside`]).
+//!
 //! * `STATE.backup` — the previous content of `STATE`, byte for byte
 //!   (compressed or not, as it was; the same file, hard-linked), replaced
 //!   on every write; after a fold of journal records, the state so folded
@@ -376,7 +380,7 @@ impl StateError {
                 shell_word(state)
             )),
             StateError::NotLocked { .. } => {
-                Some("check the state path; its lock file is the state path followed by `.lock`".into())
+                Some("check the state path; its lock file is beside the state's real file (links followed), its name followed by `.lock`".into())
             }
             StateError::LockFile { .. } => Some("check the permissions of the state's folder".into()),
             StateError::Journal { path, .. } => Some(format!(

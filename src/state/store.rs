@@ -48,9 +48,20 @@ pub fn lock_path(state: &Path) -> PathBuf {
 /// that runs given different paths to one state (a link, a relative
 /// path) share one lock, one journal and one log folder. Where the file
 /// does not exist yet its folder is resolved; where the folder does not
-/// exist either, the path is only made absolute. A remote location is
-/// returned as it is.
+/// exist either, the path is only made absolute. A path that needs no
+/// resolving (no link, no `..`) is returned as given, so that messages
+/// keep the path the user wrote. A remote location is returned as it is.
 pub fn real_location(path: &Path) -> PathBuf {
+    let resolved = resolved_location(path);
+    match std::path::absolute(path) {
+        Ok(absolute) if absolute == resolved => path.to_path_buf(),
+        _ => resolved,
+    }
+}
+
+/// [`real_location`], always absolute: the same for every path to one
+/// state.
+pub(crate) fn resolved_location(path: &Path) -> PathBuf {
     if is_remote(path) {
         return path.to_path_buf();
     }
@@ -1362,6 +1373,66 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_path_to_one_state_has_one_real_location() {
+        let dir = tempfile::tempdir().expect("dir");
+        let root = std::fs::canonicalize(dir.path()).expect("root");
+        std::fs::create_dir(root.join("st")).expect("st");
+        let real = root.join("st/s.state");
+        // Not there yet: the folder is resolved, a link to it followed.
+        std::os::unix::fs::symlink("st/s.state", root.join("link.state")).expect("link");
+        std::os::unix::fs::symlink("st", root.join("folder")).expect("folder link");
+        for path in [
+            real.clone(),
+            root.join("link.state"),
+            root.join("st/../st/./s.state"),
+            root.join("folder/s.state"),
+        ] {
+            assert_eq!(real_location(&path), real, "{}", path.display());
+        }
+        std::fs::write(&real, "version: 1\nkind: state\n").expect("state");
+        assert_eq!(real_location(&root.join("link.state")), real);
+        assert_eq!(
+            lock_path(&root.join("link.state")),
+            root.join("st/s.state.lock")
+        );
+        assert_eq!(
+            backup_path(&root.join("folder/s.state")),
+            root.join("st/s.state.backup")
+        );
+        assert_eq!(
+            journal_of(&root.join("link.state")),
+            root.join("st/s.state.journal")
+        );
+        // A folder that does not exist: made absolute only.
+        let missing = root.join("gone/../x.state");
+        assert_eq!(real_location(&missing), missing);
+        let remote = Path::new("s3://bucket/key");
+        assert_eq!(real_location(remote), remote);
+    }
+
+    #[test]
+    fn a_companion_planted_before_the_run_is_refused_by_name() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.state");
+        std::fs::write(&path, "version: 1\nkind: state\nserial: 3\n").expect("state");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").expect("victim");
+        for companion in [backup_path(&path), journal::journal_path(&path)] {
+            std::os::unix::fs::symlink(&victim, &companion).expect("plant");
+            let error = StateWriter::open(&path, WriteOptions::default())
+                .err()
+                .expect("refused");
+            assert!(
+                matches!(&error, StateError::Beside { path, .. } if *path == companion),
+                "{error}"
+            );
+            assert!(error.to_string().contains("symbolic link"), "{error}");
+            std::fs::remove_file(&companion).expect("unplant");
+        }
+        assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep");
+    }
 
     /// The names of the files in `dir`, sorted.
     fn files_in(dir: &Path) -> Vec<String> {
