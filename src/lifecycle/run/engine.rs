@@ -301,6 +301,8 @@ struct Run<'a> {
     /// The state locations, locked for the whole run; `None` without a
     /// state.
     locations: Option<Locations>,
+    /// `STATE.logs` of the first location, beside its real file.
+    log_folder: Option<PathBuf>,
     /// The location the state was read from (or would have been).
     read_path: Option<PathBuf>,
     operation: Option<OperationIndex>,
@@ -463,6 +465,7 @@ impl<'a> Run<'a> {
             locked,
             clock,
             state,
+            log_folder: locations.as_ref().map(|l| log_dir(l.first())),
             locations,
             read_path,
             operation: None,
@@ -1510,17 +1513,14 @@ impl<'a> Run<'a> {
         if self.options.changed {
             return None;
         }
-        let locations = self.locations.as_ref()?;
-        Some(LogsAhead::start(
-            &log_dir(locations.first()),
-            &self.plan.selected,
-        ))
+        let folder = self.log_folder.as_ref()?;
+        Some(LogsAhead::start(folder, &self.plan.selected))
     }
 
     fn log_file(&self, name: &str) -> Option<PathBuf> {
-        self.locations
+        self.log_folder
             .as_ref()
-            .map(|l| log_dir(l.first()).join(format!("{name}.log")))
+            .map(|folder| folder.join(format!("{name}.log")))
     }
 
     /// §6.11–6.15 for a deploy that exited 0: capture, provides, state.
