@@ -12,8 +12,11 @@
 //! file, and nothing is written through it.
 
 use super::private;
+use std::ffi::CString;
 use std::fs::{DirBuilder, File, Metadata, OpenOptions};
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -24,6 +27,8 @@ use std::path::Path;
 pub enum Planted {
     #[error("it is a symbolic link (to `{target}`); hub never follows a link beside a state, it would write where the link points")]
     Link { target: String },
+    #[error("its folder is a symbolic link (to `{target}`); hub never follows a link beside a state, it would write where the link points")]
+    FolderLink { target: String },
     #[error("it is {kind}, where hub keeps a {wanted} of its own")]
     Kind {
         kind: &'static str,
@@ -158,6 +163,146 @@ pub fn open(path: &Path, options: &mut OpenOptions, mode: u32) -> io::Result<Fil
         }
         Err(e) => return Err(e),
     };
+    verify_open(path, &file)?;
+    private::set_mode(&file, mode)?;
+    Ok(file)
+}
+
+/// Opens the companion file `path` for appending, creating it (with
+/// `O_EXCL`, exactly `mode`) when it does not exist. Its folder is opened
+/// first without following a link (`O_DIRECTORY | O_NOFOLLOW`), and the
+/// file relative to that folder (`openat`): a folder swapped for a link
+/// while hub runs cannot redirect the file. A missing folder is
+/// `NotFound`.
+pub fn open_append(path: &Path, mode: u32) -> io::Result<File> {
+    let flags = libc::O_WRONLY | libc::O_APPEND;
+    open_in_folder(path, mode, |folder, name| loop {
+        refuse_special(folder, name, path)?;
+        match open_at(folder, name, flags, mode) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            opened => return opened,
+        }
+        match open_at(folder, name, flags | libc::O_CREAT | libc::O_EXCL, mode) {
+            // Another process created it just now: open that one.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            created => return created,
+        }
+    })
+}
+
+/// Creates the companion file `path` (`O_EXCL`, exactly `mode`) for
+/// writing, relative to its folder as [`open_append`] does; an existing
+/// file is `AlreadyExists`.
+pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+    let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
+    open_in_folder(path, mode, |folder, name| {
+        open_at(folder, name, flags, mode)
+    })
+}
+
+/// Opens `path` with `open` (given its folder, opened without following
+/// a link, and its name), never through a link, and checks what it got.
+fn open_in_folder(
+    path: &Path,
+    mode: u32,
+    open: impl Fn(&OwnedFd, &CString) -> io::Result<File>,
+) -> io::Result<File> {
+    let (Some(name), parent) = (path.file_name(), path.parent()) else {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    };
+    let folder = match parent {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let folder = open_folder(folder)?;
+    let file = match open(&folder, &c_path(Path::new(name))?) {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            check_file(path)?;
+            return Err(e);
+        }
+        other => other?,
+    };
+    verify_open(path, &file)?;
+    private::set_mode(&file, mode)?;
+    Ok(file)
+}
+
+/// `folder`, opened as a folder without following a link.
+fn open_folder(folder: &Path) -> io::Result<OwnedFd> {
+    let c_folder = c_path(folder)?;
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: `c_folder` is a NUL-terminated string that outlives the call.
+    let fd = unsafe { libc::open(c_folder.as_ptr(), flags) };
+    if fd < 0 {
+        let error = io::Error::last_os_error();
+        return match error.raw_os_error() {
+            Some(libc::ELOOP) | Some(libc::ENOTDIR) => match check_folder(folder) {
+                Err(e) => match Planted::of(&e) {
+                    Some(Planted::Link { target }) => Err(Planted::FolderLink {
+                        target: target.clone(),
+                    }
+                    .into()),
+                    _ => Err(e),
+                },
+                Ok(_) => Err(error),
+            },
+            _ => Err(error),
+        };
+    }
+    // SAFETY: `fd` was just opened and is owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `name` in `folder`, opened with `flags` (created with `mode`), never
+/// through a link.
+fn open_at(folder: &OwnedFd, name: &CString, flags: i32, mode: u32) -> io::Result<File> {
+    // SAFETY: the folder's descriptor is open and `name` is a
+    // NUL-terminated string; both outlive the call.
+    let fd = unsafe {
+        libc::openat(
+            folder.as_raw_fd(),
+            name.as_ptr(),
+            flags | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            mode as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and is owned by nothing else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// A named pipe, a socket or a device at `name` would block or misbehave
+/// when opened: refused before, by what `lstat` says of it.
+fn refuse_special(folder: &OwnedFd, name: &CString, path: &Path) -> io::Result<()> {
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to fill.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: the descriptor is open, `name` is NUL-terminated and `stat`
+    // is a valid place to write; all outlive the call.
+    let result = unsafe {
+        libc::fstatat(
+            folder.as_raw_fd(),
+            name.as_ptr(),
+            &mut stat,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if result != 0 {
+        return Ok(());
+    }
+    match stat.st_mode & libc::S_IFMT {
+        libc::S_IFREG | libc::S_IFLNK => Ok(()),
+        _ => check_file(path).map(|_| ()),
+    }
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)
+}
+
+/// An opened companion file is a regular file of the user's with one name.
+fn verify_open(path: &Path, file: &File) -> io::Result<()> {
     let meta = file.metadata()?;
     verify(path, &meta, Wanted::File)?;
     if meta.nlink() > 1 {
@@ -166,24 +311,7 @@ pub fn open(path: &Path, options: &mut OpenOptions, mode: u32) -> io::Result<Fil
         }
         .into());
     }
-    private::set_mode(&file, mode)?;
-    Ok(file)
-}
-
-/// Opens the companion file `path` for appending, creating it (with
-/// `O_EXCL`, exactly `mode`) when it does not exist.
-pub fn open_append(path: &Path, mode: u32) -> io::Result<File> {
-    loop {
-        match open(path, OpenOptions::new().append(true), mode) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            opened => return opened,
-        }
-        match open(path, OpenOptions::new().append(true).create_new(true), mode) {
-            // Another process created it just now: open that one.
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            created => return created,
-        }
-    }
+    Ok(())
 }
 
 /// Makes sure the companion folder `folder` is a folder of the user's:
@@ -290,5 +418,16 @@ mod tests {
             planted(create_folder(&link)),
             Planted::Link { .. }
         ));
+        // A log opened through a folder that is a link: refused too.
+        assert!(matches!(
+            planted(open_append(&link.join("c.log"), 0o600)),
+            Planted::FolderLink { .. }
+        ));
+        assert!(matches!(
+            planted(create_new(&link.join("d.log"), 0o600)),
+            Planted::FolderLink { .. }
+        ));
+        assert!(!folder.join("d.log").exists());
+        assert_eq!(std::fs::read_to_string(&path).expect("log"), "ab");
     }
 }

@@ -20,7 +20,6 @@
 //! files of components that never started.
 
 use crate::state::{beside, private};
-use std::fs::OpenOptions;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -110,9 +109,7 @@ fn make_files(folder: &Path, paths: &[PathBuf], shared: &Shared) -> Vec<PathBuf>
         if !wait_for_turn(shared, index) {
             break;
         }
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        match beside::open(path, &mut options, private::FILE_MODE) {
+        match beside::create_new(path, private::FILE_MODE) {
             Ok(_) => made.push(path.clone()),
             Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
             Err(_) => break,

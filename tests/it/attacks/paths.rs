@@ -230,6 +230,23 @@ fn rows() -> Vec<Row> {
             ],
         },
         Row {
+            name: "the log folder becomes a link during the run",
+            plant: |s| {
+                // `a` moves the folder aside and plants a link to a folder
+                // holding a `b.log`, before `b` opens its log.
+                s.outside.victim("b.log");
+                let outside = s.outside.root().display();
+                let extra = format!(
+                    "mv ../st/s.state.logs ../st/moved && ln -s '{outside}' ../st/s.state.logs\n"
+                );
+                std::fs::write(s.path("a.extra"), extra).expect("extra");
+                vec![]
+            },
+            args: DEPLOY,
+            code: 1,
+            says: &["s.state.logs/b.log", "its folder is a symbolic link"],
+        },
+        Row {
             name: "the journal is a link before the run",
             plant: |s| {
                 s.link_to_victim("st/s.state.journal");
@@ -374,19 +391,7 @@ fn attack(row: &Row) {
     let outside_before = scene.outside.snapshot();
     let beside_before = scene.beside_the_state_folder();
     let out = scene.hub(row.args);
-    assert_eq!(
-        out.status, row.code,
-        "{}: exit code\n{}",
-        row.name, out.stderr
-    );
-    for fragment in row.says {
-        assert!(
-            out.stderr.contains(fragment),
-            "{}: the message lacks {fragment:?}:\n{}",
-            row.name,
-            out.stderr
-        );
-    }
+    // What an attack is after first: files outside the state's folder.
     scene.outside.assert_unchanged(row.name, &outside_before);
     assert_eq!(
         scene.beside_the_state_folder().keys().collect::<Vec<_>>(),
@@ -400,6 +405,19 @@ fn attack(row: &Row) {
         "{}: a planted file changed",
         row.name
     );
+    assert_eq!(
+        out.status, row.code,
+        "{}: exit code\n{}",
+        row.name, out.stderr
+    );
+    for fragment in row.says {
+        assert!(
+            out.stderr.contains(fragment),
+            "{}: the message lacks {fragment:?}:\n{}",
+            row.name,
+            out.stderr
+        );
+    }
     // As the message says: the planted journal is removed, and then
     // the state reads as before.
     let journal = scene.path("st/s.state.journal");
