@@ -52,7 +52,11 @@ pub fn lock_path(state: &Path) -> PathBuf {
 /// resolving (no link, no `..`) is returned as given, so that messages
 /// keep the path the user wrote. A remote location is returned as it is.
 pub fn real_location(path: &Path) -> PathBuf {
-    let resolved = resolved_location(path);
+    shown_location(path, resolved_location(path))
+}
+
+/// [`real_location`] of `path`, given its [`resolved_location`].
+pub(crate) fn shown_location(path: &Path, resolved: PathBuf) -> PathBuf {
     match std::path::absolute(path) {
         Ok(absolute) if absolute == resolved => path.to_path_buf(),
         _ => resolved,

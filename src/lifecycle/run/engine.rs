@@ -399,8 +399,9 @@ impl<'a> Run<'a> {
             .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
         // `HUB_STATE` (§6.9.3): the first location holding a state file.
         let exported_state = locations.as_ref().map(|l| {
-            let paths = l.paths();
-            let exported = paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]);
+            let (paths, given) = (l.paths(), l.given());
+            let first_file = paths.iter().position(|p| p.is_file()).unwrap_or(0);
+            let exported = &given[first_file];
             match state::is_remote(exported) {
                 true => exported.clone(),
                 false => absolute(exported),

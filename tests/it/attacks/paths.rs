@@ -437,7 +437,7 @@ fn held_in_a(scene: &Scene, args: &[&str]) -> Child {
     std::fs::write(scene.path("hang"), "").expect("hang");
     std::fs::write(
         scene.path("a.extra"),
-        "touch ../a.started\nwhile [ -e ../hang ]; do sleep 0.05; done\n",
+        "printf %s \"$HUB_STATE\" > ../st/hub-state\ntouch ../a.started\nwhile [ -e ../hang ]; do sleep 0.05; done\n",
     )
     .expect("extra");
     let mut child = crate::crash::hub(scene.root(), args)
@@ -502,6 +502,11 @@ fn a_link_and_a_relative_path_to_one_state_share_its_lock() {
     assert_ne!(operations[0].1, "in-progress", "{operations:?}");
     assert_eq!(state.components["a"].status, "deployed");
     assert_eq!(state.components["b"].status, "deployed");
+    // Components see the location as given (made absolute).
+    assert_eq!(
+        std::fs::read_to_string(scene.path("st/hub-state")).expect("HUB_STATE"),
+        scene.path("link.state").display().to_string()
+    );
     // The logs are beside the real file, whatever path a run was given.
     assert!(scene.path("st/s.state.logs/a.log").is_file());
     assert!(!scene.path("link.state.logs").exists());
