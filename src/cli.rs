@@ -189,7 +189,7 @@ pub struct ParamsArgs {
     #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
     pub environment: Vec<String>,
     /// Print this component's expanded parameters instead
-    #[arg(short = 'c', long = "component", value_name = "COMPONENT")]
+    #[arg(short = 'c', long = "component", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
     pub component: Option<String>,
     /// Output format
     #[arg(long, value_name = "FORMAT", default_value = "yaml", value_parser = ["yaml", "json"])]
@@ -349,7 +349,7 @@ pub struct StateShowArgs {
 #[derive(Debug, Args)]
 pub struct StateRmArgs {
     /// The components to forget
-    #[arg(value_name = "COMPONENT", required = true)]
+    #[arg(value_name = "COMPONENT", required = true, value_parser = crate::manifest::names::component_arg)]
     pub components: Vec<String>,
     #[command(flatten)]
     pub change: StateChangeArgs,
@@ -361,10 +361,10 @@ pub struct StateRmArgs {
 #[derive(Debug, Args)]
 pub struct StateMvArgs {
     /// The component's name in the state
-    #[arg(value_name = "OLD")]
+    #[arg(value_name = "OLD", value_parser = crate::manifest::names::component_arg)]
     pub old: String,
     /// Its new name
-    #[arg(value_name = "NEW")]
+    #[arg(value_name = "NEW", value_parser = crate::manifest::names::component_arg)]
     pub new: String,
     #[command(flatten)]
     pub change: StateChangeArgs,
@@ -614,7 +614,8 @@ pub struct SelectionArgs {
         short = 'c',
         long = "components",
         value_name = "LIST",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = crate::manifest::names::selection_arg
     )]
     pub components: Vec<String>,
     /// Every `-c` component with what it depends on, as if written `app+`
@@ -624,10 +625,10 @@ pub struct SelectionArgs {
     #[arg(long = "with-dependents")]
     pub with_dependents: bool,
     /// Start at this component
-    #[arg(short = 'o', long = "offset", value_name = "COMPONENT")]
+    #[arg(short = 'o', long = "offset", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
     pub offset: Option<String>,
     /// Stop after this component
-    #[arg(short = 'l', long = "limit", value_name = "COMPONENT")]
+    #[arg(short = 'l', long = "limit", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
     pub limit: Option<String>,
 }
 
@@ -773,7 +774,7 @@ pub struct DeployArgs {
 pub struct ReplaceArgs {
     /// Run these components (comma-separated) even where `--changed` would
     /// skip them as unchanged
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::manifest::names::component_arg)]
     pub replace: Vec<String>,
 }
 
@@ -888,7 +889,7 @@ for the component; -e values are exported to the component. No templates are ren
 outputs are captured and the state is not written. Exit status: the component's.")]
 pub struct InvokeArgs {
     /// The component, by its name in the stack
-    #[arg(value_name = "COMPONENT")]
+    #[arg(value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
     pub component: String,
     /// The verb to run (it must be listed in the component's `lifecycle.verbs`)
     #[arg(value_name = "VERB")]
@@ -953,7 +954,7 @@ pub struct RenderArgs {
     pub state: Option<PathBuf>,
     /// The component whose parameters and outputs the templates see
     /// [default: $HUB_COMPONENT] (without one: the stack's)
-    #[arg(short = 'c', long = "component", value_name = "NAME")]
+    #[arg(short = 'c', long = "component", value_name = "NAME", value_parser = crate::manifest::names::component_arg)]
     pub component: Option<String>,
     /// Base directory of git-sourced components
     #[arg(
@@ -985,7 +986,7 @@ pub struct ExplainArgs {
     #[arg(value_name = "FILE", required = true, num_args = 1..=2)]
     pub files: Vec<String>,
     /// Only this component
-    #[arg(short = 'c', long = "component", value_name = "COMPONENT")]
+    #[arg(short = 'c', long = "component", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
     pub component: Option<String>,
     /// The stack's parameters, outputs and capabilities (with -c: as well)
     #[arg(short = 'g', long = "global")]

@@ -804,8 +804,15 @@ fn run_loaded(
     let finished = engine::run(stack, options, host, warnings);
     if let Some(cache) = crate::lifecycle::run::digest_cache::installed() {
         // Only a hint for the next run: a cache that cannot be written is
-        // left as it was.
-        let _ = cache.save();
+        // left as it was; a planted one is said.
+        if let Err(error) = cache.save() {
+            if crate::state::beside::Planted::of(&error).is_some() {
+                warnings.warn(
+                    Some(crate::diag::Location::file(cache.path())),
+                    format!("the fingerprint cache was not written: {error}"),
+                );
+            }
+        }
     }
     if let Some(summary) = &finished.summary {
         crate::console::err(&summary.render());

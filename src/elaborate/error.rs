@@ -23,6 +23,11 @@ pub enum ElaborateError {
     },
     #[error("a component of the stack has no `name`")]
     UnnamedComponent { location: Location },
+    #[error("{error}")]
+    BadComponentName {
+        error: crate::manifest::names::BadComponentName,
+        location: Location,
+    },
     #[error("duplicate component name `{component}`")]
     DuplicateComponent {
         component: String,
@@ -98,6 +103,7 @@ impl ElaborateError {
             ElaborateError::Component { source, .. } => source.location(),
             ElaborateError::NoSource { location, .. }
             | ElaborateError::DuplicateComponent { location, .. }
+            | ElaborateError::BadComponentName { location, .. }
             | ElaborateError::UnnamedComponent { location }
             | ElaborateError::OrderMismatch { location, .. }
             | ElaborateError::UndefinedDependencies { location, .. }
@@ -126,6 +132,9 @@ impl ElaborateError {
             },
             ElaborateError::NoSource { .. } => "give the component a `source: {dir: path/to/component}`".into(),
             ElaborateError::DuplicateComponent { .. } => "give each component instance its own `name`".into(),
+            ElaborateError::BadComponentName { .. } => {
+                "rename the component: its name becomes file names (its log is `STATE.logs/NAME.log`)".into()
+            }
             ElaborateError::UnnamedComponent { .. } => {
                 "give the component a `name:`, the name it has in this stack (usually its folder's)".into()
             }

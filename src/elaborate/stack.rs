@@ -472,6 +472,16 @@ fn check_duplicates(manifest: &Manifest, file: &SourceFile) -> Result<(), Elabor
         if c.name.trim().is_empty() {
             return Err(ElaborateError::UnnamedComponent { location: at() });
         }
+        if let Err(error) = crate::manifest::names::check_component_name(&c.name) {
+            let name = [
+                Segment::Key("components".into()),
+                Segment::Index(i),
+                Segment::Key("name".into()),
+            ];
+            let (line, column) = locate(&file.text, &name).unwrap_or((1, 1));
+            let location = Location::at(&file.path, line, column);
+            return Err(ElaborateError::BadComponentName { error, location });
+        }
         if !seen.insert(c.name.as_str()) {
             return Err(ElaborateError::DuplicateComponent {
                 component: c.name.clone(),

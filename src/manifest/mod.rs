@@ -7,6 +7,7 @@ pub mod limits;
 mod load;
 mod locate;
 mod model;
+pub mod names;
 pub mod provenance;
 pub mod schema;
 pub mod validate;

@@ -263,6 +263,11 @@ impl Scanned {
 /// Reads the journal at `path`: `Ok(None)` when there is none (or only a
 /// cut header, which a killed run left before its first record).
 pub(super) fn scan(path: &Path) -> Result<Option<Scanned>, StateError> {
+    // A journal planted beside the state would be applied to it.
+    super::beside::check_file(path).map_err(|source| StateError::Beside {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let Some(bytes) = super::store::read_bytes(path, None)? else {
         return Ok(None);
     };

@@ -65,8 +65,12 @@ pub fn choose(candidates: &[Option<Candidate>]) -> Option<usize> {
 /// The locked locations of a run; the locks are released when dropped.
 #[derive(Debug)]
 pub struct Locations {
-    /// In the order given, without duplicates and left-out locations.
+    /// In the order given, without duplicates and left-out locations: each
+    /// location's real path ([`super::real_location`]), resolved once,
+    /// when it was locked; the run reads and writes these.
     paths: Vec<PathBuf>,
+    /// The same locations as given.
+    given: Vec<PathBuf>,
     _locks: Vec<StateLock>,
     /// Released (and their leases no longer renewed) when dropped.
     _remote_locks: Vec<RemoteLock>,
@@ -107,27 +111,26 @@ impl Locations {
         for remote in paths.iter().filter(|p| is_remote(p)) {
             RemoteLocation::of_path(remote)?;
         }
-        let mut unique: Vec<(PathBuf, &PathBuf)> = Vec::with_capacity(paths.len());
+        // (resolved, as given, real): every path is resolved here, once.
+        let mut unique: Vec<(PathBuf, &PathBuf, PathBuf)> = Vec::with_capacity(paths.len());
         for path in paths {
-            let key = match is_remote(path) {
-                true => path.clone(),
-                false => canonical(path),
-            };
-            if unique.iter().any(|(seen, _)| *seen == key) {
+            let key = super::store::resolved_location(path);
+            if unique.iter().any(|(seen, _, _)| *seen == key) {
                 warnings.warn(
                     Some(Location::file(path)),
                     "this state location names the same file as an earlier one; it is used once",
                 );
                 continue;
             }
-            unique.push((key, path));
+            let real = super::store::shown_location(path, key.clone());
+            unique.push((key, path, real));
         }
         let mut order: Vec<usize> = (0..unique.len()).collect();
         order.sort_by(|a, b| unique[*a].0.cmp(&unique[*b].0));
         let mut locks: Vec<Option<Held>> = unique.iter().map(|_| None).collect();
         let mut left_out: Vec<(usize, StateError)> = Vec::new();
         for i in order {
-            let path = unique[i].1;
+            let path = &unique[i].2;
             if is_remote(path) {
                 // Dropping `locks` on an error releases the locks taken.
                 let lock = wait.retry(|| RemoteLock::acquire(path, operation, clock))?;
@@ -144,8 +147,9 @@ impl Locations {
                     }
                     locks[i] = Some(Held::Local(Box::new(lock)))
                 }
+                // No state file there (a link to a missing one counts).
                 Err(error @ StateError::LockFile { .. })
-                    if unique.len() > 1 && std::fs::symlink_metadata(path).is_err() =>
+                    if unique.len() > 1 && std::fs::metadata(path).is_err() =>
                 {
                     left_out.push((i, error));
                 }
@@ -175,29 +179,38 @@ impl Locations {
             );
         }
         let mut kept = Vec::with_capacity(unique.len());
+        let mut given = Vec::with_capacity(unique.len());
         let mut held = Vec::with_capacity(unique.len());
         let mut remote = Vec::new();
-        for ((_, path), lock) in unique.into_iter().zip(locks) {
+        for ((_, path, real), lock) in unique.into_iter().zip(locks) {
             match lock {
                 Some(Held::Local(lock)) => held.push(*lock),
                 Some(Held::Remote(lock)) => remote.push(lock),
                 None => continue,
             }
-            kept.push(path.clone());
+            kept.push(real);
+            given.push(path.clone());
         }
         Ok(Locations {
             paths: kept,
+            given,
             _locks: held,
             _remote_locks: remote,
         })
     }
 
-    /// The locations, in the order given.
+    /// The locations' real paths, in the order given.
     pub fn paths(&self) -> &[PathBuf] {
         &self.paths
     }
 
-    /// The first location: the logs (`STATE.logs/`) go beside it.
+    /// The locations as given, in the same order as [`Locations::paths`].
+    pub fn given(&self) -> &[PathBuf] {
+        &self.given
+    }
+
+    /// The first location's real path: the logs (`STATE.logs/`) go
+    /// beside it.
     pub fn first(&self) -> &Path {
         &self.paths[0]
     }
@@ -241,20 +254,6 @@ pub fn to_read(paths: &[PathBuf]) -> Option<&Path> {
         }
     }
     choose(&candidates).map(|i| paths[i].as_path())
-}
-
-/// `path` with links and `..` resolved, as far as it exists.
-fn canonical(path: &Path) -> PathBuf {
-    if let Ok(resolved) = std::fs::canonicalize(path) {
-        return resolved;
-    }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match (absolute.parent(), absolute.file_name()) {
-        (Some(parent), Some(name)) => std::fs::canonicalize(parent)
-            .map(|parent| parent.join(name))
-            .unwrap_or(absolute),
-        _ => absolute,
-    }
 }
 
 #[cfg(test)]

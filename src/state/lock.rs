@@ -585,6 +585,8 @@ const MAX_LOCK_BYTES: u64 = 64 * 1024;
 
 fn read_lock_text(lock: &Path) -> std::io::Result<String> {
     use std::io::Read;
+    // Another user's run may hold the lock, but a link is never followed.
+    super::beside::check_shared_file(lock)?;
     let mut text = String::new();
     std::fs::File::open(lock)?
         .take(MAX_LOCK_BYTES)

@@ -34,6 +34,10 @@
 //!
 //! # Files next to `STATE`
 //!
+//! They are named after the state's real location ([`real_location`]:
+//! links and relative paths resolved), so that every path to one state
+//! shares them, and are never followed nor someone else's ([`beside`]).
+//!
 //! * `STATE.backup` — the previous content of `STATE`, byte for byte
 //!   (compressed or not, as it was; the same file, hard-linked), replaced
 //!   on every write; after a fold of journal records, the state so folded
@@ -97,6 +101,7 @@
 mod clock;
 
 pub mod backend;
+pub mod beside;
 pub mod crypto;
 pub mod journal;
 pub mod layout;
@@ -135,8 +140,8 @@ pub use render::SHARED_VALUE_BYTES;
 pub(crate) use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
 pub use snapshot::{Delta, Snapshot};
 pub use store::{
-    backup_path, lock_path, parse, read, read_file, render, render_as, write, write_atomically,
-    StateWriter, WriteOptions,
+    backup_path, lock_path, parse, read, read_file, real_location, render, render_as, write,
+    write_atomically, StateWriter, WriteOptions,
 };
 
 use crate::diag::Location;
@@ -235,6 +240,16 @@ pub enum StateError {
         wanted: String,
         found: String,
     },
+    #[error("the state file `{}` holds a component entry hub refuses: {error}", location.file.display())]
+    BadComponentName {
+        location: Location,
+        error: crate::manifest::names::BadComponentName,
+    },
+    #[error("`{}`, beside the state, cannot be used: {source}", path.display())]
+    Beside {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write the state file `{}`: {action}: {source}", path.display())]
     Write {
         path: PathBuf,
@@ -300,6 +315,7 @@ impl StateError {
     pub fn exit_code(&self) -> i32 {
         match self {
             StateError::Write { .. }
+            | StateError::Beside { .. }
             | StateError::RemoteAccess { .. }
             | StateError::RemoteConflict { .. }
             | StateError::RemoteSaved { .. } => 2,
@@ -324,13 +340,15 @@ impl StateError {
             StateError::LockTimeout { source, .. } => source.location(),
             StateError::Yaml { location, .. }
             | StateError::WrongKind { location, .. }
-            | StateError::WrongVersion { location, .. } => Some(location.clone()),
+            | StateError::WrongVersion { location, .. }
+            | StateError::BadComponentName { location, .. } => Some(location.clone()),
             StateError::Read { path, .. }
             | StateError::Damaged { path, .. }
             | StateError::Broken { path, .. }
             | StateError::Empty { path, .. }
             | StateError::Sealed { path, .. }
             | StateError::Write { path, .. }
+            | StateError::Beside { path, .. }
             | StateError::Journal { path, .. } => Some(Location::file(path)),
             StateError::Locked { lock, .. }
             | StateError::StaleLock { lock, .. }
@@ -388,6 +406,15 @@ impl StateError {
                 shell_word(file)
             )),
             StateError::RemoteLockId { .. } => Some("pass the id shown in the lock's message, or `--force`".into()),
+            StateError::Write { source, .. }
+            | StateError::LockFile { source, .. }
+            | StateError::Beside { source, .. }
+                if beside::Planted::of(source).is_some() =>
+            {
+                Some(beside::Planted::hint().into())
+            }
+            StateError::BadComponentName { .. } => Some("rename or remove that entry (at the line shown) with an editor: hub makes file names of component names, so one with `/` or `..` could reach outside the state's folder".into()),
+            StateError::Beside { .. } => Some("check the permissions of the state's folder".into()),
             StateError::Write { path, action, source } => Some(write_hint(path, action, source)),
             StateError::BadTime { variable, .. } => Some(format!("unset `{variable}` to use the system clock")),
             StateError::Locked { .. } => Some(locked_hint(self)),
@@ -397,7 +424,7 @@ impl StateError {
                 shell_word(state)
             )),
             StateError::NotLocked { .. } => {
-                Some("check the state path; its lock file is the state path followed by `.lock`".into())
+                Some("check the state path; its lock file is beside the state's real file (links followed), its name followed by `.lock`".into())
             }
             StateError::LockFile { .. } => Some("check the permissions of the state's folder".into()),
             StateError::Journal { path, .. } => Some(format!(

@@ -10,8 +10,8 @@ use super::journal::{self, Recorder};
 use super::layout::{resolve_snapshots, StateFormat};
 use super::lock::StateLock;
 use super::model::State;
-use super::private;
 use super::render::{Changed, Renderer};
+use super::{beside, private};
 use super::{is_remote, StateError};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{locate, ManifestError, Segment, SourceFile};
@@ -31,14 +31,56 @@ pub struct WriteOptions {
     pub format: StateFormat,
 }
 
-/// `STATE.backup`: the previous content of `STATE`.
+/// `STATE.backup`: the previous content of `STATE` (beside the state's
+/// real location, see [`real_location`]).
 pub fn backup_path(state: &Path) -> PathBuf {
-    with_suffix(state, ".backup")
+    with_suffix(&real_location(state), ".backup")
 }
 
-/// `STATE.lock`: present while a run holds the state.
+/// `STATE.lock`: present while a run holds the state (beside the state's
+/// real location, see [`real_location`]).
 pub fn lock_path(state: &Path) -> PathBuf {
-    with_suffix(state, ".lock")
+    with_suffix(&real_location(state), ".lock")
+}
+
+/// Where the state at `path` really is: symbolic links followed (also a
+/// link to a file that does not exist yet), a relative path and `.` and
+/// `..` resolved. Every file kept beside a state is named after this, so
+/// that runs given different paths to one state (a link, a relative
+/// path) share one lock, one journal and one log folder. Where the file
+/// does not exist yet its folder is resolved; where the folder does not
+/// exist either, the path is only made absolute. A path that needs no
+/// resolving (no link, no `..`) is returned as given, so that messages
+/// keep the path the user wrote. A remote location is returned as it is.
+pub fn real_location(path: &Path) -> PathBuf {
+    shown_location(path, resolved_location(path))
+}
+
+/// [`real_location`] of `path`, given its [`resolved_location`].
+pub(crate) fn shown_location(path: &Path, resolved: PathBuf) -> PathBuf {
+    match std::path::absolute(path) {
+        Ok(absolute) if absolute == resolved => path.to_path_buf(),
+        _ => resolved,
+    }
+}
+
+/// [`real_location`], always absolute: the same for every path to one
+/// state.
+pub(crate) fn resolved_location(path: &Path) -> PathBuf {
+    if is_remote(path) {
+        return path.to_path_buf();
+    }
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let target = resolve_link(path);
+    let absolute = std::path::absolute(&target).unwrap_or(target);
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => std::fs::canonicalize(parent)
+            .map(|parent| parent.join(name))
+            .unwrap_or(absolute),
+        _ => absolute,
+    }
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
@@ -59,7 +101,7 @@ pub fn read(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, State
     let Some(mut state) = read_file(path, warnings)? else {
         return Ok(None);
     };
-    super::journal::fold_into(&resolve_link(path), &mut state)?;
+    super::journal::fold_into(&real_location(path), &mut state)?;
     Ok(Some(state))
 }
 
@@ -156,6 +198,17 @@ fn check_document(path: &Path, text: &str, state: &State) -> Result<(), StateErr
             location: at("version"),
             version: state.version,
         });
+    }
+    for name in state.components.keys() {
+        if let Err(error) = crate::manifest::names::check_component_name(name) {
+            let entry = [
+                Segment::Key("components".to_string()),
+                Segment::Key(name.clone()),
+            ];
+            let (line, column) = locate(text, &entry).unwrap_or((1, 1));
+            let location = Location::at(path, line, column);
+            return Err(StateError::BadComponentName { location, error });
+        }
     }
     Ok(())
 }
@@ -727,7 +780,7 @@ impl LocalStore {
                 path: path.to_path_buf(),
             });
         }
-        let target = resolve_link(path);
+        let target = real_location(path);
         let (exists, mode, file_size) = match std::fs::metadata(&target) {
             Ok(meta) => (true, meta.permissions().mode() & 0o7777, meta.len()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, private::FILE_MODE, 0),
@@ -740,6 +793,13 @@ impl LocalStore {
             }
         };
         let journal_path = journal::journal_path(&target);
+        let backup = backup_path(&target);
+        for companion in [&journal_path, &backup] {
+            beside::check_file(companion).map_err(|source| StateError::Beside {
+                path: companion.clone(),
+                source,
+            })?;
+        }
         let has_journal = std::fs::symlink_metadata(&journal_path).is_ok();
         let file_serial = match known {
             Some(serial) if !has_journal => serial,
@@ -757,7 +817,7 @@ impl LocalStore {
         let identity = super::fence::identity_of(&target);
         let mut location = LocalStore {
             path: path.to_path_buf(),
-            backup: backup_path(&target),
+            backup,
             folder: folder_of(&target),
             target,
             mode,
@@ -851,9 +911,7 @@ impl LocalStore {
             },
         };
         if scanned.cut {
-            let file = OpenOptions::new()
-                .write(true)
-                .open(&path)
+            let file = beside::open(&path, OpenOptions::new().write(true), private::FILE_MODE)
                 .map_err(failure("cut the journal's last record"))?;
             file.set_len(scanned.valid_length)
                 .and_then(|()| file.sync_all())
@@ -884,12 +942,12 @@ impl LocalStore {
         if created {
             // The journal's name may be another run's by now.
             self.prove_owner()?;
-            let file = private::open(
-                &path,
-                OpenOptions::new().write(true).create(true),
-                private::FILE_MODE,
-            )
-            .map_err(failure("create the journal"))?;
+            // A new journal is created, never opened: a link or file
+            // planted at its path since the last fold is refused.
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(self.journal.size == 0);
+            let file = beside::open(&path, &mut options, private::FILE_MODE)
+                .map_err(failure("create the journal"))?;
             // A new journal starts empty, an adopted one at its last record.
             file.set_len(self.journal.size)
                 .map_err(failure("create the journal"))?;
@@ -1175,10 +1233,10 @@ fn no_location() -> StateError {
     }
 }
 
-/// The journal of the state at `path`: beside the file a symbolic link at
-/// `path` points to.
+/// The journal of the state at `path`: beside its real location (see
+/// [`real_location`]).
 pub(super) fn journal_of(path: &Path) -> PathBuf {
-    journal::journal_path(&resolve_link(path))
+    journal::journal_path(&real_location(path))
 }
 
 /// A symbolic link is followed (also one whose target does not exist
@@ -1301,7 +1359,7 @@ fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    let mut file = private::open(path, OpenOptions::new().write(true).create_new(true), mode)?;
+    let mut file = beside::open(path, OpenOptions::new().write(true).create_new(true), mode)?;
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -1316,10 +1374,17 @@ enum Swapped {
 }
 
 /// Writes `bytes` to `path`, created with `mode` or truncated, and flushes.
+/// Anything but a file of hub's own at `path` (a link, a file with another
+/// name) is not written through: its name is removed and a new file made.
 fn write_reused(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     let options = &mut OpenOptions::new();
-    let options = options.write(true).create(true).truncate(true);
-    let mut file = private::open(path, options, mode)?;
+    let mut file = match beside::open(path, options.write(true).truncate(true), mode) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound || beside::Planted::of(&e).is_some() => {
+            return write_synced(path, bytes, mode);
+        }
+        Err(e) => return Err(e),
+    };
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -1375,6 +1440,66 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_path_to_one_state_has_one_real_location() {
+        let dir = tempfile::tempdir().expect("dir");
+        let root = std::fs::canonicalize(dir.path()).expect("root");
+        std::fs::create_dir(root.join("st")).expect("st");
+        let real = root.join("st/s.state");
+        // Not there yet: the folder is resolved, a link to it followed.
+        std::os::unix::fs::symlink("st/s.state", root.join("link.state")).expect("link");
+        std::os::unix::fs::symlink("st", root.join("folder")).expect("folder link");
+        for path in [
+            real.clone(),
+            root.join("link.state"),
+            root.join("st/../st/./s.state"),
+            root.join("folder/s.state"),
+        ] {
+            assert_eq!(real_location(&path), real, "{}", path.display());
+        }
+        std::fs::write(&real, "version: 1\nkind: state\n").expect("state");
+        assert_eq!(real_location(&root.join("link.state")), real);
+        assert_eq!(
+            lock_path(&root.join("link.state")),
+            root.join("st/s.state.lock")
+        );
+        assert_eq!(
+            backup_path(&root.join("folder/s.state")),
+            root.join("st/s.state.backup")
+        );
+        assert_eq!(
+            journal_of(&root.join("link.state")),
+            root.join("st/s.state.journal")
+        );
+        // A folder that does not exist: made absolute only.
+        let missing = root.join("gone/../x.state");
+        assert_eq!(real_location(&missing), missing);
+        let remote = Path::new("s3://bucket/key");
+        assert_eq!(real_location(remote), remote);
+    }
+
+    #[test]
+    fn a_companion_planted_before_the_run_is_refused_by_name() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.state");
+        std::fs::write(&path, "version: 1\nkind: state\nserial: 3\n").expect("state");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").expect("victim");
+        for companion in [backup_path(&path), journal::journal_path(&path)] {
+            std::os::unix::fs::symlink(&victim, &companion).expect("plant");
+            let error = StateWriter::open(&path, WriteOptions::default())
+                .err()
+                .expect("refused");
+            assert!(
+                matches!(&error, StateError::Beside { path, .. } if *path == companion),
+                "{error}"
+            );
+            assert!(error.to_string().contains("symbolic link"), "{error}");
+            std::fs::remove_file(&companion).expect("unplant");
+        }
+        assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep");
+    }
 
     /// The names of the files in `dir`, sorted.
     fn files_in(dir: &Path) -> Vec<String> {

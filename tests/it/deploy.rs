@@ -2101,7 +2101,8 @@ fn a_state_location_that_cannot_be_written_is_a_warning() {
     );
     assert!(!exists(&t, "gone"));
 
-    // It can be locked but not written (a link into a missing folder).
+    // A link into a missing folder: its lock goes beside the file the
+    // link names, which cannot be created either.
     let t = F0::default().build();
     std::os::unix::fs::symlink("gone/s2.state", t.root().join("s2.state")).expect("link");
     let out = hub(
@@ -2109,8 +2110,8 @@ fn a_state_location_that_cannot_be_written_is_a_warning() {
         &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s2.state"],
     );
     out.success()
-        .stderr_has("cannot write the state file")
-        .stderr_has("the state was written to `s1.state`");
+        .stderr_has("warning: s2.state: cannot create its lock file")
+        .stderr_has("left out");
     assert_eq!(order_log(&t), ["a", "b"]);
     assert!(read(&t, "s1.state").contains("status: deployed"));
     assert!(!exists(&t, "s1.state.lock") && !exists(&t, "s2.state.lock"));
@@ -2118,7 +2119,8 @@ fn a_state_location_that_cannot_be_written_is_a_warning() {
 
 #[test]
 fn no_writable_state_location_fails_before_any_component() {
-    // Written nowhere: exit 2, as for one location.
+    // Links into missing folders: locked nowhere (the locks go beside the
+    // files the links name), refused as for one location.
     let t = F0::default().build();
     for name in ["s1.state", "s2.state"] {
         std::os::unix::fs::symlink(format!("gone/{name}"), t.root().join(name)).expect("link");
@@ -2127,8 +2129,8 @@ fn no_writable_state_location_fails_before_any_component() {
         &t,
         &["deploy", "hub.yaml.elaborate", "-s", "s1.state,s2.state"],
     );
-    assert_eq!(out.status, 2, "{}", out.stderr);
-    out.stderr_has("cannot write the state file");
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    out.stderr_has("cannot create the lock file");
     assert!(order_log(&t).is_empty());
     assert!(!exists(&t, "s1.state.lock") && !exists(&t, "s2.state.lock"));
 

@@ -30,7 +30,7 @@ use super::secret_lines::SecretLines;
 use super::spawn::{Spawned, Spec};
 use crate::lifecycle::run::interrupt::{signal_name, Interrupts};
 use crate::redact::SecretMasker;
-use crate::state::private;
+use crate::state::{beside, private};
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -298,6 +298,12 @@ pub enum ProcessError {
 }
 
 impl ProcessError {
+    /// A file planted where hub keeps a log refused the run (see
+    /// `state::beside`).
+    pub fn planted(&self) -> bool {
+        matches!(self, ProcessError::LogFile { source, .. } if beside::Planted::of(source).is_some())
+    }
+
     pub fn hint(&self) -> Option<String> {
         match self {
             ProcessError::MissingCwd { .. } => {
@@ -306,6 +312,9 @@ impl ProcessError {
             ProcessError::Spawn {
                 program, source, ..
             } => spawn_hint(program, source),
+            ProcessError::LogFile { source, .. } if beside::Planted::of(source).is_some() => {
+                Some(beside::Planted::hint().into())
+            }
             ProcessError::LogFile { .. } => {
                 Some("check that the folder beside the state is writable".into())
             }
@@ -416,14 +425,14 @@ fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
     };
     // An existing file first: creating one takes its folder's lock, which
     // the thread making the next files ahead may hold (see
-    // `lifecycle::run::logs_ahead`).
-    let open = || match private::open(path, File::options().append(true), private::FILE_MODE) {
+    // `lifecycle::run::logs_ahead`). Never through a link, never another
+    // user's file (see `state::beside`).
+    let open = || match beside::open_append(path, private::FILE_MODE) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent() {
                 private::create_folder(parent)?;
             }
-            let options = &mut File::options();
-            private::open(path, options.create(true).append(true), private::FILE_MODE)
+            beside::open_append(path, private::FILE_MODE)
         }
         opened => opened,
     };

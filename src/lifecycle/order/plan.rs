@@ -166,6 +166,8 @@ impl std::fmt::Display for Dependent {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
+    #[error("{0}")]
+    BadName(crate::manifest::names::BadComponentName),
     #[error("component `{0}` is listed in `components:` but has no component document")]
     MissingDocument(String),
     #[error("component document `{0}` is not listed in the stack's `components:`")]
@@ -231,6 +233,9 @@ fn dependents_message(dependents: &[Dependent]) -> String {
 impl PlanError {
     pub fn hint(&self) -> Option<String> {
         Some(match self {
+            PlanError::BadName(_) => {
+                "rename the component in the stack and elaborate it again: its name becomes file names (its log is `STATE.logs/NAME.log`)".into()
+            }
             PlanError::MissingDocument(_) | PlanError::ExtraDocument(_) => {
                 "elaborate the stack again: `hub elaborate hub.yaml params.yaml`".into()
             }
@@ -275,6 +280,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
     let stack = &elaborated.stack;
     let names: Vec<String> = stack.components.iter().map(|c| c.name.clone()).collect();
     for name in &names {
+        crate::manifest::names::check_component_name(name).map_err(PlanError::BadName)?;
         if elaborated.component(name).is_none() {
             return Err(PlanError::MissingDocument(name.clone()));
         }

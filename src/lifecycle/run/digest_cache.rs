@@ -68,9 +68,10 @@ const VERSION: u32 = 1;
 /// A content digest (SHA-256).
 pub type Digest = [u8; 32];
 
-/// The cache beside `state`.
+/// The cache beside `state` (its real location, see
+/// [`crate::state::real_location`]).
 pub fn path_beside(state: &Path) -> PathBuf {
-    let mut name = state.as_os_str().to_os_string();
+    let mut name = crate::state::real_location(state).into_os_string();
     name.push(SUFFIX);
     PathBuf::from(name)
 }
@@ -233,7 +234,14 @@ impl DigestCache {
                 .collect(),
         };
         let bytes = serde_json::to_vec(&stored).map_err(std::io::Error::other)?;
+        // A link or someone else's file at its path is not replaced.
+        crate::state::beside::check_file(&self.path)?;
         crate::state::write_atomically(&self.path, &bytes)
+    }
+
+    /// The cache file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -256,6 +264,10 @@ impl From<Entry> for StoredEntry {
 /// damaged or of another version. Entries not older than the file itself
 /// are left out (racily clean).
 fn load(path: &Path) -> HashMap<PathBuf, Entry> {
+    // Never read through a link, nor someone else's cache.
+    if crate::state::beside::check_file(path).is_err() {
+        return HashMap::new();
+    }
     let Ok(bytes) = std::fs::read(path) else {
         return HashMap::new();
     };

@@ -342,6 +342,8 @@ struct Run<'a> {
     /// The state locations, locked for the whole run; `None` without a
     /// state.
     locations: Option<Locations>,
+    /// `STATE.logs` of the first location, beside its real file.
+    log_folder: Option<PathBuf>,
     /// The location the state was read from (or would have been).
     read_path: Option<PathBuf>,
     operation: Option<OperationIndex>,
@@ -397,6 +399,20 @@ struct Run<'a> {
     implementations: HashMap<String, Implementation>,
 }
 
+/// The log folder of the state at `state`, when there is one, is a folder
+/// of the user's (see [`state::beside`]): its logs are never written
+/// through a planted link.
+fn check_log_folder(state: &Path) -> Result<(), state::StateError> {
+    let folder = log_dir(state);
+    match state::beside::check_folder(&folder) {
+        Ok(_) => Ok(()),
+        Err(source) => Err(state::StateError::Beside {
+            path: folder,
+            source,
+        }),
+    }
+}
+
 impl<'a> Run<'a> {
     fn prepare(
         stack: &'a Stack,
@@ -419,13 +435,17 @@ impl<'a> Run<'a> {
                 warnings,
             )?),
         };
+        if let Some(locations) = &locations {
+            check_log_folder(locations.first())?;
+        }
         let read_path = locations
             .as_ref()
             .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
         // `HUB_STATE` (§6.9.3): the first location holding a state file.
         let exported_state = locations.as_ref().map(|l| {
-            let paths = l.paths();
-            let exported = paths.iter().find(|p| p.is_file()).unwrap_or(&paths[0]);
+            let (paths, given) = (l.paths(), l.given());
+            let first_file = paths.iter().position(|p| p.is_file()).unwrap_or(0);
+            let exported = &given[first_file];
             match state::is_remote(exported) {
                 true => exported.clone(),
                 false => absolute(exported),
@@ -498,6 +518,7 @@ impl<'a> Run<'a> {
             locked,
             clock,
             state,
+            log_folder: locations.as_ref().map(|l| log_dir(l.first())),
             locations,
             read_path,
             operation: None,
@@ -1454,7 +1475,12 @@ impl<'a> Run<'a> {
         }
         let stdout = match around.main {
             None => String::new(),
-            Some(Err(error)) => return self.fail(name, &error.to_string(), None),
+            Some(Err(error)) => {
+                if let Some(fix) = error.hint().filter(|_| error.planted()) {
+                    self.fixes.insert(name.to_string(), fix);
+                }
+                return self.fail(name, &error.to_string(), None);
+            }
             Some(Ok(finished)) => match finished.exit {
                 Exit::Code(0) => finished.stdout,
                 Exit::Interrupted { signal } => return self.interrupted(name, signal),
@@ -1586,17 +1612,14 @@ impl<'a> Run<'a> {
         if self.options.changed {
             return None;
         }
-        let locations = self.locations.as_ref()?;
-        Some(LogsAhead::start(
-            &log_dir(locations.first()),
-            &self.plan.selected,
-        ))
+        let folder = self.log_folder.as_ref()?;
+        Some(LogsAhead::start(folder, &self.plan.selected))
     }
 
     fn log_file(&self, name: &str) -> Option<PathBuf> {
-        self.locations
+        self.log_folder
             .as_ref()
-            .map(|l| log_dir(l.first()).join(format!("{name}.log")))
+            .map(|folder| folder.join(format!("{name}.log")))
     }
 
     /// §6.11–6.15 for a deploy that exited 0: capture, provides, state.

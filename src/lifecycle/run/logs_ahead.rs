@@ -19,9 +19,9 @@
 //! them, as before. A run killed before its end can leave a few empty log
 //! files of components that never started.
 
-use crate::state::private;
-use std::fs::OpenOptions;
+use crate::state::{beside, private};
 use std::io::ErrorKind;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -30,10 +30,14 @@ use std::thread::JoinHandle;
 /// How many components past the last one started get their log file made.
 pub const AHEAD: usize = 16;
 
+/// A file the thread created: its path, and which file it is (device and
+/// inode), so that only that file is removed.
+type Made = (PathBuf, (u64, u64));
+
 /// The thread making log files ahead of the run, and what it made.
 pub struct LogsAhead {
     shared: Arc<Shared>,
-    thread: Option<JoinHandle<Vec<PathBuf>>>,
+    thread: Option<JoinHandle<Vec<Made>>>,
 }
 
 struct Shared {
@@ -84,8 +88,12 @@ impl LogsAhead {
         let Some(made) = self.thread.take().and_then(|t| t.join().ok()) else {
             return;
         };
-        for path in made {
-            if std::fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
+        for (path, made) in made {
+            // Still the (empty) file made, not one found there after the
+            // folder was moved or replaced.
+            let unused = std::fs::symlink_metadata(&path)
+                .is_ok_and(|m| m.is_file() && m.len() == 0 && (m.dev(), m.ino()) == made);
+            if unused {
                 let _ = std::fs::remove_file(&path);
             }
         }
@@ -101,19 +109,21 @@ impl Drop for LogsAhead {
 /// Creates the files one by one, never more than [`AHEAD`] past the
 /// engine; returns the ones it created. Any error other than an existing
 /// file ends the work quietly: the component's own open reports it.
-fn make_files(folder: &Path, paths: &[PathBuf], shared: &Shared) -> Vec<PathBuf> {
+fn make_files(folder: &Path, paths: &[PathBuf], shared: &Shared) -> Vec<Made> {
     let mut made = Vec::new();
-    if private::create_folder(folder).is_err() {
+    if beside::create_folder(folder).is_err() {
         return made;
     }
     for (index, path) in paths.iter().enumerate() {
         if !wait_for_turn(shared, index) {
             break;
         }
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        match private::open(path, &mut options, private::FILE_MODE) {
-            Ok(_) => made.push(path.clone()),
+        match beside::create_new(path, private::FILE_MODE) {
+            Ok(file) => {
+                if let Ok(meta) = file.metadata() {
+                    made.push((path.clone(), (meta.dev(), meta.ino())));
+                }
+            }
             Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
             Err(_) => break,
         }

@@ -34,13 +34,14 @@ pub(crate) fn refresh_stack_outputs(
     }
 }
 
-/// `STATE.logs`: the folder of the per-component log files; for a
+/// `STATE.logs`: the folder of the per-component log files, beside the
+/// state's real location (see [`crate::state::real_location`]); for a
 /// remote state, `BASENAME.logs` in the current folder.
 pub fn log_dir(state: &Path) -> PathBuf {
     if let Ok(remote) = crate::state::remote::RemoteLocation::of_path(state) {
         return PathBuf::from(format!("{}.logs", remote.basename()));
     }
-    let mut name = state.as_os_str().to_os_string();
+    let mut name = crate::state::real_location(state).into_os_string();
     name.push(".logs");
     PathBuf::from(name)
 }

@@ -205,6 +205,17 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
         .ok()?;
     let manifest = manifest?;
     let key = |k: &str| Segment::Key(k.to_string());
+    if let PlanError::BadName(bad) = error {
+        let i = manifest
+            .components
+            .iter()
+            .position(|c| c.name == bad.name)?;
+        let (line, column) = crate::manifest::locate(
+            &file.text,
+            &[key("components"), Segment::Index(i), key("name")],
+        )?;
+        return Some(Location::at(&file.path, line, column));
+    }
     let (list, index, name) = match error {
         PlanError::UnknownDependency {
             component, name, ..

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 mod cut;
+mod paths;
 mod runs;
 mod secrets;
 
