@@ -38,7 +38,8 @@ impl Outside {
     pub fn victim(&self, name: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
         let path = self.dir.path().join(name);
-        std::fs::write(&path, format!("victim {name}: must stay as it is\n")).expect("write victim");
+        std::fs::write(&path, format!("victim {name}: must stay as it is\n"))
+            .expect("write victim");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         path
     }
