@@ -151,8 +151,8 @@ pub fn upstream(
     edges
 }
 
-/// A component without `depends` runs after everything before it in the
-/// written order. Waiting for the components nothing later waits for yet
+/// A component without `depends` (not even `depends: []`) runs after
+/// everything before it in the written order. Waiting for the components nothing later waits for yet
 /// (the frontier) is enough: the others come before those. Every component
 /// enters the frontier once and leaves it once, so the edges added and the
 /// work done grow with the stack, not its square.
@@ -161,11 +161,12 @@ fn add_order_edges(
     order: &[String],
     edges: &mut HashMap<String, Upstream>,
 ) {
+    // `depends: []` declares that the component needs nothing.
     let declares_depends: HashSet<&str> = elaborated
         .stack
         .components
         .iter()
-        .filter(|c| !c.depends.is_empty())
+        .filter(|c| !c.depends.is_absent())
         .map(|c| c.name.as_str())
         .collect();
     let mut frontier = Frontier::default();
@@ -386,7 +387,7 @@ impl Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::{ComponentRef, Output};
+    use crate::manifest::{ComponentRef, Depends, Output};
 
     /// A component: its name, `depends`, its parameters as `(name, value)`
     /// and its declared outputs.
@@ -419,7 +420,11 @@ mod tests {
         for s in specs {
             e.stack.components.push(ComponentRef {
                 name: s.name.to_string(),
-                depends: s.depends.iter().map(|d| d.to_string()).collect(),
+                // No names is no `depends` key, not `depends: []`.
+                depends: match s.depends.is_empty() {
+                    true => Depends::default(),
+                    false => s.depends.iter().map(|d| d.to_string()).collect(),
+                },
                 ..ComponentRef::default()
             });
             e.stack.lifecycle.order.push(s.name.to_string());

@@ -476,6 +476,7 @@ mod tests {
                 reasons: Vec::new(),
                 requires: Vec::new(),
                 waits_for: Vec::new(),
+                needs_nothing: false,
                 parameters: Vec::new(),
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
