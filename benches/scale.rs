@@ -5,8 +5,8 @@
 //! run (spawning the same scripts, eight at a time, without hub).
 //!
 //! Run with `cargo bench --bench scale`. Options (after `--`):
-//! `--sizes 100,1000,10000` (default `100,1000`), `--shapes layered,chain`
-//! (default both), `--timeout SECONDS` (per command, default 300: a
+//! `--sizes 100,1000,10000` (default `100,1000`), `--shapes layered,chain,real,real-roots`
+//! (default all four), `--timeout SECONDS` (per command, default 300: a
 //! command that takes longer is stopped and reported as such) and
 //! `--write FILE` (default `benches/SCALE_RESULTS.md`; `-` prints only).
 //!
@@ -14,7 +14,13 @@
 //! the layer before; `chain` has each component depend on the one before.
 //! Every component has 20 parameters (one from the stack, 18 of its own
 //! that read it, one that reads an output of a component it depends on)
-//! and prints one output. The growth factor of a command is its time at
+//! and prints one output. `real` and `real-roots` have the shape of real
+//! stacks: `layered` with a written `lifecycle.order`, every component's
+//! 20 parameters overridden in `params.yaml` (20 stack parameters per
+//! component), two `kind: user` parameters each (lifted to the stack),
+//! a parameter reading an output and one reading another component's
+//! parameter through `${...}`; in `real-roots` the first layer says
+//! `depends: []`, in `real` it declares no `depends`. The growth factor of a command is its time at
 //! 10× the components divided by its time at the smaller size: 10 is
 //! linear, the target is ≤ 12.
 
@@ -32,6 +38,8 @@ const JOBS: &str = "8";
 enum Shape {
     Layered,
     Chain,
+    Real,
+    RealRoots,
 }
 
 impl Shape {
@@ -39,14 +47,30 @@ impl Shape {
         match self {
             Shape::Layered => "layered",
             Shape::Chain => "chain",
+            Shape::Real => "real",
+            Shape::RealRoots => "real-roots",
         }
+    }
+
+    fn parse(name: &str) -> Shape {
+        match name {
+            "layered" => Shape::Layered,
+            "chain" => Shape::Chain,
+            "real" => Shape::Real,
+            "real-roots" => Shape::RealRoots,
+            other => panic!("unknown shape {other}"),
+        }
+    }
+
+    fn is_real(self) -> bool {
+        matches!(self, Shape::Real | Shape::RealRoots)
     }
 
     /// The components `i` depends on.
     fn depends(self, i: usize) -> Vec<usize> {
         match self {
             Shape::Chain if i > 0 => vec![i - 1],
-            Shape::Layered if i >= 10 => {
+            Shape::Layered | Shape::Real | Shape::RealRoots if i >= 10 => {
                 let base = (i / 10 - 1) * 10;
                 vec![base + i % 10, base + (i + 1) % 10]
             }
@@ -55,7 +79,7 @@ impl Shape {
     }
 }
 
-/// Writes `hub.yaml` and the component folders.
+/// Writes `hub.yaml`, `params.yaml` and the component folders.
 fn write_stack(root: &Path, shape: Shape, size: usize) {
     let mut stack = String::from("version: 1\nkind: stack\nmeta: {name: scale}\ncomponents:\n");
     for i in 0..size {
@@ -63,30 +87,40 @@ fn write_stack(root: &Path, shape: Shape, size: usize) {
         let _ = write!(stack, "- {{name: c{i}, source: {{dir: c/c{i}}}");
         if !depends.is_empty() {
             let _ = write!(stack, ", depends: [{}]", depends.join(", "));
+        } else if shape == Shape::RealRoots {
+            stack.push_str(", depends: []");
         }
         stack.push_str("}\n");
     }
+    if shape.is_real() {
+        stack.push_str("lifecycle:\n  order:\n");
+        for i in 0..size {
+            let _ = writeln!(stack, "  - c{i}");
+        }
+    }
     stack.push_str("parameters:\n- {name: dns.domain, value: scale.example.com}\n");
     std::fs::write(root.join("hub.yaml"), stack).expect("hub.yaml");
+    let mut params = String::from("parameters:\n");
+    if shape.is_real() {
+        for i in 0..size {
+            for k in 0..20 {
+                let _ = writeln!(
+                    params,
+                    "- {{name: c{i}.p{k}, value: 'o{k}-${{dns.domain}}'}}"
+                );
+            }
+        }
+    } else {
+        params = "parameters: []\n".into();
+    }
+    std::fs::write(root.join("params.yaml"), params).expect("params.yaml");
     for i in 0..size {
         let dir = root.join(format!("c/c{i}"));
         std::fs::create_dir_all(&dir).expect("component folder");
-        let mut manifest = format!(
-            "version: 1\nkind: component\nmeta: {{name: c{i}}}\nparameters:\n- {{name: dns.domain, env: DOMAIN}}\n"
-        );
-        for k in 0..18 {
-            let _ = writeln!(
-                manifest,
-                "- {{name: c{i}.p{k}, value: 'v{k}-${{dns.domain}}', env: P{k}}}"
-            );
-        }
-        if let Some(up) = shape.depends(i).first() {
-            let _ = writeln!(
-                manifest,
-                "- {{name: c{i}.up, value: '${{c{up}.out}}', env: UP}}"
-            );
-        }
-        let _ = write!(manifest, "outputs:\n- {{name: c{i}.out, fromTfVar: out}}\n");
+        let manifest = match shape.is_real() {
+            true => real_manifest(shape, i),
+            false => generated_manifest(shape, i),
+        };
         std::fs::write(dir.join("hub-component.yaml"), manifest).expect("manifest");
         let script = format!("#!/bin/sh\necho\necho Outputs:\necho out = o{i}\n");
         for (name, text) in [
@@ -98,6 +132,52 @@ fn write_stack(root: &Path, shape: Shape, size: usize) {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         }
     }
+}
+
+/// One stack parameter read, 18 of its own reading it, one reading an
+/// output of a component it depends on.
+fn generated_manifest(shape: Shape, i: usize) -> String {
+    let mut manifest = format!(
+        "version: 1\nkind: component\nmeta: {{name: c{i}}}\nparameters:\n- {{name: dns.domain, env: DOMAIN}}\n"
+    );
+    for k in 0..18 {
+        let _ = writeln!(
+            manifest,
+            "- {{name: c{i}.p{k}, value: 'v{k}-${{dns.domain}}', env: P{k}}}"
+        );
+    }
+    if let Some(up) = shape.depends(i).first() {
+        let _ = writeln!(
+            manifest,
+            "- {{name: c{i}.up, value: '${{c{up}.out}}', env: UP}}"
+        );
+    }
+    let _ = write!(manifest, "outputs:\n- {{name: c{i}.out, fromTfVar: out}}\n");
+    manifest
+}
+
+/// 20 parameters that `params.yaml` overrides, two `kind: user` ones, and
+/// (past the first layer) one reading an output and one reading another
+/// component's parameter.
+fn real_manifest(shape: Shape, i: usize) -> String {
+    let mut manifest = format!(
+        "version: 1\nkind: component\nmeta: {{name: c{i}}}\nparameters:\n- {{name: dns.domain, env: DOMAIN}}\n"
+    );
+    for k in 0..20 {
+        let _ = writeln!(manifest, "- {{name: c{i}.p{k}, value: 'v{k}', env: P{k}}}");
+    }
+    let _ = writeln!(
+        manifest,
+        "- {{name: c{i}.user, kind: user, value: 'u{i}', env: USERP}}\n- {{name: c{i}.user2, kind: user, value: 'w{i}'}}"
+    );
+    if let Some(up) = shape.depends(i).first() {
+        let _ = writeln!(
+            manifest,
+            "- {{name: c{i}.up, value: '${{c{up}.out}}', env: UP}}\n- {{name: c{i}.peer, value: '${{c{up}.p3}}-x', env: PEER}}"
+        );
+    }
+    let _ = write!(manifest, "outputs:\n- {{name: c{i}.out, fromTfVar: out}}\n");
+    manifest
 }
 
 /// Wall time and peak memory of one command, or `None` when it was
@@ -184,7 +264,13 @@ fn time_floor(root: &Path, size: usize) -> Duration {
 const COMMANDS: &[(&str, &[&str])] = &[
     (
         "elaborate",
-        &["elaborate", "hub.yaml", "-o", "hub.yaml.elaborate"],
+        &[
+            "elaborate",
+            "hub.yaml",
+            "params.yaml",
+            "-o",
+            "hub.yaml.elaborate",
+        ],
     ),
     ("plan (no state)", &["plan", "hub.yaml.elaborate", "-n"]),
     (
@@ -359,13 +445,9 @@ fn main() {
         .map(|s| s.parse().expect("--sizes takes numbers"))
         .collect();
     let shapes: Vec<Shape> = option("--shapes")
-        .unwrap_or_else(|| "layered,chain".into())
+        .unwrap_or_else(|| "layered,chain,real,real-roots".into())
         .split(',')
-        .map(|s| match s {
-            "layered" => Shape::Layered,
-            "chain" => Shape::Chain,
-            other => panic!("unknown shape {other}"),
-        })
+        .map(Shape::parse)
         .collect();
     let timeout = Duration::from_secs(
         option("--timeout")

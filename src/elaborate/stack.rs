@@ -287,7 +287,7 @@ impl Assembler<'_> {
         let components: Vec<(String, Vec<String>)> = manifest
             .components
             .iter()
-            .map(|c| (c.name.clone(), c.depends.clone()))
+            .map(|c| (c.name.clone(), c.depends.to_vec()))
             .collect();
         order::generate(&components, &external).map_err(|e| match e {
             order::OrderError::Undefined(names) => {

@@ -114,14 +114,70 @@ pub struct ComponentRef {
     /// Where the component manifest is: `dir` relative to the stack, or `git`.
     #[serde(skip_serializing_if = "Source::is_empty")]
     pub source: Source,
-    /// Names of the components this one depends on.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub depends: Vec<String>,
+    /// Names of the components this one depends on; `depends: []` says it
+    /// needs nothing (it does not wait for a written `lifecycle.order`).
+    #[serde(skip_serializing_if = "Depends::is_absent")]
+    pub depends: Depends,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
     /// Scripts run before or after the component's implementation (hubctl).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<Hook>,
+}
+
+/// A stack component's `depends`: the names, and whether the list is
+/// there at all. An explicit empty list (`depends: []`) means "needs
+/// nothing", which is not the same as no `depends`: with a written
+/// `lifecycle.order`, a component without `depends` waits for every
+/// component before it, one with `depends: []` for none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(transparent)]
+pub struct Depends(Option<Vec<String>>);
+
+impl Depends {
+    /// No `depends` key (or `depends:` with no value).
+    pub fn is_absent(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// `depends: []`.
+    pub fn is_written_empty(&self) -> bool {
+        matches!(&self.0, Some(names) if names.is_empty())
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        self
+    }
+}
+
+impl<'a> IntoIterator for &'a Depends {
+    type Item = &'a String;
+    type IntoIter = std::slice::Iter<'a, String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl std::ops::Deref for Depends {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        self.0.as_deref().unwrap_or_default()
+    }
+}
+
+impl FromIterator<String> for Depends {
+    fn from_iter<I: IntoIterator<Item = String>>(names: I) -> Self {
+        Depends(Some(names.into_iter().collect()))
+    }
+}
+
+impl From<Vec<String>> for Depends {
+    fn from(names: Vec<String>) -> Self {
+        Depends(Some(names))
+    }
 }
 
 /// A script run around a component's implementation (hubctl's `hooks`).

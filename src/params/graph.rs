@@ -541,7 +541,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn table_of(values: &[(String, String)]) -> (Table, Vec<Node>) {
+    fn table_of(values: &[(String, String)]) -> (Table<'static>, Vec<Node>) {
         let mut table = Table::default();
         let mut nodes = Vec::new();
         for (name, value) in values {

@@ -130,6 +130,27 @@ impl Locked {
     }
 }
 
+/// The locked parameters are the base of every component's lookup table.
+impl table::Base for IndexMap<String, LockedParam> {
+    fn len(&self) -> usize {
+        IndexMap::len(self)
+    }
+
+    fn entry(&self, key: &str) -> Option<usize> {
+        self.get_index_of(key)
+    }
+
+    fn key(&self, entry: usize) -> &str {
+        self.get_index(entry)
+            .map(|(k, _)| k.as_str())
+            .unwrap_or_default()
+    }
+
+    fn value(&self, entry: usize) -> Option<&Value> {
+        self.get_index(entry).and_then(|(_, p)| p.value.as_ref())
+    }
+}
+
 /// The names a template refers to: each `${name}` (trimmed), and every
 /// name each `#{...}` expression may read, longest first. An expression
 /// that does not parse names nothing. Plain text names nothing.

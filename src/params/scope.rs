@@ -10,7 +10,7 @@ use super::graph::{self, Node};
 use super::lock::{describe, flatten};
 use super::source::Declarations;
 use super::table::{Scope, Table};
-use super::{Locked, Origin};
+use super::{template_names, Locked, Origin};
 use crate::diag::{Location, Warnings};
 use crate::manifest::{value_is_empty, Manifest, Output, SourceFile};
 use crate::secrets::looks_secret;
@@ -89,9 +89,7 @@ pub fn expand_component(
         qualifier: scope.name.to_string(),
         depends: scope.depends.to_vec(),
     };
-    let lazy: Vec<usize> = (0..table.len())
-        .filter(|&e| matches!(table.value(e), Some(Value::String(s)) if needs_expansion(s)))
-        .collect();
+    let lazy = Lazy::of(&table);
     let cel = Cel::shared();
     let mut problems = Vec::new();
     let mut out = vec![ExpandedParam {
@@ -122,7 +120,7 @@ pub fn expand_component(
                 Origin::Found {
                     key: table.key(entry).to_string(),
                 },
-                secret.contains(&entry),
+                secret.contains(entry),
             ),
             None => {
                 if p.kind == "user" {
@@ -172,11 +170,7 @@ pub fn expand_component(
         }
         is_secret |= looks_secret(&p.name);
         let entry = table.set(&p.name, value.clone());
-        if is_secret {
-            secret.insert(entry);
-        } else {
-            secret.remove(&entry);
-        }
+        secret.mark(entry, is_secret);
         out.push(ExpandedParam {
             name: p.name,
             value,
@@ -238,18 +232,13 @@ fn provides(scope: &ComponentScope<'_>, env: String) -> ExpandedParam {
     }
 }
 
-/// Stack parameters by qualified name, then outputs by `component:name`
-/// and plain name (outputs of components of the same kind are invisible),
-/// then `hub.componentName`. Also says which entries are secret.
-fn initial_table(locked: &Locked, scope: &ComponentScope<'_>) -> (Table, HashSet<usize>) {
-    let mut table = Table::with_capacity(locked.params.len() + 2 * scope.outputs.len() + 1);
-    let mut secret = HashSet::new();
-    for (key, p) in &locked.params {
-        let entry = table.set(key, p.value.clone());
-        if p.secret {
-            secret.insert(entry);
-        }
-    }
+/// The table a component's templates read: the locked stack parameters
+/// as its base (shared, not copied), then outputs by `component:name` and
+/// plain name (outputs of components of the same kind are invisible),
+/// then `hub.componentName`.
+fn initial_table<'l>(locked: &'l Locked, scope: &ComponentScope<'_>) -> (Table<'l>, Secrets<'l>) {
+    let mut table = Table::on(&locked.params, 2 * scope.outputs.len() + 1);
+    let mut secret = Secrets::on(locked);
     let kind = &scope.manifest.meta.kind;
     for output in scope.outputs {
         if !kind.is_empty() && &output.component_kind == kind {
@@ -261,11 +250,7 @@ fn initial_table(locked: &Locked, scope: &ComponentScope<'_>) -> (Table, HashSet
             output.name.clone(),
         ] {
             let entry = table.set(&key, output.value.clone());
-            if is_secret {
-                secret.insert(entry);
-            } else {
-                secret.remove(&entry);
-            }
+            secret.mark(entry, is_secret);
         }
     }
     table.set(
@@ -273,6 +258,93 @@ fn initial_table(locked: &Locked, scope: &ComponentScope<'_>) -> (Table, HashSet
         Some(Value::String(scope.name.to_string())),
     );
     (table, secret)
+}
+
+/// Which entries of a component's table hold secrets: the locked stack
+/// parameters say so themselves, the component's own entries are marked.
+struct Secrets<'l> {
+    locked: &'l Locked,
+    own: HashSet<usize>,
+}
+
+impl<'l> Secrets<'l> {
+    fn on(locked: &'l Locked) -> Self {
+        Secrets {
+            locked,
+            own: HashSet::new(),
+        }
+    }
+
+    fn contains(&self, entry: usize) -> bool {
+        match self.locked.params.get_index(entry) {
+            Some((_, p)) => p.secret,
+            None => self.own.contains(&entry),
+        }
+    }
+
+    /// Marks an own entry (never a base one: setting a key gives an own
+    /// entry).
+    fn mark(&mut self, entry: usize, secret: bool) {
+        if secret {
+            self.own.insert(entry);
+        } else {
+            self.own.remove(&entry);
+        }
+    }
+}
+
+/// Entries whose value was a template when the component's expansion
+/// began (`kind: link` stack parameters, outputs holding `${...}`): they
+/// are expanded in the component's scope when one of its templates reads
+/// them, directly or not. The stack's are found by looking at the value
+/// of each entry reached; the component's own, few, are listed.
+struct Lazy {
+    own: HashSet<usize>,
+}
+
+impl Lazy {
+    fn of(table: &Table<'_>) -> Self {
+        let own = (table.base_len()..table.len())
+            .filter(|&e| is_template(table.value(e)))
+            .collect();
+        Lazy { own }
+    }
+
+    fn contains(&self, table: &Table<'_>, entry: usize) -> bool {
+        if entry < table.base_len() {
+            is_template(table.value(entry))
+        } else {
+            self.own.contains(&entry)
+        }
+    }
+
+    /// The lazy entries `template` reaches through the names it reads,
+    /// directly or through other lazy entries, in table order (the order
+    /// cycles are reported in).
+    fn reached(&self, table: &Table<'_>, lookup: &Scope, template: &str, cel: &Cel) -> Vec<usize> {
+        let mut found = Vec::new();
+        let mut seen = HashSet::new();
+        let mut pending = vec![template.to_string()];
+        while let Some(text) = pending.pop() {
+            for name in template_names(cel, &text) {
+                let Some(entry) = table.find(&name, lookup) else {
+                    continue;
+                };
+                if self.contains(table, entry) && seen.insert(entry) {
+                    found.push(entry);
+                    if let Some(Value::String(inner)) = table.value(entry) {
+                        pending.push(inner.clone());
+                    }
+                }
+            }
+        }
+        found.sort_unstable();
+        found
+    }
+}
+
+fn is_template(value: Option<&Value>) -> bool {
+    matches!(value, Some(Value::String(s)) if needs_expansion(s))
 }
 
 /// Expands `template` against the table, following values that are
@@ -316,20 +388,21 @@ fn rename(problem: Problem, from: &str, to: &str) -> Problem {
 const PENDING: &str = "\u{0}expanding";
 
 fn expand_in_scope(
-    table: &mut Table,
-    lazy: &[usize],
+    table: &mut Table<'_>,
+    lazy: &Lazy,
     lookup: &Scope,
     template: &str,
     cel: &Cel,
-    secret: &HashSet<usize>,
+    secret: &Secrets<'_>,
 ) -> (Option<String>, bool, Vec<graph::Problem>) {
+    let reached = lazy.reached(table, lookup, template, cel);
     let entry = table.set(PENDING, Some(Value::String(template.to_string())));
     let mut nodes = vec![Node {
         entry,
         scope: lookup.clone(),
         lazy: false,
     }];
-    nodes.extend(lazy.iter().map(|&e| Node {
+    nodes.extend(reached.into_iter().map(|e| Node {
         entry: e,
         scope: lookup.clone(),
         lazy: true,
@@ -341,11 +414,9 @@ fn expand_in_scope(
     (text, tainted, evaluation.problems)
 }
 
-fn reads_secret(table: &Table, lookup: &Scope, template: &str, secret: &HashSet<usize>) -> bool {
+fn reads_secret(table: &Table<'_>, lookup: &Scope, template: &str, secret: &Secrets<'_>) -> bool {
     expr::parse(template).iter().any(|piece| match piece {
-        Piece::Reference(name) => table
-            .find(name, lookup)
-            .is_some_and(|e| secret.contains(&e)),
+        Piece::Reference(name) => table.find(name, lookup).is_some_and(|e| secret.contains(e)),
         _ => false,
     })
 }
@@ -687,5 +758,151 @@ mod tests {
         let params = expand(&stack, "c", &[], manifest, &[secret]).expect("expands");
         let flags: Vec<bool> = params.iter().map(|p| p.secret).collect();
         assert_eq!(flags, vec![false, true, true, true, false, false]);
+    }
+
+    /// A lookup scope over names `n0`… with qualified (`n1|c`) and
+    /// dependency (`d:n2`) forms, values plain or templates reading other
+    /// names (cycles and unknown names included), some secret.
+    mod layered {
+        use super::super::*;
+        use crate::params::{LockedParam, Origin};
+        use proptest::prelude::*;
+
+        #[derive(Debug, Clone)]
+        struct Entry {
+            key: String,
+            value: String,
+            secret: bool,
+        }
+
+        fn key() -> impl Strategy<Value = String> {
+            (0usize..8, 0usize..3).prop_map(|(n, form)| match form {
+                0 => format!("n{n}"),
+                1 => format!("n{n}|c"),
+                _ => format!("d:n{n}"),
+            })
+        }
+
+        fn value() -> impl Strategy<Value = String> {
+            (0usize..10, 0usize..4).prop_map(|(n, form)| match form {
+                0 => format!("plain{n}"),
+                1 => format!("${{n{n}}}-x"),
+                2 => format!("#{{n{n} + 'y'}}"),
+                _ => format!("a${{n{n}}}b${{n{}}}", (n + 3) % 10),
+            })
+        }
+
+        fn entries(size: usize) -> impl Strategy<Value = Vec<Entry>> {
+            proptest::collection::vec(
+                (key(), value(), any::<bool>()).prop_map(|(key, value, secret)| Entry {
+                    key,
+                    value,
+                    secret,
+                }),
+                0..size,
+            )
+        }
+
+        fn locked_param(entry: &Entry) -> LockedParam {
+            LockedParam {
+                name: entry.key.clone(),
+                component: String::new(),
+                kind: String::new(),
+                value: Some(Value::String(entry.value.clone())),
+                env: String::new(),
+                origin: Origin::Value,
+                expression: None,
+                declared: None,
+                secret: entry.secret,
+            }
+        }
+
+        /// What a template expands to, named by keys rather than entry
+        /// numbers (which differ between the two tables).
+        fn outcome(
+            table: &mut Table<'_>,
+            lazy: &Lazy,
+            secret: &Secrets<'_>,
+            template: &str,
+        ) -> (Option<String>, bool, Vec<String>) {
+            let scope = Scope {
+                qualifier: "c".into(),
+                depends: vec!["d".into()],
+            };
+            let cel = Cel::shared();
+            let (text, tainted, problems) =
+                expand_in_scope(table, lazy, &scope, template, &cel, secret);
+            let mut problems: Vec<String> = problems
+                .iter()
+                .map(|problem| match problem {
+                    graph::Problem::Unknown { entry, name } => {
+                        format!("unknown {name} in {}", table.key(*entry))
+                    }
+                    graph::Problem::Cel { entry, source, .. } => {
+                        format!("cel {source} in {}", table.key(*entry))
+                    }
+                    graph::Problem::Cycle { path } => {
+                        let mut keys: Vec<&str> = path.iter().map(|&e| table.key(e)).collect();
+                        keys.sort_unstable();
+                        format!("cycle {keys:?}")
+                    }
+                })
+                .collect();
+            problems.sort();
+            (text, tainted, problems)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// The table of a component sits on the locked parameters and
+            /// expands only the lazy entries a template reaches; the table
+            /// it replaces copied every parameter and handed every lazy
+            /// entry to the evaluation. Both give the same text, secrecy
+            /// and problems.
+            #[test]
+            fn layered_lookup_expands_as_the_flat_copy_did(
+                stack in entries(24),
+                own in entries(6),
+                template in value(),
+            ) {
+                let locked = Locked {
+                    params: stack.iter().map(|e| (e.key.clone(), locked_param(e))).collect(),
+                    drift: Vec::new(),
+                };
+                let empty = Locked::default();
+
+                let mut layered = Table::on(&locked.params, own.len());
+                let mut layered_secret = Secrets::on(&locked);
+                let mut flat = Table::default();
+                let mut flat_secret = Secrets::on(&empty);
+                for (key, p) in &locked.params {
+                    let entry = flat.set(key, p.value.clone());
+                    flat_secret.mark(entry, p.secret);
+                }
+                for e in &own {
+                    let value = Some(Value::String(e.value.clone()));
+                    let entry = layered.set(&e.key, value.clone());
+                    layered_secret.mark(entry, e.secret);
+                    let entry = flat.set(&e.key, value);
+                    flat_secret.mark(entry, e.secret);
+                }
+                let layered_lazy = Lazy::of(&layered);
+                // Every entry of the flat table is its own, so all its
+                // templates are listed as lazy, as before.
+                let flat_lazy = Lazy::of(&flat);
+
+                for probe in ["n0", "n1", "n2", "n7", "zz"] {
+                    let scope = Scope { qualifier: "c".into(), depends: vec!["d".into()] };
+                    let a = layered.find(probe, &scope).and_then(|e| layered.value(e)).cloned();
+                    let b = flat.find(probe, &scope).and_then(|e| flat.value(e)).cloned();
+                    prop_assert_eq!(a, b);
+                }
+                prop_assert_eq!(
+                    outcome(&mut layered, &layered_lazy, &layered_secret, &template),
+                    outcome(&mut flat, &flat_lazy, &flat_secret, &template)
+                );
+            }
+        }
     }
 }

@@ -49,45 +49,88 @@ impl Scope {
     }
 }
 
+/// Entries a [`Table`] is layered on: read-only, numbered from 0, and
+/// shared by many tables (the locked stack parameters, under every
+/// component's own values).
+pub trait Base: Sync {
+    fn len(&self) -> usize;
+    fn entry(&self, key: &str) -> Option<usize>;
+    fn key(&self, entry: usize) -> &str;
+    fn value(&self, entry: usize) -> Option<&Value>;
+}
+
 /// Named values in insertion order; a key set twice keeps its first
 /// position and takes the new value.
-#[derive(Debug, Clone, Default)]
-pub struct Table {
+///
+/// A table may sit on a [`Base`]: the base's entries come first (numbers
+/// `0..base.len()`), its own after them. Setting a key the base holds adds
+/// an own entry that hides the base's, so building a component's table
+/// costs what the component sets, not what the stack holds.
+#[derive(Clone, Default)]
+pub struct Table<'b> {
+    base: Option<&'b dyn Base>,
     entries: IndexMap<String, Option<Value>, BuildHasherDefault<Fnv>>,
 }
 
-impl Table {
+impl std::fmt::Debug for Table<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("base_len", &self.base_len())
+            .field("entries", &self.entries)
+            .finish()
+    }
+}
+
+impl<'b> Table<'b> {
     pub fn with_capacity(capacity: usize) -> Self {
         Table {
+            base: None,
             entries: IndexMap::with_capacity_and_hasher(capacity, Default::default()),
         }
     }
 
+    /// An empty table on `base`, with room for `capacity` entries of its
+    /// own.
+    pub fn on(base: &'b dyn Base, capacity: usize) -> Self {
+        Table {
+            base: Some(base),
+            entries: IndexMap::with_capacity_and_hasher(capacity, Default::default()),
+        }
+    }
+
+    /// How many entries come from the base: the first own entry's number.
+    pub fn base_len(&self) -> usize {
+        self.base.map_or(0, |base| base.len())
+    }
+
     /// Sets `key` and returns its entry number.
     pub fn set(&mut self, key: &str, value: Option<Value>) -> usize {
+        let base_len = self.base_len();
         if let Some(slot) = self.entries.get_full_mut(key) {
             *slot.2 = value;
-            return slot.0;
+            return base_len + slot.0;
         }
-        self.entries.insert_full(key.to_string(), value).0
+        base_len + self.entries.insert_full(key.to_string(), value).0
     }
 
     /// [`Table::set`] with a key the caller owns: nothing is copied.
     pub fn set_owned(&mut self, key: String, value: Option<Value>) -> usize {
+        let base_len = self.base_len();
         match self.entries.entry(key) {
             indexmap::map::Entry::Occupied(mut slot) => {
                 *slot.get_mut() = value;
-                slot.index()
+                base_len + slot.index()
             }
             indexmap::map::Entry::Vacant(slot) => {
                 let entry = slot.index();
                 slot.insert(value);
-                entry
+                base_len + entry
             }
         }
     }
 
-    /// Every key and value by entry number, moved out.
+    /// Every own key and value by entry number, moved out (a table on a
+    /// base gives only its own).
     pub fn into_entries(self) -> Vec<(Option<String>, Option<Value>)> {
         self.entries
             .into_iter()
@@ -95,23 +138,43 @@ impl Table {
             .collect()
     }
 
+    /// The entry of `key`: an own one first, else the base's.
     pub fn entry(&self, key: &str) -> Option<usize> {
-        self.entries.get_index_of(key)
+        match self.entries.get_index_of(key) {
+            Some(own) => Some(self.base_len() + own),
+            None => self.base.and_then(|base| base.entry(key)),
+        }
     }
 
     pub fn key(&self, entry: usize) -> &str {
-        self.entries
-            .get_index(entry)
-            .map(|(k, _)| k.as_str())
-            .unwrap_or_default()
+        match self.own(entry) {
+            Ok(own) => self
+                .entries
+                .get_index(own)
+                .map(|(k, _)| k.as_str())
+                .unwrap_or_default(),
+            Err(base) => base.key(entry),
+        }
     }
 
     pub fn value(&self, entry: usize) -> Option<&Value> {
-        self.entries.get_index(entry).and_then(|(_, v)| v.as_ref())
+        match self.own(entry) {
+            Ok(own) => self.entries.get_index(own).and_then(|(_, v)| v.as_ref()),
+            Err(base) => base.value(entry),
+        }
+    }
+
+    /// The own index of `entry`, or the base that holds it.
+    fn own(&self, entry: usize) -> Result<usize, &'b dyn Base> {
+        match self.base {
+            Some(base) if entry < base.len() => Err(base),
+            Some(base) => Ok(entry - base.len()),
+            None => Ok(entry),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.base_len() + self.entries.len()
     }
 
     /// The lookup chain: `name|qualifier` (when there is a qualifier), then

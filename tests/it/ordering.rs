@@ -166,6 +166,88 @@ fn declaring_depends_lets_a_component_run_beside_the_order() {
     assert_before(&times, "side", "last");
 }
 
+/// A written order where `root` says `depends: []`: it needs nothing, so
+/// it runs beside `slow` instead of after everything before it; `last`,
+/// without `depends`, still waits for all of them.
+fn order_with_an_opted_out_root() -> Test {
+    let test = Test::new().file(
+        "hub.yaml",
+        "
+        version: 1
+        kind: stack
+        meta: {name: roots}
+        components:
+        - {name: slow, source: {dir: slow}}
+        - {name: root, source: {dir: root}, depends: []}
+        - {name: last, source: {dir: last}}
+        lifecycle:
+          order: [slow, root, last]
+        ",
+    );
+    let test = component(test, "slow", "", &[]);
+    let test = component(test, "root", "", &[]);
+    component(test, "last", "", &[])
+}
+
+#[test]
+fn an_empty_depends_opts_a_component_out_of_the_written_order() {
+    let test = order_with_an_opted_out_root();
+    run(&test, &["deploy", "hub.yaml", "-n", "-j", "4"]).success();
+    let times = intervals(&test);
+    assert!(overlaps(&times, "slow", "root"), "{times:?}");
+    assert_before(&times, "slow", "last");
+    assert_before(&times, "root", "last");
+
+    let plan = run(&test, &["plan", "hub.yaml", "-n", "-j", "4"]);
+    plan.success();
+    assert!(
+        plan.stdout.contains("  1. slow, root\n  2. last\n"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stdout
+            .contains("root: create (never deployed)\n  waits for: nothing (`depends: []`)\n"),
+        "{}",
+        plan.stdout
+    );
+    let json = run(&test, &["plan", "hub.yaml", "-n", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&json.stdout).expect("plan JSON");
+    let needs_nothing: Vec<&str> = json["components"]
+        .as_array()
+        .expect("components")
+        .iter()
+        .filter(|c| c["needs_nothing"] == true)
+        .map(|c| c["name"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(needs_nothing, ["root"]);
+
+    let graph = run(&test, &["graph", "hub.yaml"]);
+    graph.success();
+    assert!(
+        graph.stdout.contains("label=\"root (depends: [])\""),
+        "{}",
+        graph.stdout
+    );
+    assert!(
+        !graph.stdout.contains("\"slow\" -> \"root\""),
+        "{}",
+        graph.stdout
+    );
+}
+
+#[test]
+fn the_elaborated_file_keeps_an_empty_depends_and_a_missing_one_apart() {
+    let test = order_with_an_opted_out_root();
+    run(&test, &["elaborate", "hub.yaml", "-o", "e.yaml"]).success();
+    let text = std::fs::read_to_string(test.root().join("e.yaml")).expect("elaborated");
+    assert_eq!(text.matches("depends: []").count(), 1, "{text}");
+    // The elaborated file plans as the stack does.
+    let plan = run(&test, &["plan", "e.yaml", "-n", "-j", "4"]);
+    plan.success();
+    assert!(plan.stdout.contains("  1. slow, root\n"), "{}", plan.stdout);
+}
+
 #[test]
 fn a_parameter_reading_an_output_waits_for_its_producer_without_an_order() {
     // No `lifecycle.order` and no `depends`: only the output read orders

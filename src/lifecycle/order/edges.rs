@@ -92,6 +92,28 @@ impl Upstream {
         }
     }
 
+    /// [`Upstream::add`] for many names at once: a name already there is
+    /// found through a set, not a scan of the names.
+    fn add_all(&mut self, names: Vec<&str>, reason: Reason) {
+        let mut known: HashMap<String, usize> = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
+        for name in names {
+            match known.get(name) {
+                Some(&i) if self.reasons[i].contains(&reason) => {}
+                Some(&i) => self.reasons[i].push(reason.clone()),
+                None => {
+                    known.insert(name.to_string(), self.names.len());
+                    self.names.push(name.to_string());
+                    self.reasons.push(vec![reason.clone()]);
+                }
+            }
+        }
+    }
+
     /// Why it runs after `name` (empty when it does not).
     pub fn reasons_for(&self, name: &str) -> &[Reason] {
         self.names
@@ -129,32 +151,61 @@ pub fn upstream(
     edges
 }
 
-/// A component without `depends` runs after everything before it in the
-/// written order. Waiting for the components nothing later waits for yet
-/// (the frontier) is enough: the others come before those.
+/// A component without `depends` (not even `depends: []`) runs after
+/// everything before it in the written order. Waiting for the components nothing later waits for yet
+/// (the frontier) is enough: the others come before those. Every component
+/// enters the frontier once and leaves it once, so the edges added and the
+/// work done grow with the stack, not its square.
 fn add_order_edges(
     elaborated: &Elaborated,
     order: &[String],
     edges: &mut HashMap<String, Upstream>,
 ) {
+    // `depends: []` declares that the component needs nothing.
     let declares_depends: HashSet<&str> = elaborated
         .stack
         .components
         .iter()
-        .filter(|c| !c.depends.is_empty())
+        .filter(|c| !c.depends.is_absent())
         .map(|c| c.name.as_str())
         .collect();
-    let mut frontier: Vec<&str> = Vec::new();
+    let mut frontier = Frontier::default();
     for name in order {
         let upstream = edges.entry(name.clone()).or_default();
         if declares_depends.contains(name.as_str()) {
-            frontier.retain(|f| !upstream.names.iter().any(|n| n == f));
-        } else {
-            for before in frontier.drain(..) {
-                upstream.add(before, Reason::Order);
+            for reached in &upstream.names {
+                frontier.remove(reached);
             }
+        } else {
+            upstream.add_all(frontier.drain(), Reason::Order);
         }
         frontier.push(name);
+    }
+}
+
+/// The components nothing later in the written order waits for yet, in
+/// the order they came.
+#[derive(Default)]
+struct Frontier<'o> {
+    names: Vec<Option<&'o str>>,
+    slot: HashMap<&'o str, usize>,
+}
+
+impl<'o> Frontier<'o> {
+    fn push(&mut self, name: &'o str) {
+        self.slot.insert(name, self.names.len());
+        self.names.push(Some(name));
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Some(i) = self.slot.remove(name) {
+            self.names[i] = None;
+        }
+    }
+
+    fn drain(&mut self) -> Vec<&'o str> {
+        self.slot.clear();
+        self.names.drain(..).flatten().collect()
     }
 }
 
@@ -336,7 +387,7 @@ impl Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::{ComponentRef, Output};
+    use crate::manifest::{ComponentRef, Depends, Output};
 
     /// A component: its name, `depends`, its parameters as `(name, value)`
     /// and its declared outputs.
@@ -369,7 +420,11 @@ mod tests {
         for s in specs {
             e.stack.components.push(ComponentRef {
                 name: s.name.to_string(),
-                depends: s.depends.iter().map(|d| d.to_string()).collect(),
+                // No names is no `depends` key, not `depends: []`.
+                depends: match s.depends.is_empty() {
+                    true => Depends::default(),
+                    false => s.depends.iter().map(|d| d.to_string()).collect(),
+                },
                 ..ComponentRef::default()
             });
             e.stack.lifecycle.order.push(s.name.to_string());

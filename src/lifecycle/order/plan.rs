@@ -351,7 +351,7 @@ fn effective_lifecycle_order(elaborated: &Elaborated) -> Result<Vec<String>, Pla
         let graph: Vec<(String, Vec<String>)> = stack
             .components
             .iter()
-            .map(|c| (c.name.clone(), c.depends.clone()))
+            .map(|c| (c.name.clone(), c.depends.to_vec()))
             .collect();
         return crate::elaborate::order::generate(&graph, &Default::default()).map_err(|_| {
             PlanError::Order {
@@ -535,6 +535,9 @@ pub struct Plan {
     /// The components those entries pulled in, in the order found.
     pub added: Vec<Added>,
     depends: HashMap<String, Vec<String>>,
+    /// Components that say `depends: []` in a stack with a written order:
+    /// they wait for nothing the order put before them.
+    needs_nothing: HashSet<String>,
     after: HashMap<String, Upstream>,
     /// The reverse of `after`: who runs after each component.
     dependents: HashMap<String, Vec<String>>,
@@ -623,8 +626,17 @@ impl Plan {
             depends: stack
                 .components
                 .iter()
-                .map(|c| (c.name.clone(), c.depends.clone()))
+                .map(|c| (c.name.clone(), c.depends.to_vec()))
                 .collect(),
+            needs_nothing: match written {
+                true => stack
+                    .components
+                    .iter()
+                    .filter(|c| c.depends.is_written_empty())
+                    .map(|c| c.name.clone())
+                    .collect(),
+                false => HashSet::new(),
+            },
             after,
             dependents,
             mandatory: stack.lifecycle.mandatory.clone(),
@@ -638,6 +650,12 @@ impl Plan {
     pub fn is_optional(&self, name: &str) -> bool {
         (!self.mandatory.is_empty() && !self.mandatory.iter().any(|m| m == name))
             || self.optional.iter().any(|o| o == name)
+    }
+
+    /// The component says `depends: []` and the stack's order is written:
+    /// it does not wait for the components before it.
+    pub fn needs_nothing(&self, name: &str) -> bool {
+        self.needs_nothing.contains(name)
     }
 
     pub fn depends(&self, name: &str) -> &[String] {
@@ -936,7 +954,7 @@ impl ConditionOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::{ComponentRef, Manifest};
+    use crate::manifest::{ComponentRef, Depends, Manifest};
 
     fn stack(order: &[&str], depends: &[(&str, &[&str])]) -> Elaborated {
         let mut stack = Manifest {
@@ -1104,7 +1122,7 @@ mod tests {
             validate(&e),
             Err(PlanError::UnknownDependency { .. })
         ));
-        e.stack.components[1].depends.clear();
+        e.stack.components[1].depends = Depends::default();
         e.stack.lifecycle.optional = vec!["q".into()];
         assert!(matches!(validate(&e), Err(PlanError::UnknownListed { .. })));
         let mut e = stack(&["a", "b"], &[]);

@@ -36,6 +36,9 @@ pub struct Node {
     pub name: String,
     /// May fail without failing the run.
     pub optional: bool,
+    /// Says `depends: []` under a written order: waits for nothing the
+    /// order put before it.
+    pub needs_nothing: bool,
     /// Its status in the state, when a state was given (`none` when the
     /// state file does not exist).
     pub status: Option<String>,
@@ -114,6 +117,7 @@ impl Graph {
             .map(|name| Node {
                 name: name.clone(),
                 optional: plan.is_optional(name),
+                needs_nothing: plan.needs_nothing(name),
                 status: status.map(|status| status(name)),
             })
             .collect();
@@ -218,13 +222,17 @@ pub fn render(graph: &Graph, format: Format) -> String {
     }
 }
 
-/// The first line of a node's label: its name, and a marker when optional.
+/// The first line of a node's label: its name, with markers when it is
+/// optional or says `depends: []`.
 fn title(node: &Node) -> String {
+    let mut title = node.name.clone();
     if node.optional {
-        format!("{} (optional)", node.name)
-    } else {
-        node.name.clone()
+        title.push_str(" (optional)");
     }
+    if node.needs_nothing {
+        title.push_str(" (depends: [])");
+    }
+    title
 }
 
 fn headline(graph: &Graph) -> String {
@@ -411,7 +419,7 @@ fn mermaid_text(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::lifecycle::order::plan::{validate, Selection, Verb};
-    use crate::manifest::{ComponentRef, Manifest};
+    use crate::manifest::{ComponentRef, Depends, Manifest};
 
     /// A component: `(name, depends, requires, provides)`.
     type Spec<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
@@ -429,7 +437,10 @@ mod tests {
         for (name, depends, requires, provides) in components {
             stack.components.push(ComponentRef {
                 name: name.to_string(),
-                depends: strings(depends),
+                depends: match depends.is_empty() {
+                    true => Depends::default(),
+                    false => strings(depends).into(),
+                },
                 ..ComponentRef::default()
             });
             stack.lifecycle.order.push(name.to_string());

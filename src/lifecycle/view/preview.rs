@@ -232,6 +232,10 @@ pub struct ComponentPreview {
     /// What it waits for with `-j`: in a deploy the components it runs
     /// after, in an undeploy those that run after it.
     pub waits_for: Vec<Wait>,
+    /// It says `depends: []` in a stack with a written order: it waits for
+    /// nothing the order put before it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_nothing: bool,
     /// Empty for a skipped component.
     pub parameters: Vec<ParameterPreview>,
     /// How long it may run, from the stack's `lifecycle.timeouts` (`1h30m`).
@@ -714,6 +718,7 @@ impl Walk<'_> {
             reasons: decision.reasons,
             requires,
             waits_for: waits_of(self.plan, name),
+            needs_nothing: self.plan.needs_nothing(name),
             parameters: decision.parameters,
             timeout: self.timeout_of(name),
         }
@@ -1119,6 +1124,7 @@ mod tests {
                 .collect(),
             requires: Vec::new(),
             waits_for: Vec::new(),
+            needs_nothing: false,
             parameters: Vec::new(),
             timeout: None,
         }

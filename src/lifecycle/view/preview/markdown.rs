@@ -102,6 +102,8 @@ fn details(component: &ComponentPreview) -> String {
     if !component.waits_for.is_empty() {
         let waits: Vec<String> = component.waits_for.iter().map(Wait::to_string).collect();
         let _ = writeln!(out, "Waits for: {}\n", cell(&waits.join("; ")));
+    } else if component.needs_nothing {
+        out.push_str("Waits for: nothing (`depends: []`)\n\n");
     }
     if !component.requires.is_empty() {
         let requires: Vec<String> = component.requires.iter().map(requirement_text).collect();

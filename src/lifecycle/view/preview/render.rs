@@ -90,6 +90,8 @@ fn component_text(component: &ComponentPreview) -> String {
     if !component.waits_for.is_empty() {
         let waits: Vec<String> = component.waits_for.iter().map(Wait::to_string).collect();
         let _ = writeln!(out, "  waits for: {}", waits.join("; "));
+    } else if component.needs_nothing {
+        out.push_str("  waits for: nothing (`depends: []`)\n");
     }
     if !component.requires.is_empty() {
         let requires: Vec<String> = component.requires.iter().map(requirement_text).collect();
@@ -206,6 +208,9 @@ pub(super) fn counts_text(preview: &Preview) -> String {
 ///   the components it runs after, in an undeploy those that run after
 ///   it), each with why: `` `depends` ``, `` provides `X` ``, `` `p` reads
 ///   its output `o` ``, `` comes before in `lifecycle.order` ``.
+/// * `needs_nothing` (only when true): the component says `depends: []`
+///   in a stack whose `lifecycle.order` is written, so the order alone
+///   makes it wait for nothing.
 /// * `requires[].providers`: component names, `environment`, `platform`,
 ///   or `NAME (state)` for a provider known only from the state; empty when
 ///   nobody provides it.

@@ -476,6 +476,7 @@ mod tests {
                 reasons: Vec::new(),
                 requires: Vec::new(),
                 waits_for: Vec::new(),
+                needs_nothing: false,
                 parameters: Vec::new(),
                 timeout: None,
             };
