@@ -117,6 +117,7 @@ pub struct ComponentRef {
     /// Names of the components this one depends on; `depends: []` says it
     /// needs nothing (it does not wait for a written `lifecycle.order`).
     #[serde(skip_serializing_if = "Depends::is_absent")]
+    #[schemars(with = "Vec<String>")]
     pub depends: Depends,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
@@ -130,9 +131,8 @@ pub struct ComponentRef {
 /// nothing", which is not the same as no `depends`: with a written
 /// `lifecycle.order`, a component without `depends` waits for every
 /// component before it, one with `depends: []` for none.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-#[schemars(transparent)]
 pub struct Depends(Option<Vec<String>>);
 
 impl Depends {
