@@ -63,7 +63,11 @@ impl Redactor {
 #[derive(Clone, Default)]
 pub struct SecretMasker {
     reveal: bool,
+    /// In the order added, for the automaton.
     secrets: Vec<String>,
+    /// The same values, to find one without a scan: a rerun adds every
+    /// secret output of the state.
+    known: std::collections::HashSet<String>,
     /// Raw output keys whose values, printed in an `Outputs:` block, are
     /// secret (see [`SecretMasker::names_secret_output`]).
     output_keys: Vec<String>,
@@ -87,7 +91,7 @@ impl SecretMasker {
     pub fn add(&mut self, secret: &str) {
         let lines = secret.lines().map(|line| line.trim_end_matches('\r'));
         for value in std::iter::once(secret).chain(lines) {
-            if value.chars().count() >= Self::MIN_LEN && !self.secrets.iter().any(|s| s == value) {
+            if value.chars().count() >= Self::MIN_LEN && self.known.insert(value.to_string()) {
                 self.secrets.push(value.to_string());
                 self.matcher = std::sync::OnceLock::new();
             }
@@ -136,7 +140,7 @@ impl SecretMasker {
 
     /// Whether `value` is one of the values masked already.
     pub fn masks(&self, value: &str) -> bool {
-        self.secrets.iter().any(|s| s == value)
+        self.known.contains(value)
     }
 
     /// How many values are masked (including the lines of multi-line

@@ -143,6 +143,50 @@ pub(super) fn is_blank(line: &str) -> bool {
     line.trim().is_empty()
 }
 
+/// What one stdout line is to the `Outputs:` blocks, as [`parse_outputs`]
+/// reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BlockLine {
+    /// Not in a block.
+    Outside,
+    /// The `Outputs:` marker that starts a block.
+    Marker,
+    /// A blank line between the marker and the block's first entry.
+    Leading,
+    /// A line of the block.
+    Entry,
+    /// The blank line that ends the block.
+    End,
+}
+
+/// Follows a stdout, line by line, through its `Outputs:` blocks.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Blocks {
+    place: Place,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    #[default]
+    Outside,
+    AfterMarker,
+    InBlock,
+}
+
+impl Blocks {
+    pub(super) fn step(&mut self, line: &str) -> BlockLine {
+        let (place, seen) = match self.place {
+            Place::Outside if is_marker(line) => (Place::AfterMarker, BlockLine::Marker),
+            Place::Outside => (Place::Outside, BlockLine::Outside),
+            Place::AfterMarker if is_blank(line) => (Place::AfterMarker, BlockLine::Leading),
+            Place::InBlock if is_blank(line) => (Place::Outside, BlockLine::End),
+            Place::AfterMarker | Place::InBlock => (Place::InBlock, BlockLine::Entry),
+        };
+        self.place = place;
+        seen
+    }
+}
+
 /// The reference's algorithm, byte for byte: the marker is exactly
 /// `Outputs:\n` at a line start; a block runs to the first `\n\n` after it
 /// unless that is right at its start (then, like a block with no blank

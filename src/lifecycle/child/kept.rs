@@ -10,7 +10,7 @@
 //! first blank line) and kept as text that `parse_outputs` reads to the
 //! same raw outputs.
 
-use super::capture::{is_blank, is_marker};
+use super::capture::{BlockLine, Blocks};
 use std::collections::VecDeque;
 
 /// The most bytes of `Outputs:` blocks kept; lines past it are not
@@ -21,19 +21,11 @@ pub const MAX_KEPT_TAIL: usize = 64 << 10;
 /// The most bytes of one line of that tail.
 pub const MAX_TAIL_LINE: usize = 4 << 10;
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum Place {
-    #[default]
-    Outside,
-    AfterMarker,
-    InBlock,
-}
-
 /// Fed every stdout line (or piece of a line longer than the line limit).
 #[derive(Debug, Default)]
 pub struct KeptStdout {
     blocks: String,
-    place: Place,
+    blocks_seen: Blocks,
     /// The previous piece was cut from a longer line: this one continues it.
     continuing: bool,
     tail: VecDeque<String>,
@@ -74,25 +66,16 @@ impl KeptStdout {
     }
 
     fn keep_in_blocks(&mut self, line: &str, whole: bool) {
-        match self.place {
-            Place::Outside if is_marker(line) => {
-                self.push_block("Outputs:");
-                self.place = Place::AfterMarker;
-            }
-            Place::Outside => {}
-            Place::AfterMarker | Place::InBlock if is_blank(line) => {
-                if self.place == Place::InBlock {
-                    self.push_block("");
-                    self.place = Place::Outside;
-                }
-            }
-            Place::AfterMarker | Place::InBlock => {
-                self.place = Place::InBlock;
+        match self.blocks_seen.step(line) {
+            BlockLine::Marker => self.push_block("Outputs:"),
+            BlockLine::End => self.push_block(""),
+            BlockLine::Entry => {
                 self.push_block(line);
                 if !whole {
                     self.cut_in_blocks += 1;
                 }
             }
+            BlockLine::Outside | BlockLine::Leading => {}
         }
     }
 

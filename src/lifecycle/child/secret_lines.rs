@@ -12,7 +12,7 @@
 //! [`MAX_LEARNT_VALUES`] values or [`MAX_LEARNT_BYTES`] bytes in all, is
 //! masked in its own line only.
 
-use super::capture::{clean, is_blank, is_marker, unquote};
+use super::capture::{clean, unquote, BlockLine, Blocks};
 use crate::redact::{SecretMasker, MASK};
 use std::borrow::Cow;
 
@@ -23,18 +23,10 @@ pub const MAX_LEARNT_VALUES: usize = 256;
 /// The most bytes of values learnt from one stdout.
 pub const MAX_LEARNT_BYTES: usize = 1 << 20;
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum Place {
-    #[default]
-    Outside,
-    AfterMarker,
-    InBlock,
-}
-
 /// Follows the `Outputs:` blocks of one stdout.
 #[derive(Debug, Default)]
 pub struct SecretLines {
-    place: Place,
+    blocks: Blocks,
     /// The previous piece was cut from a longer line (see
     /// [`super::process::MAX_LINE`]): this one continues it.
     continuing: bool,
@@ -61,23 +53,9 @@ impl SecretLines {
             return secret.then(|| MASK.to_string());
         }
         self.continuing_secret = false;
-        match self.place {
-            Place::Outside => {
-                if is_marker(line) {
-                    self.place = Place::AfterMarker;
-                }
-                None
-            }
-            Place::AfterMarker | Place::InBlock if is_blank(line) => {
-                if self.place == Place::InBlock {
-                    self.place = Place::Outside;
-                }
-                None
-            }
-            Place::AfterMarker | Place::InBlock => {
-                self.place = Place::InBlock;
-                self.secret_value(line, whole, masker)
-            }
+        match self.blocks.step(line) {
+            BlockLine::Entry => self.secret_value(line, whole, masker),
+            _ => None,
         }
     }
 

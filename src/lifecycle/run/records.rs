@@ -54,14 +54,26 @@ pub(crate) fn is_secret_output(output: &state::CapturedOutput) -> bool {
 /// run: a component printing them again is masked before its `Outputs:`
 /// block says they are secret.
 pub(crate) fn mask_recorded_secrets(masker: &mut SecretMasker, state: &State) {
+    // One walk along the order the snapshots were taken in, rather than
+    // each snapshot's whole chain of bases: linear in the state, not in
+    // its square. Entries outside the order are asked one by one.
+    let own = state.own_outputs(&state.lifecycle.order);
     for (name, entry) in &state.components {
-        mask_entry_secrets(masker, name, entry);
+        match own.get(name) {
+            Some(outputs) => mask_secret_outputs(masker, outputs),
+            None => mask_entry_secrets(masker, name, entry),
+        }
     }
 }
 
 /// [`mask_recorded_secrets`] for one component's entry.
 pub(crate) fn mask_entry_secrets(masker: &mut SecretMasker, name: &str, entry: &ComponentState) {
-    let outputs = entry.captured_outputs.outputs_of(name);
+    if !entry.captured_outputs.is_empty() {
+        mask_secret_outputs(masker, &entry.captured_outputs.outputs_of(name));
+    }
+}
+
+fn mask_secret_outputs(masker: &mut SecretMasker, outputs: &[state::CapturedOutput]) {
     for output in outputs.iter().filter(|o| is_secret_output(o)) {
         masker.add(&params::format::substitution_text(Some(&output.value)));
     }

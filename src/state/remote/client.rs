@@ -226,34 +226,29 @@ impl Client {
 
     /// The revision of `key` now (a HEAD); `None` when there is none.
     pub fn revision(&self, key: &str) -> Result<Option<Revision>, StateError> {
-        let path = ObjectPath::from(key);
-        let store = &self.store;
-        let started = Instant::now();
-        let head = self.runtime.block_on(store.head(&path));
-        self.trace("HEAD", key, started, &head);
-        match head {
-            Ok(meta) => Ok(Some(Revision {
-                etag: meta.e_tag,
-                version: meta.version,
-            })),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(self.error_at(key, "look at", e)),
-        }
+        Ok(self.meta(key)?.map(|meta| Revision {
+            etag: meta.e_tag,
+            version: meta.version,
+        }))
     }
 
     /// Size and modification time of `key`; `None` when there is none.
     pub fn head(&self, key: &str) -> Result<Option<Listed>, StateError> {
+        Ok(self.meta(key)?.map(|meta| Listed {
+            key: key.to_string(),
+            size: meta.size,
+            modified: meta.last_modified.timestamp(),
+        }))
+    }
+
+    /// What a HEAD of `key` says; `None` when there is no such object.
+    fn meta(&self, key: &str) -> Result<Option<object_store::ObjectMeta>, StateError> {
         let path = ObjectPath::from(key);
-        let store = &self.store;
         let started = Instant::now();
-        let head = self.runtime.block_on(store.head(&path));
+        let head = self.runtime.block_on(self.store.head(&path));
         self.trace("HEAD", key, started, &head);
         match head {
-            Ok(meta) => Ok(Some(Listed {
-                key: key.to_string(),
-                size: meta.size,
-                modified: meta.last_modified.timestamp(),
-            })),
+            Ok(meta) => Ok(Some(meta)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(self.error_at(key, "look at", e)),
         }
