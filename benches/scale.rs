@@ -1,5 +1,6 @@
 //! How every command that walks the stack grows with it: `hub elaborate`,
-//! `hub plan` (without and with a state), `hub deploy -j 8` from an empty
+//! `hub plan` (without and with a state), `hub params` (every stack
+//! parameter locked and printed), `hub deploy -j 8` from an empty
 //! state, and a no-op `hub deploy --changed -j 8`, on generated stacks of
 //! 100, 1,000 and 10,000 components, next to a floor measured in the same
 //! run (spawning the same scripts, eight at a time, without hub).
@@ -273,6 +274,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("plan (no state)", &["plan", "hub.yaml.elaborate", "-n"]),
+    ("params", &["params", "hub.yaml.elaborate"]),
     (
         "deploy -j 8",
         &["deploy", "hub.yaml.elaborate", "-s", "st", "-j", JOBS],

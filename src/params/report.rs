@@ -91,7 +91,9 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
             source: std::io::Error::other(e),
         })? + "\n"
     } else {
-        yaml_serde::to_string(&document)?
+        // hub's own writer: as the elaborated file is written, and faster
+        // than a serializer on 100,000 parameters.
+        crate::manifest::emit::document(&document)
     };
     Ok(text)
 }
