@@ -500,26 +500,10 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
         .map_err(|_| format!("`{text}` is not a duration"))
 }
 
-/// A duration: a number with `ms`, `s`, `m` or `h` (`30s`, `1.5m`), or a
-/// plain number of seconds (`0`).
+/// A duration: numbers with `ms`, `s`, `m` or `h` (`30s`, `1.5m`, `1h30m`),
+/// or a plain number of seconds (`0`); read as `--timeout` reads it.
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
-    let invalid =
-        || format!("`{text}` is not a duration: use for example `30s`, `5m`, `1h` or `0`");
-    let seconds_per_unit = match unit.trim() {
-        "" | "s" => 1.0,
-        "ms" => 0.001,
-        "m" => 60.0,
-        "h" => 3600.0,
-        _ => return Err(invalid()),
-    };
-    let number: f64 = number.parse().map_err(|_| invalid())?;
-    std::time::Duration::try_from_secs_f64(number * seconds_per_unit)
-        .map_err(|_| format!("`{text}` is too long a duration"))
+    crate::lifecycle::run::timeout::parse(text)
 }
 
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
