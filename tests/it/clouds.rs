@@ -159,7 +159,7 @@ struct Eks {
 
 impl Eks {
     fn new() -> Option<Eks> {
-        let corpus = corpus("clouds::eks")?;
+        let corpus = corpus()?;
         let case = case_named(&corpus, "stack-app-eks");
         let test = Test::new();
         let workdir = copy_case(&corpus, &case, test.root());
@@ -318,7 +318,7 @@ const CANNOT_PLAN: [(&str, &str); 1] = [(
 
 #[test]
 fn every_corpus_case_plans_with_clouds_and_stub_tools() {
-    let Some(corpus) = corpus("clouds::every_corpus_case_plans_with_clouds_and_stub_tools") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let t = Test::new();
@@ -358,7 +358,7 @@ fn every_corpus_case_plans_with_clouds_and_stub_tools() {
 
 #[test]
 fn hubctl_tutorial_component_prints_its_name() {
-    let Some(corpus) = corpus("clouds::hubctl_tutorial_component_prints_its_name") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let case = case_named(&corpus, "hubctl-tutorial-020-shell");

@@ -363,3 +363,27 @@ pub fn unframed(text: &str) -> String {
     }
     lines.concat()
 }
+
+/// Where skipped tests are listed for `scripts/test.sh`, which prints them
+/// after `cargo test` (which counts a skipped test as `ok`).
+pub fn skip_ledger() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped-tests")
+}
+
+/// A test that cannot run here (no corpus, no test server, no root)
+/// returns after this: it says why on stderr and adds a line to the
+/// [`skip_ledger`], named after the running test.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let line = format!("SKIPPED {test}: {why}");
+    let _ = writeln!(std::io::stderr(), "\n{line}");
+    let ledger = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(skip_ledger());
+    if let Ok(mut ledger) = ledger {
+        let _ = writeln!(ledger, "{line}");
+    }
+}

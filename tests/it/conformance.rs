@@ -36,7 +36,7 @@ fn in_ci() -> bool {
 
 /// The corpus folder, or `None` (after a skip message) when it is missing
 /// outside CI. In CI a missing corpus is a failure.
-pub(crate) fn corpus(test: &str) -> Option<PathBuf> {
+pub(crate) fn corpus() -> Option<PathBuf> {
     let path = match std::env::var_os("HUB_CORPUS") {
         Some(p) => PathBuf::from(p),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
@@ -49,14 +49,8 @@ pub(crate) fn corpus(test: &str) -> Option<PathBuf> {
         "conformance corpus not found at {} (CI=true): the shared folder must be beside the checkout, or HUB_CORPUS must name the corpus",
         path.display()
     );
-    // Tests of other modules name theirs (`clouds::x`).
-    let module = if test.contains("::") {
-        ""
-    } else {
-        "conformance::"
-    };
-    note(&format!(
-        "SKIPPED {module}{test}: no corpus at {} (set HUB_CORPUS to the corpus folder to run it)",
+    crate::common::skipped(&format!(
+        "no corpus at {} (set HUB_CORPUS to the corpus folder to run it)",
         path.display()
     ));
     None
@@ -174,7 +168,7 @@ fn deviations_file_is_well_formed() {
 
 #[test]
 fn cases_with_a_reference_output_match_it() {
-    let Some(corpus) = corpus("cases_with_a_reference_output_match_it") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let rules = deviations();
@@ -344,8 +338,7 @@ fn order_problems(docs: &[Node]) -> Vec<String> {
 
 #[test]
 fn cases_without_a_reference_output_elaborate_in_dependency_order() {
-    let Some(corpus) = corpus("cases_without_a_reference_output_elaborate_in_dependency_order")
-    else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let out_dir = tempfile::tempdir().expect("temporary folder");
@@ -391,7 +384,7 @@ fn find_files(dir: &Path, name: &str, found: &mut Vec<PathBuf>) {
 
 #[test]
 fn standalone_component_manifests_validate() {
-    let Some(corpus) = corpus("standalone_component_manifests_validate") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let mut files = Vec::new();
@@ -435,7 +428,7 @@ fn standalone_component_manifests_validate() {
 /// and `components-only/` included).
 #[test]
 fn corpus_manifests_have_no_unknown_keys() {
-    let Some(corpus) = corpus("corpus_manifests_have_no_unknown_keys") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let out = tempfile::tempdir().expect("temporary folder");
@@ -764,7 +757,7 @@ fn check_fixture_stack(stack: &FixtureStack) -> Vec<String> {
 
 #[test]
 fn hubctl_fixtures_order_cycles_and_undefined_dependencies() {
-    let Some(corpus) = corpus("hubctl_fixtures_order_cycles_and_undefined_dependencies") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus.join("hubctl-test-manifests"))
@@ -860,7 +853,7 @@ fn port_report(expected: &Path, actual: &Path, rules: &[Allow]) -> Vec<String> {
 /// (`tests/conformance/port-check/`).
 #[test]
 fn semantic_port_agrees_with_hubdiff() {
-    let Some(corpus) = corpus("semantic_port_agrees_with_hubdiff") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let hubdiff = corpus.join("../tools/hubdiff.py");
@@ -873,7 +866,7 @@ fn semantic_port_agrees_with_hubdiff() {
             "CI=true: python3 with PyYAML and {} are required",
             hubdiff.display()
         );
-        note("SKIPPED conformance::semantic_port_agrees_with_hubdiff: python3 with PyYAML or hubdiff.py not available");
+        crate::common::skipped("python3 with PyYAML or hubdiff.py not available");
         return;
     }
     let port_check = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/port-check");

@@ -338,7 +338,7 @@ fn plan_and_graph_show_each_edge_with_its_reason() {
 /// The waves of every corpus stack, as `hub graph` gives them.
 #[test]
 fn corpus_stacks_keep_their_written_order() {
-    let Some(corpus) = corpus("ordering::corpus_stacks_keep_their_written_order") else {
+    let Some(corpus) = corpus() else {
         return;
     };
     let mut all = String::new();

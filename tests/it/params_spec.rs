@@ -18,7 +18,7 @@ fn vectors_file() -> Option<PathBuf> {
         "{} is missing; CEL vectors cannot be checked",
         path.display()
     );
-    eprintln!("skipping: {} not found", path.display());
+    crate::common::skipped(&format!("{} not found", path.display()));
     None
 }
 

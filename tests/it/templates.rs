@@ -58,9 +58,7 @@ fn files_below(root: &Path) -> Vec<String> {
 
 #[test]
 fn template_set_renders_as_the_reference() {
-    let Some(corpus) =
-        crate::conformance::corpus("templates::template_set_renders_as_the_reference")
-    else {
+    let Some(corpus) = crate::conformance::corpus() else {
         return;
     };
     let set = corpus.join("templates");

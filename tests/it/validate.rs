@@ -319,10 +319,10 @@ fn corpus_components_validate() {
             "corpus folder {} not found (CI=true): the shared folder must be beside the checkout, or HUB_CORPUS must name the corpus",
             corpus.display()
         );
-        eprintln!(
-            "SKIPPED validate::corpus_components_validate: no corpus at {} (set HUB_CORPUS to the corpus folder to run it)",
+        crate::common::skipped(&format!(
+            "no corpus at {} (set HUB_CORPUS to the corpus folder to run it)",
             corpus.display()
-        );
+        ));
         return;
     }
     let mut files = Vec::new();

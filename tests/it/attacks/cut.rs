@@ -486,7 +486,7 @@ impl SmallDisk {
                 if std::env::var("CI").is_ok_and(|v| v == "true") {
                     panic!("{message}");
                 }
-                eprintln!("SKIPPED: {message}");
+                crate::common::skipped(&message);
                 None
             }
         }

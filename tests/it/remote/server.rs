@@ -65,7 +65,7 @@ pub fn required<T>(started: &'static Result<T, String>) -> Option<&'static T> {
             panic!("the test server is required under CI=true: {why}")
         }
         Err(why) => {
-            eprintln!("skipped: {why}");
+            crate::common::skipped(why);
             None
         }
     }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the tests (`cargo test --locked`, with any extra arguments) and then
+# lists the tests that were skipped: cargo test counts a test that returns
+# early as `ok`, so each skip (no corpus, no test server, no root) is
+# written to a ledger that this script prints and counts at the end.
+#
+# usage: scripts/test.sh [cargo test arguments]
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+target_dir=$(cargo metadata --format-version 1 --no-deps --locked |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+ledger=$target_dir/tmp/skipped-tests
+rm -f "$ledger"
+
+cargo test --locked "$@"
+status=$?
+
+skipped=0
+if [[ -f $ledger ]]; then
+  skipped=$(sort -u "$ledger" | wc -l)
+fi
+echo
+echo "skipped tests: $skipped (cargo test counted them as ok)"
+if (( skipped > 0 )); then
+  sort -u "$ledger" | sed 's/^/  /'
+fi
+exit $status
