@@ -338,7 +338,7 @@ impl Lazy {
                 }
             }
         }
-        found.sort_unstable();
+        found.sort_unstable_by_key(|&entry| table.position(entry));
         found
     }
 }

@@ -177,6 +177,17 @@ impl<'b> Table<'b> {
         self.base_len() + self.entries.len()
     }
 
+    /// Where `entry` would stand in one table holding the base's entries
+    /// and then its own: an own entry that hides a base entry takes that
+    /// entry's place. Templates are expanded in this order, so that which
+    /// cycles are reported does not depend on the layering.
+    pub fn position(&self, entry: usize) -> usize {
+        match (self.own(entry), self.base) {
+            (Ok(_), Some(base)) => base.entry(self.key(entry)).unwrap_or(entry),
+            _ => entry,
+        }
+    }
+
     /// The lookup chain: `name|qualifier` (when there is a qualifier), then
     /// `dep:name` for each dependency in order, then plain `name`.
     pub fn find(&self, name: &str, scope: &Scope) -> Option<usize> {
