@@ -250,7 +250,7 @@ fn report(rows: &[Row], runs: usize) -> String {
         out,
         "Command: `cargo bench --bench deploy{}`. Written {}. Median of {runs} runs (by wall time). {}\n",
         support::command_options(),
-        hub::state::format_rfc3339(std::time::SystemTime::now()),
+        hub_state::format_rfc3339(std::time::SystemTime::now()),
         support::machine()
     );
     out.push_str(

@@ -18,17 +18,17 @@
 //! Each run times, one after the other:
 //! - the parse floor: read every distinct file of the stack and parse it
 //!   into `yaml_serde::Value`;
-//! - the typed parse: the same files decoded into `hub::manifest` types;
-//! - the library: `hub::elaborate::elaborate` followed by
-//!   `hub::manifest::render_elaborated`;
+//! - the typed parse: the same files decoded into `hub_manifest` types;
+//! - the library: `hub_elaborate::elaborate` followed by
+//!   `hub_manifest::render_elaborated`;
 //! - the binary: `hub elaborate hub.yaml params.yaml -o -`, stdout and
 //!   stderr discarded, wall time including process start.
 //!
 //! The target is elaborate ≤ 2× the parse floor, growing linearly.
 
-use hub::diag::Warnings;
-use hub::elaborate::{elaborate, Options};
-use hub::manifest::{render_elaborated, Manifest, ParamsFile};
+use hub_elaborate::{elaborate, Options};
+use hub_manifest::diag::Warnings;
+use hub_manifest::{render_elaborated, Manifest, ParamsFile};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -6,12 +6,12 @@
 //! `benches/PARAMS_RESULTS.md` (above the hand-written part). Each size is
 //! locked nine times (`--runs N`) with warm caches and nine times with
 //! cold ones; medians count. `--sizes 100000` measures chosen sizes only
-//! (for `valgrind --tool=callgrind --toggle-collect='hub::params::lock::lock*'`)
+//! (for `valgrind --tool=callgrind --toggle-collect='hub_params::lock::lock*'`)
 //! and writes nothing.
 
-use hub::diag::Warnings;
-use hub::manifest::{Manifest, Parameter};
-use hub::params::{lock, LockOptions};
+use hub_manifest::diag::Warnings;
+use hub_manifest::{Manifest, Parameter};
+use hub_params::{lock, LockOptions};
 use indexmap::IndexMap;
 use std::time::{Duration, Instant};
 use yaml_serde::Value;

@@ -392,7 +392,7 @@ fn report(rows: &[Row], skipped: &[String]) -> String {
         out,
         "Command: `cargo bench --bench schedule{}`. Written {}. {}\n",
         support::command_options(),
-        hub::state::format_rfc3339(std::time::SystemTime::now()),
+        hub_state::format_rfc3339(std::time::SystemTime::now()),
         support::machine()
     );
     out.push_str(

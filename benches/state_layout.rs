@@ -12,8 +12,8 @@
 //! `-- --sizes 100,1000` chooses the sizes. Layouts whose text would pass
 //! 200 MB are not built (their size is computed).
 
-use hub::diag::Warnings;
-use hub::state::{
+use hub_manifest::diag::Warnings;
+use hub_state::{
     parse, render, render_as, CapturedOutput, ComponentRun, StackMeta, State, StateFormat,
     StateParameter,
 };

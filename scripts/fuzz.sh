@@ -59,7 +59,7 @@ seed_corpus() {
   case $name in
     manifest) seed "$dir" "${sources[@]}" -name '*.yaml' ;;
     elaborate) seed "$dir" "${sources[@]}" -name 'hub*.yaml' ;;
-    state) seed "$dir" tests/it/testdata src/state/testdata fixtures -name '*.state' ;;
+    state) seed "$dir" tests/it/testdata crates/hub-state/src/testdata crates/hub-state/testdata fixtures -name '*.state' ;;
     templates)
       mkdir -p "$dir"
       local i=0

@@ -189,7 +189,7 @@ pub struct ParamsArgs {
     #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
     pub environment: Vec<String>,
     /// Print this component's expanded parameters instead
-    #[arg(short = 'c', long = "component", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
+    #[arg(short = 'c', long = "component", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub component: Option<String>,
     /// Output format
     #[arg(long, value_name = "FORMAT", default_value = "yaml", value_parser = ["yaml", "json"])]
@@ -319,7 +319,7 @@ pub struct StateChangeArgs {
     pub lock: LockTimeoutArgs,
     /// How the state lays out component snapshots
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
-    pub state_format: crate::state::StateFormat,
+    pub state_format: hub_state::StateFormat,
 }
 
 #[derive(Debug, Args)]
@@ -349,7 +349,7 @@ pub struct StateShowArgs {
 #[derive(Debug, Args)]
 pub struct StateRmArgs {
     /// The components to forget
-    #[arg(value_name = "COMPONENT", required = true, value_parser = crate::manifest::names::component_arg)]
+    #[arg(value_name = "COMPONENT", required = true, value_parser = hub_manifest::names::component_arg)]
     pub components: Vec<String>,
     #[command(flatten)]
     pub change: StateChangeArgs,
@@ -361,10 +361,10 @@ pub struct StateRmArgs {
 #[derive(Debug, Args)]
 pub struct StateMvArgs {
     /// The component's name in the state
-    #[arg(value_name = "OLD", value_parser = crate::manifest::names::component_arg)]
+    #[arg(value_name = "OLD", value_parser = hub_manifest::names::component_arg)]
     pub old: String,
     /// Its new name
-    #[arg(value_name = "NEW", value_parser = crate::manifest::names::component_arg)]
+    #[arg(value_name = "NEW", value_parser = hub_manifest::names::component_arg)]
     pub new: String,
     #[command(flatten)]
     pub change: StateChangeArgs,
@@ -393,7 +393,7 @@ pub struct StatePullArgs {
     pub file: Option<PathBuf>,
     /// How component snapshots are laid out in the output
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
-    pub state_format: crate::state::StateFormat,
+    pub state_format: hub_state::StateFormat,
 }
 
 #[derive(Debug, Args)]
@@ -503,7 +503,7 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// A duration: numbers with `ms`, `s`, `m` or `h` (`30s`, `1.5m`, `1h30m`),
 /// or a plain number of seconds (`0`); read as `--timeout` reads it.
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    crate::lifecycle::run::timeout::parse(text)
+    hub_engine::run::timeout::parse(text)
 }
 
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
@@ -599,7 +599,7 @@ pub struct SelectionArgs {
         long = "components",
         value_name = "LIST",
         value_delimiter = ',',
-        value_parser = crate::manifest::names::selection_arg
+        value_parser = hub_manifest::names::selection_arg
     )]
     pub components: Vec<String>,
     /// Every `-c` component with what it depends on, as if written `app+`
@@ -609,10 +609,10 @@ pub struct SelectionArgs {
     #[arg(long = "with-dependents")]
     pub with_dependents: bool,
     /// Start at this component
-    #[arg(short = 'o', long = "offset", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
+    #[arg(short = 'o', long = "offset", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub offset: Option<String>,
     /// Stop after this component
-    #[arg(short = 'l', long = "limit", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
+    #[arg(short = 'l', long = "limit", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub limit: Option<String>,
 }
 
@@ -663,7 +663,7 @@ pub struct ExecuteArgs {
         value_enum,
         default_value = "linear"
     )]
-    pub state_format: crate::state::StateFormat,
+    pub state_format: hub_state::StateFormat,
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
     #[arg(short = 'y', long = "dry")]
     pub dry: bool,
@@ -671,7 +671,7 @@ pub struct ExecuteArgs {
     /// `1h30m`; `0`: no limit), its hooks included: SIGTERM to its
     /// processes, SIGKILL 30s later, and it fails. The stack's
     /// `lifecycle.timeouts` gives components their own limits
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = crate::lifecycle::run::timeout::parse)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::run::timeout::parse)]
     pub timeout: Option<std::time::Duration>,
     /// Print, for each component, why it runs or is skipped
     #[arg(long)]
@@ -758,7 +758,7 @@ pub struct DeployArgs {
 pub struct ReplaceArgs {
     /// Run these components (comma-separated) even where `--changed` would
     /// skip them as unchanged
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::manifest::names::component_arg)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = hub_manifest::names::component_arg)]
     pub replace: Vec<String>,
 }
 
@@ -873,7 +873,7 @@ for the component; -e values are exported to the component. No templates are ren
 outputs are captured and the state is not written. Exit status: the component's.")]
 pub struct InvokeArgs {
     /// The component, by its name in the stack
-    #[arg(value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
+    #[arg(value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub component: String,
     /// The verb to run (it must be listed in the component's `lifecycle.verbs`)
     #[arg(value_name = "VERB")]
@@ -907,7 +907,7 @@ pub struct InvokeArgs {
     /// Stop the component when it runs longer than this (`90s`, `15m`,
     /// `1h30m`; `0`: no limit) unless the stack's `lifecycle.timeouts` gives
     /// it its own limit
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = crate::lifecycle::run::timeout::parse)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::run::timeout::parse)]
     pub timeout: Option<std::time::Duration>,
 }
 
@@ -938,7 +938,7 @@ pub struct RenderArgs {
     pub state: Option<PathBuf>,
     /// The component whose parameters and outputs the templates see
     /// [default: $HUB_COMPONENT] (without one: the stack's)
-    #[arg(short = 'c', long = "component", value_name = "NAME", value_parser = crate::manifest::names::component_arg)]
+    #[arg(short = 'c', long = "component", value_name = "NAME", value_parser = hub_manifest::names::component_arg)]
     pub component: Option<String>,
     /// Base directory of git-sourced components
     #[arg(
@@ -970,7 +970,7 @@ pub struct ExplainArgs {
     #[arg(value_name = "FILE", required = true, num_args = 1..=2)]
     pub files: Vec<String>,
     /// Only this component
-    #[arg(short = 'c', long = "component", value_name = "COMPONENT", value_parser = crate::manifest::names::component_arg)]
+    #[arg(short = 'c', long = "component", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub component: Option<String>,
     /// The stack's parameters, outputs and capabilities (with -c: as well)
     #[arg(short = 'g', long = "global")]

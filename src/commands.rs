@@ -2,14 +2,15 @@
 //! arguments into validated options, runs the step, writes the result.
 
 use crate::cli::{CelArgs, ElaborateArgs, ParamsArgs, UnlockArgs, ValidateArgs};
-use crate::diag::Warnings;
-use crate::elaborate::{self, Options, StateSource};
 use crate::error::Error;
-use crate::manifest::{render_elaborated_with, write_output_as};
+use hub_elaborate::{self as elaborate, Options, StateSource};
+use hub_manifest::diag::Warnings;
+use hub_manifest::{render_elaborated_with, write_output_as};
 use indexmap::IndexMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+pub mod params_report;
 pub mod state;
 
 pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Error> {
@@ -50,11 +51,11 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
 
 /// Whether a parameter of the elaborated stack or of one of its
 /// components has a value and a name that looks secret.
-fn holds_secret_parameter(elaborated: &crate::manifest::Elaborated) -> bool {
-    fn any_secret(params: &[crate::manifest::Parameter]) -> bool {
+fn holds_secret_parameter(elaborated: &hub_manifest::Elaborated) -> bool {
+    fn any_secret(params: &[hub_manifest::Parameter]) -> bool {
         params.iter().any(|p| {
             let valued = p.value.is_some() || p.default.is_some();
-            (valued && crate::secrets::looks_secret(&p.name)) || any_secret(&p.parameters)
+            (valued && hub_manifest::secrets::looks_secret(&p.name)) || any_secret(&p.parameters)
         })
     }
     std::iter::once(&elaborated.stack)
@@ -70,7 +71,7 @@ fn elaborate_command(args: &ElaborateArgs) -> Option<Vec<String>> {
     if !args.environment.is_empty() || outputs.contains(&"-") {
         return None;
     }
-    let path = |p: &Path| crate::elaborate::paths::absolute(p).display().to_string();
+    let path = |p: &Path| hub_elaborate::paths::absolute(p).display().to_string();
     let mut command: Vec<String> = std::env::var("ENV")
         .ok()
         .filter(|e| !e.is_empty())
@@ -112,7 +113,7 @@ fn state_to_read(list: &str) -> Option<PathBuf> {
         .into_iter()
         .map(PathBuf::from)
         .collect();
-    crate::state::locations::to_read(&paths)
+    hub_state::locations::to_read(&paths)
         .map(Path::to_path_buf)
         .or_else(|| paths.first().cloned())
 }
@@ -127,13 +128,13 @@ fn refuse_near_typos(warnings: &mut Warnings, lenient: bool) -> Result<(), Error
     if typos.is_empty() {
         return Ok(());
     }
-    Err(crate::manifest::ManifestError::NearTypos { typos }.into())
+    Err(hub_manifest::ManifestError::NearTypos { typos }.into())
 }
 
 /// Prints each file's findings and a one-line summary to stderr; fails
 /// when any file has an error.
 pub fn validate(args: ValidateArgs, _warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::manifest::validate::{validate_files, Severity};
+    use hub_manifest::validate::{validate_files, Severity};
     let reports = validate_files(&args.files);
     let mut err = std::io::stderr().lock();
     for report in &reports {
@@ -162,7 +163,7 @@ pub fn validate(args: ValidateArgs, _warnings: &mut Warnings) -> Result<(), Erro
 }
 
 /// `ok: hub.yaml (stack, 2 warnings)` or `invalid: hub.yaml (stack, 1 error)`.
-fn validate_summary(report: &crate::manifest::validate::FileReport) -> String {
+fn validate_summary(report: &hub_manifest::validate::FileReport) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let mut details = Vec::new();
     if let Some(document) = report.document {
@@ -185,7 +186,7 @@ fn validate_summary(report: &crate::manifest::validate::FileReport) -> String {
 
 /// `hub cel`: evaluates and prints one expression (or, with -y, a value).
 pub fn cel(args: CelArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::params::{evaluate_cel, evaluate_template, parse_bindings, ParamsError};
+    use hub_params::{evaluate_cel, evaluate_template, parse_bindings, ParamsError};
     let bindings = parse_bindings(&args.bindings)?;
     let text = if args.yaml {
         let (text, read_as_cel) =
@@ -205,7 +206,8 @@ pub fn cel(args: CelArgs, warnings: &mut Warnings) -> Result<(), Error> {
 
 /// `hub params`: prints locked stack parameters or one component's.
 pub fn params(args: ParamsArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::params::{interactive, params_report, Prompter, ReportOptions, TerminalPrompter};
+    use hub_params::{interactive, Prompter, TerminalPrompter};
+    use params_report::{params_report, ReportOptions};
     let overrides = parse_overrides(&args.environment)?;
     let environment = |name: &str| std::env::var(name).ok();
     let mut terminal = TerminalPrompter;
@@ -222,7 +224,7 @@ pub fn params(args: ParamsArgs, warnings: &mut Warnings) -> Result<(), Error> {
         prompter,
         component: args.component.as_deref(),
         json: args.format == "json",
-        redactor: crate::redact::Redactor::new(args.reveal),
+        redactor: hub_manifest::redact::Redactor::new(args.reveal),
     };
     let text = params_report(options, warnings)?;
     write_stdout(text.as_bytes())
@@ -234,13 +236,12 @@ pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     if args.force && !args.yes {
         confirm_unlocking_a_live_run(&args.state)?;
     }
-    if crate::state::is_remote(&args.state) {
-        let removed =
-            crate::state::remote::lock::unlock(&args.state, args.force, args.id.as_deref())?;
+    if hub_state::is_remote(&args.state) {
+        let removed = hub_state::remote::lock::unlock(&args.state, args.force, args.id.as_deref())?;
         let _ = writeln!(std::io::stderr().lock(), "{removed}");
         return Ok(());
     }
-    let removed = crate::state::lock::unlock(&args.state, args.force)?;
+    let removed = hub_state::lock::unlock(&args.state, args.force)?;
     let _ = writeln!(std::io::stderr().lock(), "{removed}");
     Ok(())
 }
@@ -249,15 +250,15 @@ pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
 /// asked on a terminal, refused without one (`--yes` skips this).
 fn confirm_unlocking_a_live_run(state: &std::path::Path) -> Result<(), Error> {
     use std::io::IsTerminal;
-    let holder = match crate::state::is_remote(state) {
-        true => crate::state::remote::lock::live_holder(state)?,
-        false => crate::state::lock::live_holder(state),
+    let holder = match hub_state::is_remote(state) {
+        true => hub_state::remote::lock::live_holder(state)?,
+        false => hub_state::lock::live_holder(state),
     };
     let Some(holder) = holder else {
         return Ok(());
     };
-    let refused = || crate::state::StateError::UnlockLive {
-        state: crate::state::shell_word(state),
+    let refused = || hub_state::StateError::UnlockLive {
+        state: hub_state::shell_word(state),
         holder: Box::new(holder.clone()),
     };
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
@@ -292,27 +293,26 @@ pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Res
 /// its lock, refused when LOCATION holds another lineage or a newer
 /// serial (unless --force).
 fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::state::{Clock, Locations, StateWriter, WriteOptions};
-    let mut state = crate::state::read(&args.file, warnings)?.ok_or_else(|| {
-        crate::state::StateError::Read {
+    use hub_state::{Clock, Locations, StateWriter, WriteOptions};
+    let mut state =
+        hub_state::read(&args.file, warnings)?.ok_or_else(|| hub_state::StateError::Read {
             path: args.file.clone(),
             source: std::io::Error::from_raw_os_error(libc::ENOENT),
             backup: None,
-        }
-    })?;
+        })?;
     let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
     let target = std::slice::from_ref(&args.location);
     let locations = Locations::lock(target, "push", &clock, warnings)?;
-    let current = match crate::state::read(&args.location, warnings) {
+    let current = match hub_state::read(&args.location, warnings) {
         // A cut or changed state is what `--force` is there to replace.
-        Err(error @ crate::state::StateError::Broken { .. }) if args.force => {
+        Err(error @ hub_state::StateError::Broken { .. }) if args.force => {
             warnings.warn(None, format!("{error}; replacing it (--force)"));
             None
         }
         read => read?,
     };
     if let Some(current) = current.as_ref().filter(|_| !args.force) {
-        crate::state::push_allowed(&state, current, &args.file, &args.location)?;
+        hub_state::push_allowed(&state, current, &args.file, &args.location)?;
     }
     let read = current
         .as_ref()
@@ -332,19 +332,17 @@ fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Resul
 /// `hub state pull STATE [FILE]`: the state as every command reads it,
 /// printed or written atomically to FILE; no lock, nothing else changed.
 fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    let state = crate::state::read(&args.state, warnings)?.ok_or_else(|| {
-        crate::state::StateError::Read {
+    let state =
+        hub_state::read(&args.state, warnings)?.ok_or_else(|| hub_state::StateError::Read {
             path: args.state.clone(),
             source: std::io::Error::from_raw_os_error(libc::ENOENT),
             backup: None,
-        }
-    })?;
-    let text =
-        crate::state::integrity::framed(&crate::state::render_as(&state, args.state_format)?);
+        })?;
+    let text = hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format)?);
     match &args.file {
         None => write_stdout(text.as_bytes()),
         Some(file) => {
-            crate::state::write_atomically(file, text.as_bytes()).map_err(|source| Error::Write {
+            hub_state::write_atomically(file, text.as_bytes()).map_err(|source| Error::Write {
                 path: file.clone(),
                 source,
             })
@@ -363,7 +361,7 @@ pub fn util(args: crate::cli::UtilArgs, warnings: &mut Warnings) -> Result<(), E
 /// `hub util otp`: stdin XORed with the pad of `$HUB_RANDOM`, printed as
 /// `secrets = <base64>`; nothing for blank input.
 fn util_otp() -> Result<(), Error> {
-    use crate::lifecycle::child::otp::{self, OtpError};
+    use hub_engine::child::otp::{self, OtpError};
     use std::io::Read;
     let pad = std::env::var(otp::PAD_VARIABLE).map_err(|_| OtpError::MissingPad)?;
     let pad = otp::pad_from_env(&pad)?;
@@ -380,8 +378,8 @@ fn util_otp() -> Result<(), Error> {
 /// `hub util run`: one program run as deploy runs a component; fails with
 /// the program's exit status.
 fn util_run(args: crate::cli::UtilRunArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::lifecycle::child::process::{run, ConsoleSink, Invocation};
-    use crate::lifecycle::run::interrupt::Interrupts;
+    use hub_engine::child::process::{run, ConsoleSink, Invocation};
+    use hub_engine::run::interrupt::Interrupts;
     let masker = util_run_masker(&args, warnings)?;
     let interrupts = Interrupts::install(args.grace).map_err(Error::Signals)?;
     let (program, program_args) = args.command.split_first().ok_or_else(|| Error::Usage {
@@ -429,8 +427,8 @@ fn util_run(args: crate::cli::UtilRunArgs, warnings: &mut Warnings) -> Result<()
 fn util_run_masker(
     args: &crate::cli::UtilRunArgs,
     warnings: &mut Warnings,
-) -> Result<crate::redact::SecretMasker, Error> {
-    let mut masker = crate::redact::SecretMasker::new(false);
+) -> Result<hub_manifest::redact::SecretMasker, Error> {
+    let mut masker = hub_manifest::redact::SecretMasker::new(false);
     for name in &args.mask_env {
         let value = std::env::var(name).map_err(|_| Error::Usage {
             flag: "--mask-env",
@@ -536,7 +534,7 @@ fn split_list(flags: &[String]) -> Vec<String> {
 
 /// A closed pipe (`hub elaborate -o - | head`) is not an error.
 pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
-    crate::console::out(bytes).map_err(|source| Error::Write {
+    hub_manifest::console::out(bytes).map_err(|source| Error::Write {
         path: PathBuf::from("-"),
         source,
     })
@@ -547,7 +545,11 @@ pub fn render_error(error: &Error) -> String {
     render(&error.to_string(), error.location(), error.hint())
 }
 
-fn render(message: &str, location: Option<crate::diag::Location>, hint: Option<String>) -> String {
+fn render(
+    message: &str,
+    location: Option<hub_manifest::diag::Location>,
+    hint: Option<String>,
+) -> String {
     let mut out = format!("error: {message}");
     if let Some(location) = location {
         out.push_str(&format!("\n  --> {location}"));
@@ -573,7 +575,7 @@ pub struct RunRequest<'a> {
 
 /// `hub deploy`.
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::lifecycle::order::plan::Verb;
+    use hub_engine::order::plan::Verb;
     if let Some(path) = &args.plan {
         return deploy_planned(path, &args, warnings);
     }
@@ -606,17 +608,13 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
         replace: &[],
         prune: false,
     };
-    run_stack(
-        &request,
-        crate::lifecycle::order::plan::Verb::Undeploy,
-        warnings,
-    )
+    run_stack(&request, hub_engine::order::plan::Verb::Undeploy, warnings)
 }
 
 /// Loads the stack and runs it ([`run_loaded`]).
 fn run_stack(
     args: &RunRequest<'_>,
-    verb: crate::lifecycle::order::plan::Verb,
+    verb: hub_engine::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     let (stack, options) = load_run(args, verb, warnings)?;
@@ -630,8 +628,8 @@ fn deploy_planned(
     args: &crate::cli::DeployArgs,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use crate::lifecycle::order::plan::Verb;
-    use crate::lifecycle::view::saved::{self, SavedPlanError};
+    use hub_engine::order::plan::Verb;
+    use hub_engine::view::saved::{self, SavedPlanError};
     let planned = saved::read(path)?;
     let stale = |reasons: Vec<String>| SavedPlanError::Stale {
         path: path.to_path_buf(),
@@ -651,20 +649,19 @@ fn deploy_planned(
         prune: planned.arguments.prune,
     };
     let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
-    options.expected_state = Some(crate::lifecycle::run::engine::ExpectedState {
+    options.expected_state = Some(hub_engine::run::engine::ExpectedState {
         lineage: planned.state.lineage.clone(),
         serial: planned.state.serial,
     });
     // Made again as the plan was made; the engine says again what it
     // would warn about.
-    let as_planned = crate::lifecycle::run::engine::RunOptions {
+    let as_planned = hub_engine::run::engine::RunOptions {
         concurrency: planned.arguments.jobs,
         ..options.clone()
     };
     let mut quiet = Warnings::default();
     let environment = std::env::vars().collect();
-    let preview =
-        crate::lifecycle::view::preview::preview(&stack, &as_planned, environment, &mut quiet)?;
+    let preview = hub_engine::view::preview::preview(&stack, &as_planned, environment, &mut quiet)?;
     let made = saved::Made {
         files: &common.stack.manifest,
         clouds: &common.stack.clouds,
@@ -689,7 +686,7 @@ fn deploy_planned(
 
 /// A stack or state given to `deploy --plan` that is not the plan's.
 fn invocation_mismatch(
-    planned: &crate::lifecycle::view::saved::SavedPlan,
+    planned: &hub_engine::view::saved::SavedPlan,
     args: &crate::cli::DeployArgs,
 ) -> Vec<String> {
     let mut found = Vec::new();
@@ -724,7 +721,7 @@ fn invocation_mismatch(
 /// The run arguments of `deploy --plan`: what decides what runs from the
 /// plan, how it runs (`-j`, `--reveal`, `--report`, `-e`) from the command.
 fn planned_run_args(
-    planned: &crate::lifecycle::view::saved::SavedPlan,
+    planned: &hub_engine::view::saved::SavedPlan,
     given: &crate::cli::CommonRunArgs,
 ) -> crate::cli::CommonRunArgs {
     use crate::cli::{
@@ -766,14 +763,14 @@ fn planned_run_args(
 /// stderr.
 fn run_loaded(
     args: &RunRequest<'_>,
-    stack: &crate::lifecycle::source::stack::Stack,
-    options: &crate::lifecycle::run::engine::RunOptions,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use crate::lifecycle::run::engine::{self, Host};
+    use hub_engine::run::engine::{self, Host};
     let interrupts = install_interrupts()?;
-    let mut terminal = crate::params::TerminalPrompter;
-    let prompter: Option<&mut dyn crate::params::Prompter> = if crate::params::interactive() {
+    let mut terminal = hub_params::TerminalPrompter;
+    let prompter: Option<&mut dyn hub_params::Prompter> = if hub_params::interactive() {
         Some(&mut terminal)
     } else {
         None
@@ -781,14 +778,14 @@ fn run_loaded(
     // A live status line per running component when several run at once
     // on a terminal; plain lines otherwise.
     let live = (options.concurrency > 1 && std::io::stderr().is_terminal())
-        .then(crate::lifecycle::view::progress::TerminalProgress::default);
+        .then(hub_engine::view::progress::TerminalProgress::default);
     let log = |line: &str| match &live {
         Some(live) => live.println(line),
-        None => crate::console::err_line(line),
+        None => hub_manifest::console::err_line(line),
     };
-    let sink: &dyn crate::lifecycle::child::process::LineSink = match &live {
+    let sink: &dyn hub_engine::child::process::LineSink = match &live {
         Some(live) => live,
-        None => &crate::lifecycle::child::process::ConsoleSink,
+        None => &hub_engine::child::process::ConsoleSink,
     };
     let host = Host {
         environment: std::env::vars().collect(),
@@ -799,23 +796,23 @@ fn run_loaded(
         prompter,
         progress: live
             .as_ref()
-            .map(|l| l as &dyn crate::lifecycle::view::progress::Progress),
+            .map(|l| l as &dyn hub_engine::view::progress::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
-    if let Some(cache) = crate::lifecycle::run::digest_cache::installed() {
+    if let Some(cache) = hub_engine::run::digest_cache::installed() {
         // Only a hint for the next run: a cache that cannot be written is
         // left as it was; a planted one is said.
         if let Err(error) = cache.save() {
-            if crate::state::beside::Planted::of(&error).is_some() {
+            if hub_state::beside::Planted::of(&error).is_some() {
                 warnings.warn(
-                    Some(crate::diag::Location::file(cache.path())),
+                    Some(hub_manifest::diag::Location::file(cache.path())),
                     format!("the fingerprint cache was not written: {error}"),
                 );
             }
         }
     }
     if let Some(summary) = &finished.summary {
-        crate::console::err(&summary.render());
+        hub_manifest::console::err(&summary.render());
     }
     let reported = match (&args.common.run.report, &finished.summary) {
         (Some(path), Some(summary)) => write_run_report(
@@ -844,13 +841,13 @@ fn load_stack(
     base_dir: Option<&Path>,
     overrides: &IndexMap<String, String>,
     warnings: &mut Warnings,
-) -> Result<crate::lifecycle::source::stack::Stack, Error> {
+) -> Result<hub_engine::source::stack::Stack, Error> {
     let (first, params) = manifest.split_first().ok_or(Error::Usage {
         flag: "MANIFEST",
         value: String::new(),
         reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
     })?;
-    Ok(crate::lifecycle::source::stack::Stack::load(
+    Ok(hub_engine::source::stack::Stack::load(
         first, params, base_dir, overrides, warnings,
     )?)
 }
@@ -858,21 +855,21 @@ fn load_stack(
 /// The stack and the run options of a deploy, undeploy or plan.
 fn load_run(
     args: &RunRequest<'_>,
-    verb: crate::lifecycle::order::plan::Verb,
+    verb: hub_engine::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<
     (
-        crate::lifecycle::source::stack::Stack,
-        crate::lifecycle::run::engine::RunOptions,
+        hub_engine::source::stack::Stack,
+        hub_engine::run::engine::RunOptions,
     ),
     Error,
 > {
-    use crate::lifecycle::order::plan::Selection;
-    use crate::lifecycle::run::engine::RunOptions;
+    use hub_engine::order::plan::Selection;
+    use hub_engine::run::engine::RunOptions;
     let overrides = parse_overrides(&args.common.stack.environment)?;
     let os_environment = match args.execute {
         Some(execute) => parse_os_environment(&execute.os_environment)?,
-        None => crate::lifecycle::child::env::OsEnvironment::default(),
+        None => hub_engine::child::env::OsEnvironment::default(),
     };
     // `-s a,b`: every location is written, the newest is read (§11.5).
     let states: Vec<PathBuf> = match args.common.state.no_state {
@@ -893,15 +890,14 @@ fn load_run(
         check_encryption(execute.encrypted)?;
     }
     install_digest_cache(&states, args.execute);
-    let enabled =
-        crate::lifecycle::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
-            std::env::var(name).ok()
-        })
-        .map_err(|error| Error::Usage {
-            flag: "--clouds",
-            value: error.0.clone(),
-            reason: error.to_string(),
-        })?;
+    let enabled = hub_engine::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
+        std::env::var(name).ok()
+    })
+    .map_err(|error| Error::Usage {
+        flag: "--clouds",
+        value: error.0.clone(),
+        reason: error.to_string(),
+    })?;
     let mut stack = load_stack(
         &args.common.stack.manifest,
         args.common.stack.base_dir.as_deref(),
@@ -909,9 +905,8 @@ fn load_run(
         warnings,
     )?;
     refuse_near_typos(warnings, args.common.stack.lenient)?;
-    crate::lifecycle::source::stale::warn_if_stale(&stack, warnings);
-    if let Some(warning) = crate::lifecycle::order::clouds::filter(&mut stack.elaborated, &enabled)
-    {
+    hub_engine::source::stale::warn_if_stale(&stack, warnings);
+    if let Some(warning) = hub_engine::order::clouds::filter(&mut stack.elaborated, &enabled) {
         warnings.warn(None, warning);
     }
     let options = RunOptions {
@@ -938,10 +933,10 @@ fn load_run(
         compressed: args.execute.is_some_and(|e| e.compressed),
         state_format: args
             .execute
-            .map_or(crate::state::StateFormat::default(), |e| e.state_format),
+            .map_or(hub_state::StateFormat::default(), |e| e.state_format),
         guess: args.guess,
         reveal: args.common.run.reveal,
-        args: crate::redact::recorded_args(std::env::args()),
+        args: hub_manifest::redact::recorded_args(std::env::args()),
         concurrency: match args.common.run.jobs {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -962,8 +957,8 @@ fn load_run(
 /// (first) state: runs that write the state also write the cache; plans
 /// and dry runs only read it.
 fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::cli::ExecuteArgs>) {
-    use crate::lifecycle::run::digest_cache::{self, DigestCache};
-    let Some(state) = states.first().filter(|s| !crate::state::is_remote(s)) else {
+    use hub_engine::run::digest_cache::{self, DigestCache};
+    let Some(state) = states.first().filter(|s| !hub_state::is_remote(s)) else {
         return;
     };
     let writable = execute.is_some_and(|e| !e.dry);
@@ -976,7 +971,7 @@ fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::cli::Execute
 /// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything
 /// runs. The password seals remote copies only; local files stay plain.
 fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
-    crate::state::crypto::choose_remote_password(flag).map_err(|error| Error::Usage {
+    hub_state::crypto::choose_remote_password(flag).map_err(|error| Error::Usage {
         flag: "--encrypted",
         value: "true".into(),
         reason: error.to_string(),
@@ -986,13 +981,13 @@ fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
 /// `--report FILE.json` of a deploy or undeploy.
 fn write_run_report(
     path: &Path,
-    summary: &crate::lifecycle::view::summary::Summary,
-    stack: &crate::lifecycle::source::stack::Stack,
-    options: &crate::lifecycle::run::engine::RunOptions,
-    error: Option<&crate::lifecycle::run::error::EngineError>,
+    summary: &hub_engine::view::summary::Summary,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
+    error: Option<&hub_engine::run::error::EngineError>,
 ) -> Result<(), Error> {
-    use crate::lifecycle::run::error::EngineError;
-    use crate::lifecycle::view::report::{self, ReportContext, RunReport};
+    use hub_engine::run::error::EngineError;
+    use hub_engine::view::report::{self, ReportContext, RunReport};
     let result = match error {
         None => "success",
         Some(EngineError::Interrupted { .. }) => "interrupted",
@@ -1014,11 +1009,11 @@ fn write_run_report(
 
 /// `hub invoke COMPONENT VERB`.
 pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::lifecycle::run::invoke::{invoke, InvokeOptions};
+    use hub_engine::run::invoke::{invoke, InvokeOptions};
     let exported = parse_overrides(&args.environment)?;
     let elaborate = flag_or_env(args.elaborate, "-m", "HUB_ELABORATE")?;
     let state = flag_or_env(args.state, "-s", "HUB_STATE")?;
-    let stack = crate::lifecycle::source::stack::Stack::load(
+    let stack = hub_engine::source::stack::Stack::load(
         &elaborate,
         &[],
         args.base_dir.as_deref(),
@@ -1044,7 +1039,7 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
         &options,
         &environment,
         hub_executable(),
-        &crate::lifecycle::child::process::ConsoleSink,
+        &hub_engine::child::process::ConsoleSink,
         &interrupts,
         warnings,
     )
@@ -1056,7 +1051,7 @@ pub fn render_templates(
     args: crate::cli::RenderArgs,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use crate::lifecycle::run::render::{render, RenderOptions};
+    use hub_engine::run::render::{render, RenderOptions};
     let additional = parse_pairs("-a", &args.additional)?;
     let state = flag_or_env(args.state, "-s", "HUB_STATE")?;
     let elaborate = args
@@ -1065,7 +1060,7 @@ pub fn render_templates(
     let component = args.component.or_else(|| non_empty_env("HUB_COMPONENT"));
     let stack = match &elaborate {
         Some(path) => Some(
-            crate::lifecycle::source::stack::Stack::load(
+            hub_engine::source::stack::Stack::load(
                 path,
                 &[],
                 args.base_dir.as_deref(),
@@ -1117,7 +1112,7 @@ fn flag_or_env(
         })
 }
 
-fn parse_os_environment(text: &str) -> Result<crate::lifecycle::child::env::OsEnvironment, Error> {
+fn parse_os_environment(text: &str) -> Result<hub_engine::child::env::OsEnvironment, Error> {
     text.parse().map_err(|reason| Error::Usage {
         flag: "--os-environment",
         value: text.to_string(),
@@ -1125,11 +1120,10 @@ fn parse_os_environment(text: &str) -> Result<crate::lifecycle::child::env::OsEn
     })
 }
 
-fn install_interrupts(
-) -> Result<std::sync::Arc<crate::lifecycle::run::interrupt::Interrupts>, Error> {
-    use crate::lifecycle::run::interrupt::{Interrupts, DEFAULT_GRACE};
+fn install_interrupts() -> Result<std::sync::Arc<hub_engine::run::interrupt::Interrupts>, Error> {
+    use hub_engine::run::interrupt::{Interrupts, DEFAULT_GRACE};
     Interrupts::install(DEFAULT_GRACE)
-        .map_err(|e| Error::from(crate::lifecycle::run::error::EngineError::Signals(e)))
+        .map_err(|e| Error::from(hub_engine::run::error::EngineError::Signals(e)))
 }
 
 /// The running hub, for components that call it back (`$HUB`).
@@ -1145,7 +1139,7 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
         Ok(_) if !detailed => Ok(()),
-        Ok(preview) => match preview.count(crate::lifecycle::view::preview::Action::Fail) {
+        Ok(preview) => match preview.count(hub_engine::view::preview::Action::Fail) {
             0 if preview.would_change() => Err(Error::PlanChanges),
             0 => Ok(()),
             failing => Err(Error::PlanFailures(failing)),
@@ -1156,9 +1150,9 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
 fn plan_and_print(
     args: &crate::cli::PlanArgs,
     warnings: &mut Warnings,
-) -> Result<crate::lifecycle::view::preview::Preview, Error> {
-    use crate::lifecycle::order::plan::Verb;
-    use crate::lifecycle::view::preview;
+) -> Result<hub_engine::view::preview::Preview, Error> {
+    use hub_engine::order::plan::Verb;
+    use hub_engine::view::preview;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
@@ -1174,9 +1168,9 @@ fn plan_and_print(
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
-    let clock = crate::state::Clock::from_env(&|name| std::env::var(name).ok())?;
+    let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
     if let Some(path) = &args.common.run.report {
-        crate::lifecycle::view::report::write(path, &preview::report(&plan, &clock.now()))?;
+        hub_engine::view::report::write(path, &preview::report(&plan, &clock.now()))?;
     }
     let saved = args
         .out
@@ -1190,7 +1184,7 @@ fn plan_and_print(
     write_stdout(text.as_bytes())?;
     // Written after the plan is shown, so that a refusal comes with it.
     if let Some((path, saved)) = saved {
-        crate::lifecycle::view::saved::write(path, &saved?)?;
+        hub_engine::view::saved::write(path, &saved?)?;
     }
     Ok(plan)
 }
@@ -1200,35 +1194,31 @@ fn plan_and_print(
 /// once. A run that took the lock while the plan read is caught by a
 /// second look. Plans take no lock, so they run side by side.
 fn preview_between_runs(
-    stack: &crate::lifecycle::source::stack::Stack,
-    options: &crate::lifecycle::run::engine::RunOptions,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
-) -> Result<crate::lifecycle::view::preview::Preview, Error> {
-    use crate::state::lock::await_unheld;
+) -> Result<hub_engine::view::preview::Preview, Error> {
+    use hub_state::lock::await_unheld;
     let notify = |line: &str| {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     };
-    let wait = crate::state::LockWait::new(options.lock_timeout, Some(&notify));
+    let wait = hub_state::LockWait::new(options.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
-    let plan = crate::lifecycle::view::preview::preview(
-        stack,
-        options,
-        std::env::vars().collect(),
-        warnings,
-    )?;
-    await_unheld(&options.state, &crate::state::LockWait::default())?;
+    let plan =
+        hub_engine::view::preview::preview(stack, options, std::env::vars().collect(), warnings)?;
+    await_unheld(&options.state, &hub_state::LockWait::default())?;
     Ok(plan)
 }
 
 /// The plan of `plan --out`.
 fn save_plan(
-    plan: &crate::lifecycle::view::preview::Preview,
-    stack: &crate::lifecycle::source::stack::Stack,
-    options: &crate::lifecycle::run::engine::RunOptions,
+    plan: &hub_engine::view::preview::Preview,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
     args: &crate::cli::PlanArgs,
     created: String,
-) -> Result<crate::lifecycle::view::saved::SavedPlan, Error> {
-    use crate::lifecycle::view::saved::{Made, SavedPlan};
+) -> Result<hub_engine::view::saved::SavedPlan, Error> {
+    use hub_engine::view::saved::{Made, SavedPlan};
     let made = Made {
         files: &args.common.stack.manifest,
         clouds: &args.common.stack.clouds,
@@ -1268,9 +1258,9 @@ fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
 
 /// `hub graph`: the dependency graph of a stack.
 pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::lifecycle::order::plan::{Plan, Selection, Verb};
-    use crate::lifecycle::run::error::EngineError;
-    use crate::lifecycle::view::graph::{self, Format, Graph};
+    use hub_engine::order::plan::{Plan, Selection, Verb};
+    use hub_engine::run::error::EngineError;
+    use hub_engine::view::graph::{self, Format, Graph};
     let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
         flag: "--format",
         value: args.format.clone(),
@@ -1289,7 +1279,7 @@ pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(),
         .map_err(EngineError::from)?;
     // Read-only: no lock is taken and nothing is written.
     let state = match &args.state {
-        Some(path) => Some(crate::state::read(path, warnings)?),
+        Some(path) => Some(hub_state::read(path, warnings)?),
         None => None,
     };
     let status =

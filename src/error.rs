@@ -1,9 +1,9 @@
 //! The top-level error: what `main` turns into a message and an exit code.
 
-use crate::diag::Location;
-use crate::elaborate::ElaborateError;
-use crate::manifest::ManifestError;
-use crate::params::ParamsError;
+use hub_elaborate::ElaborateError;
+use hub_manifest::diag::Location;
+use hub_manifest::ManifestError;
+use hub_params::ParamsError;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
@@ -15,7 +15,7 @@ pub enum Error {
     #[error(transparent)]
     Params(#[from] ParamsError),
     #[error(transparent)]
-    State(#[from] crate::state::StateError),
+    State(#[from] hub_state::StateError),
     #[error("invalid `{flag}` value `{value}`: {reason}")]
     Usage {
         flag: &'static str,
@@ -32,28 +32,28 @@ pub enum Error {
     #[error("{failed} of {total} file(s) failed validation")]
     Invalid { failed: usize, total: usize },
     #[error(transparent)]
-    Process(#[from] crate::lifecycle::child::process::ProcessError),
+    Process(#[from] hub_engine::child::process::ProcessError),
     #[error(transparent)]
-    Otp(#[from] crate::lifecycle::child::otp::OtpError),
+    Otp(#[from] hub_engine::child::otp::OtpError),
     #[error("`{label}` {exit}")]
     ChildExit {
         label: String,
-        exit: crate::lifecycle::child::process::Exit,
+        exit: hub_engine::child::process::Exit,
     },
     #[error("cannot watch for SIGINT and SIGTERM: {0}")]
     Signals(std::io::Error),
     #[error(transparent)]
-    Lifecycle(Box<crate::lifecycle::run::error::EngineError>),
+    Lifecycle(Box<hub_engine::run::error::EngineError>),
     #[error(transparent)]
-    Report(#[from] crate::lifecycle::view::report::ReportError),
+    Report(#[from] hub_engine::view::report::ReportError),
     #[error(transparent)]
-    Render(#[from] crate::lifecycle::run::render::RenderError),
+    Render(#[from] hub_engine::run::render::RenderError),
     #[error(transparent)]
     Explain(#[from] crate::explain::ExplainError),
     #[error(transparent)]
     StateCommand(#[from] crate::commands::state::StateCommandError),
     #[error(transparent)]
-    SavedPlan(#[from] crate::lifecycle::view::saved::SavedPlanError),
+    SavedPlan(#[from] hub_engine::view::saved::SavedPlanError),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -67,8 +67,8 @@ pub enum Error {
     Detailed(Box<Error>),
 }
 
-impl From<crate::lifecycle::run::error::EngineError> for Error {
-    fn from(error: crate::lifecycle::run::error::EngineError) -> Self {
+impl From<hub_engine::run::error::EngineError> for Error {
+    fn from(error: hub_engine::run::error::EngineError) -> Self {
         Error::Lifecycle(Box::new(error))
     }
 }
@@ -128,7 +128,7 @@ impl Error {
             Error::Usage {
                 flag: "--encrypted",
                 ..
-            } => crate::state::crypto::CryptoError::EncryptedWithoutPassword.hint(),
+            } => hub_state::crypto::CryptoError::EncryptedWithoutPassword.hint(),
             Error::Usage { flag: "-a", .. } => {
                 Some("write additional values as `-a NAME=value,OTHER=value`".into())
             }

@@ -1,20 +1,16 @@
 //! `hub`: a component lifecycle deployer compatible with Hub CLI stacks.
 //!
-//! Data flows one way: files → [`manifest`] types → [`elaborate`]d stack →
-//! (later) locked parameters → execution plan → runs → state.
+//! This crate is the command line: its definitions ([`cli`]), the commands
+//! that read files, call the rooms below and print ([`commands`]), the
+//! top-level error with its exit codes ([`error`]) and `hub explain`
+//! ([`explain`]). The work itself lives in the workspace's crates, each
+//! depending only on those before it (see `ARCHITECTURE.md`):
+//! `gotemplate` → `hub-manifest` → `hub-state` → `hub-params` →
+//! `hub-elaborate` → `hub-engine` → `hub`.
 
 pub mod cli;
 pub mod commands;
-pub mod console;
-pub mod diag;
-pub mod elaborate;
 pub mod error;
 pub mod explain;
-pub mod lifecycle;
-pub mod manifest;
-pub mod params;
-pub mod redact;
-pub mod secrets;
-pub mod state;
 
 pub use error::Error;

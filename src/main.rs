@@ -1,6 +1,6 @@
 use clap::Parser;
 use hub::cli::{Cli, Command};
-use hub::diag::Warnings;
+use hub_manifest::diag::Warnings;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -8,7 +8,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
     };
-    hub::diag::set_debug(cli.debug);
+    hub_manifest::diag::set_debug(cli.debug);
     let mut warnings = Warnings::default();
     let result = match cli.command {
         Command::Elaborate(args) => hub::commands::elaborate(args, &mut warnings),
@@ -29,13 +29,13 @@ fn main() -> ExitCode {
         Command::Completions(args) => hub::commands::completions(args),
     };
     for warning in warnings.iter() {
-        hub::console::err_line(&format!("warning: {warning}"));
+        hub_manifest::console::err_line(&format!("warning: {warning}"));
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(hub::Error::PlanChanges) => ExitCode::from(2),
         Err(error) => {
-            hub::console::err_line(&hub::commands::render_error(&error));
+            hub_manifest::console::err_line(&hub::commands::render_error(&error));
             ExitCode::from(error.exit_code() as u8)
         }
     }

@@ -3,9 +3,9 @@
 //! outputs as the whole stdout.
 #![no_main]
 
-use hub::lifecycle::child::capture::{parse_outputs, parse_outputs_strict};
-use hub::lifecycle::child::kept::KeptStdout;
-use hub::lifecycle::child::process::{LineSplitter, MAX_LINE};
+use hub_engine::child::capture::{parse_outputs, parse_outputs_strict};
+use hub_engine::child::kept::KeptStdout;
+use hub_engine::child::process::{LineSplitter, MAX_LINE};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,8 +2,8 @@
 //! beside two fixed components and a parameters file.
 #![no_main]
 
-use hub::diag::Warnings;
-use hub::elaborate::{elaborate, Options};
+use hub_manifest::diag::Warnings;
+use hub_elaborate::{elaborate, Options};
 use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -37,6 +37,6 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut warnings = Warnings::default();
     if let Ok(elaborated) = elaborate(&options, &mut warnings) {
-        let _ = hub::manifest::render_elaborated(&elaborated);
+        let _ = hub_manifest::render_elaborated(&elaborated);
     }
 });

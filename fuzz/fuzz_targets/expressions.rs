@@ -2,7 +2,7 @@
 //! template reads, and evaluation with a few bindings.
 #![no_main]
 
-use hub::params::{evaluate_template, expr, template_names, Cel};
+use hub_params::{evaluate_template, expr, template_names, Cel};
 use indexmap::IndexMap;
 use libfuzzer_sys::fuzz_target;
 

@@ -3,8 +3,8 @@
 //! validation `hub` applies when it reads them.
 #![no_main]
 
-use hub::diag::Warnings;
-use hub::manifest::{parse_elaborated, Manifest, ParamsFile, SourceFile};
+use hub_manifest::diag::Warnings;
+use hub_manifest::{parse_elaborated, Manifest, ParamsFile, SourceFile};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -16,5 +16,5 @@ fuzz_target!(|data: &[u8]| {
     let _ = file.first_document::<Manifest>(&mut warnings);
     let _ = file.first_document::<ParamsFile>(&mut warnings);
     let _ = parse_elaborated(&file, &mut warnings);
-    let _ = hub::manifest::validate::validate_source(&file);
+    let _ = hub_manifest::validate::validate_source(&file);
 });

@@ -2,8 +2,8 @@
 //! must parse again to the same state.
 #![no_main]
 
-use hub::diag::Warnings;
-use hub::manifest::SourceFile;
+use hub_manifest::diag::Warnings;
+use hub_manifest::SourceFile;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -13,12 +13,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut warnings = Warnings::default();
-    let Ok(state) = hub::state::parse(path, &file.text, &mut warnings) else {
+    let Ok(state) = hub_state::parse(path, &file.text, &mut warnings) else {
         return;
     };
-    let text = hub::state::render(&state).expect("a state read renders");
-    let again = hub::state::parse(path, &text, &mut warnings)
+    let text = hub_state::render(&state).expect("a state read renders");
+    let again = hub_state::parse(path, &text, &mut warnings)
         .unwrap_or_else(|e| panic!("a rendered state reads again: {e}\n{text}"));
-    let twice = hub::state::render(&again).expect("renders again");
+    let twice = hub_state::render(&again).expect("renders again");
     assert_eq!(text, twice, "rendering is stable");
 });

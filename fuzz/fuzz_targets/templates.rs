@@ -2,10 +2,10 @@
 //! `go`): the first byte picks the kind, the rest is the template.
 #![no_main]
 
-use hub::diag::Warnings;
-use hub::lifecycle::child::templates::render;
-use hub::manifest::Templates;
-use hub::params::{ExpandedParam, Origin};
+use hub_manifest::diag::Warnings;
+use hub_engine::child::templates::render;
+use hub_manifest::Templates;
+use hub_params::{ExpandedParam, Origin};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 

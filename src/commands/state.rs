@@ -6,17 +6,17 @@
 //! explain`: during a deploy they show its progress. `rm` and `mv` work as
 //! a run does: they lock every location (`--lock-timeout` waits for a run
 //! that holds one), read the newest, change the state in memory (see
-//! [`crate::state::edit`]) and write it to every location through one
+//! [`hub_state::edit`]) and write it to every location through one
 //! [`StateWriter`], which keeps the previous state as `STATE.backup`, folds
 //! a journal a killed run left and writes the next serial.
 
 use crate::cli::{
     StateChangeArgs, StateListArgs, StateLocationArgs, StateMvArgs, StateRmArgs, StateShowArgs,
 };
-use crate::diag::Warnings;
 use crate::error::Error;
-use crate::state::edit::{self, EditError};
-use crate::state::{
+use hub_manifest::diag::Warnings;
+use hub_state::edit::{self, EditError};
+use hub_state::{
     Clock, ComponentState, Locations, LockWait, Operation, State, StateError, StateWriter,
     WriteOptions,
 };
@@ -255,7 +255,7 @@ fn confirm_forget(
     if yes {
         return Ok(());
     }
-    if !crate::params::interactive() {
+    if !hub_params::interactive() {
         return Err(StateCommandError::NeedsYes {
             components: names.to_vec(),
         });
@@ -320,12 +320,12 @@ fn keep_unchanged_fingerprint(state: &mut State, old: &str, new: &str) {
 /// The digest a deploy makes of these parameters, `hub.componentName`
 /// taken as `component_name` when given.
 fn parameters_digest(
-    parameters: &[crate::state::StateParameter],
+    parameters: &[hub_state::StateParameter],
     component_name: Option<&str>,
 ) -> String {
-    let expanded: Vec<crate::params::ExpandedParam> = parameters
+    let expanded: Vec<hub_params::ExpandedParam> = parameters
         .iter()
-        .map(|p| crate::params::ExpandedParam {
+        .map(|p| hub_params::ExpandedParam {
             name: p.name.clone(),
             value: match (p.name.as_str(), component_name) {
                 ("hub.componentName", Some(name)) => {
@@ -334,13 +334,13 @@ fn parameters_digest(
                 _ => p.non_null_value().cloned(),
             },
             env: p.env.clone(),
-            origin: crate::params::Origin::Implicit,
+            origin: hub_params::Origin::Implicit,
             expression: None,
             declared: None,
             secret: false,
         })
         .collect();
-    crate::lifecycle::run::fingerprint::parameters_digest(&expanded)
+    hub_engine::run::fingerprint::parameters_digest(&expanded)
 }
 
 /// What a change wrote: `hub.yaml.state is at serial 7`.
@@ -375,7 +375,7 @@ fn change(
     let wait = LockWait::new(args.lock.lock_timeout, Some(&notify));
     let locked = Locations::lock_waiting(&paths, operation, &clock, &wait, warnings)?;
     let read_path = locked.to_read().unwrap_or(locked.first()).to_path_buf();
-    let mut state = crate::state::read(&read_path, warnings)?.ok_or_else(|| missing(&read_path))?;
+    let mut state = hub_state::read(&read_path, warnings)?.ok_or_else(|| missing(&read_path))?;
     let read_serial = state.serial;
     edit(&mut state, &read_path)?;
     state.timestamp = clock.now();
@@ -416,8 +416,8 @@ fn locations(args: &StateLocationArgs) -> Result<Vec<PathBuf>, Error> {
 /// The newest of the locations, read with its journal; no lock.
 fn read_newest(args: &StateLocationArgs, warnings: &mut Warnings) -> Result<State, Error> {
     let paths = locations(args)?;
-    let path = crate::state::locations::to_read(&paths).unwrap_or(&paths[0]);
-    Ok(crate::state::read(path, warnings)?.ok_or_else(|| missing(path))?)
+    let path = hub_state::locations::to_read(&paths).unwrap_or(&paths[0]);
+    Ok(hub_state::read(path, warnings)?.ok_or_else(|| missing(path))?)
 }
 
 fn missing(path: &Path) -> StateError {

@@ -9,9 +9,9 @@
 pub mod render;
 mod time;
 
-use crate::diag::Warnings;
-use crate::redact::{Redactor, SecretMasker, MASK};
-use crate::state::{CapturedOutput, ComponentState, State};
+use hub_manifest::diag::Warnings;
+use hub_manifest::redact::{Redactor, SecretMasker, MASK};
+use hub_state::{CapturedOutput, ComponentState, State};
 use std::path::{Path, PathBuf};
 
 /// What was asked for.
@@ -45,9 +45,9 @@ pub enum ExplainError {
         known: Vec<String>,
     },
     #[error(transparent)]
-    State(#[from] crate::state::StateError),
+    State(#[from] hub_state::StateError),
     #[error(transparent)]
-    Manifest(#[from] crate::manifest::ManifestError),
+    Manifest(#[from] hub_manifest::ManifestError),
 }
 
 impl ExplainError {
@@ -69,7 +69,7 @@ impl ExplainError {
         }
     }
 
-    pub fn location(&self) -> Option<crate::diag::Location> {
+    pub fn location(&self) -> Option<hub_manifest::diag::Location> {
         match self {
             ExplainError::State(e) => e.location(),
             ExplainError::Manifest(e) => e.location(),
@@ -133,7 +133,7 @@ pub struct Explained {
     pub message: String,
     pub stack: Option<StackPart>,
     pub components: Vec<ComponentPart>,
-    pub operations: Vec<crate::state::Operation>,
+    pub operations: Vec<hub_state::Operation>,
 }
 
 /// Reads the state (the newest of the locations, as `hub deploy` chooses)
@@ -144,14 +144,14 @@ pub fn explain(request: &Request, warnings: &mut Warnings) -> Result<Explained, 
     }
     // A remote location that cannot be read (bucket, credentials,
     // endpoint) is reported as such, not taken for a missing file.
-    if let Some(remote) = request.states.iter().find(|p| crate::state::is_remote(p)) {
-        crate::state::read(remote, warnings)?;
+    if let Some(remote) = request.states.iter().find(|p| hub_state::is_remote(p)) {
+        hub_state::read(remote, warnings)?;
     }
     let path =
-        crate::state::locations::to_read(&request.states).ok_or_else(|| ExplainError::NoState {
+        hub_state::locations::to_read(&request.states).ok_or_else(|| ExplainError::NoState {
             paths: request.states.clone(),
         })?;
-    let state = crate::state::read(path, warnings)?.ok_or_else(|| ExplainError::NoState {
+    let state = hub_state::read(path, warnings)?.ok_or_else(|| ExplainError::NoState {
         paths: vec![path.to_path_buf()],
     })?;
     let order = match &request.elaborated {
@@ -163,8 +163,8 @@ pub fn explain(request: &Request, warnings: &mut Warnings) -> Result<Explained, 
 
 /// The `lifecycle.order` of an elaborated file (empty when it has none).
 fn elaborated_order(file: &Path, warnings: &mut Warnings) -> Result<Vec<String>, ExplainError> {
-    let source = crate::manifest::SourceFile::read(file)?;
-    let elaborated = crate::manifest::parse_elaborated(&source, warnings)?;
+    let source = hub_manifest::SourceFile::read(file)?;
+    let elaborated = hub_manifest::parse_elaborated(&source, warnings)?;
     Ok(elaborated.stack.lifecycle.order)
 }
 
@@ -203,7 +203,7 @@ pub fn build(
         operations: state
             .operations
             .iter()
-            .map(|op| crate::state::Operation {
+            .map(|op| hub_state::Operation {
                 logs: secrets.free_text(&op.logs),
                 ..op.clone()
             })
@@ -233,7 +233,7 @@ fn known_component<'a>(name: &str, order: &'a [String]) -> Result<&'a str, Expla
     }
     Err(ExplainError::UnknownComponent {
         name: name.to_string(),
-        suggestion: crate::manifest::keys::suggest(name, order).map(|s| s.key.to_string()),
+        suggestion: hub_manifest::keys::suggest(name, order).map(|s| s.key.to_string()),
         known: order.to_vec(),
     })
 }
@@ -396,8 +396,8 @@ pub fn value_text(value: &yaml_serde::Value) -> String {
     use yaml_serde::Value;
     match value {
         Value::Sequence(_) | Value::Mapping(_) => {
-            serde_json::to_string(value).unwrap_or_else(|_| crate::state::scalar_text(value))
+            serde_json::to_string(value).unwrap_or_else(|_| hub_state::scalar_text(value))
         }
-        other => crate::state::scalar_text(other),
+        other => hub_state::scalar_text(other),
     }
 }

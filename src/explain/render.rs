@@ -3,7 +3,7 @@
 //! lines and shell assignments that can be `eval`ed.
 
 use super::{ComponentPart, Entry, Explained, StackPart};
-use crate::state::ZERO_TIME;
+use hub_state::ZERO_TIME;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -4,7 +4,7 @@
 /// `end - start` in seconds; `None` when either is missing or malformed.
 pub fn seconds_between(start: &str, end: &str) -> Option<f64> {
     let seconds = |text: &str| {
-        crate::state::rfc3339_to_unix(text)
+        hub_state::rfc3339_to_unix(text)
             .map(|(seconds, nanos)| seconds as f64 + f64::from(nanos) / 1e9)
     };
     let (start, end) = (seconds(start)?, seconds(end)?);

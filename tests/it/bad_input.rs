@@ -4,7 +4,7 @@
 //! updated).
 
 use crate::common::{dead_pid, Output, Test};
-use hub::state::lock::hostname;
+use hub_state::lock::hostname;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 

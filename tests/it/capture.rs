@@ -2,8 +2,8 @@
 //! checked against the library's decoder with the same pad.
 
 use crate::common::Output;
-use hub::lifecycle::child::capture::{decode_secrets, parse_outputs};
-use hub::lifecycle::child::otp;
+use hub_engine::child::capture::{decode_secrets, parse_outputs};
+use hub_engine::child::otp;
 
 /// A fixed 32-byte pad and its `HUB_RANDOM` text.
 fn pad() -> (Vec<u8>, String) {
@@ -46,7 +46,7 @@ fn deploy_case_39_otp_output_decodes_back_with_the_pad() {
     assert!(!blob.contains('='), "no base64 padding: {blob}");
 
     let mut raw = parse_outputs(&format!("Outputs:\n{}\n", out.stdout));
-    let mut warnings = hub::diag::Warnings::default();
+    let mut warnings = hub_manifest::diag::Warnings::default();
     decode_secrets(&mut raw, &pad, &mut warnings);
     assert_eq!(warnings.iter().count(), 0);
     assert_eq!(raw["password"], "s3cret");

@@ -180,7 +180,7 @@ pub fn hub_isolated(test: &Test, args: &[&str], env: &[(&str, &str)]) -> Output 
 
 /// The content of a lock file held by `pid` on `host`.
 pub fn lock_text(pid: u32, host: &str) -> String {
-    let info = hub::state::LockInfo {
+    let info = hub_state::LockInfo {
         pid,
         host: host.to_string(),
         user: "alice".into(),

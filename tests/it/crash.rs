@@ -158,9 +158,9 @@ impl Rng {
 }
 
 /// Reads a state file with hub's reader: it must parse, without warnings.
-fn read_state(path: &Path) -> hub::state::State {
-    let mut warnings = hub::diag::Warnings::default();
-    let state = hub::state::read(path, &mut warnings)
+fn read_state(path: &Path) -> hub_state::State {
+    let mut warnings = hub_manifest::diag::Warnings::default();
+    let state = hub_state::read(path, &mut warnings)
         .unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()))
         .unwrap_or_else(|| panic!("{} vanished", path.display()));
     let warnings: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
@@ -175,15 +175,15 @@ fn read_state(path: &Path) -> hub::state::State {
 }
 
 /// Reads a state file alone, without its journal: it must parse too.
-fn read_file_alone(path: &Path) -> hub::state::State {
-    hub::state::read_file(path, &mut hub::diag::Warnings::default())
+fn read_file_alone(path: &Path) -> hub_state::State {
+    hub_state::read_file(path, &mut hub_manifest::diag::Warnings::default())
         .unwrap_or_else(|e| panic!("{} alone does not parse: {e}", path.display()))
         .unwrap_or_else(|| panic!("{} vanished", path.display()))
 }
 
 /// Checks the prefix property of one state; returns how many components
 /// it records as deployed and whether one is recorded as deploying.
-fn check_state(state: &hub::state::State, done: &[String], what: &str) -> (usize, bool) {
+fn check_state(state: &hub_state::State, done: &[String], what: &str) -> (usize, bool) {
     let order: Vec<String> = (0..COMPONENTS).map(name).collect();
     assert_eq!(state.lifecycle.order, order, "{what}: order");
     assert_eq!(state.meta.name, "crash", "{what}: meta");
@@ -227,7 +227,7 @@ fn check_state(state: &hub::state::State, done: &[String], what: &str) -> (usize
             .map(|o| {
                 (
                     format!("{}:{}", o.component, o.name),
-                    hub::state::scalar_text(&o.value),
+                    hub_state::scalar_text(&o.value),
                 )
             })
             .collect();
@@ -352,7 +352,7 @@ fn recover(root: &Path) -> Duration {
     let top: Vec<(String, String)> = state
         .captured_outputs
         .iter()
-        .map(|o| (o.name.clone(), hub::state::scalar_text(&o.value)))
+        .map(|o| (o.name.clone(), hub_state::scalar_text(&o.value)))
         .collect();
     let expected: Vec<(String, String)> = (0..COMPONENTS)
         .map(|i| (format!("{}.o", name(i)), value(i)))

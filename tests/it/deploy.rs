@@ -395,9 +395,12 @@ fn deploy_case_02_snapshots_in_the_linear_layout() {
     );
     assert_eq!(text(get(&s, "components.b.capturedOutputsBase")), "a");
     let read = |name: &str| {
-        hub::state::read(&t.root().join(name), &mut hub::diag::Warnings::default())
-            .expect("readable")
-            .expect("present")
+        hub_state::read(
+            &t.root().join(name),
+            &mut hub_manifest::diag::Warnings::default(),
+        )
+        .expect("readable")
+        .expect("present")
     };
     let (linear, whole) = (read("linear.state"), read("hub.yaml.state"));
     for component in ["a", "b"] {
@@ -1410,7 +1413,7 @@ fn deploy_case_62_state_format() {
         ]
     );
     let s = state(&t);
-    assert!(hub::state::is_rfc3339(&text(&s["timestamp"])));
+    assert!(hub_state::is_rfc3339(&text(&s["timestamp"])));
     for c in ["a", "b"] {
         let start = text(get(&s, &format!("components.{c}.timestamps.start")));
         let end = text(get(&s, &format!("components.{c}.timestamps.end")));

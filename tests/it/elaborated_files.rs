@@ -3,7 +3,7 @@
 //! when a file they were made from changed after them.
 
 use crate::common::{copy_tree, Output, Test};
-use hub::manifest::{parse_elaborated, Provenance, SourceFile};
+use hub_manifest::{parse_elaborated, Provenance, SourceFile};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -130,7 +130,7 @@ fn forget_deploys(test: &Test) {
 
 fn provenance_of(path: &Path) -> Provenance {
     let file = SourceFile::read(path).expect("elaborated file");
-    let mut warnings = hub::diag::Warnings::default();
+    let mut warnings = hub_manifest::diag::Warnings::default();
     parse_elaborated(&file, &mut warnings)
         .expect("elaborated")
         .provenance

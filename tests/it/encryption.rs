@@ -3,7 +3,7 @@
 //! refused with a clear error without it; the password never shown.
 
 use crate::common::{demo_copy, files_below, pinned_command, Output};
-use hub::state::crypto;
+use hub_state::crypto;
 use std::path::Path;
 
 const PASSWORD: &str = "pw-Zq81-never-printed";

@@ -54,29 +54,32 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-pub(crate) fn parse(text: &str) -> hub::state::State {
-    hub::state::parse(
+pub(crate) fn parse(text: &str) -> hub_state::State {
+    hub_state::parse(
         Path::new("pulled"),
         text,
-        &mut hub::diag::Warnings::default(),
+        &mut hub_manifest::diag::Warnings::default(),
     )
     .unwrap_or_else(|e| panic!("the pulled state does not parse: {e}\n{text}"))
 }
 
 /// `hub state pull STATE`, parsed.
-pub(crate) fn pull(root: &Path) -> hub::state::State {
+pub(crate) fn pull(root: &Path) -> hub_state::State {
     let (code, stdout, stderr) = run(root, &["state", "pull", STATE]);
     assert_eq!(code, 0, "hub state pull failed:\n{stderr}");
     parse(&stdout)
 }
 
-fn file_alone(root: &Path) -> hub::state::State {
-    hub::state::read_file(&root.join(STATE), &mut hub::diag::Warnings::default())
-        .expect("the state file alone parses")
-        .expect("a state file")
+fn file_alone(root: &Path) -> hub_state::State {
+    hub_state::read_file(
+        &root.join(STATE),
+        &mut hub_manifest::diag::Warnings::default(),
+    )
+    .expect("the state file alone parses")
+    .expect("a state file")
 }
 
-fn status<'s>(state: &'s hub::state::State, name: &str) -> Option<&'s str> {
+fn status<'s>(state: &'s hub_state::State, name: &str) -> Option<&'s str> {
     state.components.get(name).map(|c| c.status.as_str())
 }
 
@@ -155,9 +158,9 @@ fn a_finished_run_folds_its_journal() {
     for name in ["c1", "c2", "c3"] {
         assert_eq!(status(&state, name), Some("deployed"), "{name}");
     }
-    let backup = hub::state::read_file(
+    let backup = hub_state::read_file(
         &root.join("hub.yaml.state.backup"),
-        &mut hub::diag::Warnings::default(),
+        &mut hub_manifest::diag::Warnings::default(),
     )
     .expect("backup parses")
     .expect("a backup");

@@ -89,7 +89,7 @@ fn cel_vectors_give_the_listed_results() {
     {
         let expr = source_text(vector.get("expr").expect("expr"));
         let outcome =
-            hub::params::evaluate_cel(&expr, &bindings_of(vector)).map_err(|e| e.to_string());
+            hub_params::evaluate_cel(&expr, &bindings_of(vector)).map_err(|e| e.to_string());
         failures.extend(check("expr", &expr, vector, outcome));
         count += 1;
     }
@@ -99,7 +99,7 @@ fn cel_vectors_give_the_listed_results() {
         .expect("yaml_values list")
     {
         let value = vector.get("value").and_then(Value::as_str).expect("value");
-        let outcome = hub::params::evaluate_template(value, &bindings_of(vector))
+        let outcome = hub_params::evaluate_template(value, &bindings_of(vector))
             .map(|(text, _)| text)
             .map_err(|e| e.to_string());
         failures.extend(check("value", value, vector, outcome));
@@ -623,8 +623,8 @@ fn deploy_case_18_top_to_bottom_references() {
 
 #[test]
 fn deploy_case_38_value_outputs() {
-    use hub::manifest::Output;
-    use hub::params::{expand_outputs, ExpandedParam, Origin};
+    use hub_manifest::Output;
+    use hub_params::{expand_outputs, ExpandedParam, Origin};
     let param = |name: &str, value: &str| ExpandedParam {
         name: name.into(),
         value: Some(Value::String(value.into())),

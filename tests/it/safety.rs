@@ -400,7 +400,7 @@ fn dead_lock_after_kill_9_the_child_ends_and_the_next_deploy_clears_the_lock() {
 
 #[test]
 fn dead_lock_a_live_holder_or_another_host_still_refuses() {
-    let host = hub::state::lock::hostname();
+    let host = hub_state::lock::hostname();
     let cases = [
         (
             crate::common::lock_text(std::process::id(), &host),

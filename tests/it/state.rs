@@ -2,9 +2,9 @@
 //! state leaves behind.
 
 use crate::common::{dead_pid, lock_text, Test};
-use hub::diag::Warnings;
-use hub::state::lock::hostname;
-use hub::state::{
+use hub_manifest::diag::Warnings;
+use hub_state::lock::hostname;
+use hub_state::{
     backup_path, lock_path, read, write, ComponentState, StackMeta, State, StateParameter,
     WriteOptions,
 };

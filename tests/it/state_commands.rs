@@ -234,7 +234,7 @@ fn rm_folds_the_journal_a_killed_deploy_left() {
     assert!(stderr.contains("removed the stale lock"), "{stderr}");
     assert!(!root.join("hub.yaml.state.journal").exists(), "folded");
     assert!(!root.join("hub.yaml.state.lock").exists());
-    let alone = hub::state::read_file(&state, &mut hub::diag::Warnings::default())
+    let alone = hub_state::read_file(&state, &mut hub_manifest::diag::Warnings::default())
         .expect("the state parses")
         .expect("a state");
     assert_eq!(

@@ -3,8 +3,8 @@
 //! linear one (the default), read back as the same snapshots.
 
 use crate::common::{copy_tree, demo_copy, hub_isolated, Test};
-use hub::diag::Warnings;
-use hub::state::{parse, read, render, render_as, State, StateFormat};
+use hub_manifest::diag::Warnings;
+use hub_state::{parse, read, render, render_as, State, StateFormat};
 use std::path::Path;
 
 /// The state a deploy of `fixtures/demo` wrote before the linear layout
@@ -27,7 +27,7 @@ fn normalised(text: &str, state: &State) -> String {
         .stack_parameters
         .iter()
         .find(|p| p.name == "hub.deploymentId")
-        .map(|p| hub::state::scalar_text(&p.value))
+        .map(|p| hub_state::scalar_text(&p.value))
         .expect("a deployment id");
     let program = env!("CARGO_BIN_EXE_hub");
     let text = text
@@ -54,7 +54,7 @@ fn without_prune_keys(text: &str) -> String {
 }
 
 /// The serial counts writes, and a fold of journal records is one more
-/// than the recorded run made (see `hub::state::journal`): it is checked
+/// than the recorded run made (see `hub_state::journal`): it is checked
 /// to be at least the recorded one, then replaced by it.
 fn with_recorded_serial(text: &str, state: &State) -> String {
     let recorded = parse_text(DEMO_REFERENCE).serial;

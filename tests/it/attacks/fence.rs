@@ -384,7 +384,7 @@ const UNLOCK_ROWS: &[UnlockRow] = &[
 /// format of `place`.
 fn live_lock(place: Place) -> String {
     let me = std::process::id();
-    let host = hub::state::lock::hostname();
+    let host = hub_state::lock::hostname();
     match place {
         Place::Local => crate::common::lock_text(me, &host),
         Place::S3 | Place::Azure => {

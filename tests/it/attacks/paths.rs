@@ -114,7 +114,7 @@ fn component(root: &Path, folder: &str, name: &str) {
 /// What the state holds: each component entry, its status and its own
 /// outputs.
 fn held(state: &Path) -> BTreeMap<String, (String, Vec<String>)> {
-    let state = hub::state::read(state, &mut hub::diag::Warnings::default())
+    let state = hub_state::read(state, &mut hub_manifest::diag::Warnings::default())
         .unwrap_or_else(|e| panic!("the state cannot be read: {e}"))
         .expect("a state");
     state
@@ -490,9 +490,12 @@ fn a_link_and_a_relative_path_to_one_state_share_its_lock() {
     );
     assert!(first_status.success(), "the first deploy failed");
     assert!(!scene.path("link.state.lock").exists());
-    let state = hub::state::read(&scene.path(STATE), &mut hub::diag::Warnings::default())
-        .expect("read")
-        .expect("a state");
+    let state = hub_state::read(
+        &scene.path(STATE),
+        &mut hub_manifest::diag::Warnings::default(),
+    )
+    .expect("read")
+    .expect("a state");
     let operations: Vec<(&str, &str)> = state
         .operations
         .iter()

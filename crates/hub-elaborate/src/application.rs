@@ -1,0 +1,91 @@
+//! `kind: application`: a stack manifest that is also a component of its own.
+
+use super::ElaborateError;
+use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::{value_is_empty, ComponentRef, Lifecycle, Manifest, Output, Parameter};
+use std::collections::HashMap;
+
+/// Turns the application into an extra component appended to the stack and
+/// returns that component's document.
+pub fn split_off(
+    doc: &mut Manifest,
+    env: &HashMap<String, String>,
+    location: Location,
+    warnings: &mut Warnings,
+) -> Result<Manifest, ElaborateError> {
+    let name = doc
+        .meta
+        .name
+        .split(':')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    if doc.lifecycle.order.contains(&name) {
+        return Err(ElaborateError::ApplicationNameClash { name, location });
+    }
+    if doc.lifecycle.bare != "allow" {
+        warnings.warn(
+            Some(location),
+            format!(
+                "application `{name}` should set `lifecycle.bare: allow`, found `{}`",
+                doc.lifecycle.bare
+            ),
+        );
+    }
+    doc.components.push(ComponentRef {
+        name: name.clone(),
+        source: doc.meta.source.clone(),
+        ..ComponentRef::default()
+    });
+    doc.lifecycle.order.push(name.clone());
+
+    let mut meta = doc.meta.clone();
+    meta.name = name.clone();
+    let lifecycle = Lifecycle {
+        bare: doc.lifecycle.bare.clone(),
+        verbs: doc.lifecycle.verbs.clone(),
+        ready_conditions: doc.lifecycle.ready_conditions.clone(),
+        requires: doc.lifecycle.requires.clone(),
+        options: doc.lifecycle.options.clone(),
+        ..Lifecycle::default()
+    };
+    let parameters = doc
+        .parameters
+        .iter()
+        .filter(|p| p.component.is_empty() || p.component == name)
+        .map(|p| Parameter {
+            name: p.name.clone(),
+            env: env.get(&p.name).cloned().unwrap_or_default(),
+            ..Parameter::default()
+        })
+        .collect();
+    let produced = |o: &Output| !value_is_empty(&o.value) || !o.from_tf_var.is_empty();
+    let outputs: Vec<Output> = doc
+        .outputs
+        .iter()
+        .filter(|o| produced(o))
+        .cloned()
+        .collect();
+    for o in doc.outputs.iter_mut().filter(|o| produced(o)) {
+        *o = Output {
+            name: o.name.clone(),
+            brief: std::mem::take(&mut o.brief),
+            description: std::mem::take(&mut o.description),
+            value: Some(format!("${{{name}:{}}}", o.name).into()),
+            ..Output::default()
+        };
+    }
+    let templates = std::mem::take(&mut doc.templates);
+    Ok(Manifest {
+        version: doc.version,
+        kind: "component".into(),
+        meta,
+        requires: doc.requires.clone(),
+        provides: doc.provides.clone(),
+        lifecycle,
+        outputs,
+        parameters,
+        templates,
+        ..Manifest::default()
+    })
+}

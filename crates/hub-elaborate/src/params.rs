@@ -1,0 +1,486 @@
+//! Collecting and merging top-level parameters from component manifests,
+//! parent stacks, the stack manifest and parameters files.
+
+use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::{leaves, value_is_empty, Parameter};
+use hub_params::Mark;
+use indexmap::{IndexMap, IndexSet};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Where a list of parameters comes from; the rules differ per source.
+#[derive(Debug, Clone, Copy)]
+pub enum Origin<'a> {
+    /// The `hub-component.yaml` of a component instance.
+    Component { instance: &'a str, file: &'a Path },
+    /// A stack manifest or a parameters file.
+    Stack { file: &'a Path, application: bool },
+    /// The already merged list of a parent stack.
+    Parent,
+}
+
+impl Origin<'_> {
+    fn location(&self) -> Option<Location> {
+        match self {
+            Origin::Component { file, .. } | Origin::Stack { file, .. } => {
+                Some(Location::file(file))
+            }
+            Origin::Parent => None,
+        }
+    }
+}
+
+/// Warns of a parameter without a name; it is kept as `prefix.`.
+fn warn_empty_name(prefix: &str, origin: Origin<'_>, warnings: &mut Warnings) {
+    let kept = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix}.")
+    };
+    warnings.warn(
+        origin.location(),
+        format!("a parameter has an empty name (under `{prefix}`); it is kept as `{kept}`"),
+    );
+}
+
+/// Where a merged parameter comes from: the first source that declared it
+/// and the last that set its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trace {
+    pub first: Mark,
+    pub valued: Option<Mark>,
+}
+
+impl Trace {
+    /// Where to point at: the value's source, else the first declaration.
+    pub fn mark(&self) -> Mark {
+        self.valued.unwrap_or(self.first)
+    }
+}
+
+/// The source of a list of parameters, for [`Trace`]s: a file of the
+/// provenance, or a parent's merged list with its traces.
+#[derive(Debug, Clone, Copy)]
+pub enum Traced<'a> {
+    File(usize),
+    Parent(&'a [Trace]),
+}
+
+/// The merge table: one entry per `name` or `name|component`.
+#[derive(Debug, Default)]
+pub struct ParamTable {
+    entries: IndexMap<String, Parameter>,
+    /// One per entry, in the same order.
+    traces: Vec<Trace>,
+    /// For each name, the components that have a qualified entry.
+    qualified: HashMap<String, IndexSet<String>>,
+}
+
+impl ParamTable {
+    /// Adds the parameters of one source, after the checks and filtering that
+    /// apply to it. `components` ranks the component instances of the stack.
+    pub fn add_source(
+        &mut self,
+        params: &[Parameter],
+        origin: Origin<'_>,
+        components: &HashMap<String, usize>,
+        traced: Traced<'_>,
+        warnings: &mut Warnings,
+    ) {
+        let stamped;
+        let params = match origin {
+            // Instances read by the stack already carry their name.
+            Origin::Component { instance, .. }
+                if params.iter().any(|p| p.component != instance) =>
+            {
+                stamped = params
+                    .iter()
+                    .map(|p| Parameter {
+                        component: instance.to_string(),
+                        ..p.clone()
+                    })
+                    .collect::<Vec<_>>();
+                &stamped[..]
+            }
+            _ => params,
+        };
+        let file = match traced {
+            // Already flattened and checked, one trace per parameter.
+            Traced::Parent(traces) => {
+                for (p, trace) in params.iter().zip(traces) {
+                    self.merge(p.clone(), *trace, components, warnings);
+                }
+                return;
+            }
+            Traced::File(file) => file,
+        };
+        for (index, top) in params.iter().enumerate() {
+            let flat = leaves(top, |prefix| warn_empty_name(prefix, origin, warnings));
+            for mut p in flat {
+                if !matches!(origin, Origin::Parent) && !prepare(&mut p, origin, warnings) {
+                    continue;
+                }
+                let mark = Mark { file, index };
+                let trace = Trace {
+                    first: mark,
+                    valued: (!value_is_empty(&p.value)).then_some(mark),
+                };
+                self.merge(p, trace, components, warnings);
+            }
+        }
+    }
+
+    fn merge(
+        &mut self,
+        incoming: Parameter,
+        trace: Trace,
+        components: &HashMap<String, usize>,
+        warnings: &mut Warnings,
+    ) {
+        if incoming.component.is_empty() {
+            if let Some(targets) = self.qualified.get(&incoming.name) {
+                // Only instances of this stack: a qualifier naming no
+                // component keeps its own value.
+                let mut targets: Vec<(usize, &String)> = targets
+                    .iter()
+                    .filter_map(|c| components.get(c).map(|rank| (*rank, c)))
+                    .collect();
+                targets.sort_unstable();
+                for (_, component) in targets {
+                    let key = format!("{}|{component}", incoming.name);
+                    if let Some((i, _, existing)) = self.entries.get_full_mut(&key) {
+                        warn_less_specific(existing, &incoming, &key, warnings);
+                        merge_fields(existing, &incoming);
+                        if trace.valued.is_some() {
+                            self.traces[i].valued = trace.valued;
+                        }
+                    }
+                }
+            }
+        } else {
+            // Looked up before inserting: most names are already known.
+            match self.qualified.get_mut(&incoming.name) {
+                Some(known) => {
+                    if !known.contains(&incoming.component) {
+                        known.insert(incoming.component.clone());
+                    }
+                }
+                None => {
+                    let known = IndexSet::from([incoming.component.clone()]);
+                    self.qualified.insert(incoming.name.clone(), known);
+                }
+            }
+        }
+        match self.entries.entry(incoming.qualified_name()) {
+            indexmap::map::Entry::Occupied(mut e) => {
+                merge_fields(e.get_mut(), &incoming);
+                if trace.valued.is_some() {
+                    self.traces[e.index()].valued = trace.valued;
+                }
+            }
+            // `empty` is cleared by a merge only: a parameter declared once
+            // keeps `empty: allow` next to its value (§9.4, §4.3.1).
+            indexmap::map::Entry::Vacant(e) => {
+                e.insert(incoming);
+                self.traces.push(trace);
+            }
+        }
+    }
+
+    /// Gives a value to every parameter whose `fromEnv` names an override.
+    pub fn apply_overrides(&mut self, overrides: &IndexMap<String, String>) {
+        if overrides.is_empty() {
+            return;
+        }
+        for p in self.entries.values_mut() {
+            if let Some(v) = overrides.get(&p.from_env) {
+                p.value = Some(yaml_serde::Value::String(v.clone()));
+                p.empty.clear();
+            }
+        }
+    }
+
+    /// The entries sorted by key in byte order, as they are written, and
+    /// their traces.
+    pub fn into_sorted(self) -> (Vec<Parameter>, Vec<Trace>) {
+        let mut entries: Vec<(String, Parameter, Trace)> = self
+            .entries
+            .into_iter()
+            .zip(self.traces)
+            .map(|((key, p), trace)| (key, p, trace))
+            .collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        entries.into_iter().map(|(_, p, t)| (p, t)).unzip()
+    }
+}
+
+/// The per-parameter checks of one source; false when the parameter does
+/// not take part in the top-level merge.
+fn prepare(p: &mut Parameter, origin: Origin<'_>, warnings: &mut Warnings) -> bool {
+    let q = p.qualified_name();
+    let at = origin.location();
+    if !matches!(p.kind.as_str(), "" | "user" | "tech" | "link") {
+        warnings.warn(
+            at.clone(),
+            format!(
+                "parameter `{q}` has unknown `kind: {}` (expected user, tech or link)",
+                p.kind
+            ),
+        );
+    }
+    if !p.empty.is_empty() && p.empty != "allow" {
+        warnings.warn(
+            at.clone(),
+            format!(
+                "parameter `{q}` has `empty: {}`; the only value recognised is `allow`",
+                p.empty
+            ),
+        );
+    }
+    if p.kind == "link" && value_is_empty(&p.value) {
+        warnings.warn(
+            at.clone(),
+            format!("parameter `{q}` of kind `link` has no value"),
+        );
+    }
+    let component = matches!(origin, Origin::Component { .. });
+    if p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()) {
+        p.kind = "user".into();
+        if component {
+            let (key, value) = if p.from_env.is_empty() {
+                ("fromFile", &p.from_file)
+            } else {
+                ("fromEnv", &p.from_env)
+            };
+            warnings.warn(
+                at.clone(),
+                format!("parameter `{q}` sets `{key}: {value}` in a component manifest; it becomes a user parameter of the stack"),
+            );
+        }
+    }
+    if component {
+        if p.kind == "link" {
+            warnings.warn(at.clone(), format!("parameter `{q}` has `kind: link`, which is not supported in a component manifest"));
+        }
+        if p.kind != "user" && value_is_empty(&p.value) && !value_is_empty(&p.default) {
+            warnings.warn(
+                at.clone(),
+                format!(
+                    "parameter `{q}` sets `default:` in a component manifest; use `value:` instead"
+                ),
+            );
+        }
+        if p.kind != "user" {
+            return false;
+        }
+    } else if let Origin::Stack {
+        application: false, ..
+    } = origin
+    {
+        if !p.env.is_empty() {
+            warnings.warn(
+                at,
+                format!("parameter `{q}` sets `env: {}` at stack level, where it has no effect; set `env` in the component manifest", p.env),
+            );
+        }
+    }
+    p.env.clear();
+    true
+}
+
+fn warn_less_specific(
+    existing: &Parameter,
+    incoming: &Parameter,
+    key: &str,
+    warnings: &mut Warnings,
+) {
+    if value_is_empty(&existing.value)
+        || value_is_empty(&incoming.value)
+        || existing.value == incoming.value
+    {
+        return;
+    }
+    warnings.warn(
+        None,
+        format!(
+            "parameter `{key}` value `{}` is overwritten by the less specific parameter `{}` value `{}`",
+            show(&existing.value),
+            incoming.name,
+            show(&incoming.value)
+        ),
+    );
+}
+
+pub(super) fn show(v: &Option<yaml_serde::Value>) -> String {
+    match v {
+        Some(yaml_serde::Value::String(s)) => s.clone(),
+        Some(other) => yaml_serde::to_string(other)
+            .unwrap_or_default()
+            .trim_end()
+            .to_string(),
+        None => String::new(),
+    }
+}
+
+/// Field-wise merge: the incoming non-empty fields win, except that a kind
+/// only ever moves towards `user`.
+fn merge_fields(base: &mut Parameter, over: &Parameter) {
+    if !over.kind.is_empty()
+        && (base.kind.is_empty() || (base.kind == "tech" && over.kind == "user"))
+    {
+        base.kind.clone_from(&over.kind);
+    }
+    for (mine, theirs) in [
+        (&mut base.brief, &over.brief),
+        (&mut base.description, &over.description),
+        (&mut base.env, &over.env),
+        (&mut base.from_env, &over.from_env),
+        (&mut base.from_file, &over.from_file),
+        (&mut base.empty, &over.empty),
+    ] {
+        if !theirs.is_empty() {
+            mine.clone_from(theirs);
+        }
+    }
+    if !value_is_empty(&over.default) {
+        base.default.clone_from(&over.default);
+    }
+    if !value_is_empty(&over.value) {
+        base.value.clone_from(&over.value);
+    }
+    if !value_is_empty(&base.value) {
+        base.empty.clear();
+    }
+}
+
+/// Warnings for top-level parameters that still have no value.
+pub fn warn_missing_values(params: &[Parameter], warnings: &mut Warnings) {
+    for p in params {
+        if p.value.as_ref().is_some_and(|v| !v.is_null()) {
+            continue;
+        }
+        let q = p.qualified_name();
+        if p.kind == "user" {
+            if value_is_empty(&p.default) && p.from_env.is_empty() && p.from_file.is_empty() {
+                warnings.warn(None, format!("user parameter `{q}` has no value nor default; give one in a parameters file or at deploy"));
+            }
+        } else {
+            warnings.warn(None, format!("parameter `{q}` has no value"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(yaml: &str) -> Vec<Parameter> {
+        yaml_serde::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn flattening_inherits_kind_empty_component() {
+        let mut w = Warnings::default();
+        let flat: Vec<Parameter> = param("- name: grp\n  kind: user\n  empty: allow\n  value: dropped\n  parameters:\n  - name: x\n  - name: y\n    kind: tech\n  - name: deep\n    parameters:\n    - name: z\n      value: 1\n")
+            .iter()
+            .flat_map(|p| leaves(p, |prefix| warn_empty_name(prefix, Origin::Parent, &mut w)))
+            .collect();
+        let names: Vec<_> = flat
+            .iter()
+            .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("grp.x", "user", "allow"),
+                ("grp.y", "tech", "allow"),
+                ("grp.deep.z", "user", "allow")
+            ]
+        );
+        assert!(flat[0].value.is_none());
+    }
+
+    #[test]
+    fn traces_point_at_the_last_value_else_the_first_declaration() {
+        let mut w = Warnings::default();
+        let mut table = ParamTable::default();
+        let ranks = HashMap::new();
+        let stack = Origin::Stack {
+            file: Path::new("hub.yaml"),
+            application: false,
+        };
+        let own =
+            param("- name: a\n  kind: user\n- name: g\n  parameters:\n  - name: b\n    value: 1\n");
+        table.add_source(&own, stack, &ranks, Traced::File(0), &mut w);
+        let more = param("- name: c\n- name: a\n- name: g.b\n  value: 2\n");
+        table.add_source(&more, stack, &ranks, Traced::File(1), &mut w);
+        let (params, traces) = table.into_sorted();
+        let at = |file, index| Mark { file, index };
+        let found: Vec<(&str, Mark)> = params
+            .iter()
+            .zip(&traces)
+            .map(|(p, t)| (p.name.as_str(), t.mark()))
+            .collect();
+        assert_eq!(found, [("a", at(0, 0)), ("c", at(1, 0)), ("g.b", at(1, 2))]);
+        assert_eq!(traces[2].first, at(0, 1));
+
+        let mut child = ParamTable::default();
+        child.add_source(
+            &params,
+            Origin::Parent,
+            &ranks,
+            Traced::Parent(&traces),
+            &mut w,
+        );
+        let (_, inherited) = child.into_sorted();
+        assert_eq!(inherited, traces);
+    }
+
+    #[test]
+    fn kind_only_moves_towards_user() {
+        let mut base = Parameter {
+            kind: "tech".into(),
+            ..Default::default()
+        };
+        merge_fields(
+            &mut base,
+            &Parameter {
+                kind: "user".into(),
+                ..Default::default()
+            },
+        );
+        assert_eq!(base.kind, "user");
+        merge_fields(
+            &mut base,
+            &Parameter {
+                kind: "tech".into(),
+                ..Default::default()
+            },
+        );
+        assert_eq!(base.kind, "user");
+    }
+
+    #[test]
+    fn empty_values_do_not_override() {
+        let mut base = Parameter {
+            value: Some("x".into()),
+            ..Default::default()
+        };
+        merge_fields(
+            &mut base,
+            &Parameter {
+                value: Some("".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(base.value, Some("x".into()));
+        merge_fields(
+            &mut base,
+            &Parameter {
+                value: Some(false.into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(base.value, Some(false.into()));
+    }
+}

@@ -1,0 +1,996 @@
+//! Assembling one stack level (and, recursively, its parents).
+
+use super::params::{warn_missing_values, Origin, ParamTable, Trace, Traced};
+use super::paths::{absolute, clean, rebase, stack_base_dir};
+use super::{
+    application, order, state_fill, tuning, ElaborateError, Options, ENVIRONMENT_PROVIDED,
+};
+use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::keys::suggest;
+use hub_manifest::secrets::looks_secret;
+use hub_manifest::{
+    locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
+    ManifestError, Output, Parameter, ParamsFile, Segment, SourceFile,
+};
+use hub_params::Provenance;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Elaborates the stack described by `options`.
+pub fn elaborate(options: &Options, warnings: &mut Warnings) -> Result<Elaborated, ElaborateError> {
+    elaborate_traced(options, warnings, false).map(|(elaborated, _)| elaborated)
+}
+
+/// [`elaborate`], and where each parameter was declared in the original
+/// files: for a top-level parameter, the stack manifest, parameters file,
+/// parent stack or component manifest that last set its value (the first
+/// that declared it when none did); for a component, its
+/// `hub-component.yaml`. Files are read again only when a location is
+/// asked for.
+pub fn elaborate_with_provenance(
+    options: &Options,
+    warnings: &mut Warnings,
+) -> Result<(Elaborated, Provenance), ElaborateError> {
+    elaborate_traced(options, warnings, true)
+        .map(|(elaborated, provenance)| (elaborated, provenance.unwrap_or_default()))
+}
+
+fn elaborate_traced(
+    options: &Options,
+    warnings: &mut Warnings,
+    provenance: bool,
+) -> Result<(Elaborated, Option<Provenance>), ElaborateError> {
+    let mut chain = Vec::new();
+    let mut assembler = Assembler {
+        options,
+        warnings,
+        files: Vec::new(),
+        instances: HashMap::new(),
+        order_written: false,
+    };
+    let level = assembler.assemble(
+        &options.stack,
+        Path::new(""),
+        &options.params,
+        &HashSet::new(),
+        &mut chain,
+    )?;
+    let Assembler {
+        files,
+        instances,
+        order_written,
+        ..
+    } = assembler;
+    let recorded = recorded_provenance(options, &files, order_written);
+    let Level {
+        mut doc,
+        mut component_docs,
+        parameters,
+        traces,
+        app_env,
+    } = level;
+    // Named after the merge: `-s` may add parameters and sort them again.
+    let provenance = provenance.then(|| {
+        let names = parameters
+            .iter()
+            .zip(&traces)
+            .map(|(p, t)| (p.qualified_name(), t.mark()))
+            .collect();
+        Provenance::new(files, names, instances)
+    });
+    doc.parameters = parameters;
+    apply_platform_provides(&mut doc, &options.platform_provides);
+    if let Some(state) = &options.state {
+        state_fill::apply(&mut doc, state, warnings)?;
+    }
+    warn_missing_values(&doc.parameters, warnings);
+    if doc.kind == "application" {
+        let location = Location::file(&options.stack);
+        let app = application::split_off(&mut doc, &app_env, location, warnings)?;
+        component_docs.push(app);
+    } else {
+        doc.templates = Default::default();
+    }
+    for component in &mut component_docs {
+        if component.lifecycle.verbs.is_empty() {
+            component.lifecycle.verbs = vec!["deploy".into(), "undeploy".into()];
+        }
+        mark_secret_outputs(&mut component.outputs);
+    }
+    mark_secret_outputs(&mut doc.outputs);
+    let elaborated = Elaborated {
+        stack: doc,
+        components: component_docs,
+        provenance: recorded,
+        ..Elaborated::default()
+    };
+    Ok((elaborated, provenance))
+}
+
+/// One assembled level: the stack document without its parameters, the
+/// component documents, and the merged parameters.
+struct Level {
+    doc: Manifest,
+    component_docs: Vec<Manifest>,
+    parameters: Vec<Parameter>,
+    /// Where each of `parameters` comes from.
+    traces: Vec<Trace>,
+    /// For applications: the `env` of the stack's own parameters.
+    app_env: HashMap<String, String>,
+}
+
+struct Assembler<'a> {
+    options: &'a Options,
+    warnings: &'a mut Warnings,
+    /// Files parameters were read from ([`hub_params::Mark::file`]).
+    files: Vec<PathBuf>,
+    /// Component instance → its `hub-component.yaml` in `files`.
+    instances: HashMap<String, usize>,
+    /// Some level (the stack or a parent) wrote a `lifecycle.order`.
+    order_written: bool,
+}
+
+/// What the elaborated file records about its making: every file read
+/// (the stack manifest first), the stack's folder, and whether the order
+/// was derived.
+fn recorded_provenance(
+    options: &Options,
+    files: &[PathBuf],
+    order_written: bool,
+) -> hub_manifest::Provenance {
+    let mut sources: Vec<PathBuf> = Vec::with_capacity(files.len() + 1);
+    let mut seen: HashSet<PathBuf> = HashSet::with_capacity(files.len() + 1);
+    for file in std::iter::once(&options.stack).chain(files) {
+        let file = absolute(file);
+        if seen.insert(file.clone()) {
+            sources.push(file);
+        }
+    }
+    hub_manifest::Provenance {
+        sources,
+        stack_dir: Some(absolute(&stack_base_dir(&options.stack))),
+        order_derived: !order_written,
+    }
+}
+
+impl Assembler<'_> {
+    /// `manifest_path` is where to read the manifest; `rel` is the folder of
+    /// this level relative to the top stack's folder, used to rewrite paths.
+    fn assemble(
+        &mut self,
+        manifest_path: &Path,
+        rel: &Path,
+        params_paths: &[PathBuf],
+        excluded: &HashSet<String>,
+        chain: &mut Vec<PathBuf>,
+    ) -> Result<Level, ElaborateError> {
+        let identity =
+            std::fs::canonicalize(manifest_path).unwrap_or_else(|_| manifest_path.to_path_buf());
+        if chain.contains(&identity) {
+            let mut cycle = chain.clone();
+            cycle.push(identity);
+            return Err(ElaborateError::FromStackCycle { chain: cycle });
+        }
+        chain.push(identity);
+
+        let (manifest, file) = read_manifest(manifest_path, "stack", self.warnings)?;
+        self.order_written |= !manifest.lifecycle.order.is_empty();
+        let top = chain.len() == 1;
+        if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
+            self.warnings.warn(
+                Some(Location::file(manifest_path)),
+                format!(
+                    "manifest `kind` should be `stack` or `application`, found `{}`",
+                    manifest.kind
+                ),
+            );
+        }
+        let params_files = params_paths
+            .iter()
+            .map(|p| read_params(p, self.warnings).map(|f| (p.clone(), f)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ElaborateError::Params)?;
+
+        let base = stack_base_dir(manifest_path);
+        let own_docs = self.read_components(&manifest, &file, &base, excluded)?;
+        check_duplicates(&manifest, &file)?;
+
+        let parent = match manifest.meta.from_stack.as_str() {
+            "" => None,
+            from => {
+                if manifest.kind == "application" {
+                    return Err(ElaborateError::ApplicationFromStack {
+                        location: key_location(&file, &["meta", "fromStack"]),
+                    });
+                }
+                let parent_dir = base.join(from);
+                let parent_params = self.parent_params(&parent_dir);
+                let mut excluded = excluded.clone();
+                excluded.extend(manifest.components.iter().map(|c| c.name.clone()));
+                let parent_rel = clean(&rel.join(from));
+                let level = self.assemble(
+                    &parent_dir.join("hub.yaml"),
+                    &parent_rel,
+                    &parent_params,
+                    &excluded,
+                    chain,
+                )?;
+                Some((from.to_string(), level))
+            }
+        };
+        chain.pop();
+
+        let own_order = self.own_order(&manifest, &file, parent.as_ref().map(|(_, p)| &p.doc))?;
+        let mut builder =
+            LevelBuilder::new(manifest, own_order, parent, self.options.base_dir.is_some());
+        builder.add_component_docs(own_docs);
+        let order = builder.merge_lifecycle().map_err(|e| {
+            ElaborateError::from_order(e, key_location(&file, &["lifecycle", "order"]))
+        })?;
+        builder.doc.lifecycle.order = order;
+        builder.merge_outputs(&params_files);
+        builder.compute_requires_provides();
+        let stack_file = self.files.len();
+        self.files.push(manifest_path.to_path_buf());
+        self.files
+            .extend(params_files.iter().map(|(p, _)| p.clone()));
+        let (parameters, traces, app_env) = builder.merge_parameters(
+            &file.path,
+            stack_file,
+            &params_files,
+            &self.instances,
+            self.options,
+            self.warnings,
+        );
+        Ok(Level {
+            doc: builder.doc,
+            component_docs: builder.component_docs,
+            parameters,
+            traces,
+            app_env,
+        })
+    }
+
+    fn parent_params(&self, parent_dir: &Path) -> Vec<PathBuf> {
+        let mut names = vec!["params.yaml".to_string()];
+        if let Some(env) = self.options.env_name.as_deref().filter(|e| !e.is_empty()) {
+            names.push(format!("params-{env}.yaml"));
+        }
+        names
+            .into_iter()
+            .map(|n| parent_dir.join(n))
+            .filter(|p| p.is_file())
+            .collect()
+    }
+
+    /// The level's own order: as written (and checked), or derived from
+    /// `depends` when `lifecycle.order` is absent.
+    fn own_order(
+        &self,
+        manifest: &Manifest,
+        file: &SourceFile,
+        parent: Option<&Manifest>,
+    ) -> Result<Vec<String>, ElaborateError> {
+        let names: Vec<String> = manifest.components.iter().map(|c| c.name.clone()).collect();
+        if !manifest.lifecycle.order.is_empty() || names.is_empty() {
+            order::validate(&names, &manifest.lifecycle.order).map_err(|e| {
+                let at = order_entry_location(file, &manifest.lifecycle.order, &names)
+                    .unwrap_or_else(|| key_location(file, &["lifecycle", "order"]));
+                ElaborateError::from_order(e, at)
+            })?;
+            return Ok(manifest.lifecycle.order.clone());
+        }
+        let external: HashSet<&str> = parent
+            .map(|p| p.components.iter().map(|c| c.name.as_str()).collect())
+            .unwrap_or_default();
+        let components: Vec<(String, Vec<String>)> = manifest
+            .components
+            .iter()
+            .map(|c| (c.name.clone(), c.depends.to_vec()))
+            .collect();
+        order::generate(&components, &external).map_err(|e| match e {
+            order::OrderError::Undefined(names) => {
+                undefined_dependencies(file, manifest, &external, names)
+            }
+            order::OrderError::Cycle(ref cycle) => {
+                let at = component_location(file, manifest, &cycle[0]);
+                ElaborateError::from_order(e, at)
+            }
+            _ => ElaborateError::from_order(e, key_location(file, &["components"])),
+        })
+    }
+
+    fn read_components(
+        &mut self,
+        manifest: &Manifest,
+        file: &SourceFile,
+        base: &Path,
+        excluded: &HashSet<String>,
+    ) -> Result<Vec<Manifest>, ElaborateError> {
+        let components_base = self
+            .options
+            .base_dir
+            .clone()
+            .unwrap_or_else(|| base.to_path_buf());
+        let references: Vec<&ComponentRef> = manifest
+            .components
+            .iter()
+            .filter(|c| !excluded.contains(&c.name))
+            .collect();
+        let dirs: Vec<Option<PathBuf>> = references
+            .iter()
+            .map(|r| component_dir(r, base, &components_base))
+            .collect();
+        // Each folder is read once however many instances share it, all
+        // folders at once; the results are then taken in the stack's order,
+        // so warnings and errors are those of reading one after the other.
+        let mut slots: HashMap<&PathBuf, usize> = HashMap::new();
+        let mut folders: Vec<&PathBuf> = Vec::new();
+        let mut uses: Vec<usize> = Vec::new();
+        for dir in dirs.iter().map_while(Option::as_ref) {
+            let slot = *slots.entry(dir).or_insert_with(|| {
+                folders.push(dir);
+                uses.push(0);
+                folders.len() - 1
+            });
+            uses[slot] += 1;
+        }
+        let mut loaded = read_component_manifests(&folders);
+        let mut files: Vec<Option<usize>> = vec![None; folders.len()];
+        let mut docs = Vec::with_capacity(references.len());
+        for (reference, dir) in references.iter().zip(&dirs) {
+            let Some((dir, &slot)) = dir.as_ref().and_then(|d| slots.get_key_value(d)) else {
+                return Err(ElaborateError::NoSource {
+                    component: reference.name.clone(),
+                    location: component_location(file, manifest, &reference.name),
+                });
+            };
+            let (result, found) = loaded[slot]
+                .take()
+                .unwrap_or_else(|| read_component_manifest(dir));
+            for w in found.iter() {
+                self.warnings.push(w.clone());
+            }
+            let mut doc = result.map_err(|source| ElaborateError::Component {
+                component: reference.name.clone(),
+                referenced_from: file.path.clone(),
+                source: Box::new(source),
+            })?;
+            if files[slot].is_none() {
+                files[slot] = Some(self.files.len());
+                self.files.push(dir.join("hub-component.yaml"));
+            }
+            if let Some(file) = files[slot] {
+                self.instances.insert(reference.name.clone(), file);
+            }
+            uses[slot] -= 1;
+            if uses[slot] > 0 {
+                loaded[slot] = Some((Ok(doc.clone()), Warnings::default()));
+            }
+            rename_component(&mut doc, &reference.name);
+            docs.push(doc);
+        }
+        Ok(docs)
+    }
+}
+
+type ReadComponent = (Result<Manifest, ManifestError>, Warnings);
+
+/// Stacks with fewer component folders are read on one thread.
+const PARALLEL_FROM: usize = 8;
+
+fn read_component_manifest(dir: &Path) -> ReadComponent {
+    let mut warnings = Warnings::default();
+    let result = read_manifest(&dir.join("hub-component.yaml"), "component", &mut warnings)
+        .map(|(doc, _)| doc);
+    (result, warnings)
+}
+
+/// Reads the manifest of every folder, on all cores. A slot left empty (a
+/// thread that could not start or panicked) is read again by the caller.
+fn read_component_manifests(folders: &[&PathBuf]) -> Vec<Option<ReadComponent>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || folders.len() < PARALLEL_FROM {
+        return folders
+            .iter()
+            .map(|dir| Some(read_component_manifest(dir)))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(dir) = folders.get(i) else {
+                break done;
+            };
+            done.push((i, read_component_manifest(dir)));
+        }
+    };
+    let mut slots: Vec<Option<ReadComponent>> = (0..folders.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads.min(folders.len()))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+            .collect();
+        let mut finished = vec![work()];
+        finished.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
+        for (i, read) in finished.into_iter().flatten() {
+            slots[i] = Some(read);
+        }
+    });
+    slots
+}
+
+/// The folder holding a component's `hub-component.yaml`.
+fn component_dir(reference: &ComponentRef, base: &Path, components_base: &Path) -> Option<PathBuf> {
+    let source = &reference.source;
+    if !source.dir.is_empty() {
+        return Some(clean(&base.join(&source.dir)));
+    }
+    let git = source.git.as_ref()?;
+    if !git.local_dir.is_empty() {
+        let local = Path::new(&git.local_dir).join(&git.sub_dir);
+        return Some(if local.is_absolute() {
+            local
+        } else {
+            clean(&components_base.join(local))
+        });
+    }
+    if !git.remote.is_empty() {
+        return Some(clean(
+            &components_base.join(&reference.name).join(&git.sub_dir),
+        ));
+    }
+    None
+}
+
+/// The instance takes the name the stack gives it; the manifest's own name
+/// is kept as `origin` and `kind`.
+fn rename_component(doc: &mut Manifest, instance: &str) {
+    let original = std::mem::take(&mut doc.meta.name);
+    if doc.meta.origin.is_empty() {
+        doc.meta.origin.clone_from(&original);
+    }
+    if doc.meta.kind.is_empty() {
+        doc.meta.kind = original;
+    }
+    doc.meta.name = instance.to_string();
+    for p in &mut doc.parameters {
+        p.component = instance.to_string();
+    }
+}
+
+fn check_duplicates(manifest: &Manifest, file: &SourceFile) -> Result<(), ElaborateError> {
+    let mut seen = HashSet::new();
+    for (i, c) in manifest.components.iter().enumerate() {
+        let at = || {
+            let entry = [Segment::Key("components".into()), Segment::Index(i)];
+            let (line, column) = locate(&file.text, &entry).unwrap_or((1, 1));
+            Location::at(&file.path, line, column)
+        };
+        if c.name.trim().is_empty() {
+            return Err(ElaborateError::UnnamedComponent { location: at() });
+        }
+        if let Err(error) = hub_manifest::names::check_component_name(&c.name) {
+            let name = [
+                Segment::Key("components".into()),
+                Segment::Index(i),
+                Segment::Key("name".into()),
+            ];
+            let (line, column) = locate(&file.text, &name).unwrap_or((1, 1));
+            let location = Location::at(&file.path, line, column);
+            return Err(ElaborateError::BadComponentName { error, location });
+        }
+        if !seen.insert(c.name.as_str()) {
+            return Err(ElaborateError::DuplicateComponent {
+                component: c.name.clone(),
+                location: at(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Points at the first `depends` entry naming an undefined component, with
+/// the defined component it may stand for.
+fn undefined_dependencies(
+    file: &SourceFile,
+    manifest: &Manifest,
+    external: &HashSet<&str>,
+    names: Vec<String>,
+) -> ElaborateError {
+    let first = &names[0];
+    let entry = manifest.components.iter().enumerate().find_map(|(i, c)| {
+        let j = c.depends.iter().position(|d| d == first)?;
+        Some((i, j))
+    });
+    let location = entry
+        .and_then(|(i, j)| {
+            let list = [
+                Segment::Key("components".into()),
+                Segment::Index(i),
+                Segment::Key("depends".into()),
+            ];
+            locate_entry(&file.text, &list, j, first)
+        })
+        .map_or_else(
+            || key_location(file, &["components"]),
+            |(line, column)| Location::at(&file.path, line, column),
+        );
+    let mut defined: Vec<String> = manifest.components.iter().map(|c| c.name.clone()).collect();
+    defined.extend(external.iter().map(|n| n.to_string()));
+    let suggestion = suggest(first, &defined).map(|s| s.key.to_string());
+    ElaborateError::UndefinedDependencies {
+        names,
+        suggestion,
+        location,
+    }
+}
+
+/// The first entry of `lifecycle.order` that names no component, or names
+/// one a second time.
+fn order_entry_location(file: &SourceFile, order: &[String], names: &[String]) -> Option<Location> {
+    let index = order::first_stray_entry(order, names)?;
+    let list = [
+        Segment::Key("lifecycle".into()),
+        Segment::Key("order".into()),
+    ];
+    let (line, column) = locate_entry(&file.text, &list, index, &order[index])?;
+    Some(Location::at(&file.path, line, column))
+}
+
+fn key_location(file: &SourceFile, keys: &[&str]) -> Location {
+    let path: Vec<Segment> = keys.iter().map(|k| Segment::Key(k.to_string())).collect();
+    match locate(&file.text, &path) {
+        Some((line, column)) => Location::at(&file.path, line, column),
+        None => Location::file(&file.path),
+    }
+}
+
+fn component_location(file: &SourceFile, manifest: &Manifest, name: &str) -> Location {
+    let index = manifest
+        .components
+        .iter()
+        .position(|c| c.name == name)
+        .unwrap_or(0);
+    match locate(
+        &file.text,
+        &[Segment::Key("components".into()), Segment::Index(index)],
+    ) {
+        Some((line, column)) => Location::at(&file.path, line, column),
+        None => Location::file(&file.path),
+    }
+}
+
+/// Builds one level's document from the child manifest and its assembled parent.
+struct LevelBuilder {
+    doc: Manifest,
+    manifest: Manifest,
+    own_order: Vec<String>,
+    parent: Option<Level>,
+    component_docs: Vec<Manifest>,
+}
+
+impl LevelBuilder {
+    fn new(
+        manifest: Manifest,
+        own_order: Vec<String>,
+        parent: Option<(String, Level)>,
+        has_base_dir: bool,
+    ) -> Self {
+        let mut doc = Manifest {
+            version: manifest.version,
+            kind: manifest.kind.clone(),
+            meta: manifest.meta.clone(),
+            requires: Vec::new(),
+            provides: Vec::new(),
+            platform: manifest.platform.clone(),
+            lifecycle: manifest.lifecycle.clone(),
+            outputs: Vec::new(),
+            templates: manifest.templates.clone(),
+            ..Manifest::default()
+        };
+        doc.meta.from_stack.clear();
+        let mut component_docs = Vec::new();
+        let parent = parent.map(|(from, mut level)| {
+            let own: HashSet<&str> = manifest
+                .components
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            level
+                .component_docs
+                .retain(|d| !own.contains(d.meta.name.as_str()));
+            component_docs = std::mem::take(&mut level.component_docs);
+            for reference in &mut level.doc.components {
+                rewrite_parent_ref(reference, Path::new(&from), has_base_dir);
+            }
+            level
+        });
+        doc.components = merge_refs(
+            parent
+                .as_ref()
+                .map(|p| &p.doc.components[..])
+                .unwrap_or(&[]),
+            &manifest.components,
+        );
+        if let Some(p) = &parent {
+            let mut annotations = p.doc.meta.annotations.clone();
+            annotations.extend(doc.meta.annotations.clone());
+            doc.meta.annotations = annotations;
+            doc.platform.provides = union(&p.doc.platform.provides, &manifest.platform.provides);
+        }
+        LevelBuilder {
+            doc,
+            manifest,
+            own_order,
+            parent,
+            component_docs,
+        }
+    }
+
+    fn add_component_docs(&mut self, docs: Vec<Manifest>) {
+        self.component_docs.extend(docs);
+    }
+
+    fn merge_lifecycle(&mut self) -> Result<Vec<String>, order::OrderError> {
+        let Some(parent) = &self.parent else {
+            return Ok(self.own_order.clone());
+        };
+        let (p, c) = (&parent.doc.lifecycle, &self.manifest.lifecycle);
+        let l = &mut self.doc.lifecycle;
+        l.verbs = union(&p.verbs, &c.verbs);
+        l.mandatory = union(&p.mandatory, &c.mandatory);
+        l.optional = union(&p.optional, &c.optional);
+        l.ready_conditions = p
+            .ready_conditions
+            .iter()
+            .chain(&c.ready_conditions)
+            .cloned()
+            .collect();
+        l.requires.optional = tuning::merge(&p.requires.optional, &c.requires.optional);
+        // The nearer level's entry for a component wins.
+        l.timeouts = p.timeouts.clone();
+        l.timeouts
+            .extend(c.timeouts.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if !p.bare.is_empty() {
+            l.bare.clone_from(&p.bare);
+        }
+        if c.options.is_empty() {
+            l.options = p.options.clone();
+        }
+        order::merge(&p.order, &self.own_order)
+    }
+
+    fn merge_outputs(&mut self, params_files: &[(PathBuf, ParamsFile)]) {
+        let mut outputs: Vec<Output> = self
+            .parent
+            .as_ref()
+            .map(|p| p.doc.outputs.clone())
+            .unwrap_or_default();
+        if self.parent.is_some() {
+            merge_outputs_into(&mut outputs, &self.manifest.outputs);
+        } else {
+            outputs = self.manifest.outputs.clone();
+        }
+        for (_, params) in params_files {
+            merge_outputs_into(&mut outputs, &params.outputs);
+        }
+        self.doc.outputs = outputs;
+    }
+
+    fn compute_requires_provides(&mut self) {
+        let parent_provides: Vec<String> = self
+            .parent
+            .as_ref()
+            .map(|p| p.doc.provides.clone())
+            .unwrap_or_default();
+        let mut provided: HashSet<String> = HashSet::new();
+        let add_provided = |provided: &mut HashSet<String>, cap: &str| {
+            provided.insert(cap.to_string());
+            if cap == "kubernetes" {
+                provided.insert("kubectl".into());
+            }
+        };
+        for cap in &parent_provides {
+            add_provided(&mut provided, cap);
+        }
+        let mut level: BTreeSet<String> = self
+            .manifest
+            .requires
+            .iter()
+            .filter(|r| !provided.contains(*r))
+            .cloned()
+            .collect();
+        let own_docs: HashMap<&str, &Manifest> = self
+            .component_docs
+            .iter()
+            .map(|d| (d.meta.name.as_str(), d))
+            .collect();
+        for name in &self.own_order {
+            let Some(doc) = own_docs.get(name.as_str()) else {
+                continue;
+            };
+            level.extend(
+                doc.requires
+                    .iter()
+                    .filter(|r| !provided.contains(*r))
+                    .cloned(),
+            );
+            for cap in &doc.provides {
+                add_provided(&mut provided, cap);
+            }
+        }
+        let mut requires = self
+            .parent
+            .as_ref()
+            .map(|p| p.doc.requires.clone())
+            .unwrap_or_default();
+        for r in level {
+            if !requires.contains(&r) {
+                requires.push(r);
+            }
+        }
+        self.doc.requires = requires;
+        let provides: BTreeSet<String> = parent_provides
+            .into_iter()
+            .chain(self.manifest.provides.iter().cloned())
+            .chain(
+                self.component_docs
+                    .iter()
+                    .flat_map(|d| d.provides.iter().cloned()),
+            )
+            .collect();
+        self.doc.provides = provides.into_iter().collect();
+    }
+
+    /// The merged parameters and their traces. `stack_file` is the
+    /// manifest's number in the provenance files; the parameters files
+    /// follow it.
+    fn merge_parameters(
+        &mut self,
+        stack_path: &Path,
+        stack_file: usize,
+        params_files: &[(PathBuf, ParamsFile)],
+        instances: &HashMap<String, usize>,
+        options: &Options,
+        warnings: &mut Warnings,
+    ) -> (Vec<Parameter>, Vec<Trace>, HashMap<String, String>) {
+        let ranks: HashMap<String, usize> = self
+            .doc
+            .components
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect();
+        let own: HashSet<&str> = self
+            .manifest
+            .components
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let mut table = ParamTable::default();
+        for doc in self
+            .component_docs
+            .iter()
+            .filter(|d| own.contains(d.meta.name.as_str()))
+        {
+            let component_file = PathBuf::from(format!("{}/hub-component.yaml", doc.meta.name));
+            let origin = Origin::Component {
+                instance: &doc.meta.name,
+                file: &component_file,
+            };
+            // Every instance read has its file; a number past the end
+            // would point nowhere.
+            let traced = Traced::File(instances.get(&doc.meta.name).copied().unwrap_or(usize::MAX));
+            table.add_source(&doc.parameters, origin, &ranks, traced, warnings);
+        }
+        if let Some(parent) = &self.parent {
+            let traced = Traced::Parent(&parent.traces);
+            table.add_source(&parent.parameters, Origin::Parent, &ranks, traced, warnings);
+        }
+        let application = self.manifest.kind == "application";
+        let mut app_env = HashMap::new();
+        let mut sources: Vec<(&Path, &[Parameter])> = vec![(stack_path, &self.manifest.parameters)];
+        sources.extend(
+            params_files
+                .iter()
+                .map(|(p, f)| (p.as_path(), &f.parameters[..])),
+        );
+        for (number, (file, params)) in sources.into_iter().enumerate() {
+            if application {
+                collect_env(params, &mut app_env);
+            }
+            table.add_source(
+                params,
+                Origin::Stack { file, application },
+                &ranks,
+                Traced::File(stack_file + number),
+                warnings,
+            );
+        }
+        table.apply_overrides(&options.overrides);
+        let (parameters, traces) = table.into_sorted();
+        (parameters, traces, app_env)
+    }
+}
+
+fn collect_env(params: &[Parameter], env: &mut HashMap<String, String>) {
+    for p in params {
+        if p.component.is_empty() && !p.env.is_empty() {
+            env.insert(p.name.clone(), p.env.clone());
+        }
+    }
+}
+
+/// Makes a parent's component reference valid from the child's folder.
+fn rewrite_parent_ref(reference: &mut ComponentRef, from: &Path, has_base_dir: bool) {
+    let source = &mut reference.source;
+    if !source.dir.is_empty() {
+        source.dir = rebase(from, &source.dir);
+        return;
+    }
+    if has_base_dir {
+        return;
+    }
+    if let Some(git) = &mut source.git {
+        if !git.local_dir.is_empty() {
+            git.local_dir = rebase(from, &git.local_dir);
+        } else if !git.remote.is_empty() {
+            git.local_dir = rebase(from, &reference.name);
+        }
+    }
+}
+
+/// The parent's references in its order, each replaced in place by the
+/// child's reference of the same name; the child's new ones appended.
+fn merge_refs(parent: &[ComponentRef], child: &[ComponentRef]) -> Vec<ComponentRef> {
+    let by_name: HashMap<&str, &ComponentRef> =
+        child.iter().map(|c| (c.name.as_str(), c)).collect();
+    let parent_names: HashSet<&str> = parent.iter().map(|c| c.name.as_str()).collect();
+    parent
+        .iter()
+        .map(|p| {
+            by_name
+                .get(p.name.as_str())
+                .map_or_else(|| p.clone(), |c| (*c).clone())
+        })
+        .chain(
+            child
+                .iter()
+                .filter(|c| !parent_names.contains(c.name.as_str()))
+                .cloned(),
+        )
+        .collect()
+}
+
+fn merge_outputs_into(outputs: &mut Vec<Output>, incoming: &[Output]) {
+    for o in incoming {
+        match outputs.iter_mut().find(|e| e.name == o.name) {
+            Some(existing) => existing.update_from(o),
+            None => outputs.push(o.clone()),
+        }
+    }
+}
+
+fn union(first: &[String], second: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(first.len() + second.len());
+    for item in first.iter().chain(second) {
+        if !out.contains(item) {
+            out.push(item.clone());
+        }
+    }
+    out
+}
+
+fn apply_platform_provides(doc: &mut Manifest, platform: &[String]) {
+    if platform.is_empty() {
+        return;
+    }
+    doc.requires
+        .retain(|r| ENVIRONMENT_PROVIDED.contains(&r.as_str()) || !platform.contains(r));
+    let mut sorted = platform.to_vec();
+    sorted.sort();
+    doc.platform.provides = union(&doc.platform.provides, &sorted);
+}
+
+fn mark_secret_outputs(outputs: &mut [Output]) {
+    for o in outputs
+        .iter_mut()
+        .filter(|o| o.kind.is_empty() && looks_secret(&o.name))
+    {
+        o.kind = "secret".into();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hub_manifest::{parse_elaborated, render_elaborated};
+
+    const COMPONENT: &str = "kind: component\nmeta: {name: c}\n";
+
+    /// A stack `child/hub.yaml` with components `a` and `b` (`b` depends on
+    /// `a`) whose parent `base/hub.yaml` has component `p`; `child_order`
+    /// and `parent_order` are their `lifecycle` sections.
+    fn stacks(child_order: &str, parent_order: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        for component in ["child/a", "child/b", "base/p"] {
+            write(&format!("{component}/hub-component.yaml"), COMPONENT);
+        }
+        write(
+            "base/hub.yaml",
+            &format!("kind: stack\nmeta: {{name: base}}\ncomponents:\n- {{name: p, source: {{dir: p}}}}\n{parent_order}"),
+        );
+        write("base/params.yaml", "parameters: []\n");
+        write(
+            "child/hub.yaml",
+            &format!(
+                "kind: stack\nmeta: {{name: child, fromStack: ../base}}\ncomponents:\n\
+                 - {{name: a, source: {{dir: a}}}}\n- {{name: b, source: {{dir: b}}, depends: [a]}}\n{child_order}"
+            ),
+        );
+        dir
+    }
+
+    fn elaborated(dir: &Path) -> Elaborated {
+        let options = Options {
+            stack: dir.join("child/hub.yaml"),
+            ..Options::default()
+        };
+        elaborate(&options, &mut Warnings::default()).unwrap()
+    }
+
+    /// The elaborated stack written to a file and read back.
+    fn round_trip(elaborated: &Elaborated, dir: &Path) -> Elaborated {
+        let text = render_elaborated(elaborated).unwrap();
+        let file = SourceFile::from_bytes(&dir.join("x.elaborate"), text.into_bytes()).unwrap();
+        parse_elaborated(&file, &mut Warnings::default()).unwrap()
+    }
+
+    #[test]
+    fn order_is_derived_only_when_no_level_writes_one() {
+        let cases = [
+            ("", "", true),
+            ("lifecycle: {order: [a, b]}\n", "", false),
+            ("", "lifecycle: {order: [p]}\n", false),
+        ];
+        for (child, parent, derived) in cases {
+            let dir = stacks(child, parent);
+            let elaborated = elaborated(dir.path());
+            assert_eq!(
+                elaborated.provenance.order_derived, derived,
+                "{child:?} {parent:?}"
+            );
+            let read = round_trip(&elaborated, dir.path());
+            assert_eq!(read.provenance, elaborated.provenance);
+            assert_eq!(read.stack, elaborated.stack);
+        }
+    }
+
+    #[test]
+    fn every_file_read_is_a_source_and_the_stack_folder_is_recorded() {
+        let dir = stacks("", "");
+        let root = absolute(dir.path());
+        let provenance = elaborated(dir.path()).provenance;
+        let expected: Vec<PathBuf> = [
+            "child/hub.yaml",
+            "child/a/hub-component.yaml",
+            "child/b/hub-component.yaml",
+            "base/p/hub-component.yaml",
+            "base/hub.yaml",
+            "base/params.yaml",
+        ]
+        .iter()
+        .map(|p| root.join(p))
+        .collect();
+        assert_eq!(provenance.sources, expected);
+        assert_eq!(provenance.stack_dir, Some(root.join("child")));
+    }
+}

@@ -1,0 +1,20 @@
+//! One component's process.
+//!
+//! * [`env`](mod@env) — the environment a component runs in;
+//!   [`otp`] — one-time values handed to it.
+//! * [`templates`] — the templates rendered before it runs, with the
+//!   [`gotemplate`] engine for `kind: go` and [`mustache`] for `_mustache`.
+//! * [`process`] — running it: signals, prefixed and masked output;
+//!   [`spawn`] — starting it at a cost independent of hub's size;
+//!   [`capture`] — the `Outputs:` it prints; [`kept`] — the bounded part
+//!   of its stdout hub keeps in memory.
+
+pub mod capture;
+pub mod env;
+pub mod kept;
+pub mod mustache;
+pub mod otp;
+pub mod process;
+pub mod secret_lines;
+pub mod spawn;
+pub mod templates;

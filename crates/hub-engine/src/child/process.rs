@@ -1,0 +1,1083 @@
+//! Running one component implementation: a child process in its own
+//! process group, with every output line masked, labelled, shown and saved.
+//!
+//! * The child starts from an empty environment plus [`Invocation::env`],
+//!   in [`Invocation::cwd`], with stdin on the null device.
+//! * Each line of its stdout and stderr goes through the
+//!   [`SecretMasker`] once; the masked line is handed to the [`LineSink`]
+//!   and appended to the log file. A line of an `Outputs:` block naming a
+//!   secret output is shown with its value masked, and the value is masked
+//!   in every later line (see [`super::secret_lines`]). Only
+//!   [`Finished::stdout`] (the `Outputs:` blocks) keeps raw text and
+//!   [`Finished::tail`] the last lines as shown, both bounded (see
+//!   [`super::kept`]): the rest is streamed, so hub's memory stays flat
+//!   whatever the child prints.
+//! * The child leads its own process group, so a terminal Ctrl-C reaches
+//!   hub only. The first SIGINT/SIGTERM hub receives during the run is
+//!   forwarded to the group; when the grace period is over the group is
+//!   killed. A second signal kills it at once. The same escalation ends a
+//!   run whose [`Invocation::timeout`] is over (SIGTERM, grace, SIGKILL).
+//! * When the group leader exits after an interrupt or a timeout, what is
+//!   left of its group is killed and reaped, so nothing is left running.
+//!   After a normal exit, processes the component left in the background
+//!   keep running; hub stops reading their output shortly after the
+//!   leader's exit ([`LEAK_WAIT`]), and their further writes to it fail.
+//! * When hub itself dies, even by SIGKILL, the kernel kills the child
+//!   (`PR_SET_PDEATHSIG`, Linux); see [`super::spawn`].
+
+use super::kept::KeptStdout;
+use super::secret_lines::SecretLines;
+use super::spawn::{Spawned, Spec};
+use crate::run::interrupt::{signal_name, Interrupts};
+use hub_manifest::redact::SecretMasker;
+use hub_state::{beside, private};
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often the runner looks at the child and the interrupt count while
+/// no output arrives.
+const TICK: Duration = Duration::from_millis(50);
+
+/// The same once the child closed its output pipes: the first look comes
+/// after `FIRST_CLOSED_WAIT`, doubling up to `CLOSED_TICK`.
+const CLOSED_TICK: Duration = Duration::from_millis(5);
+const FIRST_CLOSED_WAIT: Duration = Duration::from_micros(50);
+
+/// How long output is still read after the leader exited normally, for
+/// background processes that still hold its pipes.
+pub const LEAK_WAIT: Duration = Duration::from_millis(300);
+
+/// A line longer than this is passed on in pieces of this size, so a child
+/// writing without newlines cannot fill hub's memory.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// How long the runner waits for a killed group to disappear.
+const REAP_WAIT: Duration = Duration::from_secs(2);
+
+/// One execution of a component implementation.
+#[derive(Clone)]
+pub struct Invocation {
+    /// The component name, shown with every line.
+    pub label: String,
+    /// An executable; a relative path with more than one part (`./deploy`,
+    /// `bin/deploy`) is relative to [`Invocation::cwd`], a bare name is
+    /// looked up in the `PATH` of [`Invocation::env`].
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: PathBuf,
+    /// The complete environment of the child.
+    pub env: Vec<(String, String)>,
+    /// Masked stdout and stderr lines are appended here (the file and its
+    /// folder are created when missing).
+    pub log_file: Option<PathBuf>,
+    /// SIGTERM after this long, SIGKILL a grace period later.
+    pub timeout: Option<Duration>,
+}
+
+/// Shows variable names only: values may be secrets.
+impl fmt::Debug for Invocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.env.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("Invocation")
+            .field("label", &self.label)
+            .field("program", &self.program)
+            .field("args", &self.args.len())
+            .field("cwd", &self.cwd)
+            .field("env", &names)
+            .field("log_file", &self.log_file)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The child exited with this code.
+    Code(i32),
+    /// The child was killed by this signal (not sent by hub).
+    Signal(i32),
+    /// Hub received `signal` (SIGINT or SIGTERM) during the run; whatever
+    /// the child then did, the run counts as interrupted.
+    Interrupted { signal: i32 },
+    /// [`Invocation::timeout`] was over.
+    TimedOut,
+}
+
+impl Exit {
+    /// The exit status a shell would report: the code, 128 + signal (also
+    /// when hub was interrupted by the signal: 130 for SIGINT, 143 for
+    /// SIGTERM), 124 (as `timeout(1)`) when timed out.
+    pub fn shell_code(&self) -> i32 {
+        match *self {
+            Exit::Code(code) => code,
+            Exit::Signal(signal) => 128 + signal,
+            Exit::Interrupted { signal } => 128 + signal,
+            Exit::TimedOut => 124,
+        }
+    }
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Exit::Code(code) => write!(f, "exited with code {code}"),
+            Exit::Signal(signal) => write!(f, "was killed by {}", signal_name(signal)),
+            Exit::Interrupted { signal } => write!(f, "was interrupted by {}", signal_name(signal)),
+            Exit::TimedOut => write!(f, "timed out"),
+        }
+    }
+}
+
+/// The result of a run.
+pub struct Finished {
+    pub exit: Exit,
+    /// The `Outputs:` blocks the child wrote to stdout, unmasked (invalid
+    /// UTF-8 replaced), for parsing outputs. Never print it as is.
+    pub stdout: String,
+    /// The last lines of its stdout as shown (masked), for the log of a
+    /// failure.
+    pub tail: String,
+    pub duration: Duration,
+}
+
+impl Finished {
+    /// Exited with code 0 (and was not interrupted).
+    pub fn success(&self) -> bool {
+        self.exit == Exit::Code(0)
+    }
+}
+
+/// Leaves the raw stdout out: it may hold secrets.
+impl fmt::Debug for Finished {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Finished")
+            .field("exit", &self.exit)
+            .field("stdout_bytes", &self.stdout.len())
+            .field("tail_bytes", &self.tail.len())
+            .field("duration", &self.duration)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Where a component's output lines go. Every line is already masked.
+pub trait LineSink: Send + Sync {
+    /// One line of the child's output, without its line break.
+    fn line(&self, label: &str, stream: Stream, line: &str);
+
+    /// A message of hub's own about the run (signal forwarded, killed,
+    /// log file failing). Dropped unless the sink shows it.
+    fn note(&self, label: &str, message: &str) {
+        let _ = (label, message);
+    }
+}
+
+/// Prints `label | line` to hub's stdout or stderr (the stream the child
+/// used), and notes as `hub: label: message` to stderr. Each line is
+/// written whole under one lock shared by both streams, so lines of
+/// concurrent runs never mix.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ConsoleSink;
+
+static CONSOLE: Mutex<()> = Mutex::new(());
+
+impl ConsoleSink {
+    fn write(stream: Stream, text: &str) {
+        let _guard = CONSOLE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A closed stdout (`hub ... | head`) must not stop the run.
+        let _ = match stream {
+            Stream::Stdout => {
+                let mut out = io::stdout().lock();
+                out.write_all(text.as_bytes()).and_then(|_| out.flush())
+            }
+            Stream::Stderr => io::stderr().lock().write_all(text.as_bytes()),
+        };
+    }
+}
+
+impl LineSink for ConsoleSink {
+    fn line(&self, label: &str, stream: Stream, line: &str) {
+        ConsoleSink::write(stream, &console_line(label, line));
+    }
+
+    fn note(&self, label: &str, message: &str) {
+        ConsoleSink::write(Stream::Stderr, &format!("hub: {label}: {message}\n"));
+    }
+}
+
+/// `label | line` plus the line break; the bare line when there is no
+/// label.
+pub fn console_line(label: &str, line: &str) -> String {
+    match (label.is_empty(), line.is_empty()) {
+        (true, _) => format!("{line}\n"),
+        (false, true) => format!("{label} |\n"),
+        (false, false) => format!("{label} | {line}\n"),
+    }
+}
+
+/// Keeps lines and notes in memory, for tests and for callers that show
+/// output their own way.
+#[derive(Debug, Default)]
+pub struct MemorySink {
+    lines: Mutex<Vec<(Stream, String)>>,
+    notes: Mutex<Vec<String>>,
+}
+
+impl MemorySink {
+    pub fn lines(&self) -> Vec<(Stream, String)> {
+        self.lines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    pub fn notes(&self) -> Vec<String> {
+        self.notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl LineSink for MemorySink {
+    fn line(&self, _label: &str, stream: Stream, line: &str) {
+        let mut lines = self
+            .lines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        lines.push((stream, line.to_string()));
+    }
+
+    fn note(&self, _label: &str, message: &str) {
+        let mut notes = self
+            .notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        notes.push(message.to_string());
+    }
+}
+
+#[derive(thiserror::Error, Debug)]
+pub enum ProcessError {
+    #[error("cannot run `{label}`: its working directory `{}` does not exist or is not a folder", cwd.display())]
+    MissingCwd { label: String, cwd: PathBuf },
+    #[error("cannot run `{}` for `{label}` in `{}`: {source}", program.display(), cwd.display())]
+    Spawn {
+        label: String,
+        program: PathBuf,
+        cwd: PathBuf,
+        source: io::Error,
+    },
+    #[error("cannot open the log file `{}` of `{label}`: {source}", path.display())]
+    LogFile {
+        label: String,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error("lost track of `{}` run for `{label}`: {source}", program.display())]
+    Supervise {
+        label: String,
+        program: PathBuf,
+        source: io::Error,
+    },
+}
+
+impl ProcessError {
+    /// A file planted where hub keeps a log refused the run (see
+    /// `state::beside`).
+    pub fn planted(&self) -> bool {
+        matches!(self, ProcessError::LogFile { source, .. } if beside::Planted::of(source).is_some())
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ProcessError::MissingCwd { .. } => {
+                Some("check the component's source or `--base-dir`".into())
+            }
+            ProcessError::Spawn {
+                program, source, ..
+            } => spawn_hint(program, source),
+            ProcessError::LogFile { source, .. } if beside::Planted::of(source).is_some() => {
+                Some(beside::Planted::hint().into())
+            }
+            ProcessError::LogFile { .. } => {
+                Some("check that the folder beside the state is writable".into())
+            }
+            ProcessError::Supervise { .. } => None,
+        }
+    }
+
+    /// What a shell would exit with: 126 for a file that cannot be
+    /// executed, 127 for one that is not found, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ProcessError::Spawn { source, .. } if source.kind() == io::ErrorKind::NotFound => 127,
+            ProcessError::Spawn { .. } => 126,
+            _ => 1,
+        }
+    }
+}
+
+fn spawn_hint(program: &Path, source: &io::Error) -> Option<String> {
+    let shown = program.display();
+    if source.raw_os_error() == Some(libc::ENOEXEC) {
+        return Some(format!(
+            "`{shown}` is not a program the system can start: begin it with a `#!` line such as `#!/bin/sh`"
+        ));
+    }
+    match source.kind() {
+        io::ErrorKind::PermissionDenied => Some(format!("make it executable: `chmod +x {shown}`")),
+        io::ErrorKind::NotFound if program.components().count() == 1 => Some(format!(
+            "`{shown}` is not on the `PATH` of the component's environment"
+        )),
+        io::ErrorKind::NotFound => Some(format!(
+            "check that `{shown}` exists and that the interpreter on its `#!` line is installed"
+        )),
+        _ => None,
+    }
+}
+
+/// Runs `invocation` to its end and reports how it ended. Errors are
+/// failures to start or watch the child; a child that fails is an
+/// [`Exit`].
+pub fn run(
+    invocation: &Invocation,
+    masker: &SecretMasker,
+    sink: &dyn LineSink,
+    interrupts: &Interrupts,
+) -> Result<Finished, ProcessError> {
+    if !invocation.cwd.is_dir() {
+        return Err(ProcessError::MissingCwd {
+            label: invocation.label.clone(),
+            cwd: invocation.cwd.clone(),
+        });
+    }
+    // Signals from here on concern this run.
+    let seen = interrupts.count();
+    let mut output = Output {
+        label: &invocation.label,
+        masker: std::borrow::Cow::Borrowed(masker),
+        secret_lines: SecretLines::default(),
+        sink,
+        log: open_log(invocation)?,
+        kept: KeptStdout::default(),
+    };
+    let program = resolve_program(invocation);
+    output.frame_start(invocation, &program);
+    adopt_orphans();
+    let started = Instant::now();
+    let mut child = match spawn(invocation, &program) {
+        Ok(child) => child,
+        Err(error) => {
+            output.log_line(&format!("--- {error}"));
+            return Err(error);
+        }
+    };
+    let exit = Supervisor::new(&mut child, invocation, interrupts, sink, seen)
+        .supervise(&mut output)
+        .map_err(|source| ProcessError::Supervise {
+            label: invocation.label.clone(),
+            program,
+            source,
+        })?;
+    let duration = started.elapsed();
+    let kept = std::mem::take(&mut output.kept).finish();
+    for note in &kept.notes {
+        output.log_line(&format!("--- {note}"));
+        sink.note(&invocation.label, note);
+    }
+    output.frame_end(exit, duration);
+    Ok(Finished {
+        exit,
+        stdout: kept.blocks,
+        tail: kept.tail,
+        duration,
+    })
+}
+
+fn resolve_program(invocation: &Invocation) -> PathBuf {
+    let program = &invocation.program;
+    if program.is_relative() && program.components().count() > 1 {
+        invocation.cwd.join(program)
+    } else {
+        program.clone()
+    }
+}
+
+fn open_log(invocation: &Invocation) -> Result<Option<File>, ProcessError> {
+    let Some(path) = &invocation.log_file else {
+        return Ok(None);
+    };
+    // An existing file first: creating one takes its folder's lock, which
+    // the thread making the next files ahead may hold (see
+    // `lifecycle::run::logs_ahead`). Never through a link, never another
+    // user's file (see `state::beside`).
+    let open = || match beside::open_append(path, private::FILE_MODE) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                private::create_folder(parent)?;
+            }
+            beside::open_append(path, private::FILE_MODE)
+        }
+        opened => opened,
+    };
+    open().map(Some).map_err(|source| ProcessError::LogFile {
+        label: invocation.label.clone(),
+        path: path.clone(),
+        source,
+    })
+}
+
+fn spawn(invocation: &Invocation, program: &Path) -> Result<Spawned, ProcessError> {
+    super::spawn::spawn(&Spec {
+        program,
+        args: &invocation.args,
+        cwd: &invocation.cwd,
+        env: &invocation.env,
+    })
+    .map_err(|source| ProcessError::Spawn {
+        label: invocation.label.clone(),
+        program: program.to_path_buf(),
+        cwd: invocation.cwd.clone(),
+        source,
+    })
+}
+
+/// Makes hub the reaper of processes its components orphan (Linux), so a
+/// killed group can be waited for even where process 1 does not reap.
+fn adopt_orphans() {
+    #[cfg(target_os = "linux")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: PR_SET_CHILD_SUBREAPER only changes who inherits this
+            // process's orphaned descendants; no memory is involved.
+            unsafe {
+                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+            }
+        });
+    }
+}
+
+/// Sends `signal` to every process of the group; a group already gone is
+/// not an error.
+fn kill_group(pgid: i32, signal: i32) {
+    // SAFETY: killpg only sends a signal; the group is the child's own.
+    unsafe {
+        libc::killpg(pgid, signal);
+    }
+}
+
+/// Reaps members of the group that hub adopted. With `wait`, until none is
+/// left (bounded by [`REAP_WAIT`]); otherwise only those already gone.
+fn reap_group(pgid: i32, wait: bool) {
+    let deadline = Instant::now() + REAP_WAIT;
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes the status into a local integer.
+        let reaped = unsafe { libc::waitpid(-pgid, &mut status, libc::WNOHANG) };
+        match reaped {
+            r if r > 0 => continue,
+            0 if wait && Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => return,
+        }
+    }
+}
+
+/// Masks each line once and passes it to the sink and the log file.
+struct Output<'a> {
+    label: &'a str,
+    /// Learns the values of secret outputs as they are printed.
+    masker: std::borrow::Cow<'a, SecretMasker>,
+    secret_lines: SecretLines,
+    sink: &'a dyn LineSink,
+    log: Option<File>,
+    kept: KeptStdout,
+}
+
+impl Output<'_> {
+    /// One line, or with `whole` false a piece of a longer one.
+    fn line(&mut self, stream: Stream, bytes: &[u8], whole: bool) {
+        let text = String::from_utf8_lossy(bytes);
+        let secret = match stream {
+            Stream::Stdout => self.secret_lines.line(&text, whole, &mut self.masker),
+            Stream::Stderr => None,
+        };
+        let masked = match secret {
+            Some(shown) => std::borrow::Cow::Owned(shown),
+            None => self.masker.mask(&text),
+        };
+        if stream == Stream::Stdout {
+            self.kept.line_shown(&text, &masked, whole);
+        }
+        self.sink.line(self.label, stream, &masked);
+        self.log_line(&masked);
+    }
+
+    fn log_line(&mut self, line: &str) {
+        let Some(file) = self.log.as_mut() else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        if let Err(error) = file.write_all(&bytes) {
+            self.log = None;
+            let message =
+                format!("cannot write to the log file: {error}; further lines are not saved");
+            self.sink.note(self.label, &message);
+        }
+    }
+
+    /// `--- PROGRAM ARGS (CWD)` in the log file.
+    fn frame_start(&mut self, invocation: &Invocation, program: &Path) {
+        let mut line = format!("--- {}", program.display());
+        for arg in &invocation.args {
+            line.push(' ');
+            line.push_str(arg);
+        }
+        line.push_str(&format!(" ({})", invocation.cwd.display()));
+        let masked = self.masker.mask(&line).into_owned();
+        self.log_line(&masked);
+    }
+
+    /// `--- exited with code 0 after 1.2s` in the log file.
+    fn frame_end(&mut self, exit: Exit, duration: Duration) {
+        self.log_line(&format!("--- {exit} after {:.1}s", duration.as_secs_f64()));
+    }
+}
+
+/// Splits a byte stream into lines: `\n` ends a line, a `\r` before it is
+/// dropped, an unfinished last line is given by [`LineSplitter::finish`],
+/// and an unfinished line reaching `max` bytes (a child writing without
+/// newlines) is passed on in pieces that do not cut a UTF-8 character.
+/// `emit` hears each line and whether it is whole (false for a piece that
+/// the next one continues).
+#[derive(Debug)]
+pub struct LineSplitter {
+    pending: Vec<u8>,
+    max: usize,
+}
+
+impl LineSplitter {
+    pub fn new(max: usize) -> Self {
+        LineSplitter {
+            pending: Vec::new(),
+            max: max.max(4),
+        }
+    }
+
+    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&[u8], bool)) {
+        while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
+            if self.pending.is_empty() {
+                emit(trim_cr(&bytes[..end]), true);
+            } else {
+                self.pending.extend_from_slice(&bytes[..end]);
+                emit(trim_cr(&self.pending), true);
+                self.pending.clear();
+            }
+            bytes = &bytes[end + 1..];
+        }
+        self.pending.extend_from_slice(bytes);
+        while self.pending.len() >= self.max {
+            let cut = char_boundary(&self.pending, self.max);
+            emit(&self.pending[..cut], false);
+            self.pending.drain(..cut);
+        }
+    }
+
+    /// Passes on the unfinished last line, if any.
+    pub fn finish(&mut self, mut emit: impl FnMut(&[u8], bool)) {
+        if !self.pending.is_empty() {
+            emit(trim_cr(&self.pending), true);
+            self.pending.clear();
+        }
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// `at`, moved back (at most 3 bytes) so as not to split a UTF-8 sequence.
+fn char_boundary(bytes: &[u8], at: usize) -> usize {
+    let mut cut = at.min(bytes.len());
+    while cut > at.saturating_sub(3) && cut < bytes.len() && bytes[cut] & 0xC0 == 0x80 {
+        cut -= 1;
+    }
+    if cut == 0 {
+        at.min(bytes.len())
+    } else {
+        cut
+    }
+}
+
+/// `30s`, `0.5s`.
+fn seconds(duration: Duration) -> String {
+    format!("{}s", duration.as_secs_f64())
+}
+
+thread_local! {
+    /// What a read from a pipe lands in: as large as a pipe's default
+    /// capacity, made once per thread rather than cleared at every read.
+    static READ_BUFFER: std::cell::RefCell<Box<[u8]>> =
+        std::cell::RefCell::new(vec![0u8; 64 * 1024].into_boxed_slice());
+}
+
+/// One of the child's output pipes.
+struct Pipe {
+    file: File,
+    stream: Stream,
+    lines: LineSplitter,
+    open: bool,
+}
+
+impl Pipe {
+    fn new(fd: OwnedFd, stream: Stream) -> Self {
+        Pipe {
+            file: File::from(fd),
+            stream,
+            lines: LineSplitter::new(MAX_LINE),
+            open: true,
+        }
+    }
+
+    /// Reads what is there (the pipe was reported ready).
+    fn read(&mut self, output: &mut Output) -> io::Result<()> {
+        READ_BUFFER.with_borrow_mut(|buffer| self.read_into(buffer, output))
+    }
+
+    fn read_into(&mut self, buffer: &mut [u8], output: &mut Output) -> io::Result<()> {
+        match self.file.read(buffer) {
+            Ok(0) => {
+                self.close(output);
+                Ok(())
+            }
+            Ok(n) => {
+                let stream = self.stream;
+                self.lines
+                    .feed(&buffer[..n], |line, whole| output.line(stream, line, whole));
+                Ok(())
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                ) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn close(&mut self, output: &mut Output) {
+        let stream = self.stream;
+        self.lines
+            .finish(|line, whole| output.line(stream, line, whole));
+        self.open = false;
+    }
+}
+
+/// Waits up to `timeout` for output on the open pipes and reads it.
+fn pump(pipes: &mut [Pipe], timeout: Duration, output: &mut Output) -> io::Result<()> {
+    let open: Vec<usize> = (0..pipes.len()).filter(|i| pipes[*i].open).collect();
+    let mut fds: Vec<libc::pollfd> = open
+        .iter()
+        .map(|i| libc::pollfd {
+            fd: pipes[*i].file.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let millis = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+    // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures that
+    // outlives the call.
+    let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+    if ready < 0 {
+        let error = io::Error::last_os_error();
+        return if error.kind() == io::ErrorKind::Interrupted {
+            Ok(())
+        } else {
+            Err(error)
+        };
+    }
+    for (fd, index) in fds.iter().zip(open) {
+        if fd.revents & libc::POLLNVAL != 0 {
+            pipes[index].close(output);
+        } else if fd.revents != 0 {
+            pipes[index].read(output)?;
+        }
+    }
+    Ok(())
+}
+
+/// Watches the child: output, exit, interrupts, timeout.
+struct Supervisor<'a> {
+    child: &'a mut Spawned,
+    pgid: i32,
+    pipes: Vec<Pipe>,
+    interrupts: &'a Interrupts,
+    sink: &'a dyn LineSink,
+    label: &'a str,
+    /// Signals counted when the run started or when last looked.
+    seen: usize,
+    interrupted: Option<i32>,
+    timeout_at: Option<Instant>,
+    timed_out: bool,
+    kill_at: Option<Instant>,
+    killed: bool,
+}
+
+impl<'a> Supervisor<'a> {
+    fn new(
+        child: &'a mut Spawned,
+        invocation: &'a Invocation,
+        interrupts: &'a Interrupts,
+        sink: &'a dyn LineSink,
+        seen: usize,
+    ) -> Self {
+        let mut pipes = Vec::new();
+        if let Some(stdout) = child.stdout.take() {
+            pipes.push(Pipe::new(OwnedFd::from(stdout), Stream::Stdout));
+        }
+        if let Some(stderr) = child.stderr.take() {
+            pipes.push(Pipe::new(OwnedFd::from(stderr), Stream::Stderr));
+        }
+        let pgid = i32::try_from(child.id()).unwrap_or(i32::MAX);
+        Supervisor {
+            child,
+            pgid,
+            pipes,
+            interrupts,
+            sink,
+            label: &invocation.label,
+            seen,
+            interrupted: None,
+            timeout_at: invocation.timeout.map(|timeout| Instant::now() + timeout),
+            timed_out: false,
+            kill_at: None,
+            killed: false,
+        }
+    }
+
+    /// Watches until the child exits; after a failure to watch, kills and
+    /// reaps its group.
+    fn supervise(&mut self, output: &mut Output) -> io::Result<Exit> {
+        let result = self.watch_until_exit(output);
+        if result.is_err() {
+            kill_group(self.pgid, libc::SIGKILL);
+            let _ = self.child.wait();
+            reap_group(self.pgid, true);
+        }
+        result
+    }
+
+    fn watch_until_exit(&mut self, output: &mut Output) -> io::Result<Exit> {
+        let mut closed_wait = FIRST_CLOSED_WAIT;
+        let status = loop {
+            if self.pipes.iter().any(|p| p.open) {
+                pump(&mut self.pipes, TICK, output)?;
+            } else {
+                // Both pipes closed usually means the child is exiting:
+                // look again soon, backing off up to CLOSED_TICK.
+                std::thread::sleep(closed_wait);
+                closed_wait = (closed_wait * 2).min(CLOSED_TICK);
+            }
+            if let Some(status) = self.child.try_wait()? {
+                break status;
+            }
+            self.watch(Instant::now());
+        };
+        let stopped = self.interrupted.is_some() || self.timed_out;
+        if stopped {
+            kill_group(self.pgid, libc::SIGKILL);
+        }
+        self.drain(output)?;
+        reap_group(self.pgid, stopped);
+        Ok(self.exit(status))
+    }
+
+    /// Reads what is left after the leader's exit, for at most
+    /// [`LEAK_WAIT`], then passes on unfinished lines.
+    fn drain(&mut self, output: &mut Output) -> io::Result<()> {
+        let until = Instant::now() + LEAK_WAIT;
+        while self.pipes.iter().any(|p| p.open) {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            pump(&mut self.pipes, (until - now).min(TICK), output)?;
+        }
+        for pipe in self.pipes.iter_mut().filter(|p| p.open) {
+            pipe.close(output);
+        }
+        Ok(())
+    }
+
+    fn exit(&self, status: ExitStatus) -> Exit {
+        if let Some(signal) = self.interrupted {
+            Exit::Interrupted { signal }
+        } else if self.timed_out {
+            Exit::TimedOut
+        } else if let Some(code) = status.code() {
+            Exit::Code(code)
+        } else {
+            Exit::Signal(status.signal().unwrap_or(0))
+        }
+    }
+
+    /// Forwards new signals, starts the timeout, kills when due.
+    fn watch(&mut self, now: Instant) {
+        let count = self.interrupts.count();
+        if count > self.seen {
+            self.seen = count;
+            self.on_interrupt(count, now);
+        }
+        if self
+            .timeout_at
+            .is_some_and(|deadline| !self.timed_out && now >= deadline)
+        {
+            self.timed_out = true;
+            self.sink.note(self.label, "timed out: sending SIGTERM");
+            kill_group(self.pgid, libc::SIGTERM);
+            self.schedule_kill(now);
+        }
+        if self.kill_at.is_some_and(|at| !self.killed && now >= at) {
+            self.kill(&format!(
+                "still running {} after the signal: killed",
+                seconds(self.interrupts.grace())
+            ));
+        }
+    }
+
+    fn on_interrupt(&mut self, count: usize, now: Instant) {
+        let signal = self.interrupts.last_signal().unwrap_or(libc::SIGINT);
+        if self.interrupted.is_some() || count >= 2 {
+            self.interrupted.get_or_insert(signal);
+            self.kill(&format!("{} again: killed", signal_name(signal)));
+            return;
+        }
+        self.interrupted = Some(signal);
+        let message = format!(
+            "{}: passed on; it has {} to stop before it is killed (interrupt again to kill it now)",
+            signal_name(signal),
+            seconds(self.interrupts.grace())
+        );
+        self.sink.note(self.label, &message);
+        kill_group(self.pgid, signal);
+        self.schedule_kill(now);
+    }
+
+    fn schedule_kill(&mut self, now: Instant) {
+        let at = now + self.interrupts.grace();
+        self.kill_at = Some(self.kill_at.map_or(at, |earlier| earlier.min(at)));
+    }
+
+    fn kill(&mut self, message: &str) {
+        if !self.killed {
+            self.killed = true;
+            self.sink.note(self.label, message);
+            kill_group(self.pgid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(chunks: &[&[u8]], max: usize) -> Vec<Vec<u8>> {
+        let mut splitter = LineSplitter::new(max);
+        let mut lines = Vec::new();
+        for chunk in chunks {
+            splitter.feed(chunk, |line, _| lines.push(line.to_vec()));
+        }
+        splitter.finish(|line, _| lines.push(line.to_vec()));
+        lines
+    }
+
+    fn texts(lines: Vec<Vec<u8>>) -> Vec<String> {
+        lines
+            .into_iter()
+            .map(|l| String::from_utf8_lossy(&l).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn splits_lines_across_chunks_and_keeps_the_last_partial_line() {
+        let lines = split(&[b"one\ntw", b"o\r\n\nthr", b"ee"], MAX_LINE);
+        assert_eq!(texts(lines), ["one", "two", "", "three"]);
+    }
+
+    #[test]
+    fn cuts_long_lines_without_splitting_characters() {
+        let lines = split(&["abcdé".as_bytes(), b"fgh\n"], 5);
+        assert_eq!(texts(lines), ["abcd", "éfgh"]);
+        let lines = split(&[b"abcdefghij", b"kl\nmn\n"], 4);
+        assert_eq!(texts(lines), ["abcd", "efgh", "ijkl", "mn"]);
+    }
+
+    #[test]
+    fn keeps_invalid_utf8_bytes() {
+        let lines = split(&[b"a\xffb\n"], MAX_LINE);
+        assert_eq!(lines, [b"a\xffb".to_vec()]);
+    }
+
+    fn invocation(script: &str, dir: &Path) -> Invocation {
+        Invocation {
+            label: "app".into(),
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            cwd: dir.to_path_buf(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            log_file: Some(dir.join("logs/app.log")),
+            timeout: None,
+        }
+    }
+
+    #[test]
+    fn masks_lines_and_keeps_raw_stdout() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let mut masker = SecretMasker::new(false);
+        masker.add("hunter2");
+        let sink = MemorySink::default();
+        let script = "echo pw=hunter2; echo oops >&2; printf 'a\\377b'";
+        let finished = run(
+            &invocation(script, dir.path()),
+            &masker,
+            &sink,
+            &Interrupts::unwatched(),
+        )
+        .expect("run");
+        assert!(finished.success());
+        assert_eq!(finished.tail, "pw=(masked)\na\u{fffd}b\n");
+        assert_eq!(finished.stdout, "");
+        let mut lines = sink.lines();
+        lines.sort_by_key(|(stream, _)| *stream == Stream::Stderr);
+        assert_eq!(
+            lines,
+            [
+                (Stream::Stdout, "pw=(masked)".to_string()),
+                (Stream::Stdout, "a\u{fffd}b".to_string()),
+                (Stream::Stderr, "oops".to_string()),
+            ]
+        );
+        let log = std::fs::read_to_string(dir.path().join("logs/app.log")).expect("log");
+        assert!(
+            log.contains("pw=(masked)\n") && !log.contains("hunter2"),
+            "{log}"
+        );
+        assert!(
+            log.ends_with("s\n") && log.contains("--- exited with code 0 after"),
+            "{log}"
+        );
+    }
+
+    #[test]
+    fn a_simulated_interrupt_is_forwarded_and_reported() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let interrupts = Interrupts::unwatched();
+        let sink = std::sync::Arc::new(MemorySink::default());
+        let script = "trap 'echo got-int; exit 3' INT; echo ready; while :; do sleep 0.05; done";
+        let trigger = {
+            let interrupts = std::sync::Arc::clone(&interrupts);
+            let sink = std::sync::Arc::clone(&sink);
+            std::thread::spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while sink.lines().is_empty() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                interrupts.trigger(libc::SIGINT);
+            })
+        };
+        let finished = run(
+            &invocation(script, dir.path()),
+            &SecretMasker::new(false),
+            sink.as_ref(),
+            &interrupts,
+        )
+        .expect("run");
+        trigger.join().expect("trigger thread");
+        assert_eq!(
+            finished.exit,
+            Exit::Interrupted {
+                signal: libc::SIGINT
+            }
+        );
+        assert!(finished.tail.contains("got-int"), "{}", finished.tail);
+        assert!(
+            sink.notes()[0].starts_with("SIGINT: passed on"),
+            "{:?}",
+            sink.notes()
+        );
+    }
+
+    #[test]
+    fn a_timeout_terminates_the_group() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let mut invocation = invocation("sleep 30", dir.path());
+        invocation.timeout = Some(Duration::from_millis(200));
+        let started = Instant::now();
+        let finished = run(
+            &invocation,
+            &SecretMasker::new(false),
+            &MemorySink::default(),
+            &Interrupts::unwatched(),
+        )
+        .expect("run");
+        assert_eq!(finished.exit, Exit::TimedOut);
+        assert_eq!(finished.exit.shell_code(), 124);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_missing_working_directory_is_an_error() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let invocation = invocation("true", &dir.path().join("absent"));
+        let error = run(
+            &invocation,
+            &SecretMasker::new(false),
+            &MemorySink::default(),
+            &Interrupts::unwatched(),
+        )
+        .expect_err("an error");
+        assert!(matches!(error, ProcessError::MissingCwd { .. }), "{error}");
+    }
+
+    #[test]
+    fn exits_read_like_a_shell() {
+        assert_eq!(Exit::Code(3).shell_code(), 3);
+        assert_eq!(Exit::Signal(libc::SIGKILL).shell_code(), 137);
+        assert_eq!(
+            Exit::Interrupted {
+                signal: libc::SIGTERM
+            }
+            .shell_code(),
+            143
+        );
+        assert_eq!(
+            Exit::Interrupted {
+                signal: libc::SIGINT
+            }
+            .to_string(),
+            "was interrupted by SIGINT"
+        );
+        assert_eq!(console_line("app", "hi"), "app | hi\n");
+    }
+}

@@ -1,0 +1,279 @@
+//! What stops a deploy, undeploy or invoke, with where to look and how to
+//! fix it.
+
+use super::interrupt::signal_name;
+use crate::child::process::{Exit, ProcessError};
+use crate::order::plan::PlanError;
+use crate::order::requirements::RequirementError;
+use crate::source::discover::DiscoverError;
+use hub_elaborate::ElaborateError;
+use hub_manifest::diag::Location;
+use hub_manifest::ManifestError;
+use hub_params::ParamsError;
+use hub_state::{Inconsistency, StateError};
+use std::path::PathBuf;
+
+/// The exit code of a run stopped by `signal`, as a shell reports a
+/// process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+pub fn interrupted_exit(signal: i32) -> i32 {
+    128 + signal
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error(transparent)]
+    Elaborate(Box<ElaborateError>),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// A structural error located at its entry.
+    #[error("{}", .0 .0)]
+    PlanEntry(Box<(PlanError, Location)>),
+    #[error(transparent)]
+    Requirements(#[from] RequirementError),
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("`{flag}` needs a state file, and {}", match path { Some(p) => format!("`{}` does not exist", p.display()), None => "`-n/--no-state` was given".to_string() })]
+    StateRequired {
+        flag: &'static str,
+        path: Option<PathBuf>,
+    },
+    /// The parameters alone would take the state past the size every
+    /// command reads it with (see [`super::size`]).
+    #[error("the state this deploy would write is about {}, more than the {} a state is read with:\n{}", super::size::mebibytes(*estimate), super::size::mebibytes(*limit), heaviest.iter().map(|w| format!("  - {}", super::size::describe(w))).collect::<Vec<_>>().join("\n"))]
+    StateTooLarge {
+        estimate: u64,
+        limit: u64,
+        heaviest: Vec<super::size::Weight>,
+    },
+    #[error("plan is stale: the state `{}` changed while the deploy waited for its lock; run `hub plan` again", path.display())]
+    StateMoved { path: PathBuf },
+    #[error("the state does not belong to this stack:\n{}", problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    StateMismatch {
+        path: PathBuf,
+        problems: Vec<Inconsistency>,
+        /// How to get the recorded values back, when parameters differ.
+        fix: Option<String>,
+    },
+    #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
+    NoSource { component: String },
+    /// `--prune`: a removed component whose folder is not there to run
+    /// its undeploy from.
+    #[error("component `{component}` is no longer in the stack and cannot be undeployed: {}", match dir { Some(d) => format!("its folder `{}` is gone", d.display()), None => "the state does not record its folder".to_string() })]
+    PruneFolderGone {
+        component: String,
+        dir: Option<PathBuf>,
+    },
+    /// `--prune`: removed components whose undeploy failed; their entries
+    /// are kept.
+    #[error("{} could not be pruned: {}{}", if failed.len() == 1 { "a removed component" } else { "removed components" }, failures_text(failed), cancelled_text(cancelled))]
+    PruneFailed {
+        failed: Vec<(String, String)>,
+        /// Removed components left because one that depends on them failed.
+        cancelled: Vec<String>,
+    },
+    #[error("component `{component}`: {source}")]
+    Implementation {
+        component: String,
+        source: DiscoverError,
+    },
+    #[error("component `{component}` failed: {reason}")]
+    ComponentFailed {
+        component: String,
+        reason: String,
+        /// What to change, when the reason alone does not tell it.
+        fix: Option<String>,
+    },
+    #[error(
+        "the stack is incomplete: {}{}",
+        failures_text(failed),
+        cancelled_text(cancelled)
+    )]
+    Incomplete {
+        failed: Vec<(String, String)>,
+        cancelled: Vec<String>,
+        verb: &'static str,
+    },
+    #[error("{} by {}; the state records the run as interrupted", match component { Some(c) => format!("`{c}` was interrupted"), None => "the run was interrupted".to_string() }, signal_name(*signal))]
+    Interrupted {
+        component: Option<String>,
+        signal: i32,
+    },
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    #[error("`{component}` does not implement verb `{verb}` (its `lifecycle.verbs`: {})", verbs.join(", "))]
+    VerbNotListed {
+        component: String,
+        verb: String,
+        verbs: Vec<String>,
+    },
+    #[error("component `{component}` is not in the stack (components: {})", available.join(", "))]
+    UnknownComponent {
+        component: String,
+        available: Vec<String>,
+    },
+    #[error("`{component} {verb}` {exit}")]
+    InvokeFailed {
+        component: String,
+        verb: String,
+        exit: crate::child::process::Exit,
+    },
+    #[error("`{component} {verb}` {limit}")]
+    InvokeTimedOut {
+        component: String,
+        verb: String,
+        limit: super::timeout::Limit,
+    },
+    #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
+    ExtraArguments { path: PathBuf, extra: Vec<String> },
+    #[error("{what} is required: {how}")]
+    Missing {
+        what: &'static str,
+        how: &'static str,
+    },
+    #[error("the stack is not ready: {reason}")]
+    NotReady { reason: String },
+    #[error("cannot watch for interrupts: {0}")]
+    Signals(std::io::Error),
+}
+
+impl From<ElaborateError> for EngineError {
+    fn from(error: ElaborateError) -> Self {
+        EngineError::Elaborate(Box::new(error))
+    }
+}
+
+impl EngineError {
+    /// 130 after SIGINT, 143 after SIGTERM, 2 when the state could not be written, the
+    /// component's own code for a failed invoke, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            EngineError::Interrupted { signal, .. } => interrupted_exit(*signal),
+            EngineError::State(e) => e.exit_code(),
+            EngineError::InvokeFailed { exit, .. } => match exit.shell_code() {
+                0 => 1,
+                code => code,
+            },
+            EngineError::InvokeTimedOut { .. } => Exit::TimedOut.shell_code(),
+            _ => 1,
+        }
+    }
+
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            EngineError::Manifest(e) => e.location(),
+            EngineError::Elaborate(e) => e.location(),
+            EngineError::Params(e) => e.location(),
+            EngineError::State(e) => e.location(),
+            EngineError::StateMismatch { path, .. } => Some(Location::file(path)),
+            EngineError::PlanEntry(entry) => Some(entry.1.clone()),
+            EngineError::ExtraArguments { path, .. } => Some(Location::file(path)),
+            _ => None,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            EngineError::Manifest(e) => e.hint(),
+            EngineError::Elaborate(e) => e.hint(),
+            EngineError::Plan(PlanError::LimitBeforeOffset { offset, limit, verb }) => Some(format!(
+                "swap them: `-o {limit} -l {offset}`{}",
+                if *verb == "undeploy" { "; undeploy runs the components in reverse order" } else { "" }
+            )),
+            EngineError::Plan(e) => e.hint(),
+            EngineError::PlanEntry(entry) => entry.0.hint(),
+            EngineError::Requirements(e) => Some(e.hint()),
+            EngineError::Params(e) => e.hint(),
+            EngineError::State(e) => e.hint(),
+            EngineError::Process(e) => e.hint(),
+            EngineError::StateMoved { .. } => Some("nothing was run and the state is untouched: another run wrote it after the plan was checked".into()),
+            EngineError::StateTooLarge { .. } => Some(
+                "nothing ran; give the components a file that holds a large value (its path as the parameter) instead of the value, or give the value to fewer components".into(),
+            ),
+            EngineError::StateRequired { .. } => {
+                Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
+            }
+            EngineError::StateMismatch { fix: Some(fix), .. } => Some(fix.clone()),
+            EngineError::StateMismatch { .. } => {
+                Some("check the `-s` path; add `--force` to use this state anyway".into())
+            }
+            EngineError::NoSource { .. } => Some("give the component a `source: {dir: ...}` in the stack".into()),
+            EngineError::PruneFolderGone { component, .. } => Some(format!(
+                "restore the folder and run again to undeploy it, or forget it without undeploying with `hub state rm {component}` (what it created stays)"
+            )),
+            EngineError::PruneFailed { .. } => Some(
+                "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),
+            ),
+            EngineError::Implementation { source, .. } => source.hint(),
+            EngineError::ComponentFailed { component, reason, fix } => {
+                Some(component_failed_hint(component, reason, fix.as_deref()))
+            }
+            EngineError::Incomplete { verb: "deploy", .. } => Some(
+                "the other components finished; after fixing the failures, `hub deploy --changed` runs only what did not deploy or changed".into(),
+            ),
+            EngineError::Incomplete { verb, .. } => Some(format!(
+                "the other components finished; `hub {verb}` again after fixing the failures"
+            )),
+            EngineError::Interrupted { component: Some(c), .. } => {
+                Some(format!("run again to finish; `-o {c}` resumes at the interrupted component"))
+            }
+            EngineError::Interrupted { .. } => Some("run again to finish".into()),
+            EngineError::VerbNotListed { .. } => {
+                Some("add the verb to the component's `lifecycle.verbs`, or add `--force`".into())
+            }
+            EngineError::InvokeTimedOut { component, limit, .. } => Some(limit.fix(component)),
+            EngineError::UnknownComponent { .. } => Some("use a name from the stack's `components:` list".into()),
+            EngineError::NotReady { .. } => {
+                Some("check the stack's `lifecycle.readyConditions`; `--force` accepts a stack that is not ready".into())
+            }
+            EngineError::ExtraArguments { .. } => Some(
+                "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// What to do about a failed component, by what its failure says, and how
+/// to resume.
+fn component_failed_hint(component: &str, reason: &str, fix: Option<&str>) -> String {
+    let spawn_failure = reason
+        .strip_prefix("cannot run `")
+        .and_then(|rest| rest.split_once('`'))
+        .filter(|(_, rest)| rest.contains("Permission denied"))
+        .map(|(program, _)| program);
+    let fix = if let Some(fix) = fix {
+        fix.to_string()
+    } else if let Some(program) = spawn_failure {
+        format!("make the script executable: `chmod +x {program}`")
+    } else if reason.contains("cannot be expanded:") {
+        "declare or fix the parameters listed above in the stack or a parameters file".to_string()
+    } else {
+        "see the component's output above and its log file, and fix it".to_string()
+    };
+    format!("{fix}; then run again with `-o {component}` to resume there, or add `--force` to go on after failures")
+}
+
+/// "`b` failed: exit code 3; `c` failed: …"
+fn failures_text(failed: &[(String, String)]) -> String {
+    failed
+        .iter()
+        .map(|(name, reason)| {
+            let first = reason.lines().next().unwrap_or_default();
+            format!("`{name}` failed: {first}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// "; not run because of them: `d`, `e`"
+fn cancelled_text(cancelled: &[String]) -> String {
+    if cancelled.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = cancelled.iter().map(|n| format!("`{n}`")).collect();
+    format!("; not run because of them: {}", names.join(", "))
+}

@@ -1,0 +1,327 @@
+//! Components the state holds and the stack no longer lists ("removed"):
+//! `hub plan` shows them, `hub deploy` warns about them, and `hub deploy
+//! --prune` undeploys them after the rest of the deploy and forgets them.
+//!
+//! A removed component is undeployed from the folder its entry records
+//! (`dir`), with the parameters its entry records (the values its last run
+//! had, outputs of other components included), dependents before what
+//! they depend on as the entries' `depends` record them. An entry left
+//! `undeployed` has nothing to take down: it is only forgotten.
+
+use super::error::EngineError;
+use super::interrupt::Interrupts;
+use super::timeout::Limit;
+use crate::child::env::{self, ComponentVariables};
+use crate::child::otp;
+use crate::child::process::{self, Exit, Invocation, LineSink};
+use crate::source::discover;
+use hub_manifest::redact::SecretMasker;
+use hub_params::format::substitution_text;
+use hub_params::{ExpandedParam, Origin};
+use hub_state::{ComponentState, ComponentStatus, State};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// A component in the state that the stack no longer lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    pub name: String,
+    /// The folder its entry records; `None` for an entry written before
+    /// hub recorded it.
+    pub dir: Option<PathBuf>,
+    /// Its `depends` as recorded.
+    pub depends: Vec<String>,
+    /// Its entry's status.
+    pub status: String,
+}
+
+impl Removed {
+    /// Its implementation runs: its entry is not `undeployed`.
+    pub fn runs(&self) -> bool {
+        self.status != ComponentStatus::Undeployed.as_str()
+    }
+
+    /// Why it is deleted, as a plan says it.
+    pub fn reason(&self) -> String {
+        let at = match &self.dir {
+            Some(dir) => format!("implementation in `{}`", dir.display()),
+            None => "its folder is not recorded".to_string(),
+        };
+        match self.runs() {
+            true => format!("removed from the stack; {at}"),
+            false => "removed from the stack; already undeployed: only its entry goes".to_string(),
+        }
+    }
+}
+
+/// The removed components of `state`, in the order `--prune` undeploys
+/// them: a component before those it depends on; otherwise later in the
+/// state's `lifecycle.order` first, then by name, last first.
+pub fn removed(state: &State, in_stack: &dyn Fn(&str) -> bool) -> Vec<Removed> {
+    let mut left: Vec<Removed> = state
+        .components
+        .iter()
+        .filter(|(name, _)| !in_stack(name))
+        .map(|(name, entry)| removed_entry(name, entry))
+        .collect();
+    let order = &state.lifecycle.order;
+    let rank = |name: &str| order.iter().position(|o| o == name);
+    left.sort_by(|a, b| (rank(&b.name), &b.name).cmp(&(rank(&a.name), &a.name)));
+    let mut ordered = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let needed: HashSet<&str> = left
+            .iter()
+            .flat_map(|r| r.depends.iter().map(String::as_str))
+            .collect();
+        // A cycle in recorded `depends` cannot hold up the rest.
+        let next = left
+            .iter()
+            .position(|r| !needed.contains(r.name.as_str()))
+            .unwrap_or(0);
+        ordered.push(left.remove(next));
+    }
+    ordered
+}
+
+fn removed_entry(name: &str, entry: &ComponentState) -> Removed {
+    Removed {
+        name: name.to_string(),
+        dir: (!entry.dir.is_empty()).then(|| PathBuf::from(&entry.dir)),
+        depends: recorded_depends(entry),
+        status: entry.status.clone(),
+    }
+}
+
+/// The entry's `depends`; in an entry written before hub recorded them,
+/// the dependencies its fingerprint names (one digest per `depends`).
+fn recorded_depends(entry: &ComponentState) -> Vec<String> {
+    match (&entry.depends[..], &entry.fingerprint) {
+        ([], Some(fingerprint)) => fingerprint.upstream.keys().cloned().collect(),
+        (depends, _) => depends.to_vec(),
+    }
+}
+
+/// Every removed component that has something to undeploy has its folder:
+/// checked before anything runs.
+pub fn check_folders(removed: &[Removed]) -> Result<(), EngineError> {
+    for gone in removed.iter().filter(|r| r.runs()) {
+        if !gone.dir.as_deref().is_some_and(Path::is_dir) {
+            return Err(EngineError::PruneFolderGone {
+                component: gone.name.clone(),
+                dir: gone.dir.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The warning of a deploy without `--prune`.
+pub fn warning(removed: &[Removed]) -> Option<String> {
+    let names: Vec<String> = removed.iter().map(|r| format!("`{}`", r.name)).collect();
+    match names.len() {
+        0 => None,
+        1 => Some(format!(
+            "component {} is in the state but no longer in the stack: it stays deployed; `hub deploy --prune` undeploys it and forgets it",
+            names[0]
+        )),
+        _ => Some(format!(
+            "components {} are in the state but no longer in the stack: they stay deployed; `hub deploy --prune` undeploys them and forgets them",
+            names.join(", ")
+        )),
+    }
+}
+
+/// What running a removed component's undeploy needs from the run.
+pub struct Undeploy<'r> {
+    /// The implementation verb: `undeploy`, or `undeploy-test` for `--dry`.
+    pub verb: &'r str,
+    pub base_env: &'r [(String, String)],
+    pub base_dir: &'r Path,
+    pub sink: &'r dyn LineSink,
+    pub interrupts: &'r Interrupts,
+    pub reveal: bool,
+    pub log_file: Option<PathBuf>,
+    /// `--timeout`, or the removed component's own limit when the stack
+    /// still gives it one.
+    pub limit: Option<Limit>,
+}
+
+/// How a removed component's undeploy ended.
+pub enum Ended {
+    Undeployed,
+    Failed(String),
+    Interrupted(i32),
+}
+
+/// Runs the undeploy of `removed` from its recorded folder with its
+/// recorded parameters.
+pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -> Ended {
+    let Some(dir) = removed.dir.as_deref() else {
+        return Ended::Failed("the state does not record its folder".into());
+    };
+    let implementation = match discover::discover(dir, run.verb, true) {
+        Ok(found) => found,
+        Err(error) => return Ended::Failed(error.to_string()),
+    };
+    let Some((program, args)) = implementation.command() else {
+        return Ended::Undeployed;
+    };
+    let params = recorded_parameters(entry);
+    let mut masker = SecretMasker::new(run.reveal);
+    for param in params.iter().filter(|p| p.secret) {
+        masker.add(&substitution_text(param.value.as_ref()));
+    }
+    let random = otp::pad_to_env(&otp::random_pad(otp::DEFAULT_PAD_BYTES));
+    let vars = ComponentVariables {
+        component: &removed.name,
+        params: &params,
+        random: &random,
+        component_dir: dir,
+        base_dir: run.base_dir,
+    };
+    let mut quiet = hub_manifest::diag::Warnings::default();
+    let child_env = env::component(run.base_env, &vars, &mut quiet);
+    masker.add_credentials_in(&child_env);
+    super::records::mask_entry_secrets(&mut masker, &removed.name, entry);
+    let invocation = Invocation {
+        label: removed.name.clone(),
+        program,
+        args,
+        cwd: dir.to_path_buf(),
+        env: child_env,
+        log_file: run.log_file.clone(),
+        timeout: run.limit.map(|limit| limit.duration),
+    };
+    match process::run(&invocation, &masker, run.sink, run.interrupts) {
+        Err(error) => Ended::Failed(error.to_string()),
+        Ok(finished) => match finished.exit {
+            Exit::Code(0) => Ended::Undeployed,
+            Exit::Interrupted { signal } => Ended::Interrupted(signal),
+            Exit::TimedOut => match run.limit {
+                Some(limit) => Ended::Failed(format!("undeploy {limit}")),
+                None => Ended::Failed("undeploy timed out".into()),
+            },
+            exit => Ended::Failed(format!("undeploy failed: {exit}")),
+        },
+    }
+}
+
+/// The entry's parameters as the component's last run had them: those
+/// its undeploy gets.
+pub fn recorded_parameters(entry: &ComponentState) -> Vec<ExpandedParam> {
+    entry
+        .parameters
+        .iter()
+        .map(|p| ExpandedParam {
+            name: p.name.clone(),
+            value: Some(p.value.clone()),
+            env: p.env.clone(),
+            origin: Origin::Value,
+            expression: None,
+            declared: None,
+            secret: hub_manifest::secrets::looks_secret(&p.name),
+        })
+        .collect()
+}
+
+/// Forgets a pruned component: its entry, the capabilities it provided and
+/// the stack-level outputs it produced.
+pub fn forget(state: &mut State, name: &str) {
+    state.components.shift_remove(name);
+    hub_state::remove_provider(&mut state.provides, name);
+    state.provides.retain(|_, providers| !providers.is_empty());
+    state.captured_outputs.retain(|o| o.component != name);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(entries: &[(&str, &[&str], &str)], order: &[&str]) -> State {
+        let mut state = State::new(
+            Default::default(),
+            order.iter().map(|s| s.to_string()).collect(),
+        );
+        for (name, depends, status) in entries {
+            let entry = state.component_mut(name);
+            entry.status = status.to_string();
+            entry.depends = depends.iter().map(|s| s.to_string()).collect();
+            entry.dir = format!("/stack/{name}");
+        }
+        state
+    }
+
+    fn names(removed: &[Removed]) -> Vec<&str> {
+        removed.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    #[test]
+    fn dependents_are_pruned_before_what_they_depend_on() {
+        let state = state(
+            &[
+                ("app", &["db"], "deployed"),
+                ("db", &["net"], "deployed"),
+                ("net", &[], "deployed"),
+                ("web", &[], "deployed"),
+            ],
+            &["web"],
+        );
+        let removed = removed(&state, &|name| name == "web");
+        assert_eq!(names(&removed), ["app", "db", "net"]);
+        assert_eq!(removed[0].dir.as_deref(), Some(Path::new("/stack/app")));
+    }
+
+    #[test]
+    fn an_older_entry_s_dependencies_come_from_its_fingerprint() {
+        let mut state = state(&[("app", &[], "deployed"), ("db", &[], "deployed")], &[]);
+        let mut fingerprint = hub_state::Fingerprint::default();
+        fingerprint.upstream.insert("db".into(), "sha256:0".into());
+        state.component_mut("app").fingerprint = Some(fingerprint);
+        let removed = removed(&state, &|_| false);
+        assert_eq!(names(&removed), ["app", "db"]);
+        assert_eq!(removed[0].depends, ["db"]);
+    }
+
+    #[test]
+    fn without_dependencies_later_in_the_order_goes_first() {
+        let state = state(
+            &[("a", &[], "deployed"), ("b", &[], "deployed")],
+            &["a", "b"],
+        );
+        assert_eq!(names(&removed(&state, &|_| false)), ["b", "a"]);
+    }
+
+    #[test]
+    fn a_gone_folder_is_an_error_naming_state_rm_unless_already_undeployed() {
+        let gone = Removed {
+            name: "old".into(),
+            dir: Some(PathBuf::from("/nonexistent/hub/old")),
+            depends: Vec::new(),
+            status: "deployed".into(),
+        };
+        let error = check_folders(std::slice::from_ref(&gone)).unwrap_err();
+        assert!(
+            error.to_string().contains("`/nonexistent/hub/old` is gone"),
+            "{error}"
+        );
+        assert!(error.hint().is_some_and(|h| h.contains("hub state rm old")));
+        let undeployed = Removed {
+            status: "undeployed".into(),
+            ..gone
+        };
+        assert!(check_folders(&[undeployed]).is_ok());
+    }
+
+    #[test]
+    fn forgetting_drops_the_entry_its_capabilities_and_outputs() {
+        let mut state = state(&[("old", &[], "deployed"), ("new", &[], "deployed")], &[]);
+        state.provides.insert("sql".into(), vec!["old".into()]);
+        state
+            .provides
+            .insert("dns".into(), vec!["old".into(), "new".into()]);
+        forget(&mut state, "old");
+        assert!(!state.components.contains_key("old"));
+        assert_eq!(state.provides.keys().collect::<Vec<_>>(), ["dns"]);
+        assert_eq!(state.provides["dns"], ["new"]);
+    }
+}

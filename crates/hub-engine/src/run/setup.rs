@@ -1,0 +1,443 @@
+//! Checks and reads done once before a run's first component: the state,
+//! the locked parameters, the state's consistency with the stack, every
+//! selected component's implementation, and the outputs the run starts with.
+
+use super::engine::{Host, RunOptions};
+use super::error::EngineError;
+use crate::order::plan::{Plan, PlanError, Verb};
+use crate::order::requirements;
+use crate::source::discover::{self, Implementation};
+use crate::source::stack::Stack;
+use hub_manifest::diag::{Location, Warnings};
+use hub_params::drift::{self, Drift, DriftUse};
+use hub_params::format::substitution_text;
+use hub_params::{self as params, LockOptions, Locked, Prompter};
+use hub_state::{self as state, State};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Reads the state of a run: missing is fine except for `-c`/`-o` (unless
+/// `--force`); unreadable is fatal unless `--force` on a full deploy,
+/// which first copies it to `STATE.unreadable` (a file of another kind is
+/// always fatal).
+pub(crate) fn read_state(
+    path: Option<&Path>,
+    verb: Verb,
+    options: &RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Option<State>, EngineError> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let partial = options.selection.is_partial();
+    match state::read(path, warnings) {
+        Ok(Some(state)) => Ok(Some(state)),
+        Ok(None) if partial && !options.force => Err(EngineError::StateRequired {
+            flag: partial_flag(options),
+            path: Some(path.to_path_buf()),
+        }),
+        Ok(None) => Ok(None),
+        // A file of another kind is a wrong `-s` path, not a damaged state:
+        // never replaced.
+        Err(error)
+            if options.force
+                && verb == Verb::Deploy
+                && !partial
+                && !matches!(error, state::StateError::WrongKind { .. }) =>
+        {
+            // The run's own writes soon replace `STATE.backup`: the damaged
+            // file is copied where none of them goes, or the run stops.
+            let Ok(kept) = keep_aside(path) else {
+                return Err(error.into());
+            };
+            // The first write makes the unreadable file the backup: the
+            // backup it replaces (often the last good state) is kept too.
+            let backup = state::backup_path(path);
+            let kept_backup = match backup.is_file() {
+                true => match keep_copy(&backup, &with_suffix(&kept, ".backup")) {
+                    Ok(copy) => format!(" and its backup as `{}`", copy.display()),
+                    Err(_) => return Err(error.into()),
+                },
+                false => String::new(),
+            };
+            warnings.warn(
+                Some(Location::file(path)),
+                format!(
+                    "{error}; starting a new state (--force); the old file is kept as `{}`{kept_backup}",
+                    kept.display()
+                ),
+            );
+            Ok(None)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    std::path::PathBuf::from(name)
+}
+
+/// Copies `source` to `target`, which must not exist (mode 0600,
+/// flushed).
+fn keep_copy(source: &Path, target: &Path) -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut source = std::fs::File::open(source)?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(target)?;
+    let copied = std::io::copy(&mut source, &mut file).and_then(|_| file.sync_all());
+    if let Err(e) = copied {
+        let _ = std::fs::remove_file(target);
+        return Err(e);
+    }
+    Ok(target.to_path_buf())
+}
+
+/// Copies an unreadable state to the first free `STATE.unreadable`,
+/// `STATE.unreadable.1`, … (mode 0600, flushed); none is ever replaced.
+fn keep_aside(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut source = std::fs::File::open(path)?;
+    for n in 0u32.. {
+        let mut name = path.as_os_str().to_os_string();
+        name.push(".unreadable");
+        if n > 0 {
+            name.push(format!(".{n}"));
+        }
+        let target = std::path::PathBuf::from(name);
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&target);
+        let mut file = match created {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let copied = std::io::copy(&mut source, &mut file).and_then(|_| file.sync_all());
+        if let Err(e) = copied {
+            let _ = std::fs::remove_file(&target);
+            return Err(e);
+        }
+        return Ok(target);
+    }
+    Err(std::io::Error::other("no free name"))
+}
+
+pub(crate) fn lock_parameters(
+    stack: &Stack,
+    options: &RunOptions,
+    host: &mut Host<'_>,
+    state_path: Option<&Path>,
+    loaded: Option<&hub_state::State>,
+    warnings: &mut Warnings,
+) -> Result<Locked, EngineError> {
+    // The state the run already read, not a second parse of its file.
+    let params_state = match (state_path, loaded) {
+        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state.clone())),
+        _ => None,
+    };
+    let prompter = host.prompter.take();
+    let variables = &host.environment;
+    let environment = |name: &str| {
+        variables
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let lock_options = LockOptions {
+        source: stack.source.as_ref(),
+        declared: stack.provenance.as_ref(),
+        overrides: &options.overrides,
+        environment: &environment,
+        prompter: prompter.map(|p| p as &mut dyn Prompter),
+        state: params_state.as_ref(),
+        deployment_id: None,
+        stack_name: host.var("HUB_STACK_NAME"),
+    };
+    Ok(params::lock(
+        &stack.elaborated.stack,
+        lock_options,
+        warnings,
+    )?)
+}
+
+/// §4.4, and the stack parameters that changed since the state was
+/// written: one warning each, except those on the consistency list, which
+/// stop the run (unless `--force`) with the way back to the recorded value.
+pub(crate) fn check_consistency(
+    stack: &Stack,
+    state: &State,
+    locked: &Locked,
+    path: &Path,
+    options: &RunOptions,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    let names: Vec<String> = stack
+        .elaborated
+        .stack
+        .components
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    let value = |name: &str| locked.value(name).map(|v| substitution_text(Some(v)));
+    let problems =
+        state::consistency_problems(state, &stack.elaborated.stack.meta.name, &value, &names);
+    let verb = options.verb.unwrap_or(Verb::Deploy);
+    let usage = match verb {
+        Verb::Deploy => DriftUse::Record,
+        Verb::Undeploy => DriftUse::Keep,
+    };
+    let inconsistent = |d: &Drift| d.is_plain() && mismatched(&problems).any(|(n, _)| n == d.name);
+    let at = Some(Location::file(path));
+    drift::warn(&locked.drift, usage, at.clone(), &inconsistent, warnings);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    if options.force {
+        for problem in &problems {
+            warnings.warn(at.clone(), format!("{problem} (--force)"));
+        }
+        return Ok(());
+    }
+    Err(EngineError::StateMismatch {
+        path: path.to_path_buf(),
+        fix: restore_fix(&problems, locked, verb),
+        problems,
+    })
+}
+
+/// The consistency-list parameters whose values differ, with the state's
+/// value.
+fn mismatched(problems: &[state::Inconsistency]) -> impl Iterator<Item = (&str, &str)> {
+    problems.iter().filter_map(|p| match p {
+        state::Inconsistency::Parameter { name, state, .. } => {
+            Some((name.as_str(), state.as_str()))
+        }
+        _ => None,
+    })
+}
+
+/// How to give the changed consistency-list parameters their recorded
+/// values again, by where the new values came from.
+fn restore_fix(problems: &[state::Inconsistency], locked: &Locked, verb: Verb) -> Option<String> {
+    let ways: Vec<String> = mismatched(problems)
+        .map(|(name, recorded)| {
+            let origin = locked.get(name).map(|p| (&p.origin, p.declared.as_ref()));
+            match origin {
+                Some((params::Origin::FromEnv { variable, .. }, _)) => format!(
+                    "set `{variable}={recorded}` in the environment (or pass `-e {variable}={recorded}`)"
+                ),
+                Some((_, Some(declared))) => {
+                    format!("give `{name}` the value `{recorded}` again at {declared}")
+                }
+                _ => format!("give `{name}` the value `{recorded}` again"),
+            }
+        })
+        .collect();
+    if ways.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the state was written with other values: {} to {} what it records, or add `--force` to {} with the current values (or check the `-s` path)",
+        ways.join("; "),
+        verb.as_str(),
+        verb.as_str()
+    ))
+}
+
+/// §2 step 13: every selected component has a folder and implements the
+/// stack's verbs (the run's verb when the stack lists none). Returns what
+/// implements the run's verb, by component, for the engine to use rather
+/// than looking again.
+pub(crate) fn check_implementations(
+    stack: &Stack,
+    plan: &Plan,
+    options: &RunOptions,
+) -> Result<HashMap<String, Implementation>, EngineError> {
+    let listed: Vec<&str> = stack
+        .elaborated
+        .stack
+        .lifecycle
+        .verbs
+        .iter()
+        .map(String::as_str)
+        .filter(|v| *v != "backup")
+        .collect();
+    let verbs = if listed.is_empty() {
+        vec![plan.verb.as_str()]
+    } else {
+        listed
+    };
+    let mut found = HashMap::new();
+    for name in &plan.selected {
+        let (Some(reference), Some(manifest)) =
+            (stack.reference(name), stack.elaborated.component(name))
+        else {
+            continue;
+        };
+        let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
+        let bare = manifest.lifecycle.bare == "allow";
+        for verb in &verbs {
+            let implementation = discover::discover(&dir, &options.implementation_verb(verb), bare)
+                .map_err(|source| EngineError::Implementation {
+                    component: name.clone(),
+                    source,
+                })?;
+            if *verb == plan.verb.as_str() {
+                found.insert(name.clone(), implementation);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The outputs a run starts with: for a full undeploy the stack-level
+/// ones (or the latest snapshot); otherwise none until components run or
+/// are preloaded.
+pub(crate) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::CapturedOutput> {
+    match (
+        plan.verb,
+        state,
+        plan.offset.is_none() && !plan.per_component,
+    ) {
+        (Verb::Undeploy, Some(state), true) => {
+            state.outputs_for_full_undeploy(&plan.order).to_vec()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The plan of a run, with the undeploy guess (§10.2) from the state's
+/// entries.
+pub(crate) fn plan_for(
+    stack: &Stack,
+    order: Vec<String>,
+    verb: Verb,
+    options: &RunOptions,
+    state: Option<&State>,
+) -> Result<Plan, EngineError> {
+    let has_entry = |name: &str| state.is_some_and(|s| s.components.contains_key(name));
+    let guess: Option<&dyn Fn(&str) -> bool> =
+        (verb == Verb::Undeploy && options.guess && state.is_some()).then_some(&has_entry);
+    Ok(Plan::new(
+        &stack.elaborated,
+        order,
+        verb,
+        &options.selection,
+        guess,
+    )?)
+}
+
+/// What the selection asks beyond the plan itself: the components named
+/// by `--replace` exist, and an undeploy `-c` leaves nothing deployed that
+/// depends on what it takes down.
+pub(crate) fn check_selection(
+    plan: &Plan,
+    options: &RunOptions,
+    state: Option<&State>,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    for name in &options.replace {
+        if !plan.order.contains(name) {
+            return Err(PlanError::UnknownSelected {
+                flag: "--replace",
+                name: name.clone(),
+                available: plan.order.clone(),
+            }
+            .into());
+        }
+        if !plan.selected.contains(name) {
+            warnings.warn(
+                None,
+                format!("`--replace {name}`: `{name}` is not selected and does not run"),
+            );
+        }
+    }
+    guard_undeploy(plan, options, state, warnings)
+}
+
+/// `hub undeploy -c X` refuses when a component outside the selection
+/// that depends on X is still deployed (any entry not `undeployed`: a
+/// failed deploy or undeploy may have left resources); `--force` makes it
+/// a warning.
+fn guard_undeploy(
+    plan: &Plan,
+    options: &RunOptions,
+    state: Option<&State>,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    let Some(state) = state else {
+        return Ok(());
+    };
+    if plan.verb != Verb::Undeploy || options.selection.components.is_empty() {
+        return Ok(());
+    }
+    let is_deployed = |name: &str| {
+        state
+            .components
+            .get(name)
+            .is_some_and(|entry| !matches!(entry.status.as_str(), "" | "undeployed"))
+    };
+    let dependents = plan.deployed_dependents(&is_deployed);
+    if dependents.is_empty() {
+        return Ok(());
+    }
+    let taken: Vec<&str> = dependents.iter().map(|d| d.on.as_str()).collect();
+    let widened = options.selection.widened_to_dependents(&taken);
+    let error = PlanError::DependentsDeployed {
+        widened,
+        dependents,
+    };
+    if options.force {
+        warnings.warn(None, format!("{error} (going on: `--force`)"));
+        return Ok(());
+    }
+    Err(error.into())
+}
+
+/// `-c` and `-o` need a state, unless `--force`.
+pub(crate) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
+    if !options.selection.is_partial() || !options.state.is_empty() || options.force {
+        return Ok(());
+    }
+    Err(EngineError::StateRequired {
+        flag: partial_flag(options),
+        path: None,
+    })
+}
+
+pub(crate) fn partial_flag(options: &RunOptions) -> &'static str {
+    if options.selection.components.is_empty() {
+        "-o"
+    } else {
+        "-c"
+    }
+}
+
+/// The provides map before the first component: the stack's requirements
+/// met by the environment, the platform's capabilities, then the state's.
+pub(crate) fn initial_provides(
+    stack: &Stack,
+    plan: &Plan,
+    state: Option<&State>,
+    path: Option<String>,
+) -> Result<IndexMap<String, Vec<String>>, EngineError> {
+    let is_optional = |name: &str| plan.is_optional(name);
+    let mut provides = requirements::initial_provides(
+        &stack.elaborated,
+        &plan.tuning,
+        &is_optional,
+        path.as_deref().map(std::ffi::OsStr::new),
+    )?;
+    if let Some(state) = state {
+        state::merge_provides(&mut provides, &state.provides);
+    }
+    Ok(provides)
+}

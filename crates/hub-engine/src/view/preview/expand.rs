@@ -1,0 +1,198 @@
+//! A component's parameters expanded for a plan, where some values cannot
+//! be known: an output a component deploying earlier in the run would
+//! produce stands in as a marker ([`stand_in`]), and a parameter that
+//! cannot be expanded is set aside (its value replaced by a marker, then
+//! the expansion is tried again), so that every other parameter still gets
+//! its value. Markers are shown as `(known after X deploys)` and as the
+//! expansion error.
+
+use hub_manifest::diag::Warnings;
+use hub_manifest::redact::Redactor;
+use hub_params::format::substitution_text;
+use hub_params::{expand_component, flatten, ComponentScope, ExpandedParam, Locked};
+use hub_params::{ParamsError, Problem};
+use yaml_serde::Value;
+
+/// Delimits markers; no manifest value holds it.
+const MARK: char = '\u{1}';
+const AFTER: &str = "after:";
+const BROKEN: &str = "broken:";
+
+/// The value of an output known only after `component` deploys.
+pub(super) fn stand_in(component: &str) -> Value {
+    Value::String(format!("{MARK}{AFTER}{component}{MARK}"))
+}
+
+fn broken(param: &str) -> Value {
+    Value::String(format!("{MARK}{BROKEN}{param}{MARK}"))
+}
+
+/// The first marker in `text`.
+fn marker(text: &str) -> Option<(&str, &str)> {
+    let (_, rest) = text.split_once(MARK)?;
+    let (inside, _) = rest.split_once(MARK)?;
+    [AFTER, BROKEN]
+        .into_iter()
+        .find_map(|kind| inside.strip_prefix(kind).map(|name| (kind, name)))
+}
+
+/// The result of [`expand`].
+#[derive(Debug, Default)]
+pub(super) struct Expanded {
+    /// The parameters; those set aside hold a marker.
+    pub params: Vec<ExpandedParam>,
+    /// The parameters set aside, and why.
+    pub problems: Vec<(String, String)>,
+    /// An error no parameter can be set aside for (a reference cycle…):
+    /// then `params` is empty.
+    pub error: Option<String>,
+}
+
+impl Expanded {
+    /// The parameters, when all of them could be expanded.
+    pub fn complete(&self) -> Option<&[ExpandedParam]> {
+        (self.problems.is_empty() && self.error.is_none()).then_some(self.params.as_slice())
+    }
+
+    /// Why the component would fail, when some parameter cannot be
+    /// expanded.
+    pub fn failure(&self) -> Option<String> {
+        if let Some(error) = &self.error {
+            return Some(error.clone());
+        }
+        match self.problems.as_slice() {
+            [] => None,
+            problems => {
+                let names: Vec<String> = problems.iter().map(|(n, _)| format!("`{n}`")).collect();
+                Some(format!("cannot expand {}", names.join(", ")))
+            }
+        }
+    }
+
+    /// The value as printed: secrets masked, markers explained.
+    pub fn shown(&self, param: &ExpandedParam, redactor: &Redactor) -> String {
+        let text = substitution_text(param.value.as_ref());
+        match marker(&text) {
+            Some((AFTER, component)) => format!("(known after {component} deploys)"),
+            Some((_, name)) if name == param.name => match self.problem(name) {
+                Some(problem) => format!("(error: {problem})"),
+                None => "(error)".to_string(),
+            },
+            Some((_, name)) => format!("(error: uses `{name}`, which cannot be expanded)"),
+            None => redactor
+                .text(&param.name, "", param.secret, &text)
+                .into_owned(),
+        }
+    }
+
+    fn problem(&self, name: &str) -> Option<&str> {
+        self.problems
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| p.as_str())
+    }
+}
+
+/// Expands the component's parameters, setting aside those that cannot
+/// be expanded. Warnings are those of the last attempt.
+pub(super) fn expand(
+    locked: &Locked,
+    scope: &ComponentScope<'_>,
+    warnings: &mut Warnings,
+) -> Expanded {
+    let mut manifest = scope.manifest.clone();
+    manifest.parameters = flatten(&scope.manifest.parameters)
+        .into_iter()
+        .map(|(param, _)| param.into_owned())
+        .collect();
+    let mut expanded = Expanded::default();
+    loop {
+        let attempt = ComponentScope {
+            name: scope.name,
+            depends: scope.depends,
+            manifest: &manifest,
+            outputs: scope.outputs,
+            provides: scope.provides.clone(),
+            source: None,
+        };
+        let mut quiet = Warnings::default();
+        let problems = match expand_component(locked, &attempt, &mut quiet) {
+            Ok(params) => {
+                warnings.append(quiet);
+                expanded.params = params;
+                return expanded;
+            }
+            Err(ParamsError::Component { problems, .. }) => problems,
+            Err(other) => {
+                expanded.error = Some(other.to_string());
+                return expanded;
+            }
+        };
+        let mut progress = false;
+        for problem in &problems {
+            let Some(name) = culprit(problem, scope.name) else {
+                continue;
+            };
+            let Some(declared) = manifest.parameters.iter_mut().find(|p| p.name == name) else {
+                continue;
+            };
+            if expanded.problems.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            declared.value = Some(broken(&name));
+            expanded.problems.push((name, problem.to_string()));
+            progress = true;
+        }
+        if !progress {
+            let texts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            expanded.error = Some(texts.join("; "));
+            expanded.params.clear();
+            return expanded;
+        }
+    }
+}
+
+/// The parameter of the component a problem is about.
+fn culprit(problem: &Problem, component: &str) -> Option<String> {
+    let param = match problem {
+        Problem::Unknown { param, .. }
+        | Problem::Cel { param, .. }
+        | Problem::FromFile { param, .. }
+        | Problem::Underivable { param, .. }
+        | Problem::Unexpanded { param, .. } => param,
+        _ => return None,
+    };
+    let suffix = format!("|{component}");
+    Some(param.strip_suffix(&suffix).unwrap_or(param).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_name_what_they_stand_for() {
+        let Value::String(text) = stand_in("network") else {
+            panic!("a string");
+        };
+        assert_eq!(marker(&format!("db.{text}")), Some((AFTER, "network")));
+        let Value::String(text) = broken("x.y") else {
+            panic!("a string");
+        };
+        assert_eq!(marker(&text), Some((BROKEN, "x.y")));
+        assert_eq!(marker("plain"), None);
+    }
+
+    #[test]
+    fn the_culprit_is_the_parameter_without_its_qualifier() {
+        let problem = Problem::Underivable {
+            param: "component.network.subnet|database".into(),
+            declared: None,
+        };
+        assert_eq!(
+            culprit(&problem, "database").as_deref(),
+            Some("component.network.subnet")
+        );
+        assert_eq!(culprit(&Problem::Cycle { path: Vec::new() }, "x"), None);
+    }
+}

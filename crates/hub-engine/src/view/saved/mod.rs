@@ -1,0 +1,570 @@
+//! Saved plans: `hub plan … --out PLAN` writes what the plan decided,
+//! and `hub deploy --plan PLAN` applies exactly that, after checking that
+//! nothing it relied on moved ([`stale`]).
+//!
+//! A plan file is JSON ([`SavedPlan`]): the stack it was made for (the
+//! files as given and a digest of the elaborated stack), the state (its
+//! locations, lineage and serial as read), the arguments that decide what
+//! runs, and each component in order with its action, the reasons, the
+//! digest of its folder and its expanded parameters; with `--prune`, then
+//! each removed component it deletes, with the folder the state records,
+//! its digest and the parameters its undeploy gets. A value that is
+//! masked in hub's output (a secret) is kept only as `sha256:…` of its
+//! text, never in clear.
+//!
+//! The format's JSON Schema is committed as `schemas/plan.schema.json`; a
+//! unit test fails when it is out of date (regenerate with
+//! `UPDATE_SCHEMAS=1 cargo test --lib schema`).
+
+pub mod stale;
+
+use super::preview::{Action, ComponentPreview, ParameterPreview, Preview, RemovedPreview};
+use crate::run::engine::RunOptions;
+use crate::run::fingerprint;
+use crate::source::stack::Stack;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The version of the plan format written by this hub.
+pub const PLAN_VERSION: u32 = 1;
+
+/// The file name of the format's schema in `schemas/`.
+pub const SCHEMA_FILE: &str = "plan.schema.json";
+
+/// A plan saved by `hub plan --out`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct SavedPlan {
+    /// The version of the plan format: 1.
+    #[schemars(extend("const" = 1))]
+    pub version: u32,
+    /// When the plan was made (RFC 3339, UTC).
+    pub created: String,
+    pub stack: PlannedStack,
+    pub state: PlannedState,
+    pub arguments: PlannedArguments,
+    /// Every selected component, in the order a deploy takes them; then,
+    /// with `--prune`, the removed components as `delete`, in the order
+    /// they are undeployed.
+    pub components: Vec<PlannedComponent>,
+}
+
+/// The stack a plan was made for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct PlannedStack {
+    /// The stack's `meta.name`.
+    pub name: String,
+    /// The elaborated file, or the stack manifest and its parameters files,
+    /// as given to `hub plan`.
+    pub files: Vec<String>,
+    /// `sha256:…` of the elaborated stack (every document, as read).
+    pub digest: String,
+}
+
+/// The state a plan read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct PlannedState {
+    /// The `-s` locations as given; empty for a plan made with `-n`.
+    pub locations: Vec<String>,
+    /// The location read (the newest of several); `null` with `-n`.
+    pub read: Option<String>,
+    /// The state's lineage; `null` when there was no state yet.
+    pub lineage: Option<String>,
+    /// The state's serial; `null` when there was no state yet.
+    pub serial: Option<u64>,
+}
+
+/// The arguments of `hub plan` that decide what a deploy runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct PlannedArguments {
+    /// The `-c` entries as written.
+    pub components: Vec<String>,
+    /// What they resolved to: every selected component, in order.
+    pub selected: Vec<String>,
+    pub with_deps: bool,
+    pub with_dependents: bool,
+    /// `-o`.
+    pub offset: Option<String>,
+    /// `-l`.
+    pub limit: Option<String>,
+    /// `--changed`.
+    pub changed: bool,
+    /// `--replace`.
+    pub replace: Vec<String>,
+    /// `-f`.
+    pub force: bool,
+    /// `--prune`: the removed components are deleted. A file without it
+    /// was made without.
+    #[serde(default)]
+    pub prune: bool,
+    /// `-b`.
+    pub base_dir: Option<String>,
+    /// `--clouds` as given (empty: from the environment).
+    pub clouds: Vec<String>,
+    /// `-j` of the plan: which outputs a component sees before the run
+    /// depends on it. The deploy checks the plan with it and runs with its
+    /// own `-j`.
+    pub jobs: usize,
+}
+
+/// One component of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct PlannedComponent {
+    pub name: String,
+    pub action: PlanAction,
+    /// Why it runs, or is skipped.
+    pub reasons: Vec<String>,
+    /// `sha256:…` of its folder (see `hub deploy --changed`); `null` for a
+    /// skipped component.
+    pub folder: Option<String>,
+    /// Its expanded parameters, in order; empty for a skipped component.
+    /// For a `delete`, the parameters its state entry records, which its
+    /// undeploy gets.
+    pub parameters: Vec<PlannedParameter>,
+    /// For a `delete`: the folder its undeploy runs from, as the state
+    /// records it; `folder` is its digest (`null` when it is gone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+}
+
+/// An expanded parameter as planned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct PlannedParameter {
+    pub name: String,
+    /// The value's text; for a secret, `sha256:…` of it.
+    pub value: String,
+    /// The value is a secret: `value` is its digest.
+    pub secret: bool,
+}
+
+/// What a deploy does to a component, in Terraform's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanAction {
+    /// Never deployed.
+    Create,
+    /// Deployed; it runs again.
+    Update,
+    /// Unchanged: `--changed` skips it.
+    NoOp,
+    /// Its last run failed or was interrupted, or `--replace` names it.
+    Replace,
+    /// Undeployed and removed from the state.
+    Delete,
+    /// Not run: a condition is off or an optional requirement is missing.
+    Skip,
+}
+
+impl PlanAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanAction::Create => "create",
+            PlanAction::Update => "update",
+            PlanAction::NoOp => "no-op",
+            PlanAction::Replace => "replace",
+            PlanAction::Delete => "delete",
+            PlanAction::Skip => "skip",
+        }
+    }
+
+    /// The component's deploy runs.
+    pub fn runs(self) -> bool {
+        matches!(
+            self,
+            PlanAction::Create | PlanAction::Update | PlanAction::Replace
+        )
+    }
+}
+
+/// The one place where a preview's decision becomes a saved plan's action:
+/// the same names; `None` for a component that would fail, which no plan
+/// can promise.
+pub fn planned_action(component: &ComponentPreview) -> Option<PlanAction> {
+    Some(match component.action {
+        Action::Fail => return None,
+        Action::Create => PlanAction::Create,
+        Action::Update => PlanAction::Update,
+        Action::NoOp => PlanAction::NoOp,
+        Action::Replace => PlanAction::Replace,
+        Action::Delete => PlanAction::Delete,
+        Action::Skip => PlanAction::Skip,
+    })
+}
+
+/// What a plan is made of besides the preview.
+pub struct Made<'a> {
+    /// MANIFEST as given.
+    pub files: &'a [PathBuf],
+    /// `--clouds` as given.
+    pub clouds: &'a [String],
+    /// Now (`HUB_NOW` pins it).
+    pub created: String,
+}
+
+impl SavedPlan {
+    /// The plan of `preview`, made of `stack` with `options`.
+    pub fn new(
+        preview: &Preview,
+        stack: &Stack,
+        options: &RunOptions,
+        made: &Made<'_>,
+    ) -> Result<SavedPlan, SavedPlanError> {
+        let failing: Vec<String> = preview
+            .components
+            .iter()
+            .filter(|c| c.action == Action::Fail)
+            .map(|c| c.name.clone())
+            .collect();
+        if !failing.is_empty() {
+            return Err(SavedPlanError::WouldFail {
+                components: failing,
+            });
+        }
+        let components = preview
+            .components
+            .iter()
+            .filter_map(|c| planned_component(c, stack, options))
+            .chain(preview.pruned().map(planned_delete))
+            .collect();
+        Ok(SavedPlan {
+            version: PLAN_VERSION,
+            created: made.created.clone(),
+            stack: PlannedStack {
+                name: preview.stack.clone(),
+                files: made.files.iter().map(|f| f.display().to_string()).collect(),
+                digest: stack_digest(stack),
+            },
+            state: PlannedState {
+                locations: options
+                    .state
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect(),
+                read: preview.state.as_ref().map(|s| s.path.clone()),
+                lineage: preview.state.as_ref().and_then(|s| s.lineage.clone()),
+                serial: preview.state.as_ref().and_then(|s| s.serial),
+            },
+            arguments: arguments(preview, options, made.clouds),
+            components,
+        })
+    }
+
+    /// The components whose deploy runs.
+    pub fn runs(&self) -> impl Iterator<Item = &PlannedComponent> {
+        self.components.iter().filter(|c| c.action.runs())
+    }
+}
+
+fn arguments(preview: &Preview, options: &RunOptions, clouds: &[String]) -> PlannedArguments {
+    let selection = &options.selection;
+    PlannedArguments {
+        components: selection.components.clone(),
+        selected: preview.components.iter().map(|c| c.name.clone()).collect(),
+        with_deps: selection.with_deps,
+        with_dependents: selection.with_dependents,
+        offset: selection.offset.clone(),
+        limit: selection.limit.clone(),
+        changed: options.changed,
+        replace: options.replace.clone(),
+        force: options.force,
+        prune: options.prune,
+        base_dir: options
+            .components_base_dir
+            .as_ref()
+            .map(|d| d.display().to_string()),
+        clouds: clouds.to_vec(),
+        jobs: options.concurrency,
+    }
+}
+
+fn planned_component(
+    component: &ComponentPreview,
+    stack: &Stack,
+    options: &RunOptions,
+) -> Option<PlannedComponent> {
+    let action = planned_action(component)?;
+    let reasons = component.reasons.clone();
+    let skipped = action == PlanAction::Skip;
+    Some(PlannedComponent {
+        name: component.name.clone(),
+        action,
+        reasons,
+        folder: (!skipped)
+            .then(|| folder_digest(stack, &component.name, options))
+            .flatten(),
+        parameters: planned_parameters(&component.parameters),
+        dir: None,
+    })
+}
+
+/// A removed component that `--prune` undeploys.
+fn planned_delete(removed: &RemovedPreview) -> PlannedComponent {
+    PlannedComponent {
+        name: removed.name.clone(),
+        action: PlanAction::Delete,
+        reasons: removed.reasons.clone(),
+        folder: removed
+            .dir
+            .as_deref()
+            .map(Path::new)
+            .filter(|dir| dir.is_dir())
+            .and_then(|dir| fingerprint::folder_digest(dir).ok()),
+        parameters: planned_parameters(&removed.parameters),
+        dir: removed.dir.clone(),
+    }
+}
+
+/// The parameters as a plan keeps them: a masked value as its digest.
+fn planned_parameters(parameters: &[ParameterPreview]) -> Vec<PlannedParameter> {
+    parameters
+        .iter()
+        .filter_map(|p| {
+            let value = p.digest.clone().or_else(|| p.value.clone())?;
+            Some(PlannedParameter {
+                name: p.name.clone(),
+                value,
+                secret: p.digest.is_some(),
+            })
+        })
+        .collect()
+}
+
+/// The digest `--changed` compares, of the component's folder; `None`
+/// when it cannot be read (the deploy says why).
+fn folder_digest(stack: &Stack, name: &str, options: &RunOptions) -> Option<String> {
+    let reference = stack.reference(name)?;
+    let dir = stack
+        .component_dir(reference, options.components_base_dir.as_deref())
+        .ok()?;
+    fingerprint::folder_digest(&dir).ok()
+}
+
+/// `sha256:…` of the elaborated stack's documents, as read.
+fn stack_digest(stack: &Stack) -> String {
+    let documents = (&stack.elaborated.stack, &stack.elaborated.components);
+    text_digest(&serde_json::to_string(&documents).unwrap_or_default())
+}
+
+/// `sha256:<hex>` of `text`: how a saved plan keeps a secret.
+pub fn text_digest(text: &str) -> String {
+    let hash = Sha256::digest(text.as_bytes());
+    let hex: String = hash.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// A saved plan that cannot be written, read or applied.
+#[derive(Debug, thiserror::Error)]
+pub enum SavedPlanError {
+    #[error("the plan is not saved: `{}` would fail", components.join("`, `"))]
+    WouldFail { components: Vec<String> },
+    #[error("cannot write the plan `{}`: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read the plan `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the plan `{}` is damaged: {message}", path.display())]
+    Damaged { path: PathBuf, message: String },
+    #[error(
+        "the plan `{}` has format version {version}; this hub reads version {PLAN_VERSION}",
+        path.display()
+    )]
+    Newer { path: PathBuf, version: u64 },
+    #[error("plan `{}` is stale: {}; run `hub plan` again", path.display(), reasons.join("; "))]
+    Stale { path: PathBuf, reasons: Vec<String> },
+}
+
+impl SavedPlanError {
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            SavedPlanError::WouldFail { .. } => {
+                "each failing component says why in the plan; fix that, then plan again".into()
+            }
+            SavedPlanError::Write { .. } => "check that the folder exists and is writable".into(),
+            SavedPlanError::Read { .. } | SavedPlanError::Damaged { .. } => {
+                "give a file written by `hub plan --out`, or make a new one".into()
+            }
+            SavedPlanError::Newer { .. } => {
+                "apply it with the hub that made it, or plan again with this one".into()
+            }
+            SavedPlanError::Stale { path, .. } => format!(
+                "nothing was run and the state is untouched; review a new plan \
+                 (`hub plan … --out {}`), then deploy it",
+                path.display()
+            ),
+        })
+    }
+}
+
+/// Writes the plan as pretty JSON ending in a newline, atomically,
+/// readable by its owner only.
+pub fn write(path: &Path, plan: &SavedPlan) -> Result<(), SavedPlanError> {
+    let mut text = serde_json::to_string_pretty(plan).unwrap_or_default();
+    text.push('\n');
+    hub_manifest::write_private_output(path, text.as_bytes()).map_err(|source| {
+        SavedPlanError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// Reads a plan file: a newer format version is refused before the rest
+/// is looked at.
+pub fn read(path: &Path) -> Result<SavedPlan, SavedPlanError> {
+    let damaged = |message: String| SavedPlanError::Damaged {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| SavedPlanError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| damaged(format!("not JSON ({e})")))?;
+    match value.get("version").and_then(Value::as_u64) {
+        None => return Err(damaged("it has no format `version`".into())),
+        Some(version) if version > u64::from(PLAN_VERSION) => {
+            return Err(SavedPlanError::Newer {
+                path: path.to_path_buf(),
+                version,
+            })
+        }
+        Some(_) => {}
+    }
+    serde_json::from_value(value).map_err(|e| damaged(e.to_string()))
+}
+
+/// The JSON Schema of [`SavedPlan`].
+pub fn schema() -> Value {
+    hub_manifest::schema::of_output::<SavedPlan>(
+        SCHEMA_FILE,
+        "Hub saved plan",
+        "The plan `hub plan --out PLAN` writes and `hub deploy --plan PLAN` applies: \
+         the stack and state it was made for, and each component with its action.",
+    )
+}
+
+/// The schema as written to `schemas/`: pretty JSON ending in a newline.
+pub fn schema_text() -> String {
+    hub_manifest::schema::pretty(&schema())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::preview::ComponentPreview;
+
+    #[test]
+    fn each_decision_keeps_its_name_and_a_failure_is_not_saved() {
+        for decision in Action::ALL {
+            let component = ComponentPreview {
+                name: "c".into(),
+                action: decision,
+                reasons: Vec::new(),
+                requires: Vec::new(),
+                waits_for: Vec::new(),
+                needs_nothing: false,
+                parameters: Vec::new(),
+                timeout: None,
+            };
+            let saved = planned_action(&component).map(PlanAction::as_str);
+            let expected = (decision != Action::Fail).then(|| decision.as_str());
+            assert_eq!(saved, expected, "{decision:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_is_kept_as_the_digest_of_its_text() {
+        let digest = text_digest("hunter2");
+        assert!(digest.starts_with("sha256:"));
+        assert_eq!(digest.len(), "sha256:".len() + 64);
+        assert!(!digest.contains("hunter2"));
+        assert_ne!(digest, text_digest("hunter3"));
+    }
+
+    /// What `deploy --plan` checks again once it holds the state's lock.
+    #[test]
+    fn the_expected_state_is_the_one_read_under_the_lock() {
+        use crate::run::engine::ExpectedState;
+        use hub_state::State;
+        let state = |lineage: &str, serial| State {
+            lineage: lineage.into(),
+            serial,
+            ..State::default()
+        };
+        let planned = ExpectedState {
+            lineage: Some("l".into()),
+            serial: Some(3),
+        };
+        assert!(planned.holds(Some(&state("l", 3))));
+        assert!(!planned.holds(Some(&state("l", 4))));
+        assert!(!planned.holds(Some(&state("m", 3))));
+        assert!(!planned.holds(None));
+        let first = ExpectedState::default();
+        assert!(first.holds(None));
+        assert!(!first.holds(Some(&state("l", 1))));
+    }
+
+    /// A version-1 file written before `prune` was recorded.
+    #[test]
+    fn a_plan_without_prune_in_its_arguments_was_made_without() {
+        let plan = SavedPlan {
+            version: PLAN_VERSION,
+            created: "2026-01-01T00:00:00Z".into(),
+            stack: PlannedStack {
+                name: "s".into(),
+                files: vec!["hub.yaml".into()],
+                digest: text_digest(""),
+            },
+            state: PlannedState {
+                locations: Vec::new(),
+                read: None,
+                lineage: None,
+                serial: None,
+            },
+            arguments: PlannedArguments {
+                prune: true,
+                ..PlannedArguments::default()
+            },
+            components: Vec::new(),
+        };
+        let mut value = serde_json::to_value(&plan).expect("JSON");
+        assert_eq!(value["arguments"]["prune"], true);
+        value["arguments"]
+            .as_object_mut()
+            .expect("arguments")
+            .remove("prune");
+        let older: SavedPlan = serde_json::from_value(value).expect("an older plan");
+        assert!(!older.arguments.prune);
+        assert_eq!(
+            older,
+            SavedPlan {
+                arguments: PlannedArguments::default(),
+                ..plan
+            }
+        );
+    }
+
+    /// `schemas/plan.schema.json` must be what the types generate.
+    #[test]
+    fn plan_schema_file_is_up_to_date() {
+        hub_manifest::schema::assert_committed(
+            SCHEMA_FILE,
+            &schema_text(),
+            "crates/hub-engine/src/view/saved/mod.rs",
+        );
+    }
+}

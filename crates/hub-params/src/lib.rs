@@ -1,0 +1,231 @@
+//! The parameter engine: locking the stack parameters of an elaborated
+//! stack (values, `fromEnv`, `fromFile`, prompts, defaults), expanding
+//! `${name}` references and `#{CEL}` expressions in dependency order with
+//! every cycle and unknown name reported, and expanding a component's
+//! parameters and declared outputs in its own scope.
+//!
+//! The library never prints: warnings go to a [`Warnings`](hub_manifest::diag::Warnings) sink, prompts go
+//! through the [`Prompter`] trait and problems come back as
+//! [`ParamsError`].
+
+mod cel;
+pub mod drift;
+mod error;
+pub mod expr;
+pub mod format;
+mod graph;
+mod lock;
+mod prompt;
+mod scope;
+mod source;
+pub mod state;
+mod table;
+
+pub use cel::{Cel, CelFailure};
+pub use error::{MissingValue, ParamsError, Problem};
+pub use lock::{flatten, lock, LockOptions};
+pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
+pub use scope::{
+    expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput,
+    ExpandedParam, OutputsContext,
+};
+pub use source::{Mark, Provenance};
+pub use table::Scope;
+
+use hub_manifest::diag::Location;
+use indexmap::IndexMap;
+use yaml_serde::Value;
+
+/// Where a parameter's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The `value:` of its declaration.
+    Value,
+    /// `fromEnv: VAR`, from `-e` when `overridden`, else from the process
+    /// environment.
+    FromEnv { variable: String, overridden: bool },
+    /// `fromFile: PATH`, the file's content.
+    FromFile { path: String },
+    /// Typed at the terminal.
+    Prompt,
+    /// The declaration's `default:`.
+    Default,
+    /// `empty: allow` with nothing else: the empty string.
+    EmptyAllowed,
+    /// The stack parameters of the state file.
+    State,
+    /// Computed by hub (`hub.deploymentId`, `hub.stackName`,
+    /// `hub.componentName`, `hub.provides`).
+    Implicit,
+    /// A stack parameter without a value.
+    Unset,
+    /// A stack parameter or an output found by a component parameter.
+    Found { key: String },
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Value => f.write_str("value"),
+            Origin::FromEnv {
+                variable,
+                overridden: true,
+            } => write!(f, "fromEnv {variable} (-e)"),
+            Origin::FromEnv {
+                variable,
+                overridden: false,
+            } => write!(f, "fromEnv {variable} (environment)"),
+            Origin::FromFile { path } => write!(f, "fromFile {path}"),
+            Origin::Prompt => f.write_str("prompt"),
+            Origin::Default => f.write_str("default"),
+            Origin::EmptyAllowed => f.write_str("empty: allow"),
+            Origin::State => f.write_str("state"),
+            Origin::Implicit => f.write_str("implicit"),
+            Origin::Unset => f.write_str("unset"),
+            Origin::Found { key } => write!(f, "{key}"),
+        }
+    }
+}
+
+/// One locked stack parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockedParam {
+    pub name: String,
+    pub component: String,
+    pub kind: String,
+    pub value: Option<Value>,
+    pub env: String,
+    pub origin: Origin,
+    /// The template the value was expanded from, if any.
+    pub expression: Option<String>,
+    pub declared: Option<Location>,
+    /// The name looks secret, or its expression read such a value.
+    pub secret: bool,
+}
+
+impl LockedParam {
+    pub fn qualified_name(&self) -> String {
+        qualified(&self.name, &self.component)
+    }
+}
+
+/// The locked stack parameters by qualified name (`name` or
+/// `name|component`), in declaration order, implicit ones first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Locked {
+    pub params: IndexMap<String, LockedParam>,
+    /// Parameters whose value differs from the state's (non-empty both).
+    pub drift: Vec<drift::Drift>,
+}
+
+impl Locked {
+    pub fn get(&self, qualified_name: &str) -> Option<&LockedParam> {
+        self.params.get(qualified_name)
+    }
+
+    pub fn value(&self, qualified_name: &str) -> Option<&Value> {
+        self.get(qualified_name).and_then(|p| p.value.as_ref())
+    }
+}
+
+/// The locked parameters are the base of every component's lookup table.
+impl table::Base for IndexMap<String, LockedParam> {
+    fn len(&self) -> usize {
+        IndexMap::len(self)
+    }
+
+    fn entry(&self, key: &str) -> Option<usize> {
+        self.get_index_of(key)
+    }
+
+    fn key(&self, entry: usize) -> &str {
+        self.get_index(entry)
+            .map(|(k, _)| k.as_str())
+            .unwrap_or_default()
+    }
+
+    fn value(&self, entry: usize) -> Option<&Value> {
+        self.get_index(entry).and_then(|(_, p)| p.value.as_ref())
+    }
+}
+
+/// The names a template refers to: each `${name}` (trimmed), and every
+/// name each `#{...}` expression may read, longest first. An expression
+/// that does not parse names nothing. Plain text names nothing.
+pub fn template_names(cel: &Cel, text: &str) -> Vec<String> {
+    if !expr::needs_expansion(text) {
+        return Vec::new();
+    }
+    let mut names = Vec::new();
+    for piece in expr::parse(text) {
+        match piece {
+            expr::Piece::Reference(name) => names.push(name.trim().to_string()),
+            expr::Piece::Cel(source) => {
+                if let Ok(compiled) = cel.compile(source) {
+                    names.extend(compiled.names().iter().flatten().cloned());
+                }
+            }
+            expr::Piece::Text(_) => {}
+        }
+    }
+    names
+}
+
+pub fn qualified(name: &str, component: &str) -> String {
+    if component.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}|{component}")
+    }
+}
+
+/// `name=value,name=value` (the argument may be repeated); a value may
+/// contain `=`, not `,`.
+pub fn parse_bindings(items: &[String]) -> Result<IndexMap<String, String>, ParamsError> {
+    let mut out = IndexMap::new();
+    for pair in items
+        .iter()
+        .flat_map(|i| i.split(','))
+        .filter(|p| !p.is_empty())
+    {
+        let (name, value) = pair.split_once('=').ok_or_else(|| ParamsError::Binding {
+            item: pair.to_string(),
+        })?;
+        out.insert(name.to_string(), value.to_string());
+    }
+    Ok(out)
+}
+
+/// Evaluates one CEL expression with string bindings, as `hub cel` does.
+pub fn evaluate_cel(
+    source: &str,
+    bindings: &IndexMap<String, String>,
+) -> Result<String, CelFailure> {
+    let engine = cel::Cel::default();
+    let compiled = engine.compile(source)?;
+    engine.evaluate(&compiled, |name| {
+        bindings.get(name).map(|v| Value::String(v.clone()))
+    })
+}
+
+/// Expands a template mixing `${}` and `#{}` with string bindings, as
+/// `hub cel -y` does: the text inside `${...}` is evaluated as CEL too.
+/// Returns the text and the `${...}` expressions that were read as CEL.
+pub fn evaluate_template(
+    text: &str,
+    bindings: &IndexMap<String, String>,
+) -> Result<(String, Vec<String>), CelFailure> {
+    let mut out = String::new();
+    let mut read_as_cel = Vec::new();
+    for piece in expr::parse(text) {
+        match piece {
+            expr::Piece::Text(t) => out.push_str(t),
+            expr::Piece::Reference(source) => {
+                out.push_str(&evaluate_cel(source, bindings)?);
+                read_as_cel.push(source.to_string());
+            }
+            expr::Piece::Cel(source) => out.push_str(&evaluate_cel(source, bindings)?),
+        }
+    }
+    Ok((out, read_as_cel))
+}

@@ -1,0 +1,750 @@
+//! Locking the stack parameters (the stack document's `parameters:`).
+//!
+//! 1. Parameters with a value keep it. `kind: user` parameters without one
+//!    go through the ask chain: `fromEnv` (`-e` first, then the process
+//!    environment), `fromFile`, the state's value, a prompt, `default`,
+//!    `empty: allow`. Whatever is still missing is reported at once.
+//! 2. The implicit `hub.deploymentId` and `hub.stackName` join the table.
+//! 3. Every string value holding `${}` or `#{}` (except `kind: link`) is
+//!    expanded in dependency order; cycles, unknown names and CEL errors are
+//!    collected and reported together.
+
+use super::cel::Cel;
+use super::error::{MissingValue, ParamsError, Problem};
+use super::expr::needs_expansion;
+use super::graph::{self, Node};
+use super::prompt::{PromptRequest, Prompter};
+use super::source::{Declarations, Provenance};
+use super::state::State;
+use super::table::{Scope, Table};
+use super::{format::substitution_text, Locked, LockedParam, Origin};
+use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::secrets::looks_secret;
+use hub_manifest::{leaves, value_is_empty, Manifest, Parameter, SourceFile};
+use indexmap::IndexMap;
+use std::borrow::Cow;
+use yaml_serde::Value;
+
+/// Everything locking reads besides the stack itself.
+pub struct LockOptions<'a> {
+    /// The elaborated file's text, to point at declarations.
+    pub source: Option<&'a SourceFile>,
+    /// For a stack elaborated in memory (no `source`): the original files,
+    /// to point at declarations.
+    pub declared: Option<&'a Provenance>,
+    /// `-e K=V`, consulted before the process environment.
+    pub overrides: &'a IndexMap<String, String>,
+    /// The process environment (a function so tests can pin it).
+    pub environment: &'a dyn Fn(&str) -> Option<String>,
+    /// `None` when nobody can answer.
+    pub prompter: Option<&'a mut dyn Prompter>,
+    /// A state whose stack parameters fill `kind: user` parameters before
+    /// prompting, and are merged in afterwards.
+    pub state: Option<&'a State>,
+    /// Used for `hub.deploymentId` when the state has none; a new UUID
+    /// otherwise.
+    pub deployment_id: Option<String>,
+    /// `HUB_STACK_NAME`, for `hub.stackName` when the state has none.
+    pub stack_name: Option<String>,
+}
+
+impl<'a> LockOptions<'a> {
+    /// No terminal, no state, the given environment.
+    pub fn new(
+        overrides: &'a IndexMap<String, String>,
+        environment: &'a dyn Fn(&str) -> Option<String>,
+    ) -> Self {
+        LockOptions {
+            source: None,
+            declared: None,
+            overrides,
+            environment,
+            prompter: None,
+            state: None,
+            deployment_id: None,
+            stack_name: None,
+        }
+    }
+}
+
+/// A flattened parameter and the index of the top-level declaration it
+/// came from.
+pub fn flatten(params: &[Parameter]) -> Vec<(Cow<'_, Parameter>, usize)> {
+    let mut out = Vec::with_capacity(params.len());
+    for (index, param) in params.iter().enumerate() {
+        if param.parameters.is_empty() {
+            out.push((Cow::Borrowed(param), index));
+        } else {
+            let group = leaves(param, |_| {});
+            out.extend(group.into_iter().map(|leaf| (Cow::Owned(leaf), index)));
+        }
+    }
+    out
+}
+
+/// A parameter as locking holds it: borrowed from the stack, or boxed when
+/// flattening a group built it or the ask chain gave it a value. Two words
+/// where a `Cow<Parameter>` is a whole 384-byte parameter.
+enum Param<'a> {
+    Borrowed(&'a Parameter),
+    Owned(Box<Parameter>),
+}
+
+impl std::ops::Deref for Param<'_> {
+    type Target = Parameter;
+
+    fn deref(&self) -> &Parameter {
+        match self {
+            Param::Borrowed(param) => param,
+            Param::Owned(param) => param,
+        }
+    }
+}
+
+/// What [`flatten`] gives, plain parameters borrowed rather than copied
+/// into a list of 392-byte slots first.
+fn flattened(params: &[Parameter]) -> impl Iterator<Item = (Param<'_>, usize)> {
+    params.iter().enumerate().flat_map(|(index, param)| {
+        let group = if param.parameters.is_empty() {
+            Vec::new()
+        } else {
+            flatten(std::slice::from_ref(param))
+        };
+        let plain = group.is_empty().then_some(Param::Borrowed(param));
+        plain
+            .into_iter()
+            .chain(
+                group
+                    .into_iter()
+                    .map(|(member, _)| Param::Owned(Box::new(member.into_owned()))),
+            )
+            .map(move |param| (param, index))
+    })
+}
+
+struct Declared<'a> {
+    param: Param<'a>,
+    qualified_name: String,
+    location: Option<Location>,
+    origin: Origin,
+}
+
+pub fn lock(
+    stack: &Manifest,
+    mut options: LockOptions<'_>,
+    warnings: &mut Warnings,
+) -> Result<Locked, ParamsError> {
+    let declarations = match options.source {
+        Some(source) => Declarations::scan(&source.path, &source.text),
+        None => Declarations::default(),
+    };
+    let mut problems = Vec::new();
+    let mut missing = Vec::new();
+    let implicit = implicit_values(stack, &options);
+    let mut table = Table::with_capacity(stack.parameters.len() + implicit.len());
+    for (name, value) in &implicit {
+        table.set(name, Some(Value::String(value.clone())));
+    }
+    let mut declared: Vec<Declared> = Vec::with_capacity(stack.parameters.len());
+    let mut entries: Vec<usize> = Vec::with_capacity(stack.parameters.len());
+    let mut nodes: Vec<Node> = Vec::with_capacity(stack.parameters.len());
+    // One pass: each declaration is settled, enters the table and, when its
+    // value is a template, the graph, while it is still in cache.
+    for (param, index) in flattened(&stack.parameters) {
+        let qualified_name = param.qualified_name();
+        let location = match options.declared.filter(|_| options.source.is_none()) {
+            Some(provenance) => provenance.stack_parameter(&qualified_name),
+            None => declarations.parameter(0, index),
+        };
+        let mut item = Declared {
+            qualified_name,
+            origin: Origin::Value,
+            location,
+            param,
+        };
+        settle(
+            &mut item,
+            &mut options,
+            warnings,
+            &mut problems,
+            &mut missing,
+        );
+        let entry = match table.entry(&item.qualified_name) {
+            // An implicit parameter declared without a value keeps hub's.
+            Some(entry) if value_is_empty(&item.param.value) => entry,
+            // The table keeps the name; it becomes the key of the locked
+            // parameter.
+            _ => table.set_owned(
+                std::mem::take(&mut item.qualified_name),
+                item.param.value.clone(),
+            ),
+        };
+        if matches!(&item.param.value, Some(Value::String(s)) if needs_expansion(s)) {
+            nodes.push(Node {
+                entry,
+                scope: Scope::qualified(&item.param.component),
+                lazy: item.param.kind == "link",
+            });
+        }
+        entries.push(entry);
+        declared.push(item);
+    }
+    if !missing.is_empty() {
+        problems.insert(0, Problem::Missing(missing));
+    }
+
+    let mut evaluation = graph::evaluate(&table, &nodes, &Cel::default());
+    if !evaluation.problems.is_empty() {
+        // The declaration of each entry; a name declared twice, the last.
+        let mut by_entry: Vec<Option<&Declared>> = vec![None; table.len()];
+        for (d, &entry) in declared.iter().zip(&entries) {
+            by_entry[entry] = Some(d);
+        }
+        let location = |entry: usize| {
+            by_entry
+                .get(entry)
+                .copied()
+                .flatten()
+                .and_then(|d| d.location.clone())
+        };
+        problems.extend(describe(&evaluation.problems, &table, &location));
+    }
+    if !problems.is_empty() {
+        return Err(ParamsError::Lock { problems });
+    }
+
+    let mut locked = Locked {
+        params: IndexMap::with_capacity(declared.len() + implicit.len()),
+        drift: Vec::new(),
+    };
+    for (name, value) in implicit {
+        // Declarations of the same name share its table entry: comparing
+        // entry numbers spares reading every declared name.
+        let entry = table.entry(&name);
+        let mut same_name = declared
+            .iter()
+            .zip(&entries)
+            .filter(|&(_, &e)| Some(e) == entry)
+            .map(|(d, _)| d);
+        if same_name.clone().any(|d| !value_is_empty(&d.param.value)) {
+            continue;
+        }
+        let env = if name == "hub.deploymentId" {
+            "DEPLOYMENT_ID"
+        } else {
+            "STACK_NAME"
+        };
+        let existing_env = same_name
+            .next()
+            .map(|d| d.param.env.clone())
+            .filter(|e| !e.is_empty());
+        locked.params.insert(
+            name.clone(),
+            LockedParam {
+                name,
+                component: String::new(),
+                kind: String::new(),
+                value: Some(Value::String(value)),
+                env: existing_env.unwrap_or_else(|| env.to_string()),
+                origin: Origin::Implicit,
+                expression: None,
+                declared: None,
+                secret: false,
+            },
+        );
+    }
+    // Names and values by entry, each moved out at most once: a second
+    // declaration of a name finds its name gone or its slot taken.
+    let mut table = table.into_entries();
+    for (item, entry) in declared.into_iter().zip(entries) {
+        let Some(name) = table[entry].0.take() else {
+            continue;
+        };
+        let indexmap::map::Entry::Vacant(slot) = locked.params.entry(name) else {
+            continue;
+        };
+        let expanded = if item.param.kind == "link" {
+            None
+        } else {
+            evaluation.take_result(entry)
+        };
+        let (value, expression) = match expanded {
+            Some(text) => (
+                Some(Value::String(text)),
+                item.param
+                    .value
+                    .as_ref()
+                    .map(|v| substitution_text(Some(v))),
+            ),
+            None => (table[entry].1.take(), None),
+        };
+        let secret = looks_secret(&item.param.name) || evaluation.is_tainted(entry);
+        slot.insert(LockedParam {
+            name: item.param.name.clone(),
+            component: item.param.component.clone(),
+            kind: item.param.kind.clone(),
+            value,
+            env: item.param.env.clone(),
+            origin: item.origin,
+            expression,
+            declared: item.location,
+            secret,
+        });
+    }
+    if let Some(state) = options.state {
+        state.merge_into(&mut locked, warnings);
+    }
+    Ok(locked)
+}
+
+/// Gives `item` its value: its own, or one from the ask chain.
+fn settle(
+    item: &mut Declared,
+    options: &mut LockOptions<'_>,
+    warnings: &mut Warnings,
+    problems: &mut Vec<Problem>,
+    missing: &mut Vec<MissingValue>,
+) {
+    let p = &item.param;
+    let is_user = p.kind == "user"
+        || (p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()));
+    if !value_is_empty(&p.default) && !is_user {
+        warnings.warn(
+            item.location.clone(),
+            format!(
+                "the default of stack parameter `{}` is not used: defaults apply only to `kind: user` stack parameters",
+                item.qualified_name
+            ),
+        );
+    }
+    if !value_is_empty(&p.value) {
+        return;
+    }
+    if !is_user {
+        warnings.warn(
+            item.location.clone(),
+            format!(
+                "stack parameter `{}` has no value; components that declare it get an empty value",
+                item.qualified_name
+            ),
+        );
+        item.origin = Origin::Unset;
+        return;
+    }
+    match ask(item, options, warnings) {
+        Ok(Some((value, origin))) => {
+            item.param = Param::Owned(Box::new(Parameter {
+                value: Some(value),
+                ..(*item.param).clone()
+            }));
+            item.origin = origin;
+        }
+        Ok(None) => missing.push(MissingValue {
+            qualified_name: item.qualified_name.clone(),
+            brief: item.param.brief.clone(),
+            from_env: item.param.from_env.clone(),
+            declared: item.location.clone(),
+        }),
+        Err(problem) => problems.push(*problem),
+    }
+}
+
+fn lookup_variable(options: &LockOptions<'_>, variable: &str) -> Option<(String, bool)> {
+    if let Some(value) = options.overrides.get(variable) {
+        return Some((value.clone(), true));
+    }
+    (options.environment)(variable).map(|v| (v, false))
+}
+
+/// The ask chain of one `kind: user` parameter without a value.
+fn ask(
+    item: &Declared,
+    options: &mut LockOptions<'_>,
+    warnings: &mut Warnings,
+) -> Result<Option<(Value, Origin)>, Box<Problem>> {
+    let p = &item.param;
+    if !p.from_env.is_empty() {
+        if let Some((value, overridden)) = lookup_variable(options, &p.from_env) {
+            let origin = Origin::FromEnv {
+                variable: p.from_env.clone(),
+                overridden,
+            };
+            return Ok(Some((Value::String(value), origin)));
+        }
+    }
+    if let Some(found) = from_file(item, options, warnings)? {
+        return Ok(Some(found));
+    }
+    if let Some(value) = options
+        .state
+        .and_then(|s| s.stack_parameter(&item.qualified_name))
+    {
+        if !value_is_empty(&Some(value.clone())) {
+            return Ok(Some((value.clone(), Origin::State)));
+        }
+    }
+    let default = (!value_is_empty(&p.default)).then(|| substitution_text(p.default.as_ref()));
+    if p.empty != "allow" {
+        if let Some(prompter) = options.prompter.as_deref_mut() {
+            let request = PromptRequest {
+                qualified_name: item.qualified_name.clone(),
+                brief: p.brief.clone(),
+                default: default.clone(),
+                secret: looks_secret(&p.name),
+            };
+            match prompter.ask(&request) {
+                Ok(Some(answer)) => return Ok(Some((Value::String(answer), Origin::Prompt))),
+                Ok(None) => {}
+                Err(reason) => {
+                    return Err(Box::new(Problem::Prompt {
+                        param: item.qualified_name.clone(),
+                        reason,
+                    }))
+                }
+            }
+        }
+    }
+    if let Some(default) = &p.default {
+        if !value_is_empty(&p.default) {
+            return Ok(Some((default.clone(), Origin::Default)));
+        }
+    }
+    if !p.env.is_empty() && p.from_env.is_empty() {
+        warnings.warn(
+            item.location.clone(),
+            format!(
+                "`{}` has `env: {}` but no `fromEnv`; add `fromEnv: {}` to read its value from the environment",
+                item.qualified_name, p.env, p.env
+            ),
+        );
+    }
+    if p.empty == "allow" {
+        return Ok(Some((Value::String(String::new()), Origin::EmptyAllowed)));
+    }
+    Ok(None)
+}
+
+/// `fromFile: PATH` (relative to the working directory) or
+/// `fromFile: $VAR`; the content is kept verbatim.
+fn from_file(
+    item: &Declared,
+    options: &LockOptions<'_>,
+    warnings: &mut Warnings,
+) -> Result<Option<(Value, Origin)>, Box<Problem>> {
+    let p = &item.param;
+    if p.from_file.is_empty() {
+        return Ok(None);
+    }
+    let path = match p.from_file.strip_prefix('$') {
+        Some(variable) => match lookup_variable(options, variable) {
+            Some((path, _)) if !path.is_empty() => path,
+            _ => {
+                warnings.warn(
+                    item.location.clone(),
+                    format!(
+                        "`{}`: `fromFile: {}` is skipped: the variable {variable} is not set",
+                        item.qualified_name, p.from_file
+                    ),
+                );
+                return Ok(None);
+            }
+        },
+        None => p.from_file.clone(),
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some((Value::String(text), Origin::FromFile { path }))),
+        Err(error) => Err(Box::new(Problem::FromFile {
+            param: item.qualified_name.clone(),
+            path,
+            reason: error.to_string(),
+            declared: item.location.clone(),
+        })),
+    }
+}
+
+/// `hub.deploymentId` and `hub.stackName`: from the state, else from the
+/// options, else generated (a UUID v4; `meta.name` up to the first `:`).
+fn implicit_values(stack: &Manifest, options: &LockOptions<'_>) -> Vec<(String, String)> {
+    let from_state = |name: &str| {
+        options
+            .state
+            .and_then(|s| s.stack_parameter(name))
+            .filter(|v| !value_is_empty(&Some((*v).clone())))
+            .map(|v| substitution_text(Some(v)))
+    };
+    let deployment_id = from_state("hub.deploymentId")
+        .or_else(|| options.deployment_id.clone())
+        .unwrap_or_else(hub_state::random_uuid);
+    let stack_name = from_state("hub.stackName")
+        .or_else(|| options.stack_name.clone().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| {
+            stack
+                .meta
+                .name
+                .split(':')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        });
+    vec![
+        ("hub.deploymentId".to_string(), deployment_id),
+        ("hub.stackName".to_string(), stack_name),
+    ]
+}
+
+/// Turns graph problems into user-facing ones, with declarations.
+pub(super) fn describe(
+    problems: &[graph::Problem],
+    table: &Table,
+    location: &dyn Fn(usize) -> Option<Location>,
+) -> Vec<Problem> {
+    let mut unknown: IndexMap<usize, Vec<String>> = IndexMap::new();
+    let mut out = Vec::new();
+    for problem in problems {
+        match problem {
+            graph::Problem::Unknown { entry, name } => {
+                let names = unknown.entry(*entry).or_default();
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+            graph::Problem::Cel {
+                entry,
+                source,
+                failure,
+            } => out.push(Problem::Cel {
+                param: table.key(*entry).to_string(),
+                source: source.clone(),
+                failure: failure.clone(),
+                declared: location(*entry),
+            }),
+            graph::Problem::Cycle { path } => out.push(Problem::Cycle {
+                path: path
+                    .iter()
+                    .map(|&e| (table.key(e).to_string(), location(e)))
+                    .collect(),
+            }),
+        }
+    }
+    let mut all: Vec<Problem> = unknown
+        .into_iter()
+        .map(|(entry, names)| Problem::Unknown {
+            param: table.key(entry).to_string(),
+            names,
+            declared: location(entry),
+        })
+        .collect();
+    all.extend(out);
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PromptRequest;
+
+    fn stack(yaml: &str) -> Manifest {
+        yaml_serde::from_str(yaml).expect("stack yaml")
+    }
+
+    /// Locks without `-e` overrides and with an empty environment.
+    fn lock_plain(stack: &Manifest, warnings: &mut Warnings) -> Result<Locked, ParamsError> {
+        lock(
+            stack,
+            LockOptions::new(&IndexMap::new(), &|_: &str| None),
+            warnings,
+        )
+    }
+
+    /// Answers from a list and records what was asked.
+    struct Answers {
+        answers: Vec<Option<String>>,
+        asked: Vec<PromptRequest>,
+    }
+
+    impl Prompter for Answers {
+        fn ask(&mut self, request: &PromptRequest) -> Result<Option<String>, String> {
+            self.asked.push(request.clone());
+            if self.answers.is_empty() {
+                return Err("no more answers".into());
+            }
+            Ok(self.answers.remove(0))
+        }
+    }
+
+    fn text(locked: &Locked, name: &str) -> String {
+        substitution_text(locked.value(name))
+    }
+
+    #[test]
+    fn flatten_inherits_kind_empty_and_component() {
+        let s = stack("parameters:\n- name: a\n  kind: user\n  component: c\n  parameters:\n  - name: b\n  - name: d\n    kind: tech\n    parameters:\n    - {name: e, empty: allow}\n- {name: f}\n");
+        let flat: Vec<(String, String, String, String, usize)> = flatten(&s.parameters)
+            .into_iter()
+            .map(|(p, i)| {
+                let p = p.into_owned();
+                (p.name, p.kind, p.component, p.empty, i)
+            })
+            .collect();
+        assert_eq!(
+            flat,
+            vec![
+                ("a.b".into(), "user".into(), "c".into(), String::new(), 0),
+                ("a.d.e".into(), "tech".into(), "c".into(), "allow".into(), 0),
+                ("f".into(), String::new(), String::new(), String::new(), 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn prompt_comes_after_env_and_file_and_before_default() {
+        let s = stack("meta: {name: 'demo:x'}\nparameters:\n- {name: from.env, kind: user, fromEnv: V}\n- {name: asked, kind: user, brief: Asked, default: d}\n- {name: db.password, kind: user}\n- {name: falls.back, kind: user, default: dv}\n- {name: quiet, kind: user, empty: allow}\n");
+        let overrides = IndexMap::new();
+        let environment = |name: &str| (name == "V").then(|| "env".to_string());
+        let mut answers = Answers {
+            answers: vec![Some("typed value".into()), Some("hunter2".into()), None],
+            asked: Vec::new(),
+        };
+        let mut options = LockOptions::new(&overrides, &environment);
+        options.prompter = Some(&mut answers);
+        let locked = lock(&s, options, &mut Warnings::default()).expect("locks");
+        assert_eq!(text(&locked, "from.env"), "env");
+        assert_eq!(
+            text(&locked, "asked"),
+            "typed value",
+            "whole line, spaces kept"
+        );
+        assert_eq!(
+            locked.get("asked").map(|p| &p.origin),
+            Some(&Origin::Prompt)
+        );
+        assert_eq!(text(&locked, "db.password"), "hunter2");
+        assert_eq!(
+            text(&locked, "falls.back"),
+            "dv",
+            "empty answer falls through to the default"
+        );
+        assert_eq!(text(&locked, "quiet"), "", "`empty: allow` is not asked");
+        assert_eq!(text(&locked, "hub.stackName"), "demo");
+        let asked: Vec<(&str, bool)> = answers
+            .asked
+            .iter()
+            .map(|r| (r.qualified_name.as_str(), r.secret))
+            .collect();
+        assert_eq!(
+            asked,
+            vec![
+                ("asked", false),
+                ("db.password", true),
+                ("falls.back", false)
+            ]
+        );
+        assert_eq!(answers.asked[0].text(), "Enter value for Asked (asked) [d]");
+    }
+
+    #[test]
+    fn missing_values_are_listed_together_without_a_terminal() {
+        let s = stack("parameters:\n- {name: p1, kind: user}\n- {name: p2, kind: user, fromEnv: P2}\n- {name: x, value: '${nope}'}\n");
+        let error = lock_plain(&s, &mut Warnings::default()).expect_err("missing");
+        let ParamsError::Lock { problems } = &error else {
+            panic!("{error}")
+        };
+        assert!(
+            matches!(&problems[0], Problem::Missing(m) if m.len() == 2),
+            "{problems:?}"
+        );
+        assert!(
+            matches!(&problems[1], Problem::Unknown { names, .. } if names == &["nope".to_string()])
+        );
+    }
+
+    #[test]
+    fn implicit_parameters_fill_empty_declarations() {
+        let s = stack("meta: {name: demo}\nparameters:\n- {name: hub.stackName, env: NAME}\n- {name: label, value: '${hub.stackName}-${hub.deploymentId}'}\n");
+        let overrides = IndexMap::new();
+        let environment = |_: &str| None;
+        let mut options = LockOptions::new(&overrides, &environment);
+        options.deployment_id = Some("id".into());
+        let locked = lock(&s, options, &mut Warnings::default()).expect("locks");
+        assert_eq!(text(&locked, "label"), "demo-id");
+        assert_eq!(
+            locked.get("hub.stackName").map(|p| p.env.as_str()),
+            Some("NAME")
+        );
+        assert_eq!(
+            locked.get("hub.deploymentId").map(|p| p.env.as_str()),
+            Some("DEPLOYMENT_ID")
+        );
+    }
+
+    #[test]
+    fn links_stay_raw_but_expand_where_used() {
+        let s = stack("parameters:\n- {name: n, value: demo}\n- {name: img, kind: link, value: '${n}:1'}\n- {name: ref, value: 'x-${img}'}\n- {name: out, kind: link, value: '${ecr:image}'}\n");
+        let locked = lock_plain(&s, &mut Warnings::default()).expect("locks");
+        assert_eq!(
+            text(&locked, "img"),
+            "${n}:1",
+            "a link keeps its expression"
+        );
+        assert_eq!(text(&locked, "ref"), "x-demo:1");
+        assert_eq!(
+            text(&locked, "out"),
+            "${ecr:image}",
+            "unused links are not expanded"
+        );
+        let s = stack("parameters:\n- {name: out, kind: link, value: '${ecr:image}'}\n- {name: ref, value: '${out}'}\n");
+        let error = lock_plain(&s, &mut Warnings::default()).expect_err("unknown");
+        assert!(
+            error
+                .to_string()
+                .contains("`out` references unknown `ecr:image`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn non_user_defaults_warn_and_empty_values_stay_null() {
+        let s = stack("parameters:\n- {name: x, default: d}\n");
+        let mut warnings = Warnings::default();
+        let locked = lock_plain(&s, &mut warnings).expect("locks");
+        assert_eq!(locked.value("x"), None);
+        assert_eq!(locked.get("x").map(|p| &p.origin), Some(&Origin::Unset));
+        assert!(warnings
+            .iter()
+            .any(|w| w.message.contains("`x`") && w.message.contains("default")));
+    }
+
+    #[test]
+    fn qualified_parameters_expand_with_their_qualifier() {
+        let s = stack("parameters:\n- {name: host, value: plain}\n- {name: host, component: a, value: qualified}\n- {name: url, component: a, value: 'https://${host}'}\n- {name: url, value: 'https://${host}'}\n- {name: n, value: 5}\n- {name: list, value: '${n}-#{[1, 2].size()}'}\n");
+        let locked = lock_plain(&s, &mut Warnings::default()).expect("locks");
+        assert_eq!(text(&locked, "url|a"), "https://qualified");
+        assert_eq!(text(&locked, "url"), "https://plain");
+        assert_eq!(text(&locked, "list"), "5-2");
+        assert_eq!(
+            locked.value("n"),
+            Some(&Value::Number(5.into())),
+            "non-strings stay as they are"
+        );
+    }
+
+    #[test]
+    fn a_name_declared_twice_keeps_the_first_slot_and_the_last_value() {
+        let s = stack("parameters:\n- {name: y, value: z}\n- {name: x, env: FIRST, value: '${y}-1'}\n- {name: hub.stackName, value: mine}\n- {name: x, env: SECOND, value: '${y}-2'}\n- {name: w, value: a}\n- {name: w, value: b}\n");
+        let locked = lock_plain(&s, &mut Warnings::default()).expect("locks");
+        let names: Vec<&str> = locked.params.keys().map(String::as_str).collect();
+        assert_eq!(names, ["hub.deploymentId", "y", "x", "hub.stackName", "w"]);
+        let x = locked.get("x").expect("x");
+        assert_eq!(
+            (x.env.as_str(), x.expression.as_deref()),
+            ("FIRST", Some("${y}-1"))
+        );
+        assert_eq!(text(&locked, "x"), "z-2");
+        assert_eq!(text(&locked, "w"), "b");
+        assert_eq!(text(&locked, "hub.stackName"), "mine");
+        assert_eq!(
+            locked.get("hub.stackName").map(|p| &p.origin),
+            Some(&Origin::Value)
+        );
+    }
+}

@@ -1,0 +1,908 @@
+//! Parameters and declared outputs of one component, expanded in its own
+//! scope: the locked stack parameters, the outputs captured so far, and the
+//! component's earlier parameters, top to bottom.
+
+use super::cel::Cel;
+use super::error::{ParamsError, Problem};
+use super::expr::{self, needs_expansion, Piece};
+use super::format::substitution_text;
+use super::graph::{self, Node};
+use super::lock::{describe, flatten};
+use super::source::Declarations;
+use super::table::{Scope, Table};
+use super::{template_names, Locked, Origin};
+use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::secrets::looks_secret;
+use hub_manifest::{value_is_empty, Manifest, Output, SourceFile};
+use indexmap::IndexMap;
+use std::collections::HashSet;
+use yaml_serde::Value;
+
+/// An output captured from a component that already ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapturedOutput {
+    pub component: String,
+    pub name: String,
+    pub value: Option<Value>,
+    pub kind: String,
+    /// `meta.kind` of the component that produced it.
+    pub component_kind: String,
+}
+
+/// The component being expanded.
+pub struct ComponentScope<'a> {
+    /// Its reference name in the stack.
+    pub name: &'a str,
+    /// Its `depends` list in the stack.
+    pub depends: &'a [String],
+    /// Its manifest (from the elaborated file).
+    pub manifest: &'a Manifest,
+    /// Outputs captured so far, oldest first: for a plain name the latest
+    /// producer wins.
+    pub outputs: &'a [CapturedOutput],
+    /// The value of `hub.provides` (space-separated capabilities).
+    pub provides: String,
+    /// The elaborated file and the component's document number in it, to
+    /// point at declarations.
+    pub source: Option<(&'a SourceFile, usize)>,
+}
+
+/// A component parameter with its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpandedParam {
+    pub name: String,
+    pub value: Option<Value>,
+    pub env: String,
+    pub origin: Origin,
+    /// The template the value was expanded from, if any.
+    pub expression: Option<String>,
+    pub declared: Option<Location>,
+    pub secret: bool,
+}
+
+/// A declared output with its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpandedOutput {
+    pub name: String,
+    pub value: Option<Value>,
+    pub kind: String,
+    pub secret: bool,
+}
+
+/// Expands the component's parameters: each is looked up as
+/// `name|component`, `dep:name` for each dependency, then plain `name`; the
+/// value found wins over the component's own `value`, which is a fallback,
+/// then `default`, then `empty: allow`. Expressions use the same lookup.
+/// The list starts with `hub.componentName` and ends with `hub.provides`.
+pub fn expand_component(
+    locked: &Locked,
+    scope: &ComponentScope<'_>,
+    warnings: &mut Warnings,
+) -> Result<Vec<ExpandedParam>, ParamsError> {
+    let declarations = match scope.source {
+        Some((source, _)) => Declarations::scan(&source.path, &source.text),
+        None => Declarations::default(),
+    };
+    let document = scope.source.map(|(_, d)| d).unwrap_or_default();
+    let (mut table, mut secret) = initial_table(locked, scope);
+    let lookup = Scope {
+        qualifier: scope.name.to_string(),
+        depends: scope.depends.to_vec(),
+    };
+    let lazy = Lazy::of(&table);
+    let cel = Cel::shared();
+    let mut problems = Vec::new();
+    let mut out = vec![ExpandedParam {
+        name: "hub.componentName".into(),
+        value: Some(Value::String(scope.name.to_string())),
+        env: String::new(),
+        origin: Origin::Implicit,
+        expression: None,
+        declared: None,
+        secret: false,
+    }];
+    let mut provides_declared = false;
+    for (p, index) in flatten(&scope.manifest.parameters) {
+        let p = p.into_owned();
+        let declared = declarations.parameter(document, index);
+        if p.name == "hub.componentName" {
+            continue;
+        }
+        if p.name == "hub.provides" {
+            provides_declared = true;
+            out.push(provides(scope, p.env.clone()));
+            continue;
+        }
+        let found = table.find(&p.name, &lookup);
+        let (mut value, mut origin, mut is_secret) = match found {
+            Some(entry) => (
+                table.value(entry).cloned(),
+                Origin::Found {
+                    key: table.key(entry).to_string(),
+                },
+                secret.contains(entry),
+            ),
+            None => {
+                if p.kind == "user" {
+                    warnings.warn(
+                        declared.clone(),
+                        format!(
+                            "`kind: user` parameter `{}` of component `{}` should have been lifted to the stack by elaborate",
+                            p.name, scope.name
+                        ),
+                    );
+                }
+                // `hub.*` parameters are hub's own: always derivable.
+                let empty = if p.name.starts_with("hub.") {
+                    "allow"
+                } else {
+                    p.empty.as_str()
+                };
+                let (value, origin) = fallback(&p.value, &p.default, empty);
+                if origin.is_none() {
+                    problems.push(Problem::Underivable {
+                        param: format!("{}|{}", p.name, scope.name),
+                        declared: declared.clone(),
+                    });
+                }
+                (value, origin.unwrap_or(Origin::Unset), false)
+            }
+        };
+        let mut expression = None;
+        if let Some(Value::String(template)) = &value {
+            if needs_expansion(template) {
+                let (text, tainted, found_problems) =
+                    expand_in_scope(&mut table, &lazy, &lookup, template, &cel, &secret);
+                let location = |_: usize| declared.clone();
+                let this = format!("{}|{}", p.name, scope.name);
+                problems.extend(
+                    describe(&found_problems, &table, &location)
+                        .into_iter()
+                        .map(|problem| rename(problem, PENDING, &this)),
+                );
+                expression = Some(template.clone());
+                value = text.map(Value::String);
+                is_secret |= tainted;
+                if value.is_none() {
+                    origin = Origin::Unset;
+                }
+            }
+        }
+        is_secret |= looks_secret(&p.name);
+        let entry = table.set(&p.name, value.clone());
+        secret.mark(entry, is_secret);
+        out.push(ExpandedParam {
+            name: p.name,
+            value,
+            env: p.env,
+            origin,
+            expression,
+            declared,
+            secret: is_secret,
+        });
+    }
+    if !provides_declared {
+        out.push(provides(scope, "HUB_PROVIDES".into()));
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(ParamsError::Component {
+            component: scope.name.to_string(),
+            problems,
+        })
+    }
+}
+
+/// The component's own value, else its default, else `""` with
+/// `empty: allow`; `None` as origin when there is nothing.
+fn fallback(
+    value: &Option<Value>,
+    default: &Option<Value>,
+    empty: &str,
+) -> (Option<Value>, Option<Origin>) {
+    if !value_is_empty(value) {
+        return (value.clone(), Some(Origin::Value));
+    }
+    if !value_is_empty(default) {
+        return (default.clone(), Some(Origin::Default));
+    }
+    if empty == "allow" {
+        return (
+            Some(Value::String(String::new())),
+            Some(Origin::EmptyAllowed),
+        );
+    }
+    (value.clone(), None)
+}
+
+fn provides(scope: &ComponentScope<'_>, env: String) -> ExpandedParam {
+    ExpandedParam {
+        name: "hub.provides".into(),
+        value: Some(Value::String(scope.provides.clone())),
+        env: if env.is_empty() {
+            "HUB_PROVIDES".into()
+        } else {
+            env
+        },
+        origin: Origin::Implicit,
+        expression: None,
+        declared: None,
+        secret: false,
+    }
+}
+
+/// The table a component's templates read: the locked stack parameters
+/// as its base (shared, not copied), then outputs by `component:name` and
+/// plain name (outputs of components of the same kind are invisible),
+/// then `hub.componentName`.
+fn initial_table<'l>(locked: &'l Locked, scope: &ComponentScope<'_>) -> (Table<'l>, Secrets<'l>) {
+    let mut table = Table::on(&locked.params, 2 * scope.outputs.len() + 1);
+    let mut secret = Secrets::on(locked);
+    let kind = &scope.manifest.meta.kind;
+    for output in scope.outputs {
+        if !kind.is_empty() && &output.component_kind == kind {
+            continue;
+        }
+        let is_secret = output.kind.starts_with("secret") || looks_secret(&output.name);
+        for key in [
+            format!("{}:{}", output.component, output.name),
+            output.name.clone(),
+        ] {
+            let entry = table.set(&key, output.value.clone());
+            secret.mark(entry, is_secret);
+        }
+    }
+    table.set(
+        "hub.componentName",
+        Some(Value::String(scope.name.to_string())),
+    );
+    (table, secret)
+}
+
+/// Which entries of a component's table hold secrets: the locked stack
+/// parameters say so themselves, the component's own entries are marked.
+struct Secrets<'l> {
+    locked: &'l Locked,
+    own: HashSet<usize>,
+}
+
+impl<'l> Secrets<'l> {
+    fn on(locked: &'l Locked) -> Self {
+        Secrets {
+            locked,
+            own: HashSet::new(),
+        }
+    }
+
+    fn contains(&self, entry: usize) -> bool {
+        match self.locked.params.get_index(entry) {
+            Some((_, p)) => p.secret,
+            None => self.own.contains(&entry),
+        }
+    }
+
+    /// Marks an own entry (never a base one: setting a key gives an own
+    /// entry).
+    fn mark(&mut self, entry: usize, secret: bool) {
+        if secret {
+            self.own.insert(entry);
+        } else {
+            self.own.remove(&entry);
+        }
+    }
+}
+
+/// Entries whose value was a template when the component's expansion
+/// began (`kind: link` stack parameters, outputs holding `${...}`): they
+/// are expanded in the component's scope when one of its templates reads
+/// them, directly or not. The stack's are found by looking at the value
+/// of each entry reached; the component's own, few, are listed.
+struct Lazy {
+    own: HashSet<usize>,
+}
+
+impl Lazy {
+    fn of(table: &Table<'_>) -> Self {
+        let own = (table.base_len()..table.len())
+            .filter(|&e| is_template(table.value(e)))
+            .collect();
+        Lazy { own }
+    }
+
+    fn contains(&self, table: &Table<'_>, entry: usize) -> bool {
+        if entry < table.base_len() {
+            is_template(table.value(entry))
+        } else {
+            self.own.contains(&entry)
+        }
+    }
+
+    /// The lazy entries `template` reaches through the names it reads,
+    /// directly or through other lazy entries, in table order (the order
+    /// cycles are reported in).
+    fn reached(&self, table: &Table<'_>, lookup: &Scope, template: &str, cel: &Cel) -> Vec<usize> {
+        let mut found = Vec::new();
+        let mut seen = HashSet::new();
+        let mut pending = vec![template.to_string()];
+        while let Some(text) = pending.pop() {
+            for name in template_names(cel, &text) {
+                let Some(entry) = table.find(&name, lookup) else {
+                    continue;
+                };
+                if self.contains(table, entry) && seen.insert(entry) {
+                    found.push(entry);
+                    if let Some(Value::String(inner)) = table.value(entry) {
+                        pending.push(inner.clone());
+                    }
+                }
+            }
+        }
+        found.sort_unstable_by_key(|&entry| table.position(entry));
+        found
+    }
+}
+
+fn is_template(value: Option<&Value>) -> bool {
+    matches!(value, Some(Value::String(s)) if needs_expansion(s))
+}
+
+/// Expands `template` against the table, following values that are
+/// themselves templates (`kind: link` stack parameters) in dependency
+/// order. Returns the text (none when a cycle prevents it), whether a
+/// secret was read, and the problems.
+/// Problems name the template being expanded by its placeholder entry;
+/// give them the parameter's name instead.
+fn rename(problem: Problem, from: &str, to: &str) -> Problem {
+    let swap = |name: String| if name == from { to.to_string() } else { name };
+    match problem {
+        Problem::Unknown {
+            param,
+            names,
+            declared,
+        } => Problem::Unknown {
+            param: swap(param),
+            names,
+            declared,
+        },
+        Problem::Cel {
+            param,
+            source,
+            failure,
+            declared,
+        } => Problem::Cel {
+            param: swap(param),
+            source,
+            failure,
+            declared,
+        },
+        Problem::Cycle { path } => Problem::Cycle {
+            path: path.into_iter().map(|(n, l)| (swap(n), l)).collect(),
+        },
+        other => other,
+    }
+}
+
+/// The table entry holding the template being expanded; no lookup can
+/// reach it.
+const PENDING: &str = "\u{0}expanding";
+
+fn expand_in_scope(
+    table: &mut Table<'_>,
+    lazy: &Lazy,
+    lookup: &Scope,
+    template: &str,
+    cel: &Cel,
+    secret: &Secrets<'_>,
+) -> (Option<String>, bool, Vec<graph::Problem>) {
+    let reached = lazy.reached(table, lookup, template, cel);
+    let entry = table.set(PENDING, Some(Value::String(template.to_string())));
+    let mut nodes = vec![Node {
+        entry,
+        scope: lookup.clone(),
+        lazy: false,
+    }];
+    nodes.extend(reached.into_iter().map(|e| Node {
+        entry: e,
+        scope: lookup.clone(),
+        lazy: true,
+    }));
+    let evaluation = graph::evaluate(table, &nodes, cel);
+    table.set(PENDING, None);
+    let text = evaluation.result(entry).cloned();
+    let tainted = evaluation.is_tainted(entry) || reads_secret(table, lookup, template, secret);
+    (text, tainted, evaluation.problems)
+}
+
+fn reads_secret(table: &Table<'_>, lookup: &Scope, template: &str, secret: &Secrets<'_>) -> bool {
+    expr::parse(template).iter().any(|piece| match piece {
+        Piece::Reference(name) => table.find(name, lookup).is_some_and(|e| secret.contains(e)),
+        _ => false,
+    })
+}
+
+/// What the messages about a component's declared outputs can point at.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OutputsContext<'a> {
+    /// The file declaring the component's outputs and its document there.
+    pub source: Option<(&'a SourceFile, usize)>,
+    /// The keys the component printed in its `Outputs:` block.
+    pub printed: &'a [String],
+}
+
+/// Computes declared outputs whose value is given (or omitted, meaning
+/// `${<name>}`): references read the component's parameters and its
+/// outputs computed so far; a substituted value that still holds an
+/// expression is an error. `from_tf_var` holds the values of outputs with
+/// `fromTfVar`, already decoded by the caller.
+pub fn expand_outputs(
+    component: &str,
+    params: &[super::ExpandedParam],
+    outputs: &[Output],
+    from_tf_var: &IndexMap<String, Value>,
+    context: OutputsContext<'_>,
+) -> Result<Vec<ExpandedOutput>, ParamsError> {
+    let mut table = Table::with_capacity(params.len() + outputs.len());
+    for p in params {
+        table.set(&p.name, p.value.clone());
+    }
+    let lookup = Scope::qualified(component);
+    let cel = Cel::shared();
+    let mut problems = Vec::new();
+    // Which output each problem is about, to point at its declaration.
+    let mut problem_outputs = Vec::new();
+    let mut out = Vec::new();
+    for (index, output) in outputs.iter().enumerate() {
+        let qualified_name = format!("{component}:{}", output.name);
+        let forwarded =
+            output.from_tf_var.is_empty() && matches!(output.value, None | Some(Value::Null));
+        let value = if !output.from_tf_var.is_empty() {
+            match from_tf_var.get(&output.name) {
+                Some(value) => Some(value.clone()),
+                None => continue,
+            }
+        } else if forwarded && table.find(&output.name, &lookup).is_none() {
+            problems.push(Problem::Unforwarded {
+                output: qualified_name.clone(),
+                name: output.name.clone(),
+                printed: context.printed.contains(&output.name),
+                declared: None,
+            });
+            Some(Value::String("(unknown)".into()))
+        } else if forwarded {
+            Some(Value::String(format!("${{{}}}", output.name)))
+        } else {
+            output.value.clone()
+        };
+        let value = match value {
+            Some(Value::String(template)) if needs_expansion(&template) => {
+                Some(Value::String(substitute_once(
+                    &table,
+                    &lookup,
+                    &template,
+                    &cel,
+                    &qualified_name,
+                    &mut problems,
+                )))
+            }
+            other => other,
+        };
+        problem_outputs.resize(problems.len(), index);
+        table.set(&output.name, value.clone());
+        out.push(ExpandedOutput {
+            name: output.name.clone(),
+            secret: output.kind.starts_with("secret") || looks_secret(&output.name),
+            kind: output.kind.clone(),
+            value,
+        });
+    }
+    if problems.is_empty() {
+        return Ok(out);
+    }
+    if let Some((source, document)) = context.source {
+        let declarations = Declarations::scan(&source.path, &source.text);
+        for (problem, index) in problems.iter_mut().zip(problem_outputs) {
+            problem.set_declared(declarations.output(document, index));
+        }
+    }
+    Err(ParamsError::Outputs {
+        component: component.to_string(),
+        problems,
+    })
+}
+
+fn substitute_once(
+    table: &Table,
+    lookup: &Scope,
+    template: &str,
+    cel: &Cel,
+    param: &str,
+    problems: &mut Vec<Problem>,
+) -> String {
+    let mut text = String::new();
+    let mut unknown = Vec::new();
+    for piece in expr::parse(template) {
+        match piece {
+            Piece::Text(t) => text.push_str(t),
+            Piece::Reference(name) => match table.find(name, lookup) {
+                Some(entry) => {
+                    let value = substitution_text(table.value(entry));
+                    if needs_expansion(&value) {
+                        problems.push(Problem::Unexpanded {
+                            param: param.to_string(),
+                            declared: None,
+                        });
+                        text.push_str("(bug)");
+                    } else {
+                        text.push_str(&value);
+                    }
+                }
+                None => {
+                    unknown.push(name.to_string());
+                    text.push_str("(unknown)");
+                }
+            },
+            Piece::Cel(source) => {
+                let result = cel.compile(source).and_then(|program| {
+                    cel.evaluate(&program, |name| {
+                        table
+                            .find(name, lookup)
+                            .map(|e| table.value(e).cloned().unwrap_or(Value::Null))
+                    })
+                });
+                match result {
+                    Ok(t) => text.push_str(&t),
+                    Err(failure) => {
+                        problems.push(Problem::Cel {
+                            param: param.to_string(),
+                            source: source.to_string(),
+                            failure,
+                            declared: None,
+                        });
+                        text.push_str("(error)");
+                    }
+                }
+            }
+        }
+    }
+    if !unknown.is_empty() {
+        problems.push(Problem::Unknown {
+            param: param.to_string(),
+            names: unknown,
+            declared: None,
+        });
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{lock, LockOptions};
+
+    fn locked(stack_yaml: &str) -> Locked {
+        let stack: Manifest = yaml_serde::from_str(stack_yaml).expect("stack");
+        let overrides = IndexMap::new();
+        let environment = |_: &str| None;
+        lock(
+            &stack,
+            LockOptions::new(&overrides, &environment),
+            &mut Warnings::default(),
+        )
+        .expect("locks")
+    }
+
+    fn output(component: &str, name: &str, value: &str) -> CapturedOutput {
+        CapturedOutput {
+            component: component.into(),
+            name: name.into(),
+            value: Some(Value::String(value.into())),
+            kind: String::new(),
+            component_kind: component.into(),
+        }
+    }
+
+    fn expand(
+        locked: &Locked,
+        name: &str,
+        depends: &[&str],
+        manifest: &str,
+        outputs: &[CapturedOutput],
+    ) -> Result<Vec<ExpandedParam>, ParamsError> {
+        let manifest: Manifest = yaml_serde::from_str(manifest).expect("component");
+        let depends: Vec<String> = depends.iter().map(|d| d.to_string()).collect();
+        let scope = ComponentScope {
+            name,
+            depends: &depends,
+            manifest: &manifest,
+            outputs,
+            provides: String::new(),
+            source: None,
+        };
+        expand_component(locked, &scope, &mut Warnings::default())
+    }
+
+    fn values(params: &[ExpandedParam]) -> Vec<(String, String)> {
+        params
+            .iter()
+            .map(|p| (p.name.clone(), substitution_text(p.value.as_ref())))
+            .collect()
+    }
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    /// The example of deploy.md §6.3.
+    #[test]
+    fn spec_example() {
+        let stack = locked("parameters:\n- {name: dns.domain, value: example.com}\n");
+        let outputs = [
+            output("a1", "endpoint", "e1"),
+            output("a2", "endpoint", "e2"),
+        ];
+        let manifest = "meta: {name: b, kind: b}\nparameters:\n- {name: endpoint}\n- {name: dns.domain, env: DOMAIN}\n- {name: url, value: 'https://${dns.domain}/x'}\n- {name: mode, default: fast}\n- {name: opt, empty: allow}\n";
+        let params = expand(&stack, "b", &["a2"], manifest, &outputs).expect("expands");
+        assert_eq!(
+            values(&params),
+            pairs(&[
+                ("hub.componentName", "b"),
+                ("endpoint", "e2"),
+                ("dns.domain", "example.com"),
+                ("url", "https://example.com/x"),
+                ("mode", "fast"),
+                ("opt", ""),
+                ("hub.provides", ""),
+            ])
+        );
+        assert_eq!(params[2].env, "DOMAIN");
+        assert_eq!(params.last().map(|p| p.env.as_str()), Some("HUB_PROVIDES"));
+    }
+
+    /// The worked example of deploy.md §7.10, and the latest producer
+    /// winning a plain name.
+    #[test]
+    fn precedence() {
+        let stack = locked("parameters:\n- {name: dns.domain, value: stack.com}\n- {name: dns.domain, component: c3, value: q.com}\n");
+        let outputs = [output("a", "dns.domain", "a.com")];
+        let manifest = "meta: {kind: k}\nparameters:\n- {name: dns.domain}\n";
+        let value_in = |name: &str, depends: &[&str], outputs: &[CapturedOutput]| {
+            let params = expand(&stack, name, depends, manifest, outputs).expect("expands");
+            substitution_text(params[1].value.as_ref())
+        };
+        assert_eq!(
+            value_in("b", &[], &outputs),
+            "a.com",
+            "an output beats an unqualified stack parameter"
+        );
+        assert_eq!(
+            value_in("c3", &[], &outputs),
+            "q.com",
+            "name|component first"
+        );
+        assert_eq!(value_in("b", &["a"], &outputs), "a.com");
+        let two = [
+            output("a", "dns.domain", "a.com"),
+            output("z", "dns.domain", "z.com"),
+        ];
+        assert_eq!(
+            value_in("b", &[], &two),
+            "z.com",
+            "the latest producer wins a plain name"
+        );
+        assert_eq!(
+            value_in("b", &["a"], &two),
+            "a.com",
+            "depends wins over the plain name"
+        );
+    }
+
+    #[test]
+    fn hub_parameters_are_always_derivable() {
+        let stack = locked("parameters: []\n");
+        let manifest = "meta: {name: c}\nparameters:\n- {name: hub.deploymentId, env: ID}\n- {name: hub.extra}\n- {name: hub.provides, env: MINE}\n";
+        let params = expand(&stack, "c", &[], manifest, &[]).expect("expands");
+        let names: Vec<(&str, &str)> = params
+            .iter()
+            .map(|p| (p.name.as_str(), p.env.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("hub.componentName", ""),
+                ("hub.deploymentId", "ID"),
+                ("hub.extra", ""),
+                ("hub.provides", "MINE")
+            ]
+        );
+    }
+
+    #[test]
+    fn outputs_of_the_same_kind_are_invisible() {
+        let stack = locked("parameters: []\n");
+        let mut other = output("pg1", "host", "h1");
+        other.component_kind = "postgresql".into();
+        let manifest =
+            "meta: {name: pg2, kind: postgresql}\nparameters:\n- {name: host, default: own}\n";
+        let params = expand(&stack, "pg2", &[], manifest, &[other]).expect("expands");
+        assert_eq!(substitution_text(params[1].value.as_ref()), "own");
+    }
+
+    #[test]
+    fn links_expand_with_the_component_lookup_and_cycles_are_reported() {
+        let stack = locked("parameters:\n- {name: img, kind: link, value: '${a:host}/#{size(tag) > 0 ? tag : \"latest\"}'}\n- {name: tag, value: v1}\n- {name: l1, kind: link, value: '${l2}'}\n- {name: l2, kind: link, value: 'x${l1}'}\n");
+        let manifest = "meta: {name: b, kind: b}\nparameters:\n- {name: img}\n";
+        let params =
+            expand(&stack, "b", &["a"], manifest, &[output("a", "host", "h")]).expect("expands");
+        assert_eq!(substitution_text(params[1].value.as_ref()), "h/v1");
+        let error = expand(
+            &stack,
+            "b",
+            &[],
+            "meta: {name: b}\nparameters:\n- {name: l1}\n",
+            &[],
+        )
+        .expect_err("cycle");
+        assert!(error.to_string().contains("l1 → l2 → l1"), "{error}");
+    }
+
+    #[test]
+    fn secrets_follow_their_values() {
+        let stack = locked("parameters:\n- {name: db.password, value: hunter2}\n");
+        let mut secret = output("v", "vault.root", "s");
+        secret.kind = "secret/token".into();
+        let manifest = "meta: {name: c}\nparameters:\n- {name: db.password}\n- {name: dsn, value: 'u:${db.password}'}\n- {name: vault.root}\n- {name: plain, value: x}\n";
+        let params = expand(&stack, "c", &[], manifest, &[secret]).expect("expands");
+        let flags: Vec<bool> = params.iter().map(|p| p.secret).collect();
+        assert_eq!(flags, vec![false, true, true, true, false, false]);
+    }
+
+    /// A lookup scope over names `n0`… with qualified (`n1|c`) and
+    /// dependency (`d:n2`) forms, values plain or templates reading other
+    /// names (cycles and unknown names included), some secret.
+    mod layered {
+        use super::super::*;
+        use crate::{LockedParam, Origin};
+        use proptest::prelude::*;
+
+        #[derive(Debug, Clone)]
+        struct Entry {
+            key: String,
+            value: String,
+            secret: bool,
+        }
+
+        fn key() -> impl Strategy<Value = String> {
+            (0usize..8, 0usize..3).prop_map(|(n, form)| match form {
+                0 => format!("n{n}"),
+                1 => format!("n{n}|c"),
+                _ => format!("d:n{n}"),
+            })
+        }
+
+        fn value() -> impl Strategy<Value = String> {
+            (0usize..10, 0usize..4).prop_map(|(n, form)| match form {
+                0 => format!("plain{n}"),
+                1 => format!("${{n{n}}}-x"),
+                2 => format!("#{{n{n} + 'y'}}"),
+                _ => format!("a${{n{n}}}b${{n{}}}", (n + 3) % 10),
+            })
+        }
+
+        fn entries(size: usize) -> impl Strategy<Value = Vec<Entry>> {
+            proptest::collection::vec(
+                (key(), value(), any::<bool>()).prop_map(|(key, value, secret)| Entry {
+                    key,
+                    value,
+                    secret,
+                }),
+                0..size,
+            )
+        }
+
+        fn locked_param(entry: &Entry) -> LockedParam {
+            LockedParam {
+                name: entry.key.clone(),
+                component: String::new(),
+                kind: String::new(),
+                value: Some(Value::String(entry.value.clone())),
+                env: String::new(),
+                origin: Origin::Value,
+                expression: None,
+                declared: None,
+                secret: entry.secret,
+            }
+        }
+
+        /// What a template expands to, named by keys rather than entry
+        /// numbers (which differ between the two tables).
+        fn outcome(
+            table: &mut Table<'_>,
+            lazy: &Lazy,
+            secret: &Secrets<'_>,
+            template: &str,
+        ) -> (Option<String>, bool, Vec<String>) {
+            let scope = Scope {
+                qualifier: "c".into(),
+                depends: vec!["d".into()],
+            };
+            let cel = Cel::shared();
+            let (text, tainted, problems) =
+                expand_in_scope(table, lazy, &scope, template, &cel, secret);
+            let mut problems: Vec<String> = problems
+                .iter()
+                .map(|problem| match problem {
+                    graph::Problem::Unknown { entry, name } => {
+                        format!("unknown {name} in {}", table.key(*entry))
+                    }
+                    graph::Problem::Cel { entry, source, .. } => {
+                        format!("cel {source} in {}", table.key(*entry))
+                    }
+                    graph::Problem::Cycle { path } => {
+                        let mut keys: Vec<&str> = path.iter().map(|&e| table.key(e)).collect();
+                        keys.sort_unstable();
+                        format!("cycle {keys:?}")
+                    }
+                })
+                .collect();
+            problems.sort();
+            (text, tainted, problems)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// The table of a component sits on the locked parameters and
+            /// expands only the lazy entries a template reaches; the table
+            /// it replaces copied every parameter and handed every lazy
+            /// entry to the evaluation. Both give the same text, secrecy
+            /// and problems.
+            #[test]
+            fn layered_lookup_expands_as_the_flat_copy_did(
+                stack in entries(24),
+                own in entries(6),
+                template in value(),
+            ) {
+                let locked = Locked {
+                    params: stack.iter().map(|e| (e.key.clone(), locked_param(e))).collect(),
+                    drift: Vec::new(),
+                };
+                let empty = Locked::default();
+
+                let mut layered = Table::on(&locked.params, own.len());
+                let mut layered_secret = Secrets::on(&locked);
+                let mut flat = Table::default();
+                let mut flat_secret = Secrets::on(&empty);
+                for (key, p) in &locked.params {
+                    let entry = flat.set(key, p.value.clone());
+                    flat_secret.mark(entry, p.secret);
+                }
+                for e in &own {
+                    let value = Some(Value::String(e.value.clone()));
+                    let entry = layered.set(&e.key, value.clone());
+                    layered_secret.mark(entry, e.secret);
+                    let entry = flat.set(&e.key, value);
+                    flat_secret.mark(entry, e.secret);
+                }
+                let layered_lazy = Lazy::of(&layered);
+                // Every entry of the flat table is its own, so all its
+                // templates are listed as lazy, as before.
+                let flat_lazy = Lazy::of(&flat);
+
+                for probe in ["n0", "n1", "n2", "n7", "zz"] {
+                    let scope = Scope { qualifier: "c".into(), depends: vec!["d".into()] };
+                    let a = layered.find(probe, &scope).and_then(|e| layered.value(e)).cloned();
+                    let b = flat.find(probe, &scope).and_then(|e| flat.value(e)).cloned();
+                    prop_assert_eq!(a, b);
+                }
+                prop_assert_eq!(
+                    outcome(&mut layered, &layered_lazy, &layered_secret, &template),
+                    outcome(&mut flat, &flat_lazy, &flat_secret, &template)
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Where parameters were declared: in an elaborated file, the line of every
+//! item of each document's top-level `parameters:` list, found in one scan;
+//! for a stack elaborated in memory, the original files ([`Provenance`]).
+
+use hub_manifest::diag::Location;
+use hub_manifest::SourceFile;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Lines (1-based) of the items of the top-level `parameters:` and
+/// `outputs:` lists, per YAML document.
+#[derive(Debug, Clone, Default)]
+pub struct Declarations {
+    file: PathBuf,
+    documents: Vec<Vec<usize>>,
+    outputs: Vec<Vec<usize>>,
+}
+
+/// The top-level lists whose items are located.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    Parameters,
+    Outputs,
+}
+
+impl Declarations {
+    /// Block-style YAML only; flow-style lists give no lines, and then
+    /// locations name the file alone.
+    pub fn scan(file: &Path, text: &str) -> Self {
+        let mut documents = vec![Vec::new()];
+        let mut outputs = vec![Vec::new()];
+        let mut list: Option<List> = None;
+        let mut item_indent: Option<usize> = None;
+        for (number, line) in text.lines().enumerate() {
+            if line == "---" || line.starts_with("--- ") {
+                documents.push(Vec::new());
+                outputs.push(Vec::new());
+                list = None;
+                continue;
+            }
+            let content = line.trim_start_matches(' ');
+            if content.is_empty() || content.starts_with('#') {
+                continue;
+            }
+            let indent = line.len() - content.len();
+            if indent == 0 && !content.starts_with('-') {
+                list = match content.trim_end() {
+                    "parameters:" => Some(List::Parameters),
+                    "outputs:" => Some(List::Outputs),
+                    _ => None,
+                };
+                item_indent = None;
+                continue;
+            }
+            let Some(which) = list else {
+                continue;
+            };
+            if !(content.starts_with("- ") || content == "-") {
+                continue;
+            }
+            let expected = *item_indent.get_or_insert(indent);
+            let items = match which {
+                List::Parameters => documents.last_mut(),
+                List::Outputs => outputs.last_mut(),
+            };
+            if let (true, Some(items)) = (indent == expected, items) {
+                items.push(number + 1);
+            }
+        }
+        if text.starts_with("---") && documents.len() > 1 {
+            documents.remove(0);
+            outputs.remove(0);
+        }
+        Declarations {
+            file: file.to_path_buf(),
+            documents,
+            outputs,
+        }
+    }
+
+    /// The location of item `index` of the `parameters:` list of
+    /// `document` (0 is the stack).
+    pub fn parameter(&self, document: usize, index: usize) -> Option<Location> {
+        self.item(&self.documents, document, index)
+    }
+
+    /// The location of item `index` of the `outputs:` list of `document`.
+    pub fn output(&self, document: usize, index: usize) -> Option<Location> {
+        self.item(&self.outputs, document, index)
+    }
+
+    fn item(&self, lists: &[Vec<usize>], document: usize, index: usize) -> Option<Location> {
+        if self.file.as_os_str().is_empty() {
+            return None;
+        }
+        match lists.get(document).and_then(|d| d.get(index)) {
+            Some(&line) => Some(Location {
+                file: self.file.clone(),
+                line: Some(line),
+                column: None,
+            }),
+            None => Some(Location::file(&self.file)),
+        }
+    }
+}
+
+/// Item `index` of the top-level `parameters:` list of file `file` of a
+/// [`Provenance`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    pub file: usize,
+    pub index: usize,
+}
+
+/// Where the parameters of a stack elaborated in memory come from: the stack
+/// manifest, parameters files, parent stacks and `hub-component.yaml` files.
+/// Elaborate records only file paths and item numbers; a file is read and
+/// scanned for lines the first time a location in it is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    files: Vec<PathBuf>,
+    texts: Vec<OnceLock<Option<SourceFile>>>,
+    scans: Vec<OnceLock<Declarations>>,
+    /// Qualified name (`name` or `name|component`) of each merged stack
+    /// parameter → the source that last set its value, else the first
+    /// that declared it.
+    stack: HashMap<String, Mark>,
+    /// Component instance → its `hub-component.yaml`.
+    components: HashMap<String, usize>,
+}
+
+impl Provenance {
+    pub fn new(
+        files: Vec<PathBuf>,
+        stack: HashMap<String, Mark>,
+        components: HashMap<String, usize>,
+    ) -> Self {
+        Provenance {
+            texts: files.iter().map(|_| OnceLock::new()).collect(),
+            scans: files.iter().map(|_| OnceLock::new()).collect(),
+            files,
+            stack,
+            components,
+        }
+    }
+
+    /// The file, read on first use; `None` when it cannot be read any more.
+    fn text(&self, file: usize) -> Option<&SourceFile> {
+        let path = self.files.get(file)?;
+        self.texts[file]
+            .get_or_init(|| SourceFile::read(path).ok())
+            .as_ref()
+    }
+
+    /// Where the stack parameter `qualified_name` was declared.
+    pub fn stack_parameter(&self, qualified_name: &str) -> Option<Location> {
+        let mark = *self.stack.get(qualified_name)?;
+        let path = self.files.get(mark.file)?;
+        let Some(source) = self.text(mark.file) else {
+            return Some(Location::file(path));
+        };
+        self.scans[mark.file]
+            .get_or_init(|| Declarations::scan(&source.path, &source.text))
+            .parameter(0, mark.index)
+    }
+
+    /// The file at `path`, when it is one of the files read.
+    pub fn file(&self, path: &Path) -> Option<&SourceFile> {
+        let index = self.files.iter().position(|f| f == path)?;
+        self.text(index)
+    }
+
+    /// The `hub-component.yaml` of component instance `name` (its
+    /// parameters are the component document's, item for item).
+    pub fn component(&self, name: &str) -> Option<&SourceFile> {
+        self.text(*self.components.get(name)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_per_document() {
+        let text = "kind: stack\nparameters:\n- name: a\n  value: 1\n- name: b\n  parameters:\n  - name: c\n---\nkind: component\nparameters:\n  - name: x\n";
+        let d = Declarations::scan(Path::new("f"), text);
+        assert_eq!(d.parameter(0, 0).and_then(|l| l.line), Some(3));
+        assert_eq!(d.parameter(0, 1).and_then(|l| l.line), Some(5));
+        assert_eq!(d.parameter(1, 0).and_then(|l| l.line), Some(11));
+        assert_eq!(d.parameter(1, 3).and_then(|l| l.line), None);
+    }
+
+    #[test]
+    fn output_lines_per_document() {
+        let text = "kind: stack\noutputs:\n- name: s\n---\nkind: component\nparameters:\n- name: p\noutputs:\n  - name: a\n    brief: x\n  - name: b\n";
+        let d = Declarations::scan(Path::new("f"), text);
+        assert_eq!(d.output(0, 0).and_then(|l| l.line), Some(3));
+        assert_eq!(d.output(1, 0).and_then(|l| l.line), Some(9));
+        assert_eq!(d.output(1, 1).and_then(|l| l.line), Some(11));
+        assert_eq!(d.parameter(1, 0).and_then(|l| l.line), Some(7));
+    }
+
+    #[test]
+    fn provenance_reads_files_on_demand() {
+        let dir = tempfile::tempdir().unwrap();
+        let stack = dir.path().join("hub.yaml");
+        let component = dir.path().join("hub-component.yaml");
+        std::fs::write(&stack, "kind: stack\nparameters:\n- name: a\n- name: b\n").unwrap();
+        std::fs::write(&component, "parameters:\n  - name: x\n").unwrap();
+        let names = HashMap::from([
+            ("b".to_string(), Mark { file: 0, index: 1 }),
+            ("x|c".to_string(), Mark { file: 1, index: 0 }),
+        ]);
+        let p = Provenance::new(
+            vec![stack.clone(), component.clone()],
+            names,
+            HashMap::from([("c".to_string(), 1)]),
+        );
+        let b = p.stack_parameter("b").unwrap();
+        assert_eq!((b.file, b.line), (stack, Some(4)));
+        assert_eq!(p.stack_parameter("x|c").and_then(|l| l.line), Some(2));
+        assert!(p.stack_parameter("a").is_none());
+        assert_eq!(p.component("c").map(|s| s.path.clone()), Some(component));
+        assert!(p.component("d").is_none());
+    }
+}

@@ -1,0 +1,1029 @@
+//! Changes a run makes to a state, as pure functions: status vocabularies,
+//! operations and phases, component entries, provides, which outputs
+//! snapshot a run starts from, the stack status at the end of a run, and
+//! the state/manifest consistency check.
+
+use super::model::{
+    CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput, StackMeta, State,
+    StateParameter,
+};
+use super::snapshot::Snapshot;
+use hub_manifest::diag::Warnings;
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::fmt;
+use yaml_serde::Value;
+
+/// The provider name of capabilities found in the environment; never
+/// written to a state.
+pub const ENVIRONMENT_PROVIDER: &str = "*environment*";
+
+/// Longest `meta.icon` kept in a component entry.
+const MAX_ICON_CHARS: usize = 200;
+
+/// Parameters and outputs whose values differ are not warned about.
+const HUB_PREFIX: &str = "hub.";
+
+macro_rules! vocabulary {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($variant),+
+        }
+
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            /// `None` for text outside the vocabulary.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+vocabulary!(
+    /// Status of a component entry.
+    ComponentStatus {
+        Deploying => "deploying",
+        Deployed => "deployed",
+        Undeploying => "undeploying",
+        Undeployed => "undeployed",
+        Error => "error",
+    }
+);
+
+vocabulary!(
+    /// Status of the whole stack.
+    StackStatus {
+        Deploying => "deploying",
+        Undeploying => "undeploying",
+        Deployed => "deployed",
+        Undeployed => "undeployed",
+        Incomplete => "incomplete",
+    }
+);
+
+vocabulary!(
+    /// Status of an operation and of each of its phases.
+    OperationStatus {
+        InProgress => "in-progress",
+        Success => "success",
+        Error => "error",
+    }
+);
+
+/// Which operation of [`State::operations`] a run records into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperationIndex(usize);
+
+/// What a run records when it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationStart {
+    pub id: String,
+    /// `deploy` or `undeploy`.
+    pub operation: String,
+    /// The full command line.
+    pub args: Vec<String>,
+    pub initiator: String,
+}
+
+/// What a component's run leaves in its entry (deploy, after the run).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ComponentRun {
+    pub meta: ComponentMeta,
+    /// The expanded parameters, `hub.componentName` first.
+    pub parameters: Vec<StateParameter>,
+    /// Empty when the run produced none: the entry's older ones are kept.
+    pub raw_outputs: Vec<RawOutput>,
+    /// All captured outputs of the stack known after the run.
+    pub snapshot: Vec<CapturedOutput>,
+}
+
+impl State {
+    /// An empty state for a stack.
+    pub fn new(meta: StackMeta, order: Vec<String>) -> State {
+        let mut state = State {
+            version: 1,
+            kind: "state".into(),
+            meta,
+            ..State::default()
+        };
+        state.lifecycle.order = order;
+        state
+    }
+
+    /// Marks the state as updated now.
+    pub fn touch(&mut self, now: &str) {
+        self.timestamp = now.to_string();
+    }
+
+    pub fn set_status(&mut self, status: StackStatus, message: &str, now: &str) {
+        self.status = status.as_str().to_string();
+        self.message = message.to_string();
+        self.touch(now);
+    }
+
+    /// Appends an `in-progress` operation; earlier ones are kept.
+    pub fn begin_operation(&mut self, start: OperationStart, now: &str) -> OperationIndex {
+        let mut options = IndexMap::new();
+        let args = start.args.into_iter().map(Value::String).collect();
+        options.insert("args".to_string(), Value::Sequence(args));
+        self.operations.push(Operation {
+            id: start.id,
+            operation: start.operation,
+            timestamp: now.to_string(),
+            status: OperationStatus::InProgress.as_str().to_string(),
+            options,
+            initiator: start.initiator,
+            ..Operation::default()
+        });
+        self.touch(now);
+        OperationIndex(self.operations.len() - 1)
+    }
+
+    fn operation_mut(&mut self, index: OperationIndex, now: &str) -> Option<&mut Operation> {
+        self.touch(now);
+        let operation = self.operations.get_mut(index.0)?;
+        operation.timestamp = now.to_string();
+        Some(operation)
+    }
+
+    /// Sets a component's phase; a component touched the first time is
+    /// appended, so phases stay in first-touch order.
+    pub fn set_phase(
+        &mut self,
+        index: OperationIndex,
+        component: &str,
+        status: OperationStatus,
+        now: &str,
+    ) {
+        self.set_phase_in_order(index, component, status, now, &|_| None);
+    }
+
+    /// [`State::set_phase`] keeping the phases in the order `position`
+    /// gives, names it has no position for last in first-touch order. The
+    /// phases must already be in that order (every one set through here):
+    /// the place is found by bisection, so a run's phases cost O(log n)
+    /// each however many there are.
+    pub fn set_phase_in_order(
+        &mut self,
+        index: OperationIndex,
+        component: &str,
+        status: OperationStatus,
+        now: &str,
+        position: &dyn Fn(&str) -> Option<usize>,
+    ) {
+        let Some(operation) = self.operation_mut(index, now) else {
+            return;
+        };
+        let status = status.as_str().to_string();
+        let rank = |name: &str| position(name).unwrap_or(usize::MAX);
+        let key = rank(component);
+        let phases = &mut operation.phases;
+        let first = phases.partition_point(|p| rank(&p.phase) < key);
+        let equal = phases[first..].partition_point(|p| rank(&p.phase) == key);
+        // Among equals (names without a position), the one touched last is
+        // usually the one touched again.
+        match phases[first..first + equal]
+            .iter_mut()
+            .rev()
+            .find(|p| p.phase == component)
+        {
+            Some(phase) => phase.status = status,
+            None => phases.insert(
+                first + equal,
+                Phase {
+                    phase: component.to_string(),
+                    status,
+                },
+            ),
+        }
+    }
+
+    pub fn finish_operation(&mut self, index: OperationIndex, status: OperationStatus, now: &str) {
+        if let Some(operation) = self.operation_mut(index, now) {
+            operation.status = status.as_str().to_string();
+        }
+    }
+
+    /// How many phases the operation has.
+    pub fn phases_of(&self, index: OperationIndex) -> usize {
+        self.operations.get(index.0).map_or(0, |o| o.phases.len())
+    }
+
+    /// Removes the phase of `component` from the operation (a start that
+    /// could not be recorded).
+    pub fn remove_phase(&mut self, index: OperationIndex, component: &str) {
+        if let Some(operation) = self.operations.get_mut(index.0) {
+            operation.phases.retain(|p| p.phase != component);
+        }
+    }
+
+    /// Replaces the operation's `logs`.
+    pub fn set_log(&mut self, index: OperationIndex, text: &str, now: &str) {
+        if let Some(operation) = self.operation_mut(index, now) {
+            operation.logs = text.to_string();
+        }
+    }
+
+    /// Appends failure output to the operation's `logs`.
+    pub fn append_log(&mut self, index: OperationIndex, text: &str, now: &str) {
+        if let Some(operation) = self.operation_mut(index, now) {
+            if !operation.logs.is_empty() && !operation.logs.ends_with('\n') {
+                operation.logs.push('\n');
+            }
+            operation.logs.push_str(text);
+        }
+    }
+
+    /// The entry of `name`, created empty when missing.
+    pub fn component_mut(&mut self, name: &str) -> &mut ComponentState {
+        self.components.entry(name.to_string()).or_default()
+    }
+
+    /// Sets a component's status and message (an empty message clears the
+    /// old one). Entering `deploying`/`undeploying` starts a new run.
+    pub fn set_component_status(
+        &mut self,
+        name: &str,
+        status: ComponentStatus,
+        message: &str,
+        now: &str,
+    ) {
+        let entry = self.component_mut(name);
+        entry.status = status.as_str().to_string();
+        entry.message = message.to_string();
+        entry.timestamp = now.to_string();
+        if matches!(
+            status,
+            ComponentStatus::Deploying | ComponentStatus::Undeploying
+        ) {
+            entry.timestamps.start = now.to_string();
+        }
+        entry.timestamps.end = now.to_string();
+        self.touch(now);
+    }
+
+    /// Records what a component's deploy run produced.
+    pub fn record_component_run(&mut self, name: &str, mut run: ComponentRun, now: &str) {
+        let outputs = std::mem::take(&mut run.snapshot);
+        self.record_component_run_with(name, run, |base| Snapshot::derive(base, outputs), now);
+    }
+
+    /// Records what a component's deploy run produced, with the snapshot
+    /// `snapshot` builds from the one it is written against (see
+    /// [`State::sharing_base`]); `run.snapshot` is not looked at.
+    pub fn record_component_run_with(
+        &mut self,
+        name: &str,
+        run: ComponentRun,
+        snapshot: impl FnOnce(&Snapshot) -> Snapshot,
+        now: &str,
+    ) {
+        let base = self.sharing_base(name);
+        let entry = self.component_mut(name);
+        entry.meta = run.meta;
+        if entry.meta.icon.chars().count() >= MAX_ICON_CHARS {
+            entry.meta.icon.clear();
+        }
+        entry.parameters = run.parameters;
+        if !run.raw_outputs.is_empty() {
+            entry.raw_outputs = run.raw_outputs;
+        }
+        entry.captured_outputs = snapshot(&base);
+        entry.timestamp = now.to_string();
+        self.touch(now);
+    }
+
+    /// The status of `name` as §9.3 counts it: no entry is `undeployed`,
+    /// an entry without status is `deployed`; `None` for text outside the
+    /// vocabulary.
+    pub fn component_status(&self, name: &str) -> Option<ComponentStatus> {
+        match self.components.get(name) {
+            None => Some(ComponentStatus::Undeployed),
+            Some(entry) if entry.status.is_empty() => Some(ComponentStatus::Deployed),
+            Some(entry) => ComponentStatus::parse(&entry.status),
+        }
+    }
+
+    /// The snapshot a new one of `name` is built on: the one it is written
+    /// against in the linear layout (the nearest earlier non-empty one in
+    /// `lifecycle.order`), so that writing it needs no comparison; else its
+    /// own previous one, else the one recorded last.
+    fn sharing_base(&self, name: &str) -> Snapshot {
+        let order = &self.lifecycle.order;
+        let earlier = order
+            .iter()
+            .position(|c| c == name)
+            .and_then(|at| self.latest_snapshot(&order[..at]));
+        let own = self.components.get(name).map(|e| &e.captured_outputs);
+        let last = self.components.last().map(|(_, e)| &e.captured_outputs);
+        earlier
+            .or(own.filter(|s| !s.is_empty()))
+            .or(last)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Each entry's own outputs in its snapshot ([`Snapshot::outputs_of`])
+    /// for the entries of `order` with a snapshot, found in one walk along
+    /// the order; empty when a snapshot holds an output twice (then ask
+    /// each snapshot).
+    pub fn own_outputs(&self, order: &[String]) -> HashMap<String, Vec<CapturedOutput>> {
+        let snapshots: Vec<(&str, &Snapshot)> = order
+            .iter()
+            .filter_map(|name| Some((name.as_str(), &self.components.get(name)?.captured_outputs)))
+            .filter(|(_, snapshot)| !snapshot.is_empty())
+            .collect();
+        let Some(each) = super::outputs_of_each(&snapshots) else {
+            return HashMap::new();
+        };
+        let names = snapshots.iter().map(|(name, _)| name.to_string());
+        names.zip(each).collect()
+    }
+
+    /// Outputs a full undeploy starts with: the stack-level ones, else the
+    /// latest non-empty snapshot in `order`.
+    pub fn outputs_for_full_undeploy(&self, order: &[String]) -> Vec<CapturedOutput> {
+        if !self.captured_outputs.is_empty() {
+            return self.captured_outputs.clone();
+        }
+        self.latest_snapshot(order)
+            .map(Snapshot::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// Outputs a deploy starting at `component` sees: the nearest earlier
+    /// non-empty snapshot in `order`; nothing for the first component; the
+    /// stack-level outputs when no earlier snapshot has any.
+    pub fn outputs_before(&self, order: &[String], component: &str) -> Vec<CapturedOutput> {
+        match order.iter().position(|c| c == component) {
+            Some(0) => Vec::new(),
+            Some(at) => self.snapshot_or_stack_outputs(self.latest_snapshot(&order[..at])),
+            None => self.captured_outputs.clone(),
+        }
+    }
+
+    /// Outputs an undeploy at `component` sees: its own snapshot, else the
+    /// nearest earlier non-empty one, else the stack-level outputs.
+    pub fn outputs_at(&self, order: &[String], component: &str) -> Vec<CapturedOutput> {
+        let upto = order
+            .iter()
+            .position(|c| c == component)
+            .map_or(0, |at| at + 1);
+        self.snapshot_or_stack_outputs(self.latest_snapshot(&order[..upto]))
+    }
+
+    fn snapshot_or_stack_outputs(&self, snapshot: Option<&Snapshot>) -> Vec<CapturedOutput> {
+        match snapshot {
+            Some(snapshot) => snapshot.to_vec(),
+            None => self.captured_outputs.clone(),
+        }
+    }
+
+    fn latest_snapshot(&self, order: &[String]) -> Option<&Snapshot> {
+        order
+            .iter()
+            .rev()
+            .filter_map(|name| self.components.get(name))
+            .map(|entry| &entry.captured_outputs)
+            .find(|snapshot| !snapshot.is_empty())
+    }
+
+    /// Merges the snapshots of `depends` (those with an entry) into
+    /// `outputs`, last dependency first: new outputs are added, empty ones
+    /// replaced, different ones replaced with a warning (none for `hub.*`).
+    pub fn merge_dependency_outputs(
+        &self,
+        outputs: &mut Vec<CapturedOutput>,
+        depends: &[String],
+        warnings: &mut Warnings,
+    ) {
+        // Where each output is, by qualified name: a snapshot holds every
+        // output known when its component ran, so looking each one up by
+        // scanning would cost the square of the stack per component.
+        let mut index: HashMap<String, usize> = HashMap::with_capacity(outputs.len());
+        for (i, output) in outputs.iter().enumerate() {
+            // The first of the same name is the one a scan would find.
+            index.entry(output.qualified_name()).or_insert(i);
+        }
+        for dependency in depends.iter().rev() {
+            let Some(entry) = self.components.get(dependency) else {
+                continue;
+            };
+            for output in &entry.captured_outputs.to_vec() {
+                merge_output(outputs, &mut index, output, dependency, warnings);
+            }
+        }
+    }
+}
+
+fn merge_output(
+    outputs: &mut Vec<CapturedOutput>,
+    index: &mut HashMap<String, usize>,
+    output: &CapturedOutput,
+    dependency: &str,
+    warnings: &mut Warnings,
+) {
+    let key = output.qualified_name();
+    match index.get(&key).map(|&i| &mut outputs[i]) {
+        None => {
+            index.insert(key, outputs.len());
+            outputs.push(output.clone());
+        }
+        Some(current) if current.value == output.value => {}
+        Some(current) => {
+            if !is_empty_value(&current.value) && !output.name.starts_with(HUB_PREFIX) {
+                warnings.warn(
+                    None,
+                    format!("output `{key}` differs in the state of `{dependency}`; using the value stored there"),
+                );
+            }
+            *current = output.clone();
+        }
+    }
+}
+
+fn is_empty_value(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// Adds the state's providers to `current`: current providers first, no
+/// duplicates.
+pub fn merge_provides(
+    current: &mut IndexMap<String, Vec<String>>,
+    from_state: &IndexMap<String, Vec<String>>,
+) {
+    for (capability, providers) in from_state {
+        for provider in providers {
+            add_provider(current, capability, provider);
+        }
+    }
+}
+
+pub fn add_provider(
+    provides: &mut IndexMap<String, Vec<String>>,
+    capability: &str,
+    provider: &str,
+) {
+    let providers = provides.entry(capability.to_string()).or_default();
+    if !providers.iter().any(|p| p == provider) {
+        providers.push(provider.to_string());
+    }
+}
+
+/// Removes `component` from every capability (undeploy); capabilities left
+/// without providers are dropped.
+pub fn remove_provider(provides: &mut IndexMap<String, Vec<String>>, component: &str) {
+    for providers in provides.values_mut() {
+        providers.retain(|p| p != component);
+    }
+    provides.retain(|_, providers| !providers.is_empty());
+}
+
+/// The provides map as a state stores it: without environment-provided
+/// capabilities.
+pub fn provides_for_state(
+    provides: &IndexMap<String, Vec<String>>,
+) -> IndexMap<String, Vec<String>> {
+    let mut out = provides.clone();
+    remove_provider(&mut out, ENVIRONMENT_PROVIDER);
+    out
+}
+
+/// The stack status at the end of a run, and its message.
+///
+/// Every component of `order` counts with its state status (no entry:
+/// `undeployed`, empty: `deployed`), except those in `skipped` — skipped in
+/// this run for an optional reason, which count neither as mandatory nor as
+/// optional. With mandatory components: all `deployed` → `deployed`; all
+/// `undeployed` and no optional one `deployed` → `undeployed`; otherwise
+/// `incomplete`. With optional components only: `deployed` when any is.
+pub fn stack_status(
+    state: &State,
+    order: &[String],
+    is_optional: &dyn Fn(&str) -> bool,
+    skipped: &[String],
+) -> (StackStatus, String) {
+    let counted: Vec<(&str, Option<ComponentStatus>, bool)> = order
+        .iter()
+        .filter(|name| !skipped.contains(name))
+        .map(|name| {
+            (
+                name.as_str(),
+                state.component_status(name),
+                is_optional(name),
+            )
+        })
+        .collect();
+    let mandatory: Vec<_> = counted
+        .iter()
+        .filter(|(_, _, optional)| !optional)
+        .collect();
+    let any_optional_deployed = counted
+        .iter()
+        .any(|(_, status, optional)| *optional && *status == Some(ComponentStatus::Deployed));
+    let all_mandatory = |wanted: ComponentStatus| {
+        mandatory
+            .iter()
+            .all(|(_, status, _)| *status == Some(wanted))
+    };
+    let status = if mandatory.is_empty() {
+        if any_optional_deployed {
+            StackStatus::Deployed
+        } else {
+            StackStatus::Undeployed
+        }
+    } else if all_mandatory(ComponentStatus::Deployed) {
+        StackStatus::Deployed
+    } else if all_mandatory(ComponentStatus::Undeployed) && !any_optional_deployed {
+        StackStatus::Undeployed
+    } else {
+        StackStatus::Incomplete
+    };
+    let message = if status == StackStatus::Incomplete {
+        group_by_status(&counted, state)
+    } else {
+        String::new()
+    };
+    (status, message)
+}
+
+/// `deployed: net, app; error: db`, groups in order of first appearance.
+fn group_by_status(counted: &[(&str, Option<ComponentStatus>, bool)], state: &State) -> String {
+    let mut groups: IndexMap<String, Vec<&str>> = IndexMap::new();
+    for (name, status, _) in counted {
+        let label = match status {
+            Some(status) => status.as_str().to_string(),
+            None => state
+                .components
+                .get(*name)
+                .map(|e| e.status.clone())
+                .unwrap_or_default(),
+        };
+        groups.entry(label).or_default().push(name);
+    }
+    groups
+        .iter()
+        .map(|(status, names)| format!("{status}: {}", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The parameters whose values must agree between a state and the stack
+/// it is used with.
+pub const CONSISTENT_PARAMETERS: [&str; 5] = [
+    "cloud.kind",
+    "cloud.region",
+    "terraform.bucket.name",
+    "dns.name",
+    "dns.domain",
+];
+
+/// A way in which a state does not belong to a stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inconsistency {
+    StackName {
+        state: String,
+        stack: String,
+    },
+    Parameter {
+        name: String,
+        state: String,
+        stack: String,
+    },
+    Components {
+        known: usize,
+        total: usize,
+    },
+}
+
+impl fmt::Display for Inconsistency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Inconsistency::StackName { state, stack } => {
+                write!(f, "the state belongs to stack `{state}`, not `{stack}`")
+            }
+            Inconsistency::Parameter { name, state, stack } => {
+                write!(
+                    f,
+                    "`{name}` is `{state}` in the state but `{stack}` in the stack"
+                )
+            }
+            Inconsistency::Components { known, total } => write!(
+                f,
+                "only {known} of the state's {total} components are in the stack"
+            ),
+        }
+    }
+}
+
+/// Everything that says the state belongs to another stack (§4.4).
+/// `stack_parameter` gives the stack's locked value of an unqualified
+/// parameter.
+pub fn consistency_problems(
+    state: &State,
+    stack_name: &str,
+    stack_parameter: &dyn Fn(&str) -> Option<String>,
+    stack_components: &[String],
+) -> Vec<Inconsistency> {
+    let mut problems = Vec::new();
+    if !state.meta.name.is_empty() && state.meta.name != stack_name {
+        problems.push(Inconsistency::StackName {
+            state: state.meta.name.clone(),
+            stack: stack_name.to_string(),
+        });
+    }
+    for name in CONSISTENT_PARAMETERS {
+        let in_state = state
+            .stack_parameters
+            .iter()
+            .find(|p| p.name == name && p.component.is_empty())
+            .map(|p| super::model::scalar_text(&p.value));
+        if let (Some(in_state), Some(in_stack)) = (in_state, stack_parameter(name)) {
+            if in_state != in_stack {
+                problems.push(Inconsistency::Parameter {
+                    name: name.to_string(),
+                    state: in_state,
+                    stack: in_stack,
+                });
+            }
+        }
+    }
+    let total = state.components.len();
+    let known = state
+        .components
+        .keys()
+        .filter(|name| stack_components.contains(name))
+        .count();
+    if total > 2 && known < total / 2 {
+        problems.push(Inconsistency::Components { known, total });
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::text_output as output;
+
+    const T0: &str = "2024-05-01T10:00:00Z";
+    const T1: &str = "2024-05-01T10:00:01Z";
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn with_statuses(entries: &[(&str, &str)]) -> State {
+        let mut state = State::new(StackMeta::default(), Vec::new());
+        for (name, status) in entries {
+            state.component_mut(name).status = status.to_string();
+        }
+        state
+    }
+
+    #[test]
+    fn vocabularies_round_trip() {
+        for status in [
+            OperationStatus::InProgress,
+            OperationStatus::Success,
+            OperationStatus::Error,
+        ] {
+            assert_eq!(OperationStatus::parse(status.as_str()), Some(status));
+        }
+        assert_eq!(
+            ComponentStatus::parse("deployed"),
+            Some(ComponentStatus::Deployed)
+        );
+        assert_eq!(
+            StackStatus::parse("incomplete"),
+            Some(StackStatus::Incomplete)
+        );
+        assert_eq!(ComponentStatus::parse("Deployed"), None);
+    }
+
+    /// Begins the operation of `hub deploy x` at [`T0`].
+    fn begin_deploy(state: &mut State) -> OperationIndex {
+        let start = OperationStart {
+            id: "op".into(),
+            operation: "deploy".into(),
+            args: names(&["hub", "deploy", "x"]),
+            initiator: "alice".into(),
+        };
+        state.begin_operation(start, T0)
+    }
+
+    #[test]
+    fn operations_record_phases_in_first_touch_order() {
+        let mut state = State::new(StackMeta::default(), Vec::new());
+        state.operations.push(Operation {
+            id: "old".into(),
+            ..Operation::default()
+        });
+        let op = begin_deploy(&mut state);
+        state.set_phase(op, "b", OperationStatus::InProgress, T0);
+        state.set_phase(op, "a", OperationStatus::InProgress, T0);
+        state.set_phase(op, "b", OperationStatus::Success, T1);
+        state.append_log(op, "boom", T1);
+        state.append_log(op, "--- stdout:", T1);
+        state.finish_operation(op, OperationStatus::Error, T1);
+        assert_eq!(state.operations.len(), 2);
+        let recorded = &state.operations[1];
+        assert_eq!(recorded.args(), ["hub", "deploy", "x"]);
+        assert_eq!(recorded.status, "error");
+        assert_eq!(recorded.timestamp, T1);
+        assert_eq!(recorded.logs, "boom\n--- stdout:");
+        let phases: Vec<_> = recorded
+            .phases
+            .iter()
+            .map(|p| (p.phase.as_str(), p.status.as_str()))
+            .collect();
+        assert_eq!(phases, [("b", "success"), ("a", "in-progress")]);
+        assert_eq!(state.timestamp, T1);
+    }
+
+    #[test]
+    fn phases_follow_the_positions_given_and_unknown_names_keep_their_order_last() {
+        let mut state = State::new(StackMeta::default(), Vec::new());
+        let op = begin_deploy(&mut state);
+        let order = names(&["a", "b", "c"]);
+        let position = |name: &str| order.iter().position(|n| n == name);
+        for name in ["y", "c", "x", "a", "b", "c", "y"] {
+            state.set_phase_in_order(op, name, OperationStatus::InProgress, T0, &position);
+        }
+        state.set_phase_in_order(op, "a", OperationStatus::Success, T1, &position);
+        let phases: Vec<(&str, &str)> = state.operations[0]
+            .phases
+            .iter()
+            .map(|p| (p.phase.as_str(), p.status.as_str()))
+            .collect();
+        assert_eq!(
+            phases,
+            [
+                ("a", "success"),
+                ("b", "in-progress"),
+                ("c", "in-progress"),
+                ("y", "in-progress"),
+                ("x", "in-progress")
+            ]
+        );
+    }
+
+    #[test]
+    fn component_status_changes_stamp_the_entry() {
+        let mut state = State::default();
+        state.set_component_status("a", ComponentStatus::Deploying, "", T0);
+        state.set_component_status("a", ComponentStatus::Error, "exit 3", T1);
+        let entry = &state.components["a"];
+        assert_eq!(
+            (entry.status.as_str(), entry.message.as_str()),
+            ("error", "exit 3")
+        );
+        assert_eq!(
+            (
+                entry.timestamps.start.as_str(),
+                entry.timestamps.end.as_str()
+            ),
+            (T0, T1)
+        );
+        state.set_component_status("a", ComponentStatus::Deployed, "", T1);
+        assert_eq!(state.components["a"].message, "");
+    }
+
+    #[test]
+    fn a_run_without_raw_outputs_keeps_the_older_ones() {
+        let mut state = State::default();
+        let raw = vec![RawOutput {
+            name: "host".into(),
+            value: "h".into(),
+        }];
+        let run = ComponentRun {
+            raw_outputs: raw.clone(),
+            snapshot: vec![output("b", "x", "1"), output("a", "y", "2")],
+            ..ComponentRun::default()
+        };
+        state.record_component_run("a", run, T0);
+        let icon = "x".repeat(MAX_ICON_CHARS);
+        let run = ComponentRun {
+            meta: ComponentMeta {
+                icon,
+                kind: "k".into(),
+                ..ComponentMeta::default()
+            },
+            snapshot: vec![output("b", "x", "1"), output("a", "y", "2")],
+            ..ComponentRun::default()
+        };
+        state.record_component_run("a", run, T1);
+        let entry = &state.components["a"];
+        assert_eq!(entry.raw_outputs, raw);
+        assert_eq!(entry.meta.icon, "");
+        assert_eq!(entry.meta.kind, "k");
+        let order: Vec<_> = entry
+            .captured_outputs
+            .to_vec()
+            .iter()
+            .map(CapturedOutput::qualified_name)
+            .collect();
+        assert_eq!(order, ["a:y", "b:x"]);
+    }
+
+    #[test]
+    fn provides_merge_unions_and_undeploy_removes() {
+        let mut current = IndexMap::new();
+        add_provider(&mut current, "dns", "a");
+        let mut stored = IndexMap::new();
+        stored.insert("dns".to_string(), names(&["b", "a"]));
+        stored.insert("vault".to_string(), names(&["vault"]));
+        merge_provides(&mut current, &stored);
+        assert_eq!(current["dns"], ["a", "b"]);
+        assert_eq!(current["vault"], ["vault"]);
+        remove_provider(&mut current, "vault");
+        assert!(!current.contains_key("vault"));
+        add_provider(&mut current, "aws", ENVIRONMENT_PROVIDER);
+        assert!(!provides_for_state(&current).contains_key("aws"));
+    }
+
+    fn snapshots() -> (State, Vec<String>) {
+        let mut state = State {
+            captured_outputs: vec![output("z", "final", "f")],
+            ..State::default()
+        };
+        state.component_mut("x").captured_outputs = vec![output("x", "o", "x-value")].into();
+        state.component_mut("y");
+        state.component_mut("z").captured_outputs =
+            vec![output("x", "o", "x-value"), output("z", "o", "z")].into();
+        (state, names(&["x", "y", "z"]))
+    }
+
+    #[test]
+    fn deploy_preloads_the_nearest_earlier_snapshot() {
+        let (state, order) = snapshots();
+        assert!(state.outputs_before(&order, "x").is_empty());
+        assert_eq!(
+            state.outputs_before(&order, "y")[0].value,
+            Value::String("x-value".into())
+        );
+        assert_eq!(state.outputs_before(&order, "z").len(), 1);
+        let mut empty = state.clone();
+        empty.component_mut("x").captured_outputs = Snapshot::default();
+        assert_eq!(empty.outputs_before(&order, "y")[0].name, "final");
+    }
+
+    #[test]
+    fn undeploy_preloads_its_own_snapshot_first() {
+        let (state, order) = snapshots();
+        assert_eq!(state.outputs_at(&order, "z").len(), 2);
+        assert_eq!(state.outputs_at(&order, "y")[0].component, "x");
+        assert_eq!(state.outputs_for_full_undeploy(&order)[0].name, "final");
+        let mut no_stack = state.clone();
+        no_stack.captured_outputs.clear();
+        assert_eq!(no_stack.outputs_for_full_undeploy(&order).len(), 2);
+    }
+
+    #[test]
+    fn dependency_snapshots_are_merged_with_warnings() {
+        let mut state = State::default();
+        state.component_mut("a").captured_outputs =
+            vec![output("a", "host", "new"), output("a", "hub.x", "1")].into();
+        state.component_mut("b").captured_outputs = vec![output("b", "url", "u")].into();
+        let mut current = vec![output("a", "host", "old"), output("a", "hub.x", "0")];
+        let mut warnings = Warnings::default();
+        state.merge_dependency_outputs(&mut current, &names(&["a", "b", "missing"]), &mut warnings);
+        let values: Vec<_> = current
+            .iter()
+            .map(|o| (o.qualified_name(), super::super::scalar_text(&o.value)))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("a:host".to_string(), "new".to_string()),
+                ("a:hub.x".into(), "1".into()),
+                ("b:url".into(), "u".into())
+            ]
+        );
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings.iter().any(|w| w.message.contains("a:host")));
+    }
+
+    #[test]
+    fn stack_status_with_mandatory_components() {
+        let order = names(&["net", "db", "app"]);
+        let mandatory = |_: &str| false;
+        let state = with_statuses(&[("net", "deployed"), ("db", ""), ("app", "deployed")]);
+        assert_eq!(
+            stack_status(&state, &order, &mandatory, &[]).0,
+            StackStatus::Deployed
+        );
+        let state = with_statuses(&[("net", "deployed"), ("db", "error")]);
+        let (status, message) = stack_status(&state, &order, &mandatory, &[]);
+        assert_eq!(status, StackStatus::Incomplete);
+        assert_eq!(message, "deployed: net; error: db; undeployed: app");
+        let state = with_statuses(&[("net", "undeployed"), ("db", "undeployed")]);
+        assert_eq!(
+            stack_status(&state, &order, &mandatory, &[]).0,
+            StackStatus::Undeployed
+        );
+    }
+
+    #[test]
+    fn stack_status_with_optional_components() {
+        let order = names(&["net", "db", "app"]);
+        let db_optional = |name: &str| name == "db";
+        let state = with_statuses(&[("net", "deployed"), ("db", "error"), ("app", "deployed")]);
+        assert_eq!(
+            stack_status(&state, &order, &db_optional, &[]).0,
+            StackStatus::Deployed
+        );
+        let state = with_statuses(&[
+            ("net", "undeployed"),
+            ("db", "deployed"),
+            ("app", "undeployed"),
+        ]);
+        assert_eq!(
+            stack_status(&state, &order, &db_optional, &[]).0,
+            StackStatus::Incomplete
+        );
+        let all_optional = |_: &str| true;
+        assert_eq!(
+            stack_status(&state, &order, &all_optional, &[]).0,
+            StackStatus::Deployed
+        );
+        let none = with_statuses(&[]);
+        assert_eq!(
+            stack_status(&none, &order, &all_optional, &[]).0,
+            StackStatus::Undeployed
+        );
+    }
+
+    #[test]
+    fn components_skipped_for_an_optional_reason_do_not_count() {
+        let order = names(&["a", "b"]);
+        let state = with_statuses(&[("a", "deployed")]);
+        let mandatory = |_: &str| false;
+        assert_eq!(
+            stack_status(&state, &order, &mandatory, &[]).0,
+            StackStatus::Incomplete
+        );
+        assert_eq!(
+            stack_status(&state, &order, &mandatory, &names(&["b"])).0,
+            StackStatus::Deployed
+        );
+    }
+
+    #[test]
+    fn consistency_check_follows_the_spec() {
+        let mut state = State::new(
+            StackMeta {
+                kind: "stack".into(),
+                name: "other".into(),
+            },
+            Vec::new(),
+        );
+        state.stack_parameters = vec![
+            StateParameter::new("dns.domain", Value::String("a.com".into())),
+            StateParameter::new("cloud.kind", Value::String("aws".into())),
+        ];
+        for name in ["a", "b", "c", "d"] {
+            state.component_mut(name);
+        }
+        let stack = |name: &str| match name {
+            "dns.domain" => Some("b.com".to_string()),
+            "cloud.region" => Some("eu".to_string()),
+            "cloud.kind" => Some("aws".to_string()),
+            _ => None,
+        };
+        let problems = consistency_problems(&state, "demo", &stack, &names(&["a"]));
+        let text: Vec<_> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 3, "{text:?}");
+        assert!(text[0].contains("other") && text[0].contains("demo"));
+        assert!(
+            text[1].contains("dns.domain")
+                && text[1].contains("a.com")
+                && text[1].contains("b.com")
+        );
+        assert_eq!(
+            problems[2],
+            Inconsistency::Components { known: 1, total: 4 }
+        );
+        assert!(consistency_problems(&state, "other", &|_| None, &names(&["a", "b"])).is_empty());
+    }
+}

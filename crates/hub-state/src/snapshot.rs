@@ -1,0 +1,787 @@
+//! Output snapshots shared between component entries.
+//!
+//! Every component entry of a state holds the captured outputs of the
+//! whole stack known right after the component ran (§11.3). Held as full
+//! lists, N entries of a stack whose every component adds an output make
+//! N²/2 outputs, in memory and on disk. A [`Snapshot`] is instead an
+//! immutable node: the outputs it sets or changes against a base snapshot,
+//! and the names of the base's outputs it drops. Entries recorded one after
+//! the other share everything but their differences; cloning a snapshot
+//! copies a pointer; the full list is reconstructed when a reader asks for
+//! it ([`Snapshot::to_vec`]).
+//!
+//! How snapshots are written (full lists, or differences against the
+//! previous entry of `lifecycle.order`) is the renderer's choice and does
+//! not depend on how they are chained here: see [`Snapshot::delta_from`].
+
+use super::model::CapturedOutput;
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+/// The captured outputs of a stack at one moment, sorted by qualified name
+/// (`component:name`).
+#[derive(Clone, Default)]
+pub struct Snapshot(Option<Arc<Node>>);
+
+struct Node {
+    base: Snapshot,
+    /// Outputs added or changed against `base`, sorted by qualified name.
+    set: Vec<CapturedOutput>,
+    /// Qualified names of `base`'s outputs this snapshot does not hold.
+    removed: Vec<String>,
+    /// Place in the chain of bases: 1 for a node without a base.
+    depth: u32,
+    /// For a lookup by name, what this node and the few below it decide,
+    /// merged; `None` when it would cover this node alone.
+    ladder: Option<Ladder>,
+}
+
+/// What the nodes from one node down to `skip` (excluded) decide, the
+/// newest decision of each name kept. A node at depth `d` covers the
+/// lowest set bit of `d` many nodes (as a Fenwick tree does), so a lookup
+/// in a chain of `n` nodes visits at most log2(n) ladders instead of every
+/// node, and the ladders of a chain hold n·log2(n) decisions at most.
+struct Ladder {
+    skip: Snapshot,
+    set: Vec<CapturedOutput>,
+    removed: Vec<String>,
+}
+
+/// What a snapshot changes against another one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Delta {
+    /// Outputs added or changed, sorted by qualified name.
+    pub set: Vec<CapturedOutput>,
+    /// Qualified names of outputs dropped, sorted.
+    pub removed: Vec<String>,
+}
+
+impl Snapshot {
+    /// A snapshot holding `outputs` (sorted here; no base).
+    pub fn from_outputs(mut outputs: Vec<CapturedOutput>) -> Snapshot {
+        if outputs.is_empty() {
+            return Snapshot::default();
+        }
+        outputs.sort_by(qualified_cmp);
+        Snapshot::node(Snapshot::default(), outputs, Vec::new())
+    }
+
+    /// A snapshot holding `outputs`, sharing with `base` what the two have
+    /// in common. Costs one pass over `outputs` and `base`.
+    pub fn derive(base: &Snapshot, mut outputs: Vec<CapturedOutput>) -> Snapshot {
+        if base.is_empty() || outputs.is_empty() {
+            return Snapshot::from_outputs(outputs);
+        }
+        outputs.sort_by(qualified_cmp);
+        let delta = diff(&base.refs(), &outputs);
+        // A base shared with little is not worth following on every read.
+        if delta.set.len() + delta.removed.len() >= outputs.len() {
+            return Snapshot::node(Snapshot::default(), outputs, Vec::new());
+        }
+        Snapshot::node(base.clone(), delta.set, delta.removed)
+    }
+
+    /// `base` changed by `delta` (as read from a file: see
+    /// [`Snapshot::delta_from`]).
+    pub fn apply(base: &Snapshot, mut delta: Delta) -> Snapshot {
+        if base.is_empty() {
+            return Snapshot::from_outputs(delta.set);
+        }
+        delta.set.sort_by(qualified_cmp);
+        delta.removed.sort();
+        delta.removed.dedup();
+        let removes_only = delta.set.is_empty() && !delta.removed.is_empty();
+        let snapshot = Snapshot::node(base.clone(), delta.set, delta.removed);
+        // Never written so (an empty snapshot is written as none), but a
+        // file may say it: an empty snapshot has no node.
+        match removes_only && snapshot.to_vec().is_empty() {
+            true => Snapshot::default(),
+            false => snapshot,
+        }
+    }
+
+    /// `base` changed by `delta`, which is already what [`diff`] would
+    /// give against `base` (sorted, nothing unchanged) and leaves at least
+    /// one output: for a caller that worked the difference out without
+    /// reconstructing either list.
+    pub fn changed(base: &Snapshot, delta: Delta) -> Snapshot {
+        if delta.set.is_empty() && delta.removed.is_empty() {
+            return base.clone();
+        }
+        match base.is_empty() {
+            true => Snapshot::from_outputs(delta.set),
+            false => Snapshot::node(base.clone(), delta.set, delta.removed),
+        }
+    }
+
+    /// Tells this node from others (the same for clones of it); `None`
+    /// for an empty snapshot.
+    pub fn id(&self) -> Option<usize> {
+        self.0.as_ref().map(|node| Arc::as_ptr(node) as usize)
+    }
+
+    fn node(base: Snapshot, set: Vec<CapturedOutput>, removed: Vec<String>) -> Snapshot {
+        let depth = base.depth() + 1;
+        let ladder = Ladder::build(&base, &set, &removed, depth);
+        Snapshot(Some(Arc::new(Node {
+            base,
+            set,
+            removed,
+            depth,
+            ladder,
+        })))
+    }
+
+    fn depth(&self) -> u32 {
+        self.0.as_ref().map_or(0, |node| node.depth)
+    }
+
+    /// No outputs: every node holds at least one.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The same node (not only equal outputs).
+    pub fn same(&self, other: &Snapshot) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The outputs, sorted by qualified name.
+    pub fn to_vec(&self) -> Vec<CapturedOutput> {
+        self.refs().into_iter().cloned().collect()
+    }
+
+    /// The outputs, sorted by qualified name, without copying them.
+    fn refs(&self) -> Vec<&CapturedOutput> {
+        let chain = self.chain();
+        if let [root] = chain[..] {
+            return root.set.iter().collect();
+        }
+        // The newest node that sets or removes a name decides it.
+        let mut set: HashSet<(&str, &str)> = HashSet::new();
+        let mut removed: HashSet<&str> = HashSet::new();
+        let mut outputs: Vec<&CapturedOutput> = Vec::new();
+        for node in &chain {
+            for output in &node.set {
+                let key = (output.component.as_str(), output.name.as_str());
+                let decided = !set.insert(key)
+                    || (!removed.is_empty() && removed.contains(output.qualified_name().as_str()));
+                if !decided {
+                    outputs.push(output);
+                }
+            }
+            removed.extend(node.removed.iter().map(String::as_str));
+        }
+        outputs.sort_by(|a, b| qualified_cmp(a, b));
+        outputs
+    }
+
+    /// The outputs, sorted by qualified name (reconstructed: see
+    /// [`Snapshot::to_vec`]).
+    pub fn iter(&self) -> std::vec::IntoIter<CapturedOutput> {
+        self.to_vec().into_iter()
+    }
+
+    /// The outputs of `component` only, sorted by name. Only that
+    /// component's outputs are looked at, and only they are copied.
+    pub fn outputs_of(&self, component: &str) -> Vec<CapturedOutput> {
+        if component.is_empty() {
+            let mut outputs = self.to_vec();
+            outputs.retain(|o| o.component.is_empty());
+            return outputs;
+        }
+        let prefix = format!("{component}:");
+        // As in `refs`: the newest node that sets or removes a name decides.
+        let mut decided: HashSet<&str> = HashSet::new();
+        let mut removed: HashSet<&str> = HashSet::new();
+        let mut outputs: Vec<&CapturedOutput> = Vec::new();
+        for node in self.chain() {
+            for output in node.set.iter().filter(|o| o.component == component) {
+                if decided.insert(output.name.as_str()) && !removed.contains(output.name.as_str()) {
+                    outputs.push(output);
+                }
+            }
+            removed.extend(node.removed.iter().filter_map(|r| r.strip_prefix(&prefix)));
+        }
+        outputs.sort_by(|a, b| qualified_cmp(a, b));
+        outputs.into_iter().cloned().collect()
+    }
+
+    /// From this node to its root, newest first.
+    fn chain(&self) -> Vec<&Node> {
+        let mut chain = Vec::new();
+        let mut at = self.0.as_deref();
+        while let Some(node) = at {
+            chain.push(node);
+            at = node.base.0.as_deref();
+        }
+        chain
+    }
+
+    /// What this snapshot changes against `base`: the smallest delta, the
+    /// same whichever way the two were chained in memory, so that a state
+    /// written, read and written again gives the same text.
+    pub fn delta_from(&self, base: &Snapshot) -> Delta {
+        if self.same(base) {
+            return Delta::default();
+        }
+        if let Some(node) = &self.0 {
+            // Derived nodes hold the smallest delta; nodes read from a file
+            // hold what `delta_from` wrote.
+            if node.base.same(base) {
+                return Delta {
+                    set: node.set.clone(),
+                    removed: node.removed.clone(),
+                };
+            }
+        }
+        if let Some(delta) = self.delta_near(base) {
+            return delta;
+        }
+        diff(&base.refs(), &self.refs())
+    }
+
+    /// The delta against `base` when the two snapshots have a common
+    /// ancestor a few nodes up (entries recorded one after the other): only
+    /// the names set or removed on the way to it are compared.
+    fn delta_near(&self, base: &Snapshot) -> Option<Delta> {
+        let mine = self.ancestors(NEAR);
+        let theirs = base.ancestors(NEAR);
+        let (at_mine, at_theirs) = theirs.iter().enumerate().find_map(|(j, theirs)| {
+            let i = mine.iter().position(|mine| mine.same(theirs))?;
+            Some((i, j))
+        })?;
+        let common = &mine[at_mine];
+        let (mine, theirs) = (&mine[..at_mine], &theirs[..at_theirs]);
+        let mut keys: Vec<String> = mine
+            .iter()
+            .chain(theirs)
+            .filter_map(|s| s.0.as_deref())
+            .flat_map(|node| {
+                let set = node.set.iter().map(CapturedOutput::qualified_name);
+                set.chain(node.removed.iter().cloned())
+            })
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let mut delta = Delta::default();
+        for key in keys {
+            let now = value_in(mine, common, &key);
+            let before = value_in(theirs, common, &key);
+            match now {
+                Some(output) if Some(output) != before => delta.set.push(output.clone()),
+                None if before.is_some() => delta.removed.push(key),
+                _ => {}
+            }
+        }
+        Some(delta)
+    }
+
+    /// This snapshot and up to `count` of its bases, nearest first.
+    fn ancestors(&self, count: usize) -> Vec<Snapshot> {
+        let mut ancestors = vec![self.clone()];
+        while ancestors.len() <= count {
+            match ancestors.last().and_then(|s| s.0.as_deref()) {
+                Some(node) if !node.base.is_empty() => ancestors.push(node.base.clone()),
+                _ => break,
+            }
+        }
+        ancestors
+    }
+
+    /// The output named `key` (`component:name`), if the snapshot holds it.
+    pub(crate) fn find(&self, key: &str) -> Option<&CapturedOutput> {
+        let mut at = self.0.as_deref();
+        while let Some(node) = at {
+            let (set, removed, below) = node.covers();
+            if let Some(decided) = decision(set, removed, key) {
+                return decided;
+            }
+            at = below.0.as_deref();
+        }
+        None
+    }
+}
+
+/// One snapshot's outputs held whole, by qualified name, with indexes by
+/// name and by component: for a walk that moves from one snapshot to
+/// the next by their difference instead of reconstructing each.
+#[derive(Default)]
+pub struct Index {
+    /// By qualified name: the snapshot's order.
+    pub outputs: std::collections::BTreeMap<String, CapturedOutput>,
+    pub by_name: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+    pub by_component: std::collections::HashMap<String, std::collections::BTreeSet<String>>,
+}
+
+impl Index {
+    /// Sets an output; the one it replaced.
+    pub fn set(&mut self, output: CapturedOutput) -> Option<CapturedOutput> {
+        let key = output.qualified_name();
+        let names = self.by_name.entry(output.name.clone()).or_default();
+        names.insert(key.clone());
+        let of_component = self.by_component.entry(output.component.clone());
+        of_component.or_default().insert(key.clone());
+        self.outputs.insert(key, output)
+    }
+
+    pub fn remove(&mut self, key: &str) {
+        if let Some(output) = self.outputs.remove(key) {
+            if let Some(keys) = self.by_name.get_mut(&output.name) {
+                keys.remove(key);
+            }
+            if let Some(keys) = self.by_component.get_mut(&output.component) {
+                keys.remove(key);
+            }
+        }
+    }
+
+    /// The outputs of `component`, sorted by name (as
+    /// [`Snapshot::outputs_of`] gives them).
+    pub fn of_component(&self, component: &str) -> Vec<CapturedOutput> {
+        let keys = self.by_component.get(component).into_iter().flatten();
+        keys.filter_map(|key| self.outputs.get(key))
+            .cloned()
+            .collect()
+    }
+}
+
+/// For each of `snapshots` (in a walk's order), the outputs of its
+/// component in it, as [`Snapshot::outputs_of`] gives them; `None` when a
+/// snapshot holds two outputs of the same qualified name (ask each).
+/// Consecutive snapshots are compared, not reconstructed: linear in what
+/// they change.
+pub fn outputs_of_each(snapshots: &[(&str, &Snapshot)]) -> Option<Vec<Vec<CapturedOutput>>> {
+    let mut index = Index::default();
+    let mut previous = Snapshot::default();
+    let mut each = Vec::with_capacity(snapshots.len());
+    for (component, snapshot) in snapshots {
+        let delta = snapshot.delta_from(&previous);
+        let mut keys = HashSet::new();
+        for output in delta.set {
+            if !keys.insert(output.qualified_name()) {
+                return None;
+            }
+            index.set(output);
+        }
+        for key in &delta.removed {
+            index.remove(key);
+        }
+        each.push(index.of_component(component));
+        previous = (*snapshot).clone();
+    }
+    Some(each)
+}
+
+/// How many bases up a common ancestor is looked for.
+const NEAR: usize = 8;
+
+/// The output named `key` in the snapshot reached from `common` by
+/// `path` (newest first).
+fn value_in<'a>(
+    path: &'a [Snapshot],
+    common: &'a Snapshot,
+    key: &str,
+) -> Option<&'a CapturedOutput> {
+    match decided(path, key) {
+        Some(decided) => decided,
+        None => common.find(key),
+    }
+}
+
+/// What the newest node of `path` that sets or removes `key` says of it:
+/// `Some(None)` when removed; `None` when no node of the path touches it.
+fn decided<'a>(path: &'a [Snapshot], key: &str) -> Option<Option<&'a CapturedOutput>> {
+    path.iter()
+        .filter_map(|s| s.0.as_deref())
+        .find_map(|node| node.decides(key))
+}
+
+impl Node {
+    /// `Some(Some(output))` when this node sets `key`, `Some(None)` when it
+    /// removes it, `None` when it leaves it to its base.
+    fn decides(&self, key: &str) -> Option<Option<&CapturedOutput>> {
+        decision(&self.set, &self.removed, key)
+    }
+
+    /// What this node decides for a lookup, with its ladder when it has
+    /// one, and the snapshot below what that covers.
+    fn covers(&self) -> (&[CapturedOutput], &[String], &Snapshot) {
+        match &self.ladder {
+            Some(ladder) => (&ladder.set, &ladder.removed, &ladder.skip),
+            None => (&self.set, &self.removed, &self.base),
+        }
+    }
+}
+
+impl Ladder {
+    /// The ladder of a new node at `depth` over `base`; `None` when the
+    /// node covers itself alone.
+    fn build(
+        base: &Snapshot,
+        set: &[CapturedOutput],
+        removed: &[String],
+        depth: u32,
+    ) -> Option<Ladder> {
+        let span = depth & depth.wrapping_neg();
+        if span <= 1 {
+            return None;
+        }
+        // Newest first: the first decision of a name wins.
+        let mut decided = BTreeMap::new();
+        note_decisions(&mut decided, set, removed);
+        let mut covered = 1;
+        let mut at = base;
+        while covered < span {
+            let node = at.0.as_deref()?;
+            let (set, removed, below) = node.covers();
+            note_decisions(&mut decided, set, removed);
+            covered += node.depth & node.depth.wrapping_neg();
+            at = below;
+        }
+        let mut ladder = Ladder {
+            skip: at.clone(),
+            set: Vec::new(),
+            removed: Vec::new(),
+        };
+        for (name, output) in decided {
+            match output {
+                Some(output) => ladder.set.push(output.clone()),
+                None => ladder.removed.push(name),
+            }
+        }
+        ladder.set.sort_by(qualified_cmp);
+        Some(ladder)
+    }
+}
+
+/// Adds the decisions of `set` and `removed` for names not decided yet.
+fn note_decisions<'a>(
+    decided: &mut BTreeMap<String, Option<&'a CapturedOutput>>,
+    set: &'a [CapturedOutput],
+    removed: &[String],
+) {
+    for output in set {
+        decided
+            .entry(output.qualified_name())
+            .or_insert(Some(output));
+    }
+    for name in removed {
+        decided.entry(name.clone()).or_insert(None);
+    }
+}
+
+/// What sorted `set` and `removed` say of `key`: `Some(Some(output))` set,
+/// `Some(None)` removed, `None` nothing.
+fn decision<'a>(
+    set: &'a [CapturedOutput],
+    removed: &[String],
+    key: &str,
+) -> Option<Option<&'a CapturedOutput>> {
+    if let Ok(at) = set.binary_search_by(|o| qualified_bytes(o).cmp(key.bytes())) {
+        return Some(Some(&set[at]));
+    }
+    let removed = removed.binary_search_by(|r| r.as_str().cmp(key));
+    removed.is_ok().then_some(None)
+}
+
+/// Orders outputs as their qualified names (`component:name`) sort,
+/// without building the names.
+pub fn qualified_cmp(a: &CapturedOutput, b: &CapturedOutput) -> Ordering {
+    qualified_bytes(a).cmp(qualified_bytes(b))
+}
+
+fn qualified_bytes(output: &CapturedOutput) -> impl Iterator<Item = u8> + '_ {
+    let separator: &[u8] = match output.component.is_empty() {
+        true => b"",
+        false => b":",
+    };
+    output
+        .component
+        .bytes()
+        .chain(separator.iter().copied())
+        .chain(output.name.bytes())
+}
+
+/// The delta turning `before` into `after` (both sorted by qualified name).
+fn diff<B: Borrow<CapturedOutput>, A: Borrow<CapturedOutput>>(before: &[B], after: &[A]) -> Delta {
+    let mut delta = Delta::default();
+    let (mut i, mut j) = (0, 0);
+    while i < before.len() || j < after.len() {
+        let order = match (before.get(i), after.get(j)) {
+            (Some(b), Some(a)) => qualified_cmp(b.borrow(), a.borrow()),
+            (Some(_), None) => Ordering::Less,
+            (None, _) => Ordering::Greater,
+        };
+        match order {
+            Ordering::Less => {
+                delta.removed.push(before[i].borrow().qualified_name());
+                i += 1;
+            }
+            Ordering::Greater => {
+                delta.set.push(after[j].borrow().clone());
+                j += 1;
+            }
+            Ordering::Equal => {
+                if before[i].borrow() != after[j].borrow() {
+                    delta.set.push(after[j].borrow().clone());
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    delta
+}
+
+impl PartialEq for Snapshot {
+    fn eq(&self, other: &Snapshot) -> bool {
+        self.same(other) || self.refs() == other.refs()
+    }
+}
+
+impl fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.to_vec()).finish()
+    }
+}
+
+impl From<Vec<CapturedOutput>> for Snapshot {
+    fn from(outputs: Vec<CapturedOutput>) -> Snapshot {
+        Snapshot::from_outputs(outputs)
+    }
+}
+
+impl serde::Serialize for Snapshot {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_vec().serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Snapshot {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Snapshot, D::Error> {
+        let outputs = Option::<Vec<CapturedOutput>>::deserialize(deserializer)?;
+        Ok(Snapshot::from_outputs(outputs.unwrap_or_default()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{keys, text_output as output, Dice};
+
+    fn names(snapshot: &Snapshot) -> Vec<String> {
+        keys(&snapshot.to_vec())
+    }
+
+    /// Lookups through the ladders see what the whole reconstructed
+    /// snapshot holds, on long random chains of sets and removals, and
+    /// visit few nodes.
+    #[test]
+    fn lookups_through_ladders_equal_the_whole_snapshot() {
+        let mut dice = Dice(0x1add_e125);
+        let universe: Vec<String> = (0..12)
+            .flat_map(|c| (0..3).map(move |n| format!("c{c}:o{n}")))
+            .collect();
+        for _ in 0..20 {
+            let mut snapshot = Snapshot::default();
+            let mut chain = Vec::new();
+            for step in 0..150 {
+                let current = snapshot.to_vec();
+                let mut delta = Delta::default();
+                for _ in 0..1 + dice.roll(3) {
+                    let key = &universe[dice.roll(universe.len())];
+                    let (component, name) = key.split_once(':').unwrap_or_default();
+                    let held = current.iter().any(|o| o.qualified_name() == *key);
+                    if held && dice.roll(3) == 0 {
+                        delta.removed.push(key.clone());
+                    } else if !delta.set.iter().any(|o| o.qualified_name() == *key) {
+                        delta.set.push(output(component, name, &step.to_string()));
+                    }
+                }
+                delta
+                    .removed
+                    .retain(|r| !delta.set.iter().any(|o| o.qualified_name() == *r));
+                snapshot = Snapshot::apply(&snapshot, delta);
+                chain.push(snapshot.clone());
+            }
+            for snapshot in &chain {
+                let whole = snapshot.to_vec();
+                for key in &universe {
+                    let expected = whole.iter().find(|o| o.qualified_name() == *key);
+                    assert_eq!(snapshot.find(key), expected, "{key}");
+                }
+                let mut visited = 0;
+                let mut at = snapshot.0.as_deref();
+                while let Some(node) = at {
+                    visited += 1;
+                    at = node.covers().2 .0.as_deref();
+                }
+                assert!(
+                    visited <= 8,
+                    "{visited} nodes visited for depth {}",
+                    snapshot.depth()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn one_components_outputs_are_those_of_the_whole_snapshot() {
+        let root = Snapshot::from_outputs(vec![
+            output("a", "x", "1"),
+            output("a", "y", "1"),
+            output("b", "x", "1"),
+        ]);
+        let changed = Snapshot::derive(
+            &root,
+            vec![
+                output("a", "x", "2"),
+                output("b", "x", "1"),
+                output("a", "z", "3"),
+            ],
+        );
+        let again = Snapshot::derive(
+            &changed,
+            vec![
+                output("a", "y", "4"),
+                output("a", "z", "3"),
+                output("b", "x", "5"),
+            ],
+        );
+        for snapshot in [&root, &changed, &again] {
+            for component in ["a", "b", "c"] {
+                let mut slow = snapshot.to_vec();
+                slow.retain(|o| o.component == component);
+                assert_eq!(snapshot.outputs_of(component), slow, "{component}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_derived_snapshot_holds_only_its_difference() {
+        let a = Snapshot::from_outputs(vec![output("b", "x", "1"), output("a", "x", "1")]);
+        let b = Snapshot::derive(
+            &a,
+            vec![
+                output("a", "x", "1"),
+                output("b", "x", "2"),
+                output("c", "x", "3"),
+            ],
+        );
+        assert_eq!(names(&b), ["a:x=1", "b:x=2", "c:x=3"]);
+        let node = b.0.as_ref().expect("a node");
+        assert!(node.base.same(&a));
+        assert_eq!(node.set.len(), 2);
+        let c = Snapshot::derive(&b, vec![output("c", "x", "3")]);
+        assert_eq!(names(&c), ["c:x=3"]);
+    }
+
+    #[test]
+    fn deltas_are_the_same_whichever_way_the_snapshots_were_built() {
+        let a = Snapshot::from_outputs(vec![output("a", "x", "1"), output("b", "y", "2")]);
+        let full = vec![output("a", "x", "9"), output("c", "z", "3")];
+        let chained = Snapshot::derive(&a, full.clone());
+        let alone = Snapshot::from_outputs(full);
+        assert_eq!(chained.delta_from(&a), alone.delta_from(&a));
+        let delta = alone.delta_from(&a);
+        assert_eq!(delta.removed, ["b:y"]);
+        assert_eq!(delta.set.len(), 2);
+        assert_eq!(Snapshot::apply(&a, delta), alone);
+    }
+
+    #[test]
+    fn deltas_through_a_near_ancestor_equal_full_comparisons() {
+        let root =
+            Snapshot::from_outputs((0..6).map(|i| output("r", &format!("o{i}"), "0")).collect());
+        let mut snapshots = vec![root.clone()];
+        // Siblings and descendants that add, change and drop outputs.
+        for step in 0..12usize {
+            let base = snapshots[step / 2].clone();
+            let mut outputs = base.to_vec();
+            outputs.retain(|o| o.name != format!("o{}", step % 6));
+            outputs.push(output(&format!("c{step}"), "out", &step.to_string()));
+            if let Some(first) = outputs.first_mut() {
+                first.value = yaml_serde::Value::String(format!("changed by {step}"));
+            }
+            snapshots.push(Snapshot::derive(&base, outputs));
+        }
+        for a in &snapshots {
+            for b in &snapshots {
+                let expected = diff(&b.refs(), &a.refs());
+                if let Some(near) = a.delta_near(b) {
+                    assert_eq!(near, expected);
+                }
+                assert_eq!(a.delta_from(b), expected);
+                assert_eq!(Snapshot::apply(b, a.delta_from(b)), *a);
+            }
+        }
+    }
+
+    #[test]
+    fn each_components_outputs_in_one_walk_are_those_asked_one_at_a_time() {
+        let mut snapshots = vec![Snapshot::from_outputs(vec![
+            output("c0", "x", "0"),
+            output("c1", "x", "0"),
+        ])];
+        // Chained, whole and unrelated snapshots that add, change and drop.
+        for step in 1..40usize {
+            let base = snapshots[step - 1].clone();
+            let mut outputs = base.to_vec();
+            outputs.retain(|o| o.component != format!("c{}", (step * 7) % 5));
+            outputs.push(output(&format!("c{}", step % 6), "x", &step.to_string()));
+            outputs.push(output(&format!("c{}", step % 4), &format!("y{step}"), "1"));
+            snapshots.push(match step % 9 {
+                0 => Snapshot::from_outputs(outputs),
+                4 => Snapshot::from_outputs(vec![output("c4", "z", "9")]),
+                _ => Snapshot::derive(&base, outputs),
+            });
+        }
+        let names: Vec<String> = (0..snapshots.len())
+            .map(|i| format!("c{}", i % 6))
+            .collect();
+        let walk: Vec<(&str, &Snapshot)> =
+            names.iter().map(String::as_str).zip(&snapshots).collect();
+        let each = outputs_of_each(&walk).expect("no repeats");
+        for ((component, snapshot), found) in walk.iter().zip(each) {
+            assert_eq!(found, snapshot.outputs_of(component), "{component}");
+        }
+        let repeated = Snapshot::from_outputs(vec![output("a", "x", "1"), output("a", "x", "2")]);
+        assert!(outputs_of_each(&[("a", &repeated)]).is_none());
+    }
+
+    #[test]
+    fn outputs_are_ordered_as_their_qualified_names() {
+        let mut outputs = vec![
+            output("a", "x", "1"),
+            output("a.b", "y", "2"),
+            output("", "a:z", "3"),
+            output("", "b", "4"),
+            output("a", "", "5"),
+        ];
+        let mut expected = outputs.clone();
+        expected.sort_by_cached_key(CapturedOutput::qualified_name);
+        outputs.sort_by(qualified_cmp);
+        assert_eq!(outputs, expected);
+    }
+
+    #[test]
+    fn removing_everything_leaves_an_empty_snapshot() {
+        let a = Snapshot::from_outputs(vec![output("a", "x", "1")]);
+        let empty = Snapshot::apply(
+            &a,
+            Delta {
+                set: Vec::new(),
+                removed: vec!["a:x".into()],
+            },
+        );
+        assert!(empty.is_empty());
+    }
+}

@@ -1,0 +1,204 @@
+//! What `hub params` prints: the locked stack parameters, or one
+//! component's expanded parameters, each with its value (secrets masked)
+//! and where the value came from.
+
+use crate::error::Error;
+use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::redact::Redactor;
+use hub_manifest::{parse_elaborated, SourceFile};
+use hub_params::drift::{self, DriftUse};
+use hub_params::state::State;
+use hub_params::{
+    expand_component, lock, ComponentScope, ExpandedParam, LockOptions, Locked, LockedParam,
+    Origin, ParamsError, Prompter,
+};
+use indexmap::IndexMap;
+use std::path::Path;
+use yaml_serde::{Mapping, Value};
+
+/// The inputs of `hub params`, already parsed.
+pub struct ReportOptions<'a> {
+    pub elaborated: &'a Path,
+    pub state: Option<&'a Path>,
+    pub overrides: &'a IndexMap<String, String>,
+    pub environment: &'a dyn Fn(&str) -> Option<String>,
+    pub prompter: Option<&'a mut dyn Prompter>,
+    pub component: Option<&'a str>,
+    pub json: bool,
+    pub redactor: Redactor,
+}
+
+/// Locks (and, with a component, expands) and renders the result.
+pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Result<String, Error> {
+    let source = SourceFile::read(options.elaborated)?;
+    let elaborated = parse_elaborated(&source, warnings)?;
+    let state = options.state.map(State::read).transpose()?;
+    let lock_options = LockOptions {
+        source: Some(&source),
+        declared: None,
+        overrides: options.overrides,
+        environment: options.environment,
+        prompter: options.prompter.map(|p| p as &mut dyn Prompter),
+        state: state.as_ref(),
+        deployment_id: None,
+        stack_name: (options.environment)("HUB_STACK_NAME"),
+    };
+    let locked = lock(&elaborated.stack, lock_options, warnings)?;
+    if let Some(path) = options.state {
+        let at = Some(Location::file(path));
+        drift::warn(&locked.drift, DriftUse::Read, at, &|_| false, warnings);
+    }
+    let document = match options.component {
+        None => stack_document(&locked, &options.redactor),
+        Some(name) => {
+            let reference = elaborated.stack.components.iter().find(|c| c.name == name);
+            let position = elaborated
+                .components
+                .iter()
+                .position(|c| c.meta.name == name);
+            let (Some(reference), Some(position)) = (reference, position) else {
+                return Err(ParamsError::UnknownComponent {
+                    name: name.to_string(),
+                    available: elaborated
+                        .stack
+                        .components
+                        .iter()
+                        .map(|c| c.name.clone())
+                        .collect(),
+                }
+                .into());
+            };
+            let outputs = state
+                .as_ref()
+                .map(|s| s.outputs_before(name, &reference.depends, warnings))
+                .unwrap_or_default();
+            let scope = ComponentScope {
+                name,
+                depends: &reference.depends,
+                manifest: &elaborated.components[position],
+                outputs: &outputs,
+                provides: state.as_ref().map(|s| s.provides()).unwrap_or_default(),
+                source: Some((&source, position + 1)),
+            };
+            let expanded = expand_component(&locked, &scope, warnings)?;
+            component_document(name, &expanded, &locked, &options.redactor)
+        }
+    };
+    let text = if options.json {
+        serde_json::to_string_pretty(&document).map_err(|e| Error::Write {
+            path: "-".into(),
+            source: std::io::Error::other(e),
+        })? + "\n"
+    } else {
+        // hub's own writer: as the elaborated file is written, and faster
+        // than a serializer on 100,000 parameters.
+        hub_manifest::emit::document(&document)
+    };
+    Ok(text)
+}
+
+fn entry(fields: Vec<(&str, Value)>) -> Value {
+    let mut map = Mapping::new();
+    for (key, value) in fields {
+        map.insert(Value::String(key.to_string()), value);
+    }
+    Value::Mapping(map)
+}
+
+fn text(s: impl Into<String>) -> Value {
+    Value::String(s.into())
+}
+
+fn location_text(location: &Option<Location>) -> Option<Value> {
+    location.as_ref().map(|l| text(l.to_string()))
+}
+
+fn stack_document(locked: &Locked, redactor: &Redactor) -> Value {
+    let params: Vec<Value> = locked
+        .params
+        .values()
+        .map(|p| stack_entry(p, redactor))
+        .collect();
+    entry(vec![("parameters", Value::Sequence(params))])
+}
+
+fn stack_entry(p: &LockedParam, redactor: &Redactor) -> Value {
+    let mut fields = vec![("name", text(&p.name))];
+    if !p.component.is_empty() {
+        fields.push(("component", text(&p.component)));
+    }
+    fields.push((
+        "value",
+        redactor.value(&p.name, "", p.secret, p.value.as_ref()),
+    ));
+    if !p.env.is_empty() {
+        fields.push(("env", text(&p.env)));
+    }
+    let from = match (&p.origin, &p.expression) {
+        (Origin::Value, Some(_)) => "expression".to_string(),
+        (origin, _) => origin.to_string(),
+    };
+    fields.push(("from", text(from)));
+    if let Some(expression) = &p.expression {
+        fields.push((
+            "expression",
+            text(redactor.text(&p.name, "", false, expression)),
+        ));
+    }
+    if let Some(declared) = location_text(&p.declared) {
+        fields.push(("declared", declared));
+    }
+    entry(fields)
+}
+
+fn component_document(
+    name: &str,
+    params: &[ExpandedParam],
+    locked: &Locked,
+    redactor: &Redactor,
+) -> Value {
+    let entries: Vec<Value> = params
+        .iter()
+        .map(|p| component_entry(p, locked, redactor))
+        .collect();
+    entry(vec![
+        ("component", text(name)),
+        ("parameters", Value::Sequence(entries)),
+    ])
+}
+
+fn component_entry(p: &ExpandedParam, locked: &Locked, redactor: &Redactor) -> Value {
+    let mut fields = vec![
+        ("name", text(&p.name)),
+        (
+            "value",
+            redactor.value(&p.name, "", p.secret, p.value.as_ref()),
+        ),
+    ];
+    if !p.env.is_empty() {
+        fields.push(("env", text(&p.env)));
+    }
+    let from = match &p.origin {
+        Origin::Found { key } => match locked.get(key) {
+            Some(stack) => match &stack.declared {
+                Some(at) => format!("stack parameter {key} ({at})"),
+                None => format!("stack parameter {key}"),
+            },
+            None if key == "hub.componentName" => "implicit".to_string(),
+            None => format!("output {key}"),
+        },
+        Origin::Value if p.expression.is_some() => "expression".to_string(),
+        other => other.to_string(),
+    };
+    fields.push(("from", text(from)));
+    if let Some(expression) = &p.expression {
+        fields.push((
+            "expression",
+            text(redactor.text(&p.name, "", false, expression)),
+        ));
+    }
+    if let Some(declared) = location_text(&p.declared) {
+        fields.push(("declared", declared));
+    }
+    entry(fields)
+}
