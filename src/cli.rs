@@ -75,6 +75,20 @@ pub enum Command {
     Version,
     /// Print a completion script for a shell.
     Completions(CompletionsArgs),
+    /// Write man pages: `hub.1` and one page per subcommand
+    /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  hub man target/man && man -l target/man/hub-deploy.1
+  sudo hub man /usr/local/share/man/man1")]
+pub struct ManArgs {
+    /// The folder to write the pages into (created if missing)
+    #[arg(value_name = "DIR")]
+    pub folder: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+pub mod man;
 pub mod params_report;
 pub mod state;
 

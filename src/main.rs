@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => hub::commands::explain(args, &mut warnings),
         Command::Version => hub::commands::version(),
         Command::Completions(args) => hub::commands::completions(args),
+        Command::Man(args) => hub::commands::man::write_pages(args),
     };
     for warning in warnings.iter() {
         hub_manifest::console::err_line(&format!("warning: {warning}"));

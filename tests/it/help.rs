@@ -1,5 +1,6 @@
 //! Every command's `--help`, snapshotted so that a flag that appears where
-//! it means nothing shows in review; the version and completions.
+//! it means nothing shows in review; the version, completions and man
+//! pages.
 
 use crate::common::Output;
 
@@ -45,6 +46,7 @@ const COMMANDS: &[&[&str]] = &[
     &["explain"],
     &["version"],
     &["completions"],
+    &["man"],
 ];
 
 #[test]
@@ -143,4 +145,47 @@ fn completions_for_each_shell() {
         .expect("bash");
     assert!(checked.success(), "the bash script does not parse");
     assert_eq!(hub(&["completions", "tcsh"]).status, 2);
+}
+
+#[test]
+fn man_writes_one_page_per_command_from_the_same_help() {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let target = folder.path().join("man1");
+    let out = hub(&["man", target.to_str().expect("utf-8 path")]);
+    out.success();
+    // `util run` is hidden from the help, so it has no page either.
+    let documented: Vec<_> = COMMANDS.iter().filter(|c| **c != ["util", "run"]).collect();
+    assert!(
+        out.stderr
+            .contains(&format!("wrote {} man pages", documented.len())),
+        "{}",
+        out.stderr
+    );
+    for command in documented {
+        let name = std::iter::once("hub")
+            .chain(command.iter().copied())
+            .collect::<Vec<_>>()
+            .join("-");
+        let page = std::fs::read_to_string(target.join(format!("{name}.1")))
+            .unwrap_or_else(|e| panic!("{name}.1: {e}"));
+        assert!(
+            page.contains(&format!(".TH {name} 1")),
+            "{name}.1 has no title line"
+        );
+    }
+    let deploy = std::fs::read_to_string(target.join("hub-deploy.1")).expect("hub-deploy.1");
+    assert!(
+        deploy.contains("changed"),
+        "hub-deploy.1 does not describe --changed"
+    );
+
+    let file = folder.path().join("a-file");
+    std::fs::write(&file, "").expect("write");
+    let out = hub(&["man", file.to_str().expect("utf-8 path")]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("a-file") && out.stderr.contains("folder"),
+        "{}",
+        out.stderr
+    );
 }
