@@ -1,18 +1,44 @@
-//! The `go` template kind: Go `text/template` with Sprig v2.22's text
-//! functions and the hub's own, written for this hub (see the README's
-//! "Dependencies" table for why no crate is used).
+//! Go's `text/template`, with the Sprig v2.22 text functions, in Rust.
 //!
-//! * [`parse`] — source → tree (trim markers, comments, control
-//!   structures, pipelines, literals as Go reads them).
-//! * [`exec`] — the tree run against the parameters.
-//! * [`funcs`] — Go's builtins; [`sprig`], [`semver`] and [`crypto`] —
-//!   Sprig's and the hub's functions.
-//! * [`value`] — the values and Go's printing of them; [`printf`] — `fmt`;
-//!   [`time`] — Go's time layouts, zones and durations.
+//! Templates written for Go tools (Helm charts' helpers, Hub CLI and hubctl
+//! components, `gomplate`-style files) render here byte for byte as Go
+//! renders them: the same parsing (trim markers `{{-`/`-}}`, comments,
+//! `if`/`else if`/`range`/`with`/`define`/`template`/`block`, pipelines,
+//! variables), the same printing of values (`fmt.Sprint`, `%v`, `printf`
+//! verbs, JSON), and Go's time layouts and zones in the date functions.
 //!
-//! Parameters bind as the reference binds them: a name splits on `.` into
-//! nested maps, `-` becomes `_` in each part, string values are trimmed.
-//! Unlike the reference, a missing key is an error (not `<no value>`).
+//! ```
+//! use gotemplate::{render, Value};
+//! use std::collections::BTreeMap;
+//!
+//! let mut data = BTreeMap::new();
+//! data.insert("name".to_string(), Value::str("world"));
+//! data.insert("replicas".to_string(), Value::Int(3));
+//! let text = render(
+//!     "hello {{ .name | upper }}: {{ add .replicas 1 }} pods{{ if gt .replicas 2 }}, ha{{ end }}",
+//!     &Value::Map(data),
+//! )
+//! .unwrap();
+//! assert_eq!(text, "hello WORLD: 4 pods, ha");
+//! ```
+//!
+//! YAML data (the usual source of a deployment tool's parameters) binds
+//! with [`bindings`]: a dotted name such as `component.db.host` becomes
+//! nested maps (`.component.db.host`).
+//!
+//! A missing map key is an error naming the key ([`GoError::key`]), as Go's
+//! `missingkey=error` option makes it, not `<no value>`: a configuration
+//! file rendered with a hole in it is worse than no file.
+//!
+//! # Modules
+//!
+//! * [`parse`]: source → tree.
+//! * `exec`: the tree run against the data.
+//! * [`funcs`]: Go's builtins; `sprig`, `semver` and `crypto`: Sprig's
+//!   functions (strings, lists, dicts, math, dates, encodings, hashes,
+//!   `semver`, `derivePassword`, `encryptAES`…).
+//! * [`value`]: the values and Go's printing of them; `printf`: `fmt`;
+//!   `time`: Go's time layouts, zones and durations.
 
 mod crypto;
 mod exec;
@@ -36,6 +62,14 @@ pub struct GoError {
     /// The missing key's path (`.svc.undeclared`) when that is the error.
     pub key: Option<String>,
 }
+
+impl std::fmt::Display for GoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for GoError {}
 
 impl GoError {
     pub fn new(line: usize, message: impl Into<String>) -> Self {
