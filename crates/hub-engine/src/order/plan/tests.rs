@@ -1,4 +1,3 @@
-
 use super::*;
 use hub_manifest::{ComponentRef, Depends, Manifest};
 
