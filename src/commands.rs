@@ -682,6 +682,8 @@ fn deploy_planned(
     if !reasons.is_empty() {
         return Err(stale(reasons).into());
     }
+    // The engine executes this plan, once the state is found unchanged.
+    options.planned = Some(std::sync::Arc::new(preview));
     run_loaded(&request, &stack, &options, warnings)
 }
 
@@ -950,6 +952,7 @@ fn load_run(
         lock_timeout: args.common.state.lock.lock_timeout,
         timeout: args.execute.and_then(|e| e.timeout),
         expected_state: None,
+        planned: None,
     };
     Ok((stack, options))
 }

@@ -26,6 +26,7 @@ mod parallel;
 mod params_spec;
 mod plan;
 mod plan_actions;
+mod plan_executed;
 mod plan_review;
 mod process;
 mod remote;

@@ -13,7 +13,10 @@
 //!   the summary, the JSON report, `hub graph` and `hub plan`.
 
 pub mod child;
+pub mod options;
 pub mod order;
+pub mod outcome;
+pub mod plan;
 pub mod run;
 pub mod source;
 pub mod view;

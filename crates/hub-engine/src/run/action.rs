@@ -2,85 +2,15 @@
 //! decision `hub plan` shows and `hub deploy` follows, so that the two
 //! cannot disagree.
 //!
-//! The engine and the plan check conditions, requirements and failed
-//! dependencies first (a `skip` or a `fail`); for a component that gets
-//! past them, [`deploy_action`] says whether it runs and why.
+//! The planner ([`crate::plan::make`]) checks conditions, requirements and
+//! failed dependencies first (a `skip` or a `fail`); for a component that
+//! gets past them, [`deploy_action`] says whether it runs and why. Only the
+//! planner calls it: the engine executes the plan.
 
 use super::fingerprint::Change;
 use hub_state::{ComponentState, ComponentStatus};
-use serde::Serialize;
 
-/// What happens to one component. The names are those written into plans
-/// (text, JSON, markdown and saved plan files): see [`Action::as_str`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Action {
-    /// Never deployed (no entry, or an entry left `undeployed`).
-    #[serde(rename = "create")]
-    Create,
-    /// Deployed, and it runs again.
-    #[serde(rename = "update")]
-    Update,
-    /// `--changed` only: nothing changed, it does not run.
-    #[serde(rename = "no-op")]
-    NoOp,
-    /// Its last run failed or was interrupted, or `--replace` names it: it
-    /// runs again even with `--changed`.
-    #[serde(rename = "replace")]
-    Replace,
-    /// Undeployed: by an undeploy, or by `deploy --prune` for a component
-    /// no longer in the stack.
-    #[serde(rename = "delete")]
-    Delete,
-    /// An optional component that does not run (a condition is off, an
-    /// optional requirement is not provided).
-    #[serde(rename = "skip")]
-    Skip,
-    /// It would fail before running (a requirement nobody provides, a
-    /// dependency that would fail, parameters that cannot be expanded).
-    #[serde(rename = "fail")]
-    Fail,
-}
-
-impl Action {
-    pub const ALL: [Action; 7] = [
-        Action::Create,
-        Action::Update,
-        Action::Replace,
-        Action::Delete,
-        Action::NoOp,
-        Action::Skip,
-        Action::Fail,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Create => "create",
-            Action::Update => "update",
-            Action::NoOp => "no-op",
-            Action::Replace => "replace",
-            Action::Delete => "delete",
-            Action::Skip => "skip",
-            Action::Fail => "fail",
-        }
-    }
-
-    /// The component's implementation runs (deploy or undeploy).
-    pub fn runs(self) -> bool {
-        matches!(
-            self,
-            Action::Create | Action::Update | Action::Replace | Action::Delete
-        )
-    }
-
-    /// After this action the component's outputs and capabilities are
-    /// there for the components after it (it deployed, or kept what it had).
-    pub fn keeps_outputs(self) -> bool {
-        matches!(
-            self,
-            Action::Create | Action::Update | Action::Replace | Action::NoOp
-        )
-    }
-}
+pub use crate::plan::Action;
 
 /// A decision and why.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 //! the locked parameters, the state's consistency with the stack, every
 //! selected component's implementation, and the outputs the run starts with.
 
-use super::engine::{Host, RunOptions};
 use super::error::EngineError;
+use crate::options::{Host, RunOptions};
 use crate::order::plan::{Plan, PlanError, Verb};
 use crate::order::requirements;
 use crate::source::discover::{self, Implementation};

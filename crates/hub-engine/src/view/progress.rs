@@ -7,95 +7,18 @@
 //! default) or a live status line per running component on a terminal
 //! ([`TerminalProgress`]).
 
-use super::summary::{FailedLog, Outcome};
-use crate::child::kept::{shorten, MAX_TAIL_LINE};
+use super::summary::Outcome;
+use crate::child::kept::shorten;
 use crate::child::process::{LineSink, Stream};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// How many lines of a failed component are shown again.
-pub const KEPT_LINES: usize = 40;
 /// The most bytes of a component's last line shown in its status line.
 const STATUS_LINE: usize = 512;
 
-/// Passes lines on to `inner`; keeps the last [`KEPT_LINES`] of each
-/// component when `keep` is set.
-pub struct Recorder<'s> {
-    inner: &'s dyn LineSink,
-    keep: bool,
-    kept: Mutex<HashMap<String, Kept>>,
-}
-
-#[derive(Default)]
-struct Kept {
-    lines: VecDeque<String>,
-    omitted: usize,
-}
-
-impl<'s> Recorder<'s> {
-    pub fn new(inner: &'s dyn LineSink, keep: bool) -> Self {
-        Recorder {
-            inner,
-            keep,
-            kept: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The kept lines of `failed`, in that order.
-    pub fn failed_logs(&self, failed: &[String]) -> Vec<FailedLog> {
-        let mut kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        failed
-            .iter()
-            .filter_map(|name| {
-                let lines = kept.remove(name)?;
-                Some(FailedLog {
-                    component: name.clone(),
-                    lines: lines.lines.into_iter().collect(),
-                    omitted: lines.omitted,
-                })
-            })
-            .collect()
-    }
-}
-
-impl LineSink for Recorder<'_> {
-    fn line(&self, label: &str, stream: Stream, line: &str) {
-        self.inner.line(label, stream, line);
-        if !self.keep {
-            return;
-        }
-        let mut kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let entry = kept.entry(label.to_string()).or_default();
-        if entry.lines.len() == KEPT_LINES {
-            entry.lines.pop_front();
-            entry.omitted += 1;
-        }
-        let line = shorten(line, MAX_TAIL_LINE);
-        entry.lines.push_back(
-            crate::child::process::console_line(label, &line)
-                .trim_end_matches('\n')
-                .to_string(),
-        );
-    }
-
-    fn note(&self, label: &str, message: &str) {
-        self.inner.note(label, message);
-    }
-}
-
-/// Hears when components start and end.
-pub trait Progress: Sync {
-    fn started(&self, component: &str);
-    fn ended(&self, component: &str, outcome: &Outcome, took: Duration);
-}
+pub use crate::outcome::{finish_line, Progress, Recorder, KEPT_LINES};
 
 /// A live status line per running component on a terminal (spinner,
 /// name, elapsed time, last output line), under the output lines, which
@@ -174,20 +97,6 @@ impl Progress for TerminalProgress {
         }
         self.println(&finish_line(component, outcome, took));
     }
-}
-
-/// `hub: app deployed (1.20s)`, with the reason of a failure or skip.
-pub fn finish_line(name: &str, outcome: &Outcome, took: Duration) -> String {
-    let mut line = format!(
-        "hub: {name} {} ({:.2}s)",
-        outcome.label(),
-        took.as_secs_f64()
-    );
-    if let Some(detail) = outcome.detail() {
-        line.push_str(": ");
-        line.push_str(detail.lines().next().unwrap_or_default());
-    }
-    line
 }
 
 #[cfg(test)]

@@ -18,14 +18,16 @@
 
 pub mod stale;
 
-use super::preview::{Action, ComponentPreview, ParameterPreview, Preview, RemovedPreview};
-use crate::run::engine::RunOptions;
+use super::{
+    Action, ComponentPlan as ComponentPreview, ParameterPlan as ParameterPreview, Plan as Preview,
+    RemovedPlan as RemovedPreview,
+};
+use crate::options::RunOptions;
 use crate::run::fingerprint;
 use crate::source::stack::Stack;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The version of the plan format written by this hub.
@@ -353,12 +355,7 @@ fn stack_digest(stack: &Stack) -> String {
     text_digest(&serde_json::to_string(&documents).unwrap_or_default())
 }
 
-/// `sha256:<hex>` of `text`: how a saved plan keeps a secret.
-pub fn text_digest(text: &str) -> String {
-    let hash = Sha256::digest(text.as_bytes());
-    let hex: String = hash.iter().map(|byte| format!("{byte:02x}")).collect();
-    format!("sha256:{hex}")
-}
+pub use super::text_digest;
 
 /// A saved plan that cannot be written, read or applied.
 #[derive(Debug, thiserror::Error)]
@@ -465,7 +462,7 @@ pub fn schema_text() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::preview::ComponentPreview;
+    use crate::plan::ComponentPlan as ComponentPreview;
 
     #[test]
     fn each_decision_keeps_its_name_and_a_failure_is_not_saved() {
@@ -479,6 +476,8 @@ mod tests {
                 needs_nothing: false,
                 parameters: Vec::new(),
                 timeout: None,
+                conditions: Vec::new(),
+                execution: None,
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
             let expected = (decision != Action::Fail).then(|| decision.as_str());
@@ -498,7 +497,7 @@ mod tests {
     /// What `deploy --plan` checks again once it holds the state's lock.
     #[test]
     fn the_expected_state_is_the_one_read_under_the_lock() {
-        use crate::run::engine::ExpectedState;
+        use crate::options::ExpectedState;
         use hub_state::State;
         let state = |lineage: &str, serial| State {
             lineage: lineage.into(),

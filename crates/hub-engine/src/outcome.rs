@@ -1,0 +1,191 @@
+//! What a run did and is doing, as plain data and one trait: each
+//! component's [`Outcome`], the run's [`Summary`], the [`Progress`] a view
+//! implements to hear components start and end, and the [`Recorder`]
+//! that keeps a failed component's last lines. The engine produces these;
+//! the views (`view::summary`, `view::progress`, `view::report`) render
+//! them.
+
+use crate::child::kept::{shorten, MAX_TAIL_LINE};
+use crate::child::process::{LineSink, Stream};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What happened to one component in this run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Deployed,
+    Undeployed,
+    /// Failed, with the reason (its first line goes in the table, the
+    /// rest below it).
+    Failed(String),
+    /// Skipped for an optional reason (condition, optional requirement).
+    Skipped(String),
+    /// Stopped by SIGINT/SIGTERM.
+    Interrupted,
+    /// Selected but never started (the run stopped before it).
+    NotRun,
+    /// `--changed`: its fingerprint equals the one of its last deploy.
+    Unchanged,
+    /// Not run because a component it depends on failed (parallel runs).
+    Cancelled(String),
+}
+
+impl Outcome {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Deployed => "deployed",
+            Outcome::Undeployed => "undeployed",
+            Outcome::Failed(_) => "error",
+            Outcome::Skipped(_) => "skipped",
+            Outcome::Interrupted => "interrupted",
+            Outcome::NotRun => "not run",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Cancelled(_) => "cancelled",
+        }
+    }
+
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            Outcome::Failed(why) | Outcome::Skipped(why) | Outcome::Cancelled(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub component: String,
+    pub outcome: Outcome,
+    pub duration: Duration,
+    /// When it started and ended, as the run's clock tells (`HUB_NOW`
+    /// pins it); empty for a component that never started.
+    pub started: String,
+    pub ended: String,
+    /// The names of the outputs it produced.
+    pub outputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub verb: String,
+    pub entries: Vec<Entry>,
+    /// The stack status written to the state (empty without a state).
+    pub stack_status: String,
+    /// The stack outputs (`name`, value with secrets masked).
+    pub outputs: Vec<(String, String)>,
+    pub total: Duration,
+    /// When the run started and ended, as its clock tells.
+    pub started: String,
+    pub ended: String,
+    /// Parallel runs: the last output lines of each failed component,
+    /// repeated before the table.
+    pub failed_logs: Vec<FailedLog>,
+    /// Where the state locations keep the version this run replaced
+    /// (object storage: a backup object or the bucket's versioning).
+    pub state_notes: Vec<String>,
+}
+
+/// The end of a failed component's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FailedLog {
+    pub component: String,
+    /// Its last lines, masked, as `component | line`.
+    pub lines: Vec<String>,
+    /// Lines left out before them.
+    pub omitted: usize,
+}
+
+/// How many lines of a failed component are shown again.
+pub const KEPT_LINES: usize = 40;
+
+/// Passes lines on to `inner`; keeps the last [`KEPT_LINES`] of each
+/// component when `keep` is set.
+pub struct Recorder<'s> {
+    inner: &'s dyn LineSink,
+    keep: bool,
+    kept: Mutex<HashMap<String, Kept>>,
+}
+
+#[derive(Default)]
+struct Kept {
+    lines: VecDeque<String>,
+    omitted: usize,
+}
+
+impl<'s> Recorder<'s> {
+    pub fn new(inner: &'s dyn LineSink, keep: bool) -> Self {
+        Recorder {
+            inner,
+            keep,
+            kept: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The kept lines of `failed`, in that order.
+    pub fn failed_logs(&self, failed: &[String]) -> Vec<FailedLog> {
+        let mut kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        failed
+            .iter()
+            .filter_map(|name| {
+                let lines = kept.remove(name)?;
+                Some(FailedLog {
+                    component: name.clone(),
+                    lines: lines.lines.into_iter().collect(),
+                    omitted: lines.omitted,
+                })
+            })
+            .collect()
+    }
+}
+
+impl LineSink for Recorder<'_> {
+    fn line(&self, label: &str, stream: Stream, line: &str) {
+        self.inner.line(label, stream, line);
+        if !self.keep {
+            return;
+        }
+        let mut kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let entry = kept.entry(label.to_string()).or_default();
+        if entry.lines.len() == KEPT_LINES {
+            entry.lines.pop_front();
+            entry.omitted += 1;
+        }
+        let line = shorten(line, MAX_TAIL_LINE);
+        entry.lines.push_back(
+            crate::child::process::console_line(label, &line)
+                .trim_end_matches('\n')
+                .to_string(),
+        );
+    }
+
+    fn note(&self, label: &str, message: &str) {
+        self.inner.note(label, message);
+    }
+}
+
+/// Hears when components start and end.
+pub trait Progress: Sync {
+    fn started(&self, component: &str);
+    fn ended(&self, component: &str, outcome: &Outcome, took: Duration);
+}
+
+/// `hub: app deployed (1.20s)`, with the reason of a failure or skip.
+pub fn finish_line(name: &str, outcome: &Outcome, took: Duration) -> String {
+    let mut line = format!(
+        "hub: {name} {} ({:.2}s)",
+        outcome.label(),
+        took.as_secs_f64()
+    );
+    if let Some(detail) = outcome.detail() {
+        line.push_str(": ");
+        line.push_str(detail.lines().next().unwrap_or_default());
+    }
+    line
+}

@@ -1,0 +1,440 @@
+//! The action plan: what a deploy or undeploy does with each component,
+//! made once by the planner ([`make`]) and then consumed: `hub plan`
+//! renders it ([`crate::view::preview`]), `plan --out` saves it
+//! ([`saved`]), and the engine executes it ([`crate::run::engine`]).
+//!
+//! Not to be confused with the *ordering* ([`crate::order::plan::Schedule`]):
+//! which components are selected and in which order and waves they run.
+//! The action plan is made from that ordering, the locked parameters and
+//! the state.
+//!
+//! Each selected component gets an [`Action`] with its reasons, what it
+//! waits for, its parameters, and what the action is conditional on
+//! ([`Condition`]): the engine evaluates only those conditions at run
+//! time, never the decision itself ([`Execution`]).
+
+mod expand;
+pub mod make;
+pub mod prepare;
+mod recorded;
+pub mod saved;
+#[cfg(test)]
+mod tests;
+
+use crate::order::plan::{Schedule, Verb};
+use crate::run::prune;
+use hub_manifest::redact::Redactor;
+use hub_state::{self as state, State};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// What happens to one component. The names are those written into plans
+/// (text, JSON, markdown and saved plan files): see [`Action::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Action {
+    /// Never deployed (no entry, or an entry left `undeployed`).
+    #[serde(rename = "create")]
+    Create,
+    /// Deployed, and it runs again.
+    #[serde(rename = "update")]
+    Update,
+    /// `--changed` only: nothing changed, it does not run.
+    #[serde(rename = "no-op")]
+    NoOp,
+    /// Its last run failed or was interrupted, or `--replace` names it: it
+    /// runs again even with `--changed`.
+    #[serde(rename = "replace")]
+    Replace,
+    /// Undeployed: by an undeploy, or by `deploy --prune` for a component
+    /// no longer in the stack.
+    #[serde(rename = "delete")]
+    Delete,
+    /// An optional component that does not run (a condition is off, an
+    /// optional requirement is not provided).
+    #[serde(rename = "skip")]
+    Skip,
+    /// It would fail before running (a requirement nobody provides, a
+    /// dependency that would fail, parameters that cannot be expanded).
+    #[serde(rename = "fail")]
+    Fail,
+}
+
+impl Action {
+    pub const ALL: [Action; 7] = [
+        Action::Create,
+        Action::Update,
+        Action::Replace,
+        Action::Delete,
+        Action::NoOp,
+        Action::Skip,
+        Action::Fail,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::NoOp => "no-op",
+            Action::Replace => "replace",
+            Action::Delete => "delete",
+            Action::Skip => "skip",
+            Action::Fail => "fail",
+        }
+    }
+
+    /// The component's implementation runs (deploy or undeploy).
+    pub fn runs(self) -> bool {
+        matches!(
+            self,
+            Action::Create | Action::Update | Action::Replace | Action::Delete
+        )
+    }
+
+    /// After this action the component's outputs and capabilities are
+    /// there for the components after it (it deployed, or kept what it had).
+    pub fn keeps_outputs(self) -> bool {
+        matches!(
+            self,
+            Action::Create | Action::Update | Action::Replace | Action::NoOp
+        )
+    }
+}
+
+/// What a deploy or undeploy would do. Serialised as the JSON of
+/// `hub plan --format json`: see [`crate::view::preview::render_json`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// The stack's `meta.name`.
+    pub stack: String,
+    #[serde(serialize_with = "verb_text")]
+    pub verb: Verb,
+    /// The state read; `None` with `-n`.
+    pub state: Option<StateSeen>,
+    /// `-j`: how many components may run at once.
+    pub jobs: usize,
+    /// The `-c` entries and what they resolved to, when one of them pulls
+    /// in more than it names (`app+`, `+app`, `--with-deps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<SelectionSeen>,
+    /// The selected components in waves ([`Schedule::waves`]).
+    pub waves: Vec<Vec<String>>,
+    /// The selected components, in the effective order.
+    pub components: Vec<ComponentPlan>,
+    /// `--prune`: the removed components are deleted by this deploy.
+    pub prune: bool,
+    /// Deploy: the components the state holds and the stack no longer
+    /// lists, in the order `--prune` undeploys them. Without `--prune` the
+    /// deploy leaves them (and warns); they are shown apart and not
+    /// counted.
+    pub removed: Vec<RemovedPlan>,
+}
+
+/// A component the state holds and the stack no longer lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RemovedPlan {
+    pub name: String,
+    /// Always `delete`.
+    pub action: Action,
+    pub reasons: Vec<String>,
+    /// The folder its undeploy runs from, as its entry records it.
+    pub dir: Option<String>,
+    /// Its `depends` as recorded.
+    pub depends: Vec<String>,
+    /// Its entry's status.
+    pub status: String,
+    /// The parameters its undeploy gets (its entry's), kept for a saved
+    /// plan (`plan --out`), not printed.
+    #[serde(skip)]
+    pub parameters: Vec<ParameterPlan>,
+}
+
+impl RemovedPlan {
+    pub(crate) fn of(
+        removed: &prune::Removed,
+        state: Option<&State>,
+        redactor: &Redactor,
+    ) -> RemovedPlan {
+        let entry = state.and_then(|s| s.components.get(&removed.name));
+        RemovedPlan {
+            name: removed.name.clone(),
+            action: Action::Delete,
+            reasons: vec![removed.reason()],
+            dir: removed.dir.as_ref().map(|d| d.display().to_string()),
+            depends: removed.depends.clone(),
+            status: removed.status.clone(),
+            parameters: entry
+                .map(|entry| undeploy_parameters(entry, redactor))
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// The parameters a removed component's undeploy gets, as shown: the
+/// recorded values, unchanged.
+fn undeploy_parameters(entry: &state::ComponentState, redactor: &Redactor) -> Vec<ParameterPlan> {
+    prune::recorded_parameters(entry)
+        .iter()
+        .map(|param| {
+            let text = hub_params::format::substitution_text(param.value.as_ref());
+            let shown = redactor
+                .text(&param.name, "", param.secret, &text)
+                .into_owned();
+            ParameterPlan {
+                name: param.name.clone(),
+                value: Some(shown.clone()),
+                previous: Some(shown),
+                change: ParameterChange::Unchanged,
+                digest: saved_digest(&param.name, param.secret, &text),
+            }
+        })
+        .collect()
+}
+
+/// What a saved plan keeps of a value hub masks (with or without
+/// `--reveal`): the digest of its text; `None` for a value shown.
+pub(crate) fn saved_digest(name: &str, secret: bool, text: &str) -> Option<String> {
+    Redactor::new(false)
+        .hides(name, "", secret)
+        .then(|| text_digest(text))
+}
+
+/// A widened `-c` list, resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SelectionSeen {
+    /// The `-c` entries, `--with-deps` and `--with-dependents` applied.
+    pub requested: Vec<String>,
+    /// Every selected component, in the effective order.
+    pub components: Vec<String>,
+    /// The ones pulled in besides those named.
+    pub added: Vec<AddedSeen>,
+    /// All of it on one line ([`Schedule::selection_text`]).
+    #[serde(skip)]
+    pub line: String,
+}
+
+/// A component a `-c` entry pulled in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddedSeen {
+    pub name: String,
+    /// The component named in `-c` it was reached from.
+    pub from: String,
+    /// `dependency` (`from` depends on it) or `dependent` (it depends on
+    /// `from`).
+    pub relation: &'static str,
+}
+
+impl SelectionSeen {
+    pub(crate) fn of(plan: &Schedule) -> Option<SelectionSeen> {
+        let line = plan.selection_text()?;
+        Some(SelectionSeen {
+            line,
+            requested: plan.requested.clone(),
+            components: plan.selected.clone(),
+            added: plan
+                .added
+                .iter()
+                .map(|a| AddedSeen {
+                    name: a.name.clone(),
+                    from: a.from.clone(),
+                    relation: if a.dependency {
+                        "dependency"
+                    } else {
+                        "dependent"
+                    },
+                })
+                .collect(),
+        })
+    }
+}
+
+/// The state a plan read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StateSeen {
+    /// As given to `-s` (the one read, with several).
+    pub path: String,
+    /// Its serial; `None` when the file does not exist (a first deploy).
+    pub serial: Option<u64>,
+    /// Its lineage; `None` when the file does not exist. Kept for a saved
+    /// plan (`plan --out`), not printed.
+    #[serde(skip)]
+    pub lineage: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComponentPlan {
+    pub name: String,
+    pub action: Action,
+    /// Why it runs, is skipped or would fail.
+    pub reasons: Vec<String>,
+    pub requires: Vec<Requirement>,
+    /// What it waits for with `-j`: in a deploy the components it runs
+    /// after, in an undeploy those that run after it.
+    pub waits_for: Vec<Wait>,
+    /// It says `depends: []` in a stack with a written order: it waits for
+    /// nothing the order put before it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_nothing: bool,
+    /// Empty for a skipped component.
+    pub parameters: Vec<ParameterPlan>,
+    /// How long it may run, from the stack's `lifecycle.timeouts` (`1h30m`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    /// What the action is conditional on, evaluated by the engine when
+    /// the component's turn comes (not printed).
+    #[serde(skip)]
+    pub conditions: Vec<Condition>,
+    /// Deploy: what the engine does with the component once it gets past
+    /// its conditions (not printed). `None` for an undeploy.
+    #[serde(skip)]
+    pub execution: Option<Execution>,
+}
+
+/// What a planned action depends on that is only known when the
+/// component's turn comes. The engine evaluates these, and only these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    /// Deploy: it fails (is not run) if one of these dependencies fails in
+    /// the run.
+    SkippedIfDependencyFails(Vec<String>),
+    /// Its parameters, parameter conditions and requirements are worked
+    /// out again with the outputs and capabilities the components before
+    /// it really produced (the plan only knows those of the state, and
+    /// stand-ins): an expansion that fails, a condition that is off or a
+    /// requirement nobody provides then fails or skips it.
+    OutputsKnownAtRunTime,
+    /// `--changed`: it does not run (`no-op`) unless its parameters or the
+    /// outputs of its dependencies, as the run produced them, differ from
+    /// those of its last deploy; its folder was compared by the plan.
+    NoOpUnlessInputsChange,
+}
+
+impl std::fmt::Display for Condition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Condition::SkippedIfDependencyFails(depends) => {
+                let quoted: Vec<String> = depends.iter().map(|d| format!("`{d}`")).collect();
+                write!(f, "not run if {} fails", quoted.join(" or "))
+            }
+            Condition::OutputsKnownAtRunTime => {
+                f.write_str("parameters and requirements checked again with the outputs of the run")
+            }
+            Condition::NoOpUnlessInputsChange => {
+                f.write_str("no-op unless an output it reads or a parameter changes")
+            }
+        }
+    }
+}
+
+/// What a deploy does with a component that gets past its conditions:
+/// decided by the planner ([`crate::run::action::deploy_action`]), only
+/// carried out by the engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Execution {
+    /// `create`, `update`, `replace` or (with `--changed`) `no-op`.
+    pub action: Action,
+    pub reasons: Vec<String>,
+    /// `--changed`: the digest of its folder as the plan read it.
+    pub folder: Option<String>,
+    /// The folder could not be read (`--changed`): it runs, and the run
+    /// says why.
+    pub unreadable: Option<String>,
+    /// [`Condition::NoOpUnlessInputsChange`]: `action` is `no-op` or
+    /// `update`, and the run compares the inputs it knows only then.
+    pub unless_inputs_change: bool,
+}
+
+/// A component another one waits for, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Wait {
+    pub component: String,
+    pub reasons: Vec<String>,
+}
+
+/// `db (`depends`, provides `sql`)`.
+impl std::fmt::Display for Wait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.component, self.reasons.join(", "))
+    }
+}
+
+/// What `name` waits for in the plan's run, each with why.
+pub fn waits_of(plan: &Schedule, name: &str) -> Vec<Wait> {
+    plan.waits(name)
+        .into_iter()
+        .map(|(component, reasons)| Wait {
+            component: component.to_string(),
+            reasons: reasons.iter().map(ToString::to_string).collect(),
+        })
+        .collect()
+}
+
+/// A requirement of a component and who provides it when its turn comes:
+/// a component of the stack, `environment`, `platform`, or `NAME (state)`
+/// for a provider known only from the state. Empty: nobody.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Requirement {
+    pub name: String,
+    pub providers: Vec<String>,
+}
+
+/// An expanded parameter compared with the component's state entry.
+/// Values are as printed: secrets `(masked)` unless `--reveal`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParameterPlan {
+    pub name: String,
+    /// `None` for a parameter the component no longer has.
+    pub value: Option<String>,
+    /// The value in the state entry; `None` when it had none.
+    pub previous: Option<String>,
+    pub change: ParameterChange,
+    /// For a value that is masked without `--reveal`: the digest of its
+    /// text, which a saved plan (`plan --out`) keeps instead of the value.
+    #[serde(skip)]
+    pub digest: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParameterChange {
+    Added,
+    Changed,
+    Removed,
+    Unchanged,
+}
+
+impl Plan {
+    /// Some component would run or be deleted (`--detailed-exitcode`).
+    pub fn would_change(&self) -> bool {
+        self.components.iter().any(|c| c.action.runs()) || self.pruned().next().is_some()
+    }
+
+    /// How many components would get `action` (removed components count
+    /// as `delete` with `--prune` only).
+    pub fn count(&self, action: Action) -> usize {
+        let listed = self
+            .components
+            .iter()
+            .filter(|c| c.action == action)
+            .count();
+        match action {
+            Action::Delete => listed + self.pruned().count(),
+            _ => listed,
+        }
+    }
+
+    /// The removed components `--prune` would undeploy.
+    pub fn pruned(&self) -> impl Iterator<Item = &RemovedPlan> {
+        self.removed.iter().filter(|_| self.prune)
+    }
+}
+
+fn verb_text<S: serde::Serializer>(verb: &Verb, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(verb.as_str())
+}
+
+/// `sha256:<hex>` of `text`: how a saved plan keeps a secret.
+pub fn text_digest(text: &str) -> String {
+    let hash = Sha256::digest(text.as_bytes());
+    let hex: String = hash.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("sha256:{hex}")
+}

@@ -1,0 +1,217 @@
+//! What a component sees (the outputs known, its upstream) and, as the
+//! plan says, `--changed`: a component whose inputs did not change does
+//! not run.
+
+use super::*;
+
+impl<'a> Run<'a> {
+    // ---- what a component sees -------------------------------------------
+
+    pub(super) fn position(&self, name: &str) -> usize {
+        self.positions.get(name).copied().unwrap_or(usize::MAX)
+    }
+
+    /// The positions of the components `name` runs after, directly or not:
+    /// asked for only in a parallel run, and worked out once per component.
+    pub(super) fn upstream(&mut self, name: &str) -> Option<Rc<Bits>> {
+        if !self.parallel {
+            return None;
+        }
+        let plan = &self.plan;
+        Some(self.ancestry.upstream(name, &|n| plan.after(n)))
+    }
+
+    /// The outputs a component is expanded with (see [`Known`]).
+    pub(super) fn visible_outputs(&mut self, name: &str) -> View {
+        let upstream = self.upstream(name);
+        self.known.visible(name, self.position(name), upstream)
+    }
+
+    /// Records a component's outputs and capabilities; returns the view of
+    /// the outputs known right after it ran (its snapshot in the state).
+    pub(super) fn record_produced(
+        &mut self,
+        name: &str,
+        outputs: Vec<state::CapturedOutput>,
+        capabilities: Vec<String>,
+    ) -> View {
+        let position = self.position(name);
+        let upstream = self.upstream(name);
+        self.known
+            .produced(position, name, outputs, capabilities, upstream)
+    }
+
+    // ---- --changed ----------------------------------------------------------
+
+    /// `--changed`: a component whose fingerprint equals the one of its
+    /// last successful deploy does not run; its recorded outputs stay
+    /// visible. Also remembers what the fingerprint of this run will be.
+    pub(super) fn unchanged(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        depends: &[String],
+        params: &[ExpandedParam],
+        visible: &View,
+    ) -> Option<Step> {
+        // Without a state there is nothing to compare with or record in.
+        if self.verb != Verb::Deploy || self.state.is_none() {
+            return None;
+        }
+        let mut current = Fingerprint {
+            folder: String::new(),
+            parameters: fingerprint::parameters_digest(params),
+            upstream: fingerprint::upstream_digests(
+                depends,
+                &self.known.of_components(visible, depends),
+            ),
+        };
+        self.pending_fingerprints
+            .insert(name.to_string(), current.clone());
+        let execution = self.execution(name);
+        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+        // What the plan left to the run: with `--changed`, the inputs known
+        // only now (parameters, the dependencies' outputs), compared with
+        // those of the last deploy; the folder was compared by the plan.
+        let described = (self.options.changed && execution.folder.is_some()).then(|| {
+            current.folder = execution.folder.clone().unwrap_or_default();
+            fingerprint::changes(entry, &current, params)
+        });
+        let runs = match (&described, execution.unless_inputs_change) {
+            (Some(changes), true) => !changes.is_empty(),
+            _ => execution.action != Action::NoOp,
+        };
+        if let Some(error) = &execution.unreadable {
+            self.warnings
+                .warn(None, format!("component `{name}` runs: {error}"));
+        }
+        if runs {
+            if self.options.why {
+                let reasons = match described {
+                    Some(changes) if !changes.is_empty() => {
+                        changes.iter().map(ToString::to_string).collect()
+                    }
+                    _ => execution.reasons.clone(),
+                };
+                let reasons = reasons.join("; ");
+                (self.host.log)(&format!("hub: {name} runs: {reasons}"));
+            }
+            return None;
+        }
+        if self.options.why {
+            (self.host.log)(&format!(
+                "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
+            ));
+        }
+        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+        let recorded = &mut self.recorded_outputs;
+        let outputs: Vec<state::CapturedOutput> = entry
+            .map(|e| {
+                let found = recorded.remove(name);
+                found.unwrap_or_else(|| e.captured_outputs.outputs_of(name))
+            })
+            .unwrap_or_default();
+        self.pending_fingerprints.remove(name);
+        self.mask_secret_outputs(&outputs);
+        self.record_produced(name, outputs, manifest.provides.clone());
+        Some(Step::Unchanged)
+    }
+
+    /// The component's entry in the action plan (the plan lists the
+    /// selected components in the order of the selection).
+    pub(super) fn planned(&self, name: &str) -> Option<&ComponentPlan> {
+        let planned = self.planned.components.get(self.position(name))?;
+        (planned.name == name).then_some(planned)
+    }
+
+    /// What the plan says the deploy does with `name` once it gets past
+    /// its conditions; a component the plan does not know runs again.
+    pub(super) fn execution(&self, name: &str) -> Execution {
+        let planned = self.planned(name).and_then(|c| c.execution.clone());
+        planned.unwrap_or_else(|| Execution {
+            action: Action::Update,
+            reasons: vec![crate::run::action::RUNS_AGAIN.to_string()],
+            folder: None,
+            unreadable: None,
+            unless_inputs_change: false,
+        })
+    }
+
+    /// `HUB_TRACE_PLAN=1`: one line per component as its turn comes, with
+    /// the action the plan gives it.
+    pub(super) fn trace_planned(&self, name: &str) {
+        if self.host.var("HUB_TRACE_PLAN").as_deref() != Some("1") {
+            return;
+        }
+        let line = match self.planned(name) {
+            Some(planned) => format!(
+                "hub: component {name}: executing planned {}",
+                planned.action.as_str()
+            ),
+            None => format!("hub: component {name}: not in the plan"),
+        };
+        (self.host.log)(&line);
+    }
+
+    pub(super) fn mask_secret_outputs(&mut self, outputs: &[state::CapturedOutput]) {
+        for output in outputs
+            .iter()
+            .filter(|o| crate::run::records::is_secret_output(o))
+        {
+            self.masker.add(&substitution_text(Some(&output.value)));
+        }
+    }
+
+    /// The raw outputs whose values were masked as the component printed
+    /// them (see [`SecretMasker::names_secret_output`]) stay masked in the
+    /// later components' output, as printed (before any decoding).
+    pub(super) fn mask_secret_raw_outputs(
+        &mut self,
+        manifest: &Manifest,
+        raw: &capture::RawOutputs,
+    ) {
+        let mut secret = SecretMasker::new(false);
+        secret.add_secret_outputs(&manifest.outputs);
+        for (key, value) in raw {
+            if secret.names_secret_output(key) {
+                self.masker.add(value);
+            }
+        }
+    }
+
+    /// The run's masker, which also masks the values of the component's
+    /// secret outputs as it prints them.
+    pub(super) fn component_masker(&self, manifest: &Manifest) -> SecretMasker {
+        let mut masker = self.masker.clone();
+        masker.add_secret_outputs(&manifest.outputs);
+        masker
+    }
+
+    /// Records the fingerprint of a component that deployed: its folder
+    /// as the deploy left it.
+    pub(super) fn record_fingerprint(&mut self, name: &str) {
+        let Some(mut fingerprint) = self.pending_fingerprints.remove(name) else {
+            return;
+        };
+        let folder = self
+            .component_dir(name)
+            .map_err(|e| e.to_string())
+            .and_then(|dir| fingerprint::folder_digest(&dir).map_err(|e| e.to_string()));
+        let Some(entry) = self.state.as_mut().map(|s| s.component_mut(name)) else {
+            return;
+        };
+        match folder {
+            Ok(digest) => {
+                fingerprint.folder = digest;
+                entry.fingerprint = Some(fingerprint);
+            }
+            Err(error) => {
+                entry.fingerprint = None;
+                self.warnings.warn(
+                    None,
+                    format!("component `{name}`: no fingerprint recorded ({error}); `--changed` will run it"),
+                );
+            }
+        }
+    }
+}

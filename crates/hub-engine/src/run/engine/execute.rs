@@ -1,0 +1,589 @@
+//! The run's loop: the scheduler hands out components, their processes
+//! run on threads, each one's end is settled here; then `--prune`, the
+//! failures, the end of the run and the state's writes.
+
+use super::*;
+
+impl<'a> Run<'a> {
+    /// Runs the selected components through the scheduler: up to
+    /// `concurrency` component processes at once, each on a thread of its
+    /// own; everything else (parameters, state, outputs) happens here, one
+    /// component at a time, as each starts and ends.
+    pub(super) fn execute(&mut self) -> Result<(), EngineError> {
+        let mut scheduler = self.plan.scheduler(self.options.concurrency.max(1));
+        let total = self.plan.selected.len();
+        let sink = Recorder::new(self.host.sink, self.parallel());
+        let interrupts = self.host.interrupts;
+        let mut stop: Option<Stop> = None;
+        let mut started = 0;
+        let logs_ahead = self.logs_ahead();
+        std::thread::scope(|threads| {
+            let (done, finished) = mpsc::channel::<Ended>();
+            let mut running: IndexMap<String, Instant> = IndexMap::new();
+            let mut steps: Vec<(String, Step)> = Vec::new();
+            let mut starting: Vec<(String, Box<Job>)> = Vec::new();
+            loop {
+                if stop.is_none() {
+                    if let Some(signal) = self.interrupt_signal() {
+                        stop = Some(Stop::Interrupted(None, signal));
+                    }
+                }
+                while stop.is_none() && steps.is_empty() {
+                    let Some(name) = scheduler.next_ready() else {
+                        break;
+                    };
+                    started += 1;
+                    if let Some(logs) = &logs_ahead {
+                        logs.reached(started);
+                    }
+                    self.announce_start(&name, started, total);
+                    running.insert(name.clone(), Instant::now());
+                    match self.component(&name) {
+                        Prepared::Ended(step) => steps.push((name, step)),
+                        Prepared::Run(job) => starting.push((name, job)),
+                    }
+                }
+                if let Err(error) = self.write_checkpoints() {
+                    for (name, _) in starting.drain(..) {
+                        let step = self.fail(&name, &format!("not started: {error}"), None);
+                        steps.push((name, step));
+                    }
+                    stop = stop.take().or(Some(Stop::Fatal(error)));
+                }
+                for (name, job) in starting.drain(..) {
+                    let done = done.clone();
+                    let sink = &sink;
+                    threads.spawn(move || {
+                        let result = hooks::run_around(
+                            &job.hooks,
+                            Some(&job.invocation),
+                            job.limit,
+                            &job.masker,
+                            sink,
+                            interrupts,
+                        );
+                        // The receiver lives until every job has ended.
+                        let _ = done.send(Ended {
+                            name,
+                            result: JobResult::Process(job, result),
+                        });
+                    });
+                }
+                let progressed = !steps.is_empty();
+                for (name, step) in steps.drain(..) {
+                    if let Step::AwaitReady(conditions) = step {
+                        let done = done.clone();
+                        threads.spawn(move || {
+                            let result = ready::wait_resolved(&conditions, interrupts);
+                            let _ = done.send(Ended {
+                                name,
+                                result: JobResult::Ready(result),
+                            });
+                        });
+                        continue;
+                    }
+                    let clock = running.shift_remove(&name).unwrap_or_else(Instant::now);
+                    scheduler.finish(&name);
+                    let outcome = self.settle(&name, step, clock.elapsed(), &mut scheduler);
+                    stop = match (stop.take(), outcome) {
+                        // The signal was seen before the component it
+                        // stopped ended: the message names the component.
+                        (Some(Stop::Interrupted(None, _)), Some(named @ Stop::Interrupted(..))) => {
+                            Some(named)
+                        }
+                        (stop, outcome) => stop.or(outcome),
+                    };
+                }
+                if progressed {
+                    continue;
+                }
+                if running.is_empty() {
+                    break;
+                }
+                match finished.recv_timeout(HEARTBEAT) {
+                    Ok(ended) => {
+                        let step = match ended.result {
+                            JobResult::Process(job, result) => self.ran(&ended.name, job, result),
+                            JobResult::Ready(Ok(())) => self.succeeded(&ended.name),
+                            JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
+                        };
+                        steps.push((ended.name, step));
+                    }
+                    Err(_) => self.heartbeat(&running),
+                }
+            }
+        });
+        if let Some(logs) = logs_ahead {
+            logs.finish();
+        }
+        // Failures in the run's order, not the order they came in.
+        let positions = &self.positions;
+        let position = |name: &String| positions.get(name).copied().unwrap_or(usize::MAX);
+        self.failed.sort_by_key(position);
+        self.mandatory_failures
+            .sort_by_key(|(name, _)| position(name));
+        self.summary.failed_logs = sink.failed_logs(&self.failed);
+        self.not_run(&scheduler);
+        // The table and the report follow the order, not the timing.
+        let positions = &self.positions;
+        self.summary
+            .entries
+            .sort_by_key(|e| positions.get(&e.component).copied().unwrap_or(usize::MAX));
+        match stop {
+            Some(Stop::Interrupted(component, signal)) => {
+                return self.stop_interrupted(component.as_deref(), signal)
+            }
+            Some(Stop::Fatal(error)) => {
+                self.stopped = true;
+                self.record_fatal(&error);
+                return Err(error);
+            }
+            Some(Stop::Failed(error)) => return self.stop_failed(error),
+            None => {}
+        }
+        if let Some(signal) = self.interrupt_signal() {
+            return self.stop_interrupted(None, signal);
+        }
+        if let Some(error) = self.deferred_failure() {
+            return self.stop_failed(error);
+        }
+        self.stack_ready()?;
+        self.prune()
+    }
+
+    /// `--prune`: undeploys the removed components, dependents first, and
+    /// forgets each one whose undeploy succeeded (written at once). A
+    /// failure keeps the entry and fails the run once the others are done.
+    pub(super) fn prune(&mut self) -> Result<(), EngineError> {
+        if !self.options.prune || self.removed.is_empty() {
+            return Ok(());
+        }
+        let removed = std::mem::take(&mut self.removed);
+        let verb = self.options.implementation_verb("undeploy");
+        let total = removed.len();
+        for (index, gone) in removed.iter().enumerate() {
+            let name = gone.name.as_str();
+            (self.host.log)(&format!(
+                "hub: prune {name} ({}/{total}): removed from the stack",
+                index + 1
+            ));
+            let started = Instant::now();
+            let failed_dependents: Vec<&str> = removed[..index]
+                .iter()
+                .filter(|r| r.depends.iter().any(|d| d == name))
+                .map(|r| r.name.as_str())
+                .filter(|r| self.mandatory_failures.iter().any(|(f, _)| f == r))
+                .collect();
+            if let Some(dependent) = failed_dependents.first() {
+                let reason = format!("`{dependent}` depends on it and was not undeployed");
+                self.summary
+                    .push(name, Outcome::Cancelled(reason), Duration::ZERO);
+                self.cancelled.push(name.to_string());
+                continue;
+            }
+            let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+            let ended = match (gone.runs(), entry.cloned()) {
+                (true, Some(entry)) => {
+                    let run = prune::Undeploy {
+                        verb: &verb,
+                        base_env: &self.base_env,
+                        base_dir: &self.stack.base_dir,
+                        sink: self.host.sink,
+                        interrupts: self.host.interrupts,
+                        reveal: self.options.reveal,
+                        log_file: self.log_file(name),
+                        limit: self.timeouts.limit(name),
+                    };
+                    prune::undeploy(gone, &entry, &run)
+                }
+                _ => prune::Ended::Undeployed,
+            };
+            let elapsed = started.elapsed();
+            let now = self.clock.now();
+            let phase = match ended {
+                prune::Ended::Undeployed => OperationStatus::Success,
+                _ => OperationStatus::Error,
+            };
+            let positions = self.parallel().then_some(&self.positions);
+            if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+                record_phase(state, op, name, phase, &now, positions);
+            }
+            match ended {
+                prune::Ended::Undeployed => {
+                    if let Some(state) = self.state.as_mut() {
+                        prune::forget(state, name);
+                    }
+                    state::remove_provider(&mut self.known.provides, name);
+                    self.summary.push(name, Outcome::Undeployed, elapsed);
+                    self.save()?;
+                }
+                prune::Ended::Failed(reason) => {
+                    self.summary
+                        .push(name, Outcome::Failed(reason.clone()), elapsed);
+                    self.mandatory_failures.push((name.to_string(), reason));
+                }
+                prune::Ended::Interrupted(signal) => {
+                    self.summary.push(name, Outcome::Interrupted, elapsed);
+                    return self.stop_interrupted(Some(name), signal);
+                }
+            }
+        }
+        match self.mandatory_failures.is_empty() {
+            true => Ok(()),
+            false => {
+                let failed = self.mandatory_failures.clone();
+                let cancelled = self.cancelled.clone();
+                self.stop_failed(EngineError::PruneFailed { failed, cancelled })
+            }
+        }
+    }
+
+    /// Records how a component's turn ended; returns why the run must stop
+    /// handing out components, if it must.
+    pub(super) fn settle(
+        &mut self,
+        name: &str,
+        step: Step,
+        took: Duration,
+        scheduler: &mut Scheduler,
+    ) -> Option<Stop> {
+        let outcome = match &step {
+            Step::Done => match self.verb {
+                Verb::Deploy => Outcome::Deployed,
+                Verb::Undeploy => Outcome::Undeployed,
+            },
+            Step::Unchanged => Outcome::Unchanged,
+            Step::AwaitReady(_) => Outcome::NotRun,
+            Step::Skipped(why) => Outcome::Skipped(why.clone()),
+            Step::Interrupted(_) => Outcome::Interrupted,
+            Step::Fatal(error) => Outcome::Failed(error.to_string()),
+            Step::Failed(_) if self.interrupt_signal().is_some() => Outcome::Interrupted,
+            Step::Failed(reason) => Outcome::Failed(reason.clone()),
+        };
+        self.record_outcome(name, &outcome, took);
+        match step {
+            Step::Done | Step::Unchanged | Step::AwaitReady(_) => None,
+            Step::Skipped(why) => {
+                if !self.parallel() {
+                    (self.host.log)(&format!("hub: {name} skipped: {why}"));
+                }
+                self.skipped.push(name.to_string());
+                None
+            }
+            Step::Interrupted(signal) => Some(Stop::Interrupted(Some(name.to_string()), signal)),
+            Step::Fatal(error) => Some(Stop::Fatal(error)),
+            Step::Failed(_) if outcome == Outcome::Interrupted => {
+                let signal = self.interrupt_signal().unwrap_or(libc::SIGINT);
+                Some(Stop::Interrupted(Some(name.to_string()), signal))
+            }
+            Step::Failed(reason) => self.after_failure(name, &reason, scheduler),
+        }
+    }
+
+    /// Puts a component's outcome in the summary and tells the console.
+    pub(super) fn record_outcome(&mut self, name: &str, outcome: &Outcome, took: Duration) {
+        self.summary.push(name, outcome.clone(), took);
+        let outputs = self.known.output_names(self.position(name));
+        let started = self.started_at.remove(name).unwrap_or_default();
+        let ended = self.clock.now();
+        if let Some(entry) = self.summary.entry_mut(name) {
+            entry.started = started;
+            entry.ended = ended;
+            entry.outputs = outputs;
+        }
+        match (self.host.progress, self.parallel()) {
+            (Some(progress), _) => progress.ended(name, outcome, took),
+            (None, true) => (self.host.log)(&finish_line(name, outcome, took)),
+            (None, false) => {}
+        }
+    }
+
+    pub(super) fn announce_start(&mut self, name: &str, index: usize, total: usize) {
+        self.started_at.insert(name.to_string(), self.clock.now());
+        if let Some(progress) = self.host.progress {
+            progress.started(name);
+        }
+        (self.host.log)(&format!(
+            "hub: {} {name} ({index}/{total})",
+            self.verb.as_str()
+        ));
+        if self.options.why {
+            let waits: Vec<String> = crate::plan::waits_of(&self.plan, name)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            if !waits.is_empty() {
+                (self.host.log)(&format!("hub: {name} waited for {}", waits.join("; ")));
+            }
+        }
+    }
+
+    /// A plain line every [`HEARTBEAT`] while components run.
+    pub(super) fn heartbeat(&self, running: &IndexMap<String, Instant>) {
+        let list: Vec<String> = running
+            .iter()
+            .map(|(name, since)| format!("{name} ({}s)", since.elapsed().as_secs()))
+            .collect();
+        (self.host.log)(&format!("hub: running: {}", list.join(", ")));
+    }
+
+    /// Whether components may run at once (`-j` above 1).
+    pub(super) fn parallel(&self) -> bool {
+        self.parallel
+    }
+
+    pub(super) fn not_run(&mut self, scheduler: &Scheduler) {
+        for name in scheduler.pending() {
+            self.summary.push(&name, Outcome::NotRun, Duration::ZERO);
+        }
+    }
+
+    pub(super) fn interrupt_signal(&self) -> Option<i32> {
+        self.host
+            .interrupts
+            .requested()
+            .then(|| self.host.interrupts.last_signal().unwrap_or(libc::SIGINT))
+    }
+
+    /// A failed component: optional ones and `--force` let the run go on;
+    /// a mandatory one ends it (§9.2). In a parallel run nothing new starts
+    /// that depends on it, and a mandatory failure ends the run only once
+    /// the components independent of it have finished.
+    pub(super) fn after_failure(
+        &mut self,
+        name: &str,
+        reason: &str,
+        scheduler: &mut Scheduler,
+    ) -> Option<Stop> {
+        self.failed.push(name.to_string());
+        if self.parallel() {
+            let why = match self.verb {
+                Verb::Deploy => format!("upstream `{name}` failed"),
+                Verb::Undeploy => format!("`{name}`, which depends on it, failed to undeploy"),
+            };
+            for cancelled in scheduler.cancel_after(name) {
+                let why = why.clone();
+                self.record_outcome(&cancelled, &Outcome::Cancelled(why), Duration::ZERO);
+                self.cancelled.push(cancelled);
+            }
+        }
+        let optional = self.plan.is_optional(name) && !self.hook_failures.iter().any(|h| h == name);
+        if optional || self.options.force {
+            let which = if optional {
+                "optional component"
+            } else {
+                "component (--force)"
+            };
+            self.warnings
+                .warn(None, format!("{which} `{name}` failed: {reason}"));
+            return None;
+        }
+        self.mandatory_failures
+            .push((name.to_string(), reason.to_string()));
+        match self.parallel() {
+            true => None,
+            false => Some(Stop::Failed(EngineError::ComponentFailed {
+                component: name.to_string(),
+                reason: reason.to_string(),
+                fix: self.fixes.get(name).cloned(),
+            })),
+        }
+    }
+
+    /// The error of a parallel run in which mandatory components failed.
+    pub(super) fn deferred_failure(&self) -> Option<EngineError> {
+        match &self.mandatory_failures[..] {
+            [] => None,
+            [(component, reason)] if self.cancelled.is_empty() => {
+                Some(EngineError::ComponentFailed {
+                    component: component.clone(),
+                    reason: reason.clone(),
+                    fix: self.fixes.get(component).cloned(),
+                })
+            }
+            failures => Some(EngineError::Incomplete {
+                failed: failures.to_vec(),
+                cancelled: self.cancelled.clone(),
+                verb: self.verb.as_str(),
+            }),
+        }
+    }
+
+    /// The run's operation ends as `error`, its log saying why (the
+    /// stack's status stays what the components' records make it); the
+    /// state is written by [`Run::finish`].
+    pub(super) fn record_fatal(&mut self, error: &EngineError) {
+        let now = self.clock.now();
+        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+            state.finish_operation(op, OperationStatus::Error, &now);
+            state.append_log(op, &format!("the run stopped: {error}\n"), &now);
+        }
+    }
+
+    /// Ends a run after a mandatory failure: the stack is `incomplete`.
+    pub(super) fn stop_failed(&mut self, error: EngineError) -> Result<(), EngineError> {
+        self.stopped = true;
+        let now = self.clock.now();
+        let names: Vec<String> = self
+            .mandatory_failures
+            .iter()
+            .map(|(name, _)| format!("`{name}`"))
+            .collect();
+        let message = match names.len() {
+            1 => format!("component {} failed", names[0]),
+            _ => format!("components {} failed", names.join(", ")),
+        };
+        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+            state.set_status(StackStatus::Incomplete, &message, &now);
+            state.finish_operation(op, OperationStatus::Error, &now);
+        }
+        self.save()?;
+        Err(error)
+    }
+
+    pub(super) fn stop_interrupted(
+        &mut self,
+        component: Option<&str>,
+        signal: i32,
+    ) -> Result<(), EngineError> {
+        self.stopped = true;
+        let now = self.clock.now();
+        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+            state.set_status(StackStatus::Incomplete, "interrupted", &now);
+            state.finish_operation(op, OperationStatus::Error, &now);
+        }
+        self.save()?;
+        Err(EngineError::Interrupted {
+            component: component.map(String::from),
+            signal,
+        })
+    }
+
+    /// The end of a run that was not stopped: stack outputs, status,
+    /// operation `success`.
+    pub(super) fn finish(&mut self) -> Result<(), EngineError> {
+        let now = self.clock.now();
+        let stopped = self.stopped;
+        let final_outputs =
+            !self.options.selection.is_partial() && self.options.selection.limit.is_none();
+        let is_optional = |name: &str| self.plan.is_optional(name);
+        let Some(state) = self.state.as_mut() else {
+            return Ok(());
+        };
+        if self.verb == Verb::Deploy {
+            refresh_stack_outputs(state, &self.known.outputs(), final_outputs);
+            state.stack_outputs = stack_outputs(
+                &self.stack.elaborated.stack.outputs,
+                &state.captured_outputs,
+                &self.locked,
+                &state.stack_outputs,
+                true,
+                self.warnings,
+            );
+        }
+        state.provides = state::provides_for_state(&self.known.provides);
+        if let (Some(op), true) = (self.operation, self.failure_logs.len() > 1) {
+            let logs: String = self.failure_logs.values().map(String::as_str).collect();
+            state.set_log(op, &logs, &now);
+        }
+        if !stopped {
+            let (status, message) =
+                state::stack_status(state, &self.plan.order, &is_optional, &self.skipped);
+            state.set_status(status, &message, &now);
+            if let Some(op) = self.operation {
+                state.finish_operation(op, OperationStatus::Success, &now);
+            }
+        }
+        self.summary.stack_status = state.status.clone();
+        let redactor = hub_manifest::redact::Redactor::new(self.options.reveal);
+        // After an undeploy the recorded outputs describe nothing live.
+        let shown_outputs = if self.verb == Verb::Deploy {
+            &state.stack_outputs[..]
+        } else {
+            &[]
+        };
+        self.summary.outputs = shown_outputs
+            .iter()
+            .map(|o| {
+                let value = substitution_text(Some(&o.value));
+                let shown = redactor.text(&o.name, &o.kind, false, &value);
+                (o.name.clone(), self.masker.mask(&shown).into_owned())
+            })
+            .collect();
+        self.save()
+    }
+
+    /// The checkpoints of the components about to start, in one write.
+    pub(super) fn write_checkpoints(&mut self) -> Result<(), EngineError> {
+        match self.unsaved_checkpoints.is_empty() {
+            true => Ok(()),
+            false => self.write_state(Changed::Checkpoints),
+        }
+    }
+
+    /// Writes the state, when there is one (never on a dry run).
+    pub(super) fn save(&mut self) -> Result<(), EngineError> {
+        self.write_state(Changed::Any)
+    }
+
+    /// [`Run::save`] when, since the previous save, no component entry
+    /// changed but `name`'s (the others are then not compared with what
+    /// was last written).
+    pub(super) fn save_component(&mut self, name: &str) -> Result<(), EngineError> {
+        self.write_state(Changed::Component(name))
+    }
+
+    pub(super) fn write_state(&mut self, changed: Changed<'_>) -> Result<(), EngineError> {
+        let (Some(state), Some(locations), false) =
+            (self.state.as_mut(), &self.locations, self.options.dry)
+        else {
+            return Ok(());
+        };
+        state.touch(&self.clock.now());
+        let writer = match &mut self.writer {
+            Some(writer) => writer,
+            None => {
+                let options = state::WriteOptions {
+                    compressed: self.options.compressed,
+                    format: self.options.state_format,
+                };
+                let read = self.read_path.as_deref().zip(self.read_serial);
+                let writer = state::StateWriter::open_all(locations.paths(), options, read)?;
+                self.writer.insert(writer)
+            }
+        };
+        let unsaved = &mut self.unsaved_checkpoints;
+        let written = match changed {
+            Changed::Any => writer.write(state),
+            Changed::Component(name) if unsaved.is_empty() => writer.write_component(state, name),
+            Changed::Component(name) => {
+                unsaved.push(name.to_string());
+                let written = writer.write_components(state, unsaved);
+                unsaved.pop();
+                written
+            }
+            Changed::Checkpoints => writer.write_components(state, unsaved),
+        };
+        if written.is_ok() {
+            unsaved.clear();
+        }
+        // §11.5: with several locations, one that cannot be written is a
+        // warning while another was written.
+        let failures = writer.take_failures();
+        if !failures.is_empty() {
+            let reached: Vec<String> = writer
+                .written()
+                .map(|p| format!("`{}`", p.display()))
+                .collect();
+            for failure in failures {
+                let message = match reached.is_empty() {
+                    true => failure.to_string(),
+                    false => format!("{failure}; the state was written to {}", reached.join(", ")),
+                };
+                self.warnings.warn(None, message);
+            }
+        }
+        written?;
+        Ok(())
+    }
+}
