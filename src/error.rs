@@ -4,6 +4,7 @@ use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
+use hub_state::edit::EditError;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
@@ -51,7 +52,7 @@ pub enum Error {
     #[error(transparent)]
     Explain(#[from] crate::explain::ExplainError),
     #[error(transparent)]
-    StateCommand(#[from] crate::commands::state::StateCommandError),
+    StateCommand(#[from] StateCommandError),
     #[error(transparent)]
     SavedPlan(#[from] hub_engine::view::saved::SavedPlanError),
     /// `plan --detailed-exitcode` when something would change: exit
@@ -138,4 +139,36 @@ impl Error {
             _ => None,
         }
     }
+}
+
+/// What `hub state rm` and `mv` refuse, or fail to ask.
+#[derive(Debug, thiserror::Error)]
+pub enum StateCommandError {
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    #[error("not forgetting {}: there is no terminal to confirm on", quoted(.components))]
+    NeedsYes { components: Vec<String> },
+    #[error("nothing was forgotten: not confirmed")]
+    Declined,
+    #[error("cannot ask for confirmation: {0}")]
+    Prompt(String),
+}
+
+impl StateCommandError {
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            StateCommandError::Edit(error) => error.hint(),
+            StateCommandError::NeedsYes { .. } => Some(
+                "pass --yes to forget them without asking (nothing is undeployed either way)"
+                    .into(),
+            ),
+            StateCommandError::Declined | StateCommandError::Prompt(_) => None,
+        }
+    }
+}
+
+/// The names quoted, comma-separated.
+pub(crate) fn quoted(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
 }

@@ -1,5 +1,5 @@
-//! `hub state list`, `show`, `rm` and `mv`: look at and change what a
-//! state records, running nothing.
+//! `hub state list`, `show`, `rm`, `mv`, `pull` and `push`, and `hub
+//! unlock`: look at and change what a state records, running nothing.
 //!
 //! `list` and `show` read the state as every command does (the newest of
 //! the locations, its journal folded in) and take no lock, like `hub
@@ -10,12 +10,14 @@
 //! [`StateWriter`], which keeps the previous state as `STATE.backup`, folds
 //! a journal a killed run left and writes the next serial.
 
+use super::output::write_stdout;
+use crate::cli::UnlockArgs;
 use crate::cli::{
     StateChangeArgs, StateListArgs, StateLocationArgs, StateMvArgs, StateRmArgs, StateShowArgs,
 };
-use crate::error::Error;
+use crate::error::{quoted, Error};
 use hub_manifest::diag::Warnings;
-use hub_state::edit::{self, EditError};
+use hub_state::edit::{self};
 use hub_state::{
     Clock, ComponentState, Locations, LockWait, Operation, State, StateError, StateWriter,
     WriteOptions,
@@ -24,35 +26,7 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, thiserror::Error)]
-pub enum StateCommandError {
-    #[error(transparent)]
-    Edit(#[from] EditError),
-    #[error("not forgetting {}: there is no terminal to confirm on", quoted(.components))]
-    NeedsYes { components: Vec<String> },
-    #[error("nothing was forgotten: not confirmed")]
-    Declined,
-    #[error("cannot ask for confirmation: {0}")]
-    Prompt(String),
-}
-
-impl StateCommandError {
-    pub fn hint(&self) -> Option<String> {
-        match self {
-            StateCommandError::Edit(error) => error.hint(),
-            StateCommandError::NeedsYes { .. } => Some(
-                "pass --yes to forget them without asking (nothing is undeployed either way)"
-                    .into(),
-            ),
-            StateCommandError::Declined | StateCommandError::Prompt(_) => None,
-        }
-    }
-}
-
-fn quoted(names: &[String]) -> String {
-    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    names.join(", ")
-}
+pub use crate::error::StateCommandError;
 
 /// `hub state list`: one line per component entry (`--json`: an array).
 pub fn list(args: StateListArgs, warnings: &mut Warnings) -> Result<(), Error> {
@@ -65,7 +39,7 @@ pub fn list(args: StateListArgs, warnings: &mut Warnings) -> Result<(), Error> {
     if rows.is_empty() && !args.json {
         say("hub: the state records no component");
     }
-    super::write_stdout(text.as_bytes())
+    super::output::write_stdout(text.as_bytes())
 }
 
 /// What `hub state list` shows of one component.
@@ -216,7 +190,7 @@ pub fn show(args: StateShowArgs, warnings: &mut Warnings) -> Result<(), Error> {
             render::text(&explained, style).trim_start().to_string()
         }
     };
-    super::write_stdout(text.as_bytes())
+    super::output::write_stdout(text.as_bytes())
 }
 
 /// `hub state rm COMPONENT...`: forgets the entries, after asking on a
@@ -439,4 +413,124 @@ fn is_compressed(path: &Path) -> bool {
 
 fn say(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// `hub state ...`.
+pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    match args.command {
+        crate::cli::StateCommand::Pull(args) => state_pull(args, warnings),
+        crate::cli::StateCommand::List(args) => list(args, warnings),
+        crate::cli::StateCommand::Show(args) => show(args, warnings),
+        crate::cli::StateCommand::Rm(args) => rm(args, warnings),
+        crate::cli::StateCommand::Mv(args) => mv(args, warnings),
+        crate::cli::StateCommand::Push(args) => state_push(args, warnings),
+    }
+}
+
+/// `hub state push FILE LOCATION`: FILE's state written to LOCATION under
+/// its lock, refused when LOCATION holds another lineage or a newer
+/// serial (unless --force).
+fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use hub_state::{Clock, Locations, StateWriter, WriteOptions};
+    let mut state =
+        hub_state::read(&args.file, warnings)?.ok_or_else(|| hub_state::StateError::Read {
+            path: args.file.clone(),
+            source: std::io::Error::from_raw_os_error(libc::ENOENT),
+            backup: None,
+        })?;
+    let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
+    let target = std::slice::from_ref(&args.location);
+    let locations = Locations::lock(target, "push", &clock, warnings)?;
+    let current = match hub_state::read(&args.location, warnings) {
+        // A cut or changed state is what `--force` is there to replace.
+        Err(error @ hub_state::StateError::Broken { .. }) if args.force => {
+            warnings.warn(None, format!("{error}; replacing it (--force)"));
+            None
+        }
+        read => read?,
+    };
+    if let Some(current) = current.as_ref().filter(|_| !args.force) {
+        hub_state::push_allowed(&state, current, &args.file, &args.location)?;
+    }
+    let read = current
+        .as_ref()
+        .map(|c| (args.location.as_path(), c.serial));
+    let mut writer = StateWriter::open_all(locations.paths(), WriteOptions::default(), read)?;
+    writer.write(&mut state)?;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "pushed `{}` to `{}` (serial {})",
+        args.file.display(),
+        args.location.display(),
+        state.serial
+    );
+    Ok(())
+}
+
+/// `hub state pull STATE [FILE]`: the state as every command reads it,
+/// printed or written atomically to FILE; no lock, nothing else changed.
+fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let state =
+        hub_state::read(&args.state, warnings)?.ok_or_else(|| hub_state::StateError::Read {
+            path: args.state.clone(),
+            source: std::io::Error::from_raw_os_error(libc::ENOENT),
+            backup: None,
+        })?;
+    let text = hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format)?);
+    match &args.file {
+        None => write_stdout(text.as_bytes()),
+        Some(file) => {
+            hub_state::write_atomically(file, text.as_bytes()).map_err(|source| Error::Write {
+                path: file.clone(),
+                source,
+            })
+        }
+    }
+}
+
+/// `hub unlock`: removes a stale lock (or, with --force, any lock) and
+/// says on stderr what it removed.
+pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    if args.force && !args.yes {
+        confirm_unlocking_a_live_run(&args.state)?;
+    }
+    if hub_state::is_remote(&args.state) {
+        let removed = hub_state::remote::lock::unlock(&args.state, args.force, args.id.as_deref())?;
+        let _ = writeln!(std::io::stderr().lock(), "{removed}");
+        return Ok(());
+    }
+    let removed = hub_state::lock::unlock(&args.state, args.force)?;
+    let _ = writeln!(std::io::stderr().lock(), "{removed}");
+    Ok(())
+}
+
+/// `hub unlock --force` of a lock whose holder still runs on this host:
+/// asked on a terminal, refused without one (`--yes` skips this).
+fn confirm_unlocking_a_live_run(state: &std::path::Path) -> Result<(), Error> {
+    use std::io::IsTerminal;
+    let holder = match hub_state::is_remote(state) {
+        true => hub_state::remote::lock::live_holder(state)?,
+        false => hub_state::lock::live_holder(state),
+    };
+    let Some(holder) = holder else {
+        return Ok(());
+    };
+    let refused = || hub_state::StateError::UnlockLive {
+        state: hub_state::shell_word(state),
+        holder: Box::new(holder.clone()),
+    };
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Err(refused().into());
+    }
+    let _ = write!(
+        std::io::stderr().lock(),
+        "the lock of `{}` belongs to {holder}, which is still running; remove it? [y/N] ",
+        state.display()
+    );
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(refused().into()),
+    }
 }

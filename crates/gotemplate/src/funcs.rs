@@ -8,26 +8,17 @@
 //! successor's (a list of the whitespace-separated words); `join SEP LIST`
 //! is Sprig's, `join LIST… [SEP]` the successor's.
 
-use super::printf::{go_quote, sprint, sprintf, sprintln};
-use super::value::{to_json, Value};
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
-use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+use super::printf::{sprint, sprintf, sprintln};
+use super::value::Value;
+
+mod shared;
+
+pub use shared::{
+    at_least, b64dec, b64enc, json, map_of, quote_all, sha256_hex, text, want, MISSING,
+};
 
 type Args<'a> = &'a [Value];
 type Out = Result<Value, String>;
-
-/// Sprig v2.22 text functions this hub does not offer; a template naming
-/// one fails to parse, as for any unknown function.
-pub const MISSING: &[&str] = &[
-    "genPrivateKey",
-    "genCA",
-    "genSelfSignedCert",
-    "genSignedCert",
-    "buildCustomCert",
-    "getHostByName",
-];
 
 /// Every function name known to the engine.
 pub fn exists(name: &str) -> bool {
@@ -289,36 +280,6 @@ pub fn call(name: &str, args: Args) -> Out {
     }
 }
 
-pub fn want(name: &str, args: Args, n: usize) -> Result<(), String> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        Err(format!(
-            "wrong number of args for {name}: want {n} got {}",
-            args.len()
-        ))
-    }
-}
-
-pub fn at_least(name: &str, args: Args, n: usize) -> Result<(), String> {
-    if args.len() >= n {
-        Ok(())
-    } else {
-        Err(format!(
-            "wrong number of args for {name}: want at least {n} got {}",
-            args.len()
-        ))
-    }
-}
-
-/// The text of a value (Sprig's `strval`).
-pub fn text(value: &Value) -> String {
-    match value {
-        Value::Nil => String::new(),
-        other => other.to_go_string(),
-    }
-}
-
 /// Go's comparison of basic values: `None` when they are equal-comparable
 /// only (bools); an error for incompatible or non-basic types.
 fn compare(a: &Value, b: &Value) -> Result<Option<std::cmp::Ordering>, String> {
@@ -458,39 +419,4 @@ pub fn query_escape(s: &str) -> String {
         }
     }
     out
-}
-
-/// `strconv.Quote` of each value's text, space-separated (Sprig `quote`).
-pub fn quote_all(args: Args) -> String {
-    args.iter()
-        .filter(|a| !matches!(a, Value::Nil))
-        .map(|a| go_quote(&text(a)))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-pub fn json(value: &Value, pretty: bool) -> String {
-    to_json(value, pretty.then_some("  "))
-}
-
-pub fn b64enc(s: &str) -> String {
-    STANDARD.encode(s)
-}
-
-pub fn b64dec(s: &str) -> String {
-    match STANDARD.decode(s) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => e.to_string(),
-    }
-}
-
-pub fn sha256_hex(s: &str) -> String {
-    Sha256::digest(s.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-pub fn map_of(pairs: impl IntoIterator<Item = (String, Value)>) -> Value {
-    Value::Map(pairs.into_iter().collect::<BTreeMap<_, _>>())
 }

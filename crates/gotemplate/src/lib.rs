@@ -41,6 +41,7 @@
 //!   `time`: Go's time layouts, zones and durations.
 
 mod crypto;
+mod error;
 mod exec;
 pub mod funcs;
 pub mod parse;
@@ -50,41 +51,10 @@ mod sprig;
 mod time;
 pub mod value;
 
+pub use error::GoError;
 use parse::{Node, Operand, Pipe, Term};
 use std::collections::BTreeMap;
 pub use value::Value;
-
-/// A parse or execution error at a line of the template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GoError {
-    pub line: usize,
-    pub message: String,
-    /// The missing key's path (`.svc.undeclared`) when that is the error.
-    pub key: Option<String>,
-}
-
-impl std::fmt::Display for GoError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for GoError {}
-
-impl GoError {
-    pub fn new(line: usize, message: impl Into<String>) -> Self {
-        GoError {
-            line,
-            message: message.into(),
-            key: None,
-        }
-    }
-
-    fn key(mut self, key: String) -> Self {
-        self.key = Some(key);
-        self
-    }
-}
 
 /// Renders `source` with `data` as dot.
 pub fn render(source: &str, data: &Value) -> Result<String, GoError> {

@@ -1,3 +1,6 @@
+//! Long by design: one table of the ~150 Sprig and hub template functions,
+//! a match arm each, read as one lookup; split, the table would scatter.
+//!
 //! Sprig v2.22's text functions and the hub's own (`bcrypt`, the
 //! successor's `split`/`compact`/`join`/`first`, `formatSubdomain`,
 //! `unquote`), as `go` templates see them. Sprig converts its arguments
@@ -404,7 +407,7 @@ pub fn call(name: &str, args: Args) -> Out {
             } else {
                 ("2006-01-02".into(), arg(0))
             };
-            let when = time::time_of(&at)?.in_zone("Local")?;
+            let when = super::value::time_of(&at)?.in_zone("Local")?;
             s(time::format(&layout, &when))
         }
         "dateInZone" | "date_in_zone" | "htmlDateInZone" => {
@@ -413,13 +416,13 @@ pub fn call(name: &str, args: Args) -> Out {
             } else {
                 (t(0), arg(1), t(2))
             };
-            let when = time::time_of(&at)?.in_zone(&zone)?;
+            let when = super::value::time_of(&at)?.in_zone(&zone)?;
             s(time::format(&layout, &when))
         }
-        "unixEpoch" => s(time::time_of(&arg(0))?.seconds.to_string()),
+        "unixEpoch" => s(super::value::time_of(&arg(0))?.seconds.to_string()),
         "dateModify" | "date_modify" | "mustDateModify" => {
             want(name, args, 2)?;
-            let when = time::time_of(&args[1])?;
+            let when = super::value::time_of(&args[1])?;
             match time::parse_duration(&t(0)) {
                 Ok(nanos) => Ok(Value::Time(Box::new(time::add(&when, nanos)))),
                 Err(e) if name == "mustDateModify" => Err(e),
@@ -427,7 +430,7 @@ pub fn call(name: &str, args: Args) -> Out {
             }
         }
         "ago" => {
-            let when = time::time_of(&arg(0))?;
+            let when = super::value::time_of(&arg(0))?;
             let seconds = time::now().seconds - when.seconds;
             s(go_duration(seconds as i128 * 1_000_000_000))
         }

@@ -2,8 +2,6 @@
 //! reference time (`2006-01-02 15:04:05 MST`), IANA zones read from the
 //! system's time zone database (as Go does; hub's built-in copy where there is none), durations like `90m` or `-48h`.
 
-use super::value::Value;
-
 /// An instant with the zone it is shown in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Time {
@@ -498,22 +496,6 @@ fn zone_at(zone: &str, seconds: i64) -> Result<(i32, String), String> {
     let at = jiff::Timestamp::from_second(seconds).map_err(|e| e.to_string())?;
     let info = tz.to_offset_info(at);
     Ok((info.offset().seconds(), info.abbreviation().to_string()))
-}
-
-/// A time from what Sprig's date functions accept: a time, or Unix
-/// seconds.
-pub fn time_of(value: &Value) -> Result<Time, String> {
-    match value {
-        Value::Time(t) => Ok((**t).clone()),
-        Value::Int(seconds) => Time {
-            seconds: *seconds,
-            nanos: 0,
-            offset: 0,
-            zone: "UTC".into(),
-        }
-        .in_zone("Local"),
-        other => Err(format!("expected a time, not {}", other.type_name())),
-    }
 }
 
 pub fn now() -> Time {

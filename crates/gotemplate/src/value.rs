@@ -6,6 +6,7 @@
 //! printing functions follow `fmt.Sprint` / `encoding/json` so that
 //! rendered files are byte-identical.
 
+use super::time::Time;
 use std::collections::BTreeMap;
 
 /// A Go template value.
@@ -256,6 +257,22 @@ pub fn json_string(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+/// A time from what Sprig's date functions accept: a time, or Unix
+/// seconds.
+pub fn time_of(value: &Value) -> Result<Time, String> {
+    match value {
+        Value::Time(t) => Ok((**t).clone()),
+        Value::Int(seconds) => Time {
+            seconds: *seconds,
+            nanos: 0,
+            offset: 0,
+            zone: "UTC".into(),
+        }
+        .in_zone("Local"),
+        other => Err(format!("expected a time, not {}", other.type_name())),
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod expr;
 pub mod format;
 mod graph;
 mod lock;
+mod origin;
 mod prompt;
 mod scope;
 mod source;
@@ -24,6 +25,7 @@ mod table;
 pub use cel::{Cel, CelFailure};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
+pub use origin::Origin;
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use scope::{
     expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput,
@@ -35,57 +37,6 @@ pub use table::Scope;
 use hub_manifest::diag::Location;
 use indexmap::IndexMap;
 use yaml_serde::Value;
-
-/// Where a parameter's value came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// The `value:` of its declaration.
-    Value,
-    /// `fromEnv: VAR`, from `-e` when `overridden`, else from the process
-    /// environment.
-    FromEnv { variable: String, overridden: bool },
-    /// `fromFile: PATH`, the file's content.
-    FromFile { path: String },
-    /// Typed at the terminal.
-    Prompt,
-    /// The declaration's `default:`.
-    Default,
-    /// `empty: allow` with nothing else: the empty string.
-    EmptyAllowed,
-    /// The stack parameters of the state file.
-    State,
-    /// Computed by hub (`hub.deploymentId`, `hub.stackName`,
-    /// `hub.componentName`, `hub.provides`).
-    Implicit,
-    /// A stack parameter without a value.
-    Unset,
-    /// A stack parameter or an output found by a component parameter.
-    Found { key: String },
-}
-
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Origin::Value => f.write_str("value"),
-            Origin::FromEnv {
-                variable,
-                overridden: true,
-            } => write!(f, "fromEnv {variable} (-e)"),
-            Origin::FromEnv {
-                variable,
-                overridden: false,
-            } => write!(f, "fromEnv {variable} (environment)"),
-            Origin::FromFile { path } => write!(f, "fromFile {path}"),
-            Origin::Prompt => f.write_str("prompt"),
-            Origin::Default => f.write_str("default"),
-            Origin::EmptyAllowed => f.write_str("empty: allow"),
-            Origin::State => f.write_str("state"),
-            Origin::Implicit => f.write_str("implicit"),
-            Origin::Unset => f.write_str("unset"),
-            Origin::Found { key } => write!(f, "{key}"),
-        }
-    }
-}
 
 /// One locked stack parameter.
 #[derive(Debug, Clone, PartialEq)]

@@ -25,42 +25,11 @@ use super::remote::{RemoteLocation, RemoteLock};
 use super::{is_remote, StateError};
 use hub_manifest::diag::{Location, Warnings};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
-/// Files modified within this of the newest count as written together.
-pub const SAME_TIME: Duration = Duration::from_secs(10);
+mod choose;
 
-/// What is known of an existing state file when choosing the one to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Candidate {
-    pub modified: SystemTime,
-    pub size: u64,
-}
-
-/// The index of the file to read among the locations of a run, given what
-/// is known of each (`None`: no file there). One file → it. Several → those
-/// modified within [`SAME_TIME`] of the newest; one → it; else the largest
-/// (the first given among equals). No file → `None`.
-pub fn choose(candidates: &[Option<Candidate>]) -> Option<usize> {
-    let existing = || {
-        candidates
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| c.map(|c| (i, c)))
-    };
-    let newest = existing().map(|(_, c)| c.modified).max()?;
-    let recent: Vec<(usize, Candidate)> = existing()
-        .filter(|(_, c)| {
-            newest
-                .duration_since(c.modified)
-                .is_ok_and(|age| age <= SAME_TIME)
-        })
-        .collect();
-    recent
-        .iter()
-        .min_by_key(|(i, c)| (std::cmp::Reverse(c.size), *i))
-        .map(|(i, _)| *i)
-}
+pub use choose::{choose, Candidate, SAME_TIME};
+use std::time::SystemTime;
 
 /// The locked locations of a run; the locks are released when dropped.
 #[derive(Debug)]
@@ -259,6 +228,7 @@ pub fn to_read(paths: &[PathBuf]) -> Option<&Path> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn at(seconds: u64, size: u64) -> Option<Candidate> {
         Some(Candidate {

@@ -13,22 +13,17 @@
 //! types omit, and carries keys the manifests do not have
 //! (`componentOrigin`, `componentKind`).
 
+pub use super::captured::CapturedOutput;
 use super::snapshot::Snapshot;
 use indexmap::IndexMap;
-use serde::{Deserialize, Deserializer, Serialize};
-use std::fmt;
+use serde::{Deserialize, Serialize};
 use yaml_serde::Value;
+
+pub(crate) mod de;
+use de::{is_empty_str, is_zero, lenient_int, lenient_serial, list, map, non_null, text};
 
 /// The timestamp written when none was ever set (Go's zero time).
 pub const ZERO_TIME: &str = "0001-01-01T00:00:00Z";
-
-fn is_empty_str(s: &str) -> bool {
-    s.is_empty()
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
 
 /// A whole state file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -147,46 +142,6 @@ impl StateParameter {
     pub fn non_null_value(&self) -> Option<&Value> {
         non_null(&self.value)
     }
-}
-
-/// An output of a component as captured during deploy.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct CapturedOutput {
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub component: String,
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub component_origin: String,
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub component_kind: String,
-    #[serde(deserialize_with = "text")]
-    pub name: String,
-    pub value: Value,
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub brief: String,
-    /// For example `secret`.
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub kind: String,
-}
-
-impl CapturedOutput {
-    /// `component:name`, or `name` when the output has no component.
-    pub fn qualified_name(&self) -> String {
-        if self.component.is_empty() {
-            self.name.clone()
-        } else {
-            format!("{}:{}", self.component, self.name)
-        }
-    }
-
-    /// The value, unless it is `null` (or absent).
-    pub fn non_null_value(&self) -> Option<&Value> {
-        non_null(&self.value)
-    }
-}
-
-fn non_null(value: &Value) -> Option<&Value> {
-    (!value.is_null()).then_some(value)
 }
 
 /// A `name = value` line of a component's `Outputs:` block, verbatim.
@@ -428,76 +383,6 @@ pub fn scalar_text(value: &Value) -> String {
 
 fn timestamp<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(if value.is_empty() { ZERO_TIME } else { value })
-}
-
-/// Text fields: a string, a number or boolean (as its text), or null (as
-/// empty). Anything else is an error.
-fn text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    struct TextVisitor;
-    impl<'de> serde::de::Visitor<'de> for TextVisitor {
-        type Value = String;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("text")
-        }
-        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
-            Ok(v.to_string())
-        }
-        fn visit_string<E: serde::de::Error>(self, v: String) -> Result<String, E> {
-            Ok(v)
-        }
-        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<String, E> {
-            Ok(v.to_string())
-        }
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<String, E> {
-            Ok(v.to_string())
-        }
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<String, E> {
-            Ok(v.to_string())
-        }
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<String, E> {
-            Ok(v.to_string())
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<String, E> {
-            Ok(String::new())
-        }
-        fn visit_none<E: serde::de::Error>(self) -> Result<String, E> {
-            Ok(String::new())
-        }
-        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-            text(d)
-        }
-    }
-    deserializer.deserialize_any(TextVisitor)
-}
-
-/// Lists and maps: `null` reads as empty.
-fn list<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    deserializer: D,
-) -> Result<Vec<T>, D::Error> {
-    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
-}
-
-fn map<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    deserializer: D,
-) -> Result<IndexMap<String, T>, D::Error> {
-    Ok(Option::<IndexMap<String, T>>::deserialize(deserializer)?.unwrap_or_default())
-}
-
-/// `version`: an integer, or text holding one (`"1"`); other text reads as
-/// 0 so that the reader reports the wrong version rather than a type error.
-fn lenient_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
-    let raw = text(deserializer)?;
-    Ok(raw.trim().parse().unwrap_or(0))
-}
-
-fn lenient_serial<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
-    let raw = text(deserializer)?;
-    if raw.trim().is_empty() {
-        return Ok(0);
-    }
-    raw.trim().parse().map_err(|_| {
-        serde::de::Error::custom(format!("`serial` must be a whole number, found `{raw}`"))
-    })
 }
 
 /// Read without a schema: unknown keys are warned about, with no suggestion.

@@ -14,7 +14,7 @@
 //! previous entry of `lifecycle.order`) is the renderer's choice and does
 //! not depend on how they are chained here: see [`Snapshot::delta_from`].
 
-use super::model::CapturedOutput;
+use super::captured::CapturedOutput;
 use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};

@@ -13,3 +13,4 @@ pub mod edges;
 pub mod plan;
 pub mod requirements;
 pub mod schedule;
+pub mod verb;

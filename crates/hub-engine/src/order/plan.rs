@@ -12,26 +12,11 @@
 
 use super::edges::{Reason, Upstream};
 use super::schedule::Scheduler;
+pub use super::verb::Verb;
 use crate::run::timeout::Timeouts;
 use hub_manifest::Elaborated;
 use indexmap::IndexMap;
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// The two lifecycle verbs a run performs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verb {
-    Deploy,
-    Undeploy,
-}
-
-impl Verb {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verb::Deploy => "deploy",
-            Verb::Undeploy => "undeploy",
-        }
-    }
-}
 
 /// `-c`, `-o`, `-l`, `--with-deps` and `--with-dependents` as given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

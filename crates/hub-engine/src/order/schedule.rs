@@ -14,7 +14,7 @@
 //!
 //! [`Plan::after`]: super::plan::Plan::after
 
-use super::plan::Verb;
+use super::verb::Verb;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 

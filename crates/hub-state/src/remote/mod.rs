@@ -18,3 +18,10 @@ pub mod store;
 pub use location::RemoteLocation;
 pub use lock::{check_unheld, RemoteLock, RemoteUnlocked};
 pub use store::RemoteStore;
+
+use std::path::Path;
+
+/// `s3://`, `gs://`, `az://` and any other `scheme://`.
+pub fn is_remote(path: &Path) -> bool {
+    path.to_str().is_some_and(|p| p.contains("://"))
+}

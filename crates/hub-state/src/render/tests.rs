@@ -1,0 +1,307 @@
+use super::*;
+use crate::model::{RawOutput, Timestamps};
+use hub_manifest::diag::Warnings;
+use std::path::Path;
+
+const EXAMPLE: &str = include_str!("../testdata/example.yaml");
+
+fn example() -> State {
+    super::super::parse(Path::new("example.yaml"), EXAMPLE, &mut Warnings::default())
+        .expect("example parses")
+}
+
+fn same(renderer: &mut Renderer, state: &State) {
+    let expected = super::super::render(state).expect("render");
+    assert_eq!(renderer.render(state).expect("cached render"), expected);
+}
+
+#[test]
+fn the_example_renders_as_the_plain_writer_does() {
+    let mut renderer = Renderer::new(StateFormat::Reference);
+    same(&mut renderer, &example());
+    same(&mut renderer, &example());
+    same(
+        &mut Renderer::new(StateFormat::Reference),
+        &State::default(),
+    );
+    same(&mut renderer, &State::default());
+}
+
+#[test]
+fn components_added_one_by_one_are_written_in_order() {
+    let mut renderer = Renderer::new(StateFormat::Reference);
+    let mut state = example();
+    state.components.clear();
+    for name in ["m", "b", "z", "a", "b2", "0"] {
+        state.components.insert(
+            name.into(),
+            ComponentState {
+                status: "deploying".into(),
+                ..ComponentState::default()
+            },
+        );
+        same(&mut renderer, &state);
+        state.components[name].status = "deployed".into();
+        same(&mut renderer, &state);
+    }
+    state.components.swap_indices(0, 3);
+    same(&mut renderer, &state);
+    state.components.shift_remove("z");
+    same(&mut renderer, &state);
+}
+
+#[test]
+fn a_write_of_one_component_renders_that_one_again() {
+    let mut renderer = Renderer::new(StateFormat::Reference);
+    let mut state = example();
+    same(&mut renderer, &state);
+    let mut out = String::new();
+    for name in ["a", "b", "new"] {
+        let entry = state.component_mut(name);
+        entry.status = format!("{name} again");
+        entry.timestamp = "2024-05-01T10:00:00Z".into();
+        state.serial += 1;
+        renderer
+            .render_into(&state, Changed::Only(name), &mut out)
+            .expect("render");
+        assert_eq!(out, super::super::render(&state).expect("render"));
+    }
+    state.components.shift_remove("a");
+    renderer
+        .render_into(&state, Changed::Only("b"), &mut out)
+        .expect("render");
+    assert_eq!(out, super::super::render(&state).expect("render"));
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "the entry of `b` changed, but the write said it did not")]
+fn a_broken_promise_is_caught_in_debug_builds() {
+    let mut renderer = Renderer::new(StateFormat::Reference);
+    let mut state = example();
+    same(&mut renderer, &state);
+    state.component_mut("b").status = "changed".into();
+    let _ = renderer.render_into(&state, Changed::Only("a"), &mut String::new());
+}
+
+#[test]
+fn several_changed_entries_are_rendered_again_and_the_others_reused() {
+    let mut renderer = Renderer::new(StateFormat::Reference);
+    let mut state = example();
+    same(&mut renderer, &state);
+    state.component_mut("a").status = "one".into();
+    state.component_mut("b").status = "two".into();
+    let changed = ["a".to_string(), "b".to_string()];
+    let mut out = String::new();
+    renderer
+        .render_into(&state, Changed::Several(&changed), &mut out)
+        .expect("cached render");
+    assert_eq!(out, super::super::render(&state).expect("render"));
+}
+
+#[test]
+fn changed_parts_are_rendered_again() {
+    let mut renderer = Renderer::new(StateFormat::Reference);
+    let mut state = example();
+    same(&mut renderer, &state);
+    state.serial += 1;
+    state.status = "incomplete".into();
+    same(&mut renderer, &state);
+    let first = state.components.keys().next().cloned().expect("component");
+    let entry = state.components.get_mut(&first).expect("entry");
+    entry.status = "deploying".into();
+    entry.timestamps = Timestamps {
+        start: "2024-05-01T10:00:00Z".into(),
+        end: String::new(),
+    };
+    entry.raw_outputs.push(RawOutput {
+        name: "yes".into(),
+        value: "on".into(),
+    });
+    same(&mut renderer, &state);
+    state
+        .components
+        .insert("0-first".into(), ComponentState::default());
+    state.components.shift_remove(&first);
+    same(&mut renderer, &state);
+    state.lifecycle.order.reverse();
+    state.stack_parameters.reverse();
+    state.captured_outputs.reverse();
+    state
+        .provides
+        .insert("z".into(), vec!["b".into(), "a".into()]);
+    same(&mut renderer, &state);
+    let operation = state.operations.last_mut().expect("operation");
+    operation.status = "error".into();
+    operation.phases.push(Phase {
+        phase: "c".into(),
+        status: "deploying".into(),
+    });
+    same(&mut renderer, &state);
+    let operation = state.operations.last_mut().expect("operation");
+    operation.phases.last_mut().expect("phase").status = "deployed".into();
+    operation.phases.insert(0, Phase::default());
+    same(&mut renderer, &state);
+    let mut second = state.operations[0].clone();
+    second.phases.clear();
+    second.id = "second".into();
+    state.operations.push(second);
+    same(&mut renderer, &state);
+    state.operations.remove(0);
+    state.components.clear();
+    state.lifecycle.order.clear();
+    same(&mut renderer, &state);
+}
+
+#[test]
+fn a_long_value_shared_with_a_stack_parameter_is_written_once_and_read_back_whole() {
+    let long = "line of a certificate\n".repeat(1000);
+    let mut state = example();
+    state
+        .stack_parameters
+        .push(StateParameter::new("cert", Value::String(long.clone())));
+    // Written in the order of their names: read back so.
+    state
+        .stack_parameters
+        .sort_by_cached_key(StateParameter::qualified_name);
+    let short = crate::StateParameter::new("cert", Value::String("short".into()));
+    for name in ["a", "b"] {
+        let entry = state.component_mut(name);
+        entry
+            .parameters
+            .push(StateParameter::new("cert", Value::String(long.clone())));
+    }
+    state.component_mut("b").parameters.push(short);
+    for format in [StateFormat::Reference, StateFormat::Linear] {
+        let mut renderer = Renderer::new(format);
+        let text = renderer.render(&state).expect("render");
+        assert_eq!(
+            text.matches("line of a certificate").count(),
+            1000,
+            "{format:?}"
+        );
+        let anchor = anchor("cert");
+        assert_eq!(
+            text.matches(&format!("value: &{anchor} ")).count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches(&format!("value: *{anchor}\n")).count(),
+            2,
+            "{text}"
+        );
+        assert!(text.contains("value: short\n"), "{text}");
+        let again =
+            super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+        assert_eq!(again, state, "{format:?}");
+        // A component entry changed alone is written with its alias.
+        let mut changed = state.clone();
+        changed.component_mut("a").status = "deploying".into();
+        let mut out = String::new();
+        renderer
+            .render_into(&changed, Changed::Only("a"), &mut out)
+            .expect("render");
+        let again =
+            super::super::parse(Path::new("s"), &out, &mut Warnings::default()).expect("parse");
+        assert_eq!(again, changed, "{format:?}");
+        // The stack parameter changes: no entry aliases it any more.
+        let cert = changed
+            .stack_parameters
+            .iter_mut()
+            .find(|p| p.name == "cert");
+        cert.expect("cert").value = Value::String("x".repeat(SHARED_VALUE_BYTES));
+        renderer
+            .render_into(&changed, Changed::Only("a"), &mut out)
+            .expect("render");
+        assert!(!out.contains(&format!("*{anchor}")), "{out}");
+        let again =
+            super::super::parse(Path::new("s"), &out, &mut Warnings::default()).expect("parse");
+        assert_eq!(again, changed, "{format:?}");
+    }
+}
+
+fn output(component: &str, value: &str) -> CapturedOutput {
+    CapturedOutput {
+        component: component.into(),
+        name: "out".into(),
+        value: Value::String(value.into()),
+        ..CapturedOutput::default()
+    }
+}
+
+/// Components `c0..c{n}` in order, each knowing the outputs of those
+/// before it and its own.
+fn chain(n: usize) -> State {
+    let mut state = State::new(
+        Default::default(),
+        (0..n).map(|i| format!("c{i}")).collect(),
+    );
+    let mut known = Vec::new();
+    for i in 0..n {
+        known.push(output(&format!("c{i}"), &format!("v{i}")));
+        let run = crate::ComponentRun {
+            snapshot: known.clone(),
+            ..Default::default()
+        };
+        state.record_component_run(&format!("c{i}"), run, "2024-05-01T10:00:00Z");
+    }
+    state
+}
+
+fn linear(renderer: &mut Renderer, state: &State, changed: Changed<'_>) -> String {
+    let mut out = String::new();
+    renderer
+        .render_into(state, changed, &mut out)
+        .expect("render");
+    let fresh = super::super::render_as(state, StateFormat::Linear).expect("render");
+    assert_eq!(out, fresh, "cached and fresh linear texts differ");
+    out
+}
+
+#[test]
+fn the_linear_layout_writes_each_output_once_and_reads_back_the_same_snapshots() {
+    let state = chain(30);
+    let text = linear(
+        &mut Renderer::new(StateFormat::Linear),
+        &state,
+        Changed::Any,
+    );
+    assert_eq!(text.matches("value: v7\n").count(), 1, "{text}");
+    assert_eq!(text.matches("capturedOutputsBase:").count(), 29);
+    let again =
+        super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+    assert_eq!(again, state);
+    assert_eq!(
+        super::super::render(&again).expect("render"),
+        super::super::render(&state).expect("render")
+    );
+    let reference = super::super::render(&state).expect("render");
+    assert_eq!(reference.matches("value: v7\n").count(), 30 - 7);
+}
+
+#[test]
+fn an_entry_is_written_again_when_the_snapshot_it_is_written_against_changes() {
+    let mut renderer = Renderer::new(StateFormat::Linear);
+    let mut state = chain(5);
+    linear(&mut renderer, &state, Changed::Any);
+    // c2 runs again and changes its output: c3 is written against it.
+    let mut known = state.components["c2"].captured_outputs.to_vec();
+    known[2] = output("c2", "changed");
+    let run = crate::ComponentRun {
+        snapshot: known,
+        ..Default::default()
+    };
+    state.record_component_run("c2", run, "2024-05-01T10:00:01Z");
+    let text = linear(&mut renderer, &state, Changed::Only("c2"));
+    let again =
+        super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+    assert_eq!(again, state);
+    // c2 leaves the stack: c3 is written against c1.
+    state.components.shift_remove("c2");
+    let text = linear(&mut renderer, &state, Changed::Only("c2"));
+    assert!(text.contains("capturedOutputsBase: c1"), "{text}");
+    let again =
+        super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+    assert_eq!(again, state);
+}

@@ -1,0 +1,174 @@
+//! The text and bytes of a state file: reading the bytes, unsealing,
+//! parsing with the kind/version checks, the serial, and rendering.
+
+use super::paths::backup_path;
+use crate::crypto;
+use crate::integrity;
+use crate::layout::{resolve_snapshots, StateFormat};
+use crate::model::State;
+use crate::render::Renderer;
+use crate::StateError;
+use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::{locate, ManifestError, Segment, SourceFile};
+use std::path::{Path, PathBuf};
+
+/// The state's own bytes: a sealed (encrypted) state is decrypted with the
+/// password in `HUB_CRYPTO_PASSWORD` (see [`crate::crypto`]); anything else
+/// is returned as it is.
+pub(crate) fn unseal(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, StateError> {
+    if !crypto::is_sealed(&bytes) {
+        return Ok(bytes);
+    }
+    crypto::password_from_environment()
+        .and_then(|password| crypto::open(&password, &bytes))
+        .map_err(|error| StateError::Sealed {
+            path: path.to_path_buf(),
+            error,
+        })
+}
+
+/// The bytes of the file at `path`; `Ok(None)` when it does not exist.
+/// `backup` is named in the error when it cannot be read.
+pub(crate) fn read_bytes(
+    path: &Path,
+    backup: Option<PathBuf>,
+) -> Result<Option<Vec<u8>>, StateError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StateError::Read {
+            path: path.to_path_buf(),
+            source,
+            backup,
+        }),
+    }
+}
+
+/// Parses the text of a state file; `path` is used in messages only.
+pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, StateError> {
+    integrity::check(text).map_err(|reason| StateError::Broken {
+        path: path.to_path_buf(),
+        reason,
+        backup: existing_backup(path),
+    })?;
+    let source = SourceFile {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+    };
+    let (state, documents) = source
+        .first_document::<State>(warnings)
+        .map_err(|e| decode_error(path, e))?;
+    let mut state = state.ok_or_else(|| StateError::Empty {
+        path: path.to_path_buf(),
+        backup: existing_backup(path),
+    })?;
+    if documents > 1 {
+        warnings.warn(
+            Some(Location::file(path)),
+            "the state file holds more than one YAML document; only the first is read",
+        );
+    }
+    check_document(path, text, &state)?;
+    resolve_snapshots(path, &mut state)?;
+    Ok(state)
+}
+
+fn check_document(path: &Path, text: &str, state: &State) -> Result<(), StateError> {
+    let at = |key: &str| {
+        let (line, column) = locate(text, &[Segment::Key(key.to_string())]).unwrap_or((1, 1));
+        Location::at(path, line, column)
+    };
+    if state.kind != "state" {
+        return Err(StateError::WrongKind {
+            location: at("kind"),
+            kind: state.kind.clone(),
+        });
+    }
+    if state.version != 1 {
+        return Err(StateError::WrongVersion {
+            location: at("version"),
+            version: state.version,
+        });
+    }
+    for name in state.components.keys() {
+        if let Err(error) = hub_manifest::names::check_component_name(name) {
+            let entry = [
+                Segment::Key("components".to_string()),
+                Segment::Key(name.clone()),
+            ];
+            let (line, column) = locate(text, &entry).unwrap_or((1, 1));
+            let location = Location::at(path, line, column);
+            return Err(StateError::BadComponentName { location, error });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn decode_error(path: &Path, error: ManifestError) -> StateError {
+    let backup = existing_backup(path);
+    match error {
+        ManifestError::Yaml {
+            location, message, ..
+        }
+        | ManifestError::Limit { location, message } => StateError::Yaml {
+            location,
+            message,
+            backup,
+        },
+        ManifestError::Read { source, .. } => StateError::Read {
+            path: path.to_path_buf(),
+            source,
+            backup,
+        },
+        ManifestError::Gzip { source, .. } => StateError::Damaged {
+            path: path.to_path_buf(),
+            reason: format!("it looks gzip-compressed but cannot be decompressed ({source})"),
+            backup,
+        },
+        other => StateError::Damaged {
+            path: path.to_path_buf(),
+            reason: other.to_string(),
+            backup,
+        },
+    }
+}
+
+pub(super) fn existing_backup(path: &Path) -> Option<PathBuf> {
+    let backup = backup_path(path);
+    backup.is_file().then_some(backup)
+}
+
+/// The YAML text a state is written as in the reference's layout
+/// (canonical order, block style).
+pub fn render(state: &State) -> Result<String, StateError> {
+    Ok(hub_manifest::emit::document(&yaml_serde::to_value(
+        state.canonical(),
+    )?))
+}
+
+/// The YAML text of `state` in `format`, as a run writes it (long values
+/// a component shares with a stack parameter written once, see
+/// [`crate::render`]).
+pub fn render_as(state: &State, format: StateFormat) -> Result<String, StateError> {
+    Renderer::new(format).render(state)
+}
+
+/// The `serial` of a state file's content; 0 when it has none or cannot
+/// be read.
+pub(crate) fn serial_of(bytes: &[u8]) -> u64 {
+    let Ok(source) = SourceFile::from_bytes(Path::new("state"), bytes.to_vec()) else {
+        return 0;
+    };
+    if source.check_limits().is_err() {
+        return 0;
+    }
+    let value: yaml_serde::Value = yaml_serde::Deserializer::from_str(&source.text)
+        .next()
+        .and_then(|document| serde::Deserialize::deserialize(document).ok())
+        .unwrap_or(yaml_serde::Value::Null);
+    match value.get("serial") {
+        Some(yaml_serde::Value::Number(n)) => n.as_u64().unwrap_or(0),
+        Some(yaml_serde::Value::String(s)) => s.trim().parse().unwrap_or(0),
+        _ => 0,
+    }
+}

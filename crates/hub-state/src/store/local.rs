@@ -1,0 +1,585 @@
+//! One local location a writer writes: the state file, its backup and
+//! its journal, replaced atomically.
+
+use super::codec::serial_of;
+use super::files::{
+    exchange, folder_of, remove_leftovers, sync_opened_folder, temp_path, unsupported, write_error,
+    write_reused, write_synced, Swapped,
+};
+use super::paths::{backup_path, real_location};
+use crate::backend::StateStore;
+use crate::clock::Clock;
+use crate::journal::{self};
+use crate::lock::StateLock;
+use crate::model::State;
+use crate::{beside, private};
+use crate::{is_remote, StateError};
+use hub_manifest::diag::Warnings;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// One location a [`StateWriter`] writes: a local state file, its backup
+/// and its journal.
+pub struct LocalStore {
+    /// The path as given.
+    path: PathBuf,
+    /// The file replaced: the given path, with symbolic links followed.
+    target: PathBuf,
+    backup: PathBuf,
+    folder: PathBuf,
+    /// Mode of the written files: the existing file's, else private.
+    mode: u32,
+    /// A file exists at `target`.
+    exists: bool,
+    /// The folder, opened at the first write to flush it after each.
+    folder_handle: Option<File>,
+    /// The file each write goes to before it is swapped into place; after
+    /// the swaps it holds an old version, and the next write reuses it.
+    spare: Option<PathBuf>,
+    /// The file system swaps two names atomically (`RENAME_EXCHANGE`).
+    swaps: bool,
+    /// The serial and size of the state file on disk.
+    file_serial: u64,
+    file_size: u64,
+    journal: JournalFile,
+    /// Held while a run works on this location (see [`crate::lock`]).
+    lock: Option<StateLock>,
+    /// The id of the lock this process held on the state when the store
+    /// was opened: it must still be there before a component starts.
+    lock_id: Option<String>,
+    /// The state file as last read or written (see [`crate::fence`]).
+    identity: Option<crate::fence::FileIdentity>,
+    /// Why this run lost the state: nothing more is written.
+    fenced: Option<String>,
+}
+
+/// `STATE.journal` as a writer sees it.
+struct JournalFile {
+    path: PathBuf,
+    /// Open for writing once a record was written.
+    file: Option<File>,
+    /// Bytes of complete records (and the header).
+    size: u64,
+    /// Bytes of the file: `size`, then the zeros written ahead of the
+    /// records (see [`journal::ZEROS_AHEAD`]).
+    allocated: u64,
+    /// Complete records since the last fold.
+    records: usize,
+    /// An append failed and the file may end in a partial record: the
+    /// next write folds.
+    broken: bool,
+}
+
+impl Drop for LocalStore {
+    fn drop(&mut self) {
+        if let Some(spare) = self.spare.take() {
+            let _ = std::fs::remove_file(spare);
+        }
+    }
+}
+
+impl LocalStore {
+    /// The location `path` and its serial (`known` when given: the serial
+    /// of the state just read from it, journal included). A stale journal
+    /// is removed, a cut last record cut off: the caller holds the lock.
+    pub(super) fn open(path: &Path, known: Option<u64>) -> Result<(LocalStore, u64), StateError> {
+        if is_remote(path) {
+            return Err(StateError::Remote {
+                path: path.to_path_buf(),
+            });
+        }
+        let target = real_location(path);
+        let (exists, mode, file_size) = match std::fs::metadata(&target) {
+            Ok(meta) => (true, meta.permissions().mode() & 0o7777, meta.len()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, private::FILE_MODE, 0),
+            Err(source) => {
+                return Err(StateError::Write {
+                    path: target,
+                    action: "read the current content to back it up",
+                    source,
+                })
+            }
+        };
+        let journal_path = journal::journal_path(&target);
+        let backup = backup_path(&target);
+        for companion in [&journal_path, &backup] {
+            beside::check_file(companion).map_err(|source| StateError::Beside {
+                path: companion.clone(),
+                source,
+            })?;
+        }
+        let has_journal = std::fs::symlink_metadata(&journal_path).is_ok();
+        let file_serial = match known {
+            Some(serial) if !has_journal => serial,
+            _ if exists => {
+                let bytes = std::fs::read(&target).map_err(|source| StateError::Write {
+                    path: target.clone(),
+                    action: "read the current content to back it up",
+                    source,
+                })?;
+                serial_of(&bytes)
+            }
+            _ => 0,
+        };
+        remove_leftovers(&target);
+        let identity = crate::fence::identity_of(&target);
+        let mut location = LocalStore {
+            path: path.to_path_buf(),
+            backup,
+            folder: folder_of(&target),
+            target,
+            mode,
+            exists,
+            folder_handle: None,
+            spare: None,
+            swaps: true,
+            file_serial,
+            file_size,
+            journal: JournalFile {
+                path: journal_path,
+                file: None,
+                size: 0,
+                allocated: 0,
+                records: 0,
+                broken: false,
+            },
+            lock: None,
+            lock_id: crate::lock::held_here(path),
+            identity,
+            fenced: None,
+        };
+        let mut serial = known.unwrap_or(file_serial).max(file_serial);
+        if has_journal {
+            serial = serial.max(location.adopt_journal()?);
+        }
+        Ok((location, serial))
+    }
+
+    /// The location `path`, locked for `operation` first (the lock is held
+    /// until [`super::StateStore::unlock`] or the store is dropped).
+    pub fn locked(path: &Path, operation: &str, clock: &Clock) -> Result<LocalStore, StateError> {
+        let lock = StateLock::acquire(path, operation, clock)?;
+        let (mut store, _) = LocalStore::open(path, None)?;
+        store.lock = Some(lock);
+        Ok(store)
+    }
+
+    /// The path as given.
+    pub(super) fn given_path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The journal's records since the last fold, its size, and whether
+    /// an append failed on it.
+    pub(super) fn journal_counts(&self) -> (usize, u64, bool) {
+        (self.journal.records, self.journal.size, self.journal.broken)
+    }
+
+    /// The size of the state file as last read or written.
+    pub(super) fn file_size(&self) -> u64 {
+        self.file_size
+    }
+
+    pub(super) fn take_lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
+        if self.lock.is_none() {
+            let lock = StateLock::acquire(&self.path, operation, clock)?;
+            self.lock_id = Some(lock.info().id.clone());
+            self.lock = Some(lock);
+        }
+        Ok(())
+    }
+
+    pub(super) fn release_lock(&mut self) -> Result<(), StateError> {
+        self.lock_id = None;
+        match self.lock.take() {
+            Some(lock) => lock.release(),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes over the journal a killed run left: a stale one (or one
+    /// without a record) is removed, a cut last record cut off. Returns the
+    /// serial of its last record.
+    fn adopt_journal(&mut self) -> Result<u64, StateError> {
+        let path = self.journal.path.clone();
+        let failure = |action| write_error(&path, action);
+        let scanned = match journal::scan(&path)? {
+            Some(scanned)
+                if self.exists
+                    && scanned.base == self.file_serial
+                    && !scanned.records.is_empty() =>
+            {
+                scanned
+            }
+            _ => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(failure("remove the stale journal")(e))
+                }
+                _ => return Ok(0),
+            },
+        };
+        if scanned.cut {
+            let file = beside::open(&path, OpenOptions::new().write(true), private::FILE_MODE)
+                .map_err(failure("cut the journal's last record"))?;
+            file.set_len(scanned.valid_length)
+                .and_then(|()| file.sync_all())
+                .map_err(failure("cut the journal's last record"))?;
+        }
+        self.journal.size = scanned.valid_length;
+        self.journal.records = scanned.records.len();
+        Ok(scanned.last_serial())
+    }
+
+    /// Appends `line` (one record) to the journal, created with its header
+    /// if needed; on disk when it returns if `durable` (which flushes the
+    /// records appended before it too). The record is written over the
+    /// zeros ahead of the records, more of which are written first when it
+    /// would not fit.
+    pub(super) fn append_record(
+        &mut self,
+        operation: &str,
+        line: &str,
+        durable: bool,
+    ) -> Result<(), StateError> {
+        if self.fenced.is_some() {
+            return self.prove_owner();
+        }
+        let path = self.journal.path.clone();
+        let failure = |action| write_error(&path, action);
+        let created = self.journal.file.is_none();
+        if created {
+            // The journal's name may be another run's by now.
+            self.prove_owner()?;
+            // A new journal is created, never opened: a link or file
+            // planted at its path since the last fold is refused.
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(self.journal.size == 0);
+            let file = beside::open(&path, &mut options, private::FILE_MODE)
+                .map_err(failure("create the journal"))?;
+            // A new journal starts empty, an adopted one at its last record.
+            file.set_len(self.journal.size)
+                .map_err(failure("create the journal"))?;
+            self.journal.allocated = self.journal.size;
+            self.journal.file = Some(file);
+        }
+        let mut bytes = Vec::with_capacity(line.len() + 64);
+        if self.journal.size == 0 {
+            bytes.extend_from_slice(journal::header(self.file_serial, operation).as_bytes());
+        }
+        bytes.extend_from_slice(line.as_bytes());
+        let end = self.journal.size + bytes.len() as u64;
+        let mut allocated = self.journal.allocated;
+        if end > allocated {
+            allocated = end.next_multiple_of(journal::ZEROS_AHEAD);
+            bytes.resize(bytes.len() + (allocated - end) as usize, 0);
+        }
+        let Some(file) = self.journal.file.as_mut() else {
+            return Ok(());
+        };
+        let written =
+            file.write_all_at(&bytes, self.journal.size)
+                .and_then(|()| match durable || created {
+                    true => file.sync_data(),
+                    false => Ok(()),
+                });
+        if let Err(source) = written {
+            self.journal.broken = file
+                .set_len(self.journal.size)
+                .and_then(|()| file.sync_data())
+                .is_err();
+            self.journal.allocated = self.journal.size;
+            return Err(failure("append to the journal")(source));
+        }
+        self.journal.allocated = allocated;
+        self.journal.size = end;
+        self.journal.records += 1;
+        if created {
+            // The journal's name must reach the disk with its first record.
+            self.flush_folder()?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the state file with `state` and removes the journal.
+    /// `backup`: written as `STATE.backup` first (the state as folded
+    /// before); `None`: the current file becomes the backup.
+    pub(super) fn fold_files(
+        &mut self,
+        serial: u64,
+        backup: Option<&[u8]>,
+        state: &[u8],
+    ) -> Result<(), StateError> {
+        self.prove_owner()?;
+        match backup {
+            None => self.replace(state)?,
+            Some(backup) => {
+                self.install(&self.backup.clone(), backup)?;
+                self.install(&self.target.clone(), state)?;
+                self.exists = true;
+            }
+        }
+        self.exists = true;
+        self.file_size = state.len() as u64;
+        self.file_serial = serial;
+        self.identity = crate::fence::identity_of(&self.target);
+        self.drop_journal()
+    }
+
+    /// Fails when this run no longer owns the state (see
+    /// [`crate::fence`]); once it failed, it always fails.
+    pub(super) fn prove_owner(&mut self) -> Result<(), StateError> {
+        if self.fenced.is_none() {
+            self.fenced = crate::fence::local_owner_lost(&crate::fence::LocalOwnership {
+                given: &self.path,
+                target: &self.target,
+                lock_id: self.lock_id.as_deref(),
+                seen: self.identity,
+                serial: if self.exists { self.file_serial } else { 0 },
+            });
+        }
+        match &self.fenced {
+            Some(reason) => Err(crate::fence::lost(&self.path, reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes `bytes` to a flushed temporary file renamed over `path`.
+    fn install(&self, path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+        let temp = temp_path(path);
+        let result = write_synced(&temp, bytes, self.mode)
+            .and_then(|()| std::fs::rename(&temp, path))
+            .map_err(|source| StateError::Write {
+                path: path.to_path_buf(),
+                action: "replace the file",
+                source,
+            });
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
+
+    /// Removes the journal after a fold, and flushes the folder.
+    fn drop_journal(&mut self) -> Result<(), StateError> {
+        let had =
+            self.journal.file.take().is_some() || self.journal.records > 0 || self.journal.broken;
+        self.journal.size = 0;
+        self.journal.allocated = 0;
+        self.journal.records = 0;
+        self.journal.broken = false;
+        if !had {
+            return Ok(());
+        }
+        match std::fs::remove_file(&self.journal.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(StateError::Write {
+                    path: self.journal.path.clone(),
+                    action: "remove the folded journal",
+                    source: e,
+                })
+            }
+            _ => {}
+        }
+        self.flush_folder()
+    }
+
+    fn replace(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        if self.swaps {
+            match self.swap_in(bytes) {
+                Swapped::Done(result) => {
+                    result?;
+                    return self.flush_folder();
+                }
+                Swapped::Unsupported => self.swaps = false,
+                Swapped::NotFiles => {}
+            }
+        }
+        let failure = |action: &'static str| {
+            let path = self.target.clone();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
+        let temp = temp_path(&self.target);
+        let result = write_synced(&temp, bytes, self.mode)
+            .map_err(failure("write a temporary file"))
+            .and_then(|()| match self.exists {
+                true => self.back_up(),
+                false => Ok(()),
+            })
+            .and_then(|()| {
+                std::fs::rename(&temp, &self.target).map_err(failure("rename the temporary file"))
+            });
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result?;
+        self.flush_folder()
+    }
+
+    /// The new content goes to the spare file (reused from one write to the
+    /// next), which then swaps names with `STATE`, and the previous content
+    /// with `STATE.backup`: `STATE` and `STATE.backup` are whole at every
+    /// moment, and no file is created or deleted after the first writes,
+    /// which keeps file systems from hunting for a free inode each time.
+    fn swap_in(&mut self, bytes: &[u8]) -> Swapped {
+        let failure = |action: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
+        // Only regular files trade names: anything else at either path is
+        // left to the plain write, which reports it.
+        let regular =
+            |path: &Path| std::fs::symlink_metadata(path).map(|meta| meta.file_type().is_file());
+        if self.exists
+            && (!matches!(regular(&self.target), Ok(true))
+                || matches!(regular(&self.backup), Ok(false)))
+        {
+            return Swapped::NotFiles;
+        }
+        let spare = self
+            .spare
+            .get_or_insert_with(|| temp_path(&self.target))
+            .clone();
+        if let Err(error) = write_reused(&spare, bytes, self.mode) {
+            return Swapped::Done(Err(failure("write a temporary file", &self.target)(error)));
+        }
+        if !self.exists {
+            self.spare = None;
+            let renamed = std::fs::rename(&spare, &self.target);
+            return Swapped::Done(
+                renamed.map_err(failure("rename the temporary file", &self.target)),
+            );
+        }
+        match exchange(&spare, &self.target) {
+            Err(error) if unsupported(&error) => return Swapped::Unsupported,
+            Err(error) => {
+                return Swapped::Done(Err(failure("rename the temporary file", &self.target)(
+                    error,
+                )))
+            }
+            Ok(()) => {}
+        }
+        // `spare` now holds the previous content: it becomes the backup.
+        let backed_up = match exchange(&spare, &self.backup) {
+            Ok(()) => Ok(()),
+            Err(_) => {
+                self.spare = None;
+                std::fs::rename(&spare, &self.backup)
+            }
+        };
+        Swapped::Done(backed_up.map_err(failure("rename the backup", &self.backup)))
+    }
+
+    fn flush_folder(&mut self) -> Result<(), StateError> {
+        let failure = |action: &'static str| {
+            let path = self.target.clone();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
+        let folder = match &self.folder_handle {
+            Some(folder) => folder,
+            None => self
+                .folder_handle
+                .insert(File::open(&self.folder).map_err(failure("flush the folder"))?),
+        };
+        sync_opened_folder(folder).map_err(failure("flush the folder"))
+    }
+
+    /// `STATE.backup` becomes the current `STATE`: a hard link renamed into
+    /// place, or a flushed copy where links are not supported.
+    fn back_up(&self) -> Result<(), StateError> {
+        let failure = |action: &'static str| {
+            let path = self.backup.clone();
+            move |source| StateError::Write {
+                path,
+                action,
+                source,
+            }
+        };
+        let temp = temp_path(&self.backup);
+        let _ = std::fs::remove_file(&temp);
+        let result = match std::fs::hard_link(&self.target, &temp) {
+            Ok(()) => Ok(()),
+            Err(_) => std::fs::read(&self.target)
+                .and_then(|bytes| write_synced(&temp, &bytes, self.mode))
+                .map_err(failure("copy the current content")),
+        }
+        .and_then(|()| std::fs::rename(&temp, &self.backup).map_err(failure("rename the backup")));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
+}
+
+impl StateStore for LocalStore {
+    fn location(&self) -> &Path {
+        self.given_path()
+    }
+
+    fn load(&self, warnings: &mut Warnings) -> Result<Option<State>, StateError> {
+        super::read::read(self.given_path(), warnings)
+    }
+
+    fn append(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
+        self.append_record(operation, record, true)
+    }
+
+    fn append_unsynced(&mut self, operation: &str, record: &str) -> Result<(), StateError> {
+        self.append_record(operation, record, false)
+    }
+
+    fn fold(&mut self, serial: u64, backup: Option<&[u8]>, state: &[u8]) -> Result<(), StateError> {
+        self.fold_files(serial, backup, state)
+    }
+
+    fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
+        self.take_lock(operation, clock)
+    }
+
+    fn unlock(&mut self) -> Result<(), StateError> {
+        self.release_lock()
+    }
+
+    fn prove_owner(&mut self) -> Result<(), StateError> {
+        LocalStore::prove_owner(self)
+    }
+
+    fn journal_records(&self) -> usize {
+        self.journal_counts().0
+    }
+
+    fn journal_size(&self) -> u64 {
+        self.journal_counts().1
+    }
+
+    fn folded_size(&self) -> u64 {
+        self.file_size()
+    }
+
+    /// A journal file smaller than [`crate::journal::FOLD_MIN_JOURNAL`] is
+    /// read at once whatever the state's size: folding a small state after
+    /// every few records would cost more than the records themselves.
+    fn journal_outgrown(&self) -> bool {
+        let (records, size, _) = self.journal_counts();
+        records > 0 && size > self.file_size().max(crate::journal::FOLD_MIN_JOURNAL)
+    }
+
+    fn journal_broken(&self) -> bool {
+        self.journal_counts().2
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,98 @@
+//! What the commands share: `NAME=value` flags and lists, flags with an
+//! environment fallback, the interrupt handler, the running hub's path,
+//! and the refusal of near typos.
+
+use crate::error::Error;
+use hub_manifest::diag::Warnings;
+use indexmap::IndexMap;
+use std::path::PathBuf;
+
+/// Unknown keys within a typo of a known key stop `elaborate`, `deploy`
+/// and `plan` before anything is written, unless `--lenient`.
+pub(super) fn refuse_near_typos(warnings: &mut Warnings, lenient: bool) -> Result<(), Error> {
+    if lenient {
+        return Ok(());
+    }
+    let typos = warnings.take_near_typos();
+    if typos.is_empty() {
+        return Ok(());
+    }
+    Err(hub_manifest::ManifestError::NearTypos { typos }.into())
+}
+
+/// `K=V,K=V` (the flag may also be repeated); the value may contain `=`.
+pub fn parse_overrides(flags: &[String]) -> Result<IndexMap<String, String>, Error> {
+    parse_pairs("-e", flags)
+}
+
+/// `NAME=value[,NAME=value]` flags, in order.
+pub(super) fn parse_pairs(
+    flag: &'static str,
+    flags: &[String],
+) -> Result<IndexMap<String, String>, Error> {
+    let mut out = IndexMap::new();
+    for pair in flags
+        .iter()
+        .flat_map(|f| f.split(','))
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').ok_or_else(|| Error::Usage {
+            flag,
+            value: pair.to_string(),
+            reason: "expected NAME=value".into(),
+        })?;
+        out.insert(key.to_string(), value.to_string());
+    }
+    Ok(out)
+}
+
+pub(super) fn split_list(flags: &[String]) -> Vec<String> {
+    flags
+        .iter()
+        .flat_map(|f| f.split(','))
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The value of `variable` unless it is unset or empty.
+pub(super) fn non_empty_env(variable: &str) -> Option<String> {
+    std::env::var(variable).ok().filter(|v| !v.is_empty())
+}
+
+/// A path given with `flag`, else the value of `variable`.
+pub(super) fn flag_or_env(
+    given: Option<PathBuf>,
+    flag: &'static str,
+    variable: &str,
+) -> Result<PathBuf, Error> {
+    given
+        .or_else(|| non_empty_env(variable).map(PathBuf::from))
+        .ok_or_else(|| Error::Usage {
+            flag,
+            value: String::new(),
+            reason: format!("give it, or set {variable} (a deploy sets it for its components)"),
+        })
+}
+
+pub(super) fn parse_os_environment(
+    text: &str,
+) -> Result<hub_engine::child::env::OsEnvironment, Error> {
+    text.parse().map_err(|reason| Error::Usage {
+        flag: "--os-environment",
+        value: text.to_string(),
+        reason,
+    })
+}
+
+pub(super) fn install_interrupts(
+) -> Result<std::sync::Arc<hub_engine::run::interrupt::Interrupts>, Error> {
+    use hub_engine::run::interrupt::{Interrupts, DEFAULT_GRACE};
+    Interrupts::install(DEFAULT_GRACE)
+        .map_err(|e| Error::from(hub_engine::run::error::EngineError::Signals(e)))
+}
+
+/// The running hub, for components that call it back (`$HUB`).
+pub(super) fn hub_executable() -> PathBuf {
+    std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hub"))
+}

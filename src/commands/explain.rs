@@ -1,0 +1,56 @@
+//! `hub explain`: what a state records, in the format asked for.
+
+use super::common::split_list;
+use super::output::write_stdout;
+use crate::error::Error;
+use hub_manifest::diag::Warnings;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// `hub explain [ELABORATED] STATE`: what the state records, in the format
+/// asked for.
+pub fn explain(args: crate::cli::ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::explain::render::{self, Style};
+    let (elaborated, states) = match args.files.as_slice() {
+        [states] => (None, states),
+        [elaborated, states] => (Some(PathBuf::from(elaborated)), states),
+        _ => unreachable!("clap takes one or two files"),
+    };
+    let request = crate::explain::Request {
+        elaborated,
+        states: split_list(std::slice::from_ref(states))
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
+        component: args.component,
+        global: args.global,
+        raw_outputs: args.raw_outputs,
+        reveal: args.reveal,
+    };
+    let explained = crate::explain::explain(&request, warnings)?;
+    let style = Style::detect(
+        std::io::stdout().is_terminal(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+    );
+    let text = if args.op_log {
+        render::operations(&explained, style)
+    } else if args.json {
+        render::json(&explained)
+    } else if args.yaml {
+        render::yaml(&explained)?
+    } else if args.kv {
+        render::kv(&explained)
+    } else if args.sh {
+        let (text, clashes) = render::sh(&explained);
+        for name in clashes {
+            warnings.warn(
+                None,
+                format!("two keys both make the shell variable `{name}`: the first is printed"),
+            );
+        }
+        text
+    } else {
+        render::text(&explained, style)
+    };
+    write_stdout(text.as_bytes())
+}

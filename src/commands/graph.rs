@@ -1,0 +1,40 @@
+//! `hub graph`: the dependency graph of a stack.
+
+use super::common::parse_overrides;
+use super::load_stack;
+use super::output::write_stdout;
+use crate::error::Error;
+use hub_manifest::diag::Warnings;
+
+/// `hub graph`: the dependency graph of a stack.
+pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use hub_engine::order::plan::{Plan, Selection, Verb};
+    use hub_engine::run::error::EngineError;
+    use hub_engine::view::graph::{self, Format, Graph};
+    let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
+        flag: "--format",
+        value: args.format.clone(),
+        reason: "use `dot` or `mermaid`".into(),
+    })?;
+    let overrides = parse_overrides(&args.environment)?;
+    let stack = load_stack(
+        &args.manifest,
+        args.base_dir.as_deref(),
+        &overrides,
+        warnings,
+    )?;
+    let elaborated = &stack.elaborated;
+    let order = stack.validated_order()?;
+    let plan = Plan::new(elaborated, order, Verb::Deploy, &Selection::default(), None)
+        .map_err(EngineError::from)?;
+    // Read-only: no lock is taken and nothing is written.
+    let state = match &args.state {
+        Some(path) => Some(hub_state::read(path, warnings)?),
+        None => None,
+    };
+    let status =
+        |name: &str| graph::component_status(state.as_ref().and_then(Option::as_ref), name);
+    let status: Option<&dyn Fn(&str) -> String> = state.is_some().then_some(&status);
+    let text = graph::render(&Graph::new(&plan, elaborated, status), format);
+    write_stdout(text.as_bytes())
+}
