@@ -5,7 +5,9 @@
 //! Run with `cargo bench --bench elaborate`. Options (after `--`):
 //! `--sizes 100,1000`, `--runs N` (timed runs per size; default 15 for
 //! stacks up to 300 components, 7 above), and `--write DIR`, which only
-//! writes the stacks to `DIR/<size>/` (for profiling) and exits.
+//! writes the stacks to `DIR/<size>/` (for profiling) and exits. Profile
+//! `target/profiling/hub` on them (`cargo build --profile profiling`: the
+//! release build with line tables, which the release binary no longer has).
 //!
 //! The generated stack: N component instances in `depends` chains of ten,
 //! every tenth sharing the source folder of the one before; each component

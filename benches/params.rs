@@ -7,7 +7,9 @@
 //! locked nine times (`--runs N`) with warm caches and nine times with
 //! cold ones; medians count. `--sizes 100000` measures chosen sizes only
 //! (for `valgrind --tool=callgrind --toggle-collect='hub_params::lock::lock*'`)
-//! and writes nothing.
+//! and writes nothing. For source lines in a profile, build the bench with
+//! `cargo bench --profile profiling --bench params --no-run` (the release
+//! build with line tables) and run the executable it names.
 
 use hub_manifest::diag::Warnings;
 use hub_manifest::{Manifest, Parameter};
