@@ -1,16 +1,23 @@
 //! Running components: the deploy, undeploy and invoke lifecycle.
 //!
-//! Data flows one way, through five rooms:
+//! Data flows one way:
 //!
 //! * [`source`] — the stack of a run and its component folders;
-//! * [`order`] — what runs and in which order: the plan, its edges, the
-//!   scheduler, and the requirements the environment must meet;
-//! * [`run`] — the engine that walks the plan, what each component sees,
-//!   and what a run writes into the state;
+//! * [`order`] — which components are selected and in which order and
+//!   waves they run (the schedule), its edges, the scheduler, and the
+//!   requirements the environment must meet;
+//! * [`plan`] — the action plan: what happens to each component and on
+//!   what condition, made once by the planner, then rendered, saved or
+//!   executed;
+//! * [`run`] — the engine that executes the plan, what each component
+//!   sees, and what a run writes into the state;
 //! * [`child`] — one component's process: its environment, its templates,
 //!   the capture of its output;
+//! * [`outcome`] and [`options`] — plain data between the command line,
+//!   the engine and the views;
 //! * [`view`] — what a person or a script reads about a run: live progress,
-//!   the summary, the JSON report, `hub graph` and `hub plan`.
+//!   the summary, the JSON report, `hub graph` and `hub plan`. The engine
+//!   never imports a view, and a view never imports the engine.
 
 pub mod child;
 pub mod options;
