@@ -208,16 +208,32 @@ pub(super) fn header(base: u64, operation: &str) -> String {
 
 /// A record's line: `<byte length> <sha256 prefix> <record>\n`.
 pub(super) fn encode(record: &Record) -> Result<String, StateError> {
-    let json = serde_json::to_string(record).map_err(|e| StateError::Write {
+    encode_value(record)
+}
+
+/// The line of anything that serializes as a record. The JSON is written
+/// once, after room for the line's start, which is then filled in: a
+/// record of the whole state is as large as the state, and is not copied.
+fn encode_value(record: &impl Serialize) -> Result<String, StateError> {
+    // The length (at most 20 digits), a space, the digest, a space.
+    const ROOM: usize = 20 + 1 + HASH_DIGITS + 1;
+    let mut line = vec![b' '; ROOM];
+    serde_json::to_writer(&mut line, record).map_err(|e| StateError::Write {
         path: PathBuf::new(),
         action: "encode a journal record",
         source: std::io::Error::other(e),
     })?;
-    Ok(format!(
-        "{} {} {json}\n",
-        json.len(),
-        digest(json.as_bytes())
-    ))
+    let json = &line[ROOM..];
+    let head = format!("{} {} ", json.len(), digest(json));
+    let start = ROOM - head.len();
+    line[start..ROOM].copy_from_slice(head.as_bytes());
+    line.drain(..start);
+    line.push(b'\n');
+    String::from_utf8(line).map_err(|e| StateError::Write {
+        path: PathBuf::new(),
+        action: "encode a journal record",
+        source: std::io::Error::other(e),
+    })
 }
 
 fn digest(bytes: &[u8]) -> String {
@@ -730,7 +746,86 @@ impl Operation {
     }
 }
 
+/// The line of [`whole`], written from `state` without copying it first:
+/// the same text as `encode(&whole(state, serial))`.
+pub(super) fn encode_whole(state: &State, serial: u64) -> Result<String, StateError> {
+    encode_value(&WholeRecord { state, serial })
+}
+
+/// [`whole`] borrowed: serializes as the [`Record`] it returns, field for
+/// field, each entry made linear only while it is written.
+struct WholeRecord<'s> {
+    state: &'s State,
+    serial: u64,
+}
+
+impl Serialize for WholeRecord<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let state = self.state;
+        let components = WholeComponents {
+            state,
+            bases: super::layout::snapshot_bases(state),
+        };
+        // The fields of `Record`, in its order, as it names them.
+        let mut record = serializer.serialize_struct("Record", 16)?;
+        record.serialize_field("version", &state.version)?;
+        record.serialize_field("kind", &state.kind)?;
+        record.serialize_field("serial", &self.serial)?;
+        record.serialize_field("lineage", &state.lineage)?;
+        record.serialize_field("timestamp", &state.timestamp)?;
+        record.serialize_field("status", &state.status)?;
+        record.serialize_field("message", &state.message)?;
+        record.serialize_field("meta", &state.meta)?;
+        record.serialize_field("lifecycle", &state.lifecycle)?;
+        record.serialize_field("stackParameters", &state.stack_parameters)?;
+        record.serialize_field("capturedOutputs", &state.captured_outputs)?;
+        record.serialize_field("stackOutputs", &state.stack_outputs)?;
+        record.serialize_field("provides", &state.provides)?;
+        if !state.components.is_empty() {
+            record.serialize_field("components", &components)?;
+        }
+        if !state.operations.is_empty() {
+            record.serialize_field("operations", &state.operations)?;
+        }
+        record.end()
+    }
+}
+
+/// The entries of [`WholeRecord`], each in the linear layout.
+struct WholeComponents<'s> {
+    state: &'s State,
+    bases: HashMap<&'s str, &'s str>,
+}
+
+impl Serialize for WholeComponents<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let state = self.state;
+        let mut map = serializer.serialize_map(Some(state.components.len()))?;
+        for (name, entry) in &state.components {
+            match self.bases.get(name.as_str()) {
+                Some(base) => {
+                    let delta = entry
+                        .captured_outputs
+                        .delta_from(&state.components[*base].captured_outputs);
+                    let written = ComponentState {
+                        captured_outputs: Snapshot::from_outputs(delta.set),
+                        captured_outputs_base: base.to_string(),
+                        captured_outputs_removed: delta.removed,
+                        ..entry.clone()
+                    };
+                    map.serialize_entry(name, &written)?;
+                }
+                None => map.serialize_entry(name, entry)?,
+            }
+        }
+        map.end()
+    }
+}
+
 /// The whole state as one record: its entries in the linear layout.
+#[cfg(test)]
 pub(super) fn whole(state: &State, serial: u64) -> Record {
     let bases = super::layout::snapshot_bases(state);
     let components = state
@@ -871,6 +966,15 @@ mod tests {
         apply(&mut other, round_trip(&whole(&live, 9))).expect("whole");
         live.serial = 9;
         assert_eq!(other, live);
+        // Written without the copy, a whole record is the same line.
+        assert_eq!(
+            encode_whole(&live, 9).expect("encode"),
+            encode(&whole(&live, 9)).expect("encode")
+        );
+        assert_eq!(
+            encode_whole(&State::default(), 1).expect("encode"),
+            encode(&whole(&State::default(), 1)).expect("encode")
+        );
     }
 
     fn journal_with(lines: &[String]) -> (tempfile::TempDir, PathBuf) {
