@@ -556,10 +556,15 @@ impl Recorder {
         }
         #[cfg(debug_assertions)]
         {
+            // Without the entries, which are not copied (a debug run's
+            // memory stays close to a release run's).
             self.fixed = Some(Box::new(State {
-                components: IndexMap::new(),
+                meta: state.meta.clone(),
+                lifecycle: state.lifecycle.clone(),
+                stack_parameters: state.stack_parameters.clone(),
+                captured_outputs: state.captured_outputs.clone(),
                 operations: state.operations[..state.operations.len().saturating_sub(1)].to_vec(),
-                ..state.clone()
+                ..State::default()
             }));
         }
     }
