@@ -118,7 +118,7 @@ pub fn read_file(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, 
     };
     let bytes = unseal(path, bytes)?;
     let source = SourceFile::from_bytes(path, bytes).map_err(|e| decode_error(path, e))?;
-    parse(path, &source.text, warnings).map(Some)
+    parse_source(&source, warnings).map(Some)
 }
 
 /// The state's own bytes: a sealed (encrypted) state is decrypted with the
@@ -155,15 +155,22 @@ pub(super) fn read_bytes(
 
 /// Parses the text of a state file; `path` is used in messages only.
 pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, StateError> {
+    let source = SourceFile {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+    };
+    parse_source(&source, warnings)
+}
+
+/// [`parse`] of a file's text as read, without copying it (a state's
+/// text is as large as the state).
+fn parse_source(source: &SourceFile, warnings: &mut Warnings) -> Result<State, StateError> {
+    let (path, text) = (source.path.as_path(), source.text.as_str());
     integrity::check(text).map_err(|reason| StateError::Broken {
         path: path.to_path_buf(),
         reason,
         backup: existing_backup(path),
     })?;
-    let source = SourceFile {
-        path: path.to_path_buf(),
-        text: text.to_string(),
-    };
     let (state, documents) = source
         .first_document::<State>(warnings)
         .map_err(|e| decode_error(path, e))?;
