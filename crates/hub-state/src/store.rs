@@ -171,9 +171,12 @@ fn parse_source(source: &SourceFile, warnings: &mut Warnings) -> Result<State, S
         reason,
         backup: existing_backup(path),
     })?;
-    let (state, documents) = source
-        .first_document::<State>(warnings)
-        .map_err(|e| decode_error(path, e))?;
+    let (state, documents) = match super::pieces::first_state(source) {
+        Some((state, documents)) => (Some(state), documents),
+        None => source
+            .first_document::<State>(warnings)
+            .map_err(|e| decode_error(path, e))?,
+    };
     let mut state = state.ok_or_else(|| StateError::Empty {
         path: path.to_path_buf(),
         backup: existing_backup(path),
