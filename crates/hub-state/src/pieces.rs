@@ -18,7 +18,7 @@ use indexmap::IndexMap;
 
 /// Below this size, the whole document is read at once (the tests read
 /// every state a piece at a time).
-const PIECEWISE_BYTES: usize = if cfg!(test) { 0 } else { 1 << 20 };
+const PIECEWISE_BYTES: usize = if cfg!(test) { 1 } else { 1 << 20 };
 
 /// The first document of `source` as a state, read a piece at a time, and
 /// how many non-empty documents the file holds; `None` when it must be
