@@ -9,7 +9,9 @@
 //! `--sizes 100,1000,10000` (default `100,1000`), `--shapes layered,chain,real,real-roots`
 //! (default all four), `--timeout SECONDS` (per command, default 300: a
 //! command that takes longer is stopped and reported as such) and
-//! `--write FILE` (default `benches/SCALE_RESULTS.md`; `-` prints only).
+//! `--write FILE` (default `benches/SCALE_RESULTS.md`; `-` prints only)
+//! and `--keep DIR` (the stacks are written to `DIR/SHAPE-SIZE` and left
+//! there, with the state the commands wrote, to run hub on by hand).
 //!
 //! Shapes: `layered` is layers of ten, each component depending on two of
 //! the layer before; `chain` has each component depend on the one before.
@@ -333,9 +335,14 @@ struct Row {
     outcomes: Vec<Outcome>,
 }
 
-fn run_stack(shape: Shape, size: usize, timeout: Duration) -> Row {
+fn run_stack(shape: Shape, size: usize, timeout: Duration, keep: Option<&Path>) -> Row {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let root = dir.path();
+    let kept = keep.map(|keep| keep.join(format!("{}-{size}", shape.name())));
+    if let Some(kept) = &kept {
+        let _ = std::fs::remove_dir_all(kept);
+        std::fs::create_dir_all(kept).expect("folder to keep the stack in");
+    }
+    let root = kept.as_deref().unwrap_or(dir.path());
     write_stack(root, shape, size);
     let floor = time_floor(root, size);
     let mut outcomes = Vec::new();
@@ -456,10 +463,11 @@ fn main() {
             .map(|s| s.parse().expect("--timeout takes seconds"))
             .unwrap_or(300),
     );
+    let keep = option("--keep").map(PathBuf::from);
     let mut rows = Vec::new();
     for &shape in &shapes {
         for &size in &sizes {
-            rows.push(run_stack(shape, size, timeout));
+            rows.push(run_stack(shape, size, timeout, keep.as_deref()));
         }
     }
     let text = report(&rows, timeout);

@@ -511,6 +511,30 @@ pub struct Elaborated {
     pub references: ComponentIndex,
 }
 
+impl Manifest {
+    /// Gives back the room its lists grew into while decoded.
+    pub fn shrink_to_fit(&mut self) {
+        self.components.shrink_to_fit();
+        self.outputs.shrink_to_fit();
+        self.parameters.shrink_to_fit();
+        self.parameters
+            .iter_mut()
+            .for_each(Parameter::shrink_to_fit);
+    }
+}
+
+impl Parameter {
+    /// Gives back the room its lists grew into while decoded.
+    fn shrink_to_fit(&mut self) {
+        if !self.parameters.is_empty() {
+            self.parameters.shrink_to_fit();
+            self.parameters
+                .iter_mut()
+                .for_each(Parameter::shrink_to_fit);
+        }
+    }
+}
+
 impl Elaborated {
     /// The component document of that name (the first, if several).
     pub fn component(&self, name: &str) -> Option<&Manifest> {

@@ -208,16 +208,32 @@ pub(super) fn header(base: u64, operation: &str) -> String {
 
 /// A record's line: `<byte length> <sha256 prefix> <record>\n`.
 pub(super) fn encode(record: &Record) -> Result<String, StateError> {
-    let json = serde_json::to_string(record).map_err(|e| StateError::Write {
+    encode_value(record)
+}
+
+/// The line of anything that serializes as a record. The JSON is written
+/// once, after room for the line's start, which is then filled in: a
+/// record of the whole state is as large as the state, and is not copied.
+fn encode_value(record: &impl Serialize) -> Result<String, StateError> {
+    // The length (at most 20 digits), a space, the digest, a space.
+    const ROOM: usize = 20 + 1 + HASH_DIGITS + 1;
+    let mut line = vec![b' '; ROOM];
+    serde_json::to_writer(&mut line, record).map_err(|e| StateError::Write {
         path: PathBuf::new(),
         action: "encode a journal record",
         source: std::io::Error::other(e),
     })?;
-    Ok(format!(
-        "{} {} {json}\n",
-        json.len(),
-        digest(json.as_bytes())
-    ))
+    let json = &line[ROOM..];
+    let head = format!("{} {} ", json.len(), digest(json));
+    let start = ROOM - head.len();
+    line[start..ROOM].copy_from_slice(head.as_bytes());
+    line.drain(..start);
+    line.push(b'\n');
+    String::from_utf8(line).map_err(|e| StateError::Write {
+        path: PathBuf::new(),
+        action: "encode a journal record",
+        source: std::io::Error::other(e),
+    })
 }
 
 fn digest(bytes: &[u8]) -> String {
@@ -540,10 +556,15 @@ impl Recorder {
         }
         #[cfg(debug_assertions)]
         {
+            // Without the entries, which are not copied (a debug run's
+            // memory stays close to a release run's).
             self.fixed = Some(Box::new(State {
-                components: IndexMap::new(),
+                meta: state.meta.clone(),
+                lifecycle: state.lifecycle.clone(),
+                stack_parameters: state.stack_parameters.clone(),
+                captured_outputs: state.captured_outputs.clone(),
                 operations: state.operations[..state.operations.len().saturating_sub(1)].to_vec(),
-                ..state.clone()
+                ..State::default()
             }));
         }
     }
@@ -730,44 +751,10 @@ impl Operation {
     }
 }
 
-/// The whole state as one record: its entries in the linear layout.
-pub(super) fn whole(state: &State, serial: u64) -> Record {
-    let bases = super::layout::snapshot_bases(state);
-    let components = state
-        .components
-        .iter()
-        .map(|(name, entry)| {
-            let mut written = entry.clone();
-            if let Some(base) = bases.get(name.as_str()) {
-                let delta = entry
-                    .captured_outputs
-                    .delta_from(&state.components[*base].captured_outputs);
-                written.captured_outputs = Snapshot::from_outputs(delta.set);
-                written.captured_outputs_base = base.to_string();
-                written.captured_outputs_removed = delta.removed;
-            }
-            (name.clone(), Some(written))
-        })
-        .collect();
-    Record {
-        version: Some(state.version),
-        kind: Some(state.kind.clone()),
-        serial,
-        lineage: Some(state.lineage.clone()),
-        timestamp: Some(state.timestamp.clone()),
-        status: Some(state.status.clone()),
-        message: Some(state.message.clone()),
-        meta: Some(state.meta.clone()),
-        lifecycle: Some(state.lifecycle.clone()),
-        stack_parameters: Some(state.stack_parameters.clone()),
-        captured_outputs: Some(state.captured_outputs.clone()),
-        stack_outputs: Some(state.stack_outputs.clone()),
-        provides: Some(state.provides.clone()),
-        components,
-        operations: state.operations.clone(),
-        logs_appended: None,
-    }
-}
+mod whole;
+pub(crate) use whole::encode_whole;
+#[cfg(test)]
+pub(crate) use whole::whole;
 
 #[cfg(test)]
 mod tests;

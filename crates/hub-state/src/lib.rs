@@ -115,6 +115,7 @@ pub mod locations;
 pub mod lock;
 mod merge;
 pub mod model;
+mod pieces;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 pub use hub_manifest::private;

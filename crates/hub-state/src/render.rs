@@ -154,11 +154,15 @@ struct ComponentsCache {
     entries: Vec<Option<Cached<Entry>>>,
 }
 
-/// A component entry and what its text depends on besides it: the name
-/// and snapshot of its base in the linear layout (empty otherwise).
+/// What the text of a component entry was rendered from: the entry's
+/// fields but its snapshot, as a digest (a copy of every entry would
+/// double a run's memory for its state), its snapshot, and the name and
+/// snapshot of its base in the linear layout (empty otherwise).
 #[derive(Clone)]
 struct Entry {
-    state: ComponentState,
+    /// `None`: not digested (see [`digest_of`]): never the same.
+    digest: Option<[u8; 32]>,
+    captured_outputs: Snapshot,
     base: String,
     base_snapshot: Snapshot,
 }
@@ -170,16 +174,32 @@ impl PartialEq for Entry {
     fn eq(&self, other: &Entry) -> bool {
         self.base == other.base
             && self.base_snapshot.same(&other.base_snapshot)
-            && self
-                .state
-                .captured_outputs
-                .same(&other.state.captured_outputs)
-            && without_snapshot(&self.state) == without_snapshot(&other.state)
+            && self.captured_outputs.same(&other.captured_outputs)
+            && self.digest.is_some()
+            && self.digest == other.digest
     }
 }
 
+/// The SHA-256 of the entry's fields but its snapshot, as `Debug` writes
+/// them (which tells every value from every other: strings quoted, each
+/// variant named); `None` when they cannot be written.
+fn digest_of(state: &ComponentState) -> Option<[u8; 32]> {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write;
+    struct Hashing(Sha256);
+    impl Write for Hashing {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.update(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut hashing = Hashing(Sha256::new());
+    write!(hashing, "{:?}", without_snapshot(state)).ok()?;
+    Some(hashing.0.finalize().into())
+}
+
 /// The entry with its snapshot left out, for comparisons.
-fn without_snapshot(state: &ComponentState) -> impl PartialEq + '_ {
+fn without_snapshot(state: &ComponentState) -> impl std::fmt::Debug + '_ {
     // Every field named: a new one must be compared too.
     let ComponentState {
         timestamp,
@@ -428,19 +448,24 @@ impl Renderer {
                 .filter(same_base)
             {
                 debug_assert!(
-                    cached.value.state == *component,
+                    cached.value.digest == digest_of(component)
+                        && cached
+                            .value
+                            .captured_outputs
+                            .same(&component.captured_outputs),
                     "the entry of `{name}` changed, but the write said it did not ({changed:?})"
                 );
                 out.push_str(&cached.text);
                 continue;
             }
             let entry = Entry {
-                state: component.clone(),
+                digest: digest_of(component),
+                captured_outputs: component.captured_outputs.clone(),
                 base: base.to_string(),
                 base_snapshot,
             };
             out.push_str(reuse(slot, &entry, |entry| {
-                let mut written = as_written(entry);
+                let mut written = as_written(component, entry);
                 let mut anchors = Vec::new();
                 for parameter in &mut written.parameters {
                     if let Some(anchor) = shared.anchor_for(name, parameter) {
@@ -526,15 +551,12 @@ fn reuse<'c, T: PartialEq + Clone>(
 
 /// The entry as the file holds it: its snapshot whole, or as a difference
 /// against its base's.
-fn as_written(entry: &Entry) -> ComponentState {
-    let mut written = entry.state.clone();
+fn as_written(state: &ComponentState, entry: &Entry) -> ComponentState {
+    let mut written = state.clone();
     if entry.base.is_empty() {
         return written;
     }
-    let delta = entry
-        .state
-        .captured_outputs
-        .delta_from(&entry.base_snapshot);
+    let delta = state.captured_outputs.delta_from(&entry.base_snapshot);
     written.captured_outputs = Snapshot::from_outputs(delta.set);
     written.captured_outputs_base = entry.base.clone();
     written.captured_outputs_removed = delta.removed;

@@ -90,7 +90,12 @@ impl LevelBuilder {
     }
 
     pub(super) fn add_component_docs(&mut self, docs: Vec<Manifest>) {
-        self.component_docs.extend(docs);
+        // Kept until the document is written: without the room their
+        // lists grew into while decoded.
+        self.component_docs.extend(docs.into_iter().map(|mut doc| {
+            doc.shrink_to_fit();
+            doc
+        }));
     }
 
     pub(super) fn merge_lifecycle(&mut self) -> Result<Vec<String>, order::OrderError> {

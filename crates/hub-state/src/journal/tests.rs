@@ -98,6 +98,15 @@ fn checkpoints_fold_into_the_state_they_were_taken_from() {
     apply(&mut other, round_trip(&whole(&live, 9))).expect("whole");
     live.serial = 9;
     assert_eq!(other, live);
+    // Written without the copy, a whole record is the same line.
+    assert_eq!(
+        encode_whole(&live, 9).expect("encode"),
+        encode(&whole(&live, 9)).expect("encode")
+    );
+    assert_eq!(
+        encode_whole(&State::default(), 1).expect("encode"),
+        encode(&whole(&State::default(), 1)).expect("encode")
+    );
 }
 
 fn journal_with(lines: &[String]) -> (tempfile::TempDir, PathBuf) {

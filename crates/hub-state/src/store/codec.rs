@@ -46,18 +46,31 @@ pub(crate) fn read_bytes(
 
 /// Parses the text of a state file; `path` is used in messages only.
 pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, StateError> {
+    let source = SourceFile {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+    };
+    parse_source(&source, warnings)
+}
+
+/// [`parse`] of a file's text as read, without copying it (a state's
+/// text is as large as the state).
+pub(super) fn parse_source(
+    source: &SourceFile,
+    warnings: &mut Warnings,
+) -> Result<State, StateError> {
+    let (path, text) = (source.path.as_path(), source.text.as_str());
     integrity::check(text).map_err(|reason| StateError::Broken {
         path: path.to_path_buf(),
         reason,
         backup: existing_backup(path),
     })?;
-    let source = SourceFile {
-        path: path.to_path_buf(),
-        text: text.to_string(),
+    let (state, documents) = match crate::pieces::first_state(source) {
+        Some((state, documents)) => (Some(state), documents),
+        None => source
+            .first_document::<State>(warnings)
+            .map_err(|e| decode_error(path, e))?,
     };
-    let (state, documents) = source
-        .first_document::<State>(warnings)
-        .map_err(|e| decode_error(path, e))?;
     let mut state = state.ok_or_else(|| StateError::Empty {
         path: path.to_path_buf(),
         backup: existing_backup(path),

@@ -1,6 +1,6 @@
 //! Reading a state as hub sees it: the file, with its journal applied.
 
-use super::codec::{decode_error, existing_backup, parse, read_bytes, unseal};
+use super::codec::{decode_error, existing_backup, parse_source, read_bytes, unseal};
 use super::paths::real_location;
 use crate::model::State;
 use crate::{is_remote, StateError};
@@ -37,5 +37,5 @@ pub fn read_file(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, 
     };
     let bytes = unseal(path, bytes)?;
     let source = SourceFile::from_bytes(path, bytes).map_err(|e| decode_error(path, e))?;
-    parse(path, &source.text, warnings).map(Some)
+    parse_source(&source, warnings).map(Some)
 }

@@ -79,10 +79,11 @@ pub struct StateWriter {
     /// The largest serial on disk, or the last one written.
     serial: u64,
     renderer: Renderer,
-    /// The text of the last write, kept to reuse its memory.
+    /// The text being written: empty between writes (a state's text is
+    /// as large as the state; it is not kept once written).
     text: String,
-    /// The text of the backup a fold after records writes.
-    backup_text: String,
+    /// The length of the last text rendered, reserved for the next.
+    text_len: usize,
     /// The entries checkpoints changed since the last render; `None`: any
     /// may have (a whole write), so every entry is compared.
     changed_since_render: Option<HashSet<String>>,
@@ -105,6 +106,8 @@ pub(super) fn with_serial(text: &str, from: u64, to: u64, out: &mut String) -> b
     let Some(at) = text.find(&line) else {
         return false;
     };
+    // Room for the frame as well (see `StateWriter::encoded_owned`).
+    out.reserve(text.len() + 256);
     out.push_str(&text[..at]);
     out.push_str(&format!("\nserial: {to}\n"));
     out.push_str(&text[at + line.len()..]);
@@ -153,7 +156,7 @@ impl StateWriter {
             serial: 0,
             renderer: Renderer::new(options.format),
             text: String::new(),
-            backup_text: String::new(),
+            text_len: 0,
             changed_since_render: Some(HashSet::new()),
             failures: Vec::new(),
             recorder: Recorder::default(),
@@ -336,7 +339,7 @@ impl StateWriter {
         if pending {
             serial += 1;
             self.changed_since_render = None;
-            let line = journal::encode(&journal::whole(state, serial));
+            let line = journal::encode_whole(state, serial);
             match line {
                 Ok(line) => self.append(state, serial, &line, true)?,
                 // Not recordable: the plain write, the old file as backup.
@@ -345,14 +348,17 @@ impl StateWriter {
         }
         // The backup is the same state one serial earlier: rendered once.
         self.render_text(state, serial + 1)?;
-        self.backup_text.clear();
-        if !with_serial(&self.text, serial + 1, serial, &mut self.backup_text) {
+        let mut backup_text = String::new();
+        if !with_serial(&self.text, serial + 1, serial, &mut backup_text) {
             let text = std::mem::take(&mut self.text);
             self.render_text(state, serial)?;
-            self.backup_text = std::mem::replace(&mut self.text, text);
+            backup_text = std::mem::replace(&mut self.text, text);
         }
-        let backup = self.encoded(&self.backup_text)?;
-        let text = self.encoded(&self.text)?;
+        // Each text is framed where it is and dropped once written: a fold
+        // holds two copies of the state's text, and none between folds.
+        let backup = self.encoded_owned(backup_text)?;
+        let text = std::mem::take(&mut self.text);
+        let text = self.encoded_owned(text)?;
         self.fold_every(state, serial + 1, Some(&backup), &text)
     }
 
@@ -361,7 +367,8 @@ impl StateWriter {
         let serial = state.serial.max(self.serial) + 1;
         self.changed_since_render = None;
         self.render_text(state, serial)?;
-        let bytes = self.encoded(&self.text)?;
+        let text = std::mem::take(&mut self.text);
+        let bytes = self.encoded_owned(text)?;
         self.fold_every(state, serial, None, &bytes)
     }
 
@@ -403,7 +410,10 @@ impl StateWriter {
             Some(names) => Changed::Set(names),
             None => Changed::Any,
         };
+        // Room for the text of the last render, and for the frame.
+        self.text.reserve(self.text_len + 256);
         let rendered = self.renderer.render_into(state, changed, &mut self.text);
+        self.text_len = self.text.len();
         state.serial = previous;
         rendered?;
         self.changed_since_render = Some(HashSet::new());
@@ -412,8 +422,8 @@ impl StateWriter {
 
     /// The bytes written for `text`: framed (see [`integrity`]), and
     /// compressed when asked.
-    fn encoded(&self, text: &str) -> Result<Vec<u8>, StateError> {
-        let text = integrity::framed(text);
+    fn encoded_owned(&self, mut text: String) -> Result<Vec<u8>, StateError> {
+        integrity::frame_in_place(&mut text);
         if !self.options.compressed {
             return Ok(text.into_bytes());
         }
