@@ -33,6 +33,7 @@ use crate::run::prune;
 use crate::run::records::scope_outputs;
 use crate::run::setup::initial_outputs;
 use crate::run::timeout::Timeouts;
+use crate::run::upstream::Ancestry;
 use crate::source::stack::Stack;
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::Redactor;
@@ -40,6 +41,7 @@ use hub_manifest::{ComponentRef, Manifest};
 use hub_params::{ComponentScope, ExpandedParam, Locked};
 use hub_state::{self as state, CapturedOutput, State, StateParameter, ENVIRONMENT_PROVIDER};
 use indexmap::IndexMap;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -94,6 +96,8 @@ pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> P
         provides_now: provides.clone(),
         initial_provides: provides.clone(),
         actions: IndexMap::new(),
+        providing: Vec::new(),
+        ancestry: RefCell::new(Ancestry::new(&schedule.selected)),
         declared_outputs: HashMap::new(),
         outputs: initial_outputs(schedule, state),
         recorded: state
@@ -140,6 +144,14 @@ struct Walk<'a> {
     initial_provides: IndexMap<String, Vec<String>>,
     /// The components taken so far and their action.
     actions: IndexMap<String, Action>,
+    /// Those of `actions` that change the provides map (they declare
+    /// capabilities, or are deleted): the only ones `visible_provides`
+    /// needs to look at.
+    providing: Vec<usize>,
+    /// Each component's upstream in a parallel run, as bits over the
+    /// selection, each computed once from its predecessors' (asking the
+    /// graph again for every component cost the square of the stack).
+    ancestry: RefCell<Ancestry>,
     /// The provides map after the components taken so far (one at a time).
     provides_now: IndexMap<String, Vec<String>>,
     /// Output name → the components taken so far that deploy (or are
@@ -218,9 +230,21 @@ impl Walk<'_> {
     /// Whether a component's outputs and capabilities reach `name`: in a
     /// parallel run (`-j` > 1) only those of its upstream do, as in the
     /// engine.
-    fn reaches(&self, name: &str) -> impl Fn(&str) -> bool {
-        let upstream = (self.options.concurrency > 1).then(|| self.plan.upstream(name));
-        move |other: &str| upstream.as_ref().is_none_or(|u| u.contains(other))
+    fn reaches(&self, name: &str) -> impl Fn(&str) -> bool + '_ {
+        let plan = self.plan;
+        let upstream = (self.options.concurrency > 1).then(|| {
+            self.ancestry
+                .borrow_mut()
+                .upstream(name, &|n| plan.after(n))
+        });
+        move |other: &str| match &upstream {
+            None => true,
+            Some(bits) => self
+                .ancestry
+                .borrow()
+                .position(other)
+                .is_some_and(|at| bits.contains(at)),
+        }
     }
 
     /// The provides map `name` is checked against: the initial one with
@@ -232,7 +256,11 @@ impl Walk<'_> {
         }
         let reaches = self.reaches(name);
         let mut provides = self.initial_provides.clone();
-        for (other, action) in &self.actions {
+        let providing = self
+            .providing
+            .iter()
+            .filter_map(|&at| self.actions.get_index(at));
+        for (other, action) in providing {
             match action {
                 action if action.keeps_outputs() && reaches(other) => {
                     for capability in self.capabilities(other) {
@@ -292,7 +320,10 @@ impl Walk<'_> {
         decision: Decision,
         requires: Vec<Requirement>,
     ) -> ComponentPlan {
-        self.actions.insert(name.to_string(), decision.action);
+        let (at, _) = self.actions.insert_full(name.to_string(), decision.action);
+        if decision.action == Action::Delete || !self.capabilities(name).is_empty() {
+            self.providing.push(at);
+        }
         self.took(name, decision.action);
         let conditions = self.conditions(name, decision.execution.as_ref());
         ComponentPlan {

@@ -91,6 +91,11 @@ impl Ancestry {
         }
     }
 
+    /// The position of `name` in the selection.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.positions.get(name).copied()
+    }
+
     /// The positions of the selected components `name` runs after through
     /// `after` edges, directly or not (through components outside the
     /// selection too).
