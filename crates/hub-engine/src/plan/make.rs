@@ -212,6 +212,8 @@ impl Decision {
     }
 }
 
+mod reach;
+
 impl Walk<'_> {
     fn component(&mut self, name: &str) -> ComponentPlan {
         let (Some(reference), Some(manifest)) = (
@@ -225,61 +227,6 @@ impl Walk<'_> {
         let requires = self.requirements(&manifest.requires, &provides);
         let decision = self.decide(name, reference, manifest, &provides);
         self.finish(name, decision, requires)
-    }
-
-    /// Whether a component's outputs and capabilities reach `name`: in a
-    /// parallel run (`-j` > 1) only those of its upstream do, as in the
-    /// engine.
-    fn reaches(&self, name: &str) -> impl Fn(&str) -> bool + '_ {
-        let plan = self.plan;
-        let upstream = (self.options.concurrency > 1).then(|| {
-            self.ancestry
-                .borrow_mut()
-                .upstream(name, &|n| plan.after(n))
-        });
-        move |other: &str| match &upstream {
-            None => true,
-            Some(bits) => self
-                .ancestry
-                .borrow()
-                .position(other)
-                .is_some_and(|at| bits.contains(at)),
-        }
-    }
-
-    /// The provides map `name` is checked against: the initial one with
-    /// what the components taken before it would provide (or stop
-    /// providing).
-    fn visible_provides(&self, name: &str) -> IndexMap<String, Vec<String>> {
-        if self.options.concurrency <= 1 {
-            return self.provides_now.clone();
-        }
-        let reaches = self.reaches(name);
-        let mut provides = self.initial_provides.clone();
-        let providing = self
-            .providing
-            .iter()
-            .filter_map(|&at| self.actions.get_index(at));
-        for (other, action) in providing {
-            match action {
-                action if action.keeps_outputs() && reaches(other) => {
-                    for capability in self.capabilities(other) {
-                        state::add_provider(&mut provides, capability, other);
-                    }
-                }
-                Action::Delete => state::remove_provider(&mut provides, other),
-                _ => {}
-            }
-        }
-        provides
-    }
-
-    fn capabilities(&self, name: &str) -> &[String] {
-        self.stack
-            .elaborated
-            .component(name)
-            .map(|m| m.provides.as_slice())
-            .unwrap_or_default()
     }
 
     /// The outputs `name` declares.
