@@ -140,6 +140,7 @@ impl Cel {
     }
 
     fn parse(&self, source: &str) -> Result<IdedExpr, CelFailure> {
+        depth::check(source)?;
         let program = self.env.compile(source).map_err(|errors| {
             let first_lines: Vec<String> = errors
                 .errors
@@ -431,6 +432,7 @@ fn name_segments(expr: &Expr) -> Option<Vec<&str>> {
     }
 }
 
+mod depth;
 mod shape;
 
 /// YAML values become CEL values of the same shape.
