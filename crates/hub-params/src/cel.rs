@@ -140,7 +140,7 @@ impl Cel {
     }
 
     fn parse(&self, source: &str) -> Result<IdedExpr, CelFailure> {
-        depth::check(source)?;
+        depth::check(source).map_err(CelFailure::Parse)?;
         let program = self.env.compile(source).map_err(|errors| {
             let first_lines: Vec<String> = errors
                 .errors

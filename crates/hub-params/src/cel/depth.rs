@@ -5,8 +5,6 @@
 //! instead, with what to do about it; real expressions stay far below the
 //! limits.
 
-use super::CelFailure;
-
 /// Brackets (`(`, `[`, `{`) open at once.
 pub const MAX_NESTING: usize = 24;
 /// Operators in the whole expression (each may add a level to the tree),
@@ -15,23 +13,23 @@ pub const MAX_NESTING: usize = 24;
 pub const MAX_OPERATORS: usize = 160;
 pub const OPERATORS_PER_BRACKET: usize = 6;
 
-/// `Ok` when `source` stays within both limits. String literals are
+/// `Ok` when `source` stays within both limits, else why not. String literals are
 /// skipped: what they hold adds no depth.
-pub fn check(source: &str) -> Result<(), CelFailure> {
+pub fn check(source: &str) -> Result<(), String> {
     let (nesting, operators) = measure(source);
     if nesting > MAX_NESTING {
-        return Err(CelFailure::Parse(format!(
+        return Err(format!(
             "the expression nests {nesting} brackets deep; hub accepts at most {MAX_NESTING}: \
              compute the inner part in a parameter of its own and refer to it"
-        )));
+        ));
     }
     let allowed = MAX_OPERATORS - OPERATORS_PER_BRACKET * nesting;
     if operators > allowed {
-        return Err(CelFailure::Parse(format!(
+        return Err(format!(
             "the expression has {operators} operators in {nesting} levels of brackets; \
              hub accepts at most {allowed} at that depth ({MAX_OPERATORS}, less \
              {OPERATORS_PER_BRACKET} a level): split it into parameters that refer to each other"
-        )));
+        ));
     }
     Ok(())
 }
