@@ -157,6 +157,29 @@ fn cel_command_errors_exit_1() {
     out.failure().stderr_has("CEL evaluation error");
 }
 
+/// An expression deep enough to overflow the parser's stack (5,000
+/// chained additions aborted hub) is refused before it is parsed, with
+/// what to do; in a stack file the error names the file and line.
+#[test]
+fn an_expression_too_deep_for_the_stack_is_refused_with_a_hint() {
+    let chain = vec!["1"; 5000].join("+");
+    let out = Test::new().args(&["cel", &chain]).run();
+    out.failure()
+        .stderr_has("CEL parse error")
+        .stderr_has("4999 operators")
+        .stderr_has("split it into parameters");
+    assert_eq!(out.status, 1);
+    let nested = format!("{}1{}", "(".repeat(200), ")".repeat(200));
+    let out = Test::new().args(&["cel", &nested]).run();
+    out.failure().stderr_has("nests 200 brackets deep");
+    let stack = format!("{{name: p, value: \"#{{{nested}}}\"}}");
+    let out = run_params(&f1(&stack, ""), &[]);
+    out.failure()
+        .stderr_has("hub.yaml.elaborate:7")
+        .stderr_has("brackets deep");
+    assert_eq!(out.status, 1);
+}
+
 /// A literal where a field name goes (`a.?0`) is a syntax error: it used
 /// to evaluate, as `optional.none()`, through a parse shared with
 /// expressions of the same shape.
