@@ -49,7 +49,9 @@ fn write_tree(
     clap_mangen::Man::new(page)
         .render(&mut text)
         .map_err(write_error)?;
-    std::fs::write(&path, text).map_err(write_error)?;
+    // Atomic, and a link planted at the page's name is replaced, not
+    // followed (the folder may be a shared one, written as root).
+    hub_manifest::write_output(&path, &text, false).map_err(write_error)?;
     *written += 1;
     // clap's own `help` subcommand only repeats the pages written here.
     let documented = |sub: &&clap::Command| !sub.is_hide_set() && sub.get_name() != "help";

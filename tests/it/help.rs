@@ -151,6 +151,11 @@ fn completions_for_each_shell() {
 fn man_writes_one_page_per_command_from_the_same_help() {
     let folder = tempfile::tempdir().expect("temp dir");
     let target = folder.path().join("man1");
+    // A link planted where a page goes is replaced, never written through.
+    let outside = folder.path().join("outside");
+    std::fs::write(&outside, "keep").expect("write");
+    std::fs::create_dir(&target).expect("mkdir");
+    std::os::unix::fs::symlink(&outside, target.join("hub-deploy.1")).expect("symlink");
     let out = hub(&["man", target.to_str().expect("utf-8 path")]);
     out.success();
     // `util run` is hidden from the help, so it has no page either.
