@@ -26,4 +26,5 @@ pub mod outcome;
 pub mod plan;
 pub mod run;
 pub mod source;
+pub mod terraform;
 pub mod view;

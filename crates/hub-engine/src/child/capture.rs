@@ -9,6 +9,16 @@
 //! lines right after it are skipped and the block ends at the first line
 //! of only whitespace. [`parse_outputs_strict`] is the reference's
 //! byte-exact algorithm, kept for comparison.
+//!
+//! Values are read as Terraform prints them (`tfvalue`): a value that opens
+//! a multi-line form (`[`, `{`, `tolist([`, `<<EOT`, …) runs to its end,
+//! blank lines of a heredoc included, and a collection becomes its JSON
+//! text, recorded as a structure by the declared outputs that read it.
+//! Terraform's `<sensitive>` placeholder is never a value, and a line that
+//! is not `name = value` is reported ([`Printed::malformed`]), never
+//! dropped without a word.
+
+mod tfvalue;
 
 use super::otp;
 use base64::engine::general_purpose::STANDARD;
@@ -16,6 +26,7 @@ use base64::Engine;
 use hub_manifest::diag::Warnings;
 use hub_manifest::Output;
 use indexmap::IndexMap;
+use std::collections::BTreeSet;
 use std::path::Path;
 use yaml_serde::Value;
 
@@ -58,6 +69,28 @@ pub enum CaptureError {
         spec: String,
         encoding: String,
     },
+    #[error(
+        "{}raw output `{raw_key}` was printed as `<sensitive>`, Terraform's placeholder for a sensitive \
+         value, not the value; read it in the component with `terraform output -raw {raw_key}` (or \
+         `-json`) and print that, or let hub deploy the component itself (a folder of `*.tf` files \
+         without a Makefile or deploy script), which records sensitive outputs as secrets",
+        subject(.output)
+    )]
+    Sensitive {
+        output: Option<String>,
+        raw_key: String,
+    },
+    #[error(
+        "{}raw output `{raw_key}` is empty because the line `{line}` of the `Outputs:` block gave \
+         no value ({problem}); print it as `{raw_key} = value`",
+        subject(.output)
+    )]
+    Malformed {
+        output: Option<String>,
+        raw_key: String,
+        line: String,
+        problem: String,
+    },
 }
 
 fn subject(output: &Option<String>) -> String {
@@ -74,7 +107,9 @@ impl CaptureError {
             CaptureError::MissingRaw { output, .. }
             | CaptureError::BadBase64 { output, .. }
             | CaptureError::BadJson { output, .. }
-            | CaptureError::UnknownEncoding { output, .. } => output.as_deref(),
+            | CaptureError::UnknownEncoding { output, .. }
+            | CaptureError::Sensitive { output, .. }
+            | CaptureError::Malformed { output, .. } => output.as_deref(),
         }
     }
 
@@ -83,7 +118,9 @@ impl CaptureError {
             CaptureError::MissingRaw { output, .. }
             | CaptureError::BadBase64 { output, .. }
             | CaptureError::BadJson { output, .. }
-            | CaptureError::UnknownEncoding { output, .. } => *output = Some(name.to_string()),
+            | CaptureError::UnknownEncoding { output, .. }
+            | CaptureError::Sensitive { output, .. }
+            | CaptureError::Malformed { output, .. } => *output = Some(name.to_string()),
         }
         self
     }
@@ -106,37 +143,155 @@ impl CaptureError {
             }
             CaptureError::BadJson { .. } => "`/json` expects one JSON document on one line".into(),
             CaptureError::UnknownEncoding { .. } => format!("known encodings: {ENCODINGS}"),
+            CaptureError::Sensitive { raw_key, .. } => format!(
+                "print the value itself: `terraform output -raw {raw_key}` in the component, or deploy the \
+                 `*.tf` files with hub's built-in Terraform support"
+            ),
+            CaptureError::Malformed { raw_key, .. } => {
+                format!("the component must print `{raw_key} = value` in its `Outputs:` block")
+            }
         })
     }
 }
 
 /// Raw outputs from a component's stdout (recommended reading of §7.1).
 pub fn parse_outputs(stdout: &str) -> RawOutputs {
-    let mut raw = Accumulator::default();
-    let lines: Vec<&str> = stdout.split('\n').collect();
-    let mut i = 0;
-    while i < lines.len() {
-        if !is_marker(lines[i]) {
-            i += 1;
-            continue;
-        }
-        i += 1;
-        while i < lines.len() && is_blank(lines[i]) {
-            i += 1;
-        }
-        while i < lines.len() && !is_blank(lines[i]) {
-            raw.line(lines[i]);
-            i += 1;
+    read_outputs(stdout).raw
+}
+
+/// What a component's `Outputs:` blocks said.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Printed {
+    /// Raw outputs: key → its distinct values joined with `,`; a Terraform
+    /// collection as its JSON text.
+    pub raw: RawOutputs,
+    /// The raw keys whose value is a Terraform collection.
+    pub structured: BTreeSet<String>,
+    /// The raw keys printed as Terraform's `<sensitive>` placeholder.
+    pub sensitive: BTreeSet<String>,
+    /// Sensitive values hub read itself (`terraform output -json`): they
+    /// feed the declared outputs, which record them as secrets, and are
+    /// never recorded as raw outputs.
+    pub secrets: RawOutputs,
+    /// Lines of a block that are not `name = value`, or whose value cannot
+    /// be read.
+    pub malformed: Vec<Malformed>,
+}
+
+/// A line of an `Outputs:` block that gave no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed {
+    /// The name it seems to give a value to, when it has one.
+    pub key: Option<String>,
+    /// The line as printed (ANSI colours removed).
+    pub line: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+impl Malformed {
+    /// The warning for a component's run.
+    pub fn warning(&self, component: &str) -> String {
+        format!(
+            "component `{component}` printed `{}` in an `Outputs:` block: {}; expected `name = value`",
+            self.line, self.problem
+        )
+    }
+}
+
+impl Printed {
+    /// Raw outputs as they are (for callers that have no more).
+    pub fn of_raw(raw: &RawOutputs) -> Printed {
+        Printed {
+            raw: raw.clone(),
+            ..Printed::default()
         }
     }
-    raw.finish()
+}
+
+/// Everything a component that deployed printed, read for its run: the
+/// `Outputs:` blocks of its stdout, the outputs hub's built-in Terraform
+/// read with `terraform output -json` (which win over what `apply`
+/// printed), and the one-time-pad `secrets`. Each malformed line is a
+/// warning naming the component.
+pub fn component_outputs(
+    component: &str,
+    stdout: &str,
+    dir: &Path,
+    pad: &[u8],
+    warnings: &mut Warnings,
+) -> Printed {
+    let mut printed = read_outputs(stdout);
+    decode_secrets(&mut printed.raw, pad, warnings);
+    match crate::terraform::take_outputs(dir) {
+        None => {}
+        Some(Err(reason)) => warnings.warn(None, format!("component `{component}`: {reason}")),
+        Some(Ok(outputs)) => printed.merge_terraform(outputs),
+    }
+    for line in &printed.malformed {
+        warnings.warn(None, line.warning(component));
+    }
+    printed
+}
+
+impl Printed {
+    /// `terraform output -json`: sensitive values become secrets (and
+    /// leave the raw outputs), the others raw outputs.
+    fn merge_terraform(&mut self, outputs: Vec<crate::terraform::TfOutput>) {
+        for output in outputs {
+            let structured = !output.value.is_string();
+            let text = match output.value {
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            };
+            self.malformed
+                .retain(|m| m.key.as_deref() != Some(output.name.as_str()));
+            if structured {
+                self.structured.insert(output.name.clone());
+            } else {
+                self.structured.remove(&output.name);
+            }
+            if output.sensitive {
+                self.raw.shift_remove(&output.name);
+                self.sensitive.insert(output.name.clone());
+                self.secrets.insert(output.name, text);
+            } else {
+                self.sensitive.remove(&output.name);
+                self.raw.insert(output.name, text);
+            }
+        }
+    }
+
+    /// Whether a declared output reads a sensitive value hub read itself:
+    /// it is recorded as a secret whatever its `kind`.
+    pub fn reads_secret(&self, output: &Output) -> bool {
+        let key = output.from_tf_var.split('/').next().unwrap_or_default();
+        !key.is_empty() && self.secrets.contains_key(key)
+    }
+}
+
+/// The `Outputs:` blocks of a component's stdout, with every problem.
+pub fn read_outputs(stdout: &str) -> Printed {
+    let mut reader = Accumulator::default();
+    let mut blocks = Blocks::default();
+    for line in stdout.split('\n') {
+        match blocks.step(line) {
+            BlockLine::Entry | BlockLine::Continued => reader.line(line),
+            BlockLine::Outside | BlockLine::Marker | BlockLine::Leading | BlockLine::End => {}
+        }
+    }
+    reader.finish()
 }
 
 /// A marker line: `Outputs:` at the start of the line, then nothing but
 /// spaces and CR.
 pub(super) fn is_marker(line: &str) -> bool {
-    line.strip_prefix("Outputs:")
-        .is_some_and(|rest| rest.chars().all(|c| c == ' ' || c == '\r'))
+    let plain = |line: &str| {
+        line.strip_prefix("Outputs:")
+            .is_some_and(|rest| rest.chars().all(|c| c == ' ' || c == '\r'))
+    };
+    // Terraform prints the marker in colour unless told `-no-color`.
+    plain(line) || (line.contains('\x1b') && plain(&strip_ansi(line)))
 }
 
 pub(super) fn is_blank(line: &str) -> bool {
@@ -153,16 +308,21 @@ pub(super) enum BlockLine {
     Marker,
     /// A blank line between the marker and the block's first entry.
     Leading,
-    /// A line of the block.
+    /// A line of the block that starts an entry.
     Entry,
+    /// A further line of an entry's multi-line value (a Terraform list,
+    /// map or heredoc), blank lines included.
+    Continued,
     /// The blank line that ends the block.
     End,
 }
 
 /// Follows a stdout, line by line, through its `Outputs:` blocks.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Blocks {
     place: Place,
+    /// The multi-line value being read.
+    value: Option<tfvalue::Scan>,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +335,13 @@ enum Place {
 
 impl Blocks {
     pub(super) fn step(&mut self, line: &str) -> BlockLine {
+        if let Some(scan) = self.value.as_mut() {
+            scan.line(line);
+            if scan.done() {
+                self.value = None;
+            }
+            return BlockLine::Continued;
+        }
         let (place, seen) = match self.place {
             Place::Outside if is_marker(line) => (Place::AfterMarker, BlockLine::Marker),
             Place::Outside => (Place::Outside, BlockLine::Outside),
@@ -183,8 +350,26 @@ impl Blocks {
             Place::AfterMarker | Place::InBlock => (Place::InBlock, BlockLine::Entry),
         };
         self.place = place;
+        if seen == BlockLine::Entry {
+            self.value = multiline_value(line).map(|v| tfvalue::Scan::start(&v));
+        }
         seen
     }
+
+    /// Whether the last line opened a multi-line value not yet closed.
+    pub(super) fn in_value(&self) -> bool {
+        self.value.is_some()
+    }
+}
+
+/// The value text of an entry line that opens a multi-line value.
+fn multiline_value(line: &str) -> Option<String> {
+    if line.starts_with('#') {
+        return None;
+    }
+    let (_, value) = line.split_once('=')?;
+    let value = clean(value);
+    tfvalue::opens_multiline(&value).then_some(value)
 }
 
 /// The reference's algorithm, byte for byte: the marker is exactly
@@ -209,47 +394,144 @@ pub fn parse_outputs_strict(stdout: &str) -> RawOutputs {
         };
         chunk.split('\n').for_each(|line| raw.line(line));
     }
-    raw.finish()
+    raw.finish().raw
 }
 
 /// Parses `key = value` lines (no marker): what the `secrets` raw output
 /// decodes to.
 pub fn parse_lines(text: &str) -> RawOutputs {
     let mut raw = Accumulator::default();
-    text.split('\n').for_each(|line| raw.line(line));
-    raw.finish()
+    text.split('\n')
+        .filter(|line| !is_blank(line))
+        .for_each(|line| raw.line(line));
+    raw.finish().raw
 }
 
-/// Each key's distinct values in first-seen order.
+/// Each key's distinct values in first-seen order, and what could not
+/// be read.
 #[derive(Default)]
 struct Accumulator {
     values: IndexMap<String, Vec<String>>,
+    printed: Printed,
+    pending: Option<Pending>,
+}
+
+/// A multi-line value being read.
+struct Pending {
+    key: String,
+    first_line: String,
+    text: String,
+    scan: tfvalue::Scan,
 }
 
 impl Accumulator {
-    /// One line of a block: `#` comments and lines without `=` are
-    /// skipped; the key is what precedes the first `=`.
+    /// One line of a block: `#` comments are skipped; the key is what
+    /// precedes the first `=`; a line without `=`, or without a name, is
+    /// malformed.
     fn line(&mut self, line: &str) {
+        if let Some(pending) = self.pending.as_mut() {
+            pending.text.push('\n');
+            pending.text.push_str(line);
+            pending.scan.line(line);
+            if pending.scan.done() {
+                self.finish_pending();
+            }
+            return;
+        }
         if line.starts_with('#') {
             return;
         }
         let Some((key, value)) = line.split_once('=') else {
+            self.malformed(first_word(line), line, "it has no `=`".into());
             return;
         };
         let key = clean(key);
-        let value = unquote(&clean(value));
+        if key.is_empty() {
+            self.malformed(None, line, "it has no name before `=`".into());
+            return;
+        }
+        let value = clean(value);
+        if value.is_empty() {
+            self.malformed(Some(key.clone()), line, "it has no value after `=`".into());
+        } else if value == tfvalue::SENSITIVE {
+            self.printed.sensitive.insert(key);
+            return;
+        } else if tfvalue::opens_multiline(&value) {
+            self.pending = Some(Pending {
+                key,
+                first_line: clean(line),
+                scan: tfvalue::Scan::start(&value),
+                text: value,
+            });
+            return;
+        } else if tfvalue::is_empty_collection(&value) {
+            if let Ok(json) = tfvalue::parse(&value) {
+                self.printed.structured.insert(key.clone());
+                self.record(key, json.to_string());
+                return;
+            }
+        }
+        self.record(key, unquote(&value));
+    }
+
+    fn record(&mut self, key: String, value: String) {
         let values = self.values.entry(key).or_default();
         if !values.contains(&value) {
             values.push(value);
         }
     }
 
-    fn finish(self) -> RawOutputs {
-        self.values
+    fn malformed(&mut self, key: Option<String>, line: &str, problem: String) {
+        self.printed.malformed.push(Malformed {
+            key,
+            line: clean(line),
+            problem,
+        });
+    }
+
+    fn finish_pending(&mut self) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        match tfvalue::parse(&pending.text) {
+            Ok(serde_json::Value::String(text)) => self.record(pending.key, text),
+            Ok(json) => {
+                self.printed.structured.insert(pending.key.clone());
+                self.record(pending.key, json.to_string());
+            }
+            Err(reason) => {
+                let problem = format!("its value is not one Terraform prints: {reason}");
+                self.malformed(Some(pending.key), &pending.first_line, problem);
+            }
+        }
+    }
+
+    fn finish(mut self) -> Printed {
+        if let Some(pending) = self.pending.take() {
+            let opener = pending.text.lines().next().unwrap_or_default().to_string();
+            self.malformed(
+                Some(pending.key),
+                &pending.first_line,
+                format!("the value it opens with `{opener}` is not closed before the output ends"),
+            );
+        }
+        let mut printed = self.printed;
+        printed.raw = self
+            .values
             .into_iter()
             .map(|(k, v)| (k, v.join(",")))
-            .collect()
+            .collect();
+        printed
     }
+}
+
+/// The first word of a line without `=`: the name it may have meant.
+fn first_word(line: &str) -> Option<String> {
+    clean(line)
+        .split_whitespace()
+        .next()
+        .map(str::to_string)
+        .filter(|w| !w.is_empty())
 }
 
 /// Trims spaces and CR (not tabs) and removes ANSI colour sequences.
@@ -280,9 +562,14 @@ pub fn strip_ansi(text: &str) -> String {
     out
 }
 
-/// `"…"` (at least two characters) loses its quotes and `\"` becomes `"`.
+/// `"…"` (at least two characters) loses its quotes; its escapes are
+/// resolved as Go (and so Terraform) writes them, or, when they are not
+/// all valid, only `\"` becomes `"`.
 pub(super) fn unquote(value: &str) -> String {
     if value.len() >= 2 && value.starts_with('"') && value.ends_with('"') {
+        if let Some(text) = tfvalue::unquote_go(value) {
+            return text;
+        }
         value[1..value.len() - 1].replace("\\\"", "\"")
     } else {
         value.to_string()
@@ -344,7 +631,8 @@ pub fn decode_from_tf_var(
     component_dir: &Path,
     warnings: &mut Warnings,
 ) -> Result<Value, CaptureError> {
-    let (value, mut errors) = decode_with_placeholder(spec, raw, component_dir, warnings);
+    let printed = Printed::of_raw(raw);
+    let (value, mut errors) = decode_with_placeholder(spec, &printed, component_dir, warnings);
     if errors.is_empty() {
         Ok(value)
     } else {
@@ -362,6 +650,19 @@ pub fn decode_declared(
     component_dir: &Path,
     warnings: &mut Warnings,
 ) -> (IndexMap<String, Value>, Vec<CaptureError>) {
+    decode_printed(outputs, &Printed::of_raw(raw), component_dir, warnings)
+}
+
+/// [`decode_declared`] for all a component printed: a raw output that
+/// is a Terraform collection gives its structure (with or without
+/// `/json`), a sensitive one read by hub its value, and a `<sensitive>`
+/// placeholder or a malformed line an error.
+pub fn decode_printed(
+    outputs: &[Output],
+    raw: &Printed,
+    component_dir: &Path,
+    warnings: &mut Warnings,
+) -> (IndexMap<String, Value>, Vec<CaptureError>) {
     let mut values = IndexMap::new();
     let mut errors = Vec::new();
     for output in outputs.iter().filter(|o| !o.from_tf_var.is_empty()) {
@@ -376,10 +677,11 @@ pub fn decode_declared(
 /// The value of one `fromTfVar` and all its errors.
 fn decode_with_placeholder(
     spec: &str,
-    raw: &RawOutputs,
+    printed: &Printed,
     component_dir: &Path,
     warnings: &mut Warnings,
 ) -> (Value, Vec<CaptureError>) {
+    let raw = &printed.raw;
     let mut segments = spec.split('/');
     let raw_key = segments.next().unwrap_or_default().to_string();
     let mut errors = Vec::new();
@@ -395,7 +697,28 @@ fn decode_with_placeholder(
             }),
         }
     }
-    let Some(found) = raw.get(&raw_key) else {
+    if printed.sensitive.contains(&raw_key) && !printed.secrets.contains_key(&raw_key) {
+        errors.push(CaptureError::Sensitive {
+            output: None,
+            raw_key,
+        });
+        return (Value::String(UNKNOWN.into()), errors);
+    }
+    let malformed = printed
+        .malformed
+        .iter()
+        .find(|m| m.key.as_deref() == Some(raw_key.as_str()));
+    let found = raw.get(&raw_key).or_else(|| printed.secrets.get(&raw_key));
+    if let Some(bad) = malformed.filter(|_| found.is_none_or(|v| v.is_empty())) {
+        errors.push(CaptureError::Malformed {
+            output: None,
+            raw_key: raw_key.clone(),
+            line: bad.line.clone(),
+            problem: bad.problem.clone(),
+        });
+        return (Value::String(found.cloned().unwrap_or_default()), errors);
+    }
+    let Some(found) = found else {
         errors.push(CaptureError::MissingRaw {
             output: None,
             raw_key,
@@ -414,7 +737,8 @@ fn decode_with_placeholder(
             }),
         }
     }
-    if !json {
+    let structured = printed.structured.contains(&raw_key) && !base64;
+    if !json && !structured {
         return (Value::String(text), errors);
     }
     match parse_json(&text) {

@@ -69,7 +69,7 @@ impl KeptStdout {
         match self.blocks_seen.step(line) {
             BlockLine::Marker => self.push_block("Outputs:"),
             BlockLine::End => self.push_block(""),
-            BlockLine::Entry => {
+            BlockLine::Entry | BlockLine::Continued => {
                 self.push_block(line);
                 if !whole {
                     self.cut_in_blocks += 1;

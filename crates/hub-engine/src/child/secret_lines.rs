@@ -32,6 +32,9 @@ pub struct SecretLines {
     continuing: bool,
     /// ... and that line holds a secret value: the whole piece is masked.
     continuing_secret: bool,
+    /// The lines that follow belong to a secret output's multi-line value
+    /// (a Terraform list, map or heredoc): each is masked.
+    in_secret_value: bool,
     learnt_values: usize,
     learnt_bytes: usize,
 }
@@ -54,8 +57,20 @@ impl SecretLines {
         }
         self.continuing_secret = false;
         match self.blocks.step(line) {
-            BlockLine::Entry => self.secret_value(line, whole, masker),
-            _ => None,
+            BlockLine::Entry => {
+                let shown = self.secret_value(line, whole, masker);
+                self.in_secret_value = shown.is_some() && self.blocks.in_value();
+                shown
+            }
+            BlockLine::Continued if self.in_secret_value => {
+                self.learn(line.trim_matches([' ', '\r', ',']), masker);
+                self.continuing_secret = !whole;
+                Some(MASK.to_string())
+            }
+            _ => {
+                self.in_secret_value = false;
+                None
+            }
         }
     }
 

@@ -9,7 +9,9 @@
 //! 4. `kustomization.yaml` (+ variants) → extension `hub-component-kustomize`;
 //! 5. `skaffold.yaml` (+ variants) → `skaffold run` / `skaffold delete` /
 //!    `skaffold V`;
-//! 6. any `*.tf` or `*.tf.*` → extension `hub-component-terraform`.
+//! 6. any `*.tf` or `*.tf.*` → extension `hub-component-terraform`, else
+//!    hub's built-in Terraform ([`crate::terraform`]: `init`, `apply`,
+//!    `output -json`; `destroy` to undeploy).
 //!
 //! An extension `hub-component-<name>` is looked up as the executable
 //! `hub-component-<name>-V`, then `hub-component-<name>` (argument `V`),
@@ -35,6 +37,9 @@ pub enum Implementation {
     Script { path: PathBuf },
     /// An extension program or a tool with its arguments.
     Extension { program: PathBuf, args: Vec<String> },
+    /// Hub's built-in Terraform run of `verb` with `binary` (unless a
+    /// parameter names another), see [`crate::terraform`].
+    Terraform { binary: PathBuf, verb: String },
     /// `lifecycle.bare: allow` and nothing to run.
     Bare,
 }
@@ -51,6 +56,9 @@ impl Implementation {
             )),
             Implementation::Script { path } => Some((path.clone(), Vec::new())),
             Implementation::Extension { program, args } => Some((program.clone(), args.clone())),
+            Implementation::Terraform { binary, verb } => {
+                Some(crate::terraform::command(binary, verb))
+            }
             Implementation::Bare => None,
         }
     }
@@ -69,6 +77,13 @@ impl std::fmt::Display for Implementation {
             Implementation::Extension { program, args } => {
                 write!(f, "{}", program.display())?;
                 args.iter().try_for_each(|a| write!(f, " {a}"))
+            }
+            Implementation::Terraform { binary, verb } => {
+                write!(
+                    f,
+                    "hub's built-in Terraform ({} for {verb})",
+                    binary.display()
+                )
             }
             Implementation::Bare => f.write_str("nothing (lifecycle.bare: allow)"),
         }
@@ -215,6 +230,16 @@ fn probe_extensions(dir: &Path, verb: &str, probes: &mut Vec<String>) -> Option<
         if let Some(found) = extension("terraform", verb, &file, probes) {
             return Some(found);
         }
+        if crate::terraform::VERBS.contains(&verb) {
+            return Some(Implementation::Terraform {
+                binary: crate::terraform::default_binary(),
+                verb: verb.to_string(),
+            });
+        }
+        probes.push(format!(
+            "`{file}` found, but hub's built-in Terraform runs only {}",
+            crate::terraform::VERBS.map(|v| format!("`{v}`")).join(", ")
+        ));
     }
     None
 }
@@ -445,7 +470,7 @@ mod tests {
     #[test]
     fn recognised_extension_files_are_reported() {
         let dir = component(&[("values.yaml.template", ""), ("main.tf", "")]);
-        let error = discover(dir.path(), "deploy", false).expect_err("no extensions here");
+        let error = discover(dir.path(), "backup", false).expect_err("no extensions here");
         let text = error.to_string();
         assert!(
             text.contains(
@@ -456,6 +481,34 @@ mod tests {
         assert!(
             text.contains("`main.tf` found, but extension `hub-component-terraform`"),
             "{text}"
+        );
+        assert!(
+            text.contains(
+                "`main.tf` found, but hub's built-in Terraform runs only `deploy`, `undeploy`"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_folder_of_tf_files_is_deployed_by_hub_itself() {
+        let dir = component(&[("main.tf", ""), ("hub-component.yaml", "")]);
+        for verb in ["deploy", "undeploy", "deploy-test"] {
+            let found = discover(dir.path(), verb, false).expect("built in");
+            let Implementation::Terraform { verb: runs, .. } = &found else {
+                panic!("{found:?}");
+            };
+            assert_eq!(runs, verb);
+            let (program, args) = found.command().expect("a command");
+            assert_eq!(program, PathBuf::from("/bin/sh"));
+            assert_eq!(args[0], "-c");
+            assert_eq!(&args[4..], [verb, crate::terraform::OUTPUTS_FILE]);
+        }
+        // Another implementation wins.
+        let scripted = component(&[("main.tf", ""), ("deploy.sh", "")]);
+        assert_eq!(
+            discover(scripted.path(), "deploy", false).expect("script"),
+            script(scripted.path(), "deploy.sh")
         );
     }
 

@@ -103,10 +103,16 @@ fn comments_first_equals_and_lines_without_equals() {
 
 #[test]
 fn only_spaces_and_cr_are_trimmed() {
-    let parsed = parse_outputs("Outputs:\n\tk = v\t\n  j =  w \r\n= empty key\n");
+    let printed = read_outputs("Outputs:\n\tk = v\t\n  j =  w \r\n= empty key\n");
+    assert_eq!(printed.raw, raw(&[("\tk", "v\t"), ("j", "w")]));
+    // A line without a name is reported, not recorded under "".
     assert_eq!(
-        parsed,
-        raw(&[("\tk", "v\t"), ("j", "w"), ("", "empty key")])
+        printed.malformed,
+        [Malformed {
+            key: None,
+            line: "= empty key".into(),
+            problem: "it has no name before `=`".into()
+        }]
     );
 }
 
@@ -123,7 +129,9 @@ fn unquote_rules() {
     assert_eq!(unquote("\""), "\"");
     assert_eq!(unquote("\"\""), "");
     assert_eq!(unquote("https://x\""), "https://x\"");
-    assert_eq!(unquote("\"a\\nb\""), "a\\nb");
+    // Go's escapes, as Terraform quotes; invalid ones keep the old reading.
+    assert_eq!(unquote("\"a\\nb\""), "a\nb");
+    assert_eq!(unquote("\"C:\\q \\\"x\\\"\""), "C:\\q \"x\"");
 }
 
 #[test]
@@ -329,4 +337,149 @@ fn file_content_is_decoded_after_dereferencing() {
 #[test]
 fn parse_lines_needs_no_marker() {
     assert_eq!(parse_lines("a = 1\n\nb=2"), raw(&[("a", "1"), ("b", "2")]));
+}
+
+/// The block of the issue: Terraform ≥ 0.14's `terraform apply` output.
+const TERRAFORM_BLOCK: &str = "Apply complete! Resources: 0 added, 0 changed, 0 destroyed.\n\n\
+\x1b[0m\x1b[1m\x1b[32mOutputs:\x1b[0m\n\nnote = <<EOT\nline1\n\nline2 \"q\"\nEOT\nsecret_token = <sensitive>\n\
+subnets = [\n  \"a\",\n  \"b\",\n]\nempty = tolist([])\ntags = {\n  \"env\" = \"dev\"\n  \"team\" = \"core\"\n}\n\
+vpc_id = \"vpc-88c24e8b\"\n\nafter the block\n";
+
+#[test]
+fn terraform_values_are_read_to_their_end() {
+    let printed = read_outputs(TERRAFORM_BLOCK);
+    assert_eq!(
+        printed.raw,
+        raw(&[
+            ("note", "line1\n\nline2 \"q\""),
+            ("subnets", r#"["a","b"]"#),
+            ("empty", "[]"),
+            ("tags", r#"{"env":"dev","team":"core"}"#),
+            ("vpc_id", "vpc-88c24e8b"),
+        ])
+    );
+    assert_eq!(
+        printed.structured.iter().collect::<Vec<_>>(),
+        ["empty", "subnets", "tags"]
+    );
+    assert_eq!(
+        printed.sensitive.iter().collect::<Vec<_>>(),
+        ["secret_token"]
+    );
+    assert!(printed.malformed.is_empty(), "{:?}", printed.malformed);
+}
+
+fn declared(name: &str, from: &str) -> Output {
+    Output {
+        name: name.into(),
+        from_tf_var: from.into(),
+        ..Output::default()
+    }
+}
+
+#[test]
+fn declared_outputs_get_structures_and_never_the_placeholder() {
+    let printed = read_outputs(TERRAFORM_BLOCK);
+    let outputs = [
+        declared("subnets", "subnets"),
+        declared("subnets_json", "subnets/json"),
+        declared("tags", "tags"),
+        declared("note", "note"),
+        declared("token", "secret_token"),
+    ];
+    let mut warnings = Warnings::default();
+    let (values, errors) = decode_printed(&outputs, &printed, Path::new("."), &mut warnings);
+    let list: Value = yaml_serde::from_str("[a, b]").expect("yaml");
+    assert_eq!(values["subnets"], list);
+    assert_eq!(values["subnets_json"], list);
+    assert_eq!(
+        values["tags"],
+        yaml_serde::from_str::<Value>("{env: dev, team: core}").expect("yaml")
+    );
+    assert_eq!(values["note"], Value::String("line1\n\nline2 \"q\"".into()));
+    assert_eq!(values["token"], Value::String(UNKNOWN.into()));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        errors[0].to_string(),
+        "output `token`: raw output `secret_token` was printed as `<sensitive>`, Terraform's placeholder \
+         for a sensitive value, not the value; read it in the component with `terraform output -raw \
+         secret_token` (or `-json`) and print that, or let hub deploy the component itself (a folder of \
+         `*.tf` files without a Makefile or deploy script), which records sensitive outputs as secrets"
+    );
+}
+
+#[test]
+fn malformed_lines_are_reported_and_an_output_left_empty_is_an_error() {
+    let printed = read_outputs("Outputs:\nurl https://db.nowhere\n= empty-name\nport = \nok = 1\n");
+    let lines: Vec<(Option<&str>, &str, &str)> = printed
+        .malformed
+        .iter()
+        .map(|m| (m.key.as_deref(), m.line.as_str(), m.problem.as_str()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (Some("url"), "url https://db.nowhere", "it has no `=`"),
+            (None, "= empty-name", "it has no name before `=`"),
+            (Some("port"), "port =", "it has no value after `=`"),
+        ]
+    );
+    assert_eq!(
+        printed.malformed[0].warning("db"),
+        "component `db` printed `url https://db.nowhere` in an `Outputs:` block: it has no `=`; \
+         expected `name = value`"
+    );
+    let outputs = [
+        declared("url", "url"),
+        declared("port", "port"),
+        declared("ok", "ok"),
+    ];
+    let (values, errors) =
+        decode_printed(&outputs, &printed, Path::new("."), &mut Warnings::default());
+    assert_eq!(values["ok"], Value::String("1".into()));
+    let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        texts,
+        [
+            "output `url`: raw output `url` is empty because the line `url https://db.nowhere` of the \
+             `Outputs:` block gave no value (it has no `=`); print it as `url = value`",
+            "output `port`: raw output `port` is empty because the line `port =` of the `Outputs:` block \
+             gave no value (it has no value after `=`); print it as `port = value`",
+        ]
+    );
+}
+
+#[test]
+fn an_unclosed_or_broken_value_is_reported_with_its_line() {
+    let printed = read_outputs("Outputs:\nlist = [\n  \"a\"\n  \"b\",\n]\nopen = <<EOT\nx\n");
+    assert!(printed.raw.is_empty(), "{:?}", printed.raw);
+    let problems: Vec<String> = printed.malformed.iter().map(|m| m.warning("c")).collect();
+    assert_eq!(
+        problems,
+        [
+            "component `c` printed `list = [` in an `Outputs:` block: its value is not one Terraform \
+             prints: expected `,` or `]`, found `\"`; expected `name = value`",
+            "component `c` printed `open = <<EOT` in an `Outputs:` block: the value it opens with \
+             `<<EOT` is not closed before the output ends; expected `name = value`",
+        ]
+    );
+}
+
+#[test]
+fn a_heredoc_with_blank_lines_is_one_value_for_every_reader() {
+    let stdout = "Outputs:\n\ncert = <<EOT\n-----BEGIN-----\n\nabc\nEOT\nnext = 2\n\nlate = 3\n";
+    let mut blocks = Blocks::default();
+    let seen: Vec<BlockLine> = stdout.split('\n').map(|l| blocks.step(l)).collect();
+    use BlockLine::*;
+    assert_eq!(
+        seen,
+        [
+            Marker, Leading, Entry, Continued, Continued, Continued, Continued, Entry, End,
+            Outside, Outside
+        ]
+    );
+    assert_eq!(
+        parse_outputs(stdout),
+        raw(&[("cert", "-----BEGIN-----\n\nabc"), ("next", "2")])
+    );
 }

@@ -262,6 +262,10 @@ impl<'a> Run<'a> {
             Ok(implementation) => implementation,
             Err(error) => return Err(self.fail(name, &error.to_string(), None)),
         };
+        let environment = match implementation {
+            Implementation::Terraform { .. } => crate::terraform::environment(environment, &params),
+            _ => environment,
+        };
         let hooks = self.plan_hooks(name, &verb, &dir, &environment);
         let Some((program, args)) = implementation.command() else {
             let around = hooks::run_around(
@@ -459,12 +463,12 @@ impl<'a> Run<'a> {
         stdout: &str,
         pad: &[u8],
     ) -> Step {
-        let mut raw = capture::parse_outputs(stdout);
-        capture::decode_secrets(&mut raw, pad, self.warnings);
-        let (captured, problems) = self.capture(name, manifest, params, dir, &raw);
+        let printed = capture::component_outputs(name, stdout, dir, pad, self.warnings);
+        let raw = &printed.raw;
+        let (captured, problems) = self.capture(name, manifest, params, dir, &printed);
         self.mask_secret_outputs(&captured);
-        self.mask_secret_raw_outputs(manifest, &raw);
-        let dynamic = capture::dynamic_provides(&raw);
+        self.mask_secret_raw_outputs(manifest, raw);
+        let dynamic = capture::dynamic_provides(raw);
         let capabilities = manifest.provides.iter().chain(&dynamic).cloned().collect();
         let after = self.record_produced(name, captured, capabilities);
         let now = self.clock.now();
@@ -480,7 +484,7 @@ impl<'a> Run<'a> {
             let run = ComponentRun {
                 meta: component_meta(manifest),
                 parameters: component_parameters(params),
-                raw_outputs: raw_outputs(&raw),
+                raw_outputs: raw_outputs(raw),
                 snapshot: Vec::new(),
             };
             let running = state
@@ -567,10 +571,11 @@ impl<'a> Run<'a> {
         manifest: &Manifest,
         params: &[ExpandedParam],
         dir: &Path,
-        raw: &RawOutputs,
+        outputs: &capture::Printed,
     ) -> (Vec<state::CapturedOutput>, Vec<String>) {
+        let raw: &RawOutputs = &outputs.raw;
         let (decoded, errors) =
-            capture::decode_declared(&manifest.outputs, raw, dir, self.warnings);
+            capture::decode_printed(&manifest.outputs, outputs, dir, self.warnings);
         let mut problems: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         let printed: Vec<String> = raw.keys().cloned().collect();
         let context = OutputsContext {
@@ -606,7 +611,11 @@ impl<'a> Run<'a> {
                     name: output.name,
                     value: output.value.unwrap_or(Value::Null),
                     brief: declared.map(|d| d.brief.clone()).unwrap_or_default(),
-                    kind: declared.map(|d| d.kind.clone()).unwrap_or_default(),
+                    kind: match declared {
+                        Some(d) if outputs.reads_secret(d) => "secret".into(),
+                        Some(d) => d.kind.clone(),
+                        None => String::new(),
+                    },
                 }
             })
             .collect();
