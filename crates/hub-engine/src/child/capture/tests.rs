@@ -1,4 +1,5 @@
 use super::*;
+use yaml_serde::Value;
 
 fn raw(pairs: &[(&str, &str)]) -> RawOutputs {
     pairs
