@@ -100,3 +100,56 @@ fn otp_rejects_a_bad_pad_and_other_arguments() {
         .failure()
         .stderr_has("decode");
 }
+
+/// Issue 25, item 3: a line of an `Outputs:` block that is not
+/// `name = value` is a warning naming the component and the line; a
+/// declared output it leaves empty is an error quoting that line.
+#[test]
+fn malformed_outputs_lines_are_warnings_and_an_output_they_leave_empty_an_error() {
+    let test = crate::common::Test::new()
+        .file(
+            "hub.yaml",
+            "
+            kind: stack
+            meta: {name: mal}
+            components:
+            - name: db
+              source: {dir: db}
+            lifecycle: {order: [db]}
+            ",
+        )
+        .file(
+            "db/hub-component.yaml",
+            "
+            kind: component
+            meta: {name: db}
+            outputs:
+            - {name: url, fromTfVar: url}
+            - {name: host, fromTfVar: host}
+            ",
+        )
+        .script(
+            "db/deploy.sh",
+            "#!/bin/sh\necho Outputs:\necho url https://db.nowhere\necho '= empty-name'\necho 'port = '\necho 'host = db.local'\n",
+        );
+    let out =
+        crate::common::hub_isolated(&test, &["deploy", "hub.yaml", "-s", "hub.yaml.state"], &[]);
+    out.failure();
+    for line in [
+        "warning: component `db` printed `url https://db.nowhere` in an `Outputs:` block: it has no `=`; \
+         expected `name = value`",
+        "warning: component `db` printed `= empty-name` in an `Outputs:` block: it has no name before `=`; \
+         expected `name = value`",
+        "warning: component `db` printed `port =` in an `Outputs:` block: it has no value after `=`; \
+         expected `name = value`",
+        "error: component `db` failed: output `url`: raw output `url` is empty because the line \
+         `url https://db.nowhere` of the `Outputs:` block gave no value (it has no `=`); print it as \
+         `url = value`",
+    ] {
+        assert!(
+            out.stderr.lines().any(|l| l == line),
+            "missing line {line:?} in:\n{}",
+            out.stderr
+        );
+    }
+}

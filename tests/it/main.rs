@@ -39,6 +39,7 @@ mod state_commands;
 mod state_drift;
 mod state_layout;
 mod templates;
+mod terraform;
 mod turns;
 mod typos;
 mod validate;

@@ -83,7 +83,10 @@ pub fn command(binary: &Path, verb: &str) -> (PathBuf, Vec<String>) {
 /// The program named by `HUB_TERRAFORM`, else `terraform` or `tofu` on
 /// the PATH; `terraform` when none is found (the run then says what to do).
 pub fn default_binary() -> PathBuf {
-    find_binary(None).unwrap_or_else(|_| PathBuf::from("terraform"))
+    match std::env::var(BINARY_ENV).ok().filter(|v| !v.is_empty()) {
+        Some(named) => PathBuf::from(named),
+        None => find_binary(None).unwrap_or_else(|_| PathBuf::from("terraform")),
+    }
 }
 
 /// The Terraform program a component would run: `named` (the value of its

