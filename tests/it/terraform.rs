@@ -269,3 +269,167 @@ fn a_missing_terraform_program_says_what_to_do() {
          on the PATH, or name it with the component parameter terraform.binary or HUB_TERRAFORM",
     );
 }
+
+/// A component of the S3 stack: `*.tf` files only, Terraform's state in
+/// the bucket through `terraform.backend.*` parameters.
+const APP_TF: &str = r#"
+terraform {
+  backend "s3" {}
+}
+variable "subnets" { type = list(string) }
+variable "tags" { type = map(string) }
+variable "token" {
+  type      = string
+  sensitive = true
+}
+output "first_subnet" { value = var.subnets[0] }
+output "team" { value = var.tags["team"] }
+output "token_length" { value = nonsensitive(length(var.token)) }
+"#;
+
+fn backend(key: &str) -> String {
+    [
+        format!("- {{name: terraform.backend.key, value: {key}}}"),
+        "- {name: terraform.backend.bucket}".into(),
+        "- {name: terraform.backend.region}".into(),
+        "- {name: terraform.backend.endpoint}".into(),
+        "- {name: terraform.backend.force_path_style, value: 'true'}".into(),
+        "- {name: terraform.backend.skip_credentials_validation, value: 'true'}".into(),
+        "- {name: terraform.backend.skip_metadata_api_check, value: 'true'}".into(),
+        "- {name: terraform.backend.skip_region_validation, value: 'true'}".into(),
+    ]
+    .join("\n")
+}
+
+/// A component manifest: its parameters and outputs (flow-style lines).
+fn manifest(name: &str, parameters: &str, outputs: &str) -> String {
+    format!(
+        "kind: component\nmeta: {{name: {name}}}\nparameters:\n{parameters}\noutputs:\n{outputs}\n"
+    )
+}
+
+#[test]
+fn a_stack_of_terraform_components_passes_structures_and_secrets_with_its_states_in_s3() {
+    let Some(tf) = terraform_or_skip() else {
+        return;
+    };
+    let Some(server) = crate::remote::server::server() else {
+        return;
+    };
+    let bucket = server.bucket("terraform");
+    let net_tf = format!("terraform {{\n  backend \"s3\" {{}}\n}}\n{MAIN_TF}");
+    let test = Test::new()
+        .file(
+            "hub.yaml",
+            &format!(
+                "
+                kind: stack
+                meta: {{name: tf-s3}}
+                components:
+                - name: net
+                  source: {{dir: net}}
+                - name: app
+                  source: {{dir: app}}
+                  depends: [net]
+                parameters:
+                - {{name: terraform.backend.bucket, value: {bucket}}}
+                - {{name: terraform.backend.region, value: {region}}}
+                - {{name: terraform.backend.endpoint, value: '{endpoint}'}}
+                ",
+                region = crate::remote::server::REGION,
+                endpoint = server.endpoint(),
+            ),
+        )
+        .file(
+            "net/hub-component.yaml",
+            &manifest(
+                "net",
+                &backend("net/terraform.tfstate"),
+                "- {name: component.net.subnets, fromTfVar: subnets}\n\
+                 - {name: component.net.tags, fromTfVar: tags}\n\
+                 - {name: component.net.token, fromTfVar: secret_token}",
+            ),
+        )
+        .file("net/main.tf", &net_tf)
+        .file(
+            "app/hub-component.yaml",
+            &manifest(
+                "app",
+                &format!(
+                    "{}\n\
+                     - {{name: component.net.subnets, env: TF_VAR_subnets}}\n\
+                     - {{name: component.net.tags, env: TF_VAR_tags}}\n\
+                     - {{name: component.net.token, env: TF_VAR_token}}",
+                    backend("app/terraform.tfstate")
+                ),
+                "- {name: component.app.first_subnet, fromTfVar: first_subnet}\n\
+                 - {name: component.app.team, fromTfVar: team}\n\
+                 - {name: component.app.token_length, fromTfVar: token_length}",
+            ),
+        )
+        .file("app/main.tf", APP_TF);
+    let state_url = format!("s3://{bucket}/hub.state");
+    let tf_path = tf.display().to_string();
+    let mut env: Vec<(&str, String)> = server.env();
+    env.push(("HUB_TERRAFORM", tf_path));
+    env.push(("CHECKPOINT_DISABLE", "1".into()));
+    let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+    let out = hub_isolated(&test, &["deploy", "hub.yaml", "-s", &state_url], &env_refs);
+    out.success();
+    // Terraform's states are in the bucket, beside hub's.
+    let net_state = server
+        .get(&bucket, "net/terraform.tfstate")
+        .expect("net's Terraform state");
+    assert!(net_state.contains("\"vpc_id\""), "{net_state}");
+    assert!(server.get(&bucket, "app/terraform.tfstate").is_some());
+    assert!(!test.root().join("net/terraform.tfstate").exists());
+    // What `app` made of `net`'s list, map and secret.
+    let hub_state = server.get(&bucket, "hub.state").expect("hub's state");
+    let state = crate::common::parse_documents(&hub_state)
+        .pop()
+        .expect("a state");
+    let captured = state["capturedOutputs"].as_sequence().expect("outputs");
+    let find = |name: &str| {
+        captured
+            .iter()
+            .find(|o| o["name"] == yaml(name))
+            .map(|o| o["value"].clone())
+    };
+    assert_eq!(find("component.net.subnets"), Some(yaml("[a, b]")));
+    assert_eq!(
+        find("component.net.tags"),
+        Some(yaml("{env: dev, team: core}"))
+    );
+    assert_eq!(find("component.net.token"), Some(yaml("tok-3141-5926")));
+    assert_eq!(find("component.app.first_subnet"), Some(yaml("a")));
+    assert_eq!(find("component.app.team"), Some(yaml("core")));
+    assert_eq!(find("component.app.token_length"), Some(yaml("'13'")));
+    assert!(!hub_state.contains("<sensitive>"));
+    // The secret is masked in what hub printed and in `explain`.
+    let explained = hub_isolated(&test, &["explain", &state_url, "--json"], &env_refs);
+    explained.success();
+    for text in [&out.stdout, &out.stderr, &explained.stdout] {
+        assert!(!text.contains("tok-3141-5926"), "{text}");
+    }
+    assert!(
+        explained
+            .stdout
+            .contains("\"component.net.token\": \"(masked)\""),
+        "{}",
+        explained.stdout
+    );
+
+    let down = hub_isolated(
+        &test,
+        &["undeploy", "hub.yaml", "-s", &state_url],
+        &env_refs,
+    );
+    down.success();
+    assert_eq!(
+        down.stdout.matches("Destroy complete!").count(),
+        2,
+        "{}",
+        down.stdout
+    );
+}

@@ -125,7 +125,9 @@ impl Printed {
     /// leave the raw outputs), the others raw outputs.
     fn merge_terraform(&mut self, outputs: Vec<crate::terraform::TfOutput>) {
         for output in outputs {
-            let structured = !output.value.is_string();
+            // As in a block: lists and maps are structures, a number or
+            // a bool its text.
+            let structured = output.value.is_array() || output.value.is_object();
             let text = match output.value {
                 serde_json::Value::String(text) => text,
                 other => other.to_string(),
