@@ -175,6 +175,17 @@ mod tests {
     }
 
     #[test]
+    fn terraform_values_with_blank_lines_are_kept_whole() {
+        let stdout =
+            "Outputs:\n\ncert = <<EOT\na\n\nOutputs:\nb\nEOT\nlist = [\n  \"x\",\n]\n\nnoise\n";
+        let kept = kept(stdout);
+        assert_eq!(parse_outputs(&kept.blocks), parse_outputs(stdout));
+        assert_eq!(parse_outputs(stdout)["cert"], "a\n\nOutputs:\nb");
+        assert_eq!(parse_outputs(stdout)["list"], r#"["x"]"#);
+        assert!(!kept.blocks.contains("noise"));
+    }
+
+    #[test]
     fn a_cut_line_in_a_block_keeps_its_first_piece_with_a_note() {
         let mut keeper = KeptStdout::default();
         keeper.line("Outputs:", true);

@@ -143,6 +143,33 @@ mod tests {
     }
 
     #[test]
+    fn every_line_of_a_secret_multi_line_value_is_masked() {
+        let lines = [
+            ("Outputs:", true),
+            ("", true),
+            ("db_dsn = <<EOT", true),
+            ("pg://user:pw@host", true),
+            ("", true),
+            ("EOT", true),
+            ("host = db.local", true),
+            ("later pg://user:pw@host", true),
+        ];
+        assert_eq!(
+            shown(&lines),
+            [
+                "Outputs:",
+                "",
+                "db_dsn = (masked)",
+                "(masked)",
+                "(masked)",
+                "(masked)",
+                "host = db.local",
+                "later (masked)",
+            ]
+        );
+    }
+
+    #[test]
     fn a_secret_output_is_masked_in_its_line_and_every_later_one() {
         let lines = [
             ("db_dsn = before-block-not-known", true),
