@@ -433,3 +433,55 @@ fn a_stack_of_terraform_components_passes_structures_and_secrets_with_its_states
         down.stdout
     );
 }
+
+/// `deploy --prune` undeploys a `*.tf` component the stack no longer
+/// lists with `terraform destroy`, its recorded parameters as `TF_VAR_*`
+/// (the variable has no default: without them the destroy would fail).
+#[test]
+fn a_removed_tf_component_is_destroyed_by_prune_with_its_recorded_variables() {
+    let Some(tf) = terraform_or_skip() else {
+        return;
+    };
+    let stack = |components: &str| {
+        format!(
+            "kind: stack\nmeta: {{name: tf}}\ncomponents:\n{components}\nparameters:\n- {{name: region, value: eu-1}}\n"
+        )
+    };
+    let test = Test::new()
+        .file(
+            "hub.yaml",
+            &stack("- {name: net, source: {dir: net}}\n- {name: app, source: {dir: app}}"),
+        )
+        .file(
+            "net/hub-component.yaml",
+            "kind: component\nmeta: {name: net}\nparameters:\n- {name: region}\n",
+        )
+        .file(
+            "net/main.tf",
+            "variable \"region\" { type = string }\noutput \"region\" { value = var.region }\n",
+        )
+        .file(
+            "app/hub-component.yaml",
+            "kind: component\nmeta: {name: app}\n",
+        )
+        .script("app/deploy.sh", "#!/bin/sh\n")
+        .script("app/undeploy.sh", "#!/bin/sh\n");
+    let out = run(&test, &tf, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.success();
+    std::fs::write(
+        test.root().join("hub.yaml"),
+        stack("- {name: app, source: {dir: app}}"),
+    )
+    .expect("write");
+    let pruned = run(
+        &test,
+        &tf,
+        &["deploy", "hub.yaml", "-s", "hub.yaml.state", "--prune"],
+    );
+    pruned.success();
+    assert!(
+        pruned.stdout.contains("Destroy complete!"),
+        "{}",
+        pruned.stdout
+    );
+}

@@ -134,6 +134,12 @@ pub fn invoke(
         base_dir: &stack.base_dir,
     };
     let child_env = env::component(&base, &vars, warnings);
+    let child_env = match implementation {
+        discover::Implementation::Terraform { .. } => {
+            crate::terraform::environment(child_env, &expanded)
+        }
+        _ => child_env,
+    };
     let mut masker = SecretMasker::new(options.reveal);
     for param in expanded.iter().filter(|p| p.secret) {
         masker.add(&substitution_text(param.value.as_ref()));

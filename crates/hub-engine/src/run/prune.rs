@@ -181,6 +181,12 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
     };
     let mut quiet = hub_manifest::diag::Warnings::default();
     let child_env = env::component(run.base_env, &vars, &mut quiet);
+    let child_env = match implementation {
+        discover::Implementation::Terraform { .. } => {
+            crate::terraform::environment(child_env, &params)
+        }
+        _ => child_env,
+    };
     masker.add_credentials_in(&child_env);
     super::records::mask_entry_secrets(&mut masker, &removed.name, entry);
     let invocation = Invocation {
