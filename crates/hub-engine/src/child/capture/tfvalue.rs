@@ -38,6 +38,11 @@ pub fn is_empty_collection(value: &str) -> bool {
 /// delimiter, and whether it is the indented form.
 fn heredoc_start(text: &str) -> Option<(&str, bool)> {
     let at = text.rfind("<<")?;
+    // The opener is a value: alone, or after a map key's `=`.
+    let before = text[..at].trim_end();
+    if !(before.is_empty() || before.ends_with('=')) {
+        return None;
+    }
     let rest = &text[at + 2..];
     let (indented, name) = match rest.strip_prefix('-') {
         Some(name) => (true, name),

@@ -190,7 +190,7 @@ fn openers() {
     ] {
         assert!(opens_multiline(opener), "{opener}");
     }
-    for other in ["[a, b]", "<<", "<<1x", "\"[\"", "x"] {
+    for other in ["[a, b]", "<<", "<<1x", "\"[\"", "x", "see <<EOT", "a<<EOT"] {
         assert!(!opens_multiline(other), "{other}");
     }
     assert!(is_empty_collection("tolist([ ])"));
