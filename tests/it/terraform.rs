@@ -485,3 +485,53 @@ fn a_removed_tf_component_is_destroyed_by_prune_with_its_recorded_variables() {
         pruned.stdout
     );
 }
+
+/// `hub_engine::terraform::drift`: Terraform's `plan -detailed-exitcode`
+/// for a deployed `*.tf` component, in sync with the parameters it was
+/// deployed with, drifted with others.
+#[test]
+fn drift_is_terraform_plan_detailed_exitcode() {
+    use hub_engine::terraform::{drift, Drift};
+    let Some(tf) = terraform_or_skip() else {
+        return;
+    };
+    let test = stack("net", "");
+    run(&test, &tf, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]).success();
+    let param = |name: &str, value: &str| hub_params::ExpandedParam {
+        name: name.into(),
+        value: Some(yaml(value)),
+        env: String::new(),
+        origin: hub_params::Origin::Value,
+        expression: None,
+        declared: None,
+        secret: false,
+    };
+    let binary = tf.display().to_string();
+    let dir = test.root().join("net");
+    let base = vec![(
+        "PATH".to_string(),
+        std::env::var("PATH").unwrap_or_default(),
+    )];
+    let deployed = [
+        param("cidr", "10.1.0.0/16"),
+        param("zones", "[z1, z2]"),
+        param("terraform.binary", &binary),
+    ];
+    assert_eq!(drift(&dir, &deployed, &base), Ok(Drift::InSync));
+    let changed = [
+        param("cidr", "10.9.0.0/16"),
+        param("zones", "[z1, z2]"),
+        param("terraform.binary", &binary),
+    ];
+    let Ok(Drift::Changes(lines)) = drift(&dir, &changed, &base) else {
+        panic!("expected changes");
+    };
+    assert!(
+        lines.iter().any(|l| l == "Changes to Outputs:"),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.trim_start().starts_with("~ cidr")),
+        "{lines:?}"
+    );
+}
