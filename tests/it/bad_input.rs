@@ -63,6 +63,7 @@ fn deployed() -> Test {
 
 const DEPLOY: &[&str] = &["deploy", "hub.yaml", "-s", "s.state"];
 const UNDEPLOY: &[&str] = &["undeploy", "hub.yaml", "-s", "s.state"];
+const DEPLOY_STRICT: &[&str] = &["deploy", "hub.yaml", "-s", "s.state", "--strict"];
 
 /// Runs hub in the test folder with a reduced environment, a fixed clock
 /// and operation id.
@@ -1035,11 +1036,11 @@ fn rows() -> Vec<Row> {
             &["a/hub-component.yaml:4", "help:"],
         ),
         row(
-            "component: a near typo of a key",
+            "component: a near typo of a key (with --strict)",
             |t| component_text(t, "kind: component\nmeta:\n  name: a\nparamters: []\n"),
-            DEPLOY,
+            DEPLOY_STRICT,
             1,
-            &["a/hub-component.yaml:4", "parameters", "--lenient"],
+            &["a/hub-component.yaml:4", "parameters", "--strict"],
         ),
         // ---- reference errors
         row(

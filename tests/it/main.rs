@@ -41,4 +41,5 @@ mod state_layout;
 mod templates;
 mod turns;
 mod typos;
+mod typos_policy;
 mod validate;

@@ -3,8 +3,9 @@
 use super::params::warn_missing_values;
 use super::paths::{absolute, clean, stack_base_dir};
 use super::{application, order, state_fill, ElaborateError, Options};
-use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::diag::{Location, Warning, Warnings};
 use hub_manifest::keys::suggest;
+use hub_manifest::typos::{self, Origin};
 use hub_manifest::{
     locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
     ManifestError, Segment, SourceFile,
@@ -49,6 +50,7 @@ fn elaborate_traced(
         files: Vec::new(),
         instances: HashMap::new(),
         order_written: false,
+        top_repository: hub_manifest::typos::repository_of(&options.stack),
     };
     let level = assembler.assemble(
         &options.stack,
@@ -118,6 +120,9 @@ struct Assembler<'a> {
     instances: HashMap<String, usize>,
     /// Some level (the stack or a parent) wrote a `lifecycle.order`.
     order_written: bool,
+    /// The repository of the top stack: a parent in it is the user's own
+    /// (its near typos are errors, see [`hub_manifest::typos`]).
+    top_repository: Option<PathBuf>,
 }
 
 /// What the elaborated file records about its making: every file read
@@ -163,9 +168,17 @@ impl Assembler<'_> {
         }
         chain.push(identity);
 
-        let (manifest, file) = read_manifest(manifest_path, "stack", self.warnings)?;
-        self.order_written |= !manifest.lifecycle.order.is_empty();
         let top = chain.len() == 1;
+        let origin = if top {
+            Origin::Own
+        } else {
+            typos::parent_origin(self.top_repository.as_deref(), manifest_path)
+        };
+        let mut read = Warnings::default();
+        let manifest = read_manifest(manifest_path, "stack", &mut read);
+        self.warnings.append(typos::mark(read, origin));
+        let (manifest, file) = manifest?;
+        self.order_written |= !manifest.lifecycle.order.is_empty();
         if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
             self.warnings.warn(
                 Some(Location::file(manifest_path)),
@@ -175,11 +188,13 @@ impl Assembler<'_> {
                 ),
             );
         }
+        let mut read = Warnings::default();
         let params_files = params_paths
             .iter()
-            .map(|p| read_params(p, self.warnings).map(|f| (p.clone(), f)))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(ElaborateError::Params)?;
+            .map(|p| read_params(p, &mut read).map(|f| (p.clone(), f)))
+            .collect::<Result<Vec<_>, _>>();
+        self.warnings.append(typos::mark(read, origin));
+        let params_files = params_files.map_err(ElaborateError::Params)?;
 
         let base = stack_base_dir(manifest_path);
         let own_docs = self.read_components(&manifest, &file, &base, excluded)?;
@@ -339,7 +354,10 @@ impl Assembler<'_> {
                 .take()
                 .unwrap_or_else(|| read_component_manifest(dir));
             for w in found.iter() {
-                self.warnings.push(w.clone());
+                self.warnings.push(Warning {
+                    origin: Origin::Foreign,
+                    ..w.clone()
+                });
             }
             let mut doc = result.map_err(|source| ElaborateError::Component {
                 component: reference.name.clone(),

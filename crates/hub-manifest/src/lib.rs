@@ -17,6 +17,7 @@ mod model;
 pub mod names;
 pub mod provenance;
 pub mod schema;
+pub mod typos;
 pub mod validate;
 mod write;
 
