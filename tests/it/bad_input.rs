@@ -662,7 +662,7 @@ fn a_missing_value_without_a_terminal_names_the_declaring_line() {
     insta::assert_snapshot!(text, @r"
     error: stack parameters cannot be locked:
       - 1 `kind: user` parameter(s) have no value:
-          `token` (declared at hub.yaml:16): add `fromEnv: VAR` to its declaration, or give it a `value` in a parameters file and elaborate again
+          `token` (declared at hub.yaml:16): add `fromEnv: VAR` to its declaration, or give it a `value` in a parameters file given after the stack
       help: values can also come from `-e NAME=value` for `fromEnv` parameters, or be typed at a terminal
     ");
 }

@@ -43,3 +43,4 @@ mod turns;
 mod typos;
 mod typos_policy;
 mod validate;
+mod warning_lines;

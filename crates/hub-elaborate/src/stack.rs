@@ -1,6 +1,6 @@
 //! Assembling one stack level (and, recursively, its parents).
 
-use super::params::warn_missing_values;
+use super::params::{lacks_value, warn_missing_values};
 use super::paths::{absolute, clean, stack_base_dir};
 use super::{application, order, state_fill, ElaborateError, Options};
 use hub_manifest::diag::{Location, Warning, Warnings};
@@ -74,7 +74,9 @@ fn elaborate_traced(
         app_env,
     } = level;
     // Named after the merge: `-s` may add parameters and sort them again.
-    let provenance = provenance.then(|| {
+    // Also made to point the warnings of parameters without a value at
+    // their lines.
+    let located = (provenance || parameters.iter().any(lacks_value)).then(|| {
         let names = parameters
             .iter()
             .zip(&traces)
@@ -87,10 +89,21 @@ fn elaborate_traced(
     if let Some(state) = &options.state {
         state_fill::apply(&mut doc, state, warnings)?;
     }
-    warn_missing_values(&doc.parameters, warnings);
+    let declared = |name: &str| {
+        located
+            .as_ref()
+            .and_then(|located| located.stack_parameter(name))
+    };
+    warn_missing_values(&doc.parameters, &declared, warnings);
+    let provenance = located.filter(|_| provenance);
     if doc.kind == "application" {
-        let location = Location::file(&options.stack);
-        let app = application::split_off(&mut doc, &app_env, location, warnings)?;
+        // Read again to name the line of a key; only applications need it.
+        let source = SourceFile::read(&options.stack).ok();
+        let at = |keys: &[&str]| match &source {
+            Some(file) => key_location(file, keys),
+            None => Location::file(&options.stack),
+        };
+        let app = application::split_off(&mut doc, &app_env, &at, warnings)?;
         component_docs.push(app);
     } else {
         doc.templates = Default::default();
@@ -181,7 +194,7 @@ impl Assembler<'_> {
         self.order_written |= !manifest.lifecycle.order.is_empty();
         if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
             self.warnings.warn(
-                Some(Location::file(manifest_path)),
+                Some(key_location(&file, &["kind"])),
                 format!(
                     "manifest `kind` should be `stack` or `application`, found `{}`",
                     manifest.kind
@@ -243,7 +256,7 @@ impl Assembler<'_> {
             &file.path,
             stack_file,
             &params_files,
-            &self.instances,
+            (&self.instances, &self.files),
             self.options,
             self.warnings,
         );
