@@ -226,3 +226,48 @@ fn hints_fit_a_stack_or_an_elaborated_file() {
     assert_eq!(file.status, 1, "{}", file.stderr);
     file.stderr_has("help: declare the missing parameters in the stack (hub.yaml or a parameters file) and elaborate again\n");
 }
+
+#[test]
+fn a_manifest_of_several_documents_is_warned_about_at_the_second() {
+    let t = stack("  - name: x\n    value: 1\n", "  - name: x\n    value: 1\n").file(
+        "params.yaml",
+        "parameters:\n  - name: y\n    value: 2\n---\nparameters: []\n",
+    );
+    let out = elaborate(&t, true);
+    out.success();
+    assert_eq!(
+        warnings(&out),
+        ["warning: params.yaml:4:1: parameters file holds 2 YAML documents; only the first is used"]
+    );
+}
+
+#[test]
+fn a_stack_parameter_filled_from_the_state_is_warned_about_at_its_declaration() {
+    let t = stack("  - name: x\n    value: 1\n", "  - name: x\n");
+    hub_isolated(&t, &["deploy", "hub.yaml", "-s", "s.state"], &[]).success();
+    std::fs::write(
+        t.root().join("hub.yaml"),
+        "kind: stack\nmeta:\n  name: s\ncomponents:\n  - {name: c, source: {dir: c}}\nparameters:\n  - name: x\n",
+    )
+    .expect("write");
+    let out = hub_isolated(&t, &["plan", "hub.yaml", "-s", "s.state"], &[]);
+    out.success();
+    out.stderr_has(
+        "warning: hub.yaml:7: stack parameter `x` is empty; using the state's value `1`\n",
+    );
+    for warning in warnings(&out) {
+        assert!(warning.starts_with("warning: hub.yaml:7: "), "{warning}");
+    }
+}
+
+#[test]
+fn a_parameter_without_a_name_is_warned_about_at_its_group() {
+    let t = stack(
+        "  - name: x\n    value: 1\n  - name: grp\n    parameters:\n      - value: 2\n",
+        "  - name: x\n    value: 1\n",
+    );
+    let out = elaborate(&t, false);
+    out.success().stderr_has(
+        "warning: hub.yaml:9:3: a parameter has an empty name (under `grp`); it is kept as `grp.`\n",
+    );
+}

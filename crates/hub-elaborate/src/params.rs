@@ -20,15 +20,6 @@ pub enum Origin<'a> {
 }
 
 impl Origin<'_> {
-    fn location(&self) -> Option<Location> {
-        match self {
-            Origin::Component { file, .. } | Origin::Stack { file, .. } => {
-                Some(Location::file(file))
-            }
-            Origin::Parent => None,
-        }
-    }
-
     /// The line of the parameter `mark` points at in this source's file
     /// (the nested parameter itself, not its group). The file is read
     /// again: only warnings ask.
@@ -58,14 +49,15 @@ impl Origin<'_> {
 }
 
 /// Warns of a parameter without a name; it is kept as `prefix.`.
-fn warn_empty_name(prefix: &str, origin: Origin<'_>, warnings: &mut Warnings) {
+/// `mark`: the top-level item holding it, whose line the warning names.
+fn warn_empty_name(prefix: &str, origin: Origin<'_>, mark: Mark, warnings: &mut Warnings) {
     let kept = if prefix.is_empty() {
         String::new()
     } else {
         format!("{prefix}.")
     };
     warnings.warn(
-        origin.location(),
+        origin.parameter_location(mark),
         format!("a parameter has an empty name (under `{prefix}`); it is kept as `{kept}`"),
     );
 }
@@ -142,7 +134,14 @@ impl ParamTable {
             Traced::File(file) => file,
         };
         for (index, top) in params.iter().enumerate() {
-            let flat = leaves(top, |prefix| warn_empty_name(prefix, origin, warnings));
+            let item = Mark {
+                file,
+                index,
+                leaf: None,
+            };
+            let flat = leaves(top, |prefix| {
+                warn_empty_name(prefix, origin, item, warnings)
+            });
             let group = !top.parameters.is_empty();
             for (leaf, mut p) in flat.into_iter().enumerate() {
                 let mark = Mark {
@@ -452,7 +451,9 @@ mod tests {
         let mut w = Warnings::default();
         let flat: Vec<Parameter> = param("- name: grp\n  kind: user\n  empty: allow\n  value: dropped\n  parameters:\n  - name: x\n  - name: y\n    kind: tech\n  - name: deep\n    parameters:\n    - name: z\n      value: 1\n")
             .iter()
-            .flat_map(|p| leaves(p, |prefix| warn_empty_name(prefix, Origin::Parent, &mut w)))
+            .flat_map(|p| leaves(p, |prefix| {
+                    warn_empty_name(prefix, Origin::Parent, Mark::default(), &mut w)
+                }))
             .collect();
         let names: Vec<_> = flat
             .iter()

@@ -31,7 +31,7 @@ pub use write::{
     render_elaborated, render_elaborated_with, write_output, write_output_as, write_private_output,
 };
 
-use crate::diag::{Location, Warnings};
+use crate::diag::Warnings;
 use std::path::Path;
 
 /// Reads the first document of a stack, application or component manifest,
@@ -48,7 +48,7 @@ pub fn read_manifest(
     })?;
     if count > 1 {
         warnings.warn(
-            Some(Location::file(path)),
+            Some(file.second_document()),
             format!("{what} manifest holds {count} YAML documents; only the first is used"),
         );
     }
@@ -61,7 +61,7 @@ pub fn read_params(path: &Path, warnings: &mut Warnings) -> Result<ParamsFile, M
     let (doc, count) = file.first_document::<ParamsFile>(warnings)?;
     if count > 1 {
         warnings.warn(
-            Some(Location::file(path)),
+            Some(file.second_document()),
             format!("parameters file holds {count} YAML documents; only the first is used"),
         );
     }

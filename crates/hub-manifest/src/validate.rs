@@ -473,17 +473,7 @@ impl Checker<'_> {
 
     /// The line where the second non-empty document starts.
     fn second_document(&self) -> Location {
-        let mut content = false;
-        for (number, line) in self.file.text.lines().enumerate() {
-            if line.starts_with("---") && content {
-                return Location::at(&self.file.path, number + 1, 1);
-            }
-            let trimmed = line.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') && !line.starts_with("---") {
-                content = true;
-            }
-        }
-        Location::file(&self.file.path)
+        self.file.second_document()
     }
 }
 
