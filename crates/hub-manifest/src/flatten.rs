@@ -66,10 +66,8 @@ pub fn leaf_paths(param: &Parameter) -> Vec<Vec<usize>> {
     out
 }
 
-/// The 1-based (line, column) of leaf number `leaf` ([`leaves`] order) of
-/// item `index` of the top-level `parameters:` list of the first YAML
-/// document of `text`: the nested parameter itself, not its group.
-pub fn leaf_position(text: &str, index: usize, leaf: usize) -> Option<(usize, usize)> {
+/// The top-level `parameters:` of the first YAML document of `text`.
+pub fn top_parameters(text: &str) -> Option<Vec<Parameter>> {
     use serde::Deserialize;
     #[derive(Deserialize)]
     struct Parameters {
@@ -77,9 +75,17 @@ pub fn leaf_position(text: &str, index: usize, leaf: usize) -> Option<(usize, us
         parameters: Vec<Parameter>,
     }
     let first = yaml_serde::Deserializer::from_str(text).next()?;
-    let document = Parameters::deserialize(first).ok()?;
-    let top = document.parameters.get(index)?;
-    let path = leaf_paths(top).into_iter().nth(leaf)?;
+    Parameters::deserialize(first).ok().map(|d| d.parameters)
+}
+
+/// The path to leaf number `leaf` ([`leaves`] order) of item `index` of
+/// `parameters` (a document's top-level list), for [`crate::locate`].
+pub fn leaf_segments(
+    parameters: &[Parameter],
+    index: usize,
+    leaf: usize,
+) -> Option<Vec<crate::Segment>> {
+    let path = leaf_paths(parameters.get(index)?).into_iter().nth(leaf)?;
     let mut segments = vec![
         crate::Segment::Key("parameters".into()),
         crate::Segment::Index(index),
@@ -88,7 +94,15 @@ pub fn leaf_position(text: &str, index: usize, leaf: usize) -> Option<(usize, us
         segments.push(crate::Segment::Key("parameters".into()));
         segments.push(crate::Segment::Index(child));
     }
-    crate::locate(text, &segments)
+    Some(segments)
+}
+
+/// The 1-based (line, column) of leaf number `leaf` ([`leaves`] order) of
+/// item `index` of the top-level `parameters:` list of the first YAML
+/// document of `text`: the nested parameter itself, not its group.
+pub fn leaf_position(text: &str, index: usize, leaf: usize) -> Option<(usize, usize)> {
+    let parameters = top_parameters(text)?;
+    crate::locate(text, &leaf_segments(&parameters, index, leaf)?)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub mod validate;
 mod write;
 
 pub use error::ManifestError;
-pub use flatten::{leaf_paths, leaf_position, leaves};
+pub use flatten::{leaf_paths, leaf_position, leaf_segments, leaves, top_parameters};
 pub use load::{Document, SourceFile};
 pub use locate::{locate, locate_entry, Segment};
 pub use model::*;

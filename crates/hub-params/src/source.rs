@@ -125,6 +125,9 @@ pub struct Provenance {
     files: Vec<PathBuf>,
     texts: Vec<OnceLock<Option<SourceFile>>>,
     scans: Vec<OnceLock<Declarations>>,
+    /// The decoded top-level parameters of each file, for the lines of
+    /// nested ones.
+    trees: Vec<OnceLock<Option<Vec<hub_manifest::Parameter>>>>,
     /// Qualified name (`name` or `name|component`) of each merged stack
     /// parameter → the source that last set its value, else the first
     /// that declared it.
@@ -142,6 +145,7 @@ impl Provenance {
         Provenance {
             texts: files.iter().map(|_| OnceLock::new()).collect(),
             scans: files.iter().map(|_| OnceLock::new()).collect(),
+            trees: files.iter().map(|_| OnceLock::new()).collect(),
             files,
             stack,
             components,
@@ -164,7 +168,12 @@ impl Provenance {
             return Some(Location::file(path));
         };
         if let Some(leaf) = mark.leaf {
-            let found = hub_manifest::leaf_position(&source.text, mark.index, leaf as usize);
+            let parameters = self.trees[mark.file]
+                .get_or_init(|| hub_manifest::top_parameters(&source.text))
+                .as_deref()
+                .unwrap_or_default();
+            let found = hub_manifest::leaf_segments(parameters, mark.index, leaf as usize)
+                .and_then(|path| hub_manifest::locate(&source.text, &path));
             if let Some((line, _)) = found {
                 return Some(Location {
                     file: source.path.clone(),
