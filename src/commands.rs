@@ -214,6 +214,7 @@ fn planned_run_args(
             environment: given.stack.environment.clone(),
             base_dir: arguments.base_dir.as_ref().map(PathBuf::from),
             lenient: given.stack.lenient,
+            strict: given.stack.strict,
             clouds: arguments.clouds.clone(),
         },
         state: StateArgs {
@@ -384,7 +385,11 @@ fn load_run(
         &overrides,
         warnings,
     )?;
-    refuse_near_typos(warnings, args.common.stack.lenient)?;
+    refuse_near_typos(
+        warnings,
+        args.common.stack.strict,
+        args.common.stack.lenient,
+    )?;
     hub_engine::source::stale::warn_if_stale(&stack, warnings);
     if let Some(warning) = hub_engine::order::clouds::filter(&mut stack.elaborated, &enabled) {
         warnings.warn(None, warning);

@@ -38,9 +38,14 @@ pub struct ElaborateArgs {
     #[arg(short = 's', long = "state", value_name = "LIST")]
     pub state: Option<String>,
     /// Unknown keys that look like typos of known keys (`paramters`,
-    /// `fromenv`) are warnings instead of errors
+    /// `fromenv`) are warnings, also in the stack's own files (by default
+    /// they are errors there and warnings in component manifests)
     #[arg(long)]
     pub lenient: bool,
+    /// Unknown keys that look like typos of known keys are errors, also in
+    /// component manifests
+    #[arg(long, conflicts_with = "lenient")]
+    pub strict: bool,
     /// With -s: take values from the state's stack parameters too, not only its outputs
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub state_stack_parameters: bool,

@@ -58,9 +58,14 @@ pub struct StackArgs {
     #[arg(short = 'b', long = "base-dir", alias = "baseDir", value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
     /// Unknown keys that look like typos of known keys (`paramters`,
-    /// `fromenv`) are warnings instead of errors
+    /// `fromenv`) are warnings, also in the stack's own files (by default
+    /// they are errors there and warnings in component manifests)
     #[arg(long)]
     pub lenient: bool,
+    /// Unknown keys that look like typos of known keys are errors, also in
+    /// component manifests
+    #[arg(long, conflicts_with = "lenient")]
+    pub strict: bool,
     /// Clouds whose requirements are checked (aws, azure, gcp; comma-separated):
     /// the requirements `aws`, `azure`, `gcp` and `gcs` of the other clouds are
     /// dropped from the stack and its components. Without it, the clouds whose

@@ -7,17 +7,17 @@ use hub_manifest::diag::Warnings;
 use indexmap::IndexMap;
 use std::path::PathBuf;
 
-/// Unknown keys within a typo of a known key stop `elaborate`, `deploy`
-/// and `plan` before anything is written, unless `--lenient`.
-pub(super) fn refuse_near_typos(warnings: &mut Warnings, lenient: bool) -> Result<(), Error> {
-    if lenient {
-        return Ok(());
-    }
-    let typos = warnings.take_near_typos();
-    if typos.is_empty() {
-        return Ok(());
-    }
-    Err(hub_manifest::ManifestError::NearTypos { typos }.into())
+/// Near typos of known keys stop `elaborate`, `deploy`, `undeploy` and
+/// `plan` before anything is written where [`hub_manifest::typos`] decides
+/// so (the user's own files by default, everywhere with `--strict`,
+/// nowhere with `--lenient`); the others stay warnings.
+pub(super) fn refuse_near_typos(
+    warnings: &mut Warnings,
+    strict: bool,
+    lenient: bool,
+) -> Result<(), Error> {
+    let policy = hub_manifest::typos::TypoPolicy::from_flags(strict, lenient);
+    Ok(hub_manifest::typos::refuse(warnings, policy)?)
 }
 
 /// `K=V,K=V` (the flag may also be repeated); the value may contain `=`.

@@ -28,7 +28,7 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
             }),
     };
     let elaborated = elaborate::elaborate(&options, warnings)?;
-    refuse_near_typos(warnings, args.lenient)?;
+    refuse_near_typos(warnings, args.strict, args.lenient)?;
     let text = render_elaborated_with(&elaborated, command.as_deref())?;
     let private = !options.overrides.is_empty()
         || options.state.is_some()

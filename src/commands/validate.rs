@@ -10,7 +10,8 @@ use std::io::Write;
 /// when any file has an error.
 pub fn validate(args: ValidateArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     use hub_manifest::validate::{validate_files, Severity};
-    let reports = validate_files(&args.files);
+    let policy = hub_manifest::typos::TypoPolicy::from_flags(args.strict, args.lenient);
+    let reports = validate_files(&args.files, policy);
     let mut err = std::io::stderr().lock();
     for report in &reports {
         for finding in &report.findings {

@@ -63,6 +63,7 @@ fn deployed() -> Test {
 
 const DEPLOY: &[&str] = &["deploy", "hub.yaml", "-s", "s.state"];
 const UNDEPLOY: &[&str] = &["undeploy", "hub.yaml", "-s", "s.state"];
+const DEPLOY_STRICT: &[&str] = &["deploy", "hub.yaml", "-s", "s.state", "--strict"];
 
 /// Runs hub in the test folder with a reduced environment, a fixed clock
 /// and operation id.
@@ -661,7 +662,7 @@ fn a_missing_value_without_a_terminal_names_the_declaring_line() {
     insta::assert_snapshot!(text, @r"
     error: stack parameters cannot be locked:
       - 1 `kind: user` parameter(s) have no value:
-          `token` (declared at hub.yaml:16): add `fromEnv: VAR` to its declaration, or give it a `value` in a parameters file and elaborate again
+          `token` (declared at hub.yaml:16): add `fromEnv: VAR` to its declaration, or give it a `value` in a parameters file given after the stack
       help: values can also come from `-e NAME=value` for `fromEnv` parameters, or be typed at a terminal
     ");
 }
@@ -1035,11 +1036,11 @@ fn rows() -> Vec<Row> {
             &["a/hub-component.yaml:4", "help:"],
         ),
         row(
-            "component: a near typo of a key",
+            "component: a near typo of a key (with --strict)",
             |t| component_text(t, "kind: component\nmeta:\n  name: a\nparamters: []\n"),
-            DEPLOY,
+            DEPLOY_STRICT,
             1,
-            &["a/hub-component.yaml:4", "parameters", "--lenient"],
+            &["a/hub-component.yaml:4", "parameters", "--strict"],
         ),
         // ---- reference errors
         row(

@@ -42,4 +42,6 @@ mod templates;
 mod terraform;
 mod turns;
 mod typos;
+mod typos_policy;
 mod validate;
+mod warning_lines;

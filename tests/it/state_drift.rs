@@ -168,3 +168,33 @@ fn a_changed_parameter_is_warned_about_once() {
     );
     assert!(stack_parameters(&read(&test, "s.state")).contains("value: large"));
 }
+
+/// `hub plan` records nothing: the same change is said in the conditional,
+/// and the state keeps its value.
+#[test]
+fn a_plan_says_what_a_deploy_would_do_with_a_changed_parameter() {
+    let test = stack(false)
+        .file(
+            "c/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: c}\nparameters:\n- name: x.value\n  env: XV\n- name: dns.domain\n  env: DOMAIN_V\n- name: app.size\n  kind: user\n",
+        )
+        .file(
+            "params.yaml",
+            "parameters:\n- name: dns.domain\n  value: one.example\n- name: app.size\n  value: small\n",
+        );
+    hub(&test, &["deploy", "-e", "X_VALUE=a"], &[]).success();
+    std::fs::write(
+        test.root().join("params.yaml"),
+        "parameters:\n- name: dns.domain\n  value: one.example\n- name: app.size\n  value: large\n",
+    )
+    .expect("write");
+    let out = hub(&test, &["plan", "-e", "X_VALUE=a"], &[]);
+    out.success();
+    assert_eq!(
+        warnings(&out),
+        ["warning: s.state: stack parameter `app.size` (also for component `c`) is `large` (its `value` at params.yaml:4) but the state holds `small`; would deploy with `large`, which the state would record from then on"],
+        "{}",
+        out.stderr
+    );
+    assert!(stack_parameters(&read(&test, "s.state")).contains("value: small"));
+}

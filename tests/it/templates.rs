@@ -315,6 +315,49 @@ fn render_mustache_kinds() {
 }
 
 #[test]
+fn real_mustache_standalone_tags_drop_their_indentation() {
+    let (_tmp, demo) = deployed_demo();
+    let app = demo.join("components/app");
+    std::fs::write(
+        app.join("s.txt.template"),
+        "top:\n  {{#dns_domain}}\n  standalone {{.}}\n  {{/dns_domain}}\n\t{{! a comment }}\nend\n",
+    )
+    .expect("write");
+    render_with_state(&app, &["-c", "app", "-k", "_mustache", "s.txt.template"]).success();
+    assert_eq!(
+        read(&app.join("s.txt")),
+        "top:\n  standalone demo.local\nend\n"
+    );
+}
+
+/// Kept on purpose (README, compatibility): `${name|component}` is the
+/// component's own parameter, as the Hub CLI's original resolver reads it.
+#[test]
+fn curly_reads_a_name_qualified_with_its_own_component() {
+    let (_tmp, demo) = deployed_demo();
+    let app = demo.join("components/app");
+    std::fs::write(
+        app.join("q.txt.template"),
+        "${dns.domain|app} ${dns.domain}\n",
+    )
+    .expect("write");
+    render_with_state(&app, &["-c", "app", "q.txt.template"]).success();
+    assert_eq!(read(&app.join("q.txt")), "demo.local demo.local\n");
+}
+
+#[test]
+fn real_mustache_refuses_a_dash_in_a_name_as_the_reference_does() {
+    let (_tmp, demo) = deployed_demo();
+    let app = demo.join("components/app");
+    std::fs::write(app.join("d.txt.template"), "ok\n{{dns-domain}}\n").expect("write");
+    let out = render_with_state(&app, &["-c", "app", "-k", "_mustache", "d.txt.template"]);
+    out.failure()
+        .stderr_has("d.txt.template:2: `dns-domain`: `-` cannot be part of a name (names hold letters, digits, `_` and `.`)")
+        .stderr_has("help: a `_mustache` name cannot hold `-`: use the `go` kind, which reads `-` as `_` (`{{ .a_b }}`), or `curly` (`${a-b}`)");
+    assert!(!app.join("d.txt").exists());
+}
+
+#[test]
 fn render_failures_name_the_file_and_line_and_write_nothing() {
     let (_tmp, demo) = deployed_demo();
     let app = demo.join("components/app");

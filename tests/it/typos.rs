@@ -1,5 +1,6 @@
 //! Unknown keys: a near typo of a known key stops `elaborate`, `deploy` and
-//! `plan` (a warning with `--lenient`), other unknown keys are warnings, and
+//! `plan` (see `typos_policy.rs` for where, and `--strict`/`--lenient`),
+//! other unknown keys are warnings, and
 //! structural errors point at the offending entry with a suggestion.
 
 use crate::common::{hub_isolated, Test};
@@ -136,10 +137,14 @@ fn a_key_in_the_wrong_case_is_a_typo() {
 }
 
 #[test]
-fn a_typo_in_a_component_manifest_stops_deploy_and_plan() {
+fn a_typo_in_a_component_manifest_stops_deploy_and_plan_only_with_strict() {
     let t = stack().file("c/hub-component.yaml", &component_manifest("evn"));
     executable(&t, "c/deploy.sh");
-    let deploy = hub_isolated(&t, &["deploy", "hub.yaml", "-s", "s.state"], &[]);
+    let deploy = hub_isolated(
+        &t,
+        &["deploy", "hub.yaml", "-s", "s.state", "--strict"],
+        &[],
+    );
     assert_eq!(deploy.status, 1, "{}", deploy.stderr);
     deploy
         .stderr_has("unknown key `parameters[0].evn` looks like a typo (did you mean `env`?)")
@@ -147,17 +152,14 @@ fn a_typo_in_a_component_manifest_stops_deploy_and_plan() {
     assert!(!t.root().join("c/ran").exists(), "no component ran");
     assert!(!t.root().join("s.state").exists(), "no state was written");
 
-    let plan = hub_isolated(&t, &["plan", "hub.yaml", "-s", "s.state"], &[]);
+    let plan = hub_isolated(&t, &["plan", "hub.yaml", "-s", "s.state", "--strict"], &[]);
     assert_eq!(plan.status, 1, "{}", plan.stderr);
     plan.stderr_has("unknown key `parameters[0].evn` looks like a typo");
     assert!(plan.stdout.is_empty(), "no plan is shown: {}", plan.stdout);
 
-    let lenient = hub_isolated(
-        &t,
-        &["deploy", "hub.yaml", "-s", "s.state", "--lenient"],
-        &[],
-    );
-    lenient.success().stderr_has(
+    // Without `--strict` a component manifest's typo is a warning.
+    let by_default = hub_isolated(&t, &["deploy", "hub.yaml", "-s", "s.state"], &[]);
+    by_default.success().stderr_has(
         "warning: c/hub-component.yaml:7:5: unknown key `parameters[0].evn` is ignored (did you mean `env`?)",
     );
     let ran = std::fs::read_to_string(t.root().join("c/ran")).expect("both ran");
@@ -229,10 +231,10 @@ fn unknown_names_in_lifecycle_lists_and_selections_get_a_suggestion() {
 }
 
 #[test]
-fn validate_keeps_near_typos_as_warnings_with_a_suggestion() {
+fn validate_keeps_near_typos_as_warnings_with_a_suggestion_when_lenient() {
     let out = Test::new()
         .file("params.yaml", "paramters:\n  - name: a\n")
-        .args(&["validate", "params.yaml"])
+        .args(&["validate", "params.yaml", "--lenient"])
         .run();
     out.success().stderr_has(
         "warning: params.yaml:1:1: unknown key `paramters` is ignored (did you mean `parameters`?)",

@@ -108,7 +108,7 @@ fn unknown_keys_are_warnings_with_file_and_line() {
               x: 1
             ",
         )
-        .args(&["validate", "hub.yaml"])
+        .args(&["validate", "hub.yaml", "--lenient"])
         .run();
     out.success()
         .stderr_has("warning: hub.yaml:5:3: unknown key `meta.descripton` is ignored (did you mean `description`?)")

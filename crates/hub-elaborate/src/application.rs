@@ -10,7 +10,7 @@ use std::collections::HashMap;
 pub fn split_off(
     doc: &mut Manifest,
     env: &HashMap<String, String>,
-    location: Location,
+    at: &dyn Fn(&[&str]) -> Location,
     warnings: &mut Warnings,
 ) -> Result<Manifest, ElaborateError> {
     let name = doc
@@ -21,16 +21,28 @@ pub fn split_off(
         .unwrap_or_default()
         .to_string();
     if doc.lifecycle.order.contains(&name) {
-        return Err(ElaborateError::ApplicationNameClash { name, location });
+        return Err(ElaborateError::ApplicationNameClash {
+            name,
+            location: at(&["meta", "name"]),
+        });
     }
-    if doc.lifecycle.bare != "allow" {
-        warnings.warn(
-            Some(location),
-            format!(
-                "application `{name}` should set `lifecycle.bare: allow`, found `{}`",
-                doc.lifecycle.bare
-            ),
-        );
+    match doc.lifecycle.bare.as_str() {
+        "allow" => {}
+        "" => {
+            // The line of `lifecycle`, else of `kind: application`.
+            let mut location = at(&["lifecycle"]);
+            if location.line.is_none() {
+                location = at(&["kind"]);
+            }
+            warnings.warn(
+                Some(location),
+                format!("application `{name}` does not set `lifecycle.bare`; an application should set `lifecycle.bare: allow`"),
+            );
+        }
+        other => warnings.warn(
+            Some(at(&["lifecycle", "bare"])),
+            format!("application `{name}` should set `lifecycle.bare: allow`, found `{other}`"),
+        ),
     }
     doc.components.push(ComponentRef {
         name: name.clone(),

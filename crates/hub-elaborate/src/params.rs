@@ -2,7 +2,7 @@
 //! parent stacks, the stack manifest and parameters files.
 
 use hub_manifest::diag::{Location, Warnings};
-use hub_manifest::{leaves, value_is_empty, Parameter};
+use hub_manifest::{leaf_position, leaves, locate, value_is_empty, Parameter, Segment, SourceFile};
 use hub_params::Mark;
 use indexmap::{IndexMap, IndexSet};
 use std::collections::HashMap;
@@ -20,25 +20,44 @@ pub enum Origin<'a> {
 }
 
 impl Origin<'_> {
-    fn location(&self) -> Option<Location> {
-        match self {
-            Origin::Component { file, .. } | Origin::Stack { file, .. } => {
-                Some(Location::file(file))
-            }
-            Origin::Parent => None,
-        }
+    /// The line of the parameter `mark` points at in this source's file
+    /// (the nested parameter itself, not its group). The file is read
+    /// again: only warnings ask.
+    fn parameter_location(&self, mark: Mark) -> Option<Location> {
+        let file = match self {
+            Origin::Component { file, .. } | Origin::Stack { file, .. } => *file,
+            Origin::Parent => return None,
+        };
+        let Ok(source) = SourceFile::read(file) else {
+            return Some(Location::file(file));
+        };
+        let found = match mark.leaf {
+            Some(leaf) => leaf_position(&source.text, mark.index, leaf as usize),
+            None => locate(
+                &source.text,
+                &[
+                    Segment::Key("parameters".into()),
+                    Segment::Index(mark.index),
+                ],
+            ),
+        };
+        Some(match found {
+            Some((line, column)) => Location::at(file, line, column),
+            None => Location::file(file),
+        })
     }
 }
 
 /// Warns of a parameter without a name; it is kept as `prefix.`.
-fn warn_empty_name(prefix: &str, origin: Origin<'_>, warnings: &mut Warnings) {
+/// `mark`: the top-level item holding it, whose line the warning names.
+fn warn_empty_name(prefix: &str, origin: Origin<'_>, mark: Mark, warnings: &mut Warnings) {
     let kept = if prefix.is_empty() {
         String::new()
     } else {
         format!("{prefix}.")
     };
     warnings.warn(
-        origin.location(),
+        origin.parameter_location(mark),
         format!("a parameter has an empty name (under `{prefix}`); it is kept as `{kept}`"),
     );
 }
@@ -108,24 +127,36 @@ impl ParamTable {
             // Already flattened and checked, one trace per parameter.
             Traced::Parent(traces) => {
                 for (p, trace) in params.iter().zip(traces) {
-                    self.merge(p.clone(), *trace, components, warnings);
+                    self.merge(p.clone(), *trace, origin, components, warnings);
                 }
                 return;
             }
             Traced::File(file) => file,
         };
         for (index, top) in params.iter().enumerate() {
-            let flat = leaves(top, |prefix| warn_empty_name(prefix, origin, warnings));
-            for mut p in flat {
-                if !matches!(origin, Origin::Parent) && !prepare(&mut p, origin, warnings) {
+            let item = Mark {
+                file,
+                index,
+                leaf: None,
+            };
+            let flat = leaves(top, |prefix| {
+                warn_empty_name(prefix, origin, item, warnings)
+            });
+            let group = !top.parameters.is_empty();
+            for (leaf, mut p) in flat.into_iter().enumerate() {
+                let mark = Mark {
+                    file,
+                    index,
+                    leaf: group.then_some(leaf as u32),
+                };
+                if !matches!(origin, Origin::Parent) && !prepare(&mut p, origin, mark, warnings) {
                     continue;
                 }
-                let mark = Mark { file, index };
                 let trace = Trace {
                     first: mark,
                     valued: (!value_is_empty(&p.value)).then_some(mark),
                 };
-                self.merge(p, trace, components, warnings);
+                self.merge(p, trace, origin, components, warnings);
             }
         }
     }
@@ -134,6 +165,7 @@ impl ParamTable {
         &mut self,
         incoming: Parameter,
         trace: Trace,
+        origin: Origin<'_>,
         components: &HashMap<String, usize>,
         warnings: &mut Warnings,
     ) {
@@ -149,7 +181,8 @@ impl ParamTable {
                 for (_, component) in targets {
                     let key = format!("{}|{component}", incoming.name);
                     if let Some((i, _, existing)) = self.entries.get_full_mut(&key) {
-                        warn_less_specific(existing, &incoming, &key, warnings);
+                        let at = || origin.parameter_location(trace.first);
+                        warn_less_specific(existing, &incoming, &key, at, warnings);
                         merge_fields(existing, &incoming);
                         if trace.valued.is_some() {
                             self.traces[i].valued = trace.valued;
@@ -216,9 +249,13 @@ impl ParamTable {
 
 /// The per-parameter checks of one source; false when the parameter does
 /// not take part in the top-level merge.
-fn prepare(p: &mut Parameter, origin: Origin<'_>, warnings: &mut Warnings) -> bool {
+fn prepare(p: &mut Parameter, origin: Origin<'_>, mark: Mark, warnings: &mut Warnings) -> bool {
     let q = p.qualified_name();
-    let at = origin.location();
+    let at = if needs_warning(p, origin) {
+        origin.parameter_location(mark)
+    } else {
+        None
+    };
     if !matches!(p.kind.as_str(), "" | "user" | "tech" | "link") {
         warnings.warn(
             at.clone(),
@@ -288,20 +325,44 @@ fn prepare(p: &mut Parameter, origin: Origin<'_>, warnings: &mut Warnings) -> bo
     true
 }
 
+/// Whether [`prepare`] has a warning for `p` (the file is then read for
+/// its line).
+fn needs_warning(p: &Parameter, origin: Origin<'_>) -> bool {
+    let component = matches!(origin, Origin::Component { .. });
+    let stack = matches!(
+        origin,
+        Origin::Stack {
+            application: false,
+            ..
+        }
+    );
+    !matches!(p.kind.as_str(), "" | "user" | "tech" | "link")
+        || (!p.empty.is_empty() && p.empty != "allow")
+        || (p.kind == "link" && value_is_empty(&p.value))
+        || (component
+            && ((p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()))
+                || p.kind == "link"
+                || (p.kind != "user" && value_is_empty(&p.value) && !value_is_empty(&p.default))))
+        || (stack && !p.env.is_empty())
+}
+
 fn warn_less_specific(
     existing: &Parameter,
     incoming: &Parameter,
     key: &str,
+    at: impl FnOnce() -> Option<Location>,
     warnings: &mut Warnings,
 ) {
+    // The same value written another way (`false`, `"false"`) is no change.
     if value_is_empty(&existing.value)
         || value_is_empty(&incoming.value)
         || existing.value == incoming.value
+        || show(&existing.value) == show(&incoming.value)
     {
         return;
     }
     warnings.warn(
-        None,
+        at(),
         format!(
             "parameter `{key}` value `{}` is overwritten by the less specific parameter `{}` value `{}`",
             show(&existing.value),
@@ -353,19 +414,26 @@ fn merge_fields(base: &mut Parameter, over: &Parameter) {
     }
 }
 
-/// Warnings for top-level parameters that still have no value.
-pub fn warn_missing_values(params: &[Parameter], warnings: &mut Warnings) {
-    for p in params {
-        if p.value.as_ref().is_some_and(|v| !v.is_null()) {
-            continue;
-        }
+/// Whether [`warn_missing_values`] may have something to say about `p`.
+pub fn lacks_value(p: &Parameter) -> bool {
+    p.value.as_ref().is_none_or(|v| v.is_null())
+}
+
+/// Warnings for top-level parameters that still have no value, each at
+/// the line `declared` gives for its qualified name.
+pub fn warn_missing_values(
+    params: &[Parameter],
+    declared: &dyn Fn(&str) -> Option<Location>,
+    warnings: &mut Warnings,
+) {
+    for p in params.iter().filter(|p| lacks_value(p)) {
         let q = p.qualified_name();
         if p.kind == "user" {
             if value_is_empty(&p.default) && p.from_env.is_empty() && p.from_file.is_empty() {
-                warnings.warn(None, format!("user parameter `{q}` has no value nor default; give one in a parameters file or at deploy"));
+                warnings.warn(declared(&q), format!("user parameter `{q}` has no value nor default; give one in a parameters file or at deploy"));
             }
         } else {
-            warnings.warn(None, format!("parameter `{q}` has no value"));
+            warnings.warn(declared(&q), format!("parameter `{q}` has no value"));
         }
     }
 }
@@ -383,7 +451,9 @@ mod tests {
         let mut w = Warnings::default();
         let flat: Vec<Parameter> = param("- name: grp\n  kind: user\n  empty: allow\n  value: dropped\n  parameters:\n  - name: x\n  - name: y\n    kind: tech\n  - name: deep\n    parameters:\n    - name: z\n      value: 1\n")
             .iter()
-            .flat_map(|p| leaves(p, |prefix| warn_empty_name(prefix, Origin::Parent, &mut w)))
+            .flat_map(|p| leaves(p, |prefix| {
+                    warn_empty_name(prefix, Origin::Parent, Mark::default(), &mut w)
+                }))
             .collect();
         let names: Vec<_> = flat
             .iter()
@@ -415,14 +485,24 @@ mod tests {
         let more = param("- name: c\n- name: a\n- name: g.b\n  value: 2\n");
         table.add_source(&more, stack, &ranks, Traced::File(1), &mut w);
         let (params, traces) = table.into_sorted();
-        let at = |file, index| Mark { file, index };
+        let at = |file, index| Mark {
+            file,
+            index,
+            leaf: None,
+        };
         let found: Vec<(&str, Mark)> = params
             .iter()
             .zip(&traces)
             .map(|(p, t)| (p.name.as_str(), t.mark()))
             .collect();
         assert_eq!(found, [("a", at(0, 0)), ("c", at(1, 0)), ("g.b", at(1, 2))]);
-        assert_eq!(traces[2].first, at(0, 1));
+        assert_eq!(
+            traces[2].first,
+            Mark {
+                leaf: Some(0),
+                ..at(0, 1)
+            }
+        );
 
         let mut child = ParamTable::default();
         child.add_source(

@@ -1,10 +1,11 @@
 //! Assembling one stack level (and, recursively, its parents).
 
-use super::params::warn_missing_values;
+use super::params::{lacks_value, warn_missing_values};
 use super::paths::{absolute, clean, stack_base_dir};
 use super::{application, order, state_fill, ElaborateError, Options};
-use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::diag::{Location, Warning, Warnings};
 use hub_manifest::keys::suggest;
+use hub_manifest::typos::{self, Origin};
 use hub_manifest::{
     locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
     ManifestError, Segment, SourceFile,
@@ -49,6 +50,7 @@ fn elaborate_traced(
         files: Vec::new(),
         instances: HashMap::new(),
         order_written: false,
+        top_repository: hub_manifest::typos::repository_of(&options.stack),
     };
     let level = assembler.assemble(
         &options.stack,
@@ -72,7 +74,9 @@ fn elaborate_traced(
         app_env,
     } = level;
     // Named after the merge: `-s` may add parameters and sort them again.
-    let provenance = provenance.then(|| {
+    // Also made to point the warnings of parameters without a value at
+    // their lines.
+    let located = (provenance || parameters.iter().any(lacks_value)).then(|| {
         let names = parameters
             .iter()
             .zip(&traces)
@@ -85,10 +89,21 @@ fn elaborate_traced(
     if let Some(state) = &options.state {
         state_fill::apply(&mut doc, state, warnings)?;
     }
-    warn_missing_values(&doc.parameters, warnings);
+    let declared = |name: &str| {
+        located
+            .as_ref()
+            .and_then(|located| located.stack_parameter(name))
+    };
+    warn_missing_values(&doc.parameters, &declared, warnings);
+    let provenance = located.filter(|_| provenance);
     if doc.kind == "application" {
-        let location = Location::file(&options.stack);
-        let app = application::split_off(&mut doc, &app_env, location, warnings)?;
+        // Read again to name the line of a key; only applications need it.
+        let source = SourceFile::read(&options.stack).ok();
+        let at = |keys: &[&str]| match &source {
+            Some(file) => key_location(file, keys),
+            None => Location::file(&options.stack),
+        };
+        let app = application::split_off(&mut doc, &app_env, &at, warnings)?;
         component_docs.push(app);
     } else {
         doc.templates = Default::default();
@@ -118,6 +133,9 @@ struct Assembler<'a> {
     instances: HashMap<String, usize>,
     /// Some level (the stack or a parent) wrote a `lifecycle.order`.
     order_written: bool,
+    /// The repository of the top stack: a parent in it is the user's own
+    /// (its near typos are errors, see [`hub_manifest::typos`]).
+    top_repository: Option<PathBuf>,
 }
 
 /// What the elaborated file records about its making: every file read
@@ -163,23 +181,33 @@ impl Assembler<'_> {
         }
         chain.push(identity);
 
-        let (manifest, file) = read_manifest(manifest_path, "stack", self.warnings)?;
-        self.order_written |= !manifest.lifecycle.order.is_empty();
         let top = chain.len() == 1;
+        let origin = if top {
+            Origin::Own
+        } else {
+            typos::parent_origin(self.top_repository.as_deref(), manifest_path)
+        };
+        let mut read = Warnings::default();
+        let manifest = read_manifest(manifest_path, "stack", &mut read);
+        self.warnings.append(typos::mark(read, origin));
+        let (manifest, file) = manifest?;
+        self.order_written |= !manifest.lifecycle.order.is_empty();
         if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
             self.warnings.warn(
-                Some(Location::file(manifest_path)),
+                Some(key_location(&file, &["kind"])),
                 format!(
                     "manifest `kind` should be `stack` or `application`, found `{}`",
                     manifest.kind
                 ),
             );
         }
+        let mut read = Warnings::default();
         let params_files = params_paths
             .iter()
-            .map(|p| read_params(p, self.warnings).map(|f| (p.clone(), f)))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(ElaborateError::Params)?;
+            .map(|p| read_params(p, &mut read).map(|f| (p.clone(), f)))
+            .collect::<Result<Vec<_>, _>>();
+        self.warnings.append(typos::mark(read, origin));
+        let params_files = params_files.map_err(ElaborateError::Params)?;
 
         let base = stack_base_dir(manifest_path);
         let own_docs = self.read_components(&manifest, &file, &base, excluded)?;
@@ -228,7 +256,7 @@ impl Assembler<'_> {
             &file.path,
             stack_file,
             &params_files,
-            &self.instances,
+            (&self.instances, &self.files),
             self.options,
             self.warnings,
         );
@@ -339,7 +367,10 @@ impl Assembler<'_> {
                 .take()
                 .unwrap_or_else(|| read_component_manifest(dir));
             for w in found.iter() {
-                self.warnings.push(w.clone());
+                self.warnings.push(Warning {
+                    origin: Origin::Foreign,
+                    ..w.clone()
+                });
             }
             let mut doc = result.map_err(|source| ElaborateError::Component {
                 component: reference.name.clone(),

@@ -46,13 +46,28 @@ impl fmt::Display for Location {
     }
 }
 
+/// Who wrote the file a key was read from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A file of the user's own stack: the stack file, its parameters
+    /// files, a `fromStack` parent in the same repository, an elaborated
+    /// file.
+    #[default]
+    Own,
+    /// A component manifest, or a `fromStack` parent in another
+    /// repository: usually written by someone else.
+    Foreign,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Warning {
     pub location: Option<Location>,
     pub message: String,
-    /// An unknown key within a typo of a known one: `elaborate`, `deploy`
-    /// and `plan` make it an error unless `--lenient`.
+    /// An unknown key within a typo of a known one: whether it stops a
+    /// command is [`crate::typos::is_refused`]'s decision.
     pub near_typo: bool,
+    /// Who wrote the file of a near typo (see [`crate::typos`]).
+    pub origin: Origin,
 }
 
 impl fmt::Display for Warning {
@@ -76,6 +91,7 @@ impl Warnings {
             location,
             message: message.into(),
             near_typo: false,
+            origin: Default::default(),
         });
     }
 
@@ -85,6 +101,7 @@ impl Warnings {
             location,
             message: message.into(),
             near_typo: true,
+            origin: Default::default(),
         });
     }
 
@@ -94,11 +111,22 @@ impl Warnings {
 
     /// Removes the near typos, in the order they were raised.
     pub fn take_near_typos(&mut self) -> Vec<Warning> {
+        self.take_near_typos_where(|_| true)
+    }
+
+    /// Removes the near typos for which `refused` holds, in the order they
+    /// were raised.
+    pub fn take_near_typos_where(&mut self, refused: impl Fn(&Warning) -> bool) -> Vec<Warning> {
         let (typos, rest): (IndexSet<Warning>, IndexSet<Warning>) = std::mem::take(&mut self.seen)
             .into_iter()
-            .partition(|w| w.near_typo);
+            .partition(|w| w.near_typo && refused(w));
         self.seen = rest;
         typos.into_iter().collect()
+    }
+
+    /// The warnings, in order, taken out of the sink.
+    pub fn into_warnings(self) -> impl Iterator<Item = Warning> {
+        self.seen.into_iter()
     }
 
     /// Adds the warnings of another sink, keeping their order.

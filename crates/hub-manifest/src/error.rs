@@ -36,7 +36,7 @@ pub enum ManifestError {
 /// One near typo in the words of its warning; several each on a line with
 /// its place (the first is also shown as the error's location).
 fn near_typos_text(typos: &[Warning]) -> String {
-    let typo = |text: String| text.replacen(" is ignored", " looks like a typo", 1);
+    let typo = |text: String| crate::keys::refused_message(&text);
     match typos {
         [one] => typo(one.message.clone()),
         _ => {
@@ -80,9 +80,9 @@ impl ManifestError {
                 "hub bounds what one file may ask of it (see \"Safety\" in the README); flatten the nesting, expand fewer aliases or split the file".into(),
             ),
             ManifestError::Yaml { .. } => Some("fix the YAML syntax at the line shown".into()),
-            ManifestError::NearTypos { .. } => Some(
-                "correct the key; `--lenient` turns this error into a warning (the key is then ignored)".into(),
-            ),
+            ManifestError::NearTypos { typos } => Some(crate::keys::refused_hint(
+                typos.first().map(|w| w.origin).unwrap_or_default(),
+            )),
             ManifestError::NoDocuments { .. } => {
                 Some("the file is empty or holds only comments; a stack needs at least `kind` and `meta.name`".into())
             }

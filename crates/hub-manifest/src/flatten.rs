@@ -47,9 +47,77 @@ pub fn leaves(param: &Parameter, mut empty_name: impl FnMut(&str)) -> Vec<Parame
     out
 }
 
+/// The child indices leading to each leaf of `param`, in [`leaves`] order
+/// (empty for a plain parameter, its own only leaf).
+pub fn leaf_paths(param: &Parameter) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut pending = vec![(param, Vec::new())];
+    while let Some((node, path)) = pending.pop() {
+        if node.parameters.is_empty() {
+            out.push(path);
+        } else {
+            for (i, child) in node.parameters.iter().enumerate().rev() {
+                let mut child_path = path.clone();
+                child_path.push(i);
+                pending.push((child, child_path));
+            }
+        }
+    }
+    out
+}
+
+/// The top-level `parameters:` of the first YAML document of `text`.
+pub fn top_parameters(text: &str) -> Option<Vec<Parameter>> {
+    use serde::Deserialize;
+    #[derive(Deserialize)]
+    struct Parameters {
+        #[serde(default)]
+        parameters: Vec<Parameter>,
+    }
+    let first = yaml_serde::Deserializer::from_str(text).next()?;
+    Parameters::deserialize(first).ok().map(|d| d.parameters)
+}
+
+/// The path to leaf number `leaf` ([`leaves`] order) of item `index` of
+/// `parameters` (a document's top-level list), for [`crate::locate`].
+pub fn leaf_segments(
+    parameters: &[Parameter],
+    index: usize,
+    leaf: usize,
+) -> Option<Vec<crate::Segment>> {
+    let path = leaf_paths(parameters.get(index)?).into_iter().nth(leaf)?;
+    let mut segments = vec![
+        crate::Segment::Key("parameters".into()),
+        crate::Segment::Index(index),
+    ];
+    for child in path {
+        segments.push(crate::Segment::Key("parameters".into()));
+        segments.push(crate::Segment::Index(child));
+    }
+    Some(segments)
+}
+
+/// The 1-based (line, column) of leaf number `leaf` ([`leaves`] order) of
+/// item `index` of the top-level `parameters:` list of the first YAML
+/// document of `text`: the nested parameter itself, not its group.
+pub fn leaf_position(text: &str, index: usize, leaf: usize) -> Option<(usize, usize)> {
+    let parameters = top_parameters(text)?;
+    crate::locate(text, &leaf_segments(&parameters, index, leaf)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nested_leaf_is_found_at_its_own_line() {
+        let text = "kind: component\nparameters:\n  - name: plain\n  - name: redis\n    parameters:\n      - name: port\n        value: 1\n      - name: auth\n        parameters:\n          - name: user\n          - name: password\n";
+        assert_eq!(leaf_position(text, 0, 0).map(|p| p.0), Some(3));
+        assert_eq!(leaf_position(text, 1, 0).map(|p| p.0), Some(6));
+        assert_eq!(leaf_position(text, 1, 1).map(|p| p.0), Some(10));
+        assert_eq!(leaf_position(text, 1, 2).map(|p| p.0), Some(11));
+        assert_eq!(leaf_position(text, 1, 3), None);
+    }
 
     #[test]
     fn groups_give_their_leaves_in_order() {

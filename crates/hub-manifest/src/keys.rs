@@ -203,6 +203,20 @@ pub fn unknown_key_message(path: &[Segment], suggestion: Option<&str>) -> String
     }
 }
 
+/// The message of a near typo made an error: `unknown key `x` looks like
+/// a typo (did you mean `y`?)`.
+pub fn refused_message(warning_message: &str) -> String {
+    warning_message.replacen(" is ignored", " looks like a typo", 1)
+}
+
+/// The hint of a near typo made an error.
+pub fn refused_hint(origin: crate::diag::Origin) -> String {
+    match origin {
+        crate::diag::Origin::Own => "correct the key; `--lenient` turns this error into a warning (the key is then ignored)".into(),
+        crate::diag::Origin::Foreign => "correct the key in the component's manifest; without `--strict` a typo there is a warning (the key is then ignored)".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

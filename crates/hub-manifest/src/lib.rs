@@ -17,11 +17,12 @@ mod model;
 pub mod names;
 pub mod provenance;
 pub mod schema;
+pub mod typos;
 pub mod validate;
 mod write;
 
 pub use error::ManifestError;
-pub use flatten::leaves;
+pub use flatten::{leaf_paths, leaf_position, leaf_segments, leaves, top_parameters};
 pub use load::{Document, SourceFile};
 pub use locate::{locate, locate_entry, Segment};
 pub use model::*;
@@ -30,7 +31,7 @@ pub use write::{
     render_elaborated, render_elaborated_with, write_output, write_output_as, write_private_output,
 };
 
-use crate::diag::{Location, Warnings};
+use crate::diag::Warnings;
 use std::path::Path;
 
 /// Reads the first document of a stack, application or component manifest,
@@ -47,7 +48,7 @@ pub fn read_manifest(
     })?;
     if count > 1 {
         warnings.warn(
-            Some(Location::file(path)),
+            Some(file.second_document()),
             format!("{what} manifest holds {count} YAML documents; only the first is used"),
         );
     }
@@ -60,7 +61,7 @@ pub fn read_params(path: &Path, warnings: &mut Warnings) -> Result<ParamsFile, M
     let (doc, count) = file.first_document::<ParamsFile>(warnings)?;
     if count > 1 {
         warnings.warn(
-            Some(Location::file(path)),
+            Some(file.second_document()),
             format!("parameters file holds {count} YAML documents; only the first is used"),
         );
     }

@@ -92,6 +92,22 @@ impl SourceFile {
         Ok((first, count))
     }
 
+    /// Where the second YAML document starts: the line of its `---`
+    /// after some content (the file alone when there is none).
+    pub fn second_document(&self) -> Location {
+        let mut content = false;
+        for (number, line) in self.text.lines().enumerate() {
+            if line.starts_with("---") && content {
+                return Location::at(&self.path, number + 1, 1);
+            }
+            let trimmed = line.trim();
+            if !trimmed.is_empty() && !trimmed.starts_with('#') && !line.starts_with("---") {
+                content = true;
+            }
+        }
+        Location::file(&self.path)
+    }
+
     /// Refuses a file past the limits of [`limits`] before it is decoded.
     pub fn check_limits(&self) -> Result<(), ManifestError> {
         let scan = limits::scan(&self.text).map_err(|e| limit_error(&self.path, e))?;

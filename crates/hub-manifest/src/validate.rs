@@ -14,6 +14,7 @@ use super::locate::{locate, Segment};
 use super::schema::{schema, DocumentType, PerDocument};
 use super::{Manifest, ManifestError, ParamsFile, SourceFile};
 use crate::diag::{Location, Warnings};
+use crate::typos::{is_refused, refused_hint, refused_message, Origin, TypoPolicy};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
 use jsonschema::{JsonType, ValidationError, Validator};
@@ -69,8 +70,11 @@ impl FileReport {
 }
 
 /// Checks every file; the reports come in the order of `files`.
-pub fn validate_files(files: &[PathBuf]) -> Vec<FileReport> {
-    files.iter().map(|file| validate_file(file)).collect()
+pub fn validate_files(files: &[PathBuf], policy: TypoPolicy) -> Vec<FileReport> {
+    files
+        .iter()
+        .map(|file| validate_file(file, policy))
+        .collect()
 }
 
 /// Which schema applies: `kind: stack|application|component` decides;
@@ -110,9 +114,9 @@ fn is_manifest_name(path: &Path) -> bool {
     matches!(stem, "hub" | "hub-application" | "hub-component")
 }
 
-pub fn validate_file(path: &Path) -> FileReport {
+pub fn validate_file(path: &Path, policy: TypoPolicy) -> FileReport {
     match SourceFile::read(path) {
-        Ok(file) => validate_source(&file),
+        Ok(file) => validate_source(&file, policy),
         Err(e) => FileReport {
             path: path.to_path_buf(),
             document: None,
@@ -122,14 +126,21 @@ pub fn validate_file(path: &Path) -> FileReport {
 }
 
 /// [`validate_file`] for a file already read.
-pub fn validate_source(file: &SourceFile) -> FileReport {
+/// Near typos are errors or warnings as [`crate::typos::is_refused`]
+/// decides for the file (a component manifest is [`Origin::Foreign`]), the
+/// decision `elaborate`, `plan` and `deploy` make.
+pub fn validate_source(file: &SourceFile, policy: TypoPolicy) -> FileReport {
     let path = file.path.as_path();
     let mut report = FileReport {
         path: path.to_path_buf(),
         document: None,
         findings: Vec::new(),
     };
-    let checker = Checker { file };
+    let mut checker = Checker {
+        file,
+        policy,
+        origin: Origin::Own,
+    };
     let documents = match checker.documents() {
         Ok(documents) => documents,
         Err(finding) => {
@@ -141,6 +152,9 @@ pub fn validate_source(file: &SourceFile) -> FileReport {
     let kind = first.and_then(|doc| doc.get("kind")).and_then(Json::as_str);
     let document = document_type(path, kind);
     report.document = Some(document);
+    if document == DocumentType::Component {
+        checker.origin = Origin::Foreign;
+    }
     let Some(first) = first else {
         // Fine for a parameters file; `hub elaborate` rejects an empty stack
         // or component manifest, so that is an error under their usual
@@ -206,6 +220,10 @@ fn compiled(document: DocumentType) -> &'static Compiled {
 
 struct Checker<'a> {
     file: &'a SourceFile,
+    policy: TypoPolicy,
+    /// Who wrote the file: decides with `policy` whether a near typo is
+    /// an error.
+    origin: Origin,
 }
 
 impl Checker<'_> {
@@ -294,9 +312,23 @@ impl Checker<'_> {
                 for key in unexpected {
                     let mut at = path.clone();
                     at.push(Segment::Key(key.clone()));
-                    if let Verdict::Unknown { suggestion, .. } = judge(Some(schema), &at) {
+                    if let Verdict::Unknown {
+                        suggestion,
+                        near_typo,
+                    } = judge(Some(schema), &at)
+                    {
                         let message = unknown_key_message(&at, suggestion.as_deref());
-                        out.push(self.at(Severity::Warning, &at, message, None));
+                        let finding = if near_typo && is_refused(self.origin, self.policy) {
+                            self.at(
+                                Severity::Error,
+                                &at,
+                                refused_message(&message),
+                                Some(refused_hint(self.origin)),
+                            )
+                        } else {
+                            self.at(Severity::Warning, &at, message, None)
+                        };
+                        out.push(finding);
                     }
                 }
                 return;
@@ -441,17 +473,7 @@ impl Checker<'_> {
 
     /// The line where the second non-empty document starts.
     fn second_document(&self) -> Location {
-        let mut content = false;
-        for (number, line) in self.file.text.lines().enumerate() {
-            if line.starts_with("---") && content {
-                return Location::at(&self.file.path, number + 1, 1);
-            }
-            let trimmed = line.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') && !line.starts_with("---") {
-                content = true;
-            }
-        }
-        Location::file(&self.file.path)
+        self.file.second_document()
     }
 }
 

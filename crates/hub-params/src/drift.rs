@@ -33,6 +33,23 @@ pub enum DriftUse {
     Record,
     /// Keeps them as deployed (undeploy).
     Keep,
+    /// `hub plan` of a deploy: would replace them; nothing is recorded.
+    WouldRecord,
+    /// `hub plan` of an undeploy: would keep them.
+    WouldKeep,
+}
+
+impl DriftUse {
+    /// What a run of `verb_deploys` (else an undeploy) does with them; a
+    /// plan only says what the run would do.
+    pub fn of_run(verb_deploys: bool, planning: bool) -> Self {
+        match (verb_deploys, planning) {
+            (true, false) => DriftUse::Record,
+            (false, false) => DriftUse::Keep,
+            (true, true) => DriftUse::WouldRecord,
+            (false, true) => DriftUse::WouldKeep,
+        }
+    }
 }
 
 impl Drift {
@@ -107,6 +124,12 @@ impl Drift {
             }
             DriftUse::Keep => format!(
                 "{head}, the value it was deployed with; undeploying with `{current}` and keeping `{recorded}` in the state"
+            ),
+            DriftUse::WouldRecord => format!(
+                "{head}; would deploy with `{current}`, which the state would record from then on"
+            ),
+            DriftUse::WouldKeep => format!(
+                "{head}, the value it was deployed with; would undeploy with `{current}` and keep `{recorded}` in the state"
             ),
         }
     }

@@ -14,16 +14,25 @@ pub struct MissingValue {
     pub brief: String,
     pub from_env: String,
     pub declared: Option<Location>,
+    /// The run elaborated the stack itself: a parameters file given after
+    /// the stack takes effect at once, without `hub elaborate`.
+    pub from_stack: bool,
 }
 
 impl MissingValue {
-    /// How the user can supply the value.
+    /// How the user can supply the value, for the way they ran: a stack,
+    /// or an elaborated file (made again after the fix).
     pub fn how(&self) -> String {
+        let value = if self.from_stack {
+            "give it a `value` in a parameters file given after the stack"
+        } else {
+            "give it a `value` in a parameters file and elaborate again"
+        };
         if self.from_env.is_empty() {
-            "add `fromEnv: VAR` to its declaration, or give it a `value` in a parameters file and elaborate again".to_string()
+            format!("add `fromEnv: VAR` to its declaration, or {value}")
         } else {
             format!(
-                "pass `-e {var}=...`, set the environment variable {var}, or give it a `value` in a parameters file and elaborate again",
+                "pass `-e {var}=...`, set the environment variable {var}, or {value}",
                 var = self.from_env
             )
         }
@@ -87,6 +96,13 @@ pub enum Problem {
 impl Problem {
     /// Points the problem at its declaration, for those that have one.
     pub fn set_declared(&mut self, location: Option<Location>) {
+        if let Problem::Cel {
+            source, declared, ..
+        } = self
+        {
+            *declared = expression_location(location, source);
+            return;
+        }
         match self {
             Problem::Unknown { declared, .. }
             | Problem::Cel { declared, .. }
@@ -96,6 +112,33 @@ impl Problem {
             | Problem::Unforwarded { declared, .. } => *declared = location,
             Problem::Missing(_) | Problem::Cycle { .. } | Problem::Prompt { .. } => {}
         }
+    }
+}
+
+/// The line of the expression `#{source}` itself, searched from the line
+/// of its declaration on (a parameter's `value:` may be many lines below
+/// its `- name:`); the declaration when the file or the text is not found.
+pub fn expression_location(declared: Option<Location>, source: &str) -> Option<Location> {
+    let location = declared?;
+    let (Some(from), Some(first)) = (location.line, source.lines().next()) else {
+        return Some(location);
+    };
+    let wanted = format!("#{{{}", first.trim_end());
+    let Ok(text) = std::fs::read_to_string(&location.file) else {
+        return Some(location);
+    };
+    let found = text
+        .lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, line)| line.contains(&wanted));
+    match found {
+        Some((index, line)) => Some(Location {
+            line: Some(index + 1),
+            column: line.find(&wanted).map(|c| c + 1),
+            ..location
+        }),
+        None => Some(location),
     }
 }
 
@@ -171,7 +214,12 @@ fn bullets(problems: &[Problem]) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum ParamsError {
     #[error("stack parameters cannot be locked:\n{}", bullets(problems))]
-    Lock { problems: Vec<Problem> },
+    Lock {
+        problems: Vec<Problem>,
+        /// The run elaborated a stack itself (no elaborated file): the
+        /// hints then say to fix the stack, not to elaborate again.
+        from_stack: bool,
+    },
     #[error(
         "parameters of component `{component}` cannot be expanded:\n{}",
         bullets(problems)
@@ -229,7 +277,7 @@ impl ParamsError {
     /// Where to look, when one place is to blame.
     pub fn location(&self) -> Option<Location> {
         match self {
-            ParamsError::Lock { problems }
+            ParamsError::Lock { problems, .. }
             | ParamsError::Component { problems, .. }
             | ParamsError::Outputs { problems, .. }
                 if problems.len() == 1 =>
@@ -254,7 +302,9 @@ impl ParamsError {
     pub fn hint(&self) -> Option<String> {
         let problems = match self {
             ParamsError::Outputs { problems, .. } => return outputs_hint(problems),
-            ParamsError::Lock { problems } | ParamsError::Component { problems, .. } => problems,
+            ParamsError::Lock { problems, .. } | ParamsError::Component { problems, .. } => {
+                problems
+            }
             ParamsError::UnknownComponent { .. } => {
                 return Some("use a name from the stack's `components:` list".into())
             }
@@ -282,7 +332,18 @@ impl ParamsError {
             .iter()
             .any(|p| matches!(p, Problem::Unknown { .. } | Problem::Underivable { .. }))
         {
-            Some("declare the missing parameters in the stack (hub.yaml or a parameters file) and elaborate again".into())
+            let from_stack = matches!(
+                self,
+                ParamsError::Lock {
+                    from_stack: true,
+                    ..
+                }
+            );
+            Some(if from_stack {
+                "declare the missing parameters in the stack (hub.yaml or a parameters file given after it)".into()
+            } else {
+                "declare the missing parameters in the stack (hub.yaml or a parameters file) and elaborate again".into()
+            })
         } else {
             problems.iter().find_map(|p| match p {
                 Problem::Cel { failure, .. } => Some(cel_hint(failure).into()),

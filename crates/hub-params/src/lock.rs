@@ -210,7 +210,10 @@ pub fn lock(
         problems.extend(describe(&evaluation.problems, &table, &location));
     }
     if !problems.is_empty() {
-        return Err(ParamsError::Lock { problems });
+        return Err(ParamsError::Lock {
+            problems,
+            from_stack: options.source.is_none() && options.declared.is_some(),
+        });
     }
 
     let mut locked = Locked {
@@ -344,6 +347,7 @@ fn settle(
             brief: item.param.brief.clone(),
             from_env: item.param.from_env.clone(),
             declared: item.location.clone(),
+            from_stack: options.source.is_none() && options.declared.is_some(),
         }),
         Err(problem) => problems.push(*problem),
     }
@@ -516,7 +520,7 @@ pub(super) fn describe(
                 param: table.key(*entry).to_string(),
                 source: source.clone(),
                 failure: failure.clone(),
-                declared: location(*entry),
+                declared: super::error::expression_location(location(*entry), source),
             }),
             graph::Problem::Cycle { path } => out.push(Problem::Cycle {
                 path: path
@@ -646,7 +650,7 @@ mod tests {
     fn missing_values_are_listed_together_without_a_terminal() {
         let s = stack("parameters:\n- {name: p1, kind: user}\n- {name: p2, kind: user, fromEnv: P2}\n- {name: x, value: '${nope}'}\n");
         let error = lock_plain(&s, &mut Warnings::default()).expect_err("missing");
-        let ParamsError::Lock { problems } = &error else {
+        let ParamsError::Lock { problems, .. } = &error else {
             panic!("{error}")
         };
         assert!(

@@ -106,11 +106,14 @@ impl Declarations {
 }
 
 /// Item `index` of the top-level `parameters:` list of file `file` of a
-/// [`Provenance`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// [`Provenance`]; for a parameter nested in a group, its leaf number
+/// `leaf` ([`hub_manifest::leaves`] order) within that item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Mark {
     pub file: usize,
     pub index: usize,
+    /// `Some(n)`: leaf `n` of the group at `index`.
+    pub leaf: Option<u32>,
 }
 
 /// Where the parameters of a stack elaborated in memory come from: the stack
@@ -122,6 +125,9 @@ pub struct Provenance {
     files: Vec<PathBuf>,
     texts: Vec<OnceLock<Option<SourceFile>>>,
     scans: Vec<OnceLock<Declarations>>,
+    /// The decoded top-level parameters of each file, for the lines of
+    /// nested ones.
+    trees: Vec<OnceLock<Option<Vec<hub_manifest::Parameter>>>>,
     /// Qualified name (`name` or `name|component`) of each merged stack
     /// parameter → the source that last set its value, else the first
     /// that declared it.
@@ -139,6 +145,7 @@ impl Provenance {
         Provenance {
             texts: files.iter().map(|_| OnceLock::new()).collect(),
             scans: files.iter().map(|_| OnceLock::new()).collect(),
+            trees: files.iter().map(|_| OnceLock::new()).collect(),
             files,
             stack,
             components,
@@ -160,6 +167,21 @@ impl Provenance {
         let Some(source) = self.text(mark.file) else {
             return Some(Location::file(path));
         };
+        if let Some(leaf) = mark.leaf {
+            let parameters = self.trees[mark.file]
+                .get_or_init(|| hub_manifest::top_parameters(&source.text))
+                .as_deref()
+                .unwrap_or_default();
+            let found = hub_manifest::leaf_segments(parameters, mark.index, leaf as usize)
+                .and_then(|path| hub_manifest::locate(&source.text, &path));
+            if let Some((line, _)) = found {
+                return Some(Location {
+                    file: source.path.clone(),
+                    line: Some(line),
+                    column: None,
+                });
+            }
+        }
         self.scans[mark.file]
             .get_or_init(|| Declarations::scan(&source.path, &source.text))
             .parameter(0, mark.index)
@@ -210,8 +232,22 @@ mod tests {
         std::fs::write(&stack, "kind: stack\nparameters:\n- name: a\n- name: b\n").unwrap();
         std::fs::write(&component, "parameters:\n  - name: x\n").unwrap();
         let names = HashMap::from([
-            ("b".to_string(), Mark { file: 0, index: 1 }),
-            ("x|c".to_string(), Mark { file: 1, index: 0 }),
+            (
+                "b".to_string(),
+                Mark {
+                    file: 0,
+                    index: 1,
+                    leaf: None,
+                },
+            ),
+            (
+                "x|c".to_string(),
+                Mark {
+                    file: 1,
+                    index: 0,
+                    leaf: None,
+                },
+            ),
         ]);
         let p = Provenance::new(
             vec![stack.clone(), component.clone()],

@@ -105,10 +105,12 @@ impl State {
                     super::format::substitution_text(v.as_ref())
                 }
             };
+            // The stack parameter's declaration, else the state.
+            let here = current.declared.clone().or_else(|| at.clone());
             if current.value != value {
                 if value_is_empty(&current.value) {
                     warnings.warn(
-                        at.clone(),
+                        here.clone(),
                         format!(
                             "stack parameter `{key}` is empty; using the state's value `{}`",
                             shown(&value)
@@ -135,7 +137,7 @@ impl State {
                 current.env.clone_from(&p.env);
             } else if !p.env.is_empty() && current.env != p.env {
                 warnings.warn(
-                    at.clone(),
+                    here,
                     format!(
                         "stack parameter `{key}` is exported as {} but the state says {}; keeping {}",
                         current.env, p.env, current.env

@@ -211,13 +211,14 @@ impl LevelBuilder {
 
     /// The merged parameters and their traces. `stack_file` is the
     /// manifest's number in the provenance files; the parameters files
-    /// follow it.
+    /// follow it. `instances` gives each component instance's manifest in
+    /// `files`.
     pub(super) fn merge_parameters(
         &mut self,
         stack_path: &Path,
         stack_file: usize,
         params_files: &[(PathBuf, ParamsFile)],
-        instances: &HashMap<String, usize>,
+        (instances, files): (&HashMap<String, usize>, &[PathBuf]),
         options: &Options,
         warnings: &mut Warnings,
     ) -> (Vec<Parameter>, Vec<Trace>, HashMap<String, String>) {
@@ -240,7 +241,11 @@ impl LevelBuilder {
             .iter()
             .filter(|d| own.contains(d.meta.name.as_str()))
         {
-            let component_file = PathBuf::from(format!("{}/hub-component.yaml", doc.meta.name));
+            let component_file = instances
+                .get(&doc.meta.name)
+                .and_then(|&i| files.get(i))
+                .cloned()
+                .unwrap_or_else(|| PathBuf::from(format!("{}/hub-component.yaml", doc.meta.name)));
             let origin = Origin::Component {
                 instance: &doc.meta.name,
                 file: &component_file,

@@ -11,10 +11,13 @@
 //!   in the reference.
 //! * A name missing inside a taken section renders empty; outside any
 //!   section it is an error naming the line.
-//! * A section, comment or delimiter tag alone on its line drops the
-//!   newline that follows it, once: a list section repeats its body with
-//!   its leading newline from the second item on (the reference's blank
-//!   lines between items).
+//! * A section, comment or delimiter tag alone on its line (blanks around
+//!   it allowed) drops its indentation and the newline that follows it,
+//!   the newline once: a list section repeats its body with its leading
+//!   newline from the second item on (the reference's blank lines between
+//!   items).
+//! * Names are letters, digits, `_` and `.`; any other character (`-`) is
+//!   an error, as in the reference.
 //! * `{{=<% %>=}}` changes the delimiters; comments `{{! … }}` vanish;
 //!   partials are not supported.
 
@@ -28,6 +31,8 @@ pub struct MustacheError {
     pub message: String,
     /// The name that could not be found, when that is the problem.
     pub missing: Option<String>,
+    /// A name with a character names cannot hold, when that is the problem.
+    pub bad_name: bool,
 }
 
 impl MustacheError {
@@ -36,6 +41,7 @@ impl MustacheError {
             line,
             message: message.into(),
             missing: None,
+            bad_name: false,
         }
     }
 }
@@ -142,10 +148,14 @@ impl Parser<'_> {
             if triple {
                 nodes.push(Node::Variable {
                     line,
-                    name: raw.to_string(),
+                    name: checked_name(raw, line)?,
                     escape: false,
                 });
                 continue;
+            }
+            let standalone_kind = matches!(raw.chars().next(), Some('!' | '=' | '#' | '^' | '/'));
+            if alone && standalone_kind {
+                drop_indentation(&mut nodes);
             }
             match raw.chars().next() {
                 Some('!') => {
@@ -173,7 +183,7 @@ impl Parser<'_> {
                     }
                 }
                 Some('#') | Some('^') => {
-                    let name = raw[1..].trim().to_string();
+                    let name = checked_name(raw[1..].trim(), line)?;
                     let body = self.nodes(Some((&name, line)))?;
                     let standalone_close = self.last_close_standalone;
                     nodes.push(Node::Section {
@@ -205,17 +215,47 @@ impl Parser<'_> {
                 Some('>') => return Err(MustacheError::new(line, "partials are not supported")),
                 Some('&') => nodes.push(Node::Variable {
                     line,
-                    name: raw[1..].trim().to_string(),
+                    name: checked_name(raw[1..].trim(), line)?,
                     escape: false,
                 }),
                 Some(_) => nodes.push(Node::Variable {
                     line,
-                    name: raw.to_string(),
+                    name: checked_name(raw, line)?,
                     escape: true,
                 }),
                 None => return Err(MustacheError::new(line, "empty tag")),
             }
         }
+    }
+}
+
+/// Removes the blanks that indent a standalone tag: the end of the text
+/// before it on its line.
+fn drop_indentation(nodes: &mut Vec<Node>) {
+    if let Some(Node::Text(text)) = nodes.last_mut() {
+        let kept = text.trim_end_matches([' ', '\t']).len();
+        text.truncate(kept);
+        if text.is_empty() {
+            nodes.pop();
+        }
+    }
+}
+
+/// A name as the reference reads it: letters, digits, `_` and `.`
+/// (`.` alone is the current item).
+fn checked_name(name: &str, line: usize) -> Result<String, MustacheError> {
+    match name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || *c == '_' || *c == '.'))
+    {
+        None => Ok(name.to_string()),
+        Some(c) => Err(MustacheError {
+            bad_name: true,
+            ..MustacheError::new(
+                line,
+                format!("`{name}`: `{c}` cannot be part of a name (names hold letters, digits, `_` and `.`)"),
+            )
+        }),
     }
 }
 
@@ -301,6 +341,7 @@ fn missing(line: usize, name: &str) -> MustacheError {
         line,
         message: format!("unknown parameter `{name}`"),
         missing: Some(name.to_string()),
+        bad_name: false,
     }
 }
 

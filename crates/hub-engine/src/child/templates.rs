@@ -608,6 +608,7 @@ fn real_mustache(
                 name.replace('.', "_")
             ),
             Some(name) => declare_hint(name),
+            None if error.bad_name => "a `_mustache` name cannot hold `-`: use the `go` kind, which reads `-` as `_` (`{{ .a_b }}`), or `curly` (`${a-b}`)".into(),
             None => "see the Mustache syntax: sections `{{#x}}…{{/x}}`, inverted `{{^x}}…{{/x}}`, raw `{{{x}}}`".into(),
         };
         vec![TemplateError::new(Some(file), error.message)

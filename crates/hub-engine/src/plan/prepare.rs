@@ -88,7 +88,7 @@ fn prepare(
         .map(|(_, value)| value.clone());
     let locked = lock_without_prompts(stack, options, environment, &read_path, &state, warnings)?;
     if let (Some(state), Some(path)) = (&state, &read_path) {
-        check_consistency(stack, state, &locked, path, options, warnings)?;
+        check_consistency(stack, state, &locked, path, options, true, warnings)?;
     }
     let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
     check_implementations(stack, &plan, options)?;

@@ -381,7 +381,7 @@ impl<'a> Run<'a> {
             check_state_size(stack, &plan, &locked)?;
         }
         if let (Some(state), Some(path)) = (&loaded, &read_path) {
-            check_consistency(stack, state, &locked, path, options, warnings)?;
+            check_consistency(stack, state, &locked, path, options, false, warnings)?;
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
         let implementations = check_implementations(stack, &plan, options)?;

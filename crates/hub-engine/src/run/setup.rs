@@ -171,12 +171,14 @@ pub(crate) fn lock_parameters(
 /// §4.4, and the stack parameters that changed since the state was
 /// written: one warning each, except those on the consistency list, which
 /// stop the run (unless `--force`) with the way back to the recorded value.
+/// `planning`: for `hub plan`, which says what a run would do.
 pub(crate) fn check_consistency(
     stack: &Stack,
     state: &State,
     locked: &Locked,
     path: &Path,
     options: &RunOptions,
+    planning: bool,
     warnings: &mut Warnings,
 ) -> Result<(), EngineError> {
     let names: Vec<String> = stack
@@ -190,10 +192,7 @@ pub(crate) fn check_consistency(
     let problems =
         state::consistency_problems(state, &stack.elaborated.stack.meta.name, &value, &names);
     let verb = options.verb.unwrap_or(Verb::Deploy);
-    let usage = match verb {
-        Verb::Deploy => DriftUse::Record,
-        Verb::Undeploy => DriftUse::Keep,
-    };
+    let usage = DriftUse::of_run(verb == Verb::Deploy, planning);
     let inconsistent = |d: &Drift| d.is_plain() && mismatched(&problems).any(|(n, _)| n == d.name);
     let at = Some(Location::file(path));
     drift::warn(&locked.drift, usage, at.clone(), &inconsistent, warnings);
