@@ -15,6 +15,7 @@
 
 mod expand;
 pub mod make;
+pub mod preflight;
 pub mod prepare;
 mod recorded;
 pub mod saved;
@@ -120,6 +121,10 @@ pub struct Plan {
     pub waves: Vec<Vec<String>>,
     /// The selected components, in the effective order.
     pub components: Vec<ComponentPlan>,
+    /// What the run would stop on that is no component's (the preflight:
+    /// the state's folder); each counts as a failure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<preflight::Problem>,
     /// `--prune`: the removed components are deleted by this deploy.
     pub prune: bool,
     /// Deploy: the components the state holds and the stack no longer
@@ -287,6 +292,10 @@ pub struct ComponentPlan {
     /// its conditions (not printed). `None` for an undeploy.
     #[serde(skip)]
     pub execution: Option<Execution>,
+    /// The environment variables its parameters set (not printed): what
+    /// the preflight checks against the system's limits.
+    #[serde(skip)]
+    pub environment: Vec<preflight::EnvEntry>,
 }
 
 /// What a planned action depends on that is only known when the
@@ -418,6 +427,7 @@ impl Plan {
             .count();
         match action {
             Action::Delete => listed + self.pruned().count(),
+            Action::Fail => listed + self.problems.len(),
             _ => listed,
         }
     }

@@ -415,6 +415,21 @@ impl<'a> Run<'a> {
             components_base_dir: options.components_base_dir.as_deref().map(absolute),
         };
         let base_env = env::base(options.os_environment, &host.environment, &nested);
+        let findings = crate::plan::preflight::check(&crate::plan::preflight::Inputs {
+            stack,
+            options,
+            plan: &planned,
+            implementations: &implementations,
+            base_env: &base_env,
+        });
+        for warning in findings.warnings {
+            warnings.warn(None, warning);
+        }
+        if !findings.problems.is_empty() {
+            return Err(EngineError::Preflight {
+                problems: findings.problems,
+            });
+        }
         let mut masker = SecretMasker::new(options.reveal);
         for param in locked.params.values().filter(|p| p.secret) {
             masker.add(&substitution_text(param.value.as_ref()));

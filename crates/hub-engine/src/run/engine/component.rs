@@ -278,6 +278,14 @@ impl<'a> Run<'a> {
                 _ => self.conclude(name, manifest, &params, &dir, "", &pad),
             });
         };
+        // The system refuses an environment over its limits with an error
+        // that names nothing; said here with the variable and its size.
+        if let Err(too_large) =
+            crate::plan::preflight::environment_fits(&environment, &program, &args)
+        {
+            self.fixes.insert(name.to_string(), too_large.hint());
+            return Err(self.fail(name, &too_large.to_string(), None));
+        }
         let invocation = Invocation {
             label: name.to_string(),
             program,

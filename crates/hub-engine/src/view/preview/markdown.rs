@@ -57,6 +57,12 @@ pub fn render_markdown(preview: &Preview) -> String {
             let _ = writeln!(out, "| `{}` | {action} | {why} |", cell(&removed.name));
         }
     }
+    if !preview.problems.is_empty() {
+        out.push_str("\nWould fail before any component starts:\n\n");
+        for problem in &preview.problems {
+            let _ = writeln!(out, "- {}", cell(&problem.to_string()));
+        }
+    }
     for component in &preview.components {
         out.push('\n');
         out.push_str(&details(component));
