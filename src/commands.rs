@@ -294,6 +294,7 @@ fn run_loaded(
     if let Some(summary) = &finished.summary {
         hub_manifest::console::err(&summary.render());
     }
+    shown_warnings(warnings, finished.warnings_shown);
     let reported = match (&args.common.run.report, &finished.summary) {
         (Some(path), Some(summary)) => write_run_report(
             path,
@@ -312,6 +313,23 @@ fn run_loaded(
         (Err(error), Ok(())) => Err(Error::from(error)),
         (Ok(()), reported) => reported,
     }
+}
+
+/// The warnings the run printed as they came are not printed again at
+/// the end: only their count is, after the summary.
+fn shown_warnings(warnings: &mut Warnings, shown: usize) {
+    if shown == 0 {
+        return;
+    }
+    let mut rest = Warnings::default();
+    for warning in warnings.iter().skip(shown) {
+        rest.push(warning.clone());
+    }
+    *warnings = rest;
+    let plural = if shown == 1 { "" } else { "s" };
+    hub_manifest::console::err_line(&format!(
+        "hub: {shown} warning{plural}, printed above (before the first component, or with the component each concerns)"
+    ));
 }
 
 /// An elaborated file, or a stack manifest and its parameters files

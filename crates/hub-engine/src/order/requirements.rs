@@ -39,18 +39,41 @@ pub struct RequirementError {
 }
 
 impl RequirementError {
+    /// `put `helm` and `az` (for `azure`) on the PATH, list the requirement
+    /// under `platform.provides`, or make it optional with …`: a sentence
+    /// whatever is unmet.
     pub fn hint(&self) -> String {
-        let known: Vec<String> = self
+        let tools: Vec<String> = self
             .unmet
             .iter()
-            .filter_map(|u| tool_of(u).map(|t| format!("`{t}` for `{u}`")))
+            .filter_map(|u| {
+                tool_of(u).map(|t| match t == u {
+                    true => format!("`{t}`"),
+                    false => format!("`{t}` (for `{u}`)"),
+                })
+            })
             .collect();
-        let mut hint = String::new();
-        if !known.is_empty() {
-            hint.push_str(&format!("put {} on the PATH; ", known.join(", ")));
+        let optional = format!(
+            "make it optional with `lifecycle.requires.optional: [{}]`",
+            self.unmet.join(", ")
+        );
+        let listed = "list the requirement under `platform.provides`";
+        match tools.as_slice() {
+            [] => format!("{listed}, or {optional}"),
+            tools => format!(
+                "put {} on the PATH, {listed}, or {optional}",
+                and_list(tools)
+            ),
         }
-        hint.push_str("or list the requirement under `platform.provides`, or make it optional with `lifecycle.requires.optional: [name]`");
-        hint
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 

@@ -101,6 +101,10 @@ mod execute;
 pub struct Finished {
     pub summary: Option<Summary>,
     pub result: Result<(), EngineError>,
+    /// How many of the run's warnings (the first ones) were printed
+    /// during the run: before the first component, and with the
+    /// component they concern.
+    pub warnings_shown: usize,
 }
 
 /// Deploys or undeploys `stack`.
@@ -117,9 +121,12 @@ pub fn run<'a>(
             return Finished {
                 summary: None,
                 result: Err(error),
+                warnings_shown: 0,
             }
         }
     };
+    // What is known before the run is said before the first component.
+    run.show_warnings();
     let result = run.execute();
     let result = match (result, run.finish()) {
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
@@ -131,9 +138,11 @@ pub fn run<'a>(
     }
     run.summary.total = started.elapsed();
     run.summary.ended = run.clock.now();
+    run.show_warnings();
     Finished {
         summary: Some(run.summary),
         result,
+        warnings_shown: run.warnings_shown,
     }
 }
 
@@ -304,6 +313,11 @@ struct Run<'a> {
     /// What implements the run's verb, by component, as found before the
     /// run; looked for again after a component's templates are rendered.
     implementations: HashMap<String, Implementation>,
+    /// How many of `warnings` (the first ones) were printed.
+    warnings_shown: usize,
+    /// The start lines of components the plan leaves unchanged
+    /// (`--changed`), said only if they run after all.
+    quiet_starts: HashMap<String, String>,
 }
 
 /// The log folder of the state at `state`, when there is one, is a folder
@@ -494,6 +508,8 @@ impl<'a> Run<'a> {
             stopped: false,
             removed,
             implementations,
+            warnings_shown: 0,
+            quiet_starts: HashMap::new(),
         };
         run.preload_all();
         run.begin()?;

@@ -85,6 +85,7 @@ impl<'a> Run<'a> {
         if let Some(step) = self.unchanged(name, manifest, &reference.depends, &params, &visible) {
             return Err(step);
         }
+        self.announce_quiet_start(name);
         let ran_from = (dir.as_path(), reference.depends.as_slice());
         if let Err(error) = self.checkpoint(name, manifest, &params, visible, ran_from) {
             return Err(Step::Fatal(error));

@@ -65,7 +65,7 @@ pub(super) fn removed_heading(preview: &Preview) -> &'static str {
 
 fn header(preview: &Preview) -> String {
     let verb = preview.verb.as_str();
-    let mut out = format!("plan: {verb} stack `{}`\n", preview.stack);
+    let mut out = format!("plan: {verb} {}\n", stack_text(&preview.stack));
     let state = match &preview.state {
         None => "none (-n)".to_string(),
         Some(seen) => match seen.serial {
@@ -86,6 +86,14 @@ fn header(preview: &Preview) -> String {
         let _ = writeln!(out, "  {}. {}", index + 1, wave.join(", "));
     }
     out
+}
+
+/// `stack `demo``, or what it lacks when it has no name.
+pub(super) fn stack_text(name: &str) -> String {
+    match name.is_empty() {
+        true => "a stack without `meta.name`".into(),
+        false => format!("stack `{name}`"),
+    }
 }
 
 fn component_text(component: &ComponentPreview) -> String {
