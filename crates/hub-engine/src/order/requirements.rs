@@ -53,11 +53,15 @@ impl RequirementError {
                 })
             })
             .collect();
+        let (requirement, it) = match self.unmet.len() {
+            1 => ("the requirement", "it"),
+            _ => ("the requirements", "them"),
+        };
         let optional = format!(
-            "make it optional with `lifecycle.requires.optional: [{}]`",
+            "make {it} optional with `lifecycle.requires.optional: [{}]`",
             self.unmet.join(", ")
         );
-        let listed = "list the requirement under `platform.provides`";
+        let listed = format!("list {requirement} under `platform.provides`");
         match tools.as_slice() {
             [] => format!("{listed}, or {optional}"),
             tools => format!(
@@ -182,7 +186,24 @@ mod tests {
         let e = stack(&["vault", "zz"], &[]);
         let error = initial_provides(&e, &Tuning::default(), &mandatory, Some(path)).unwrap_err();
         assert_eq!(error.unmet, ["vault", "zz"]);
-        assert!(error.hint().contains("`vault` for `vault`"));
+        assert_eq!(
+            error.hint(),
+            "put `vault` on the PATH, list the requirements under `platform.provides`, or make them optional with `lifecycle.requires.optional: [vault, zz]`"
+        );
+        let azure = RequirementError {
+            unmet: vec!["azure".into(), "helm".into()],
+        };
+        assert_eq!(
+            azure.hint(),
+            "put `az` (for `azure`) and `helm` on the PATH, list the requirements under `platform.provides`, or make them optional with `lifecycle.requires.optional: [azure, helm]`"
+        );
+        let unknown = RequirementError {
+            unmet: vec!["cdn".into()],
+        };
+        assert_eq!(
+            unknown.hint(),
+            "list the requirement under `platform.provides`, or make it optional with `lifecycle.requires.optional: [cdn]`"
+        );
         let tuning = Tuning::parse(&["vault".into(), "zz:c".into()]);
         assert!(initial_provides(&e, &tuning, &mandatory, Some(path)).is_ok());
         let optional = |_: &str| true;

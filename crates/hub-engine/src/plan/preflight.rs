@@ -19,7 +19,8 @@
 
 mod environment;
 
-pub use environment::{env_entries, environment_fits, size_text, EnvEntry, TooLarge};
+pub use super::{EnvEntry, Problem};
+pub use environment::{env_entries, environment_fits, size_text, TooLarge};
 
 use crate::options::RunOptions;
 use crate::plan::{Action, Plan};
@@ -28,27 +29,6 @@ use crate::source::discover::Implementation;
 use crate::source::stack::Stack;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// One thing the run would stop on.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Problem {
-    /// The component it stops; `None` for the run as a whole.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub component: Option<String>,
-    /// What is wrong, as the deploy says it.
-    pub message: String,
-    /// What to do about it.
-    pub hint: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.component {
-            Some(component) => write!(f, "component `{component}`: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
 
 /// What the preflight found: problems stop the run, warnings do not.
 #[derive(Debug, Default)]
@@ -69,12 +49,19 @@ pub struct Inputs<'a> {
     /// hub's base environment for the components (without their own
     /// variables).
     pub base_env: &'a [(String, String)],
+    /// Check the state locations' folders: `hub plan`, which locks
+    /// nothing; a run has taken their locks already (or left out, with
+    /// a warning, a location it could not lock while another one it
+    /// could).
+    pub state_folders: bool,
 }
 
 /// Runs every check; see the module documentation.
 pub fn check(inputs: &Inputs<'_>) -> Findings {
     let mut findings = Findings::default();
-    state_folders(&inputs.options.state, &mut findings);
+    if inputs.state_folders {
+        state_folders(&inputs.options.state, &mut findings);
+    }
     let verb = inputs
         .options
         .implementation_verb(inputs.plan.verb.as_str());
@@ -196,6 +183,7 @@ fn may_access(path: &Path, mode: libc::c_int) -> bool {
 /// run's first step, taking the lock, fails, and the problem says what
 /// that step would say.
 fn state_folders(states: &[PathBuf], findings: &mut Findings) {
+    let mut problems = Vec::new();
     for state in states.iter().filter(|s| !hub_state::is_remote(s)) {
         let folder = match state.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
@@ -215,11 +203,22 @@ fn state_folders(states: &[PathBuf], findings: &mut Findings) {
             action: "create",
             source: std::io::Error::from(kind),
         };
-        findings.problems.push(Problem {
+        problems.push(Problem {
             component: None,
             message: error.to_string(),
             hint: error.hint().unwrap_or_default(),
         });
+    }
+    // With several locations, the run leaves out one it cannot lock as
+    // long as another one it can.
+    match problems.len() == states.len() {
+        true => findings.problems.extend(problems),
+        false => findings.warnings.extend(problems.into_iter().map(|p| {
+            format!(
+                "{}; this state location would be left out of the run",
+                p.message
+            )
+        })),
     }
 }
 

@@ -63,6 +63,7 @@ pub fn plan(
         plan: &plan,
         implementations: &implementations,
         base_env: &base_env,
+        state_folders: true,
     });
     preflight::apply(&mut plan, findings, warnings);
     Ok(plan)

@@ -435,6 +435,7 @@ impl<'a> Run<'a> {
             plan: &planned,
             implementations: &implementations,
             base_env: &base_env,
+            state_folders: false,
         });
         for warning in findings.warnings {
             warnings.warn(None, warning);

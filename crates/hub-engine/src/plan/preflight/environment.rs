@@ -5,21 +5,11 @@
 //! string counted with its NUL and its pointer. Beyond either, the process
 //! does not start ("Argument list too long"), whatever the variable.
 
+use super::EnvEntry;
 use std::path::Path;
 
 /// Longest string `execve` takes, its NUL included (`MAX_ARG_STRLEN`).
 pub const MAX_ARG_STRLEN: usize = 32 * 4096;
-
-/// What one component's environment variable holds, as planned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EnvEntry {
-    /// The variable (`env:` of the parameter).
-    pub variable: String,
-    /// The parameter it comes from.
-    pub parameter: String,
-    /// The size of its value, in bytes.
-    pub bytes: usize,
-}
 
 /// The variables `params` set (`env:`), with the size of each value as
 /// the component gets it.
