@@ -178,3 +178,28 @@ fn a_missing_tool_is_named_once_and_the_hint_reads_as_a_sentence() {
         out.stderr
     );
 }
+
+#[test]
+fn a_warning_found_while_a_component_runs_prints_with_it() {
+    let test = stack(&["net", "app"], "meta: {name: warned}\n")
+        .file(
+            "app/hub-component.yaml",
+            "kind: component\nmeta: {name: app}\nparameters:\n- {name: first, value: one, env: SAME}\n- {name: second, value: two, env: SAME}\n",
+        );
+    let out = hub_pinned(test.root(), &["deploy", "hub.yaml", "-s", "x.state"]);
+    out.success();
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "hub: deploy net (1/2)",
+            "hub: deploy app (2/2)",
+            "warning: component `app`: parameters `first` and `second` both set `SAME`; `second` wins",
+        ]
+    );
+    assert_eq!(
+        lines.last(),
+        Some(&"hub: 1 warning, printed above (before the first component, or with the component each concerns)")
+    );
+    assert_eq!(out.stderr.matches("both set `SAME`").count(), 1);
+}
