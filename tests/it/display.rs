@@ -202,4 +202,24 @@ fn a_warning_found_while_a_component_runs_prints_with_it() {
         Some(&"hub: 1 warning, printed above (before the first component, or with the component each concerns)")
     );
     assert_eq!(out.stderr.matches("both set `SAME`").count(), 1);
+    // With `--report`, the report keeps them and the end says where.
+    let out = hub_pinned(
+        test.root(),
+        &["deploy", "hub.yaml", "-s", "x.state", "--report", "r.json"],
+    );
+    out.success();
+    assert!(
+        out.stderr.ends_with("hub: 1 warning, printed above (before the first component, or with the component each concerns); also in `r.json`\n"),
+        "{}",
+        out.stderr
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(test.root().join("r.json")).expect("report"))
+            .expect("json");
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([
+            "component `app`: parameters `first` and `second` both set `SAME`; `second` wins"
+        ])
+    );
 }
