@@ -279,3 +279,21 @@ fn a_state_in_a_missing_folder_is_named_as_missing() {
     nothing_ran(&test);
     assert!(!Path::new(&test.root().join("nodir")).exists());
 }
+
+#[test]
+fn a_hook_that_is_not_executable_stops_the_run_before_it_starts() {
+    let test =
+        stack("[{file: check.sh, triggers: [pre-deploy]}]").file("b/check.sh", "#!/bin/sh\n");
+    let hook = test.root().join("b/check.sh");
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "x.state"]);
+    assert_eq!(out.status, 1);
+    let shown = format!("{}/b/check.sh", root(&test));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: component `b`: hook `check.sh` (pre-deploy) `{shown}` is not executable (mode 0644): starting it would fail with \"Permission denied\"\n  help: make it executable with `chmod +x {shown}`; hub runs it as a program, so its first line names its interpreter (`#!/bin/sh`); nothing ran and the state is untouched (`hub plan` shows the same)\n"
+        )
+    );
+    nothing_ran(&test);
+}

@@ -98,6 +98,23 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
                     }),
                 }
             }
+            let found = hooks::found(&reference.hooks, &verb, dir, &inputs.stack.base_dir);
+            for (hook, trigger, script) in found {
+                let what = format!("hook `{}` ({trigger})", hook.file);
+                let Err((message, hint)) = executable(&script, &what) else {
+                    continue;
+                };
+                match hook.ignores_errors() {
+                    true => findings.warnings.push(format!(
+                        "component `{name}`: {message}; its failure is ignored (`error: ignore`)"
+                    )),
+                    false => findings.problems.push(Problem {
+                        component: Some(name.to_string()),
+                        message,
+                        hint,
+                    }),
+                }
+            }
         }
         let program = inputs
             .implementations

@@ -200,6 +200,26 @@ pub fn missing(hooks: &[Hook], verb: &str, component_dir: &Path, stack_dir: &Pat
     found
 }
 
+/// The hooks among `hooks` that `pre-VERB` or `post-VERB` triggers and
+/// whose script is found: each with its trigger and the script.
+pub fn found<'h>(
+    hooks: &'h [Hook],
+    verb: &str,
+    component_dir: &Path,
+    stack_dir: &Path,
+) -> Vec<(&'h Hook, String, PathBuf)> {
+    let mut found = Vec::new();
+    for when in ["pre", "post"] {
+        let trigger = format!("{when}-{verb}");
+        for hook in hooks.iter().filter(|h| triggered(h, &trigger) == Ok(true)) {
+            if let Some(script) = find_script(&hook.file, component_dir, stack_dir) {
+                found.push((hook, trigger.clone(), script));
+            }
+        }
+    }
+    found
+}
+
 /// The folders a relative hook is looked for in, in order.
 fn search_folders(component_dir: &Path, stack_dir: &Path) -> [PathBuf; 5] {
     [
