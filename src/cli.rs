@@ -50,32 +50,36 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    // In the order a user works: a stack, its plan, the run, what it
+    // left; then the helpers, the state, and hub itself (`hub --help`
+    // lists them in this order).
     /// Merge a stack, its parameters files, its parents and its component
     /// manifests into one elaborated file. Nothing is executed.
     Elaborate(ElaborateArgs),
-    /// Check stack, component and parameters manifests against the JSON
-    /// Schemas in `schemas/`.
-    Validate(ValidateArgs),
-    /// Evaluate a `#{...}` CEL expression (or, with -y, a value mixing
-    /// `${...}` and `#{...}`) with string bindings, to try expressions out.
-    Cel(CelArgs),
-    /// Lock the stack parameters of an elaborated file and print them, or
-    /// one component's expanded parameters, each with where its value came
-    /// from.
-    Params(ParamsArgs),
-    /// Remove the lock file (`STATE.lock`) left on a state by a run that
-    /// did not finish: only when its process is gone, or with --force
-    /// whatever holds it.
-    Unlock(UnlockArgs),
-    /// Work with state files: `hub state list`, `show`, `rm`, `mv`, `pull`, `push`.
-    State(StateCommandArgs),
-    /// Helpers for component scripts and for trying hub out.
-    Util(UtilArgs),
+    /// Show what a deploy (or undeploy) would do, running and changing
+    /// nothing: waves, parameters and their changes, requirements, skips.
+    Plan(PlanArgs),
     /// Deploy the components of a stack in lifecycle order, recording what
     /// happened in the state file.
     Deploy(DeployArgs),
     /// Undeploy the components of a stack in reverse lifecycle order.
     Undeploy(UndeployArgs),
+    /// Show what a state file records: stack parameters, outputs and
+    /// capabilities, each component's parameters, outputs and status, the
+    /// operation log.
+    Explain(ExplainArgs),
+    /// Check stack, component and parameters manifests against the JSON
+    /// Schemas in `schemas/`.
+    Validate(ValidateArgs),
+    /// Print the dependency graph of a stack (Graphviz dot or Mermaid).
+    Graph(GraphArgs),
+    /// Lock the stack parameters of an elaborated file and print them, or
+    /// one component's expanded parameters, each with where its value came
+    /// from.
+    Params(ParamsArgs),
+    /// Evaluate a `#{...}` CEL expression (or, with -y, a value mixing
+    /// `${...}` and `#{...}`) with string bindings, to try expressions out.
+    Cel(CelArgs),
     /// Run one verb of one component with its parameters, from inside
     /// another component's script (uses $HUB_ELABORATE and $HUB_STATE).
     Invoke(InvokeArgs),
@@ -83,15 +87,14 @@ pub enum Command {
     /// and outputs (from inside its script: uses $HUB_ELABORATE, $HUB_STATE
     /// and $HUB_COMPONENT).
     Render(RenderArgs),
-    /// Show what a deploy (or undeploy) would do, running and changing
-    /// nothing: waves, parameters and their changes, requirements, skips.
-    Plan(PlanArgs),
-    /// Print the dependency graph of a stack (Graphviz dot or Mermaid).
-    Graph(GraphArgs),
-    /// Show what a state file records: stack parameters, outputs and
-    /// capabilities, each component's parameters, outputs and status, the
-    /// operation log.
-    Explain(ExplainArgs),
+    /// Work with state files: `hub state list`, `show`, `rm`, `mv`, `pull`, `push`.
+    State(StateCommandArgs),
+    /// Remove the lock file (`STATE.lock`) left on a state by a run that
+    /// did not finish: only when its process is gone, or with --force
+    /// whatever holds it.
+    Unlock(UnlockArgs),
+    /// Helpers for component scripts and for trying hub out.
+    Util(UtilArgs),
     /// Print the version and the git commit hub was built from.
     Version,
     /// Print a completion script for a shell.

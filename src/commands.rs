@@ -302,9 +302,17 @@ fn run_loaded(
             stack,
             options,
             finished.result.as_ref().err(),
+            warnings,
         ),
         _ => Ok(()),
     };
+    let report = args
+        .common
+        .run
+        .report
+        .as_deref()
+        .filter(|_| reported.is_ok());
+    shown_warnings(warnings, finished.warnings_shown, report);
     match (finished.result, reported) {
         (Err(error), Err(report)) => {
             warnings.warn(None, report.to_string());
@@ -313,6 +321,26 @@ fn run_loaded(
         (Err(error), Ok(())) => Err(Error::from(error)),
         (Ok(()), reported) => reported,
     }
+}
+
+/// The warnings the run printed as they came are not printed again at
+/// the end: only their count is, after the summary.
+fn shown_warnings(warnings: &mut Warnings, shown: usize, report: Option<&Path>) {
+    if shown == 0 {
+        return;
+    }
+    let mut rest = Warnings::default();
+    for warning in warnings.iter().skip(shown) {
+        rest.push(warning.clone());
+    }
+    *warnings = rest;
+    let plural = if shown == 1 { "" } else { "s" };
+    let also = report.map_or(String::new(), |path| {
+        format!("; also in `{}`", path.display())
+    });
+    hub_manifest::console::err_line(&format!(
+        "hub: {shown} warning{plural}, printed above (before the first component, or with the component each concerns){also}"
+    ));
 }
 
 /// An elaborated file, or a stack manifest and its parameters files
@@ -471,6 +499,7 @@ fn write_run_report(
     stack: &hub_engine::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     error: Option<&hub_engine::run::error::EngineError>,
+    warnings: &Warnings,
 ) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;
     use hub_engine::view::report::{self, ReportContext, RunReport};
@@ -489,7 +518,9 @@ fn write_run_report(
         result: result.to_string(),
         error: error.map(ToString::to_string),
     };
-    report::write(path, &RunReport::from_summary(summary, context))?;
+    let mut written = RunReport::from_summary(summary, context);
+    written.warnings = warnings.iter().map(ToString::to_string).collect();
+    report::write(path, &written)?;
     Ok(())
 }
 

@@ -45,10 +45,32 @@ fn main() -> ExitCode {
 /// Clap's own message and status; under `plan --detailed-exitcode` a
 /// usage error exits 1, since 2 there means "changes".
 fn usage_error(error: &clap::Error) -> ExitCode {
+    if let Some(flag) = repeated_list_flag(error) {
+        hub_manifest::console::err_line(&format!(
+            "error: `{flag}` is given more than once\n  help: give all its values to one `{flag}`, separated by commas: `{flag} a,b`"
+        ));
+        return ExitCode::from(error.exit_code() as u8);
+    }
     let _ = error.print();
     let detailed = std::env::args().any(|a| a == "--detailed-exitcode");
     match (error.use_stderr(), detailed) {
         (true, true) => ExitCode::from(1),
         _ => ExitCode::from(error.exit_code() as u8),
     }
+}
+
+/// A flag that takes a comma-separated list (`elaborate -o a,b`) given
+/// twice: clap's own message does not say how to give several values.
+fn repeated_list_flag(error: &clap::Error) -> Option<&'static str> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::ArgumentConflict {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = error.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let Some(ContextValue::String(prior)) = error.get(ContextKind::PriorArg) else {
+        return None;
+    };
+    (arg == prior && arg == "--output <PATHS>").then_some("-o")
 }

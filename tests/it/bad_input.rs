@@ -295,10 +295,12 @@ fn a_script_that_is_not_executable_gets_the_chmod_to_run() {
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     let out = hub(&test, DEPLOY);
     assert_eq!(out.status, 1, "{}", out.stderr);
+    // Found before anything runs (the preflight).
     out.stderr_has("Permission denied").stderr_has(&format!(
-        "help: make the script executable: `chmod +x {}`; then run again with `-o b`",
+        "help: make it executable with `chmod +x {}`;",
         script.display()
     ));
+    assert!(!out.stderr.contains("hub: deploy"), "{}", out.stderr);
 }
 
 // ---------------------------------------------------------------- states

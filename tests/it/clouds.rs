@@ -207,7 +207,7 @@ fn eks_without_clouds_or_cloud_variables_warns_once_and_checks_every_cloud() {
     let out = eks.plan(&eks.aws_only, &[], &[]);
     out.failure()
         .stderr_has("the stack requires `azure`")
-        .stderr_has("put `az` for `azure`");
+        .stderr_has("put `az` (for `azure`) and `gcloud` (for `gcp`) on the PATH");
     assert_eq!(Eks::warnings_of_no_cloud(&out), 1, "{}", out.stderr);
     // With every tool there, the old behaviour: everything checked, planned.
     let out = eks.plan(&stub_path(&eks.test, &ALL_TOOLS), &[], &[]);

@@ -133,12 +133,25 @@ fn hooks_run_in_declaration_order_for_the_verb_they_match() {
 }
 
 #[test]
-fn a_hook_that_cannot_be_found_is_skipped_with_a_warning() {
-    let test = stack("[{file: missing-hook, triggers: [pre-deploy]}]", "");
+fn an_optional_hook_that_cannot_be_found_is_skipped_with_a_warning() {
+    let test = stack(
+        "[{file: missing-hook, triggers: [pre-deploy], error: ignore}]",
+        "",
+    );
     deploy(&test, &[])
         .success()
         .stderr_has("hook `missing-hook` (pre-deploy) not found");
     assert_eq!(log(&test), "deploy\n");
+}
+
+#[test]
+fn a_hook_that_cannot_be_found_stops_the_run_before_it_starts() {
+    let test = stack("[{file: missing-hook, triggers: [pre-deploy]}]", "");
+    deploy(&test, &[])
+        .failure()
+        .stderr_has("error: component `a`: hook `missing-hook` (pre-deploy) not found in ");
+    assert_eq!(log(&test), "");
+    assert!(!test.root().join("b/ran").exists());
 }
 
 #[test]

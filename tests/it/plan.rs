@@ -422,11 +422,11 @@ parameters:
     let mut test = Test::new().file("hub.yaml.elaborate", text);
     for name in ["base", "left", "right", "top", "odd"] {
         test = test
-            .file(
+            .script(
                 &format!("{name}/deploy.sh"),
                 "#!/bin/sh\necho; echo Outputs:; echo 'url = https://base'\n",
             )
-            .file(&format!("{name}/undeploy.sh"), "#!/bin/sh\n");
+            .script(&format!("{name}/undeploy.sh"), "#!/bin/sh\n");
     }
     test
 }

@@ -155,7 +155,7 @@ pub enum StateError {
     },
     #[error("the state `{}` is not locked: `{}` does not exist", state.display(), lock.display())]
     NotLocked { state: PathBuf, lock: PathBuf },
-    #[error("cannot {action} the lock file `{}`: {source}", lock.display())]
+    #[error("cannot {action} the lock file `{}`: {}", lock.display(), lock_file_reason(lock, source))]
     LockFile {
         lock: PathBuf,
         action: &'static str,
@@ -287,7 +287,10 @@ impl StateError {
             StateError::NotLocked { .. } => {
                 Some("check the state path; its lock file is beside the state's real file (links followed), its name followed by `.lock`".into())
             }
-            StateError::LockFile { .. } => Some("check the permissions of the state's folder".into()),
+            StateError::LockFile { lock, source, .. } => Some(match missing_folder(lock, source) {
+                Some(folder) => folder_hint(&folder),
+                None => "check the permissions of the state's folder".into(),
+            }),
             StateError::Journal { path, .. } => Some(format!(
                 "the state file without it is the state as of its last fold: move `{}` aside to use that state (the checkpoints recorded after that fold are lost), or restore the journal from a copy",
                 path.display()
@@ -436,4 +439,37 @@ pub fn duration_text(duration: Duration) -> String {
         text += &format!("{seconds}s");
     }
     text
+}
+
+/// The folder of a lock file that could not be made because the folder
+/// itself is missing.
+fn missing_folder(lock: &Path, source: &std::io::Error) -> Option<PathBuf> {
+    if source.kind() != std::io::ErrorKind::NotFound {
+        return None;
+    }
+    let folder = match lock.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    (!folder.is_dir()).then(|| folder.to_path_buf())
+}
+
+/// Why a lock file could not be made: a missing folder is named as
+/// missing, not as a permission problem.
+fn lock_file_reason(lock: &Path, source: &std::io::Error) -> String {
+    match missing_folder(lock, source) {
+        Some(folder) => format!("the state's folder `{}` does not exist", folder.display()),
+        None => source.to_string(),
+    }
+}
+
+/// What to do about a state folder that is missing or not writable.
+fn folder_hint(folder: &Path) -> String {
+    match folder.exists() {
+        false => format!(
+            "create the folder first (`mkdir -p {}`), or give `-s` a path in a folder that exists",
+            shell_word(folder)
+        ),
+        true => "check the permissions of the state's folder, or give `-s` a path in a folder you may write".into(),
+    }
 }

@@ -275,8 +275,11 @@ fn deployed(row: &Row) -> Test {
         test = test.script(&format!("{name}/undeploy.sh"), "#!/bin/sh\n");
     }
     if matches!(row.slow, Slow::HookHangs) {
-        // Found by the deploy below only once it exists.
-        test = test.script("slow/hang.sh.off", HANGING_HOOK);
+        // A hook that ends at once for the first deploy (a missing one
+        // would stop it); the hanging one replaces it below.
+        test = test
+            .script("slow/hang.sh", "#!/bin/sh\n")
+            .script("slow/hang.sh.off", HANGING_HOOK);
     }
     let first = hub(&test, DEPLOY, &[], Pipes::Kept, None);
     assert_eq!(

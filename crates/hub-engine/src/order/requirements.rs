@@ -39,18 +39,45 @@ pub struct RequirementError {
 }
 
 impl RequirementError {
+    /// `put `helm` and `az` (for `azure`) on the PATH, list the requirement
+    /// under `platform.provides`, or make it optional with …`: a sentence
+    /// whatever is unmet.
     pub fn hint(&self) -> String {
-        let known: Vec<String> = self
+        let tools: Vec<String> = self
             .unmet
             .iter()
-            .filter_map(|u| tool_of(u).map(|t| format!("`{t}` for `{u}`")))
+            .filter_map(|u| {
+                tool_of(u).map(|t| match t == u {
+                    true => format!("`{t}`"),
+                    false => format!("`{t}` (for `{u}`)"),
+                })
+            })
             .collect();
-        let mut hint = String::new();
-        if !known.is_empty() {
-            hint.push_str(&format!("put {} on the PATH; ", known.join(", ")));
+        let (requirement, it) = match self.unmet.len() {
+            1 => ("the requirement", "it"),
+            _ => ("the requirements", "them"),
+        };
+        let optional = format!(
+            "make {it} optional with `lifecycle.requires.optional: [{}]`",
+            self.unmet.join(", ")
+        );
+        let listed = format!("list {requirement} under `platform.provides`");
+        match tools.as_slice() {
+            [] => format!("{listed}, or {optional}"),
+            tools => format!(
+                "put {} on the PATH, {listed}, or {optional}",
+                and_list(tools)
+            ),
         }
-        hint.push_str("or list the requirement under `platform.provides`, or make it optional with `lifecycle.requires.optional: [name]`");
-        hint
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -159,7 +186,24 @@ mod tests {
         let e = stack(&["vault", "zz"], &[]);
         let error = initial_provides(&e, &Tuning::default(), &mandatory, Some(path)).unwrap_err();
         assert_eq!(error.unmet, ["vault", "zz"]);
-        assert!(error.hint().contains("`vault` for `vault`"));
+        assert_eq!(
+            error.hint(),
+            "put `vault` on the PATH, list the requirements under `platform.provides`, or make them optional with `lifecycle.requires.optional: [vault, zz]`"
+        );
+        let azure = RequirementError {
+            unmet: vec!["azure".into(), "helm".into()],
+        };
+        assert_eq!(
+            azure.hint(),
+            "put `az` (for `azure`) and `helm` on the PATH, list the requirements under `platform.provides`, or make them optional with `lifecycle.requires.optional: [azure, helm]`"
+        );
+        let unknown = RequirementError {
+            unmet: vec!["cdn".into()],
+        };
+        assert_eq!(
+            unknown.hint(),
+            "list the requirement under `platform.provides`, or make it optional with `lifecycle.requires.optional: [cdn]`"
+        );
         let tuning = Tuning::parse(&["vault".into(), "zz:c".into()]);
         assert!(initial_provides(&e, &tuning, &mandatory, Some(path)).is_ok());
         let optional = |_: &str| true;

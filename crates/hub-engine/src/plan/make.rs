@@ -19,6 +19,7 @@
 //! are shown as `(known after <component> deploys)`.
 
 use super::expand::{self, Expanded};
+use super::preflight::EnvEntry;
 use super::recorded;
 use super::{
     saved_digest, Action, ComponentPlan, Condition, Execution, ParameterChange, ParameterPlan,
@@ -123,6 +124,7 @@ pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> P
         selection: SelectionSeen::of(schedule),
         waves: schedule.waves(),
         components,
+        problems: Vec::new(),
         prune: options.prune,
         removed: removed
             .iter()
@@ -199,6 +201,8 @@ struct Decision {
     /// Deploy: what the engine does once the component gets past its
     /// conditions.
     execution: Option<Execution>,
+    /// The variables its parameters set, for the preflight.
+    environment: Vec<EnvEntry>,
 }
 
 impl Decision {
@@ -208,6 +212,7 @@ impl Decision {
             reasons: vec![reason],
             parameters: Vec::new(),
             execution: None,
+            environment: Vec::new(),
         }
     }
 }
@@ -284,6 +289,7 @@ impl Walk<'_> {
             timeout: self.timeout_of(name),
             conditions,
             execution: decision.execution,
+            environment: decision.environment,
         }
     }
 
@@ -366,6 +372,7 @@ impl Walk<'_> {
                 parameters
             },
             execution,
+            environment: super::preflight::env_entries(&expanded.params),
         };
         match decision.execution {
             None => self.gated(name, reference, decision),

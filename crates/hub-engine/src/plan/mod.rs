@@ -15,6 +15,7 @@
 
 mod expand;
 pub mod make;
+pub mod preflight;
 pub mod prepare;
 mod recorded;
 pub mod saved;
@@ -120,6 +121,10 @@ pub struct Plan {
     pub waves: Vec<Vec<String>>,
     /// The selected components, in the effective order.
     pub components: Vec<ComponentPlan>,
+    /// What the run would stop on that is no component's (the preflight:
+    /// the state's folder); each counts as a failure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<Problem>,
     /// `--prune`: the removed components are deleted by this deploy.
     pub prune: bool,
     /// Deploy: the components the state holds and the stack no longer
@@ -287,6 +292,10 @@ pub struct ComponentPlan {
     /// its conditions (not printed). `None` for an undeploy.
     #[serde(skip)]
     pub execution: Option<Execution>,
+    /// The environment variables its parameters set (not printed): what
+    /// the preflight checks against the system's limits.
+    #[serde(skip)]
+    pub environment: Vec<EnvEntry>,
 }
 
 /// What a planned action depends on that is only known when the
@@ -418,6 +427,7 @@ impl Plan {
             .count();
         match action {
             Action::Delete => listed + self.pruned().count(),
+            Action::Fail => listed + self.problems.len(),
             _ => listed,
         }
     }
@@ -426,6 +436,39 @@ impl Plan {
     pub fn pruned(&self) -> impl Iterator<Item = &RemovedPlan> {
         self.removed.iter().filter(|_| self.prune)
     }
+}
+
+/// One thing the run would stop on, found by the preflight
+/// ([`preflight`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// The component it stops; `None` for the run as a whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// What is wrong, as the deploy says it.
+    pub message: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.component {
+            Some(component) => write!(f, "component `{component}`: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// What one component's environment variable holds, as planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvEntry {
+    /// The variable (`env:` of the parameter).
+    pub variable: String,
+    /// The parameter it comes from.
+    pub parameter: String,
+    /// The size of its value, in bytes.
+    pub bytes: usize,
 }
 
 fn verb_text<S: serde::Serializer>(verb: &Verb, serializer: S) -> Result<S::Ok, S::Error> {

@@ -3,6 +3,7 @@
 //! the lock, the clock, prompts or anything written; then the planner.
 
 use super::make::{self, Inputs, Purpose};
+use super::preflight;
 use super::Plan;
 use crate::child::process::ConsoleSink;
 use crate::options::{Host, RunOptions};
@@ -31,6 +32,11 @@ pub fn plan(
     environment: Vec<(String, String)>,
     warnings: &mut Warnings,
 ) -> Result<Plan, EngineError> {
+    let base_env = crate::child::env::base(
+        options.os_environment,
+        &environment,
+        &crate::child::env::Nested::default(),
+    );
     let Prepared {
         plan: schedule,
         locked,
@@ -38,6 +44,7 @@ pub fn plan(
         state,
         provides,
         removed,
+        implementations,
     } = prepare(stack, options, environment, warnings)?;
     let inputs = Inputs {
         stack,
@@ -49,7 +56,17 @@ pub fn plan(
         provides: &provides,
         removed: &removed,
     };
-    Ok(make::make(&inputs, Purpose::Show, warnings))
+    let mut plan = make::make(&inputs, Purpose::Show, warnings);
+    let findings = preflight::check(&preflight::Inputs {
+        stack,
+        options,
+        plan: &plan,
+        implementations: &implementations,
+        base_env: &base_env,
+        state_folders: true,
+    });
+    preflight::apply(&mut plan, findings, warnings);
+    Ok(plan)
 }
 
 /// What the engine checks and reads before its first component.
@@ -61,6 +78,7 @@ struct Prepared {
     state: Option<State>,
     provides: IndexMap<String, Vec<String>>,
     removed: Vec<prune::Removed>,
+    implementations: std::collections::HashMap<String, crate::source::discover::Implementation>,
 }
 
 /// The engine's preparation (`Run::prepare`) without the lock, the clock
@@ -91,7 +109,7 @@ fn prepare(
         check_consistency(stack, state, &locked, path, options, true, warnings)?;
     }
     let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
-    check_implementations(stack, &plan, options)?;
+    let implementations = check_implementations(stack, &plan, options)?;
     let removed = match state.as_ref().filter(|_| verb == Verb::Deploy) {
         Some(state) => prune::removed(state, &|name| stack.reference(name).is_some()),
         None => Vec::new(),
@@ -106,6 +124,7 @@ fn prepare(
         state,
         provides,
         removed,
+        implementations,
     })
 }
 

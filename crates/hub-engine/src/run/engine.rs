@@ -101,6 +101,10 @@ mod execute;
 pub struct Finished {
     pub summary: Option<Summary>,
     pub result: Result<(), EngineError>,
+    /// How many of the run's warnings (the first ones) were printed
+    /// during the run: before the first component, and with the
+    /// component they concern.
+    pub warnings_shown: usize,
 }
 
 /// Deploys or undeploys `stack`.
@@ -117,9 +121,12 @@ pub fn run<'a>(
             return Finished {
                 summary: None,
                 result: Err(error),
+                warnings_shown: 0,
             }
         }
     };
+    // What is known before the run is said before the first component.
+    run.show_warnings();
     let result = run.execute();
     let result = match (result, run.finish()) {
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
@@ -131,9 +138,11 @@ pub fn run<'a>(
     }
     run.summary.total = started.elapsed();
     run.summary.ended = run.clock.now();
+    run.show_warnings();
     Finished {
         summary: Some(run.summary),
         result,
+        warnings_shown: run.warnings_shown,
     }
 }
 
@@ -304,6 +313,11 @@ struct Run<'a> {
     /// What implements the run's verb, by component, as found before the
     /// run; looked for again after a component's templates are rendered.
     implementations: HashMap<String, Implementation>,
+    /// How many of `warnings` (the first ones) were printed.
+    warnings_shown: usize,
+    /// The start lines of components the plan leaves unchanged
+    /// (`--changed`), said only if they run after all.
+    quiet_starts: HashMap<String, String>,
 }
 
 /// The log folder of the state at `state`, when there is one, is a folder
@@ -415,6 +429,22 @@ impl<'a> Run<'a> {
             components_base_dir: options.components_base_dir.as_deref().map(absolute),
         };
         let base_env = env::base(options.os_environment, &host.environment, &nested);
+        let findings = crate::plan::preflight::check(&crate::plan::preflight::Inputs {
+            stack,
+            options,
+            plan: &planned,
+            implementations: &implementations,
+            base_env: &base_env,
+            state_folders: false,
+        });
+        for warning in findings.warnings {
+            warnings.warn(None, warning);
+        }
+        if !findings.problems.is_empty() {
+            return Err(EngineError::Preflight {
+                problems: findings.problems,
+            });
+        }
         let mut masker = SecretMasker::new(options.reveal);
         for param in locked.params.values().filter(|p| p.secret) {
             masker.add(&substitution_text(param.value.as_ref()));
@@ -479,6 +509,8 @@ impl<'a> Run<'a> {
             stopped: false,
             removed,
             implementations,
+            warnings_shown: 0,
+            quiet_starts: HashMap::new(),
         };
         run.preload_all();
         run.begin()?;

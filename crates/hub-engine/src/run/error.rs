@@ -75,6 +75,11 @@ pub enum EngineError {
         /// Removed components left because one that depends on them failed.
         cancelled: Vec<String>,
     },
+    /// The preflight found what the run would stop on: nothing ran.
+    #[error("{}", preflight_text(problems))]
+    Preflight {
+        problems: Vec<crate::plan::preflight::Problem>,
+    },
     #[error("component `{component}`: {source}")]
     Implementation {
         component: String,
@@ -208,6 +213,7 @@ impl EngineError {
                 "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),
             ),
             EngineError::Implementation { source, .. } => source.hint(),
+            EngineError::Preflight { problems } => Some(preflight_hint(problems)),
             EngineError::ComponentFailed { component, reason, fix } => {
                 Some(component_failed_hint(component, reason, fix.as_deref()))
             }
@@ -276,4 +282,33 @@ fn cancelled_text(cancelled: &[String]) -> String {
     }
     let names: Vec<String> = cancelled.iter().map(|n| format!("`{n}`")).collect();
     format!("; not run because of them: {}", names.join(", "))
+}
+
+/// One problem as it is; several as a list.
+fn preflight_text(problems: &[crate::plan::preflight::Problem]) -> String {
+    match problems {
+        [one] => one.to_string(),
+        many => {
+            let lines: Vec<String> = many.iter().map(|p| format!("\n  - {p}")).collect();
+            format!(
+                "{} problems found before any component started:{}",
+                many.len(),
+                lines.concat()
+            )
+        }
+    }
+}
+
+/// Nothing ran; what to do about each problem, each once.
+fn preflight_hint(problems: &[crate::plan::preflight::Problem]) -> String {
+    let mut hints: Vec<&str> = Vec::new();
+    for problem in problems {
+        if !hints.contains(&problem.hint.as_str()) {
+            hints.push(&problem.hint);
+        }
+    }
+    format!(
+        "{}; nothing ran and the state is untouched (`hub plan` shows the same)",
+        hints.join("; ")
+    )
 }

@@ -3,8 +3,10 @@
 //! the component's implementation, in the component's folder and with its
 //! environment, in the order they are listed.
 //!
-//! A hook whose `triggers` match is looked up ([`find_script`]); one that
-//! is not found is skipped with a warning. A hook that fails fails the
+//! A hook whose `triggers` match is looked up ([`find_script`]). One that
+//! is not found stops the run before any component starts (the preflight,
+//! [`missing`]), unless it says `error: ignore`: such a hook is optional,
+//! and a missing one is skipped with a warning. A hook that fails fails the
 //! component — even an optional one — unless it says `error: ignore`, in
 //! which case the failure is only reported. Hook output goes through the
 //! same process runner as the implementation: prefixed with the
@@ -84,10 +86,8 @@ pub fn plan(hooks: &[Hook], context: &Context<'_>) -> (Planned, Vec<String>) {
             }
             let Some(program) = find_script(&hook.file, context.component_dir, context.stack_dir)
             else {
-                warnings.push(format!(
-                    "component `{}`: hook `{}` ({trigger}) not found in the component's folder, the stack's folder or PATH; skipped",
-                    context.component, hook.file
-                ));
+                let missing = Missing::of(hook, &trigger, context.component_dir, context.stack_dir);
+                warnings.push(missing.message(context.component));
                 continue;
             };
             list.push(Ready {
@@ -107,6 +107,128 @@ pub fn plan(hooks: &[Hook], context: &Context<'_>) -> (Planned, Vec<String>) {
         }
     }
     (planned, warnings)
+}
+
+/// A hook the verb triggers whose script is not found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    pub file: String,
+    /// `pre-deploy`, …
+    pub trigger: String,
+    /// It says `error: ignore`: the run goes on without it.
+    pub optional: bool,
+    /// The folders it was looked for in (empty for an absolute `file`).
+    pub folders: Vec<PathBuf>,
+}
+
+/// What to do about a missing hook that is not optional.
+pub const MISSING_HINT: &str = "add the script in one of those folders, correct the hook's `file:`, or add `error: ignore` to the hook to run without it (a missing hook is then a warning)";
+
+impl Missing {
+    fn of(hook: &Hook, trigger: &str, component_dir: &Path, stack_dir: &Path) -> Missing {
+        Missing {
+            file: hook.file.clone(),
+            trigger: trigger.to_string(),
+            optional: hook.ignores_errors(),
+            folders: match Path::new(&hook.file).is_absolute() {
+                true => Vec::new(),
+                false => search_folders(component_dir, stack_dir).to_vec(),
+            },
+        }
+    }
+
+    /// `hook `F` (pre-deploy) not found in `A`, `B` (as `F`, `bin/F`, …)
+    /// or on PATH`.
+    pub fn text(&self) -> String {
+        let file = &self.file;
+        if self.folders.is_empty() {
+            return format!(
+                "hook `{file}` ({}) not found: `{file}` does not exist",
+                self.trigger
+            );
+        }
+        let folders: Vec<String> = self
+            .folders
+            .iter()
+            .map(|f| {
+                format!(
+                    "`{}`",
+                    std::path::absolute(f).unwrap_or(f.clone()).display()
+                )
+            })
+            .collect();
+        let names: Vec<String> = script_names(file)
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        format!(
+            "hook `{file}` ({}) not found in {} (as {}) or on PATH",
+            self.trigger,
+            folders.join(", "),
+            names.join(", ")
+        )
+    }
+
+    /// The text with the component, and for an optional hook what the run
+    /// does without it.
+    pub fn message(&self, component: &str) -> String {
+        match self.optional {
+            true => format!(
+                "component `{component}`: {}; skipped (the hook says `error: ignore`)",
+                self.text()
+            ),
+            false => format!("component `{component}`: {}", self.text()),
+        }
+    }
+}
+
+/// The hooks among `hooks` that `pre-VERB` or `post-VERB` triggers and
+/// whose script is not found (see [`find_script`]).
+pub fn missing(hooks: &[Hook], verb: &str, component_dir: &Path, stack_dir: &Path) -> Vec<Missing> {
+    let mut found = Vec::new();
+    for when in ["pre", "post"] {
+        let trigger = format!("{when}-{verb}");
+        for hook in hooks {
+            if triggered(hook, &trigger) != Ok(true) {
+                continue;
+            }
+            if find_script(&hook.file, component_dir, stack_dir).is_none() {
+                found.push(Missing::of(hook, &trigger, component_dir, stack_dir));
+            }
+        }
+    }
+    found
+}
+
+/// The hooks among `hooks` that `pre-VERB` or `post-VERB` triggers and
+/// whose script is found: each with its trigger and the script.
+pub fn found<'h>(
+    hooks: &'h [Hook],
+    verb: &str,
+    component_dir: &Path,
+    stack_dir: &Path,
+) -> Vec<(&'h Hook, String, PathBuf)> {
+    let mut found = Vec::new();
+    for when in ["pre", "post"] {
+        let trigger = format!("{when}-{verb}");
+        for hook in hooks.iter().filter(|h| triggered(h, &trigger) == Ok(true)) {
+            if let Some(script) = find_script(&hook.file, component_dir, stack_dir) {
+                found.push((hook, trigger.clone(), script));
+            }
+        }
+    }
+    found
+}
+
+/// The folders a relative hook is looked for in, in order.
+fn search_folders(component_dir: &Path, stack_dir: &Path) -> [PathBuf; 5] {
+    [
+        component_dir.to_path_buf(),
+        stack_dir.to_path_buf(),
+        stack_dir.join("bin"),
+        stack_dir.join(".hub"),
+        stack_dir.join(".hub/bin"),
+    ]
 }
 
 /// Whether one of the hook's patterns matches `trigger`; `Err` with the
@@ -132,14 +254,7 @@ pub fn find_script(file: &str, component_dir: &Path, stack_dir: &Path) -> Option
     if path.is_absolute() {
         return path.is_file().then(|| path.to_path_buf());
     }
-    let folders = [
-        component_dir.to_path_buf(),
-        stack_dir.to_path_buf(),
-        stack_dir.join("bin"),
-        stack_dir.join(".hub"),
-        stack_dir.join(".hub/bin"),
-    ];
-    folders
+    search_folders(component_dir, stack_dir)
         .iter()
         .flat_map(|folder| script_names(file).map(|name| folder.join(name)))
         .find(|candidate| candidate.is_file())

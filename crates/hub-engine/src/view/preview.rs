@@ -93,6 +93,7 @@ mod tests {
             timeout: None,
             conditions: Vec::new(),
             execution: None,
+            environment: Vec::new(),
         }
     }
 
@@ -120,6 +121,7 @@ mod tests {
             jobs: 1,
             selection: None,
             waves: Vec::new(),
+            problems: Vec::new(),
             prune: true,
             removed: vec![removed("old")],
             components: vec![

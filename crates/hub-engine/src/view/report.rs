@@ -55,6 +55,10 @@ pub struct RunReport {
     pub error: Option<String>,
     /// Every component of the run, in the order the run took them.
     pub components: Vec<ComponentReport>,
+    /// The run's warnings, each once, as printed (`FILE:LINE: message`
+    /// when it comes from a file); absent when there were none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// How one component of a run ended.
@@ -138,6 +142,7 @@ impl RunReport {
             result: context.result,
             error: context.error,
             components,
+            warnings: Vec::new(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 use std::time::Duration;
+use unicode_width::UnicodeWidthStr;
 
 pub use crate::outcome::{Entry, FailedLog, Outcome, Summary};
 
@@ -51,18 +52,22 @@ impl Summary {
     }
 
     fn table(&self) -> String {
+        // Columns line up on a terminal: names are measured in the cells
+        // they take (a CJK character takes two), not in bytes or chars.
         let width = self
             .entries
             .iter()
-            .map(|e| e.component.len())
+            .map(|e| e.component.width())
             .max()
             .unwrap_or(0);
         let mut out = format!("{} summary:\n", self.verb);
         for entry in &self.entries {
+            let pad = width - entry.component.width();
             let _ = write!(
                 out,
-                "  {:width$}  {:11}  {:>7}",
+                "  {}{:pad$}  {:11}  {:>7}",
                 entry.component,
+                "",
                 entry.outcome.label(),
                 seconds(entry.duration),
             );

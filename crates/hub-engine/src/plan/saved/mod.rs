@@ -478,6 +478,7 @@ mod tests {
                 timeout: None,
                 conditions: Vec::new(),
                 execution: None,
+                environment: Vec::new(),
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
             let expected = (decision != Action::Fail).then(|| decision.as_str());

@@ -85,6 +85,7 @@ impl<'a> Run<'a> {
         if let Some(step) = self.unchanged(name, manifest, &reference.depends, &params, &visible) {
             return Err(step);
         }
+        self.announce_quiet_start(name);
         let ran_from = (dir.as_path(), reference.depends.as_slice());
         if let Err(error) = self.checkpoint(name, manifest, &params, visible, ran_from) {
             return Err(Step::Fatal(error));
@@ -282,6 +283,14 @@ impl<'a> Run<'a> {
                 _ => self.conclude(name, manifest, &params, &dir, "", &pad),
             });
         };
+        // The system refuses an environment over its limits with an error
+        // that names nothing; said here with the variable and its size.
+        if let Err(too_large) =
+            crate::plan::preflight::environment_fits(&environment, &program, &args)
+        {
+            self.fixes.insert(name.to_string(), too_large.hint());
+            return Err(self.fail(name, &too_large.to_string(), None));
+        }
         let invocation = Invocation {
             label: name.to_string(),
             program,

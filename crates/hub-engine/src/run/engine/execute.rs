@@ -38,7 +38,9 @@ impl<'a> Run<'a> {
                     }
                     self.announce_start(&name, started, total);
                     running.insert(name.clone(), Instant::now());
-                    match self.component(&name) {
+                    let prepared = self.component(&name);
+                    self.show_warnings();
+                    match prepared {
                         Prepared::Ended(step) => steps.push((name, step)),
                         Prepared::Run(job) => starting.push((name, job)),
                     }
@@ -85,6 +87,7 @@ impl<'a> Run<'a> {
                     let clock = running.shift_remove(&name).unwrap_or_else(Instant::now);
                     scheduler.finish(&name);
                     let outcome = self.settle(&name, step, clock.elapsed(), &mut scheduler);
+                    self.show_warnings();
                     stop = match (stop.take(), outcome) {
                         // The signal was seen before the component it
                         // stopped ended: the message names the component.
@@ -247,6 +250,9 @@ impl<'a> Run<'a> {
         took: Duration,
         scheduler: &mut Scheduler,
     ) -> Option<Stop> {
+        if !matches!(step, Step::Unchanged) {
+            self.announce_quiet_start(name);
+        }
         let outcome = match &step {
             Step::Done => match self.verb {
                 Verb::Deploy => Outcome::Deployed,
@@ -303,10 +309,15 @@ impl<'a> Run<'a> {
         if let Some(progress) = self.host.progress {
             progress.started(name);
         }
-        (self.host.log)(&format!(
-            "hub: {} {name} ({index}/{total})",
-            self.verb.as_str()
-        ));
+        let line = format!("hub: {} {name} ({index}/{total})", self.verb.as_str());
+        // A component the plan leaves unchanged shows as such in the
+        // summary; its start is said only if it runs after all.
+        match self.execution(name).action == Action::NoOp && self.verb == Verb::Deploy {
+            true => {
+                self.quiet_starts.insert(name.to_string(), line);
+            }
+            false => (self.host.log)(&line),
+        }
         if self.options.why {
             let waits: Vec<String> = crate::plan::waits_of(&self.plan, name)
                 .iter()
@@ -315,6 +326,28 @@ impl<'a> Run<'a> {
             if !waits.is_empty() {
                 (self.host.log)(&format!("hub: {name} waited for {}", waits.join("; ")));
             }
+        }
+    }
+
+    /// The start line of a component the plan left unchanged, now that
+    /// it does something after all.
+    pub(super) fn announce_quiet_start(&mut self, name: &str) {
+        if let Some(line) = self.quiet_starts.remove(name) {
+            (self.host.log)(&line);
+        }
+    }
+
+    /// Prints the warnings not printed yet, each once, as `warning: …`.
+    pub(super) fn show_warnings(&mut self) {
+        let lines: Vec<String> = self
+            .warnings
+            .iter()
+            .skip(self.warnings_shown)
+            .map(|warning| format!("warning: {warning}"))
+            .collect();
+        self.warnings_shown += lines.len();
+        for line in lines {
+            (self.host.log)(&line);
         }
     }
 

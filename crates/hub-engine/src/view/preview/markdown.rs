@@ -4,7 +4,9 @@
 //! `<details>` block. Secrets are always masked: the command refuses
 //! `--reveal` with this format.
 
-use super::render::{counts_text, one_line, parameter_text, removed_heading, requirement_text};
+use super::render::{
+    counts_text, one_line, parameter_text, removed_heading, requirement_text, stack_text,
+};
 use super::{ComponentPreview, Preview, Verb, Wait};
 use std::fmt::Write;
 
@@ -29,9 +31,9 @@ use std::fmt::Write;
 /// ```
 pub fn render_markdown(preview: &Preview) -> String {
     let mut out = format!(
-        "### Plan: {} stack `{}`\n\n",
+        "### Plan: {} {}\n\n",
         preview.verb.as_str(),
-        cell(&preview.stack)
+        cell(&stack_text(&preview.stack))
     );
     let _ = writeln!(out, "**{}**\n", counts_text(preview));
     let _ = writeln!(out, "{}\n", context_line(preview));
@@ -55,6 +57,12 @@ pub fn render_markdown(preview: &Preview) -> String {
             };
             let why = cell(&removed.reasons.join("; "));
             let _ = writeln!(out, "| `{}` | {action} | {why} |", cell(&removed.name));
+        }
+    }
+    if !preview.problems.is_empty() {
+        out.push_str("\nWould fail before any component starts:\n\n");
+        for problem in &preview.problems {
+            let _ = writeln!(out, "- {}", cell(&problem.to_string()));
         }
     }
     for component in &preview.components {

@@ -43,6 +43,13 @@ pub fn render_text(preview: &Preview) -> String {
             );
         }
     }
+    if !preview.problems.is_empty() {
+        out.push_str("\nwould fail before any component starts:\n");
+        for problem in &preview.problems {
+            let _ = writeln!(out, "  {}", one_line(&problem.to_string()));
+            let _ = writeln!(out, "    help: {}", one_line(&problem.hint));
+        }
+    }
     out.push('\n');
     out.push_str(&totals(preview));
     out
@@ -58,7 +65,7 @@ pub(super) fn removed_heading(preview: &Preview) -> &'static str {
 
 fn header(preview: &Preview) -> String {
     let verb = preview.verb.as_str();
-    let mut out = format!("plan: {verb} stack `{}`\n", preview.stack);
+    let mut out = format!("plan: {verb} {}\n", stack_text(&preview.stack));
     let state = match &preview.state {
         None => "none (-n)".to_string(),
         Some(seen) => match seen.serial {
@@ -79,6 +86,14 @@ fn header(preview: &Preview) -> String {
         let _ = writeln!(out, "  {}. {}", index + 1, wave.join(", "));
     }
     out
+}
+
+/// `stack `demo``, or what it lacks when it has no name.
+pub(super) fn stack_text(name: &str) -> String {
+    match name.is_empty() {
+        true => "a stack without `meta.name`".into(),
+        false => format!("stack `{name}`"),
+    }
 }
 
 fn component_text(component: &ComponentPreview) -> String {
@@ -120,13 +135,13 @@ pub(super) fn requirement_text(requirement: &Requirement) -> String {
 /// `+ name = value`, `~ name = old → new`, `- name`, `  name = value`.
 pub(super) fn parameter_text(parameter: &ParameterPreview) -> String {
     let name = &parameter.name;
-    let value = one_line(parameter.value.as_deref().unwrap_or_default());
+    let value = value_text(parameter.value.as_deref().unwrap_or_default());
     match parameter.change {
         ParameterChange::Added => format!("+ {name} = {value}"),
         ParameterChange::Unchanged => format!("  {name} = {value}"),
         ParameterChange::Removed => format!("- {name}"),
         ParameterChange::Changed => {
-            let previous = one_line(parameter.previous.as_deref().unwrap_or_default());
+            let previous = value_text(parameter.previous.as_deref().unwrap_or_default());
             format!("~ {name} = {previous} → {value}")
         }
     }
@@ -139,6 +154,31 @@ pub(super) fn one_line(text: &str) -> String {
         return "\"\"".to_string();
     }
     text.replace('\r', "\\r").replace('\n', "\\n")
+}
+
+/// A parameter's value on one line, shortened when long.
+fn value_text(text: &str) -> String {
+    shortened(text).unwrap_or_else(|| one_line(text))
+}
+
+/// Longest value printed whole in a text or markdown plan.
+pub const LONG_VALUE: usize = 256;
+
+/// A value over [`LONG_VALUE`] bytes as its start, its size and its
+/// digest: `"aaaaaaaaaaaaaaaa…" 200 KiB sha256:1f2e3d4c5b6a`. The JSON
+/// plan keeps it whole.
+pub fn shortened(text: &str) -> Option<String> {
+    if text.len() <= LONG_VALUE {
+        return None;
+    }
+    let start: String = text.chars().take(16).collect();
+    let start = start.replace('\r', "\\r").replace('\n', "\\n");
+    let digest = crate::plan::text_digest(text);
+    let digest = &digest[..digest.len().min("sha256:".len() + 12)];
+    Some(format!(
+        "\"{start}…\" {} {digest}",
+        crate::plan::preflight::size_text(text.len())
+    ))
 }
 
 pub(super) fn totals(preview: &Preview) -> String {
@@ -208,6 +248,11 @@ pub(super) fn counts_text(preview: &Preview) -> String {
 ///   the components it runs after, in an undeploy those that run after
 ///   it), each with why: `` `depends` ``, `` provides `X` ``, `` `p` reads
 ///   its output `o` ``, `` comes before in `lifecycle.order` ``.
+/// * `problems` (only when there are some): what the preflight found that
+///   would stop the run and is no component's (a state folder that is
+///   missing or cannot be written), each with `message` and `hint`; each
+///   counts in `fail`. A component's own problems make it `fail`, with
+///   the problem as its reason.
 /// * `needs_nothing` (only when true): the component says `depends: []`
 ///   in a stack whose `lifecycle.order` is written, so the order alone
 ///   makes it wait for nothing.

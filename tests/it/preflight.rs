@@ -1,0 +1,299 @@
+//! The preflight: what a deploy would stop on is found before the first
+//! component starts. `hub plan` shows it as `would fail` (and
+//! `--detailed-exitcode` exits 1); the deploy refuses with the same
+//! message, having run nothing.
+
+use crate::common::{hub_pinned, Output, Test};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// `a` then `b`; `b` carries `hooks` (a YAML flow list); `a` gets the
+/// stack parameter `big` as `BIG`. Each component's deploy leaves a file
+/// `ran` in its folder.
+fn stack(hooks: &str) -> Test {
+    Test::new()
+        .file(
+            "hub.yaml",
+            &format!(
+                "
+                kind: stack
+                meta: {{name: checked}}
+                components:
+                - name: a
+                  source: {{dir: a}}
+                - name: b
+                  source: {{dir: b}}
+                  hooks: {hooks}
+                lifecycle: {{order: [a, b]}}
+                parameters:
+                - {{name: big, value: small}}
+                "
+            ),
+        )
+        .file(
+            "a/hub-component.yaml",
+            "kind: component\nmeta: {name: a}\nparameters:\n- {name: big, env: BIG}\n",
+        )
+        .script("a/deploy.sh", "#!/bin/sh\ntouch ran\n")
+        .file("b/hub-component.yaml", "kind: component\nmeta: {name: b}\n")
+        .script("b/deploy.sh", "#!/bin/sh\ntouch ran\n")
+}
+
+fn run(test: &Test, args: &[&str]) -> Output {
+    hub_pinned(test.root(), args)
+}
+
+fn nothing_ran(test: &Test) {
+    for component in ["a", "b"] {
+        assert!(
+            !test.root().join(component).join("ran").exists(),
+            "{component} ran"
+        );
+    }
+}
+
+/// The test folder, as hub prints its paths.
+fn root(test: &Test) -> String {
+    test.root().display().to_string()
+}
+
+#[test]
+fn the_corpus_tutorial_script_that_is_not_executable_would_fail() {
+    let Some(corpus) = crate::conformance::corpus() else {
+        return;
+    };
+    let case = corpus.join("hubctl-tutorial-015-configure");
+    let script = case.join("components/hello-hubctl/deploy.sh");
+    let mode = std::fs::metadata(&script)
+        .expect("script")
+        .permissions()
+        .mode()
+        & 0o7777;
+    assert_eq!(mode & 0o111, 0, "the corpus script is executable here");
+    let state = tempfile::tempdir().expect("tmp");
+    let state = state.path().join("tutorial.state");
+    let state = state.to_str().expect("utf-8");
+    let out = hub_pinned(
+        &case,
+        &["plan", "hub.yaml", "-s", state, "--detailed-exitcode"],
+    );
+    assert_eq!(out.status, 1, "{}\n{}", out.stdout, out.stderr);
+    let expected = format!(
+        "my-first-component: fail (its implementation `{}` is not executable (mode {mode:04o}): starting it would fail with \"Permission denied\")\n",
+        std::fs::canonicalize(&script).expect("canonical").display()
+    );
+    assert!(out.stdout.contains(&expected), "{}", out.stdout);
+    assert!(
+        out.stdout.ends_with(
+            "Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 1 would fail\n"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_deploy_of_a_script_that_is_not_executable_stops_before_anything_runs() {
+    let test = stack("[]");
+    let script = test.root().join("b/deploy.sh");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "x.state"]);
+    assert_eq!(out.status, 1);
+    let shown = format!("{}/b/deploy.sh", root(&test));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: component `b`: its implementation `{shown}` is not executable (mode 0644): starting it would fail with \"Permission denied\"\n  help: make it executable with `chmod +x {shown}`; hub runs it as a program, so its first line names its interpreter (`#!/bin/sh`); nothing ran and the state is untouched (`hub plan` shows the same)\n"
+        )
+    );
+    nothing_ran(&test);
+    assert!(!test.root().join("x.state").exists());
+}
+
+#[test]
+fn a_missing_hook_fails_the_run_before_any_component_starts() {
+    let test = stack("[{file: gke-context, triggers: [pre-deploy]}]");
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "x.state"]);
+    assert_eq!(out.status, 1);
+    let root = root(&test);
+    let names = "`gke-context`, `bin/gke-context`, `_gke-context`, `gke-context.sh`, `bin/gke-context.sh`, `_gke-context.sh`";
+    let message = format!(
+        "component `b`: hook `gke-context` (pre-deploy) not found in `{root}/b`, `{root}`, `{root}/bin`, `{root}/.hub`, `{root}/.hub/bin` (as {names}) or on PATH"
+    );
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {message}\n  help: add the script in one of those folders, correct the hook's `file:`, or add `error: ignore` to the hook to run without it (a missing hook is then a warning); nothing ran and the state is untouched (`hub plan` shows the same)\n"
+        )
+    );
+    nothing_ran(&test);
+    // The plan says the same.
+    let plan = run(
+        &test,
+        &["plan", "hub.yaml", "-s", "x.state", "--detailed-exitcode"],
+    );
+    assert_eq!(plan.status, 1);
+    let reason = message.trim_start_matches("component `b`: ");
+    assert!(
+        plan.stdout.contains(&format!("b: fail ({reason})\n")),
+        "{}",
+        plan.stdout
+    );
+}
+
+#[test]
+fn an_optional_missing_hook_is_a_warning_printed_before_the_first_component() {
+    let test = stack("[{file: notify, triggers: [post-deploy], error: ignore}]");
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "x.state"]);
+    out.success();
+    let root = root(&test);
+    let warning = format!(
+        "warning: component `b`: hook `notify` (post-deploy) not found in `{root}/b`, `{root}`, `{root}/bin`, `{root}/.hub`, `{root}/.hub/bin` (as `notify`, `bin/notify`, `_notify`, `notify.sh`, `bin/notify.sh`, `_notify.sh`) or on PATH; skipped (the hook says `error: ignore`)"
+    );
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            warning.as_str(),
+            "hub: deploy a (1/2)",
+            "hub: deploy b (2/2)"
+        ]
+    );
+    assert_eq!(
+        lines.last(),
+        Some(&"hub: 1 warning, printed above (before the first component, or with the component each concerns)")
+    );
+    assert_eq!(out.stderr.matches("warning: component `b`").count(), 1);
+}
+
+/// A stack parameter of 200 KiB exported to a component.
+fn big(test: Test) -> Test {
+    test.file(
+        "params.yaml",
+        &format!(
+            "parameters:\n- name: big\n  value: {}\n",
+            "a".repeat(200 * 1024)
+        ),
+    )
+}
+
+const TOO_LARGE: &str = "environment variable `BIG` (parameter `big`) is 200 KiB (204805 bytes as `BIG=…`), over the system's limit of 128 KiB for one variable: the process would not start (\"Argument list too long\")";
+
+#[test]
+fn a_variable_over_the_system_limit_is_named_with_its_size_before_the_run() {
+    let test = big(stack("[]"));
+    let out = run(
+        &test,
+        &["deploy", "hub.yaml", "params.yaml", "-s", "x.state"],
+    );
+    assert_eq!(out.status, 1);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: component `a`: {TOO_LARGE}\n  help: pass a large value through a file, not the environment: drop the parameter's `env:` and use it in one of the component's templates (rendered into files), or give the component the path of a file that holds it (its path, not its content through `fromFile:`); nothing ran and the state is untouched (`hub plan` shows the same)\n"
+        )
+    );
+    nothing_ran(&test);
+}
+
+#[test]
+fn a_plan_shows_the_variable_over_the_limit_and_shortens_the_value() {
+    let test = big(stack("[]"));
+    let out = run(
+        &test,
+        &[
+            "plan",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "x.state",
+            "--detailed-exitcode",
+        ],
+    );
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stdout.contains(&format!("a: fail ({TOO_LARGE})\n")),
+        "{}",
+        out.stdout
+    );
+    let digest = {
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest("a".repeat(200 * 1024).as_bytes());
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        hex[..12].to_string()
+    };
+    assert!(
+        out.stdout.contains(&format!(
+            "    + big = \"aaaaaaaaaaaaaaaa…\" 200 KiB sha256:{digest}\n"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.len() < 4096, "{} bytes", out.stdout.len());
+    // Whole in JSON.
+    let json = run(
+        &test,
+        &[
+            "plan",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "x.state",
+            "--format",
+            "json",
+        ],
+    );
+    let document: serde_json::Value = serde_json::from_str(&json.stdout).expect("json");
+    let value = &document["components"][0]["parameters"][1];
+    assert_eq!(value["name"], "big");
+    assert_eq!(value["value"].as_str().map(str::len), Some(200 * 1024));
+}
+
+#[test]
+fn a_state_in_a_missing_folder_is_named_as_missing() {
+    let test = stack("[]");
+    let plan = run(
+        &test,
+        &[
+            "plan",
+            "hub.yaml",
+            "-s",
+            "nodir/x.state",
+            "--detailed-exitcode",
+        ],
+    );
+    assert_eq!(plan.status, 1);
+    assert!(
+        plan.stdout.contains(
+            "\nwould fail before any component starts:\n  cannot create the lock file `nodir/x.state.lock`: the state's folder `nodir` does not exist\n    help: create the folder first (`mkdir -p nodir`), or give `-s` a path in a folder that exists\n"
+        ),
+        "{}",
+        plan.stdout
+    );
+    let deploy = run(&test, &["deploy", "hub.yaml", "-s", "nodir/x.state"]);
+    assert_eq!(deploy.status, 1);
+    assert_eq!(
+        deploy.stderr,
+        "error: cannot create the lock file `nodir/x.state.lock`: the state's folder `nodir` does not exist\n  --> nodir/x.state.lock\n  help: create the folder first (`mkdir -p nodir`), or give `-s` a path in a folder that exists\n"
+    );
+    nothing_ran(&test);
+    assert!(!Path::new(&test.root().join("nodir")).exists());
+}
+
+#[test]
+fn a_hook_that_is_not_executable_stops_the_run_before_it_starts() {
+    let test =
+        stack("[{file: check.sh, triggers: [pre-deploy]}]").file("b/check.sh", "#!/bin/sh\n");
+    let hook = test.root().join("b/check.sh");
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "x.state"]);
+    assert_eq!(out.status, 1);
+    let shown = format!("{}/b/check.sh", root(&test));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: component `b`: hook `check.sh` (pre-deploy) `{shown}` is not executable (mode 0644): starting it would fail with \"Permission denied\"\n  help: make it executable with `chmod +x {shown}`; hub runs it as a program, so its first line names its interpreter (`#!/bin/sh`); nothing ran and the state is untouched (`hub plan` shows the same)\n"
+        )
+    );
+    nothing_ran(&test);
+}
