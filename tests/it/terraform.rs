@@ -259,15 +259,28 @@ fn a_folder_of_tf_files_is_deployed_and_undeployed_by_hub() {
 #[test]
 fn a_missing_terraform_program_says_what_to_do() {
     let test = stack("net", "");
+    let missing = "component `net`: the Terraform program `/nonexistent/terraform` (from `HUB_TERRAFORM`) \
+         was not found or is not executable; install Terraform or OpenTofu so that `terraform` or `tofu` \
+         is on the PATH, or name the program with the component parameter `terraform.binary` or the \
+         environment variable `HUB_TERRAFORM`";
+    // The preflight finds it before anything runs, in the deploy and in
+    // the plan alike.
     let out = hub_isolated(
         &test,
         &["deploy", "hub.yaml", "-s", "hub.yaml.state"],
         &[("HUB_TERRAFORM", "/nonexistent/terraform")],
     );
-    out.failure().stderr_has(
-        "hub: the Terraform program `/nonexistent/terraform` was not found; install terraform or tofu \
-         on the PATH, or name it with the component parameter terraform.binary or HUB_TERRAFORM",
+    out.failure()
+        .stderr_has(&format!("error: {missing}"))
+        .stderr_has("nothing ran and the state is untouched");
+    assert!(!test.root().join("hub.yaml.state").exists());
+    let plan = hub_isolated(
+        &test,
+        &["plan", "hub.yaml", "--detailed-exitcode"],
+        &[("HUB_TERRAFORM", "/nonexistent/terraform")],
     );
+    assert_eq!(plan.status, 1, "{}\n{}", plan.stdout, plan.stderr);
+    assert!(plan.stdout.contains("1 would fail"), "{}", plan.stdout);
 }
 
 /// A component of the S3 stack: `*.tf` files only, Terraform's state in

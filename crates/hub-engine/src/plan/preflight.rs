@@ -23,7 +23,7 @@ pub use super::{EnvEntry, Problem};
 pub use environment::{env_entries, environment_fits, size_text, TooLarge};
 
 use crate::options::RunOptions;
-use crate::plan::{Action, Plan};
+use crate::plan::{Action, ComponentPlan, Plan};
 use crate::run::hooks;
 use crate::source::discover::Implementation;
 use crate::source::stack::Stack;
@@ -75,7 +75,7 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
             })
         };
         if let Some(implementation) = inputs.implementations.get(name) {
-            if let Err((message, hint)) = startable(implementation) {
+            if let Err((message, hint)) = startable(implementation, component) {
                 problem(message, hint);
             }
         }
@@ -136,8 +136,24 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
 
 /// Whether `implementation` can be started; `Err` with the message and
 /// the hint.
-fn startable(implementation: &Implementation) -> Result<(), (String, String)> {
+fn startable(
+    implementation: &Implementation,
+    component: &ComponentPlan,
+) -> Result<(), (String, String)> {
     match implementation {
+        Implementation::Terraform { .. } => {
+            let named = component
+                .parameters
+                .iter()
+                .find(|p| p.name == crate::terraform::BINARY_PARAMETER)
+                .and_then(|p| p.value.as_deref());
+            crate::terraform::find_binary(named).map(drop).map_err(|message| {
+                (
+                    message,
+                    "the component is a folder of `*.tf` files, which hub deploys with Terraform; a `deploy.sh` or a Makefile in it would run instead".into(),
+                )
+            })
+        }
         Implementation::Script { path } => executable(path, "its implementation"),
         Implementation::Extension { program, .. } => executable(program, "its implementation"),
         Implementation::Make { .. } => match implementation.command() {
