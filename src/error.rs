@@ -60,7 +60,7 @@ pub enum Error {
     #[error("the plan would deploy or undeploy components")]
     PlanChanges,
     /// `plan --detailed-exitcode` when components would fail: exit status 1.
-    #[error("the plan has {0} component(s) that would fail")]
+    #[error("the plan has {0} problem(s) that would fail the run")]
     PlanFailures(usize),
     /// An error of `plan --detailed-exitcode`: exit status 1, since 2
     /// means "changes".
@@ -134,7 +134,7 @@ impl Error {
                 Some("write additional values as `-a NAME=value,OTHER=value`".into())
             }
             Error::Write { .. } => Some("check that the folder exists and is writable".into()),
-            Error::PlanFailures(_) => Some("each failing component says why in the plan".into()),
+            Error::PlanFailures(_) => Some("the plan says why for each of them, under the component it stops or under `would fail before any component starts`".into()),
             Error::Detailed(e) => e.hint(),
             _ => None,
         }

@@ -90,6 +90,12 @@ fn the_corpus_tutorial_script_that_is_not_executable_would_fail() {
         "{}",
         out.stdout
     );
+    assert!(
+        out.stderr
+            .contains("error: the plan has 1 problem(s) that would fail the run\n"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
