@@ -339,10 +339,10 @@ impl<'a> Run<'a> {
 
     /// Prints the warnings not printed yet, each once, as `warning: …`.
     pub(super) fn show_warnings(&mut self) {
-        let lines: Vec<String> = self
-            .warnings
-            .iter()
-            .skip(self.warnings_shown)
+        let fresh: Vec<&hub_manifest::diag::Warning> =
+            self.warnings.iter().skip(self.warnings_shown).collect();
+        let lines: Vec<String> = grouped_by_file(fresh)
+            .into_iter()
             .map(|warning| format!("warning: {warning}"))
             .collect();
         self.warnings_shown += lines.len();
@@ -618,5 +618,89 @@ impl<'a> Run<'a> {
         }
         written?;
         Ok(())
+    }
+}
+
+/// `warnings` with those about one file together, in the order of the
+/// file's first warning and then by line; warnings without a file keep
+/// their order, after the others. The sink has already removed repeats.
+fn grouped_by_file(
+    warnings: Vec<&hub_manifest::diag::Warning>,
+) -> Vec<&hub_manifest::diag::Warning> {
+    let mut files: Vec<&std::path::Path> = Vec::new();
+    for warning in &warnings {
+        if let Some(location) = &warning.location {
+            if !files.contains(&location.file.as_path()) {
+                files.push(&location.file);
+            }
+        }
+    }
+    let mut keyed: Vec<(usize, usize, usize, &hub_manifest::diag::Warning)> = warnings
+        .into_iter()
+        .enumerate()
+        .map(|(raised, warning)| match &warning.location {
+            Some(location) => {
+                let file = files
+                    .iter()
+                    .position(|f| *f == location.file.as_path())
+                    .unwrap_or(files.len());
+                (file, location.line.unwrap_or(0), raised, warning)
+            }
+            None => (files.len(), 0, raised, warning),
+        })
+        .collect();
+    keyed.sort_by_key(|&(file, line, raised, _)| (file, line, raised));
+    keyed
+        .into_iter()
+        .map(|(_, _, _, warning)| warning)
+        .collect()
+}
+
+#[cfg(test)]
+mod grouping_tests {
+    use super::grouped_by_file;
+    use hub_manifest::diag::{Location, Warning};
+    use std::path::PathBuf;
+
+    fn at(file: &str, line: usize, message: &str) -> Warning {
+        Warning {
+            location: Some(Location {
+                file: PathBuf::from(file),
+                line: Some(line),
+                column: None,
+            }),
+            message: message.into(),
+            near_typo: false,
+            origin: Default::default(),
+        }
+    }
+
+    #[test]
+    fn warnings_about_one_file_print_together_by_line() {
+        let unplaced = Warning {
+            location: None,
+            message: "no cloud given".into(),
+            near_typo: false,
+            origin: Default::default(),
+        };
+        let raised = [
+            at("hub.yaml", 30, "c"),
+            unplaced,
+            at("params.yaml", 4, "p"),
+            at("hub.yaml", 9, "a"),
+        ];
+        let shown: Vec<String> = grouped_by_file(raised.iter().collect())
+            .into_iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "hub.yaml:9: a",
+                "hub.yaml:30: c",
+                "params.yaml:4: p",
+                "no cloud given"
+            ]
+        );
     }
 }
