@@ -207,7 +207,7 @@ fn an_empty_depends_opts_a_component_out_of_the_written_order() {
     );
     assert!(
         plan.stdout
-            .contains("root: create (never deployed)\n  waits for: nothing (`depends: []`)\n"),
+            .contains("root: create (never deployed)\n  runs: deploy.sh\n  waits for: nothing (`depends: []`)\n"),
         "{}",
         plan.stdout
     );
@@ -309,7 +309,7 @@ fn plan_and_graph_show_each_edge_with_its_reason() {
     );
     assert!(
         out.stdout.contains(
-            "after: create (never deployed)\n  waits for: slow (parameter `slept` is its output, comes before in `lifecycle.order`)\n"
+            "after: create (never deployed)\n  runs: deploy.sh\n  waits for: slow (parameter `slept` is its output, comes before in `lifecycle.order`)\n"
         ),
         "{}",
         out.stdout

@@ -86,6 +86,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
       4. monitoring
 
     network: create (never deployed)
+      runs: deploy.sh
       parameters:
         + hub.componentName = network
         + dns.domain = demo.local
@@ -93,6 +94,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + hub.provides = ""
 
     database: create (never deployed)
+      runs: deploy.sh
       waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
       requires: network ← network
       parameters:
@@ -103,6 +105,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + hub.provides = network
 
     app: create (never deployed)
+      runs: deploy.sh
       waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
       requires: database ← database
       parameters:
@@ -134,7 +137,7 @@ fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
     let before = tree(&dir);
     let out = plan(&dir, &[]);
     out.success();
-    insta::assert_snapshot!(without_serial(&dir, &out.stdout), @"
+    insta::assert_snapshot!(without_serial(&dir, &out.stdout), @r#"
     plan: deploy stack `demo`
     state: demo.state (serial N)
     jobs: 1
@@ -145,6 +148,7 @@ fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
       4. monitoring
 
     network: update (runs again (no --changed))
+      runs: deploy.sh
       parameters:
           hub.componentName = network
           dns.domain = demo.local
@@ -152,6 +156,7 @@ fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
           hub.provides = database network
 
     database: update (runs again (no --changed))
+      runs: deploy.sh
       waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
       requires: network ← network
       parameters:
@@ -162,6 +167,7 @@ fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
           hub.provides = database network
 
     app: update (runs again (no --changed))
+      runs: deploy.sh
       waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
       requires: database ← database
       parameters:
@@ -178,7 +184,7 @@ fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
       waits for: app (`depends`, parameter `component.app.url` is its output)
 
     Plan: 0 to create, 3 to update, 0 to replace, 0 to delete, 0 unchanged, 1 skipped, 0 would fail
-    ");
+    "#);
     assert_eq!(
         tree(&dir),
         before,
@@ -439,7 +445,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
         &["plan", "hub.yaml.elaborate", "-s", "s.state", "-j", "2"],
     );
     out.success();
-    insta::assert_snapshot!(out.stdout, @"
+    insta::assert_snapshot!(out.stdout, @r#"
     plan: deploy stack `gen`
     state: s.state does not exist: first deploy
     jobs: 2
@@ -450,6 +456,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
       4. odd
 
     base: create (never deployed)
+      runs: deploy.sh
       requires: cloud ← platform
       parameters:
         + hub.componentName = base
@@ -457,6 +464,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
         + hub.provides = cloud
 
     left: create (never deployed)
+      runs: deploy.sh
       waits for: base (`depends`, provides `queue`, `left.greeting` reads its output `base.url`)
       requires: queue ← base
       parameters:
@@ -484,7 +492,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
         + hub.provides = cloud queue
 
     Plan: 2 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 3 would fail
-    ");
+    "#);
     assert!(!t.root().join("s.state").exists());
     assert!(!t.root().join("base/env.out").exists());
 }

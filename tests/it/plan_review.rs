@@ -22,7 +22,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
         ],
     );
     out.success();
-    insta::assert_snapshot!(without_serial(&dir, &out.stdout), @"
+    insta::assert_snapshot!(without_serial(&dir, &out.stdout), @r#"
     ### Plan: deploy stack `demo`
 
     **0 to create, 1 to update, 1 to replace, 0 to delete, 1 unchanged, 0 skipped, 0 would fail**
@@ -48,6 +48,8 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
 
     <details><summary><code>database</code>: replace</summary>
 
+    Runs: deploy.sh
+
     Waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
 
     Requires: network ← network
@@ -63,6 +65,8 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
     </details>
 
     <details><summary><code>app</code>: update</summary>
+
+    Runs: deploy.sh
 
     Waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
 
@@ -80,7 +84,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
     ```
 
     </details>
-    ");
+    "#);
 }
 
 #[test]

@@ -285,6 +285,7 @@ impl Walk<'_> {
             requires,
             waits_for: super::waits_of(self.plan, name),
             needs_nothing: self.plan.needs_nothing(name),
+            implementation: None,
             parameters: decision.parameters,
             timeout: self.timeout_of(name),
             conditions,

@@ -279,6 +279,10 @@ pub struct ComponentPlan {
     /// nothing the order put before it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub needs_nothing: bool,
+    /// What runs it (`deploy.sh`, `make deploy`…), for a component the
+    /// plan runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<String>,
     /// Empty for a skipped component.
     pub parameters: Vec<ParameterPlan>,
     /// How long it may run, from the stack's `lifecycle.timeouts` (`1h30m`).

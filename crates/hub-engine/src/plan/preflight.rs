@@ -35,6 +35,8 @@ use std::path::{Path, PathBuf};
 pub struct Findings {
     pub problems: Vec<Problem>,
     pub warnings: Vec<String>,
+    /// What runs each component the plan runs, in a few words.
+    pub implementations: Vec<(String, String)>,
 }
 
 /// What the preflight looks at.
@@ -86,6 +88,11 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
             .stack
             .component_dir(reference, inputs.options.components_base_dir.as_deref())
             .ok();
+        if let (Some(implementation), Some(dir)) = (inputs.implementations.get(name), &dir) {
+            findings
+                .implementations
+                .push((name.to_string(), implementation.short(dir)));
+        }
         if let Some(dir) = &dir {
             for missing in hooks::missing(&reference.hooks, &verb, dir, &inputs.stack.base_dir) {
                 let message = missing.message(name);
@@ -258,6 +265,11 @@ fn state_folders(states: &[PathBuf], findings: &mut Findings) {
 /// Marks each component a problem names as `fail`, the problem as its
 /// reason (`hub plan`); the run's own problems are kept on the plan.
 pub fn apply(plan: &mut Plan, findings: Findings, warnings: &mut hub_manifest::diag::Warnings) {
+    for (name, implementation) in findings.implementations {
+        if let Some(component) = plan.components.iter_mut().find(|c| c.name == name) {
+            component.implementation = Some(implementation);
+        }
+    }
     for warning in findings.warnings {
         warnings.warn(None, warning);
     }

@@ -64,6 +64,46 @@ impl Implementation {
     }
 }
 
+impl Implementation {
+    /// What runs, in a few words, with paths relative to the component's
+    /// folder `dir`: `deploy.sh`, `make deploy`, `hub-component-helm
+    /// deploy`, `terraform apply (built in)`. What `hub plan` shows.
+    pub fn short(&self, dir: &Path) -> String {
+        let relative = |path: &Path| path.strip_prefix(dir).unwrap_or(path).display().to_string();
+        match self {
+            Implementation::Make {
+                makefile_dir,
+                target,
+            } => match makefile_dir.as_path() == dir {
+                true => format!("make {target}"),
+                false => format!("make {target} (in {})", makefile_dir.display()),
+            },
+            Implementation::Script { path } => relative(path),
+            Implementation::Extension { program, args } => {
+                let name = program.file_name().map_or_else(
+                    || program.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                std::iter::once(name)
+                    .chain(args.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+            Implementation::Terraform { binary, verb } => {
+                let name = binary
+                    .file_name()
+                    .map_or_else(|| "terraform".into(), |n| n.to_string_lossy().into_owned());
+                let command = match verb.as_str() {
+                    "undeploy" => "destroy",
+                    _ => "apply",
+                };
+                format!("{name} {command} (hub's built-in Terraform)")
+            }
+            Implementation::Bare => "nothing (`lifecycle.bare: allow`)".into(),
+        }
+    }
+}
+
 impl std::fmt::Display for Implementation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -567,5 +607,32 @@ mod tests {
         assert_eq!(terraform_file(dir.path()), Some("b.tf.json".into()));
         let none = component(&[("a.tfvars", "")]);
         assert_eq!(terraform_file(none.path()), None);
+    }
+
+    #[test]
+    fn the_plan_names_what_runs_relative_to_the_component() {
+        let dir = Path::new("/stack/components/app");
+        let script = Implementation::Script {
+            path: dir.join("bin/deploy.sh"),
+        };
+        assert_eq!(script.short(dir), "bin/deploy.sh");
+        let make = Implementation::Make {
+            makefile_dir: dir.to_path_buf(),
+            target: "deploy".into(),
+        };
+        assert_eq!(make.short(dir), "make deploy");
+        let extension = Implementation::Extension {
+            program: PathBuf::from("/usr/local/share/hub/hub-component-helm"),
+            args: vec!["deploy".into()],
+        };
+        assert_eq!(extension.short(dir), "hub-component-helm deploy");
+        let terraform = Implementation::Terraform {
+            binary: PathBuf::from("/usr/bin/tofu"),
+            verb: "undeploy".into(),
+        };
+        assert_eq!(
+            terraform.short(dir),
+            "tofu destroy (hub's built-in Terraform)"
+        );
     }
 }

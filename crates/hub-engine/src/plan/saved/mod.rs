@@ -474,6 +474,7 @@ mod tests {
                 requires: Vec::new(),
                 waits_for: Vec::new(),
                 needs_nothing: false,
+                implementation: None,
                 parameters: Vec::new(),
                 timeout: None,
                 conditions: Vec::new(),

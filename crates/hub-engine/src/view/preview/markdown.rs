@@ -107,6 +107,9 @@ fn details(component: &ComponentPreview) -> String {
         html(&component.name),
         component.action.as_str()
     );
+    if let Some(implementation) = &component.implementation {
+        let _ = writeln!(out, "Runs: {}\n", cell(implementation));
+    }
     if !component.waits_for.is_empty() {
         let waits: Vec<String> = component.waits_for.iter().map(Wait::to_string).collect();
         let _ = writeln!(out, "Waits for: {}\n", cell(&waits.join("; ")));

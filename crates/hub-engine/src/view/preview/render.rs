@@ -102,6 +102,9 @@ fn component_text(component: &ComponentPreview) -> String {
         let _ = write!(out, " ({})", one_line(&component.reasons.join("; ")));
     }
     out.push('\n');
+    if let Some(implementation) = &component.implementation {
+        let _ = writeln!(out, "  runs: {implementation}");
+    }
     if !component.waits_for.is_empty() {
         let waits: Vec<String> = component.waits_for.iter().map(Wait::to_string).collect();
         let _ = writeln!(out, "  waits for: {}", waits.join("; "));
