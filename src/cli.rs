@@ -8,6 +8,7 @@ mod explain;
 mod graph;
 mod invoke;
 mod params;
+mod report;
 mod run;
 mod state;
 mod util;
@@ -19,6 +20,7 @@ pub use explain::*;
 pub use graph::*;
 pub use invoke::*;
 pub use params::*;
+pub use report::*;
 pub use run::*;
 pub use state::*;
 pub use util::*;
@@ -88,6 +90,9 @@ pub enum Command {
     Plan(PlanArgs),
     /// Print the dependency graph of a stack (Graphviz dot or Mermaid).
     Graph(GraphArgs),
+    /// Write the HTML report of a past run, from its state or its JSON
+    /// report: timeline, critical path, dependencies, logs.
+    Report(ReportArgs),
     /// Show what a state file records: stack parameters, outputs and
     /// capabilities, each component's parameters, outputs and status, the
     /// operation log.

@@ -30,6 +30,7 @@ mod plan_executed;
 mod plan_review;
 mod process;
 mod remote;
+mod report_html;
 mod safety;
 mod saved_plan;
 mod selection;

@@ -104,6 +104,15 @@ fn is_failure(status: &str) -> bool {
     matches!(status, "error" | "interrupted")
 }
 
+/// Whether the component's process ran (a skipped or unchanged one has
+/// times too, but took none).
+fn ran(component: &ComponentReport) -> bool {
+    matches!(
+        component.status.as_str(),
+        "deployed" | "undeployed" | "error" | "interrupted"
+    )
+}
+
 fn class_of(status: &str) -> &'static str {
     match status {
         "error" | "interrupted" => "failed",
@@ -151,8 +160,12 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
         .values()
         .map(|(c, _)| Span {
             name: c.name.clone(),
-            start: offset(run_start, c.started.as_deref()),
-            end: offset(run_start, c.ended.as_deref()),
+            start: ran(c)
+                .then(|| offset(run_start, c.started.as_deref()))
+                .flatten(),
+            end: ran(c)
+                .then(|| offset(run_start, c.ended.as_deref()))
+                .flatten(),
             depends: detail(&c.name)
                 .depends
                 .iter()
@@ -191,7 +204,7 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
                 ended: c.ended.clone(),
                 duration: layout::seconds_label(c.duration_seconds),
                 wait: layout::seconds_label(layout::wait(span, &spans)),
-                attempts: if c.started.is_some() { *attempts } else { 0 },
+                attempts: if span.start.is_some() { *attempts } else { 0 },
                 depends: d.depends.clone(),
                 parameters: d.parameters.clone(),
                 outputs: d.outputs.clone(),

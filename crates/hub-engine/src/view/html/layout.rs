@@ -65,16 +65,23 @@ fn latest<'s>(spans: impl Iterator<Item = &'s Span>) -> Option<&'s Span> {
 
 /// How long a component waited once it could start (everything it
 /// depends on had ended) for a free slot (`-j`), in seconds; 0 for one
-/// that never started.
+/// that never started. A component that depends on nothing waits from
+/// the start of the first one.
 pub fn wait(span: &Span, spans: &[Span]) -> f64 {
     let Some((start, _)) = span.ran() else {
         return 0.0;
     };
+    // Before the first component started the run was preparing (lock,
+    // state, plan), which is no component's wait.
+    let first = spans
+        .iter()
+        .filter_map(|s| s.ran().map(|(start, _)| start))
+        .fold(start, f64::min);
     let ready = spans
         .iter()
         .filter(|s| span.depends.contains(&s.name))
         .filter_map(|s| s.ran().map(|(_, end)| end))
-        .fold(0.0_f64, f64::max);
+        .fold(first, f64::max);
     (start - ready).max(0.0)
 }
 

@@ -228,3 +228,31 @@ fn scalar(value: &yaml_serde::Value) -> String {
         other => serde_json::to_string(other).unwrap_or_default(),
     }
 }
+
+/// Everything the page says of each component of `report`: from the plan
+/// when there is one, from the state (read at `state_path`) and from the
+/// logs beside it.
+pub fn gather(
+    report: &RunReport,
+    state: Option<&State>,
+    state_path: Option<&Path>,
+    plan: Option<&Plan>,
+) -> IndexMap<String, Details> {
+    let mut details: IndexMap<String, Details> = report
+        .components
+        .iter()
+        .map(|c| (c.name.clone(), Details::default()))
+        .collect();
+    if let Some(plan) = plan {
+        from_plan(plan, &mut details);
+    }
+    if let Some(state) = state {
+        from_state(state, &mut details);
+    }
+    details.retain(|name, _| report.components.iter().any(|c| &c.name == name));
+    if let Some(path) = state_path {
+        let folder = crate::run::records::log_dir(path);
+        logs(&folder, &masker(state), &mut details);
+    }
+    details
+}
