@@ -24,7 +24,7 @@ pub fn write_html(
         None => None,
     };
     let details = sources::gather(report, state.as_ref(), state_path, plan);
-    html::write(path, report, &details).map_err(ReportError::from)?;
+    html::write(path, report, &details)?;
     Ok(())
 }
 

@@ -14,11 +14,11 @@ pub mod sources;
 #[cfg(test)]
 mod tests;
 
-use super::report::{ComponentReport, RunReport};
+use super::report::{ComponentReport, ReportError, RunReport};
 use indexmap::IndexMap;
 use layout::Span;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const TEMPLATE: &str = include_str!("html/report.html.j2");
 
@@ -238,40 +238,18 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum HtmlError {
-    #[error("cannot write the HTML report `{}`: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot render the HTML report `{}`: {message}", path.display())]
-    Render { path: PathBuf, message: String },
-}
-
-impl HtmlError {
-    pub fn hint(&self) -> Option<String> {
-        match self {
-            HtmlError::Write { .. } => {
-                Some("check that the report's folder exists and is writable".into())
-            }
-            HtmlError::Render { .. } => None,
-        }
-    }
-}
-
 /// Renders and writes the page atomically, readable by its owner only
 /// (it holds logs).
 pub fn write(
     path: &Path,
     report: &RunReport,
     details: &IndexMap<String, Details>,
-) -> Result<(), HtmlError> {
-    let text = render(report, details).map_err(|message| HtmlError::Render {
+) -> Result<(), ReportError> {
+    let text = render(report, details).map_err(|message| ReportError::Render {
         path: path.to_path_buf(),
         message,
     })?;
-    hub_manifest::write_private_output(path, text.as_bytes()).map_err(|source| HtmlError::Write {
+    hub_manifest::write_private_output(path, text.as_bytes()).map_err(|source| ReportError::Write {
         path: path.to_path_buf(),
         source,
     })

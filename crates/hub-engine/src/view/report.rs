@@ -214,8 +214,8 @@ pub enum ReportError {
     },
     #[error("the state `{}` records no run: it has no operation", path.display())]
     NoRun { path: PathBuf },
-    #[error(transparent)]
-    Html(#[from] super::html::HtmlError),
+    #[error("cannot render the HTML report `{}`: {message}", path.display())]
+    Render { path: PathBuf, message: String },
 }
 
 impl ReportError {
@@ -234,7 +234,7 @@ impl ReportError {
             ReportError::NoRun { .. } => {
                 Some("a state records its runs once hub deploys or undeploys it".into())
             }
-            ReportError::Html(error) => error.hint(),
+            ReportError::Render { .. } => None,
         }
     }
 }

@@ -44,6 +44,16 @@ fn the_wait_is_from_the_last_dependency_end_to_the_start() {
     let spans = spans();
     let wait = |i: usize| layout::wait(&spans[i], &spans);
     assert_eq!((wait(0), wait(1), wait(4), wait(5)), (0.0, 0.0, 1.0, 0.0));
+    // A root that started late (no free slot) waited from the first start;
+    // the time before the first start is the run's, not a wait.
+    let late = [
+        span("a", Some(0.5), Some(2.0), &[]),
+        span("b", Some(2.0), Some(3.0), &[]),
+    ];
+    assert_eq!(
+        (layout::wait(&late[0], &late), layout::wait(&late[1], &late)),
+        (0.0, 1.5)
+    );
 }
 
 #[test]
