@@ -23,7 +23,8 @@ pub fn write_html(
         Some(state_path) => hub_state::read(state_path, warnings).ok().flatten(),
         None => None,
     };
-    let details = sources::gather(report, state.as_ref(), state_path, plan);
+    let logs = state_path.map(hub_engine::run::records::log_dir);
+    let details = sources::gather(report, state.as_ref(), logs.as_deref(), plan);
     html::write(path, report, &details)?;
     Ok(())
 }

@@ -155,6 +155,10 @@ fn a_json_report_becomes_a_page_and_a_plan_writes_one_too() {
     );
     assert!(plan.contains("(replace)") || plan.contains("(create)"));
     assert!(!plan.contains(SECRET));
+    assert!(
+        !plan.contains("<pre class=\"log\">"),
+        "a plan ran nothing: no log"
+    );
 }
 
 #[test]

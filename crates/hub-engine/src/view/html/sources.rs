@@ -26,7 +26,7 @@ pub fn from_state(state: &State, details: &mut IndexMap<String, Details>) {
             .captured_outputs
             .iter()
             .map(|output| {
-                let value = if crate::run::records::is_secret_output(&output) {
+                let value = if is_secret(&output) {
                     MASK.to_string()
                 } else {
                     scalar(&output.value)
@@ -46,7 +46,7 @@ pub fn masker(state: Option<&State>) -> SecretMasker {
     };
     for entry in state.components.values() {
         for output in entry.captured_outputs.iter() {
-            if crate::run::records::is_secret_output(&output) {
+            if is_secret(&output) {
                 masker.add(&scalar(&output.value));
             }
         }
@@ -218,6 +218,11 @@ fn between(start: &str, end: &str) -> f64 {
     }
 }
 
+/// An output hub masks: `kind: secret…`, or a name that looks secret.
+fn is_secret(output: &hub_state::CapturedOutput) -> bool {
+    output.kind.starts_with("secret") || hub_manifest::secrets::looks_secret(&output.name)
+}
+
 /// A YAML value as one line of text.
 fn scalar(value: &yaml_serde::Value) -> String {
     match value {
@@ -230,12 +235,12 @@ fn scalar(value: &yaml_serde::Value) -> String {
 }
 
 /// Everything the page says of each component of `report`: from the plan
-/// when there is one, from the state (read at `state_path`) and from the
-/// logs beside it.
+/// when there is one, from the state and, for a run, from the logs in
+/// `log_folder` (the state's `STATE.logs`).
 pub fn gather(
     report: &RunReport,
     state: Option<&State>,
-    state_path: Option<&Path>,
+    log_folder: Option<&Path>,
     plan: Option<&Plan>,
 ) -> IndexMap<String, Details> {
     let mut details: IndexMap<String, Details> = report
@@ -250,9 +255,9 @@ pub fn gather(
         from_state(state, &mut details);
     }
     details.retain(|name, _| report.components.iter().any(|c| &c.name == name));
-    if let Some(path) = state_path {
-        let folder = crate::run::records::log_dir(path);
-        logs(&folder, &masker(state), &mut details);
+    // A plan ran nothing: the logs there are an earlier run's.
+    if let Some(folder) = log_folder.filter(|_| report.kind != "plan") {
+        logs(folder, &masker(state), &mut details);
     }
     details
 }
