@@ -8,6 +8,7 @@ mod explain;
 mod graph;
 mod invoke;
 mod params;
+mod report;
 mod run;
 mod state;
 mod util;
@@ -19,6 +20,7 @@ pub use explain::*;
 pub use graph::*;
 pub use invoke::*;
 pub use params::*;
+pub use report::*;
 pub use run::*;
 pub use state::*;
 pub use util::*;
@@ -68,6 +70,9 @@ pub enum Command {
     /// capabilities, each component's parameters, outputs and status, the
     /// operation log.
     Explain(ExplainArgs),
+    /// Write the HTML report of a past run, from its state or its JSON
+    /// report: timeline, critical path, dependencies, logs.
+    Report(ReportArgs),
     /// Check stack, component and parameters manifests against the JSON
     /// Schemas in `schemas/`.
     Validate(ValidateArgs),

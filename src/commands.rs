@@ -17,6 +17,7 @@ pub mod man;
 mod output;
 mod params;
 pub mod params_report;
+pub mod report;
 pub mod state;
 mod util;
 mod validate;
@@ -279,6 +280,14 @@ fn run_loaded(
             .as_ref()
             .map(|l| l as &dyn hub_engine::view::progress::Progress),
     };
+    // The HTML report shows each component's action, reasons and changed
+    // parameters: the plan as it stood before the run.
+    let planned = match &args.common.run.report {
+        Some(path) if hub_engine::view::html::is_html(path) => {
+            preview_between_runs(stack, options, &mut Warnings::default()).ok()
+        }
+        _ => None,
+    };
     let finished = engine::run(stack, options, host, warnings);
     if let Some(cache) = hub_engine::run::digest_cache::installed() {
         // Only a hint for the next run: a cache that cannot be written is
@@ -302,6 +311,7 @@ fn run_loaded(
             stack,
             options,
             finished.result.as_ref().err(),
+            planned.as_ref(),
             warnings,
         ),
         _ => Ok(()),
@@ -499,7 +509,8 @@ fn write_run_report(
     stack: &hub_engine::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     error: Option<&hub_engine::run::error::EngineError>,
-    warnings: &Warnings,
+    plan: Option<&hub_engine::plan::Plan>,
+    warnings: &mut Warnings,
 ) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;
     use hub_engine::view::report::{self, ReportContext, RunReport};
@@ -518,10 +529,12 @@ fn write_run_report(
         result: result.to_string(),
         error: error.map(ToString::to_string),
     };
-    let mut written = RunReport::from_summary(summary, context);
-    written.warnings = warnings.iter().map(ToString::to_string).collect();
-    report::write(path, &written)?;
-    Ok(())
+    let mut run = RunReport::from_summary(summary, context);
+    run.warnings = warnings.iter().map(ToString::to_string).collect();
+    match hub_engine::view::html::is_html(path) {
+        true => self::report::write_html(path, &run, plan, warnings),
+        false => Ok(report::write(path, &run)?),
+    }
 }
 
 /// `hub plan`: what a deploy or undeploy would do.
@@ -563,7 +576,11 @@ fn plan_and_print(
     let plan = preview_between_runs(&stack, &options, warnings)?;
     let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
     if let Some(path) = &args.common.run.report {
-        hub_engine::view::report::write(path, &preview::report(&plan, &clock.now()))?;
+        let report = preview::report(&plan, &clock.now());
+        match hub_engine::view::html::is_html(path) {
+            true => report::write_html(path, &report, Some(&plan), warnings)?,
+            false => hub_engine::view::report::write(path, &report)?,
+        }
     }
     let saved = args
         .out

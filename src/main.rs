@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Render(args) => hub::commands::render_templates(args, &mut warnings),
         Command::Plan(args) => hub::commands::plan(args, &mut warnings),
         Command::Graph(args) => hub::commands::graph(args, &mut warnings),
+        Command::Report(args) => hub::commands::report::report(args, &mut warnings),
         Command::Explain(args) => hub::commands::explain(args, &mut warnings),
         Command::Version => hub::commands::version(),
         Command::Completions(args) => hub::commands::completions(args),

@@ -109,7 +109,7 @@ takes those down first, `-f` goes on anyway."
     mut_arg("force", |a| a.help("Plan as `--force` would run: go on after mandatory failures, accept a state that does not match")),
     mut_arg("reveal", |a| a.help("Show secret values instead of masking them")),
     mut_arg("jobs", |a| a.help("Plan the waves for this many components at once; 0 = the number of CPUs")),
-    mut_arg("report", |a| a.help("Write the plan as a JSON report (per component: what would happen and why)")),
+    mut_arg("report", |a| a.help("Write the plan as a report: JSON (per component: what would happen and why), or HTML with a `.html` name")),
     mut_arg("guess", |a| a.help("With --undeploy: skip trailing components that never got a state entry")),
     mut_arg("replace", |a| a.help("Plan these components (comma-separated) as `replace`: they run even where `--changed` would skip them")),
     mut_arg("lock_timeout", |a| a.help("Wait this long for a run that holds the state's lock to end (`30s`, `5m`, `1h`; `0`: refuse at once)")),

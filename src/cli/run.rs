@@ -155,7 +155,9 @@ pub struct RunArgs {
         env = "HUB_JOBS"
     )]
     pub jobs: usize,
-    /// Write a JSON report (per component: status, times, reason, outputs)
+    /// Write a report: JSON (per component: status, times, reason,
+    /// outputs), or with a `.html` name a page with a timeline, the
+    /// dependency graph and each component's details
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 }

@@ -100,6 +100,7 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "deploy",
             "undeploy",
             "explain",
+            "report",
             "validate",
             "graph",
             "params",

@@ -43,6 +43,7 @@ const COMMANDS: &[&[&str]] = &[
     &["render"],
     &["plan"],
     &["graph"],
+    &["report"],
     &["explain"],
     &["version"],
     &["completions"],

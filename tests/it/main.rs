@@ -32,6 +32,7 @@ mod plan_review;
 mod preflight;
 mod process;
 mod remote;
+mod report_html;
 mod safety;
 mod saved_plan;
 mod selection;

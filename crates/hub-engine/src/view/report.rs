@@ -207,6 +207,20 @@ pub enum ReportError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    #[error("cannot read the run report `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{}` is not a run report of this hub: {source}", path.display())]
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("the state `{}` records no run: it has no operation", path.display())]
+    NoRun { path: PathBuf },
+    #[error("cannot render the HTML report `{}`: {message}", path.display())]
+    Render { path: PathBuf, message: String },
 }
 
 impl ReportError {
@@ -216,8 +230,30 @@ impl ReportError {
                 Some("check that the report's folder exists and is writable".into())
             }
             ReportError::Serialise { .. } => None,
+            ReportError::Read { .. } => {
+                Some("give the path of a state or of a `--report FILE.json`".into())
+            }
+            ReportError::Parse { .. } => Some(
+                "give a report written by `--report FILE.json`, or the state the run wrote".into(),
+            ),
+            ReportError::NoRun { .. } => {
+                Some("a state records its runs once hub deploys or undeploys it".into())
+            }
+            ReportError::Render { .. } => None,
         }
     }
+}
+
+/// Reads a report written by [`write`].
+pub fn read(path: &Path) -> Result<RunReport, ReportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| ReportError::Parse {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes the report as pretty JSON ending in a newline, atomically (a
