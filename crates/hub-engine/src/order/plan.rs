@@ -29,12 +29,36 @@ pub struct Selection {
     pub with_deps: bool,
     /// `--with-dependents`: every `-c` entry as if written `+app`.
     pub with_dependents: bool,
+    /// `--affected`: the components whose inputs changed in git, each
+    /// with why; `None` without the flag (`Some` of none selects none).
+    pub affected: Option<Vec<Chosen>>,
+}
+
+/// A component selected by something other than its name (`--affected`),
+/// with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chosen {
+    pub name: String,
+    /// `` `app/main.tf` changed ``, `` parameter `x` changed in `params.yaml` ``.
+    pub why: String,
 }
 
 impl Selection {
     /// `-c` or `-o`: a run that needs a state.
     pub fn is_partial(&self) -> bool {
-        !self.components.is_empty() || self.offset.is_some()
+        self.restricts() || self.offset.is_some()
+    }
+
+    /// `-c` or `--affected`: only the components they select run.
+    pub fn restricts(&self) -> bool {
+        !self.components.is_empty() || self.affected.is_some()
+    }
+
+    /// The `-c` entries a saved plan replays: those given, then each
+    /// component `--affected` selected, by name.
+    pub fn replayed(&self) -> Vec<String> {
+        let affected = self.affected.iter().flatten().map(|c| c.name.clone());
+        self.components.iter().cloned().chain(affected).collect()
     }
 
     /// The `-c` entries, parsed, with the list-wide flags applied.
@@ -67,6 +91,17 @@ impl Selection {
     /// Some `-c` entry pulls in more components than it names.
     fn widens(&self) -> bool {
         self.picks().any(|p| p.dependencies || p.dependents)
+    }
+
+    /// The `-c` entries, then each component `--affected` selected as an
+    /// entry with the list-wide flags applied.
+    fn all_picks(&self) -> Vec<Pick<'_>> {
+        let affected = self.affected.iter().flatten().map(|c| Pick {
+            name: c.name.as_str(),
+            dependencies: self.with_deps,
+            dependents: self.with_dependents,
+        });
+        self.picks().chain(affected).collect()
     }
 }
 
@@ -110,18 +145,49 @@ impl std::fmt::Display for Pick<'_> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Added {
     pub name: String,
-    /// The named component it was reached from.
+    /// The selected component it was reached from.
     pub from: String,
-    /// `true`: `from` depends on it (`from+`); `false`: it depends on
-    /// `from` (`+from`).
-    pub dependency: bool,
+    pub relation: Relation,
+}
+
+/// How an added component is related to the one it was reached from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    /// `from` depends on it (`from+`).
+    Dependency,
+    /// It depends on `from` (`+from`).
+    Dependent,
+    /// `from` wants it (`lifecycle.wants`).
+    Wanted,
+}
+
+impl Relation {
+    /// As the JSON plan writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Dependency => "dependency",
+            Relation::Dependent => "dependent",
+            Relation::Wanted => "wanted",
+        }
+    }
+}
+
+impl Added {
+    /// Why it is selected, as `hub plan` says it: `wanted by app`.
+    pub fn why(&self) -> String {
+        match self.relation {
+            Relation::Dependency => format!("`{}` depends on it", self.from),
+            Relation::Dependent => format!("it depends on `{}`", self.from),
+            Relation::Wanted => format!("wanted by {}", self.from),
+        }
+    }
 }
 
 impl std::fmt::Display for Added {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.dependency {
-            true => write!(f, "{} (`{}` depends on it)", self.name, self.from),
-            false => write!(f, "{} (it depends on `{}`)", self.name, self.from),
+        match self.relation {
+            Relation::Wanted => write!(f, "{} (wanted by `{}`)", self.name, self.from),
+            _ => write!(f, "{} ({})", self.name, self.why()),
         }
     }
 }
@@ -195,6 +261,8 @@ pub enum PlanError {
     },
     #[error("`-c/--components` and `-o/--offset` cannot be used together")]
     ComponentsAndOffset,
+    #[error("`--affected` and `-o/--offset` cannot be used together")]
+    AffectedAndOffset,
     #[error("`--with-deps` and `--with-dependents` widen a `-c` list; no `-c` was given")]
     WideningWithoutComponents,
     #[error("{}", dependents_message(dependents))]
@@ -247,6 +315,9 @@ impl PlanError {
                 "undeploy runs in reverse order: the offset is the first component to run".into()
             }
             PlanError::ComponentsAndOffset => "use either `-c a,b` or `-o a [-l b]`".into(),
+            PlanError::AffectedAndOffset => {
+                "use either `--affected` (with `-c`, `-l`) or `-o a [-l b]`".into()
+            }
             PlanError::WideningWithoutComponents => {
                 "name the components: `-c app --with-deps`; without `-c` every component runs".into()
             }
@@ -298,6 +369,21 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
             name: name.clone(),
             suggestion: suggestion(name),
         });
+    }
+    let watched = stack.lifecycle.watch.keys();
+    let wanting = stack.lifecycle.wants.keys();
+    let wanted = stack.lifecycle.wants.values().flatten();
+    for (list, name) in watched
+        .map(|n| ("lifecycle.watch", n))
+        .chain(wanting.chain(wanted).map(|n| ("lifecycle.wants", n)))
+    {
+        if !known(name) {
+            return Err(PlanError::UnknownListed {
+                list,
+                name: name.clone(),
+                suggestion: suggestion(name),
+            });
+        }
     }
     if let Err(bad) = Timeouts::new(&stack.lifecycle.timeouts, None) {
         return Err(PlanError::BadTimeout {
@@ -377,6 +463,9 @@ pub struct Plan {
     pub requested: Vec<String>,
     /// The components those entries pulled in, in the order found.
     pub added: Vec<Added>,
+    /// `--affected`: the components it selected, each with why; `None`
+    /// without the flag.
+    pub affected: Option<Vec<Chosen>>,
     depends: HashMap<String, Vec<String>>,
     /// Components that say `depends: []` in a stack with a written order:
     /// they wait for nothing the order put before them.
@@ -402,7 +491,10 @@ impl Plan {
         if !selection.components.is_empty() && selection.offset.is_some() {
             return Err(PlanError::ComponentsAndOffset);
         }
-        if selection.components.is_empty() && (selection.with_deps || selection.with_dependents) {
+        if selection.affected.is_some() && selection.offset.is_some() {
+            return Err(PlanError::AffectedAndOffset);
+        }
+        if !selection.restricts() && (selection.with_deps || selection.with_dependents) {
             return Err(PlanError::WideningWithoutComponents);
         }
         check_selected(&order, selection)?;
@@ -410,7 +502,8 @@ impl Plan {
         let written = !stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;
         let after = super::edges::upstream(elaborated, &order, written);
         let dependents = dependents_of(&order, &after);
-        let (chosen, added) = resolve(selection, &after, &dependents);
+        let (mut chosen, mut added) = resolve(selection, &after, &dependents);
+        wanted::add(&stack.lifecycle.wants, &order, &mut chosen, &mut added);
         let mut effective = order.clone();
         if verb == Verb::Undeploy {
             effective.reverse();
@@ -418,7 +511,7 @@ impl Plan {
         let mut offset = selection.offset.clone();
         let mut guessed = false;
         if let (Verb::Undeploy, None, true, Some(has_entry)) =
-            (verb, &offset, selection.components.is_empty(), guess)
+            (verb, &offset, !selection.restricts(), guess)
         {
             if let Some(first) = effective
                 .iter()
@@ -447,7 +540,7 @@ impl Plan {
             .iter()
             .enumerate()
             .filter(|(i, name)| {
-                (selection.components.is_empty() || chosen.contains(name.as_str()))
+                (!selection.restricts() || chosen.contains(name.as_str()))
                     && from.is_none_or(|f| *i >= f)
                     && to.is_none_or(|t| *i <= t)
             })
@@ -459,13 +552,10 @@ impl Plan {
             effective,
             selected,
             offset,
-            per_component: !selection.components.is_empty(),
-            requested: if selection.widens() {
-                selection.picks().map(|p| p.to_string()).collect()
-            } else {
-                Vec::new()
-            },
+            per_component: selection.restricts(),
+            requested: requested(selection, &added),
             added,
+            affected: selection.affected.clone(),
             depends: stack
                 .components
                 .iter()
@@ -515,16 +605,39 @@ impl Plan {
         if self.requested.is_empty() {
             return None;
         }
+        let mut details: Vec<String> = self
+            .affected
+            .iter()
+            .flatten()
+            .map(|c| format!("affected {} ({})", c.name, c.why))
+            .collect();
+        if self.affected.as_ref().is_some_and(Vec::is_empty) {
+            details.push("nothing affected".into());
+        }
         let added: Vec<String> = self.added.iter().map(ToString::to_string).collect();
-        let added = match added.is_empty() {
+        details.push(match added.is_empty() {
             true => "nothing added".to_string(),
             false => format!("added {}", added.join(", ")),
+        });
+        let selected = match self.selected.is_empty() {
+            true => "nothing".to_string(),
+            false => self.selected.join(", "),
         };
         Some(format!(
-            "{} → {} ({added})",
+            "{} → {selected} ({})",
             self.requested.join(","),
-            self.selected.join(", ")
+            details.join("; ")
         ))
+    }
+
+    /// Why `name` is selected when no `-c` entry names it: `wanted by
+    /// app`, `` affected: `app/main.tf` changed ``; `None` otherwise.
+    pub fn selected_because(&self, name: &str) -> Option<String> {
+        let affected = self.affected.iter().flatten().find(|c| c.name == name);
+        if let Some(chosen) = affected {
+            return Some(format!("affected: {}", chosen.why));
+        }
+        self.added.iter().find(|a| a.name == name).map(Added::why)
     }
 
     /// Undeploy: the components outside the selection that `is_deployed`
@@ -639,7 +752,8 @@ fn resolve(
     after: &HashMap<String, Upstream>,
     dependents: &HashMap<String, Vec<String>>,
 ) -> (HashSet<String>, Vec<Added>) {
-    let mut chosen: HashSet<String> = selection.picks().map(|p| p.name.to_string()).collect();
+    let picks = selection.all_picks();
+    let mut chosen: HashSet<String> = picks.iter().map(|p| p.name.to_string()).collect();
     let mut found: HashSet<String> = HashSet::new();
     let mut added = Vec::new();
     let upstream = |name: &str| -> Vec<String> {
@@ -662,12 +776,12 @@ fn resolve(
             .cloned()
             .collect()
     };
-    for pick in selection.picks() {
-        let walks: [(bool, bool, &Neighbours); 2] = [
-            (pick.dependencies, true, &upstream),
-            (pick.dependents, false, &downstream),
+    for pick in picks {
+        let walks: [(bool, Relation, &Neighbours); 2] = [
+            (pick.dependencies, Relation::Dependency, &upstream),
+            (pick.dependents, Relation::Dependent, &downstream),
         ];
-        for (wanted, dependency, next) in walks {
+        for (wanted, relation, next) in walks {
             if !wanted {
                 continue;
             }
@@ -678,7 +792,7 @@ fn resolve(
                 added.push(Added {
                     name,
                     from: pick.name.to_string(),
-                    dependency,
+                    relation,
                 });
             }
         }
@@ -745,7 +859,25 @@ fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanErr
     Ok(())
 }
 
+/// The entries `hub plan` shows as requested, when the selection says
+/// more than the names it lists: a widened `-c` entry, `--affected`, or a
+/// component a selected one wants. Empty otherwise.
+fn requested(selection: &Selection, added: &[Added]) -> Vec<String> {
+    if !selection.widens() && selection.affected.is_none() && added.is_empty() {
+        return Vec::new();
+    }
+    let mut requested: Vec<String> = selection.picks().map(|p| p.to_string()).collect();
+    if selection.affected.is_some() {
+        let mut flags = vec!["--affected"];
+        flags.extend(selection.with_deps.then_some("--with-deps"));
+        flags.extend(selection.with_dependents.then_some("--with-dependents"));
+        requested.push(flags.join(" "));
+    }
+    requested
+}
+
 mod conditions;
+mod wanted;
 pub use conditions::*;
 
 #[cfg(test)]
