@@ -476,3 +476,62 @@ fn the_graph_of_the_affected_components() {
         out.stdout
     );
 }
+
+#[test]
+fn a_saved_plan_of_the_affected_components_applies_them_and_undeploy_guards_them() {
+    let Some(dir) = repository() else { return };
+    let root = dir.path();
+    feature_branch(root);
+    let out = hub(
+        root,
+        &[
+            "plan",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "shop.state",
+            "--affected=main",
+            "--out",
+            "shop.state.plan.json",
+        ],
+    );
+    out.success();
+    // The plan keeps the components it selected: committing the changes
+    // (after which `--affected=feature` would select nothing) does not
+    // change what it runs.
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "all"]);
+    hub(root, &["deploy", "--plan", "shop.state.plan.json"]).success();
+    assert_eq!(
+        ran(root),
+        ["deploy net", "deploy app", "deploy web", "deploy metrics"]
+    );
+    // `net` is affected and `db`, outside the selection, depends on it.
+    let out = hub(
+        root,
+        &[
+            "undeploy",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "shop.state",
+            "--affected=main",
+        ],
+    );
+    out.failure()
+        .stderr_has("the undeploy would take down components that deployed ones depend on: `db` depends on `net` (`depends`)");
+    // Like `-c`, `--affected` needs the state.
+    let out = hub(
+        root,
+        &[
+            "plan",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "none.state",
+            "--affected=main",
+        ],
+    );
+    out.failure()
+        .stderr_has("error: `--affected` needs a state file, and `none.state` does not exist");
+}
