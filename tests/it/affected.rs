@@ -535,3 +535,46 @@ fn a_saved_plan_of_the_affected_components_applies_them_and_undeploy_guards_them
     out.failure()
         .stderr_has("error: `--affected` needs a state file, and `none.state` does not exist");
 }
+
+#[test]
+fn wants_and_watch_merge_across_from_stack_and_stay_in_the_elaborated_file() {
+    let Some(dir) = repository() else { return };
+    let root = dir.path();
+    write(
+        root,
+        "child/hub.yaml",
+        "version: 1\nkind: stack\nmeta: {name: child, fromStack: ..}\nlifecycle:\n  wants:\n    app: [web]\n    net: [metrics]\n  watch:\n    db: [migrations/*.sql]\n",
+    );
+    let out = hub(
+        root,
+        &[
+            "elaborate",
+            "child/hub.yaml",
+            "params.yaml",
+            "-o",
+            "child.elaborate",
+        ],
+    );
+    out.success();
+    let stack = &crate::common::read_documents(&root.join("child.elaborate"))[0];
+    assert_eq!(
+        stack["lifecycle"]["wants"],
+        crate::common::yaml("{app: [web], net: [metrics]}")
+    );
+    assert_eq!(
+        stack["lifecycle"]["watch"],
+        crate::common::yaml("{web: [shared/*.conf], db: [migrations/*.sql]}")
+    );
+    // Another stack: `-f` plans with the shop's state all the same.
+    let plan = plan_json_of(root, "child.elaborate", &["-c", "app", "-f"]);
+    assert_eq!(names(&plan), ["app", "web"]);
+}
+
+/// `hub plan FILE -s shop.state ARGS --format json`.
+fn plan_json_of(root: &Path, file: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["plan", file, "-s", "shop.state", "--format", "json"];
+    all.extend(args);
+    let out = hub(root, &all);
+    out.success();
+    serde_json::from_str(&out.stdout).expect("plan JSON")
+}
