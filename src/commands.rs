@@ -18,6 +18,7 @@ mod output;
 mod params;
 pub mod params_report;
 pub mod report;
+mod selection;
 pub mod state;
 mod util;
 mod validate;
@@ -231,6 +232,7 @@ fn planned_run_args(
             with_dependents: arguments.with_dependents,
             offset: arguments.offset.clone(),
             limit: arguments.limit.clone(),
+            affected: None,
         },
         run: RunArgs {
             force: arguments.force || given.run.force,
@@ -383,7 +385,6 @@ fn load_run(
     ),
     Error,
 > {
-    use hub_engine::order::plan::Selection;
     use hub_engine::run::engine::RunOptions;
     let overrides = parse_overrides(&args.common.stack.environment)?;
     let os_environment = match args.execute {
@@ -434,20 +435,11 @@ fn load_run(
     }
     let options = RunOptions {
         verb: Some(verb),
-        selection: Selection {
-            components: args
-                .common
-                .selection
-                .components
-                .iter()
-                .filter(|c| !c.is_empty())
-                .cloned()
-                .collect(),
-            offset: args.common.selection.offset.clone(),
-            limit: args.common.selection.limit.clone(),
-            with_deps: args.common.selection.with_deps,
-            with_dependents: args.common.selection.with_dependents,
-        },
+        selection: selection::resolve(
+            &stack,
+            &args.common.selection,
+            args.common.stack.base_dir.as_deref(),
+        )?,
         state: states,
         overrides,
         os_environment,

@@ -55,6 +55,10 @@ pub enum Error {
     StateCommand(#[from] StateCommandError),
     #[error(transparent)]
     SavedPlan(#[from] hub_engine::view::saved::SavedPlanError),
+    #[error(transparent)]
+    Affected(#[from] hub_engine::source::affected::AffectedError),
+    #[error(transparent)]
+    Folder(#[from] hub_engine::source::folders::NoComponentsThere),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -123,6 +127,8 @@ impl Error {
             Error::Explain(e) => e.hint(),
             Error::StateCommand(e) => e.hint(),
             Error::SavedPlan(e) => e.hint(),
+            Error::Affected(e) => e.hint(),
+            Error::Folder(e) => Some(e.hint()),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

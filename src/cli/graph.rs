@@ -20,4 +20,8 @@ pub struct GraphArgs {
     /// Output format
     #[arg(long, value_name = "FORMAT", default_value = "dot", value_parser = ["dot", "mermaid"])]
     pub format: String,
+    /// Draw only the components whose inputs differ between BASE and the
+    /// work tree (as `hub plan --affected` selects them), and what they want
+    #[arg(long, value_name = "BASE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub affected: Option<String>,
 }

@@ -104,23 +104,47 @@ pub struct LockTimeoutArgs {
     pub lock_timeout: std::time::Duration,
 }
 
+/// A `-c` entry: a component name with its `+` signs, or a folder (an
+/// entry with a `/`, or `.`/`..`) whose components it selects.
+pub fn selection_entry(value: &str) -> Result<String, String> {
+    if hub_engine::source::folders::is_folder(value) {
+        return Ok(value.to_string());
+    }
+    hub_manifest::names::selection_arg(value).map_err(|e| e.to_string())
+}
+
 /// Which components run.
 #[derive(Debug, Args)]
 pub struct SelectionArgs {
     /// Only these components (comma-separated), in lifecycle order;
-    /// `app+` adds what app depends on, `+app` what depends on app
+    /// `app+` adds what app depends on, `+app` what depends on app; an
+    /// entry with a `/` (or `.`) selects the components in that folder
     ///
     /// "Depends" follows `depends`, capabilities required from a provider
     /// and outputs read, transitively; not the written `lifecycle.order`.
+    /// A folder entry is relative to the current folder and selects every
+    /// component whose folder is at or under it (`-c .`, `-c components/`).
+    /// The stack's `lifecycle.wants` adds what a selected component wants.
     /// The resolved list is printed before anything runs.
     #[arg(
         short = 'c',
         long = "components",
         value_name = "LIST",
         value_delimiter = ',',
-        value_parser = hub_manifest::names::selection_arg
+        value_parser = selection_entry
     )]
     pub components: Vec<String>,
+    /// Only the components whose inputs differ between BASE and the work
+    /// tree (default: the merge-base of HEAD with the remote's default
+    /// branch, or `HUB_GIT_BASE`)
+    ///
+    /// Inputs are a component's folder, the `lifecycle.watch` globs of the
+    /// stack, its entry in `components:` and the parameters it reads from
+    /// the stack and parameters files; uncommitted and untracked files
+    /// count, ignored ones do not. Adds to `-c`; `--with-deps` and
+    /// `--with-dependents` widen it. Reads git through the `git` program.
+    #[arg(long, value_name = "BASE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub affected: Option<String>,
     /// Every `-c` component with what it depends on, as if written `app+`
     #[arg(long = "with-deps")]
     pub with_deps: bool,

@@ -25,8 +25,19 @@ pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(),
     )?;
     let elaborated = &stack.elaborated;
     let order = stack.validated_order()?;
-    let plan = Plan::new(elaborated, order, Verb::Deploy, &Selection::default(), None)
-        .map_err(EngineError::from)?;
+    let selection = Selection {
+        affected: match &args.affected {
+            Some(base) => Some(super::selection::affected_components(
+                &stack,
+                base,
+                args.base_dir.as_deref(),
+            )?),
+            None => None,
+        },
+        ..Selection::default()
+    };
+    let plan =
+        Plan::new(elaborated, order, Verb::Deploy, &selection, None).map_err(EngineError::from)?;
     // Read-only: no lock is taken and nothing is written.
     let state = match &args.state {
         Some(path) => Some(hub_state::read(path, warnings)?),

@@ -1,6 +1,7 @@
 //! One integration-test binary; one module per area. Every test runs the
 //! real `hub` binary on real files.
 
+mod affected;
 mod attacks;
 mod bad_input;
 mod capture;

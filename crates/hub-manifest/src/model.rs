@@ -288,6 +288,17 @@ pub struct Lifecycle {
     pub timeouts: IndexMap<String, String>,
     #[serde(skip_serializing_if = "LifecycleOptions::is_empty")]
     pub options: LifecycleOptions,
+    // Issue 26, items 1 and 3: what selects a component besides `-c`.
+    /// Extra inputs of a component for `--affected` (stack only):
+    /// component name → file globs, relative to the stack's folder. A
+    /// change to a matching file selects the component.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub watch: IndexMap<String, Vec<String>>,
+    /// What a component wants (stack only): component name → components
+    /// selected with it whenever it is selected, recursively, without
+    /// making it wait for them.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub wants: IndexMap<String, Vec<String>>,
 }
 
 impl Lifecycle {

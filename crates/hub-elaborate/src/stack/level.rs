@@ -118,6 +118,14 @@ impl LevelBuilder {
         l.timeouts = p.timeouts.clone();
         l.timeouts
             .extend(c.timeouts.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // `watch` and `wants`: the nearer level's entry for a component
+        // replaces the parent's.
+        l.watch = p.watch.clone();
+        l.watch
+            .extend(c.watch.iter().map(|(k, v)| (k.clone(), v.clone())));
+        l.wants = p.wants.clone();
+        l.wants
+            .extend(c.wants.iter().map(|(k, v)| (k.clone(), v.clone())));
         if !p.bare.is_empty() {
             l.bare.clone_from(&p.bare);
         }

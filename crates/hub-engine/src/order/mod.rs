@@ -2,6 +2,8 @@
 //!
 //! * [`plan`] — structural checks, order, selection (`-c`, `-o`, `-l`, the
 //!   undeploy guess), optional components, requirement tuning.
+//! * [`select`] — the `-c` entries, `--affected`, and what they pull in
+//!   (`app+`, `+app`, `lifecycle.wants`).
 //! * [`edges`] — why a component waits for another (depends, requires,
 //!   outputs read, the written order).
 //! * [`schedule`] — who waits for whom, waves, the scheduler (`-j`).
@@ -13,4 +15,5 @@ pub mod edges;
 pub mod plan;
 pub mod requirements;
 pub mod schedule;
+pub mod select;
 pub mod verb;

@@ -1,6 +1,6 @@
 //! What a run will do, decided before anything runs: the structural checks
 //! of an elaborated stack, the effective order and the selection (`-c`
-//! with `app+`/`+app` widened along the deploy graph, `-o`, `-l`, the
+//! and `--affected`, resolved in [`super::select`], `-o`, `-l`, the
 //! undeploy guess, the deployed dependents an undeploy would strand),
 //! optional/mandatory components, the tuning of
 //! `lifecycle.requires.optional`, requirement checks against the provides
@@ -12,119 +12,13 @@
 
 use super::edges::{Reason, Upstream};
 use super::schedule::Scheduler;
+use super::select::{requested, resolve};
+pub use super::select::{Added, Chosen, Pick, Relation, Selection};
 pub use super::verb::Verb;
 use crate::run::timeout::Timeouts;
 use hub_manifest::Elaborated;
 use indexmap::IndexMap;
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// `-c`, `-o`, `-l`, `--with-deps` and `--with-dependents` as given.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selection {
-    /// `-c` entries as written: `app`, `app+`, `+app` or `+app+`.
-    pub components: Vec<String>,
-    pub offset: Option<String>,
-    pub limit: Option<String>,
-    /// `--with-deps`: every `-c` entry as if written `app+`.
-    pub with_deps: bool,
-    /// `--with-dependents`: every `-c` entry as if written `+app`.
-    pub with_dependents: bool,
-}
-
-impl Selection {
-    /// `-c` or `-o`: a run that needs a state.
-    pub fn is_partial(&self) -> bool {
-        !self.components.is_empty() || self.offset.is_some()
-    }
-
-    /// The `-c` entries, parsed, with the list-wide flags applied.
-    pub fn picks(&self) -> impl Iterator<Item = Pick<'_>> + '_ {
-        self.components.iter().map(|entry| {
-            let pick = Pick::parse(entry);
-            Pick {
-                dependencies: pick.dependencies || self.with_deps,
-                dependents: pick.dependents || self.with_dependents,
-                ..pick
-            }
-        })
-    }
-
-    /// The `-c` entries with those naming one of `taken` widened to
-    /// `+name`: what takes their dependents down in the same run.
-    pub fn widened_to_dependents(&self, taken: &[&str]) -> Vec<String> {
-        self.components
-            .iter()
-            .map(|entry| {
-                let pick = Pick::parse(entry);
-                match !pick.dependents && taken.contains(&pick.name) {
-                    true => format!("+{entry}"),
-                    false => entry.clone(),
-                }
-            })
-            .collect()
-    }
-
-    /// Some `-c` entry pulls in more components than it names.
-    fn widens(&self) -> bool {
-        self.picks().any(|p| p.dependencies || p.dependents)
-    }
-}
-
-/// One `-c` entry: `app` (only it), `app+` (and what it depends on),
-/// `+app` (and what depends on it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pick<'a> {
-    pub name: &'a str,
-    pub dependencies: bool,
-    pub dependents: bool,
-}
-
-impl<'a> Pick<'a> {
-    pub fn parse(entry: &'a str) -> Pick<'a> {
-        let after = entry.strip_prefix('+');
-        let name = after.unwrap_or(entry);
-        let before = name.strip_suffix('+');
-        Pick {
-            name: before.unwrap_or(name),
-            dependencies: before.is_some(),
-            dependents: after.is_some(),
-        }
-    }
-}
-
-/// The entry as `+app+` would be written.
-impl std::fmt::Display for Pick<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let plus = |on: bool| if on { "+" } else { "" };
-        write!(
-            f,
-            "{}{}{}",
-            plus(self.dependents),
-            self.name,
-            plus(self.dependencies)
-        )
-    }
-}
-
-/// A component a `-c` entry pulled in besides the one it names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Added {
-    pub name: String,
-    /// The named component it was reached from.
-    pub from: String,
-    /// `true`: `from` depends on it (`from+`); `false`: it depends on
-    /// `from` (`+from`).
-    pub dependency: bool,
-}
-
-impl std::fmt::Display for Added {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.dependency {
-            true => write!(f, "{} (`{}` depends on it)", self.name, self.from),
-            false => write!(f, "{} (it depends on `{}`)", self.name, self.from),
-        }
-    }
-}
 
 /// A component still deployed that depends on one an undeploy would take
 /// down.
@@ -195,6 +89,8 @@ pub enum PlanError {
     },
     #[error("`-c/--components` and `-o/--offset` cannot be used together")]
     ComponentsAndOffset,
+    #[error("`--affected` and `-o/--offset` cannot be used together")]
+    AffectedAndOffset,
     #[error("`--with-deps` and `--with-dependents` widen a `-c` list; no `-c` was given")]
     WideningWithoutComponents,
     #[error("{}", dependents_message(dependents))]
@@ -247,6 +143,9 @@ impl PlanError {
                 "undeploy runs in reverse order: the offset is the first component to run".into()
             }
             PlanError::ComponentsAndOffset => "use either `-c a,b` or `-o a [-l b]`".into(),
+            PlanError::AffectedAndOffset => {
+                "use either `--affected` (with `-c`, `-l`) or `-o a [-l b]`".into()
+            }
             PlanError::WideningWithoutComponents => {
                 "name the components: `-c app --with-deps`; without `-c` every component runs".into()
             }
@@ -298,6 +197,21 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
             name: name.clone(),
             suggestion: suggestion(name),
         });
+    }
+    let watched = stack.lifecycle.watch.keys();
+    let wanting = stack.lifecycle.wants.keys();
+    let wanted = stack.lifecycle.wants.values().flatten();
+    for (list, name) in watched
+        .map(|n| ("lifecycle.watch", n))
+        .chain(wanting.chain(wanted).map(|n| ("lifecycle.wants", n)))
+    {
+        if !known(name) {
+            return Err(PlanError::UnknownListed {
+                list,
+                name: name.clone(),
+                suggestion: suggestion(name),
+            });
+        }
     }
     if let Err(bad) = Timeouts::new(&stack.lifecycle.timeouts, None) {
         return Err(PlanError::BadTimeout {
@@ -377,6 +291,9 @@ pub struct Plan {
     pub requested: Vec<String>,
     /// The components those entries pulled in, in the order found.
     pub added: Vec<Added>,
+    /// `--affected`: the components it selected, each with why; `None`
+    /// without the flag.
+    pub affected: Option<Vec<Chosen>>,
     depends: HashMap<String, Vec<String>>,
     /// Components that say `depends: []` in a stack with a written order:
     /// they wait for nothing the order put before them.
@@ -402,7 +319,10 @@ impl Plan {
         if !selection.components.is_empty() && selection.offset.is_some() {
             return Err(PlanError::ComponentsAndOffset);
         }
-        if selection.components.is_empty() && (selection.with_deps || selection.with_dependents) {
+        if selection.affected.is_some() && selection.offset.is_some() {
+            return Err(PlanError::AffectedAndOffset);
+        }
+        if !selection.restricts() && (selection.with_deps || selection.with_dependents) {
             return Err(PlanError::WideningWithoutComponents);
         }
         check_selected(&order, selection)?;
@@ -410,7 +330,8 @@ impl Plan {
         let written = !stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;
         let after = super::edges::upstream(elaborated, &order, written);
         let dependents = dependents_of(&order, &after);
-        let (chosen, added) = resolve(selection, &after, &dependents);
+        let (mut chosen, mut added) = resolve(selection, &after, &dependents);
+        super::select::add_wanted(&stack.lifecycle.wants, &order, &mut chosen, &mut added);
         let mut effective = order.clone();
         if verb == Verb::Undeploy {
             effective.reverse();
@@ -418,7 +339,7 @@ impl Plan {
         let mut offset = selection.offset.clone();
         let mut guessed = false;
         if let (Verb::Undeploy, None, true, Some(has_entry)) =
-            (verb, &offset, selection.components.is_empty(), guess)
+            (verb, &offset, !selection.restricts(), guess)
         {
             if let Some(first) = effective
                 .iter()
@@ -447,7 +368,7 @@ impl Plan {
             .iter()
             .enumerate()
             .filter(|(i, name)| {
-                (selection.components.is_empty() || chosen.contains(name.as_str()))
+                (!selection.restricts() || chosen.contains(name.as_str()))
                     && from.is_none_or(|f| *i >= f)
                     && to.is_none_or(|t| *i <= t)
             })
@@ -459,13 +380,10 @@ impl Plan {
             effective,
             selected,
             offset,
-            per_component: !selection.components.is_empty(),
-            requested: if selection.widens() {
-                selection.picks().map(|p| p.to_string()).collect()
-            } else {
-                Vec::new()
-            },
+            per_component: selection.restricts(),
+            requested: requested(selection, &added),
             added,
+            affected: selection.affected.clone(),
             depends: stack
                 .components
                 .iter()
@@ -515,16 +433,39 @@ impl Plan {
         if self.requested.is_empty() {
             return None;
         }
+        let mut details: Vec<String> = self
+            .affected
+            .iter()
+            .flatten()
+            .map(|c| format!("affected {} ({})", c.name, c.why))
+            .collect();
+        if self.affected.as_ref().is_some_and(Vec::is_empty) {
+            details.push("nothing affected".into());
+        }
         let added: Vec<String> = self.added.iter().map(ToString::to_string).collect();
-        let added = match added.is_empty() {
+        details.push(match added.is_empty() {
             true => "nothing added".to_string(),
             false => format!("added {}", added.join(", ")),
+        });
+        let selected = match self.selected.is_empty() {
+            true => "nothing".to_string(),
+            false => self.selected.join(", "),
         };
         Some(format!(
-            "{} → {} ({added})",
+            "{} → {selected} ({})",
             self.requested.join(","),
-            self.selected.join(", ")
+            details.join("; ")
         ))
+    }
+
+    /// Why `name` is selected when no `-c` entry names it: `wanted by
+    /// app`, `` affected: `app/main.tf` changed ``; `None` otherwise.
+    pub fn selected_because(&self, name: &str) -> Option<String> {
+        let affected = self.affected.iter().flatten().find(|c| c.name == name);
+        if let Some(chosen) = affected {
+            return Some(format!("affected: {}", chosen.why));
+        }
+        self.added.iter().find(|a| a.name == name).map(Added::why)
     }
 
     /// Undeploy: the components outside the selection that `is_deployed`
@@ -626,84 +567,6 @@ impl Plan {
     pub fn upstream(&self, name: &str) -> BTreeSet<String> {
         super::schedule::reachable(name, &|n| self.after(n))
     }
-}
-
-/// The components the `-c` entries name, with those `app+` and `+app`
-/// pull in. "Depends" is every edge of the deploy graph except the
-/// written order's: `depends`, a capability required from a provider, an
-/// output read. An order edge only says "comes later in the list the
-/// author wrote"; following it, `app+` would pull in every component
-/// written before `app`, which is what `-l app` already says.
-fn resolve(
-    selection: &Selection,
-    after: &HashMap<String, Upstream>,
-    dependents: &HashMap<String, Vec<String>>,
-) -> (HashSet<String>, Vec<Added>) {
-    let mut chosen: HashSet<String> = selection.picks().map(|p| p.name.to_string()).collect();
-    let mut found: HashSet<String> = HashSet::new();
-    let mut added = Vec::new();
-    let upstream = |name: &str| -> Vec<String> {
-        let Some(up) = after.get(name) else {
-            return Vec::new();
-        };
-        up.names
-            .iter()
-            .zip(&up.reasons)
-            .filter(|(_, reasons)| reasons.iter().any(|r| *r != Reason::Order))
-            .map(|(n, _)| n.clone())
-            .collect()
-    };
-    let downstream = |name: &str| -> Vec<String> {
-        dependents
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter(|d| upstream(d).iter().any(|u| u == name))
-            .cloned()
-            .collect()
-    };
-    for pick in selection.picks() {
-        let walks: [(bool, bool, &Neighbours); 2] = [
-            (pick.dependencies, true, &upstream),
-            (pick.dependents, false, &downstream),
-        ];
-        for (wanted, dependency, next) in walks {
-            if !wanted {
-                continue;
-            }
-            for name in closure(pick.name, next) {
-                if chosen.contains(name.as_str()) || !found.insert(name.clone()) {
-                    continue;
-                }
-                added.push(Added {
-                    name,
-                    from: pick.name.to_string(),
-                    dependency,
-                });
-            }
-        }
-    }
-    chosen.extend(found);
-    (chosen, added)
-}
-
-/// The components one step away from a component in some direction.
-type Neighbours<'a> = dyn Fn(&str) -> Vec<String> + 'a;
-
-/// Every component reachable from `start` through `next`, nearest first.
-fn closure(start: &str, next: &Neighbours) -> Vec<String> {
-    let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
-    let mut queue = std::collections::VecDeque::from([start.to_string()]);
-    let mut found = Vec::new();
-    while let Some(name) = queue.pop_front() {
-        for neighbour in next(&name) {
-            if seen.insert(neighbour.clone()) {
-                found.push(neighbour.clone());
-                queue.push_back(neighbour);
-            }
-        }
-    }
-    found
 }
 
 /// Who runs after each component, in the order.

@@ -212,6 +212,10 @@ pub struct SelectionSeen {
     pub components: Vec<String>,
     /// The ones pulled in besides those named.
     pub added: Vec<AddedSeen>,
+    /// `--affected`: the components it selected, each with why (absent
+    /// without the flag).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affected: Option<Vec<AffectedSeen>>,
     /// All of it on one line ([`Schedule::selection_text`]).
     #[serde(skip)]
     pub line: String,
@@ -223,12 +227,35 @@ pub struct AddedSeen {
     pub name: String,
     /// The component named in `-c` it was reached from.
     pub from: String,
-    /// `dependency` (`from` depends on it) or `dependent` (it depends on
-    /// `from`).
+    /// `dependency` (`from` depends on it), `dependent` (it depends on
+    /// `from`) or `wanted` (`from` wants it: `lifecycle.wants`).
     pub relation: &'static str,
 }
 
+/// A component `--affected` selected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AffectedSeen {
+    pub name: String,
+    /// The file (and, for a stack or parameters file, the parameter) whose
+    /// change selected it.
+    pub why: String,
+}
+
 impl SelectionSeen {
+    /// Why `name` is selected, when `--affected` or `lifecycle.wants`
+    /// selected it: `` affected: `app/main.tf` changed ``, `wanted by
+    /// app`.
+    pub fn because(&self, name: &str) -> Option<String> {
+        let affected = self.affected.iter().flatten().find(|c| c.name == name);
+        if let Some(chosen) = affected {
+            return Some(format!("affected: {}", chosen.why));
+        }
+        self.added
+            .iter()
+            .find(|a| a.name == name && a.relation == "wanted")
+            .map(|a| format!("wanted by {}", a.from))
+    }
+
     pub(crate) fn of(plan: &Schedule) -> Option<SelectionSeen> {
         let line = plan.selection_text()?;
         Some(SelectionSeen {
@@ -241,13 +268,18 @@ impl SelectionSeen {
                 .map(|a| AddedSeen {
                     name: a.name.clone(),
                     from: a.from.clone(),
-                    relation: if a.dependency {
-                        "dependency"
-                    } else {
-                        "dependent"
-                    },
+                    relation: a.relation.as_str(),
                 })
                 .collect(),
+            affected: plan.affected.as_ref().map(|chosen| {
+                chosen
+                    .iter()
+                    .map(|c| AffectedSeen {
+                        name: c.name.clone(),
+                        why: c.why.clone(),
+                    })
+                    .collect()
+            }),
         })
     }
 }

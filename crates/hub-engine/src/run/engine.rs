@@ -383,6 +383,13 @@ impl<'a> Run<'a> {
         if let Some(selection) = plan.selection_text() {
             (host.log)(&format!("hub: selection {selection}"));
         }
+        if options.why {
+            for name in &plan.selected {
+                if let Some(why) = plan.selected_because(name) {
+                    (host.log)(&format!("hub: {name}: selected: {why}"));
+                }
+            }
+        }
         let locked = lock_parameters(
             stack,
             options,

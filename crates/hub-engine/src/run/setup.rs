@@ -375,7 +375,7 @@ fn guard_undeploy(
     let Some(state) = state else {
         return Ok(());
     };
-    if plan.verb != Verb::Undeploy || options.selection.components.is_empty() {
+    if plan.verb != Verb::Undeploy || !options.selection.restricts() {
         return Ok(());
     }
     let is_deployed = |name: &str| {
@@ -413,10 +413,14 @@ pub(crate) fn require_state(options: &RunOptions) -> Result<(), EngineError> {
 }
 
 pub(crate) fn partial_flag(options: &RunOptions) -> &'static str {
-    if options.selection.components.is_empty() {
-        "-o"
-    } else {
-        "-c"
+    let selection = &options.selection;
+    match (
+        selection.components.is_empty(),
+        selection.affected.is_some(),
+    ) {
+        (false, _) => "-c",
+        (true, true) => "--affected",
+        (true, false) => "-o",
     }
 }
 

@@ -4,7 +4,12 @@
 //!   elaborated in memory; component folders.
 //! * [`stale`] — an elaborated file older than what it was made from.
 //! * [`discover`] — which implementation a component folder holds.
+//! * [`affected`] — the components whose inputs changed in git
+//!   (`--affected`).
+//! * [`folders`] — `-c` entries that name folders.
 
+pub mod affected;
 pub mod discover;
+pub mod folders;
 pub mod stack;
 pub mod stale;

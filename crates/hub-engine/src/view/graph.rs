@@ -110,9 +110,10 @@ impl Graph {
         elaborated: &Elaborated,
         status: Option<&dyn Fn(&str) -> String>,
     ) -> Graph {
-        let position = |name: &str| plan.order.iter().position(|n| n == name);
+        // The selected components: all of them unless `--affected`.
+        let position = |name: &str| plan.selected.iter().position(|n| n == name);
         let nodes = plan
-            .order
+            .selected
             .iter()
             .map(|name| Node {
                 name: name.clone(),
@@ -122,7 +123,7 @@ impl Graph {
             })
             .collect();
         let mut edges = Vec::new();
-        for (to, name) in plan.order.iter().enumerate() {
+        for (to, name) in plan.selected.iter().enumerate() {
             for dependency in plan.after(name) {
                 let Some(from) = position(dependency) else {
                     continue;

@@ -330,3 +330,80 @@ fn scheduler_with_more_slots_respects_dependencies() {
     assert_eq!(s.next_ready().as_deref(), Some("c"));
     assert!(s.pending().is_empty());
 }
+
+#[test]
+fn affected_components_are_selected_widened_and_bring_what_they_want() {
+    let mut e = stack(&["a", "b", "c", "d"], &[("b", &["a"])]);
+    e.stack.lifecycle.wants = [("a".to_string(), vec!["d".to_string()])]
+        .into_iter()
+        .collect();
+    let order = validate(&e).unwrap();
+    let affected = |names: &[&str], with_dependents: bool| Selection {
+        affected: Some(
+            names
+                .iter()
+                .map(|n| Chosen {
+                    name: n.to_string(),
+                    why: format!("`{n}/x` changed"),
+                })
+                .collect(),
+        ),
+        with_dependents,
+        ..Selection::default()
+    };
+    let p = Plan::new(
+        &e,
+        order.clone(),
+        Verb::Deploy,
+        &affected(&["a"], false),
+        None,
+    )
+    .unwrap();
+    assert_eq!(p.selected, ["a", "d"]);
+    assert!(p.per_component);
+    assert_eq!(
+        p.selection_text().as_deref(),
+        Some("--affected → a, d (affected a (`a/x` changed); added d (wanted by `a`))")
+    );
+    assert_eq!(
+        p.selected_because("a").as_deref(),
+        Some("affected: `a/x` changed")
+    );
+    assert_eq!(p.selected_because("d").as_deref(), Some("wanted by a"));
+    // Wanting adds no edge: `d` waits for nothing.
+    assert!(p.after("d").is_empty());
+    let p = Plan::new(
+        &e,
+        order.clone(),
+        Verb::Deploy,
+        &affected(&["a"], true),
+        None,
+    )
+    .unwrap();
+    assert_eq!(p.selected, ["a", "b", "d"]);
+    // Nothing affected selects nothing (not everything).
+    let p = Plan::new(&e, order.clone(), Verb::Deploy, &affected(&[], false), None).unwrap();
+    assert!(p.selected.is_empty());
+    assert_eq!(
+        p.selection_text().as_deref(),
+        Some("--affected → nothing (nothing affected; nothing added)")
+    );
+    let with_offset = Selection {
+        offset: Some("b".into()),
+        ..affected(&["a"], false)
+    };
+    assert_eq!(
+        Plan::new(&e, order.clone(), Verb::Deploy, &with_offset, None),
+        Err(PlanError::AffectedAndOffset)
+    );
+    e.stack.lifecycle.wants = [("a".to_string(), vec!["zz".to_string()])]
+        .into_iter()
+        .collect();
+    assert!(matches!(
+        validate(&e),
+        Err(PlanError::UnknownListed {
+            list: "lifecycle.wants",
+            ..
+        })
+    ));
+}

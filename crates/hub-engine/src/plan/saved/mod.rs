@@ -268,7 +268,7 @@ impl SavedPlan {
 fn arguments(preview: &Preview, options: &RunOptions, clouds: &[String]) -> PlannedArguments {
     let selection = &options.selection;
     PlannedArguments {
-        components: selection.components.clone(),
+        components: selection.replayed(),
         selected: preview.components.iter().map(|c| c.name.clone()).collect(),
         with_deps: selection.with_deps,
         with_dependents: selection.with_dependents,

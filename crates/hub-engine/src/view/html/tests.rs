@@ -150,6 +150,7 @@ fn small() -> (RunReport, IndexMap<String, Details>) {
         status: "incomplete".into(),
         result: "failure".into(),
         error: Some("component `db` failed: exit code 3".into()),
+        warnings: Vec::new(),
         components: vec![
             component("network", "deployed", 0, 2),
             component("db", "error", 2, 9),

@@ -1,7 +1,8 @@
 //! A plan as text (the default) or as JSON (`--format json`).
 
 use super::{
-    Action, ComponentPreview, ParameterChange, ParameterPreview, Preview, Requirement, Wait,
+    Action, ComponentPreview, ParameterChange, ParameterPreview, Preview, Requirement,
+    SelectionSeen, Wait,
 };
 use serde::Serialize;
 use std::fmt::Write;
@@ -29,7 +30,7 @@ pub fn render_text(preview: &Preview) -> String {
     let mut out = header(preview);
     for component in &preview.components {
         out.push('\n');
-        out.push_str(&component_text(component));
+        out.push_str(&component_text(component, preview.selection.as_ref()));
     }
     if !preview.removed.is_empty() {
         let _ = writeln!(out, "\n{}:", removed_heading(preview));
@@ -96,12 +97,15 @@ pub(super) fn stack_text(name: &str) -> String {
     }
 }
 
-fn component_text(component: &ComponentPreview) -> String {
+fn component_text(component: &ComponentPreview, selection: Option<&SelectionSeen>) -> String {
     let mut out = format!("{}: {}", component.name, component.action.as_str());
     if !component.reasons.is_empty() {
         let _ = write!(out, " ({})", one_line(&component.reasons.join("; ")));
     }
     out.push('\n');
+    if let Some(why) = selection.and_then(|s| s.because(&component.name)) {
+        let _ = writeln!(out, "  selected: {}", one_line(&why));
+    }
     if let Some(implementation) = &component.implementation {
         let _ = writeln!(out, "  runs: {implementation}");
     }
