@@ -7,7 +7,7 @@ use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::keys::suggest;
 use hub_manifest::{
     locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
-    ManifestError, Segment, SourceFile,
+    ManifestError, ParamsFile, Segment, SourceFile,
 };
 use hub_params::Provenance;
 use std::collections::{HashMap, HashSet};
@@ -177,7 +177,7 @@ impl Assembler<'_> {
         }
         let params_files = params_paths
             .iter()
-            .map(|p| read_params(p, self.warnings).map(|f| (p.clone(), f)))
+            .map(|p| read_params(p, self.warnings).map(|f| (p.clone(), shrunk(f))))
             .collect::<Result<Vec<_>, _>>()
             .map_err(ElaborateError::Params)?;
 
@@ -362,6 +362,15 @@ impl Assembler<'_> {
         }
         Ok(docs)
     }
+}
+
+/// A parameters file without the room its lists grew into while decoded
+/// (a third of its parameters' memory; it is held until the level's
+/// parameters are merged).
+fn shrunk(mut file: ParamsFile) -> ParamsFile {
+    file.parameters.shrink_to_fit();
+    file.outputs.shrink_to_fit();
+    file
 }
 
 type ReadComponent = (Result<Manifest, ManifestError>, Warnings);
