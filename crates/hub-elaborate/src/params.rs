@@ -86,9 +86,16 @@ pub enum Traced<'a> {
 }
 
 /// The merge table: one entry per `name` or `name|component`.
+///
+/// The keys are an index beside the parameters (entry `i` of `keys` is
+/// `params[i]`), not a map holding them: the parameters are then sorted in
+/// place when the table is taken apart, instead of into a second list as
+/// large as the first (20 stack parameters per component make this the
+/// largest list `hub elaborate` holds).
 #[derive(Debug, Default)]
 pub struct ParamTable {
-    entries: IndexMap<String, Parameter>,
+    keys: IndexSet<String>,
+    params: Vec<Parameter>,
     /// One per entry, in the same order.
     traces: Vec<Trace>,
     /// For each name, the components that have a qualified entry.
@@ -180,7 +187,8 @@ impl ParamTable {
                 targets.sort_unstable();
                 for (_, component) in targets {
                     let key = format!("{}|{component}", incoming.name);
-                    if let Some((i, _, existing)) = self.entries.get_full_mut(&key) {
+                    if let Some(i) = self.keys.get_index_of(&key) {
+                        let existing = &mut self.params[i];
                         let at = || origin.parameter_location(trace.first);
                         warn_less_specific(existing, &incoming, &key, at, warnings);
                         merge_fields(existing, &incoming);
@@ -204,17 +212,17 @@ impl ParamTable {
                 }
             }
         }
-        match self.entries.entry(incoming.qualified_name()) {
-            indexmap::map::Entry::Occupied(mut e) => {
-                merge_fields(e.get_mut(), &incoming);
+        match self.keys.insert_full(incoming.qualified_name()) {
+            (i, false) => {
+                merge_fields(&mut self.params[i], &incoming);
                 if trace.valued.is_some() {
-                    self.traces[e.index()].valued = trace.valued;
+                    self.traces[i].valued = trace.valued;
                 }
             }
             // `empty` is cleared by a merge only: a parameter declared once
             // keeps `empty: allow` next to its value (§9.4, §4.3.1).
-            indexmap::map::Entry::Vacant(e) => {
-                e.insert(incoming);
+            (_, true) => {
+                self.params.push(incoming);
                 self.traces.push(trace);
             }
         }
@@ -225,7 +233,7 @@ impl ParamTable {
         if overrides.is_empty() {
             return;
         }
-        for p in self.entries.values_mut() {
+        for p in &mut self.params {
             if let Some(v) = overrides.get(&p.from_env) {
                 p.value = Some(yaml_serde::Value::String(v.clone()));
                 p.empty.clear();
@@ -234,16 +242,42 @@ impl ParamTable {
     }
 
     /// The entries sorted by key in byte order, as they are written, and
-    /// their traces.
+    /// their traces. The parameters are moved within their own list: the
+    /// room the table holds is all the sort needs, besides one number per
+    /// entry.
     pub fn into_sorted(self) -> (Vec<Parameter>, Vec<Trace>) {
-        let mut entries: Vec<(String, Parameter, Trace)> = self
-            .entries
-            .into_iter()
-            .zip(self.traces)
-            .map(|((key, p), trace)| (key, p, trace))
-            .collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        entries.into_iter().map(|(_, p, t)| (p, t)).unzip()
+        let ParamTable {
+            keys,
+            mut params,
+            traces,
+            ..
+        } = self;
+        // `order[k]`: the entry that goes to position `k`.
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]));
+        drop(keys);
+        let traces = order.iter().map(|&i| traces[i]).collect();
+        permute(&mut params, order);
+        params.shrink_to_fit();
+        (params, traces)
+    }
+}
+
+/// Puts `items[order[k]]` at position `k` for every `k`, in place, by
+/// following each cycle of the permutation (`order` holds each index of
+/// `items` once).
+fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
+    for start in 0..order.len() {
+        // Each cycle is walked once, from its smallest position; positions
+        // already placed point at themselves.
+        let mut k = start;
+        while order[k] != start {
+            let from = order[k];
+            items.swap(k, from);
+            order[k] = k;
+            k = from;
+        }
+        order[k] = k;
     }
 }
 
@@ -514,6 +548,61 @@ mod tests {
         );
         let (_, inherited) = child.into_sorted();
         assert_eq!(inherited, traces);
+    }
+
+    #[test]
+    fn permute_places_each_item_where_the_order_says() {
+        // Every permutation of five items, and larger ones from a simple
+        // generator (one cycle, many cycles, fixed points).
+        let mut orders: Vec<Vec<usize>> = Vec::new();
+        let mut all = vec![Vec::new()];
+        for n in 0..5 {
+            all = all
+                .into_iter()
+                .flat_map(|order: Vec<usize>| {
+                    (0..=order.len()).map(move |at| {
+                        let mut next = order.clone();
+                        next.insert(at, n);
+                        next
+                    })
+                })
+                .collect();
+        }
+        orders.extend(all);
+        for size in [1usize, 7, 64, 1000] {
+            orders.push((0..size).map(|i| (i * 37 + 11) % size).collect());
+            orders.push((0..size).rev().collect());
+        }
+        for order in orders {
+            let mut items: Vec<String> = (0..order.len()).map(|i| format!("i{i}")).collect();
+            let expected: Vec<String> = order.iter().map(|&i| format!("i{i}")).collect();
+            permute(&mut items, order.clone());
+            assert_eq!(items, expected, "{order:?}");
+        }
+    }
+
+    #[test]
+    fn entries_come_out_sorted_by_key_with_their_traces() {
+        let mut w = Warnings::default();
+        let mut table = ParamTable::default();
+        let ranks = HashMap::from([("c".to_string(), 0)]);
+        let stack = Origin::Stack {
+            file: Path::new("hub.yaml"),
+            application: false,
+        };
+        let own = param("- name: z\n  value: 1\n- name: b\n  component: c\n  value: 2\n- name: a.b\n- name: b\n  value: 3\n- name: a\n");
+        table.add_source(&own, stack, &ranks, Traced::File(0), &mut w);
+        let (params, traces) = table.into_sorted();
+        let found: Vec<(String, usize)> = params
+            .iter()
+            .zip(&traces)
+            .map(|(p, t)| (p.qualified_name(), t.first.index))
+            .collect();
+        let expected = [("a", 4), ("a.b", 2), ("b", 3), ("b|c", 1), ("z", 0)];
+        let expected: Vec<(String, usize)> =
+            expected.iter().map(|(k, i)| (k.to_string(), *i)).collect();
+        assert_eq!(found, expected);
+        assert_eq!(params.capacity(), params.len());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use hub_manifest::keys::suggest;
 use hub_manifest::typos::{self, Origin};
 use hub_manifest::{
     locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
-    ManifestError, Segment, SourceFile,
+    ManifestError, ParamsFile, Segment, SourceFile,
 };
 use hub_params::Provenance;
 use std::collections::{HashMap, HashSet};
@@ -204,7 +204,7 @@ impl Assembler<'_> {
         let mut read = Warnings::default();
         let params_files = params_paths
             .iter()
-            .map(|p| read_params(p, &mut read).map(|f| (p.clone(), f)))
+            .map(|p| read_params(p, &mut read).map(|f| (p.clone(), shrunk(f))))
             .collect::<Result<Vec<_>, _>>();
         self.warnings.append(typos::mark(read, origin));
         let params_files = params_files.map_err(ElaborateError::Params)?;
@@ -393,6 +393,15 @@ impl Assembler<'_> {
         }
         Ok(docs)
     }
+}
+
+/// A parameters file without the room its lists grew into while decoded
+/// (a third of its parameters' memory; it is held until the level's
+/// parameters are merged).
+fn shrunk(mut file: ParamsFile) -> ParamsFile {
+    file.parameters.shrink_to_fit();
+    file.outputs.shrink_to_fit();
+    file
 }
 
 type ReadComponent = (Result<Manifest, ManifestError>, Warnings);

@@ -190,14 +190,26 @@ impl<'b> Table<'b> {
 
     /// The lookup chain: `name|qualifier` (when there is a qualifier), then
     /// `dep:name` for each dependency in order, then plain `name`.
+    ///
+    /// The keys tried are built in one buffer: a component's expansion
+    /// looks names up once per reference and dependency.
     pub fn find(&self, name: &str, scope: &Scope) -> Option<usize> {
+        let mut key = String::new();
         if !scope.qualifier.is_empty() {
-            if let Some(entry) = self.entry(&format!("{name}|{}", scope.qualifier)) {
+            key.reserve(name.len() + 1 + scope.qualifier.len());
+            key.push_str(name);
+            key.push('|');
+            key.push_str(&scope.qualifier);
+            if let Some(entry) = self.entry(&key) {
                 return Some(entry);
             }
         }
         for dep in &scope.depends {
-            if let Some(entry) = self.entry(&format!("{dep}:{name}")) {
+            key.clear();
+            key.push_str(dep);
+            key.push(':');
+            key.push_str(name);
+            if let Some(entry) = self.entry(&key) {
                 return Some(entry);
             }
         }

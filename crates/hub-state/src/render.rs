@@ -104,29 +104,40 @@ fn with_aliases(mut text: String, anchors: &[String]) -> String {
 }
 
 /// The `stackParameters` entry, each shared value under its anchor.
+///
+/// Written one parameter at a time, as `emit::entry` writes the whole
+/// list: a stack with 20 parameters per component holds 200,000 of them at
+/// 10,000 components, and their value tree (about 20 times their text)
+/// was the peak of every run's last state write.
 fn stack_parameters_text(
     parameters: &[StateParameter],
     shared: &Shared<'_>,
 ) -> Result<String, StateError> {
-    let mut sorted = parameters.to_vec();
-    sorted.sort_by_cached_key(StateParameter::qualified_name);
-    let mut anchored = Vec::new();
-    for parameter in &mut sorted {
-        if let Some((anchor, _)) = shared.by_name.get(&parameter.qualified_name()) {
-            let value = std::mem::replace(
-                &mut parameter.value,
-                Value::String(placeholder("anchor", anchor)),
-            );
-            anchored.push((anchor.clone(), value));
-        }
+    if parameters.is_empty() {
+        return keyed("stackParameters", &parameters);
     }
-    let mut text = keyed("stackParameters", &sorted)?;
-    for (anchor, value) in anchored {
+    let mut sorted: Vec<(String, &StateParameter)> =
+        parameters.iter().map(|p| (p.qualified_name(), p)).collect();
+    // Stable, as the list was sorted before: equal names keep their order.
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut text = String::from("stackParameters:\n");
+    for (name, parameter) in sorted {
+        let Some((anchor, _)) = shared.by_name.get(&name) else {
+            emit::item(&yaml_serde::to_value(parameter)?, 0, &mut text);
+            continue;
+        };
+        let mut parameter = parameter.clone();
+        let value = std::mem::replace(
+            &mut parameter.value,
+            Value::String(placeholder("anchor", anchor)),
+        );
+        let mut item = String::new();
+        emit::item(&yaml_serde::to_value(&parameter)?, 0, &mut item);
         let mut entry = String::new();
         emit::entry(&Value::String("value".into()), &value, 2, &mut entry);
         let entry = entry.replacen("value: ", &format!("value: &{anchor} "), 1);
-        let from = format!("  value: {}\n", placeholder("anchor", &anchor));
-        text = text.replacen(&from, &entry, 1);
+        let from = format!("  value: {}\n", placeholder("anchor", anchor));
+        text.push_str(&item.replacen(&from, &entry, 1));
     }
     Ok(text)
 }
