@@ -95,8 +95,10 @@ fn run_stack(
     verb: hub_engine::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    let (stack, options) = load_run(args, verb, warnings)?;
-    run_loaded(args, &stack, &options, warnings)
+    hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
+        let (stack, options) = load_run(args, verb, warnings)?;
+        run_loaded(args, &stack, &options, warnings)
+    })
 }
 
 /// `hub deploy --plan PLAN`: the plan's stack, state and arguments, made
@@ -407,12 +409,14 @@ fn load_run(
         value: error.0.clone(),
         reason: error.to_string(),
     })?;
-    let mut stack = load_stack(
-        &args.common.stack.manifest,
-        args.common.stack.base_dir.as_deref(),
-        &overrides,
-        warnings,
-    )?;
+    let mut stack = hub_engine::trace::in_span("elaborate", || {
+        load_stack(
+            &args.common.stack.manifest,
+            args.common.stack.base_dir.as_deref(),
+            &overrides,
+            warnings,
+        )
+    })?;
     refuse_near_typos(
         warnings,
         args.common.stack.strict,
