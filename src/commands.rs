@@ -55,7 +55,10 @@ pub struct RunRequest<'a> {
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
     if let Some(path) = &args.plan {
-        return deploy_planned(path, &args, warnings);
+        let plan = std::slice::from_ref(path);
+        return hub_engine::trace::traced_run("deploy", plan, || {
+            deploy_planned(path, &args, warnings)
+        });
     }
     if args.changed && args.common.state.no_state {
         return Err(Error::Usage {
