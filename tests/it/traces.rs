@@ -291,3 +291,29 @@ fn without_the_variables_nothing_is_exported() {
     assert!(!out.stderr.contains("trace id"), "{}", out.stderr);
     assert!(!out.stderr.contains("traces"), "{}", out.stderr);
 }
+
+#[test]
+fn an_undeploy_is_traced_under_its_own_name() {
+    let Some(receiver) = Receiver::start() else {
+        return;
+    };
+    let test = stack(0)
+        .script("a/undeploy.sh", "#!/bin/sh\nexit 0\n")
+        .script("b/undeploy.sh", "#!/bin/sh\nexit 0\n");
+    deploy(&test, &[]).success();
+    let endpoint = receiver.endpoint();
+    let out = hub_isolated(
+        &test,
+        &["undeploy", "hub.yaml", "-s", "hub.yaml.state"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)],
+    );
+    out.success();
+    let spans = receiver.spans();
+    let root = named(&spans, "hub undeploy traced");
+    assert_eq!(root["attributes"]["hub.verb"], "undeploy");
+    for name in ["component a", "component b"] {
+        let component = named(&spans, name);
+        assert_eq!(component["parent_span_id"], root["span_id"]);
+        assert_eq!(component["attributes"]["hub.outcome"], "undeployed");
+    }
+}
