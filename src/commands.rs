@@ -57,7 +57,10 @@ pub struct RunRequest<'a> {
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
     if let Some(path) = &args.plan {
-        return deploy_planned(path, &args, warnings);
+        let plan = std::slice::from_ref(path);
+        return hub_engine::trace::traced_run("deploy", plan, || {
+            deploy_planned(path, &args, warnings)
+        });
     }
     if args.changed && args.common.state.no_state {
         return Err(Error::Usage {
@@ -97,8 +100,10 @@ fn run_stack(
     verb: hub_engine::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    let (stack, options) = load_run(args, verb, warnings)?;
-    run_loaded(args, &stack, &options, warnings)
+    hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
+        let (stack, options) = load_run(args, verb, warnings)?;
+        run_loaded(args, &stack, &options, warnings)
+    })
 }
 
 /// `hub deploy --plan PLAN`: the plan's stack, state and arguments, made
@@ -418,12 +423,14 @@ fn load_run(
         value: error.0.clone(),
         reason: error.to_string(),
     })?;
-    let mut stack = load_stack(
-        &args.common.stack.manifest,
-        args.common.stack.base_dir.as_deref(),
-        &overrides,
-        warnings,
-    )?;
+    let mut stack = hub_engine::trace::in_span("elaborate", || {
+        load_stack(
+            &args.common.stack.manifest,
+            args.common.stack.base_dir.as_deref(),
+            &overrides,
+            warnings,
+        )
+    })?;
     refuse_near_typos(
         warnings,
         args.common.stack.strict,

@@ -44,6 +44,7 @@ mod state_drift;
 mod state_layout;
 mod templates;
 mod terraform;
+mod traces;
 mod turns;
 mod typos;
 mod typos_policy;

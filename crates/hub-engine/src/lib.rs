@@ -27,4 +27,5 @@ pub mod plan;
 pub mod run;
 pub mod source;
 pub mod terraform;
+pub mod trace;
 pub mod view;

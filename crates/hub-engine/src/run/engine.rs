@@ -342,19 +342,22 @@ impl<'a> Run<'a> {
         warnings: &'a mut Warnings,
     ) -> Result<Run<'a>, EngineError> {
         let verb = options.verb.unwrap_or(Verb::Deploy);
+        crate::trace::stack_name(verb.as_str(), &stack.elaborated.stack.meta.name);
         let order = stack.validated_order()?;
         let timeouts = run_timeouts(stack, options.timeout)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
         require_state(options)?;
         let locations = match options.state.is_empty() {
             true => None,
-            false => Some(Locations::lock_waiting(
-                &options.state,
-                verb.as_str(),
-                &clock,
-                &state::LockWait::new(options.lock_timeout, Some(host.log)),
-                warnings,
-            )?),
+            false => Some(crate::trace::lock(|| {
+                Locations::lock_waiting(
+                    &options.state,
+                    verb.as_str(),
+                    &clock,
+                    &state::LockWait::new(options.lock_timeout, Some(host.log)),
+                    warnings,
+                )
+            })?),
         };
         if let Some(locations) = &locations {
             check_log_folder(locations.first())?;
@@ -390,14 +393,16 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        let locked = lock_parameters(
-            stack,
-            options,
-            &mut host,
-            read_path.as_deref(),
-            loaded.as_ref(),
-            warnings,
-        )?;
+        let locked = crate::trace::in_span("parameters", || {
+            lock_parameters(
+                stack,
+                options,
+                &mut host,
+                read_path.as_deref(),
+                loaded.as_ref(),
+                warnings,
+            )
+        })?;
         if verb == Verb::Deploy && locations.is_some() {
             check_state_size(stack, &plan, &locked)?;
         }
@@ -415,6 +420,7 @@ impl<'a> Run<'a> {
         let planned = match &options.planned {
             Some(planned) => planned.clone(),
             None => {
+                let _span = crate::trace::span("plan");
                 let inputs = Inputs {
                     stack,
                     options,

@@ -290,6 +290,7 @@ pub fn run_phase(
             let reason = format!("hook `{}` ({}) {limit}", hook.file, hook.trigger);
             Err(Stopped::TimedOut(reason, limit))
         };
+        let span = crate::trace::hook(&hook.invocation.label, &hook.file, &hook.trigger);
         let Some(invocation) = budget.bound(&hook.invocation) else {
             return (budget.limit().map_or(Ok(()), timed_out), ignored);
         };
@@ -309,6 +310,7 @@ pub fn run_phase(
             },
             Err(error) => format!("hook `{}` ({}): {error}", hook.file, hook.trigger),
         };
+        span.fail(&failure);
         if hook.ignore_errors {
             ignored.push(format!("{failure} (ignored: `error: ignore`)"));
         } else {

@@ -97,6 +97,8 @@ pub struct StateWriter {
     /// When the fold under way started, and what the last one took.
     fold_started: Instant,
     last_fold_took: std::time::Duration,
+    /// How many folds this writer made (for the run's trace).
+    folds: u64,
 }
 
 /// `text` with its top-level `serial: from` line (the first, in the head)
@@ -163,6 +165,7 @@ impl StateWriter {
             last_fold: None,
             fold_started: Instant::now(),
             last_fold_took: std::time::Duration::ZERO,
+            folds: 0,
         };
         for path in paths {
             let known = read
@@ -442,7 +445,14 @@ impl StateWriter {
         let now = Instant::now();
         self.last_fold_took = now.duration_since(self.fold_started);
         self.last_fold = Some(now);
+        self.folds += 1;
         self.recorder.reset(state);
+    }
+
+    /// How many times this writer wrote the whole state (a fold, or the
+    /// first write) rather than a journal record.
+    pub fn folds(&self) -> u64 {
+        self.folds
     }
 
     /// After a write reached the locations that did not fail: succeeds when

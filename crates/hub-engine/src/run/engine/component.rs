@@ -23,6 +23,7 @@ impl<'a> Run<'a> {
             return Err(Step::Failed(format!("`{name}` has no component document")));
         };
         self.trace_planned(name);
+        crate::trace::component_start(name, self.planned(name).map(|p| p.action.as_str()));
         if self.plan.per_component || self.plan.offset.as_deref() == Some(name) {
             self.preload(name);
         }
@@ -253,6 +254,7 @@ impl<'a> Run<'a> {
             base_dir: &self.stack.base_dir,
         };
         let environment = env::component(&self.base_env, &vars, self.warnings);
+        let environment = crate::trace::with_traceparent(name, environment);
         let bare = manifest.lifecycle.bare == "allow";
         let verb = self.options.implementation_verb(self.verb.as_str());
         let found = match manifest.templates.is_empty() {
@@ -316,6 +318,7 @@ impl<'a> Run<'a> {
     /// Records what a component's process (and its hooks) did.
     pub(super) fn ran(&mut self, name: &str, job: Box<Job<'a>>, around: hooks::Around) -> Step {
         self.report_ignored_hooks(name, &around.ignored);
+        crate::trace::component_exit(name, &around.main);
         if let Err(stopped) = around.pre {
             return self.hook_stopped(name, stopped);
         }

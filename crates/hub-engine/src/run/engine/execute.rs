@@ -289,6 +289,7 @@ impl<'a> Run<'a> {
     /// Puts a component's outcome in the summary and tells the console.
     pub(super) fn record_outcome(&mut self, name: &str, outcome: &Outcome, took: Duration) {
         self.summary.push(name, outcome.clone(), took);
+        crate::trace::component_end(name, outcome);
         let outputs = self.known.output_names(self.position(name));
         let started = self.started_at.remove(name).unwrap_or_default();
         let ended = self.clock.now();
@@ -573,6 +574,7 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         state.touch(&self.clock.now());
+        let span = crate::trace::span("state write");
         let writer = match &mut self.writer {
             Some(writer) => writer,
             None => {
@@ -586,6 +588,7 @@ impl<'a> Run<'a> {
             }
         };
         let unsaved = &mut self.unsaved_checkpoints;
+        let folds = writer.folds();
         let written = match changed {
             Changed::Any => writer.write(state),
             Changed::Component(name) if unsaved.is_empty() => writer.write_component(state, name),
@@ -600,6 +603,7 @@ impl<'a> Run<'a> {
         if written.is_ok() {
             unsaved.clear();
         }
+        crate::trace::state_written(span, folds, writer.folds());
         // §11.5: with several locations, one that cannot be written is a
         // warning while another was written.
         let failures = writer.take_failures();
