@@ -39,6 +39,7 @@ mod state_commands;
 mod state_drift;
 mod state_layout;
 mod templates;
+mod triggers;
 mod turns;
 mod typos;
 mod validate;

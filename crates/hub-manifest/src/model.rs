@@ -288,6 +288,50 @@ pub struct Lifecycle {
     pub timeouts: IndexMap<String, String>,
     #[serde(skip_serializing_if = "LifecycleOptions::is_empty")]
     pub options: LifecycleOptions,
+    // Issue 26, items 4, 6 and 7: what makes a component run, or run
+    // again from scratch, under `--changed` (see `plan/triggers.rs`).
+    /// Components that run whenever a component they depend on runs in
+    /// the same deploy, even when no output they read changed (stack
+    /// only; Spacelift's "trigger always").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trigger_always: Vec<String>,
+    /// Component name → the parameters whose changes alone do not make it
+    /// run again under `--changed`, or `all` (stack only; Terraform's
+    /// `ignore_changes`).
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub ignore_changes: IndexMap<String, IgnoreChanges>,
+    /// Component name → the components (deployed again in the same run)
+    /// or parameters (changed) that make it planned as `replace` (stack
+    /// only; Terraform's `replace_triggered_by`).
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub replace_triggered_by: IndexMap<String, Vec<String>>,
+}
+
+/// `lifecycle.ignoreChanges` of one component: parameter names, or `all`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum IgnoreChanges {
+    /// `all`: no parameter change counts.
+    All(AllParameters),
+    /// These parameters' changes do not count.
+    Parameters(Vec<String>),
+}
+
+/// The word `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum AllParameters {
+    #[serde(rename = "all")]
+    All,
+}
+
+impl IgnoreChanges {
+    /// Whether a change of `parameter` is ignored.
+    pub fn covers(&self, parameter: &str) -> bool {
+        match self {
+            IgnoreChanges::All(_) => true,
+            IgnoreChanges::Parameters(names) => names.iter().any(|n| n == parameter),
+        }
+    }
 }
 
 impl Lifecycle {

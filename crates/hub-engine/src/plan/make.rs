@@ -20,6 +20,7 @@
 
 use super::expand::{self, Expanded};
 use super::recorded;
+use super::triggers;
 use super::{
     saved_digest, Action, ComponentPlan, Condition, Execution, ParameterChange, ParameterPlan,
     Plan, RemovedPlan, Requirement, SelectionSeen, StateSeen,
@@ -213,6 +214,7 @@ impl Decision {
 }
 
 mod reach;
+mod triggered;
 
 impl Walk<'_> {
     fn component(&mut self, name: &str) -> ComponentPlan {
@@ -354,7 +356,11 @@ impl Walk<'_> {
             Some(reason) => (Action::Fail, vec![reason], None),
             None => {
                 let expanded = (&expanded.params[..], outputs.of_depends());
-                self.after_expansion(name, reference, manifest, provides, expanded)
+                let decided = self.after_expansion(name, reference, manifest, provides, expanded);
+                match self.plan.verb {
+                    Verb::Deploy => self.replace_triggered(name, &parameters, decided),
+                    Verb::Undeploy => decided,
+                }
             }
         };
         let decision = Decision {
@@ -438,6 +444,7 @@ impl Walk<'_> {
             folder: folder.filter(|_| self.options.changed),
             unreadable: unreadable.filter(|_| self.options.changed),
             unless_inputs_change,
+            compared: Vec::new(),
         }
     }
 
@@ -493,6 +500,7 @@ impl Walk<'_> {
     ) -> (Action, Vec<String>, Option<Execution>) {
         let entry = self.state.and_then(|s| s.components.get(name));
         let mut folder = None;
+        let mut ignored = Vec::new();
         let compare = || {
             let digest = self.folder_digest(reference);
             folder = Some(digest.clone());
@@ -501,25 +509,39 @@ impl Walk<'_> {
                 parameters: fingerprint::parameters_digest(params),
                 upstream: fingerprint::upstream_digests(&reference.depends, outputs),
             };
-            Ok(fingerprint::changes(entry, &current, params))
+            let changes = fingerprint::changes(entry, &current, params);
+            let recorded = entry.and_then(|e| e.fingerprint.as_ref());
+            let judged = self
+                .triggers()
+                .judge(name, changes, recorded.map(|r| &r.upstream));
+            ignored = judged.ignored;
+            Ok(if judged.runs {
+                judged.shown
+            } else {
+                Vec::new()
+            })
         };
         let replace = self.options.replace.iter().any(|r| r == name);
         let decided =
             action::deploy_action(entry, self.options.changed, replace, self.describe, compare);
-        let execution = self.execution(entry, replace, decided.clone(), folder);
-        let Decided { action, reasons } = decided;
+        let mut execution = self.execution(entry, replace, decided.clone(), folder);
+        let Decided {
+            action,
+            mut reasons,
+        } = decided;
+        if !ignored.is_empty() && action != Action::Create {
+            reasons.push(triggers::ignored_reason(&ignored));
+        }
         if action != Action::NoOp {
             return (action, reasons, Some(execution));
         }
-        let first: Vec<String> = reference
-            .depends
-            .iter()
-            .filter(|d| self.actions.get(*d).is_some_and(|a| a.runs()))
-            .map(|d| format!("`{d}` runs first: its outputs may change"))
-            .collect();
-        match first.is_empty() {
-            true => (Action::NoOp, reasons, Some(execution)),
-            false => (Action::Update, first, Some(execution)),
+        match self.upstream_runs(name, reference) {
+            None => (Action::NoOp, reasons, Some(execution)),
+            Some(upstream) => {
+                execution.compared = upstream.compared;
+                reasons.splice(0..0, upstream.reasons);
+                (Action::Update, reasons, Some(execution))
+            }
         }
     }
 

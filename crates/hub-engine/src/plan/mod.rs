@@ -20,6 +20,7 @@ mod recorded;
 pub mod saved;
 #[cfg(test)]
 mod tests;
+pub mod triggers;
 
 use crate::order::plan::{Schedule, Verb};
 use crate::run::prune;
@@ -341,6 +342,10 @@ pub struct Execution {
     /// [`Condition::NoOpUnlessInputsChange`]: `action` is `no-op` or
     /// `update`, and the run compares the inputs it knows only then.
     pub unless_inputs_change: bool,
+    /// The outputs it reads of the components that run before it
+    /// (`db's host`), when it runs only if one of them changes: the run
+    /// names them when none did.
+    pub compared: Vec<String>,
 }
 
 /// A component another one waits for, and why.

@@ -3,6 +3,7 @@
 //! not run.
 
 use super::*;
+use crate::plan::triggers::{self, Triggers};
 
 impl<'a> Run<'a> {
     // ---- what a component sees -------------------------------------------
@@ -77,8 +78,23 @@ impl<'a> Run<'a> {
             current.folder = execution.folder.clone().unwrap_or_default();
             fingerprint::changes(entry, &current, params)
         });
+        // The trigger rules: which changes count, and `triggerAlways`.
+        let lifecycle = &self.stack.elaborated.stack.lifecycle;
+        let triggers = Triggers::new(lifecycle);
+        let described = described.map(|changes| {
+            let recorded = entry.and_then(|e| e.fingerprint.as_ref());
+            triggers.judge(name, changes, recorded.map(|r| &r.upstream))
+        });
+        let dependency_ran = || {
+            depends.iter().any(|d| {
+                self.summary
+                    .entries
+                    .iter()
+                    .any(|e| e.component == *d && e.outcome == crate::outcome::Outcome::Deployed)
+            })
+        };
         let runs = match (&described, execution.unless_inputs_change) {
-            (Some(changes), true) => !changes.is_empty(),
+            (Some(judged), true) => judged.runs || (triggers.always(name) && dependency_ran()),
             _ => execution.action != Action::NoOp,
         };
         if let Some(error) = &execution.unreadable {
@@ -88,8 +104,14 @@ impl<'a> Run<'a> {
         if runs {
             if self.options.why {
                 let reasons = match described {
-                    Some(changes) if !changes.is_empty() => {
-                        changes.iter().map(ToString::to_string).collect()
+                    Some(judged) if judged.runs => {
+                        judged.shown.iter().map(ToString::to_string).collect()
+                    }
+                    Some(_) if triggers.always(name) => {
+                        vec![
+                            "a component it depends on ran and `lifecycle.triggerAlways` lists it"
+                                .to_string(),
+                        ]
                     }
                     _ => execution.reasons.clone(),
                 };
@@ -98,10 +120,18 @@ impl<'a> Run<'a> {
             }
             return None;
         }
-        if self.options.why {
+        if !execution.compared.is_empty() {
+            (self.host.log)(&triggers::skipped_line(name, &execution.compared));
+        } else if self.options.why {
             (self.host.log)(&format!(
                 "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
             ));
+        }
+        if let Some(judged) = described.filter(|j| !j.ignored.is_empty()) {
+            if self.options.why {
+                let ignored = triggers::ignored_reason(&judged.ignored);
+                (self.host.log)(&format!("hub: {name}: {ignored}"));
+            }
         }
         let entry = self.state.as_ref().and_then(|s| s.components.get(name));
         let recorded = &mut self.recorded_outputs;
@@ -134,6 +164,7 @@ impl<'a> Run<'a> {
             folder: None,
             unreadable: None,
             unless_inputs_change: false,
+            compared: Vec::new(),
         })
     }
 
