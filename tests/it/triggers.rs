@@ -377,3 +377,55 @@ fn the_keys_reach_the_elaborated_file_and_typos_are_named() {
     );
     out.stderr_has("triggerAlways");
 }
+
+#[test]
+fn a_name_that_is_not_a_component_is_refused_with_the_closest_one() {
+    let t = stack("  triggerAlways: [adit]\n");
+    let out = hub(&t, "plan", &[]);
+    out.failure()
+        .stderr_has("`lifecycle.triggerAlways` names `adit`, which is not a component of the stack")
+        .stderr_has("did you mean `audit`?");
+    let t = stack("  ignoreChanges: {app: al}\n");
+    hub(&t, "plan", &[])
+        .failure()
+        .stderr_has("`al` is neither `all` nor a list of parameter names");
+}
+
+#[test]
+fn a_fromstack_child_appends_and_overrides_its_parent_s_entries() {
+    let t = stack(DEFAULT_LIFECYCLE);
+    let child = "version: 1
+kind: stack
+meta:
+  name: child
+  fromStack: ..
+lifecycle:
+  triggerAlways: [report]
+  ignoreChanges: {app: all}
+";
+    std::fs::create_dir(t.root().join("child")).expect("mkdir");
+    std::fs::write(t.root().join("child/hub.yaml"), child).expect("write");
+    let out = hub_isolated(
+        &t,
+        &[
+            "elaborate",
+            "child/hub.yaml",
+            "params.yaml",
+            "-o",
+            "child.yaml.elaborate",
+        ],
+        &[],
+    );
+    out.success();
+    let stack = &out.documents("child.yaml.elaborate")[0];
+    let lifecycle = &stack["lifecycle"];
+    assert_eq!(
+        format!("{:?}", lifecycle["triggerAlways"]),
+        format!("{:?}", crate::common::yaml("[audit, report]"))
+    );
+    assert_eq!(lifecycle["ignoreChanges"]["app"].as_str(), Some("all"));
+    assert_eq!(
+        format!("{:?}", lifecycle["replaceTriggeredBy"]["cache"]),
+        format!("{:?}", crate::common::yaml("[db, cache.flavor]"))
+    );
+}

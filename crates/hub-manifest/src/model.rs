@@ -308,7 +308,7 @@ pub struct Lifecycle {
 }
 
 /// `lifecycle.ignoreChanges` of one component: parameter names, or `all`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum IgnoreChanges {
     /// `all`: no parameter change counts.
@@ -322,6 +322,41 @@ pub enum IgnoreChanges {
 pub enum AllParameters {
     #[serde(rename = "all")]
     All,
+}
+
+/// Read by hand, so that a wrong value says what is expected.
+impl<'de> Deserialize<'de> for IgnoreChanges {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = IgnoreChanges;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`all` or a list of parameter names")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<IgnoreChanges, E> {
+                match text {
+                    "all" => Ok(IgnoreChanges::All(AllParameters::All)),
+                    other => Err(E::custom(format!(
+                        "`{other}` is neither `all` nor a list of parameter names"
+                    ))),
+                }
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<IgnoreChanges, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push(name);
+                }
+                Ok(IgnoreChanges::Parameters(names))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 impl IgnoreChanges {

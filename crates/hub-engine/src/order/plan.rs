@@ -299,6 +299,30 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
             suggestion: suggestion(name),
         });
     }
+    // Issue 26, items 4, 6 and 7 (see `plan/triggers.rs`).
+    let lifecycle = &stack.lifecycle;
+    for (list, entries) in [
+        (
+            "lifecycle.triggerAlways",
+            lifecycle.trigger_always.iter().collect(),
+        ),
+        (
+            "lifecycle.ignoreChanges",
+            lifecycle.ignore_changes.keys().collect(),
+        ),
+        (
+            "lifecycle.replaceTriggeredBy",
+            lifecycle.replace_triggered_by.keys().collect::<Vec<_>>(),
+        ),
+    ] {
+        if let Some(name) = entries.into_iter().find(|n| !known(n)) {
+            return Err(PlanError::UnknownListed {
+                list,
+                name: name.clone(),
+                suggestion: suggestion(name),
+            });
+        }
+    }
     if let Err(bad) = Timeouts::new(&stack.lifecycle.timeouts, None) {
         return Err(PlanError::BadTimeout {
             component: bad.component,
