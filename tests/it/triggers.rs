@@ -218,8 +218,9 @@ fn the_outputs_of_a_failed_upstream_are_never_used() {
     // `--force` goes on after the failure.
     let out = hub(&t, "deploy", &["--changed", "--force"]);
     // db printed `endpoint = db-large` and failed: what depends on it does
-    // not run, and says which upstream failed.
-    assert_eq!(runs(&t), ["cache", "db"], "{}", out.stderr);
+    // not run, and says which upstream failed; cache, replaced when db
+    // deploys, is not.
+    assert_eq!(runs(&t), ["db"], "{}", out.stderr);
     out.stderr_has("it depends on `db`, which failed in this run");
     let captured = |out: &Output| {
         let state = &out.documents("hub.yaml.state")[0];
@@ -335,6 +336,26 @@ fn a_component_is_replaced_when_a_parameter_it_names_changes() {
     );
     hub(&t, "deploy", &["--changed"]).success();
     assert_eq!(runs(&t), ["cache"]);
+}
+
+#[test]
+fn a_replacement_holds_only_if_the_component_it_names_does_deploy() {
+    let t = deployed("  replaceTriggeredBy: {cache: [app]}\n");
+    // db runs; app, planned to run if db's endpoint changes, does not.
+    params(t.root(), &[("db.stamp", "two")]);
+    let plan = hub(&t, "plan", &["--changed"]);
+    has_line(
+        &plan,
+        "cache: replace (`app` deploys in this run (`lifecycle.replaceTriggeredBy`))",
+    );
+    let out = hub(&t, "deploy", &["--changed", "--why"]);
+    out.success();
+    assert_eq!(runs(&t), ["db"], "{}", out.stderr);
+    out.stderr_has("hub: cache not replaced: app did not deploy in this run");
+    // When app does deploy, cache is replaced.
+    params(t.root(), &[("db.stamp", "two"), ("db.size", "large")]);
+    hub(&t, "deploy", &["--changed"]).success();
+    assert_eq!(runs(&t), ["app", "cache", "db"]);
 }
 
 // ---- the keys in the stack ---------------------------------------------------

@@ -445,6 +445,7 @@ impl Walk<'_> {
             unreadable: unreadable.filter(|_| self.options.changed),
             unless_inputs_change,
             compared: Vec::new(),
+            replace_unless: None,
         }
     }
 

@@ -346,6 +346,16 @@ pub struct Execution {
     /// (`db's host`), when it runs only if one of them changes: the run
     /// names them when none did.
     pub compared: Vec<String>,
+    /// `lifecycle.replaceTriggeredBy` by components only: `replace` if
+    /// one of them deploys in the run, else what it would have been.
+    pub replace_unless: Option<ReplaceUnless>,
+}
+
+/// A replacement that holds only if one of `components` deploys first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplaceUnless {
+    pub components: Vec<String>,
+    pub otherwise: Box<Execution>,
 }
 
 /// A component another one waits for, and why.

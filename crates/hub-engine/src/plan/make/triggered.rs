@@ -4,6 +4,7 @@
 
 use super::{Action, Execution, ParameterChange, ParameterPlan, Walk};
 use crate::plan::triggers::{self, Triggers};
+use crate::plan::ReplaceUnless;
 use hub_manifest::ComponentRef;
 
 /// Why a component the fingerprint found unchanged runs after all.
@@ -75,9 +76,15 @@ impl Walk<'_> {
             return (action, reasons, execution);
         };
         let mut found = Vec::new();
+        let mut components = Vec::new();
+        let mut parameter = false;
+        let reaches = self.reaches(name);
         for trigger in self.triggers().replace_triggers(name) {
             if self.stack.reference(trigger).is_some() {
-                if self.actions.get(trigger).is_some_and(|a| a.runs()) {
+                // Only a component that ran before its turn can count.
+                let runs = self.actions.get(trigger).is_some_and(|a| a.runs());
+                if runs && reaches(trigger) {
+                    components.push(trigger.clone());
                     found.push(format!(
                         "`{trigger}` deploys in this run (`lifecycle.replaceTriggeredBy`)"
                     ));
@@ -88,6 +95,7 @@ impl Walk<'_> {
                 .iter()
                 .any(|p| p.name == *trigger && p.change != ParameterChange::Unchanged);
             if changed {
+                parameter = true;
                 found.push(format!(
                     "parameter `{trigger}` changed (`lifecycle.replaceTriggeredBy`)"
                 ));
@@ -96,10 +104,17 @@ impl Walk<'_> {
         if found.is_empty() {
             return (action, reasons, Some(execution));
         }
+        let otherwise = execution.clone();
         execution.action = Action::Replace;
         execution.reasons.clone_from(&found);
         execution.unless_inputs_change = false;
         execution.compared.clear();
+        // A component planned to run may find its inputs unchanged and
+        // not run: then the replacement does not hold.
+        execution.replace_unless = (!parameter).then(|| ReplaceUnless {
+            components,
+            otherwise: Box::new(otherwise),
+        });
         (Action::Replace, found, Some(execution))
     }
 }

@@ -69,7 +69,18 @@ impl<'a> Run<'a> {
         };
         self.pending_fingerprints
             .insert(name.to_string(), current.clone());
-        let execution = self.execution(name);
+        let mut execution = self.execution(name);
+        if let Some(unless) = execution.replace_unless.take() {
+            if !self.deployed_in_run(&unless.components) {
+                if self.options.why {
+                    let names = unless.components.join(", ");
+                    (self.host.log)(&format!(
+                        "hub: {name} not replaced: {names} did not deploy in this run"
+                    ));
+                }
+                execution = *unless.otherwise;
+            }
+        }
         let entry = self.state.as_ref().and_then(|s| s.components.get(name));
         // What the plan left to the run: with `--changed`, the inputs known
         // only now (parameters, the dependencies' outputs), compared with
@@ -85,14 +96,7 @@ impl<'a> Run<'a> {
             let recorded = entry.and_then(|e| e.fingerprint.as_ref());
             triggers.judge(name, changes, recorded.map(|r| &r.upstream))
         });
-        let dependency_ran = || {
-            depends.iter().any(|d| {
-                self.summary
-                    .entries
-                    .iter()
-                    .any(|e| e.component == *d && e.outcome == crate::outcome::Outcome::Deployed)
-            })
-        };
+        let dependency_ran = || self.deployed_in_run(depends);
         let runs = match (&described, execution.unless_inputs_change) {
             (Some(judged), true) => judged.runs || (triggers.always(name) && dependency_ran()),
             _ => execution.action != Action::NoOp,
@@ -147,6 +151,14 @@ impl<'a> Run<'a> {
         Some(Step::Unchanged)
     }
 
+    /// One of `names` deployed earlier in this run.
+    fn deployed_in_run(&self, names: &[String]) -> bool {
+        self.summary
+            .entries
+            .iter()
+            .any(|e| e.outcome == crate::outcome::Outcome::Deployed && names.contains(&e.component))
+    }
+
     /// The component's entry in the action plan (the plan lists the
     /// selected components in the order of the selection).
     pub(super) fn planned(&self, name: &str) -> Option<&ComponentPlan> {
@@ -165,6 +177,7 @@ impl<'a> Run<'a> {
             unreadable: None,
             unless_inputs_change: false,
             compared: Vec::new(),
+            replace_unless: None,
         })
     }
 
