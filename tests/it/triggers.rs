@@ -190,6 +190,13 @@ fn trigger_always_runs_a_dependent_whenever_its_dependency_runs() {
     let again = hub(&t, "deploy", &["--changed"]);
     again.success();
     assert!(runs(&t).is_empty(), "{}", again.stderr);
+    // The same in a parallel run, where cache, which does not wait for
+    // db, is not replaced by it.
+    std::fs::write(t.root().join("components/db/README"), "more\n").expect("write");
+    let parallel = hub(&t, "deploy", &["--changed", "-j", "3"]);
+    parallel.success();
+    assert_eq!(runs(&t), ["audit", "db"], "{}", parallel.stderr);
+    parallel.stderr_has("hub: app skipped: no output it reads changed (compared: db's endpoint)");
 }
 
 #[test]
