@@ -160,6 +160,21 @@ fn an_output_it_does_not_read_changed_so_the_dependent_is_skipped() {
 }
 
 #[test]
+fn a_saved_plan_is_executed_with_its_conditions() {
+    let t = deployed(DEFAULT_LIFECYCLE);
+    params(t.root(), &[("db.stamp", "two")]);
+    hub(&t, "plan", &["--changed", "--out", "plan.json"]).success();
+    let out = hub_isolated(
+        &t,
+        &["deploy", "--plan", "plan.json"],
+        &[("HUB_NOW", "2026-01-01T00:00:00Z")],
+    );
+    out.success();
+    assert_eq!(runs(&t), ["audit", "cache", "db"], "{}", out.stderr);
+    out.stderr_has("hub: app skipped: no output it reads changed (compared: db's endpoint)");
+}
+
+#[test]
 fn an_output_it_reads_changed_so_the_dependent_runs() {
     let t = deployed(DEFAULT_LIFECYCLE);
     params(t.root(), &[("db.size", "large")]);
