@@ -269,54 +269,6 @@ fn the_outputs_of_a_failed_upstream_are_never_used() {
 }
 
 #[test]
-fn a_component_reading_a_failed_upstream_without_depends_fails_naming_it() {
-    // `reader` reads db's `endpoint` without listing db in `depends`.
-    let t = Test::new()
-        .file(
-            "hub.yaml",
-            "version: 1
-kind: stack
-meta: {name: implicit}
-components:
-  - {name: db, source: {dir: components/db}}
-  - {name: reader, source: {dir: components/reader}}
-parameters:
-  - {name: db.size, value: small}
-  - {name: db.stamp, value: one}
-",
-        )
-        .file("params.yaml", "parameters: []\n")
-        .file(
-            "components/db/hub-component.yaml",
-            &manifest(
-                "db",
-                &[("db.size", "SIZE"), ("db.stamp", "STAMP")],
-                &["endpoint"],
-            ),
-        )
-        .script(
-            "components/db/deploy.sh",
-            &script("db", "echo \"endpoint = db-$SIZE\"\n"),
-        )
-        .file(
-            "components/reader/hub-component.yaml",
-            &manifest("reader", &[("endpoint", "EP")], &[]),
-        )
-        .script(
-            "components/reader/deploy.sh",
-            "#!/bin/sh\necho \"reader $EP\" >> ../../runs.log\n",
-        );
-    hub(&t, "deploy", &[]).success();
-    assert_eq!(runs(&t), ["db", "reader db-small"]);
-    std::fs::write(t.root().join("fail-db"), "").expect("write");
-    params(t.root(), &[("db.size", "large")]);
-    let out = hub(&t, "deploy", &["--changed", "--force"]);
-    assert_eq!(runs(&t), ["db"], "{}", out.stderr);
-    out.stderr_has("reader  error")
-        .stderr_has("it reads outputs of `db`, which failed in this run");
-}
-
-#[test]
 fn a_new_reference_triggers_and_a_removed_one_does_not() {
     let t = deployed(DEFAULT_LIFECYCLE);
     // `report` no longer depends on db: it does not run.

@@ -151,22 +151,6 @@ impl<'a> Run<'a> {
         Some(Step::Unchanged)
     }
 
-    /// A component that failed in this run, not in `depends`, whose
-    /// outputs `name` reads.
-    pub(super) fn reads_from_failed(&self, name: &str, depends: &[String]) -> Option<&str> {
-        self.plan
-            .after(name)
-            .iter()
-            .filter(|before| !depends.contains(before) && self.failed.contains(*before))
-            .find(|before| {
-                self.plan
-                    .reasons(name, before)
-                    .iter()
-                    .any(|r| matches!(r, crate::order::edges::Reason::Output { .. }))
-            })
-            .map(String::as_str)
-    }
-
     /// One of `names` deployed earlier in this run.
     fn deployed_in_run(&self, names: &[String]) -> bool {
         self.summary

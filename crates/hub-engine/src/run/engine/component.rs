@@ -41,11 +41,6 @@ impl<'a> Run<'a> {
                 let reason = format!("it depends on {list}, which failed in this run");
                 return Err(self.fail(name, &reason, None));
             }
-            // Issue 26, item 4: what a failed run printed is never read.
-            if let Some(failed) = self.reads_from_failed(name, &reference.depends) {
-                let reason = format!("it reads outputs of `{failed}`, which failed in this run");
-                return Err(self.fail(name, &reason, None));
-            }
         }
         let visible = self.visible_outputs(name);
         let provides = self.known.provides_for(&visible);
