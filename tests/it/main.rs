@@ -45,6 +45,7 @@ mod state_layout;
 mod templates;
 mod terraform;
 mod traces;
+mod triggers;
 mod turns;
 mod typos;
 mod typos_policy;

@@ -208,7 +208,7 @@ fn a_changed_parameter_shows_old_and_new_and_its_dependents_say_why_they_run() {
         "database: update (parameters changed: component.database.size)",
         "    ~ component.database.size = small → large",
         "      component.database.name = demo",
-        "app: update (`database` runs first: its outputs may change)",
+        "app: update (if database's component.database.host or database's component.database.password changes)",
         "Plan: 0 to create, 2 to update, 0 to replace, 0 to delete, 1 unchanged, 1 skipped, 0 would fail",
     ] {
         assert!(
@@ -236,7 +236,7 @@ fn a_touched_file_redeploys_its_component() {
         out.stdout
     );
     assert!(
-        lines.contains(&"database: update (`network` runs first: its outputs may change)"),
+        lines.contains(&"database: update (if network's component.network.subnet changes)"),
         "{}",
         out.stdout
     );

@@ -65,9 +65,10 @@ fn to_run(plan: &serde_json::Value) -> BTreeSet<String> {
     names
 }
 
-/// With `--changed`, a component planned to run only because a dependency
-/// runs first (whose outputs are not known before it does) may find them
-/// unchanged: the one case where the deploy runs fewer than planned.
+/// With `--changed`, a component planned to run only if an output it reads
+/// of a dependency running first changes (not known before it does) may
+/// find them unchanged: the one case where the deploy runs fewer than
+/// planned.
 fn may_not_run(plan: &serde_json::Value) -> BTreeSet<String> {
     plan["components"]
         .as_array()
@@ -76,7 +77,10 @@ fn may_not_run(plan: &serde_json::Value) -> BTreeSet<String> {
         .filter(|c| {
             let reasons = c["reasons"].as_array().into_iter().flatten();
             let reasons: Vec<&str> = reasons.filter_map(|r| r.as_str()).collect();
-            !reasons.is_empty() && reasons.iter().all(|r| r.contains("runs first"))
+            !reasons.is_empty()
+                && reasons
+                    .iter()
+                    .all(|r| r.contains("runs first") || r.starts_with("if "))
         })
         .map(|c| c["name"].as_str().unwrap_or_default().to_string())
         .collect()

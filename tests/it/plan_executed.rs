@@ -198,7 +198,8 @@ fn the_run_does_not_decide_again() {
         pairs(&[
             ("first", "replace"),
             ("second", "no-op"),
-            ("third", "update")
+            // `first` runs first, but `third` reads none of its outputs.
+            ("third", "no-op")
         ])
     );
     let out = hub(
@@ -212,8 +213,6 @@ fn the_run_does_not_decide_again() {
         pairs(&[
             ("first", "deployed"),
             ("second", "unchanged"),
-            // Planned `update` because `first` runs first; conditional on
-            // its inputs, which `first` left as they were.
             ("third", "unchanged")
         ])
     );

@@ -33,7 +33,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
     |---|---|---|
     | `network` | no-op |  |
     | `database` | **replace** | `--replace`: runs even if unchanged |
-    | `app` | **update** | `database` runs first: its outputs may change |
+    | `app` | **update** | if database's component.database.host or database's component.database.password changes |
 
     <details><summary><code>network</code>: no-op</summary>
 

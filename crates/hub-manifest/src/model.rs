@@ -299,6 +299,85 @@ pub struct Lifecycle {
     /// making it wait for them.
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub wants: IndexMap<String, Vec<String>>,
+    // Issue 26, items 4, 6 and 7: what makes a component run, or run
+    // again from scratch, under `--changed` (see `plan/triggers.rs`).
+    /// Components that run whenever a component they depend on runs in
+    /// the same deploy, even when no output they read changed (stack
+    /// only; Spacelift's "trigger always").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trigger_always: Vec<String>,
+    /// Component name → the parameters whose changes alone do not make it
+    /// run again under `--changed`, or `all` (stack only; Terraform's
+    /// `ignore_changes`).
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub ignore_changes: IndexMap<String, IgnoreChanges>,
+    /// Component name → the components (deployed again in the same run)
+    /// or parameters (changed) that make it planned as `replace` (stack
+    /// only; Terraform's `replace_triggered_by`).
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub replace_triggered_by: IndexMap<String, Vec<String>>,
+}
+
+/// `lifecycle.ignoreChanges` of one component: parameter names, or `all`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum IgnoreChanges {
+    /// `all`: no parameter change counts.
+    All(AllParameters),
+    /// These parameters' changes do not count.
+    Parameters(Vec<String>),
+}
+
+/// The word `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum AllParameters {
+    #[serde(rename = "all")]
+    All,
+}
+
+/// Read by hand, so that a wrong value says what is expected.
+impl<'de> Deserialize<'de> for IgnoreChanges {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = IgnoreChanges;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`all` or a list of parameter names")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<IgnoreChanges, E> {
+                match text {
+                    "all" => Ok(IgnoreChanges::All(AllParameters::All)),
+                    other => Err(E::custom(format!(
+                        "`{other}` is neither `all` nor a list of parameter names"
+                    ))),
+                }
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<IgnoreChanges, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push(name);
+                }
+                Ok(IgnoreChanges::Parameters(names))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl IgnoreChanges {
+    /// Whether a change of `parameter` is ignored.
+    pub fn covers(&self, parameter: &str) -> bool {
+        match self {
+            IgnoreChanges::All(_) => true,
+            IgnoreChanges::Parameters(names) => names.iter().any(|n| n == parameter),
+        }
+    }
 }
 
 impl Lifecycle {

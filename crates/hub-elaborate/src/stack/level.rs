@@ -126,6 +126,18 @@ impl LevelBuilder {
         l.wants = p.wants.clone();
         l.wants
             .extend(c.wants.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // Issue 26 (items 4, 6, 7): the list appends, the maps take the
+        // nearer level's entry for a component.
+        l.trigger_always = union(&p.trigger_always, &c.trigger_always);
+        l.ignore_changes = p.ignore_changes.clone();
+        l.ignore_changes
+            .extend(c.ignore_changes.iter().map(|(k, v)| (k.clone(), v.clone())));
+        l.replace_triggered_by = p.replace_triggered_by.clone();
+        l.replace_triggered_by.extend(
+            c.replace_triggered_by
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         if !p.bare.is_empty() {
             l.bare.clone_from(&p.bare);
         }

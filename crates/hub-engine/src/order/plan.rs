@@ -201,10 +201,30 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
     let watched = stack.lifecycle.watch.keys();
     let wanting = stack.lifecycle.wants.keys();
     let wanted = stack.lifecycle.wants.values().flatten();
-    for (list, name) in watched
+    // Issue 26, items 4, 6 and 7 (see `plan/triggers.rs`).
+    let lifecycle = &stack.lifecycle;
+    let named = watched
         .map(|n| ("lifecycle.watch", n))
         .chain(wanting.chain(wanted).map(|n| ("lifecycle.wants", n)))
-    {
+        .chain(
+            lifecycle
+                .trigger_always
+                .iter()
+                .map(|n| ("lifecycle.triggerAlways", n)),
+        )
+        .chain(
+            lifecycle
+                .ignore_changes
+                .keys()
+                .map(|n| ("lifecycle.ignoreChanges", n)),
+        )
+        .chain(
+            lifecycle
+                .replace_triggered_by
+                .keys()
+                .map(|n| ("lifecycle.replaceTriggeredBy", n)),
+        );
+    for (list, name) in named {
         if !known(name) {
             return Err(PlanError::UnknownListed {
                 list,

@@ -21,9 +21,10 @@
 use super::expand::{self, Expanded};
 use super::preflight::EnvEntry;
 use super::recorded;
+use super::triggers;
 use super::{
-    saved_digest, Action, ComponentPlan, Condition, Execution, ParameterChange, ParameterPlan,
-    Plan, RemovedPlan, Requirement, SelectionSeen, StateSeen,
+    Action, ComponentPlan, Condition, Execution, ParameterChange, ParameterPlan, Plan, RemovedPlan,
+    Requirement, SelectionSeen, StateSeen,
 };
 use crate::options::RunOptions;
 use crate::order::plan::{self, Schedule, Verb};
@@ -40,7 +41,7 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::Redactor;
 use hub_manifest::{ComponentRef, Manifest};
 use hub_params::{ComponentScope, ExpandedParam, Locked};
-use hub_state::{self as state, CapturedOutput, State, StateParameter, ENVIRONMENT_PROVIDER};
+use hub_state::{self as state, CapturedOutput, State, ENVIRONMENT_PROVIDER};
 use indexmap::IndexMap;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -218,6 +219,8 @@ impl Decision {
 }
 
 mod reach;
+mod shown;
+mod triggered;
 
 impl Walk<'_> {
     fn component(&mut self, name: &str) -> ComponentPlan {
@@ -361,7 +364,11 @@ impl Walk<'_> {
             Some(reason) => (Action::Fail, vec![reason], None),
             None => {
                 let expanded = (&expanded.params[..], outputs.of_depends());
-                self.after_expansion(name, reference, manifest, provides, expanded)
+                let decided = self.after_expansion(name, reference, manifest, provides, expanded);
+                match self.plan.verb {
+                    Verb::Deploy => self.replace_triggered(name, &parameters, decided),
+                    Verb::Undeploy => decided,
+                }
             }
         };
         let decision = Decision {
@@ -446,6 +453,8 @@ impl Walk<'_> {
             folder: folder.filter(|_| self.options.changed),
             unreadable: unreadable.filter(|_| self.options.changed),
             unless_inputs_change,
+            compared: Vec::new(),
+            replace_unless: None,
         }
     }
 
@@ -501,6 +510,7 @@ impl Walk<'_> {
     ) -> (Action, Vec<String>, Option<Execution>) {
         let entry = self.state.and_then(|s| s.components.get(name));
         let mut folder = None;
+        let mut ignored = Vec::new();
         let compare = || {
             let digest = self.folder_digest(reference);
             folder = Some(digest.clone());
@@ -509,25 +519,39 @@ impl Walk<'_> {
                 parameters: fingerprint::parameters_digest(params),
                 upstream: fingerprint::upstream_digests(&reference.depends, outputs),
             };
-            Ok(fingerprint::changes(entry, &current, params))
+            let changes = fingerprint::changes(entry, &current, params);
+            let recorded = entry.and_then(|e| e.fingerprint.as_ref());
+            let judged = self
+                .triggers()
+                .judge(name, changes, recorded.map(|r| &r.upstream));
+            ignored = judged.ignored;
+            Ok(if judged.runs {
+                judged.shown
+            } else {
+                Vec::new()
+            })
         };
         let replace = self.options.replace.iter().any(|r| r == name);
         let decided =
             action::deploy_action(entry, self.options.changed, replace, self.describe, compare);
-        let execution = self.execution(entry, replace, decided.clone(), folder);
-        let Decided { action, reasons } = decided;
+        let mut execution = self.execution(entry, replace, decided.clone(), folder);
+        let Decided {
+            action,
+            mut reasons,
+        } = decided;
+        if !ignored.is_empty() && action != Action::Create {
+            reasons.push(triggers::ignored_reason(&ignored));
+        }
         if action != Action::NoOp {
             return (action, reasons, Some(execution));
         }
-        let first: Vec<String> = reference
-            .depends
-            .iter()
-            .filter(|d| self.actions.get(*d).is_some_and(|a| a.runs()))
-            .map(|d| format!("`{d}` runs first: its outputs may change"))
-            .collect();
-        match first.is_empty() {
-            true => (Action::NoOp, reasons, Some(execution)),
-            false => (Action::Update, first, Some(execution)),
+        match self.upstream_runs(name, reference) {
+            None => (Action::NoOp, reasons, Some(execution)),
+            Some(upstream) => {
+                execution.compared = upstream.compared;
+                reasons.splice(0..0, upstream.reasons);
+                (Action::Update, reasons, Some(execution))
+            }
         }
     }
 
@@ -675,64 +699,6 @@ impl Walk<'_> {
         expand::expand(self.locked, &scope, self.warnings)
     }
 
-    /// Each parameter as shown, against the state entry's `parameters`.
-    fn parameters(&self, name: &str, expanded: &Expanded) -> Vec<ParameterPlan> {
-        if expanded.params.is_empty() {
-            return Vec::new();
-        }
-        let recorded: &[StateParameter] = self
-            .state
-            .and_then(|s| s.components.get(name))
-            .map(|entry| entry.parameters.as_slice())
-            .unwrap_or_default();
-        let mut out: Vec<ParameterPlan> = expanded
-            .params
-            .iter()
-            .map(|param| self.parameter(param, expanded, recorded))
-            .collect();
-        for gone in recorded
-            .iter()
-            .filter(|r| !expanded.params.iter().any(|p| p.name == r.name))
-        {
-            out.push(ParameterPlan {
-                name: gone.name.clone(),
-                value: None,
-                previous: Some(self.recorded_text(gone, false)),
-                change: ParameterChange::Removed,
-                digest: None,
-            });
-        }
-        out
-    }
-
-    fn parameter(
-        &self,
-        param: &ExpandedParam,
-        expanded: &Expanded,
-        recorded: &[StateParameter],
-    ) -> ParameterPlan {
-        let before = recorded.iter().find(|r| r.name == param.name);
-        let current = hub_params::format::substitution_text(param.value.as_ref());
-        let change = match before {
-            None => ParameterChange::Added,
-            Some(before) if recorded_value(before) == current => ParameterChange::Unchanged,
-            Some(_) => ParameterChange::Changed,
-        };
-        ParameterPlan {
-            name: param.name.clone(),
-            value: Some(expanded.shown(param, &self.redactor)),
-            previous: before.map(|b| self.recorded_text(b, param.secret)),
-            change,
-            digest: saved_digest(&param.name, param.secret, &current),
-        }
-    }
-
-    fn recorded_text(&self, recorded: &StateParameter, secret: bool) -> String {
-        self.redactor
-            .text(&recorded.name, "", secret, &recorded_value(recorded))
-            .into_owned()
-    }
-
     /// Each requirement with its providers as the component's turn comes.
     fn requirements(
         &self,
@@ -767,10 +733,6 @@ impl Walk<'_> {
             name => format!("{name} (state)"),
         }
     }
-}
-
-fn recorded_value(recorded: &StateParameter) -> String {
-    hub_params::format::substitution_text(recorded.non_null_value())
 }
 
 fn quoted(names: &[String]) -> String {

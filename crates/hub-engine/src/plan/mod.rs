@@ -21,6 +21,7 @@ mod recorded;
 pub mod saved;
 #[cfg(test)]
 mod tests;
+pub mod triggers;
 
 use crate::order::plan::{Schedule, Verb};
 use crate::run::prune;
@@ -386,6 +387,20 @@ pub struct Execution {
     /// [`Condition::NoOpUnlessInputsChange`]: `action` is `no-op` or
     /// `update`, and the run compares the inputs it knows only then.
     pub unless_inputs_change: bool,
+    /// The outputs it reads of the components that run before it
+    /// (`db's host`), when it runs only if one of them changes: the run
+    /// names them when none did.
+    pub compared: Vec<String>,
+    /// `lifecycle.replaceTriggeredBy` by components only: `replace` if
+    /// one of them deploys in the run, else what it would have been.
+    pub replace_unless: Option<ReplaceUnless>,
+}
+
+/// A replacement that holds only if one of `components` deploys first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplaceUnless {
+    pub components: Vec<String>,
+    pub otherwise: Box<Execution>,
 }
 
 /// A component another one waits for, and why.

@@ -3,6 +3,7 @@
 //! not run.
 
 use super::*;
+use crate::plan::triggers::{self, Triggers};
 
 impl<'a> Run<'a> {
     // ---- what a component sees -------------------------------------------
@@ -68,7 +69,18 @@ impl<'a> Run<'a> {
         };
         self.pending_fingerprints
             .insert(name.to_string(), current.clone());
-        let execution = self.execution(name);
+        let mut execution = self.execution(name);
+        if let Some(unless) = execution.replace_unless.take() {
+            if !self.deployed_in_run(&unless.components) {
+                if self.options.why {
+                    let names = unless.components.join(", ");
+                    (self.host.log)(&format!(
+                        "hub: {name} not replaced: {names} did not deploy in this run"
+                    ));
+                }
+                execution = *unless.otherwise;
+            }
+        }
         let entry = self.state.as_ref().and_then(|s| s.components.get(name));
         // What the plan left to the run: with `--changed`, the inputs known
         // only now (parameters, the dependencies' outputs), compared with
@@ -77,8 +89,16 @@ impl<'a> Run<'a> {
             current.folder = execution.folder.clone().unwrap_or_default();
             fingerprint::changes(entry, &current, params)
         });
+        // The trigger rules: which changes count, and `triggerAlways`.
+        let lifecycle = &self.stack.elaborated.stack.lifecycle;
+        let triggers = Triggers::new(lifecycle);
+        let described = described.map(|changes| {
+            let recorded = entry.and_then(|e| e.fingerprint.as_ref());
+            triggers.judge(name, changes, recorded.map(|r| &r.upstream))
+        });
+        let dependency_ran = || self.deployed_in_run(depends);
         let runs = match (&described, execution.unless_inputs_change) {
-            (Some(changes), true) => !changes.is_empty(),
+            (Some(judged), true) => judged.runs || (triggers.always(name) && dependency_ran()),
             _ => execution.action != Action::NoOp,
         };
         if let Some(error) = &execution.unreadable {
@@ -88,8 +108,14 @@ impl<'a> Run<'a> {
         if runs {
             if self.options.why {
                 let reasons = match described {
-                    Some(changes) if !changes.is_empty() => {
-                        changes.iter().map(ToString::to_string).collect()
+                    Some(judged) if judged.runs => {
+                        judged.shown.iter().map(ToString::to_string).collect()
+                    }
+                    Some(_) if triggers.always(name) => {
+                        vec![
+                            "a component it depends on ran and `lifecycle.triggerAlways` lists it"
+                                .to_string(),
+                        ]
                     }
                     _ => execution.reasons.clone(),
                 };
@@ -98,10 +124,18 @@ impl<'a> Run<'a> {
             }
             return None;
         }
-        if self.options.why {
+        if !execution.compared.is_empty() {
+            (self.host.log)(&triggers::skipped_line(name, &execution.compared));
+        } else if self.options.why {
             (self.host.log)(&format!(
                 "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
             ));
+        }
+        if let Some(judged) = described.filter(|j| !j.ignored.is_empty()) {
+            if self.options.why {
+                let ignored = triggers::ignored_reason(&judged.ignored);
+                (self.host.log)(&format!("hub: {name}: {ignored}"));
+            }
         }
         let entry = self.state.as_ref().and_then(|s| s.components.get(name));
         let recorded = &mut self.recorded_outputs;
@@ -115,6 +149,14 @@ impl<'a> Run<'a> {
         self.mask_secret_outputs(&outputs);
         self.record_produced(name, outputs, manifest.provides.clone());
         Some(Step::Unchanged)
+    }
+
+    /// One of `names` deployed earlier in this run.
+    fn deployed_in_run(&self, names: &[String]) -> bool {
+        self.summary
+            .entries
+            .iter()
+            .any(|e| e.outcome == crate::outcome::Outcome::Deployed && names.contains(&e.component))
     }
 
     /// The component's entry in the action plan (the plan lists the
@@ -134,6 +176,8 @@ impl<'a> Run<'a> {
             folder: None,
             unreadable: None,
             unless_inputs_change: false,
+            compared: Vec::new(),
+            replace_unless: None,
         })
     }
 
