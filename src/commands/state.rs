@@ -203,6 +203,7 @@ pub fn rm(args: StateRmArgs, warnings: &mut Warnings) -> Result<(), Error> {
         }
     }
     let yes = args.yes;
+    refuse_protected(args.elaborate, &names, warnings)?;
     let changed = change(&args.change, "state rm", warnings, |state, path| {
         for name in &names {
             edit::check_known(state, name)?;
@@ -216,6 +217,33 @@ pub fn rm(args: StateRmArgs, warnings: &mut Warnings) -> Result<(), Error> {
         quoted(&names),
         changed
     ));
+    Ok(())
+}
+
+/// Refuses to forget a component the stack (`-m`, else `$HUB_ELABORATE`)
+/// protects with `lifecycle.protected`, before the state is locked.
+fn refuse_protected(
+    elaborate: Option<PathBuf>,
+    names: &[String],
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use hub_engine::plan::guard::{refuse_if_protected, Operation};
+    use hub_engine::run::error::EngineError;
+    let Some(path) =
+        elaborate.or_else(|| super::common::non_empty_env("HUB_ELABORATE").map(PathBuf::from))
+    else {
+        return Ok(());
+    };
+    let stack = hub_engine::source::stack::Stack::load(
+        &path,
+        &[],
+        None,
+        &indexmap::IndexMap::new(),
+        warnings,
+    )?;
+    for name in names {
+        refuse_if_protected(&stack, name, Operation::Forget).map_err(EngineError::from)?;
+    }
     Ok(())
 }
 

@@ -118,6 +118,10 @@ impl LevelBuilder {
         l.timeouts = p.timeouts.clone();
         l.timeouts
             .extend(c.timeouts.iter().map(|(k, v)| (k.clone(), v.clone())));
+        l.protected = union(&p.protected, &c.protected);
+        l.retry = p.retry.clone();
+        l.retry
+            .extend(c.retry.iter().map(|(k, v)| (k.clone(), v.clone())));
         if !p.bare.is_empty() {
             l.bare.clone_from(&p.bare);
         }

@@ -14,6 +14,7 @@
 //! time, never the decision itself ([`Execution`]).
 
 mod expand;
+pub mod guard;
 pub mod make;
 pub mod prepare;
 mod recorded;

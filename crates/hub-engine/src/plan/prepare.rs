@@ -49,7 +49,9 @@ pub fn plan(
         provides: &provides,
         removed: &removed,
     };
-    Ok(make::make(&inputs, Purpose::Show, warnings))
+    let plan = make::make(&inputs, Purpose::Show, warnings);
+    super::guard::check(stack, &plan, &options.replace)?;
+    Ok(plan)
 }
 
 /// What the engine checks and reads before its first component.

@@ -408,6 +408,7 @@ impl<'a> Run<'a> {
                 std::sync::Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
             }
         };
+        crate::plan::guard::check(stack, &planned, &options.replace)?;
         let nested = Nested {
             hub: host.hub.clone(),
             elaborate: stack.file.clone(),

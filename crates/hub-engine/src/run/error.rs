@@ -138,6 +138,9 @@ pub enum EngineError {
     NotReady { reason: String },
     #[error("cannot watch for interrupts: {0}")]
     Signals(std::io::Error),
+    /// `lifecycle.protected`: the plan would destroy a protected component.
+    #[error(transparent)]
+    Protected(#[from] Box<crate::plan::guard::Refused>),
 }
 
 impl From<ElaborateError> for EngineError {
@@ -171,6 +174,7 @@ impl EngineError {
             EngineError::StateMismatch { path, .. } => Some(Location::file(path)),
             EngineError::PlanEntry(entry) => Some(entry.1.clone()),
             EngineError::ExtraArguments { path, .. } => Some(Location::file(path)),
+            EngineError::Protected(refused) => refused.at.clone(),
             _ => None,
         }
     }
@@ -232,6 +236,7 @@ impl EngineError {
             EngineError::ExtraArguments { .. } => Some(
                 "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
             ),
+            EngineError::Protected(refused) => Some(refused.hint()),
             _ => None,
         }
     }
