@@ -225,3 +225,176 @@ fn a_typo_of_protected_is_named() {
         out.stderr
     );
 }
+
+/// A component `flaky` whose deploy fails with `message` until its
+/// `FAILS`-th run has passed (it counts its runs in `count`), in a stack
+/// with `retry` as its `lifecycle.retry`.
+fn flaky_stack(fails: u32, message: &str, retry: &str) -> Test {
+    Test::new()
+        .file(
+            "components/flaky/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: flaky}\n",
+        )
+        .script(
+            "components/flaky/deploy.sh",
+            &format!(
+                "#!/bin/sh\nn=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count\n\
+                 if [ \"$n\" -le {fails} ]; then echo \"{message}\"; exit 1; fi\necho deployed on run $n\n"
+            ),
+        )
+        .file(
+            "hub.yaml",
+            &format!(
+                "version: 1\nkind: stack\nmeta: {{name: retrying}}\ncomponents:\n  - name: flaky\n    \
+                 source: {{dir: components/flaky}}\nlifecycle:\n  retry:\n{retry}"
+            ),
+        )
+}
+
+fn runs(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("components/flaky/count"))
+        .expect("count")
+        .trim()
+        .to_string()
+}
+
+fn entry_message(dir: &Path) -> String {
+    let state = crate::common::read_documents(&dir.join("hub.yaml.state"));
+    state[0]["components"]["flaky"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_failure_that_matches_is_retried_and_the_summary_says_which_attempt() {
+    let (_, dir) = flaky_stack(
+        1,
+        "Error: connection reset by peer",
+        "    flaky: {attempts: 3, delay: 10ms, on: [\"connection reset\"]}\n",
+    )
+    .run_keep();
+    let dir = dir.path();
+    let out = hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.success();
+    assert_eq!(runs(dir), "2");
+    assert!(
+        out.stderr.contains(
+            "hub: flaky: attempt 1 of 3 failed (exited with code 1); trying again in 10ms\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("  flaky  deployed (attempt 2 of 3)  "),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        entry_message(dir),
+        "attempt 2 of 3; attempt 1: exited with code 1"
+    );
+}
+
+#[test]
+fn attempts_run_out_and_the_failure_names_the_last() {
+    let (_, dir) =
+        flaky_stack(9, "Error: connection reset", "    default: {attempts: 3}\n").run_keep();
+    let dir = dir.path();
+    let out = hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.failure();
+    assert_eq!(runs(dir), "3");
+    assert_eq!(
+        out.stderr
+            .matches("failed (exited with code 1); trying again in 0s")
+            .count(),
+        2,
+        "{}",
+        out.stderr
+    );
+    assert!(
+        entry_message(dir).ends_with("deploy.sh` exited with code 1 (attempt 3 of 3)"),
+        "{}",
+        entry_message(dir)
+    );
+}
+
+#[test]
+fn a_failure_whose_output_matches_no_pattern_is_not_retried() {
+    let (_, dir) = flaky_stack(
+        1,
+        "Error: syntax error",
+        "    flaky: {attempts: 3, on: [\"connection reset\", \"timeout\"]}\n",
+    )
+    .run_keep();
+    let dir = dir.path();
+    let out = hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.failure();
+    assert_eq!(runs(dir), "1");
+    assert!(
+        out.stderr.contains(
+            "hub: flaky: attempt 1 of 3 failed (exited with code 1); not retried: its output matches no `lifecycle.retry` pattern\n"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_interrupt_stops_the_retries() {
+    let (_, dir) = flaky_stack(
+        9,
+        "Error: connection reset",
+        "    flaky: {attempts: 5, delay: 1m}\n",
+    )
+    .run_keep();
+    let dir = dir.path();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hub"))
+        .current_dir(dir)
+        .args(["deploy", "hub.yaml", "-s", "hub.yaml.state"])
+        .envs(crate::common::PINNED)
+        .env_remove("ENV")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run hub");
+    // The first attempt has failed once the count is written and the
+    // wait of a minute has begun.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(dir.join("components/flaky/count")).is_err() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the first attempt never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: kill(2) on the pid of the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(started.elapsed().as_secs() < 30, "{stderr}");
+    assert_eq!(runs(dir), "1");
+    assert!(stderr.contains("trying again in 1m"), "{stderr}");
+    assert!(
+        stderr.contains("`flaky` was interrupted by SIGINT"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bad_retry_entry_is_refused_before_anything_runs() {
+    let (_, dir) = flaky_stack(0, "", "    flaky: {attempts: 0}\n").run_keep();
+    let out = hub_pinned(dir.path(), &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.failure();
+    assert!(
+        out.stderr.starts_with(
+            "error: the `lifecycle.retry` entry of `flaky`: `attempts` must be 1 or more, not 0\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.path().join("components/flaky/count").exists());
+}

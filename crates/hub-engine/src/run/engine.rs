@@ -271,6 +271,11 @@ struct Run<'a> {
     fixes: HashMap<String, String>,
     /// How long each component may run.
     timeouts: Timeouts,
+    /// `lifecycle.retry`, read.
+    retries: super::retry::Retries,
+    /// The components that could run more than once, and how many times
+    /// they did.
+    attempts: HashMap<String, super::retry::Attempts>,
     /// When each running component started (the clock's text).
     started_at: HashMap<String, String>,
     /// Positions in the selection.
@@ -330,6 +335,7 @@ impl<'a> Run<'a> {
         let verb = options.verb.unwrap_or(Verb::Deploy);
         let order = stack.validated_order()?;
         let timeouts = run_timeouts(stack, options.timeout)?;
+        let retries = super::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
         require_state(options)?;
         let locations = match options.state.is_empty() {
@@ -464,6 +470,8 @@ impl<'a> Run<'a> {
             hook_failures: Vec::new(),
             fixes: HashMap::new(),
             timeouts,
+            retries,
+            attempts: HashMap::new(),
             started_at: HashMap::new(),
             recorded_outputs,
             pending_fingerprints: HashMap::new(),
@@ -555,6 +563,10 @@ struct Job<'a> {
     pad: Vec<u8>,
     /// The implementation, for messages.
     implementation: String,
+    /// `lifecycle.retry`: when a failure runs it again.
+    retry: Option<super::retry::Policy>,
+    /// How many times it ran (set by its thread).
+    attempts: super::retry::Attempts,
 }
 
 /// A component's thread ended: its process, or its wait for readiness.

@@ -138,6 +138,8 @@ pub enum EngineError {
     NotReady { reason: String },
     #[error("cannot watch for interrupts: {0}")]
     Signals(std::io::Error),
+    #[error(transparent)]
+    BadRetry(#[from] super::retry::BadRetry),
     /// `lifecycle.protected`: the plan would destroy a protected component.
     #[error(transparent)]
     Protected(#[from] Box<crate::plan::guard::Refused>),
@@ -237,6 +239,7 @@ impl EngineError {
                 "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
             ),
             EngineError::Protected(refused) => Some(refused.hint()),
+            EngineError::BadRetry(bad) => Some(bad.hint()),
             _ => None,
         }
     }
