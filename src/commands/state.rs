@@ -292,57 +292,11 @@ fn confirm_forget(
 pub fn mv(args: StateMvArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let (old, new) = (args.old.as_str(), args.new.as_str());
     let changed = change(&args.change, "state mv", warnings, |state, _| {
-        edit::rename(state, old, new)?;
-        keep_unchanged_fingerprint(state, old, new);
+        hub_engine::plan::moved::rename(state, old, new)?;
         Ok(())
     })?;
     say(&format!("hub: renamed `{old}` to `{new}`; {changed}"));
     Ok(())
-}
-
-/// The renamed entry's parameters digest, made again with its new
-/// `hub.componentName`, when the recorded parameters (with the old name)
-/// are those the digest was made of: a `deploy --changed` of the renamed
-/// stack then finds the component unchanged. Any other recorded digest is
-/// left alone (the component then runs again, which is safe).
-fn keep_unchanged_fingerprint(state: &mut State, old: &str, new: &str) {
-    let Some(ComponentState {
-        parameters,
-        fingerprint: Some(fingerprint),
-        ..
-    }) = state.components.get_mut(new)
-    else {
-        return;
-    };
-    if parameters_digest(parameters, Some(old)) == fingerprint.parameters {
-        fingerprint.parameters = parameters_digest(parameters, None);
-    }
-}
-
-/// The digest a deploy makes of these parameters, `hub.componentName`
-/// taken as `component_name` when given.
-fn parameters_digest(
-    parameters: &[hub_state::StateParameter],
-    component_name: Option<&str>,
-) -> String {
-    let expanded: Vec<hub_params::ExpandedParam> = parameters
-        .iter()
-        .map(|p| hub_params::ExpandedParam {
-            name: p.name.clone(),
-            value: match (p.name.as_str(), component_name) {
-                ("hub.componentName", Some(name)) => {
-                    Some(yaml_serde::Value::String(name.to_string()))
-                }
-                _ => p.non_null_value().cloned(),
-            },
-            env: p.env.clone(),
-            origin: hub_params::Origin::Implicit,
-            expression: None,
-            declared: None,
-            secret: false,
-        })
-        .collect();
-    hub_engine::run::fingerprint::parameters_digest(&expanded)
 }
 
 /// What a change wrote: `hub.yaml.state is at serial 7`.

@@ -398,3 +398,135 @@ fn a_bad_retry_entry_is_refused_before_anything_runs() {
     );
     assert!(!dir.path().join("components/flaky/count").exists());
 }
+
+/// The protected stack's components without the protection, `db` listed
+/// as `name` and `moved` as the stack's `moved:` list.
+fn renamed_stack(dir: &Path, name: &str, moved: &str) {
+    std::fs::write(
+        dir.join("hub.yaml"),
+        format!(
+            "version: 1\nkind: stack\nmeta: {{name: guarded}}\ncomponents:\n  - name: {name}\n    \
+             source: {{dir: components/db}}\n  - name: app\n    source: {{dir: components/app}}\n\
+             moved:\n{moved}"
+        ),
+    )
+    .expect("write");
+}
+
+fn unprotected_deployed() -> tempfile::TempDir {
+    let (_, dir) = protected_stack().run_keep();
+    renamed_stack(dir.path(), "db", "");
+    deployed(dir.path());
+    dir
+}
+
+#[test]
+fn a_moved_component_keeps_its_state_under_its_new_name() {
+    let dir = unprotected_deployed();
+    let dir = dir.path();
+    renamed_stack(dir, "database", "  - {from: db, to: database}\n");
+    let out = hub_pinned(dir, &["plan", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.success();
+    assert!(
+        out.stdout
+            .contains("\nrenamed in the state (`moved`):\n  moved db → database\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("0 to create"), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains("removed from the stack"),
+        "{}",
+        out.stdout
+    );
+    // `hub plan` changed nothing.
+    assert_eq!(state_entries(&dir.join("hub.yaml.state")), ["app", "db"]);
+    let out = hub_pinned(
+        dir,
+        &["deploy", "hub.yaml", "-s", "hub.yaml.state", "--changed"],
+    );
+    out.success();
+    assert!(
+        out.stderr
+            .starts_with("hub: moved `db` → `database` in the state (`moved`)\n"),
+        "{}",
+        out.stderr
+    );
+    // Renamed as `hub state mv` renames: the fingerprint still holds.
+    assert!(
+        out.stderr.contains("  database  unchanged "),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stdout.contains("deploying"), "{}", out.stdout);
+    assert_eq!(
+        state_entries(&dir.join("hub.yaml.state")),
+        ["app", "database"]
+    );
+}
+
+#[test]
+fn a_chain_of_moves_ends_where_the_last_one_points() {
+    let dir = unprotected_deployed();
+    let dir = dir.path();
+    renamed_stack(
+        dir,
+        "storage",
+        "  - {from: db, to: database}\n  - {from: database, to: storage}\n",
+    );
+    let out = hub_pinned(dir, &["plan", "hub.yaml", "-s", "hub.yaml.state"]);
+    assert!(
+        out.stdout.contains("  moved db → storage\n"),
+        "{}",
+        out.stdout
+    );
+    hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]).success();
+    assert_eq!(
+        state_entries(&dir.join("hub.yaml.state")),
+        ["app", "storage"]
+    );
+}
+
+#[test]
+fn conflicting_moves_are_refused_before_anything_runs() {
+    let dir = unprotected_deployed();
+    let dir = dir.path();
+    let refused = |moved: &str, name: &str| {
+        renamed_stack(dir, name, moved);
+        let out = hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+        out.failure();
+        assert!(!out.stdout.contains("deploying"), "{}", out.stdout);
+        assert_eq!(state_entries(&dir.join("hub.yaml.state")), ["app", "db"]);
+        out.stderr
+    };
+    assert_eq!(
+        refused("  - {from: x, to: y}\n  - {from: y, to: x}\n", "db"),
+        "error: `moved` entries form a cycle: x → y → x\n  --> hub.yaml:10:3\n  \
+         help: fix or remove the entry; a move says `from: OLD-NAME, to: NEW-NAME`\n"
+    );
+    assert_eq!(
+        refused("  - {from: app, to: db}\n", "db"),
+        "error: `moved` moves `app`, which the stack still lists\n  --> hub.yaml:10:3\n  \
+         help: rename the component in `components:` (a move is from the old name to the new one)\n"
+    );
+    assert!(
+        refused("  - {from: db, to: a}\n  - {from: db, to: b}\n", "a").starts_with(
+            "error: `moved` moves `db` twice: to `a` and to `b`\n  --> hub.yaml:11:3\n"
+        )
+    );
+    assert!(refused("  - {from: db, to: elsewhere}\n", "database")
+        .starts_with("error: `moved` moves `db` to `elsewhere`, which the stack does not list\n"));
+    // The state holds both ends: `app` is already deployed.
+    std::fs::write(
+        dir.join("hub.yaml"),
+        "version: 1\nkind: stack\nmeta: {name: guarded}\ncomponents:\n  - name: app\n    \
+         source: {dir: components/app}\nmoved:\n  - {from: db, to: app}\n",
+    )
+    .expect("write");
+    let out = hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    assert_eq!(
+        out.stderr,
+        "error: `moved` moves `db` to `app`, but the state holds both\n  --> hub.yaml:8:3\n  \
+         help: keep one of them: forget `db` (`hub state rm db`) or `app`, or remove the entry from `moved`\n"
+    );
+}

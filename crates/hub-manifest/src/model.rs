@@ -67,6 +67,23 @@ pub struct Manifest {
     /// Files rendered with parameter values before deployment.
     #[serde(skip_serializing_if = "Templates::is_empty")]
     pub templates: Templates,
+    // Issue 26, item 8.
+    /// Renamed components (stack only): a deploy renames the state's entry
+    /// `from` to `to`, as `hub state mv` does, instead of undeploying one
+    /// and deploying the other.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<Moved>,
+}
+
+/// One `moved` entry: a component's former name and its name now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+#[schemars(extend("required" = ["from", "to"]))]
+pub struct Moved {
+    /// The name the state knows.
+    pub from: String,
+    /// The name the stack lists now.
+    pub to: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

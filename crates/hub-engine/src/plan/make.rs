@@ -128,6 +128,7 @@ pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> P
             .iter()
             .map(|r| RemovedPlan::of(r, state, &Redactor::new(options.reveal)))
             .collect(),
+        moved: Vec::new(),
     }
 }
 

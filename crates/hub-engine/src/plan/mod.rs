@@ -16,6 +16,7 @@
 mod expand;
 pub mod guard;
 pub mod make;
+pub mod moved;
 pub mod prepare;
 mod recorded;
 pub mod saved;
@@ -128,6 +129,10 @@ pub struct Plan {
     /// deploy leaves them (and warns); they are shown apart and not
     /// counted.
     pub removed: Vec<RemovedPlan>,
+    /// The stack's `moved` entries the state was renamed by before the
+    /// plan was made (`moved OLD → NEW`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<moved::Renamed>,
 }
 
 /// A component the state holds and the stack no longer lists.

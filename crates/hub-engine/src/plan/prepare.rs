@@ -38,6 +38,7 @@ pub fn plan(
         state,
         provides,
         removed,
+        moved,
     } = prepare(stack, options, environment, warnings)?;
     let inputs = Inputs {
         stack,
@@ -49,7 +50,8 @@ pub fn plan(
         provides: &provides,
         removed: &removed,
     };
-    let plan = make::make(&inputs, Purpose::Show, warnings);
+    let mut plan = make::make(&inputs, Purpose::Show, warnings);
+    plan.moved = moved;
     super::guard::check(stack, &plan, &options.replace)?;
     Ok(plan)
 }
@@ -63,6 +65,8 @@ struct Prepared {
     state: Option<State>,
     provides: IndexMap<String, Vec<String>>,
     removed: Vec<prune::Removed>,
+    /// The renames `moved` made in the state read.
+    moved: Vec<super::moved::Renamed>,
 }
 
 /// The engine's preparation (`Run::prepare`) without the lock, the clock
@@ -81,7 +85,8 @@ fn prepare(
     let read_path = state::locations::to_read(&options.state)
         .or(options.state.first().map(PathBuf::as_path))
         .map(Path::to_path_buf);
-    let state = read_state(read_path.as_deref(), options, warnings)?;
+    let mut state = read_state(read_path.as_deref(), options, warnings)?;
+    let moved = super::moved::apply(stack, state.as_mut())?;
     let plan = plan_for(stack, order, verb, options, state.as_ref())?;
     check_selection(&plan, options, state.as_ref(), warnings)?;
     let path_variable = environment
@@ -108,6 +113,7 @@ fn prepare(
         state,
         provides,
         removed,
+        moved,
     })
 }
 

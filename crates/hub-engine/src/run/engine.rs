@@ -370,6 +370,13 @@ impl<'a> Run<'a> {
                 return Err(EngineError::StateMoved { path: path.clone() });
             }
         }
+        let mut loaded = loaded;
+        for renamed in crate::plan::moved::apply(stack, loaded.as_mut())? {
+            let (from, to) = (&renamed.from, &renamed.to);
+            (host.log)(&format!(
+                "hub: moved `{from}` → `{to}` in the state (`moved`)"
+            ));
+        }
         let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;
         check_selection(&plan, options, loaded.as_ref(), warnings)?;
         if let Some(selection) = plan.selection_text() {

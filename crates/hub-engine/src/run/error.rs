@@ -138,6 +138,9 @@ pub enum EngineError {
     NotReady { reason: String },
     #[error("cannot watch for interrupts: {0}")]
     Signals(std::io::Error),
+    /// The stack's `moved` entries, against the stack or the state.
+    #[error(transparent)]
+    Moved(#[from] Box<crate::plan::moved::MovedError>),
     #[error(transparent)]
     BadRetry(#[from] super::retry::BadRetry),
     /// `lifecycle.protected`: the plan would destroy a protected component.
@@ -177,6 +180,7 @@ impl EngineError {
             EngineError::PlanEntry(entry) => Some(entry.1.clone()),
             EngineError::ExtraArguments { path, .. } => Some(Location::file(path)),
             EngineError::Protected(refused) => refused.at.clone(),
+            EngineError::Moved(moved) => moved.at.clone(),
             _ => None,
         }
     }
@@ -240,6 +244,7 @@ impl EngineError {
             ),
             EngineError::Protected(refused) => Some(refused.hint()),
             EngineError::BadRetry(bad) => Some(bad.hint()),
+            EngineError::Moved(moved) => Some(moved.problem.hint()),
             _ => None,
         }
     }

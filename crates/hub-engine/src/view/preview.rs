@@ -122,6 +122,7 @@ mod tests {
             waves: Vec::new(),
             prune: true,
             removed: vec![removed("old")],
+            moved: Vec::new(),
             components: vec![
                 component("a", Action::Update, "folder content changed"),
                 component("b", Action::NoOp, ""),

@@ -43,6 +43,12 @@ pub fn render_text(preview: &Preview) -> String {
             );
         }
     }
+    if !preview.moved.is_empty() {
+        out.push_str("\nrenamed in the state (`moved`):\n");
+        for renamed in &preview.moved {
+            let _ = writeln!(out, "  moved {} → {}", renamed.from, renamed.to);
+        }
+    }
     out.push('\n');
     out.push_str(&totals(preview));
     out
