@@ -297,6 +297,25 @@ fn a_failure_that_matches_is_retried_and_the_summary_says_which_attempt() {
 }
 
 #[test]
+fn the_plan_says_when_a_component_is_retried() {
+    let out = flaky_stack(
+        0,
+        "",
+        "    default: {attempts: 2}\n    flaky: {attempts: 3, delay: 10s, backoff: 2, on: [reset, timeout]}\n",
+    )
+    .args(&["plan", "hub.yaml", "-n"])
+    .run();
+    out.success();
+    assert!(
+        out.stdout.contains(
+            "  retry: up to 3 attempts, 10s apart (backoff 2), when the output matches `reset` or `timeout` (lifecycle.retry)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn attempts_run_out_and_the_failure_names_the_last() {
     let (_, dir) =
         flaky_stack(9, "Error: connection reset", "    default: {attempts: 3}\n").run_keep();

@@ -283,6 +283,7 @@ impl Walk<'_> {
             needs_nothing: self.plan.needs_nothing(name),
             parameters: decision.parameters,
             timeout: self.timeout_of(name),
+            retry: None,
             conditions,
             execution: decision.execution,
         }

@@ -285,6 +285,10 @@ pub struct ComponentPlan {
     /// How long it may run, from the stack's `lifecycle.timeouts` (`1h30m`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+    /// When a failure runs it again, from the stack's `lifecycle.retry`
+    /// (`up to 3 attempts, 10s apart`); set for `hub plan`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry: Option<String>,
     /// What the action is conditional on, evaluated by the engine when
     /// the component's turn comes (not printed).
     #[serde(skip)]

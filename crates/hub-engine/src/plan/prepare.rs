@@ -52,6 +52,10 @@ pub fn plan(
     };
     let mut plan = make::make(&inputs, Purpose::Show, warnings);
     plan.moved = moved;
+    let retries = &stack.elaborated.stack.lifecycle.retry;
+    for component in plan.components.iter_mut().filter(|c| c.action.runs()) {
+        component.retry = crate::run::retry::describe(retries, &component.name);
+    }
     super::guard::check(stack, &plan, &options.replace)?;
     Ok(plan)
 }

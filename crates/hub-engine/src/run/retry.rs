@@ -129,6 +129,31 @@ impl Retries {
     }
 }
 
+/// What `hub plan` says of the retries of `component`: `up to 3 attempts,
+/// 10s apart (backoff 2), when the output matches `reset` or `timeout``;
+/// `None` without retries.
+pub fn describe(entries: &IndexMap<String, RetryPolicy>, component: &str) -> Option<String> {
+    let entry = entries.get(component).or_else(|| entries.get(DEFAULT))?;
+    if entry.attempts <= 1 {
+        return None;
+    }
+    let mut text = format!("up to {} attempts", entry.attempts);
+    if !entry.delay.is_empty() {
+        text.push_str(&format!(", {} apart", entry.delay));
+    }
+    if let Some(backoff) = entry.backoff.filter(|b| *b != 1.0) {
+        text.push_str(&format!(" (backoff {backoff})"));
+    }
+    if !entry.on.is_empty() {
+        let patterns: Vec<String> = entry.on.iter().map(|p| format!("`{p}`")).collect();
+        text.push_str(&format!(
+            ", when the output matches {}",
+            patterns.join(" or ")
+        ));
+    }
+    Some(text)
+}
+
 /// How many times a component ran, how many it could, and how each
 /// failed attempt ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -476,6 +476,7 @@ mod tests {
                 needs_nothing: false,
                 parameters: Vec::new(),
                 timeout: None,
+                retry: None,
                 conditions: Vec::new(),
                 execution: None,
             };

@@ -112,6 +112,9 @@ fn details(component: &ComponentPreview) -> String {
     if let Some(timeout) = &component.timeout {
         let _ = writeln!(out, "Timeout: {} (`lifecycle.timeouts`)\n", cell(timeout));
     }
+    if let Some(retry) = &component.retry {
+        let _ = writeln!(out, "Retry: {} (`lifecycle.retry`)\n", cell(retry));
+    }
     let lines: Vec<String> = component.parameters.iter().map(parameter_text).collect();
     if lines.is_empty() {
         out.push_str("No parameters.\n\n");

@@ -106,6 +106,9 @@ fn component_text(component: &ComponentPreview) -> String {
     if let Some(timeout) = &component.timeout {
         let _ = writeln!(out, "  timeout: {timeout} (lifecycle.timeouts)");
     }
+    if let Some(retry) = &component.retry {
+        let _ = writeln!(out, "  retry: {retry} (lifecycle.retry)");
+    }
     if !component.parameters.is_empty() {
         out.push_str("  parameters:\n");
         for parameter in &component.parameters {
