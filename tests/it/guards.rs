@@ -404,6 +404,33 @@ fn an_interrupt_stops_the_retries() {
 }
 
 #[test]
+fn a_failed_undeploy_is_retried_too() {
+    let (_, dir) = flaky_stack(0, "", "    flaky: {attempts: 2}\n")
+        .script(
+            "components/flaky/undeploy.sh",
+            "#!/bin/sh\nif [ ! -f tried ]; then touch tried; echo busy; exit 2; fi\necho undeployed\n",
+        )
+        .run_keep();
+    let dir = dir.path();
+    hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]).success();
+    let out = hub_pinned(dir, &["undeploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.success();
+    assert!(
+        out.stderr.contains(
+            "hub: flaky: attempt 1 of 2 failed (exited with code 2); trying again in 0s\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("  flaky  undeployed (attempt 2 of 2)  "),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn a_bad_retry_entry_is_refused_before_anything_runs() {
     let (_, dir) = flaky_stack(0, "", "    flaky: {attempts: 0}\n").run_keep();
     let out = hub_pinned(dir.path(), &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
@@ -457,6 +484,39 @@ fn a_moved_component_keeps_its_state_under_its_new_name() {
         !out.stdout.contains("removed from the stack"),
         "{}",
         out.stdout
+    );
+    let out = hub_pinned(
+        dir,
+        &[
+            "plan",
+            "hub.yaml",
+            "-s",
+            "hub.yaml.state",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(
+        out.stdout
+            .contains("\nRenamed in the state (`moved`):\n\n- moved `db` → `database`\n"),
+        "{}",
+        out.stdout
+    );
+    let out = hub_pinned(
+        dir,
+        &[
+            "plan",
+            "hub.yaml",
+            "-s",
+            "hub.yaml.state",
+            "--format",
+            "json",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(
+        json["moved"],
+        serde_json::json!([{"from": "db", "to": "database"}])
     );
     // `hub plan` changed nothing.
     assert_eq!(state_entries(&dir.join("hub.yaml.state")), ["app", "db"]);

@@ -57,6 +57,13 @@ pub fn render_markdown(preview: &Preview) -> String {
             let _ = writeln!(out, "| `{}` | {action} | {why} |", cell(&removed.name));
         }
     }
+    if !preview.moved.is_empty() {
+        out.push_str("\nRenamed in the state (`moved`):\n\n");
+        for renamed in &preview.moved {
+            let (from, to) = (cell(&renamed.from), cell(&renamed.to));
+            let _ = writeln!(out, "- moved `{from}` → `{to}`");
+        }
+    }
     for component in &preview.components {
         out.push('\n');
         out.push_str(&details(component));
