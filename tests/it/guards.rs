@@ -609,3 +609,44 @@ fn conflicting_moves_are_refused_before_anything_runs() {
          help: keep one of them: forget `db` (`hub state rm db`) or `app`, or remove the entry from `moved`\n"
     );
 }
+
+#[test]
+fn protected_retry_and_moved_merge_across_from_stack() {
+    let out = Test::new()
+        .file(
+            "components/a/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: a}\n",
+        )
+        .file(
+            "components/b/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: b}\n",
+        )
+        .file(
+            "base/hub.yaml",
+            "version: 1\nkind: stack\nmeta: {name: base}\ncomponents:\n  - name: a\n    \
+             source: {dir: ../components/a}\nlifecycle:\n  protected: [a]\n  retry:\n    \
+             a: {attempts: 2}\n    default: {attempts: 3}\nmoved:\n  - {from: old-a, to: a}\n",
+        )
+        .file(
+            "hub.yaml",
+            "version: 1\nkind: stack\nmeta: {name: child, fromStack: base}\ncomponents:\n  \
+             - name: b\n    source: {dir: components/b}\nlifecycle:\n  protected: [b]\n  \
+             retry:\n    a: {attempts: 5}\nmoved:\n  - {from: old-b, to: b}\n",
+        )
+        .args(&["elaborate", "hub.yaml", "-o", "-"])
+        .run();
+    out.success();
+    let stack = &out.stdout_documents()[0];
+    assert_eq!(
+        stack["lifecycle"]["protected"],
+        crate::common::yaml("[a, b]")
+    );
+    assert_eq!(
+        stack["lifecycle"]["retry"],
+        crate::common::yaml("{a: {attempts: 5}, default: {attempts: 3}}")
+    );
+    assert_eq!(
+        stack["moved"],
+        crate::common::yaml("[{from: old-a, to: a}, {from: old-b, to: b}]")
+    );
+}
