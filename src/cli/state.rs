@@ -67,7 +67,8 @@ Example:
 The entries, their place in `lifecycle.order`, the capabilities they provide and their \
 outputs among the stack's captured outputs are removed; nothing is undeployed. On a \
 terminal hub asks first; in scripts pass --yes (without it hub refuses when standard input \
-is not a terminal).
+is not a terminal). With the stack (-m, or $HUB_ELABORATE), a component its \
+`lifecycle.protected` lists is refused, whatever the flags.
 
 The command takes the state's lock (--lock-timeout waits for a run that holds it), keeps \
 the previous state as `STATE.backup` and writes the next serial.
@@ -161,6 +162,10 @@ pub struct StateRmArgs {
     /// Do not ask (needed when standard input is not a terminal)
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// The stack (elaborated file or `hub.yaml`) [default: $HUB_ELABORATE]:
+    /// a component its `lifecycle.protected` lists is not forgotten
+    #[arg(short = 'm', long = "elaborate", value_name = "PATH")]
+    pub elaborate: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

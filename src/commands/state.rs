@@ -203,6 +203,7 @@ pub fn rm(args: StateRmArgs, warnings: &mut Warnings) -> Result<(), Error> {
         }
     }
     let yes = args.yes;
+    refuse_protected(args.elaborate, &names, warnings)?;
     let changed = change(&args.change, "state rm", warnings, |state, path| {
         for name in &names {
             edit::check_known(state, name)?;
@@ -216,6 +217,33 @@ pub fn rm(args: StateRmArgs, warnings: &mut Warnings) -> Result<(), Error> {
         quoted(&names),
         changed
     ));
+    Ok(())
+}
+
+/// Refuses to forget a component the stack (`-m`, else `$HUB_ELABORATE`)
+/// protects with `lifecycle.protected`, before the state is locked.
+fn refuse_protected(
+    elaborate: Option<PathBuf>,
+    names: &[String],
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use hub_engine::plan::guard::{refuse_if_protected, Operation};
+    use hub_engine::run::error::EngineError;
+    let Some(path) =
+        elaborate.or_else(|| super::common::non_empty_env("HUB_ELABORATE").map(PathBuf::from))
+    else {
+        return Ok(());
+    };
+    let stack = hub_engine::source::stack::Stack::load(
+        &path,
+        &[],
+        None,
+        &indexmap::IndexMap::new(),
+        warnings,
+    )?;
+    for name in names {
+        refuse_if_protected(&stack, name, Operation::Forget).map_err(EngineError::from)?;
+    }
     Ok(())
 }
 
@@ -264,57 +292,11 @@ fn confirm_forget(
 pub fn mv(args: StateMvArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let (old, new) = (args.old.as_str(), args.new.as_str());
     let changed = change(&args.change, "state mv", warnings, |state, _| {
-        edit::rename(state, old, new)?;
-        keep_unchanged_fingerprint(state, old, new);
+        hub_engine::plan::moved::rename(state, old, new)?;
         Ok(())
     })?;
     say(&format!("hub: renamed `{old}` to `{new}`; {changed}"));
     Ok(())
-}
-
-/// The renamed entry's parameters digest, made again with its new
-/// `hub.componentName`, when the recorded parameters (with the old name)
-/// are those the digest was made of: a `deploy --changed` of the renamed
-/// stack then finds the component unchanged. Any other recorded digest is
-/// left alone (the component then runs again, which is safe).
-fn keep_unchanged_fingerprint(state: &mut State, old: &str, new: &str) {
-    let Some(ComponentState {
-        parameters,
-        fingerprint: Some(fingerprint),
-        ..
-    }) = state.components.get_mut(new)
-    else {
-        return;
-    };
-    if parameters_digest(parameters, Some(old)) == fingerprint.parameters {
-        fingerprint.parameters = parameters_digest(parameters, None);
-    }
-}
-
-/// The digest a deploy makes of these parameters, `hub.componentName`
-/// taken as `component_name` when given.
-fn parameters_digest(
-    parameters: &[hub_state::StateParameter],
-    component_name: Option<&str>,
-) -> String {
-    let expanded: Vec<hub_params::ExpandedParam> = parameters
-        .iter()
-        .map(|p| hub_params::ExpandedParam {
-            name: p.name.clone(),
-            value: match (p.name.as_str(), component_name) {
-                ("hub.componentName", Some(name)) => {
-                    Some(yaml_serde::Value::String(name.to_string()))
-                }
-                _ => p.non_null_value().cloned(),
-            },
-            env: p.env.clone(),
-            origin: hub_params::Origin::Implicit,
-            expression: None,
-            declared: None,
-            secret: false,
-        })
-        .collect();
-    hub_engine::run::fingerprint::parameters_digest(&expanded)
 }
 
 /// What a change wrote: `hub.yaml.state is at serial 7`.

@@ -18,6 +18,7 @@ mod encryption;
 mod explain;
 mod fingerprint_cache;
 mod graph;
+mod guards;
 mod help;
 mod hooks;
 mod incremental;

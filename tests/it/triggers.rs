@@ -472,3 +472,22 @@ lifecycle:
         format!("{:?}", crate::common::yaml("[db, cache.flavor]"))
     );
 }
+
+#[test]
+fn a_replacement_trigger_does_not_get_past_a_protection() {
+    let t = deployed("  replaceTriggeredBy: {cache: [db]}\n  protected: [cache]\n");
+    params(t.root(), &[("db.size", "large")]);
+    for verb in ["plan", "deploy"] {
+        let out = hub(&t, verb, &["--changed"]);
+        assert_ne!(out.status, 0, "{verb}: {}", out.stdout);
+        assert!(
+            out.stderr.contains(
+                "error: refusing to replace (`lifecycle.replaceTriggeredBy`) `cache`: the stack's `lifecycle.protected` lists it; nothing was run"
+            ),
+            "{verb}: {}",
+            out.stderr
+        );
+    }
+    let ran = runs(&t);
+    assert!(ran.is_empty(), "nothing runs after the refusal: {ran:?}");
+}

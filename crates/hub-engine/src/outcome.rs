@@ -64,6 +64,9 @@ pub struct Entry {
     pub ended: String,
     /// The names of the outputs it produced.
     pub outputs: Vec<String>,
+    /// `lifecycle.retry`: the attempt it ended on and the attempts it
+    /// had, when it took more than one.
+    pub attempt: Option<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -67,6 +67,23 @@ pub struct Manifest {
     /// Files rendered with parameter values before deployment.
     #[serde(skip_serializing_if = "Templates::is_empty")]
     pub templates: Templates,
+    // Issue 26, item 8.
+    /// Renamed components (stack only): a deploy renames the state's entry
+    /// `from` to `to`, as `hub state mv` does, instead of undeploying one
+    /// and deploying the other.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<Moved>,
+}
+
+/// One `moved` entry: a component's former name and its name now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+#[schemars(extend("required" = ["from", "to"]))]
+pub struct Moved {
+    /// The name the state knows.
+    pub from: String,
+    /// The name the stack lists now.
+    pub to: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -316,6 +333,38 @@ pub struct Lifecycle {
     /// only; Terraform's `replace_triggered_by`).
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub replace_triggered_by: IndexMap<String, Vec<String>>,
+    // Issue 26, items 5 and 9: protected components and retries.
+    /// Components that must never be undeployed, pruned, replaced or
+    /// forgotten (stack only): `undeploy`, `deploy --prune`, `--replace`,
+    /// `hub state rm` and a plan doing any of these to one of them are
+    /// refused. There is no flag to get past it: remove the entry.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub protected: Vec<String>,
+    /// Runs again a deploy or undeploy that failed (stack only): component
+    /// name (or `default`, for every component without its own entry) →
+    /// how many attempts, how long between them, and which output makes
+    /// a failure worth another attempt.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub retry: IndexMap<String, RetryPolicy>,
+}
+
+/// One `lifecycle.retry` entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RetryPolicy {
+    /// Attempts in all, the first included (`3`: two more after a failure).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub attempts: i64,
+    /// The wait before the second attempt (`10s`, `1m`; `0`: none).
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub delay: String,
+    /// Each later wait is the one before times this (`2`: 10s, 20s, 40s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backoff: Option<f64>,
+    /// Regular expressions: only a failure whose output matches one of
+    /// them is retried (every failure when absent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on: Vec<String>,
 }
 
 /// `lifecycle.ignoreChanges` of one component: parameter names, or `all`.

@@ -48,6 +48,7 @@ impl LevelBuilder {
             lifecycle: manifest.lifecycle.clone(),
             outputs: Vec::new(),
             templates: manifest.templates.clone(),
+            moved: manifest.moved.clone(),
             ..Manifest::default()
         };
         doc.meta.from_stack.clear();
@@ -138,6 +139,14 @@ impl LevelBuilder {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
+        l.protected = union(&p.protected, &c.protected);
+        self.doc.moved = (parent.doc.moved.iter())
+            .chain(&self.manifest.moved)
+            .cloned()
+            .collect();
+        l.retry = p.retry.clone();
+        l.retry
+            .extend(c.retry.iter().map(|(k, v)| (k.clone(), v.clone())));
         if !p.bare.is_empty() {
             l.bare.clone_from(&p.bare);
         }

@@ -131,6 +131,7 @@ pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> P
             .iter()
             .map(|r| RemovedPlan::of(r, state, &Redactor::new(options.reveal)))
             .collect(),
+        moved: Vec::new(),
     }
 }
 
@@ -291,6 +292,7 @@ impl Walk<'_> {
             implementation: None,
             parameters: decision.parameters,
             timeout: self.timeout_of(name),
+            retry: None,
             conditions,
             execution: decision.execution,
             environment: decision.environment,

@@ -14,7 +14,9 @@
 //! time, never the decision itself ([`Execution`]).
 
 mod expand;
+pub mod guard;
 pub mod make;
+pub mod moved;
 pub mod preflight;
 pub mod prepare;
 mod recorded;
@@ -133,6 +135,10 @@ pub struct Plan {
     /// deploy leaves them (and warns); they are shown apart and not
     /// counted.
     pub removed: Vec<RemovedPlan>,
+    /// The stack's `moved` entries the state was renamed by before the
+    /// plan was made (`moved OLD → NEW`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<moved::Renamed>,
 }
 
 /// A component the state holds and the stack no longer lists.
@@ -321,6 +327,10 @@ pub struct ComponentPlan {
     /// How long it may run, from the stack's `lifecycle.timeouts` (`1h30m`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+    /// When a failure runs it again, from the stack's `lifecycle.retry`
+    /// (`up to 3 attempts, 10s apart`); set for `hub plan`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry: Option<String>,
     /// What the action is conditional on, evaluated by the engine when
     /// the component's turn comes (not printed).
     #[serde(skip)]

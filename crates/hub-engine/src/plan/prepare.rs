@@ -45,6 +45,7 @@ pub fn plan(
         provides,
         removed,
         implementations,
+        moved,
     } = prepare(stack, options, environment, warnings)?;
     let inputs = Inputs {
         stack,
@@ -57,6 +58,12 @@ pub fn plan(
         removed: &removed,
     };
     let mut plan = make::make(&inputs, Purpose::Show, warnings);
+    plan.moved = moved;
+    let retries = &stack.elaborated.stack.lifecycle.retry;
+    for component in plan.components.iter_mut().filter(|c| c.action.runs()) {
+        component.retry = crate::run::retry::describe(retries, &component.name);
+    }
+    super::guard::check(stack, &plan, &options.replace)?;
     let findings = preflight::check(&preflight::Inputs {
         stack,
         options,
@@ -79,6 +86,8 @@ struct Prepared {
     provides: IndexMap<String, Vec<String>>,
     removed: Vec<prune::Removed>,
     implementations: std::collections::HashMap<String, crate::source::discover::Implementation>,
+    /// The renames `moved` made in the state read.
+    moved: Vec<super::moved::Renamed>,
 }
 
 /// The engine's preparation (`Run::prepare`) without the lock, the clock
@@ -97,7 +106,8 @@ fn prepare(
     let read_path = state::locations::to_read(&options.state)
         .or(options.state.first().map(PathBuf::as_path))
         .map(Path::to_path_buf);
-    let state = read_state(read_path.as_deref(), options, warnings)?;
+    let mut state = read_state(read_path.as_deref(), options, warnings)?;
+    let moved = super::moved::apply(stack, state.as_mut())?;
     let plan = plan_for(stack, order, verb, options, state.as_ref())?;
     check_selection(&plan, options, state.as_ref(), warnings)?;
     let path_variable = environment
@@ -125,6 +135,7 @@ fn prepare(
         provides,
         removed,
         implementations,
+        moved,
     })
 }
 

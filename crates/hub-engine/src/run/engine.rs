@@ -280,6 +280,11 @@ struct Run<'a> {
     fixes: HashMap<String, String>,
     /// How long each component may run.
     timeouts: Timeouts,
+    /// `lifecycle.retry`, read.
+    retries: super::retry::Retries,
+    /// The components that could run more than once, and how many times
+    /// they did.
+    attempts: HashMap<String, super::retry::Attempts>,
     /// When each running component started (the clock's text).
     started_at: HashMap<String, String>,
     /// Positions in the selection.
@@ -345,6 +350,7 @@ impl<'a> Run<'a> {
         crate::trace::stack_name(verb.as_str(), &stack.elaborated.stack.meta.name);
         let order = stack.validated_order()?;
         let timeouts = run_timeouts(stack, options.timeout)?;
+        let retries = super::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
         require_state(options)?;
         let locations = match options.state.is_empty() {
@@ -380,6 +386,13 @@ impl<'a> Run<'a> {
             if !expected.holds(loaded.as_ref()) {
                 return Err(EngineError::StateMoved { path: path.clone() });
             }
+        }
+        let mut loaded = loaded;
+        for renamed in crate::plan::moved::apply(stack, loaded.as_mut())? {
+            let (from, to) = (&renamed.from, &renamed.to);
+            (host.log)(&format!(
+                "hub: moved `{from}` → `{to}` in the state (`moved`)"
+            ));
         }
         let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;
         check_selection(&plan, options, loaded.as_ref(), warnings)?;
@@ -435,6 +448,7 @@ impl<'a> Run<'a> {
                 std::sync::Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
             }
         };
+        crate::plan::guard::check(stack, &planned, &options.replace)?;
         let nested = Nested {
             hub: host.hub.clone(),
             elaborate: stack.file.clone(),
@@ -506,6 +520,8 @@ impl<'a> Run<'a> {
             hook_failures: Vec::new(),
             fixes: HashMap::new(),
             timeouts,
+            retries,
+            attempts: HashMap::new(),
             started_at: HashMap::new(),
             recorded_outputs,
             pending_fingerprints: HashMap::new(),
@@ -599,6 +615,10 @@ struct Job<'a> {
     pad: Vec<u8>,
     /// The implementation, for messages.
     implementation: String,
+    /// `lifecycle.retry`: when a failure runs it again.
+    retry: Option<super::retry::Policy>,
+    /// How many times it ran (set by its thread).
+    attempts: super::retry::Attempts,
 }
 
 /// A component's thread ended: its process, or its wait for readiness.

@@ -143,6 +143,14 @@ pub enum EngineError {
     NotReady { reason: String },
     #[error("cannot watch for interrupts: {0}")]
     Signals(std::io::Error),
+    /// The stack's `moved` entries, against the stack or the state.
+    #[error(transparent)]
+    Moved(#[from] Box<crate::plan::moved::MovedError>),
+    #[error(transparent)]
+    BadRetry(#[from] super::retry::BadRetry),
+    /// `lifecycle.protected`: the plan would destroy a protected component.
+    #[error(transparent)]
+    Protected(#[from] Box<crate::plan::guard::Refused>),
 }
 
 impl From<ElaborateError> for EngineError {
@@ -176,6 +184,8 @@ impl EngineError {
             EngineError::StateMismatch { path, .. } => Some(Location::file(path)),
             EngineError::PlanEntry(entry) => Some(entry.1.clone()),
             EngineError::ExtraArguments { path, .. } => Some(Location::file(path)),
+            EngineError::Protected(refused) => refused.at.clone(),
+            EngineError::Moved(moved) => moved.at.clone(),
             _ => None,
         }
     }
@@ -238,6 +248,9 @@ impl EngineError {
             EngineError::ExtraArguments { .. } => Some(
                 "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
             ),
+            EngineError::Protected(refused) => Some(refused.hint()),
+            EngineError::BadRetry(bad) => Some(bad.hint()),
+            EngineError::Moved(moved) => Some(moved.problem.hint()),
             _ => None,
         }
     }

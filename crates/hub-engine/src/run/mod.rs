@@ -37,6 +37,7 @@ pub mod prune;
 pub mod ready;
 pub mod records;
 pub mod render;
+pub mod retry;
 pub mod setup;
 pub mod size;
 pub mod timeout;

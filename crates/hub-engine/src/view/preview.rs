@@ -92,6 +92,7 @@ mod tests {
             implementation: None,
             parameters: Vec::new(),
             timeout: None,
+            retry: None,
             conditions: Vec::new(),
             execution: None,
             environment: Vec::new(),
@@ -125,6 +126,7 @@ mod tests {
             problems: Vec::new(),
             prune: true,
             removed: vec![removed("old")],
+            moved: Vec::new(),
             components: vec![
                 component("a", Action::Update, "folder content changed"),
                 component("b", Action::NoOp, ""),

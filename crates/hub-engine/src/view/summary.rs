@@ -16,6 +16,7 @@ impl Summary {
             started: String::new(),
             ended: String::new(),
             outputs: Vec::new(),
+            attempt: None,
         });
     }
 
@@ -68,7 +69,7 @@ impl Summary {
                 "  {}{:pad$}  {:11}  {:>7}",
                 entry.component,
                 "",
-                entry.outcome.label(),
+                label(entry),
                 seconds(entry.duration),
             );
             if let Some(detail) = entry.outcome.detail() {
@@ -130,6 +131,15 @@ fn detail_below(entry: &Entry) -> String {
 
 fn seconds(duration: Duration) -> String {
     format!("{:.2}s", duration.as_secs_f64())
+}
+
+/// The outcome's word, with the attempt it ended on when
+/// `lifecycle.retry` ran it more than once: `deployed (attempt 2 of 3)`.
+fn label(entry: &Entry) -> String {
+    match entry.attempt {
+        Some((made, allowed)) => format!("{} (attempt {made} of {allowed})", entry.outcome.label()),
+        None => entry.outcome.label().to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -477,6 +477,7 @@ mod tests {
                 implementation: None,
                 parameters: Vec::new(),
                 timeout: None,
+                retry: None,
                 conditions: Vec::new(),
                 execution: None,
                 environment: Vec::new(),

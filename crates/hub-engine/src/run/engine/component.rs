@@ -312,6 +312,8 @@ impl<'a> Run<'a> {
             dir,
             pad,
             implementation: describe(&implementation),
+            retry: self.retries.policy(name).cloned(),
+            attempts: Default::default(),
         })
     }
 
@@ -319,6 +321,10 @@ impl<'a> Run<'a> {
     pub(super) fn ran(&mut self, name: &str, job: Box<Job<'a>>, around: hooks::Around) -> Step {
         self.report_ignored_hooks(name, &around.ignored);
         crate::trace::component_exit(name, &around.main);
+        let attempt = job.attempts.suffix();
+        if job.attempts.allowed > 1 {
+            self.attempts.insert(name.to_string(), job.attempts.clone());
+        }
         if let Err(stopped) = around.pre {
             return self.hook_stopped(name, stopped);
         }
@@ -343,7 +349,7 @@ impl<'a> Run<'a> {
                     return self.fail(name, &reason, Some(&finished.tail));
                 }
                 exit => {
-                    let reason = format!("{} {exit}", job.implementation);
+                    let reason = format!("{} {exit}{attempt}", job.implementation);
                     return self.fail(name, &reason, Some(&finished.tail));
                 }
             },
@@ -654,8 +660,14 @@ impl<'a> Run<'a> {
             Verb::Undeploy => ComponentStatus::Undeployed,
         };
         let positions = self.parallel().then_some(&self.positions);
+        let message = self
+            .attempts
+            .get(name)
+            .filter(|a| a.made > 1)
+            .map(|a| a.record())
+            .unwrap_or_default();
         if let Some(state) = self.state.as_mut() {
-            state.set_component_status(name, status, "", &now);
+            state.set_component_status(name, status, &message, &now);
             if let Some(op) = self.operation {
                 record_phase(state, op, name, OperationStatus::Success, &now, positions);
             }

@@ -3,6 +3,7 @@
 //! failures, the end of the run and the state's writes.
 
 use super::*;
+use crate::run::retry;
 
 impl<'a> Run<'a> {
     /// Runs the selected components through the scheduler: up to
@@ -56,14 +57,19 @@ impl<'a> Run<'a> {
                     let done = done.clone();
                     let sink = &sink;
                     threads.spawn(move || {
-                        let result = hooks::run_around(
-                            &job.hooks,
-                            Some(&job.invocation),
-                            job.limit,
-                            &job.masker,
-                            sink,
-                            interrupts,
-                        );
+                        let mut job = job;
+                        let (result, attempts) =
+                            retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
+                                hooks::run_around(
+                                    &job.hooks,
+                                    Some(&job.invocation),
+                                    job.limit,
+                                    &job.masker,
+                                    sink,
+                                    interrupts,
+                                )
+                            });
+                        job.attempts = attempts;
                         // The receiver lives until every job has ended.
                         let _ = done.send(Ended {
                             name,
@@ -297,6 +303,12 @@ impl<'a> Run<'a> {
             entry.started = started;
             entry.ended = ended;
             entry.outputs = outputs;
+            entry.attempt = self
+                .attempts
+                .get(name)
+                // A failure's reason says the attempt already.
+                .filter(|a| a.made > 1 && !matches!(outcome, Outcome::Failed(_)))
+                .map(|a| (a.made, a.allowed));
         }
         match (self.host.progress, self.parallel()) {
             (Some(progress), _) => progress.ended(name, outcome, took),

@@ -65,6 +65,13 @@ pub fn render_markdown(preview: &Preview) -> String {
             let _ = writeln!(out, "- {}", cell(&problem.to_string()));
         }
     }
+    if !preview.moved.is_empty() {
+        out.push_str("\nRenamed in the state (`moved`):\n\n");
+        for renamed in &preview.moved {
+            let (from, to) = (cell(&renamed.from), cell(&renamed.to));
+            let _ = writeln!(out, "- moved `{from}` → `{to}`");
+        }
+    }
     for component in &preview.components {
         out.push('\n');
         out.push_str(&details(component));
@@ -122,6 +129,9 @@ fn details(component: &ComponentPreview) -> String {
     }
     if let Some(timeout) = &component.timeout {
         let _ = writeln!(out, "Timeout: {} (`lifecycle.timeouts`)\n", cell(timeout));
+    }
+    if let Some(retry) = &component.retry {
+        let _ = writeln!(out, "Retry: {} (`lifecycle.retry`)\n", cell(retry));
     }
     let lines: Vec<String> = component.parameters.iter().map(parameter_text).collect();
     if lines.is_empty() {

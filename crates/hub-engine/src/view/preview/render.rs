@@ -51,6 +51,12 @@ pub fn render_text(preview: &Preview) -> String {
             let _ = writeln!(out, "    help: {}", one_line(&problem.hint));
         }
     }
+    if !preview.moved.is_empty() {
+        out.push_str("\nrenamed in the state (`moved`):\n");
+        for renamed in &preview.moved {
+            let _ = writeln!(out, "  moved {} → {}", renamed.from, renamed.to);
+        }
+    }
     out.push('\n');
     out.push_str(&totals(preview));
     out
@@ -121,6 +127,9 @@ fn component_text(component: &ComponentPreview, selection: Option<&SelectionSeen
     }
     if let Some(timeout) = &component.timeout {
         let _ = writeln!(out, "  timeout: {timeout} (lifecycle.timeouts)");
+    }
+    if let Some(retry) = &component.retry {
+        let _ = writeln!(out, "  retry: {retry} (lifecycle.retry)");
     }
     if !component.parameters.is_empty() {
         out.push_str("  parameters:\n");
