@@ -8,6 +8,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 mod about;
+mod check;
 mod common;
 mod elaborate;
 mod explain;
@@ -22,6 +23,7 @@ mod util;
 mod validate;
 
 pub use about::{completions, version};
+pub use check::check;
 pub use common::parse_overrides;
 pub use elaborate::elaborate;
 pub use explain::explain;
@@ -95,7 +97,10 @@ fn run_stack(
     verb: hub_engine::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    let (stack, options) = load_run(args, verb, warnings)?;
+    let (stack, options) = match load_run(args, verb, warnings) {
+        Err(Error::NoneWithHealth(healths)) => return check::nothing_with_health(&healths),
+        loaded => loaded?,
+    };
     run_loaded(args, &stack, &options, warnings)
 }
 
@@ -230,6 +235,7 @@ fn planned_run_args(
             with_dependents: arguments.with_dependents,
             offset: arguments.offset.clone(),
             limit: arguments.limit.clone(),
+            status: Vec::new(),
         },
         run: RunArgs {
             force: arguments.force || given.run.force,
@@ -422,17 +428,20 @@ fn load_run(
     if let Some(warning) = hub_engine::order::clouds::filter(&mut stack.elaborated, &enabled) {
         warnings.warn(None, warning);
     }
+    let healthy_or_not =
+        check::with_health(&args.common.selection.status, &states, &stack, warnings)?;
     let options = RunOptions {
         verb: Some(verb),
         selection: Selection {
-            components: args
-                .common
-                .selection
-                .components
-                .iter()
-                .filter(|c| !c.is_empty())
-                .cloned()
-                .collect(),
+            components: healthy_or_not.unwrap_or_else(|| {
+                args.common
+                    .selection
+                    .components
+                    .iter()
+                    .filter(|c| !c.is_empty())
+                    .cloned()
+                    .collect()
+            }),
             offset: args.common.selection.offset.clone(),
             limit: args.common.selection.limit.clone(),
             with_deps: args.common.selection.with_deps,
@@ -529,6 +538,7 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
     let detailed = args.detailed_exitcode;
     let planned = plan_and_print(&args, warnings);
     match planned {
+        Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
         Ok(_) if !detailed => Ok(()),

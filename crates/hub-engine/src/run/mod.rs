@@ -23,6 +23,7 @@
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`.
 
 pub mod action;
+pub mod check;
 pub mod digest_cache;
 pub mod engine;
 pub mod error;
