@@ -4,6 +4,7 @@
 mod attacks;
 mod bad_input;
 mod capture;
+mod check;
 mod clouds;
 mod common;
 mod conformance;
