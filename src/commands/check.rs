@@ -61,9 +61,7 @@ pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(),
         state_format: hub_state::StateFormat::default(),
     };
     let interrupts = install_interrupts()?;
-    let environment: Vec<(String, String)> = std::env::vars()
-        .chain(overrides.iter().map(|(k, v)| (k.clone(), v.clone())))
-        .collect();
+    let environment: Vec<(String, String)> = std::env::vars().collect();
     let report = hub_engine::run::check::check(
         &stack,
         &options,
