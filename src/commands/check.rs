@@ -1,7 +1,10 @@
 //! `hub check`: run the components' checks, record their health, print
 //! the result as text or as Markdown (the body of an issue).
 
-use super::common::{hub_executable, install_interrupts, parse_os_environment, split_list};
+use super::common::{
+    hub_executable, install_interrupts, parse_os_environment, parse_overrides, refuse_near_typos,
+    split_list,
+};
 use crate::error::Error;
 use hub_engine::run::check::{CheckOptions, CheckReport, Checked, Health};
 use hub_manifest::diag::Warnings;
@@ -10,7 +13,7 @@ use std::path::PathBuf;
 /// `hub check`.
 pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::order::plan::Selection;
-    let overrides = super::parse_overrides(&args.stack.environment)?;
+    let overrides = parse_overrides(&args.stack.environment)?;
     let states: Vec<PathBuf> = split_list(std::slice::from_ref(&args.state))
         .into_iter()
         .map(PathBuf::from)
@@ -22,13 +25,19 @@ pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(),
             reason: "give a state file (several separated by commas)".into(),
         });
     }
-    let stack = super::load_stack(
-        &args.stack.manifest,
+    let (first, params) = args.stack.manifest.split_first().ok_or(Error::Usage {
+        flag: "MANIFEST",
+        value: String::new(),
+        reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
+    })?;
+    let stack = hub_engine::source::stack::Stack::load(
+        first,
+        params,
         args.stack.base_dir.as_deref(),
         &overrides,
         warnings,
     )?;
-    super::refuse_near_typos(warnings, args.stack.strict, args.stack.lenient)?;
+    refuse_near_typos(warnings, args.stack.strict, args.stack.lenient)?;
     let healthy_or_not = match with_health(&args.selection.status, &states, &stack, warnings) {
         Err(Error::NoneWithHealth(healths)) => return nothing_with_health(&healths),
         found => found?,
@@ -79,7 +88,7 @@ pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(),
         "markdown" => markdown(&stack.elaborated.stack.meta.name, &report),
         _ => text(&report),
     };
-    super::write_stdout(text.as_bytes())?;
+    super::output::write_stdout(text.as_bytes())?;
     let count = |health| report.checked.iter().filter(|c| c.health == health).count();
     match (count(Health::Failed), count(Health::Drifted)) {
         (0, 0) => Ok(()),
