@@ -15,7 +15,7 @@
 //!   the `sha256:` of those lines.
 //! * Checks run `concurrency` at a time. The state is read without the
 //!   lock; the lock is taken only for the short read-modify-write of the
-//!   results at the end (see [`write_health`]), so a check never holds a
+//!   results at the end (`write_health`), so a check never holds a
 //!   deploy back for longer than that write.
 
 use super::error::EngineError;
