@@ -413,3 +413,52 @@ fn a_terraform_folder_is_checked_with_plan_detailed_exitcode() {
     );
     assert_eq!(health(&drifted, "net")["status"].as_str(), Some("drifted"));
 }
+
+/// make exits 2 whatever went wrong: the recipe's own status, which make
+/// prints, tells drift from failure.
+#[test]
+fn a_makefile_target_check_reports_its_recipe_s_status() {
+    let test = Test::new()
+        .file(
+            "hub.yaml",
+            "
+            kind: stack
+            meta: {name: made}
+            components:
+            - {name: drifts, source: {dir: c/drifts}}
+            - {name: fails, source: {dir: c/fails}}
+            ",
+        )
+        .file(
+            "c/drifts/hub-component.yaml",
+            "kind: component\nmeta: {name: drifts}\n",
+        )
+        .file(
+            "c/fails/hub-component.yaml",
+            "kind: component\nmeta: {name: fails}\n",
+        )
+        .file(
+            "c/drifts/Makefile",
+            "deploy:\n\t@true\ncheck:\n\t@echo 'size: want 1, found 2'; exit 2\n",
+        )
+        .file(
+            "c/fails/Makefile",
+            "deploy:\n\t@true\ncheck:\n\t@echo 'no route to host'; exit 1\n",
+        );
+    hub_pinned(test.root(), &["deploy", "hub.yaml"]).success();
+    let out = hub_pinned(test.root(), &["check", "hub.yaml"]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "\
+drifts: drifted (make check)
+  | size: want 1, found 2
+  | make: *** [Makefile:4: check] Error 2
+fails: failed (make check)
+  | no route to host
+  | make: *** [Makefile:4: check] Error 1
+  | exit: code 1
+0 healthy, 1 drifted, 1 failed, 0 unverifiable at 2026-01-01T00:00:00Z
+"
+    );
+}

@@ -321,7 +321,15 @@ impl Context<'_> {
             Err(error) => return failed(by, error.to_string()),
         };
         let lines = sink.take();
-        let health = match finished.exit {
+        let exit = match (&implementation, finished.exit) {
+            // make exits 2 whatever its recipe's status: the recipe's is in
+            // make's last words (`make: *** [Makefile:2: check] Error 2`).
+            (Implementation::Make { .. }, Exit::Code(2)) => {
+                Exit::Code(make_recipe_code(&lines).unwrap_or(1))
+            }
+            (_, exit) => exit,
+        };
+        let health = match exit {
             Exit::Code(0) => Health::Healthy,
             Exit::Code(2) => Health::Drifted,
             _ => Health::Failed,
@@ -331,7 +339,7 @@ impl Context<'_> {
             _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
         };
         if health == Health::Failed {
-            evidence.push(format!("exit: {}", exit_text(finished.exit)));
+            evidence.push(format!("exit: {}", exit_text(exit)));
         }
         Checked {
             component: name.to_string(),
@@ -341,6 +349,17 @@ impl Context<'_> {
             digest: digest(&lines),
         }
     }
+}
+
+/// The status of the recipe that stopped make, from its
+/// `make: *** [Makefile:2: check] Error N` line; `None` when make stopped
+/// for another reason (no such target, a syntax error).
+fn make_recipe_code(lines: &[String]) -> Option<i32> {
+    lines.iter().rev().find_map(|line| {
+        let rest = line.strip_prefix("make")?;
+        let (_, after) = rest.split_once(": *** [")?;
+        after.rsplit_once("] Error ")?.1.trim().parse().ok()
+    })
 }
 
 /// Hub's built-in Terraform check: `terraform plan -detailed-exitcode`.
@@ -539,6 +558,19 @@ mod tests {
         assert_eq!(one, digest(&["a".into(), "b".into()]));
         assert_ne!(one, digest(&["ab".into()]));
         assert!(one.starts_with("sha256:") && one.len() == 7 + 64);
+    }
+
+    #[test]
+    fn the_recipe_status_is_read_from_make_s_last_words() {
+        let lines = |last: &str| vec!["replicas: want 2".to_string(), last.to_string()];
+        let code = |last: &str| make_recipe_code(&lines(last));
+        assert_eq!(code("make: *** [Makefile:2: check] Error 2"), Some(2));
+        assert_eq!(code("make[1]: *** [Makefile:4: check] Error 1"), Some(1));
+        assert_eq!(
+            code("make: *** No rule to make target 'check'.  Stop."),
+            None
+        );
+        assert_eq!(code("want 2, found 3"), None);
     }
 
     #[test]
