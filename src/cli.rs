@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 
+mod check;
 mod deploy;
 mod elaborate;
 mod explain;
@@ -14,6 +15,7 @@ mod state;
 mod util;
 mod validate;
 
+pub use check::*;
 pub use deploy::*;
 pub use elaborate::*;
 pub use explain::*;
@@ -66,6 +68,9 @@ pub enum Command {
     Deploy(DeployArgs),
     /// Undeploy the components of a stack in reverse lifecycle order.
     Undeploy(UndeployArgs),
+    /// Run each deployed component's `check` verb, read-only, and record
+    /// its health in the state: healthy, drifted, failed or unverifiable.
+    Check(CheckArgs),
     /// Show what a state file records: stack parameters, outputs and
     /// capabilities, each component's parameters, outputs and status, the
     /// operation log.

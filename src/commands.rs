@@ -8,6 +8,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 mod about;
+mod check;
 mod common;
 mod elaborate;
 mod explain;
@@ -24,6 +25,7 @@ mod util;
 mod validate;
 
 pub use about::{completions, version};
+pub use check::check;
 pub use common::parse_overrides;
 pub use elaborate::elaborate;
 pub use explain::explain;
@@ -101,7 +103,10 @@ fn run_stack(
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
-        let (stack, options) = load_run(args, verb, warnings)?;
+        let (stack, options) = match load_run(args, verb, warnings) {
+            Err(Error::NoneWithHealth(healths)) => return check::nothing_with_health(&healths),
+            loaded => loaded?,
+        };
         run_loaded(args, &stack, &options, warnings)
     })
 }
@@ -238,6 +243,7 @@ fn planned_run_args(
             offset: arguments.offset.clone(),
             limit: arguments.limit.clone(),
             affected: None,
+            status: Vec::new(),
         },
         run: RunArgs {
             force: arguments.force || given.run.force,
@@ -440,13 +446,21 @@ fn load_run(
     if let Some(warning) = hub_engine::order::clouds::filter(&mut stack.elaborated, &enabled) {
         warnings.warn(None, warning);
     }
+    let healthy_or_not =
+        check::with_health(&args.common.selection.status, &states, &stack, warnings)?;
     let options = RunOptions {
         verb: Some(verb),
-        selection: selection::resolve(
-            &stack,
-            &args.common.selection,
-            args.common.stack.base_dir.as_deref(),
-        )?,
+        selection: {
+            let mut selection = selection::resolve(
+                &stack,
+                &args.common.selection,
+                args.common.stack.base_dir.as_deref(),
+            )?;
+            if let Some(components) = healthy_or_not {
+                selection.components = components;
+            }
+            selection
+        },
         state: states,
         overrides,
         os_environment,
@@ -541,6 +555,7 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
     let detailed = args.detailed_exitcode;
     let planned = plan_and_print(&args, warnings);
     match planned {
+        Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
         Ok(_) if !detailed => Ok(()),

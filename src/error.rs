@@ -66,6 +66,13 @@ pub enum Error {
     /// `plan --detailed-exitcode` when components would fail: exit status 1.
     #[error("the plan has {0} problem(s) that would fail the run")]
     PlanFailures(usize),
+    /// `--status` matched no component: the run does nothing (and exits
+    /// 0; see `commands::check::nothing_with_health`).
+    #[error("no component has the health {}", .0.join(", "))]
+    NoneWithHealth(Vec<String>),
+    /// `hub check` when checks failed: exit status 1.
+    #[error("{0} check(s) failed")]
+    CheckFailures(usize),
     /// An error of `plan --detailed-exitcode`: exit status 1, since 2
     /// means "changes".
     #[error(transparent)]
@@ -141,6 +148,10 @@ impl Error {
             }
             Error::Write { .. } => Some("check that the folder exists and is writable".into()),
             Error::PlanFailures(_) => Some("the plan says why for each of them, under the component it stops or under `would fail before any component starts`".into()),
+            Error::CheckFailures(_) => Some(
+                "each failed check's output is in `STATE.logs/NAME.check.log`, beside the state"
+                    .into(),
+            ),
             Error::Detailed(e) => e.hint(),
             _ => None,
         }

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Util(args) => hub::commands::util(args, &mut warnings),
         Command::Deploy(args) => hub::commands::deploy(args, &mut warnings),
         Command::Undeploy(args) => hub::commands::undeploy(args, &mut warnings),
+        Command::Check(args) => hub::commands::check(args, &mut warnings),
         Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
         Command::Render(args) => hub::commands::render_templates(args, &mut warnings),
         Command::Plan(args) => hub::commands::plan(args, &mut warnings),

@@ -30,7 +30,7 @@ pub struct DeployArgs {
     #[arg(
         long,
         value_name = "PLAN",
-        conflicts_with_all = ["components", "affected", "with_deps", "with_dependents", "offset", "limit", "changed", "replace", "prune", "no_state"]
+        conflicts_with_all = ["components", "affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "replace", "prune", "no_state"]
     )]
     pub plan: Option<PathBuf>,
     #[command(flatten)]

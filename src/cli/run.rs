@@ -157,6 +157,17 @@ pub struct SelectionArgs {
     /// Stop after this component
     #[arg(short = 'l', long = "limit", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub limit: Option<String>,
+    /// Only the components whose health, as the last `hub check` recorded
+    /// it, is one of these (comma-separated): healthy, drifted, failed,
+    /// unverifiable
+    #[arg(
+        long = "status",
+        value_name = "LIST",
+        value_delimiter = ',',
+        value_parser = ["healthy", "drifted", "failed", "unverifiable"],
+        conflicts_with_all = ["components", "with_deps", "with_dependents", "offset", "limit"]
+    )]
+    pub status: Vec<String>,
 }
 
 /// How components are run.

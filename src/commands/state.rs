@@ -51,6 +51,9 @@ struct Row<'s> {
     updated: &'s str,
     /// The last recorded operation that ran the component.
     operation: Option<OperationSeen<'s>>,
+    /// What the last `hub check` found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    health: Option<&'s hub_state::Health>,
 }
 
 #[derive(Debug, Serialize)]
@@ -96,11 +99,14 @@ fn row<'s>(state: &'s State, name: &'s str, entry: &'s ComponentState) -> Row<'s
             false => &entry.timestamp,
         },
         operation,
+        health: entry.health.as_ref(),
     }
 }
 
 fn list_text(rows: &[Row<'_>]) -> String {
-    let cells: Vec<[String; 4]> = rows
+    // A HEALTH column once `hub check` has recorded one.
+    let checked = rows.iter().any(|row| row.health.is_some());
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             let operation = row.operation.as_ref().map_or("-".to_string(), |op| {
@@ -111,27 +117,36 @@ fn list_text(rows: &[Row<'_>]) -> String {
                     or_dash(op.status)
                 )
             });
-            [
+            let mut cells = vec![
                 row.name.to_string(),
                 or_dash(row.status).to_string(),
                 or_dash(row.updated).to_string(),
-                operation,
-            ]
+            ];
+            if checked {
+                cells.push(row.health.map_or("-".into(), |h| h.status.clone()));
+            }
+            cells.push(operation);
+            cells
         })
         .collect();
     if cells.is_empty() {
         return String::new();
     }
-    let header = ["NAME", "STATUS", "UPDATED", "OPERATION"].map(String::from);
-    let lines: Vec<&[String; 4]> = std::iter::once(&header).chain(&cells).collect();
+    let mut header: Vec<String> = ["NAME", "STATUS", "UPDATED"].map(String::from).to_vec();
+    if checked {
+        header.push("HEALTH".into());
+    }
+    header.push("OPERATION".into());
+    let last = header.len() - 1;
+    let lines: Vec<&Vec<String>> = std::iter::once(&header).chain(&cells).collect();
     let width = |column: usize| lines.iter().map(|l| l[column].chars().count()).max();
-    let widths: Vec<usize> = (0..3).map(|c| width(c).unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..last).map(|c| width(c).unwrap_or(0)).collect();
     let mut out = String::new();
     for line in lines {
-        for (column, cell) in line.iter().enumerate().take(3) {
+        for (column, cell) in line.iter().enumerate().take(last) {
             out.push_str(&format!("{cell:<width$}  ", width = widths[column]));
         }
-        out.push_str(&line[3]);
+        out.push_str(&line[last]);
         out.push('\n');
     }
     out

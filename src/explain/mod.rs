@@ -121,6 +121,8 @@ pub struct ComponentPart {
     pub outputs: Vec<Entry>,
     /// Its `Outputs:` lines, with `-r` only.
     pub raw_outputs: Vec<Entry>,
+    /// What the last `hub check` found.
+    pub health: Option<hub_state::Health>,
 }
 
 /// The state, as explained.
@@ -306,6 +308,7 @@ fn component_part(
         parameters,
         outputs,
         raw_outputs,
+        health: entry.health.clone(),
     }
 }
 

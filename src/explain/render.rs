@@ -60,6 +60,8 @@ pub struct ComponentDocument<'a> {
     pub outputs: BTreeMap<&'a str, &'a str>,
     #[serde(rename = "rawOutputs", skip_serializing_if = "BTreeMap::is_empty")]
     pub raw_outputs: BTreeMap<&'a str, &'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<&'a hub_state::Health>,
 }
 
 #[derive(Debug, Serialize)]
@@ -132,6 +134,7 @@ impl<'a> ComponentDocument<'a> {
             parameters: by_name(&component.parameters),
             outputs: by_name(&component.outputs),
             raw_outputs: by_name(&component.raw_outputs),
+            health: component.health.as_ref(),
         }
     }
 }
@@ -337,26 +340,29 @@ fn stack_text(out: &mut String, explained: &Explained, stack: &StackPart, style:
         provides,
     );
     if !explained.components.is_empty() {
+        // A HEALTH column once `hub check` has recorded one.
+        let checked = explained.components.iter().any(|c| c.health.is_some());
         let rows = explained
             .components
             .iter()
             .map(|c| {
-                vec![
+                let mut row = vec![
                     c.name.clone(),
                     style.status(or_dash(&c.status)),
                     duration(c),
                     c.timestamp.clone(),
-                ]
+                ];
+                if checked {
+                    row.push(c.health.as_ref().map_or("-".into(), |h| h.status.clone()));
+                }
+                row
             })
             .collect();
-        section(
-            out,
-            style,
-            0,
-            "components",
-            &["NAME", "STATUS", "DURATION", "UPDATED"],
-            rows,
-        );
+        let headers: &[&str] = match checked {
+            true => &["NAME", "STATUS", "DURATION", "UPDATED", "HEALTH"],
+            false => &["NAME", "STATUS", "DURATION", "UPDATED"],
+        };
+        section(out, style, 0, "components", headers, rows);
     }
 }
 
@@ -381,6 +387,12 @@ fn component_text(out: &mut String, component: &ComponentPart, style: Style) {
     let took = duration(component);
     if !took.is_empty() {
         facts.push(format!("took: {took}"));
+    }
+    if let Some(health) = &component.health {
+        facts.push(format!(
+            "health: {} (checked {})",
+            health.status, health.time
+        ));
     }
     if !facts.is_empty() {
         let _ = writeln!(out, "  {}", facts.join(", "));

@@ -99,6 +99,7 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "plan",
             "deploy",
             "undeploy",
+            "check",
             "explain",
             "report",
             "validate",

@@ -39,6 +39,7 @@ const COMMANDS: &[&[&str]] = &[
     &["util", "run"],
     &["deploy"],
     &["undeploy"],
+    &["check"],
     &["invoke"],
     &["render"],
     &["plan"],

@@ -30,7 +30,7 @@ fn terraform() -> Option<PathBuf> {
     package.or_else(|| which::which("terraform").ok())
 }
 
-fn terraform_or_skip() -> Option<PathBuf> {
+pub(crate) fn terraform_or_skip() -> Option<PathBuf> {
     let found = terraform();
     if found.is_none() {
         skipped("no terraform program (run scripts/test-deps, or set HUB_TEST_TERRAFORM)");

@@ -135,6 +135,7 @@ pub use locations::Locations;
 pub use lock::{LockInfo, LockWait, StateLock, Unlocked};
 pub use merge::*;
 pub use model::Fingerprint;
+pub use model::Health;
 pub use model::{
     scalar_text, CapturedOutput, ComponentMeta, ComponentState, Operation, Phase, RawOutput,
     StackMeta, StackOutput, State, StateLifecycle, StateParameter, Timestamps, ZERO_TIME,

@@ -257,7 +257,8 @@ impl State {
     }
 
     /// Sets a component's status and message (an empty message clears the
-    /// old one). Entering `deploying`/`undeploying` starts a new run.
+    /// old one). Entering `deploying`/`undeploying` starts a new run and
+    /// forgets the component's recorded health.
     pub fn set_component_status(
         &mut self,
         name: &str,
@@ -274,6 +275,8 @@ impl State {
             ComponentStatus::Deploying | ComponentStatus::Undeploying
         ) {
             entry.timestamps.start = now.to_string();
+            // What the last `hub check` found no longer describes it.
+            entry.health = None;
         }
         entry.timestamps.end = now.to_string();
         self.touch(now);

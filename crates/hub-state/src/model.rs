@@ -218,6 +218,26 @@ pub struct ComponentState {
     /// the order in which `deploy --prune` undeploys removed components.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "list")]
     pub depends: Vec<String>,
+    /// This project's key: what the last `hub check` found; see [`Health`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<Health>,
+}
+
+/// The result of a component's last `check` (`hub check`). A key of this
+/// project's own: other readers of the state ignore it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Health {
+    /// `healthy`, `drifted`, `failed` or `unverifiable`.
+    #[serde(deserialize_with = "text")]
+    pub status: String,
+    /// When the check finished.
+    #[serde(deserialize_with = "text")]
+    pub time: String,
+    /// `sha256:<hex>` of the check's output as logged (masked); empty for
+    /// a component without a check.
+    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
+    pub digest: String,
 }
 
 /// What a component's last successful deploy was made of. A key of this

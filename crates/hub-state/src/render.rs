@@ -227,12 +227,13 @@ fn without_snapshot(state: &ComponentState) -> impl std::fmt::Debug + '_ {
         fingerprint,
         dir,
         depends,
+        health,
     } = state;
     (
         (timestamp, timestamps, status, version, meta, message),
         (parameters, raw_outputs),
         (captured_outputs_base, captured_outputs_removed, fingerprint),
-        (dir, depends),
+        (dir, depends, health),
     )
 }
 

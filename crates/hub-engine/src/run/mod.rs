@@ -20,9 +20,11 @@
 //!   --prune`: components the state holds and the stack no longer lists.
 //! * [`interrupt`] — signals; [`timeout`] — how long a component may
 //!   run; [`error`] — what stops a run.
-//! * [`invoke`] — `hub invoke`; [`render`] — `hub render`.
+//! * [`invoke`] — `hub invoke`; [`render`] — `hub render`; [`check`] —
+//!   `hub check`: each deployed component's `check` verb and its health.
 
 pub mod action;
+pub mod check;
 pub mod digest_cache;
 pub mod engine;
 pub mod error;

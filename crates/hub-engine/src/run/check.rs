@@ -1,0 +1,587 @@
+//! `hub check`: each deployed component's `check` verb, run read-only
+//! with the parameters the state recorded for it, its result kept in the
+//! state as the component's health.
+//!
+//! * What runs: the component's own `check` (a Makefile target `check:`,
+//!   a `check.sh` script or an extension, as any verb is found); for a
+//!   folder of `*.tf` files without one, hub's built-in Terraform runs
+//!   `terraform plan -detailed-exitcode`. A component with neither is
+//!   `unverifiable`.
+//! * What the exit says: 0 in sync (`healthy`), 2 drifted (`drifted`),
+//!   anything else (or a check that cannot start) `failed`.
+//! * Evidence: every line the check prints is masked (the recorded secret
+//!   parameters and outputs, credentials in the environment) and appended
+//!   to `STATE.logs/<component>.check.log`; the state keeps the time and
+//!   the `sha256:` of those lines.
+//! * Checks run `concurrency` at a time. The state is read without the
+//!   lock; the lock is taken only for the short read-modify-write of the
+//!   results at the end (`write_health`), so a check never holds a
+//!   deploy back for longer than that write.
+
+use super::error::EngineError;
+use super::interrupt::Interrupts;
+use crate::child::env::{self, ComponentVariables, Nested, OsEnvironment};
+use crate::child::otp;
+use crate::child::process::{self, Exit, Invocation, LineSink, Stream};
+use crate::order::plan::{self as planning, Plan, Selection, Verb};
+use crate::source::discover::{self, Implementation};
+use crate::source::stack::{absolute, Stack};
+use hub_manifest::diag::Warnings;
+use hub_manifest::redact::SecretMasker;
+use hub_params::{ExpandedParam, Origin};
+use hub_state::{self as state, Clock, ComponentStatus, Locations, LockWait, State};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The last lines of a drifted or failed check kept for the report.
+const EVIDENCE_LINES: usize = 10;
+
+pub struct CheckOptions {
+    /// The state locations: the newest is read, all are written.
+    pub state: Vec<PathBuf>,
+    pub selection: Selection,
+    pub components_base_dir: Option<PathBuf>,
+    pub os_environment: OsEnvironment,
+    pub reveal: bool,
+    /// `-j`: how many checks run at once (at least one).
+    pub concurrency: usize,
+    /// Stop a check that runs longer than this.
+    pub timeout: Option<Duration>,
+    /// How long to wait for the state's lock before writing the results.
+    pub lock_timeout: Duration,
+    pub state_format: state::StateFormat,
+}
+
+/// What a check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Health {
+    Healthy,
+    Drifted,
+    Failed,
+    Unverifiable,
+}
+
+impl Health {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Health::Healthy => "healthy",
+            Health::Drifted => "drifted",
+            Health::Failed => "failed",
+            Health::Unverifiable => "unverifiable",
+        }
+    }
+}
+
+impl std::fmt::Display for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One component's check.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub component: String,
+    pub health: Health,
+    /// What ran (`make check (in …)`, a script, hub's Terraform), or why
+    /// nothing did.
+    pub by: String,
+    /// The last lines of a drifted or failed check, masked; for
+    /// Terraform, its summary of the changes.
+    pub evidence: Vec<String>,
+    /// `sha256:<hex>` of every line logged; empty when nothing ran.
+    pub digest: String,
+}
+
+/// The result of `hub check`.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    /// In the stack's order.
+    pub checked: Vec<Checked>,
+    /// Selected components the state does not record as deployed.
+    pub not_deployed: Vec<String>,
+    /// When the results were recorded.
+    pub time: String,
+    /// The state locations written.
+    pub written: Vec<PathBuf>,
+}
+
+impl CheckReport {
+    /// The count of each health, in [`Health`] order.
+    pub fn counts(&self) -> [(Health, usize); 4] {
+        [
+            Health::Healthy,
+            Health::Drifted,
+            Health::Failed,
+            Health::Unverifiable,
+        ]
+        .map(|h| (h, self.checked.iter().filter(|c| c.health == h).count()))
+    }
+}
+
+/// Runs the checks of the selected deployed components and records their
+/// health in the state.
+pub fn check(
+    stack: &Stack,
+    options: &CheckOptions,
+    environment: &[(String, String)],
+    hub: PathBuf,
+    interrupts: &Interrupts,
+    warnings: &mut Warnings,
+) -> Result<CheckReport, EngineError> {
+    let order = planning::validate(&stack.elaborated)?;
+    let plan = Plan::new(
+        &stack.elaborated,
+        order,
+        Verb::Deploy,
+        &options.selection,
+        None,
+    )?;
+    let read_path = state::locations::to_read(&options.state)
+        .or(options.state.first().map(PathBuf::as_path))
+        .map(Path::to_path_buf)
+        .ok_or(EngineError::StateRequired {
+            flag: "check",
+            path: None,
+        })?;
+    let stored = state::read(&read_path, warnings)?.ok_or(EngineError::StateRequired {
+        flag: "check",
+        path: Some(read_path.clone()),
+    })?;
+    let deployed = ComponentStatus::Deployed.as_str();
+    let (targets, not_deployed): (Vec<String>, Vec<String>) =
+        plan.selected.iter().cloned().partition(|name| {
+            stored
+                .components
+                .get(name)
+                .is_some_and(|entry| entry.status == deployed)
+        });
+    let context = Context {
+        stack,
+        options,
+        stored: &stored,
+        read_path: &read_path,
+        environment,
+        hub,
+        interrupts,
+    };
+    let results: Mutex<Vec<Option<(Checked, Warnings)>>> =
+        Mutex::new(targets.iter().map(|_| None).collect());
+    let next = AtomicUsize::new(0);
+    let workers = options.concurrency.clamp(1, targets.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let at = next.fetch_add(1, Ordering::SeqCst);
+                let Some(name) = targets.get(at) else {
+                    break;
+                };
+                let mut own = Warnings::default();
+                let checked = context.check_one(name, &mut own);
+                results
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)[at] = Some((checked, own));
+            });
+        }
+    });
+    let mut checked = Vec::with_capacity(targets.len());
+    let results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (one, own) in results.into_iter().flatten() {
+        own.into_warnings().for_each(|w| warnings.push(w));
+        checked.push(one);
+    }
+    if let Some(signal) = interrupts.last_signal() {
+        return Err(EngineError::Interrupted {
+            component: None,
+            signal,
+        });
+    }
+    let (time, written) = write_health(options, &checked, warnings)?;
+    Ok(CheckReport {
+        checked,
+        not_deployed,
+        time,
+        written,
+    })
+}
+
+struct Context<'a> {
+    stack: &'a Stack,
+    options: &'a CheckOptions,
+    stored: &'a State,
+    read_path: &'a Path,
+    environment: &'a [(String, String)],
+    hub: PathBuf,
+    interrupts: &'a Interrupts,
+}
+
+impl Context<'_> {
+    fn check_one(&self, name: &str, warnings: &mut Warnings) -> Checked {
+        let failed = |by: String, why: String| Checked {
+            component: name.to_string(),
+            health: Health::Failed,
+            by,
+            evidence: vec![why],
+            digest: String::new(),
+        };
+        let (Some(reference), Some(manifest)) = (
+            self.stack.reference(name),
+            self.stack.elaborated.component(name),
+        ) else {
+            return failed("nothing".into(), "not in the stack".into());
+        };
+        let dir = match self
+            .stack
+            .component_dir(reference, self.options.components_base_dir.as_deref())
+        {
+            Ok(dir) => dir,
+            Err(error) => return failed("nothing".into(), error.to_string()),
+        };
+        let implementation = match discover::discover(&dir, "check", false) {
+            Ok(found) => Some(found),
+            Err(discover::DiscoverError::NotFound { .. }) => {
+                match discover::discover(&dir, "deploy", false) {
+                    Ok(Implementation::Terraform { .. }) => None,
+                    _ => {
+                        return Checked {
+                            component: name.to_string(),
+                            health: Health::Unverifiable,
+                            by: "no check".into(),
+                            evidence: Vec::new(),
+                            digest: String::new(),
+                        }
+                    }
+                }
+            }
+            Err(error) => return failed("nothing".into(), error.to_string()),
+        };
+        let params = recorded_parameters(self.stored, name);
+        let nested = Nested {
+            hub: self.hub.clone(),
+            elaborate: self.stack.file.clone(),
+            state: Some(absolute(self.read_path)),
+            components_base_dir: self.options.components_base_dir.as_deref().map(absolute),
+        };
+        let base = env::base(self.options.os_environment, self.environment, &nested);
+        let bytes = match manifest.lifecycle.options.random.bytes {
+            n if n > 0 => n as usize,
+            _ => otp::DEFAULT_PAD_BYTES,
+        };
+        let random = otp::pad_to_env(&otp::random_pad(bytes));
+        let vars = ComponentVariables {
+            component: name,
+            params: &params,
+            random: &random,
+            component_dir: &dir,
+            base_dir: &self.stack.base_dir,
+        };
+        let child_env = env::component(&base, &vars, warnings);
+        let mut masker = SecretMasker::new(self.options.reveal);
+        for param in params.iter().filter(|p| p.secret) {
+            masker.add(&hub_params::format::substitution_text(param.value.as_ref()));
+        }
+        masker.add_credentials_in(&child_env);
+        masker.add_secret_outputs(&manifest.outputs);
+        super::records::mask_recorded_secrets(&mut masker, self.stored);
+        let log_file = super::records::log_dir(self.read_path).join(format!("{name}.check.log"));
+        let Some(implementation) = implementation else {
+            return terraform_check(name, &dir, &params, child_env, &masker, &log_file);
+        };
+        let by = short_description(&implementation);
+        let Some((program, args)) = implementation.command() else {
+            return Checked {
+                component: name.to_string(),
+                health: Health::Unverifiable,
+                by,
+                evidence: Vec::new(),
+                digest: String::new(),
+            };
+        };
+        let child_env = match implementation {
+            Implementation::Terraform { .. } => crate::terraform::environment(child_env, &params),
+            _ => child_env,
+        };
+        let invocation = Invocation {
+            label: name.to_string(),
+            program,
+            args,
+            cwd: dir,
+            env: child_env,
+            log_file: Some(log_file),
+            timeout: self.options.timeout.filter(|limit| !limit.is_zero()),
+        };
+        let sink = Collect::default();
+        let finished = match process::run(&invocation, &masker, &sink, self.interrupts) {
+            Ok(finished) => finished,
+            Err(error) => return failed(by, error.to_string()),
+        };
+        let lines = sink.take();
+        let exit = match (&implementation, finished.exit) {
+            // make exits 2 whatever its recipe's status: the recipe's is in
+            // make's last words (`make: *** [Makefile:2: check] Error 2`).
+            (Implementation::Make { .. }, Exit::Code(2)) => {
+                Exit::Code(make_recipe_code(&lines).unwrap_or(1))
+            }
+            (_, exit) => exit,
+        };
+        let health = match exit {
+            Exit::Code(0) => Health::Healthy,
+            Exit::Code(2) => Health::Drifted,
+            _ => Health::Failed,
+        };
+        let mut evidence = match health {
+            Health::Healthy => Vec::new(),
+            _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
+        };
+        if health == Health::Failed {
+            evidence.push(format!("exit: {}", exit_text(exit)));
+        }
+        Checked {
+            component: name.to_string(),
+            health,
+            by,
+            evidence,
+            digest: digest(&lines),
+        }
+    }
+}
+
+/// The status of the recipe that stopped make, from its
+/// `make: *** [Makefile:2: check] Error N` line; `None` when make stopped
+/// for another reason (no such target, a syntax error).
+fn make_recipe_code(lines: &[String]) -> Option<i32> {
+    lines.iter().rev().find_map(|line| {
+        let rest = line.strip_prefix("make")?;
+        let (_, after) = rest.split_once(": *** [")?;
+        after.rsplit_once("] Error ")?.1.trim().parse().ok()
+    })
+}
+
+/// Hub's built-in Terraform check: `terraform plan -detailed-exitcode`.
+fn terraform_check(
+    name: &str,
+    dir: &Path,
+    params: &[ExpandedParam],
+    base: Vec<(String, String)>,
+    masker: &SecretMasker,
+    log_file: &Path,
+) -> Checked {
+    let by = "terraform plan -detailed-exitcode".to_string();
+    let (health, lines) = match crate::terraform::drift(dir, params, &base) {
+        Ok(crate::terraform::Drift::InSync) => (Health::Healthy, vec!["No changes.".to_string()]),
+        Ok(crate::terraform::Drift::Changes(summary)) => (Health::Drifted, summary),
+        Err(reason) => (Health::Failed, reason.lines().map(String::from).collect()),
+    };
+    let lines: Vec<String> = lines.iter().map(|l| masker.mask(l).into_owned()).collect();
+    append_log(log_file, &lines);
+    Checked {
+        component: name.to_string(),
+        health,
+        by,
+        evidence: match health {
+            Health::Healthy => Vec::new(),
+            _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
+        },
+        digest: digest(&lines),
+    }
+}
+
+/// What runs the check, without the component's folder: `make check`,
+/// `check.sh`.
+fn short_description(implementation: &Implementation) -> String {
+    let file = |path: &Path| {
+        path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    match implementation {
+        Implementation::Make { target, .. } => format!("make {target}"),
+        Implementation::Script { path } => file(path),
+        Implementation::Extension { program, args } => std::iter::once(file(program))
+            .chain(args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" "),
+        Implementation::Terraform { verb, .. } => format!("terraform ({verb})"),
+        Implementation::Bare => "nothing".into(),
+    }
+}
+
+fn append_log(path: &Path, lines: &[String]) {
+    use std::io::Write;
+    if let Some(folder) = path.parent() {
+        let _ = hub_manifest::private::create_folder(folder);
+    }
+    let mut open = std::fs::OpenOptions::new();
+    open.create(true).append(true);
+    if let Ok(mut file) =
+        hub_manifest::private::open(path, &mut open, hub_manifest::private::FILE_MODE)
+    {
+        for line in lines {
+            let _ = writeln!(file, "{line}");
+        }
+    }
+}
+
+fn exit_text(exit: Exit) -> String {
+    match exit {
+        Exit::Code(code) => format!("code {code}"),
+        Exit::Signal(signal) => format!("killed by signal {signal}"),
+        Exit::Interrupted { signal } => format!("interrupted (signal {signal})"),
+        Exit::TimedOut => "timed out".into(),
+    }
+}
+
+/// `sha256:<hex>` of the lines, each ended by a line break.
+fn digest(lines: &[String]) -> String {
+    let mut hash = Sha256::new();
+    for line in lines {
+        hash.update(line.as_bytes());
+        hash.update(b"\n");
+    }
+    format!("sha256:{}", hex(&hash.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The parameters the state recorded for the component, as the
+/// environment of its check sees them.
+fn recorded_parameters(stored: &State, name: &str) -> Vec<ExpandedParam> {
+    let Some(entry) = stored.components.get(name) else {
+        return Vec::new();
+    };
+    entry
+        .parameters
+        .iter()
+        .map(|p| ExpandedParam {
+            name: p.name.clone(),
+            value: p.non_null_value().cloned(),
+            env: p.env.clone(),
+            origin: Origin::State,
+            expression: None,
+            declared: None,
+            secret: hub_manifest::secrets::looks_secret(&p.name),
+        })
+        .collect()
+}
+
+/// Keeps the masked lines of one check, in order.
+#[derive(Default)]
+struct Collect(Mutex<Vec<String>>);
+
+impl Collect {
+    fn take(&self) -> Vec<String> {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+impl LineSink for Collect {
+    fn line(&self, _label: &str, _stream: Stream, line: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(line.to_string());
+    }
+}
+
+/// Takes the lock, reads the newest state, sets each checked component's
+/// health and writes every location: the lock is held for this write only.
+fn write_health(
+    options: &CheckOptions,
+    checked: &[Checked],
+    warnings: &mut Warnings,
+) -> Result<(String, Vec<PathBuf>), EngineError> {
+    let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
+    let wait = LockWait::new(options.lock_timeout, None);
+    let locked = Locations::lock_waiting(&options.state, "check", &clock, &wait, warnings)?;
+    let read_path = locked.to_read().unwrap_or(locked.first()).to_path_buf();
+    let Some(mut state) = state::read(&read_path, warnings)? else {
+        return Err(EngineError::StateRequired {
+            flag: "check",
+            path: Some(read_path),
+        });
+    };
+    let time = clock.now();
+    for one in checked {
+        if let Some(entry) = state.components.get_mut(&one.component) {
+            entry.health = Some(state::Health {
+                status: one.health.as_str().to_string(),
+                time: time.clone(),
+                digest: one.digest.clone(),
+            });
+        }
+    }
+    let read_serial = state.serial;
+    let write = state::WriteOptions {
+        compressed: is_compressed(&read_path),
+        format: options.state_format,
+    };
+    let mut writer =
+        state::StateWriter::open_all(locked.paths(), write, Some((&read_path, read_serial)))?;
+    writer.write(&mut state)?;
+    for failure in writer.take_failures() {
+        warnings.warn(None, failure.to_string());
+    }
+    let written = writer.written().map(Path::to_path_buf).collect();
+    drop(writer);
+    drop(locked);
+    Ok((time, written))
+}
+
+fn is_compressed(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|_| magic == [0x1f, 0x8b])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_covers_every_line_and_its_break() {
+        let one = digest(&["a".into(), "b".into()]);
+        assert_eq!(one, digest(&["a".into(), "b".into()]));
+        assert_ne!(one, digest(&["ab".into()]));
+        assert!(one.starts_with("sha256:") && one.len() == 7 + 64);
+    }
+
+    #[test]
+    fn the_recipe_status_is_read_from_make_s_last_words() {
+        let lines = |last: &str| vec!["replicas: want 2".to_string(), last.to_string()];
+        let code = |last: &str| make_recipe_code(&lines(last));
+        assert_eq!(code("make: *** [Makefile:2: check] Error 2"), Some(2));
+        assert_eq!(code("make[1]: *** [Makefile:4: check] Error 1"), Some(1));
+        assert_eq!(
+            code("make: *** No rule to make target 'check'.  Stop."),
+            None
+        );
+        assert_eq!(code("want 2, found 3"), None);
+    }
+
+    #[test]
+    fn health_names_are_those_the_state_keeps() {
+        let names = [
+            Health::Healthy,
+            Health::Drifted,
+            Health::Failed,
+            Health::Unverifiable,
+        ]
+        .map(Health::as_str);
+        assert_eq!(names, ["healthy", "drifted", "failed", "unverifiable"]);
+    }
+}
