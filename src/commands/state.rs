@@ -191,7 +191,7 @@ pub fn show(args: StateShowArgs, warnings: &mut Warnings) -> Result<(), Error> {
             }
             let shown = Shown {
                 name: &component.name,
-                component: ComponentDocument::of(component),
+                component: ComponentDocument::of(component, true),
             };
             let mut text = serde_json::to_string_pretty(&shown).unwrap_or_default();
             text.push('\n');

@@ -94,6 +94,9 @@ pub struct Entry {
     pub brief: String,
     /// The kind of an output (`secret`, …).
     pub kind: String,
+    /// An output recorded as a list or a map (Terraform's `[`, `{`), not
+    /// masked: what `--json` and `--yaml` show instead of its JSON text.
+    pub structured: Option<serde_json::Value>,
 }
 
 /// The stack-wide part (`-g`).
@@ -372,9 +375,19 @@ impl Secrets {
     }
 
     fn output(&self, name: &str, value: &yaml_serde::Value, kind: &str, brief: &str) -> Entry {
+        let shown = self.value(name, kind, value);
+        let structured = match value {
+            yaml_serde::Value::Sequence(_) | yaml_serde::Value::Mapping(_)
+                if shown == value_text(value) =>
+            {
+                serde_json::to_value(value).ok()
+            }
+            _ => None,
+        };
         Entry {
             name: name.to_string(),
-            value: self.value(name, kind, value),
+            value: shown,
+            structured,
             brief: brief.to_string(),
             kind: kind.to_string(),
             ..Entry::default()

@@ -31,7 +31,7 @@ pub struct Document<'a> {
     #[serde(rename = "stackParameters", skip_serializing_if = "BTreeMap::is_empty")]
     pub stack_parameters: BTreeMap<&'a str, &'a str>,
     #[serde(rename = "stackOutputs", skip_serializing_if = "BTreeMap::is_empty")]
-    pub stack_outputs: BTreeMap<&'a str, &'a str>,
+    pub stack_outputs: BTreeMap<&'a str, Shown<'a>>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub provides: BTreeMap<&'a str, &'a [String]>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -57,7 +57,7 @@ pub struct ComponentDocument<'a> {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub parameters: BTreeMap<&'a str, &'a str>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub outputs: BTreeMap<&'a str, &'a str>,
+    pub outputs: BTreeMap<&'a str, Shown<'a>>,
     #[serde(rename = "rawOutputs", skip_serializing_if = "BTreeMap::is_empty")]
     pub raw_outputs: BTreeMap<&'a str, &'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,12 +87,38 @@ fn by_name(entries: &[Entry]) -> BTreeMap<&str, &str> {
         .collect()
 }
 
+/// An output's value in the document: its text, or the list or map it
+/// was recorded as.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Shown<'a> {
+    Text(&'a str),
+    Structured(&'a serde_json::Value),
+}
+
+/// Outputs by name, lists and maps as such when `structured` (`--json`,
+/// `--yaml`), else as their JSON text (`--kv`, `--sh`, `state list`).
+fn outputs_by_name(entries: &[Entry], structured: bool) -> BTreeMap<&str, Shown<'_>> {
+    entries
+        .iter()
+        .map(|e| {
+            let shown = match (&e.structured, structured) {
+                (Some(value), true) => Shown::Structured(value),
+                _ => Shown::Text(e.value.as_str()),
+            };
+            (e.name.as_str(), shown)
+        })
+        .collect()
+}
+
 impl<'a> Document<'a> {
-    pub fn of(explained: &'a Explained) -> Document<'a> {
+    /// `structured`: lists and maps as such (`--json`, `--yaml`), else as
+    /// their JSON text.
+    pub fn of(explained: &'a Explained, structured: bool) -> Document<'a> {
         let (stack_parameters, stack_outputs, provides) = match &explained.stack {
             Some(stack) => (
                 by_name(&stack.parameters),
-                by_name(&stack.outputs),
+                outputs_by_name(&stack.outputs, structured),
                 stack
                     .provides
                     .iter()
@@ -115,14 +141,14 @@ impl<'a> Document<'a> {
             components: explained
                 .components
                 .iter()
-                .map(|c| (c.name.as_str(), ComponentDocument::of(c)))
+                .map(|c| (c.name.as_str(), ComponentDocument::of(c, structured)))
                 .collect(),
         }
     }
 }
 
 impl<'a> ComponentDocument<'a> {
-    pub fn of(component: &'a ComponentPart) -> ComponentDocument<'a> {
+    pub fn of(component: &'a ComponentPart, structured: bool) -> ComponentDocument<'a> {
         ComponentDocument {
             timestamp: time(&component.timestamp),
             timestamps: Timestamps {
@@ -132,7 +158,7 @@ impl<'a> ComponentDocument<'a> {
             status: &component.status,
             message: &component.message,
             parameters: by_name(&component.parameters),
-            outputs: by_name(&component.outputs),
+            outputs: outputs_by_name(&component.outputs, structured),
             raw_outputs: by_name(&component.raw_outputs),
             health: component.health.as_ref(),
         }
@@ -142,7 +168,7 @@ impl<'a> ComponentDocument<'a> {
 /// `--json`: indented by two spaces, `<`, `>`, `&`, U+2028 and U+2029
 /// escaped as Go's encoder escapes them, one newline at the end.
 pub fn json(explained: &Explained) -> String {
-    let text = serde_json::to_string_pretty(&Document::of(explained))
+    let text = serde_json::to_string_pretty(&Document::of(explained, true))
         .expect("a document of strings serialises");
     let mut out = String::with_capacity(text.len() + 1);
     for c in text.chars() {
@@ -161,7 +187,7 @@ pub fn json(explained: &Explained) -> String {
 
 /// `--yaml`: the same document as YAML.
 pub fn yaml(explained: &Explained) -> Result<String, yaml_serde::Error> {
-    yaml_serde::to_string(&Document::of(explained))
+    yaml_serde::to_string(&Document::of(explained, true))
 }
 
 /// Every value of the document with the path of keys that leads to it,
@@ -194,8 +220,8 @@ fn leaves(explained: &Explained) -> Vec<(Vec<String>, String)> {
             other => other.to_string(),
         }
     }
-    let document =
-        serde_json::to_value(Document::of(explained)).expect("a document of strings serialises");
+    let document = serde_json::to_value(Document::of(explained, false))
+        .expect("a document of strings serialises");
     let mut out = Vec::new();
     walk(&document, &mut Vec::new(), &mut out);
     out

@@ -432,6 +432,15 @@ fn a_stack_of_terraform_components_passes_structures_and_secrets_with_its_states
         "{}",
         explained.stdout
     );
+    // Lists and maps are shown as such, not as their JSON text.
+    let document: serde_json::Value =
+        serde_json::from_str(&explained.stdout).expect("explain --json is JSON");
+    let net = &document["components"]["net"]["outputs"];
+    assert_eq!(net["component.net.subnets"], serde_json::json!(["a", "b"]));
+    assert_eq!(
+        net["component.net.tags"],
+        serde_json::json!({"env": "dev", "team": "core"})
+    );
 
     let down = hub_isolated(
         &test,
