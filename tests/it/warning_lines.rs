@@ -271,3 +271,30 @@ fn a_parameter_without_a_name_is_warned_about_at_its_group() {
         "warning: hub.yaml:9:3: a parameter has an empty name (under `grp`); it is kept as `grp.`\n",
     );
 }
+
+#[test]
+fn a_template_without_a_substitution_is_warned_about_by_its_file() {
+    let t = Test::new()
+        .file(
+            "hub.yaml",
+            "kind: stack\nmeta:\n  name: s\ncomponents:\n  - {name: c, source: {dir: c}}\n",
+        )
+        .file(
+            "c/hub-component.yaml",
+            "kind: component\nmeta:\n  name: c\ntemplates:\n  files: [\"plain.conf.template\"]\n",
+        )
+        .file("c/plain.conf.template", "nothing to fill in\n")
+        .script("c/deploy.sh", "#!/bin/sh\n");
+    let out = hub_isolated(&t, &["deploy", "hub.yaml", "-s", "s.state"], &[]);
+    out.success();
+    let file = t.root().join("c/plain.conf.template");
+    let expected = format!(
+        "warning: {}: the template has no `${{...}}` substitution",
+        file.display()
+    );
+    assert!(
+        warnings(&out).contains(&expected.as_str()),
+        "{expected}\n{}",
+        out.stderr
+    );
+}

@@ -524,11 +524,8 @@ fn replace(
     out.push_str(&source[last..]);
     if substitutions == 0 {
         warnings.warn(
-            None,
-            format!(
-                "template `{}` has no `{shape}` substitution",
-                file.display()
-            ),
+            Some(hub_manifest::diag::Location::file(file)),
+            format!("the template has no `{shape}` substitution"),
         );
     }
     if errors.is_empty() {
