@@ -16,5 +16,6 @@ fuzz_target!(|data: &[u8]| {
     let _ = file.first_document::<Manifest>(&mut warnings);
     let _ = file.first_document::<ParamsFile>(&mut warnings);
     let _ = parse_elaborated(&file, &mut warnings);
-    let _ = hub_manifest::validate::validate_source(&file);
+    let _ =
+        hub_manifest::validate::validate_source(&file, hub_manifest::typos::TypoPolicy::Default);
 });
