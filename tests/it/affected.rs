@@ -440,6 +440,32 @@ fn under_changed_a_running_component_runs_what_it_wants() {
         "{}",
         out.stdout
     );
+    // Recursively, and for a wanted component ordered before the one
+    // that wants it: `metrics` wants `net`, first in the order.
+    let stack = STACK.replace(
+        "    app: [metrics]\n",
+        "    app: [metrics]\n    metrics: [net]\n",
+    );
+    write(root, "hub.yaml", &stack);
+    let text = std::fs::read_to_string(&script).expect("read") + "# again\n";
+    std::fs::write(&script, text).expect("write");
+    let out = hub(root, &[&["plan"][..], &args[..]].concat());
+    out.success();
+    for line in [
+        "net: update (wanted by `metrics`)",
+        "db: no-op",
+        "app: update (folder content changed)",
+        "metrics: update (wanted by `app`)",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l == line),
+            "{line}\n{}",
+            out.stdout
+        );
+    }
+    let out = hub(root, &[&["deploy"][..], &args[..]].concat());
+    out.success();
+    assert_eq!(ran(root), ["deploy net", "deploy app", "deploy metrics"]);
 }
 
 #[test]
