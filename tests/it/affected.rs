@@ -406,6 +406,69 @@ fn a_wanted_component_is_selected_without_waiting_for_the_one_that_wants_it() {
 }
 
 #[test]
+fn under_changed_a_running_component_runs_what_it_wants() {
+    let Some(dir) = repository() else { return };
+    let root = dir.path();
+    // Only `app`'s folder changed since the deploy.
+    let script = root.join("components/app/deploy.sh");
+    let text = std::fs::read_to_string(&script).expect("read") + "# faster\n";
+    std::fs::write(&script, text).expect("write");
+    let args = ["hub.yaml", "params.yaml", "-s", "shop.state", "--changed"];
+    let out = hub(root, &[&["plan"][..], &args[..]].concat());
+    out.success();
+    for line in [
+        "net: no-op",
+        "app: update (folder content changed)",
+        "web: no-op",
+        "metrics: update (wanted by `app`)",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l == line),
+            "{line}\n{}",
+            out.stdout
+        );
+    }
+    let out = hub(root, &[&["deploy"][..], &args[..]].concat());
+    out.success();
+    assert_eq!(ran(root), ["deploy app", "deploy metrics"]);
+    // Nothing changed now: `metrics` is not pulled in by an `app` that
+    // does not run.
+    let out = hub(root, &[&["plan"][..], &args[..]].concat());
+    out.success();
+    assert!(
+        out.stdout.lines().any(|l| l == "metrics: no-op"),
+        "{}",
+        out.stdout
+    );
+    // Recursively, and for a wanted component ordered before the one
+    // that wants it: `metrics` wants `net`, first in the order.
+    let stack = STACK.replace(
+        "    app: [metrics]\n",
+        "    app: [metrics]\n    metrics: [net]\n",
+    );
+    write(root, "hub.yaml", &stack);
+    let text = std::fs::read_to_string(&script).expect("read") + "# again\n";
+    std::fs::write(&script, text).expect("write");
+    let out = hub(root, &[&["plan"][..], &args[..]].concat());
+    out.success();
+    for line in [
+        "net: update (wanted by `metrics`)",
+        "db: no-op",
+        "app: update (folder content changed)",
+        "metrics: update (wanted by `app`)",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l == line),
+            "{line}\n{}",
+            out.stdout
+        );
+    }
+    let out = hub(root, &[&["deploy"][..], &args[..]].concat());
+    out.success();
+    assert_eq!(ran(root), ["deploy net", "deploy app", "deploy metrics"]);
+}
+
+#[test]
 fn a_typo_in_wants_or_watch_names_the_closest_component() {
     let Some(dir) = repository() else { return };
     let root = dir.path();

@@ -78,6 +78,31 @@ pub enum Purpose {
 /// parameters and conditions, then the removed components. Warnings (a
 /// wildcard condition, a parameter problem) go to `warnings`.
 pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> Plan {
+    let wants = &inputs.stack.elaborated.stack.lifecycle.wants;
+    let mut wanted_by = HashMap::new();
+    // `--changed`: a running component runs what it wants. Wanting adds
+    // no ordering edge, so the plan is made again until no new wanted
+    // component runs (running more only makes more run: this ends).
+    if inputs.options.changed && inputs.schedule.verb == Verb::Deploy && !wants.is_empty() {
+        loop {
+            let plan = walk(inputs, purpose, &mut Warnings::default(), wanted_by.clone());
+            let found = plan.wanted_by_running(wants);
+            if found.keys().all(|name| wanted_by.contains_key(name)) {
+                break;
+            }
+            wanted_by = found;
+        }
+    }
+    walk(inputs, purpose, warnings, wanted_by)
+}
+
+/// [`make`], told which components run because a running one wants them.
+fn walk(
+    inputs: &Inputs<'_>,
+    purpose: Purpose,
+    warnings: &mut Warnings,
+    wanted_by: HashMap<String, String>,
+) -> Plan {
     let Inputs {
         stack,
         options,
@@ -106,6 +131,7 @@ pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> P
             .filter(|_| schedule.verb == Verb::Deploy)
             .map(|state| recorded::Recorded::new(state, &schedule.order)),
         describe: purpose == Purpose::Show,
+        wanted_by,
         warnings,
     };
     let components = schedule
@@ -168,6 +194,9 @@ struct Walk<'a> {
     /// `hub plan` says what changed; the engine compares only what
     /// `--changed` needs.
     describe: bool,
+    /// `--changed`: the components a running one wants, each with the
+    /// first that wants it ([`Plan::wanted_by_running`]).
+    wanted_by: HashMap<String, String>,
     warnings: &'a mut Warnings,
 }
 
@@ -222,6 +251,7 @@ impl Decision {
 mod reach;
 mod shown;
 mod triggered;
+mod wanted;
 
 impl Walk<'_> {
     fn component(&mut self, name: &str) -> ComponentPlan {
@@ -546,6 +576,9 @@ impl Walk<'_> {
         }
         if action != Action::NoOp {
             return (action, reasons, Some(execution));
+        }
+        if let Some(wanted) = self.wanted_run(name, &mut execution) {
+            return (Action::Update, vec![wanted], Some(execution));
         }
         match self.upstream_runs(name, reference) {
             None => (Action::NoOp, reasons, Some(execution)),
