@@ -443,6 +443,18 @@ fn a_triggered_replacement_undeploys_with_the_recorded_parameters_then_deploys()
         ),
         "{state}"
     );
+    // A saved plan replaces the same way.
+    params(t.root(), &[("cache.flavor", "valkey")]);
+    let _ = runs(&t);
+    hub(&t, "plan", &["--changed", "--out", "plan.json"]).success();
+    let out = hub_isolated(
+        &t,
+        &["deploy", "--plan", "plan.json"],
+        &[("HUB_NOW", "2026-01-01T00:00:00Z")],
+    );
+    out.success();
+    let log = std::fs::read_to_string(t.root().join("runs.log")).expect("runs.log");
+    assert_eq!(log, "undeploy cache memcached\ncache\n", "{}", out.stderr);
     // `--replace` keeps its meaning: the deploy runs again, no undeploy.
     let _ = runs(&t);
     hub(&t, "deploy", &["--replace", "cache", "-c", "cache"]).success();
