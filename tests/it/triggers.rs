@@ -269,6 +269,38 @@ fn the_outputs_of_a_failed_upstream_are_never_used() {
 }
 
 #[test]
+fn a_reader_of_a_failed_upstream_it_does_not_depend_on_names_it() {
+    // app reads db's `endpoint` without listing db in `depends`.
+    let t = stack(DEFAULT_LIFECYCLE);
+    let text = hub_yaml(DEFAULT_LIFECYCLE, ", depends: [db]")
+        .replace("components/app}, depends: [db]}", "components/app}}");
+    std::fs::write(t.root().join("hub.yaml"), text).expect("write");
+    std::fs::write(t.root().join("fail-db"), "").expect("write");
+    // `--force` goes on after the failure; the run ends `incomplete`.
+    let out = hub(&t, "deploy", &["--force"]);
+    out.stderr_has(
+        "parameter `endpoint` reads `db`'s output `endpoint`, and `db` failed in this run (the outputs of a failed run are not used, and this run has none of an earlier deploy)",
+    );
+    // Once db has deployed, a selection loads its outputs from the state: a
+    // later failure of db leaves app those of its last successful deploy.
+    std::fs::remove_file(t.root().join("fail-db")).expect("remove");
+    hub(&t, "deploy", &[]).success();
+    std::fs::write(t.root().join("fail-db"), "").expect("write");
+    params(t.root(), &[("db.size", "large")]);
+    let _ = runs(&t);
+    let out = hub(&t, "deploy", &["--force", "-c", "db,app"]);
+    out.stderr_has(
+        "hub: app reads db's endpoint from db's last successful deploy (db failed in this run)",
+    );
+    let state = &out.documents("hub.yaml.state")[0];
+    let app = format!("{:?}", state["components"]["app"]["parameters"]);
+    assert!(
+        app.contains("db-small") && !app.contains("db-large"),
+        "{app}"
+    );
+}
+
+#[test]
 fn a_new_reference_triggers_and_a_removed_one_does_not() {
     let t = deployed(DEFAULT_LIFECYCLE);
     // `report` no longer depends on db: it does not run.
@@ -340,7 +372,7 @@ fn a_component_is_replaced_when_a_component_it_names_deploys() {
     let plan = hub(&t, "plan", &["--changed"]);
     has_line(
         &plan,
-        "cache: replace (`db` deploys in this run (`lifecycle.replaceTriggeredBy`))",
+        "cache: replace (undeploy, then deploy: `db` deploys in this run (`lifecycle.replaceTriggeredBy`))",
     );
     let out = hub(&t, "deploy", &["--changed"]);
     out.success();
@@ -354,7 +386,7 @@ fn a_component_is_replaced_when_a_parameter_it_names_changes() {
     let plan = hub(&t, "plan", &["--changed"]);
     has_line(
         &plan,
-        "cache: replace (parameter `cache.flavor` changed (`lifecycle.replaceTriggeredBy`))",
+        "cache: replace (undeploy, then deploy: parameter `cache.flavor` changed (`lifecycle.replaceTriggeredBy`))",
     );
     hub(&t, "deploy", &["--changed"]).success();
     assert_eq!(runs(&t), ["cache"]);
@@ -368,7 +400,7 @@ fn a_replacement_holds_only_if_the_component_it_names_does_deploy() {
     let plan = hub(&t, "plan", &["--changed"]);
     has_line(
         &plan,
-        "cache: replace (`app` deploys in this run (`lifecycle.replaceTriggeredBy`))",
+        "cache: replace (undeploy, then deploy: `app` deploys in this run (`lifecycle.replaceTriggeredBy`))",
     );
     let out = hub(&t, "deploy", &["--changed", "--why"]);
     out.success();
@@ -378,6 +410,69 @@ fn a_replacement_holds_only_if_the_component_it_names_does_deploy() {
     params(t.root(), &[("db.stamp", "two"), ("db.size", "large")]);
     hub(&t, "deploy", &["--changed"]).success();
     assert_eq!(runs(&t), ["app", "cache", "db"]);
+}
+
+/// `cache`'s undeploy logs `undeploy cache FLAVOR` (the parameter its
+/// state entry recorded) in `runs.log`; fails when `fail-undeploy` exists.
+fn logging_undeploy(t: &Test) {
+    let path = t.root().join("components/cache/undeploy.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\necho \"undeploy cache $FLAVOR\" >> ../../runs.log\n\
+         if [ -e ../../fail-undeploy ]; then echo undeploy broke; exit 4; fi\n",
+    )
+    .expect("write undeploy.sh");
+}
+
+#[test]
+fn a_triggered_replacement_undeploys_with_the_recorded_parameters_then_deploys() {
+    let t = deployed("  replaceTriggeredBy: {cache: [cache.flavor]}\n");
+    logging_undeploy(&t);
+    params(t.root(), &[("cache.flavor", "memcached")]);
+    let out = hub(&t, "deploy", &["--changed", "--why"]);
+    out.success();
+    let log = std::fs::read_to_string(t.root().join("runs.log")).expect("runs.log");
+    assert_eq!(log, "undeploy cache redis\ncache\n", "{}", out.stderr);
+    out.stderr_has(
+        "hub: cache: undeploy, then deploy: parameter `cache.flavor` changed (`lifecycle.replaceTriggeredBy`)",
+    );
+    let state = std::fs::read_to_string(t.root().join("hub.yaml.state")).expect("state");
+    assert!(
+        state.contains(
+            "cache: undeployed before its replacement (undeploy, then deploy: parameter `cache.flavor` changed (`lifecycle.replaceTriggeredBy`))"
+        ),
+        "{state}"
+    );
+    // A saved plan replaces the same way.
+    params(t.root(), &[("cache.flavor", "valkey")]);
+    let _ = runs(&t);
+    hub(&t, "plan", &["--changed", "--out", "plan.json"]).success();
+    let out = hub_isolated(
+        &t,
+        &["deploy", "--plan", "plan.json"],
+        &[("HUB_NOW", "2026-01-01T00:00:00Z")],
+    );
+    out.success();
+    let log = std::fs::read_to_string(t.root().join("runs.log")).expect("runs.log");
+    assert_eq!(log, "undeploy cache memcached\ncache\n", "{}", out.stderr);
+    // `--replace` keeps its meaning: the deploy runs again, no undeploy.
+    let _ = runs(&t);
+    hub(&t, "deploy", &["--replace", "cache", "-c", "cache"]).success();
+    assert_eq!(runs(&t), ["cache"]);
+}
+
+#[test]
+fn a_failed_undeploy_stops_the_replacement_before_the_deploy() {
+    let t = deployed("  replaceTriggeredBy: {cache: [cache.flavor]}\n");
+    logging_undeploy(&t);
+    std::fs::write(t.root().join("fail-undeploy"), "").expect("write");
+    params(t.root(), &[("cache.flavor", "memcached")]);
+    let out = hub(&t, "deploy", &["--changed"]);
+    out.failure();
+    assert_eq!(runs(&t), ["undeploy cache redis"], "{}", out.stderr);
+    out.stderr_has(
+        "its undeploy before the replacement failed (undeploy failed: exited with code 4): it was not deployed again",
+    );
 }
 
 // ---- the keys in the stack ---------------------------------------------------

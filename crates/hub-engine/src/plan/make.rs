@@ -487,6 +487,7 @@ impl Walk<'_> {
             unless_inputs_change,
             compared: Vec::new(),
             replace_unless: None,
+            undeploy_first: false,
         }
     }
 

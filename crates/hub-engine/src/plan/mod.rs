@@ -404,6 +404,10 @@ pub struct Execution {
     /// `lifecycle.replaceTriggeredBy` by components only: `replace` if
     /// one of them deploys in the run, else what it would have been.
     pub replace_unless: Option<ReplaceUnless>,
+    /// `lifecycle.replaceTriggeredBy`: the component's undeploy runs
+    /// first, with the parameters its state entry records, then its
+    /// deploy, in the same turn.
+    pub undeploy_first: bool,
 }
 
 /// A replacement that holds only if one of `components` deploys first.

@@ -95,6 +95,8 @@ pub use crate::options::{ExpectedState, Host, RunOptions};
 mod changed;
 mod component;
 mod execute;
+mod failed_upstream;
+mod replace;
 
 /// The result of a run that got as far as running components: its summary,
 /// and the error that ended it, if any.
@@ -268,6 +270,9 @@ struct Run<'a> {
     writer: Option<state::StateWriter>,
     /// The serial of the state read at the start, when one was read.
     read_serial: Option<u64>,
+    /// The components the state read at the start records as deployed
+    /// (their outputs are those of a successful deploy).
+    deployed_before: Vec<String>,
     failed: Vec<String>,
     skipped: Vec<String>,
     /// Parallel runs: not run because a component they wait for failed.
@@ -483,6 +488,18 @@ impl<'a> Run<'a> {
         }
         let outputs = initial_outputs(&plan, loaded.as_ref());
         let read_serial = loaded.as_ref().map(|state| state.serial);
+        let deployed_before = loaded
+            .as_ref()
+            .map(|state| {
+                let deployed = state::ComponentStatus::Deployed.as_str();
+                state
+                    .components
+                    .iter()
+                    .filter(|(_, e)| e.status == deployed)
+                    .map(|(name, _)| name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
         let recorded_outputs = match (options.changed, &loaded) {
             (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
             _ => HashMap::new(),
@@ -513,6 +530,7 @@ impl<'a> Run<'a> {
             read_serial,
             positions,
             known: Known::new(outputs, provides, options.concurrency > 1),
+            deployed_before,
             failed: Vec::new(),
             skipped: Vec::new(),
             cancelled: Vec::new(),

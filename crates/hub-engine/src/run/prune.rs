@@ -83,7 +83,8 @@ pub fn removed(state: &State, in_stack: &dyn Fn(&str) -> bool) -> Vec<Removed> {
     ordered
 }
 
-fn removed_entry(name: &str, entry: &ComponentState) -> Removed {
+/// A state entry as `--prune` sees it: its recorded folder and `depends`.
+pub fn removed_entry(name: &str, entry: &ComponentState) -> Removed {
     Removed {
         name: name.to_string(),
         dir: (!entry.dir.is_empty()).then(|| PathBuf::from(&entry.dir)),

@@ -7,6 +7,10 @@ use crate::plan::triggers::{self, Triggers};
 use crate::plan::ReplaceUnless;
 use hub_manifest::ComponentRef;
 
+/// What a replacement that `lifecycle.replaceTriggeredBy` causes does,
+/// ahead of its reasons in the plan.
+pub const REPLACES: &str = "undeploy, then deploy";
+
 /// Why a component the fingerprint found unchanged runs after all.
 pub(super) struct Upstream {
     pub reasons: Vec<String>,
@@ -104,10 +108,13 @@ impl Walk<'_> {
         if found.is_empty() {
             return (action, reasons, Some(execution));
         }
+        // A replacement is a new start: the undeploy first, then the deploy.
+        found[0] = format!("{REPLACES}: {}", found[0]);
         let otherwise = execution.clone();
         execution.action = Action::Replace;
         execution.reasons.clone_from(&found);
         execution.unless_inputs_change = false;
+        execution.undeploy_first = true;
         execution.compared.clear();
         // A component planned to run may find its inputs unchanged and
         // not run: then the replacement does not hold.

@@ -152,7 +152,7 @@ impl<'a> Run<'a> {
     }
 
     /// One of `names` deployed earlier in this run.
-    fn deployed_in_run(&self, names: &[String]) -> bool {
+    pub(super) fn deployed_in_run(&self, names: &[String]) -> bool {
         self.summary
             .entries
             .iter()
@@ -178,6 +178,7 @@ impl<'a> Run<'a> {
             unless_inputs_change: false,
             compared: Vec::new(),
             replace_unless: None,
+            undeploy_first: false,
         })
     }
 

@@ -51,8 +51,15 @@ impl<'a> Run<'a> {
         }
         let params = match expanded {
             Ok(params) => params,
-            Err(error) => return Err(self.fail(name, &error.to_string(), None)),
+            Err(error) => {
+                let reason = match self.failed_upstream(&error) {
+                    Some(read) => format!("{read}:\n{error}"),
+                    None => error.to_string(),
+                };
+                return Err(self.fail(name, &reason, None));
+            }
         };
+        self.note_last_successful_reads(name, &params);
         let unmet =
             plan::unmet_requirements(&manifest.requires, name, &provides, &self.plan.tuning);
         if !unmet.optional.is_empty() {
@@ -87,6 +94,7 @@ impl<'a> Run<'a> {
             return Err(step);
         }
         self.announce_quiet_start(name);
+        self.undeploy_before_replace(name)?;
         let ran_from = (dir.as_path(), reference.depends.as_slice());
         if let Err(error) = self.checkpoint(name, manifest, &params, visible, ran_from) {
             return Err(Step::Fatal(error));
