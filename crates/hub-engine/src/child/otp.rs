@@ -23,6 +23,15 @@ pub const PAD_VARIABLE: &str = "HUB_RANDOM";
 /// The pad length when `lifecycle.options.random.bytes` is not set.
 pub const DEFAULT_PAD_BYTES: usize = 128;
 
+/// The pad size a component asks for (`lifecycle.options.random.bytes`),
+/// else [`DEFAULT_PAD_BYTES`].
+pub fn pad_bytes(asked: i64) -> usize {
+    match asked {
+        n if n > 0 => n as usize,
+        _ => DEFAULT_PAD_BYTES,
+    }
+}
+
 #[derive(thiserror::Error, Debug)]
 pub enum OtpError {
     #[error("`HUB_RANDOM` is not set")]
@@ -183,6 +192,13 @@ fn xor(block: &mut [u8], pad: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_component_without_a_pad_size_gets_the_default() {
+        assert_eq!(pad_bytes(0), DEFAULT_PAD_BYTES);
+        assert_eq!(pad_bytes(-3), DEFAULT_PAD_BYTES);
+        assert_eq!(pad_bytes(64), 64);
+    }
 
     #[test]
     fn deploy_case_21_pad_text_has_no_padding_and_round_trips() {

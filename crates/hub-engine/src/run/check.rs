@@ -268,10 +268,7 @@ impl Context<'_> {
             components_base_dir: self.options.components_base_dir.as_deref().map(absolute),
         };
         let base = env::base(self.options.os_environment, self.environment, &nested);
-        let bytes = match manifest.lifecycle.options.random.bytes {
-            n if n > 0 => n as usize,
-            _ => otp::DEFAULT_PAD_BYTES,
-        };
+        let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
         let random = otp::pad_to_env(&otp::random_pad(bytes));
         let vars = ComponentVariables {
             component: name,

@@ -121,10 +121,7 @@ pub fn invoke(
     };
     let mut base = env::base(options.os_environment, environment, &nested);
     base.extend(options.exported.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let bytes = match manifest.lifecycle.options.random.bytes {
-        n if n > 0 => n as usize,
-        _ => otp::DEFAULT_PAD_BYTES,
-    };
+    let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
     let random = otp::pad_to_env(&otp::random_pad(bytes));
     let vars = ComponentVariables {
         component: name,

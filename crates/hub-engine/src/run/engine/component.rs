@@ -248,10 +248,7 @@ impl<'a> Run<'a> {
         if let Err(reason) = self.render_templates(name, manifest, &params, &dir) {
             return Err(self.fail(name, &reason, None));
         }
-        let bytes = match manifest.lifecycle.options.random.bytes {
-            n if n > 0 => n as usize,
-            _ => otp::DEFAULT_PAD_BYTES,
-        };
+        let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
         let pad = otp::random_pad(bytes);
         let random = otp::pad_to_env(&pad);
         let vars = ComponentVariables {
