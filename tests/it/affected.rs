@@ -641,3 +641,108 @@ fn plan_json_of(root: &Path, file: &str, args: &[&str]) -> serde_json::Value {
     out.success();
     serde_json::from_str(&out.stdout).expect("plan JSON")
 }
+
+/// `net` prints the output `cidr` (from its file `cidr`); `db` reads it,
+/// `web` only depends on `net`. Committed on `main` and deployed.
+fn outputs_repository() -> Option<tempfile::TempDir> {
+    if Command::new("git").arg("--version").output().is_err() {
+        skipped("git is not installed");
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let root = dir.path();
+    write(
+        root,
+        "hub.yaml",
+        "version: 1
+kind: stack
+meta: {name: nets}
+components:
+- {name: net, source: {dir: components/net}}
+- {name: db, source: {dir: components/db}, depends: [net]}
+- {name: web, source: {dir: components/web}, depends: [net]}
+",
+    );
+    write(root, ".gitignore", "nets.state*\nran\n*.log\n");
+    write(
+        root,
+        "components/net/hub-component.yaml",
+        "version: 1\nkind: component\nmeta: {name: net}\noutputs:\n- {name: component.net.cidr, fromTfVar: cidr}\n",
+    );
+    write(root, "components/net/cidr", "10.0.0.0/16\n");
+    write(
+        root,
+        "components/db/hub-component.yaml",
+        "version: 1\nkind: component\nmeta: {name: db}\nparameters:\n- {name: component.net.cidr, env: CIDR}\n",
+    );
+    write(
+        root,
+        "components/web/hub-component.yaml",
+        "version: 1\nkind: component\nmeta: {name: web}\n",
+    );
+    for (name, extra) in [
+        ("net", "echo; echo Outputs:; echo \"cidr = $(cat cidr)\"\n"),
+        ("db", ""),
+        ("web", ""),
+    ] {
+        let script = format!("components/{name}/deploy.sh");
+        write(
+            root,
+            &script,
+            &format!("#!/bin/sh\necho deploy {name} >> ../../ran\n{extra}"),
+        );
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(root.join(&script), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+    }
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "nets"]);
+    hub(root, &["deploy", "hub.yaml", "-s", "nets.state"]).success();
+    let _ = std::fs::remove_file(root.join("ran"));
+    Some(dir)
+}
+
+#[test]
+fn dependents_an_affected_selection_adds_run_only_if_an_output_they_read_changes() {
+    let Some(dir) = outputs_repository() else {
+        return;
+    };
+    let root = dir.path();
+    git(root, &["checkout", "-q", "-b", "feature"]);
+    // `net`'s script changes, not its output.
+    let script = root.join("components/net/deploy.sh");
+    let text = std::fs::read_to_string(&script).expect("read") + "# faster\n";
+    std::fs::write(&script, text).expect("write");
+    let args = [
+        "hub.yaml",
+        "-s",
+        "nets.state",
+        "--affected=main",
+        "--with-dependents",
+    ];
+    let plan = hub(root, &[&["plan"], &args[..]].concat());
+    plan.success();
+    for line in [
+        "net: update (folder content changed)\n",
+        "db: update (if net's component.net.cidr changes)\n",
+        "web: no-op\n",
+    ] {
+        assert!(plan.stdout.contains(line), "{line}\n{}", plan.stdout);
+    }
+    let deploy = hub(root, &[&["deploy"], &args[..]].concat());
+    deploy.success();
+    assert_eq!(ran(root), ["deploy net"], "{}", deploy.stderr);
+    assert!(
+        deploy.stderr.contains(
+            "hub: db skipped: no output it reads changed (compared: net's component.net.cidr)"
+        ),
+        "{}",
+        deploy.stderr
+    );
+    // Now the output changes too: `db` runs, `web` still does not.
+    write(root, "components/net/cidr", "10.1.0.0/16\n");
+    let deploy = hub(root, &[&["deploy"], &args[..]].concat());
+    deploy.success();
+    assert_eq!(ran(root), ["deploy net", "deploy db"], "{}", deploy.stderr);
+}

@@ -446,6 +446,21 @@ impl Plan {
             .unwrap_or_default()
     }
 
+    /// The dependents `--with-dependents` added to an `--affected`
+    /// selection: as under `--changed`, each runs only if its own inputs
+    /// changed or an output it reads does (issue 26, item 4).
+    pub fn judged_dependents(&self) -> HashSet<String> {
+        let Some(affected) = &self.affected else {
+            return HashSet::new();
+        };
+        self.added
+            .iter()
+            .filter(|a| a.relation == Relation::Dependent)
+            .filter(|a| !affected.iter().any(|c| c.name == a.name))
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
     /// The selection as resolved, when a `-c` entry pulled in more than
     /// it names: `` `app+`: network, database, app (network: `app` depends
     /// on it, …) ``.

@@ -132,6 +132,7 @@ fn walk(
             .map(|state| recorded::Recorded::new(state, &schedule.order)),
         describe: purpose == Purpose::Show,
         wanted_by,
+        judged: schedule.judged_dependents(),
         warnings,
     };
     let components = schedule
@@ -197,6 +198,9 @@ struct Walk<'a> {
     /// `--changed`: the components a running one wants, each with the
     /// first that wants it ([`Plan::wanted_by_running`]).
     wanted_by: HashMap<String, String>,
+    /// Dependents an `--affected` selection added: decided as under
+    /// `--changed` ([`Schedule::judged_dependents`]).
+    judged: HashSet<String>,
     warnings: &'a mut Warnings,
 }
 
@@ -441,9 +445,17 @@ impl Walk<'_> {
             }
         };
         let replace = self.options.replace.iter().any(|r| r == name);
-        let decided = action::deploy_action(entry, self.options.changed, replace, false, compare);
-        decision.execution = Some(self.execution(entry, replace, decided, folder));
+        let changed = self.changed(name);
+        let decided = action::deploy_action(entry, changed, replace, false, compare);
+        decision.execution = Some(self.execution(changed, entry, replace, decided, folder));
         decision
+    }
+
+    /// Whether `--changed`'s rules decide `name`'s action: every component
+    /// under `--changed`, and the dependents an `--affected` selection
+    /// added.
+    fn changed(&self, name: &str) -> bool {
+        self.options.changed || self.judged.contains(name)
     }
 
     fn folder_digest(&self, reference: &ComponentRef) -> Result<String, String> {
@@ -458,6 +470,7 @@ impl Walk<'_> {
     /// and the folder the decision read (`--changed`, or `hub plan`).
     fn execution(
         &self,
+        changed: bool,
         entry: Option<&hub_state::ComponentState>,
         replace: bool,
         decided: Decided,
@@ -471,19 +484,19 @@ impl Walk<'_> {
         let recorded = entry
             .filter(|e| e.status == hub_state::ComponentStatus::Deployed.as_str())
             .and_then(|e| e.fingerprint.as_ref());
-        let unless_inputs_change = self.options.changed
+        let unless_inputs_change = changed
             && !replace
             && matches!(decided.action, Action::Update | Action::NoOp)
             && recorded.is_some_and(|r| folder.as_deref() == Some(r.folder.as_str()));
         let reasons = match decided.action {
-            Action::Update if !self.options.changed => vec![action::RUNS_AGAIN.to_string()],
+            Action::Update if !changed => vec![action::RUNS_AGAIN.to_string()],
             _ => decided.reasons,
         };
         Execution {
             action: decided.action,
             reasons,
-            folder: folder.filter(|_| self.options.changed),
-            unreadable: unreadable.filter(|_| self.options.changed),
+            folder: folder.filter(|_| changed),
+            unreadable: unreadable.filter(|_| changed),
             unless_inputs_change,
             compared: Vec::new(),
             replace_unless: None,
@@ -565,9 +578,9 @@ impl Walk<'_> {
             })
         };
         let replace = self.options.replace.iter().any(|r| r == name);
-        let decided =
-            action::deploy_action(entry, self.options.changed, replace, self.describe, compare);
-        let mut execution = self.execution(entry, replace, decided.clone(), folder);
+        let changed = self.changed(name);
+        let decided = action::deploy_action(entry, changed, replace, self.describe, compare);
+        let mut execution = self.execution(changed, entry, replace, decided.clone(), folder);
         let Decided {
             action,
             mut reasons,

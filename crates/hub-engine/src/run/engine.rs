@@ -500,7 +500,7 @@ impl<'a> Run<'a> {
                     .collect()
             })
             .unwrap_or_default();
-        let recorded_outputs = match (options.changed, &loaded) {
+        let recorded_outputs = match (options.changed || plan.affected.is_some(), &loaded) {
             (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
             _ => HashMap::new(),
         };

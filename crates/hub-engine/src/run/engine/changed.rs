@@ -85,7 +85,10 @@ impl<'a> Run<'a> {
         // What the plan left to the run: with `--changed`, the inputs known
         // only now (parameters, the dependencies' outputs), compared with
         // those of the last deploy; the folder was compared by the plan.
-        let described = (self.options.changed && execution.folder.is_some()).then(|| {
+        // (`execution.folder` is set for the components `--changed`'s
+        // rules decide: all under `--changed`, and the dependents an
+        // `--affected` selection added.)
+        let described = execution.folder.is_some().then(|| {
             current.folder = execution.folder.clone().unwrap_or_default();
             fingerprint::changes(entry, &current, params)
         });
