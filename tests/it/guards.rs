@@ -275,9 +275,27 @@ fn a_failure_that_matches_is_retried_and_the_summary_says_which_attempt() {
     )
     .run_keep();
     let dir = dir.path();
-    let out = hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    let out = hub_pinned(
+        dir,
+        &[
+            "deploy",
+            "hub.yaml",
+            "-s",
+            "hub.yaml.state",
+            "--report",
+            "run.json",
+        ],
+    );
     out.success();
     assert_eq!(runs(dir), "2");
+    // The reports say which attempt it ended on.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("report"))
+            .expect("JSON");
+    assert_eq!(report["components"][0]["attempts"], serde_json::json!(2));
+    hub_pinned(dir, &["report", "run.json", "-o", "run.html"]).success();
+    let page = std::fs::read_to_string(dir.join("run.html")).expect("page");
+    assert!(page.contains("<tr><th>attempts</th><td>2</td>"), "{page}");
     assert!(
         out.stderr.contains(
             "hub: flaky: attempt 1 of 3 failed (exited with code 1); trying again in 10ms\n"

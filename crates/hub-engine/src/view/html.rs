@@ -204,7 +204,11 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
                 ended: c.ended.clone(),
                 duration: layout::seconds_label(c.duration_seconds),
                 wait: layout::seconds_label(layout::wait(span, &spans)),
-                attempts: if span.start.is_some() { *attempts } else { 0 },
+                attempts: match (span.start.is_some(), c.attempts) {
+                    (false, _) => 0,
+                    (true, Some(retried)) => retried as usize,
+                    (true, None) => *attempts,
+                },
                 depends: d.depends.clone(),
                 parameters: d.parameters.clone(),
                 outputs: d.outputs.clone(),

@@ -86,6 +86,10 @@ pub struct ComponentReport {
     pub reason: Option<String>,
     /// The names of the outputs it produced (never their values).
     pub outputs: Vec<String>,
+    /// `lifecycle.retry`: the attempt it ended on (`2`: it ran twice);
+    /// absent when it has no retry policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
 }
 
 /// What a report says about the run beyond the summary.
@@ -172,6 +176,7 @@ impl ComponentReport {
             duration_seconds: seconds(entry.duration),
             reason,
             outputs: entry.outputs.clone(),
+            attempts: entry.attempt.map(|(attempt, _)| attempt),
         }
     }
 }

@@ -179,6 +179,7 @@ pub fn report_from_state(state: &State, path: &str) -> Option<RunReport> {
             outputs: entry
                 .map(|e| e.captured_outputs.iter().map(|o| o.name).collect())
                 .unwrap_or_default(),
+            attempts: None,
         });
     }
     let started = first

@@ -134,6 +134,7 @@ fn component(name: &str, status: &str, start: u32, end: u32) -> ComponentReport 
         duration_seconds: f64::from(end - start),
         reason: (status == "error").then(|| "exit code 3".to_string()),
         outputs: Vec::new(),
+        attempts: None,
     }
 }
 
