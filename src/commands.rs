@@ -293,14 +293,6 @@ fn run_loaded(
             .as_ref()
             .map(|l| l as &dyn hub_engine::view::progress::Progress),
     };
-    // The HTML report shows each component's action, reasons and changed
-    // parameters: the plan as it stood before the run.
-    let planned = match &args.common.run.report {
-        Some(path) if hub_engine::view::html::is_html(path) => {
-            preview_between_runs(stack, options, &mut Warnings::default()).ok()
-        }
-        _ => None,
-    };
     let finished = engine::run(stack, options, host, warnings);
     if let Some(cache) = hub_engine::run::digest_cache::installed() {
         // Only a hint for the next run: a cache that cannot be written is
@@ -324,7 +316,7 @@ fn run_loaded(
             stack,
             options,
             finished.result.as_ref().err(),
-            planned.as_ref(),
+            finished.plan.as_deref(),
             warnings,
         ),
         _ => Ok(()),

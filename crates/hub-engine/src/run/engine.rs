@@ -107,6 +107,9 @@ pub struct Finished {
     /// during the run: before the first component, and with the
     /// component they concern.
     pub warnings_shown: usize,
+    /// The plan the run executed (`None` when it stopped before making
+    /// one): what the HTML report shows of each component's action.
+    pub plan: Option<std::sync::Arc<ActionPlan>>,
 }
 
 /// Deploys or undeploys `stack`.
@@ -124,6 +127,7 @@ pub fn run<'a>(
                 summary: None,
                 result: Err(error),
                 warnings_shown: 0,
+                plan: None,
             }
         }
     };
@@ -145,6 +149,7 @@ pub fn run<'a>(
         summary: Some(run.summary),
         result,
         warnings_shown: run.warnings_shown,
+        plan: Some(run.planned.clone()),
     }
 }
 
