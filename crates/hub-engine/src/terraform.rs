@@ -103,15 +103,10 @@ pub fn find_binary(named: Option<&str>) -> Result<PathBuf, String> {
         (None, Some(name)) => (vec![name], format!("`{BINARY_ENV}`")),
         (None, None) => (vec!["terraform".into(), "tofu".into()], "the PATH".into()),
     };
-    for name in &wanted {
-        let path = Path::new(name);
-        if path.components().count() > 1 {
-            if is_executable(path) {
-                return Ok(path.to_path_buf());
-            }
-        } else if let Ok(found) = which::which(name) {
-            return Ok(found);
-        }
+    // `which` looks a bare name up on the PATH and checks a name with a
+    // `/` where it points, both only when it is an executable file.
+    if let Some(found) = wanted.iter().find_map(|name| which::which(name).ok()) {
+        return Ok(found);
     }
     let names = wanted
         .iter()
@@ -132,11 +127,6 @@ pub fn check_binary(params: &[ExpandedParam]) -> Result<PathBuf, String> {
         .find(|p| p.name == BINARY_PARAMETER)
         .map(|p| crate::child::env::env_text(p.value.as_ref()));
     find_binary(named.as_deref())
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The environment of a built-in Terraform run: `env` with every
