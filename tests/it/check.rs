@@ -462,3 +462,30 @@ fails: failed (make check)
 "
     );
 }
+
+#[test]
+fn a_link_planted_at_a_check_log_is_not_written_through() {
+    let test = shop();
+    let outside = tempfile::tempdir().expect("temporary folder");
+    let target = outside.path().join("victim");
+    std::fs::write(&target, "untouched\n").expect("write");
+    let logs = test.root().join("hub.yaml.state.logs");
+    std::fs::create_dir_all(&logs).expect("logs folder");
+    std::os::unix::fs::symlink(&target, logs.join("drift.check.log")).expect("symlink");
+    let out = hub_pinned(test.root(), &["check", "hub.yaml", "-s", "hub.yaml.state"]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("read"),
+        "untouched\n"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&target)
+        .expect("meta")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_ne!(mode, 0o600, "the link's target was not made hub's");
+    // The other components' logs are written.
+    let ok = std::fs::read_to_string(logs.join("ok.check.log")).expect("ok's log");
+    assert!(!ok.is_empty());
+}

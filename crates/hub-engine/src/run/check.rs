@@ -409,16 +409,15 @@ fn short_description(implementation: &Implementation) -> String {
     }
 }
 
+/// Appends to the check's log beside the state as a component's log is
+/// (never through a link, never another user's file: see
+/// `hub_state::beside`).
 fn append_log(path: &Path, lines: &[String]) {
     use std::io::Write;
     if let Some(folder) = path.parent() {
         let _ = hub_manifest::private::create_folder(folder);
     }
-    let mut open = std::fs::OpenOptions::new();
-    open.create(true).append(true);
-    if let Ok(mut file) =
-        hub_manifest::private::open(path, &mut open, hub_manifest::private::FILE_MODE)
-    {
+    if let Ok(mut file) = hub_state::beside::open_append(path, hub_manifest::private::FILE_MODE) {
         for line in lines {
             let _ = writeln!(file, "{line}");
         }
