@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 
+mod change;
 mod check;
 mod deploy;
 mod elaborate;
@@ -15,6 +16,7 @@ mod state;
 mod util;
 mod validate;
 
+pub use change::*;
 pub use check::*;
 pub use deploy::*;
 pub use elaborate::*;
@@ -112,6 +114,10 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
+    // branch `changes`:
+    /// Work with the changes (pull or merge requests) planned and applied
+    /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
+    Change(ChangeCommandArgs),
 }
 
 #[derive(Debug, Args)]

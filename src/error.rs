@@ -73,6 +73,10 @@ pub enum Error {
     /// `hub check` when checks failed: exit status 1.
     #[error("{0} check(s) failed")]
     CheckFailures(usize),
+    #[error(transparent)]
+    Change(#[from] hub_state::changes::ChangeError),
+    #[error(transparent)]
+    ChangeCommand(#[from] crate::commands::change::ChangeCommandError),
     /// An error of `plan --detailed-exitcode`: exit status 1, since 2
     /// means "changes".
     #[error(transparent)]
@@ -103,6 +107,8 @@ impl Error {
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
+            Error::Change(e) => e.exit_code(),
+            Error::ChangeCommand(crate::commands::change::ChangeCommandError::NoState) => 2,
             _ => 1,
         }
     }
@@ -153,6 +159,8 @@ impl Error {
                     .into(),
             ),
             Error::Detailed(e) => e.hint(),
+            Error::Change(e) => e.hint(),
+            Error::ChangeCommand(e) => e.hint(),
             _ => None,
         }
     }

@@ -1,5 +1,6 @@
 //! The flags of `hub deploy`, `hub undeploy` and `hub plan`.
 
+use super::change::ChangeArgs;
 use super::run::{CommonRunArgs, CompatibilityArgs, ExecuteArgs, GuessArgs};
 use clap::Args;
 use std::path::PathBuf;
@@ -20,8 +21,9 @@ interrupted by SIGINT, 143 by SIGTERM.";
 #[derive(Debug, Args)]
 #[command(
     after_help = deploy_help(),
-    mut_arg("manifest", |a| a.required(false).required_unless_present("plan")),
+    mut_arg("manifest", |a| a.required(false).required_unless_present_any(["plan", "change"])),
     mut_arg("state", |a| a.default_value_if("plan", clap::builder::ArgPredicate::IsPresent, Some(""))),
+    mut_arg("change", |a| a.conflicts_with_all(["plan", "components", "affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "replace", "prune", "no_state"])),
 )]
 pub struct DeployArgs {
     /// Apply a plan saved by `hub plan --out`: exactly its components,
@@ -33,6 +35,8 @@ pub struct DeployArgs {
         conflicts_with_all = ["components", "affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "replace", "prune", "no_state"]
     )]
     pub plan: Option<PathBuf>,
+    #[command(flatten)]
+    pub change: ChangeArgs,
     #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
@@ -63,6 +67,8 @@ pub struct ReplaceArgs {
 #[derive(Debug, Args)]
 #[command(after_help = undeploy_help())]
 pub struct UndeployArgs {
+    #[command(flatten)]
+    pub change: ChangeArgs,
     #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
@@ -115,6 +121,8 @@ takes those down first, `-f` goes on anyway."
     mut_arg("lock_timeout", |a| a.help("Wait this long for a run that holds the state's lock to end (`30s`, `5m`, `1h`; `0`: refuse at once)")),
 )]
 pub struct PlanArgs {
+    #[command(flatten)]
+    pub change: ChangeArgs,
     #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]

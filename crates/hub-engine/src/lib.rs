@@ -19,6 +19,7 @@
 //!   the summary, the JSON report, `hub graph` and `hub plan`. The engine
 //!   never imports a view, and a view never imports the engine.
 
+pub mod change;
 pub mod child;
 pub mod options;
 pub mod order;
