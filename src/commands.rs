@@ -70,7 +70,9 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
     if args.change.change.is_some() {
         let manifest = &args.common.stack.manifest;
         return hub_engine::trace::traced_run("deploy", manifest, || {
-            change::deploy(&args, warnings)
+            change::deploy(&args, &mut |saved, path, before_run| {
+                deploy_saved(saved, path, &args, warnings, before_run)
+            })
         });
     }
     if args.changed && args.common.state.no_state {
@@ -97,7 +99,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
     if args.change.change.is_some() {
         let manifest = &args.common.stack.manifest;
         return hub_engine::trace::traced_run("undeploy", manifest, || {
-            change::undeploy(&args, warnings)
+            change::undeploy(&args, &mut |check| undeploy_checked(&args, check, warnings))
         });
     }
     let request = RunRequest {
@@ -109,6 +111,30 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
         prune: false,
     };
     run_stack(&request, hub_engine::order::plan::Verb::Undeploy, warnings)
+}
+
+/// `undeploy --change ID`: the undeploy, once `check` accepts its plan
+/// made now.
+fn undeploy_checked(
+    args: &crate::cli::UndeployArgs,
+    check: &mut dyn FnMut(&hub_engine::view::preview::Preview) -> Result<(), Error>,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use hub_engine::order::plan::Verb;
+    let request = RunRequest {
+        common: &args.common,
+        execute: Some(&args.execute),
+        guess: args.guess.guess,
+        changed: false,
+        replace: &[],
+        prune: false,
+    };
+    let (stack, options) = load_run(&request, Verb::Undeploy, warnings)?;
+    let environment = std::env::vars().collect();
+    let mut quiet = Warnings::default();
+    let now = hub_engine::view::preview::preview(&stack, &options, environment, &mut quiet)?;
+    check(&now)?;
+    run_loaded(&request, &stack, &options, warnings)
 }
 
 /// Loads the stack and runs it ([`run_loaded`]).

@@ -76,7 +76,7 @@ pub enum Error {
     #[error(transparent)]
     Change(#[from] hub_state::changes::ChangeError),
     #[error(transparent)]
-    ChangeCommand(#[from] crate::commands::change::ChangeCommandError),
+    ChangeCommand(#[from] ChangeCommandError),
     /// An error of `plan --detailed-exitcode`: exit status 1, since 2
     /// means "changes".
     #[error(transparent)]
@@ -108,7 +108,7 @@ impl Error {
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
             Error::Change(e) => e.exit_code(),
-            Error::ChangeCommand(crate::commands::change::ChangeCommandError::NoState) => 2,
+            Error::ChangeCommand(ChangeCommandError::NoState) => 2,
             _ => 1,
         }
     }
@@ -188,6 +188,33 @@ impl StateCommandError {
                     .into(),
             ),
             StateCommandError::Declined | StateCommandError::Prompt(_) => None,
+        }
+    }
+}
+
+/// What `hub change unlock` refuses, or fails to ask.
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeCommandError {
+    #[error(
+        "the apply lock of change `{id}` was not released: there is no terminal to confirm on"
+    )]
+    NeedsYes { id: String, state: String },
+    #[error("the apply lock was not released: not confirmed")]
+    Declined,
+    #[error("cannot ask for confirmation: {0}")]
+    Prompt(String),
+    #[error("`--change` needs a state: the registry of changes is kept beside it (`-n` has none)")]
+    NoState,
+}
+
+impl ChangeCommandError {
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ChangeCommandError::NeedsYes { id, state } => Some(format!(
+                "pass --yes to release it without asking: `hub change unlock {id} -s {state} --yes`"
+            )),
+            ChangeCommandError::NoState => Some("give the state with `-s STATE`".into()),
+            _ => None,
         }
     }
 }

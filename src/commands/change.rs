@@ -5,7 +5,7 @@
 
 use super::common::{non_empty_env, split_list};
 use crate::cli::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
-use crate::error::Error;
+use crate::error::{ChangeCommandError, Error};
 use hub_engine::view::preview::{Action, Preview};
 use hub_engine::view::saved::{SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
@@ -16,33 +16,6 @@ use hub_state::changes::{
 use hub_state::{Clock, LockWait};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// What `hub change unlock` refuses, or fails to ask.
-#[derive(Debug, thiserror::Error)]
-pub enum ChangeCommandError {
-    #[error(
-        "the apply lock of change `{id}` was not released: there is no terminal to confirm on"
-    )]
-    NeedsYes { id: String, state: String },
-    #[error("the apply lock was not released: not confirmed")]
-    Declined,
-    #[error("cannot ask for confirmation: {0}")]
-    Prompt(String),
-    #[error("`--change` needs a state: the registry of changes is kept beside it (`-n` has none)")]
-    NoState,
-}
-
-impl ChangeCommandError {
-    pub fn hint(&self) -> Option<String> {
-        match self {
-            ChangeCommandError::NeedsYes { id, state } => Some(format!(
-                "pass --yes to release it without asking: `hub change unlock {id} -s {state} --yes`"
-            )),
-            ChangeCommandError::NoState => Some("give the state with `-s STATE`".into()),
-            _ => None,
-        }
-    }
-}
 
 /// Who plans or applies: `--author`, else the CI's user, else `$USER`.
 fn author(given: Option<&str>) -> Option<String> {
@@ -159,9 +132,14 @@ pub(super) fn record_plan(
     Ok(())
 }
 
-/// `deploy --change ID`: the latest plan of ID, applied as
+/// What runs a saved plan (`deploy --plan`'s code): the plan, the path
+/// that names it in messages, and what to call just before the run.
+pub(super) type RunSaved<'a> =
+    &'a mut dyn FnMut(SavedPlan, &Path, &mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>;
+
+/// `deploy --change ID`: the latest plan of ID, applied by `run_saved` as
 /// `deploy --plan` applies a plan, after the rules of the registry.
-pub(super) fn deploy(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
     let registry = registry_of(id, &args.common.state)?;
     let (number, record) = registry.plan_to_apply(id, "deploy")?;
@@ -186,7 +164,7 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> 
         &args.change,
         "deploy",
         number,
-        |before_run| match super::deploy_saved(saved, &shown, args, warnings, before_run) {
+        |before_run| match run_saved(saved, &shown, before_run) {
             Err(Error::SavedPlan(SavedPlanError::Stale { reasons, .. })) => {
                 Err(stale(reasons).into())
             }
@@ -195,24 +173,20 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> 
     )
 }
 
+/// What runs an undeploy: given the check to make on its fresh plan
+/// (which calls `before_run` once it passes) before the first component.
+pub(super) type RunUndeploy<'a> =
+    &'a mut dyn FnMut(&mut dyn FnMut(&Preview) -> Result<(), Error>) -> Result<(), Error>;
+
 /// `undeploy --change ID`: the undeploy planned for ID (`plan --undeploy
 /// --change ID`), refused when the state changed since it was planned.
 pub(super) fn undeploy(
     args: &crate::cli::UndeployArgs,
-    warnings: &mut Warnings,
+    run_undeploy: RunUndeploy<'_>,
 ) -> Result<(), Error> {
-    use hub_engine::order::plan::Verb;
     let id = args.change.change.as_deref().unwrap_or_default();
     let registry = registry_of(id, &args.common.state)?;
     let (number, record) = registry.plan_to_apply(id, "undeploy")?;
-    let request = super::RunRequest {
-        common: &args.common,
-        execute: Some(&args.execute),
-        guess: args.guess.guess,
-        changed: false,
-        replace: &[],
-        prune: false,
-    };
     apply(
         &registry,
         id,
@@ -220,30 +194,26 @@ pub(super) fn undeploy(
         "undeploy",
         number,
         |before_run| {
-            let (stack, options) = super::load_run(&request, Verb::Undeploy, warnings)?;
-            let environment = std::env::vars().collect();
-            let mut quiet = Warnings::default();
-            let now =
-                hub_engine::view::preview::preview(&stack, &options, environment, &mut quiet)?;
-            let (lineage, serial) = now
-                .state
-                .as_ref()
-                .map_or((None, None), |s| (s.lineage.clone(), s.serial));
-            if (lineage, serial) != (record.lineage.clone(), record.serial) {
-                return Err(ChangeError::PlanStale {
-                    id: id.to_string(),
-                    time: record.stamp.time.clone(),
-                    reason: format!(
-                        "the state was written since (serial {}, now {})",
-                        record.serial.unwrap_or(0),
-                        serial.unwrap_or(0)
-                    ),
-                    state: registry.state().display().to_string(),
+            run_undeploy(&mut |now: &Preview| {
+                let (lineage, serial) = now
+                    .state
+                    .as_ref()
+                    .map_or((None, None), |s| (s.lineage.clone(), s.serial));
+                if (lineage, serial) != (record.lineage.clone(), record.serial) {
+                    return Err(ChangeError::PlanStale {
+                        id: id.to_string(),
+                        time: record.stamp.time.clone(),
+                        reason: format!(
+                            "the state was written since (serial {}, now {})",
+                            record.serial.unwrap_or(0),
+                            serial.unwrap_or(0)
+                        ),
+                        state: registry.state().display().to_string(),
+                    }
+                    .into());
                 }
-                .into());
-            }
-            before_run()?;
-            super::run_loaded(&request, &stack, &options, warnings)
+                before_run()
+            })
         },
     )
 }
@@ -408,7 +378,7 @@ fn list(registry: &Registry) -> Result<(), Error> {
     }
     text.push_str(&lock_line(holder.as_ref()));
     text.push('\n');
-    super::write_stdout(text.as_bytes())
+    super::output::write_stdout(text.as_bytes())
 }
 
 fn show(registry: &Registry, id: &str) -> Result<(), Error> {
@@ -462,7 +432,7 @@ fn show(registry: &Registry, id: &str) -> Result<(), Error> {
     }
     text.push_str(&lock_line(registry.holder()?.as_ref()));
     text.push('\n');
-    super::write_stdout(text.as_bytes())
+    super::output::write_stdout(text.as_bytes())
 }
 
 fn stamp_of(args: &crate::cli::ChangeIdArgs, clock: &Clock) -> Stamp {
