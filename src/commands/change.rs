@@ -152,11 +152,16 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
             path: shown.display().to_string(),
             reason: "its saved plan is missing or not a plan".into(),
         })?;
-    let stale = |reasons: Vec<String>| ChangeError::PlanStale {
-        id: id.to_string(),
-        time: record.stamp.time.clone(),
-        reason: reasons.join("; "),
-        state: registry.state().display().to_string(),
+    // A plan found stale because another change applied in the meantime
+    // is refused for that change's lock, which says what to do.
+    let stale = |reasons: Vec<String>| match registry.plan_to_apply(id, "deploy") {
+        Err(held @ ChangeError::Held { .. }) => held,
+        _ => ChangeError::PlanStale {
+            id: id.to_string(),
+            time: record.stamp.time.clone(),
+            reason: reasons.join("; "),
+            state: registry.state().display().to_string(),
+        },
     };
     apply(
         &registry,

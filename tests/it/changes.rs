@@ -358,3 +358,81 @@ fn a_change_id_is_a_name_and_a_change_needs_a_state() {
         .failure()
         .stderr_has("`--change` needs a state");
 }
+
+/// Two changes apply at the same time: the apply lock, changed only by a
+/// conditional write, goes to exactly one; the other is refused.
+fn racing_applies(place: &Place) {
+    let test = checkout(checkout(Test::new(), "pr1", "one", ""), "pr2", "two", "");
+    place.plan(&test, "1").success();
+    place.plan(&test, "2").success();
+    let (one, two) = std::thread::scope(|scope| {
+        let one = scope.spawn(|| place.deploy(&test, "1"));
+        let two = scope.spawn(|| place.deploy(&test, "2"));
+        (one.join().expect("1"), two.join().expect("2"))
+    });
+    let outcomes = [
+        (one.status, "one\n", "2", "1"),
+        (two.status, "two\n", "1", "2"),
+    ];
+    let winners: Vec<_> = outcomes.iter().filter(|o| o.0 == 0).collect();
+    assert_eq!(winners.len(), 1, "{}\n{}", one.stderr, two.stderr);
+    let (_, log, loser, winner) = winners[0];
+    assert_eq!(applied(&test), *log);
+    let lost = if *loser == "1" { &one } else { &two };
+    lost.failure().stderr_has(&format!(
+        "error: change `{loser}` cannot apply: change `{winner}` holds the apply lock"
+    ));
+}
+
+#[test]
+fn of_two_applies_at_once_one_takes_the_lock_locally() {
+    racing_applies(&Place::local());
+}
+
+#[test]
+fn of_two_applies_at_once_one_takes_the_lock_in_a_bucket() {
+    let Some(place) = Place::s3("race") else {
+        return;
+    };
+    racing_applies(&place);
+}
+
+#[test]
+fn an_undeploy_applies_the_undeploy_planned_for_its_change() {
+    let place = Place::local();
+    let test = checkout(checkout(Test::new(), "pr1", "one", ""), "pr2", "two", "");
+    place.plan(&test, "1").success();
+    place.deploy(&test, "1").success();
+    place.change(&test, &["merged", "1"]).success();
+    let undeploy = [
+        "undeploy",
+        "hub.yaml",
+        "-s",
+        "../hub.state",
+        "--change",
+        "2",
+    ];
+    // Its latest plan is a deploy's.
+    place.plan(&test, "2").success();
+    place.hub(&test, "pr2", &undeploy).failure().stderr_has(
+        "error: change `2` cannot apply: its latest plan is a plan to deploy, not to undeploy\n  help: plan it as it is to run: `hub plan … -s ../hub.state --change 2 --undeploy`",
+    );
+    let plan = [
+        "plan",
+        "hub.yaml",
+        "-s",
+        "../hub.state",
+        "--undeploy",
+        "--change",
+        "2",
+    ];
+    place
+        .hub(&test, "pr2", &plan)
+        .success()
+        .stderr_has("change 2: plan 2 recorded as succeeded");
+    place.hub(&test, "pr2", &undeploy).success().stderr_has(
+        "change 2: apply 3 recorded as succeeded; change 2 holds the apply lock (applied)",
+    );
+    let state = std::fs::read_to_string(test.root().join("hub.state")).expect("state");
+    assert!(state.contains("status: undeployed"), "{state}");
+}

@@ -255,3 +255,30 @@ fn the_waiting_marker_holds_plans_back_until_removed() {
     registry.done_waiting().expect("done");
     registry.check_no_apply_waiting().expect("free again");
 }
+
+#[test]
+fn another_users_record_is_refused() {
+    let (dir, registry) = registry();
+    registry
+        .append("1", &plan(Status::Succeeded))
+        .expect("append");
+    let record = dir.path().join("hub.state.changes/1/000001.json");
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        // Only root can give a file away; the check itself is beside.rs's,
+        // tested there for every file beside a state.
+        eprintln!("not root: another user's record cannot be made here");
+        return;
+    }
+    std::os::unix::fs::chown(&record, Some(4242), None).expect("chown");
+    let error = registry.records("1").expect_err("refused");
+    assert!(
+        error.to_string().contains("belongs to user 4242"),
+        "{error}"
+    );
+    let error = registry.append("1", &plan(Status::Failed));
+    // A new record beside it is fine; reading them all is not.
+    assert_eq!(error.expect("a new record"), 2);
+    assert!(registry.plan_to_apply("1", "deploy").is_err());
+}
