@@ -68,8 +68,6 @@ pub struct ReplaceArgs {
 #[command(after_help = undeploy_help())]
 pub struct UndeployArgs {
     #[command(flatten)]
-    pub change: ChangeArgs,
-    #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
     pub execute: ExecuteArgs,
@@ -77,6 +75,8 @@ pub struct UndeployArgs {
     pub guess: GuessArgs,
     #[command(flatten)]
     pub compatibility: CompatibilityArgs,
+    #[command(flatten)]
+    pub change: ChangeArgs,
 }
 
 pub(super) fn deploy_help() -> String {
@@ -122,8 +122,6 @@ takes those down first, `-f` goes on anyway."
 )]
 pub struct PlanArgs {
     #[command(flatten)]
-    pub change: ChangeArgs,
-    #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
     pub guess: GuessArgs,
@@ -151,4 +149,6 @@ pub struct PlanArgs {
     /// something would, 1 on an error or when a component would fail
     #[arg(long = "detailed-exitcode")]
     pub detailed_exitcode: bool,
+    #[command(flatten)]
+    pub change: ChangeArgs,
 }
