@@ -19,11 +19,13 @@
 //!   the summary, the JSON report, `hub graph` and `hub plan`. The engine
 //!   never imports a view, and a view never imports the engine.
 
+pub mod change;
 pub mod child;
 pub mod options;
 pub mod order;
 pub mod outcome;
 pub mod plan;
+pub mod policy;
 pub mod run;
 pub mod source;
 pub mod terraform;
