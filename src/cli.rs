@@ -9,6 +9,7 @@ mod explain;
 mod graph;
 mod invoke;
 mod params;
+mod policy;
 mod report;
 mod run;
 mod state;
@@ -22,6 +23,7 @@ pub use explain::*;
 pub use graph::*;
 pub use invoke::*;
 pub use params::*;
+pub use policy::*;
 pub use report::*;
 pub use run::*;
 pub use state::*;
@@ -112,6 +114,9 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
+    // policy (issue 27, item 6).
+    /// Evaluate policies on plans: `hub policy test PLAN --policy FILE`.
+    Policy(PolicyCommandArgs),
 }
 
 #[derive(Debug, Args)]

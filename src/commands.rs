@@ -18,6 +18,7 @@ pub mod man;
 mod output;
 mod params;
 pub mod params_report;
+mod policy;
 pub mod report;
 mod selection;
 pub mod state;
@@ -34,6 +35,7 @@ pub use invoke::{invoke, render_templates};
 pub use output::render_error;
 pub(crate) use output::write_stdout;
 pub use params::{cel, params};
+pub use policy::policy;
 pub use state::{state, unlock};
 pub use util::util;
 pub use validate::validate;
@@ -103,10 +105,11 @@ fn run_stack(
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
-        let (stack, options) = match load_run(args, verb, warnings) {
+        let (stack, mut options) = match load_run(args, verb, warnings) {
             Err(Error::NoneWithHealth(healths)) => return check::nothing_with_health(&healths),
             loaded => loaded?,
         };
+        policy::guard_run(&args.common.policy.policies, &stack, &mut options, warnings)?;
         run_loaded(args, &stack, &options, warnings)
     })
 }
@@ -171,6 +174,7 @@ fn deploy_planned(
     if !reasons.is_empty() {
         return Err(stale(reasons).into());
     }
+    policy::refuse_denied_files(&common.policy.policies, &stack, &preview, warnings)?;
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     run_loaded(&request, &stack, &options, warnings)
@@ -221,6 +225,7 @@ fn planned_run_args(
     };
     let arguments = &planned.arguments;
     CommonRunArgs {
+        policy: given.policy.clone(),
         stack: StackArgs {
             manifest: planned.stack.files.iter().map(PathBuf::from).collect(),
             environment: given.stack.environment.clone(),
@@ -551,9 +556,12 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
         Ok(_) if !detailed => Ok(()),
-        Ok(preview) => match preview.count(hub_engine::view::preview::Action::Fail) {
-            0 if preview.would_change() => Err(Error::PlanChanges),
-            0 => Ok(()),
+        Ok((preview, policies)) => match preview.count(hub_engine::view::preview::Action::Fail) {
+            0 => match policies.refusal() {
+                Some(denied) => Err(Error::Detailed(Box::new(denied.into()))),
+                None if preview.would_change() => Err(Error::PlanChanges),
+                None => Ok(()),
+            },
             failing => Err(Error::PlanFailures(failing)),
         },
     }
@@ -562,7 +570,13 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
 fn plan_and_print(
     args: &crate::cli::PlanArgs,
     warnings: &mut Warnings,
-) -> Result<hub_engine::view::preview::Preview, Error> {
+) -> Result<
+    (
+        hub_engine::view::preview::Preview,
+        hub_engine::policy::PolicyResults,
+    ),
+    Error,
+> {
     use hub_engine::order::plan::Verb;
     use hub_engine::view::preview;
     let verb = match args.undeploy {
@@ -579,7 +593,10 @@ fn plan_and_print(
         prune: args.prune,
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
+    let policies = policy::load(&stack, &args.common.policy.policies)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
+    let change = hub_engine::change::ChangeContext::default();
+    let results = policy::evaluate(&policies, &plan, &stack, &change)?;
     let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
     if let Some(path) = &args.common.run.report {
         let report = preview::report(&plan, &clock.now());
@@ -592,17 +609,16 @@ fn plan_and_print(
         .out
         .as_ref()
         .map(|path| (path, save_plan(&plan, &stack, &options, args, clock.now())));
-    let text = match args.format.as_str() {
-        "json" => preview::render_json(&plan),
-        "markdown" => preview::render_markdown(&plan),
-        _ => preview::render_text(&plan),
-    };
+    let text = policy::render(&args.format, &plan, &results);
     write_stdout(text.as_bytes())?;
     // Written after the plan is shown, so that a refusal comes with it.
     if let Some((path, saved)) = saved {
         hub_engine::view::saved::write(path, &saved?)?;
     }
-    Ok(plan)
+    if let Some(failure) = results.failure() {
+        return Err(failure.into());
+    }
+    Ok((plan, results))
 }
 
 /// The preview, refused (or, with `--lock-timeout`, delayed) while a run
