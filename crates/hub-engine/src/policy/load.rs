@@ -16,7 +16,7 @@ impl PolicySet {
         if policies.is_empty() {
             return Ok(());
         }
-        let candidates = candidate_files(stack);
+        let candidates: Vec<PathBuf> = candidate_files(stack).iter().map(|p| shown(p)).collect();
         let texts: Vec<(PathBuf, String)> = candidates
             .into_iter()
             .filter_map(|path| std::fs::read_to_string(&path).ok().map(|t| (path, t)))
@@ -25,6 +25,7 @@ impl PolicySet {
             .file
             .clone()
             .or_else(|| stack.manifest.clone())
+            .map(|p| shown(&p))
             .unwrap_or_default();
         for rule in policies {
             let location = texts
@@ -85,6 +86,15 @@ fn candidate_files(stack: &Stack) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = stack.file.iter().chain(&stack.manifest).cloned().collect();
     files.extend(stack.elaborated.provenance.sources.iter().cloned());
     files
+}
+
+/// `path` from the current folder when it is below it, as the user would
+/// write it.
+fn shown(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// The (line, column) of the `deny` or `warn` of the rule named like
