@@ -49,6 +49,9 @@ const COMMANDS: &[&[&str]] = &[
     &["version"],
     &["completions"],
     &["man"],
+    // policy (issue 27, item 6).
+    &["policy"],
+    &["policy", "test"],
 ];
 
 #[test]
