@@ -65,6 +65,7 @@ impl PolicySet {
             yaml_serde::Value::Null => return Ok(()),
             other => (Vec::new(), other),
         };
+        unknown_keys(&text, &list, &rules, path)?;
         let rules: Vec<Policy> =
             yaml_serde::from_value(rules).map_err(|e| yaml_error(e.to_string(), None))?;
         for rule in &rules {
@@ -78,6 +79,55 @@ impl PolicySet {
     fn add_rule(&mut self, rule: &Policy, location: Location) -> Result<(), PolicyError> {
         self.push(&rule.name, &rule.deny, &rule.warn, &rule.message, location)
     }
+}
+
+/// A key of a rule that is not one of a rule's, refused (with the key it
+/// most likely stands for): a rule with a misspelt `deny` would otherwise
+/// be read without it.
+fn unknown_keys(
+    text: &str,
+    list: &[Segment],
+    rules: &yaml_serde::Value,
+    path: &Path,
+) -> Result<(), PolicyError> {
+    let known: Vec<String> = ["name", "deny", "warn", "message"]
+        .map(String::from)
+        .to_vec();
+    let Some(items) = rules.as_sequence() else {
+        return Ok(());
+    };
+    for (index, item) in items.iter().enumerate() {
+        let Some(map) = item.as_mapping() else {
+            continue;
+        };
+        for key in map.keys().filter_map(|k| k.as_str()) {
+            if known.iter().any(|k| k == key) {
+                continue;
+            }
+            let mut at = list.to_vec();
+            at.extend([Segment::Index(index), Segment::Key(key.to_string())]);
+            let location = locate(text, &at)
+                .map_or_else(|| Location::file(path), |(l, c)| Location::at(path, l, c));
+            let name = map
+                .get("name")
+                .and_then(|n| n.as_str())
+                .unwrap_or_default()
+                .to_string();
+            let problem = match hub_manifest::keys::suggest(key, &known) {
+                Some(suggestion) => format!(
+                    "has an unknown key `{key}` (did you mean `{}`?)",
+                    suggestion.key
+                ),
+                None => format!("has an unknown key `{key}`"),
+            };
+            return Err(PolicyError::Shape {
+                name,
+                problem,
+                location,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The files a stack's rules may be written in: the elaborated file, the

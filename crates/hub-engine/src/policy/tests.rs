@@ -70,13 +70,9 @@ fn rules_deny_and_warn_with_their_lines() {
 
 #[test]
 fn a_quiet_plan_passes() {
-    let (_dir, set) = set_from(&format!(
-        "policies:\n{}",
-        RULES
-            .replace("\n-", "\n  -")
-            .replace("\n  ", "\n    ")
-            .replace("\n    -", "\n  -")
-    ));
+    // The same rules under `policies:`.
+    let nested: String = RULES.lines().map(|l| format!("  {l}\n")).collect();
+    let (_dir, set) = set_from(&format!("policies:\n{nested}"));
     let set = set.expect("rules compile");
     let mut quiet = input(json!([{"name": "db", "action": "update"}]));
     quiet.now = "2026-11-28T10:00:00Z".into();
@@ -114,6 +110,17 @@ fn a_rule_needs_one_effect() {
         set.expect_err("refused").to_string(),
         "the policy `none` has neither `deny` nor `warn`"
     );
+}
+
+#[test]
+fn a_misspelt_key_is_refused_with_the_key_meant() {
+    let (_dir, set) = set_from("- name: typo\n  message: m\n  dney: 'true'\n");
+    let error = set.expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        "the policy `typo` has an unknown key `dney` (did you mean `deny`?)"
+    );
+    assert_eq!(error.location().and_then(|l| l.line), Some(3));
 }
 
 #[test]
