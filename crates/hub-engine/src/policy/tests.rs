@@ -146,3 +146,31 @@ fn results_follow_the_plan_json_as_its_last_key() {
     assert_eq!(parsed["policies"][0]["effect"], "warn");
     assert!(text.starts_with("{\n  \"stack\": \"demo\",\n  \"policies\": [\n    {\n"));
 }
+
+#[test]
+fn the_environment_is_the_annotation_else_a_plain_stack_parameter() {
+    let stack = |annotation: Option<&str>, parameter: &str| {
+        let mut elaborated = hub_manifest::Elaborated::default();
+        elaborated.stack.meta.name = "shop".into();
+        if let Some(value) = annotation {
+            elaborated
+                .stack
+                .meta
+                .annotations
+                .insert("environment".into(), value.into());
+        }
+        elaborated.stack.parameters.push(hub_manifest::Parameter {
+            name: "environment".into(),
+            value: Some(yaml_serde::Value::String(parameter.into())),
+            ..Default::default()
+        });
+        StackFacts::of(&elaborated).environment
+    };
+    assert_eq!(stack(Some("prod"), "staging"), "prod");
+    assert_eq!(stack(None, "staging"), "staging");
+    assert_eq!(
+        stack(None, "${dns.name}"),
+        "",
+        "a template is not known before locking"
+    );
+}
