@@ -28,10 +28,12 @@ pub enum PolicyCommand {
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-The rules read `plan` (a plan saved by `hub plan --out` is turned into the shape of \
-`hub plan --format json`: each component's name, action, reasons and parameters), `change` \
-(empty), `stack` (its name, from the plan) and `now` (the time, or HUB_NOW). Exit status: 0 \
-when no rule denies, 1 when one denies or cannot be evaluated.
+The rules are the `--policy` files' and, for a plan saved by `hub plan --out`, the `policies:` \
+of the stack it names (read again from its files). They read `plan` (a saved plan is turned \
+into the shape of `hub plan --format json`: each component's name, action, reasons and \
+parameters), `change` (empty), `stack` (of a saved plan, from its stack; of a JSON plan, only \
+its name) and `now` (the time, or HUB_NOW). Exit status: 0 when no rule denies, 1 when one \
+denies or cannot be evaluated.
 
 Examples:
   hub plan hub.yaml.elaborate -s demo.state --out plan.json
@@ -41,8 +43,9 @@ pub struct PolicyTestArgs {
     /// The plan: saved by `hub plan --out`, or printed by `hub plan --format json`
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
-    /// A policy file; may be repeated
-    #[arg(long = "policy", value_name = "FILE", required = true)]
+    /// A policy file; may be repeated (a saved plan's stack gives its own
+    /// `policies:` too)
+    #[arg(long = "policy", value_name = "FILE")]
     pub policies: Vec<PathBuf>,
     /// Output format
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json", "markdown"])]

@@ -123,23 +123,55 @@ fn refuse_denied(
 }
 
 /// `hub policy`.
-pub fn policy(args: crate::cli::PolicyCommandArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+pub fn policy(args: crate::cli::PolicyCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
-        crate::cli::PolicyCommand::Test(args) => test(&args),
+        crate::cli::PolicyCommand::Test(args) => test(&args, warnings),
     }
 }
 
-/// `hub policy test PLAN --policy FILE…`.
-fn test(args: &crate::cli::PolicyTestArgs) -> Result<(), Error> {
+/// `hub policy test PLAN [--policy FILE]…`: a saved plan's stack gives its
+/// rules and what rules know of it, when its files are still there.
+fn test(args: &crate::cli::PolicyTestArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let document = policy::read_plan_document(&args.plan)?;
     let mut set = PolicySet::default();
+    let mut facts = document.stack;
+    let here = document
+        .stack_files
+        .split_first()
+        .filter(|(first, _)| std::path::Path::new(first).exists());
+    if let (Some(first), None) = (document.stack_files.first(), here) {
+        warnings.warn(
+            Some(hub_manifest::diag::Location::file(&args.plan)),
+            format!("the plan's stack `{first}` is not here: only the rules of the --policy files are evaluated"),
+        );
+    }
+    if let Some((first, params)) = here {
+        let params: Vec<PathBuf> = params.iter().map(PathBuf::from).collect();
+        let base_dir = document.base_dir.as_ref().map(PathBuf::from);
+        let stack = Stack::load(
+            std::path::Path::new(first),
+            &params,
+            base_dir.as_deref(),
+            &indexmap::IndexMap::new(),
+            warnings,
+        )?;
+        set.add_stack(&stack)?;
+        facts = StackFacts::of(&stack.elaborated);
+    }
     for file in &args.policies {
         set.add_file(file)?;
     }
-    let (plan, stack) = policy::read_plan_document(&args.plan)?;
+    if set.is_empty() {
+        return Err(Error::Usage {
+            flag: "--policy",
+            value: String::new(),
+            reason: "there is no rule to evaluate: the plan's stack has no `policies:`; give a policy file".into(),
+        });
+    }
     let input = PolicyInput {
-        plan,
+        plan: document.plan,
         change: ChangeContext::default(),
-        stack,
+        stack: facts,
         now: now()?,
     };
     let results = policy::evaluate(&set, &input);

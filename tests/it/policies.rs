@@ -377,14 +377,26 @@ fn policy_test_evaluates_a_saved_plan_and_a_json_plan() {
         &["plan", "hub.yaml", "-s", "s.state", "--format", "json"],
     );
     std::fs::write(dir.join("plan.json"), &json.stdout).expect("write");
-    for plan in ["saved.json", "plan.json"] {
+    // A saved plan names its stack, whose rules come first; a JSON plan
+    // does not.
+    let warned = "  warn  at-most-two (hub.yaml:20): more than two components change at once\n";
+    let denied = "  deny  no-fridays (fridays.yaml:3): no apply on Fridays\n";
+    for (plan, friday, thursday) in [
+        (
+            "saved.json",
+            format!("policies: 3 rules, 1 denied, 1 warned\n{warned}{denied}"),
+            format!("policies: 3 rules, 0 denied, 1 warned\n{warned}"),
+        ),
+        (
+            "plan.json",
+            format!("policies: 1 rule, 1 denied, 0 warned\n{denied}"),
+            "policies: 1 rule, 0 denied, 0 warned\n".to_string(),
+        ),
+    ] {
         let test = ["policy", "test", plan, "--policy", "fridays.yaml"];
         let out = on_friday(dir, &test);
         assert_eq!(out.status, 1, "{plan}: {}", out.stderr);
-        assert_eq!(
-            out.stdout,
-            "policies: 1 rule, 1 denied, 0 warned\n  deny  no-fridays (fridays.yaml:3): no apply on Fridays\n"
-        );
+        assert_eq!(out.stdout, friday, "{plan}");
         assert!(
             out.stderr
                 .starts_with("error: denied by policy `no-fridays`"),
@@ -393,8 +405,22 @@ fn policy_test_evaluates_a_saved_plan_and_a_json_plan() {
         );
         let out = hub_pinned(dir, &test);
         out.success();
-        assert_eq!(out.stdout, "policies: 1 rule, 0 denied, 0 warned\n");
+        assert_eq!(out.stdout, thursday, "{plan}");
     }
+    // The stack's rules alone; a JSON plan without `--policy` has none.
+    let out = hub_pinned(dir, &["policy", "test", "saved.json"]);
+    out.success();
+    assert_eq!(
+        out.stdout,
+        format!("policies: 2 rules, 0 denied, 1 warned\n{warned}")
+    );
+    let out = hub_pinned(dir, &["policy", "test", "plan.json"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains("there is no rule to evaluate"),
+        "{}",
+        out.stderr
+    );
     // The saved plan in the shape of the JSON one: secrets masked.
     std::fs::write(
         dir.join("shape.yaml"),

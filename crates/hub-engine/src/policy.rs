@@ -12,7 +12,7 @@ mod input;
 mod load;
 mod render;
 
-pub use input::{plan_document, read_plan_document, PolicyInput, StackFacts};
+pub use input::{plan_document, read_plan_document, PlanDocument, PolicyInput, StackFacts};
 pub use render::{json_with_results, render_markdown, render_text};
 
 use hub_manifest::diag::Location;

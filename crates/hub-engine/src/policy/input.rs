@@ -109,10 +109,23 @@ pub fn plan_document(plan: &Plan) -> Json {
     serde_json::from_str(&text).unwrap_or(Json::Null)
 }
 
+/// A plan read from a file, for `hub policy test`.
+#[derive(Debug, Clone)]
+pub struct PlanDocument {
+    /// In the shape of `hub plan --format json`.
+    pub plan: Json,
+    /// What the plan says of the stack: its name.
+    pub stack: StackFacts,
+    /// A saved plan's stack: the files given to `hub plan` and `-b`; empty
+    /// for a JSON plan, which does not name them.
+    pub stack_files: Vec<String>,
+    pub base_dir: Option<String>,
+}
+
 /// The plan in `path`: a plan saved by `hub plan --out` (turned into the
 /// shape of `--format json`: what it keeps of each component) or the output
 /// of `hub plan --format json`; and what it says of the stack.
-pub fn read_plan_document(path: &Path) -> Result<(Json, StackFacts), PolicyError> {
+pub fn read_plan_document(path: &Path) -> Result<PlanDocument, PolicyError> {
     let not_a_plan = |reason: String| PolicyError::NotAPlan {
         path: path.to_path_buf(),
         reason,
@@ -126,19 +139,28 @@ pub fn read_plan_document(path: &Path) -> Result<(Json, StackFacts), PolicyError
     if document.get("version").is_some() && document.get("arguments").is_some() {
         let saved: crate::plan::saved::SavedPlan = serde_json::from_value(document)
             .map_err(|e| not_a_plan(format!("not a saved plan ({e})")))?;
-        let facts = StackFacts {
-            name: saved.stack.name.clone(),
-            ..StackFacts::default()
-        };
-        return Ok((from_saved(&saved), facts));
+        return Ok(PlanDocument {
+            plan: from_saved(&saved),
+            stack: StackFacts {
+                name: saved.stack.name.clone(),
+                ..StackFacts::default()
+            },
+            stack_files: saved.stack.files.clone(),
+            base_dir: saved.arguments.base_dir.clone(),
+        });
     }
     match (document.get("stack"), document.get("components")) {
         (Some(Json::String(name)), Some(Json::Array(_))) => {
-            let facts = StackFacts {
+            let stack = StackFacts {
                 name: name.clone(),
                 ..StackFacts::default()
             };
-            Ok((document, facts))
+            Ok(PlanDocument {
+                plan: document,
+                stack,
+                stack_files: Vec::new(),
+                base_dir: None,
+            })
         }
         _ => Err(not_a_plan(
             "it has neither the `version` and `arguments` of a saved plan nor the `stack` and `components` of `hub plan --format json`".into(),
