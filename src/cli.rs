@@ -10,6 +10,7 @@ mod explain;
 mod graph;
 mod invoke;
 mod params;
+mod policy;
 mod report;
 mod run;
 mod state;
@@ -24,6 +25,7 @@ pub use explain::*;
 pub use graph::*;
 pub use invoke::*;
 pub use params::*;
+pub use policy::*;
 pub use report::*;
 pub use run::*;
 pub use state::*;
@@ -118,6 +120,9 @@ pub enum Command {
     /// Work with the changes (pull or merge requests) planned and applied
     /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
     Change(ChangeCommandArgs),
+    // policy (issue 27, item 6).
+    /// Evaluate policies on plans: `hub policy test PLAN --policy FILE`.
+    Policy(PolicyCommandArgs),
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,7 @@ pub mod man;
 mod output;
 mod params;
 pub mod params_report;
+mod policy;
 pub mod report;
 mod selection;
 pub mod state;
@@ -36,6 +37,7 @@ pub use invoke::{invoke, render_templates};
 pub use output::render_error;
 pub(crate) use output::write_stdout;
 pub use params::{cel, params};
+pub use policy::policy;
 pub use state::{state, unlock};
 pub use util::util;
 pub use validate::validate;
@@ -134,6 +136,14 @@ fn undeploy_checked(
     let mut quiet = Warnings::default();
     let now = hub_engine::view::preview::preview(&stack, &options, environment, &mut quiet)?;
     check(&now)?;
+    let change = change::context(&args.change);
+    policy::refuse_denied_files(
+        &args.common.policy.policies,
+        &stack,
+        &now,
+        &change,
+        warnings,
+    )?;
     run_loaded(&request, &stack, &options, warnings)
 }
 
@@ -144,10 +154,11 @@ fn run_stack(
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
-        let (stack, options) = match load_run(args, verb, warnings) {
+        let (stack, mut options) = match load_run(args, verb, warnings) {
             Err(Error::NoneWithHealth(healths)) => return check::nothing_with_health(&healths),
             loaded => loaded?,
         };
+        policy::guard_run(&args.common.policy.policies, &stack, &mut options, warnings)?;
         run_loaded(args, &stack, &options, warnings)
     })
 }
@@ -215,6 +226,8 @@ fn deploy_saved(
     if !reasons.is_empty() {
         return Err(stale(reasons).into());
     }
+    let change = change::context(&args.change);
+    policy::refuse_denied_files(&common.policy.policies, &stack, &preview, &change, warnings)?;
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     before_run()?;
@@ -266,6 +279,7 @@ fn planned_run_args(
     };
     let arguments = &planned.arguments;
     CommonRunArgs {
+        policy: given.policy.clone(),
         stack: StackArgs {
             manifest: planned.stack.files.iter().map(PathBuf::from).collect(),
             environment: given.stack.environment.clone(),
@@ -595,15 +609,18 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
     if let Some(registry) = &registry {
         change::record_plan(registry, &args, &planned)?;
     }
-    let planned = planned.map(|(preview, _)| preview);
+    let planned = planned.map(|(preview, _, policies)| (preview, policies));
     match planned {
         Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
         Ok(_) if !detailed => Ok(()),
-        Ok(preview) => match preview.count(hub_engine::view::preview::Action::Fail) {
-            0 if preview.would_change() => Err(Error::PlanChanges),
-            0 => Ok(()),
+        Ok((preview, policies)) => match preview.count(hub_engine::view::preview::Action::Fail) {
+            0 => match policies.refusal() {
+                Some(denied) => Err(Error::Detailed(Box::new(denied.into()))),
+                None if preview.would_change() => Err(Error::PlanChanges),
+                None => Ok(()),
+            },
             failing => Err(Error::PlanFailures(failing)),
         },
     }
@@ -632,7 +649,10 @@ fn plan_and_print(
         prune: args.prune,
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
+    let policies = policy::load(&stack, &args.common.policy.policies)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
+    let change = change::context(&args.change);
+    let results = policy::evaluate(&policies, &plan, &stack, &change)?;
     let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
     if let Some(path) = &args.common.run.report {
         let report = preview::report(&plan, &clock.now());
@@ -643,11 +663,7 @@ fn plan_and_print(
     }
     let saved = (args.out.is_some() || (save && !args.undeploy))
         .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
-    let text = match args.format.as_str() {
-        "json" => preview::render_json(&plan),
-        "markdown" => preview::render_markdown(&plan),
-        _ => preview::render_text(&plan),
-    };
+    let text = policy::render(&args.format, &plan, &results);
     write_stdout(text.as_bytes())?;
     // Written after the plan is shown, so that a refusal comes with it.
     let saved = match (&args.out, saved) {
@@ -658,7 +674,10 @@ fn plan_and_print(
         }
         (_, saved) => saved,
     };
-    Ok((plan, saved))
+    if let Some(failure) = results.failure() {
+        return Err(failure.into());
+    }
+    Ok((plan, saved, results))
 }
 
 /// The preview, refused (or, with `--lock-timeout`, delayed) while a run

@@ -59,6 +59,8 @@ pub enum Error {
     Affected(#[from] hub_engine::source::affected::AffectedError),
     #[error(transparent)]
     Folder(#[from] hub_engine::source::folders::NoComponentsThere),
+    #[error(transparent)]
+    Policy(#[from] hub_engine::policy::PolicyError),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -122,6 +124,7 @@ impl Error {
             Error::Lifecycle(e) => e.location(),
             Error::Explain(e) => e.location(),
             Error::Detailed(e) => e.location(),
+            Error::Policy(e) => e.location(),
             _ => None,
         }
     }
@@ -142,6 +145,7 @@ impl Error {
             Error::SavedPlan(e) => e.hint(),
             Error::Affected(e) => e.hint(),
             Error::Folder(e) => Some(e.hint()),
+            Error::Policy(e) => e.hint(),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => hub::commands::completions(args),
         Command::Man(args) => hub::commands::man::write_pages(args),
         Command::Change(args) => hub::commands::change(args, &mut warnings),
+        Command::Policy(args) => hub::commands::policy(args, &mut warnings),
     };
     for warning in warnings.iter() {
         hub_manifest::console::err_line(&format!("warning: {warning}"));

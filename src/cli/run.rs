@@ -34,6 +34,8 @@ pub struct CommonRunArgs {
     pub selection: SelectionArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub policy: super::policy::PolicyArgs,
 }
 
 /// What `deploy`, `undeploy` and `plan` work on: the stack and how it is

@@ -68,7 +68,30 @@ pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry
 
 /// What `hub plan` made: the plan, and the saved plan (`None` for an
 /// undeploy, which has no saved form).
-pub(super) type Planned = Result<(Preview, Option<Result<SavedPlan, SavedPlanError>>), Error>;
+pub(super) type Planned = Result<
+    (
+        Preview,
+        Option<Result<SavedPlan, SavedPlanError>>,
+        hub_engine::policy::PolicyResults,
+    ),
+    Error,
+>;
+
+/// What policies see of the change a command works for (`change` in CEL):
+/// empty outside a change.
+pub(super) fn context(args: &ChangeArgs) -> hub_engine::change::ChangeContext {
+    let Some(id) = &args.change else {
+        return hub_engine::change::ChangeContext::default();
+    };
+    hub_engine::change::ChangeContext {
+        id: id.clone(),
+        sha: args.sha.clone(),
+        author: author(args.author.as_deref()),
+        event: ["GITHUB_EVENT_NAME", "CI_PIPELINE_SOURCE"]
+            .iter()
+            .find_map(|name| non_empty_env(name)),
+    }
+}
 
 /// Records the plan of `plan --change ID`: succeeded, or failed when a
 /// component would fail or the plan could not be made.
@@ -94,7 +117,7 @@ pub(super) fn record_plan(
             record.status = Status::Failed;
             record.reason = Some(error.to_string());
         }
-        Ok((preview, saved)) => {
+        Ok((preview, saved, policies)) => {
             if let Some(state) = &preview.state {
                 (record.lineage, record.serial) = (state.lineage.clone(), state.serial);
             }
@@ -119,6 +142,10 @@ pub(super) fn record_plan(
                     record.reason = Some(format!("`{}` would fail", failing.join("`, `")));
                 }
                 None => {}
+            }
+            if let Some(denied) = policies.refusal() {
+                record.status = Status::Failed;
+                record.reason = Some(denied.to_string());
             }
         }
     }

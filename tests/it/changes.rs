@@ -464,3 +464,35 @@ fn an_undeploy_applies_the_undeploy_planned_for_its_change() {
     let state = std::fs::read_to_string(test.root().join("hub.state")).expect("state");
     assert!(state.contains("status: undeployed"), "{state}");
 }
+
+/// A plan that a policy denies is recorded as failed, so its change cannot
+/// apply; the rule sees the change it is evaluated for.
+#[test]
+fn a_plan_a_policy_denies_is_recorded_failed_and_cannot_apply() {
+    let test = checkout(Test::new(), "pr7", "seven", "");
+    let stack = std::fs::read_to_string(test.root().join("pr7/hub.yaml")).expect("stack");
+    let rule = "policies:\n  - name: no-change-seven\n    deny: change.id == '7' && change.sha == 'abc123'\n    message: change 7 may not deploy\n";
+    std::fs::write(test.root().join("pr7/hub.yaml"), format!("{stack}{rule}")).expect("write");
+    let place = Place::local();
+    let planned = place.plan(&test, "7");
+    planned
+        .success()
+        .stderr_has("change 7: plan 1 recorded as failed");
+    assert!(
+        planned.stdout.contains("no-change-seven"),
+        "{}",
+        planned.stdout
+    );
+    let refused = place.deploy(&test, "7");
+    refused
+        .failure()
+        .stderr_has("error: change `7` cannot apply: its latest plan");
+    assert_eq!(applied(&test), "");
+    let shown = place.change(&test, &["show", "7"]);
+    shown.success();
+    assert!(
+        shown.stdout.contains("change 7 may not deploy"),
+        "{}",
+        shown.stdout
+    );
+}

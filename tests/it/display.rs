@@ -115,6 +115,7 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "completions",
             "man",
             "change",
+            "policy",
             "help"
         ]
     );

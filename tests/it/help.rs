@@ -55,6 +55,9 @@ const COMMANDS: &[&[&str]] = &[
     &["change", "merged"],
     &["change", "closed"],
     &["change", "unlock"],
+    // policy (issue 27, item 6).
+    &["policy"],
+    &["policy", "test"],
 ];
 
 #[test]

@@ -54,3 +54,5 @@ mod typos;
 mod typos_policy;
 mod validate;
 mod warning_lines;
+// policy (issue 27, item 6).
+mod policies;

@@ -25,6 +25,7 @@ pub mod options;
 pub mod order;
 pub mod outcome;
 pub mod plan;
+pub mod policy;
 pub mod run;
 pub mod source;
 pub mod terraform;

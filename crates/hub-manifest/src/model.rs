@@ -73,6 +73,31 @@ pub struct Manifest {
     /// and deploying the other.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<Moved>,
+    // Issue 27, item 6.
+    /// Rules on plans (stack only): each `deny` or `warn` is a CEL
+    /// expression over `plan`, `change`, `stack` and `now` that is true
+    /// when the rule fires. A parent's rules come first; a rule of the same
+    /// name replaces the parent's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<Policy>,
+}
+
+/// One `policies` entry: a rule on the plans of the stack.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+#[schemars(extend("required" = ["name"]))]
+pub struct Policy {
+    /// The rule's name, shown with its result.
+    pub name: String,
+    /// Refuses the plan when true (CEL); a rule has `deny` or `warn`, not both.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub deny: String,
+    /// Warns when true (CEL).
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub warn: String,
+    /// What is shown when the rule fires.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub message: String,
 }
 
 /// One `moved` entry: a component's former name and its name now.

@@ -1,5 +1,6 @@
 //! The only module that touches the `cel` crate (pinned at `=0.15.0`; its
-//! API changes between minor releases, so nothing else depends on it).
+//! API changes between minor releases, so nothing else depends on it), with
+//! its child `predicate`: the yes-or-no rules of policies on plans.
 //!
 //! Hub parameters are dotted names (`cloud.kind`), which CEL reads as field
 //! selections. The crate asks a [`VariableResolver`] for the most specific
@@ -433,7 +434,10 @@ fn name_segments(expr: &Expr) -> Option<Vec<&str>> {
 }
 
 mod depth;
+mod predicate;
 mod shape;
+
+pub use predicate::{Predicate, Predicates};
 
 /// YAML values become CEL values of the same shape.
 fn to_cel(value: &Value) -> CelValue {

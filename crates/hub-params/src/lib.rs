@@ -22,7 +22,7 @@ mod source;
 pub mod state;
 mod table;
 
-pub use cel::{Cel, CelFailure};
+pub use cel::{Cel, CelFailure, Predicate, Predicates};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
 pub use origin::Origin;

@@ -6,7 +6,7 @@ use crate::paths::rebase;
 use crate::{order, tuning, Options, ENVIRONMENT_PROVIDED};
 use hub_manifest::diag::Warnings;
 use hub_manifest::secrets::looks_secret;
-use hub_manifest::{ComponentRef, Manifest, Output, Parameter, ParamsFile};
+use hub_manifest::{ComponentRef, Manifest, Output, Parameter, ParamsFile, Policy};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -49,6 +49,7 @@ impl LevelBuilder {
             outputs: Vec::new(),
             templates: manifest.templates.clone(),
             moved: manifest.moved.clone(),
+            policies: manifest.policies.clone(),
             ..Manifest::default()
         };
         doc.meta.from_stack.clear();
@@ -144,6 +145,7 @@ impl LevelBuilder {
             .chain(&self.manifest.moved)
             .cloned()
             .collect();
+        self.doc.policies = merge_policies(&parent.doc.policies, &self.manifest.policies);
         l.retry = p.retry.clone();
         l.retry
             .extend(c.retry.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -400,4 +402,17 @@ pub(super) fn mark_secret_outputs(outputs: &mut [Output]) {
     {
         o.kind = "secret".into();
     }
+}
+
+/// A parent's policies, then the child's: a child's rule of the same name
+/// takes the parent's place.
+pub(super) fn merge_policies(parent: &[Policy], own: &[Policy]) -> Vec<Policy> {
+    let mut out = parent.to_vec();
+    for rule in own {
+        match out.iter_mut().find(|p| p.name == rule.name) {
+            Some(slot) => *slot = rule.clone(),
+            None => out.push(rule.clone()),
+        }
+    }
+    out
 }

@@ -1,0 +1,195 @@
+//! Policies in the commands: the stack's `policies:` and `--policy` files
+//! evaluated on the plan `hub plan` shows and on the plan a deploy or
+//! undeploy is about to execute; `hub policy test` on a plan in a file.
+
+use crate::error::Error;
+use hub_engine::change::ChangeContext;
+use hub_engine::policy::{self, PolicyInput, PolicyResults, PolicySet, StackFacts};
+use hub_engine::source::stack::Stack;
+use hub_engine::view::preview::Preview;
+use hub_manifest::diag::Warnings;
+use std::path::PathBuf;
+
+/// The stack's rules, then each file's, compiled.
+pub(super) fn load(stack: &Stack, files: &[PathBuf]) -> Result<PolicySet, Error> {
+    let mut set = PolicySet::default();
+    set.add_stack(stack)?;
+    for file in files {
+        set.add_file(file)?;
+    }
+    Ok(set)
+}
+
+/// The time rules see as `now`: `HUB_NOW` when set.
+fn now() -> Result<String, Error> {
+    Ok(hub_state::Clock::from_env(&|name| std::env::var(name).ok())?.now())
+}
+
+/// Every rule's result on `plan`.
+pub(super) fn evaluate(
+    set: &PolicySet,
+    plan: &Preview,
+    stack: &Stack,
+    change: &ChangeContext,
+) -> Result<PolicyResults, Error> {
+    if set.is_empty() {
+        return Ok(PolicyResults::default());
+    }
+    let input = PolicyInput {
+        plan: policy::plan_document(plan),
+        change: change.clone(),
+        stack: StackFacts::of(&stack.elaborated),
+        now: now()?,
+    };
+    Ok(policy::evaluate(set, &input))
+}
+
+/// The plan as `--format` shows it, with the policies' results.
+pub(super) fn render(format: &str, plan: &Preview, results: &PolicyResults) -> String {
+    use hub_engine::view::preview as view;
+    match format {
+        "json" if results.results.is_empty() => view::render_json(plan),
+        "json" => policy::json_with_results(&view::render_json(plan), results),
+        "markdown" => view::render_markdown(plan) + &policy::render_markdown(results),
+        _ => {
+            let policies = policy::render_text(results);
+            match policies.is_empty() {
+                true => view::render_text(plan),
+                false => view::render_text(plan) + "\n" + &policies,
+            }
+        }
+    }
+}
+
+/// The warn rules that fired, as warnings of the run.
+fn warn(results: &PolicyResults, warnings: &mut Warnings) {
+    for result in results.fired() {
+        if result.verdict == policy::Verdict::Warn {
+            warnings.warn(
+                Some(result.rule.clone()),
+                format!("policy `{}`: {}", result.name, result.message),
+            );
+        }
+    }
+}
+
+/// A deploy or undeploy with rules: the plan is made, evaluated, refused
+/// when a rule denies, and otherwise given to the engine, which executes
+/// exactly it once the state read under the lock is found unchanged.
+pub(super) fn guard_run(
+    files: &[PathBuf],
+    stack: &Stack,
+    options: &mut hub_engine::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    let set = load(stack, files)?;
+    if set.is_empty() {
+        return Ok(());
+    }
+    let environment = std::env::vars().collect();
+    let plan = hub_engine::view::preview::preview(stack, options, environment, warnings)?;
+    refuse_denied(&set, stack, &plan, &ChangeContext::default(), warnings)?;
+    options.expected_state = Some(hub_engine::run::engine::ExpectedState {
+        lineage: plan.state.as_ref().and_then(|s| s.lineage.clone()),
+        serial: plan.state.as_ref().and_then(|s| s.serial),
+    });
+    options.planned = Some(std::sync::Arc::new(plan));
+    Ok(())
+}
+
+/// `deploy --plan`, `deploy --change` and `undeploy --change`: the rules on
+/// the plan made again, before it runs, with the change they are for.
+pub(super) fn refuse_denied_files(
+    files: &[PathBuf],
+    stack: &Stack,
+    plan: &Preview,
+    change: &ChangeContext,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    let set = load(stack, files)?;
+    refuse_denied(&set, stack, plan, change, warnings)
+}
+
+fn refuse_denied(
+    set: &PolicySet,
+    stack: &Stack,
+    plan: &Preview,
+    change: &ChangeContext,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    let results = evaluate(set, plan, stack, change)?;
+    warn(&results, warnings);
+    match results.refusal() {
+        Some(refusal) => Err(refusal.into()),
+        None => Ok(()),
+    }
+}
+
+/// `hub policy`.
+pub fn policy(args: crate::cli::PolicyCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    match args.command {
+        crate::cli::PolicyCommand::Test(args) => test(&args, warnings),
+    }
+}
+
+/// `hub policy test PLAN [--policy FILE]…`: a saved plan's stack gives its
+/// rules and what rules know of it, when its files are still there.
+fn test(args: &crate::cli::PolicyTestArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let document = policy::read_plan_document(&args.plan)?;
+    let mut set = PolicySet::default();
+    let mut facts = document.stack;
+    let here = document
+        .stack_files
+        .split_first()
+        .filter(|(first, _)| std::path::Path::new(first).exists());
+    if let (Some(first), None) = (document.stack_files.first(), here) {
+        warnings.warn(
+            Some(hub_manifest::diag::Location::file(&args.plan)),
+            format!("the plan's stack `{first}` is not here: only the rules of the --policy files are evaluated"),
+        );
+    }
+    if let Some((first, params)) = here {
+        let params: Vec<PathBuf> = params.iter().map(PathBuf::from).collect();
+        let base_dir = document.base_dir.as_ref().map(PathBuf::from);
+        let stack = Stack::load(
+            std::path::Path::new(first),
+            &params,
+            base_dir.as_deref(),
+            &indexmap::IndexMap::new(),
+            warnings,
+        )?;
+        set.add_stack(&stack)?;
+        facts = StackFacts::of(&stack.elaborated);
+    }
+    for file in &args.policies {
+        set.add_file(file)?;
+    }
+    if set.is_empty() {
+        return Err(Error::Usage {
+            flag: "--policy",
+            value: String::new(),
+            reason: "there is no rule to evaluate: the plan's stack has no `policies:`; give a policy file".into(),
+        });
+    }
+    let input = PolicyInput {
+        plan: document.plan,
+        change: ChangeContext::default(),
+        stack: facts,
+        now: now()?,
+    };
+    let results = policy::evaluate(&set, &input);
+    let text = match args.format.as_str() {
+        "json" => {
+            let mut text = serde_json::to_string_pretty(&results).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        "markdown" => policy::render_markdown(&results).trim_start().to_string(),
+        _ => policy::render_text(&results),
+    };
+    super::write_stdout(text.as_bytes())?;
+    match results.refusal() {
+        Some(refusal) => Err(refusal.into()),
+        None => Ok(()),
+    }
+}
