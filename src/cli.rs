@@ -9,6 +9,7 @@ mod explain;
 mod graph;
 mod invoke;
 mod params;
+mod pipeline;
 mod report;
 mod run;
 mod state;
@@ -22,6 +23,7 @@ pub use explain::*;
 pub use graph::*;
 pub use invoke::*;
 pub use params::*;
+pub use pipeline::*;
 pub use report::*;
 pub use run::*;
 pub use state::*;
@@ -112,6 +114,11 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
+    // Issue 28, item 1 (branch `pipeline`).
+    /// Write a CI pipeline (GitLab, GitHub Actions, Argo Workflows) that
+    /// deploys or undeploys a stack one job per component, in the plan's
+    /// order, on a shared state.
+    Pipeline(PipelineArgs),
 }
 
 #[derive(Debug, Args)]

