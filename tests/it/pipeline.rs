@@ -383,3 +383,91 @@ fn argo_schema_rejects_a_broken_workflow_and_passes_the_written_one() {
         Some("")
     );
 }
+
+/// Runs the pipeline `.gitlab-ci.yml` of `dir` (made a git repository
+/// with one commit) with gitlab-ci-local's shell executor; `None`
+/// without it.
+fn gitlab_ci_local(dir: &Path, extra: &[&str]) -> Option<std::process::Output> {
+    let program = tool("gitlab-ci-local/node_modules/.bin/gitlab-ci-local")?;
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "hub")
+            .env("GIT_AUTHOR_EMAIL", "hub@example.com")
+            .env("GIT_COMMITTER_NAME", "hub")
+            .env("GIT_COMMITTER_EMAIL", "hub@example.com")
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "stack"]);
+    let out = Command::new(program)
+        .args(["--shell-executor-no-image", "--no-color"])
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .expect("run gitlab-ci-local");
+    Some(out)
+}
+
+/// Seconds since the epoch written by `date +%s.%N` into `path`.
+fn stamp(path: &Path) -> f64 {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.trim().parse().expect("a time")
+}
+
+/// What the pipeline tests rely on: gitlab-ci-local runs the jobs it
+/// can start side by side; a job with `needs:` waits for the jobs it
+/// needs (not its stage's turn: `needs: []` starts at once), runs when
+/// they succeeded even if another job failed, and does not run when one
+/// of them failed. (It starts jobs in batches: a job whose needs are done
+/// still waits for the batch it could not join to end; GitLab itself
+/// starts it at once.)
+#[test]
+fn gitlab_ci_local_runs_jobs_in_parallel_and_honours_needs() {
+    let times = tempfile::tempdir().expect("folder");
+    let t = times.path().display();
+    let test = Test::new().file(
+        ".gitlab-ci.yml",
+        &format!(
+            "
+            stages: [one, two]
+            quick:
+              stage: one
+              script: ['date +%s.%N > {t}/quick.start', sleep 1, 'date +%s.%N > {t}/quick.end']
+            failing:
+              stage: one
+              script: ['date +%s.%N > {t}/failing.start', sleep 2, 'date +%s.%N > {t}/failing.end', exit 3]
+            early:
+              stage: two
+              needs: []
+              script: ['date +%s.%N > {t}/early.start']
+            after-quick:
+              stage: two
+              needs: [quick]
+              script: ['date +%s.%N > {t}/after-quick.start']
+            after-failing:
+              stage: two
+              needs: [failing]
+              script: ['date +%s.%N > {t}/after-failing.start']
+            "
+        ),
+    );
+    let Some(out) = gitlab_ci_local(test.root(), &[]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    let at = |name: &str| stamp(&times.path().join(name));
+    // Side by side.
+    assert!(at("quick.start") < at("failing.end") && at("failing.start") < at("quick.end"));
+    // `needs: []` did not wait for stage one.
+    assert!(at("early.start") < at("quick.end"), "{stdout}");
+    // After what it needs, despite the other failure.
+    assert!(at("after-quick.start") >= at("quick.end"), "{stdout}");
+    // Not after a job it needs that failed.
+    assert!(!times.path().join("after-failing.start").exists(), "{stdout}");
+}
