@@ -11,6 +11,7 @@ mod invoke;
 mod params;
 mod report;
 mod run;
+mod runs;
 mod state;
 mod util;
 mod validate;
@@ -24,6 +25,7 @@ pub use invoke::*;
 pub use params::*;
 pub use report::*;
 pub use run::*;
+pub use runs::*;
 pub use state::*;
 pub use util::*;
 pub use validate::*;
@@ -112,6 +114,11 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
+    // Branch `writers` (issue 28): the run of a plan deployed by pipeline
+    // jobs.
+    /// Close the run of a plan whose components pipeline jobs deployed
+    /// (`hub deploy --plan PLAN -c NAME --job`): `hub run finish`.
+    Run(RunCommandArgs),
 }
 
 #[derive(Debug, Args)]

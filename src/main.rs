@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Version => hub::commands::version(),
         Command::Completions(args) => hub::commands::completions(args),
         Command::Man(args) => hub::commands::man::write_pages(args),
+        Command::Run(args) => hub::commands::runs::run(args, &mut warnings),
     };
     for warning in warnings.iter() {
         hub_manifest::console::err_line(&format!("warning: {warning}"));

@@ -49,6 +49,8 @@ const COMMANDS: &[&[&str]] = &[
     &["version"],
     &["completions"],
     &["man"],
+    &["run"],
+    &["run", "finish"],
 ];
 
 #[test]
