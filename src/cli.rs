@@ -12,6 +12,7 @@ mod params;
 mod pipeline;
 mod report;
 mod run;
+mod runs;
 mod state;
 mod util;
 mod validate;
@@ -26,6 +27,7 @@ pub use params::*;
 pub use pipeline::*;
 pub use report::*;
 pub use run::*;
+pub use runs::*;
 pub use state::*;
 pub use util::*;
 pub use validate::*;
@@ -114,6 +116,11 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
+    // Branch `writers` (issue 28): the run of a plan deployed by pipeline
+    // jobs.
+    /// Close the run of a plan whose components pipeline jobs deployed
+    /// (`hub deploy --plan PLAN -c NAME --job`): `hub run finish`.
+    Run(RunCommandArgs),
     // Issue 28, item 1 (branch `pipeline`).
     /// Write a CI pipeline (GitLab, GitHub Actions, Argo Workflows) that
     /// deploys or undeploys a stack one job per component, in the plan's

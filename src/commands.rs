@@ -20,6 +20,7 @@ mod params;
 pub mod params_report;
 mod pipeline;
 pub mod report;
+pub mod runs;
 mod selection;
 pub mod state;
 mod util;
@@ -60,6 +61,9 @@ pub struct RunRequest<'a> {
 /// `hub deploy`.
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
+    if args.plan.is_some() && !args.common.selection.components.is_empty() {
+        return runs::deploy_job(&args, warnings);
+    }
     if let Some(path) = &args.plan {
         let plan = std::slice::from_ref(path);
         return hub_engine::trace::traced_run("deploy", plan, || {

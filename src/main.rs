@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Version => hub::commands::version(),
         Command::Completions(args) => hub::commands::completions(args),
         Command::Man(args) => hub::commands::man::write_pages(args),
+        Command::Run(args) => hub::commands::runs::run(args, &mut warnings),
         Command::Pipeline(args) => hub::commands::pipeline(args, &mut warnings),
     };
     for warning in warnings.iter() {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 const PIPELINE_HELP: &str = "\
 The pipeline has a first job that makes and saves the plan (`hub plan … --out PLAN`; none \
 with --plan, whose file the jobs must find), one job per component the plan runs \
-(`hub deploy --plan PLAN -c NAME -s STATE`, or `undeploy`), each needing the jobs of \
+(`hub deploy --plan PLAN -c NAME -s STATE --job`, or `undeploy`), each needing the jobs of \
 what the plan makes it wait for (the reasons are comments), and a last job that always \
 runs `hub run finish --plan PLAN -s STATE`. Components the plan does not run (no-op, \
 skip) get no job. Each job runs where the stack's `lifecycle.runners` says (its \

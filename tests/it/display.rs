@@ -114,6 +114,8 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "version",
             "completions",
             "man",
+            "run",
+            "pipeline",
             "help"
         ]
     );

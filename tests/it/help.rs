@@ -49,6 +49,9 @@ const COMMANDS: &[&[&str]] = &[
     &["version"],
     &["completions"],
     &["man"],
+    &["run"],
+    &["run", "finish"],
+    &["pipeline"],
 ];
 
 #[test]

@@ -181,8 +181,8 @@ impl Pipeline {
         self.jobs.iter().filter(move |j| j.wave == index)
     }
 
-    /// `hub deploy --plan PLAN -c NAME -s STATE` (or `undeploy`): the
-    /// command of a component's job, as words.
+    /// `hub deploy --plan PLAN -c NAME -s STATE --job` (or `undeploy`):
+    /// the command of a component's job, as words.
     pub fn component_command(&self, component: &str) -> Vec<String> {
         let s = &self.settings;
         [
@@ -194,6 +194,7 @@ impl Pipeline {
             component,
             "-s",
             &s.state,
+            "--job",
         ]
         .map(String::from)
         .to_vec()
