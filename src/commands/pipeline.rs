@@ -90,10 +90,10 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         .map(|c| c.name.clone())
         .collect();
     if !failing.is_empty() {
-        let error = hub_engine::view::saved::SavedPlanError::WouldFail {
+        return Err(pipeline::PipelineError::WouldFail {
             components: failing,
-        };
-        return Err(error.into());
+        }
+        .into());
     }
     let settings = Settings { state, ..settings };
     let runners = &stack.elaborated.stack.lifecycle.runners;

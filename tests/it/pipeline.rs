@@ -469,5 +469,107 @@ fn gitlab_ci_local_runs_jobs_in_parallel_and_honours_needs() {
     // After what it needs, despite the other failure.
     assert!(at("after-quick.start") >= at("quick.end"), "{stdout}");
     // Not after a job it needs that failed.
-    assert!(!times.path().join("after-failing.start").exists(), "{stdout}");
+    assert!(
+        !times.path().join("after-failing.start").exists(),
+        "{stdout}"
+    );
+}
+
+/// `--plan PLAN`: the saved plan's components and state, and no plan job.
+#[test]
+fn a_saved_plan_needs_no_plan_job() {
+    let test = stack();
+    hub_pinned(test.root(), &["deploy", "hub.yaml", "-s", "shop.state"]).success();
+    hub_pinned(
+        test.root(),
+        &[
+            "plan",
+            "hub.yaml",
+            "-s",
+            "shop.state",
+            "-c",
+            "db+",
+            "--out",
+            "db.plan",
+        ],
+    )
+    .success();
+    let out = pipeline(&test, &["--target", "gitlab", "--plan", "db.plan"]);
+    out.success();
+    assert!(
+        out.stdout
+            .contains("stages:\n  - deploy\n  - finish\n\ndeploy-net:\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("  needs: []\n"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("    - hub deploy --plan db.plan -c db -s shop.state --job\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("    - hub run finish --plan db.plan -s shop.state\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("hub-plan") && !out.stdout.contains("deploy-app"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A plan that would fail is not saved: no pipeline can run it. (`a` is
+/// skipped, its condition off, and `b` requires what only `a` provides.)
+#[test]
+fn a_plan_that_would_fail_writes_no_pipeline() {
+    let manifest = |name: &str, more: &str| {
+        format!("version: 1\nkind: component\nmeta: {{name: {name}}}\n{more}\n")
+    };
+    let test = Test::new()
+        .file(
+            "hub.yaml",
+            "
+            version: 1
+            kind: stack
+            meta: {name: f}
+            components:
+              - {name: a, source: {dir: components/a}}
+              - {name: b, source: {dir: components/b}, depends: [a]}
+            lifecycle:
+              optional: [a]
+              requires:
+                optional: ['a.on:a']
+            parameters:
+              - {name: a.on, value: false}
+            ",
+        )
+        .file(
+            "components/a/hub-component.yaml",
+            &manifest("a", "provides: [cap]"),
+        )
+        .file(
+            "components/b/hub-component.yaml",
+            &manifest("b", "requires: [cap]"),
+        )
+        .script("components/a/deploy.sh", "#!/bin/sh\n")
+        .script("components/b/deploy.sh", "#!/bin/sh\n");
+    let out = pipeline(
+        &test,
+        &[
+            "--target", "github", "hub.yaml", "-s", "s.state", "-o", "w.yml",
+        ],
+    );
+    out.failure();
+    assert!(
+        out.stderr.contains(
+            "error: the plan would fail at `b`: a pipeline runs a saved plan, and a plan that would fail is not saved\n  help: `hub plan` says why for each of them; fix that, then write the pipeline again\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!test.root().join("w.yml").exists());
 }

@@ -339,6 +339,8 @@ pub enum PipelineError {
     },
     #[error("an Argo Workflow runs every job in a container, and no image is given")]
     NoImage,
+    #[error("the plan would fail at `{}`: a pipeline runs a saved plan, and a plan that would fail is not saved", components.join("`, `"))]
+    WouldFail { components: Vec<String> },
 }
 
 impl PipelineError {
@@ -350,6 +352,9 @@ impl PipelineError {
             }
             PipelineError::SameJobName { .. } => {
                 "job names keep letters, digits, `-` and `_` of a component's name; rename one of the components".into()
+            }
+            PipelineError::WouldFail { .. } => {
+                "`hub plan` says why for each of them; fix that, then write the pipeline again".into()
             }
             PipelineError::NoImage => {
                 "give `--image IMAGE` (an image with hub and the stack's files), or set `image` in the stack's `lifecycle.runners` (`default` for all)".into()
