@@ -62,7 +62,19 @@ pub struct RunRequest<'a> {
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
     if args.plan.is_some() && !args.common.selection.components.is_empty() {
-        return runs::deploy_job(&args, warnings);
+        return deploy_job(&args, warnings);
+    }
+    if args.plan.is_none() {
+        runs::refuse_open_runs_of(&args.common.state)?;
+    }
+    if args.plan.is_some() && !args.replace.replace.is_empty() {
+        return Err(Error::Usage {
+            flag: "--replace",
+            value: args.replace.replace.join(","),
+            reason:
+                "with `--plan`, only a job (`-c NAME`) takes it: the plan says what is replaced"
+                    .into(),
+        });
     }
     if let Some(path) = &args.plan {
         let plan = std::slice::from_ref(path);
@@ -89,8 +101,51 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
     run_stack(&request, Verb::Deploy, warnings)
 }
 
+/// `hub deploy --plan PLAN -c NAME [--job]`: one component of the plan,
+/// as a job of a pipeline (see `runs`).
+fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let Some(path) = args.plan.as_deref() else {
+        return Ok(());
+    };
+    let (name, planned, plan_id) = runs::job_of(args, path)?;
+    let mismatch = invocation_mismatch(&planned, args);
+    if !mismatch.is_empty() {
+        let reasons = mismatch;
+        let path = path.to_path_buf();
+        return Err(hub_engine::view::saved::SavedPlanError::Stale { path, reasons }.into());
+    }
+    let mut common = planned_run_args(&planned, &args.common);
+    runs::narrow(&mut common, &name);
+    let request = RunRequest {
+        common: &common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: false,
+        replace: &[],
+        prune: false,
+    };
+    let verb = hub_engine::order::plan::Verb::Deploy;
+    let (stack, mut options) = load_run(&request, verb, warnings)?;
+    let clock = runs::clock()?;
+    let job_request = hub_engine::run::job::JobRequest {
+        plan: &planned,
+        plan_file: path,
+        plan_id,
+        component: &name,
+        replace: args.replace.replace.contains(&name),
+    };
+    let Some(job) = runs::start_job(&stack, &job_request, &clock)? else {
+        return Ok(());
+    };
+    // The engine deploys the component on the job's working copy.
+    options.state = vec![job.copy.clone()];
+    let ran = run_loaded(&request, &stack, &options, warnings);
+    runs::end_job(job, ran, &job_request, &clock, warnings)
+}
+
 /// `hub undeploy`.
 pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    runs::refuse_open_runs_of(&args.common.state)?;
     let request = RunRequest {
         common: &args.common,
         execute: Some(&args.execute),
@@ -127,6 +182,7 @@ fn deploy_planned(
     use hub_engine::order::plan::Verb;
     use hub_engine::view::saved::{self, SavedPlanError};
     let planned = saved::read(path)?;
+    runs::refuse_open_runs(&planned.state.locations)?;
     let stale = |reasons: Vec<String>| SavedPlanError::Stale {
         path: path.to_path_buf(),
         reasons,
@@ -551,7 +607,8 @@ fn write_run_report(
 /// `hub plan`: what a deploy or undeploy would do.
 pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let detailed = args.detailed_exitcode;
-    let planned = plan_and_print(&args, warnings);
+    let planned = runs::refuse_open_runs_of(&args.common.state)
+        .and_then(|()| plan_and_print(&args, warnings));
     match planned {
         Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),

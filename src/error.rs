@@ -59,6 +59,11 @@ pub enum Error {
     Affected(#[from] hub_engine::source::affected::AffectedError),
     #[error(transparent)]
     Folder(#[from] hub_engine::source::folders::NoComponentsThere),
+    /// A pipeline job, `hub run finish` (branch `writers`).
+    #[error(transparent)]
+    Job(#[from] hub_engine::run::job::JobError),
+    #[error(transparent)]
+    Run(#[from] hub_state::runs::RunError),
     #[error(transparent)]
     Pipeline(#[from] hub_engine::view::pipeline::PipelineError),
     /// `plan --detailed-exitcode` when something would change: exit
@@ -102,6 +107,8 @@ impl Error {
             Error::State(e) => e.exit_code(),
             Error::Lifecycle(e) => e.exit_code(),
             Error::Render(e) => e.exit_code(),
+            Error::Job(e) => e.exit_code(),
+            Error::Run(e) => e.exit_code(),
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
@@ -133,6 +140,8 @@ impl Error {
             Error::Otp(e) => e.hint(),
             Error::Report(e) => e.hint(),
             Error::Render(e) => e.hint(),
+            Error::Job(e) => e.hint(),
+            Error::Run(e) => e.hint(),
             Error::Explain(e) => e.hint(),
             Error::StateCommand(e) => e.hint(),
             Error::SavedPlan(e) => e.hint(),

@@ -54,3 +54,4 @@ mod typos;
 mod typos_policy;
 mod validate;
 mod warning_lines;
+mod writers;
