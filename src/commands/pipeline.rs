@@ -28,7 +28,8 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         true => Verb::Undeploy,
         false => Verb::Deploy,
     };
-    let plan_arguments = plan_job_arguments(&args);
+    let stack_arguments = stack_arguments(&args);
+    let plan_arguments = plan_job_arguments(&args, &stack_arguments);
     let output = args.output.clone();
     let settings = Settings {
         target,
@@ -45,6 +46,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
             (None, None, _) => "hub.plan".into(),
         },
         plan_arguments: args.plan.is_none().then_some(plan_arguments),
+        stack_arguments,
         tags: args.tags.clone(),
         image: args.image.clone(),
     };
@@ -105,16 +107,15 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
     }
 }
 
-/// The arguments the plan job gives `hub plan`: the stack and state, and
-/// the flags that select and plan the components, as given here.
-fn plan_job_arguments(args: &PipelineArgs) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    if args.undeploy {
-        words.push("--undeploy".into());
-    }
-    words.extend(args.stack.manifest.iter().map(|p| p.display().to_string()));
-    words.extend(["-s".into(), args.state.state.clone()]);
+/// The stack as given here: its files, `-e`, `-b`, `--clouds`,
+/// `--lenient`, `--strict`.
+fn stack_arguments(args: &PipelineArgs) -> Vec<String> {
     let stack = &args.stack;
+    let mut words: Vec<String> = stack
+        .manifest
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     for entry in &stack.environment {
         words.extend(["-e".into(), entry.clone()]);
     }
@@ -130,6 +131,14 @@ fn plan_job_arguments(args: &PipelineArgs) -> Vec<String> {
     if stack.strict {
         words.push("--strict".into());
     }
+    words
+}
+
+/// The arguments the plan job gives `hub plan`: the stack and state, and
+/// the flags that select and plan the components, as given here.
+fn plan_job_arguments(args: &PipelineArgs, stack: &[String]) -> Vec<String> {
+    let mut words: Vec<String> = stack.to_vec();
+    words.extend(["-s".into(), args.state.state.clone()]);
     let selection = &args.selection;
     if !selection.components.is_empty() {
         words.extend(["-c".into(), selection.components.join(",")]);

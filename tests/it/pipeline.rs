@@ -388,6 +388,16 @@ fn argo_schema_rejects_a_broken_workflow_and_passes_the_written_one() {
 /// with one commit) with gitlab-ci-local's shell executor; `None`
 /// without it.
 fn gitlab_ci_local(dir: &Path, extra: &[&str]) -> Option<std::process::Output> {
+    gitlab_ci_local_with(dir, &[], extra)
+}
+
+/// [`gitlab_ci_local`] with `env` for it and its jobs; the folder is
+/// committed again when it already is a repository.
+fn gitlab_ci_local_with(
+    dir: &Path,
+    env: &[(&'static str, String)],
+    extra: &[&str],
+) -> Option<std::process::Output> {
     let program = tool("gitlab-ci-local/node_modules/.bin/gitlab-ci-local")?;
     let git = |args: &[&str]| {
         let out = Command::new("git")
@@ -401,12 +411,22 @@ fn gitlab_ci_local(dir: &Path, extra: &[&str]) -> Option<std::process::Output> {
             .expect("run git");
         assert!(out.status.success(), "git {args:?}: {out:?}");
     };
-    git(&["init", "-q", "."]);
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "stack"]);
+    if !dir.join(".git").exists() {
+        git(&["init", "-q", "."]);
+    }
+    git(&[
+        "add",
+        "-A",
+        "--",
+        ".",
+        ":!.gitlab-ci-local",
+        ":!pulled.state",
+    ]);
+    git(&["commit", "-qm", "stack", "--allow-empty"]);
     let out = Command::new(program)
         .args(["--shell-executor-no-image", "--no-color"])
         .args(extra)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .current_dir(dir)
         .output()
         .expect("run gitlab-ci-local");
@@ -505,7 +525,7 @@ fn a_saved_plan_needs_no_plan_job() {
     assert!(out.stdout.contains("  needs: []\n"), "{}", out.stdout);
     assert!(
         out.stdout
-            .contains("    - hub deploy --plan db.plan -c db -s shop.state --job\n"),
+            .contains("    - hub deploy --plan db.plan -s shop.state -c db --job\n"),
         "{}",
         out.stdout
     );
@@ -572,4 +592,260 @@ fn a_plan_that_would_fail_writes_no_pipeline() {
         out.stderr
     );
     assert!(!test.root().join("w.yml").exists());
+}
+
+/// The components of the twelve-component diamond: `root`, ten middles
+/// that read its output, `sink` that reads theirs.
+const MIDDLES: usize = 10;
+
+/// `root` → `m0`…`m9` → `sink`. Each component writes when it starts
+/// and ends (seconds since the epoch, into `times`) around a one-second
+/// sleep; `root` gives the output `id`, each middle `value` made of
+/// `root`'s id, `sink` `all` made of the middles' values. A component
+/// named in `$FAIL` fails.
+fn diamond(times: &Path) -> Test {
+    let t = times.display();
+    let middles: Vec<String> = (0..MIDDLES).map(|i| format!("m{i}")).collect();
+    let mut components = String::from("  - {name: root, source: {dir: components/root}}\n");
+    for m in &middles {
+        components.push_str(&format!(
+            "  - {{name: {m}, source: {{dir: components/{m}}}, depends: [root]}}\n"
+        ));
+    }
+    components.push_str(&format!(
+        "  - {{name: sink, source: {{dir: components/sink}}, depends: [{}]}}\n",
+        middles.join(", ")
+    ));
+    let mut test = Test::new().file(
+        "hub.yaml",
+        &format!("version: 1\nkind: stack\nmeta: {{name: diamond}}\ncomponents:\n{components}"),
+    );
+    let script = |name: &str, output: &str| {
+        format!(
+            "#!/bin/sh\n\
+             date +%s.%N > {t}/{name}.start\n\
+             sleep 1\n\
+             date +%s.%N > {t}/{name}.end\n\
+             if [ \"$FAIL\" = {name} ]; then echo broken; exit 3; fi\n\
+             echo; echo Outputs:; echo \"{output}\"; echo\n"
+        )
+    };
+    let manifest = |name: &str, parameters: &str, output: &str| {
+        format!(
+            "version: 1\nkind: component\nmeta: {{name: {name}}}\nparameters:\n  - {{name: component.{name}.size, value: '1'}}\n{parameters}outputs:\n  - {{name: component.{name}.{output}, fromTfVar: {output}}}\n"
+        )
+    };
+    test = test
+        .file(
+            "components/root/hub-component.yaml",
+            &manifest("root", "", "id"),
+        )
+        .script("components/root/deploy.sh", &script("root", "id = root-7"))
+        .script("components/root/undeploy.sh", "#!/bin/sh\n");
+    let mut sink_parameters = String::new();
+    let mut all = Vec::new();
+    for (i, m) in middles.iter().enumerate() {
+        test = test
+            .file(
+                &format!("components/{m}/hub-component.yaml"),
+                &manifest(m, "  - {name: component.root.id, env: ROOT}\n", "value"),
+            )
+            .script(
+                &format!("components/{m}/deploy.sh"),
+                &script(m, &format!("value = $ROOT-{m}")),
+            )
+            .script(&format!("components/{m}/undeploy.sh"), "#!/bin/sh\n");
+        sink_parameters.push_str(&format!("  - {{name: component.{m}.value, env: V{i}}}\n"));
+        all.push(format!("$V{i}"));
+    }
+    test.file(
+        "components/sink/hub-component.yaml",
+        &manifest("sink", &sink_parameters, "all"),
+    )
+    .script(
+        "components/sink/deploy.sh",
+        &script("sink", &format!("all = {}", all.join(","))),
+    )
+    .script("components/sink/undeploy.sh", "#!/bin/sh\n")
+}
+
+/// Each component's status, parameters and outputs in the state at
+/// `location`, as `hub state pull` reads it.
+fn deployed(test: &Test, env: &[(&'static str, String)], location: &str) -> Vec<String> {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("hub"))
+        .current_dir(test.root())
+        .args(["state", "pull", location, "pulled.state"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("run hub");
+    assert!(out.status.success(), "{out:?}");
+    let state = crate::common::read_documents(&test.root().join("pulled.state"))
+        .into_iter()
+        .next()
+        .expect("a state");
+    let components = state["components"].as_mapping().expect("components");
+    components
+        .iter()
+        .map(|(name, entry)| {
+            let keep = |key: &str| yaml_serde::to_string(&entry[key]).expect("yaml");
+            format!(
+                "{}: {} {} {}",
+                name.as_str().unwrap_or_default(),
+                keep("status"),
+                keep("parameters"),
+                keep("capturedOutputs")
+            )
+        })
+        .collect()
+}
+
+/// The environment of hub and of gitlab-ci-local (and so of the jobs'
+/// hub): the S3 server, and the pinned variables but time.
+fn s3_env(server: &crate::remote::server::Server) -> Vec<(&'static str, String)> {
+    use crate::remote::server::Store;
+    let mut env: Vec<(&'static str, String)> = crate::common::PINNED
+        .iter()
+        .filter(|(k, _)| *k != "HUB_NOW")
+        .map(|(k, v)| (*k, v.to_string()))
+        .collect();
+    env.extend(Store::env(server));
+    env
+}
+
+/// gitlab-ci-local runs the emitted GitLab pipeline against the S3 test
+/// server: the diamond deploys completely, its middle components side by
+/// side, and the state is the one `hub deploy -j 12` leaves; then the
+/// undeploy pipeline takes it down.
+#[test]
+fn the_gitlab_pipeline_deploys_a_diamond_on_s3_as_deploy_j12_does() {
+    let Some(server) = crate::remote::server::server() else {
+        return;
+    };
+    let times = tempfile::tempdir().expect("folder");
+    let test = diamond(times.path());
+    let env = s3_env(server);
+    let hub = assert_cmd::cargo::cargo_bin("hub").display().to_string();
+    let state = format!("s3://{}/diamond.state", server.bucket("pipeline"));
+    let write = |args: &[&str]| {
+        let mut all = vec!["pipeline", "--target", "gitlab", "hub.yaml", "-s", &state];
+        all.extend_from_slice(&["--hub", &hub, "-o", ".gitlab-ci.yml"]);
+        all.extend_from_slice(args);
+        let out = Command::new(&hub)
+            .current_dir(test.root())
+            .args(&all)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .output()
+            .expect("run hub");
+        assert!(out.status.success(), "{out:?}");
+    };
+    write(&[]);
+    let started = std::time::Instant::now();
+    let Some(out) = gitlab_ci_local_with(test.root(), &env, &[]) else {
+        return;
+    };
+    let wall = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(" PASS  hub-finish"), "{stdout}");
+    let at = |name: &str| stamp(&times.path().join(name));
+    let middles: Vec<String> = (0..MIDDLES).map(|i| format!("m{i}")).collect();
+    // The middles overlap: all ten, of one second each, took far less
+    // than ten seconds from the first start to the last end.
+    let first_start = middles
+        .iter()
+        .map(|m| at(&format!("{m}.start")))
+        .fold(f64::MAX, f64::min);
+    let last_end = middles
+        .iter()
+        .map(|m| at(&format!("{m}.end")))
+        .fold(0.0, f64::max);
+    let middle = last_end - first_start;
+    eprintln!("the ten middles: {middle:.1}s from the first start to the last end");
+    assert!(
+        middle < 5.0,
+        "the middles took {middle:.1}s: they did not overlap"
+    );
+    // Less than the sum of the components' seconds (12 s).
+    let span = at("sink.end") - at("root.start");
+    assert!(span < 12.0, "root to sink took {span:.1}s");
+    eprintln!("pipeline: {wall:.1}s in all, {span:.1}s from root's start to sink's end");
+    // The same stack deployed by one `hub deploy -j 12`.
+    let alone = format!("s3://{}/diamond.state", server.bucket("alone"));
+    let out = Command::new(&hub)
+        .current_dir(test.root())
+        .args(["deploy", "hub.yaml", "-s", &alone, "-j", "12"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("run hub");
+    assert!(out.status.success(), "{out:?}");
+    let by_pipeline = deployed(&test, &env, &state);
+    assert_eq!(by_pipeline.len(), 2 + MIDDLES);
+    assert_eq!(by_pipeline, deployed(&test, &env, &alone));
+    assert!(
+        by_pipeline
+            .iter()
+            .any(|c| c.contains("root-7-m0,root-7-m1,")),
+        "{by_pipeline:?}"
+    );
+    // The undeploy pipeline takes it down.
+    write(&["--undeploy"]);
+    let out = gitlab_ci_local_with(test.root(), &env, &[]).expect("gitlab-ci-local");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    for line in deployed(&test, &env, &state) {
+        assert!(line.contains(": undeployed\n"), "{line}");
+    }
+}
+
+/// A failing component stops its dependents only; the finish job runs,
+/// names it and fails the pipeline.
+#[test]
+fn a_failing_component_stops_only_its_dependents_and_finish_reports_it() {
+    let Some(server) = crate::remote::server::server() else {
+        return;
+    };
+    let times = tempfile::tempdir().expect("folder");
+    let test = diamond(times.path());
+    let mut env = s3_env(server);
+    let hub = assert_cmd::cargo::cargo_bin("hub").display().to_string();
+    let state = format!("s3://{}/diamond.state", server.bucket("failing"));
+    let out = Command::new(&hub)
+        .current_dir(test.root())
+        .args(["pipeline", "--target", "gitlab", "hub.yaml", "-s", &state])
+        .args(["--hub", &hub, "-o", ".gitlab-ci.yml"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("run hub");
+    assert!(out.status.success(), "{out:?}");
+    env.push(("FAIL", "m3".into()));
+    let Some(out) = gitlab_ci_local_with(test.root(), &env, &[]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains(" FAIL  deploy-m3"), "{stdout}");
+    assert!(stdout.contains(" PASS  deploy-m4"), "{stdout}");
+    assert!(!stdout.contains(" PASS  deploy-sink"), "{stdout}");
+    assert!(!times.path().join("sink.start").exists(), "sink ran");
+    // gitlab-ci-local never counts a job skipped after a failure as done,
+    // so the last stage's `when: always` job waits for it forever (GitLab
+    // runs it): it is run here on its own, as GitLab would.
+    assert!(!stdout.contains("hub-finish"), "{stdout}");
+    let out = gitlab_ci_local_with(test.root(), &env, &["hub-finish"]).expect("gitlab-ci-local");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains(" FAIL  hub-finish"), "{stdout}");
+    assert!(
+        stdout.contains("incomplete: failed: m3; never ran: sink"),
+        "{stdout}"
+    );
+    let states = deployed(&test, &env, &state);
+    for line in &states {
+        let failed = line.starts_with("m3:") || line.starts_with("sink:");
+        assert_eq!(line.contains(": deployed\n"), !failed, "{line}");
+    }
 }

@@ -37,9 +37,12 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
             dns_name(&pipeline.stack)
         ))
     ));
-    out.push_str(&format!(
-        "spec:\n  entrypoint: main\n  onExit: {FINISH}\n  templates:\n"
-    ));
+    let finish = pipeline.finish_command();
+    out.push_str("spec:\n  entrypoint: main\n");
+    if finish.is_some() {
+        out.push_str(&format!("  onExit: {FINISH}\n"));
+    }
+    out.push_str("  templates:\n");
     out.push_str("    - name: main\n      dag:\n        failFast: false\n        tasks:\n");
     if plan_task {
         out.push_str(&format!(
@@ -98,19 +101,21 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
             &pipeline.component_command(&job.component),
         );
     }
-    out.push_str(&format!("    - name: {FINISH}\n"));
-    comment(&mut out, 6, "The exit handler: it always runs, closes the run and says which component failed or never ran.");
-    match plan_task {
-        true => {
-            out.push_str(&format!(
-                "      steps:\n        - - name: finish\n            template: {FINISH}-run\n            arguments:\n              artifacts:\n                - name: {ARTIFACT}\n                  from: {}\n",
-                scalar(&format!("{{{{workflow.outputs.artifacts.{GLOBAL}}}}}"))
-            ));
-            out.push_str(&format!("    - name: {FINISH}-run\n"));
-            inputs(&mut out, pipeline, plan_task);
-            container(&mut out, &pipeline.runner, &pipeline.finish_command());
+    if let Some(finish) = finish {
+        out.push_str(&format!("    - name: {FINISH}\n"));
+        comment(&mut out, 6, "The exit handler: it always runs, closes the run and says which component failed or never ran.");
+        match plan_task {
+            true => {
+                out.push_str(&format!(
+                    "      steps:\n        - - name: finish\n            template: {FINISH}-run\n            arguments:\n              artifacts:\n                - name: {ARTIFACT}\n                  from: {}\n",
+                    scalar(&format!("{{{{workflow.outputs.artifacts.{GLOBAL}}}}}"))
+                ));
+                out.push_str(&format!("    - name: {FINISH}-run\n"));
+                inputs(&mut out, pipeline, plan_task);
+                container(&mut out, &pipeline.runner, &finish);
+            }
+            false => container(&mut out, &pipeline.runner, &finish),
         }
-        false => container(&mut out, &pipeline.runner, &pipeline.finish_command()),
     }
     Ok(out)
 }

@@ -29,7 +29,8 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
         true => pipeline.waves,
         false => pipeline.jobs.len(),
     };
-    let count = middle + 1 + usize::from(plan_job);
+    let finish = pipeline.finish_command();
+    let count = middle + usize::from(finish.is_some()) + usize::from(plan_job);
     if count > JOBS_LIMIT {
         return Err(PipelineError::TooManyJobs {
             count,
@@ -63,19 +64,21 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
         true => wave_jobs(&mut out, pipeline, plan_job, &mut all),
         false => component_jobs(&mut out, pipeline, plan_job, &mut all),
     }
-    out.push_str(&format!("  {FINISH_JOB}:\n"));
-    comment(
-        &mut out,
-        4,
-        "Always: it closes the run and says which component failed or never ran.",
-    );
-    out.push_str("    if: ${{ always() }}\n");
-    if !all.is_empty() {
-        out.push_str(&format!("    needs: {}\n", flow_list(&all)));
+    if let Some(finish) = finish {
+        out.push_str(&format!("  {FINISH_JOB}:\n"));
+        comment(
+            &mut out,
+            4,
+            "Always: it closes the run and says which component failed or never ran.",
+        );
+        out.push_str("    if: ${{ always() }}\n");
+        if !all.is_empty() {
+            out.push_str(&format!("    needs: {}\n", flow_list(&all)));
+        }
+        runner(&mut out, &pipeline.runner);
+        steps_start(&mut out, pipeline, plan_job);
+        run_step(&mut out, None, &shell_line(&finish));
     }
-    runner(&mut out, &pipeline.runner);
-    steps_start(&mut out, pipeline, plan_job);
-    run_step(&mut out, None, &shell_line(&pipeline.finish_command()));
     Ok(out)
 }
 

@@ -40,7 +40,10 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
         true => stages.extend((1..=pipeline.waves).map(|w| format!("wave-{w}"))),
         false => stages.push(pipeline.verb.as_str().to_string()),
     }
-    stages.push("finish".to_string());
+    let finish = pipeline.finish_command();
+    if finish.is_some() {
+        stages.push("finish".to_string());
+    }
     out.push_str("stages:\n");
     for stage in &stages {
         out.push_str(&format!("  - {}\n", scalar(stage)));
@@ -58,15 +61,17 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
     for job in &pipeline.jobs {
         component_job(&mut out, pipeline, job, plan_job, waves)?;
     }
-    out.push_str(&format!("\n{FINISH_JOB}:\n  stage: finish\n"));
-    comment(
-        &mut out,
-        2,
-        "Always: it closes the run and says which component failed or never ran.",
-    );
-    out.push_str("  when: always\n");
-    runner(&mut out, &pipeline.runner);
-    script(&mut out, &shell_line(&pipeline.finish_command()));
+    if let Some(finish) = finish {
+        out.push_str(&format!("\n{FINISH_JOB}:\n  stage: finish\n"));
+        comment(
+            &mut out,
+            2,
+            "Always: it closes the run and says which component failed or never ran.",
+        );
+        out.push_str("  when: always\n");
+        runner(&mut out, &pipeline.runner);
+        script(&mut out, &shell_line(&finish));
+    }
     Ok(out)
 }
 

@@ -13,6 +13,10 @@ use hub_manifest::Runner as RunnerEntry;
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
+/// How long an undeploy job waits for the state's lock, held by the other
+/// undeploy jobs one at a time.
+pub const UNDEPLOY_LOCK_WAIT: &str = "1h";
+
 /// The CI engine a pipeline is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -56,6 +60,9 @@ pub struct Settings {
     /// selection flags); `None` with `--plan`: the plan file is given and
     /// no job makes it.
     pub plan_arguments: Option<Vec<String>>,
+    /// The stack as the jobs of an undeploy name it (files, `-e`, `-b`,
+    /// `--clouds`, `--lenient`/`--strict`).
+    pub stack_arguments: Vec<String>,
     /// `--tag`: the runner tags of a component without its own.
     pub tags: Vec<String>,
     /// `--image`: the image of a component without its own.
@@ -181,50 +188,65 @@ impl Pipeline {
         self.jobs.iter().filter(move |j| j.wave == index)
     }
 
-    /// `hub deploy --plan PLAN -c NAME -s STATE --job` (or `undeploy`):
-    /// the command of a component's job, as words.
+    /// The command of a component's job, as words. A deploy's job
+    /// deploys its component of the saved plan's run:
+    /// `hub deploy --plan PLAN -c NAME -s STATE --job`. An undeploy is not
+    /// saved as a plan: its job undeploys its component of the stack,
+    /// waiting for the state's lock while another job holds it:
+    /// `hub undeploy STACK… -s STATE -c NAME --lock-timeout 1h`.
     pub fn component_command(&self, component: &str) -> Vec<String> {
         let s = &self.settings;
-        [
-            s.hub.as_str(),
-            self.verb.as_str(),
-            "--plan",
-            &s.plan_file,
-            "-c",
-            component,
-            "-s",
-            &s.state,
-            "--job",
-        ]
-        .map(String::from)
-        .to_vec()
+        let mut words = vec![s.hub.clone(), self.verb.as_str().to_string()];
+        match self.verb {
+            Verb::Deploy => words.extend(["--plan".to_string(), s.plan_file.clone()]),
+            Verb::Undeploy => words.extend(s.stack_arguments.iter().cloned()),
+        }
+        words.extend([
+            "-s".to_string(),
+            s.state.clone(),
+            "-c".to_string(),
+            component.to_string(),
+        ]);
+        match self.verb {
+            Verb::Deploy => words.push("--job".to_string()),
+            Verb::Undeploy => {
+                words.extend(["--lock-timeout".to_string(), UNDEPLOY_LOCK_WAIT.to_string()])
+            }
+        }
+        words
     }
 
     /// `hub plan … --out PLAN`: the first job's command; `None` when the
-    /// plan is given (`--plan`).
+    /// plan is given (`--plan`), and for an undeploy.
     pub fn plan_command(&self) -> Option<Vec<String>> {
         let s = &self.settings;
-        let arguments = s.plan_arguments.as_ref()?;
+        let arguments = s
+            .plan_arguments
+            .as_ref()
+            .filter(|_| self.verb == Verb::Deploy)?;
         let mut words = vec![s.hub.clone(), "plan".to_string()];
         words.extend(arguments.iter().cloned());
         words.extend(["--out".to_string(), s.plan_file.clone()]);
         Some(words)
     }
 
-    /// `hub run finish --plan PLAN -s STATE`: the last job's command.
-    pub fn finish_command(&self) -> Vec<String> {
+    /// `hub run finish --plan PLAN -s STATE`: the last job's command, which
+    /// closes the plan's run; `None` for an undeploy, which opens none.
+    pub fn finish_command(&self) -> Option<Vec<String>> {
         let s = &self.settings;
-        [
-            s.hub.as_str(),
-            "run",
-            "finish",
-            "--plan",
-            &s.plan_file,
-            "-s",
-            &s.state,
-        ]
-        .map(String::from)
-        .to_vec()
+        (self.verb == Verb::Deploy).then(|| {
+            [
+                s.hub.as_str(),
+                "run",
+                "finish",
+                "--plan",
+                &s.plan_file,
+                "-s",
+                &s.state,
+            ]
+            .map(String::from)
+            .to_vec()
+        })
     }
 
     /// The pipeline's first line: what wrote it and for what.
