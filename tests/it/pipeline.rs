@@ -602,7 +602,8 @@ const MIDDLES: usize = 10;
 /// and ends (seconds since the epoch, into `times`) around a one-second
 /// sleep; `root` gives the output `id`, each middle `value` made of
 /// `root`'s id, `sink` `all` made of the middles' values. A component
-/// named in `$FAIL` fails.
+/// named in `$FAIL` fails; one with a file `NAME.kill` in `times` kills
+/// its hub job (SIGKILL) and removes the file.
 fn diamond(times: &Path) -> Test {
     let t = times.display();
     let middles: Vec<String> = (0..MIDDLES).map(|i| format!("m{i}")).collect();
@@ -624,6 +625,7 @@ fn diamond(times: &Path) -> Test {
         format!(
             "#!/bin/sh\n\
              date +%s.%N > {t}/{name}.start\n\
+             if [ -f {t}/{name}.kill ]; then rm {t}/{name}.kill; kill -9 $PPID; sleep 5; fi\n\
              sleep 1\n\
              date +%s.%N > {t}/{name}.end\n\
              if [ \"$FAIL\" = {name} ]; then echo broken; exit 3; fi\n\
@@ -847,5 +849,53 @@ fn a_failing_component_stops_only_its_dependents_and_finish_reports_it() {
     for line in &states {
         let failed = line.starts_with("m3:") || line.starts_with("sink:");
         assert_eq!(line.contains(": deployed\n"), !failed, "{line}");
+    }
+}
+
+/// A job killed mid-run (SIGKILL, as a runner lost or a job timed out)
+/// fails; run again, it deploys its component, and the pipeline's
+/// remaining jobs complete the stack.
+#[test]
+fn a_killed_job_run_again_completes_the_stack() {
+    let Some(server) = crate::remote::server::server() else {
+        return;
+    };
+    let times = tempfile::tempdir().expect("folder");
+    let test = diamond(times.path());
+    std::fs::write(times.path().join("m5.kill"), "").expect("write");
+    // Leases of four seconds, so that the killed job's expires soon.
+    let mut env = s3_env(server);
+    env.push(("HUB_LOCK_LEASE", "4".into()));
+    let hub = assert_cmd::cargo::cargo_bin("hub").display().to_string();
+    let state = format!("s3://{}/diamond.state", server.bucket("killed"));
+    let out = Command::new(&hub)
+        .current_dir(test.root())
+        .args(["pipeline", "--target", "gitlab", "hub.yaml", "-s", &state])
+        .args(["--hub", &hub, "-o", ".gitlab-ci.yml"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("run hub");
+    assert!(out.status.success(), "{out:?}");
+    let Some(out) = gitlab_ci_local_with(test.root(), &env, &[]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains(" FAIL  deploy-m5"), "{stdout}");
+    assert!(!times.path().join("m5.end").exists(), "m5 went on");
+    assert!(!times.path().join("sink.start").exists(), "sink ran");
+    // Once the killed job's lease expired, the failed job again, then
+    // what it held up (one job at a time: gitlab-ci-local runs the jobs
+    // it is named, as a retry does).
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    for job in ["deploy-m5", "deploy-sink", "hub-finish"] {
+        let out = gitlab_ci_local_with(test.root(), &env, &[job]).expect("gitlab-ci-local");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{job}: {stdout}");
+    }
+    let states = deployed(&test, &env, &state);
+    assert_eq!(states.len(), 2 + MIDDLES);
+    for line in &states {
+        assert!(line.contains(": deployed\n"), "{line}");
     }
 }
