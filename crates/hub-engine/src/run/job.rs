@@ -203,6 +203,7 @@ pub fn start(stack: &Stack, request: &JobRequest<'_>, clock: &Clock) -> Result<J
         stack: request.plan.stack.name.clone(),
         started: clock.now(),
         by: who(),
+        closing: false,
     };
     let opened = place.open(&record)?;
     // A plain run holding the state's lock: this job does not go on (and
@@ -229,6 +230,7 @@ pub fn start(stack: &Stack, request: &JobRequest<'_>, clock: &Clock) -> Result<J
     }
     check_dependencies(stack, request, &place, actions)?;
     lease.prove()?;
+    place.still_open(&request.plan_id)?;
     let folder = std::env::temp_dir().join(format!(".hub-job-{}", hub_state::random_uuid()));
     hub_state::private::create_folder(&folder).map_err(|source| JobError::Copy {
         path: folder.clone(),

@@ -5,7 +5,7 @@
 use super::{JobError, RunError, RunPlace};
 use crate::outcome::{Entry, Outcome, Summary};
 use crate::plan::saved::{PlanAction, SavedPlan};
-use hub_state::runs::JobRecord;
+use hub_state::runs::{JobRecord, RunRecord};
 use hub_state::{Clock, Locations, State, StateWriter, WriteOptions};
 use std::collections::HashMap;
 use std::path::Path;
@@ -32,7 +32,11 @@ pub fn finish(
 ) -> Result<Finished, JobError> {
     let place = RunPlace::of(state)?;
     let run = match place.read_run()? {
-        Some(run) if run.plan == plan_id => run,
+        // A finish that stopped half-way is run again.
+        Some(run) if run.plan == plan_id => RunRecord {
+            closing: false,
+            ..run
+        },
         Some(other) => {
             return Err(RunError::OtherRun {
                 state: place.state_text(),
@@ -48,8 +52,12 @@ pub fn finish(
             .into())
         }
     };
+    // No job starts or records once the run is marked closing; a job that
+    // took its lease before the mark holds it still, and finishing waits.
+    place.set_closing(&run, true)?;
     let busy = hub_state::runs::busy(&place)?;
     if !busy.is_empty() {
+        place.set_closing(&run, false)?;
         return Err(JobError::Busy { components: busy });
     }
     let records: HashMap<String, JobRecord> = place
