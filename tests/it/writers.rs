@@ -219,6 +219,21 @@ fn jobs_deploy_side_by_side(target: &Target<'_>) {
         assert_eq!(status_of(&state, name), "deployed", "{name}");
     }
     assert_eq!(state["status"].as_str(), Some("deployed"));
+    // The run in the operation log, with each component's phase.
+    let operations = state["operations"].as_sequence().expect("operations");
+    let last = &operations[operations.len() - 1];
+    assert_eq!(last["status"].as_str(), Some("success"));
+    assert_eq!(last["initiator"].as_str(), Some("tester"));
+    let description = last["description"].as_str().unwrap_or_default();
+    assert!(
+        description.starts_with("pipeline run of plan `plan.json` (id "),
+        "{description}"
+    );
+    let phases = yaml_serde::to_string(&last["phases"]).expect("yaml");
+    assert_eq!(
+        phases,
+        "- phase: a\n  status: success\n- phase: b\n  status: success\n- phase: c\n  status: success\n"
+    );
     let outputs = yaml_serde::to_string(&state["capturedOutputs"]).expect("yaml");
     assert!(
         outputs.contains("a-host") && outputs.contains("b-host"),

@@ -203,6 +203,7 @@ pub fn start(stack: &Stack, request: &JobRequest<'_>, clock: &Clock) -> Result<J
         stack: request.plan.stack.name.clone(),
         started: clock.now(),
         by: who(),
+        closing: false,
     };
     let opened = place.open(&record)?;
     // A plain run holding the state's lock: this job does not go on (and
@@ -227,15 +228,16 @@ pub fn start(stack: &Stack, request: &JobRequest<'_>, clock: &Clock) -> Result<J
     if !action.runs() {
         return Ok(JobStart::NotRun(action));
     }
-    check_dependencies(stack, request, &place, actions)?;
+    let ancestors = check_dependencies(stack, request, &place, actions)?;
     lease.prove()?;
+    place.still_open(&request.plan_id)?;
     let folder = std::env::temp_dir().join(format!(".hub-job-{}", hub_state::random_uuid()));
     hub_state::private::create_folder(&folder).map_err(|source| JobError::Copy {
         path: folder.clone(),
         source,
     })?;
     let copy = folder.join("state");
-    let mut working = working_state(&state, &place, &request.plan_id)?;
+    let mut working = working_state(&state, &place, &request.plan_id, &ancestors)?;
     hub_state::write(&copy, &mut working, &hub_state::WriteOptions::default())?;
     Ok(JobStart::Run(Box::new(Job {
         place,
@@ -249,20 +251,21 @@ pub fn start(stack: &Stack, request: &JobRequest<'_>, clock: &Clock) -> Result<J
 }
 
 /// Every component `request.component` runs after that the plan runs
-/// is recorded deployed by this run.
+/// is recorded deployed by this run. Returns every component it runs
+/// after, directly or not, in the stack's order.
 fn check_dependencies(
     stack: &Stack,
     request: &JobRequest<'_>,
     place: &RunPlace,
     actions: impl Fn(&str) -> Option<PlanAction>,
-) -> Result<(), JobError> {
+) -> Result<Vec<String>, JobError> {
     let order = stack.validated_order().map_err(Box::new)?;
     let elaborated = &stack.elaborated;
     let written =
         !elaborated.stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;
     let edges = edges::upstream(elaborated, &order, written);
     let Some(upstream) = edges.get(request.component) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     for dependency in &upstream.names {
         if !actions(dependency).is_some_and(PlanAction::runs) {
@@ -283,21 +286,45 @@ fn check_dependencies(
             why,
         });
     }
-    Ok(())
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut next: Vec<&str> = upstream.names.iter().map(String::as_str).collect();
+    while let Some(name) = next.pop() {
+        if seen.insert(name) {
+            let further = edges
+                .get(name)
+                .map(|u| u.names.as_slice())
+                .unwrap_or_default();
+            next.extend(further.iter().map(String::as_str));
+        }
+    }
+    Ok(order
+        .iter()
+        .filter(|n| seen.contains(n.as_str()))
+        .cloned()
+        .collect())
 }
 
-/// The state as this run's jobs left it: the state, with every component
-/// its jobs recorded deployed applied.
-fn working_state(state: &Path, place: &RunPlace, plan: &str) -> Result<State, JobError> {
+/// What the component's job sees: the state, with what this run's jobs
+/// recorded deployed of the components it runs after (`ancestors`)
+/// applied; not its siblings', whose jobs may or may not have ended, so
+/// that what it sees does not depend on timing (as in `hub deploy -j`).
+fn working_state(
+    state: &Path,
+    place: &RunPlace,
+    plan: &str,
+    ancestors: &[String],
+) -> Result<State, JobError> {
     let mut warnings = hub_manifest::diag::Warnings::default();
     let mut working = hub_state::read(state, &mut warnings)?.unwrap_or_else(|| State {
         version: 1,
         kind: "state".into(),
         ..State::default()
     });
-    for record in place.jobs()? {
-        if record.plan == plan && record.deployed() {
-            record.apply(&mut working);
+    for name in ancestors {
+        if let Some(record) = place.read_job(name)? {
+            if record.plan == plan && record.deployed() {
+                record.apply(&mut working);
+            }
         }
     }
     Ok(working)

@@ -29,6 +29,8 @@ pub enum RunError {
     LeaseHeld { component: String, holder: String },
     #[error("the job of `{component}` lost its lease: {reason}")]
     LeaseLost { component: String, reason: String },
+    #[error("{run} is being closed by `hub run finish`: no job starts or records any more")]
+    Closing { run: Box<RunRecord> },
 }
 
 impl RunError {
@@ -47,6 +49,9 @@ impl RunError {
             ),
             RunError::LeaseLost { .. } => Some(
                 "nothing more was started or recorded by this job; re-run the job once the other one is done".into(),
+            ),
+            RunError::Closing { .. } => Some(
+                "make a new plan for what is left once `hub run finish` is done".into(),
             ),
             RunError::Io { .. } | RunError::Damaged { .. } => None,
         }

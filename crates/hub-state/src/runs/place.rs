@@ -213,6 +213,11 @@ impl RunPlace {
             match self.read_run()? {
                 // Closed just then: try again.
                 None => continue,
+                Some(open) if open.closing => {
+                    return Err(RunError::Closing {
+                        run: Box::new(open),
+                    })
+                }
                 Some(open) if open.plan == record.plan => return Ok(Opened::Joined(open)),
                 Some(open) => {
                     return Err(RunError::OtherRun {
@@ -231,6 +236,9 @@ impl RunPlace {
     /// The run is still open for `plan` (a job proves it before writing).
     pub fn still_open(&self, plan: &str) -> Result<(), RunError> {
         match self.read_run()? {
+            Some(open) if open.closing => Err(RunError::Closing {
+                run: Box::new(open),
+            }),
             Some(open) if open.plan == plan => Ok(()),
             Some(open) => Err(RunError::OtherRun {
                 state: self.state_text(),
@@ -241,6 +249,17 @@ impl RunPlace {
                 plan: plan.to_string(),
             }),
         }
+    }
+
+    /// Marks the open run `run` as closing (`hub run finish`), or open
+    /// again (`closing` false: finishing was refused).
+    pub fn set_closing(&self, run: &RunRecord, closing: bool) -> Result<(), RunError> {
+        let marked = RunRecord {
+            closing,
+            ..run.clone()
+        };
+        let bytes = serde_json::to_vec_pretty(&marked).unwrap_or_default();
+        self.put(RUN_FILE, bytes, false).map(|_| ())
     }
 
     /// What the job of `component` recorded in this run, if anything.

@@ -21,6 +21,9 @@ pub struct RunRecord {
     pub started: String,
     /// `user on host`.
     pub by: String,
+    /// `hub run finish` is closing it: no job starts or records any more.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub closing: bool,
 }
 
 impl std::fmt::Display for RunRecord {

@@ -17,6 +17,7 @@ fn run(plan: &str) -> RunRecord {
         stack: "demo".into(),
         started: "2026-01-02T03:04:05Z".into(),
         by: "alice on ci".into(),
+        closing: false,
     }
 }
 
@@ -41,6 +42,15 @@ fn the_first_job_opens_the_run_the_next_join_and_another_plan_is_refused() {
     assert!(matches!(place.refuse_open(), Err(RunError::Open { .. })));
     place.still_open("p1").expect("open for p1");
     assert!(place.still_open("p2").is_err());
+    place.set_closing(&run("p1"), true).expect("closing");
+    let closing = place.still_open("p1").expect_err("closing");
+    assert!(matches!(closing, RunError::Closing { .. }), "{closing}");
+    assert!(matches!(
+        place.open(&run("p1")),
+        Err(RunError::Closing { .. })
+    ));
+    place.set_closing(&run("p1"), false).expect("open again");
+    place.still_open("p1").expect("open again");
     place.close().expect("close");
     assert!(matches!(
         place.still_open("p1"),

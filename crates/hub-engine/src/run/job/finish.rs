@@ -5,8 +5,8 @@
 use super::{JobError, RunError, RunPlace};
 use crate::outcome::{Entry, Outcome, Summary};
 use crate::plan::saved::{PlanAction, SavedPlan};
-use hub_state::runs::JobRecord;
-use hub_state::{Clock, Locations, State, StateWriter, WriteOptions};
+use hub_state::runs::{JobRecord, RunRecord};
+use hub_state::{Clock, Locations, Operation, Phase, State, StateWriter, WriteOptions};
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
@@ -32,7 +32,11 @@ pub fn finish(
 ) -> Result<Finished, JobError> {
     let place = RunPlace::of(state)?;
     let run = match place.read_run()? {
-        Some(run) if run.plan == plan_id => run,
+        // A finish that stopped half-way is run again.
+        Some(run) if run.plan == plan_id => RunRecord {
+            closing: false,
+            ..run
+        },
         Some(other) => {
             return Err(RunError::OtherRun {
                 state: place.state_text(),
@@ -48,8 +52,12 @@ pub fn finish(
             .into())
         }
     };
+    // No job starts or records once the run is marked closing; a job that
+    // took its lease before the mark holds it still, and finishing waits.
+    place.set_closing(&run, true)?;
     let busy = hub_state::runs::busy(&place)?;
     if !busy.is_empty() {
+        place.set_closing(&run, false)?;
         return Err(JobError::Busy { components: busy });
     }
     let records: HashMap<String, JobRecord> = place
@@ -102,6 +110,12 @@ pub fn finish(
         entries.push(entry(name, outcome, recorded));
     }
     let now = clock.now();
+    folded.operations.push(operation(
+        &run,
+        &entries,
+        failed.is_empty() && never_ran.is_empty(),
+        &now,
+    ));
     let order = folded.lifecycle.order.clone();
     let (status, message) = hub_state::stack_status(&folded, &order, &|_| false, &[]);
     folded.set_status(status, &message, &now);
@@ -129,6 +143,40 @@ pub fn finish(
         failed,
         never_ran,
     })
+}
+
+/// The run in the state's operation log, as a deploy records itself:
+/// the command that closed it, who, and each component's phase.
+fn operation(run: &RunRecord, entries: &[Entry], succeeded: bool, now: &str) -> Operation {
+    let status = |ok: bool| if ok { "success" } else { "error" }.to_string();
+    let args = hub_manifest::redact::recorded_args(std::env::args())
+        .into_iter()
+        .map(yaml_serde::Value::String)
+        .collect();
+    Operation {
+        id: hub_state::operation_id(&|name| std::env::var(name).ok()),
+        operation: "deploy".into(),
+        timestamp: now.to_string(),
+        status: status(succeeded),
+        options: [("args".to_string(), yaml_serde::Value::Sequence(args))]
+            .into_iter()
+            .collect(),
+        description: format!("pipeline run of plan `{}` (id {})", run.plan_file, run.plan),
+        initiator: std::env::var("USER").unwrap_or_default(),
+        logs: String::new(),
+        phases: entries
+            .iter()
+            .filter_map(|e| match &e.outcome {
+                Outcome::Deployed => Some((e, true)),
+                Outcome::Failed(_) => Some((e, false)),
+                _ => None,
+            })
+            .map(|(e, ok)| Phase {
+                phase: e.component.clone(),
+                status: status(ok),
+            })
+            .collect(),
+    }
 }
 
 fn entry(name: &str, outcome: Outcome, record: Option<&JobRecord>) -> Entry {
