@@ -193,6 +193,11 @@ impl RunPlace {
     /// Refuses while a run is open (for the plans and deploys that are
     /// not its jobs), naming the command that closes it.
     pub fn refuse_open(&self) -> Result<(), RunError> {
+        // A store that cannot be reached (or refuses the credentials) is
+        // said as a run would say it, by the listing of the state's folder.
+        if let RunPlace::Remote { client, .. } = self {
+            client.check()?;
+        }
         match self.read_run()? {
             None => Ok(()),
             Some(run) => Err(RunError::Open {
