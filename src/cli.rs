@@ -10,9 +10,11 @@ mod explain;
 mod graph;
 mod invoke;
 mod params;
+mod pipeline;
 mod policy;
 mod report;
 mod run;
+mod runs;
 mod state;
 mod util;
 mod validate;
@@ -25,9 +27,11 @@ pub use explain::*;
 pub use graph::*;
 pub use invoke::*;
 pub use params::*;
+pub use pipeline::*;
 pub use policy::*;
 pub use report::*;
 pub use run::*;
+pub use runs::*;
 pub use state::*;
 pub use util::*;
 pub use validate::*;
@@ -75,6 +79,18 @@ pub enum Command {
     /// Run each deployed component's `check` verb, read-only, and record
     /// its health in the state: healthy, drifted, failed or unverifiable.
     Check(CheckArgs),
+    /// Work with the changes (pull or merge requests) planned and applied
+    /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
+    Change(ChangeCommandArgs),
+    /// Evaluate policies on plans: `hub policy test PLAN --policy FILE`.
+    Policy(PolicyCommandArgs),
+    /// Write a CI pipeline (GitLab, GitHub Actions, Argo Workflows) that
+    /// deploys or undeploys a stack one job per component, in the plan's
+    /// order, on a shared state.
+    Pipeline(PipelineArgs),
+    /// Close the run of a plan whose components pipeline jobs deployed
+    /// (`hub deploy --plan PLAN -c NAME --job`): `hub run finish`.
+    Run(RunCommandArgs),
     /// Show what a state file records: stack parameters, outputs and
     /// capabilities, each component's parameters, outputs and status, the
     /// operation log.
@@ -116,13 +132,6 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
-    // branch `changes`:
-    /// Work with the changes (pull or merge requests) planned and applied
-    /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
-    Change(ChangeCommandArgs),
-    // policy (issue 27, item 6).
-    /// Evaluate policies on plans: `hub policy test PLAN --policy FILE`.
-    Policy(PolicyCommandArgs),
 }
 
 #[derive(Debug, Args)]

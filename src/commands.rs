@@ -19,8 +19,10 @@ pub mod man;
 mod output;
 mod params;
 pub mod params_report;
+mod pipeline;
 mod policy;
 pub mod report;
+pub mod runs;
 mod selection;
 pub mod state;
 mod util;
@@ -37,6 +39,7 @@ pub use invoke::{invoke, render_templates};
 pub use output::render_error;
 pub(crate) use output::write_stdout;
 pub use params::{cel, params};
+pub use pipeline::pipeline;
 pub use policy::policy;
 pub use state::{state, unlock};
 pub use util::util;
@@ -62,6 +65,21 @@ pub struct RunRequest<'a> {
 /// `hub deploy`.
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
+    if args.plan.is_some() && !args.common.selection.components.is_empty() {
+        return deploy_job(&args, warnings);
+    }
+    if args.plan.is_none() {
+        runs::refuse_open_runs_of(&args.common.state)?;
+    }
+    if args.plan.is_some() && !args.replace.replace.is_empty() {
+        return Err(Error::Usage {
+            flag: "--replace",
+            value: args.replace.replace.join(","),
+            reason:
+                "with `--plan`, only a job (`-c NAME`) takes it: the plan says what is replaced"
+                    .into(),
+        });
+    }
     if let Some(path) = &args.plan {
         let plan = std::slice::from_ref(path);
         return hub_engine::trace::traced_run("deploy", plan, || {
@@ -96,8 +114,51 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
     run_stack(&request, Verb::Deploy, warnings)
 }
 
+/// `hub deploy --plan PLAN -c NAME [--job]`: one component of the plan,
+/// as a job of a pipeline (see `runs`).
+fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let Some(path) = args.plan.as_deref() else {
+        return Ok(());
+    };
+    let (name, planned, plan_id) = runs::job_of(args, path)?;
+    let mismatch = invocation_mismatch(&planned, args);
+    if !mismatch.is_empty() {
+        let reasons = mismatch;
+        let path = path.to_path_buf();
+        return Err(hub_engine::view::saved::SavedPlanError::Stale { path, reasons }.into());
+    }
+    let mut common = planned_run_args(&planned, &args.common);
+    runs::narrow(&mut common, &name);
+    let request = RunRequest {
+        common: &common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: false,
+        replace: &[],
+        prune: false,
+    };
+    let verb = hub_engine::order::plan::Verb::Deploy;
+    let (stack, mut options) = load_run(&request, verb, warnings)?;
+    let clock = runs::clock()?;
+    let job_request = hub_engine::run::job::JobRequest {
+        plan: &planned,
+        plan_file: path,
+        plan_id,
+        component: &name,
+        replace: args.replace.replace.contains(&name),
+    };
+    let Some(job) = runs::start_job(&stack, &job_request, &clock)? else {
+        return Ok(());
+    };
+    // The engine deploys the component on the job's working copy.
+    options.state = vec![job.copy.clone()];
+    let ran = run_loaded(&request, &stack, &options, warnings);
+    runs::end_job(job, ran, &job_request, &clock, warnings)
+}
+
 /// `hub undeploy`.
 pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    runs::refuse_open_runs_of(&args.common.state)?;
     if args.change.change.is_some() {
         let manifest = &args.common.stack.manifest;
         return hub_engine::trace::traced_run("undeploy", manifest, || {
@@ -176,6 +237,7 @@ fn deploy_saved(
 ) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
     use hub_engine::view::saved::{self, SavedPlanError};
+    runs::refuse_open_runs(&planned.state.locations)?;
     let stale = |reasons: Vec<String>| SavedPlanError::Stale {
         path: path.to_path_buf(),
         reasons,
@@ -605,7 +667,8 @@ fn write_run_report(
 pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let detailed = args.detailed_exitcode;
     let registry = change::before_plan(&args)?;
-    let planned = plan_and_print(&args, registry.is_some(), warnings);
+    let planned = runs::refuse_open_runs_of(&args.common.state)
+        .and_then(|()| plan_and_print(&args, registry.is_some(), warnings));
     if let Some(registry) = &registry {
         change::record_plan(registry, &args, &planned)?;
     }
@@ -665,6 +728,10 @@ fn plan_and_print(
         .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
     let text = policy::render(&args.format, &plan, &results);
     write_stdout(text.as_bytes())?;
+    // A plan a rule denies is not saved: nothing could apply it.
+    if let (Some(_), Some(denied)) = (&args.out, results.refusal()) {
+        return Err(denied.into());
+    }
     // Written after the plan is shown, so that a refusal comes with it.
     let saved = match (&args.out, saved) {
         (Some(path), Some(saved)) => {

@@ -61,6 +61,13 @@ pub enum Error {
     Folder(#[from] hub_engine::source::folders::NoComponentsThere),
     #[error(transparent)]
     Policy(#[from] hub_engine::policy::PolicyError),
+    /// A pipeline job, `hub run finish` (branch `writers`).
+    #[error(transparent)]
+    Job(#[from] hub_engine::run::job::JobError),
+    #[error(transparent)]
+    Run(#[from] hub_state::runs::RunError),
+    #[error(transparent)]
+    Pipeline(#[from] hub_engine::view::pipeline::PipelineError),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -106,6 +113,8 @@ impl Error {
             Error::State(e) => e.exit_code(),
             Error::Lifecycle(e) => e.exit_code(),
             Error::Render(e) => e.exit_code(),
+            Error::Job(e) => e.exit_code(),
+            Error::Run(e) => e.exit_code(),
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
@@ -140,12 +149,15 @@ impl Error {
             Error::Otp(e) => e.hint(),
             Error::Report(e) => e.hint(),
             Error::Render(e) => e.hint(),
+            Error::Job(e) => e.hint(),
+            Error::Run(e) => e.hint(),
             Error::Explain(e) => e.hint(),
             Error::StateCommand(e) => e.hint(),
             Error::SavedPlan(e) => e.hint(),
             Error::Affected(e) => e.hint(),
             Error::Folder(e) => Some(e.hint()),
             Error::Policy(e) => e.hint(),
+            Error::Pipeline(e) => Some(e.hint()),
             Error::Usage { flag: "-e", .. } => {
                 Some("write overrides as `-e NAME=value,OTHER=value`".into())
             }

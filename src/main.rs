@@ -32,6 +32,8 @@ fn main() -> ExitCode {
         Command::Man(args) => hub::commands::man::write_pages(args),
         Command::Change(args) => hub::commands::change(args, &mut warnings),
         Command::Policy(args) => hub::commands::policy(args, &mut warnings),
+        Command::Run(args) => hub::commands::runs::run(args, &mut warnings),
+        Command::Pipeline(args) => hub::commands::pipeline(args, &mut warnings),
     };
     for warning in warnings.iter() {
         hub_manifest::console::err_line(&format!("warning: {warning}"));

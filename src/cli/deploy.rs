@@ -28,13 +28,19 @@ interrupted by SIGINT, 143 by SIGTERM.";
 pub struct DeployArgs {
     /// Apply a plan saved by `hub plan --out`: exactly its components,
     /// refused when stale; it names its stack and state (MANIFEST and -s
-    /// may repeat them)
+    /// may repeat them). With `-c NAME`: one component of the plan, as a
+    /// job of a pipeline (`--job`)
     #[arg(
         long,
         value_name = "PLAN",
-        conflicts_with_all = ["components", "affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "replace", "prune", "no_state"]
+        conflicts_with_all = ["affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "prune", "no_state"]
     )]
     pub plan: Option<PathBuf>,
+    /// Run as one job of a pipeline: with `--plan PLAN -c NAME`, deploy
+    /// exactly the component NAME of the plan's run, holding a lease on it
+    /// alone while other jobs deploy other components (see `hub run finish`)
+    #[arg(long, requires_all = ["plan", "components"])]
+    pub job: bool,
     #[command(flatten)]
     pub change: ChangeArgs,
     #[command(flatten)]
@@ -90,6 +96,7 @@ Examples:
   hub deploy hub.yaml.elaborate --prune              also undeploy components removed from the stack
   hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web
   hub deploy --plan plan.json                        apply a plan saved by `hub plan --out`
+  hub deploy --plan plan.json -c dns --job           one pipeline job: the component dns of the plan's run
   hub deploy --change 42 -s prod.state               apply the latest plan of change 42 (`hub change --help`)"
     )
 }

@@ -100,6 +100,10 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "deploy",
             "undeploy",
             "check",
+            "change",
+            "policy",
+            "pipeline",
+            "run",
             "explain",
             "report",
             "validate",
@@ -114,8 +118,6 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "version",
             "completions",
             "man",
-            "change",
-            "policy",
             "help"
         ]
     );

@@ -58,6 +58,9 @@ const COMMANDS: &[&[&str]] = &[
     // policy (issue 27, item 6).
     &["policy"],
     &["policy", "test"],
+    &["run"],
+    &["run", "finish"],
+    &["pipeline"],
 ];
 
 #[test]

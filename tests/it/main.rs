@@ -29,6 +29,7 @@ mod messages;
 mod ordering;
 mod parallel;
 mod params_spec;
+mod pipeline;
 mod plan;
 mod plan_actions;
 mod plan_executed;
@@ -56,3 +57,4 @@ mod validate;
 mod warning_lines;
 // policy (issue 27, item 6).
 mod policies;
+mod writers;

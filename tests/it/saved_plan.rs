@@ -382,10 +382,13 @@ fn a_plan_is_refused_for_another_stack_or_state() {
 fn flags_that_change_what_runs_are_refused_with_a_plan() {
     let test = stack();
     plan_out(&test, &[]).success();
+    // `-c NAME` with a plan is one job of a pipeline (tests/it/writers.rs),
+    // which alone takes `--replace`.
+    let out = hub(&test, &["deploy", "--plan", "plan.json", "--replace", "db"]);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    out.stderr_has("only a job (`-c NAME`) takes it");
     for flag in [
-        &["-c", "db"][..],
-        &["--changed"],
-        &["--replace", "db"],
+        &["--changed"][..],
         &["--with-deps"],
         &["--with-dependents"],
         &["-o", "db"],

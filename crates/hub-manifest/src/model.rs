@@ -371,6 +371,29 @@ pub struct Lifecycle {
     /// a failure worth another attempt.
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub retry: IndexMap<String, RetryPolicy>,
+    // Issue 28, item 1 (branch `pipeline`): where `hub pipeline` runs
+    // each component's job.
+    /// Where each component's job runs in a pipeline written by `hub
+    /// pipeline` (stack only): component name (or `default`, for every
+    /// component without its own entry) → runner tags, container image
+    /// and environment. Over `--tag` and `--image`.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub runners: IndexMap<String, Runner>,
+}
+
+/// One `lifecycle.runners` entry: what a component's pipeline job runs on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct Runner {
+    /// Runner tags (GitLab `tags:`, GitHub `runs-on:` labels).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// The container image the job runs in.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub image: String,
+    /// Environment variables of the job, over the pipeline's.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub env: IndexMap<String, String>,
 }
 
 /// One `lifecycle.retry` entry.

@@ -124,6 +124,7 @@ pub mod test_support;
 pub use hub_manifest::private;
 pub mod remote;
 mod render;
+pub mod runs;
 pub mod snapshot;
 pub(crate) mod store;
 

@@ -149,6 +149,10 @@ impl LevelBuilder {
         l.retry = p.retry.clone();
         l.retry
             .extend(c.retry.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // Issue 28 (branch `pipeline`): the nearer level's entry wins.
+        l.runners = p.runners.clone();
+        l.runners
+            .extend(c.runners.iter().map(|(k, v)| (k.clone(), v.clone())));
         if !p.bare.is_empty() {
             l.bare.clone_from(&p.bare);
         }

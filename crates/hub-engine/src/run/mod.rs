@@ -32,6 +32,7 @@ pub mod fingerprint;
 pub mod hooks;
 pub mod interrupt;
 pub mod invoke;
+pub mod job;
 pub mod known;
 pub mod logs_ahead;
 pub mod outputs;

@@ -8,9 +8,12 @@
 //! * [`preview`] — `hub plan`: what a deploy or undeploy would do, with
 //!   nothing run or written; [`saved`] — that plan saved (`plan --out`)
 //!   and checked before `deploy --plan` applies it.
+//! * [`pipeline`] — `hub pipeline`: the plan as a CI pipeline (GitLab,
+//!   GitHub Actions, Argo Workflows), one job per component.
 
 pub mod graph;
 pub mod html;
+pub mod pipeline;
 pub mod preview;
 pub mod progress;
 pub mod report;

@@ -1,0 +1,25 @@
+//! `hub pipeline`: a plan written as a CI pipeline, one job per component
+//! the plan runs, for GitLab CI ([`gitlab`]), GitHub Actions ([`github`])
+//! or Argo Workflows ([`argo`]). The pipeline is a view of the plan
+//! ([`model`]): its jobs, their `needs:` (the plan's waits, with their
+//! reasons as comments), a first job that makes and saves the plan, and a
+//! last job that always runs and closes the run (`hub run finish`).
+//!
+//! The output is deterministic: the same plan and settings write the same
+//! bytes.
+
+pub mod argo;
+pub mod github;
+pub mod gitlab;
+pub mod model;
+
+pub use model::{Grouping, Pipeline, PipelineError, Settings, Target};
+
+/// The pipeline written for its target.
+pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
+    match pipeline.settings.target {
+        Target::Gitlab => gitlab::render(pipeline),
+        Target::Github => github::render(pipeline),
+        Target::Argo => argo::render(pipeline),
+    }
+}

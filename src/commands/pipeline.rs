@@ -1,0 +1,178 @@
+//! `hub pipeline` (issue 28, branch `pipeline`): the plan of a deploy or
+//! undeploy, made here as `hub plan` makes it, written as a CI pipeline
+//! by [`hub_engine::view::pipeline`].
+
+use super::output::write_stdout;
+use super::{load_run, planned_run_args, preview_between_runs, RunRequest};
+use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
+use crate::error::Error;
+use hub_engine::order::plan::Verb;
+use hub_engine::view::pipeline::{self, Grouping, Pipeline, Settings, Target};
+use hub_manifest::diag::Warnings;
+
+/// `hub pipeline`.
+pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    if args.state.no_state {
+        return Err(Error::Usage {
+            flag: "-n",
+            value: String::new(),
+            reason: "the jobs of a pipeline share a state: give it with `-s LOCATION`".into(),
+        });
+    }
+    let target = match args.target.as_str() {
+        "github" => Target::Github,
+        "argo" => Target::Argo,
+        _ => Target::Gitlab,
+    };
+    let verb = match args.undeploy {
+        true => Verb::Undeploy,
+        false => Verb::Deploy,
+    };
+    let stack_arguments = stack_arguments(&args);
+    let plan_arguments = plan_job_arguments(&args, &stack_arguments);
+    let output = args.output.clone();
+    let settings = Settings {
+        target,
+        grouping: match args.group.as_str() {
+            "waves" => Grouping::Waves,
+            _ => Grouping::Components,
+        },
+        hub: args.hub.clone(),
+        state: String::new(),
+        plan_file: match (&args.plan, &args.plan_file, target) {
+            (Some(given), _, _) => given.display().to_string(),
+            (None, Some(file), _) => file.clone(),
+            (None, None, Target::Argo) => "/tmp/hub.plan".into(),
+            (None, None, _) => "hub.plan".into(),
+        },
+        plan_arguments: args.plan.is_none().then_some(plan_arguments),
+        stack_arguments,
+        tags: args.tags.clone(),
+        image: args.image.clone(),
+    };
+    let changed = args.changed;
+    let given_plan = args.plan.clone();
+    let common = CommonRunArgs {
+        stack: args.stack,
+        state: args.state,
+        selection: args.selection,
+        run: RunArgs {
+            force: false,
+            reveal: false,
+            jobs: 1,
+            report: None,
+        },
+        // The plan job's `hub plan` evaluates the stack's rules, and
+        // refuses to save a plan one of them denies.
+        policy: crate::cli::PolicyArgs {
+            policies: Vec::new(),
+        },
+    };
+    // `--plan`: the components, selection and state of the saved plan.
+    let planned = match &given_plan {
+        Some(path) => Some(hub_engine::view::saved::read(path)?),
+        None => None,
+    };
+    let common = match &planned {
+        Some(planned) => planned_run_args(planned, &common),
+        None => common,
+    };
+    let state = common.state.state.clone();
+    let request = RunRequest {
+        common: &common,
+        execute: None,
+        guess: true,
+        changed: planned.as_ref().map_or(changed, |p| p.arguments.changed),
+        replace: planned.as_ref().map_or(&[], |p| &p.arguments.replace),
+        prune: planned.as_ref().is_some_and(|p| p.arguments.prune),
+    };
+    let (stack, options) = load_run(&request, verb, warnings)?;
+    let plan = preview_between_runs(&stack, &options, warnings)?;
+    // The plan job saves this plan: one that would fail cannot be saved,
+    // and the pipeline says so now rather than in its first job.
+    let failing: Vec<String> = plan
+        .components
+        .iter()
+        .filter(|c| c.action == hub_engine::plan::Action::Fail)
+        .map(|c| c.name.clone())
+        .collect();
+    if !failing.is_empty() {
+        return Err(pipeline::PipelineError::WouldFail {
+            components: failing,
+        }
+        .into());
+    }
+    let settings = Settings { state, ..settings };
+    let runners = &stack.elaborated.stack.lifecycle.runners;
+    let written = pipeline::render(&Pipeline::new(&plan, runners, settings))?;
+    match output {
+        Some(path) => hub_state::write_atomically(&path, written.as_bytes())
+            .map_err(|source| Error::Write { path, source }),
+        None => write_stdout(written.as_bytes()),
+    }
+}
+
+/// The stack as given here: its files, `-e`, `-b`, `--clouds`,
+/// `--lenient`, `--strict`.
+fn stack_arguments(args: &PipelineArgs) -> Vec<String> {
+    let stack = &args.stack;
+    let mut words: Vec<String> = stack
+        .manifest
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    for entry in &stack.environment {
+        words.extend(["-e".into(), entry.clone()]);
+    }
+    if let Some(base) = &stack.base_dir {
+        words.extend(["-b".into(), base.display().to_string()]);
+    }
+    if !stack.clouds.is_empty() {
+        words.push(format!("--clouds={}", stack.clouds.join(",")));
+    }
+    if stack.lenient {
+        words.push("--lenient".into());
+    }
+    if stack.strict {
+        words.push("--strict".into());
+    }
+    words
+}
+
+/// The arguments the plan job gives `hub plan`: the stack and state, and
+/// the flags that select and plan the components, as given here.
+fn plan_job_arguments(args: &PipelineArgs, stack: &[String]) -> Vec<String> {
+    let mut words: Vec<String> = stack.to_vec();
+    words.extend(["-s".into(), args.state.state.clone()]);
+    let selection = &args.selection;
+    if !selection.components.is_empty() {
+        words.extend(["-c".into(), selection.components.join(",")]);
+    }
+    if let Some(base) = &selection.affected {
+        words.push(match base.is_empty() {
+            true => "--affected".into(),
+            false => format!("--affected={base}"),
+        });
+    }
+    for (given, flag) in [
+        (selection.with_deps, "--with-deps"),
+        (selection.with_dependents, "--with-dependents"),
+        (args.changed, "--changed"),
+    ] {
+        if given {
+            words.push(flag.into());
+        }
+    }
+    for (value, flag) in [
+        (&selection.offset, "--offset"),
+        (&selection.limit, "--limit"),
+    ] {
+        if let Some(value) = value {
+            words.extend([flag.into(), value.clone()]);
+        }
+    }
+    if !selection.status.is_empty() {
+        words.push(format!("--status={}", selection.status.join(",")));
+    }
+    words
+}
