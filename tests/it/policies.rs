@@ -579,3 +579,36 @@ fn a_parent_stack_s_rules_come_first_and_a_child_replaces_one_by_name() {
         ]
     );
 }
+
+/// `plan --out` shows a plan a rule denies but does not save it: nothing
+/// could apply it (pipelines and `deploy --plan` start from that file).
+#[test]
+fn a_plan_a_rule_denies_is_shown_but_not_saved() {
+    let (_, dir) = shop("prod").run_keep();
+    let dir = dir.path();
+    let args = [
+        "plan",
+        "hub.yaml",
+        "-s",
+        "s.state",
+        "--out",
+        "plan.json",
+        "--policy",
+        "fridays.yaml",
+    ];
+    let out = on_friday(dir, &args);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(out.stdout.ends_with(FIRST_PLAN_TAIL), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("error: denied by policy `no-fridays`: no apply on Fridays\n"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !dir.join("plan.json").exists(),
+        "a denied plan is not saved"
+    );
+    hub_pinned(dir, &args).success();
+    assert!(dir.join("plan.json").exists());
+}
