@@ -19,7 +19,9 @@
 //!   the summary, the JSON report, `hub graph` and `hub plan`. The engine
 //!   never imports a view, and a view never imports the engine.
 
+pub mod change;
 pub mod child;
+pub mod ci;
 pub mod options;
 pub mod order;
 pub mod outcome;
