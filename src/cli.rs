@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 
 mod check;
+mod ci;
 mod deploy;
 mod elaborate;
 mod explain;
@@ -16,6 +17,7 @@ mod util;
 mod validate;
 
 pub use check::*;
+pub use ci::*;
 pub use deploy::*;
 pub use elaborate::*;
 pub use explain::*;
@@ -112,6 +114,10 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
+    // branch ci (issue 27)
+    /// Run in CI: read the pull-request event, plan or apply as it asks,
+    /// write the comment to post and a one-line status.
+    Ci(CiArgs),
 }
 
 #[derive(Debug, Args)]

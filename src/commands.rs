@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod about;
 mod check;
+mod ci;
 mod common;
 mod elaborate;
 mod explain;
@@ -26,6 +27,7 @@ mod validate;
 
 pub use about::{completions, version};
 pub use check::check;
+pub use ci::ci;
 pub use common::parse_overrides;
 pub use elaborate::elaborate;
 pub use explain::explain;
@@ -262,6 +264,34 @@ fn run_loaded(
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
+    run_loaded_keeping(args, stack, options, warnings).0
+}
+
+/// [`run_loaded`], which also returns the run's summary (`hub ci`'s
+/// comment is made of it).
+fn run_loaded_keeping(
+    args: &RunRequest<'_>,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> (
+    Result<(), Error>,
+    Option<hub_engine::view::summary::Summary>,
+) {
+    run_loaded_inner(args, stack, options, warnings).unwrap_or_else(|error| (Err(error), None))
+}
+
+type Kept = (
+    Result<(), Error>,
+    Option<hub_engine::view::summary::Summary>,
+);
+
+fn run_loaded_inner(
+    args: &RunRequest<'_>,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Kept, Error> {
     use hub_engine::run::engine::{self, Host};
     let interrupts = install_interrupts()?;
     let mut terminal = hub_params::TerminalPrompter;
@@ -328,14 +358,15 @@ fn run_loaded(
         .as_deref()
         .filter(|_| reported.is_ok());
     shown_warnings(warnings, finished.warnings_shown, report);
-    match (finished.result, reported) {
+    let result = match (finished.result, reported) {
         (Err(error), Err(report)) => {
             warnings.warn(None, report.to_string());
             Err(Error::from(error))
         }
         (Err(error), Ok(())) => Err(Error::from(error)),
         (Ok(()), reported) => reported,
-    }
+    };
+    Ok((result, finished.summary))
 }
 
 /// The warnings the run printed as they came are not printed again at

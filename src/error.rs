@@ -73,6 +73,12 @@ pub enum Error {
     /// `hub check` when checks failed: exit status 1.
     #[error("{0} check(s) failed")]
     CheckFailures(usize),
+    #[error(transparent)]
+    Ci(#[from] hub_engine::ci::CiError),
+    /// `hub ci` when the operation failed (1) or was refused (3): the
+    /// status line said why; `main` prints nothing more.
+    #[error("hub ci: exit status {0}")]
+    CiStatus(u8),
     /// An error of `plan --detailed-exitcode`: exit status 1, since 2
     /// means "changes".
     #[error(transparent)]
@@ -103,6 +109,7 @@ impl Error {
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
+            Error::CiStatus(code) => i32::from(*code),
             _ => 1,
         }
     }
@@ -116,6 +123,7 @@ impl Error {
             Error::Lifecycle(e) => e.location(),
             Error::Explain(e) => e.location(),
             Error::Detailed(e) => e.location(),
+            Error::Ci(e) => e.location(),
             _ => None,
         }
     }
@@ -153,6 +161,7 @@ impl Error {
                     .into(),
             ),
             Error::Detailed(e) => e.hint(),
+            Error::Ci(e) => e.hint(),
             _ => None,
         }
     }

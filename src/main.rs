@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Version => hub::commands::version(),
         Command::Completions(args) => hub::commands::completions(args),
         Command::Man(args) => hub::commands::man::write_pages(args),
+        Command::Ci(args) => hub::commands::ci(args, &mut warnings),
     };
     for warning in warnings.iter() {
         hub_manifest::console::err_line(&format!("warning: {warning}"));
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(hub::Error::PlanChanges) => ExitCode::from(2),
+        Err(hub::Error::CiStatus(code)) => ExitCode::from(code),
         Err(error) => {
             hub_manifest::console::err_line(&hub::commands::render_error(&error));
             ExitCode::from(error.exit_code() as u8)

@@ -49,6 +49,7 @@ const COMMANDS: &[&[&str]] = &[
     &["version"],
     &["completions"],
     &["man"],
+    &["ci"],
 ];
 
 #[test]

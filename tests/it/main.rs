@@ -6,6 +6,7 @@ mod attacks;
 mod bad_input;
 mod capture;
 mod check;
+mod ci;
 mod clouds;
 mod common;
 mod conformance;

@@ -88,7 +88,7 @@ impl Report<'_> {
         let what = format!("{} of {}", self.operation.name(), self.change());
         match (self.operation, &self.done) {
             (Operation::Nothing { reason }, _) => format!("hub ci: nothing to do: {reason}"),
-            (Operation::Refused { reason }, _) => format!("hub ci: {what} refused: {reason}"),
+            (Operation::Refused { reason, .. }, _) => format!("hub ci: {what} refused: {reason}"),
             (_, Done::Planned(plan)) => {
                 let state = match self.failed() {
                     true => "fails",
@@ -100,10 +100,9 @@ impl Report<'_> {
                 let failed = failed_components(summary);
                 match (error, failed.is_empty()) {
                     (None, _) => format!("hub ci: {what} succeeded: {}", results(summary)),
-                    (Some(_), false) => format!(
-                        "hub ci: {what} failed: `{}` failed",
-                        failed.join("`, `")
-                    ),
+                    (Some(_), false) => {
+                        format!("hub ci: {what} failed: `{}` failed", failed.join("`, `"))
+                    }
                     (Some(error), true) => format!("hub ci: {what} failed: {}", first_line(error)),
                 }
             }
@@ -131,11 +130,18 @@ impl Report<'_> {
             let _ = writeln!(out, "Apply lock: {}\n", cell(lock));
         }
         match (self.operation, &self.done) {
-            (Operation::Refused { reason } | Operation::Nothing { reason }, _) => {
+            (Operation::Refused { reason, .. } | Operation::Nothing { reason }, _) => {
                 let _ = writeln!(out, "{}", cell(reason));
             }
             (_, Done::Planned(plan)) => out.push_str(&render_markdown(plan)),
-            (_, Done::Applied { summary, error, tails }) => {
+            (
+                _,
+                Done::Applied {
+                    summary,
+                    error,
+                    tails,
+                },
+            ) => {
                 out.push_str(&applied(summary, error.as_deref(), tails));
             }
             (_, Done::Failed(error)) => {
@@ -153,7 +159,11 @@ impl Report<'_> {
     /// `Event: `issue_comment.created` · commit `abc1234` · by `alice` (MEMBER)`.
     fn context_line(&self) -> String {
         let event = self.event;
-        let mut line = format!("Event: `{}` ({})", cell(&event.name), event.platform.as_str());
+        let mut line = format!(
+            "Event: `{}` ({})",
+            cell(&event.name),
+            event.platform.as_str()
+        );
         if let Some(sha) = &event.sha {
             let short: String = sha.chars().take(12).collect();
             let _ = write!(line, " · commit `{}`", cell(&short));
@@ -199,7 +209,12 @@ fn applied(summary: &Summary, error: Option<&str>, tails: &[LogTail]) -> String 
                 .detail()
                 .and_then(|d| d.lines().next())
                 .unwrap_or_default();
-            let _ = writeln!(out, "| `{}` | {result} | {} |", cell(&entry.component), cell(why));
+            let _ = writeln!(
+                out,
+                "| `{}` | {result} | {} |",
+                cell(&entry.component),
+                cell(why)
+            );
         }
         out.push('\n');
     }
@@ -265,8 +280,10 @@ fn counts(plan: &Preview) -> String {
     parts.join(", ")
 }
 
+/// The first line of an error, without its `error: `.
 fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or_default()
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ").unwrap_or(line)
 }
 
 /// A code fence longer than any run of backticks in `text`.

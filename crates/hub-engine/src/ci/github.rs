@@ -4,7 +4,8 @@
 //! synchronize, reopened and closed; `issue_comment` created on a pull
 //! request.
 
-use super::{parse_command, CiError, Event, Platform, Request};
+use super::command::parse_command;
+use super::event::{CiError, Event, Platform, Request};
 use serde_json::Value;
 use std::path::Path;
 
@@ -72,7 +73,8 @@ pub(super) fn event(
                     Request::Ignored("a comment on an issue, not on a pull request".into());
                 return Ok(event);
             }
-            let number = number_at(&payload, "issue.number").ok_or_else(|| missing("issue.number"))?;
+            let number =
+                number_at(&payload, "issue.number").ok_or_else(|| missing("issue.number"))?;
             event.change = Some(number);
             event.sha = set("HUB_CI_SHA");
             event.author = text_at(&payload, "comment.user.login").map(String::from);

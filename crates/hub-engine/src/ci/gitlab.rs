@@ -8,7 +8,8 @@
 //! merge-request webhook starts. GitLab reports no association: a job
 //! that looked the user's role up may pass it as `HUB_CI_ASSOCIATION`.
 
-use super::{parse_command, CiError, Event, Platform, Request};
+use super::command::parse_command;
+use super::event::{CiError, Event, Platform, Request};
 
 pub(super) fn event(set: &dyn Fn(&str) -> Option<String>) -> Result<Event, CiError> {
     let source = set("CI_PIPELINE_SOURCE").unwrap_or_default();
