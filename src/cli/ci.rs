@@ -12,9 +12,11 @@ Reads the event of the CI system it runs in and does what it asks:
     pull_request closed                           merged or closed
     issue_comment created on a pull request       its first line: `hub plan [-c a,b]`,
                                                   `hub apply [-c a,b]` or `hub unlock`
-  GitLab CI (CI_PIPELINE_SOURCE=merge_request_event, CI_MERGE_REQUEST_IID, CI_COMMIT_SHA,
-    CI_MERGE_REQUEST_DIFF_BASE_SHA, GITLAB_USER_LOGIN): plan; a comment passed as
-    HUB_CI_COMMAND; HUB_CI_EVENT=merged|closed when the merge request is merged or closed
+  GitLab CI: a merge-request pipeline (CI_PIPELINE_SOURCE=merge_request_event,
+    CI_MERGE_REQUEST_IID, CI_COMMIT_SHA, CI_MERGE_REQUEST_DIFF_BASE_SHA) is planned; a pipeline
+    started for a comment passes CI_MERGE_REQUEST_IID, HUB_CI_COMMAND (the comment),
+    HUB_CI_AUTHOR and HUB_CI_ASSOCIATION (its author's role); for a merge or a close,
+    HUB_CI_EVENT=merged|closed
 
 A plan runs as `hub plan` does, an apply as `hub deploy` does, in this process. The comment \
 (markdown) goes to --comment FILE, or to stdout before the status line; nothing is posted: \

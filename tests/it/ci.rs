@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Variables of the CI this test may itself run in, which would otherwise
 /// be read as the event.
-const CI_VARIABLES: [&str; 14] = [
+const CI_VARIABLES: [&str; 15] = [
     "GITHUB_EVENT_NAME",
     "GITHUB_EVENT_PATH",
     "GITHUB_ACTIONS",
@@ -22,6 +22,7 @@ const CI_VARIABLES: [&str; 14] = [
     "HUB_CI_EVENT",
     "HUB_CI_ASSOCIATION",
     "HUB_CI_SHA",
+    "HUB_CI_AUTHOR",
     "HUB_GIT_BASE",
 ];
 
@@ -356,14 +357,14 @@ fn no_ci_event_is_an_error_that_says_where_hub_ci_runs() {
 #[test]
 fn gitlab_applies_need_an_allowed_role_and_merges_are_answered() {
     let (_tmp, dir) = deployed_demo();
-    let guest = hub_ci(&dir, &gitlab("merge_request_event.apply.guest"), &[]);
+    let guest = hub_ci(&dir, &gitlab("trigger.apply.guest"), &[]);
     assert_eq!(guest.status, 3, "{}", guest.stderr);
     assert_eq!(
         last_line(&guest),
         "hub ci: apply of merge request #17 refused: `guest-user` has no association GitLab reports; only OWNER, MEMBER, COLLABORATOR (`--allow-association`) or the users of `--allow-user` may apply or unlock"
     );
 
-    let maintainer = gitlab("merge_request_event.apply");
+    let maintainer = gitlab("trigger.apply");
     let by_default = hub_ci(&dir, &maintainer, &[]);
     assert_eq!(
         by_default.status, 3,
@@ -387,7 +388,7 @@ fn gitlab_applies_need_an_allowed_role_and_merges_are_answered() {
     insta::assert_snapshot!(comment(&dir), @r"
     ## hub apply of merge request #17: succeeded
 
-    Event: `merge_request_event.comment` (GitLab) · commit `4f3c2b1a0e9d` · by `carol` (MAINTAINER) · `-c network`
+    Event: `trigger.comment` (GitLab) · commit `4f3c2b1a0e9d` · by `carol` (MAINTAINER) · `-c network`
 
     **1 deployed**
 

@@ -1,12 +1,13 @@
 //! GitLab CI: a merge-request pipeline (`CI_PIPELINE_SOURCE` is
 //! `merge_request_event`) with the merge request's `CI_MERGE_REQUEST_IID`,
 //! its commit `CI_COMMIT_SHA` and base `CI_MERGE_REQUEST_DIFF_BASE_SHA`,
-//! and the user who started it (`GITLAB_USER_LOGIN`). GitLab runs no
-//! pipeline for a comment, so the job that relays one passes it as
-//! `HUB_CI_COMMAND`; a merge or a close is passed as `HUB_CI_EVENT`
-//! (`merged`, `closed`) with `CI_MERGE_REQUEST_IID`, by the pipeline a
-//! merge-request webhook starts. GitLab reports no association: a job
-//! that looked the user's role up may pass it as `HUB_CI_ASSOCIATION`.
+//! and the user who started it (`GITLAB_USER_LOGIN`). GitLab starts no
+//! pipeline for a comment: the job that relays one (a webhook receiver
+//! starting a pipeline with a trigger token) passes `CI_MERGE_REQUEST_IID`,
+//! the comment as `HUB_CI_COMMAND`, its author as `HUB_CI_AUTHOR` and, when
+//! it looked it up, the author's role as `HUB_CI_ASSOCIATION` (GitLab's
+//! variables report none). A merge or a close is passed the same way as
+//! `HUB_CI_EVENT` (`merged`, `closed`).
 
 use super::command::parse_command;
 use super::event::{CiError, Event, Platform, Request};
@@ -19,7 +20,7 @@ pub(super) fn event(set: &dyn Fn(&str) -> Option<String>) -> Result<Event, CiErr
         change: set("CI_MERGE_REQUEST_IID"),
         sha: set("CI_COMMIT_SHA"),
         base: set("CI_MERGE_REQUEST_DIFF_BASE_SHA"),
-        author: set("GITLAB_USER_LOGIN"),
+        author: set("HUB_CI_AUTHOR").or_else(|| set("GITLAB_USER_LOGIN")),
         association: set("HUB_CI_ASSOCIATION").map(|a| a.to_ascii_uppercase()),
         request: Request::Autoplan,
     };
@@ -38,12 +39,6 @@ pub(super) fn event(set: &dyn Fn(&str) -> Option<String>) -> Result<Event, CiErr
         };
         return require_iid(event);
     }
-    if source != "merge_request_event" {
-        event.request = Request::Ignored(format!(
-            "a `{source}` pipeline: hub acts in merge-request pipelines (`merge_request_event`)"
-        ));
-        return Ok(event);
-    }
     if let Some(command) = set("HUB_CI_COMMAND") {
         event.name = format!("{source}.comment");
         event.request = match parse_command(&command) {
@@ -51,6 +46,13 @@ pub(super) fn event(set: &dyn Fn(&str) -> Option<String>) -> Result<Event, CiErr
             Some(Ok(command)) => Request::Command(command),
             Some(Err(reason)) => Request::Invalid(reason),
         };
+        return require_iid(event);
+    }
+    if source != "merge_request_event" {
+        event.request = Request::Ignored(format!(
+            "a `{source}` pipeline: hub plans in merge-request pipelines (`merge_request_event`), and acts on `HUB_CI_COMMAND` and `HUB_CI_EVENT`"
+        ));
+        return Ok(event);
     }
     require_iid(event)
 }
