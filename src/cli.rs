@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 
+mod change;
 mod check;
 mod ci;
 mod deploy;
@@ -16,6 +17,7 @@ mod state;
 mod util;
 mod validate;
 
+pub use change::*;
 pub use check::*;
 pub use ci::*;
 pub use deploy::*;
@@ -114,6 +116,10 @@ pub enum Command {
     /// Write man pages: `hub.1` and one page per subcommand
     /// (`hub-deploy.1`, `hub-state-pull.1`, …), made from this help.
     Man(ManArgs),
+    // branch `changes`:
+    /// Work with the changes (pull or merge requests) planned and applied
+    /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
+    Change(ChangeCommandArgs),
     // branch ci (issue 27)
     /// Run in CI: read the pull-request event, plan or apply as it asks,
     /// write the comment to post and a one-line status.

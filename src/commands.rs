@@ -8,6 +8,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 mod about;
+pub mod change;
 mod check;
 mod ci;
 mod common;
@@ -26,6 +27,7 @@ mod util;
 mod validate;
 
 pub use about::{completions, version};
+pub use change::change;
 pub use check::check;
 pub use ci::ci;
 pub use common::parse_overrides;
@@ -63,7 +65,16 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
     if let Some(path) = &args.plan {
         let plan = std::slice::from_ref(path);
         return hub_engine::trace::traced_run("deploy", plan, || {
-            deploy_planned(path, &args, warnings)
+            let planned = hub_engine::view::saved::read(path)?;
+            deploy_saved(planned, path, &args, warnings, &mut || Ok(()))
+        });
+    }
+    if args.change.change.is_some() {
+        let manifest = &args.common.stack.manifest;
+        return hub_engine::trace::traced_run("deploy", manifest, || {
+            change::deploy(&args, &mut |saved, path, before_run| {
+                deploy_saved(saved, path, &args, warnings, before_run)
+            })
         });
     }
     if args.changed && args.common.state.no_state {
@@ -87,6 +98,12 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
 
 /// `hub undeploy`.
 pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    if args.change.change.is_some() {
+        let manifest = &args.common.stack.manifest;
+        return hub_engine::trace::traced_run("undeploy", manifest, || {
+            change::undeploy(&args, &mut |check| undeploy_checked(&args, check, warnings))
+        });
+    }
     let request = RunRequest {
         common: &args.common,
         execute: Some(&args.execute),
@@ -96,6 +113,30 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
         prune: false,
     };
     run_stack(&request, hub_engine::order::plan::Verb::Undeploy, warnings)
+}
+
+/// `undeploy --change ID`: the undeploy, once `check` accepts its plan
+/// made now.
+fn undeploy_checked(
+    args: &crate::cli::UndeployArgs,
+    check: &mut dyn FnMut(&hub_engine::view::preview::Preview) -> Result<(), Error>,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
+    use hub_engine::order::plan::Verb;
+    let request = RunRequest {
+        common: &args.common,
+        execute: Some(&args.execute),
+        guess: args.guess.guess,
+        changed: false,
+        replace: &[],
+        prune: false,
+    };
+    let (stack, options) = load_run(&request, Verb::Undeploy, warnings)?;
+    let environment = std::env::vars().collect();
+    let mut quiet = Warnings::default();
+    let now = hub_engine::view::preview::preview(&stack, &options, environment, &mut quiet)?;
+    check(&now)?;
+    run_loaded(&request, &stack, &options, warnings)
 }
 
 /// Loads the stack and runs it ([`run_loaded`]).
@@ -113,16 +154,19 @@ fn run_stack(
     })
 }
 
-/// `hub deploy --plan PLAN`: the plan's stack, state and arguments, made
-/// again and compared with the plan before anything runs.
-fn deploy_planned(
+/// `hub deploy --plan PLAN` (and `--change ID`): the plan's stack, state
+/// and arguments, made again and compared with the plan before anything
+/// runs; `path` names the plan in messages. `before_run` is called once
+/// the plan is found to hold, just before the run.
+fn deploy_saved(
+    planned: hub_engine::view::saved::SavedPlan,
     path: &Path,
     args: &crate::cli::DeployArgs,
     warnings: &mut Warnings,
+    before_run: &mut dyn FnMut() -> Result<(), Error>,
 ) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
     use hub_engine::view::saved::{self, SavedPlanError};
-    let planned = saved::read(path)?;
     let stale = |reasons: Vec<String>| SavedPlanError::Stale {
         path: path.to_path_buf(),
         reasons,
@@ -175,6 +219,7 @@ fn deploy_planned(
     }
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
+    before_run()?;
     run_loaded(&request, &stack, &options, warnings)
 }
 
@@ -576,7 +621,12 @@ fn write_run_report(
 /// `hub plan`: what a deploy or undeploy would do.
 pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let detailed = args.detailed_exitcode;
-    let planned = plan_and_print(&args, warnings);
+    let registry = change::before_plan(&args)?;
+    let planned = plan_and_print(&args, registry.is_some(), warnings);
+    if let Some(registry) = &registry {
+        change::record_plan(registry, &args, &planned)?;
+    }
+    let planned = planned.map(|(preview, _)| preview);
     match planned {
         Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
@@ -590,10 +640,13 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
     }
 }
 
+/// The plan, printed; with `save` (`--change`), the saved plan too
+/// (`None` for an undeploy), for the registry.
 fn plan_and_print(
     args: &crate::cli::PlanArgs,
+    save: bool,
     warnings: &mut Warnings,
-) -> Result<hub_engine::view::preview::Preview, Error> {
+) -> change::Planned {
     use hub_engine::order::plan::Verb;
     use hub_engine::view::preview;
     let verb = match args.undeploy {
@@ -619,10 +672,8 @@ fn plan_and_print(
             false => hub_engine::view::report::write(path, &report)?,
         }
     }
-    let saved = args
-        .out
-        .as_ref()
-        .map(|path| (path, save_plan(&plan, &stack, &options, args, clock.now())));
+    let saved = (args.out.is_some() || (save && !args.undeploy))
+        .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
     let text = match args.format.as_str() {
         "json" => preview::render_json(&plan),
         "markdown" => preview::render_markdown(&plan),
@@ -630,10 +681,15 @@ fn plan_and_print(
     };
     write_stdout(text.as_bytes())?;
     // Written after the plan is shown, so that a refusal comes with it.
-    if let Some((path, saved)) = saved {
-        hub_engine::view::saved::write(path, &saved?)?;
-    }
-    Ok(plan)
+    let saved = match (&args.out, saved) {
+        (Some(path), Some(saved)) => {
+            let saved = saved?;
+            hub_engine::view::saved::write(path, &saved)?;
+            Some(Ok(saved))
+        }
+        (_, saved) => saved,
+    };
+    Ok((plan, saved))
 }
 
 /// The preview, refused (or, with `--lock-timeout`, delayed) while a run
@@ -664,14 +720,14 @@ fn save_plan(
     options: &hub_engine::run::engine::RunOptions,
     args: &crate::cli::PlanArgs,
     created: String,
-) -> Result<hub_engine::view::saved::SavedPlan, Error> {
+) -> Result<hub_engine::view::saved::SavedPlan, hub_engine::view::saved::SavedPlanError> {
     use hub_engine::view::saved::{Made, SavedPlan};
     let made = Made {
         files: &args.common.stack.manifest,
         clouds: &args.common.stack.clouds,
         created,
     };
-    Ok(SavedPlan::new(plan, stack, options, &made)?)
+    SavedPlan::new(plan, stack, options, &made)
 }
 
 /// Flags of `plan` that do not go together.

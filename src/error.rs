@@ -74,6 +74,10 @@ pub enum Error {
     #[error("{0} check(s) failed")]
     CheckFailures(usize),
     #[error(transparent)]
+    Change(#[from] hub_state::changes::ChangeError),
+    #[error(transparent)]
+    ChangeCommand(#[from] ChangeCommandError),
+    #[error(transparent)]
     Ci(#[from] hub_engine::ci::CiError),
     /// `hub ci` when the operation failed (1) or was refused (3): the
     /// status line said why; `main` prints nothing more.
@@ -109,6 +113,8 @@ impl Error {
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
+            Error::Change(e) => e.exit_code(),
+            Error::ChangeCommand(ChangeCommandError::NoState) => 2,
             Error::CiStatus(code) => i32::from(*code),
             _ => 1,
         }
@@ -161,6 +167,8 @@ impl Error {
                     .into(),
             ),
             Error::Detailed(e) => e.hint(),
+            Error::Change(e) => e.hint(),
+            Error::ChangeCommand(e) => e.hint(),
             Error::Ci(e) => e.hint(),
             _ => None,
         }
@@ -189,6 +197,33 @@ impl StateCommandError {
                     .into(),
             ),
             StateCommandError::Declined | StateCommandError::Prompt(_) => None,
+        }
+    }
+}
+
+/// What `hub change unlock` refuses, or fails to ask.
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeCommandError {
+    #[error(
+        "the apply lock of change `{id}` was not released: there is no terminal to confirm on"
+    )]
+    NeedsYes { id: String, state: String },
+    #[error("the apply lock was not released: not confirmed")]
+    Declined,
+    #[error("cannot ask for confirmation: {0}")]
+    Prompt(String),
+    #[error("`--change` needs a state: the registry of changes is kept beside it (`-n` has none)")]
+    NoState,
+}
+
+impl ChangeCommandError {
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ChangeCommandError::NeedsYes { id, state } => Some(format!(
+                "pass --yes to release it without asking: `hub change unlock {id} -s {state} --yes`"
+            )),
+            ChangeCommandError::NoState => Some("give the state with `-s STATE`".into()),
+            _ => None,
         }
     }
 }

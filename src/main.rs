@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Version => hub::commands::version(),
         Command::Completions(args) => hub::commands::completions(args),
         Command::Man(args) => hub::commands::man::write_pages(args),
+        Command::Change(args) => hub::commands::change(args, &mut warnings),
         Command::Ci(args) => hub::commands::ci(args, &mut warnings),
     };
     for warning in warnings.iter() {

@@ -1,5 +1,6 @@
 //! The flags of `hub deploy`, `hub undeploy` and `hub plan`.
 
+use super::change::ChangeArgs;
 use super::run::{CommonRunArgs, CompatibilityArgs, ExecuteArgs, GuessArgs};
 use clap::Args;
 use std::path::PathBuf;
@@ -20,8 +21,9 @@ interrupted by SIGINT, 143 by SIGTERM.";
 #[derive(Debug, Args)]
 #[command(
     after_help = deploy_help(),
-    mut_arg("manifest", |a| a.required(false).required_unless_present("plan")),
+    mut_arg("manifest", |a| a.required(false).required_unless_present_any(["plan", "change"])),
     mut_arg("state", |a| a.default_value_if("plan", clap::builder::ArgPredicate::IsPresent, Some(""))),
+    mut_arg("change", |a| a.conflicts_with_all(["plan", "components", "affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "replace", "prune", "no_state"])),
 )]
 pub struct DeployArgs {
     /// Apply a plan saved by `hub plan --out`: exactly its components,
@@ -33,6 +35,8 @@ pub struct DeployArgs {
         conflicts_with_all = ["components", "affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "replace", "prune", "no_state"]
     )]
     pub plan: Option<PathBuf>,
+    #[command(flatten)]
+    pub change: ChangeArgs,
     #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
@@ -71,6 +75,8 @@ pub struct UndeployArgs {
     pub guess: GuessArgs,
     #[command(flatten)]
     pub compatibility: CompatibilityArgs,
+    #[command(flatten)]
+    pub change: ChangeArgs,
 }
 
 pub(super) fn deploy_help() -> String {
@@ -143,4 +149,6 @@ pub struct PlanArgs {
     /// something would, 1 on an error or when a component would fail
     #[arg(long = "detailed-exitcode")]
     pub detailed_exitcode: bool,
+    #[command(flatten)]
+    pub change: ChangeArgs,
 }

@@ -114,6 +114,7 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "version",
             "completions",
             "man",
+            "change",
             "ci",
             "help"
         ]

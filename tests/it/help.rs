@@ -49,6 +49,12 @@ const COMMANDS: &[&[&str]] = &[
     &["version"],
     &["completions"],
     &["man"],
+    &["change"],
+    &["change", "list"],
+    &["change", "show"],
+    &["change", "merged"],
+    &["change", "closed"],
+    &["change", "unlock"],
     &["ci"],
 ];
 

@@ -5,6 +5,7 @@ mod affected;
 mod attacks;
 mod bad_input;
 mod capture;
+mod changes;
 mod check;
 mod ci;
 mod clouds;

@@ -1,7 +1,10 @@
-//! The change (pull request, merge request) a plan or an apply belongs to.
+//! The change (pull or merge request) an operation belongs to.
 
-/// Which change a plan or an apply is made for, and what started it.
-#[derive(serde::Serialize, Clone, Debug, Default)]
+use serde::Serialize;
+
+/// The change a plan or an apply is made for: its id, the commit it is
+/// at, who made it and the CI event that started it.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ChangeContext {
     pub id: String,
     pub sha: Option<String>,

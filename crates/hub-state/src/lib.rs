@@ -104,6 +104,7 @@ mod error;
 
 pub mod backend;
 pub mod beside;
+pub mod changes;
 pub mod crypto;
 pub mod edit;
 pub mod fence;

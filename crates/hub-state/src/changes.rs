@@ -1,0 +1,419 @@
+//! The change registry beside a state: what each change (a pull request,
+//! a merge request) planned and applied, and which change holds the
+//! stack's apply lock.
+//!
+//! It lives beside the state, as the journal does: `STATE.changes/` for a
+//! local state (a folder of the user's, files `0600`, never followed
+//! through a link, see [`super::beside`]), `KEY.changes/` objects for a
+//! remote one. Its documents are JSON:
+//!
+//! * `CHANGE/000001.json`, `CHANGE/000002.json`, …: the records of one
+//!   change, in order ([`Record`]: a plan, an apply, a merge, a close, an
+//!   unlock, or a mark that its plans are stale). Each record is created
+//!   only if absent (`O_EXCL`-like rename locally, `If-None-Match: *`
+//!   remotely): two writers racing for one number cannot both win, the
+//!   loser takes the next one.
+//! * `apply-lock.json`: the [`ApplyLock`]. It is changed only by a
+//!   conditional write: remotely `If-Match` on the revision read (ETag or
+//!   generation, as the state's own writes); locally under the state's
+//!   own lock ([`super::StateLock`]), with the content checked unchanged
+//!   before the new one is renamed over it.
+//! * `apply-waiting.json`: present while an apply of a change is about to
+//!   run; plans respect it as they respect the state's lock, so that an
+//!   apply goes ahead of the plans waiting with it.
+
+mod error;
+mod rules;
+mod store;
+#[cfg(test)]
+mod tests;
+
+pub use error::ChangeError;
+pub use rules::{summarise, Summary};
+pub use store::Revision;
+
+use super::clock::Clock;
+use super::lock::{liveness, Liveness, LockInfo};
+use super::StateError;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use store::RecordStore;
+
+/// How a plan or an apply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Succeeded,
+    Failed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Succeeded => "succeeded",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// Who and when, for every record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// RFC 3339 (`HUB_NOW` pins it).
+    pub time: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// The commit the change was at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha: Option<String>,
+}
+
+/// A plan made for a change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanRecord {
+    #[serde(flatten)]
+    pub stamp: Stamp,
+    pub status: Status,
+    /// `deploy` or `undeploy`.
+    pub verb: String,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The saved plan (the format of `hub plan --out`); `null` for a plan
+    /// that failed, or an undeploy plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<serde_json::Value>,
+    /// The state the plan read: lineage and serial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<u64>,
+}
+
+/// An apply of a change's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplyRecord {
+    #[serde(flatten)]
+    pub stamp: Stamp,
+    pub status: Status,
+    pub verb: String,
+    /// The number of the plan record applied.
+    pub plan: u64,
+}
+
+/// One record of a change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Record {
+    Plan(PlanRecord),
+    Apply(ApplyRecord),
+    /// Its plans made before are stale: `reason` says why.
+    Stale {
+        #[serde(flatten)]
+        stamp: Stamp,
+        reason: String,
+    },
+    /// Merged into the default branch: its applies are there.
+    Merged {
+        #[serde(flatten)]
+        stamp: Stamp,
+    },
+    /// Closed without merging.
+    Closed {
+        #[serde(flatten)]
+        stamp: Stamp,
+    },
+    /// Its apply lock was released by `hub change unlock`.
+    Unlocked {
+        #[serde(flatten)]
+        stamp: Stamp,
+    },
+}
+
+/// Why a change holds the apply lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Held {
+    /// An apply is running (or was killed while running).
+    Applying,
+    /// It applied: the stack holds its unmerged work.
+    Applied,
+    /// Its apply failed: only it may apply until it succeeds.
+    Failed,
+}
+
+impl Held {
+    /// Why, in a sentence's words.
+    pub fn why(self) -> &'static str {
+        match self {
+            Held::Applying => "an apply of it is running, or was stopped while it ran",
+            Held::Applied => "it applied, and its work is not merged yet",
+            Held::Failed => "its apply failed, and only it may apply until it succeeds",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Held::Applying => "applying",
+            Held::Applied => "applied",
+            Held::Failed => "failed",
+        }
+    }
+}
+
+/// The stack's apply lock: `apply-lock.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplyLock {
+    /// The change that holds it; `null` once released.
+    pub change: Option<String>,
+    /// Since when (RFC 3339).
+    pub since: String,
+    pub reason: Held,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+}
+
+/// The marker of an apply about to run (`apply-waiting.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Waiting {
+    pub change: String,
+    pub holder: LockInfo,
+}
+
+const APPLY_LOCK: &str = "apply-lock.json";
+const WAITING: &str = "apply-waiting.json";
+
+/// The registry of the state at a location.
+pub struct Registry {
+    store: Box<dyn RecordStore>,
+    state: PathBuf,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a change id may be: letters, digits, `.`, `_`, `-` (not first),
+/// at most 100 characters; it names a folder.
+pub fn check_id(id: &str) -> Result<(), ChangeError> {
+    let bad = |reason: &str| ChangeError::BadId {
+        id: id.to_string(),
+        reason: reason.to_string(),
+    };
+    if id.is_empty() || id.len() > 100 {
+        return Err(bad("it must have 1 to 100 characters"));
+    }
+    if id.starts_with(['.', '-']) {
+        return Err(bad("it must not start with `.` or `-`"));
+    }
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    {
+        return Err(bad("it may hold only letters, digits, `.`, `_` and `-`"));
+    }
+    Ok(())
+}
+
+impl Registry {
+    /// The registry beside `state` (local or remote); nothing is read or
+    /// written yet.
+    pub fn open(state: &Path) -> Result<Registry, ChangeError> {
+        Ok(Registry {
+            store: store::open(state)?,
+            state: state.to_path_buf(),
+        })
+    }
+
+    /// The state it is beside, as given.
+    pub fn state(&self) -> &Path {
+        &self.state
+    }
+
+    /// Where it is, for messages: `STATE.changes`.
+    pub fn location(&self) -> String {
+        self.store.location()
+    }
+
+    /// Appends `record` to the records of `id`; returns its number.
+    pub fn append(&self, id: &str, record: &Record) -> Result<u64, ChangeError> {
+        check_id(id)?;
+        let bytes = serde_json::to_vec_pretty(record).map_err(ChangeError::encode)?;
+        let mut number = self.last_number(id)? + 1;
+        loop {
+            let name = record_name(id, number);
+            if self.store.create(&name, &bytes)? {
+                return Ok(number);
+            }
+            // Another writer took this number: the next one.
+            number += 1;
+        }
+    }
+
+    fn last_number(&self, id: &str) -> Result<u64, ChangeError> {
+        Ok(self
+            .store
+            .list(id)?
+            .iter()
+            .filter_map(|name| record_number(name))
+            .max()
+            .unwrap_or(0))
+    }
+
+    /// The records of `id`, in order, with their numbers.
+    pub fn records(&self, id: &str) -> Result<Vec<(u64, Record)>, ChangeError> {
+        check_id(id)?;
+        let mut numbers: Vec<u64> = self
+            .store
+            .list(id)?
+            .iter()
+            .filter_map(|name| record_number(name))
+            .collect();
+        numbers.sort_unstable();
+        let mut records = Vec::with_capacity(numbers.len());
+        for number in numbers {
+            let name = record_name(id, number);
+            let Some((bytes, _)) = self.store.read(&name)? else {
+                continue;
+            };
+            let record = serde_json::from_slice(&bytes)
+                .map_err(|e| ChangeError::corrupt(self.store.shown(&name), e))?;
+            records.push((number, record));
+        }
+        Ok(records)
+    }
+
+    /// Every change with records, sorted (numbers by value).
+    pub fn changes(&self) -> Result<Vec<String>, ChangeError> {
+        let mut ids: Vec<String> = self
+            .store
+            .folders()?
+            .into_iter()
+            .filter(|id| check_id(id).is_ok())
+            .collect();
+        ids.sort_by(|a, b| match (a.parse::<u64>(), b.parse::<u64>()) {
+            (Ok(x), Ok(y)) => x.cmp(&y),
+            _ => a.cmp(b),
+        });
+        Ok(ids)
+    }
+
+    /// The apply lock as it is, with its revision for [`Registry::set_lock`].
+    pub fn apply_lock(&self) -> Result<(Option<ApplyLock>, Option<Revision>), ChangeError> {
+        match self.store.read(APPLY_LOCK)? {
+            None => Ok((None, None)),
+            Some((bytes, revision)) => {
+                let lock = serde_json::from_slice(&bytes)
+                    .map_err(|e| ChangeError::corrupt(self.store.shown(APPLY_LOCK), e))?;
+                Ok((Some(lock), Some(revision)))
+            }
+        }
+    }
+
+    /// The change holding the apply lock, if one does.
+    pub fn holder(&self) -> Result<Option<ApplyLock>, ChangeError> {
+        Ok(self.apply_lock()?.0.filter(|lock| lock.change.is_some()))
+    }
+
+    /// Replaces the apply lock with `lock` only if it is still the
+    /// revision `seen` (`None`: only if there is none); `false` when
+    /// another writer changed it since it was read.
+    pub fn set_lock(
+        &self,
+        lock: &ApplyLock,
+        seen: Option<&Revision>,
+        clock: &Clock,
+    ) -> Result<bool, ChangeError> {
+        let bytes = serde_json::to_vec_pretty(lock).map_err(ChangeError::encode)?;
+        match seen {
+            None => self.store.create(APPLY_LOCK, &bytes),
+            Some(revision) => self.store.update(APPLY_LOCK, &bytes, revision, clock),
+        }
+    }
+
+    /// Changes the apply lock with `change` (given the lock as read, or
+    /// `None`), retrying when another writer got in between; `change`
+    /// returns the new lock, or `Ok(None)` to leave it as it is.
+    pub fn update_lock<T>(
+        &self,
+        clock: &Clock,
+        mut change: impl FnMut(Option<&ApplyLock>) -> Result<(Option<ApplyLock>, T), ChangeError>,
+    ) -> Result<T, ChangeError> {
+        loop {
+            let (lock, revision) = self.apply_lock()?;
+            let (new, result) = change(lock.as_ref().filter(|l| l.change.is_some()))?;
+            let Some(new) = new else {
+                return Ok(result);
+            };
+            if self.set_lock(&new, revision.as_ref(), clock)? {
+                return Ok(result);
+            }
+        }
+    }
+
+    /// Marks that an apply of `change` is about to run (plans wait for
+    /// it); removed by [`Registry::done_waiting`].
+    pub fn mark_waiting(&self, change: &str, clock: &Clock) -> Result<(), ChangeError> {
+        let waiting = Waiting {
+            change: change.to_string(),
+            holder: LockInfo::current("apply", clock),
+        };
+        let bytes = serde_json::to_vec_pretty(&waiting).map_err(ChangeError::encode)?;
+        self.store.overwrite(WAITING, &bytes)
+    }
+
+    pub fn done_waiting(&self) -> Result<(), ChangeError> {
+        self.store.remove(WAITING)
+    }
+
+    /// The apply about to run, when one is (and its process, on this
+    /// host, is alive).
+    pub fn waiting(&self) -> Result<Option<Waiting>, ChangeError> {
+        let Some((bytes, _)) = self.store.read(WAITING)? else {
+            return Ok(None);
+        };
+        let waiting: Waiting = serde_json::from_slice(&bytes)
+            .map_err(|e| ChangeError::corrupt(self.store.shown(WAITING), e))?;
+        Ok((liveness(&waiting.holder) != Liveness::Dead).then_some(waiting))
+    }
+
+    /// For a plan: fails as a held state lock does (so that
+    /// `--lock-timeout` waits for it) while an apply is about to run.
+    pub fn check_no_apply_waiting(&self) -> Result<(), StateError> {
+        let waiting = self.waiting().map_err(|e| StateError::UnreadableLock {
+            state: self.state.clone(),
+            lock: PathBuf::from(self.store.shown(WAITING)),
+            reason: e.to_string(),
+        })?;
+        let Some(waiting) = waiting else {
+            return Ok(());
+        };
+        let elsewhere = liveness(&waiting.holder) == Liveness::Elsewhere;
+        let mut holder = waiting.holder;
+        holder.operation = format!("apply of change {}", waiting.change);
+        Err(StateError::Locked {
+            state: self.state.clone(),
+            lock: PathBuf::from(self.store.shown(WAITING)),
+            holder: Box::new(holder),
+            elsewhere,
+            unlocking: false,
+        })
+    }
+}
+
+fn record_name(id: &str, number: u64) -> String {
+    format!("{id}/{number:06}.json")
+}
+
+fn record_number(name: &str) -> Option<u64> {
+    let stem = name.strip_suffix(".json")?;
+    (stem.len() >= 6 && stem.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| stem.parse().ok())
+        .flatten()
+}

@@ -1,0 +1,108 @@
+//! What the change registry refuses, or fails to read or write.
+
+use crate::{beside::Planted, StateError};
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeError {
+    #[error("cannot {action} `{}`: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        source: std::io::Error,
+    },
+    #[error("the change registry's document `{path}` cannot be read: {reason}")]
+    Corrupt { path: String, reason: String },
+    #[error("cannot encode a change record: {0}")]
+    Encode(String),
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("`{id}` is not a change id: {reason}")]
+    BadId { id: String, reason: String },
+    #[error("change `{id}` has no plan to apply: `hub deploy --change` applies the latest plan recorded for it")]
+    NoPlan { id: String, state: String },
+    #[error("change `{id}` cannot apply: its latest plan (made at {time}) failed: {reason}")]
+    PlanFailed {
+        id: String,
+        time: String,
+        reason: String,
+        state: String,
+    },
+    #[error("change `{id}` cannot apply: its latest plan (made at {time}) is stale: {reason}")]
+    PlanStale {
+        id: String,
+        time: String,
+        reason: String,
+        state: String,
+    },
+    #[error("change `{id}` cannot apply: its latest plan is a plan to {planned}, not to {verb}")]
+    WrongVerb {
+        id: String,
+        planned: String,
+        verb: String,
+        state: String,
+    },
+    #[error(
+        "change `{id}` cannot apply: change `{holder}` holds the apply lock since {since} ({why})"
+    )]
+    Held {
+        id: String,
+        holder: String,
+        since: String,
+        why: &'static str,
+        state: String,
+    },
+    #[error("change `{id}` cannot be closed while it holds the apply lock: it applied at {time}, so the stack holds its unmerged work")]
+    ClosedWithApplies {
+        id: String,
+        time: String,
+        state: String,
+    },
+    #[error("change `{id}` has no records in `{registry}`")]
+    Unknown { id: String, registry: String },
+}
+
+impl ChangeError {
+    pub(super) fn corrupt(path: String, error: serde_json::Error) -> ChangeError {
+        ChangeError::Corrupt {
+            path,
+            reason: error.to_string(),
+        }
+    }
+
+    pub(super) fn encode(error: serde_json::Error) -> ChangeError {
+        ChangeError::Encode(error.to_string())
+    }
+
+    /// 1: every refusal is the user's to resolve; a state error keeps its
+    /// own.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ChangeError::State(e) => e.exit_code(),
+            ChangeError::Io { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    /// The command that resolves it.
+    pub fn hint(&self) -> Option<String> {
+        let s = |state: &String| crate::shell_word(std::path::Path::new(state));
+        Some(match self {
+            ChangeError::State(e) => return e.hint(),
+            ChangeError::Io { source, .. } => match Planted::of(source) {
+                Some(_) => Planted::hint().to_string(),
+                None => return None,
+            },
+            ChangeError::Corrupt { .. } => "the registry is hub's own JSON; restore the document from a backup, or remove it (its record is then forgotten)".into(),
+            ChangeError::Encode(_) => return None,
+            ChangeError::BadId { .. } => "give the pull or merge request's number, or a name made of letters, digits, `.`, `_` and `-`".into(),
+            ChangeError::NoPlan { id, state } => format!("plan it first: `hub plan … -s {} --change {id}`", s(state)),
+            ChangeError::PlanFailed { id, state, .. } => format!("fix what failed, then plan again: `hub plan … -s {} --change {id}`", s(state)),
+            ChangeError::PlanStale { id, state, .. } => format!("plan again on top of what is deployed now: `hub plan … -s {} --change {id}`", s(state)),
+            ChangeError::WrongVerb { id, verb, state, .. } => format!("plan it as it is to run: `hub plan … -s {} --change {id}{}`", s(state), if verb == "undeploy" { " --undeploy" } else { "" }),
+            ChangeError::Held { holder, state, .. } => format!("once change `{holder}` is merged, run `hub change merged {holder} -s {}`; to release its lock anyway (the stack keeps its work): `hub change unlock {holder} -s {} --yes`", s(state), s(state)),
+            ChangeError::ClosedWithApplies { id, state, .. } => format!("revert its work (plan and apply the default branch as change `{id}`, then merge), or release the lock knowingly with `hub change unlock {id} -s {} --yes`", s(state)),
+            ChangeError::Unknown { .. } => "`hub change list -s STATE` lists the changes the registry knows".into(),
+        })
+    }
+}

@@ -1,0 +1,591 @@
+//! `hub change …`, and what `--change ID` adds to `plan`, `deploy` and
+//! `undeploy`: the plan recorded in the registry beside the state, and
+//! the rules an apply passes before anything runs (see
+//! `hub_state::changes`).
+
+use super::common::{non_empty_env, split_list};
+use crate::cli::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
+use crate::error::{ChangeCommandError, Error};
+use hub_engine::view::preview::{Action, Preview};
+use hub_engine::view::saved::{SavedPlan, SavedPlanError};
+use hub_manifest::diag::Warnings;
+use hub_state::changes::{
+    summarise, ApplyLock, ApplyRecord, ChangeError, Held, PlanRecord, Record, Registry, Stamp,
+    Status,
+};
+use hub_state::{Clock, LockWait};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Who plans or applies: `--author`, else the CI's user, else `$USER`.
+fn author(given: Option<&str>) -> Option<String> {
+    given.map(str::to_string).or_else(|| {
+        ["GITHUB_ACTOR", "GITLAB_USER_LOGIN", "USER"]
+            .iter()
+            .find_map(|name| non_empty_env(name))
+    })
+}
+
+fn clock() -> Result<Clock, Error> {
+    Ok(Clock::from_env(&|name| std::env::var(name).ok())?)
+}
+
+fn stamp(clock: &Clock, change: &ChangeArgs) -> Stamp {
+    Stamp {
+        time: clock.now(),
+        author: author(change.author.as_deref()),
+        sha: change.sha.clone(),
+    }
+}
+
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// The registry of a run's state: beside its first `-s` location.
+fn registry_of(id: &str, state: &StateArgs) -> Result<Registry, Error> {
+    hub_state::changes::check_id(id)?;
+    let locations = split_list(std::slice::from_ref(&state.state));
+    let first = locations
+        .first()
+        .filter(|_| !state.no_state)
+        .ok_or(ChangeCommandError::NoState)?;
+    Ok(Registry::open(Path::new(first))?)
+}
+
+/// `plan --change ID`: the registry, once no apply of a change is about
+/// to run (waiting for it as `--lock-timeout` allows).
+pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry>, Error> {
+    let Some(id) = &args.change.change else {
+        return Ok(None);
+    };
+    let registry = registry_of(id, &args.common.state)?;
+    let notify = |line: &str| say(line);
+    let wait = LockWait::new(args.common.state.lock.lock_timeout, Some(&notify));
+    wait.retry(|| registry.check_no_apply_waiting())?;
+    Ok(Some(registry))
+}
+
+/// What `hub plan` made: the plan, and the saved plan (`None` for an
+/// undeploy, which has no saved form).
+pub(super) type Planned = Result<(Preview, Option<Result<SavedPlan, SavedPlanError>>), Error>;
+
+/// Records the plan of `plan --change ID`: succeeded, or failed when a
+/// component would fail or the plan could not be made.
+pub(super) fn record_plan(
+    registry: &Registry,
+    args: &crate::cli::PlanArgs,
+    planned: &Planned,
+) -> Result<(), Error> {
+    let id = args.change.change.as_deref().unwrap_or_default();
+    let clock = clock()?;
+    let verb = if args.undeploy { "undeploy" } else { "deploy" };
+    let mut record = PlanRecord {
+        stamp: stamp(&clock, &args.change),
+        status: Status::Succeeded,
+        verb: verb.into(),
+        reason: None,
+        plan: None,
+        lineage: None,
+        serial: None,
+    };
+    match planned {
+        Err(error) => {
+            record.status = Status::Failed;
+            record.reason = Some(error.to_string());
+        }
+        Ok((preview, saved)) => {
+            if let Some(state) = &preview.state {
+                (record.lineage, record.serial) = (state.lineage.clone(), state.serial);
+            }
+            let failing: Vec<&str> = preview
+                .components
+                .iter()
+                .filter(|c| c.action == Action::Fail)
+                .map(|c| c.name.as_str())
+                .collect();
+            match saved {
+                Some(Ok(saved)) => {
+                    let value = serde_json::to_value(saved)
+                        .map_err(|e| ChangeError::Encode(e.to_string()))?;
+                    record.plan = Some(value);
+                }
+                Some(Err(error)) => {
+                    record.status = Status::Failed;
+                    record.reason = Some(error.to_string());
+                }
+                None if !failing.is_empty() => {
+                    record.status = Status::Failed;
+                    record.reason = Some(format!("`{}` would fail", failing.join("`, `")));
+                }
+                None => {}
+            }
+        }
+    }
+    let status = record.status;
+    let number = registry.append(id, &Record::Plan(record))?;
+    say(&format!(
+        "change {id}: plan {number} recorded as {} in `{}`",
+        status.as_str(),
+        registry.location()
+    ));
+    Ok(())
+}
+
+/// What runs a saved plan (`deploy --plan`'s code): the plan, the path
+/// that names it in messages, and what to call just before the run.
+pub(super) type RunSaved<'a> =
+    &'a mut dyn FnMut(SavedPlan, &Path, &mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>;
+
+/// `deploy --change ID`: the latest plan of ID, applied by `run_saved` as
+/// `deploy --plan` applies a plan, after the rules of the registry.
+pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
+    let id = args.change.change.as_deref().unwrap_or_default();
+    let registry = registry_of(id, &args.common.state)?;
+    let (number, record) = registry.plan_to_apply(id, "deploy")?;
+    let shown = PathBuf::from(format!("{}/{id}/{number:06}.json", registry.location()));
+    let saved: SavedPlan = record
+        .plan
+        .clone()
+        .and_then(|value| serde_json::from_value(value).ok())
+        .ok_or_else(|| ChangeError::Corrupt {
+            path: shown.display().to_string(),
+            reason: "its saved plan is missing or not a plan".into(),
+        })?;
+    // A plan found stale because another change applied in the meantime
+    // is refused for that change's lock, which says what to do.
+    let stale = |reasons: Vec<String>| match registry.plan_to_apply(id, "deploy") {
+        Err(held @ ChangeError::Held { .. }) => held,
+        _ => ChangeError::PlanStale {
+            id: id.to_string(),
+            time: record.stamp.time.clone(),
+            reason: reasons.join("; "),
+            state: registry.state().display().to_string(),
+        },
+    };
+    apply(
+        &registry,
+        id,
+        &args.change,
+        "deploy",
+        number,
+        |before_run| match run_saved(saved, &shown, before_run) {
+            Err(Error::SavedPlan(SavedPlanError::Stale { reasons, .. })) => {
+                Err(stale(reasons).into())
+            }
+            other => other,
+        },
+    )
+}
+
+/// What runs an undeploy: given the check to make on its fresh plan
+/// (which calls `before_run` once it passes) before the first component.
+pub(super) type RunUndeploy<'a> =
+    &'a mut dyn FnMut(&mut dyn FnMut(&Preview) -> Result<(), Error>) -> Result<(), Error>;
+
+/// `undeploy --change ID`: the undeploy planned for ID (`plan --undeploy
+/// --change ID`), refused when the state changed since it was planned.
+pub(super) fn undeploy(
+    args: &crate::cli::UndeployArgs,
+    run_undeploy: RunUndeploy<'_>,
+) -> Result<(), Error> {
+    let id = args.change.change.as_deref().unwrap_or_default();
+    let registry = registry_of(id, &args.common.state)?;
+    let (number, record) = registry.plan_to_apply(id, "undeploy")?;
+    apply(
+        &registry,
+        id,
+        &args.change,
+        "undeploy",
+        number,
+        |before_run| {
+            run_undeploy(&mut |now: &Preview| {
+                let (lineage, serial) = now
+                    .state
+                    .as_ref()
+                    .map_or((None, None), |s| (s.lineage.clone(), s.serial));
+                if (lineage, serial) != (record.lineage.clone(), record.serial) {
+                    return Err(ChangeError::PlanStale {
+                        id: id.to_string(),
+                        time: record.stamp.time.clone(),
+                        reason: format!(
+                            "the state was written since (serial {}, now {})",
+                            record.serial.unwrap_or(0),
+                            serial.unwrap_or(0)
+                        ),
+                        state: registry.state().display().to_string(),
+                    }
+                    .into());
+                }
+                before_run()
+            })
+        },
+    )
+}
+
+/// Runs `run`, which calls `before_run` once everything is checked and
+/// just before the first component: the apply lock is taken for `id`
+/// there (refused when another change got it in between) and plans are
+/// told an apply waits. After the run, the apply and its outcome are
+/// recorded and the lock kept: `applied` or `failed`.
+fn apply(
+    registry: &Registry,
+    id: &str,
+    change: &ChangeArgs,
+    verb: &str,
+    plan: u64,
+    run: impl FnOnce(&mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let clock = clock()?;
+    let mut took = false;
+    let result = run(&mut || {
+        take_lock(registry, id, change, &clock)?;
+        registry.mark_waiting(id, &clock)?;
+        took = true;
+        Ok(())
+    });
+    if !took {
+        return result;
+    }
+    let _ = registry.done_waiting();
+    let (status, held) = match result {
+        Ok(()) => (Status::Succeeded, Held::Applied),
+        Err(_) => (Status::Failed, Held::Failed),
+    };
+    let apply = ApplyRecord {
+        stamp: stamp(&clock, change),
+        status,
+        verb: verb.into(),
+        plan,
+    };
+    let number = registry.append(id, &Record::Apply(apply))?;
+    registry.update_lock(&clock, |current| {
+        let since = current
+            .filter(|l| l.change.as_deref() == Some(id))
+            .map_or_else(|| clock.now(), |l| l.since.clone());
+        let lock = ApplyLock {
+            change: Some(id.to_string()),
+            since,
+            reason: held,
+            sha: change.sha.clone(),
+            author: author(change.author.as_deref()),
+        };
+        Ok((Some(lock), ()))
+    })?;
+    say(&format!(
+        "change {id}: apply {number} recorded as {}; change {id} holds the apply lock ({})",
+        status.as_str(),
+        held.as_str()
+    ));
+    result
+}
+
+/// Takes the apply lock for `id`, or keeps it when `id` holds it.
+fn take_lock(
+    registry: &Registry,
+    id: &str,
+    change: &ChangeArgs,
+    clock: &Clock,
+) -> Result<(), Error> {
+    let state = registry.state().display().to_string();
+    registry.update_lock(clock, |current| {
+        if let Some(lock) = current.filter(|l| l.change.as_deref() != Some(id)) {
+            return Err(ChangeError::Held {
+                id: id.to_string(),
+                holder: lock.change.clone().unwrap_or_default(),
+                since: lock.since.clone(),
+                why: lock.reason.why(),
+                state: state.clone(),
+            });
+        }
+        let lock = ApplyLock {
+            change: Some(id.to_string()),
+            since: current.map_or_else(|| clock.now(), |l| l.since.clone()),
+            reason: Held::Applying,
+            sha: change.sha.clone(),
+            author: author(change.author.as_deref()),
+        };
+        Ok((Some(lock), ()))
+    })?;
+    Ok(())
+}
+
+/// `hub change …`.
+pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    match args.command {
+        ChangeCommand::List(args) => list(&Registry::open(&args.state.state)?),
+        ChangeCommand::Show(args) => show(&Registry::open(&args.state.state)?, &args.id),
+        ChangeCommand::Merged(args) => merged(&args),
+        ChangeCommand::Closed(args) => closed(&args),
+        ChangeCommand::Unlock(args) => unlock(&args),
+    }
+}
+
+/// The apply lock in words: `change 3 holds the apply lock since … (…)`.
+fn lock_line(lock: Option<&ApplyLock>) -> String {
+    match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
+        Some((lock, holder)) => format!(
+            "apply lock: held by change {holder} since {} ({}: {})",
+            lock.since,
+            lock.reason.as_str(),
+            lock.reason.why()
+        ),
+        None => "apply lock: free".into(),
+    }
+}
+
+fn list(registry: &Registry) -> Result<(), Error> {
+    let holder = registry.holder()?;
+    let held_by = holder.as_ref().and_then(|l| l.change.clone());
+    let mut rows = vec![[
+        "CHANGE".to_string(),
+        "STATE".into(),
+        "LATEST PLAN".into(),
+        "APPLIES".into(),
+        "LOCK".into(),
+    ]];
+    for id in registry.changes()? {
+        let summary = summarise(&registry.records(&id)?);
+        let plan = match &summary.latest_plan {
+            Some((number, plan)) => {
+                let mut text = format!("{number} {} {}", plan.status.as_str(), plan.stamp.time);
+                if summary.stale.is_some() {
+                    text.push_str(" (stale)");
+                }
+                text
+            }
+            None => "-".into(),
+        };
+        let applies = match &summary.last_apply {
+            Some((time, status)) => {
+                format!("{} (last {} {time})", summary.applies, status.as_str())
+            }
+            None => "0".into(),
+        };
+        let lock = match (&held_by, &holder) {
+            (Some(h), Some(lock)) if *h == id => format!("held ({})", lock.reason.as_str()),
+            _ => "-".into(),
+        };
+        rows.push([id, summary.phase.into(), plan, applies, lock]);
+    }
+    let mut text = String::new();
+    let widths: Vec<usize> = (0..5)
+        .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:width$}"))
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text.push_str(&lock_line(holder.as_ref()));
+    text.push('\n');
+    super::output::write_stdout(text.as_bytes())
+}
+
+fn show(registry: &Registry, id: &str) -> Result<(), Error> {
+    let records = registry.records(id)?;
+    if records.is_empty() {
+        return Err(ChangeError::Unknown {
+            id: id.to_string(),
+            registry: registry.location(),
+        }
+        .into());
+    }
+    let summary = summarise(&records);
+    let mut text = format!("change {id} ({})\n", summary.phase);
+    for (number, record) in &records {
+        let by = |stamp: &Stamp| {
+            let mut text = stamp.time.clone();
+            if let Some(author) = &stamp.author {
+                text.push_str(&format!(" by {author}"));
+            }
+            if let Some(sha) = &stamp.sha {
+                text.push_str(&format!(" at {sha}"));
+            }
+            text
+        };
+        let line = match record {
+            Record::Plan(plan) => {
+                let mut line = format!(
+                    "plan {} ({}), {}",
+                    plan.status.as_str(),
+                    plan.verb,
+                    by(&plan.stamp)
+                );
+                if let Some(reason) = &plan.reason {
+                    line.push_str(&format!(": {reason}"));
+                }
+                line
+            }
+            Record::Apply(apply) => format!(
+                "apply of plan {} {} ({}), {}",
+                apply.plan,
+                apply.status.as_str(),
+                apply.verb,
+                by(&apply.stamp)
+            ),
+            Record::Stale { stamp, reason } => format!("plans stale, {}: {reason}", by(stamp)),
+            Record::Merged { stamp } => format!("merged, {}", by(stamp)),
+            Record::Closed { stamp } => format!("closed, {}", by(stamp)),
+            Record::Unlocked { stamp } => format!("apply lock released, {}", by(stamp)),
+        };
+        text.push_str(&format!("{number:>4}  {line}\n"));
+    }
+    text.push_str(&lock_line(registry.holder()?.as_ref()));
+    text.push('\n');
+    super::output::write_stdout(text.as_bytes())
+}
+
+fn stamp_of(args: &crate::cli::ChangeIdArgs, clock: &Clock) -> Stamp {
+    Stamp {
+        time: clock.now(),
+        author: author(args.author.as_deref()),
+        sha: None,
+    }
+}
+
+/// Releases the apply lock when `id` holds it; whether it did.
+fn release(registry: &Registry, id: &str, clock: &Clock) -> Result<bool, Error> {
+    Ok(registry.update_lock(clock, |current| {
+        match current.filter(|l| l.change.as_deref() == Some(id)) {
+            Some(lock) => {
+                let released = ApplyLock {
+                    change: None,
+                    since: clock.now(),
+                    ..lock.clone()
+                };
+                Ok((Some(released), true))
+            }
+            None => Ok((None, false)),
+        }
+    })?)
+}
+
+fn released_line(id: &str, released: bool) -> String {
+    match released {
+        true => format!("change {id}: the apply lock is released"),
+        false => format!("change {id}: it did not hold the apply lock"),
+    }
+}
+
+fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+    let id = args.id.as_str();
+    hub_state::changes::check_id(id)?;
+    let registry = Registry::open(&args.state.state)?;
+    let clock = clock()?;
+    let stamp = stamp_of(args, &clock);
+    let released = release(&registry, id, &clock)?;
+    registry.append(
+        id,
+        &Record::Merged {
+            stamp: stamp.clone(),
+        },
+    )?;
+    say(&released_line(id, released));
+    for other in registry.changes()? {
+        let summary = summarise(&registry.records(&other)?);
+        if other == id || summary.phase != "open" || summary.latest_plan.is_none() {
+            continue;
+        }
+        let reason = format!(
+            "change `{id}` was merged at {} after it was made",
+            stamp.time
+        );
+        registry.append(
+            &other,
+            &Record::Stale {
+                stamp: stamp.clone(),
+                reason,
+            },
+        )?;
+        say(&format!(
+            "change {other}: its plans are stale now (plan it again)"
+        ));
+    }
+    Ok(())
+}
+
+fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+    let id = args.id.as_str();
+    hub_state::changes::check_id(id)?;
+    let registry = Registry::open(&args.state.state)?;
+    let clock = clock()?;
+    let holds = registry
+        .holder()?
+        .is_some_and(|l| l.change.as_deref() == Some(id));
+    let summary = summarise(&registry.records(id)?);
+    if let (true, Some((time, _))) = (holds, &summary.last_apply) {
+        return Err(ChangeError::ClosedWithApplies {
+            id: id.to_string(),
+            time: time.clone(),
+            state: args.state.state.display().to_string(),
+        }
+        .into());
+    }
+    let released = release(&registry, id, &clock)?;
+    registry.append(
+        id,
+        &Record::Closed {
+            stamp: stamp_of(args, &clock),
+        },
+    )?;
+    say(&released_line(id, released));
+    Ok(())
+}
+
+fn unlock(args: &crate::cli::ChangeUnlockArgs) -> Result<(), Error> {
+    let id = args.change.id.as_str();
+    hub_state::changes::check_id(id)?;
+    let registry = Registry::open(&args.change.state.state)?;
+    let clock = clock()?;
+    let holder = registry.holder()?;
+    let Some(lock) = holder.filter(|l| l.change.as_deref() == Some(id)) else {
+        say(&released_line(id, false));
+        return Ok(());
+    };
+    if !args.yes {
+        confirm_unlock(id, &lock, &args.change.state.state)?;
+    }
+    let released = release(&registry, id, &clock)?;
+    if released {
+        registry.append(
+            id,
+            &Record::Unlocked {
+                stamp: stamp_of(&args.change, &clock),
+            },
+        )?;
+    }
+    say(&released_line(id, released));
+    Ok(())
+}
+
+/// Asks on the terminal; refuses when nobody can answer.
+fn confirm_unlock(id: &str, lock: &ApplyLock, state: &Path) -> Result<(), ChangeCommandError> {
+    if !hub_params::interactive() {
+        return Err(ChangeCommandError::NeedsYes {
+            id: id.to_string(),
+            state: hub_state::shell_word(state),
+        });
+    }
+    let question = format!(
+        "Release the apply lock change {id} holds since {} ({})? Other changes may then apply over its unmerged work",
+        lock.since,
+        lock.reason.why()
+    );
+    let confirmed = dialoguer::Confirm::new()
+        .with_prompt(question)
+        .default(false)
+        .interact()
+        .map_err(|error| {
+            let _ = dialoguer::console::Term::stderr().show_cursor();
+            ChangeCommandError::Prompt(error.to_string())
+        })?;
+    match confirmed {
+        true => Ok(()),
+        false => Err(ChangeCommandError::Declined),
+    }
+}
