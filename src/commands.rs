@@ -165,6 +165,19 @@ fn deploy_saved(
     warnings: &mut Warnings,
     before_run: &mut dyn FnMut() -> Result<(), Error>,
 ) -> Result<(), Error> {
+    deploy_saved_keeping(planned, path, args, warnings, before_run, &mut None)
+}
+
+/// [`deploy_saved`], which also keeps the run's summary in `kept` (`hub
+/// ci`'s comment is made of it).
+fn deploy_saved_keeping(
+    planned: hub_engine::view::saved::SavedPlan,
+    path: &Path,
+    args: &crate::cli::DeployArgs,
+    warnings: &mut Warnings,
+    before_run: &mut dyn FnMut() -> Result<(), Error>,
+    kept: &mut Option<hub_engine::view::summary::Summary>,
+) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
     use hub_engine::view::saved::{self, SavedPlanError};
     let stale = |reasons: Vec<String>| SavedPlanError::Stale {
@@ -220,7 +233,9 @@ fn deploy_saved(
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     before_run()?;
-    run_loaded(&request, &stack, &options, warnings)
+    let (result, summary) = run_loaded_keeping(&request, &stack, &options, warnings);
+    *kept = summary;
+    result
 }
 
 /// A stack or state given to `deploy --plan` that is not the plan's.

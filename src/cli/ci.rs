@@ -11,14 +11,16 @@ Reads the event of the CI system it runs in and does what it asks:
     pull_request opened, synchronize, reopened   plan the components changed since the base
     pull_request closed                           merged or closed
     issue_comment created on a pull request       its first line: `hub plan [-c a,b]`,
-                                                  `hub apply [-c a,b]` or `hub unlock`
+                                                  `hub apply` or `hub unlock`
   GitLab CI: a merge-request pipeline (CI_PIPELINE_SOURCE=merge_request_event,
     CI_MERGE_REQUEST_IID, CI_COMMIT_SHA, CI_MERGE_REQUEST_DIFF_BASE_SHA) is planned; a pipeline
     started for a comment passes CI_MERGE_REQUEST_IID, HUB_CI_COMMAND (the comment),
     HUB_CI_AUTHOR and HUB_CI_ASSOCIATION (its author's role); for a merge or a close,
     HUB_CI_EVENT=merged|closed
 
-A plan runs as `hub plan` does, an apply as `hub deploy` does, in this process. The comment \
+Each runs in this process as its command does: a plan as `hub plan --change ID --sha SHA` \
+(recorded for the change), an apply as `hub deploy --change ID` (the change's latest plan, \
+under the stack's apply lock), merged, closed and unlock as `hub change merged|closed|unlock ID`. The comment \
 (markdown) goes to --comment FILE, or to stdout before the status line; nothing is posted: \
 the README shows the lines of a workflow that post it. Exit status: 0 done (or nothing to do), \
 1 the plan or the apply failed, 3 refused (an author who may not apply, a comment hub does \

@@ -1,11 +1,14 @@
 //! `hub ci`: the CI event read ([`hub_engine::ci`]), the operation it asks
-//! for run in this process through the code of `hub plan` and `hub
-//! deploy`, then the comment written and the status line printed.
+//! for run in this process through the code of `hub plan --change`, `hub
+//! deploy --change` and `hub change`, then the comment written and the
+//! status line printed.
 
-use super::{load_run, preview_between_runs, run_loaded_keeping, RunRequest};
+use super::common::split_list;
+use super::{change, deploy_saved_keeping, load_run, preview_between_runs, save_plan, RunRequest};
 use crate::cli::{
-    CiArgs, CommonRunArgs, ExecuteArgs, LockTimeoutArgs, RunArgs, SelectionArgs, StackArgs,
-    StateArgs,
+    ChangeArgs, ChangeIdArgs, ChangeStateArgs, ChangeUnlockArgs, CiArgs, CommonRunArgs,
+    CompatibilityArgs, DeployArgs, ExecuteArgs, GuessArgs, LockTimeoutArgs, PlanArgs, ReplaceArgs,
+    RunArgs, SelectionArgs, StackArgs, StateArgs,
 };
 use crate::error::Error;
 use hub_engine::ci::comment::{Done, LogTail, Report};
@@ -14,7 +17,7 @@ use hub_engine::order::plan::Verb;
 use hub_engine::view::preview::Preview;
 use hub_engine::view::summary::Summary;
 use hub_manifest::diag::Warnings;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.
 const TAIL_LINES: usize = 20;
@@ -96,16 +99,15 @@ enum Ran {
 fn run(args: &CiArgs, event: &Event, operation: &Operation, warnings: &mut Warnings) -> Ran {
     let failed = |error: Error| Ran::Failed(super::render_error(&error));
     match operation {
+        // `--affected BASE` needs the base commit in the clone; without a
+        // base the whole stack is planned.
         Operation::Autoplan { base } => {
-            // `--affected BASE` needs the base commit in the clone; without a
-            // base the whole stack is planned.
-            let affected = base.clone();
-            plan(args, event, Vec::new(), affected, warnings).unwrap_or_else(failed)
+            plan(args, event, Vec::new(), base.clone(), warnings).unwrap_or_else(failed)
         }
         Operation::Plan { components } => {
             plan(args, event, components.clone(), None, warnings).unwrap_or_else(failed)
         }
-        Operation::Apply { components } => apply(args, event, components.clone(), warnings),
+        Operation::Apply => apply(args, event, warnings),
         Operation::Unlock => unlock(args, event).unwrap_or_else(failed),
         Operation::Merged => merged(args, event).unwrap_or_else(failed),
         Operation::Closed => closed(args, event).unwrap_or_else(failed),
@@ -150,17 +152,51 @@ fn run_args(args: &CiArgs, components: Vec<String>, affected: Option<String>) ->
     }
 }
 
-/// A plan, as `hub plan` makes it.
+/// `--change ID --sha SHA --author NAME` of the event's change.
+fn change_args(event: &Event) -> ChangeArgs {
+    ChangeArgs {
+        change: event.change.clone(),
+        sha: event.sha.clone(),
+        author: event.author.clone(),
+    }
+}
+
+/// A plan, as `hub plan --change ID` makes and records it.
 fn plan(
     args: &CiArgs,
-    _event: &Event,
+    event: &Event,
     components: Vec<String>,
     affected: Option<String>,
     warnings: &mut Warnings,
 ) -> Result<Ran, Error> {
-    let common = run_args(args, components, affected);
+    let plan_args = PlanArgs {
+        change: change_args(event),
+        common: run_args(args, components, affected),
+        guess: GuessArgs { guess: true },
+        replace: ReplaceArgs {
+            replace: Vec::new(),
+        },
+        changed: false,
+        prune: false,
+        undeploy: false,
+        out: None,
+        format: "markdown".into(),
+        detailed_exitcode: false,
+    };
+    let registry = change::before_plan(&plan_args)?;
+    let planned = make_plan(&plan_args, warnings);
+    if let Some(registry) = &registry {
+        change::record_plan(registry, &plan_args, &planned)?;
+    }
+    let (plan, _) = planned?;
+    Ok(Ran::Planned(Box::new(plan)))
+}
+
+/// The plan and its saved form, as `hub plan --change` makes them, shown
+/// by the comment instead of on stdout.
+fn make_plan(plan_args: &PlanArgs, warnings: &mut Warnings) -> change::Planned {
     let request = RunRequest {
-        common: &common,
+        common: &plan_args.common,
         execute: None,
         guess: true,
         changed: false,
@@ -169,73 +205,130 @@ fn plan(
     };
     let (stack, options) = load_run(&request, Verb::Deploy, warnings)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
-    Ok(Ran::Planned(Box::new(plan)))
+    let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
+    let saved = save_plan(&plan, &stack, &options, plan_args, clock.now());
+    Ok((plan, Some(saved)))
 }
 
-/// An apply, as `hub deploy` runs it.
-fn apply(args: &CiArgs, _event: &Event, components: Vec<String>, warnings: &mut Warnings) -> Ran {
-    let common = run_args(args, components, None);
-    let execute = ExecuteArgs {
-        os_environment: "no-tfvars".into(),
-        compressed: false,
-        encrypted: None,
-        state_format: hub_state::StateFormat::default(),
-        dry: false,
-        timeout: args.timeout,
-        why: false,
-    };
-    let request = RunRequest {
-        common: &common,
-        execute: Some(&execute),
-        guess: true,
+/// An apply of the change's latest plan, as `hub deploy --change ID`
+/// runs it.
+fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
+    let deploy_args = DeployArgs {
+        plan: None,
+        change: change_args(event),
+        common: run_args(args, Vec::new(), None),
+        execute: ExecuteArgs {
+            os_environment: "no-tfvars".into(),
+            compressed: false,
+            encrypted: None,
+            state_format: hub_state::StateFormat::default(),
+            dry: false,
+            timeout: args.timeout,
+            why: false,
+        },
         changed: false,
-        replace: &[],
+        replace: ReplaceArgs {
+            replace: Vec::new(),
+        },
         prune: false,
+        compatibility: CompatibilityArgs {
+            git_outputs: true,
+            git_outputs_status: false,
+            load_global_state: false,
+            write_oplog_to_state_on_error: false,
+            switch_kube_context: false,
+        },
     };
-    let (stack, options) = match load_run(&request, Verb::Deploy, warnings) {
-        Ok(loaded) => loaded,
-        Err(error) => return Ran::Failed(super::render_error(&error)),
+    let mut kept = None;
+    let result = change::deploy(&deploy_args, &mut |saved, path, before_run| {
+        deploy_saved_keeping(saved, path, &deploy_args, warnings, before_run, &mut kept)
+    });
+    let error = result.err().map(|error| super::render_error(&error));
+    let Some(summary) = kept else {
+        // Refused (no plan, a failed or stale plan, another change's lock)
+        // or stopped before the run.
+        return Ran::Failed(error.unwrap_or_default());
     };
-    let (result, summary) = run_loaded_keeping(&request, &stack, &options, warnings);
-    let tails = summary
-        .as_ref()
-        .map(|summary| failed_tails(summary, options.state.first().map(|p| p.as_path())))
-        .unwrap_or_default();
+    let tails = failed_tails(&summary, first_state(args).as_deref());
     Ran::Applied {
-        summary: summary.map(Box::new),
-        error: result.err().map(|error| super::render_error(&error)),
+        summary: Some(Box::new(summary)),
+        error,
         tails,
     }
 }
 
-/// `hub unlock`: releases the change's apply lock.
-fn unlock(_args: &CiArgs, event: &Event) -> Result<Ran, Error> {
-    Ok(no_registry(event))
+/// The first location of `-s`: where the registry and the logs are.
+fn first_state(args: &CiArgs) -> Option<PathBuf> {
+    split_list(std::slice::from_ref(&args.state))
+        .first()
+        .map(PathBuf::from)
 }
 
-/// The change was merged: its apply lock is released.
-fn merged(_args: &CiArgs, event: &Event) -> Result<Ran, Error> {
-    Ok(no_registry(event))
+/// `hub change … ID -s STATE --author AUTHOR` of the event's change.
+fn change_id_args(args: &CiArgs, event: &Event) -> Result<ChangeIdArgs, Error> {
+    let state = first_state(args).ok_or_else(|| Error::Usage {
+        flag: "-s",
+        value: args.state.clone(),
+        reason: "give the state whose changes to use".into(),
+    })?;
+    Ok(ChangeIdArgs {
+        id: event.change.clone().unwrap_or_default(),
+        state: ChangeStateArgs { state },
+        author: event.author.clone(),
+    })
 }
 
-/// The change was closed unmerged: its apply lock is released when it
-/// applied nothing.
-fn closed(_args: &CiArgs, event: &Event) -> Result<Ran, Error> {
-    Ok(no_registry(event))
+/// What the change's operation left: the apply lock, in words.
+fn after_change(id_args: &ChangeIdArgs, what: &str) -> Result<Ran, Error> {
+    let registry = hub_state::changes::Registry::open(&id_args.state.state)?;
+    let holder = registry.holder()?;
+    Ok(Ran::Said(format!(
+        "change {} {what}; {}",
+        id_args.id,
+        change::lock_line(holder.as_ref())
+    )))
 }
 
-/// The answer of the operations on a change's apply lock while this build
-/// keeps no change registry.
-fn no_registry(event: &Event) -> Ran {
-    let _ = event;
-    Ran::Said(
-        "this build of hub records no changes and holds no apply lock: nothing to release".into(),
+/// `hub unlock`: releases the change's apply lock (the comment's author
+/// may; no terminal is asked).
+fn unlock(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
+    let id_args = change_id_args(args, event)?;
+    let unlock_args = ChangeUnlockArgs {
+        change: change_id_args(args, event)?,
+        yes: true,
+    };
+    change::unlock(&unlock_args)?;
+    after_change(&id_args, "is unlocked")
+}
+
+/// The change was merged: `hub change merged ID`.
+fn merged(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
+    let id_args = change_id_args(args, event)?;
+    change::merged(&id_args)?;
+    after_change(
+        &id_args,
+        "is recorded as merged (the plans of other open changes are stale)",
     )
 }
 
+/// The change was closed unmerged: `hub change closed ID`.
+fn closed(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
+    let id_args = change_id_args(args, event)?;
+    change::closed(&id_args)?;
+    after_change(&id_args, "is recorded as closed")
+}
+
 /// Which change holds the stack's apply lock, and why.
-fn apply_lock_holder(_args: &CiArgs) -> Option<String> {
-    None
+fn apply_lock_holder(args: &CiArgs) -> Option<String> {
+    let state = first_state(args)?;
+    let registry = hub_state::changes::Registry::open(&state).ok()?;
+    let holder = registry.holder().ok()??;
+    let line = change::lock_line(Some(&holder));
+    Some(
+        line.strip_prefix("apply lock: ")
+            .unwrap_or(&line)
+            .to_string(),
+    )
 }
 
 /// The last lines of the log of each component that failed, from

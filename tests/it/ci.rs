@@ -150,23 +150,26 @@ fn a_members_plan_comment_plans_the_components_it_names() {
     "#);
 }
 
-#[test]
-fn a_members_apply_comment_deploys_and_an_outsiders_is_refused() {
-    let (_tmp, dir) = demo_copy();
-    let outsider = github(
+/// `hub ci` for a recorded GitHub comment.
+fn comment_event(dir: &Path, name: &str, extra: &[&str]) -> Output {
+    let event = github(
         "issue_comment",
-        &fixture("github/issue_comment.apply.outsider.json"),
+        &fixture(&format!("github/issue_comment.{name}.json")),
     );
-    let refused = hub_ci(&dir, &outsider, &["--comment", "comment.md"]);
+    hub_ci(dir, &event, extra)
+}
+
+#[test]
+fn a_members_apply_comment_applies_the_latest_plan_and_an_outsiders_is_refused() {
+    let (_tmp, dir) = deployed_demo();
+    let before = state_serial(&dir);
+    let refused = comment_event(&dir, "apply.outsider", &["--comment", "comment.md"]);
     assert_eq!(refused.status, 3, "{}", refused.stderr);
     assert_eq!(
         last_line(&refused),
         "hub ci: apply of pull request #42 refused: `mallory` is NONE; only OWNER, MEMBER, COLLABORATOR (`--allow-association`) or the users of `--allow-user` may apply or unlock"
     );
-    assert!(
-        !dir.join("demo.state").exists(),
-        "nothing ran for an outsider"
-    );
+    assert_eq!(state_serial(&dir), before, "nothing ran for an outsider");
     insta::assert_snapshot!(comment(&dir), @r"
     ## hub apply of pull request #42: refused
 
@@ -174,33 +177,29 @@ fn a_members_apply_comment_deploys_and_an_outsiders_is_refused() {
 
     `mallory` is NONE; only OWNER, MEMBER, COLLABORATOR (`--allow-association`) or the users of `--allow-user` may apply or unlock
     ");
-    // A user the workflow names may apply whatever GitHub says of them.
-    let allowed = hub_ci(
+
+    // A user the workflow names may apply whatever GitHub says of them;
+    // but an apply applies a plan, and the change has none yet.
+    let unplanned = comment_event(
         &dir,
-        &outsider,
+        "apply.outsider",
         &["--allow-user", "mallory", "--comment", "comment.md"],
     );
-    allowed.success();
+    assert_eq!(unplanned.status, 1, "{}", unplanned.stderr);
     assert_eq!(
-        last_line(&allowed),
-        "hub ci: apply of pull request #42 succeeded: 3 deployed, 1 skipped"
+        last_line(&unplanned),
+        "hub ci: apply of pull request #42 failed: change `42` has no plan to apply: `hub deploy --change` applies the latest plan recorded for it"
     );
+    assert_eq!(state_serial(&dir), before, "nothing ran without a plan");
 
-    let member = github(
-        "issue_comment",
-        &fixture("github/issue_comment.apply.member.json"),
-    );
-    let before = state_serial(&dir).expect("a state");
-    let applied = hub_ci(&dir, &member, &["--comment", "comment.md"]);
+    comment_event(&dir, "plan.member", &["--comment", "comment.md"]).success();
+    let applied = comment_event(&dir, "apply.member", &["--comment", "comment.md"]);
     applied.success();
     assert_eq!(
         last_line(&applied),
-        "hub ci: apply of pull request #42 succeeded: 3 deployed, 1 skipped"
+        "hub ci: apply of pull request #42 succeeded: 1 deployed"
     );
-    assert!(
-        state_serial(&dir).expect("a state") > before,
-        "the state was written"
-    );
+    assert!(state_serial(&dir) > before, "the state was written");
     // The run's own output goes to stderr, as a deploy's does.
     assert!(
         applied.stderr.contains("deploy summary:"),
@@ -212,15 +211,22 @@ fn a_members_apply_comment_deploys_and_an_outsiders_is_refused() {
 
     Event: `issue_comment.created` (GitHub) · by `alice` (MEMBER)
 
-    **3 deployed, 1 skipped**
+    Apply lock: held by change 42 since 2026-01-01T00:00:00Z (applied: it applied, and its work is not merged yet)
+
+    **1 deployed**
 
     | Component | Result | Why |
     |---|---|---|
-    | `network` | deployed |  |
-    | `database` | deployed |  |
     | `app` | deployed |  |
-    | `monitoring` | skipped | `component.monitoring.enabled` is off |
     ");
+
+    // The owner releases the lock the applied change holds.
+    let unlocked = comment_event(&dir, "unlock.owner", &["--comment", "comment.md"]);
+    unlocked.success();
+    assert_eq!(
+        last_line(&unlocked),
+        "hub ci: unlock of pull request #42: change 42 is unlocked; apply lock: free"
+    );
 }
 
 #[test]
@@ -230,11 +236,8 @@ fn a_failed_apply_shows_the_masked_tail_of_the_failed_components_log() {
     let mut text = std::fs::read_to_string(&script).expect("script");
     text.push_str("echo 'replica 3 did not start' >&2\nexit 3\n");
     std::fs::write(&script, text).expect("script");
-    let member = github(
-        "issue_comment",
-        &fixture("github/issue_comment.apply.member.json"),
-    );
-    let out = hub_ci(&dir, &member, &["--comment", "comment.md"]);
+    comment_event(&dir, "plan.member", &[]).success();
+    let out = comment_event(&dir, "apply.member", &["--comment", "comment.md"]);
     assert_eq!(out.status, 1, "{}", out.stderr);
     assert_eq!(
         last_line(&out),
@@ -257,14 +260,13 @@ fn a_failed_apply_shows_the_masked_tail_of_the_failed_components_log() {
 
     Event: `issue_comment.created` (GitHub) · by `alice` (MEMBER)
 
-    **2 deployed, 1 error, 1 not run**
+    Apply lock: held by change 42 since 2026-01-01T00:00:00Z (failed: its apply failed, and only it may apply until it succeeds)
+
+    **1 error**
 
     | Component | Result | Why |
     |---|---|---|
-    | `network` | deployed |  |
-    | `database` | deployed |  |
     | `app` | **error** | `DIR/components/app/deploy.sh` exited with code 3 |
-    | `monitoring` | not run |  |
 
     The apply failed: component `app` failed: `DIR/components/app/deploy.sh` exited with code 3
     ");
@@ -273,15 +275,11 @@ fn a_failed_apply_shows_the_masked_tail_of_the_failed_components_log() {
 #[test]
 fn comments_that_are_not_commands_do_nothing_and_bad_commands_are_answered() {
     let (_tmp, dir) = deployed_demo();
-    let chat = github(
-        "issue_comment",
-        &fixture("github/issue_comment.chat.member.json"),
-    );
-    let out = hub_ci(&dir, &chat, &["--comment", "comment.md"]);
+    let out = comment_event(&dir, "chat.member", &["--comment", "comment.md"]);
     out.success();
     assert_eq!(
-        last_line(&out),
-        "hub ci: nothing to do: the comment is not a `hub` command"
+        out.stdout,
+        "hub ci: nothing to do: the comment is not a `hub` command\n"
     );
     assert!(!dir.join("comment.md").exists(), "no comment to post");
 
@@ -297,17 +295,25 @@ fn comments_that_are_not_commands_do_nothing_and_bad_commands_are_answered() {
         out.stdout,
         "## hub command of pull request #42: refused\n\n\
          Event: `issue_comment.created` (GitHub) · by `alice` (MEMBER)\n\n\
-         `hub aply -c app`: `aply` is not a command; hub understands `hub plan [-c a,b]`, `hub apply [-c a,b]` and `hub unlock`\n\
-         hub ci: command of pull request #42 refused: `hub aply -c app`: `aply` is not a command; hub understands `hub plan [-c a,b]`, `hub apply [-c a,b]` and `hub unlock`\n"
+         `hub aply -c app`: `aply` is not a command; hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`\n\
+         hub ci: command of pull request #42 refused: `hub aply -c app`: `aply` is not a command; hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`\n"
     );
 }
 
 #[test]
-fn closed_pull_requests_are_merged_or_closed() {
+fn closed_pull_requests_are_recorded_as_closed_or_merged() {
     let (_tmp, dir) = deployed_demo();
-    for (fixture_name, operation) in [
-        ("pull_request.closed.merged", "merged"),
-        ("pull_request.closed.unmerged", "closed"),
+    for (fixture_name, operation, said) in [
+        (
+            "pull_request.closed.unmerged",
+            "closed",
+            "change 42 is recorded as closed; apply lock: free",
+        ),
+        (
+            "pull_request.closed.merged",
+            "merged",
+            "change 42 is recorded as merged (the plans of other open changes are stale); apply lock: free",
+        ),
     ] {
         let event = github(
             "pull_request",
@@ -315,19 +321,17 @@ fn closed_pull_requests_are_merged_or_closed() {
         );
         let out = hub_ci(&dir, &event, &["--comment", "comment.md"]);
         out.success();
-        assert!(
-            out.stdout
-                .starts_with(&format!("hub ci: {operation} of pull request #42: ")),
-            "{}",
-            out.stdout
+        assert_eq!(
+            last_line(&out),
+            format!("hub ci: {operation} of pull request #42: {said}")
         );
-        let text = comment(&dir);
-        assert!(
-            text.starts_with(&format!(
+        assert_eq!(
+            comment(&dir),
+            format!(
                 "## hub {operation} of pull request #42: succeeded\n\n\
-                 Event: `pull_request.closed` (GitHub) · commit `c2d9f6a0e4b1` · by `alice` (MEMBER)\n"
-            )),
-            "{text}"
+                 Event: `pull_request.closed` (GitHub) · commit `c2d9f6a0e4b1` · by `alice` (MEMBER)\n\n\
+                 {said}\n"
+            )
         );
     }
 }
@@ -355,7 +359,7 @@ fn no_ci_event_is_an_error_that_says_where_hub_ci_runs() {
 }
 
 #[test]
-fn gitlab_applies_need_an_allowed_role_and_merges_are_answered() {
+fn gitlab_applies_need_an_allowed_role_and_merges_are_recorded() {
     let (_tmp, dir) = deployed_demo();
     let guest = hub_ci(&dir, &gitlab("trigger.apply.guest"), &[]);
     assert_eq!(guest.status, 3, "{}", guest.stderr);
@@ -369,6 +373,19 @@ fn gitlab_applies_need_an_allowed_role_and_merges_are_answered() {
     assert_eq!(
         by_default.status, 3,
         "MAINTAINER is not allowed unless said"
+    );
+    // The same relay passes a plan comment first.
+    let mut plan = maintainer.clone();
+    for (name, value) in plan.iter_mut() {
+        if name == "HUB_CI_COMMAND" {
+            *value = "hub plan -c network".into();
+        }
+    }
+    let planned = hub_ci(&dir, &plan, &[]);
+    planned.success();
+    assert_eq!(
+        last_line(&planned),
+        "hub ci: plan of merge request #17 succeeded: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
     );
     let out = hub_ci(
         &dir,
@@ -388,7 +405,9 @@ fn gitlab_applies_need_an_allowed_role_and_merges_are_answered() {
     insta::assert_snapshot!(comment(&dir), @r"
     ## hub apply of merge request #17: succeeded
 
-    Event: `trigger.comment` (GitLab) · commit `4f3c2b1a0e9d` · by `carol` (MAINTAINER) · `-c network`
+    Event: `trigger.comment` (GitLab) · commit `4f3c2b1a0e9d` · by `carol` (MAINTAINER)
+
+    Apply lock: held by change 17 since 2026-01-01T00:00:00Z (applied: it applied, and its work is not merged yet)
 
     **1 deployed**
 
@@ -399,12 +418,9 @@ fn gitlab_applies_need_an_allowed_role_and_merges_are_answered() {
 
     let merged = hub_ci(&dir, &gitlab("trigger.merged"), &[]);
     merged.success();
-    assert!(
-        merged
-            .stdout
-            .starts_with("## hub merged of merge request #17: succeeded\n"),
-        "{}",
-        merged.stdout
+    assert_eq!(
+        last_line(&merged),
+        "hub ci: merged of merge request #17: change 17 is recorded as merged (the plans of other open changes are stale); apply lock: free"
     );
 }
 

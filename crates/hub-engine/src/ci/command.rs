@@ -1,6 +1,5 @@
 //! A `hub …` command in a pull-request comment: its first line,
-//! `hub plan`, `hub apply` or `hub unlock`, with `-c a,b` for plans and
-//! applies.
+//! `hub plan [-c a,b]`, `hub apply` or `hub unlock`.
 
 /// What a comment asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,14 +19,15 @@ impl Verb {
     }
 }
 
-/// A comment's command: its verb and the `-c` components (empty: all).
+/// A comment's command: its verb and, for a plan, the `-c` components
+/// (empty: all).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Command {
     pub verb: Verb,
     pub components: Vec<String>,
 }
 
-const KNOWN: &str = "hub understands `hub plan [-c a,b]`, `hub apply [-c a,b]` and `hub unlock`";
+const KNOWN: &str = "hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`";
 
 /// The command of a comment whose first line starts with the word `hub`:
 /// `None` for any other comment, an error (the reason, for the answer)
@@ -71,10 +71,13 @@ fn parse_words(line: &str, words: Vec<&str>) -> Result<Command, String> {
             components.push(entry.to_string());
         }
     }
-    if verb == Verb::Unlock && !components.is_empty() {
-        return Err(format!(
+    match verb {
+        Verb::Apply if !components.is_empty() => Err(format!(
+            "`{line}`: `hub apply` applies the change's latest plan, whatever it selected, and takes no `-c`: plan a selection with `hub plan -c a,b`, then `hub apply`"
+        )),
+        Verb::Unlock if !components.is_empty() => Err(format!(
             "`{line}`: `hub unlock` releases the change's apply lock on the whole stack and takes no `-c`"
-        ));
+        )),
+        _ => Ok(Command { verb, components }),
     }
-    Ok(Command { verb, components })
 }

@@ -179,9 +179,7 @@ impl Report<'_> {
                 let short: String = base.chars().take(12).collect();
                 let _ = write!(line, " · components changed since `{}`", cell(&short));
             }
-            Operation::Plan { components } | Operation::Apply { components }
-                if !components.is_empty() =>
-            {
+            Operation::Plan { components } if !components.is_empty() => {
                 let _ = write!(line, " · `-c {}`", cell(&components.join(",")));
             }
             _ => {}

@@ -80,8 +80,8 @@ pub enum Operation {
     Autoplan { base: Option<String> },
     /// `hub plan [-c …]`.
     Plan { components: Vec<String> },
-    /// `hub apply [-c …]`.
-    Apply { components: Vec<String> },
+    /// `hub apply`: the change's latest plan.
+    Apply,
     /// `hub unlock`: release the change's apply lock.
     Unlock,
     /// The change was merged.
@@ -100,7 +100,7 @@ impl Operation {
         match self {
             Operation::Autoplan { .. } => "autoplan",
             Operation::Plan { .. } => "plan",
-            Operation::Apply { .. } => "apply",
+            Operation::Apply => "apply",
             Operation::Unlock => "unlock",
             Operation::Merged => "merged",
             Operation::Closed => "closed",
@@ -145,7 +145,7 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
                 };
             }
             match command.verb {
-                Verb::Apply => Operation::Apply { components },
+                Verb::Apply => Operation::Apply,
                 _ => Operation::Unlock,
             }
         }
