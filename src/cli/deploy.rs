@@ -89,7 +89,8 @@ Examples:
   hub deploy hub.yaml.elaborate -c app+              app and everything it depends on
   hub deploy hub.yaml.elaborate --prune              also undeploy components removed from the stack
   hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web
-  hub deploy --plan plan.json                        apply a plan saved by `hub plan --out`"
+  hub deploy --plan plan.json                        apply a plan saved by `hub plan --out`
+  hub deploy --change 42 -s prod.state               apply the latest plan of change 42 (`hub change --help`)"
     )
 }
 

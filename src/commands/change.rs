@@ -166,6 +166,7 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
     apply(
         &registry,
         id,
+        args.common.state.lock.lock_timeout,
         &args.change,
         "deploy",
         number,
@@ -195,6 +196,7 @@ pub(super) fn undeploy(
     apply(
         &registry,
         id,
+        args.common.state.lock.lock_timeout,
         &args.change,
         "undeploy",
         number,
@@ -231,6 +233,7 @@ pub(super) fn undeploy(
 fn apply(
     registry: &Registry,
     id: &str,
+    wait: std::time::Duration,
     change: &ChangeArgs,
     verb: &str,
     plan: u64,
@@ -240,7 +243,7 @@ fn apply(
     let mut took = false;
     let result = run(&mut || {
         take_lock(registry, id, change, &clock)?;
-        registry.mark_waiting(id, &clock)?;
+        registry.mark_waiting(id, &clock, wait)?;
         took = true;
         Ok(())
     });

@@ -3,6 +3,7 @@
 //! and on a state in the S3 test server.
 
 use crate::common::{pinned_command, Output, Test};
+use crate::remote::azurite::azurite;
 use crate::remote::server::{server, Store};
 use std::path::Path;
 
@@ -48,6 +49,17 @@ impl Place {
             from_checkout: location.clone(),
             from_root: location,
             env: Store::env(server),
+        })
+    }
+
+    /// A new container of the Azurite emulator; `None` without it.
+    fn azure(name: &str) -> Option<Place> {
+        let azurite = azurite()?;
+        let location = format!("az://{}/hub.state", azurite.container(name));
+        Some(Place {
+            from_checkout: location.clone(),
+            from_root: location,
+            env: Store::env(azurite),
         })
     }
 
@@ -256,6 +268,14 @@ fn the_rules_of_terrateam_on_a_state_in_a_bucket() {
 }
 
 #[test]
+fn the_rules_of_terrateam_on_a_state_in_a_container() {
+    let Some(place) = Place::azure("changes") else {
+        return;
+    };
+    terrateam(&place);
+}
+
+#[test]
 fn unlock_asks_and_a_script_must_say_yes() {
     let place = Place::local();
     let test = checkout(
@@ -392,6 +412,14 @@ fn of_two_applies_at_once_one_takes_the_lock_locally() {
 #[test]
 fn of_two_applies_at_once_one_takes_the_lock_in_a_bucket() {
     let Some(place) = Place::s3("race") else {
+        return;
+    };
+    racing_applies(&place);
+}
+
+#[test]
+fn of_two_applies_at_once_one_takes_the_lock_in_a_container() {
+    let Some(place) = Place::azure("race") else {
         return;
     };
     racing_applies(&place);

@@ -180,7 +180,21 @@ pub struct ApplyLock {
 pub struct Waiting {
     pub change: String,
     pub holder: LockInfo,
+    /// Seconds since the epoch (the system's clock) after which a marker
+    /// of a process on another host, which cannot be checked, no longer
+    /// counts: the apply it marks has the state's lock by then, or gave up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<u64>,
 }
+
+fn epoch_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// How long past its wait for the state's lock an apply's marker counts.
+const WAITING_GRACE: u64 = 60;
 
 const APPLY_LOCK: &str = "apply-lock.json";
 const WAITING: &str = "apply-waiting.json";
@@ -357,12 +371,19 @@ impl Registry {
         }
     }
 
-    /// Marks that an apply of `change` is about to run (plans wait for
-    /// it); removed by [`Registry::done_waiting`].
-    pub fn mark_waiting(&self, change: &str, clock: &Clock) -> Result<(), ChangeError> {
+    /// Marks that an apply of `change` is about to run, waiting at most
+    /// `wait` for the state's lock (plans wait for it); removed by
+    /// [`Registry::done_waiting`].
+    pub fn mark_waiting(
+        &self,
+        change: &str,
+        clock: &Clock,
+        wait: std::time::Duration,
+    ) -> Result<(), ChangeError> {
         let waiting = Waiting {
             change: change.to_string(),
             holder: LockInfo::current("apply", clock),
+            expires: Some(epoch_seconds() + wait.as_secs() + WAITING_GRACE),
         };
         let bytes = serde_json::to_vec_pretty(&waiting).map_err(ChangeError::encode)?;
         self.store.overwrite(WAITING, &bytes)
@@ -372,15 +393,20 @@ impl Registry {
         self.store.remove(WAITING)
     }
 
-    /// The apply about to run, when one is (and its process, on this
-    /// host, is alive).
+    /// The apply about to run, when one is: its process, on this host, is
+    /// alive; on another host, its marker has not expired.
     pub fn waiting(&self) -> Result<Option<Waiting>, ChangeError> {
         let Some((bytes, _)) = self.store.read(WAITING)? else {
             return Ok(None);
         };
         let waiting: Waiting = serde_json::from_slice(&bytes)
             .map_err(|e| ChangeError::corrupt(self.store.shown(WAITING), e))?;
-        Ok((liveness(&waiting.holder) != Liveness::Dead).then_some(waiting))
+        let counts = match liveness(&waiting.holder) {
+            Liveness::Alive => true,
+            Liveness::Dead => false,
+            Liveness::Elsewhere => waiting.expires.is_none_or(|t| t > epoch_seconds()),
+        };
+        Ok(counts.then_some(waiting))
     }
 
     /// For a plan: fails as a held state lock does (so that

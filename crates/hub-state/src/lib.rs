@@ -45,6 +45,8 @@
 //! * `STATE.journal` — the checkpoints a run appended since the last fold
 //!   (see [`journal`]); [`read`] applies them, [`read_file`] does not.
 //! * `STATE.lock` — present while a run holds the state (see [`lock`]).
+//! * `STATE.changes/` — the registry of changes (pull requests): their
+//!   plans and applies, and the stack's apply lock (see [`changes`]).
 //! * `STATE.fingerprints` — the digests of component files, so that
 //!   fingerprints read only the files that changed (see
 //!   the engine's `run::digest_cache`); safe to delete.

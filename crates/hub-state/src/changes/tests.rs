@@ -241,6 +241,7 @@ fn the_waiting_marker_holds_plans_back_until_removed() {
     let waiting = Waiting {
         change: "4".into(),
         holder,
+        expires: None,
     };
     let bytes = serde_json::to_vec(&waiting).expect("json");
     registry.store.overwrite(WAITING, &bytes).expect("mark");
@@ -251,7 +252,22 @@ fn the_waiting_marker_holds_plans_back_until_removed() {
     other.wait().expect("wait");
     // Its process gone, the marker no longer holds anyone back.
     registry.check_no_apply_waiting().expect("dead holder");
-    registry.mark_waiting("5", &clock()).expect("mark");
+    // On another host: it counts until it expires.
+    let mut elsewhere = LockInfo::current("apply", &clock());
+    elsewhere.host = "build-7.example".into();
+    for (expires, counts) in [(epoch_seconds() + 600, true), (epoch_seconds() - 1, false)] {
+        let waiting = Waiting {
+            change: "6".into(),
+            holder: elsewhere.clone(),
+            expires: Some(expires),
+        };
+        let bytes = serde_json::to_vec(&waiting).expect("json");
+        registry.store.overwrite(WAITING, &bytes).expect("mark");
+        assert_eq!(registry.waiting().expect("read").is_some(), counts);
+    }
+    registry
+        .mark_waiting("5", &clock(), std::time::Duration::from_secs(5))
+        .expect("mark");
     registry.done_waiting().expect("done");
     registry.check_no_apply_waiting().expect("free again");
 }
