@@ -538,3 +538,60 @@ fn opened_pushed_and_reopened_pull_requests_plan_what_changed_since_their_base()
         "hub ci: autoplan of merge request #17 succeeded: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
     );
 }
+
+/// The payload of a recorded comment, moved to pull request `number`.
+fn on_pull_request(dir: &Path, name: &str, number: u32) -> PathBuf {
+    let recorded = std::fs::read_to_string(fixture(&format!("github/issue_comment.{name}.json")))
+        .expect("fixture");
+    let moved = recorded
+        .replace("\"number\": 42", &format!("\"number\": {number}"))
+        .replace("/42", &format!("/{number}"));
+    assert_ne!(moved, recorded);
+    let path = dir.join(format!("event-{name}-{number}.json"));
+    std::fs::write(&path, moved).expect("payload");
+    path
+}
+
+#[test]
+fn a_second_pull_request_applies_only_after_the_first_is_merged() {
+    let (_tmp, dir) = deployed_demo();
+    comment_event(&dir, "plan.member", &[]).success();
+    comment_event(&dir, "apply.member", &[]).success();
+    let plan_43 = github("issue_comment", &on_pull_request(&dir, "plan.member", 43));
+    let apply_43 = github("issue_comment", &on_pull_request(&dir, "apply.member", 43));
+    hub_ci(&dir, &plan_43, &[]).success();
+    let refused = hub_ci(&dir, &apply_43, &["--comment", "comment.md"]);
+    assert_eq!(refused.status, 1, "{}", refused.stderr);
+    assert_eq!(
+        last_line(&refused),
+        "hub ci: apply of pull request #43 failed: change `43` cannot apply: change `42` holds the apply lock since 2026-01-01T00:00:00Z (it applied, and its work is not merged yet)"
+    );
+    assert!(
+        comment(&dir)
+            .contains("Apply lock: held by change 42 since 2026-01-01T00:00:00Z (applied: "),
+        "{}",
+        comment(&dir)
+    );
+    // Merging 42 releases the lock and makes 43's plan stale.
+    let merged = github(
+        "pull_request",
+        &fixture("github/pull_request.closed.merged.json"),
+    );
+    hub_ci(&dir, &merged, &[]).success();
+    let stale = hub_ci(&dir, &apply_43, &[]);
+    assert_eq!(stale.status, 1, "{}", stale.stdout);
+    assert!(
+        last_line(&stale).starts_with(
+            "hub ci: apply of pull request #43 failed: change `43` cannot apply: its latest plan (made at 2026-01-01T00:00:00Z) is stale: "
+        ),
+        "{}",
+        stale.stdout
+    );
+    hub_ci(&dir, &plan_43, &[]).success();
+    let applied = hub_ci(&dir, &apply_43, &[]);
+    applied.success();
+    assert_eq!(
+        last_line(&applied),
+        "hub ci: apply of pull request #43 succeeded: 1 deployed"
+    );
+}
