@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod change;
 mod check;
+mod ci;
 mod deploy;
 mod elaborate;
 mod explain;
@@ -21,6 +22,7 @@ mod validate;
 
 pub use change::*;
 pub use check::*;
+pub use ci::*;
 pub use deploy::*;
 pub use elaborate::*;
 pub use explain::*;
@@ -82,6 +84,9 @@ pub enum Command {
     /// Work with the changes (pull or merge requests) planned and applied
     /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
     Change(ChangeCommandArgs),
+    /// Run in CI: read the pull-request event, plan or apply as it asks,
+    /// write the comment to post and a one-line status.
+    Ci(CiArgs),
     /// Evaluate policies on plans: `hub policy test PLAN --policy FILE`.
     Policy(PolicyCommandArgs),
     /// Write a CI pipeline (GitLab, GitHub Actions, Argo Workflows) that

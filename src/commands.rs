@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 mod about;
 pub mod change;
 mod check;
+mod ci;
 mod common;
 mod elaborate;
 mod explain;
@@ -31,6 +32,7 @@ mod validate;
 pub use about::{completions, version};
 pub use change::change;
 pub use check::check;
+pub use ci::ci;
 pub use common::parse_overrides;
 pub use elaborate::elaborate;
 pub use explain::explain;
@@ -235,6 +237,19 @@ fn deploy_saved(
     warnings: &mut Warnings,
     before_run: &mut dyn FnMut() -> Result<(), Error>,
 ) -> Result<(), Error> {
+    deploy_saved_keeping(planned, path, args, warnings, before_run, &mut None)
+}
+
+/// [`deploy_saved`], which also keeps the run's summary in `kept` (`hub
+/// ci`'s comment is made of it).
+fn deploy_saved_keeping(
+    planned: hub_engine::view::saved::SavedPlan,
+    path: &Path,
+    args: &crate::cli::DeployArgs,
+    warnings: &mut Warnings,
+    before_run: &mut dyn FnMut() -> Result<(), Error>,
+    kept: &mut Option<hub_engine::view::summary::Summary>,
+) -> Result<(), Error> {
     use hub_engine::order::plan::Verb;
     use hub_engine::view::saved::{self, SavedPlanError};
     runs::refuse_open_runs(&planned.state.locations)?;
@@ -293,7 +308,9 @@ fn deploy_saved(
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     before_run()?;
-    run_loaded(&request, &stack, &options, warnings)
+    let (result, summary) = run_loaded_keeping(&request, &stack, &options, warnings);
+    *kept = summary;
+    result
 }
 
 /// A stack or state given to `deploy --plan` that is not the plan's.
@@ -383,6 +400,34 @@ fn run_loaded(
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
+    run_loaded_keeping(args, stack, options, warnings).0
+}
+
+/// [`run_loaded`], which also returns the run's summary (`hub ci`'s
+/// comment is made of it).
+fn run_loaded_keeping(
+    args: &RunRequest<'_>,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> (
+    Result<(), Error>,
+    Option<hub_engine::view::summary::Summary>,
+) {
+    run_loaded_inner(args, stack, options, warnings).unwrap_or_else(|error| (Err(error), None))
+}
+
+type Kept = (
+    Result<(), Error>,
+    Option<hub_engine::view::summary::Summary>,
+);
+
+fn run_loaded_inner(
+    args: &RunRequest<'_>,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Kept, Error> {
     use hub_engine::run::engine::{self, Host};
     let interrupts = install_interrupts()?;
     let mut terminal = hub_params::TerminalPrompter;
@@ -449,14 +494,15 @@ fn run_loaded(
         .as_deref()
         .filter(|_| reported.is_ok());
     shown_warnings(warnings, finished.warnings_shown, report);
-    match (finished.result, reported) {
+    let result = match (finished.result, reported) {
         (Err(error), Err(report)) => {
             warnings.warn(None, report.to_string());
             Err(Error::from(error))
         }
         (Err(error), Ok(())) => Err(Error::from(error)),
         (Ok(()), reported) => reported,
-    }
+    };
+    Ok((result, finished.summary))
 }
 
 /// The warnings the run printed as they came are not printed again at

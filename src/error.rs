@@ -86,6 +86,12 @@ pub enum Error {
     Change(#[from] hub_state::changes::ChangeError),
     #[error(transparent)]
     ChangeCommand(#[from] ChangeCommandError),
+    #[error(transparent)]
+    Ci(#[from] hub_engine::ci::CiError),
+    /// `hub ci` when the operation failed (1) or was refused (3): the
+    /// status line said why; `main` prints nothing more.
+    #[error("hub ci: exit status {0}")]
+    CiStatus(u8),
     /// An error of `plan --detailed-exitcode`: exit status 1, since 2
     /// means "changes".
     #[error(transparent)]
@@ -120,6 +126,7 @@ impl Error {
             Error::PlanChanges => 2,
             Error::Change(e) => e.exit_code(),
             Error::ChangeCommand(ChangeCommandError::NoState) => 2,
+            Error::CiStatus(code) => i32::from(*code),
             _ => 1,
         }
     }
@@ -134,6 +141,7 @@ impl Error {
             Error::Explain(e) => e.location(),
             Error::Detailed(e) => e.location(),
             Error::Policy(e) => e.location(),
+            Error::Ci(e) => e.location(),
             _ => None,
         }
     }
@@ -177,6 +185,7 @@ impl Error {
             Error::Detailed(e) => e.hint(),
             Error::Change(e) => e.hint(),
             Error::ChangeCommand(e) => e.hint(),
+            Error::Ci(e) => e.hint(),
             _ => None,
         }
     }

@@ -34,6 +34,7 @@ fn main() -> ExitCode {
         Command::Policy(args) => hub::commands::policy(args, &mut warnings),
         Command::Run(args) => hub::commands::runs::run(args, &mut warnings),
         Command::Pipeline(args) => hub::commands::pipeline(args, &mut warnings),
+        Command::Ci(args) => hub::commands::ci(args, &mut warnings),
     };
     for warning in warnings.iter() {
         hub_manifest::console::err_line(&format!("warning: {warning}"));
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(hub::Error::PlanChanges) => ExitCode::from(2),
+        Err(hub::Error::CiStatus(code)) => ExitCode::from(code),
         Err(error) => {
             hub_manifest::console::err_line(&hub::commands::render_error(&error));
             ExitCode::from(error.exit_code() as u8)

@@ -352,7 +352,7 @@ pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), E
 }
 
 /// The apply lock in words: `change 3 holds the apply lock since … (…)`.
-fn lock_line(lock: Option<&ApplyLock>) -> String {
+pub(super) fn lock_line(lock: Option<&ApplyLock>) -> String {
     match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
         Some((lock, holder)) => format!(
             "apply lock: held by change {holder} since {} ({}: {})",
@@ -502,7 +502,7 @@ fn released_line(id: &str, released: bool) -> String {
     }
 }
 
-fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+pub(super) fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
     hub_state::changes::check_id(id)?;
     let registry = Registry::open(&args.state.state)?;
@@ -539,7 +539,7 @@ fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+pub(super) fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
     hub_state::changes::check_id(id)?;
     let registry = Registry::open(&args.state.state)?;
@@ -567,7 +567,7 @@ fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn unlock(args: &crate::cli::ChangeUnlockArgs) -> Result<(), Error> {
+pub(super) fn unlock(args: &crate::cli::ChangeUnlockArgs) -> Result<(), Error> {
     let id = args.change.id.as_str();
     hub_state::changes::check_id(id)?;
     let registry = Registry::open(&args.change.state.state)?;

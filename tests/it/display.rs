@@ -101,6 +101,7 @@ fn help_lists_the_commands_in_the_order_a_user_works() {
             "undeploy",
             "check",
             "change",
+            "ci",
             "policy",
             "pipeline",
             "run",

@@ -61,6 +61,7 @@ const COMMANDS: &[&[&str]] = &[
     &["run"],
     &["run", "finish"],
     &["pipeline"],
+    &["ci"],
 ];
 
 #[test]

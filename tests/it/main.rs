@@ -7,6 +7,7 @@ mod bad_input;
 mod capture;
 mod changes;
 mod check;
+mod ci;
 mod clouds;
 mod common;
 mod conformance;

@@ -21,6 +21,7 @@
 
 pub mod change;
 pub mod child;
+pub mod ci;
 pub mod options;
 pub mod order;
 pub mod outcome;

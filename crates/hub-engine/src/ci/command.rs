@@ -1,0 +1,83 @@
+//! A `hub …` command in a pull-request comment: its first line,
+//! `hub plan [-c a,b]`, `hub apply` or `hub unlock`.
+
+/// What a comment asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Plan,
+    Apply,
+    Unlock,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Plan => "plan",
+            Verb::Apply => "apply",
+            Verb::Unlock => "unlock",
+        }
+    }
+}
+
+/// A comment's command: its verb and, for a plan, the `-c` components
+/// (empty: all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    pub verb: Verb,
+    pub components: Vec<String>,
+}
+
+const KNOWN: &str = "hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`";
+
+/// The command of a comment whose first line starts with the word `hub`:
+/// `None` for any other comment, an error (the reason, for the answer)
+/// for a `hub` line that is not a command hub knows.
+pub fn parse_command(body: &str) -> Option<Result<Command, String>> {
+    let first = body.lines().next().unwrap_or_default();
+    let mut words = first.split_whitespace();
+    if words.next() != Some("hub") {
+        return None;
+    }
+    Some(parse_words(first.trim(), words.collect()))
+}
+
+fn parse_words(line: &str, words: Vec<&str>) -> Result<Command, String> {
+    let (verb, rest) = match words.split_first() {
+        Some((&"plan", rest)) => (Verb::Plan, rest),
+        Some((&"apply", rest)) => (Verb::Apply, rest),
+        Some((&"unlock", rest)) => (Verb::Unlock, rest),
+        Some((other, _)) => return Err(format!("`{line}`: `{other}` is not a command; {KNOWN}")),
+        None => return Err(format!("`{line}` names no command; {KNOWN}")),
+    };
+    let mut components = Vec::new();
+    let mut rest = rest.iter();
+    while let Some(word) = rest.next() {
+        let list = match *word {
+            "-c" | "--components" => *rest
+                .next()
+                .ok_or_else(|| format!("`{line}`: `{word}` needs a list of components"))?,
+            other => match other
+                .strip_prefix("--components=")
+                .or_else(|| other.strip_prefix("-c="))
+                .or_else(|| other.strip_prefix("-c").filter(|l| !l.is_empty()))
+            {
+                Some(list) => list,
+                None => return Err(format!("`{line}`: `{other}` is not understood; {KNOWN}")),
+            },
+        };
+        for entry in list.split(',').filter(|e| !e.is_empty()) {
+            hub_manifest::names::selection_arg(entry)
+                .map_err(|error| format!("`{line}`: {error}"))?;
+            components.push(entry.to_string());
+        }
+    }
+    match verb {
+        Verb::Apply if !components.is_empty() => Err(format!(
+            "`{line}`: `hub apply` applies the change's latest plan, whatever it selected, and takes no `-c`: plan a selection with `hub plan -c a,b`, then `hub apply`"
+        )),
+        Verb::Unlock if !components.is_empty() => Err(format!(
+            "`{line}`: `hub unlock` releases the change's apply lock on the whole stack and takes no `-c`"
+        )),
+        _ => Ok(Command { verb, components }),
+    }
+}

@@ -1,0 +1,144 @@
+//! What the CI system says happened ([`Event`]), and the errors of
+//! reading it ([`CiError`]).
+
+use super::command::Command;
+use crate::change::ChangeContext;
+use hub_manifest::diag::Location;
+use std::path::PathBuf;
+
+/// The CI system an event comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    GitHub,
+    GitLab,
+}
+
+impl Platform {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::GitHub => "GitHub",
+            Platform::GitLab => "GitLab",
+        }
+    }
+
+    /// What the platform calls a change.
+    pub fn change_noun(self) -> &'static str {
+        match self {
+            Platform::GitHub => "pull request",
+            Platform::GitLab => "merge request",
+        }
+    }
+}
+
+/// What the CI system says happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub platform: Platform,
+    /// `pull_request.opened`, `issue_comment.created`,
+    /// `merge_request_event`, …
+    pub name: String,
+    /// The number of the pull or merge request, when the event concerns one.
+    pub change: Option<String>,
+    /// The commit the change is at, when the event says.
+    pub sha: Option<String>,
+    /// The commit the change is compared with (its base), when the event says.
+    pub base: Option<String>,
+    /// Who caused the event: the comment's author, the pull request's
+    /// author, the user who started the pipeline.
+    pub author: Option<String>,
+    /// How the author is associated with the repository, as GitHub says it
+    /// (`OWNER`, `MEMBER`, `COLLABORATOR`, `CONTRIBUTOR`, `NONE`, …);
+    /// `None` when the platform does not say.
+    pub association: Option<String>,
+    pub request: Request,
+}
+
+impl Event {
+    /// The change this event is about, for the change registry and policies.
+    pub fn change_context(&self) -> Option<ChangeContext> {
+        self.change.as_ref().map(|id| ChangeContext {
+            id: id.clone(),
+            sha: self.sha.clone(),
+            author: self.author.clone(),
+            event: Some(self.name.clone()),
+        })
+    }
+}
+
+/// What the event asks of hub, before anyone's rights are looked at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// Opened, pushed to, reopened: plan what the change touches.
+    Autoplan,
+    /// A `hub plan`, `hub apply` or `hub unlock` comment.
+    Command(Command),
+    /// A comment that starts with `hub` but is not a command hub knows:
+    /// answered with the reason.
+    Invalid(String),
+    /// Merged into its target branch.
+    Merged,
+    /// Closed without being merged.
+    Closed,
+    /// An event hub has nothing to do for, and why.
+    Ignored(String),
+}
+
+/// An event hub cannot read.
+#[derive(Debug, thiserror::Error)]
+pub enum CiError {
+    #[error("no CI event: neither GITHUB_EVENT_NAME (GitHub Actions) nor CI_PIPELINE_SOURCE (GitLab CI) is set")]
+    NoEvent,
+    #[error("{} sets no `{name}`", platform.as_str())]
+    MissingVariable {
+        name: &'static str,
+        platform: Platform,
+    },
+    #[error("cannot read the event payload `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the event payload is not JSON: {message}")]
+    Json {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("the `{event}` event payload has no `{field}`")]
+    Missing {
+        path: PathBuf,
+        event: String,
+        field: &'static str,
+    },
+    #[error("`{name}` is `{value}`: {reason}")]
+    BadVariable {
+        name: &'static str,
+        value: String,
+        reason: &'static str,
+    },
+}
+
+impl CiError {
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            CiError::Json {
+                path, line, column, ..
+            } => Some(Location::at(path, *line, *column)),
+            CiError::Read { path, .. } | CiError::Missing { path, .. } => {
+                Some(Location::file(path))
+            }
+            _ => None,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            CiError::NoEvent => "run `hub ci` in a GitHub Actions workflow on `pull_request` and `issue_comment`, or in a GitLab merge-request pipeline; the README shows both".into(),
+            CiError::MissingVariable { name, .. } => format!("the CI system sets `{name}` in the jobs it starts; a job started otherwise must set it itself"),
+            CiError::Read { .. } => "GitHub Actions writes the payload at GITHUB_EVENT_PATH for every job; check that the variable was not changed".into(),
+            CiError::Json { .. } | CiError::Missing { .. } => "the payload is GitHub's webhook payload of the event; a job that writes its own must keep its fields".into(),
+            CiError::BadVariable { .. } => return None,
+        })
+    }
+}

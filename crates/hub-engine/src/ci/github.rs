@@ -1,0 +1,117 @@
+//! GitHub Actions: the event's name (`GITHUB_EVENT_NAME`) and its webhook
+//! payload (the JSON file at `GITHUB_EVENT_PATH`). `pull_request` (and
+//! `pull_request_target`, which carries the same payload) opened,
+//! synchronize, reopened and closed; `issue_comment` created on a pull
+//! request.
+
+use super::command::parse_command;
+use super::event::{CiError, Event, Platform, Request};
+use serde_json::Value;
+use std::path::Path;
+
+/// The event `name` with the payload `text` read from `path`; `set` reads
+/// the environment (`HUB_CI_SHA`: the commit a comment's job checked out).
+pub(super) fn event(
+    name: &str,
+    path: &Path,
+    text: &str,
+    set: &dyn Fn(&str) -> Option<String>,
+) -> Result<Event, CiError> {
+    let payload: Value = serde_json::from_str(text).map_err(|error| CiError::Json {
+        path: path.to_path_buf(),
+        line: error.line(),
+        column: error.column(),
+        message: error.to_string(),
+    })?;
+    let action = text_at(&payload, "action").unwrap_or_default();
+    let mut event = Event {
+        platform: Platform::GitHub,
+        name: match action {
+            "" => name.to_string(),
+            action => format!("{name}.{action}"),
+        },
+        change: None,
+        sha: None,
+        base: None,
+        author: None,
+        association: None,
+        request: Request::Ignored(String::new()),
+    };
+    let missing = |field: &'static str| CiError::Missing {
+        path: path.to_path_buf(),
+        event: name.to_string(),
+        field,
+    };
+    match name {
+        "pull_request" | "pull_request_target" => {
+            let number = number_at(&payload, "pull_request.number")
+                .or_else(|| number_at(&payload, "number"))
+                .ok_or_else(|| missing("pull_request.number"))?;
+            event.change = Some(number);
+            event.sha = text_at(&payload, "pull_request.head.sha").map(String::from);
+            event.base = text_at(&payload, "pull_request.base.sha").map(String::from);
+            event.author = text_at(&payload, "sender.login")
+                .or_else(|| text_at(&payload, "pull_request.user.login"))
+                .map(String::from);
+            event.association =
+                text_at(&payload, "pull_request.author_association").map(String::from);
+            event.request = match action {
+                "opened" | "synchronize" | "reopened" => Request::Autoplan,
+                "closed" => match payload.pointer("/pull_request/merged") {
+                    Some(Value::Bool(true)) => Request::Merged,
+                    Some(Value::Bool(false)) | None | Some(Value::Null) => Request::Closed,
+                    Some(_) => return Err(missing("pull_request.merged")),
+                },
+                other => Request::Ignored(format!(
+                    "`{name}` `{other}`: hub plans a pull request when it is opened, pushed to or reopened, and acts when it is closed"
+                )),
+            };
+        }
+        "issue_comment" => {
+            if payload.pointer("/issue/pull_request").is_none() {
+                event.request =
+                    Request::Ignored("a comment on an issue, not on a pull request".into());
+                return Ok(event);
+            }
+            let number =
+                number_at(&payload, "issue.number").ok_or_else(|| missing("issue.number"))?;
+            event.change = Some(number);
+            event.sha = set("HUB_CI_SHA");
+            event.author = text_at(&payload, "comment.user.login").map(String::from);
+            event.association = text_at(&payload, "comment.author_association").map(String::from);
+            if action != "created" {
+                event.request = Request::Ignored(format!(
+                    "a comment `{action}`: hub reads comments when they are created"
+                ));
+                return Ok(event);
+            }
+            let body = text_at(&payload, "comment.body").ok_or_else(|| missing("comment.body"))?;
+            event.request = match parse_command(body) {
+                None => Request::Ignored("the comment is not a `hub` command".into()),
+                Some(Ok(command)) => Request::Command(command),
+                Some(Err(reason)) => Request::Invalid(reason),
+            };
+        }
+        other => {
+            event.request = Request::Ignored(format!(
+                "hub acts on `pull_request` and `issue_comment` events, not `{other}`"
+            ));
+        }
+    }
+    Ok(event)
+}
+
+/// The string at a dotted `path` of the payload.
+fn text_at<'a>(payload: &'a Value, path: &str) -> Option<&'a str> {
+    payload
+        .pointer(&format!("/{}", path.replace('.', "/")))
+        .and_then(Value::as_str)
+}
+
+/// The number at a dotted `path` of the payload, as text.
+fn number_at(payload: &Value, path: &str) -> Option<String> {
+    payload
+        .pointer(&format!("/{}", path.replace('.', "/")))
+        .and_then(Value::as_u64)
+        .map(|n| n.to_string())
+}
