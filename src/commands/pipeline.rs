@@ -3,7 +3,8 @@
 //! by [`hub_engine::view::pipeline`].
 
 use super::output::write_stdout;
-use super::{load_run, planned_run_args, preview_between_runs, RunRequest};
+use super::plan::preview_between_runs;
+use super::{load_run, planned_run_args, RunRequest};
 use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
 use hub_engine::order::plan::Verb;

@@ -1,0 +1,159 @@
+//! `hub plan`: the plan made without running anything, shown in the
+//! format asked for with the policies' results, saved by `--out`, and
+//! recorded for its change by `--change`.
+
+use super::{change, check, load_run, policy, report, runs, write_stdout, RunRequest};
+use crate::error::Error;
+use hub_manifest::diag::Warnings;
+use std::io::Write;
+
+/// `hub plan`: what a deploy or undeploy would do.
+pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let detailed = args.detailed_exitcode;
+    let registry = change::before_plan(&args)?;
+    let planned = runs::refuse_open_runs_of(&args.common.state)
+        .and_then(|()| plan_and_print(&args, registry.is_some(), warnings));
+    if let Some(registry) = &registry {
+        change::record_plan(registry, &args, &planned)?;
+    }
+    let planned = planned.map(|(preview, _, policies)| (preview, policies));
+    match planned {
+        Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
+        Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
+        Err(error) => Err(error),
+        Ok(_) if !detailed => Ok(()),
+        Ok((preview, policies)) => match preview.count(hub_engine::view::preview::Action::Fail) {
+            0 => match policies.refusal() {
+                Some(denied) => Err(Error::Detailed(Box::new(denied.into()))),
+                None if preview.would_change() => Err(Error::PlanChanges),
+                None => Ok(()),
+            },
+            failing => Err(Error::PlanFailures(failing)),
+        },
+    }
+}
+
+/// The plan, printed; with `save` (`--change`), the saved plan too
+/// (`None` for an undeploy), for the registry.
+fn plan_and_print(
+    args: &crate::cli::PlanArgs,
+    save: bool,
+    warnings: &mut Warnings,
+) -> change::Planned {
+    use hub_engine::order::plan::Verb;
+    use hub_engine::view::preview;
+    let verb = match args.undeploy {
+        true => Verb::Undeploy,
+        false => Verb::Deploy,
+    };
+    refuse_plan_flags(args)?;
+    let request = RunRequest {
+        common: &args.common,
+        execute: None,
+        guess: args.guess.guess,
+        changed: args.changed,
+        replace: &args.replace.replace,
+        prune: args.prune,
+    };
+    let (stack, options) = load_run(&request, verb, warnings)?;
+    let policies = policy::load(&stack, &args.common.policy.policies)?;
+    let plan = preview_between_runs(&stack, &options, warnings)?;
+    let change = change::context(&args.change);
+    let results = policy::evaluate(&policies, &plan, &stack, &change)?;
+    let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
+    if let Some(path) = &args.common.run.report {
+        let report = preview::report(&plan, &clock.now());
+        match hub_engine::view::html::is_html(path) {
+            true => report::write_html(path, &report, Some(&plan), warnings)?,
+            false => hub_engine::view::report::write(path, &report)?,
+        }
+    }
+    let saved = (args.out.is_some() || (save && !args.undeploy))
+        .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
+    let text = policy::render(&args.format, &plan, &results);
+    write_stdout(text.as_bytes())?;
+    // A plan a rule denies is not saved: nothing could apply it.
+    if let (Some(_), Some(denied)) = (&args.out, results.refusal()) {
+        return Err(denied.into());
+    }
+    // Written after the plan is shown, so that a refusal comes with it.
+    let saved = match (&args.out, saved) {
+        (Some(path), Some(saved)) => {
+            let saved = saved?;
+            hub_engine::view::saved::write(path, &saved)?;
+            Some(Ok(saved))
+        }
+        (_, saved) => saved,
+    };
+    if let Some(failure) = results.failure() {
+        return Err(failure.into());
+    }
+    Ok((plan, saved, results))
+}
+
+/// The preview, refused (or, with `--lock-timeout`, delayed) while a run
+/// holds the lock of a state location: what it read would be stale at
+/// once. A run that took the lock while the plan read is caught by a
+/// second look. Plans take no lock, so they run side by side.
+pub(super) fn preview_between_runs(
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
+    warnings: &mut Warnings,
+) -> Result<hub_engine::view::preview::Preview, Error> {
+    use hub_state::lock::await_unheld;
+    let notify = |line: &str| {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    };
+    let wait = hub_state::LockWait::new(options.lock_timeout, Some(&notify));
+    await_unheld(&options.state, &wait)?;
+    let plan =
+        hub_engine::view::preview::preview(stack, options, std::env::vars().collect(), warnings)?;
+    await_unheld(&options.state, &hub_state::LockWait::default())?;
+    Ok(plan)
+}
+
+/// The plan of `plan --out`.
+pub(super) fn save_plan(
+    plan: &hub_engine::view::preview::Preview,
+    stack: &hub_engine::source::stack::Stack,
+    options: &hub_engine::run::engine::RunOptions,
+    args: &crate::cli::PlanArgs,
+    created: String,
+) -> Result<hub_engine::view::saved::SavedPlan, hub_engine::view::saved::SavedPlanError> {
+    use hub_engine::view::saved::{Made, SavedPlan};
+    let made = Made {
+        files: &args.common.stack.manifest,
+        clouds: &args.common.stack.clouds,
+        created,
+    };
+    SavedPlan::new(plan, stack, options, &made)
+}
+
+/// Flags of `plan` that do not go together.
+fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
+    if args.format == "markdown" && args.common.run.reveal {
+        return Err(Error::Usage {
+            flag: "--reveal",
+            value: String::new(),
+            reason: "a markdown plan is meant to be posted where others read it: its secrets stay masked; use `--format text --reveal` to see them".into(),
+        });
+    }
+    for (given, flag) in [(args.prune, "--prune"), (args.changed, "--changed")] {
+        if args.undeploy && given {
+            return Err(Error::Usage {
+                flag,
+                value: String::new(),
+                reason: "it is a flag of a deploy; an undeploy takes down every selected component"
+                    .into(),
+            });
+        }
+    }
+    if args.undeploy && !args.replace.replace.is_empty() {
+        return Err(Error::Usage {
+            flag: "--replace",
+            value: args.replace.replace.join(","),
+            reason: "an undeploy runs every selected component; `--replace` is for a deploy".into(),
+        });
+    }
+    Ok(())
+}
