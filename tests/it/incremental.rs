@@ -138,6 +138,71 @@ fn nothing_runs_again_when_nothing_changed() {
     assert!(outputs.contains("db-small.10.0.0.0/24"), "{outputs}");
 }
 
+/// The state file's inode, modification time and bytes.
+fn file_as_is(path: &Path) -> (u64, std::time::SystemTime, Vec<u8>) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).expect("state file");
+    let modified = meta.modified().expect("mtime");
+    (meta.ino(), modified, std::fs::read(path).expect("read"))
+}
+
+#[test]
+fn a_changed_run_that_changes_nothing_leaves_the_state_file_as_it_is() {
+    let t = stack("parameters: []\n");
+    deploy(&t, &[]).success();
+    runs(&t);
+    let path = t.root().join("hub.yaml.state");
+    let backup = t.root().join("hub.yaml.state.backup");
+    let (state, kept) = (file_as_is(&path), file_as_is(&backup));
+    let out = deploy(&t, &["--changed", "-j", "2"]);
+    out.success();
+    assert!(runs(&t).is_empty(), "{}", out.stderr);
+    assert!(out.stderr.contains("stack: deployed"), "{}", out.stderr);
+    assert!(
+        file_as_is(&path) == state,
+        "the state file was written again: {}",
+        out.stderr
+    );
+    assert!(file_as_is(&backup) == kept, "the backup was written again");
+    assert!(!t.root().join("hub.yaml.state.journal").exists());
+    // A run that changes something writes as before: the new value, and
+    // the two runs that did something (the quiet one is not recorded).
+    write(
+        t.root(),
+        "params.yaml",
+        "parameters:\n  - {name: db.size, value: large}\n",
+    );
+    let out = deploy(&t, &["--changed"]);
+    out.success();
+    assert_eq!(runs(&t), ["app", "db"], "{}", out.stderr);
+    let written = &out.documents("hub.yaml.state")[0];
+    let text = format!("{written:?}");
+    assert!(text.contains("db-large.10.0.0.0/24"), "{text}");
+    let serial = |doc: &yaml_serde::Value| doc["serial"].as_u64().expect("serial");
+    let before = &crate::common::parse_documents(&String::from_utf8_lossy(&state.2))[0];
+    assert!(serial(written) > serial(before), "{text}");
+    let operations = written["operations"].as_sequence().expect("operations");
+    assert_eq!(operations.len(), 2, "{text}");
+    assert_eq!(written["status"].as_str(), Some("deployed"), "{text}");
+    // A stack parameter no component reads changes the state's record of
+    // them: written, though no component runs.
+    let note = format!("{STACK}  - {{name: note, value: hi}}\n");
+    write(t.root(), "hub.yaml", &note);
+    let state = file_as_is(&path);
+    let out = deploy(&t, &["--changed"]);
+    out.success();
+    assert!(runs(&t).is_empty(), "{}", out.stderr);
+    assert!(
+        file_as_is(&path).2 != state.2,
+        "the new parameter was not recorded"
+    );
+    let written = format!(
+        "{:?}",
+        out.documents("hub.yaml.state")[0]["stackParameters"]
+    );
+    assert!(written.contains("note"), "{written}");
+}
+
 #[test]
 fn a_changed_parameter_runs_its_component_and_what_reads_its_outputs() {
     let t = stack("parameters: []\n");

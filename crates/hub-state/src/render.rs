@@ -195,6 +195,11 @@ impl PartialEq for Entry {
 /// them (which tells every value from every other: strings quoted, each
 /// variant named); `None` when they cannot be written.
 fn digest_of(state: &ComponentState) -> Option<[u8; 32]> {
+    digest_debug(&without_snapshot(state))
+}
+
+/// The SHA-256 of `value` as `Debug` writes it (see [`digest_of`]).
+fn digest_debug(value: &impl std::fmt::Debug) -> Option<[u8; 32]> {
     use sha2::{Digest, Sha256};
     use std::fmt::Write;
     struct Hashing(Sha256);
@@ -205,7 +210,7 @@ fn digest_of(state: &ComponentState) -> Option<[u8; 32]> {
         }
     }
     let mut hashing = Hashing(Sha256::new());
-    write!(hashing, "{:?}", without_snapshot(state)).ok()?;
+    write!(hashing, "{value:?}").ok()?;
     Some(hashing.0.finalize().into())
 }
 
@@ -308,8 +313,10 @@ impl Changed<'_> {
 pub struct Renderer {
     format: StateFormat,
     lifecycle: Option<Cached<StateLifecycle>>,
-    stack_parameters: Option<Cached<Vec<StateParameter>>>,
-    captured_outputs: Option<Cached<Vec<CapturedOutput>>>,
+    /// The two largest lists of the head, as the digest of what their
+    /// text was rendered from (a copy would double them for a run).
+    stack_parameters: Option<Cached<Digest>>,
+    captured_outputs: Option<Cached<Digest>>,
     stack_outputs: Option<Cached<Vec<StackOutput>>>,
     provides: Option<Cached<IndexMap<String, Vec<String>>>>,
     components: ComponentsCache,
@@ -378,24 +385,28 @@ impl Renderer {
             })?);
         }
         let shared = Shared::of(&state.stack_parameters);
-        let parameters_changed = self
-            .stack_parameters
-            .as_ref()
-            .is_none_or(|cached| cached.value != state.stack_parameters);
+        let parameters = digest_debug(&state.stack_parameters);
+        let parameters_changed = parameters.is_none()
+            || self
+                .stack_parameters
+                .as_ref()
+                .is_none_or(|cached| cached.value != parameters);
         if parameters_changed {
             // Entries rendered before may alias values that changed.
             self.components = ComponentsCache::default();
         }
         if !state.stack_parameters.is_empty() {
-            out.push_str(reuse(
+            out.push_str(reuse_digested(
                 &mut self.stack_parameters,
+                parameters,
                 &state.stack_parameters,
                 |p| stack_parameters_text(p, &shared),
             )?);
         }
         if !state.captured_outputs.is_empty() {
-            out.push_str(reuse(
+            out.push_str(reuse_digested(
                 &mut self.captured_outputs,
+                digest_debug(&state.captured_outputs),
                 &state.captured_outputs,
                 |o| {
                     let mut o = o.clone();
@@ -555,6 +566,27 @@ fn reuse<'c, T: PartialEq + Clone>(
         let text = render(value)?;
         *slot = Some(Cached {
             value: value.clone(),
+            text,
+        });
+    }
+    Ok(slot.as_ref().map_or("", |cached| cached.text.as_str()))
+}
+
+/// A digest of a value (see [`digest_debug`]); `None`: never the same.
+type Digest = Option<[u8; 32]>;
+
+/// [`reuse`] keeping `digest`, the value's, instead of a copy of it.
+fn reuse_digested<'c, T>(
+    slot: &'c mut Option<Cached<Digest>>,
+    digest: Digest,
+    value: &T,
+    render: impl FnOnce(&T) -> Result<String, StateError>,
+) -> Result<&'c str, StateError> {
+    let fresh = digest.is_some() && slot.as_ref().is_some_and(|c| c.value == digest);
+    if !fresh {
+        let text = render(value)?;
+        *slot = Some(Cached {
+            value: digest,
             text,
         });
     }

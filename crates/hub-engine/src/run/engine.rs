@@ -96,7 +96,10 @@ mod changed;
 mod component;
 mod execute;
 mod failed_upstream;
+mod quiet;
 mod replace;
+mod words;
+use words::{describe, or_none, quoted};
 
 /// The result of a run that got as far as running components: its summary,
 /// and the error that ended it, if any.
@@ -333,6 +336,8 @@ struct Run<'a> {
     /// The start lines of components the plan leaves unchanged
     /// (`--changed`), said only if they run after all.
     quiet_starts: HashMap<String, String>,
+    /// Nothing written yet and nothing to write (see [`quiet`]).
+    quiet: bool,
 }
 
 /// The log folder of the state at `state`, when there is one, is a folder
@@ -398,7 +403,9 @@ impl<'a> Run<'a> {
             }
         }
         let mut loaded = loaded;
-        for renamed in crate::plan::moved::apply(stack, loaded.as_mut())? {
+        let moved = crate::plan::moved::apply(stack, loaded.as_mut())?;
+        let quiet = moved.is_empty() && loaded.is_some();
+        for renamed in moved {
             let (from, to) = (&renamed.from, &renamed.to);
             (host.log)(&format!(
                 "hub: moved `{from}` → `{to}` in the state (`moved`)"
@@ -563,6 +570,7 @@ impl<'a> Run<'a> {
             implementations,
             warnings_shown: 0,
             quiet_starts: HashMap::new(),
+            quiet,
         };
         run.preload_all();
         run.begin()?;
@@ -582,6 +590,7 @@ impl<'a> Run<'a> {
         let stack = &self.stack.elaborated.stack;
         let parameters = state_parameters(&self.locked);
         let order = self.plan.order.clone();
+        self.quiet = self.starts_quiet(&parameters, &order);
         let lineage = |host: &Host| state::new_lineage(&|name| host.var(name));
         let Some(state) = self.state.as_mut() else {
             return Ok(());
@@ -599,7 +608,10 @@ impl<'a> Run<'a> {
             state.stack_parameters = parameters;
         }
         self.operation = Some(state.begin_operation(start, &now));
-        self.save()
+        match self.quiet {
+            true => Ok(()),
+            false => self.save(),
+        }
     }
 }
 
@@ -754,26 +766,6 @@ fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
         .enumerate()
         .map(|(i, n)| (n.clone(), i))
         .collect()
-}
-
-fn describe(implementation: &Implementation) -> String {
-    format!("`{implementation}`")
-}
-
-fn quoted(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn or_none(text: &str) -> &str {
-    if text.is_empty() {
-        "nothing"
-    } else {
-        text
-    }
 }
 
 /// A deploy's removed components ([`prune::removed`]): with `--prune`

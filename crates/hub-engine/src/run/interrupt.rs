@@ -76,6 +76,13 @@ impl Interrupts {
         Arc::new(Interrupts::new(Duration::from_secs(1)))
     }
 
+    /// [`Interrupts::unwatched`] with another grace period: for a test
+    /// whose child must stop by itself, however slow the machine.
+    #[cfg(test)]
+    pub(crate) fn unwatched_with_grace(grace: Duration) -> Arc<Interrupts> {
+        Arc::new(Interrupts::new(grace))
+    }
+
     /// Records `signal` as received.
     pub fn trigger(&self, signal: i32) {
         self.last.store(signal, Ordering::SeqCst);

@@ -167,6 +167,7 @@ impl<'a> Run<'a> {
                 .is_some_and(|e| e.status.is_empty())
             {
                 state.components.shift_remove(name);
+                self.quiet = false;
             }
         }
         Step::Skipped(why)

@@ -516,6 +516,7 @@ impl<'a> Run<'a> {
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
+        let head = (self.quiet && !stopped).then(|| quiet::Head::of(state));
         if self.verb == Verb::Deploy {
             refresh_stack_outputs(state, &self.known.outputs(), final_outputs);
             state.stack_outputs = stack_outputs(
@@ -556,7 +557,15 @@ impl<'a> Run<'a> {
                 (o.name.clone(), self.masker.mask(&shown).into_owned())
             })
             .collect();
-        self.save()
+        // A quiet run (see [`quiet`]) whose end changed nothing either.
+        let state = self.state.as_ref();
+        match head
+            .zip(state)
+            .is_some_and(|(head, state)| head.same_as(state))
+        {
+            true => Ok(()),
+            false => self.save(),
+        }
     }
 
     /// The checkpoints of the components about to start, in one write.
@@ -585,6 +594,7 @@ impl<'a> Run<'a> {
         else {
             return Ok(());
         };
+        self.quiet = false;
         state.touch(&self.clock.now());
         let span = crate::trace::span("state write");
         let writer = match &mut self.writer {
