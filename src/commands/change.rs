@@ -606,15 +606,7 @@ fn confirm_unlock(id: &str, lock: &ApplyLock, state: &Path) -> Result<(), Change
         lock.since,
         lock.reason.why()
     );
-    let confirmed = dialoguer::Confirm::new()
-        .with_prompt(question)
-        .default(false)
-        .interact()
-        .map_err(|error| {
-            let _ = dialoguer::console::Term::stderr().show_cursor();
-            ChangeCommandError::Prompt(error.to_string())
-        })?;
-    match confirmed {
+    match super::common::confirm(question).map_err(ChangeCommandError::Prompt)? {
         true => Ok(()),
         false => Err(ChangeCommandError::Declined),
     }

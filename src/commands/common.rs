@@ -96,3 +96,17 @@ pub(super) fn install_interrupts(
 pub(super) fn hub_executable() -> PathBuf {
     std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hub"))
 }
+
+/// Asks `question` on the terminal, "no" unless answered; a prompt that
+/// fails (no terminal, an interrupt) gives its error, with the cursor shown
+/// again.
+pub(super) fn confirm(question: String) -> Result<bool, String> {
+    dialoguer::Confirm::new()
+        .with_prompt(question)
+        .default(false)
+        .interact()
+        .map_err(|error| {
+            let _ = dialoguer::console::Term::stderr().show_cursor();
+            error.to_string()
+        })
+}

@@ -289,15 +289,7 @@ fn confirm_forget(
         described.join(", "),
         path.display()
     );
-    let confirmed = dialoguer::Confirm::new()
-        .with_prompt(question)
-        .default(false)
-        .interact()
-        .map_err(|error| {
-            let _ = dialoguer::console::Term::stderr().show_cursor();
-            StateCommandError::Prompt(error.to_string())
-        })?;
-    match confirmed {
+    match super::common::confirm(question).map_err(StateCommandError::Prompt)? {
         true => Ok(()),
         false => Err(StateCommandError::Declined),
     }

@@ -141,16 +141,7 @@ impl Cel {
     }
 
     fn parse(&self, source: &str) -> Result<IdedExpr, CelFailure> {
-        depth::check(source).map_err(CelFailure::Parse)?;
-        let program = self.env.compile(source).map_err(|errors| {
-            let first_lines: Vec<String> = errors
-                .errors
-                .iter()
-                .map(|e| e.to_string().lines().next().unwrap_or_default().to_string())
-                .collect();
-            CelFailure::Parse(first_lines.join("; "))
-        })?;
-        let mut expression = program.expression().clone();
+        let mut expression = parse_in(&self.env, source)?;
         use_hub_operators(&mut expression);
         Ok(expression)
     }
@@ -310,6 +301,22 @@ fn multiply(Arguments(args): Arguments) -> Result<CelValue, ExecutionError> {
         (CelValue::Float(x), CelValue::Float(y)) => CelValue::Float(x * y),
         _ => return Err(no_overload("_*_", a, b)),
     })
+}
+
+/// `source` parsed in `env`, after the depth check that keeps a hostile
+/// expression from overflowing the parser's stack; the first line of each
+/// error, joined, when it does not parse.
+fn parse_in(env: &Env, source: &str) -> Result<IdedExpr, CelFailure> {
+    depth::check(source).map_err(CelFailure::Parse)?;
+    let program = env.compile(source).map_err(|errors| {
+        let first_lines: Vec<String> = errors
+            .errors
+            .iter()
+            .map(|e| e.to_string().lines().next().unwrap_or_default().to_string())
+            .collect();
+        CelFailure::Parse(first_lines.join("; "))
+    })?;
+    Ok(program.expression().clone())
 }
 
 /// A point in time, printed the way the reference printed protobuf

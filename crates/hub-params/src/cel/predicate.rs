@@ -7,7 +7,7 @@
 //! `getFullYear()`, `getMonth()` (0 = January) and `getDate()` (1-based), all
 //! in UTC.
 
-use super::{depth, CelFailure, Timestamp, TIMESTAMP};
+use super::{parse_in, CelFailure, Timestamp, TIMESTAMP};
 use cel::common::ast::IdedExpr;
 use cel::extractors::This;
 use cel::objects::Key;
@@ -53,17 +53,8 @@ impl Predicates {
     /// Parses `source`; a syntax error, or an expression too deep for the
     /// parser, is a [`CelFailure::Parse`].
     pub fn compile(&self, source: &str) -> Result<Predicate, CelFailure> {
-        depth::check(source).map_err(CelFailure::Parse)?;
-        let program = self.env.compile(source).map_err(|errors| {
-            let first_lines: Vec<String> = errors
-                .errors
-                .iter()
-                .map(|e| e.to_string().lines().next().unwrap_or_default().to_string())
-                .collect();
-            CelFailure::Parse(first_lines.join("; "))
-        })?;
         Ok(Predicate {
-            expression: program.expression().clone(),
+            expression: parse_in(&self.env, source)?,
         })
     }
 
