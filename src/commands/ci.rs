@@ -68,9 +68,13 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
         let comment = report.comment();
         match &args.comment {
             Some(path) => {
-                std::fs::write(path, comment.as_bytes()).map_err(|source| Error::Write {
-                    path: path.clone(),
-                    source,
+                // The checkout is the pull request's: a link planted at
+                // the comment's path is replaced, never followed.
+                hub_manifest::write_private_output(path, comment.as_bytes()).map_err(|source| {
+                    Error::Write {
+                        path: path.clone(),
+                        source,
+                    }
                 })?
             }
             None => super::write_stdout(comment.as_bytes())?,

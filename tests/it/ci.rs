@@ -633,3 +633,23 @@ fn a_plan_a_policy_denies_fails_and_its_apply_is_refused() {
     );
     assert_eq!(state_serial(&dir), before, "nothing ran");
 }
+
+/// The checkout is the pull request's own: a link it plants where the
+/// comment is written is replaced by the comment, and what it pointed at
+/// is left as it was.
+#[test]
+fn a_link_planted_at_the_comment_is_replaced_not_followed() {
+    let (_tmp, dir) = deployed_demo();
+    let target = dir.join("precious.txt");
+    std::fs::write(&target, "keep me\n").expect("write");
+    std::os::unix::fs::symlink(&target, dir.join("comment.md")).expect("link");
+    let out = comment_event(&dir, "plan.member", &["--comment", "comment.md"]);
+    out.success();
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("target"),
+        "keep me\n"
+    );
+    let meta = std::fs::symlink_metadata(dir.join("comment.md")).expect("meta");
+    assert!(meta.file_type().is_file(), "the link is replaced by a file");
+    assert!(comment(&dir).starts_with("## hub plan of pull request #42: succeeded\n"));
+}
