@@ -143,7 +143,7 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
     };
     let verb = hub_engine::order::plan::Verb::Deploy;
     let (stack, mut options) = load_run(&request, verb, warnings)?;
-    let clock = runs::clock()?;
+    let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,
         plan_file: path,

@@ -3,7 +3,7 @@
 //! the rules an apply passes before anything runs (see
 //! `hub_state::changes`).
 
-use super::common::{non_empty_env, split_list};
+use super::common::{clock, non_empty_env, split_list};
 use crate::cli::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
 use crate::error::{ChangeCommandError, Error};
 use hub_engine::view::preview::{Action, Preview};
@@ -24,10 +24,6 @@ fn author(given: Option<&str>) -> Option<String> {
             .iter()
             .find_map(|name| non_empty_env(name))
     })
-}
-
-fn clock() -> Result<Clock, Error> {
-    Ok(Clock::from_env(&|name| std::env::var(name).ok())?)
 }
 
 fn stamp(clock: &Clock, change: &ChangeArgs) -> Stamp {

@@ -219,7 +219,7 @@ fn make_plan(plan_args: &PlanArgs, warnings: &mut Warnings) -> change::Planned {
     if let Some(failure) = results.failure() {
         return Err(failure.into());
     }
-    let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
+    let clock = super::common::clock()?;
     let saved = save_plan(&plan, &stack, &options, plan_args, clock.now());
     Ok((plan, Some(saved), results))
 }

@@ -110,3 +110,11 @@ pub(super) fn confirm(question: String) -> Result<bool, String> {
             error.to_string()
         })
 }
+
+/// The clock of this process: `HUB_NOW` when set (tests pin time with it),
+/// else the system's.
+pub(super) fn clock() -> Result<hub_state::Clock, Error> {
+    Ok(hub_state::Clock::from_env(&|name| {
+        std::env::var(name).ok()
+    })?)
+}

@@ -60,7 +60,7 @@ fn plan_and_print(
     let plan = preview_between_runs(&stack, &options, warnings)?;
     let change = change::context(&args.change);
     let results = policy::evaluate(&policies, &plan, &stack, &change)?;
-    let clock = hub_state::Clock::from_env(&|name| std::env::var(name).ok())?;
+    let clock = super::common::clock()?;
     if let Some(path) = &args.common.run.report {
         let report = preview::report(&plan, &clock.now());
         match hub_engine::view::html::is_html(path) {

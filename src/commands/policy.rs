@@ -22,7 +22,7 @@ pub(super) fn load(stack: &Stack, files: &[PathBuf]) -> Result<PolicySet, Error>
 
 /// The time rules see as `now`: `HUB_NOW` when set.
 fn now() -> Result<String, Error> {
-    Ok(hub_state::Clock::from_env(&|name| std::env::var(name).ok())?.now())
+    Ok(super::common::clock()?.now())
 }
 
 /// Every rule's result on `plan`.

@@ -2,7 +2,7 @@
 //! `hub run finish`: the run of a saved plan deployed by many writers
 //! (see `hub_engine::run::job`).
 
-use super::common::split_list;
+use super::common::{clock, split_list};
 use crate::error::Error;
 use hub_engine::run::job::{self, JobRequest, JobStart};
 use hub_engine::view::saved::{self, SavedPlanError};
@@ -18,12 +18,6 @@ pub fn run(args: crate::cli::RunCommandArgs, warnings: &mut Warnings) -> Result<
 
 fn say(line: &str) {
     hub_manifest::console::err_line(line);
-}
-
-pub fn clock() -> Result<hub_state::Clock, Error> {
-    Ok(hub_state::Clock::from_env(&|name| {
-        std::env::var(name).ok()
-    })?)
 }
 
 /// The plan at `path` and its id.

@@ -19,8 +19,7 @@ use crate::error::{quoted, Error};
 use hub_manifest::diag::Warnings;
 use hub_state::edit::{self};
 use hub_state::{
-    Clock, ComponentState, Locations, LockWait, Operation, State, StateError, StateWriter,
-    WriteOptions,
+    ComponentState, Locations, LockWait, Operation, State, StateError, StateWriter, WriteOptions,
 };
 use serde::Serialize;
 use std::io::Write;
@@ -333,7 +332,7 @@ fn change(
     edit: impl FnOnce(&mut State, &Path) -> Result<(), StateCommandError>,
 ) -> Result<Written, Error> {
     let paths = locations(&args.location)?;
-    let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
+    let clock = super::common::clock()?;
     let notify = |line: &str| say(line);
     let wait = LockWait::new(args.lock.lock_timeout, Some(&notify));
     let locked = Locations::lock_waiting(&paths, operation, &clock, &wait, warnings)?;
@@ -420,14 +419,14 @@ pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Res
 /// its lock, refused when LOCATION holds another lineage or a newer
 /// serial (unless --force).
 fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use hub_state::{Clock, Locations, StateWriter, WriteOptions};
+    use hub_state::{Locations, StateWriter, WriteOptions};
     let mut state =
         hub_state::read(&args.file, warnings)?.ok_or_else(|| hub_state::StateError::Read {
             path: args.file.clone(),
             source: std::io::Error::from_raw_os_error(libc::ENOENT),
             backup: None,
         })?;
-    let clock = Clock::from_env(&|name| std::env::var(name).ok())?;
+    let clock = super::common::clock()?;
     let target = std::slice::from_ref(&args.location);
     let locations = Locations::lock(target, "push", &clock, warnings)?;
     let current = match hub_state::read(&args.location, warnings) {
