@@ -7,6 +7,7 @@
 
 mod codec;
 mod files;
+pub(crate) use files::rename_with_flags;
 mod local;
 mod paths;
 mod read;

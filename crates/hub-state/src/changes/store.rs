@@ -9,10 +9,8 @@ use crate::remote::client::{Client, Put, Write};
 use crate::remote::RemoteLocation;
 use crate::{is_remote, real_location, LockWait, StateLock};
 use sha2::{Digest, Sha256};
-use std::ffi::CString;
 use std::fs::OpenOptions;
 use std::io::{self, Read, Write as _};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -257,25 +255,16 @@ impl Local {
 /// otherwise), in one step: `renameat2(RENAME_NOREPLACE)`, or where the
 /// file system lacks it a hard link (which fails the same way).
 fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
-    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
-    let (c_from, c_to) = (c(from)?, c(to)?);
-    // SAFETY: both paths are NUL-terminated strings that outlive the call.
-    let result = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            c_from.as_ptr(),
-            libc::AT_FDCWD,
-            c_to.as_ptr(),
-            libc::RENAME_NOREPLACE,
-        )
-    };
-    if result == 0 {
-        return Ok(());
-    }
-    let error = io::Error::last_os_error();
-    match error.raw_os_error() {
-        Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::hard_link(from, to),
-        _ => Err(error),
+    match crate::store::rename_with_flags(from, to, libc::RENAME_NOREPLACE) {
+        Err(error)
+            if matches!(
+                error.raw_os_error(),
+                Some(libc::EINVAL) | Some(libc::ENOSYS)
+            ) =>
+        {
+            std::fs::hard_link(from, to)
+        }
+        renamed => renamed,
     }
 }
 

@@ -139,17 +139,28 @@ pub(super) fn write_reused(path: &Path, bytes: &[u8], mode: u32) -> std::io::Res
 
 /// Swaps the names `a` and `b` atomically (both must exist).
 pub(super) fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    rename_with_flags(a, b, libc::RENAME_EXCHANGE)
+}
+
+/// Linux's `renameat2(from, to, flags)`, both paths taken from the
+/// working folder: `RENAME_EXCHANGE` swaps, `RENAME_NOREPLACE` refuses an
+/// existing `to` (`AlreadyExists`).
+pub(crate) fn rename_with_flags(
+    from: &Path,
+    to: &Path,
+    flags: libc::c_uint,
+) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
-    let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    let from = std::ffi::CString::new(from.as_os_str().as_bytes())?;
+    let to = std::ffi::CString::new(to.as_os_str().as_bytes())?;
     // SAFETY: both paths are NUL-terminated strings that outlive the call.
     let result = unsafe {
         libc::renameat2(
             libc::AT_FDCWD,
-            a.as_ptr(),
+            from.as_ptr(),
             libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
+            to.as_ptr(),
+            flags,
         )
     };
     match result {
