@@ -82,3 +82,7 @@ fn repeated_list_flag(error: &clap::Error) -> Option<&'static str> {
     };
     (arg == prior && arg == "--output <PATHS>").then_some("-o")
 }
+
+// Why mimalloc rather than the system's: docs/src/development.md, "Dependencies".
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
