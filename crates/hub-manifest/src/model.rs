@@ -260,10 +260,16 @@ pub struct Source {
     pub dir: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub s3: String,
+    // Boxed: every component reference and every component's `meta`
+    // holds a `Source`, few of them a git one.
     /// A git repository.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub git: Option<GitSource>,
+    pub git: Option<Box<GitSource>>,
 }
+
+// A component reference and a component's `meta` each hold one (144 bytes
+// with the git source inline).
+const _: () = assert!(std::mem::size_of::<Source>() <= 56);
 
 impl Source {
     pub fn is_empty(&self) -> bool {
