@@ -50,8 +50,8 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
 fn holds_secret_parameter(elaborated: &hub_manifest::Elaborated) -> bool {
     fn any_secret(params: &[hub_manifest::Parameter]) -> bool {
         params.iter().any(|p| {
-            let valued = p.value.is_some() || p.default.is_some();
-            (valued && hub_manifest::secrets::looks_secret(&p.name)) || any_secret(&p.parameters)
+            let valued = p.value.is_some() || p.default_value().is_some();
+            (valued && hub_manifest::secrets::looks_secret(&p.name)) || any_secret(p.parameters())
         })
     }
     std::iter::once(&elaborated.stack)

@@ -149,7 +149,7 @@ impl ParamTable {
             let flat = leaves(top, |prefix| {
                 warn_empty_name(prefix, origin, item, warnings)
             });
-            let group = !top.parameters.is_empty();
+            let group = !top.parameters().is_empty();
             for (leaf, mut p) in flat.into_iter().enumerate() {
                 let mark = Mark {
                     file,
@@ -234,9 +234,9 @@ impl ParamTable {
             return;
         }
         for p in &mut self.params {
-            if let Some(v) = overrides.get(&p.from_env) {
+            if let Some(v) = overrides.get(p.from_env()) {
                 p.value = Some(yaml_serde::Value::String(v.clone()));
-                p.empty.clear();
+                p.rare_mut().empty.clear();
             }
         }
     }
@@ -299,12 +299,12 @@ fn prepare(p: &mut Parameter, origin: Origin<'_>, mark: Mark, warnings: &mut War
             ),
         );
     }
-    if !p.empty.is_empty() && p.empty != "allow" {
+    if !p.empty().is_empty() && p.empty() != "allow" {
         warnings.warn(
             at.clone(),
             format!(
                 "parameter `{q}` has `empty: {}`; the only value recognised is `allow`",
-                p.empty
+                p.empty()
             ),
         );
     }
@@ -315,13 +315,13 @@ fn prepare(p: &mut Parameter, origin: Origin<'_>, mark: Mark, warnings: &mut War
         );
     }
     let component = matches!(origin, Origin::Component { .. });
-    if p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()) {
+    if p.kind.is_empty() && (!p.from_env().is_empty() || !p.from_file().is_empty()) {
         p.kind = "user".into();
         if component {
-            let (key, value) = if p.from_env.is_empty() {
-                ("fromFile", &p.from_file)
+            let (key, value) = if p.from_env().is_empty() {
+                ("fromFile", p.from_file())
             } else {
-                ("fromEnv", &p.from_env)
+                ("fromEnv", p.from_env())
             };
             warnings.warn(
                 at.clone(),
@@ -333,7 +333,7 @@ fn prepare(p: &mut Parameter, origin: Origin<'_>, mark: Mark, warnings: &mut War
         if p.kind == "link" {
             warnings.warn(at.clone(), format!("parameter `{q}` has `kind: link`, which is not supported in a component manifest"));
         }
-        if p.kind != "user" && value_is_empty(&p.value) && !value_is_empty(&p.default) {
+        if p.kind != "user" && value_is_empty(&p.value) && !value_is_empty(p.default_value()) {
             warnings.warn(
                 at.clone(),
                 format!(
@@ -371,12 +371,14 @@ fn needs_warning(p: &Parameter, origin: Origin<'_>) -> bool {
         }
     );
     !matches!(p.kind.as_str(), "" | "user" | "tech" | "link")
-        || (!p.empty.is_empty() && p.empty != "allow")
+        || (!p.empty().is_empty() && p.empty() != "allow")
         || (p.kind == "link" && value_is_empty(&p.value))
         || (component
-            && ((p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()))
+            && ((p.kind.is_empty() && (!p.from_env().is_empty() || !p.from_file().is_empty()))
                 || p.kind == "link"
-                || (p.kind != "user" && value_is_empty(&p.value) && !value_is_empty(&p.default))))
+                || (p.kind != "user"
+                    && value_is_empty(&p.value)
+                    && !value_is_empty(p.default_value()))))
         || (stack && !p.env.is_empty())
 }
 
@@ -425,26 +427,33 @@ fn merge_fields(base: &mut Parameter, over: &Parameter) {
     {
         base.kind.clone_from(&over.kind);
     }
-    for (mine, theirs) in [
-        (&mut base.brief, &over.brief),
-        (&mut base.description, &over.description),
-        (&mut base.env, &over.env),
-        (&mut base.from_env, &over.from_env),
-        (&mut base.from_file, &over.from_file),
-        (&mut base.empty, &over.empty),
-    ] {
-        if !theirs.is_empty() {
-            mine.clone_from(theirs);
-        }
+    if !over.env.is_empty() {
+        base.env.clone_from(&over.env);
     }
-    if !value_is_empty(&over.default) {
-        base.default.clone_from(&over.default);
+    if !over.rare().is_empty() {
+        let (mine, theirs) = (base.rare_mut(), over.rare());
+        for (mine, theirs) in [
+            (&mut mine.brief, &theirs.brief),
+            (&mut mine.description, &theirs.description),
+            (&mut mine.from_env, &theirs.from_env),
+            (&mut mine.from_file, &theirs.from_file),
+            (&mut mine.empty, &theirs.empty),
+        ] {
+            if !theirs.is_empty() {
+                mine.clone_from(theirs);
+            }
+        }
+        if !value_is_empty(&theirs.default) {
+            mine.default.clone_from(&theirs.default);
+        }
     }
     if !value_is_empty(&over.value) {
         base.value.clone_from(&over.value);
     }
     if !value_is_empty(&base.value) {
-        base.empty.clear();
+        if let Some(rare) = base.rare.as_deref_mut() {
+            rare.empty.clear();
+        }
     }
 }
 
@@ -463,7 +472,10 @@ pub fn warn_missing_values(
     for p in params.iter().filter(|p| lacks_value(p)) {
         let q = p.qualified_name();
         if p.kind == "user" {
-            if value_is_empty(&p.default) && p.from_env.is_empty() && p.from_file.is_empty() {
+            if value_is_empty(p.default_value())
+                && p.from_env().is_empty()
+                && p.from_file().is_empty()
+            {
                 warnings.warn(declared(&q), format!("user parameter `{q}` has no value nor default; give one in a parameters file or at deploy"));
             }
         } else {
@@ -491,7 +503,7 @@ mod tests {
             .collect();
         let names: Vec<_> = flat
             .iter()
-            .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str()))
+            .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty()))
             .collect();
         assert_eq!(
             names,

@@ -202,23 +202,23 @@ fn fill(
         let Some(candidate) = values.get(&p.name).or_else(|| kubernetes.get(&p.name)) else {
             continue;
         };
-        if p.from_env.is_empty() {
+        if p.from_env().is_empty() {
             p.value = Some(candidate.clone());
             continue;
         }
-        if !value_is_empty(&p.default) && p.default.as_ref() != Some(candidate) {
+        if !value_is_empty(p.default_value()) && p.default_value().as_ref() != Some(candidate) {
             warnings.warn(
                 Some(Location::file(state_path)),
                 format!(
                     "parameter `{}` (`fromEnv: {}`) has `default: {}`; the state's value `{}` replaces it",
                     p.qualified_name(),
-                    p.from_env,
-                    show(&p.default),
+                    p.from_env(),
+                    show(p.default_value()),
                     show(&Some(candidate.clone()))
                 ),
             );
         }
-        p.default = Some(candidate.clone());
+        p.rare_mut().default = Some(candidate.clone());
     }
 }
 

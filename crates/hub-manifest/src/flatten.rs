@@ -1,7 +1,7 @@
 //! Flattening nested `parameters:` groups: the one rule used when merging
 //! parameters at elaborate and when locking and expanding them at deploy.
 
-use super::Parameter;
+use super::{Parameter, ParameterRare};
 
 /// The leaves of `param`, in declaration order, each named after its
 /// ancestors joined with `.` (`a.b` + `c` → `a.b.c`); a leaf inherits
@@ -22,24 +22,34 @@ pub fn leaves(param: &Parameter, mut empty_name: impl FnMut(&str)) -> Vec<Parame
         if node.name.is_empty() {
             empty_name(&prefix);
         }
-        let pick = |own: &String, from: &String| if own.is_empty() { from } else { own }.clone();
+        let pick = |own: &str, from: &str| if own.is_empty() { from } else { own }.to_string();
         let scope = Parameter {
             kind: pick(&node.kind, &inherited.kind),
-            empty: pick(&node.empty, &inherited.empty),
             component: pick(&node.component, &inherited.component),
             ..Parameter::default()
-        };
-        if node.parameters.is_empty() {
-            out.push(Parameter {
-                name,
-                kind: scope.kind,
-                empty: scope.empty,
-                component: scope.component,
+        }
+        .with_rare(ParameterRare {
+            empty: pick(node.empty(), inherited.empty()),
+            ..ParameterRare::default()
+        });
+        if node.parameters().is_empty() {
+            let rare = ParameterRare {
+                empty: scope.empty().to_string(),
                 parameters: Vec::new(),
-                ..node.clone()
-            });
+                ..node.rare().clone()
+            };
+            out.push(
+                Parameter {
+                    name,
+                    kind: scope.kind,
+                    component: scope.component,
+                    rare: None,
+                    ..node.clone()
+                }
+                .with_rare(rare),
+            );
         } else {
-            for child in node.parameters.iter().rev() {
+            for child in node.parameters().iter().rev() {
                 pending.push((child, name.clone(), scope.clone()));
             }
         }
@@ -53,10 +63,10 @@ pub fn leaf_paths(param: &Parameter) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     let mut pending = vec![(param, Vec::new())];
     while let Some((node, path)) = pending.pop() {
-        if node.parameters.is_empty() {
+        if node.parameters().is_empty() {
             out.push(path);
         } else {
-            for (i, child) in node.parameters.iter().enumerate().rev() {
+            for (i, child) in node.parameters().iter().enumerate().rev() {
                 let mut child_path = path.clone();
                 child_path.push(i);
                 pending.push((child, child_path));
@@ -129,7 +139,7 @@ mod tests {
         let flat = leaves(&group, |prefix| unnamed.push(prefix.to_string()));
         let names: Vec<_> = flat
             .iter()
-            .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty.as_str()))
+            .map(|p| (p.name.as_str(), p.kind.as_str(), p.empty()))
             .collect();
         assert_eq!(
             names,

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use yaml_serde::Value;
 
+mod parameter;
+pub use parameter::{Parameter, ParameterRare};
+
 fn is_empty_str(s: &str) -> bool {
     s.is_empty()
 }
@@ -257,10 +260,16 @@ pub struct Source {
     pub dir: String,
     #[serde(skip_serializing_if = "is_empty_str")]
     pub s3: String,
+    // Boxed: every component reference and every component's `meta`
+    // holds a `Source`, few of them a git one.
     /// A git repository.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub git: Option<GitSource>,
+    pub git: Option<Box<GitSource>>,
 }
+
+// A component reference and a component's `meta` each hold one (144 bytes
+// with the git source inline).
+const _: () = assert!(std::mem::size_of::<Source>() <= 56);
 
 impl Source {
     pub fn is_empty(&self) -> bool {
@@ -537,62 +546,6 @@ impl RandomOptions {
     }
 }
 
-/// A parameter declaration; groups carry nested `parameters`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default, rename_all = "camelCase")]
-#[schemars(extend("required" = ["name"]))]
-pub struct Parameter {
-    /// Dotted parameter name, for example `component.ingress.fqdn`.
-    pub name: String,
-    /// Restricts the value to one component instance.
-    #[serde(skip_serializing_if = "is_empty_str")]
-    pub component: String,
-    /// `user`: supplied by the user; `tech`: technical; `link`: refers to an output.
-    #[serde(skip_serializing_if = "is_empty_str")]
-    #[schemars(extend("enum" = ["user", "tech", "link"]))]
-    pub kind: String,
-    /// One-line summary.
-    #[serde(skip_serializing_if = "is_empty_str")]
-    pub brief: String,
-    #[serde(skip_serializing_if = "is_empty_str")]
-    pub description: String,
-    /// Value used when none is given.
-    #[serde(skip_serializing_if = "is_null")]
-    #[schemars(with = "Option<serde_json::Value>")]
-    pub default: Option<Value>,
-    /// The value; may refer to other parameters with `${name}`.
-    #[serde(skip_serializing_if = "is_null")]
-    #[schemars(with = "Option<serde_json::Value>")]
-    pub value: Option<Value>,
-    /// `allow`: an empty value is accepted.
-    #[serde(skip_serializing_if = "is_empty_str")]
-    #[schemars(extend("enum" = ["allow"]))]
-    pub empty: String,
-    /// Name of the environment variable (or `-e NAME=value`) giving the value.
-    #[serde(skip_serializing_if = "is_empty_str")]
-    pub from_env: String,
-    /// File whose content is the value.
-    #[serde(skip_serializing_if = "is_empty_str")]
-    pub from_file: String,
-    /// Environment variable the value is exported as to the component.
-    #[serde(skip_serializing_if = "is_empty_str")]
-    pub env: String,
-    /// Nested parameters of a group; their names are prefixed with the group's.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub parameters: Vec<Parameter>,
-}
-
-impl Parameter {
-    /// The key of a top-level parameter: `name` or `name|component`.
-    pub fn qualified_name(&self) -> String {
-        if self.component.is_empty() {
-            self.name.clone()
-        } else {
-            format!("{}|{}", self.name, self.component)
-        }
-    }
-}
-
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 #[schemars(extend("required" = ["name"]))]
@@ -707,18 +660,6 @@ impl Manifest {
         self.parameters
             .iter_mut()
             .for_each(Parameter::shrink_to_fit);
-    }
-}
-
-impl Parameter {
-    /// Gives back the room its lists grew into while decoded.
-    fn shrink_to_fit(&mut self) {
-        if !self.parameters.is_empty() {
-            self.parameters.shrink_to_fit();
-            self.parameters
-                .iter_mut()
-                .for_each(Parameter::shrink_to_fit);
-        }
     }
 }
 

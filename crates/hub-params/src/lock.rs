@@ -72,7 +72,7 @@ impl<'a> LockOptions<'a> {
 pub fn flatten(params: &[Parameter]) -> Vec<(Cow<'_, Parameter>, usize)> {
     let mut out = Vec::with_capacity(params.len());
     for (index, param) in params.iter().enumerate() {
-        if param.parameters.is_empty() {
+        if param.parameters().is_empty() {
             out.push((Cow::Borrowed(param), index));
         } else {
             let group = leaves(param, |_| {});
@@ -105,7 +105,7 @@ impl std::ops::Deref for Param<'_> {
 /// into a list of 392-byte slots first.
 fn flattened(params: &[Parameter]) -> impl Iterator<Item = (Param<'_>, usize)> {
     params.iter().enumerate().flat_map(|(index, param)| {
-        let group = if param.parameters.is_empty() {
+        let group = if param.parameters().is_empty() {
             Vec::new()
         } else {
             flatten(std::slice::from_ref(param))
@@ -310,8 +310,8 @@ fn settle(
 ) {
     let p = &item.param;
     let is_user = p.kind == "user"
-        || (p.kind.is_empty() && (!p.from_env.is_empty() || !p.from_file.is_empty()));
-    if !value_is_empty(&p.default) && !is_user {
+        || (p.kind.is_empty() && (!p.from_env().is_empty() || !p.from_file().is_empty()));
+    if !value_is_empty(p.default_value()) && !is_user {
         warnings.warn(
             item.location.clone(),
             format!(
@@ -344,8 +344,8 @@ fn settle(
         }
         Ok(None) => missing.push(MissingValue {
             qualified_name: item.qualified_name.clone(),
-            brief: item.param.brief.clone(),
-            from_env: item.param.from_env.clone(),
+            brief: item.param.brief().to_string(),
+            from_env: item.param.from_env().to_string(),
             declared: item.location.clone(),
             from_stack: options.source.is_none() && options.declared.is_some(),
         }),
@@ -367,10 +367,10 @@ fn ask(
     warnings: &mut Warnings,
 ) -> Result<Option<(Value, Origin)>, Box<Problem>> {
     let p = &item.param;
-    if !p.from_env.is_empty() {
-        if let Some((value, overridden)) = lookup_variable(options, &p.from_env) {
+    if !p.from_env().is_empty() {
+        if let Some((value, overridden)) = lookup_variable(options, p.from_env()) {
             let origin = Origin::FromEnv {
-                variable: p.from_env.clone(),
+                variable: p.from_env().to_string(),
                 overridden,
             };
             return Ok(Some((Value::String(value), origin)));
@@ -387,12 +387,13 @@ fn ask(
             return Ok(Some((value.clone(), Origin::State)));
         }
     }
-    let default = (!value_is_empty(&p.default)).then(|| substitution_text(p.default.as_ref()));
-    if p.empty != "allow" {
+    let default =
+        (!value_is_empty(p.default_value())).then(|| substitution_text(p.default_value().as_ref()));
+    if p.empty() != "allow" {
         if let Some(prompter) = options.prompter.as_deref_mut() {
             let request = PromptRequest {
                 qualified_name: item.qualified_name.clone(),
-                brief: p.brief.clone(),
+                brief: p.brief().to_string(),
                 default: default.clone(),
                 secret: looks_secret(&p.name),
             };
@@ -408,12 +409,12 @@ fn ask(
             }
         }
     }
-    if let Some(default) = &p.default {
-        if !value_is_empty(&p.default) {
+    if let Some(default) = p.default_value() {
+        if !value_is_empty(p.default_value()) {
             return Ok(Some((default.clone(), Origin::Default)));
         }
     }
-    if !p.env.is_empty() && p.from_env.is_empty() {
+    if !p.env.is_empty() && p.from_env().is_empty() {
         warnings.warn(
             item.location.clone(),
             format!(
@@ -422,7 +423,7 @@ fn ask(
             ),
         );
     }
-    if p.empty == "allow" {
+    if p.empty() == "allow" {
         return Ok(Some((Value::String(String::new()), Origin::EmptyAllowed)));
     }
     Ok(None)
@@ -436,10 +437,10 @@ fn from_file(
     warnings: &mut Warnings,
 ) -> Result<Option<(Value, Origin)>, Box<Problem>> {
     let p = &item.param;
-    if p.from_file.is_empty() {
+    if p.from_file().is_empty() {
         return Ok(None);
     }
-    let path = match p.from_file.strip_prefix('$') {
+    let path = match p.from_file().strip_prefix('$') {
         Some(variable) => match lookup_variable(options, variable) {
             Some((path, _)) if !path.is_empty() => path,
             _ => {
@@ -447,13 +448,14 @@ fn from_file(
                     item.location.clone(),
                     format!(
                         "`{}`: `fromFile: {}` is skipped: the variable {variable} is not set",
-                        item.qualified_name, p.from_file
+                        item.qualified_name,
+                        p.from_file()
                     ),
                 );
                 return Ok(None);
             }
         },
-        None => p.from_file.clone(),
+        None => p.from_file().to_string(),
     };
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(Some((Value::String(text), Origin::FromFile { path }))),
@@ -587,7 +589,8 @@ mod tests {
             .into_iter()
             .map(|(p, i)| {
                 let p = p.into_owned();
-                (p.name, p.kind, p.component, p.empty, i)
+                let empty = p.empty().to_string();
+                (p.name, p.kind, p.component, empty, i)
             })
             .collect();
         assert_eq!(

@@ -136,9 +136,9 @@ pub fn expand_component(
                 let empty = if p.name.starts_with("hub.") {
                     "allow"
                 } else {
-                    p.empty.as_str()
+                    p.empty()
                 };
-                let (value, origin) = fallback(&p.value, &p.default, empty);
+                let (value, origin) = fallback(&p.value, p.default_value(), empty);
                 if origin.is_none() {
                     problems.push(Problem::Underivable {
                         param: format!("{}|{}", p.name, scope.name),

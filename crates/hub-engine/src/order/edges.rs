@@ -349,7 +349,7 @@ impl<'e> Index<'e> {
     }
 
     fn read_values(&self, param: &Parameter, reader: &str, reads: &mut Reads) {
-        for value in [&param.value, &param.default].into_iter().flatten() {
+        for value in [&param.value, param.default_value()].into_iter().flatten() {
             self.read_value(value, reader, reads);
         }
     }

@@ -65,7 +65,7 @@ impl StackFacts {
                 .parameters
                 .iter()
                 .find(|p| p.name == "environment" && p.component.is_empty())
-                .and_then(|p| p.value.as_ref().or(p.default.as_ref()))
+                .and_then(|p| p.value.as_ref().or(p.default_value().as_ref()))
                 .and_then(|v| v.as_str())
                 .filter(|text| !hub_params::expr::needs_expansion(text))
                 .map(str::to_string)

@@ -92,7 +92,7 @@ pub fn estimate<'m>(
                 }
                 Some(key) => &mut weights[key],
                 None => {
-                    let value = param.value.as_ref().or(param.default.as_ref());
+                    let value = param.value.as_ref().or(param.default_value().as_ref());
                     let key = format!("{component}: {}", param.name);
                     weights.entry(key.clone()).or_insert(Weight {
                         name: key,

@@ -296,10 +296,10 @@ mod tests {
         ComponentRef {
             name: name.into(),
             source: Source {
-                git: Some(GitSource {
+                git: Some(Box::new(GitSource {
                     remote: "https://example.com/r.git".into(),
                     ..GitSource::default()
-                }),
+                })),
                 ..Source::default()
             },
             ..ComponentRef::default()
