@@ -24,4 +24,6 @@ pub use read::{read, read_file};
 pub use writer::{write, StateWriter, WriteOptions};
 
 #[cfg(test)]
+mod serial_tests;
+#[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! One local location a writer writes: the state file, its backup and
 //! its journal, replaced atomically.
 
-use super::codec::serial_of;
+use super::codec::{serial_in_head, serial_of, HEAD_BYTES};
 use super::files::{
     exchange, folder_of, remove_leftovers, sync_opened_folder, temp_path, unsupported, write_error,
     write_reused, write_synced, Swapped,
@@ -71,6 +71,16 @@ struct JournalFile {
     broken: bool,
 }
 
+/// The first [`HEAD_BYTES`] of the file at `path` (all of it when shorter).
+fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    File::open(path)?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
 impl Drop for LocalStore {
     fn drop(&mut self) {
         if let Some(spare) = self.spare.take() {
@@ -110,16 +120,22 @@ impl LocalStore {
             })?;
         }
         let has_journal = std::fs::symlink_metadata(&journal_path).is_ok();
-        let file_serial = match known {
-            Some(serial) if !has_journal => serial,
-            _ if exists => {
-                let bytes = std::fs::read(&target).map_err(|source| StateError::Write {
-                    path: target.clone(),
-                    action: "read the current content to back it up",
-                    source,
-                })?;
-                serial_of(&bytes)
-            }
+        let read_error = |source| StateError::Write {
+            path: target.clone(),
+            action: "read the current content to back it up",
+            source,
+        };
+        // With a journal, `known` may be its last record's: the file's own
+        // serial is read from the file, from its head when the caller just
+        // decoded it (see `serial_in_head`), else by parsing it.
+        let from_head = match (known, has_journal && exists) {
+            (Some(_), true) => serial_in_head(&read_head(&target).map_err(read_error)?),
+            _ => None,
+        };
+        let file_serial = match (known, from_head) {
+            (Some(serial), _) if !has_journal => serial,
+            (_, Some(serial)) => serial,
+            _ if exists => serial_of(&std::fs::read(&target).map_err(read_error)?),
             _ => 0,
         };
         remove_leftovers(&target);
