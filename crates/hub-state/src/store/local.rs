@@ -534,9 +534,8 @@ impl LocalStore {
         let result = write_synced_content(&temp, content, self.mode)
             .map_err(failure("write a temporary file"))
             .and_then(|written| {
-                match self.exists {
-                    true => self.back_up()?,
-                    false => {}
+                if self.exists {
+                    self.back_up()?;
                 }
                 std::fs::rename(&temp, &self.target)
                     .map_err(failure("rename the temporary file"))?;

@@ -128,21 +128,21 @@ struct Target {
 /// A location's store: a local one is written in ways a remote one is not
 /// (streamed, folded without a record).
 enum Store {
-    Local(LocalStore),
+    Local(Box<LocalStore>),
     Remote(Box<dyn StateStore>),
 }
 
 impl Store {
     fn local(&self) -> Option<&LocalStore> {
         match self {
-            Store::Local(local) => Some(local),
+            Store::Local(local) => Some(local.as_ref()),
             Store::Remote(_) => None,
         }
     }
 
     fn get_mut(&mut self) -> &mut dyn StateStore {
         match self {
-            Store::Local(local) => local,
+            Store::Local(local) => local.as_mut(),
             Store::Remote(remote) => remote.as_mut(),
         }
     }
@@ -153,7 +153,7 @@ impl std::ops::Deref for Store {
 
     fn deref(&self) -> &(dyn StateStore + 'static) {
         match self {
-            Store::Local(local) => local,
+            Store::Local(local) => local.as_ref(),
             Store::Remote(remote) => remote.as_ref(),
         }
     }
@@ -211,7 +211,7 @@ impl StateWriter {
                 true => crate::remote::RemoteStore::open(path, known)
                     .map(|(store, serial)| (Store::Remote(Box::new(store)), serial)),
                 false => LocalStore::open(path, known)
-                    .map(|(store, serial)| (Store::Local(store), serial)),
+                    .map(|(store, serial)| (Store::Local(Box::new(store)), serial)),
             };
             match opened {
                 Ok((store, serial)) => {
@@ -395,8 +395,8 @@ impl StateWriter {
         }
         if self.streams() {
             let how = match unrecorded {
-                true => streamed::Fold::Unrecorded,
-                false => streamed::Fold::Backup,
+                true => Fold::Unrecorded,
+                false => Fold::Backup,
             };
             return self.write_streamed(state, serial + 1, how);
         }
@@ -433,7 +433,7 @@ impl StateWriter {
         let serial = state.serial.max(self.serial) + 1;
         self.changed_since_render = None;
         if self.streams() {
-            return self.write_streamed(state, serial, streamed::Fold::Plain);
+            return self.write_streamed(state, serial, Fold::Plain);
         }
         self.render_text(state, serial)?;
         let text = std::mem::take(&mut self.text);
@@ -578,6 +578,19 @@ impl StateWriter {
 }
 
 mod streamed;
+
+/// Which write a streamed write is (see `streamed.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    /// The plain write: the current file becomes the backup.
+    Plain,
+    /// A fold after records: the backup first (one serial earlier), then
+    /// the state.
+    Backup,
+    /// A fold of a change no record holds (see
+    /// `LocalStore::fold_without_record`).
+    Unrecorded,
+}
 
 /// The error of a writer given no location (a caller's mistake).
 fn no_location() -> StateError {

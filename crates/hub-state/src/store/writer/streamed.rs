@@ -13,7 +13,7 @@
 //! locations get the same bytes, and a compressed state is the gzip of
 //! the text: those keep the text (see [`StateWriter::streams`]).
 
-use super::{Content, StateWriter, Store};
+use super::{Content, Fold, StateWriter, Store};
 use crate::integrity::FramedWriter;
 use crate::model::State;
 use crate::render::Changed;
@@ -21,19 +21,6 @@ use crate::StateError;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::io::Write;
-
-/// Which write a streamed write is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Fold {
-    /// The plain write: the current file becomes the backup.
-    Plain,
-    /// A fold after records: the backup first (one serial earlier), then
-    /// the state.
-    Backup,
-    /// A fold of a change no record holds (see
-    /// `LocalStore::fold_without_record`).
-    Unrecorded,
-}
 
 impl StateWriter {
     /// One local location, written uncompressed: streamed.
