@@ -120,6 +120,9 @@ fn a_fold_killed_at_every_step_leaves_the_state_before_or_after() {
         STOP_AFTER.with(|stop| stop.set(None));
         assert!(stopped.is_err(), "{step:?}");
         drop(writer);
+        // A kill leaves the journal: with its records before the rename of
+        // `STATE`, stale (ignored) after it.
+        assert!(journal::journal_path(&path).exists(), "{step:?}");
         let now = read_ok(&path);
         let backup = read_ok(&backup_path(&path));
         let file = file_alone(&path);

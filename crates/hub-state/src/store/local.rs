@@ -100,13 +100,20 @@ fn fail_point(step: FoldStep) -> Result<(), StateError> {
     if STOP_AFTER.with(|stop| stop.get()) == Some(step) {
         return Err(StateError::Write {
             path: PathBuf::new(),
-            action: "stop (a test's kill point)",
+            action: KILLED,
             source: std::io::Error::other(format!("stopped after {step:?}")),
         });
     }
     let _ = step;
     Ok(())
 }
+
+/// The error is a test's kill point's (see [`fail_point`]).
+fn killed(error: &StateError) -> bool {
+    matches!(error, StateError::Write { action, .. } if *action == KILLED)
+}
+
+const KILLED: &str = "stop (a test's kill point)";
 
 /// The first [`HEAD_BYTES`] of the file at `path` (all of it when shorter).
 fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -442,6 +449,10 @@ impl LocalStore {
                 })
             })
             .and_then(|()| fail_point(FoldStep::BackedUp));
+        if backed_up.as_ref().is_err_and(killed) {
+            // A test's kill: the journal stays, as after a real one.
+            return backed_up;
+        }
         if backed_up.is_err() {
             let _ = std::fs::remove_file(&new_backup);
         }
