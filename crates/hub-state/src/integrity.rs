@@ -52,6 +52,81 @@ pub fn frame_into(body: &str, out: &mut String) {
     out.push('\n');
 }
 
+/// Writes a state's text between the two lines as it comes, to a file
+/// being written: the same bytes as [`frame_into`], the digest computed on
+/// the way, so that the text is never held whole. The first error of
+/// `out` is kept and returned by [`FramedWriter::finish`].
+pub(crate) struct FramedWriter<W: std::io::Write> {
+    out: W,
+    hash: Sha256,
+    /// Bytes written, the last line included.
+    written: u64,
+    /// The body so far is empty, or ends with a line break.
+    body_empty: bool,
+    body_ends_line: bool,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> FramedWriter<W> {
+    pub(crate) fn new(out: W) -> FramedWriter<W> {
+        let mut framed = FramedWriter {
+            out,
+            hash: Sha256::new(),
+            written: 0,
+            body_empty: true,
+            body_ends_line: false,
+            error: None,
+        };
+        framed.write(BEGIN.as_bytes(), true);
+        framed
+    }
+
+    fn write(&mut self, bytes: &[u8], hashed: bool) {
+        if self.error.is_some() {
+            return;
+        }
+        if hashed {
+            self.hash.update(bytes);
+        }
+        match self.out.write_all(bytes) {
+            Ok(()) => self.written += bytes.len() as u64,
+            Err(error) => self.error = Some(error),
+        }
+    }
+
+    /// Writes the last line; returns how many bytes were written in all.
+    pub(crate) fn finish(mut self) -> std::io::Result<u64> {
+        if !self.body_empty && !self.body_ends_line {
+            self.write(b"\n", true);
+        }
+        let digest = hex(&std::mem::take(&mut self.hash).finalize());
+        self.write(END_MARK.as_bytes(), false);
+        self.write(digest.as_bytes(), false);
+        self.write(b"\n", false);
+        match self.error.take() {
+            Some(error) => Err(error),
+            None => self.out.flush().map(|()| self.written),
+        }
+    }
+}
+
+impl<W: std::io::Write> crate::render::Sink for FramedWriter<W> {
+    /// Nothing is taken back from a file: a render starts with an empty
+    /// body.
+    fn clear(&mut self) {
+        debug_assert!(self.body_empty, "a framed file is rendered once");
+    }
+
+    fn push_str(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.body_empty = false;
+        self.body_ends_line = text.ends_with('\n');
+        self.write(text.as_bytes(), true);
+    }
+}
+
 /// `body` between the two lines, framed where it is: the same text as
 /// [`frame_into`] writes, without a second copy of a large state.
 pub fn frame_in_place(body: &mut String) {
@@ -119,6 +194,28 @@ mod tests {
 
     const BODY: &str =
         "version: 1\nkind: state\nserial: 3\ncomponents:\n  a:\n    status: deployed\n";
+
+    #[test]
+    fn a_framed_writer_writes_the_same_bytes() {
+        use crate::render::Sink;
+        for parts in [
+            &[][..],
+            &[""][..],
+            &["a: 1\n"][..],
+            &["a: 1\n", "b:", " 2"][..],
+            &["a: 1", "", "\n"][..],
+        ] {
+            let mut out = Vec::new();
+            let mut writer = FramedWriter::new(&mut out);
+            for part in parts {
+                writer.push_str(part);
+            }
+            let written = writer.finish().expect("written");
+            let expected = framed(&parts.concat());
+            assert_eq!(String::from_utf8(out).expect("text"), expected);
+            assert_eq!(written, expected.len() as u64);
+        }
+    }
 
     #[test]
     fn framing_in_place_writes_the_same_text() {

@@ -307,6 +307,25 @@ impl Changed<'_> {
     }
 }
 
+/// Where a [`Renderer`] writes a state's text, part after part: a string,
+/// or a file being written (see [`crate::integrity::FramedWriter`]).
+pub trait Sink {
+    /// Drops what was written so far, where it can (a string); a file is
+    /// given to one render only.
+    fn clear(&mut self);
+    fn push_str(&mut self, text: &str);
+}
+
+impl Sink for String {
+    fn clear(&mut self) {
+        String::clear(self);
+    }
+
+    fn push_str(&mut self, text: &str) {
+        String::push_str(self, text);
+    }
+}
+
 /// Renders states, reusing the text of the parts that did not change since
 /// the previous call.
 #[derive(Default)]
@@ -342,11 +361,11 @@ impl Renderer {
     /// Replaces the content of `out` (a buffer kept from one call to the
     /// next) with the YAML text of `state`; `changed` says which component
     /// entries may differ from the previous call's.
-    pub fn render_into(
+    pub fn render_into<S: Sink + ?Sized>(
         &mut self,
         state: &State,
         changed: Changed<'_>,
-        out: &mut String,
+        out: &mut S,
     ) -> Result<(), StateError> {
         out.clear();
         // Every field named: a new one must be placed here too.
@@ -436,12 +455,12 @@ impl Renderer {
         Ok(())
     }
 
-    fn components(
+    fn components<S: Sink + ?Sized>(
         &mut self,
         state: &State,
         changed: Changed<'_>,
         shared: &Shared<'_>,
-        out: &mut String,
+        out: &mut S,
     ) -> Result<(), StateError> {
         out.push_str("components:\n");
         let bases = match self.format {
@@ -509,7 +528,11 @@ impl Renderer {
         Ok(())
     }
 
-    fn operations(&mut self, state: &State, out: &mut String) -> Result<(), StateError> {
+    fn operations<S: Sink + ?Sized>(
+        &mut self,
+        state: &State,
+        out: &mut S,
+    ) -> Result<(), StateError> {
         out.push_str("operations:\n");
         self.operations
             .resize_with(state.operations.len(), || CachedOperation {

@@ -24,4 +24,8 @@ pub use read::{read, read_file};
 pub use writer::{write, StateWriter, WriteOptions};
 
 #[cfg(test)]
+mod fold_tests;
+#[cfg(test)]
+mod serial_tests;
+#[cfg(test)]
 mod tests;

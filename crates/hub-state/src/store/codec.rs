@@ -166,6 +166,54 @@ pub fn render_as(state: &State, format: StateFormat) -> Result<String, StateErro
     Renderer::new(format).render(state)
 }
 
+/// How much of a state file [`serial_in_head`] looks at: hub writes the
+/// serial on its fifth line.
+pub(crate) const HEAD_BYTES: usize = 4096;
+
+/// The `serial` of a state file's content that was just read and decoded
+/// as a state (so a valid document), from its first lines alone; `None`
+/// when they are not hub's head (`version`, `kind`, `timestamp`, then
+/// `serial`, each a one-line plain scalar at column 0, comments before),
+/// in which case the whole document must be parsed ([`serial_of`]).
+///
+/// For such a document it is [`serial_of`]'s answer: a line at column 0
+/// of a block mapping starts one of its keys (a value spread over lines
+/// indents the lines after its first, and none of the values before
+/// `serial` can be spread: they hold no quote, bracket or indicator), a
+/// valid document has each key once, and the digits are a decimal number
+/// (no sign, no leading zero that a reader could take for octal) that
+/// fits `u64`, as `serial_of` reads it. Parsing a 50 MB state to find that
+/// line took 1.2 GB at 10,000 components.
+pub(crate) fn serial_in_head(bytes: &[u8]) -> Option<u64> {
+    let head = &bytes[..bytes.len().min(HEAD_BYTES)];
+    let mut lines = head.split(|&b| b == b'\n');
+    let mut keys = ["version", "kind", "timestamp"].into_iter().peekable();
+    loop {
+        let line = std::str::from_utf8(lines.next()?).ok()?;
+        if line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = line.split_once(": ")?;
+        if key == "serial" {
+            // The line must be complete: the head may end inside it.
+            lines.next()?;
+            let plain = value.bytes().all(|b| b.is_ascii_digit())
+                && !value.is_empty()
+                && (value == "0" || !value.starts_with('0'));
+            return plain.then(|| value.parse().ok()).flatten();
+        }
+        // The keys before `serial` come in this order, each at most once.
+        while keys.next_if(|&expected| expected != key).is_some() {}
+        keys.next()?;
+        let plain = value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'+' | b'_' | b'-'));
+        if value.is_empty() || !plain || value.starts_with(['-', ':']) {
+            return None;
+        }
+    }
+}
+
 /// The `serial` of a state file's content; 0 when it has none or cannot
 /// be read.
 pub(crate) fn serial_of(bytes: &[u8]) -> u64 {

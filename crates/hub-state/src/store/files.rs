@@ -103,18 +103,54 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 pub(super) fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    write_synced_content(path, &mut Content::Bytes(bytes), mode).map(|_| ())
+}
+
+/// What a write puts in a file: bytes held, or a function that writes
+/// them as they are made (a state rendered into the file) and returns how
+/// many it wrote. The function may be called again when a write is
+/// retried another way.
+pub(super) enum Content<'a> {
+    Bytes(&'a [u8]),
+    Written(&'a mut dyn FnMut(&mut dyn Write) -> std::io::Result<u64>),
+}
+
+impl Content<'_> {
+    /// Writes the content to `file` (buffered when made on the way);
+    /// returns its length.
+    fn write_to(&mut self, file: &mut File) -> std::io::Result<u64> {
+        match self {
+            Content::Bytes(bytes) => file.write_all(bytes).map(|()| bytes.len() as u64),
+            Content::Written(write) => {
+                let mut buffered = std::io::BufWriter::with_capacity(256 * 1024, &mut *file);
+                let written = write(&mut buffered)?;
+                buffered.flush()?;
+                Ok(written)
+            }
+        }
+    }
+}
+
+/// [`write_synced`] of a [`Content`]; returns its length.
+pub(super) fn write_synced_content(
+    path: &Path,
+    content: &mut Content<'_>,
+    mode: u32,
+) -> std::io::Result<u64> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
     let mut file = beside::open(path, OpenOptions::new().write(true).create_new(true), mode)?;
-    file.write_all(bytes)?;
-    file.sync_all()
+    let written = content.write_to(&mut file)?;
+    file.sync_all()?;
+    Ok(written)
 }
 
 /// How a write by swapping names went.
 pub(super) enum Swapped {
-    Done(Result<(), StateError>),
+    /// How many bytes were written, or the error.
+    Done(Result<u64, StateError>),
     /// The file system cannot swap names: nothing was changed.
     Unsupported,
     /// `STATE` or `STATE.backup` is not a regular file: nothing was changed.
@@ -124,17 +160,22 @@ pub(super) enum Swapped {
 /// Writes `bytes` to `path`, created with `mode` or truncated, and flushes.
 /// Anything but a file of hub's own at `path` (a link, a file with another
 /// name) is not written through: its name is removed and a new file made.
-pub(super) fn write_reused(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+pub(super) fn write_reused(
+    path: &Path,
+    content: &mut Content<'_>,
+    mode: u32,
+) -> std::io::Result<u64> {
     let options = &mut OpenOptions::new();
     let mut file = match beside::open(path, options.write(true).truncate(true), mode) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound || beside::Planted::of(&e).is_some() => {
-            return write_synced(path, bytes, mode);
+            return write_synced_content(path, content, mode);
         }
         Err(e) => return Err(e),
     };
-    file.write_all(bytes)?;
-    file.sync_all()
+    let written = content.write_to(&mut file)?;
+    file.sync_all()?;
+    Ok(written)
 }
 
 /// Swaps the names `a` and `b` atomically (both must exist).

@@ -1,10 +1,10 @@
 //! One local location a writer writes: the state file, its backup and
 //! its journal, replaced atomically.
 
-use super::codec::serial_of;
+use super::codec::{serial_in_head, serial_of, HEAD_BYTES};
 use super::files::{
     exchange, folder_of, remove_leftovers, sync_opened_folder, temp_path, unsupported, write_error,
-    write_reused, write_synced, Swapped,
+    write_reused, write_synced, write_synced_content, Content, Swapped,
 };
 use super::paths::{backup_path, real_location};
 use crate::backend::StateStore;
@@ -71,6 +71,60 @@ struct JournalFile {
     broken: bool,
 }
 
+/// The steps of [`LocalStore::fold_without_record`] a test may stop a fold
+/// after, as a kill there would (see [`fail_point`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FoldStep {
+    /// Both files written and flushed, nothing renamed.
+    Written,
+    /// `STATE` renamed, the folder not flushed.
+    Renamed,
+    /// The folder flushed after the rename of `STATE`.
+    Flushed,
+    /// `STATE.backup` renamed, the journal not removed.
+    BackedUp,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The step after which this thread's next fold stops (tests only).
+    pub(super) static STOP_AFTER: std::cell::Cell<Option<FoldStep>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Stops the fold under way after `step` when a test asked for it: the
+/// files are left as a kill at that instant would leave them, except the
+/// temporary files, which a kill would leave too and a reader ignores.
+fn fail_point(step: FoldStep) -> Result<(), StateError> {
+    #[cfg(test)]
+    if STOP_AFTER.with(|stop| stop.get()) == Some(step) {
+        return Err(StateError::Write {
+            path: PathBuf::new(),
+            action: KILLED,
+            source: std::io::Error::other(format!("stopped after {step:?}")),
+        });
+    }
+    let _ = step;
+    Ok(())
+}
+
+/// The error is a test's kill point's (see [`fail_point`]).
+fn killed(error: &StateError) -> bool {
+    matches!(error, StateError::Write { action, .. } if *action == KILLED)
+}
+
+const KILLED: &str = "stop (a test's kill point)";
+
+/// The first [`HEAD_BYTES`] of the file at `path` (all of it when shorter).
+fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    File::open(path)?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
 impl Drop for LocalStore {
     fn drop(&mut self) {
         if let Some(spare) = self.spare.take() {
@@ -110,16 +164,22 @@ impl LocalStore {
             })?;
         }
         let has_journal = std::fs::symlink_metadata(&journal_path).is_ok();
-        let file_serial = match known {
-            Some(serial) if !has_journal => serial,
-            _ if exists => {
-                let bytes = std::fs::read(&target).map_err(|source| StateError::Write {
-                    path: target.clone(),
-                    action: "read the current content to back it up",
-                    source,
-                })?;
-                serial_of(&bytes)
-            }
+        let read_error = |source| StateError::Write {
+            path: target.clone(),
+            action: "read the current content to back it up",
+            source,
+        };
+        // With a journal, `known` may be its last record's: the file's own
+        // serial is read from the file, from its head when the caller just
+        // decoded it (see `serial_in_head`), else by parsing it.
+        let from_head = match (known, has_journal && exists) {
+            (Some(_), true) => serial_in_head(&read_head(&target).map_err(read_error)?),
+            _ => None,
+        };
+        let file_serial = match (known, from_head) {
+            (Some(serial), _) if !has_journal => serial,
+            (_, Some(serial)) => serial,
+            _ if exists => serial_of(&std::fs::read(&target).map_err(read_error)?),
             _ => 0,
         };
         remove_leftovers(&target);
@@ -307,23 +367,98 @@ impl LocalStore {
     pub(super) fn fold_files(
         &mut self,
         serial: u64,
-        backup: Option<&[u8]>,
-        state: &[u8],
+        backup: Option<&mut Content<'_>>,
+        state: &mut Content<'_>,
     ) -> Result<(), StateError> {
         self.prove_owner()?;
-        match backup {
+        let size = match backup {
             None => self.replace(state)?,
             Some(backup) => {
                 self.install(&self.backup.clone(), backup)?;
-                self.install(&self.target.clone(), state)?;
-                self.exists = true;
+                self.install(&self.target.clone(), state)?
             }
-        }
+        };
         self.exists = true;
-        self.file_size = state.len() as u64;
+        self.file_size = size;
         self.file_serial = serial;
         self.identity = crate::fence::identity_of(&self.target);
         self.drop_journal()
+    }
+
+    /// Replaces the state file with `state` (serial `serial`), newer than
+    /// the state file with its journal, and `STATE.backup` with `backup`
+    /// (the same state one serial earlier), without a record of `state` in
+    /// the journal; then removes the journal.
+    ///
+    /// A reader gets the state file with the journal's records up to the
+    /// rename of `STATE`, and the new state from then on: the journal's
+    /// `base` is the old file's serial, lower than `serial`, so the
+    /// journal is stale (ignored) from the instant the new file has its
+    /// name. The backup is replaced only after that rename reached the
+    /// disk (the folder flushed): it never holds a state newer than the
+    /// one a reader gets. A kill between the two renames leaves the
+    /// backup one version older, as a kill inside a plain write does.
+    /// Both files are written and flushed before either is renamed: a
+    /// failure before the first rename leaves everything as it was.
+    pub(super) fn fold_without_record(
+        &mut self,
+        serial: u64,
+        backup: &mut Content<'_>,
+        state: &mut Content<'_>,
+    ) -> Result<(), StateError> {
+        self.prove_owner()?;
+        let new_state = temp_path(&self.target);
+        let new_backup = temp_path(&self.backup);
+        let mut size = 0;
+        let written = write_synced_content(&new_state, state, self.mode)
+            .and_then(|written| {
+                size = written;
+                write_synced_content(&new_backup, backup, self.mode).map(|_| ())
+            })
+            .map_err(|source| StateError::Write {
+                path: self.target.clone(),
+                action: "write a temporary file",
+                source,
+            });
+        let renamed = written.and_then(|()| {
+            fail_point(FoldStep::Written)?;
+            std::fs::rename(&new_state, &self.target).map_err(|source| StateError::Write {
+                path: self.target.clone(),
+                action: "rename the temporary file",
+                source,
+            })
+        });
+        if let Err(error) = renamed {
+            let _ = std::fs::remove_file(&new_state);
+            let _ = std::fs::remove_file(&new_backup);
+            return Err(error);
+        }
+        // `STATE` is the new state from here on, whatever follows.
+        self.exists = true;
+        self.file_size = size;
+        self.file_serial = serial;
+        self.identity = crate::fence::identity_of(&self.target);
+        let backed_up = fail_point(FoldStep::Renamed)
+            .and_then(|()| self.flush_folder())
+            .and_then(|()| fail_point(FoldStep::Flushed))
+            .and_then(|()| {
+                std::fs::rename(&new_backup, &self.backup).map_err(|source| StateError::Write {
+                    path: self.backup.clone(),
+                    action: "rename the backup",
+                    source,
+                })
+            })
+            .and_then(|()| fail_point(FoldStep::BackedUp));
+        if backed_up.as_ref().is_err_and(killed) {
+            // A test's kill: the journal stays, as after a real one.
+            return backed_up;
+        }
+        if backed_up.is_err() {
+            let _ = std::fs::remove_file(&new_backup);
+        }
+        // The journal is stale whether or not the backup was replaced.
+        let dropped = self.drop_journal();
+        backed_up.and(dropped)
     }
 
     /// Fails when this run no longer owns the state (see
@@ -344,11 +479,12 @@ impl LocalStore {
         }
     }
 
-    /// Writes `bytes` to a flushed temporary file renamed over `path`.
-    fn install(&self, path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    /// Writes `content` to a flushed temporary file renamed over `path`;
+    /// returns its length.
+    fn install(&self, path: &Path, content: &mut Content<'_>) -> Result<u64, StateError> {
         let temp = temp_path(path);
-        let result = write_synced(&temp, bytes, self.mode)
-            .and_then(|()| std::fs::rename(&temp, path))
+        let result = write_synced_content(&temp, content, self.mode)
+            .and_then(|written| std::fs::rename(&temp, path).map(|()| written))
             .map_err(|source| StateError::Write {
                 path: path.to_path_buf(),
                 action: "replace the file",
@@ -384,12 +520,14 @@ impl LocalStore {
         self.flush_folder()
     }
 
-    fn replace(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+    /// The plain atomic write of `content`; returns its length.
+    fn replace(&mut self, content: &mut Content<'_>) -> Result<u64, StateError> {
         if self.swaps {
-            match self.swap_in(bytes) {
+            match self.swap_in(content) {
                 Swapped::Done(result) => {
-                    result?;
-                    return self.flush_folder();
+                    let written = result?;
+                    self.flush_folder()?;
+                    return Ok(written);
                 }
                 Swapped::Unsupported => self.swaps = false,
                 Swapped::NotFiles => {}
@@ -404,20 +542,22 @@ impl LocalStore {
             }
         };
         let temp = temp_path(&self.target);
-        let result = write_synced(&temp, bytes, self.mode)
+        let result = write_synced_content(&temp, content, self.mode)
             .map_err(failure("write a temporary file"))
-            .and_then(|()| match self.exists {
-                true => self.back_up(),
-                false => Ok(()),
-            })
-            .and_then(|()| {
-                std::fs::rename(&temp, &self.target).map_err(failure("rename the temporary file"))
+            .and_then(|written| {
+                if self.exists {
+                    self.back_up()?;
+                }
+                std::fs::rename(&temp, &self.target)
+                    .map_err(failure("rename the temporary file"))?;
+                Ok(written)
             });
         if result.is_err() {
             let _ = std::fs::remove_file(&temp);
         }
-        result?;
-        self.flush_folder()
+        let written = result?;
+        self.flush_folder()?;
+        Ok(written)
     }
 
     /// The new content goes to the spare file (reused from one write to the
@@ -425,7 +565,7 @@ impl LocalStore {
     /// with `STATE.backup`: `STATE` and `STATE.backup` are whole at every
     /// moment, and no file is created or deleted after the first writes,
     /// which keeps file systems from hunting for a free inode each time.
-    fn swap_in(&mut self, bytes: &[u8]) -> Swapped {
+    fn swap_in(&mut self, content: &mut Content<'_>) -> Swapped {
         let failure = |action: &'static str, path: &Path| {
             let path = path.to_path_buf();
             move |source| StateError::Write {
@@ -448,12 +588,15 @@ impl LocalStore {
             .spare
             .get_or_insert_with(|| temp_path(&self.target))
             .clone();
-        if let Err(error) = write_reused(&spare, bytes, self.mode) {
-            return Swapped::Done(Err(failure("write a temporary file", &self.target)(error)));
-        }
+        let written = match write_reused(&spare, content, self.mode) {
+            Ok(written) => written,
+            Err(error) => {
+                return Swapped::Done(Err(failure("write a temporary file", &self.target)(error)))
+            }
+        };
         if !self.exists {
             self.spare = None;
-            let renamed = std::fs::rename(&spare, &self.target);
+            let renamed = std::fs::rename(&spare, &self.target).map(|()| written);
             return Swapped::Done(
                 renamed.map_err(failure("rename the temporary file", &self.target)),
             );
@@ -475,7 +618,11 @@ impl LocalStore {
                 std::fs::rename(&spare, &self.backup)
             }
         };
-        Swapped::Done(backed_up.map_err(failure("rename the backup", &self.backup)))
+        Swapped::Done(
+            backed_up
+                .map(|()| written)
+                .map_err(failure("rename the backup", &self.backup)),
+        )
     }
 
     fn flush_folder(&mut self) -> Result<(), StateError> {
@@ -541,7 +688,8 @@ impl StateStore for LocalStore {
     }
 
     fn fold(&mut self, serial: u64, backup: Option<&[u8]>, state: &[u8]) -> Result<(), StateError> {
-        self.fold_files(serial, backup, state)
+        let mut backup = backup.map(Content::Bytes);
+        self.fold_files(serial, backup.as_mut(), &mut Content::Bytes(state))
     }
 
     fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {

@@ -1,7 +1,7 @@
 //! The writer of a run: one state written again and again, to one or
 //! several locations, with checkpoints appended to the journal.
 
-use super::files::gzip;
+use super::files::{gzip, Content};
 use super::local::LocalStore;
 use crate::backend::StateStore;
 use crate::integrity;
@@ -40,9 +40,11 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
 /// [`crate::journal`]). Any other write, the writer's first one, and a
 /// checkpoint after which the journal outgrew the file or the last fold is
 /// older than [`journal::FOLD_AFTER`], fold: the whole state is written
-/// and the journal removed. A fold after records first appends the
-/// pending change (a whole-state record), writes `STATE.backup` as the
-/// state so folded, then `STATE` with the next serial.
+/// and the journal removed. A fold after records writes `STATE.backup` as
+/// the state so folded and `STATE` with the next serial; a pending change
+/// (one no record holds) is appended as a whole-state record first at a
+/// remote location only, a local one renaming `STATE` before the backup
+/// instead (see [`crate::journal`], "Folding").
 ///
 /// Created once per run, it knows the serial on disk and whether a file
 /// exists at each location, and keeps the text of every part of the state
@@ -119,8 +121,42 @@ pub(super) fn with_serial(text: &str, from: u64, to: u64, out: &mut String) -> b
 /// One location of a [`StateWriter`], and whether its last write
 /// reached it.
 struct Target {
-    store: Box<dyn StateStore>,
+    store: Store,
     written: bool,
+}
+
+/// A location's store: a local one is written in ways a remote one is not
+/// (streamed, folded without a record).
+enum Store {
+    Local(Box<LocalStore>),
+    Remote(Box<dyn StateStore>),
+}
+
+impl Store {
+    fn local(&self) -> Option<&LocalStore> {
+        match self {
+            Store::Local(local) => Some(local.as_ref()),
+            Store::Remote(_) => None,
+        }
+    }
+
+    fn get_mut(&mut self) -> &mut dyn StateStore {
+        match self {
+            Store::Local(local) => local.as_mut(),
+            Store::Remote(remote) => remote.as_mut(),
+        }
+    }
+}
+
+impl std::ops::Deref for Store {
+    type Target = dyn StateStore;
+
+    fn deref(&self) -> &(dyn StateStore + 'static) {
+        match self {
+            Store::Local(local) => local.as_ref(),
+            Store::Remote(remote) => remote.as_ref(),
+        }
+    }
 }
 
 impl StateWriter {
@@ -173,9 +209,9 @@ impl StateWriter {
                 .map(|(_, serial)| serial);
             let opened = match is_remote(path) {
                 true => crate::remote::RemoteStore::open(path, known)
-                    .map(|(store, serial)| (Box::new(store) as Box<dyn StateStore>, serial)),
+                    .map(|(store, serial)| (Store::Remote(Box::new(store)), serial)),
                 false => LocalStore::open(path, known)
-                    .map(|(store, serial)| (Box::new(store) as Box<dyn StateStore>, serial)),
+                    .map(|(store, serial)| (Store::Local(Box::new(store)), serial)),
             };
             match opened {
                 Ok((store, serial)) => {
@@ -296,7 +332,9 @@ impl StateWriter {
     /// that cannot be reached is left to the write that follows.
     fn prove_owners(&mut self) -> Result<(), StateError> {
         for target in &mut self.targets {
-            if let Err(lost @ StateError::RemoteConflict { .. }) = target.store.prove_owner() {
+            if let Err(lost @ StateError::RemoteConflict { .. }) =
+                target.store.get_mut().prove_owner()
+            {
                 return Err(lost);
             }
         }
@@ -339,15 +377,28 @@ impl StateWriter {
             return self.write_whole(state);
         }
         let mut serial = state.serial.max(self.serial);
+        // Local stores fold a pending change without recording it first
+        // (see `LocalStore::fold_without_record`): the state is rendered
+        // once more instead of being held a second time as a record.
+        let unrecorded = pending && self.targets.iter().all(|t| t.store.local().is_some());
         if pending {
             serial += 1;
             self.changed_since_render = None;
+        }
+        if pending && !unrecorded {
             let line = journal::encode_whole(state, serial);
             match line {
                 Ok(line) => self.append(state, serial, &line, true)?,
                 // Not recordable: the plain write, the old file as backup.
                 Err(_) => return self.write_whole(state),
             }
+        }
+        if self.streams() {
+            let how = match unrecorded {
+                true => Fold::Unrecorded,
+                false => Fold::Backup,
+            };
+            return self.write_streamed(state, serial + 1, how);
         }
         // The backup is the same state one serial earlier: rendered once.
         self.render_text(state, serial + 1)?;
@@ -362,6 +413,18 @@ impl StateWriter {
         let backup = self.encoded_owned(backup_text)?;
         let text = std::mem::take(&mut self.text);
         let text = self.encoded_owned(text)?;
+        if unrecorded {
+            let errors = self.at_every_local(|store| {
+                store.fold_without_record(
+                    serial + 1,
+                    &mut Content::Bytes(&backup),
+                    &mut Content::Bytes(&text),
+                )
+            });
+            self.settle(state, serial + 1, errors)?;
+            self.folded(state);
+            return Ok(());
+        }
         self.fold_every(state, serial + 1, Some(&backup), &text)
     }
 
@@ -369,6 +432,9 @@ impl StateWriter {
     fn write_whole(&mut self, state: &mut State) -> Result<(), StateError> {
         let serial = state.serial.max(self.serial) + 1;
         self.changed_since_render = None;
+        if self.streams() {
+            return self.write_streamed(state, serial, Fold::Plain);
+        }
         self.render_text(state, serial)?;
         let text = std::mem::take(&mut self.text);
         let bytes = self.encoded_owned(text)?;
@@ -397,7 +463,28 @@ impl StateWriter {
         let mut errors = Vec::new();
         for target in &mut self.targets {
             target.written = false;
-            match step(target.store.as_mut()) {
+            match step(target.store.get_mut()) {
+                Ok(()) => target.written = true,
+                Err(error) => errors.push(error),
+            }
+        }
+        errors
+    }
+
+    /// [`StateWriter::at_every`] when every location is local.
+    fn at_every_local(
+        &mut self,
+        mut step: impl FnMut(&mut LocalStore) -> Result<(), StateError>,
+    ) -> Vec<StateError> {
+        let mut errors = Vec::new();
+        for target in &mut self.targets {
+            target.written = false;
+            let result = match &mut target.store {
+                Store::Local(local) => step(local),
+                // Not called with one (see `fold`).
+                Store::Remote(_) => Err(no_location()),
+            };
+            match result {
                 Ok(()) => target.written = true,
                 Err(error) => errors.push(error),
             }
@@ -488,6 +575,21 @@ impl StateWriter {
         self.failures.extend(errors);
         Err(first)
     }
+}
+
+mod streamed;
+
+/// Which write a streamed write is (see `streamed.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    /// The plain write: the current file becomes the backup.
+    Plain,
+    /// A fold after records: the backup first (one serial earlier), then
+    /// the state.
+    Backup,
+    /// A fold of a change no record holds (see
+    /// `LocalStore::fold_without_record`).
+    Unrecorded,
 }
 
 /// The error of a writer given no location (a caller's mistake).
