@@ -15,6 +15,7 @@ mod load;
 mod locate;
 mod model;
 pub mod names;
+pub mod pieces;
 pub mod provenance;
 pub mod schema;
 pub mod typos;
@@ -42,7 +43,10 @@ pub fn read_manifest(
     warnings: &mut Warnings,
 ) -> Result<(Manifest, SourceFile), ManifestError> {
     let file = SourceFile::read(path)?;
-    let (doc, count) = file.first_document::<Manifest>(warnings)?;
+    let (doc, count) = match manifest_in_pieces(&file) {
+        Some((doc, count)) => (Some(doc), count),
+        None => file.first_document::<Manifest>(warnings)?,
+    };
     let doc = doc.ok_or_else(|| ManifestError::NoDocuments {
         path: path.to_path_buf(),
     })?;
@@ -58,7 +62,10 @@ pub fn read_manifest(
 /// Reads a parameters file; an empty file is an empty set of parameters.
 pub fn read_params(path: &Path, warnings: &mut Warnings) -> Result<ParamsFile, ManifestError> {
     let file = SourceFile::read(path)?;
-    let (doc, count) = file.first_document::<ParamsFile>(warnings)?;
+    let (doc, count) = match params_in_pieces(&file) {
+        Some((doc, count)) => (Some(doc), count),
+        None => file.first_document::<ParamsFile>(warnings)?,
+    };
     if count > 1 {
         warnings.warn(
             Some(file.second_document()),
@@ -74,7 +81,10 @@ pub fn parse_elaborated(
     file: &SourceFile,
     warnings: &mut Warnings,
 ) -> Result<Elaborated, ManifestError> {
-    let mut docs = file.documents::<Manifest>(warnings)?;
+    let mut docs = match elaborated_in_pieces(file) {
+        Some(docs) => docs,
+        None => file.documents::<Manifest>(warnings)?,
+    };
     // Decoding grows each list by doubling: a run keeps these for its
     // whole length, a third of their room unused (tens of MB at 10,000
     // components) unless given back.
@@ -95,6 +105,52 @@ pub fn parse_elaborated(
         components: docs.collect(),
         provenance: Provenance::parse(&file.text),
         ..Elaborated::default()
+    })
+}
+
+/// The long lists of a stack document, read a piece at a time.
+const MANIFEST_LISTS: [&str; 2] = ["components", "parameters"];
+
+/// The documents of an elaborated file, its stack document read a piece
+/// at a time ([`pieces`]); `None` when it must be read whole.
+fn elaborated_in_pieces(file: &SourceFile) -> Option<Vec<Manifest>> {
+    pieces::documents::<Manifest>(
+        file,
+        &MANIFEST_LISTS,
+        pieces::Shape::List,
+        |stack, lists| fill_manifest(&file.path, stack, &lists),
+    )
+}
+
+/// A large stack manifest read a piece at a time.
+fn manifest_in_pieces(file: &SourceFile) -> Option<(Manifest, usize)> {
+    pieces::first_document::<Manifest>(
+        file,
+        &MANIFEST_LISTS,
+        pieces::Shape::List,
+        |stack, lists| fill_manifest(&file.path, stack, &lists),
+    )
+}
+
+fn fill_manifest(path: &Path, stack: &mut Manifest, lists: &[pieces::Section<'_>]) -> Option<()> {
+    let [components, parameters] = lists else {
+        return None;
+    };
+    stack.components = pieces::list(path, components)?;
+    stack.parameters = pieces::list(path, parameters)?;
+    Some(())
+}
+
+/// A large parameters file read a piece at a time.
+fn params_in_pieces(file: &SourceFile) -> Option<(ParamsFile, usize)> {
+    let keys = ["parameters", "outputs"];
+    pieces::first_document::<ParamsFile>(file, &keys, pieces::Shape::List, |params, lists| {
+        let [parameters, outputs] = lists.as_slice() else {
+            return None;
+        };
+        params.parameters = pieces::list(&file.path, parameters)?;
+        params.outputs = pieces::list(&file.path, outputs)?;
+        Some(())
     })
 }
 
