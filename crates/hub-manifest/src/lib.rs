@@ -18,6 +18,7 @@ pub mod names;
 pub mod pieces;
 pub mod provenance;
 pub mod schema;
+mod streamed;
 pub mod typos;
 pub mod validate;
 mod write;
@@ -109,7 +110,10 @@ pub fn parse_elaborated(
 }
 
 /// The long lists of a stack document, read a piece at a time.
-const MANIFEST_LISTS: [&str; 2] = ["components", "parameters"];
+const MANIFEST_LISTS: [(&str, pieces::Shape); 2] = [
+    ("components", pieces::Shape::List),
+    ("parameters", pieces::Shape::List),
+];
 
 /// The documents of an elaborated file, its stack document read a piece
 /// at a time ([`pieces`]); `None` when it must be read whole.
@@ -117,7 +121,7 @@ fn elaborated_in_pieces(file: &SourceFile) -> Option<Vec<Manifest>> {
     pieces::documents::<Manifest>(
         file,
         &MANIFEST_LISTS,
-        pieces::Shape::List,
+        pieces::PIECEWISE_BYTES,
         |stack, lists| fill_manifest(&file.path, stack, &lists),
     )
 }
@@ -127,7 +131,7 @@ fn manifest_in_pieces(file: &SourceFile) -> Option<(Manifest, usize)> {
     pieces::first_document::<Manifest>(
         file,
         &MANIFEST_LISTS,
-        pieces::Shape::List,
+        pieces::PIECEWISE_BYTES,
         |stack, lists| fill_manifest(&file.path, stack, &lists),
     )
 }
@@ -143,8 +147,12 @@ fn fill_manifest(path: &Path, stack: &mut Manifest, lists: &[pieces::Section<'_>
 
 /// A large parameters file read a piece at a time.
 fn params_in_pieces(file: &SourceFile) -> Option<(ParamsFile, usize)> {
-    let keys = ["parameters", "outputs"];
-    pieces::first_document::<ParamsFile>(file, &keys, pieces::Shape::List, |params, lists| {
+    let keys = [
+        ("parameters", pieces::Shape::List),
+        ("outputs", pieces::Shape::List),
+    ];
+    let smallest = pieces::PIECEWISE_BYTES;
+    pieces::first_document::<ParamsFile>(file, &keys, smallest, |params, lists| {
         let [parameters, outputs] = lists.as_slice() else {
             return None;
         };

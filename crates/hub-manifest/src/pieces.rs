@@ -22,9 +22,10 @@ use super::load::{Document, SourceFile};
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 
-/// Below this size, a document is read whole (the unit tests read every
-/// document a piece at a time).
-pub const PIECEWISE_BYTES: usize = if cfg!(test) { 1 } else { 1 << 20 };
+/// Below this size, a document is read whole: the size the readers of
+/// this crate pass as `smallest` (the unit tests read every document a
+/// piece at a time).
+pub const PIECEWISE_BYTES: usize = if cfg!(test) { 1 } else { 256 << 10 };
 
 /// About how much text one chunk of items holds: the decoder's events for
 /// it are some twenty times this.
@@ -58,12 +59,12 @@ pub struct Split<'t> {
     pub sections: Vec<Section<'t>>,
 }
 
-/// Splits the first document of `text` at the top-level keys `keys`
-/// whose values are written as `shape`; `None` when the text is small,
-/// or anything makes the split unsure. A key absent from the document
+/// Splits the first document of `text` at the top-level keys `keys`,
+/// whose values are written in their shapes; `None` when the text is
+/// shorter than `smallest`, or anything makes the split unsure. A key absent from the document
 /// gives an empty section.
-pub fn split<'t>(text: &'t str, keys: &[&str], shape: Shape) -> Option<Split<'t>> {
-    if text.len() < PIECEWISE_BYTES || text.contains('\t') || text.contains('\r') {
+pub fn split<'t>(text: &'t str, keys: &[(&str, Shape)], smallest: usize) -> Option<Split<'t>> {
+    if text.len() < smallest || text.contains('\t') || text.contains('\r') {
         return None;
     }
     let scan = super::limits::scan(text).ok()?;
@@ -74,12 +75,12 @@ pub fn split<'t>(text: &'t str, keys: &[&str], shape: Shape) -> Option<Split<'t>
     if !plain_lines(&text[..first_end]) {
         return None;
     }
-    let mut found: Vec<(usize, usize, usize, Section<'t>)> = Vec::new();
-    for key in keys {
+    let mut found: Vec<(usize, usize, usize, Shape, Section<'t>)> = Vec::new();
+    for &(key, shape) in keys {
         let line = format!("{key}:\n");
         let mut starts = top_level_lines(&text[..first_end], &line);
         let Some(start) = starts.next() else {
-            found.push((0, 0, 0, empty(key)));
+            found.push((0, 0, 0, shape, empty(key)));
             continue;
         };
         if starts.next().is_some() || top_level_key_count(&text[..first_end], key) != 1 {
@@ -91,14 +92,14 @@ pub fn split<'t>(text: &'t str, keys: &[&str], shape: Shape) -> Option<Split<'t>
             key: key.to_string(),
             items,
         };
-        found.push((start, body, body + end, section));
+        found.push((start, body, body + end, shape, section));
     }
     let mut order: Vec<usize> = (0..found.len()).filter(|&i| found[i].2 > 0).collect();
     order.sort_by_key(|&i| found[i].0);
     let mut head = String::with_capacity(text.len() / 4);
     let mut at = 0;
     for &i in &order {
-        let (start, body, end, ref section) = found[i];
+        let (start, body, end, shape, ref section) = found[i];
         head.push_str(&text[at..start]);
         head.push_str(&section.key);
         head.push_str(match shape {
@@ -110,7 +111,7 @@ pub fn split<'t>(text: &'t str, keys: &[&str], shape: Shape) -> Option<Split<'t>
         at = end;
     }
     head.push_str(&text[at..]);
-    let sections = found.into_iter().map(|(_, _, _, s)| s).collect();
+    let sections = found.into_iter().map(|(_, _, _, _, s)| s).collect();
     Some(Split { head, sections })
 }
 
@@ -224,14 +225,14 @@ fn items(body: &str, shape: Shape) -> Option<(usize, Vec<&str>)> {
         let text = &line[..line_len];
         let indent = text.len() - text.trim_start_matches(' ').len();
         let rest = &text[indent..];
-        if rest.is_empty() || rest == "\n" || (indent > 0 && rest.starts_with('#')) {
-            // Blank lines and indented comments belong to the item.
+        if rest.is_empty() || rest == "\n" || rest.starts_with('#') {
+            // Blank lines and comments belong to the item before them.
             if starts.is_empty() {
                 return None;
             }
         } else if indent == 0 && !starts_item(rest, shape, indent) {
-            // The next top-level key ends the section; a comment at the
-            // margin, a marker or anything else is not sure.
+            // The next top-level key ends the section; a marker or
+            // anything else is not sure.
             if !rest.as_bytes()[0].is_ascii_alphabetic() || starts.is_empty() {
                 return None;
             }
@@ -359,11 +360,11 @@ fn opens_block_scalar(code: &str) -> bool {
 /// Gives the document and how many non-empty documents the file holds.
 pub fn first_document<T: Document>(
     source: &SourceFile,
-    keys: &[&str],
-    shape: Shape,
+    keys: &[(&str, Shape)],
+    smallest: usize,
     fill: impl FnOnce(&mut T, Vec<Section<'_>>) -> Option<()>,
 ) -> Option<(T, usize)> {
-    let split = split(&source.text, keys, shape)?;
+    let split = split(&source.text, keys, smallest)?;
     let head = SourceFile {
         path: source.path.clone(),
         text: split.head,
@@ -383,11 +384,11 @@ pub fn first_document<T: Document>(
 /// piece at a time, the others whole (each is small).
 pub fn documents<T: Document>(
     source: &SourceFile,
-    keys: &[&str],
-    shape: Shape,
+    keys: &[(&str, Shape)],
+    smallest: usize,
     fill: impl FnOnce(&mut T, Vec<Section<'_>>) -> Option<()>,
 ) -> Option<Vec<T>> {
-    let split = split(&source.text, keys, shape)?;
+    let split = split(&source.text, keys, smallest)?;
     let head = SourceFile {
         path: source.path.clone(),
         text: split.head,
@@ -413,4 +414,4 @@ pub fn list<T: DeserializeOwned>(path: &std::path::Path, section: &Section<'_>) 
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

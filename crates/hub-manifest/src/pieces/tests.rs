@@ -92,6 +92,11 @@ fn generated(n: usize) -> String {
 fn a_generated_stack_read_in_pieces_is_the_stack_read_whole() {
     for n in [1, 2, 7, 40] {
         let text = generated(n);
+        // Comments at the margin between items, and after the list.
+        let commented = text
+            .replacen("- name: c0.r\n", "# margin\n\n- name: c0.r\n", 1)
+            .replacen("- name: dns.domain\n", "- name: dns.domain\n# end\n", 1);
+        assert!(agrees(&commented), "not read in pieces:\n{commented}");
         assert!(agrees(&text), "not read in pieces:\n{text}");
         let docs = piecewise_documents(&text).expect("read");
         assert_eq!(docs.len(), 3);
@@ -143,8 +148,10 @@ fn whatever_is_unsure_is_read_whole_with_the_same_errors_and_warnings() {
         format!("{}parameters:\n- name: again\n{}", &text[..at], &text[at..]),
         text.replacen("kind: stack\n", "kind: stack\nkind: stack\n", 1),
         text.replacen("kind: stack\n", "kind: stack\nparameters: []\n", 1),
-        // A comment or a directive at the margin, an explicit key.
-        text.replacen("- name: c2.p\n", "# margin\n- name: c2.p\n", 1),
+        // A directive at the margin, an explicit key, a margin comment
+        // before a stray line.
+        text.replacen("- name: c2.p\n", "%TAG ! tag:x,2000:\n- name: c2.p\n", 1),
+        text.replacen("- name: c2.p\n", "# margin\n\"odd\": 1\n- name: c2.p\n", 1),
         text.replacen("- name: c2.p\n", "? name\n: c2.p\n", 1),
     ];
     for broken in &cases {
@@ -187,7 +194,7 @@ fn the_margin_is_read_for_what_it_is() {
 
 /// The corpus of real stacks (`../shared/corpus` beside the checkout, or
 /// `$HUB_CORPUS`); `None` after a message when missing outside CI.
-fn corpus() -> Option<PathBuf> {
+pub(crate) fn corpus() -> Option<PathBuf> {
     let path = match std::env::var_os("HUB_CORPUS") {
         Some(p) => PathBuf::from(p),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
@@ -207,7 +214,7 @@ fn corpus() -> Option<PathBuf> {
     None
 }
 
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
