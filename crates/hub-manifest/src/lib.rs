@@ -140,8 +140,8 @@ fn fill_manifest(path: &Path, stack: &mut Manifest, lists: &[pieces::Section<'_>
     let [components, parameters] = lists else {
         return None;
     };
-    stack.components = pieces::list(path, components)?;
-    stack.parameters = pieces::list(path, parameters)?;
+    pieces::fill_list(path, components, &mut stack.components)?;
+    pieces::fill_list(path, parameters, &mut stack.parameters)?;
     Some(())
 }
 
@@ -156,8 +156,8 @@ fn params_in_pieces(file: &SourceFile) -> Option<(ParamsFile, usize)> {
         let [parameters, outputs] = lists.as_slice() else {
             return None;
         };
-        params.parameters = pieces::list(&file.path, parameters)?;
-        params.outputs = pieces::list(&file.path, outputs)?;
+        pieces::fill_list(&file.path, parameters, &mut params.parameters)?;
+        pieces::fill_list(&file.path, outputs, &mut params.outputs)?;
         Some(())
     })
 }

@@ -44,6 +44,10 @@ pub enum Shape {
 #[derive(Debug)]
 pub struct Section<'t> {
     pub key: String,
+    /// Whether the document holds the section as `key:` on its own line
+    /// (when not, the head holds whatever the key has, and the section
+    /// has no items).
+    pub found: bool,
     /// Each item's text, from its first line to the next item's; the
     /// items are contiguous in the document.
     pub items: Vec<&'t str>,
@@ -90,6 +94,7 @@ pub fn split<'t>(text: &'t str, keys: &[(&str, Shape)], smallest: usize) -> Opti
         let (end, items) = items(&text[body..first_end], shape)?;
         let section = Section {
             key: key.to_string(),
+            found: true,
             items,
         };
         found.push((start, body, body + end, shape, section));
@@ -118,6 +123,7 @@ pub fn split<'t>(text: &'t str, keys: &[(&str, Shape)], smallest: usize) -> Opti
 fn empty(key: &str) -> Section<'static> {
     Section {
         key: key.to_string(),
+        found: false,
         items: Vec::new(),
     }
 }
@@ -310,9 +316,8 @@ fn closed(line: &str) -> Option<&str> {
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
-        let at_token = i == 0 || matches!(bytes[i - 1], b' ' | b'[' | b'{' | b',' | b':');
         match c {
-            b'"' | b'\'' if at_token => {
+            b'"' | b'\'' if starts_token(bytes, i, depth) => {
                 i = closing_quote(bytes, i)?;
             }
             b'#' if i == 0 || bytes[i - 1] == b' ' => return Some(&line[..i]),
@@ -328,6 +333,34 @@ fn closed(line: &str) -> Option<&str> {
         i += 1;
     }
     (depth == 0).then_some(line)
+}
+
+/// Whether the character at `i` starts a token (where a quote opens a
+/// quoted scalar), rather than sitting inside a plain scalar: the first
+/// of its line, right after a flow indicator or `:`, or after spaces
+/// that follow an indicator (`,` inside a flow collection, `-` and `?`
+/// standing alone), a tag or an anchor.
+fn starts_token(bytes: &[u8], i: usize, depth: i32) -> bool {
+    let before = &bytes[..i];
+    let Some(last) = before.iter().rposition(|&b| b != b' ') else {
+        return true;
+    };
+    let alone = last == 0 || bytes[last - 1] == b' ';
+    let in_flow = depth > 0;
+    match bytes[last] {
+        b'[' | b'{' | b':' => return true,
+        b',' if in_flow => return true,
+        b'-' | b'?' if alone => return true,
+        _ => {}
+    }
+    if last + 1 == i {
+        return false;
+    }
+    let word = before[..=last]
+        .iter()
+        .rposition(|&b| b == b' ')
+        .map_or(0, |space| space + 1);
+    matches!(bytes[word], b'!' | b'&')
 }
 
 /// The index of the quote closing the one at `open`, on the same line.
@@ -401,6 +434,23 @@ pub fn documents<T: Document>(
     drop(head);
     fill(&mut documents[0], split.sections)?;
     Some(documents)
+}
+
+/// Puts the decoded items of a list section in `field`, which the head
+/// left empty; a section the document does not hold leaves `field` as
+/// the head has it.
+pub fn fill_list<T: DeserializeOwned>(
+    path: &std::path::Path,
+    section: &Section<'_>,
+    field: &mut Vec<T>,
+) -> Option<()> {
+    if section.found {
+        if !field.is_empty() {
+            return None;
+        }
+        *field = list(path, section)?;
+    }
+    Some(())
 }
 
 /// The items of a list section, decoded.

@@ -41,8 +41,14 @@ pub(super) fn first_state(source: &SourceFile) -> Option<(State, usize)> {
         let [parameters, captured, components] = sections.as_slice() else {
             return None;
         };
-        state.stack_parameters = pieces::list(path, parameters)?;
-        state.captured_outputs = pieces::list(path, captured)?;
+        pieces::fill_list(path, parameters, &mut state.stack_parameters)?;
+        pieces::fill_list(path, captured, &mut state.captured_outputs)?;
+        if !components.found {
+            return Some(());
+        }
+        if !state.components.is_empty() {
+            return None;
+        }
         let mut entries = IndexMap::with_capacity(components.items.len());
         pieces::decode::<IndexMap<String, ComponentState>>(path, components, |chunk| {
             chunk
