@@ -71,6 +71,9 @@ pub fn split<'t>(text: &'t str, keys: &[(&str, Shape)], smallest: usize) -> Opti
     if text.len() < smallest || text.contains('\t') || text.contains('\r') {
         return None;
     }
+    // Within the limits and without aliases, so are the head and every
+    // chunk (cut at lines outside any flow collection): they are decoded
+    // without scanning them again.
     let scan = super::limits::scan(text).ok()?;
     if scan.has_aliases {
         return None;
@@ -154,7 +157,9 @@ pub fn decode<C: DeserializeOwned>(
             text: std::mem::take(&mut piece),
         };
         let mut warnings = Warnings::default();
-        let (decoded, count) = source.first_document::<Chunk<C>>(&mut warnings).ok()?;
+        let (decoded, count) = source
+            .first_document_within_limits::<Chunk<C>>(&mut warnings)
+            .ok()?;
         let Chunk(decoded) = decoded?;
         if count != 1 || decoded.len() != 1 || !warnings.is_empty() {
             return None;
@@ -403,7 +408,7 @@ pub fn first_document<T: Document>(
         text: split.head,
     };
     let mut warnings = Warnings::default();
-    let (document, count) = head.first_document::<T>(&mut warnings).ok()?;
+    let (document, count) = head.first_document_within_limits::<T>(&mut warnings).ok()?;
     let mut document = document?;
     if !warnings.is_empty() {
         return None;
@@ -427,7 +432,7 @@ pub fn documents<T: Document>(
         text: split.head,
     };
     let mut warnings = Warnings::default();
-    let mut documents = head.documents::<T>(&mut warnings).ok()?;
+    let mut documents = head.documents_within_limits::<T>(&mut warnings).ok()?;
     if !warnings.is_empty() || documents.is_empty() {
         return None;
     }
