@@ -15,8 +15,10 @@ mod load;
 mod locate;
 mod model;
 pub mod names;
+pub mod pieces;
 pub mod provenance;
 pub mod schema;
+mod streamed;
 pub mod typos;
 pub mod validate;
 mod write;
@@ -42,7 +44,10 @@ pub fn read_manifest(
     warnings: &mut Warnings,
 ) -> Result<(Manifest, SourceFile), ManifestError> {
     let file = SourceFile::read(path)?;
-    let (doc, count) = file.first_document::<Manifest>(warnings)?;
+    let (doc, count) = match manifest_in_pieces(&file) {
+        Some((doc, count)) => (Some(doc), count),
+        None => file.first_document::<Manifest>(warnings)?,
+    };
     let doc = doc.ok_or_else(|| ManifestError::NoDocuments {
         path: path.to_path_buf(),
     })?;
@@ -58,7 +63,10 @@ pub fn read_manifest(
 /// Reads a parameters file; an empty file is an empty set of parameters.
 pub fn read_params(path: &Path, warnings: &mut Warnings) -> Result<ParamsFile, ManifestError> {
     let file = SourceFile::read(path)?;
-    let (doc, count) = file.first_document::<ParamsFile>(warnings)?;
+    let (doc, count) = match params_in_pieces(&file) {
+        Some((doc, count)) => (Some(doc), count),
+        None => file.first_document::<ParamsFile>(warnings)?,
+    };
     if count > 1 {
         warnings.warn(
             Some(file.second_document()),
@@ -74,7 +82,10 @@ pub fn parse_elaborated(
     file: &SourceFile,
     warnings: &mut Warnings,
 ) -> Result<Elaborated, ManifestError> {
-    let mut docs = file.documents::<Manifest>(warnings)?;
+    let mut docs = match elaborated_in_pieces(file) {
+        Some(docs) => docs,
+        None => file.documents::<Manifest>(warnings)?,
+    };
     // Decoding grows each list by doubling: a run keeps these for its
     // whole length, a third of their room unused (tens of MB at 10,000
     // components) unless given back.
@@ -95,6 +106,59 @@ pub fn parse_elaborated(
         components: docs.collect(),
         provenance: Provenance::parse(&file.text),
         ..Elaborated::default()
+    })
+}
+
+/// The long lists of a stack document, read a piece at a time.
+const MANIFEST_LISTS: [(&str, pieces::Shape); 2] = [
+    ("components", pieces::Shape::List),
+    ("parameters", pieces::Shape::List),
+];
+
+/// The documents of an elaborated file, its stack document read a piece
+/// at a time ([`pieces`]); `None` when it must be read whole.
+fn elaborated_in_pieces(file: &SourceFile) -> Option<Vec<Manifest>> {
+    pieces::documents::<Manifest>(
+        file,
+        &MANIFEST_LISTS,
+        pieces::PIECEWISE_BYTES,
+        |stack, lists| fill_manifest(&file.path, stack, &lists),
+    )
+}
+
+/// A large stack manifest read a piece at a time.
+fn manifest_in_pieces(file: &SourceFile) -> Option<(Manifest, usize)> {
+    pieces::first_document::<Manifest>(
+        file,
+        &MANIFEST_LISTS,
+        pieces::PIECEWISE_BYTES,
+        |stack, lists| fill_manifest(&file.path, stack, &lists),
+    )
+}
+
+fn fill_manifest(path: &Path, stack: &mut Manifest, lists: &[pieces::Section<'_>]) -> Option<()> {
+    let [components, parameters] = lists else {
+        return None;
+    };
+    pieces::fill_list(path, components, &mut stack.components)?;
+    pieces::fill_list(path, parameters, &mut stack.parameters)?;
+    Some(())
+}
+
+/// A large parameters file read a piece at a time.
+fn params_in_pieces(file: &SourceFile) -> Option<(ParamsFile, usize)> {
+    let keys = [
+        ("parameters", pieces::Shape::List),
+        ("outputs", pieces::Shape::List),
+    ];
+    let smallest = pieces::PIECEWISE_BYTES;
+    pieces::first_document::<ParamsFile>(file, &keys, smallest, |params, lists| {
+        let [parameters, outputs] = lists.as_slice() else {
+            return None;
+        };
+        pieces::fill_list(&file.path, parameters, &mut params.parameters)?;
+        pieces::fill_list(&file.path, outputs, &mut params.outputs)?;
+        Some(())
     })
 }
 

@@ -61,6 +61,15 @@ impl SourceFile {
     /// Decodes every non-empty document of the file as `T`.
     pub fn documents<T: Document>(&self, warnings: &mut Warnings) -> Result<Vec<T>, ManifestError> {
         self.check_limits()?;
+        self.documents_within_limits(warnings)
+    }
+
+    /// [`SourceFile::documents`] of a text already known to be within the
+    /// limits (see [`SourceFile::first_document_within_limits`]).
+    pub(crate) fn documents_within_limits<T: Document>(
+        &self,
+        warnings: &mut Warnings,
+    ) -> Result<Vec<T>, ManifestError> {
         let mut out = Vec::new();
         for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
             if let Some(doc) = self.decode_document(document, index, warnings)? {
@@ -77,6 +86,17 @@ impl SourceFile {
         warnings: &mut Warnings,
     ) -> Result<(Option<T>, usize), ManifestError> {
         self.check_limits()?;
+        self.first_document_within_limits(warnings)
+    }
+
+    /// [`SourceFile::first_document`] of a text already known to be
+    /// within the limits: a piece of a text that passed them, cut at
+    /// lines outside any flow collection, without aliases
+    /// ([`crate::pieces`]).
+    pub(crate) fn first_document_within_limits<T: Document>(
+        &self,
+        warnings: &mut Warnings,
+    ) -> Result<(Option<T>, usize), ManifestError> {
         let mut first = None;
         let mut count = 0;
         for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {

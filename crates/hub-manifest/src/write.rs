@@ -32,10 +32,11 @@ pub fn render_elaborated_with(
 
 /// One document, without its `---`, written with [`super::emit`], so that
 /// strings a YAML 1.1 reader (the reference tool) would take for booleans or
-/// numbers stay strings.
+/// numbers stay strings. Its long lists are written an item at a time
+/// ([`streamed`]), the rest as one value, in the same text as
+/// `emit::document` of the whole document's value.
 fn push_document(out: &mut String, doc: &Manifest) -> Result<(), yaml_serde::Error> {
-    out.push_str(&super::emit::document(&yaml_serde::to_value(doc)?));
-    Ok(())
+    super::streamed::document(doc, &["components", "parameters"], out)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,

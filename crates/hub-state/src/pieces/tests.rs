@@ -1,4 +1,5 @@
 use super::*;
+use hub_manifest::diag::Warnings;
 use std::path::Path;
 
 fn whole(text: &str) -> (Option<State>, usize) {
@@ -56,6 +57,50 @@ fn anything_else_is_read_whole() {
     assert!(piecewise(&integrity::framed(&twice)).is_none());
     let flow = body.replacen("\ncomponents:\n", "\ncomponents: {}\nx:\n", 1);
     assert!(piecewise(&integrity::framed(&flow)).is_none());
-    let blank = format!("{}\n{}", &body[..at], first);
-    assert!(piecewise(&integrity::framed(&blank)).is_none());
+    let tabs = body.replacen("    status:", "    status:\t", 1);
+    assert!(piecewise(&integrity::framed(&tabs)).is_none());
+    let broken = body.replacen("    status:", "    status: [x\n    status:", 1);
+    assert!(piecewise(&integrity::framed(&broken)).is_none());
+    let anchored = body
+        .replacen("    status: ", "    status: &a ", 1)
+        .replacen("    status: ", "    status: *a\n    x: ", 2);
+    assert!(piecewise(&integrity::framed(&anchored)).is_none());
+    // A blank line between entries is read the same.
+    let before_first = format!("{}\n{}", &body[..at], first);
+    assert!(piecewise(&integrity::framed(&before_first)).is_none());
+    let blank = format!(
+        "{}{}\n{}",
+        &body[..at],
+        &first[..entry_end],
+        &first[entry_end..]
+    );
+    let blank = integrity::framed(&blank);
+    assert!(piecewise(&blank).is_some());
+    assert_eq!(piecewise(&blank).map(|(s, _)| s), whole(&blank).0);
+}
+
+#[test]
+fn stack_parameters_and_captured_outputs_are_read_a_piece_at_a_time() {
+    let body = include_str!("../testdata/example.yaml");
+    let mut state = whole(&integrity::framed(body)).0.expect("a state");
+    let parameter = state.stack_parameters.first().cloned();
+    let output = state.captured_outputs.first().cloned();
+    for i in 0..30 {
+        if let Some(mut parameter) = parameter.clone() {
+            parameter.name = format!("{}.{i}", parameter.name);
+            state.stack_parameters.push(parameter);
+        }
+        if let Some(mut output) = output.clone() {
+            output.name = format!("{}.{i}", output.name);
+            state.captured_outputs.push(output);
+        }
+    }
+    assert!(state.stack_parameters.len() > 30 && state.captured_outputs.len() > 30);
+    let text = integrity::framed(
+        &crate::render_as(&state, crate::layout::StateFormat::Reference).expect("render"),
+    );
+    let split = hub_manifest::pieces::split(&text, &SECTIONS, 1).expect("split");
+    assert!(split.sections.iter().all(|s| s.items.len() > 1));
+    let (read, _) = piecewise(&text).expect("read a piece at a time");
+    assert_eq!(Some(read), whole(&text).0);
 }
