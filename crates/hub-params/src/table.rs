@@ -29,7 +29,46 @@ impl Hasher for Fnv {
     }
 }
 
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+pub type FastHash = BuildHasherDefault<Fnv>;
+pub type FastMap<K, V> = HashMap<K, V, FastHash>;
+
+/// A key of the lookup chain (`name|qualifier`, `dep:name` or `name`)
+/// in up to three pieces, with the hash the text they make would have in
+/// a [`FastHash`] map: looked up without being built, hashed once for a
+/// table and its base.
+pub struct Key<'k> {
+    pieces: [&'k str; 3],
+    pub hash: u64,
+}
+
+impl<'k> Key<'k> {
+    pub fn new(pieces: [&'k str; 3]) -> Key<'k> {
+        let mut hasher = Fnv::default();
+        for piece in pieces {
+            hasher.write(piece.as_bytes());
+        }
+        // As `str`'s `Hash` ends its text (`Hasher::write_str`).
+        hasher.write_u8(0xff);
+        Key {
+            pieces,
+            hash: hasher.finish(),
+        }
+    }
+
+    /// The text the pieces make is `text`.
+    pub fn is(&self, text: &str) -> bool {
+        let [a, b, c] = self.pieces;
+        text.len() == a.len() + b.len() + c.len()
+            && text.starts_with(a)
+            && text[a.len()..].starts_with(b)
+            && text.ends_with(c)
+    }
+
+    /// The text the pieces make (for a base that looks keys up by text).
+    pub fn text(&self) -> String {
+        self.pieces.concat()
+    }
+}
 
 /// Where a name is looked up from: the component qualifier of the
 /// parameter being expanded (empty at stack level for unqualified
@@ -55,6 +94,11 @@ impl Scope {
 pub trait Base: Sync {
     fn len(&self) -> usize;
     fn entry(&self, key: &str) -> Option<usize>;
+    /// [`Base::entry`] of the text `key` makes; a base hashed with
+    /// [`FastHash`] uses the key's hash instead of building the text.
+    fn entry_of(&self, key: &Key<'_>) -> Option<usize> {
+        self.entry(&key.text())
+    }
     fn key(&self, entry: usize) -> &str;
     fn value(&self, entry: usize) -> Option<&Value>;
 }
@@ -69,7 +113,7 @@ pub trait Base: Sync {
 #[derive(Clone, Default)]
 pub struct Table<'b> {
     base: Option<&'b dyn Base>,
-    entries: IndexMap<String, Option<Value>, BuildHasherDefault<Fnv>>,
+    entries: IndexMap<String, Option<Value>, FastHash>,
 }
 
 impl std::fmt::Debug for Table<'_> {
@@ -191,35 +235,117 @@ impl<'b> Table<'b> {
     /// The lookup chain: `name|qualifier` (when there is a qualifier), then
     /// `dep:name` for each dependency in order, then plain `name`.
     ///
-    /// The keys tried are built in one buffer: a component's expansion
-    /// looks names up once per reference and dependency.
+    /// The keys tried are not built: each is hashed once, from its pieces,
+    /// and compared piece by piece, in the table and in its base.
     pub fn find(&self, name: &str, scope: &Scope) -> Option<usize> {
-        let mut key = String::new();
         if !scope.qualifier.is_empty() {
-            key.reserve(name.len() + 1 + scope.qualifier.len());
-            key.push_str(name);
-            key.push('|');
-            key.push_str(&scope.qualifier);
-            if let Some(entry) = self.entry(&key) {
+            let key = Key::new([name, "|", &scope.qualifier]);
+            if let Some(entry) = self.entry_of(&key) {
                 return Some(entry);
             }
         }
         for dep in &scope.depends {
-            key.clear();
-            key.push_str(dep);
-            key.push(':');
-            key.push_str(name);
-            if let Some(entry) = self.entry(&key) {
+            if let Some(entry) = self.entry_of(&Key::new([dep, ":", name])) {
                 return Some(entry);
             }
         }
-        self.entry(name)
+        self.entry_of(&Key::new([name, "", ""]))
+    }
+
+    /// [`Table::entry`] of the text `key` makes.
+    fn entry_of(&self, key: &Key<'_>) -> Option<usize> {
+        use indexmap::map::RawEntryApiV1;
+        let own = self.entries.raw_entry_v1();
+        match own.index_from_hash(key.hash, |k| key.is(k)) {
+            Some(own) => Some(self.base_len() + own),
+            None => self.base.and_then(|base| base.entry_of(key)),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{LockedParam, LockedParams, Origin};
+    use proptest::prelude::*;
+
+    /// [`Table::find`] as it was: each key built as text, then looked up
+    /// in the table and its base by text.
+    fn find_by_text(table: &Table<'_>, name: &str, scope: &Scope) -> Option<usize> {
+        if !scope.qualifier.is_empty() {
+            if let Some(entry) = table.entry(&format!("{name}|{}", scope.qualifier)) {
+                return Some(entry);
+            }
+        }
+        for dep in &scope.depends {
+            if let Some(entry) = table.entry(&format!("{dep}:{name}")) {
+                return Some(entry);
+            }
+        }
+        table.entry(name)
+    }
+
+    fn param(key: &str) -> LockedParam {
+        LockedParam {
+            name: key.into(),
+            component: String::new(),
+            kind: String::new(),
+            value: None,
+            env: String::new(),
+            origin: Origin::Unset,
+            expression: None,
+            declared: None,
+            secret: false,
+        }
+    }
+
+    /// Short names over an alphabet with the separators, so that keys
+    /// built from different pieces can make the same text.
+    fn word() -> impl Strategy<Value = String> {
+        "[ab:|]{0,3}"
+    }
+
+    /// Keys as the lookup chain builds them, and some arbitrary ones.
+    fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            word(),
+            (word(), word()).prop_map(|(n, q)| format!("{n}|{q}")),
+            (word(), word()).prop_map(|(d, n)| format!("{d}:{n}")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The lookup by pieces and one hash finds the entry the lookup
+        /// by built text found, in a table on a base and in one without.
+        #[test]
+        fn lookup_by_pieces_finds_what_the_built_keys_found(
+            base_keys in proptest::collection::vec(key(), 0..24),
+            own_keys in proptest::collection::vec(key(), 0..12),
+            names in proptest::collection::vec(word(), 1..8),
+            qualifier in word(),
+            depends in proptest::collection::vec(word(), 0..3),
+        ) {
+            let base: LockedParams = base_keys.iter().map(|k| (k.clone(), param(k))).collect();
+            let mut layered = Table::on(&base, own_keys.len());
+            let mut alone = Table::default();
+            for key in &own_keys {
+                layered.set(key, None);
+                alone.set(key, None);
+            }
+            let scope = Scope { qualifier, depends };
+            for name in &names {
+                for table in [&layered, &alone] {
+                    prop_assert_eq!(table.find(name, &scope), find_by_text(table, name, &scope));
+                }
+            }
+            for key in base_keys.iter().chain(&own_keys) {
+                let scope = Scope::default();
+                prop_assert_eq!(layered.find(key, &scope), layered.entry(key));
+            }
+        }
+    }
 
     #[test]
     fn lookup_chain_order() {

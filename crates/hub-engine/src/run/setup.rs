@@ -140,7 +140,7 @@ pub(crate) fn lock_parameters(
 ) -> Result<Locked, EngineError> {
     // The state the run already read, not a second parse of its file.
     let params_state = match (state_path, loaded) {
-        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state.clone())),
+        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state)),
         _ => None,
     };
     let prompter = host.prompter.take();
