@@ -53,7 +53,7 @@ use super::records::{
 };
 use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
-    lock_parameters, plan_for, read_state, require_state,
+    lock_parameters, plan_for, read_state, release_stack_parameters, require_state,
 };
 use super::timeout::{Limit, Timeouts};
 use super::upstream::{Ancestry, Bits};
@@ -620,12 +620,6 @@ impl<'a> Run<'a> {
             false => self.save(),
         }
     }
-}
-
-/// Empties the stack-level parameter list of `stack` and gives its room
-/// back: what the run needs of it is in the locked parameters.
-fn release_stack_parameters(stack: &mut Stack) {
-    stack.elaborated.stack.parameters = Vec::new();
 }
 
 /// The latest of `outputs` named `comp:name`, or plain `name`.

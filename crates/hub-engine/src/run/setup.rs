@@ -168,6 +168,13 @@ pub(crate) fn lock_parameters(
     )?)
 }
 
+/// Empties the stack-level parameter list of `stack` and gives its room
+/// back, once the parameters are locked: what a run needs of it is in the
+/// locked parameters.
+pub(crate) fn release_stack_parameters(stack: &mut Stack) {
+    stack.elaborated.stack.parameters = Vec::new();
+}
+
 /// §4.4, and the stack parameters that changed since the state was
 /// written: one warning each, except those on the consistency list, which
 /// stop the run (unless `--force`) with the way back to the recorded value.
