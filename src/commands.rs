@@ -142,7 +142,7 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
         prune: false,
     };
     let verb = hub_engine::order::plan::Verb::Deploy;
-    let (stack, mut options) = load_run(&request, verb, warnings)?;
+    let (mut stack, mut options) = load_run(&request, verb, warnings)?;
     let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,
@@ -156,7 +156,7 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
     };
     // The engine deploys the component on the job's working copy.
     options.state = vec![job.copy.clone()];
-    let ran = run_loaded(&request, &stack, &options, warnings);
+    let ran = run_loaded(&request, &mut stack, &options, warnings);
     runs::end_job(job, ran, &job_request, &clock, warnings)
 }
 
@@ -196,7 +196,7 @@ fn undeploy_checked(
         replace: &[],
         prune: false,
     };
-    let (stack, options) = load_run(&request, Verb::Undeploy, warnings)?;
+    let (mut stack, options) = load_run(&request, Verb::Undeploy, warnings)?;
     let environment = std::env::vars().collect();
     let mut quiet = Warnings::default();
     let now = hub_engine::view::preview::preview(&stack, &options, environment, &mut quiet)?;
@@ -209,7 +209,7 @@ fn undeploy_checked(
         &change,
         warnings,
     )?;
-    run_loaded(&request, &stack, &options, warnings)
+    run_loaded(&request, &mut stack, &options, warnings)
 }
 
 /// Loads the stack and runs it ([`run_loaded`]).
@@ -219,12 +219,12 @@ fn run_stack(
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
-        let (stack, mut options) = match load_run(args, verb, warnings) {
+        let (mut stack, mut options) = match load_run(args, verb, warnings) {
             Err(Error::NoneWithHealth(healths)) => return check::nothing_with_health(&healths),
             loaded => loaded?,
         };
         policy::guard_run(&args.common.policy.policies, &stack, &mut options, warnings)?;
-        run_loaded(args, &stack, &options, warnings)
+        run_loaded(args, &mut stack, &options, warnings)
     })
 }
 
@@ -272,7 +272,7 @@ fn deploy_saved_keeping(
         replace: &planned.arguments.replace,
         prune: planned.arguments.prune,
     };
-    let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
+    let (mut stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
     options.expected_state = Some(hub_engine::run::engine::ExpectedState {
         lineage: planned.state.lineage.clone(),
         serial: planned.state.serial,
@@ -310,7 +310,7 @@ fn deploy_saved_keeping(
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     before_run()?;
-    let (result, summary) = run_loaded_keeping(&request, &stack, &options, warnings);
+    let (result, summary) = run_loaded_keeping(&request, &mut stack, &options, warnings);
     *kept = summary;
     result
 }
@@ -398,7 +398,7 @@ fn planned_run_args(
 /// stderr.
 fn run_loaded(
     args: &RunRequest<'_>,
-    stack: &hub_engine::source::stack::Stack,
+    stack: &mut hub_engine::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
@@ -409,7 +409,7 @@ fn run_loaded(
 /// comment is made of it).
 fn run_loaded_keeping(
     args: &RunRequest<'_>,
-    stack: &hub_engine::source::stack::Stack,
+    stack: &mut hub_engine::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> (
@@ -426,7 +426,7 @@ type Kept = (
 
 fn run_loaded_inner(
     args: &RunRequest<'_>,
-    stack: &hub_engine::source::stack::Stack,
+    stack: &mut hub_engine::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<Kept, Error> {

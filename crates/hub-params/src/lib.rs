@@ -64,7 +64,9 @@ impl LockedParam {
 /// `name|component`), in declaration order, implicit ones first.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Locked {
-    pub params: IndexMap<String, LockedParam>,
+    /// Hashed with FNV-1a, as the components' own tables are, so that a
+    /// lookup hashes its key once for both (see [`table::Table::find`]).
+    pub params: LockedParams,
     /// Parameters whose value differs from the state's (non-empty both).
     pub drift: Vec<drift::Drift>,
 }
@@ -79,14 +81,22 @@ impl Locked {
     }
 }
 
+/// The locked stack parameters by qualified name.
+pub type LockedParams = IndexMap<String, LockedParam, table::FastHash>;
+
 /// The locked parameters are the base of every component's lookup table.
-impl table::Base for IndexMap<String, LockedParam> {
+impl table::Base for LockedParams {
     fn len(&self) -> usize {
         IndexMap::len(self)
     }
 
     fn entry(&self, key: &str) -> Option<usize> {
         self.get_index_of(key)
+    }
+
+    fn entry_of(&self, key: &table::Key<'_>) -> Option<usize> {
+        use indexmap::map::RawEntryApiV1;
+        self.raw_entry_v1().index_from_hash(key.hash, |k| key.is(k))
     }
 
     fn key(&self, entry: usize) -> &str {

@@ -40,7 +40,7 @@ pub struct LockOptions<'a> {
     pub prompter: Option<&'a mut dyn Prompter>,
     /// A state whose stack parameters fill `kind: user` parameters before
     /// prompting, and are merged in afterwards.
-    pub state: Option<&'a State>,
+    pub state: Option<&'a State<'a>>,
     /// Used for `hub.deploymentId` when the state has none; a new UUID
     /// otherwise.
     pub deployment_id: Option<String>,
@@ -217,7 +217,10 @@ pub fn lock(
     }
 
     let mut locked = Locked {
-        params: IndexMap::with_capacity(declared.len() + implicit.len()),
+        params: crate::LockedParams::with_capacity_and_hasher(
+            declared.len() + implicit.len(),
+            Default::default(),
+        ),
         drift: Vec::new(),
     };
     for (name, value) in implicit {

@@ -10,48 +10,58 @@ use hub_manifest::secrets::looks_secret;
 use hub_manifest::value_is_empty;
 use hub_state::{CapturedOutput as StateOutput, State as StateFile, StateError};
 use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
 
-/// A state file, read.
+/// A state file, read (or borrowed from the step that read it: locking
+/// only reads it, so a run's state is not copied for it).
 #[derive(Debug, Clone)]
-pub struct State {
+pub struct State<'s> {
     path: PathBuf,
-    file: StateFile,
+    file: Cow<'s, StateFile>,
 }
 
-impl State {
+impl State<'static> {
     /// Reads a plain or gzip-compressed state; rejects anything that is not
     /// `kind: state`, `version: 1`.
-    pub fn read(path: &Path) -> Result<State, ParamsError> {
+    pub fn read(path: &Path) -> Result<State<'static>, ParamsError> {
         let file = hub_state::read(path, &mut Warnings::default())
             .and_then(|file| file.ok_or_else(|| not_found(path)));
         State::new(path, file)
     }
 
-    /// Wraps a state another step already read from `path`.
-    pub fn from_read(path: &Path, file: StateFile) -> State {
-        State {
-            path: path.to_path_buf(),
-            file,
-        }
-    }
-
-    pub fn parse(path: &Path, text: &str) -> Result<State, ParamsError> {
+    pub fn parse(path: &Path, text: &str) -> Result<State<'static>, ParamsError> {
         State::new(path, hub_state::parse(path, text, &mut Warnings::default()))
     }
 
     /// The parameter engine only borrows values from the state: remarks on
     /// the rest of the file (unknown keys, further documents) are left to
     /// the commands that write it, so the readers above drop them.
-    fn new(path: &Path, file: Result<StateFile, StateError>) -> Result<State, ParamsError> {
+    fn new(
+        path: &Path,
+        file: Result<StateFile, StateError>,
+    ) -> Result<State<'static>, ParamsError> {
         let path = path.to_path_buf();
         match file {
-            Ok(file) => Ok(State { path, file }),
+            Ok(file) => Ok(State {
+                path,
+                file: Cow::Owned(file),
+            }),
             Err(error) => Err(ParamsError::State {
                 path,
                 error: Box::new(error),
             }),
+        }
+    }
+}
+
+impl<'s> State<'s> {
+    /// Borrows a state another step already read from `path`.
+    pub fn from_read(path: &Path, file: &'s StateFile) -> State<'s> {
+        State {
+            path: path.to_path_buf(),
+            file: Cow::Borrowed(file),
         }
     }
 

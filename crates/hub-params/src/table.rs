@@ -29,7 +29,46 @@ impl Hasher for Fnv {
     }
 }
 
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+pub type FastHash = BuildHasherDefault<Fnv>;
+pub type FastMap<K, V> = HashMap<K, V, FastHash>;
+
+/// A key of the lookup chain (`name|qualifier`, `dep:name` or `name`)
+/// in up to three pieces, with the hash the text they make would have in
+/// a [`FastHash`] map: looked up without being built, hashed once for a
+/// table and its base.
+pub struct Key<'k> {
+    pieces: [&'k str; 3],
+    pub hash: u64,
+}
+
+impl<'k> Key<'k> {
+    pub fn new(pieces: [&'k str; 3]) -> Key<'k> {
+        let mut hasher = Fnv::default();
+        for piece in pieces {
+            hasher.write(piece.as_bytes());
+        }
+        // As `str`'s `Hash` ends its text (`Hasher::write_str`).
+        hasher.write_u8(0xff);
+        Key {
+            pieces,
+            hash: hasher.finish(),
+        }
+    }
+
+    /// The text the pieces make is `text`.
+    pub fn is(&self, text: &str) -> bool {
+        let [a, b, c] = self.pieces;
+        text.len() == a.len() + b.len() + c.len()
+            && text.starts_with(a)
+            && text[a.len()..].starts_with(b)
+            && text.ends_with(c)
+    }
+
+    /// The text the pieces make (for a base that looks keys up by text).
+    pub fn text(&self) -> String {
+        self.pieces.concat()
+    }
+}
 
 /// Where a name is looked up from: the component qualifier of the
 /// parameter being expanded (empty at stack level for unqualified
@@ -55,6 +94,11 @@ impl Scope {
 pub trait Base: Sync {
     fn len(&self) -> usize;
     fn entry(&self, key: &str) -> Option<usize>;
+    /// [`Base::entry`] of the text `key` makes; a base hashed with
+    /// [`FastHash`] uses the key's hash instead of building the text.
+    fn entry_of(&self, key: &Key<'_>) -> Option<usize> {
+        self.entry(&key.text())
+    }
     fn key(&self, entry: usize) -> &str;
     fn value(&self, entry: usize) -> Option<&Value>;
 }
@@ -69,7 +113,7 @@ pub trait Base: Sync {
 #[derive(Clone, Default)]
 pub struct Table<'b> {
     base: Option<&'b dyn Base>,
-    entries: IndexMap<String, Option<Value>, BuildHasherDefault<Fnv>>,
+    entries: IndexMap<String, Option<Value>, FastHash>,
 }
 
 impl std::fmt::Debug for Table<'_> {
@@ -191,29 +235,31 @@ impl<'b> Table<'b> {
     /// The lookup chain: `name|qualifier` (when there is a qualifier), then
     /// `dep:name` for each dependency in order, then plain `name`.
     ///
-    /// The keys tried are built in one buffer: a component's expansion
-    /// looks names up once per reference and dependency.
+    /// The keys tried are not built: each is hashed once, from its pieces,
+    /// and compared piece by piece, in the table and in its base.
     pub fn find(&self, name: &str, scope: &Scope) -> Option<usize> {
-        let mut key = String::new();
         if !scope.qualifier.is_empty() {
-            key.reserve(name.len() + 1 + scope.qualifier.len());
-            key.push_str(name);
-            key.push('|');
-            key.push_str(&scope.qualifier);
-            if let Some(entry) = self.entry(&key) {
+            let key = Key::new([name, "|", &scope.qualifier]);
+            if let Some(entry) = self.entry_of(&key) {
                 return Some(entry);
             }
         }
         for dep in &scope.depends {
-            key.clear();
-            key.push_str(dep);
-            key.push(':');
-            key.push_str(name);
-            if let Some(entry) = self.entry(&key) {
+            if let Some(entry) = self.entry_of(&Key::new([dep, ":", name])) {
                 return Some(entry);
             }
         }
-        self.entry(name)
+        self.entry_of(&Key::new([name, "", ""]))
+    }
+
+    /// [`Table::entry`] of the text `key` makes.
+    fn entry_of(&self, key: &Key<'_>) -> Option<usize> {
+        use indexmap::map::RawEntryApiV1;
+        let own = self.entries.raw_entry_v1();
+        match own.index_from_hash(key.hash, |k| key.is(k)) {
+            Some(own) => Some(self.base_len() + own),
+            None => self.base.and_then(|base| base.entry_of(key)),
+        }
     }
 }
 

@@ -17,6 +17,7 @@
 use super::captured::CapturedOutput;
 use std::borrow::Borrow;
 use std::cmp::Ordering;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
@@ -46,8 +47,73 @@ struct Node {
 /// node, and the ladders of a chain hold n·log2(n) decisions at most.
 struct Ladder {
     skip: Snapshot,
-    set: Vec<CapturedOutput>,
+    /// Where the outputs it sets are held, sorted by qualified name: the
+    /// outputs stay in the nodes that set them, not copied here.
+    set: Vec<Held>,
     removed: Vec<String>,
+}
+
+/// An output a ladder sets: the node whose `set` holds it (`None`: the
+/// ladder's own node) and its place there.
+#[derive(Clone)]
+struct Held {
+    node: Option<Arc<Node>>,
+    at: u32,
+}
+
+/// The outputs a node decides for a lookup: its own `set`, or its
+/// ladder's, held in the nodes below.
+#[derive(Clone, Copy)]
+enum Outputs<'a> {
+    Own(&'a [CapturedOutput]),
+    Held(&'a Node, &'a [Held]),
+}
+
+impl<'a> Outputs<'a> {
+    fn len(self) -> usize {
+        match self {
+            Outputs::Own(set) => set.len(),
+            Outputs::Held(_, held) => held.len(),
+        }
+    }
+
+    fn get(self, at: usize) -> &'a CapturedOutput {
+        match self {
+            Outputs::Own(set) => &set[at],
+            Outputs::Held(owner, held) => {
+                let held = &held[at];
+                &held.node.as_deref().unwrap_or(owner).set[held.at as usize]
+            }
+        }
+    }
+
+    /// The first place whose output's qualified name is not below `key`.
+    fn lower_bound(self, key: &str) -> usize {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match qualified_bytes(self.get(middle)).lt(key.bytes()) {
+                true => low = middle + 1,
+                false => high = middle,
+            }
+        }
+        low
+    }
+
+    /// Where the output at `at` is held, for a ladder over the node of
+    /// `owner` (this node, as an `Arc`).
+    fn held(self, owner: &Arc<Node>, at: usize) -> Held {
+        match self {
+            Outputs::Own(_) => Held {
+                node: Some(owner.clone()),
+                at: at as u32,
+            },
+            Outputs::Held(_, held) => Held {
+                node: Some(held[at].node.clone().unwrap_or_else(|| owner.clone())),
+                at: held[at].at,
+            },
+        }
+    }
 }
 
 /// What a snapshot changes against another one.
@@ -190,28 +256,15 @@ impl Snapshot {
     }
 
     /// The outputs of `component` only, sorted by name. Only that
-    /// component's outputs are looked at, and only they are copied.
+    /// component's outputs are looked at (through the ladders, as
+    /// [`Snapshot::find`] looks one up), and only they are copied.
     pub fn outputs_of(&self, component: &str) -> Vec<CapturedOutput> {
         if component.is_empty() {
             let mut outputs = self.to_vec();
             outputs.retain(|o| o.component.is_empty());
             return outputs;
         }
-        let prefix = format!("{component}:");
-        // As in `refs`: the newest node that sets or removes a name decides.
-        let mut decided: HashSet<&str> = HashSet::new();
-        let mut removed: HashSet<&str> = HashSet::new();
-        let mut outputs: Vec<&CapturedOutput> = Vec::new();
-        for node in self.chain() {
-            for output in node.set.iter().filter(|o| o.component == component) {
-                if decided.insert(output.name.as_str()) && !removed.contains(output.name.as_str()) {
-                    outputs.push(output);
-                }
-            }
-            removed.extend(node.removed.iter().filter_map(|r| r.strip_prefix(&prefix)));
-        }
-        outputs.sort_by(|a, b| qualified_cmp(a, b));
-        outputs.into_iter().cloned().collect()
+        self.outputs_through_ladders(component)
     }
 
     /// From this node to its root, newest first.
@@ -308,6 +361,40 @@ impl Snapshot {
         }
         None
     }
+
+    /// [`Snapshot::outputs_of`] for a named component: the component's
+    /// outputs are a run of each sorted set, found through the ladders,
+    /// so the cost is what the component holds times log2 of the chain.
+    fn outputs_through_ladders(&self, component: &str) -> Vec<CapturedOutput> {
+        let prefix = format!("{component}:");
+        // The newest decision of each name wins: `Some` set, `None` removed.
+        let mut decided: BTreeMap<&str, Option<&CapturedOutput>> = BTreeMap::new();
+        let mut at = self.0.as_deref();
+        while let Some(node) = at {
+            let (set, removed, below) = node.covers();
+            let from = set.lower_bound(&prefix);
+            for output in (from..set.len()).map(|i| set.get(i)) {
+                if !qualified_bytes(output)
+                    .take(prefix.len())
+                    .eq(prefix.bytes())
+                {
+                    break;
+                }
+                if output.component == component {
+                    decided.entry(output.name.as_str()).or_insert(Some(output));
+                }
+            }
+            let from = removed.partition_point(|r| r.as_str() < prefix.as_str());
+            for name in removed[from..]
+                .iter()
+                .map_while(|r| r.strip_prefix(&prefix))
+            {
+                decided.entry(name).or_insert(None);
+            }
+            at = below.0.as_deref();
+        }
+        decided.into_values().flatten().cloned().collect()
+    }
 }
 
 /// One snapshot's outputs held whole, by qualified name, with indexes by
@@ -355,29 +442,20 @@ impl Index {
 
 /// For each of `snapshots` (in a walk's order), the outputs of its
 /// component in it, as [`Snapshot::outputs_of`] gives them; `None` when a
-/// snapshot holds two outputs of the same qualified name (ask each).
-/// Consecutive snapshots are compared, not reconstructed: linear in what
-/// they change.
+/// snapshot's own node sets two outputs of the same qualified name (ask
+/// each). Each costs what its component holds (see
+/// [`Snapshot::outputs_of`]), not the whole snapshot.
 pub fn outputs_of_each(snapshots: &[(&str, &Snapshot)]) -> Option<Vec<Vec<CapturedOutput>>> {
-    let mut index = Index::default();
-    let mut previous = Snapshot::default();
-    let mut each = Vec::with_capacity(snapshots.len());
-    for (component, snapshot) in snapshots {
-        let delta = snapshot.delta_from(&previous);
-        let mut keys = HashSet::new();
-        for output in delta.set {
-            if !keys.insert(output.qualified_name()) {
-                return None;
-            }
-            index.set(output);
-        }
-        for key in &delta.removed {
-            index.remove(key);
-        }
-        each.push(index.of_component(component));
-        previous = (*snapshot).clone();
+    let repeats = |snapshot: &Snapshot| {
+        let set = snapshot.0.as_deref().map_or(&[][..], |node| &node.set[..]);
+        set.windows(2)
+            .any(|pair| qualified_cmp(&pair[0], &pair[1]) == Ordering::Equal)
+    };
+    if snapshots.iter().any(|(_, snapshot)| repeats(snapshot)) {
+        return None;
     }
-    Some(each)
+    let each = snapshots.iter();
+    Some(each.map(|(component, s)| s.outputs_of(component)).collect())
 }
 
 /// How many bases up a common ancestor is looked for.
@@ -408,15 +486,19 @@ impl Node {
     /// `Some(Some(output))` when this node sets `key`, `Some(None)` when it
     /// removes it, `None` when it leaves it to its base.
     fn decides(&self, key: &str) -> Option<Option<&CapturedOutput>> {
-        decision(&self.set, &self.removed, key)
+        decision(Outputs::Own(&self.set), &self.removed, key)
     }
 
     /// What this node decides for a lookup, with its ladder when it has
     /// one, and the snapshot below what that covers.
-    fn covers(&self) -> (&[CapturedOutput], &[String], &Snapshot) {
+    fn covers(&self) -> (Outputs<'_>, &[String], &Snapshot) {
         match &self.ladder {
-            Some(ladder) => (&ladder.set, &ladder.removed, &ladder.skip),
-            None => (&self.set, &self.removed, &self.base),
+            Some(ladder) => (
+                Outputs::Held(self, &ladder.set),
+                &ladder.removed,
+                &ladder.skip,
+            ),
+            None => (Outputs::Own(&self.set), &self.removed, &self.base),
         }
     }
 }
@@ -434,16 +516,30 @@ impl Ladder {
         if span <= 1 {
             return None;
         }
-        // Newest first: the first decision of a name wins.
-        let mut decided = BTreeMap::new();
-        note_decisions(&mut decided, set, removed);
+        // Newest first: the first decision of a name wins. The new node's
+        // own outputs are held by it (`node: None`), the others by the
+        // nodes below, which the new node keeps alive through its base.
+        let mut decided: BTreeMap<String, Option<Held>> = BTreeMap::new();
+        for (at, output) in set.iter().enumerate() {
+            let held = Held {
+                node: None,
+                at: at as u32,
+            };
+            decided.entry(output.qualified_name()).or_insert(Some(held));
+        }
+        note_removals(&mut decided, removed);
         let mut covered = 1;
         let mut at = base;
         while covered < span {
-            let node = at.0.as_deref()?;
-            let (set, removed, below) = node.covers();
-            note_decisions(&mut decided, set, removed);
-            covered += node.depth & node.depth.wrapping_neg();
+            let owner = at.0.as_ref()?;
+            let (set, removed, below) = owner.covers();
+            for i in 0..set.len() {
+                if let Entry::Vacant(vacant) = decided.entry(set.get(i).qualified_name()) {
+                    vacant.insert(Some(set.held(owner, i)));
+                }
+            }
+            note_removals(&mut decided, removed);
+            covered += owner.depth & owner.depth.wrapping_neg();
             at = below;
         }
         let mut ladder = Ladder {
@@ -451,28 +547,20 @@ impl Ladder {
             set: Vec::new(),
             removed: Vec::new(),
         };
-        for (name, output) in decided {
-            match output {
-                Some(output) => ladder.set.push(output.clone()),
+        // In the order of the names: the order of `qualified_cmp`.
+        for (name, held) in decided {
+            match held {
+                Some(held) => ladder.set.push(held),
                 None => ladder.removed.push(name),
             }
         }
-        ladder.set.sort_by(qualified_cmp);
+        ladder.set.shrink_to_fit();
         Some(ladder)
     }
 }
 
-/// Adds the decisions of `set` and `removed` for names not decided yet.
-fn note_decisions<'a>(
-    decided: &mut BTreeMap<String, Option<&'a CapturedOutput>>,
-    set: &'a [CapturedOutput],
-    removed: &[String],
-) {
-    for output in set {
-        decided
-            .entry(output.qualified_name())
-            .or_insert(Some(output));
-    }
+/// Notes the removals of `removed` for names not decided yet.
+fn note_removals(decided: &mut BTreeMap<String, Option<Held>>, removed: &[String]) {
     for name in removed {
         decided.entry(name.clone()).or_insert(None);
     }
@@ -481,12 +569,13 @@ fn note_decisions<'a>(
 /// What sorted `set` and `removed` say of `key`: `Some(Some(output))` set,
 /// `Some(None)` removed, `None` nothing.
 fn decision<'a>(
-    set: &'a [CapturedOutput],
+    set: Outputs<'a>,
     removed: &[String],
     key: &str,
 ) -> Option<Option<&'a CapturedOutput>> {
-    if let Ok(at) = set.binary_search_by(|o| qualified_bytes(o).cmp(key.bytes())) {
-        return Some(Some(&set[at]));
+    let at = set.lower_bound(key);
+    if at < set.len() && qualified_bytes(set.get(at)).eq(key.bytes()) {
+        return Some(Some(set.get(at)));
     }
     let removed = removed.binary_search_by(|r| r.as_str().cmp(key));
     removed.is_ok().then_some(None)
@@ -573,215 +662,4 @@ impl<'de> serde::Deserialize<'de> for Snapshot {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::{keys, text_output as output, Dice};
-
-    fn names(snapshot: &Snapshot) -> Vec<String> {
-        keys(&snapshot.to_vec())
-    }
-
-    /// Lookups through the ladders see what the whole reconstructed
-    /// snapshot holds, on long random chains of sets and removals, and
-    /// visit few nodes.
-    #[test]
-    fn lookups_through_ladders_equal_the_whole_snapshot() {
-        let mut dice = Dice(0x1add_e125);
-        let universe: Vec<String> = (0..12)
-            .flat_map(|c| (0..3).map(move |n| format!("c{c}:o{n}")))
-            .collect();
-        for _ in 0..20 {
-            let mut snapshot = Snapshot::default();
-            let mut chain = Vec::new();
-            for step in 0..150 {
-                let current = snapshot.to_vec();
-                let mut delta = Delta::default();
-                for _ in 0..1 + dice.roll(3) {
-                    let key = &universe[dice.roll(universe.len())];
-                    let (component, name) = key.split_once(':').unwrap_or_default();
-                    let held = current.iter().any(|o| o.qualified_name() == *key);
-                    if held && dice.roll(3) == 0 {
-                        delta.removed.push(key.clone());
-                    } else if !delta.set.iter().any(|o| o.qualified_name() == *key) {
-                        delta.set.push(output(component, name, &step.to_string()));
-                    }
-                }
-                delta
-                    .removed
-                    .retain(|r| !delta.set.iter().any(|o| o.qualified_name() == *r));
-                snapshot = Snapshot::apply(&snapshot, delta);
-                chain.push(snapshot.clone());
-            }
-            for snapshot in &chain {
-                let whole = snapshot.to_vec();
-                for key in &universe {
-                    let expected = whole.iter().find(|o| o.qualified_name() == *key);
-                    assert_eq!(snapshot.find(key), expected, "{key}");
-                }
-                let mut visited = 0;
-                let mut at = snapshot.0.as_deref();
-                while let Some(node) = at {
-                    visited += 1;
-                    at = node.covers().2 .0.as_deref();
-                }
-                assert!(
-                    visited <= 8,
-                    "{visited} nodes visited for depth {}",
-                    snapshot.depth()
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn one_components_outputs_are_those_of_the_whole_snapshot() {
-        let root = Snapshot::from_outputs(vec![
-            output("a", "x", "1"),
-            output("a", "y", "1"),
-            output("b", "x", "1"),
-        ]);
-        let changed = Snapshot::derive(
-            &root,
-            vec![
-                output("a", "x", "2"),
-                output("b", "x", "1"),
-                output("a", "z", "3"),
-            ],
-        );
-        let again = Snapshot::derive(
-            &changed,
-            vec![
-                output("a", "y", "4"),
-                output("a", "z", "3"),
-                output("b", "x", "5"),
-            ],
-        );
-        for snapshot in [&root, &changed, &again] {
-            for component in ["a", "b", "c"] {
-                let mut slow = snapshot.to_vec();
-                slow.retain(|o| o.component == component);
-                assert_eq!(snapshot.outputs_of(component), slow, "{component}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_derived_snapshot_holds_only_its_difference() {
-        let a = Snapshot::from_outputs(vec![output("b", "x", "1"), output("a", "x", "1")]);
-        let b = Snapshot::derive(
-            &a,
-            vec![
-                output("a", "x", "1"),
-                output("b", "x", "2"),
-                output("c", "x", "3"),
-            ],
-        );
-        assert_eq!(names(&b), ["a:x=1", "b:x=2", "c:x=3"]);
-        let node = b.0.as_ref().expect("a node");
-        assert!(node.base.same(&a));
-        assert_eq!(node.set.len(), 2);
-        let c = Snapshot::derive(&b, vec![output("c", "x", "3")]);
-        assert_eq!(names(&c), ["c:x=3"]);
-    }
-
-    #[test]
-    fn deltas_are_the_same_whichever_way_the_snapshots_were_built() {
-        let a = Snapshot::from_outputs(vec![output("a", "x", "1"), output("b", "y", "2")]);
-        let full = vec![output("a", "x", "9"), output("c", "z", "3")];
-        let chained = Snapshot::derive(&a, full.clone());
-        let alone = Snapshot::from_outputs(full);
-        assert_eq!(chained.delta_from(&a), alone.delta_from(&a));
-        let delta = alone.delta_from(&a);
-        assert_eq!(delta.removed, ["b:y"]);
-        assert_eq!(delta.set.len(), 2);
-        assert_eq!(Snapshot::apply(&a, delta), alone);
-    }
-
-    #[test]
-    fn deltas_through_a_near_ancestor_equal_full_comparisons() {
-        let root =
-            Snapshot::from_outputs((0..6).map(|i| output("r", &format!("o{i}"), "0")).collect());
-        let mut snapshots = vec![root.clone()];
-        // Siblings and descendants that add, change and drop outputs.
-        for step in 0..12usize {
-            let base = snapshots[step / 2].clone();
-            let mut outputs = base.to_vec();
-            outputs.retain(|o| o.name != format!("o{}", step % 6));
-            outputs.push(output(&format!("c{step}"), "out", &step.to_string()));
-            if let Some(first) = outputs.first_mut() {
-                first.value = yaml_serde::Value::String(format!("changed by {step}"));
-            }
-            snapshots.push(Snapshot::derive(&base, outputs));
-        }
-        for a in &snapshots {
-            for b in &snapshots {
-                let expected = diff(&b.refs(), &a.refs());
-                if let Some(near) = a.delta_near(b) {
-                    assert_eq!(near, expected);
-                }
-                assert_eq!(a.delta_from(b), expected);
-                assert_eq!(Snapshot::apply(b, a.delta_from(b)), *a);
-            }
-        }
-    }
-
-    #[test]
-    fn each_components_outputs_in_one_walk_are_those_asked_one_at_a_time() {
-        let mut snapshots = vec![Snapshot::from_outputs(vec![
-            output("c0", "x", "0"),
-            output("c1", "x", "0"),
-        ])];
-        // Chained, whole and unrelated snapshots that add, change and drop.
-        for step in 1..40usize {
-            let base = snapshots[step - 1].clone();
-            let mut outputs = base.to_vec();
-            outputs.retain(|o| o.component != format!("c{}", (step * 7) % 5));
-            outputs.push(output(&format!("c{}", step % 6), "x", &step.to_string()));
-            outputs.push(output(&format!("c{}", step % 4), &format!("y{step}"), "1"));
-            snapshots.push(match step % 9 {
-                0 => Snapshot::from_outputs(outputs),
-                4 => Snapshot::from_outputs(vec![output("c4", "z", "9")]),
-                _ => Snapshot::derive(&base, outputs),
-            });
-        }
-        let names: Vec<String> = (0..snapshots.len())
-            .map(|i| format!("c{}", i % 6))
-            .collect();
-        let walk: Vec<(&str, &Snapshot)> =
-            names.iter().map(String::as_str).zip(&snapshots).collect();
-        let each = outputs_of_each(&walk).expect("no repeats");
-        for ((component, snapshot), found) in walk.iter().zip(each) {
-            assert_eq!(found, snapshot.outputs_of(component), "{component}");
-        }
-        let repeated = Snapshot::from_outputs(vec![output("a", "x", "1"), output("a", "x", "2")]);
-        assert!(outputs_of_each(&[("a", &repeated)]).is_none());
-    }
-
-    #[test]
-    fn outputs_are_ordered_as_their_qualified_names() {
-        let mut outputs = vec![
-            output("a", "x", "1"),
-            output("a.b", "y", "2"),
-            output("", "a:z", "3"),
-            output("", "b", "4"),
-            output("a", "", "5"),
-        ];
-        let mut expected = outputs.clone();
-        expected.sort_by_cached_key(CapturedOutput::qualified_name);
-        outputs.sort_by(qualified_cmp);
-        assert_eq!(outputs, expected);
-    }
-
-    #[test]
-    fn removing_everything_leaves_an_empty_snapshot() {
-        let a = Snapshot::from_outputs(vec![output("a", "x", "1")]);
-        let empty = Snapshot::apply(
-            &a,
-            Delta {
-                set: Vec::new(),
-                removed: vec!["a:x".into()],
-            },
-        );
-        assert!(empty.is_empty());
-    }
-}
+mod tests;

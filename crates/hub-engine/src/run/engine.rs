@@ -53,7 +53,7 @@ use super::records::{
 };
 use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
-    lock_parameters, plan_for, read_state, require_state,
+    lock_parameters, plan_for, read_state, release_stack_parameters, require_state,
 };
 use super::timeout::{Limit, Timeouts};
 use super::upstream::{Ancestry, Bits};
@@ -115,9 +115,11 @@ pub struct Finished {
     pub plan: Option<std::sync::Arc<ActionPlan>>,
 }
 
-/// Deploys or undeploys `stack`.
+/// Deploys or undeploys `stack`. Once its parameters are locked, the
+/// stack's own parameter list is emptied (the run reads the locked ones
+/// only): the caller must not read it after the run.
 pub fn run<'a>(
-    stack: &'a Stack,
+    stack: &'a mut Stack,
     options: &'a RunOptions,
     host: Host<'a>,
     warnings: &'a mut Warnings,
@@ -356,7 +358,7 @@ fn check_log_folder(state: &Path) -> Result<(), state::StateError> {
 
 impl<'a> Run<'a> {
     fn prepare(
-        stack: &'a Stack,
+        stack: &'a mut Stack,
         options: &'a RunOptions,
         mut host: Host<'a>,
         warnings: &'a mut Warnings,
@@ -433,6 +435,11 @@ impl<'a> Run<'a> {
                 warnings,
             )
         })?;
+        // Locked: from here on the run reads the locked parameters only,
+        // so the stack's own list (half of the elaborated document at
+        // scale) is not held for the rest of the run.
+        release_stack_parameters(stack);
+        let stack: &'a Stack = stack;
         if verb == Verb::Deploy && locations.is_some() {
             check_state_size(stack, &plan, &locked)?;
         }

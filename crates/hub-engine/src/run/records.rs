@@ -54,15 +54,11 @@ pub(crate) fn is_secret_output(output: &state::CapturedOutput) -> bool {
 /// run: a component printing them again is masked before its `Outputs:`
 /// block says they are secret.
 pub(crate) fn mask_recorded_secrets(masker: &mut SecretMasker, state: &State) {
-    // One walk along the order the snapshots were taken in, rather than
-    // each snapshot's whole chain of bases: linear in the state, not in
-    // its square. Entries outside the order are asked one by one.
-    let own = state.own_outputs(&state.lifecycle.order);
+    // Each entry's own outputs are found through its snapshot's ladders
+    // (see `Snapshot::outputs_of`): what the component holds, not the
+    // whole snapshot, and no map of every output.
     for (name, entry) in &state.components {
-        match own.get(name) {
-            Some(outputs) => mask_secret_outputs(masker, outputs),
-            None => mask_entry_secrets(masker, name, entry),
-        }
+        mask_entry_secrets(masker, name, entry);
     }
 }
 

@@ -140,7 +140,7 @@ pub(crate) fn lock_parameters(
 ) -> Result<Locked, EngineError> {
     // The state the run already read, not a second parse of its file.
     let params_state = match (state_path, loaded) {
-        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state.clone())),
+        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state)),
         _ => None,
     };
     let prompter = host.prompter.take();
@@ -166,6 +166,13 @@ pub(crate) fn lock_parameters(
         lock_options,
         warnings,
     )?)
+}
+
+/// Empties the stack-level parameter list of `stack` and gives its room
+/// back, once the parameters are locked: what a run needs of it is in the
+/// locked parameters.
+pub(crate) fn release_stack_parameters(stack: &mut Stack) {
+    stack.elaborated.stack.parameters = Vec::new();
 }
 
 /// §4.4, and the stack parameters that changed since the state was

@@ -326,3 +326,89 @@ mod layered {
         }
     }
 }
+
+/// `Table::find` on the locked parameters as a base: one hash per key of
+/// the chain, against the lookup of each key built as text.
+mod lookup_by_pieces {
+    use crate::table::{Scope, Table};
+    use crate::{LockedParam, LockedParams, Origin};
+    use proptest::prelude::*;
+
+    /// [`Table::find`] as it was: each key built as text, then looked up
+    /// in the table and its base by text.
+    fn find_by_text(table: &Table<'_>, name: &str, scope: &Scope) -> Option<usize> {
+        if !scope.qualifier.is_empty() {
+            if let Some(entry) = table.entry(&format!("{name}|{}", scope.qualifier)) {
+                return Some(entry);
+            }
+        }
+        for dep in &scope.depends {
+            if let Some(entry) = table.entry(&format!("{dep}:{name}")) {
+                return Some(entry);
+            }
+        }
+        table.entry(name)
+    }
+
+    fn param(key: &str) -> LockedParam {
+        LockedParam {
+            name: key.into(),
+            component: String::new(),
+            kind: String::new(),
+            value: None,
+            env: String::new(),
+            origin: Origin::Unset,
+            expression: None,
+            declared: None,
+            secret: false,
+        }
+    }
+
+    /// Short names over an alphabet with the separators, so that keys
+    /// built from different pieces can make the same text.
+    fn word() -> impl Strategy<Value = String> {
+        "[ab:|]{0,3}"
+    }
+
+    /// Keys as the lookup chain builds them, and some arbitrary ones.
+    fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            word(),
+            (word(), word()).prop_map(|(n, q)| format!("{n}|{q}")),
+            (word(), word()).prop_map(|(d, n)| format!("{d}:{n}")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The lookup by pieces and one hash finds the entry the lookup
+        /// by built text found, in a table on a base and in one without.
+        #[test]
+        fn lookup_by_pieces_finds_what_the_built_keys_found(
+            base_keys in proptest::collection::vec(key(), 0..24),
+            own_keys in proptest::collection::vec(key(), 0..12),
+            names in proptest::collection::vec(word(), 1..8),
+            qualifier in word(),
+            depends in proptest::collection::vec(word(), 0..3),
+        ) {
+            let base: LockedParams = base_keys.iter().map(|k| (k.clone(), param(k))).collect();
+            let mut layered = Table::on(&base, own_keys.len());
+            let mut alone = Table::default();
+            for key in &own_keys {
+                layered.set(key, None);
+                alone.set(key, None);
+            }
+            let scope = Scope { qualifier, depends };
+            for name in &names {
+                for table in [&layered, &alone] {
+                    prop_assert_eq!(table.find(name, &scope), find_by_text(table, name, &scope));
+                }
+            }
+            for key in base_keys.iter().chain(&own_keys) {
+                let scope = Scope::default();
+                prop_assert_eq!(layered.find(key, &scope), layered.entry(key));
+            }
+        }
+    }
+}
