@@ -9,8 +9,10 @@
 //! `--sizes 100,1000,10000` (default `100,1000`), `--shapes layered,chain,real,real-roots`
 //! (default all four), `--timeout SECONDS` (per command, default 300: a
 //! command that takes longer is stopped and reported as such) and
-//! `--write FILE` (default `benches/SCALE_RESULTS.md`; `-` prints only)
-//! and `--keep DIR` (the stacks are written to `DIR/SHAPE-SIZE` and left
+//! `--write FILE` (default `benches/SCALE_RESULTS.md`; `-` prints only),
+//! `--runs N` (default 3: each command, and the floor, is run N times and
+//! its median time kept, with the largest peak; `deploy -j 8` starts from
+//! an empty state each time) and `--keep DIR` (the stacks are written to `DIR/SHAPE-SIZE` and left
 //! there, with the state the commands wrote, to run hub on by hand).
 //!
 //! Shapes: `layered` is layers of ten, each component depending on two of
@@ -335,7 +337,46 @@ struct Row {
     outcomes: Vec<Outcome>,
 }
 
-fn run_stack(shape: Shape, size: usize, timeout: Duration, keep: Option<&Path>) -> Row {
+/// The median of `runs` measures of `measure` (the largest peak), or
+/// `None` as soon as one is stopped at the timeout.
+fn median_of(runs: usize, mut measure: impl FnMut() -> Option<Measure>) -> Option<Measure> {
+    let mut measures = Vec::with_capacity(runs);
+    for _ in 0..runs.max(1) {
+        measures.push(measure()?);
+    }
+    let peak_kib = measures.iter().map(|m| m.peak_kib).max().unwrap_or(0);
+    measures.sort_by_key(|m| m.wall);
+    Some(Measure {
+        wall: measures[measures.len() / 2].wall,
+        peak_kib,
+    })
+}
+
+/// Removes the state `deploy -j 8` writes (`st` and the files beside it),
+/// so that each of its runs starts from nothing.
+fn remove_state(root: &Path) {
+    for entry in std::fs::read_dir(root).expect("stack folder").flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == "st" || name.starts_with("st.") {
+            let path = entry.path();
+            let removed = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            removed.expect("remove the previous run's state");
+        }
+    }
+}
+
+fn run_stack(
+    shape: Shape,
+    size: usize,
+    timeout: Duration,
+    runs: usize,
+    keep: Option<&Path>,
+) -> Row {
     let dir = tempfile::tempdir().expect("temporary folder");
     let kept = keep.map(|keep| keep.join(format!("{}-{size}", shape.name())));
     if let Some(kept) = &kept {
@@ -344,14 +385,29 @@ fn run_stack(shape: Shape, size: usize, timeout: Duration, keep: Option<&Path>) 
     }
     let root = kept.as_deref().unwrap_or(dir.path());
     write_stack(root, shape, size);
-    let floor = time_floor(root, size);
+    let floor = median_of(runs, || {
+        Some(Measure {
+            wall: time_floor(root, size),
+            peak_kib: 0,
+        })
+    })
+    .map_or(Duration::ZERO, |m| m.wall);
     let mut outcomes = Vec::new();
     let mut stopped = false;
     let mut state_bytes = None;
     for (name, args) in COMMANDS {
         let outcome = match stopped {
             true => Outcome::NotRun,
-            false => time_hub(root, args, timeout).map_or(Outcome::TimedOut, Outcome::Ran),
+            false => {
+                let from_nothing = args[0] == "deploy" && !args.contains(&"--changed");
+                median_of(runs, || {
+                    if from_nothing {
+                        remove_state(root);
+                    }
+                    time_hub(root, args, timeout)
+                })
+                .map_or(Outcome::TimedOut, Outcome::Ran)
+            }
         };
         eprintln!("{} {size} {name}: {}", shape.name(), outcome.cell());
         stopped |= outcome.measure().is_none();
@@ -379,8 +435,9 @@ fn report(rows: &[Row], timeout: Duration) -> String {
     let _ = writeln!(
         out,
         "`cargo bench --bench scale{}`; commands stopped after {} s. Floor: the same scripts \
-         spawned eight at a time without hub. Growth: time at 10× the components over time at \
-         the smaller size (10 is linear; the target is ≤ 12).\n",
+         spawned eight at a time without hub. Each figure is the median of the runs (`--runs`, \
+         default 3), with the largest peak memory of them. Growth: time at 10× the components \
+         over time at the smaller size (10 is linear; the target is ≤ 12).\n",
         support::command_options(),
         timeout.as_secs()
     );
@@ -464,10 +521,13 @@ fn main() {
             .unwrap_or(300),
     );
     let keep = option("--keep").map(PathBuf::from);
+    let runs: usize = option("--runs")
+        .map(|s| s.parse().expect("--runs takes a number"))
+        .unwrap_or(3);
     let mut rows = Vec::new();
     for &shape in &shapes {
         for &size in &sizes {
-            rows.push(run_stack(shape, size, timeout, keep.as_deref()));
+            rows.push(run_stack(shape, size, timeout, runs, keep.as_deref()));
         }
     }
     let text = report(&rows, timeout);
