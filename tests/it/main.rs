@@ -26,6 +26,7 @@ mod help;
 mod hooks;
 mod incremental;
 mod journal;
+mod large_documents;
 mod messages;
 mod ordering;
 mod parallel;
