@@ -32,7 +32,7 @@ pub use scope::{
     ExpandedParam, OutputsContext,
 };
 pub use source::{Mark, Provenance};
-pub use table::Scope;
+pub use table::{FastHash, FastMap, Scope};
 
 use hub_manifest::diag::Location;
 use indexmap::IndexMap;

@@ -20,8 +20,7 @@
 
 use hub_manifest::{Elaborated, Manifest, Parameter};
 use hub_params::Cel;
-use hub_params::{qualified, template_names};
-use std::borrow::Cow;
+use hub_params::{template_names, FastMap};
 use std::collections::{HashMap, HashSet};
 use yaml_serde::Value;
 
@@ -132,7 +131,8 @@ pub fn upstream(
     order: &[String],
     written: bool,
 ) -> HashMap<String, Upstream> {
-    let index = Index::new(elaborated, order);
+    let groups = group_leaves(&elaborated.stack.parameters);
+    let index = Index::new(elaborated, order, &groups);
     let mut edges: HashMap<String, Upstream> = HashMap::with_capacity(order.len());
     for reference in &elaborated.stack.components {
         let mut upstream = Upstream::default();
@@ -217,13 +217,16 @@ struct Index<'e> {
     providers: HashMap<&'e str, Vec<&'e str>>,
     /// Output name → components declaring it.
     producers: HashMap<&'e str, Vec<&'e str>>,
-    /// Stack parameters by qualified name (`name` or `name|component`).
-    stack_params: HashMap<String, Cow<'e, Parameter>>,
+    stack_params: StackParams<'e>,
     cel: std::rc::Rc<Cel>,
 }
 
 impl<'e> Index<'e> {
-    fn new(elaborated: &'e Elaborated, order: &'e [String]) -> Index<'e> {
+    fn new(
+        elaborated: &'e Elaborated,
+        order: &'e [String],
+        groups: &'e [Vec<Parameter>],
+    ) -> Index<'e> {
         let mut index = Index {
             position: order
                 .iter()
@@ -233,10 +236,7 @@ impl<'e> Index<'e> {
             manifests: HashMap::with_capacity(elaborated.components.len()),
             providers: HashMap::new(),
             producers: HashMap::new(),
-            stack_params: hub_params::flatten(&elaborated.stack.parameters)
-                .into_iter()
-                .map(|(p, _)| (qualified(&p.name, &p.component), p))
-                .collect(),
+            stack_params: StackParams::new(&elaborated.stack.parameters, groups),
             cel: Cel::shared(),
         };
         for manifest in &elaborated.components {
@@ -286,11 +286,11 @@ impl<'e> Index<'e> {
                 continue;
             }
             let reader = param.name.as_str();
-            match self.stack_params.get(&qualified(&param.name, name)) {
+            match self.stack_params.get(&param.name, name) {
                 Some(stack_param) => self.read_values(stack_param, reader, &mut reads),
                 None => {
                     reads.push(&param.name, reader);
-                    if let Some(stack_param) = self.stack_params.get(&param.name) {
+                    if let Some(stack_param) = self.stack_params.get(&param.name, "") {
                         self.read_values(stack_param, reader, &mut reads);
                     }
                 }
@@ -302,8 +302,8 @@ impl<'e> Index<'e> {
             self.add_producers(name, manifest, &read, &reader, upstream);
             let stack_param = self
                 .stack_params
-                .get(&qualified(&read, name))
-                .or_else(|| self.stack_params.get(&read));
+                .get(&read, name)
+                .or_else(|| self.stack_params.get(&read, ""));
             if let Some(stack_param) = stack_param {
                 self.read_values(stack_param, &reader, &mut reads);
             }
@@ -361,6 +361,95 @@ impl<'e> Index<'e> {
                 reads.push(&name, reader);
             }
         }
+    }
+}
+
+/// The leaves of each group parameter of the stack, in order: what
+/// [`hub_params::flatten`] would build for them, kept so that the index can
+/// borrow them.
+fn group_leaves(params: &[Parameter]) -> Vec<Vec<Parameter>> {
+    params
+        .iter()
+        .filter(|p| !p.parameters().is_empty())
+        .map(|p| {
+            hub_params::flatten(std::slice::from_ref(p))
+                .into_iter()
+                .map(|(leaf, _)| leaf.into_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// The stack parameters (flattened) by name and component, as the text
+/// `name|component` (or `name`) would find them, the last declaration of a
+/// name winning. A component's own parameters sit together in a short list,
+/// so a lookup touches a few cache lines instead of a table entry per
+/// stack parameter, and nothing is copied.
+#[derive(Default)]
+struct StackParams<'e> {
+    plain: FastMap<&'e str, &'e Parameter>,
+    by_component: FastMap<&'e str, Vec<(&'e str, &'e Parameter)>>,
+    /// Names or components holding `|`, whose text could be read as
+    /// another name and component: looked up by their whole text.
+    odd: HashMap<String, &'e Parameter>,
+}
+
+impl<'e> StackParams<'e> {
+    fn new(params: &'e [Parameter], groups: &'e [Vec<Parameter>]) -> StackParams<'e> {
+        let mut table = StackParams::default();
+        let mut groups = groups.iter();
+        for param in params {
+            if param.parameters().is_empty() {
+                table.insert(param);
+            } else {
+                for leaf in groups.next().into_iter().flatten() {
+                    table.insert(leaf);
+                }
+            }
+        }
+        table
+    }
+
+    fn insert(&mut self, param: &'e Parameter) {
+        if param.name.contains('|') || param.component.contains('|') {
+            let text = hub_params::qualified(&param.name, &param.component);
+            self.odd.insert(text, param);
+            return;
+        }
+        if !self.odd.is_empty() {
+            // The later declaration of the same text wins.
+            self.odd
+                .remove(&hub_params::qualified(&param.name, &param.component));
+        }
+        if param.component.is_empty() {
+            self.plain.insert(&param.name, param);
+        } else {
+            self.by_component
+                .entry(&param.component)
+                .or_default()
+                .push((&param.name, param));
+        }
+    }
+
+    /// The parameter the text `name|component` (`name` when `component`
+    /// is empty) names.
+    fn get(&self, name: &str, component: &str) -> Option<&'e Parameter> {
+        if !self.odd.is_empty() {
+            if let Some(&param) = self.odd.get(&hub_params::qualified(name, component)) {
+                return Some(param);
+            }
+        }
+        // The other entries hold no `|`: the text splits one way only.
+        let (name, component) = match (name.split_once('|'), component.is_empty()) {
+            (Some((name, qualifier)), true) if !qualifier.is_empty() => (name, qualifier),
+            (Some(_), _) => return None,
+            (None, _) => (name, component),
+        };
+        if component.is_empty() {
+            return self.plain.get(name).copied();
+        }
+        let own = self.by_component.get(component)?;
+        own.iter().rev().find(|(n, _)| *n == name).map(|&(_, p)| p)
     }
 }
 
@@ -565,5 +654,44 @@ mod tests {
         let edges = after(&e, false);
         assert!(edges["a"].names.is_empty());
         assert!(edges["b"].names.is_empty());
+    }
+
+    fn stack_param(name: &str, component: &str, value: &str) -> Parameter {
+        Parameter {
+            component: component.to_string(),
+            ..param(name, value)
+        }
+    }
+
+    proptest::proptest! {
+        /// The index finds what a map from each parameter's text
+        /// `name|component` to its last declaration finds.
+        #[test]
+        fn stack_params_find_what_their_text_finds(
+            declared in proptest::collection::vec(
+                ("[ab|]{1,3}", "(|[cd|]{1,2})"), 0..24),
+            lookups in proptest::collection::vec(("[ab|]{1,3}", "(|[cd|]{1,2})"), 1..24),
+        ) {
+            let params: Vec<Parameter> = declared
+                .iter()
+                .enumerate()
+                .map(|(i, (n, c))| stack_param(n, c, &i.to_string()))
+                .collect();
+            let by_text: HashMap<String, &Parameter> = params
+                .iter()
+                .map(|p| (hub_params::qualified(&p.name, &p.component), p))
+                .collect();
+            let index = StackParams::new(&params, &[]);
+            for (name, component) in &lookups {
+                let expected = by_text
+                    .get(&hub_params::qualified(name, component))
+                    .map(|p| &p.value);
+                proptest::prop_assert_eq!(
+                    index.get(name, component).map(|p| &p.value),
+                    expected,
+                    "{}|{}", name, component
+                );
+            }
+        }
     }
 }

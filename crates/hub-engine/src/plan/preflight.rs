@@ -265,21 +265,28 @@ fn state_folders(states: &[PathBuf], findings: &mut Findings) {
 /// Marks each component a problem names as `fail`, the problem as its
 /// reason (`hub plan`); the run's own problems are kept on the plan.
 pub fn apply(plan: &mut Plan, findings: Findings, warnings: &mut hub_manifest::diag::Warnings) {
+    let by_name: HashMap<String, usize> = plan
+        .components
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.clone(), i))
+        .collect();
     for (name, implementation) in findings.implementations {
-        if let Some(component) = plan.components.iter_mut().find(|c| c.name == name) {
-            component.implementation = Some(implementation);
+        if let Some(&i) = by_name.get(&name) {
+            plan.components[i].implementation = Some(implementation);
         }
     }
     for warning in findings.warnings {
         warnings.warn(None, warning);
     }
     for problem in findings.problems {
-        let component = problem
+        let index = problem
             .component
             .as_deref()
-            .and_then(|name| plan.components.iter_mut().find(|c| c.name == name));
-        match component {
-            Some(component) => {
+            .and_then(|name| by_name.get(name));
+        match index {
+            Some(&i) => {
+                let component = &mut plan.components[i];
                 if component.action != Action::Fail {
                     component.action = Action::Fail;
                     component.reasons.clear();
