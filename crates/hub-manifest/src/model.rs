@@ -670,6 +670,13 @@ impl Elaborated {
             .find(&self.components, name, |c| c.meta.name.as_str())
     }
 
+    /// The place of the component document of that name in
+    /// [`Elaborated::components`] (the first, if several).
+    pub fn component_position(&self, name: &str) -> Option<usize> {
+        self.index
+            .position(&self.components, name, |c| c.meta.name.as_str())
+    }
+
     /// The stack's reference to the component of that name (the first, if
     /// several).
     pub fn reference(&self, name: &str) -> Option<&ComponentRef> {
@@ -688,6 +695,11 @@ pub struct ComponentIndex(std::sync::OnceLock<HashMap<String, usize>>);
 impl ComponentIndex {
     /// The first of `items` named `name`, through the index.
     fn find<'i, T>(&self, items: &'i [T], name: &str, name_of: fn(&T) -> &str) -> Option<&'i T> {
+        self.position(items, name, name_of).map(|at| &items[at])
+    }
+
+    /// The place of the first of `items` named `name`, through the index.
+    fn position<T>(&self, items: &[T], name: &str, name_of: fn(&T) -> &str) -> Option<usize> {
         let index = self.0.get_or_init(|| {
             let mut positions = HashMap::with_capacity(items.len());
             for (position, item) in items.iter().enumerate() {
@@ -699,11 +711,11 @@ impl ComponentIndex {
         });
         let indexed = index
             .get(name)
-            .and_then(|&position| items.get(position))
-            .filter(|item| name_of(item) == name);
+            .copied()
+            .filter(|&at| items.get(at).is_some_and(|item| name_of(item) == name));
         // The list may have changed since the index was built: a stale
         // entry or a new name is found the slow way.
-        indexed.or_else(|| items.iter().find(|item| name_of(item) == name))
+        indexed.or_else(|| items.iter().position(|item| name_of(item) == name))
     }
 }
 

@@ -298,7 +298,22 @@ impl State {
         snapshot: impl FnOnce(&Snapshot) -> Snapshot,
         now: &str,
     ) {
-        let base = self.sharing_base(name);
+        self.record_component_run_at(name, None, run, snapshot, now);
+    }
+
+    /// [`State::record_component_run_with`] for a caller that knows where
+    /// `name` probably stands in `lifecycle.order` (`at`, checked), so that
+    /// recording every component of a large stack does not search the
+    /// order once for each.
+    pub fn record_component_run_at(
+        &mut self,
+        name: &str,
+        at: Option<usize>,
+        run: ComponentRun,
+        snapshot: impl FnOnce(&Snapshot) -> Snapshot,
+        now: &str,
+    ) {
+        let base = self.sharing_base(name, at);
         let entry = self.component_mut(name);
         entry.meta = run.meta;
         if entry.meta.icon.chars().count() >= MAX_ICON_CHARS {
@@ -328,11 +343,11 @@ impl State {
     /// against in the linear layout (the nearest earlier non-empty one in
     /// `lifecycle.order`), so that writing it needs no comparison; else its
     /// own previous one, else the one recorded last.
-    fn sharing_base(&self, name: &str) -> Snapshot {
+    fn sharing_base(&self, name: &str, at: Option<usize>) -> Snapshot {
         let order = &self.lifecycle.order;
-        let earlier = order
-            .iter()
-            .position(|c| c == name)
+        let earlier = at
+            .filter(|&at| order.get(at).is_some_and(|c| c == name))
+            .or_else(|| order.iter().position(|c| c == name))
             .and_then(|at| self.latest_snapshot(&order[..at]));
         let own = self.components.get(name).map(|e| &e.captured_outputs);
         let last = self.components.last().map(|(_, e)| &e.captured_outputs);

@@ -301,22 +301,23 @@ impl Snapshot {
         diff(&base.refs(), &self.refs())
     }
 
-    /// The delta against `base` when the two snapshots have a common
-    /// ancestor a few nodes up (entries recorded one after the other): only
-    /// the names set or removed on the way to it are compared.
+    /// The delta against `base` through their nearest common ancestor:
+    /// only the names set or removed on the way down to it from either
+    /// side are compared, each looked up through the ladders. `None` when
+    /// the way is long enough that comparing the two lists whole costs
+    /// less (snapshots of unrelated runs, or a component that ran while
+    /// most of the stack did).
     fn delta_near(&self, base: &Snapshot) -> Option<Delta> {
-        let mine = self.ancestors(NEAR);
-        let theirs = base.ancestors(NEAR);
-        let (at_mine, at_theirs) = theirs.iter().enumerate().find_map(|(j, theirs)| {
-            let i = mine.iter().position(|mine| mine.same(theirs))?;
-            Some((i, j))
-        })?;
-        let common = &mine[at_mine];
-        let (mine, theirs) = (&mine[..at_mine], &theirs[..at_theirs]);
+        let budget = NEAR.max((self.depth() as usize + base.depth() as usize) / 4);
+        let (mine, theirs) = paths_to_common(self, base, budget)?;
+        // A name held twice is compared one output at a time by the whole
+        // comparison; a lookup by name would see only the first.
+        if mine.iter().chain(&theirs).any(|node| node.repeats_a_name()) {
+            return None;
+        }
         let mut keys: Vec<String> = mine
             .iter()
-            .chain(theirs)
-            .filter_map(|s| s.0.as_deref())
+            .chain(&theirs)
             .flat_map(|node| {
                 let set = node.set.iter().map(CapturedOutput::qualified_name);
                 set.chain(node.removed.iter().cloned())
@@ -326,8 +327,8 @@ impl Snapshot {
         keys.dedup();
         let mut delta = Delta::default();
         for key in keys {
-            let now = value_in(mine, common, &key);
-            let before = value_in(theirs, common, &key);
+            let now = self.find(&key);
+            let before = base.find(&key);
             match now {
                 Some(output) if Some(output) != before => delta.set.push(output.clone()),
                 None if before.is_some() => delta.removed.push(key),
@@ -335,18 +336,6 @@ impl Snapshot {
             }
         }
         Some(delta)
-    }
-
-    /// This snapshot and up to `count` of its bases, nearest first.
-    fn ancestors(&self, count: usize) -> Vec<Snapshot> {
-        let mut ancestors = vec![self.clone()];
-        while ancestors.len() <= count {
-            match ancestors.last().and_then(|s| s.0.as_deref()) {
-                Some(node) if !node.base.is_empty() => ancestors.push(node.base.clone()),
-                _ => break,
-            }
-        }
-        ancestors
     }
 
     /// The output named `key` (`component:name`), if the snapshot holds it.
@@ -458,35 +447,46 @@ pub fn outputs_of_each(snapshots: &[(&str, &Snapshot)]) -> Option<Vec<Vec<Captur
     Some(each.map(|(component, s)| s.outputs_of(component)).collect())
 }
 
-/// How many bases up a common ancestor is looked for.
-const NEAR: usize = 8;
+/// The fewest steps down the chains a common ancestor is looked for in
+/// (more for long chains: see [`Snapshot::delta_near`]).
+const NEAR: usize = 64;
 
-/// The output named `key` in the snapshot reached from `common` by
-/// `path` (newest first).
-fn value_in<'a>(
-    path: &'a [Snapshot],
-    common: &'a Snapshot,
-    key: &str,
-) -> Option<&'a CapturedOutput> {
-    match decided(path, key) {
-        Some(decided) => decided,
-        None => common.find(key),
+/// The nodes from `a` and from `b` down to their nearest common ancestor
+/// (excluded), newest first; `None` when reaching it takes more than
+/// `budget` steps. The deeper side steps first, so both meet at the
+/// ancestor's depth.
+fn paths_to_common<'s>(
+    a: &'s Snapshot,
+    b: &'s Snapshot,
+    budget: usize,
+) -> Option<(Vec<&'s Node>, Vec<&'s Node>)> {
+    let (mut a, mut b) = (a, b);
+    let (mut from_a, mut from_b) = (Vec::new(), Vec::new());
+    while !a.same(b) {
+        if from_a.len() + from_b.len() >= budget {
+            return None;
+        }
+        if a.depth() >= b.depth() {
+            let node = a.0.as_deref()?;
+            from_a.push(node);
+            a = &node.base;
+        } else {
+            let node = b.0.as_deref()?;
+            from_b.push(node);
+            b = &node.base;
+        }
     }
-}
-
-/// What the newest node of `path` that sets or removes `key` says of it:
-/// `Some(None)` when removed; `None` when no node of the path touches it.
-fn decided<'a>(path: &'a [Snapshot], key: &str) -> Option<Option<&'a CapturedOutput>> {
-    path.iter()
-        .filter_map(|s| s.0.as_deref())
-        .find_map(|node| node.decides(key))
+    Some((from_a, from_b))
 }
 
 impl Node {
-    /// `Some(Some(output))` when this node sets `key`, `Some(None)` when it
-    /// removes it, `None` when it leaves it to its base.
-    fn decides(&self, key: &str) -> Option<Option<&CapturedOutput>> {
-        decision(Outputs::Own(&self.set), &self.removed, key)
+    /// It sets, or removes, a qualified name twice.
+    fn repeats_a_name(&self) -> bool {
+        let sets_twice = self
+            .set
+            .windows(2)
+            .any(|pair| qualified_cmp(&pair[0], &pair[1]) == Ordering::Equal);
+        sets_twice || self.removed.windows(2).any(|pair| pair[0] == pair[1])
     }
 
     /// What this node decides for a lookup, with its ladder when it has

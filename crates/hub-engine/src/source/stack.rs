@@ -162,11 +162,7 @@ impl Stack {
     /// The component's document number in the elaborated file (the stack
     /// is document 0).
     pub fn document(&self, name: &str) -> Option<usize> {
-        self.elaborated
-            .components
-            .iter()
-            .position(|c| c.meta.name == name)
-            .map(|p| p + 1)
+        self.elaborated.component_position(name).map(|p| p + 1)
     }
 }
 

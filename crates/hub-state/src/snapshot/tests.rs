@@ -200,9 +200,14 @@ fn deltas_are_the_same_whichever_way_the_snapshots_were_built() {
 fn deltas_through_a_near_ancestor_equal_full_comparisons() {
     let root = Snapshot::from_outputs((0..6).map(|i| output("r", &format!("o{i}"), "0")).collect());
     let mut snapshots = vec![root.clone()];
-    // Siblings and descendants that add, change and drop outputs.
-    for step in 0..12usize {
-        let base = snapshots[step / 2].clone();
+    // Siblings and descendants that add, change and drop outputs: long
+    // chains (deeper than the ladders' first rungs and the fewest steps
+    // looked down) with branches off them.
+    for step in 0..90usize {
+        let base = match step % 5 {
+            0 => snapshots[step / 3].clone(),
+            _ => snapshots[step].clone(),
+        };
         let mut outputs = base.to_vec();
         outputs.retain(|o| o.name != format!("o{}", step % 6));
         outputs.push(output(&format!("c{step}"), "out", &step.to_string()));

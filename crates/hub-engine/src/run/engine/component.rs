@@ -190,6 +190,7 @@ impl<'a> Run<'a> {
         let verb = self.verb;
         let parallel = self.parallel();
         let positions = parallel.then_some(&self.positions);
+        let at = self.positions.get(name).copied();
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
@@ -203,7 +204,7 @@ impl<'a> Run<'a> {
             };
             let known = &mut self.known;
             let snapshot = |base: &state::Snapshot| known.snapshot(&visible, base);
-            state.record_component_run_with(name, run, snapshot, &now);
+            state.record_component_run_at(name, at, run, snapshot, &now);
             let entry = state.component_mut(name);
             entry.fingerprint = None;
             entry.dir = absolute(dir).display().to_string();
@@ -504,6 +505,7 @@ impl<'a> Run<'a> {
             true => Vec::new(),
             false => self.known.all(&after),
         };
+        let at = self.positions.get(name).copied();
         if let Some(state) = self.state.as_mut() {
             let run = ComponentRun {
                 meta: component_meta(manifest),
@@ -517,7 +519,7 @@ impl<'a> Run<'a> {
                 .map(|e| e.captured_outputs.clone());
             let known = &mut self.known;
             let shared = |base: &state::Snapshot| known.snapshot_on(&after, running.as_ref(), base);
-            state.record_component_run_with(name, run, shared, &now);
+            state.record_component_run_at(name, at, run, shared, &now);
             state.provides = provides;
             state.stack_outputs = stack_outputs(
                 stack_outputs_declared,
