@@ -414,6 +414,58 @@ fn a_terraform_folder_is_checked_with_plan_detailed_exitcode() {
     assert_eq!(health(&drifted, "net")["status"].as_str(), Some("drifted"));
 }
 
+/// The built-in Terraform check runs under `--timeout` like any check: a
+/// `terraform plan` that hangs is stopped, and the component is reported
+/// failed with why, instead of `hub check` waiting for ever. The program is
+/// a script standing in for Terraform (named by `HUB_TERRAFORM`).
+#[test]
+fn a_hung_terraform_plan_is_stopped_by_the_check_timeout() {
+    let test = Test::new()
+        .file(
+            "hub.yaml",
+            "
+            kind: stack
+            meta: {name: tf}
+            components:
+            - {name: net, source: {dir: net}}
+            ",
+        )
+        .file("net/hub-component.yaml", "kind: component\nmeta: {name: net}\n")
+        .script("net/deploy.sh", "#!/bin/sh\ntrue\n")
+        .script(
+            "fake-terraform",
+            "#!/bin/sh\ncase \"$1\" in\n  init) echo initialised; exit 0 ;;\n  plan) echo planning; sleep 60; exit 0 ;;\nesac\nexit 1\n",
+        );
+    hub_pinned(test.root(), &["deploy", "hub.yaml"]).success();
+    // Now a folder of `*.tf` files without a check of its own.
+    std::fs::remove_file(test.root().join("net/deploy.sh")).expect("remove deploy.sh");
+    std::fs::write(
+        test.root().join("net/main.tf"),
+        "output \"x\" { value = 1 }\n",
+    )
+    .expect("write main.tf");
+    let started = std::time::Instant::now();
+    let out = pinned_command(test.root(), &["check", "hub.yaml", "--timeout", "2s"])
+        .env("HUB_TERRAFORM", test.root().join("fake-terraform"))
+        .output()
+        .expect("run hub");
+    let out = Output::of(out, test.root());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "hub check waited {:?} for a hung plan",
+        started.elapsed()
+    );
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("net: failed (terraform plan -detailed-exitcode)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("ended: timed out"), "{}", out.stdout);
+    assert_eq!(health(&out, "net")["status"].as_str(), Some("failed"));
+}
+
 /// make exits 2 whatever went wrong: the recipe's own status, which make
 /// prints, tells drift from failure.
 #[test]

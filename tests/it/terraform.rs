@@ -508,12 +508,14 @@ fn a_removed_tf_component_is_destroyed_by_prune_with_its_recorded_variables() {
     );
 }
 
-/// `hub_engine::terraform::drift`: Terraform's `plan -detailed-exitcode`
-/// for a deployed `*.tf` component, in sync with the parameters it was
-/// deployed with, drifted with others.
+/// `hub_engine::terraform::drift_check`: the program and environment with
+/// which `init` then `plan -detailed-exitcode` (`DRIFT_INIT`, `DRIFT_PLAN`)
+/// find a deployed `*.tf` component in sync with the parameters it was
+/// deployed with (exit 0), drifted with others (exit 2, summarised by
+/// `plan_summary`).
 #[test]
-fn drift_is_terraform_plan_detailed_exitcode() {
-    use hub_engine::terraform::{drift, Drift};
+fn drift_check_is_terraform_plan_detailed_exitcode() {
+    use hub_engine::terraform::{drift_check, plan_summary, DRIFT_INIT, DRIFT_PLAN};
     let Some(tf) = terraform_or_skip() else {
         return;
     };
@@ -539,15 +541,29 @@ fn drift_is_terraform_plan_detailed_exitcode() {
         param("zones", "[z1, z2]"),
         param("terraform.binary", &binary),
     ];
-    assert_eq!(drift(&dir, &deployed, &base), Ok(Drift::InSync));
+    let plan = |params: &[hub_params::ExpandedParam]| {
+        let check = drift_check(params, &base).expect("a Terraform program");
+        let step = |args: &[&str]| {
+            std::process::Command::new(&check.binary)
+                .args(args)
+                .current_dir(&dir)
+                .env_clear()
+                .envs(check.env.iter().map(|(k, v)| (k, v)))
+                .output()
+                .expect("run terraform")
+        };
+        assert!(step(DRIFT_INIT).status.success());
+        step(DRIFT_PLAN)
+    };
+    assert_eq!(plan(&deployed).status.code(), Some(0));
     let changed = [
         param("cidr", "10.9.0.0/16"),
         param("zones", "[z1, z2]"),
         param("terraform.binary", &binary),
     ];
-    let Ok(Drift::Changes(lines)) = drift(&dir, &changed, &base) else {
-        panic!("expected changes");
-    };
+    let drifted = plan(&changed);
+    assert_eq!(drifted.status.code(), Some(2));
+    let lines = plan_summary(&String::from_utf8_lossy(&drifted.stdout));
     assert!(
         lines.iter().any(|l| l == "Changes to Outputs:"),
         "{lines:?}"

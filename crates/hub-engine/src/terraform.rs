@@ -176,27 +176,36 @@ fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-/// What `terraform plan -detailed-exitcode` says of a deployed component.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Drift {
-    /// Exit 0: the infrastructure matches the configuration.
-    InSync,
-    /// Exit 2: Terraform would change something; its summary lines
-    /// (`Plan: …`, `Changes to Outputs:`, `  ~ name …`).
-    Changes(Vec<String>),
+/// How a deployed folder of `*.tf` files is asked whether it drifted:
+/// `terraform init`, then `terraform plan -detailed-exitcode -lock=false`
+/// (exit 0: in sync; 2: Terraform would change something) in the folder,
+/// with the component's parameters as a deploy would pass them. Nothing is
+/// applied; `init` may create `.terraform/` in the folder. The caller runs
+/// the two steps, so that they get its timeout, its interrupts and its
+/// masking like any other child.
+#[derive(Debug, Clone)]
+pub struct DriftCheck {
+    pub binary: PathBuf,
+    pub env: Vec<(String, String)>,
 }
 
-/// Runs `terraform init` then `terraform plan -detailed-exitcode
-/// -lock=false` in `dir` with the component's parameters (as a deploy
-/// would pass them) and `base` as the rest of the environment: what a
-/// refreshing `hub plan` shows for a built-in Terraform component. Nothing
-/// is applied; `init` may create `.terraform/` in the folder. The error
-/// holds the last lines Terraform printed.
-pub fn drift(
-    dir: &Path,
+/// The arguments of the two steps of a [`DriftCheck`].
+pub const DRIFT_INIT: &[&str] = &["init", "-input=false", "-no-color"];
+pub const DRIFT_PLAN: &[&str] = &[
+    "plan",
+    "-detailed-exitcode",
+    "-lock=false",
+    "-input=false",
+    "-no-color",
+];
+
+/// The program and environment of a [`DriftCheck`]: the component's
+/// parameters and `base` as the rest of the environment; an error when no
+/// Terraform program is found.
+pub fn drift_check(
     params: &[ExpandedParam],
     base: &[(String, String)],
-) -> Result<Drift, String> {
+) -> Result<DriftCheck, String> {
     let binary = check_binary(params)?;
     let mut env = environment(base.to_vec(), params);
     for (name, value) in [
@@ -206,44 +215,12 @@ pub fn drift(
     ] {
         set(&mut env, name, value.to_string());
     }
-    let run = |args: &[&str]| {
-        std::process::Command::new(&binary)
-            .args(args)
-            .current_dir(dir)
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run `{}`: {e}", binary.display()))
-    };
-    let failed = |what: &str, out: &std::process::Output| {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        let tail = tail[tail.len().saturating_sub(5)..].join("\n");
-        format!("`terraform {what}` failed in `{}`: {tail}", dir.display())
-    };
-    let init = run(&["init", "-input=false", "-no-color"])?;
-    if !init.status.success() {
-        return Err(failed("init", &init));
-    }
-    let plan = run(&[
-        "plan",
-        "-detailed-exitcode",
-        "-lock=false",
-        "-input=false",
-        "-no-color",
-    ])?;
-    match plan.status.code() {
-        Some(0) => Ok(Drift::InSync),
-        Some(2) => Ok(Drift::Changes(plan_summary(&String::from_utf8_lossy(
-            &plan.stdout,
-        )))),
-        _ => Err(failed("plan", &plan)),
-    }
+    Ok(DriftCheck { binary, env })
 }
 
-/// The lines of a plan that say what would change.
-fn plan_summary(stdout: &str) -> Vec<String> {
+/// The lines of a plan that say what would change (`Plan: …`,
+/// `Changes to Outputs:`, `  ~ name …`).
+pub fn plan_summary(stdout: &str) -> Vec<String> {
     stdout
         .lines()
         .filter(|line| {

@@ -287,7 +287,15 @@ impl Context<'_> {
         super::records::mask_recorded_secrets(&mut masker, self.stored);
         let log_file = super::records::log_dir(self.read_path).join(format!("{name}.check.log"));
         let Some(implementation) = implementation else {
-            return terraform_check(name, &dir, &params, child_env, &masker, &log_file);
+            let step = TerraformStep {
+                name,
+                dir: &dir,
+                masker: &masker,
+                log_file: &log_file,
+                interrupts: self.interrupts,
+            };
+            let deadline = self.options.timeout.filter(|limit| !limit.is_zero());
+            return terraform_check(&step, &params, child_env, deadline);
         };
         let by = short_description(&implementation);
         let Some((program, args)) = implementation.command() else {
@@ -359,32 +367,172 @@ fn make_recipe_code(lines: &[String]) -> Option<i32> {
     })
 }
 
-/// Hub's built-in Terraform check: `terraform plan -detailed-exitcode`.
+/// Hub's built-in Terraform check: `terraform init`, then `terraform plan
+/// -detailed-exitcode`, both within `timeout` (one limit for the two) and
+/// stopped by an interrupt, their lines masked and logged as a check
+/// script's are.
 fn terraform_check(
-    name: &str,
-    dir: &Path,
+    step: &TerraformStep<'_>,
     params: &[ExpandedParam],
     base: Vec<(String, String)>,
-    masker: &SecretMasker,
-    log_file: &Path,
+    timeout: Option<Duration>,
 ) -> Checked {
     let by = "terraform plan -detailed-exitcode".to_string();
-    let (health, lines) = match crate::terraform::drift(dir, params, &base) {
-        Ok(crate::terraform::Drift::InSync) => (Health::Healthy, vec!["No changes.".to_string()]),
-        Ok(crate::terraform::Drift::Changes(summary)) => (Health::Drifted, summary),
-        Err(reason) => (Health::Failed, reason.lines().map(String::from).collect()),
+    let check = match crate::terraform::drift_check(params, &base) {
+        Ok(check) => check,
+        Err(reason) => {
+            return step.checked(
+                by,
+                Health::Failed,
+                reason.lines().map(String::from).collect(),
+            )
+        }
     };
-    let lines: Vec<String> = lines.iter().map(|l| masker.mask(l).into_owned()).collect();
-    append_log(log_file, &lines);
-    Checked {
-        component: name.to_string(),
-        health,
-        by,
-        evidence: match health {
-            Health::Healthy => Vec::new(),
-            _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
-        },
-        digest: digest(&lines),
+    let started = std::time::Instant::now();
+    let init = match step.run(&check, crate::terraform::DRIFT_INIT, timeout) {
+        Ok(init) => init,
+        Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
+    };
+    if init.exit != Exit::Code(0) {
+        return step.checked(by, Health::Failed, init.failure("init", step.dir));
+    }
+    let left = timeout.map(|limit| {
+        limit
+            .saturating_sub(started.elapsed())
+            .max(Duration::from_millis(1))
+    });
+    let plan = match step.run(&check, crate::terraform::DRIFT_PLAN, left) {
+        Ok(plan) => plan,
+        Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
+    };
+    match plan.exit {
+        Exit::Code(0) => step.checked(by, Health::Healthy, vec!["No changes.".to_string()]),
+        Exit::Code(2) => step.checked(
+            by,
+            Health::Drifted,
+            crate::terraform::plan_summary(&plan.stdout()),
+        ),
+        _ => step.checked(by, Health::Failed, plan.failure("plan", step.dir)),
+    }
+}
+
+/// Where the steps of a built-in Terraform check run, and what they share.
+struct TerraformStep<'a> {
+    name: &'a str,
+    dir: &'a Path,
+    masker: &'a SecretMasker,
+    log_file: &'a Path,
+    interrupts: &'a Interrupts,
+}
+
+/// One step's exit and masked lines, by stream.
+struct StepOutcome {
+    exit: Exit,
+    lines: Vec<(Stream, String)>,
+}
+
+impl StepOutcome {
+    fn stdout(&self) -> String {
+        let out = self
+            .lines
+            .iter()
+            .filter(|(stream, _)| *stream == Stream::Stdout);
+        out.map(|(_, line)| format!("{line}\n")).collect()
+    }
+
+    /// Why the step failed: how it ended, and the last lines it wrote to
+    /// stderr (stdout when it wrote none there).
+    fn failure(&self, what: &str, dir: &Path) -> Vec<String> {
+        let of = |wanted: Stream| -> Vec<&str> {
+            let lines = self.lines.iter().filter(|(stream, _)| *stream == wanted);
+            lines
+                .map(|(_, line)| line.as_str())
+                .filter(|l| !l.trim().is_empty())
+                .collect()
+        };
+        let mut tail = of(Stream::Stderr);
+        if tail.is_empty() {
+            tail = of(Stream::Stdout);
+        }
+        let mut lines = vec![format!(
+            "`terraform {what}` in `{}` ended: {}",
+            dir.display(),
+            exit_text(self.exit)
+        )];
+        lines.extend(
+            tail[tail.len().saturating_sub(5)..]
+                .iter()
+                .map(|l| l.to_string()),
+        );
+        lines
+    }
+}
+
+impl TerraformStep<'_> {
+    fn run(
+        &self,
+        check: &crate::terraform::DriftCheck,
+        args: &[&str],
+        timeout: Option<Duration>,
+    ) -> Result<StepOutcome, String> {
+        let invocation = Invocation {
+            label: self.name.to_string(),
+            program: check.binary.clone(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            cwd: self.dir.to_path_buf(),
+            env: check.env.clone(),
+            log_file: Some(self.log_file.to_path_buf()),
+            timeout,
+        };
+        let sink = CollectStreams::default();
+        let finished = process::run(&invocation, self.masker, &sink, self.interrupts)
+            .map_err(|error| format!("cannot run `{}`: {error}", check.binary.display()))?;
+        Ok(StepOutcome {
+            exit: finished.exit,
+            lines: sink.take(),
+        })
+    }
+
+    fn checked(&self, by: String, health: Health, lines: Vec<String>) -> Checked {
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|l| self.masker.mask(l).into_owned())
+            .collect();
+        append_log(self.log_file, &lines);
+        Checked {
+            component: self.name.to_string(),
+            health,
+            by,
+            evidence: match health {
+                Health::Healthy => Vec::new(),
+                _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
+            },
+            digest: digest(&lines),
+        }
+    }
+}
+
+/// Keeps the masked lines of one step with their stream, in order.
+#[derive(Default)]
+struct CollectStreams(Mutex<Vec<(Stream, String)>>);
+
+impl CollectStreams {
+    fn take(&self) -> Vec<(Stream, String)> {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+impl LineSink for CollectStreams {
+    fn line(&self, _label: &str, stream: Stream, line: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((stream, line.to_string()));
     }
 }
 
