@@ -496,11 +496,24 @@ impl Plan {
     /// Why `name` is selected when no `-c` entry names it: `wanted by
     /// app`, `` affected: `app/main.tf` changed ``; `None` otherwise.
     pub fn selected_because(&self, name: &str) -> Option<String> {
-        let affected = self.affected.iter().flatten().find(|c| c.name == name);
-        if let Some(chosen) = affected {
-            return Some(format!("affected: {}", chosen.why));
+        self.selection_reasons().remove(name)
+    }
+
+    /// [`Plan::selected_because`] for every component it names, in
+    /// one pass over the lists rather than a search per component.
+    pub fn selection_reasons(&self) -> std::collections::HashMap<&str, String> {
+        let mut reasons = std::collections::HashMap::new();
+        for chosen in self.affected.iter().flatten() {
+            reasons
+                .entry(chosen.name.as_str())
+                .or_insert_with(|| format!("affected: {}", chosen.why));
         }
-        self.added.iter().find(|a| a.name == name).map(Added::why)
+        for added in &self.added {
+            reasons
+                .entry(added.name.as_str())
+                .or_insert_with(|| added.why());
+        }
+        reasons
     }
 
     /// Undeploy: the components outside the selection that `is_deployed`

@@ -249,18 +249,23 @@ pub struct AffectedSeen {
 }
 
 impl SelectionSeen {
-    /// Why `name` is selected, when `--affected` or `lifecycle.wants`
-    /// selected it: `` affected: `app/main.tf` changed ``, `wanted by
-    /// app`.
-    pub fn because(&self, name: &str) -> Option<String> {
-        let affected = self.affected.iter().flatten().find(|c| c.name == name);
-        if let Some(chosen) = affected {
-            return Some(format!("affected: {}", chosen.why));
+    /// Why each component it names is selected, when `--affected` or
+    /// `lifecycle.wants` selected it: `` affected: `app/main.tf` changed ``,
+    /// `wanted by app`; worked out in one pass over the lists rather than
+    /// a search per component.
+    pub fn reasons(&self) -> std::collections::HashMap<&str, String> {
+        let mut reasons = std::collections::HashMap::new();
+        for chosen in self.affected.iter().flatten() {
+            reasons
+                .entry(chosen.name.as_str())
+                .or_insert_with(|| format!("affected: {}", chosen.why));
         }
-        self.added
-            .iter()
-            .find(|a| a.name == name && a.relation == "wanted")
-            .map(|a| format!("wanted by {}", a.from))
+        for added in self.added.iter().filter(|a| a.relation == "wanted") {
+            reasons
+                .entry(added.name.as_str())
+                .or_insert_with(|| format!("wanted by {}", added.from));
+        }
+        reasons
     }
 
     pub(crate) fn of(plan: &Schedule) -> Option<SelectionSeen> {

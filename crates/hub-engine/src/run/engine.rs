@@ -419,8 +419,9 @@ impl<'a> Run<'a> {
             (host.log)(&format!("hub: selection {selection}"));
         }
         if options.why {
+            let reasons = plan.selection_reasons();
             for name in &plan.selected {
-                if let Some(why) = plan.selected_because(name) {
+                if let Some(why) = reasons.get(name.as_str()) {
                     (host.log)(&format!("hub: {name}: selected: {why}"));
                 }
             }

@@ -28,9 +28,10 @@ use std::fmt::Write;
 /// ```
 pub fn render_text(preview: &Preview) -> String {
     let mut out = header(preview);
+    let because = preview.selection.as_ref().map(SelectionSeen::reasons);
     for component in &preview.components {
         out.push('\n');
-        out.push_str(&component_text(component, preview.selection.as_ref()));
+        out.push_str(&component_text(component, because.as_ref()));
     }
     if !preview.removed.is_empty() {
         let _ = writeln!(out, "\n{}:", removed_heading(preview));
@@ -103,14 +104,17 @@ pub(super) fn stack_text(name: &str) -> String {
     }
 }
 
-fn component_text(component: &ComponentPreview, selection: Option<&SelectionSeen>) -> String {
+fn component_text(
+    component: &ComponentPreview,
+    because: Option<&std::collections::HashMap<&str, String>>,
+) -> String {
     let mut out = format!("{}: {}", component.name, component.action.as_str());
     if !component.reasons.is_empty() {
         let _ = write!(out, " ({})", one_line(&component.reasons.join("; ")));
     }
     out.push('\n');
-    if let Some(why) = selection.and_then(|s| s.because(&component.name)) {
-        let _ = writeln!(out, "  selected: {}", one_line(&why));
+    if let Some(why) = because.and_then(|b| b.get(component.name.as_str())) {
+        let _ = writeln!(out, "  selected: {}", one_line(why));
     }
     if let Some(implementation) = &component.implementation {
         let _ = writeln!(out, "  runs: {implementation}");
