@@ -320,12 +320,12 @@ impl Context<'_> {
             log_file: Some(log_file),
             timeout: self.options.timeout.filter(|limit| !limit.is_zero()),
         };
-        let sink = Collect::default();
+        let sink = CollectStreams::default();
         let finished = match process::run(&invocation, &masker, &sink, self.interrupts) {
             Ok(finished) => finished,
             Err(error) => return failed(by, error.to_string()),
         };
-        let lines = sink.take();
+        let lines: Vec<String> = sink.take().into_iter().map(|(_, line)| line).collect();
         let exit = match (&implementation, finished.exit) {
             // make exits 2 whatever its recipe's status: the recipe's is in
             // make's last words (`make: *** [Makefile:2: check] Error 2`).
@@ -512,7 +512,8 @@ impl TerraformStep<'_> {
     }
 }
 
-/// Keeps the masked lines of one step with their stream, in order.
+/// Keeps the masked lines of one check (or step) with their stream, in
+/// order.
 #[derive(Default)]
 struct CollectStreams(Mutex<Vec<(Stream, String)>>);
 
@@ -614,30 +615,6 @@ fn recorded_parameters(stored: &State, name: &str) -> Vec<ExpandedParam> {
             secret: hub_manifest::secrets::looks_secret(&p.name),
         })
         .collect()
-}
-
-/// Keeps the masked lines of one check, in order.
-#[derive(Default)]
-struct Collect(Mutex<Vec<String>>);
-
-impl Collect {
-    fn take(&self) -> Vec<String> {
-        std::mem::take(
-            &mut *self
-                .0
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
-    }
-}
-
-impl LineSink for Collect {
-    fn line(&self, _label: &str, _stream: Stream, line: &str) {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(line.to_string());
-    }
 }
 
 /// Takes the lock, reads the newest state, sets each checked component's
