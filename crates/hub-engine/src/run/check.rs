@@ -96,6 +96,23 @@ pub struct Checked {
     pub digest: String,
 }
 
+impl Checked {
+    /// A check's result from the (masked) lines it printed: their last
+    /// ones as evidence unless it is healthy, and their digest.
+    fn from_lines(component: &str, by: String, health: Health, lines: &[String]) -> Checked {
+        Checked {
+            component: component.to_string(),
+            health,
+            by,
+            evidence: match health {
+                Health::Healthy => Vec::new(),
+                _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
+            },
+            digest: digest(lines),
+        }
+    }
+}
+
 /// The result of `hub check`.
 #[derive(Debug, Clone)]
 pub struct CheckReport {
@@ -339,20 +356,11 @@ impl Context<'_> {
             Exit::Code(2) => Health::Drifted,
             _ => Health::Failed,
         };
-        let mut evidence = match health {
-            Health::Healthy => Vec::new(),
-            _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
-        };
+        let mut checked = Checked::from_lines(name, by, health, &lines);
         if health == Health::Failed {
-            evidence.push(format!("exit: {}", exit_text(exit)));
+            checked.evidence.push(format!("exit: {}", exit_text(exit)));
         }
-        Checked {
-            component: name.to_string(),
-            health,
-            by,
-            evidence,
-            digest: digest(&lines),
-        }
+        checked
     }
 }
 
@@ -499,16 +507,7 @@ impl TerraformStep<'_> {
             .map(|l| self.masker.mask(l).into_owned())
             .collect();
         append_log(self.log_file, &lines);
-        Checked {
-            component: self.name.to_string(),
-            health,
-            by,
-            evidence: match health {
-                Health::Healthy => Vec::new(),
-                _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
-            },
-            digest: digest(&lines),
-        }
+        Checked::from_lines(self.name, by, health, &lines)
     }
 }
 
