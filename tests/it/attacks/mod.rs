@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+mod ci;
 mod cut;
 mod paths;
 mod runs;

@@ -1,0 +1,27 @@
+//! Issue "A pull request cannot take the runner": `hub ci`, the change
+//! registry, policies and `hub pipeline` tried by someone who can open a
+//! pull request (and so controls the stack files, component scripts,
+//! names, comments and CI variables) while the job holds the runner's
+//! secrets. One module per class of attack; every row runs the real
+//! binary against a local state (and, where the class concerns remote
+//! states, the S3 server of the test suite) and failed on `main` before
+//! the fix.
+//!
+//! | module | class |
+//! |---|---|
+//! | [`secrets`] | values from the runner (environment, `-e`, CI tokens, secrets) quoted anywhere hub writes; comments that say what the commenter wrote |
+//! | [`access`] | who may plan; GitLab relays that a merge request's own files could forge |
+//! | [`reviewed`] | applying what was not reviewed; pipeline jobs skipping the checks of an apply |
+//! | [`registry`] | the change registry's names, `--sha`/`--author`, concurrent applies, the apply lock and live holders |
+//! | [`pipelines`] | jobs injected into generated pipelines; `-e` values in them |
+//! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
+
+mod access;
+mod budget;
+mod pipelines;
+mod registry;
+mod reviewed;
+mod secrets;
+
+/// A value only the runner holds: it must appear in nothing hub writes.
+pub const RUNNER_SECRET: &str = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY";

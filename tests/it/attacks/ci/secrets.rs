@@ -1,0 +1,1 @@
+//! See [`super`]: this class's rows are added by its fix.
