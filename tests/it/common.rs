@@ -90,7 +90,7 @@ impl Test {
     }
 
     pub fn run(&self) -> Output {
-        let mut command = Command::cargo_bin("hub").expect("hub binary");
+        let mut command = Command::new(hub_binary());
         command
             .current_dir(&self.cwd)
             .args(&self.args)
@@ -163,7 +163,7 @@ impl Output {
 /// Runs hub in the test folder with a reduced environment (`PATH`, `HOME`
 /// = the folder, `USER=tester`), no standard input, and `env` on top.
 pub fn hub_isolated(test: &Test, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::cargo_bin("hub").expect("hub binary");
+    let mut command = Command::new(hub_binary());
     command
         .current_dir(test.root())
         .args(args)
@@ -322,8 +322,17 @@ pub fn hub_pinned(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// The command [`hub_pinned`] runs, for a test to add variables to.
+/// The `hub` binary the tests run: cargo's build, or the one
+/// `HUB_TEST_BINARY` names (to show that a test fails on an older build).
+pub fn hub_binary() -> PathBuf {
+    match std::env::var_os("HUB_TEST_BINARY") {
+        Some(path) => PathBuf::from(path),
+        None => assert_cmd::cargo::cargo_bin("hub"),
+    }
+}
+
 pub fn pinned_command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::cargo_bin("hub").expect("hub binary");
+    let mut command = Command::new(hub_binary());
     command
         .current_dir(dir)
         .args(args)
