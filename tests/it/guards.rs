@@ -230,6 +230,11 @@ fn a_typo_of_protected_is_named() {
 /// `FAILS`-th run has passed (it counts its runs in `count`), in a stack
 /// with `retry` as its `lifecycle.retry`.
 fn flaky_stack(fails: u32, message: &str, retry: &str) -> Test {
+    flaky_stack_printing(fails, &format!("echo \"{message}\""), retry)
+}
+
+/// [`flaky_stack`] whose failing runs run the shell command `print`.
+fn flaky_stack_printing(fails: u32, print: &str, retry: &str) -> Test {
     Test::new()
         .file(
             "components/flaky/hub-component.yaml",
@@ -239,7 +244,7 @@ fn flaky_stack(fails: u32, message: &str, retry: &str) -> Test {
             "components/flaky/deploy.sh",
             &format!(
                 "#!/bin/sh\nn=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count\n\
-                 if [ \"$n\" -le {fails} ]; then echo \"{message}\"; exit 1; fi\necho deployed on run $n\n"
+                 if [ \"$n\" -le {fails} ]; then {print}; exit 1; fi\necho deployed on run $n\n"
             ),
         )
         .file(
@@ -311,6 +316,28 @@ fn a_failure_that_matches_is_retried_and_the_summary_says_which_attempt() {
     assert_eq!(
         entry_message(dir),
         "attempt 2 of 3; attempt 1: exited with code 1"
+    );
+}
+
+#[test]
+fn a_failure_printed_on_stderr_is_matched_too() {
+    // Terraform, the AWS CLI and kubectl print transient errors on stderr.
+    let (_, dir) = flaky_stack_printing(
+        1,
+        "echo 'error: connection reset by peer' >&2",
+        "    flaky: {attempts: 3, delay: 10ms, on: [\"connection reset\"]}\n",
+    )
+    .run_keep();
+    let dir = dir.path();
+    let out = hub_pinned(dir, &["deploy", "hub.yaml", "-s", "hub.yaml.state"]);
+    out.success();
+    assert_eq!(runs(dir), "2");
+    assert!(
+        out.stderr.contains(
+            "hub: flaky: attempt 1 of 3 failed (exited with code 1); trying again in 10ms\n"
+        ),
+        "{}",
+        out.stderr
     );
 }
 

@@ -1,7 +1,9 @@
 //! What hub keeps in memory of a component's stdout while it streams the
 //! rest to the terminal and the log file: the `Outputs:` blocks (for
 //! [`capture::parse_outputs`](super::capture::parse_outputs)) and the last
-//! lines (for the state's log when the component fails). Both are bounded,
+//! lines of stdout and stderr as shown (for the state's log when the
+//! component fails, and for `lifecycle.retry` patterns: Terraform, the AWS
+//! CLI and kubectl print their transient errors on stderr). Both are bounded,
 //! so a component printing a 5 GB line or 50 GB in all leaves hub's memory
 //! flat.
 //!
@@ -16,7 +18,7 @@ use std::collections::VecDeque;
 /// The most bytes of `Outputs:` blocks kept; lines past it are not
 /// captured (with a note).
 pub const MAX_KEPT_OUTPUTS: usize = 16 << 20;
-/// The most bytes of the last stdout lines kept for a failure's log.
+/// The most bytes of the last lines kept for a failure's log.
 pub const MAX_KEPT_TAIL: usize = 64 << 10;
 /// The most bytes of one line of that tail.
 pub const MAX_TAIL_LINE: usize = 4 << 10;
@@ -28,6 +30,8 @@ pub struct KeptStdout {
     blocks_seen: Blocks,
     /// The previous piece was cut from a longer line: this one continues it.
     continuing: bool,
+    /// The same for stderr, whose lines are kept in the tail only.
+    stderr_continuing: bool,
     tail: VecDeque<String>,
     tail_bytes: usize,
     tail_omitted: usize,
@@ -63,6 +67,13 @@ impl KeptStdout {
             self.keep_in_blocks(line, whole);
         }
         self.continuing = !whole;
+    }
+
+    /// A stderr line (or piece of one) as it was shown: it goes to the
+    /// tail, in the order the lines came, never to the blocks.
+    pub fn stderr_shown(&mut self, shown: &str, whole: bool) {
+        self.keep_in_tail(shown, self.stderr_continuing);
+        self.stderr_continuing = !whole;
     }
 
     fn keep_in_blocks(&mut self, line: &str, whole: bool) {

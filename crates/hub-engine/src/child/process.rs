@@ -145,8 +145,8 @@ pub struct Finished {
     /// The `Outputs:` blocks the child wrote to stdout, unmasked (invalid
     /// UTF-8 replaced), for parsing outputs. Never print it as is.
     pub stdout: String,
-    /// The last lines of its stdout as shown (masked), for the log of a
-    /// failure.
+    /// The last lines of its stdout and stderr as shown (masked), for the
+    /// log of a failure and the patterns of `lifecycle.retry`.
     pub tail: String,
     pub duration: Duration,
 }
@@ -340,8 +340,9 @@ impl Output<'_> {
             Some(shown) => std::borrow::Cow::Owned(shown),
             None => self.masker.mask(&text),
         };
-        if stream == Stream::Stdout {
-            self.kept.line_shown(&text, &masked, whole);
+        match stream {
+            Stream::Stdout => self.kept.line_shown(&text, &masked, whole),
+            Stream::Stderr => self.kept.stderr_shown(&masked, whole),
         }
         self.sink.line(self.label, stream, &masked);
         self.log_line(&masked);
