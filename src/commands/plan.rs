@@ -21,15 +21,28 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
         Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
-        Ok(_) if !detailed => Ok(()),
-        Ok((preview, policies)) => match preview.count(hub_engine::view::preview::Action::Fail) {
-            0 => match policies.refusal() {
-                Some(denied) => Err(Error::Detailed(Box::new(denied.into()))),
-                None if preview.would_change() => Err(Error::PlanChanges),
-                None => Ok(()),
-            },
-            failing => Err(Error::PlanFailures(failing)),
-        },
+        Ok((preview, policies)) => plan_status(&preview, &policies, detailed),
+    }
+}
+
+/// How a plan that was made ends: exit 1 when a component would fail or
+/// a rule denies (a script must not take that plan for a success), and
+/// with `--detailed-exitcode` 2 when something would change.
+fn plan_status(
+    preview: &hub_engine::view::preview::Preview,
+    policies: &hub_engine::policy::PolicyResults,
+    detailed: bool,
+) -> Result<(), Error> {
+    let failing = preview.count(hub_engine::view::preview::Action::Fail);
+    if failing > 0 {
+        return Err(Error::PlanFailures(failing));
+    }
+    if let Some(denied) = policies.refusal() {
+        return Err(Error::Detailed(Box::new(denied.into())));
+    }
+    match detailed && preview.would_change() {
+        true => Err(Error::PlanChanges),
+        false => Ok(()),
     }
 }
 

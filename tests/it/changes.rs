@@ -476,7 +476,7 @@ fn a_plan_a_policy_denies_is_recorded_failed_and_cannot_apply() {
     let place = Place::local();
     let planned = place.plan(&test, "7");
     planned
-        .success()
+        .failure()
         .stderr_has("change 7: plan 1 recorded as failed");
     assert!(
         planned.stdout.contains("no-change-seven"),

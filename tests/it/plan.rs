@@ -438,13 +438,20 @@ parameters:
 }
 
 #[test]
-fn requirements_failures_and_unexpandable_parameters_are_shown_not_fatal() {
+fn requirements_failures_and_unexpandable_parameters_are_shown_and_the_plan_exits_1() {
     let t = generated();
     let out = hub(
         t.root(),
         &["plan", "hub.yaml.elaborate", "-s", "s.state", "-j", "2"],
     );
-    out.success();
+    // The whole plan is shown; a plan with components that would fail
+    // exits 1, so that a script does not take it for a success.
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("that would fail the run"),
+        "{}",
+        out.stderr
+    );
     insta::assert_snapshot!(out.stdout, @r#"
     plan: deploy stack `gen`
     state: s.state does not exist: first deploy

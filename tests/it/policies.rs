@@ -105,9 +105,10 @@ fn a_plan_shows_denies_and_warns_and_a_deny_fails_the_detailed_exit_code() {
         "fridays.yaml",
     ];
     let out = on_friday(dir, &args);
-    out.success();
+    // A denied plan is a plan that would fail: exit status 1, with or
+    // without --detailed-exitcode.
+    assert_eq!(out.status, 1, "{}", out.stderr);
     assert!(out.stdout.ends_with(FIRST_PLAN_TAIL), "{}", out.stdout);
-    // As a plan that would fail: exit status 1 with --detailed-exitcode.
     let mut detailed = args.to_vec();
     detailed.push("--detailed-exitcode");
     let out = on_friday(dir, &detailed);
