@@ -642,6 +642,7 @@ fn load_run(
         replace: args.replace.to_vec(),
         prune: args.prune,
         why: args.execute.is_some_and(|e| e.why),
+        fail_fast: args.execute.is_some_and(|e| e.fail_fast),
         dry: args.execute.is_some_and(|e| e.dry),
         lock_timeout: args.common.state.lock.lock_timeout,
         timeout: args.execute.and_then(|e| e.timeout),

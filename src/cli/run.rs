@@ -234,6 +234,11 @@ pub struct ExecuteArgs {
     /// Print, for each component, why it runs or is skipped
     #[arg(long)]
     pub why: bool,
+    /// Start nothing more once a mandatory component failed (what is
+    /// running finishes); without it every component that does not depend
+    /// on the failure still runs, whatever `-j` is
+    #[arg(long = "fail-fast")]
+    pub fail_fast: bool,
 }
 
 /// Flags of the Hub CLI that are accepted and have no effect here.

@@ -240,6 +240,7 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
             dry: false,
             timeout: args.timeout,
             why: false,
+            fail_fast: false,
         },
         changed: false,
         replace: ReplaceArgs {

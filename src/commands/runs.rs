@@ -199,7 +199,7 @@ fn write_report(
     let failed = summary
         .entries
         .iter()
-        .any(|e| matches!(e.outcome, Outcome::Failed(_) | Outcome::NotRun));
+        .any(|e| matches!(e.outcome, Outcome::Failed(_) | Outcome::NotRun(_)));
     let context = ReportContext {
         kind: summary.verb.clone(),
         stack: planned.stack.name.clone(),

@@ -384,23 +384,108 @@ fn a_failure_in_a_layered_graph_cancels_exactly_its_downstream() {
     }
 }
 
+/// The summary's line of each component without its duration (`0.05s`),
+/// with the stack's folder written `ROOT`.
+fn summary_words(stderr: &str, root: &std::path::Path) -> BTreeMap<String, String> {
+    let is_duration = |w: &str| {
+        w.strip_suffix('s')
+            .is_some_and(|n| n.parse::<f64>().is_ok())
+    };
+    summary(stderr)
+        .into_iter()
+        .map(|(name, line)| {
+            let words: Vec<&str> = line.split(' ').filter(|w| !is_duration(w)).collect();
+            let line = words.join(" ").replace(&root.display().to_string(), "ROOT");
+            (name, line)
+        })
+        .collect()
+}
+
 #[test]
-fn one_job_stops_at_the_first_failure() {
+fn the_same_components_run_after_a_failure_whatever_j_is() {
+    let mut seen = Vec::new();
+    for jobs in ["1", "2", "4"] {
+        let stack = failing_stack();
+        let out = stack.hub("deploy", &["-j", jobs, "--why", "--report", "run.json"]);
+        assert_eq!(out.status, 1, "-j {jobs}: {}", out.stderr);
+        let mut started = stack.started();
+        started.sort();
+        assert_eq!(started, names(&["c0", "c1", "c2", "c5"]), "-j {jobs}");
+        let lines = summary_words(&out.stderr, stack.test.root());
+        for name in ["c3", "c4"] {
+            assert_eq!(lines[name], "cancelled upstream `c1` failed", "-j {jobs}");
+            assert!(
+                out.stderr
+                    .contains(&format!("hub: {name}: cancelled: upstream `c1` failed\n")),
+                "-j {jobs} --why: {}",
+                out.stderr
+            );
+        }
+        let report: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(stack.test.root().join("run.json")).expect("report"),
+        )
+        .expect("JSON");
+        for component in report["components"].as_array().expect("components") {
+            if component["status"] != "deployed" {
+                assert!(
+                    component["reason"].is_string(),
+                    "-j {jobs}: no reason: {component}"
+                );
+            }
+        }
+        seen.push((statuses(&stack.state()), lines));
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:#?}");
+}
+
+#[test]
+fn fail_fast_with_one_job_stops_at_the_first_failure() {
     let stack = failing_stack();
-    let out = stack.hub("deploy", &["-j", "1"]);
+    let out = stack.hub("deploy", &["-j", "1", "--fail-fast", "--why"]);
     assert_eq!(out.status, 1, "stderr:\n{}", out.stderr);
     assert_eq!(stack.started(), names(&["c0", "c1"]));
     let lines = summary(&out.stderr);
-    for name in ["c2", "c3", "c4", "c5"] {
+    for name in ["c3", "c4"] {
         assert!(
-            lines[name].starts_with("not run "),
+            lines[name].ends_with("upstream `c1` failed"),
             "{name}: {}",
             lines[name]
         );
     }
+    for name in ["c2", "c5"] {
+        assert!(
+            lines[name].starts_with("not run ")
+                && lines[name]
+                    .ends_with("the run stopped when `c1` failed to deploy (`--fail-fast`)"),
+            "{name}: {}",
+            lines[name]
+        );
+        out.stderr_has(&format!(
+            "hub: {name}: not run: the run stopped when `c1` failed to deploy (`--fail-fast`)\n"
+        ));
+    }
     let state = stack.state();
     assert_eq!(text(&state["status"]), "incomplete");
     assert_eq!(statuses(&state).len(), 2);
+}
+
+#[test]
+fn fail_fast_in_parallel_lets_what_runs_finish_and_starts_nothing_more() {
+    let stack = failing_stack();
+    let out = stack.hub("deploy", &["-j", "3", "--fail-fast"]);
+    assert_eq!(out.status, 1, "stderr:\n{}", out.stderr);
+    // c1 fails while c2 (0.3s) runs: c2 finishes, c5 (after c2) never starts.
+    let mut started = stack.started();
+    started.sort();
+    assert_eq!(started, names(&["c0", "c1", "c2"]));
+    let lines = summary(&out.stderr);
+    assert!(lines["c2"].starts_with("deployed "), "{}", lines["c2"]);
+    assert!(
+        lines["c5"].ends_with("the run stopped when `c1` failed to deploy (`--fail-fast`)"),
+        "{}",
+        lines["c5"]
+    );
+    out.stderr_has("error: component `c1` failed");
 }
 
 // ------------------------------------------------------------ output and state

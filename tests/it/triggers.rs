@@ -219,7 +219,7 @@ fn a_dependent_whose_last_run_failed_runs_again_though_nothing_changed() {
     let t = deployed(DEFAULT_LIFECYCLE);
     std::fs::write(t.root().join("fail-app"), "").expect("write");
     params(t.root(), &[("db.size", "large")]);
-    hub(&t, "deploy", &["--changed"]).failure();
+    hub(&t, "deploy", &["--changed", "--fail-fast"]).failure();
     assert_eq!(runs(&t), ["app", "db"]);
     std::fs::remove_file(t.root().join("fail-app")).expect("remove");
     let plan = hub(&t, "plan", &["--changed"]);

@@ -46,6 +46,9 @@ pub struct RunOptions {
     pub replace: Vec<String>,
     /// `--why`: say why each component runs or is skipped.
     pub why: bool,
+    /// `--fail-fast`: after a mandatory failure nothing more starts;
+    /// without it every component that does not depend on it still runs.
+    pub fail_fast: bool,
     /// `--prune`: after the deploy, undeploy the components the state
     /// holds and the stack no longer lists, and forget them.
     pub prune: bool,

@@ -23,8 +23,9 @@ pub enum Outcome {
     Skipped(String),
     /// Stopped by SIGINT/SIGTERM.
     Interrupted,
-    /// Selected but never started (the run stopped before it).
-    NotRun,
+    /// Selected but never started: the run stopped before it (why, when
+    /// the run knows), or a plan that would run it.
+    NotRun(Option<String>),
     /// `--changed`: its fingerprint equals the one of its last deploy.
     Unchanged,
     /// Not run because a component it depends on failed (parallel runs).
@@ -39,7 +40,7 @@ impl Outcome {
             Outcome::Failed(_) => "error",
             Outcome::Skipped(_) => "skipped",
             Outcome::Interrupted => "interrupted",
-            Outcome::NotRun => "not run",
+            Outcome::NotRun(_) => "not run",
             Outcome::Unchanged => "unchanged",
             Outcome::Cancelled(_) => "cancelled",
         }
@@ -48,6 +49,7 @@ impl Outcome {
     pub fn detail(&self) -> Option<&str> {
         match self {
             Outcome::Failed(why) | Outcome::Skipped(why) | Outcome::Cancelled(why) => Some(why),
+            Outcome::NotRun(why) => why.as_deref(),
             _ => None,
         }
     }

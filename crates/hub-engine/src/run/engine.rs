@@ -693,6 +693,9 @@ enum Stop {
     Fatal(EngineError),
     /// A mandatory component failed in a one-at-a-time run.
     Failed(EngineError),
+    /// A mandatory component failed in a parallel run: nothing new starts,
+    /// the components running finish, then the run ends with the failure.
+    Draining,
 }
 
 /// Sets a component's phase; in a parallel run (`positions` given) the

@@ -34,7 +34,9 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
     for component in &preview.components {
         let reasons = component.reasons.join("; ");
         let outcome = match component.action {
-            Action::Create | Action::Update | Action::Replace | Action::Delete => Outcome::NotRun,
+            Action::Create | Action::Update | Action::Replace | Action::Delete => {
+                Outcome::NotRun(None)
+            }
             Action::NoOp => Outcome::Unchanged,
             Action::Skip => Outcome::Skipped(reasons),
             Action::Fail => Outcome::Failed(reasons),

@@ -156,18 +156,13 @@ impl ComponentReport {
     /// a real run.
     fn from_entry(entry: &Entry, plan_verb: Option<&String>) -> ComponentReport {
         let status = match (&entry.outcome, plan_verb) {
-            (Outcome::NotRun | Outcome::Deployed | Outcome::Undeployed, Some(verb)) => {
+            (Outcome::NotRun(_) | Outcome::Deployed | Outcome::Undeployed, Some(verb)) => {
                 planned_status(&entry.outcome, verb)
             }
-            (Outcome::NotRun, None) => "not-run".to_string(),
+            (Outcome::NotRun(_), None) => "not-run".to_string(),
             (outcome, _) => outcome.label().to_string(),
         };
-        let reason = match &entry.outcome {
-            Outcome::Failed(why) | Outcome::Skipped(why) | Outcome::Cancelled(why) => {
-                Some(why.clone())
-            }
-            _ => None,
-        };
+        let reason = entry.outcome.detail().map(str::to_string);
         ComponentReport {
             name: entry.component.clone(),
             status,
@@ -309,7 +304,7 @@ mod tests {
             Outcome::Failed("exit code 3".into()),
             Duration::from_secs(1),
         );
-        summary.push("app", Outcome::NotRun, Duration::ZERO);
+        summary.push("app", Outcome::NotRun(None), Duration::ZERO);
         summary.push(
             "monitoring",
             Outcome::Cancelled("`database` failed".into()),
@@ -371,7 +366,7 @@ mod tests {
             verb: "undeploy".into(),
             ..Summary::default()
         };
-        summary.push("a", Outcome::NotRun, Duration::ZERO);
+        summary.push("a", Outcome::NotRun(None), Duration::ZERO);
         summary.push("b", Outcome::Unchanged, Duration::ZERO);
         summary.push("c", Outcome::Skipped("off".into()), Duration::ZERO);
         let report = RunReport::from_summary(&summary, context("plan"));

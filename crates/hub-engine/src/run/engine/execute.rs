@@ -132,7 +132,8 @@ impl<'a> Run<'a> {
         self.mandatory_failures
             .sort_by_key(|(name, _)| position(name));
         self.summary.failed_logs = sink.failed_logs(&self.failed);
-        self.not_run(&scheduler);
+        let why_not_run = self.why_not_run(stop.as_ref());
+        self.not_run(&scheduler, why_not_run);
         // The table and the report follow the order, not the timing.
         let positions = &self.positions;
         self.summary
@@ -148,6 +149,11 @@ impl<'a> Run<'a> {
                 return Err(error);
             }
             Some(Stop::Failed(error)) => return self.stop_failed(error),
+            Some(Stop::Draining) => {
+                if let Some(error) = self.first_failure() {
+                    return self.stop_failed(error);
+                }
+            }
             None => {}
         }
         if let Some(signal) = self.interrupt_signal() {
@@ -265,7 +271,7 @@ impl<'a> Run<'a> {
                 Verb::Undeploy => Outcome::Undeployed,
             },
             Step::Unchanged => Outcome::Unchanged,
-            Step::AwaitReady(_) => Outcome::NotRun,
+            Step::AwaitReady(_) => Outcome::NotRun(None),
             Step::Skipped(why) => Outcome::Skipped(why.clone()),
             Step::Interrupted(_) => Outcome::Interrupted,
             Step::Fatal(error) => Outcome::Failed(error.to_string()),
@@ -378,10 +384,44 @@ impl<'a> Run<'a> {
         self.parallel
     }
 
-    pub(super) fn not_run(&mut self, scheduler: &Scheduler) {
+    pub(super) fn not_run(&mut self, scheduler: &Scheduler, why: Option<String>) {
         for name in scheduler.pending() {
-            self.summary.push(&name, Outcome::NotRun, Duration::ZERO);
+            if let (true, Some(why)) = (self.options.why, &why) {
+                (self.host.log)(&format!("hub: {name}: not run: {why}"));
+            }
+            self.summary
+                .push(&name, Outcome::NotRun(why.clone()), Duration::ZERO);
         }
+    }
+
+    /// Why the components still pending when the run ended did not run.
+    fn why_not_run(&self, stop: Option<&Stop>) -> Option<String> {
+        let after = match self.verb {
+            Verb::Deploy => "deploy",
+            Verb::Undeploy => "undeploy",
+        };
+        match stop {
+            Some(Stop::Interrupted(..)) => Some("the run was interrupted before it".into()),
+            Some(Stop::Fatal(_)) => Some("the run stopped: the state could not be written".into()),
+            Some(Stop::Failed(_) | Stop::Draining) => {
+                let (first, _) = self.mandatory_failures.first()?;
+                Some(format!(
+                    "the run stopped when `{first}` failed to {after} (`--fail-fast`)"
+                ))
+            }
+            None => None,
+        }
+    }
+
+    /// The first mandatory failure, as the error a run ends with when it
+    /// stopped there.
+    fn first_failure(&self) -> Option<EngineError> {
+        let (component, reason) = self.mandatory_failures.first()?;
+        Some(EngineError::ComponentFailed {
+            component: component.clone(),
+            reason: reason.clone(),
+            fix: self.fixes.get(component).cloned(),
+        })
     }
 
     pub(super) fn interrupt_signal(&self) -> Option<i32> {
@@ -391,10 +431,13 @@ impl<'a> Run<'a> {
             .then(|| self.host.interrupts.last_signal().unwrap_or(libc::SIGINT))
     }
 
-    /// A failed component: optional ones and `--force` let the run go on;
-    /// a mandatory one ends it (§9.2). In a parallel run nothing new starts
-    /// that depends on it, and a mandatory failure ends the run only once
-    /// the components independent of it have finished.
+    /// A failed component. After a mandatory failure what depends on it,
+    /// directly or not, is cancelled whatever `-j` is (a component of a
+    /// written `lifecycle.order` without `depends` runs after every one
+    /// before it, so in such a stack that is the rest of the run, as in the
+    /// Hub CLI), and the run fails once the independent components
+    /// finished (§9.2); with `--fail-fast` nothing new starts, and what is
+    /// running finishes. Optional ones and `--force` let the run go on.
     pub(super) fn after_failure(
         &mut self,
         name: &str,
@@ -402,19 +445,25 @@ impl<'a> Run<'a> {
         scheduler: &mut Scheduler,
     ) -> Option<Stop> {
         self.failed.push(name.to_string());
-        if self.parallel() {
+        let optional = self.plan.is_optional(name) && !self.hook_failures.iter().any(|h| h == name);
+        let goes_on = optional || self.options.force;
+        // After an optional failure (or with `--force`) a one-at-a-time run
+        // lets each dependent fail at its turn (§6.2).
+        if self.parallel() || !goes_on {
             let why = match self.verb {
                 Verb::Deploy => format!("upstream `{name}` failed"),
                 Verb::Undeploy => format!("`{name}`, which depends on it, failed to undeploy"),
             };
             for cancelled in scheduler.cancel_after(name) {
+                if self.options.why {
+                    (self.host.log)(&format!("hub: {cancelled}: cancelled: {why}"));
+                }
                 let why = why.clone();
                 self.record_outcome(&cancelled, &Outcome::Cancelled(why), Duration::ZERO);
                 self.cancelled.push(cancelled);
             }
         }
-        let optional = self.plan.is_optional(name) && !self.hook_failures.iter().any(|h| h == name);
-        if optional || self.options.force {
+        if goes_on {
             let which = if optional {
                 "optional component"
             } else {
@@ -426,9 +475,10 @@ impl<'a> Run<'a> {
         }
         self.mandatory_failures
             .push((name.to_string(), reason.to_string()));
-        match self.parallel() {
-            true => None,
-            false => Some(Stop::Failed(EngineError::ComponentFailed {
+        match (self.options.fail_fast, self.parallel()) {
+            (false, _) => None,
+            (true, true) => Some(Stop::Draining),
+            (true, false) => Some(Stop::Failed(EngineError::ComponentFailed {
                 component: name.to_string(),
                 reason: reason.to_string(),
                 fix: self.fixes.get(name).cloned(),
@@ -440,7 +490,9 @@ impl<'a> Run<'a> {
     pub(super) fn deferred_failure(&self) -> Option<EngineError> {
         match &self.mandatory_failures[..] {
             [] => None,
-            [(component, reason)] if self.cancelled.is_empty() => {
+            // One at a time, a failure that cancelled what comes after it
+            // reads as the Hub CLI's: the component failed, resume there.
+            [(component, reason)] if self.cancelled.is_empty() || !self.parallel() => {
                 Some(EngineError::ComponentFailed {
                     component: component.clone(),
                     reason: reason.clone(),

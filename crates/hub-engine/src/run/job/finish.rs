@@ -102,7 +102,7 @@ pub fn finish(
             }
             (None, true) => {
                 never_ran.push(name.clone());
-                Outcome::NotRun
+                Outcome::NotRun(Some("its pipeline job recorded no run".into()))
             }
             (None, false) if planned.action == PlanAction::NoOp => Outcome::Unchanged,
             (None, false) => Outcome::Skipped(format!("`{}` in the plan", planned.action.as_str())),
