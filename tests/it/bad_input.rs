@@ -235,13 +235,18 @@ fn an_unknown_substitution_fails_the_component_with_a_fix() {
     write(&test, "b/hub-component.yaml", &text);
     let out = hub(&test, DEPLOY);
     assert_eq!(out.status, 1, "{}", out.stderr);
+    // Nothing can give `nope`: the deploy refuses before `a` runs.
     insta::assert_snapshot!(error(&out), @r"
-    error: component `b` failed: parameters of component `b` cannot be expanded:
-      - `y.two|b` references unknown `nope` (declared at b/hub-component.yaml:8)
-      help: declare or fix the parameters listed above in the stack or a parameters file; then run again with `-o b` to resume there, or add `--force` to go on after failures
+    error: component `b`: would fail: its parameters cannot be expanded:
+        - `y.two|b` references unknown `nope` (declared at b/hub-component.yaml:8)
+      help: `hub plan` shows each component that would fail and why; fix the stack or its parameters, or add `--force` to run the others anyway; nothing ran and the state is untouched (`hub plan` shows the same)
     ");
+    assert!(!out.stdout.contains("deploy a"), "{}", out.stdout);
+    assert!(!test.root().join("s.state").exists(), "a state was written");
+    // With --force the others run, and `b` fails as the run reaches it.
+    let forced = hub(&test, &["deploy", "hub.yaml", "-s", "s.state", "--force"]);
+    forced.stderr_has("references unknown `nope` (declared at b/hub-component.yaml:8)");
     let state = String::from_utf8(read(&test, "s.state")).expect("utf-8");
-    assert!(state.contains("status: incomplete"), "{state}");
     assert!(state.contains("references unknown `nope`"), "{state}");
 }
 

@@ -459,14 +459,25 @@ fn deploy_case_17_underivable_parameter_fails_the_component() {
         ..F1::default()
     }
     .build();
-    hub(&t, DEPLOY).failure().stderr_has("m|c");
+    // Nothing can give `m`: the deploy refuses before anything runs.
+    hub(&t, DEPLOY)
+        .failure()
+        .stderr_has("component `c`: would fail: its parameters cannot be expanded")
+        .stderr_has("m|c");
+    assert!(!exists(&t, "c/env.out"));
+    assert!(!exists(&t, "hub.yaml.state"));
+    // With --force the run goes on, and `c` fails as the spec says.
+    let mut forced = DEPLOY.to_vec();
+    forced.push("--force");
+    hub(&t, &forced).stderr_has("m|c");
     assert!(!exists(&t, "c/env.out"));
     let s = state(&t);
     assert_eq!(text(get(&s, "components.c.status")), "error");
     assert!(!text(get(&s, "components.c.message")).is_empty());
     assert_eq!(text(&s["status"]), "incomplete");
+    // `--force` goes on after the failure: the operation is not an error.
     let op = last_operation(&s);
-    assert_eq!(text(&op["status"]), "error");
+    assert_eq!(text(&op["status"]), "success");
     assert_eq!(phases(op), ["c: error"]);
     let t = F1 {
         c_params: "{name: d, default: dv, env: D}\n{name: e, empty: allow, env: E}",

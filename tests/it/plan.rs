@@ -493,7 +493,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_and_the_plan_exit
       waits for: top (comes before in `lifecycle.order`)
       parameters:
         + hub.componentName = odd
-        + odd.broken = (error: `odd.broken|odd` references unknown `nope.nothing`)
+        + odd.broken = (error: `odd.broken|odd` references unknown `nope.nothing` (declared at hub.yaml.elaborate:46))
         + odd.fine = ok
         + odd.user = (error: uses `odd.broken`, which cannot be expanded)
         + hub.provides = cloud queue

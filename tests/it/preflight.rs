@@ -303,3 +303,77 @@ fn a_hook_that_is_not_executable_stops_the_run_before_it_starts() {
     );
     nothing_ran(&test);
 }
+
+/// `a`, `b`, `c` and `d` in that order; `b` reads the parameter
+/// `admin.email`, which nothing sets; `d` reads `c`'s output `url`, and
+/// `c` depends on `b`. Each deploy leaves `ran` in its folder.
+fn unexpandable() -> Test {
+    let mut test = Test::new().file(
+        "hub.yaml",
+        "
+        kind: stack
+        meta: {name: predicted}
+        components:
+        - {name: a, source: {dir: a}}
+        - {name: b, source: {dir: b}}
+        - {name: c, source: {dir: c}, depends: [b]}
+        - {name: d, source: {dir: d}}
+        lifecycle: {order: [a, b, c, d]}
+        ",
+    );
+    for name in ["a", "b", "c", "d"] {
+        test = test.script(&format!("{name}/deploy.sh"), "#!/bin/sh\ntouch ran\n");
+    }
+    test.file("a/hub-component.yaml", "kind: component\nmeta: {name: a}\n")
+        .file(
+            "b/hub-component.yaml",
+            "kind: component\nmeta: {name: b}\nparameters:\n- {name: admin.email, env: EMAIL}\n",
+        )
+        .file(
+            "c/hub-component.yaml",
+            "kind: component\nmeta: {name: c}\noutputs:\n- {name: url, value: https://c}\n",
+        )
+        .file(
+            "d/hub-component.yaml",
+            "kind: component\nmeta: {name: d}\nparameters:\n- {name: url, env: URL}\n",
+        )
+}
+
+#[test]
+fn a_component_the_plan_says_would_fail_stops_the_deploy_before_anything_runs() {
+    let test = unexpandable();
+    let plan = run(&test, &["plan", "hub.yaml", "-s", "hub.state"]);
+    assert_eq!(plan.status, 1, "{}", plan.stderr);
+    assert!(
+        plan.stdout
+            .contains("b: fail (cannot expand `admin.email`)"),
+        "{}",
+        plan.stdout
+    );
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "hub.state"]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    // Every problem at once: `b`, and `c`, which depends on it.
+    insta::assert_snapshot!(out.stderr, @r"
+    error: 2 problems found before any component started:
+      - component `b`: would fail: its parameters cannot be expanded:
+        - the value of `admin.email|b` can be found neither among stack parameters nor among outputs (declared at b/hub-component.yaml:4)
+      - component `c`: would fail: it depends on `b`, which would fail
+      help: `hub plan` shows each component that would fail and why; fix the stack or its parameters, or add `--force` to run the others anyway; nothing ran and the state is untouched (`hub plan` shows the same)
+    ");
+    for name in ["a", "b", "c", "d"] {
+        assert!(!test.root().join(name).join("ran").exists(), "{name} ran");
+    }
+    assert!(
+        !test.root().join("hub.state").exists(),
+        "a state was written"
+    );
+}
+
+#[test]
+fn force_runs_the_others_despite_a_predicted_failure() {
+    let test = unexpandable();
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "hub.state", "--force"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(test.root().join("a").join("ran").exists());
+    assert!(!test.root().join("b").join("ran").exists());
+}

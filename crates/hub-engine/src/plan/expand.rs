@@ -46,6 +46,12 @@ pub(super) struct Expanded {
     /// An error no parameter can be set aside for (a reference cycle…):
     /// then `params` is empty.
     pub error: Option<String>,
+    /// The names the problems looked for and nothing gave (`${name}`
+    /// references, parameters found neither among stack parameters nor
+    /// outputs), when every problem is of that kind; `None` when another
+    /// kind of problem (a CEL error, a file) may depend on values only
+    /// the run knows.
+    pub unresolved: Option<Vec<String>>,
 }
 
 impl Expanded {
@@ -105,7 +111,10 @@ pub(super) fn expand(
         .into_iter()
         .map(|(param, _)| param.into_owned())
         .collect();
-    let mut expanded = Expanded::default();
+    let mut expanded = Expanded {
+        unresolved: Some(Vec::new()),
+        ..Expanded::default()
+    };
     loop {
         let attempt = ComponentScope {
             name: scope.name,
@@ -113,7 +122,7 @@ pub(super) fn expand(
             manifest: &manifest,
             outputs: scope.outputs,
             provides: scope.provides.clone(),
-            source: None,
+            source: scope.source,
         };
         let mut quiet = Warnings::default();
         let problems = match expand_component(locked, &attempt, &mut quiet) {
@@ -130,6 +139,7 @@ pub(super) fn expand(
         };
         let mut progress = false;
         for problem in &problems {
+            note_unresolved(&mut expanded.unresolved, problem);
             let Some(name) = culprit(problem, scope.name) else {
                 continue;
             };
@@ -149,6 +159,25 @@ pub(super) fn expand(
             expanded.params.clear();
             return expanded;
         }
+    }
+}
+
+/// Adds the names `problem` looked for to `unresolved`, or gives up on
+/// knowing them (`None`) for a problem of another kind.
+fn note_unresolved(unresolved: &mut Option<Vec<String>>, problem: &Problem) {
+    let names = match problem {
+        Problem::Unknown { names, .. } => names.clone(),
+        Problem::Underivable { param, .. } => {
+            let name = param.split_once('|').map_or(param.as_str(), |(n, _)| n);
+            vec![name.to_string()]
+        }
+        _ => {
+            *unresolved = None;
+            return;
+        }
+    };
+    if let Some(list) = unresolved {
+        list.extend(names);
     }
 }
 

@@ -23,7 +23,7 @@ use super::preflight::EnvEntry;
 use super::recorded;
 use super::triggers;
 use super::{
-    Action, ComponentPlan, Condition, Execution, ParameterChange, ParameterPlan, Plan, RemovedPlan,
+    Action, ComponentPlan, Execution, ParameterChange, ParameterPlan, Plan, RemovedPlan,
     Requirement, SelectionSeen, StateSeen,
 };
 use crate::options::RunOptions;
@@ -123,6 +123,7 @@ fn walk(
         provides_now: provides.clone(),
         initial_provides: provides.clone(),
         actions: IndexMap::new(),
+        certain: HashSet::new(),
         providing: Vec::new(),
         ancestry: RefCell::new(Ancestry::new(&schedule.selected)),
         declared_outputs: HashMap::new(),
@@ -175,6 +176,8 @@ struct Walk<'a> {
     initial_provides: IndexMap<String, Vec<String>>,
     /// The components taken so far and their action.
     actions: IndexMap<String, Action>,
+    /// Those whose `fail` nothing the run produces can change.
+    certain: HashSet<String>,
     /// Those of `actions` that change the provides map (they declare
     /// capabilities, or are deleted): the only ones `visible_provides`
     /// needs to look at.
@@ -238,6 +241,9 @@ struct Decision {
     execution: Option<Execution>,
     /// The variables its parameters set, for the preflight.
     environment: Vec<EnvEntry>,
+    /// A `fail` that nothing the run produces can change: what the
+    /// deploy would say.
+    certain: Option<String>,
 }
 
 impl Decision {
@@ -248,11 +254,13 @@ impl Decision {
             parameters: Vec::new(),
             execution: None,
             environment: Vec::new(),
+            certain: None,
         }
     }
 }
 
 mod reach;
+mod runtime;
 mod shown;
 mod triggered;
 mod wanted;
@@ -315,6 +323,9 @@ impl Walk<'_> {
             self.providing.push(at);
         }
         self.took(name, decision.action);
+        if decision.certain.is_some() {
+            self.certain.insert(name.to_string());
+        }
         let conditions = self.conditions(name, decision.execution.as_ref());
         ComponentPlan {
             name: name.to_string(),
@@ -328,35 +339,10 @@ impl Walk<'_> {
             timeout: self.timeout_of(name),
             retry: None,
             conditions,
+            certain_failure: decision.certain,
             execution: decision.execution,
             environment: decision.environment,
         }
-    }
-
-    /// What the component's action is conditional on at run time.
-    fn conditions(&self, name: &str, execution: Option<&Execution>) -> Vec<Condition> {
-        let mut conditions = Vec::new();
-        let depends = self
-            .stack
-            .reference(name)
-            .map(|r| r.depends.as_slice())
-            .unwrap_or_default();
-        if self.plan.verb == Verb::Deploy && !depends.is_empty() {
-            conditions.push(Condition::SkippedIfDependencyFails(depends.to_vec()));
-        }
-        let requires = self
-            .stack
-            .elaborated
-            .component(name)
-            .is_some_and(|m| !m.requires.is_empty());
-        let reads = self.plan.reads(name).is_some_and(|r| !r.is_empty());
-        if reads || requires || !depends.is_empty() {
-            conditions.push(Condition::OutputsKnownAtRunTime);
-        }
-        if execution.is_some_and(|e| e.unless_inputs_change) {
-            conditions.push(Condition::NoOpUnlessInputsChange);
-        }
-        conditions
     }
 
     /// The component's `lifecycle.timeouts` entry, when it has a limit.
@@ -383,7 +369,12 @@ impl Walk<'_> {
             .collect();
         if verb == Verb::Deploy && !failed.is_empty() {
             let reason = format!("it depends on {}, which would fail", quoted(&failed));
-            return self.gated(name, reference, Decision::new(Action::Fail, reason));
+            let mut decision = Decision::new(Action::Fail, reason.clone());
+            decision.certain = failed
+                .iter()
+                .all(|f| self.certain.contains(f))
+                .then_some(reason);
+            return self.gated(name, reference, decision);
         }
         let outputs = self.outputs_for(name, &reference.depends);
         let expanded = self.expand(name, &reference.depends, manifest, &outputs, provides);
@@ -417,6 +408,7 @@ impl Walk<'_> {
             },
             execution,
             environment: super::preflight::env_entries(&expanded.params),
+            certain: self.certain_failure(&expanded),
         };
         match decision.execution {
             None => self.gated(name, reference, decision),
@@ -745,7 +737,15 @@ impl Walk<'_> {
             provides: provides_text(provides),
             source: None,
         };
-        expand::expand(self.locked, &scope, self.warnings)
+        let expanded = expand::expand(self.locked, &scope, self.warnings);
+        if expanded.problems.is_empty() {
+            return expanded;
+        }
+        // Again, pointing at the declarations: that scans the whole
+        // elaborated file, done only when there is something to report.
+        let source = self.stack.declarations(name);
+        let located = ComponentScope { source, ..scope };
+        expand::expand(self.locked, &located, &mut Warnings::default())
     }
 
     /// Each requirement with its providers as the component's turn comes.

@@ -340,6 +340,11 @@ pub struct ComponentPlan {
     /// the component's turn comes (not printed).
     #[serde(skip)]
     pub conditions: Vec<Condition>,
+    /// A `fail` that nothing the run produces can change, with what the
+    /// deploy would say (not printed): a deploy refuses it before the
+    /// first component starts.
+    #[serde(skip)]
+    pub certain_failure: Option<String>,
     /// Deploy: what the engine does with the component once it gets past
     /// its conditions (not printed). `None` for an undeploy.
     #[serde(skip)]

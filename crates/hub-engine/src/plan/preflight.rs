@@ -298,5 +298,44 @@ pub fn apply(plan: &mut Plan, findings: Findings, warnings: &mut hub_manifest::d
     }
 }
 
+/// The preflight's problems and, after them, every mandatory component
+/// the plan says would `fail` whatever the run does before it (its
+/// parameters cannot be expanded, a requirement nobody provides, a
+/// dependency that would fail): a deploy refuses them all at once before
+/// the first component starts, instead of running the others first.
+/// Components whose fate depends on what the run produces are left to
+/// the run; `goes_on` says which failures do not stop it (optional
+/// components, `--force`).
+pub fn with_predicted(
+    mut problems: Vec<Problem>,
+    plan: &Plan,
+    goes_on: impl Fn(&str) -> bool,
+) -> Vec<Problem> {
+    if plan.verb != crate::order::plan::Verb::Deploy {
+        return problems;
+    }
+    let known: std::collections::HashSet<&str> = problems
+        .iter()
+        .filter_map(|p| p.component.as_deref())
+        .collect();
+    let predicted: Vec<Problem> = plan
+        .components
+        .iter()
+        .filter(|c| c.action == Action::Fail)
+        .filter(|c| c.certain_failure.is_some() || c.conditions.is_empty())
+        .filter(|c| !known.contains(c.name.as_str()) && !goes_on(&c.name))
+        .map(|c| Problem {
+            component: Some(c.name.clone()),
+            message: match &c.certain_failure {
+                Some(said) => format!("would fail: {said}"),
+                None => format!("would fail: {}", c.reasons.join("; ")),
+            },
+            hint: "`hub plan` shows each component that would fail and why; fix the stack or its parameters, or add `--force` to run the others anyway".into(),
+        })
+        .collect();
+    problems.extend(predicted);
+    problems
+}
+
 #[cfg(test)]
 mod tests;

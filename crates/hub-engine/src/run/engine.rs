@@ -22,11 +22,10 @@
 //! Only component processes (and waits for ready conditions) run on
 //! threads of their own; parameters, outputs, provides and the state are
 //! handled on the run's thread as each component starts and ends, so the
-//! state has one writer. With one slot a mandatory failure stops the run
-//! (§9.2); with more, it cancels what waits for the failed component and
-//! the run ends once the rest is done. What a component sees is the same
-//! whatever the timing: the outputs and capabilities known at the start,
-//! with those of the components it waits for ([`super::known`]).
+//! state has one writer. At every `-j` a failure cancels what waits for
+//! it and the run ends once the rest is done (§9.2). What a component sees
+//! is the same whatever the timing: the outputs and capabilities known at
+//! the start, with those of the components it waits for ([`super::known`]).
 //! 6. The stack status, the stack-level outputs (refreshed at the end of
 //!    every deploy), the stack outputs and the operation status are
 //!    written; a summary is returned.
@@ -66,7 +65,7 @@ use crate::order::requirements::provides_text;
 use crate::order::schedule::Scheduler;
 use crate::outcome::{finish_line, Outcome, Recorder, Summary};
 use crate::plan::make::{self as planner, Inputs, Purpose};
-use crate::plan::{Action, ComponentPlan, Execution, Plan as ActionPlan};
+use crate::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
 use crate::source::discover::{self, Implementation};
 use crate::source::stack::{absolute, Stack};
 use hub_manifest::diag::Warnings;
@@ -450,11 +449,10 @@ impl<'a> Run<'a> {
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
         let implementations = check_implementations(stack, &plan, options)?;
         let removed = removed_components(stack, verb, loaded.as_ref(), options, warnings)?;
-        // The plan, made once from what was just read (the planner's own
-        // warnings were given by the checks above, or are given again as
-        // each component runs): a saved one was made again from the same
-        // inputs and found equal before the run, and the state it was
-        // made from is the one read under the lock.
+        // The plan, made once from what was just read (the planner's
+        // warnings come from the checks above, or again as each component
+        // runs): a saved one was made again from the same inputs and found
+        // equal before the run, from the state read under the lock.
         let planned = match &options.planned {
             Some(planned) => planned.clone(),
             None => {
@@ -481,7 +479,7 @@ impl<'a> Run<'a> {
             components_base_dir: options.components_base_dir.as_deref().map(absolute),
         };
         let base_env = env::base(options.os_environment, &host.environment, &nested);
-        let findings = crate::plan::preflight::check(&crate::plan::preflight::Inputs {
+        let findings = preflight::check(&preflight::Inputs {
             stack,
             options,
             plan: &planned,
@@ -492,10 +490,10 @@ impl<'a> Run<'a> {
         for warning in findings.warnings {
             warnings.warn(None, warning);
         }
-        if !findings.problems.is_empty() {
-            return Err(EngineError::Preflight {
-                problems: findings.problems,
-            });
+        let goes_on = |name: &str| plan.is_optional(name) || options.force;
+        let problems = preflight::with_predicted(findings.problems, &planned, goes_on);
+        if !problems.is_empty() {
+            return Err(EngineError::Preflight { problems });
         }
         let mut masker = SecretMasker::new(options.reveal);
         for param in locked.params.values().filter(|p| p.secret) {
