@@ -28,6 +28,22 @@ impl Platform {
             Platform::GitLab => "merge request",
         }
     }
+
+    /// What tells hub about the change, in a refusal.
+    pub(crate) fn event_noun(self) -> &'static str {
+        match self {
+            Platform::GitHub => "the event's payload",
+            Platform::GitLab => "the pipeline's variables",
+        }
+    }
+
+    /// How the job tells hub that a change does not come from a fork.
+    pub(crate) fn fork_fix(self) -> &'static str {
+        match self {
+            Platform::GitHub => "the workflow passes `HUB_CI_FORK` (`false` for a pull request of this repository: `gh pr view NUMBER --json isCrossRepository --jq .isCrossRepository`)",
+            Platform::GitLab => "GitLab sets `CI_MERGE_REQUEST_SOURCE_PROJECT_ID` and `CI_MERGE_REQUEST_PROJECT_ID` in merge-request pipelines, and the relay signs `HUB_CI_FORK`",
+        }
+    }
 }
 
 /// What the CI system says happened.
@@ -50,6 +66,13 @@ pub struct Event {
     /// (`OWNER`, `MEMBER`, `COLLABORATOR`, `CONTRIBUTOR`, `NONE`, …);
     /// `None` when the platform does not say.
     pub association: Option<String>,
+    /// Whether the change comes from a fork (its code from another
+    /// repository); `None` when the event does not say.
+    pub fork: Option<bool>,
+    /// GitLab started the pipeline in the project for its user, which it
+    /// does only for a user who may run pipelines there (a member with the
+    /// Developer role or more): trusted to plan as an allowed author is.
+    pub member_pipeline: bool,
     pub request: Request,
 }
 
@@ -81,6 +104,9 @@ pub enum Request {
     Closed,
     /// An event hub has nothing to do for, and why.
     Ignored(String),
+    /// A relayed comment or event whose relay hub cannot verify (not a
+    /// pipeline the relay starts, no or a bad signature): refused, and why.
+    Unverified(String),
 }
 
 /// An event hub cannot read.
