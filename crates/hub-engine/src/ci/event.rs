@@ -5,6 +5,7 @@ use super::command::Command;
 use crate::change::ChangeContext;
 use hub_manifest::diag::Location;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The CI system an event comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,3 +169,16 @@ impl CiError {
         })
     }
 }
+
+/// What reading an event needs besides the environment: the time (for a
+/// relay's signature) and how old a relayed request may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadContext {
+    /// Seconds since 1970 (UTC).
+    pub now: i64,
+    /// `--relay-max-age`.
+    pub relay_max_age: Duration,
+}
+
+/// How old a relayed request may be unless `--relay-max-age` says.
+pub const DEFAULT_RELAY_MAX_AGE: Duration = Duration::from_secs(15 * 60);

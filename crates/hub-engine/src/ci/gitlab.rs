@@ -11,9 +11,8 @@
 //! with a valid signature; otherwise the request is refused.
 
 use super::command::parse_command;
-use super::event::{CiError, Event, Platform, Request};
+use super::event::{CiError, Event, Platform, ReadContext, Request};
 use super::relay::{self, RelayError};
-use super::ReadContext;
 
 /// The pipeline sources of a pipeline a relay starts.
 const RELAY_SOURCES: [&str; 2] = ["trigger", "api"];

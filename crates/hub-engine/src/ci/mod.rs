@@ -14,10 +14,9 @@ pub mod relay;
 mod tests;
 
 pub use command::{parse_command, Command, Verb};
-pub use event::{CiError, Event, Platform, Request};
+pub use event::{CiError, Event, Platform, ReadContext, Request, DEFAULT_RELAY_MAX_AGE};
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Who may apply and unlock: authors with one of these associations, and
 /// these logins whatever their association; who may plan ([`PlanFrom`]),
@@ -243,19 +242,6 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
         },
     }
 }
-
-/// What reading an event needs besides the environment: the time (for a
-/// relay's signature) and how old a relayed request may be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadContext {
-    /// Seconds since 1970 (UTC).
-    pub now: i64,
-    /// `--relay-max-age`.
-    pub relay_max_age: Duration,
-}
-
-/// How old a relayed request may be unless `--relay-max-age` says.
-pub const DEFAULT_RELAY_MAX_AGE: Duration = Duration::from_secs(15 * 60);
 
 /// Reads the event of the CI system hub runs in: GitHub Actions when
 /// `GITHUB_EVENT_NAME` is set, GitLab CI when `GITLAB_CI` or

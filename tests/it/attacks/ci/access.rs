@@ -266,6 +266,9 @@ fn a_forks_pull_request_is_not_planned() {
     }
 }
 
+/// A job's variables.
+type Env = Vec<(String, String)>;
+
 /// A GitLab job's variables: the fixture `name`, with `set` replacing or
 /// adding variables.
 fn gitlab_with(name: &str, set: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -385,7 +388,7 @@ fn a_signature_replayed_for_another_command_or_merge_request_does_not_apply() {
 
 #[test]
 fn merged_without_a_signed_merged_state_keeps_the_lock() {
-    let rows: [(&str, Vec<(String, String)>, &str); 3] = [
+    let rows: [(&str, Env, &str); 3] = [
         (
             "merged, signed, while the merge request is open",
             relay_signed(gitlab_with(
