@@ -14,17 +14,18 @@ Reads the event of the CI system it runs in and does what it asks:
                                                   `hub apply` or `hub unlock`
   GitLab CI: a merge-request pipeline (CI_PIPELINE_SOURCE=merge_request_event,
     CI_MERGE_REQUEST_IID, CI_COMMIT_SHA, CI_MERGE_REQUEST_DIFF_BASE_SHA) is planned; a pipeline
-    started for a comment passes CI_MERGE_REQUEST_IID, HUB_CI_COMMAND (the comment),
+    a relay started (trigger, api) for a comment passes HUB_CI_COMMAND (the comment),
     HUB_CI_AUTHOR and HUB_CI_ASSOCIATION (its author's role); for a merge or a close,
-    HUB_CI_EVENT=merged|closed
+    HUB_CI_EVENT=merged|closed; with HUB_CI_MR_STATE, HUB_CI_RELAY_TIME and
+    HUB_CI_RELAY_SIGNATURE (HMAC-SHA256 with HUB_CI_RELAY_KEY, see the guide's Security model)
 
 Each runs in this process as its command does: a plan as `hub plan --change ID --sha SHA` \
 (recorded for the change), an apply as `hub deploy --change ID` (the change's latest plan, \
 under the stack's apply lock), merged, closed and unlock as `hub change merged|closed|unlock ID`. The comment \
 (markdown) goes to --comment FILE, or to stdout before the status line; nothing is posted: \
 the README shows the lines of a workflow that post it. Exit status: 0 done (or nothing to do), \
-1 the plan or the apply failed, 3 refused (an author who may not apply, a comment hub does \
-not understand).
+1 the plan or the apply failed, 3 refused (an author who may not plan or apply, a fork, a \
+comment hub does not understand, a relay whose signature does not hold).
 
 Examples:
   hub ci hub.yaml params.yaml -s s3://bucket/demo.state --comment comment.md
@@ -56,6 +57,18 @@ pub struct CiArgs {
     /// (comma-separated)
     #[arg(long = "allow-user", value_name = "LIST", value_delimiter = ',')]
     pub allow_user: Vec<String>,
+    /// Whose plans run (`hub plan` comments, autoplans of the pull
+    /// requests they open): `trusted`, those who may apply
+    /// (--allow-association, --allow-user); `anyone`
+    #[arg(long = "plan-from", value_name = "WHO", default_value = "trusted", value_parser = ["trusted", "anyone"])]
+    pub plan_from: String,
+    /// Plan pull requests that come from forks (and those whose event does
+    /// not say): their code is another repository's
+    #[arg(long = "plan-forks")]
+    pub plan_forks: bool,
+    /// How old a GitLab relay's signed request may be (`15m`, `1h`)
+    #[arg(long = "relay-max-age", value_name = "DURATION", default_value = "15m", value_parser = hub_engine::run::timeout::parse)]
+    pub relay_max_age: std::time::Duration,
     /// Components run at once during an apply; 0 = the number of CPUs
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value = "1")]
     pub jobs: usize,

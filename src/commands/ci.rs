@@ -13,7 +13,7 @@ use crate::cli::{
 };
 use crate::error::Error;
 use hub_engine::ci::comment::{Done, LogTail, Report};
-use hub_engine::ci::{self, Access, Event, Operation};
+use hub_engine::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use hub_engine::order::plan::Verb;
 use hub_engine::view::preview::Preview;
 use hub_engine::view::summary::Summary;
@@ -26,7 +26,12 @@ const TAIL_LINES: usize = 20;
 /// `hub ci`.
 pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let lookup = |name: &str| std::env::var(name).ok();
-    let event = ci::read(&lookup, &|path| std::fs::read_to_string(path))?;
+    let now = super::common::clock()?.now();
+    let context = ReadContext {
+        now: hub_state::rfc3339_to_unix(&now).map_or(0, |(seconds, _)| seconds),
+        relay_max_age: args.relay_max_age,
+    };
+    let event = ci::read(&lookup, &|path| std::fs::read_to_string(path), &context)?;
     let access = Access {
         associations: args
             .allow_association
@@ -35,6 +40,8 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
             .filter(|a| !a.is_empty())
             .collect(),
         users: args.allow_user.clone(),
+        plan_from: PlanFrom::parse(&args.plan_from).unwrap_or_default(),
+        plan_forks: args.plan_forks,
     };
     let operation = ci::decide(&event, &access);
     let ran = run(&args, &event, &operation, warnings);

@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Variables of the CI this test may itself run in, which would otherwise
 /// be read as the event.
-const CI_VARIABLES: [&str; 15] = [
+pub(crate) const CI_VARIABLES: [&str; 24] = [
     "GITHUB_EVENT_NAME",
     "GITHUB_EVENT_PATH",
     "GITHUB_ACTIONS",
@@ -24,9 +24,77 @@ const CI_VARIABLES: [&str; 15] = [
     "HUB_CI_SHA",
     "HUB_CI_AUTHOR",
     "HUB_GIT_BASE",
+    "HUB_CI_FORK",
+    "HUB_CI_MR_STATE",
+    "HUB_CI_RELAY_TIME",
+    "HUB_CI_RELAY_KEY",
+    "HUB_CI_RELAY_SIGNATURE",
+    "CI_PROJECT_ID",
+    "CI_MERGE_REQUEST_PROJECT_ID",
+    "CI_MERGE_REQUEST_SOURCE_PROJECT_ID",
+    "CI_COMMIT_REF_NAME",
 ];
 
-fn fixture(path: &str) -> PathBuf {
+/// The key the relay of these tests signs with (`HUB_CI_RELAY_KEY`).
+pub(crate) const RELAY_KEY: &str = "relay-key-of-the-tests-Qx72";
+
+/// The time the relay of these tests signs at: the pinned `HUB_NOW`
+/// (2026-01-01T00:00:00Z), in seconds since 1970.
+pub(crate) const RELAY_TIME: &str = "1767225600";
+
+/// The variables the relay signs, in the order of the guide's canonical
+/// form (written out here, not taken from hub, so that the test checks
+/// the documented form).
+const RELAY_FIELDS: [&str; 11] = [
+    "CI_PROJECT_ID",
+    "CI_MERGE_REQUEST_IID",
+    "HUB_CI_SHA",
+    "HUB_CI_EVENT",
+    "HUB_CI_COMMAND",
+    "HUB_CI_AUTHOR",
+    "HUB_CI_ASSOCIATION",
+    "HUB_CI_MR_STATE",
+    "HUB_CI_FORK",
+    "HUB_CI_RELAY_TIME",
+    "CI_PIPELINE_SOURCE",
+];
+
+/// The lowercase hex HMAC-SHA256 with `key` of the relay's message for
+/// the variables `env`: `hub-ci-relay-v1`, then `NAME=VALUE` per field,
+/// each line ended by a line feed.
+pub(crate) fn relay_signature(env: &[(String, String)], key: &str) -> String {
+    use hmac::{Hmac, Mac};
+    let value = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_default()
+    };
+    let mut message = String::from("hub-ci-relay-v1\n");
+    for name in RELAY_FIELDS {
+        message.push_str(&format!("{name}={}\n", value(name)));
+    }
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()).expect("any key");
+    mac.update(message.as_bytes());
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `env` as the relay passes it: with its time, signed with
+/// [`RELAY_KEY`], which the job holds.
+pub(crate) fn relay_signed(mut env: Vec<(String, String)>) -> Vec<(String, String)> {
+    env.push(("HUB_CI_RELAY_TIME".into(), RELAY_TIME.into()));
+    let signature = relay_signature(&env, RELAY_KEY);
+    env.push(("HUB_CI_RELAY_KEY".into(), RELAY_KEY.into()));
+    env.push(("HUB_CI_RELAY_SIGNATURE".into(), signature));
+    env
+}
+
+pub(crate) fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/ci")
         .join(path)
@@ -34,7 +102,7 @@ fn fixture(path: &str) -> PathBuf {
 
 /// `hub ci hub.yaml params.yaml -s demo.state` plus `extra` in `dir`,
 /// with the event's variables `env` and no other CI's.
-fn hub_ci(dir: &Path, env: &[(String, String)], extra: &[&str]) -> Output {
+pub(crate) fn hub_ci(dir: &Path, env: &[(String, String)], extra: &[&str]) -> Output {
     let mut args = vec!["ci", "hub.yaml", "params.yaml", "-s", "demo.state"];
     args.extend(extra);
     let mut command = pinned_command(dir, &args);
@@ -45,17 +113,33 @@ fn hub_ci(dir: &Path, env: &[(String, String)], extra: &[&str]) -> Output {
     Output::of(command.output().expect("run hub"), dir)
 }
 
-/// A GitHub Actions job for the event `name` with the payload at `payload`.
-fn github(name: &str, payload: &Path) -> Vec<(String, String)> {
-    vec![
+/// A GitHub Actions job for the event `name` with the payload at `payload`;
+/// for a comment, the workflow says the pull request is not a fork
+/// (`HUB_CI_FORK=false`), as the guide's workflow does.
+pub(crate) fn github(name: &str, payload: &Path) -> Vec<(String, String)> {
+    let mut env = vec![
         ("GITHUB_ACTIONS".into(), "true".into()),
         ("GITHUB_EVENT_NAME".into(), name.into()),
         ("GITHUB_EVENT_PATH".into(), payload.display().to_string()),
-    ]
+    ];
+    if name == "issue_comment" {
+        env.push(("HUB_CI_FORK".into(), "false".into()));
+    }
+    env
 }
 
-/// The variables of a GitLab job, from a fixture's `NAME=value` lines.
-fn gitlab(name: &str) -> Vec<(String, String)> {
+/// The variables of a GitLab job, from a fixture's `NAME=value` lines;
+/// a relay's (`trigger.*`) signed by the relay of these tests.
+pub(crate) fn gitlab(name: &str) -> Vec<(String, String)> {
+    let env = gitlab_unsigned(name);
+    match name.starts_with("trigger.") {
+        true => relay_signed(env),
+        false => env,
+    }
+}
+
+/// The variables of a fixture as they are, unsigned.
+pub(crate) fn gitlab_unsigned(name: &str) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(fixture(&format!("gitlab/{name}.env"))).expect("fixture");
     text.lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
@@ -67,7 +151,7 @@ fn gitlab(name: &str) -> Vec<(String, String)> {
 }
 
 /// The demo deployed: (its folder's owner, its folder).
-fn deployed_demo() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn deployed_demo() -> (tempfile::TempDir, PathBuf) {
     let (tmp, dir) = demo_copy();
     let args = ["deploy", "hub.yaml", "params.yaml", "-s", "demo.state"];
     Output::of(pinned_command(&dir, &args).output().expect("run hub"), &dir).success();
@@ -83,16 +167,16 @@ fn without_serial(dir: &Path, text: &str) -> String {
 
 /// The status line: the last line of stdout (components print theirs
 /// before it, as in a deploy).
-fn last_line(out: &Output) -> &str {
+pub(crate) fn last_line(out: &Output) -> &str {
     out.stdout.lines().last().unwrap_or_default()
 }
 
 /// The comment written to `comment.md`.
-fn comment(dir: &Path) -> String {
+pub(crate) fn comment(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("comment.md")).expect("a comment")
 }
 
-fn state_serial(dir: &Path) -> Option<u64> {
+pub(crate) fn state_serial(dir: &Path) -> Option<u64> {
     dir.join("demo.state")
         .exists()
         .then(|| read_documents(&dir.join("demo.state")).remove(0)["serial"].as_u64())
@@ -151,7 +235,7 @@ fn a_members_plan_comment_plans_the_components_it_names() {
 }
 
 /// `hub ci` for a recorded GitHub comment.
-fn comment_event(dir: &Path, name: &str, extra: &[&str]) -> Output {
+pub(crate) fn comment_event(dir: &Path, name: &str, extra: &[&str]) -> Output {
     let event = github(
         "issue_comment",
         &fixture(&format!("github/issue_comment.{name}.json")),
@@ -374,14 +458,18 @@ fn gitlab_applies_need_an_allowed_role_and_merges_are_recorded() {
         by_default.status, 3,
         "MAINTAINER is not allowed unless said"
     );
-    // The same relay passes a plan comment first.
-    let mut plan = maintainer.clone();
+    // The same relay passes a plan comment first, signed for it; a plan is
+    // for those who may apply, as the role the relay passes says.
+    let mut plan = gitlab_unsigned("trigger.apply");
     for (name, value) in plan.iter_mut() {
         if name == "HUB_CI_COMMAND" {
             *value = "hub plan -c network".into();
         }
     }
-    let planned = hub_ci(&dir, &plan, &[]);
+    let plan = relay_signed(plan);
+    let refused = hub_ci(&dir, &plan, &[]);
+    assert_eq!(refused.status, 3, "{}", refused.stderr);
+    let planned = hub_ci(&dir, &plan, &["--allow-association", "owner,maintainer"]);
     planned.success();
     assert_eq!(
         last_line(&planned),

@@ -5,6 +5,7 @@ use super::command::Command;
 use crate::change::ChangeContext;
 use hub_manifest::diag::Location;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The CI system an event comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +27,22 @@ impl Platform {
         match self {
             Platform::GitHub => "pull request",
             Platform::GitLab => "merge request",
+        }
+    }
+
+    /// What tells hub about the change, in a refusal.
+    pub(crate) fn event_noun(self) -> &'static str {
+        match self {
+            Platform::GitHub => "the event's payload",
+            Platform::GitLab => "the pipeline's variables",
+        }
+    }
+
+    /// How the job tells hub that a change does not come from a fork.
+    pub(crate) fn fork_fix(self) -> &'static str {
+        match self {
+            Platform::GitHub => "the workflow passes `HUB_CI_FORK` (`false` for a pull request of this repository: `gh pr view NUMBER --json isCrossRepository --jq .isCrossRepository`)",
+            Platform::GitLab => "GitLab sets `CI_MERGE_REQUEST_SOURCE_PROJECT_ID` and `CI_MERGE_REQUEST_PROJECT_ID` in merge-request pipelines, and the relay signs `HUB_CI_FORK`",
         }
     }
 }
@@ -50,6 +67,13 @@ pub struct Event {
     /// (`OWNER`, `MEMBER`, `COLLABORATOR`, `CONTRIBUTOR`, `NONE`, …);
     /// `None` when the platform does not say.
     pub association: Option<String>,
+    /// Whether the change comes from a fork (its code from another
+    /// repository); `None` when the event does not say.
+    pub fork: Option<bool>,
+    /// GitLab started the pipeline in the project for its user, which it
+    /// does only for a user who may run pipelines there (a member with the
+    /// Developer role or more): trusted to plan as an allowed author is.
+    pub member_pipeline: bool,
     pub request: Request,
 }
 
@@ -81,6 +105,9 @@ pub enum Request {
     Closed,
     /// An event hub has nothing to do for, and why.
     Ignored(String),
+    /// A relayed comment or event whose relay hub cannot verify (not a
+    /// pipeline the relay starts, no or a bad signature): refused, and why.
+    Unverified(String),
 }
 
 /// An event hub cannot read.
@@ -142,3 +169,16 @@ impl CiError {
         })
     }
 }
+
+/// What reading an event needs besides the environment: the time (for a
+/// relay's signature) and how old a relayed request may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadContext {
+    /// Seconds since 1970 (UTC).
+    pub now: i64,
+    /// `--relay-max-age`.
+    pub relay_max_age: Duration,
+}
+
+/// How old a relayed request may be unless `--relay-max-age` says.
+pub const DEFAULT_RELAY_MAX_AGE: Duration = Duration::from_secs(15 * 60);

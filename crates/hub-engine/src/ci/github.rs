@@ -35,6 +35,8 @@ pub(super) fn event(
         base: None,
         author: None,
         association: None,
+        fork: None,
+        member_pipeline: false,
         request: Request::Ignored(String::new()),
     };
     let missing = |field: &'static str| CiError::Missing {
@@ -50,11 +52,14 @@ pub(super) fn event(
             event.change = Some(number);
             event.sha = text_at(&payload, "pull_request.head.sha").map(String::from);
             event.base = text_at(&payload, "pull_request.base.sha").map(String::from);
-            event.author = text_at(&payload, "sender.login")
-                .or_else(|| text_at(&payload, "pull_request.user.login"))
+            // The pull request's author, whose association GitHub gives:
+            // the code is theirs whoever pushed or reopened.
+            event.author = text_at(&payload, "pull_request.user.login")
+                .or_else(|| text_at(&payload, "sender.login"))
                 .map(String::from);
             event.association =
                 text_at(&payload, "pull_request.author_association").map(String::from);
+            event.fork = fork(&payload);
             event.request = match action {
                 "opened" | "synchronize" | "reopened" => Request::Autoplan,
                 "closed" => match payload.pointer("/pull_request/merged") {
@@ -79,6 +84,20 @@ pub(super) fn event(
             event.sha = set("HUB_CI_SHA");
             event.author = text_at(&payload, "comment.user.login").map(String::from);
             event.association = text_at(&payload, "comment.author_association").map(String::from);
+            // A comment's payload does not say where the pull request's
+            // code comes from: the workflow may (unset: unknown).
+            event.fork = match set("HUB_CI_FORK").as_deref() {
+                None => None,
+                Some("true") => Some(true),
+                Some("false") => Some(false),
+                Some(other) => {
+                    return Err(CiError::BadVariable {
+                        name: "HUB_CI_FORK",
+                        value: other.to_string(),
+                        reason: "it is `true` (the pull request comes from a fork) or `false`",
+                    })
+                }
+            };
             if action != "created" {
                 event.request = Request::Ignored(format!(
                     "a comment `{action}`: hub reads comments when they are created"
@@ -99,6 +118,26 @@ pub(super) fn event(
         }
     }
     Ok(event)
+}
+
+/// Whether a `pull_request` payload's head repository is another than its
+/// base repository (compared by id, else by full name); a head repository
+/// that is gone (`null`, a deleted fork) is a fork. `None` when the payload
+/// names neither.
+fn fork(payload: &Value) -> Option<bool> {
+    let head = payload.pointer("/pull_request/head/repo")?;
+    if head.is_null() {
+        return Some(true);
+    }
+    let base = payload.pointer("/pull_request/base/repo")?;
+    let id = |repo: &Value| repo.get("id").and_then(Value::as_u64);
+    if let (Some(head), Some(base)) = (id(head), id(base)) {
+        return Some(head != base);
+    }
+    match (text_at(head, "full_name"), text_at(base, "full_name")) {
+        (Some(head), Some(base)) => Some(!head.eq_ignore_ascii_case(base)),
+        _ => None,
+    }
 }
 
 /// The string at a dotted `path` of the payload.

@@ -1,34 +1,105 @@
 //! GitLab CI: a merge-request pipeline (`CI_PIPELINE_SOURCE` is
 //! `merge_request_event`) with the merge request's `CI_MERGE_REQUEST_IID`,
 //! its commit `CI_COMMIT_SHA` and base `CI_MERGE_REQUEST_DIFF_BASE_SHA`,
-//! and the user who started it (`GITLAB_USER_LOGIN`). GitLab starts no
-//! pipeline for a comment: the job that relays one (a webhook receiver
-//! starting a pipeline with a trigger token) passes `CI_MERGE_REQUEST_IID`,
-//! the comment as `HUB_CI_COMMAND`, its author as `HUB_CI_AUTHOR` and, when
-//! it looked it up, the author's role as `HUB_CI_ASSOCIATION` (GitLab's
-//! variables report none). A merge or a close is passed the same way as
-//! `HUB_CI_EVENT` (`merged`, `closed`).
+//! the user who started it (`GITLAB_USER_LOGIN`) and its source and target
+//! projects (a fork when they differ). GitLab starts no pipeline for a
+//! comment: the job that relays one (the relay, a webhook receiver
+//! starting a pipeline with a trigger token or the API) passes the
+//! comment as `HUB_CI_COMMAND`, a merge or a close as `HUB_CI_EVENT`, with
+//! the fields of [`relay::FIELDS`], signed ([`relay`]). A relayed field is
+//! honoured only in a pipeline the relay started (`trigger`, `api`) and
+//! with a valid signature; otherwise the request is refused.
 
 use super::command::parse_command;
-use super::event::{CiError, Event, Platform, Request};
+use super::event::{CiError, Event, Platform, ReadContext, Request};
+use super::relay::{self, RelayError};
 
-pub(super) fn event(set: &dyn Fn(&str) -> Option<String>) -> Result<Event, CiError> {
+/// The pipeline sources of a pipeline a relay starts.
+const RELAY_SOURCES: [&str; 2] = ["trigger", "api"];
+
+pub(super) fn event(
+    set: &dyn Fn(&str) -> Option<String>,
+    context: &ReadContext,
+) -> Result<Event, CiError> {
     let source = set("CI_PIPELINE_SOURCE").unwrap_or_default();
-    let mut event = Event {
+    let event = Event {
         platform: Platform::GitLab,
         name: source.clone(),
         change: set("CI_MERGE_REQUEST_IID"),
         sha: set("CI_COMMIT_SHA"),
         base: set("CI_MERGE_REQUEST_DIFF_BASE_SHA"),
-        author: set("HUB_CI_AUTHOR").or_else(|| set("GITLAB_USER_LOGIN")),
-        association: set("HUB_CI_ASSOCIATION").map(|a| a.to_ascii_uppercase()),
+        author: set("GITLAB_USER_LOGIN"),
+        association: None,
+        fork: project_fork(set),
+        member_pipeline: false,
         request: Request::Autoplan,
     };
+    if let Some(name) = relay::RELAYED.into_iter().find(|name| set(name).is_some()) {
+        return relayed(event, name, &source, set, context);
+    }
+    if source != "merge_request_event" {
+        return Ok(Event {
+            request: Request::Ignored(format!(
+                "a `{source}` pipeline: hub plans in merge-request pipelines (`merge_request_event`), and acts on comments and events a relay signs"
+            )),
+            ..event
+        });
+    }
+    require_iid(Event {
+        member_pipeline: true,
+        ..event
+    })
+}
+
+/// Whether a merge-request pipeline's source project differs from its
+/// target project; `None` when GitLab does not say.
+fn project_fork(set: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
+    let source = set("CI_MERGE_REQUEST_SOURCE_PROJECT_ID")?;
+    let target = set("CI_MERGE_REQUEST_PROJECT_ID")?;
+    Some(source != target)
+}
+
+/// A pipeline that carries a relayed variable (`name`): the relay's
+/// request when its signature holds, else refused.
+fn relayed(
+    mut event: Event,
+    name: &'static str,
+    source: &str,
+    set: &dyn Fn(&str) -> Option<String>,
+    context: &ReadContext,
+) -> Result<Event, CiError> {
+    event.name = format!("{source}.relay");
+    let refused = |event: Event, error: RelayError| {
+        Ok(Event {
+            request: Request::Unverified(error.to_string()),
+            ..event
+        })
+    };
+    if !RELAY_SOURCES.contains(&source) {
+        let pipeline = source.to_string();
+        return refused(event, RelayError::NotRelayPipeline { name, pipeline });
+    }
+    if let Err(error) = relay::verify(set, context.now, context.relay_max_age) {
+        return refused(event, error);
+    }
+    // Signed: the relay's word.
+    event.sha = set("HUB_CI_SHA").or(event.sha);
+    event.author = set("HUB_CI_AUTHOR").or(event.author);
+    event.association = set("HUB_CI_ASSOCIATION").map(|a| a.to_ascii_uppercase());
+    event.fork = match set("HUB_CI_FORK").as_deref() {
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        _ => None,
+    };
+    let state = set("HUB_CI_MR_STATE").unwrap_or_default();
     if let Some(closing) = set("HUB_CI_EVENT") {
         event.name = format!("{source}.{closing}");
-        event.request = match closing.as_str() {
-            "merged" => Request::Merged,
-            "closed" => Request::Closed,
+        event.request = match (closing.as_str(), state.as_str()) {
+            ("merged", "merged") => Request::Merged,
+            ("closed", "closed") => Request::Closed,
+            ("merged" | "closed", _) => Request::Unverified(format!(
+                "`HUB_CI_EVENT` is `{closing}` but the signed state of the merge request (`HUB_CI_MR_STATE`) is `{state}`: hub records a merge or a close only when the merge request's state says so"
+            )),
             _ => {
                 return Err(CiError::BadVariable {
                     name: "HUB_CI_EVENT",
@@ -39,21 +110,23 @@ pub(super) fn event(set: &dyn Fn(&str) -> Option<String>) -> Result<Event, CiErr
         };
         return require_iid(event);
     }
-    if let Some(command) = set("HUB_CI_COMMAND") {
-        event.name = format!("{source}.comment");
-        event.request = match parse_command(&command) {
-            None => Request::Ignored("`HUB_CI_COMMAND` is not a `hub` command".into()),
-            Some(Ok(command)) => Request::Command(command),
-            Some(Err(reason)) => Request::Invalid(reason),
-        };
+    let Some(command) = set("HUB_CI_COMMAND") else {
+        event.request =
+            Request::Ignored("the relay passed neither `HUB_CI_COMMAND` nor `HUB_CI_EVENT`".into());
+        return Ok(event);
+    };
+    event.name = format!("{source}.comment");
+    if state != "opened" {
+        event.request = Request::Unverified(format!(
+            "the signed state of the merge request (`HUB_CI_MR_STATE`) is `{state}`: hub acts on comments of open merge requests (`opened`)"
+        ));
         return require_iid(event);
     }
-    if source != "merge_request_event" {
-        event.request = Request::Ignored(format!(
-            "a `{source}` pipeline: hub plans in merge-request pipelines (`merge_request_event`), and acts on `HUB_CI_COMMAND` and `HUB_CI_EVENT`"
-        ));
-        return Ok(event);
-    }
+    event.request = match parse_command(&command) {
+        None => Request::Ignored("`HUB_CI_COMMAND` is not a `hub` command".into()),
+        Some(Ok(command)) => Request::Command(command),
+        Some(Err(reason)) => Request::Invalid(reason),
+    };
     require_iid(event)
 }
 

@@ -9,20 +9,44 @@ pub mod comment;
 mod event;
 mod github;
 mod gitlab;
+pub mod relay;
 #[cfg(test)]
 mod tests;
 
 pub use command::{parse_command, Command, Verb};
-pub use event::{CiError, Event, Platform, Request};
+pub use event::{CiError, Event, Platform, ReadContext, Request, DEFAULT_RELAY_MAX_AGE};
 
 use std::path::{Path, PathBuf};
 
 /// Who may apply and unlock: authors with one of these associations, and
-/// these logins whatever their association.
+/// these logins whatever their association; who may plan ([`PlanFrom`]),
+/// and whether a fork's pull request is planned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Access {
     pub associations: Vec<String>,
     pub users: Vec<String>,
+    pub plan_from: PlanFrom,
+    pub plan_forks: bool,
+}
+
+/// Whose plans (`hub plan` comments, autoplans) run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlanFrom {
+    /// Those who may apply (`--allow-association`, `--allow-user`).
+    #[default]
+    Trusted,
+    /// Anyone who can open a pull request or comment.
+    Anyone,
+}
+
+impl PlanFrom {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "trusted" => Some(PlanFrom::Trusted),
+            "anyone" => Some(PlanFrom::Anyone),
+            _ => None,
+        }
+    }
 }
 
 /// The associations that may apply unless `--allow-association` says
@@ -34,6 +58,8 @@ impl Default for Access {
         Access {
             associations: DEFAULT_ASSOCIATIONS.map(String::from).to_vec(),
             users: Vec::new(),
+            plan_from: PlanFrom::Trusted,
+            plan_forks: false,
         }
     }
 }
@@ -41,24 +67,67 @@ impl Default for Access {
 impl Access {
     /// `None` when `event`'s author may change the stack, else why not.
     pub fn refusal(&self, event: &Event) -> Option<String> {
-        let author = event.author.as_deref().unwrap_or_default();
-        if !author.is_empty() && self.users.iter().any(|u| u == author) {
+        match self.trusts(event) {
+            true => None,
+            false => Some(self.untrusted(event, "apply or unlock")),
+        }
+    }
+
+    /// `None` when the plan `event` asks for (`asked`: `plan`,
+    /// `autoplan`) may run, else why not: its author is not trusted (unless
+    /// `--plan-from anyone`), or its pull request comes from a fork, or
+    /// may, as far as the event says (unless `--plan-forks`).
+    pub fn plan_refusal(&self, event: &Event) -> Option<String> {
+        let trusted =
+            self.plan_from == PlanFrom::Anyone || event.member_pipeline || self.trusts(event);
+        if !trusted {
+            return Some(format!(
+                "{}; `--plan-from anyone` plans for anyone",
+                self.untrusted(event, "plan")
+            ));
+        }
+        if self.plan_forks {
             return None;
         }
-        if let Some(association) = &event.association {
-            if self
-                .associations
+        let change = match &event.change {
+            Some(id) => format!("{} #{id}", event.platform.change_noun()),
+            None => format!("the {}", event.platform.change_noun()),
+        };
+        match event.fork {
+            Some(false) => None,
+            Some(true) => Some(format!(
+                "{change} comes from a fork: hub plans a fork's code only with `--plan-forks`"
+            )),
+            None => Some(format!(
+                "{} does not say whether {change} comes from a fork, so hub takes it as one: {}; or `--plan-forks` plans forks",
+                event.platform.event_noun(),
+                event.platform.fork_fix(),
+            )),
+        }
+    }
+
+    /// Whether the event's author is one of `--allow-user`, or has one of
+    /// the associations of `--allow-association`.
+    fn trusts(&self, event: &Event) -> bool {
+        let author = event.author.as_deref().unwrap_or_default();
+        if !author.is_empty() && self.users.iter().any(|u| u == author) {
+            return true;
+        }
+        event.association.as_ref().is_some_and(|association| {
+            self.associations
                 .iter()
                 .any(|a| a.eq_ignore_ascii_case(association))
-            {
-                return None;
-            }
-        }
+        })
+    }
+
+    /// Why the event's author may not `what`.
+    fn untrusted(&self, event: &Event, what: &str) -> String {
+        let author = event.author.as_deref().unwrap_or_default();
         let who = match author {
             "" => "the event's author (unknown)".to_string(),
             login => format!("`{login}`"),
         };
-        let what = match &event.association {
+        let is = match &event.association {
             Some(association) => format!("is {association}"),
             None => format!("has no association {} reports", event.platform.as_str()),
         };
@@ -66,9 +135,9 @@ impl Access {
             true => "none".to_string(),
             false => self.associations.join(", "),
         };
-        Some(format!(
-            "{who} {what}; only {allowed} (`--allow-association`) or the users of `--allow-user` may apply or unlock"
-        ))
+        format!(
+            "{who} {is}; only {allowed} (`--allow-association`) or the users of `--allow-user` may {what}"
+        )
     }
 }
 
@@ -90,8 +159,9 @@ pub enum Operation {
     Closed,
     /// Nothing to do, and why (no comment is written).
     Nothing { reason: String },
-    /// Asked for (`apply`, `unlock`, or a `command` hub does not know),
-    /// and refused before anything ran (answered in the comment).
+    /// Asked for (`plan`, `autoplan`, `apply`, `unlock`, a `command` hub
+    /// does not know, or a `relay` hub cannot verify), and refused before
+    /// anything ran (answered in the comment).
     Refused { asked: &'static str, reason: String },
 }
 
@@ -110,11 +180,17 @@ impl Operation {
     }
 }
 
-/// The operation for `event`: plans for anyone, applies and unlocks for
-/// those `access` allows.
+/// The operation for `event`: plans, applies and unlocks for those
+/// `access` allows; nothing a relay cannot prove it sent.
 pub fn decide(event: &Event, access: &Access) -> Operation {
     if let Request::Ignored(reason) = &event.request {
         return Operation::Nothing {
+            reason: reason.clone(),
+        };
+    }
+    if let Request::Unverified(reason) = &event.request {
+        return Operation::Refused {
+            asked: "relay",
             reason: reason.clone(),
         };
     }
@@ -124,8 +200,14 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
         };
     }
     match &event.request {
-        Request::Autoplan => Operation::Autoplan {
-            base: event.base.clone(),
+        Request::Autoplan => match access.plan_refusal(event) {
+            Some(reason) => Operation::Refused {
+                asked: "autoplan",
+                reason,
+            },
+            None => Operation::Autoplan {
+                base: event.base.clone(),
+            },
         },
         Request::Merged => Operation::Merged,
         Request::Closed => Operation::Closed,
@@ -136,7 +218,13 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
         Request::Command(command) => {
             let components = command.components.clone();
             if command.verb == Verb::Plan {
-                return Operation::Plan { components };
+                return match access.plan_refusal(event) {
+                    Some(reason) => Operation::Refused {
+                        asked: "plan",
+                        reason,
+                    },
+                    None => Operation::Plan { components },
+                };
             }
             if let Some(reason) = access.refusal(event) {
                 return Operation::Refused {
@@ -149,7 +237,7 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
                 _ => Operation::Unlock,
             }
         }
-        Request::Ignored(reason) => Operation::Nothing {
+        Request::Ignored(reason) | Request::Unverified(reason) => Operation::Nothing {
             reason: reason.clone(),
         },
     }
@@ -161,6 +249,7 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
 pub fn read(
     lookup: &dyn Fn(&str) -> Option<String>,
     read_file: &dyn Fn(&Path) -> std::io::Result<String>,
+    context: &ReadContext,
 ) -> Result<Event, CiError> {
     let set = |name: &str| lookup(name).filter(|v| !v.is_empty());
     if let Some(name) = set("GITHUB_EVENT_NAME") {
@@ -176,7 +265,7 @@ pub fn read(
         return github::event(&name, &path, &text, &set);
     }
     if set("GITLAB_CI").is_some() || set("CI_PIPELINE_SOURCE").is_some() {
-        return gitlab::event(&set);
+        return gitlab::event(&set, context);
     }
     Err(CiError::NoEvent)
 }
