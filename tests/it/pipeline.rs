@@ -171,13 +171,13 @@ fn gitlab_refuses_a_job_over_fifty_needs_and_waves_group_it() {
     out.success();
     assert!(
         out.stdout
-            .contains("stages:\n  - plan\n  - wave-1\n  - wave-2\n  - finish\n"),
+            .contains("stages:\n- plan\n- wave-1\n- wave-2\n- finish\n"),
         "{}",
         out.stdout
     );
     assert!(
         out.stdout
-            .contains("\ndeploy-top:\n  # create: never deployed\n  stage: wave-2\n  script:"),
+            .contains("\ndeploy-top:\n  stage: wave-2\n  script:"),
         "{}",
         out.stdout
     );
@@ -314,7 +314,7 @@ fn actionlint_rejects_a_broken_workflow_and_passes_the_written_ones() {
     let written = std::fs::read_to_string(test.root().join("ok.yml")).expect("written");
     // A job needing one that does not exist, and a key of no job.
     let broken = written
-        .replace("      - deploy-net\n", "      - deploy-nett\n")
+        .replace("    - deploy-net\n", "    - deploy-nett\n")
         .replace(
             "    runs-on: ubuntu-latest\n",
             "    runs-onn: ubuntu-latest\n",
@@ -352,7 +352,7 @@ fn argo_schema_rejects_a_broken_workflow_and_passes_the_written_one() {
     // that depends on no task.
     let broken = written
         .replace("failFast: false", "failFst: false")
-        .replacen("        command: [", "        command: 7\n        x: [", 1)
+        .replacen("      command:\n", "      command: 7\n      x:\n", 1)
         .replace(
             "depends: hub-plan && deploy-net",
             "depends: hub-plan && deploy-nett",
@@ -518,20 +518,20 @@ fn a_saved_plan_needs_no_plan_job() {
     out.success();
     assert!(
         out.stdout
-            .contains("stages:\n  - deploy\n  - finish\n\ndeploy-net:\n"),
+            .contains("stages:\n- deploy\n- finish\ndeploy-net:\n"),
         "{}",
         out.stdout
     );
     assert!(out.stdout.contains("  needs: []\n"), "{}", out.stdout);
     assert!(
         out.stdout
-            .contains("    - hub deploy --plan db.plan -s shop.state -c db --job\n"),
+            .contains("  - hub deploy --plan db.plan -s shop.state -c db --job\n"),
         "{}",
         out.stdout
     );
     assert!(
         out.stdout
-            .contains("    - hub run finish --plan db.plan -s shop.state\n"),
+            .contains("  - hub run finish --plan db.plan -s shop.state\n"),
         "{}",
         out.stdout
     );
