@@ -16,6 +16,9 @@ pub mod gitlab;
 pub mod model;
 mod tree;
 
+#[cfg(test)]
+mod tests;
+
 pub use model::{Grouping, Pipeline, PipelineError, Settings, Target};
 
 /// The pipeline written for its target.
