@@ -899,3 +899,25 @@ fn a_killed_job_run_again_completes_the_stack() {
         assert!(line.contains(": deployed\n"), "{line}");
     }
 }
+
+/// `-e` names become the names of CI variables the jobs read: one that
+/// cannot be an environment variable's is refused.
+#[test]
+fn e_names_are_variable_names() {
+    let test = stack();
+    let out = pipeline(
+        &test,
+        &[
+            "--target", "gitlab", "hub.yaml", "-s", "s", "-e", "A-B=1", "-o", "p.yml",
+        ],
+    );
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("A-B"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("a name is letters, digits and `_`, not starting with a digit"),
+        "{}",
+        out.stderr
+    );
+    assert!(!test.root().join("p.yml").exists());
+}
