@@ -8,11 +8,13 @@ const PIPELINE_HELP: &str = "\
 The pipeline has a first job that makes and saves the plan (`hub plan … --out PLAN`; none \
 with --plan, whose file the jobs must find), one job per component the plan runs \
 (`hub deploy --plan PLAN -c NAME -s STATE --job`, or `undeploy`), each needing the jobs of \
-what the plan makes it wait for (the reasons are comments), and a last job that always \
+what the plan makes it wait for (`hub plan` says why), and a last job that always \
 runs `hub run finish --plan PLAN -s STATE`. Components the plan does not run (no-op, \
 skip) get no job. Each job runs where the stack's `lifecycle.runners` says (its \
 component's entry, else `default`), else on --tag and --image. Write it from the folder \
-the jobs start in: the stack's files are named as given.
+the jobs start in: the stack's files are named as given. `-e NAME=value` makes this plan \
+only: the pipeline names NAME, and its jobs read it from the CI's variables (GitLab's, the \
+GitHub secret NAME, the key NAME of the Kubernetes secret `hub-variables` for Argo).
 
 Examples:
   hub pipeline --target gitlab hub.yaml params.yaml -s s3://bucket/stack.state -o child.yml

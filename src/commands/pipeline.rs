@@ -4,7 +4,7 @@
 
 use super::output::write_stdout;
 use super::plan::preview_between_runs;
-use super::{load_run, planned_run_args, RunRequest};
+use super::{load_run, parse_overrides, planned_run_args, RunRequest};
 use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
 use hub_engine::order::plan::Verb;
@@ -29,6 +29,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         true => Verb::Undeploy,
         false => Verb::Deploy,
     };
+    let variables = variable_names(&args.stack.environment)?;
     let stack_arguments = stack_arguments(&args);
     let plan_arguments = plan_job_arguments(&args, &stack_arguments);
     let output = args.output.clone();
@@ -50,6 +51,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         stack_arguments,
         tags: args.tags.clone(),
         image: args.image.clone(),
+        variables,
     };
     let changed = args.changed;
     let given_plan = args.plan.clone();
@@ -113,8 +115,32 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
     }
 }
 
-/// The stack as given here: its files, `-e`, `-b`, `--clouds`,
-/// `--lenient`, `--strict`.
+/// The names of `-e NAME=value`: the jobs read each from the CI
+/// variable `NAME` (hub reads a `fromEnv` variable from its environment
+/// when no `-e` gives it), so values never reach the pipeline's file or
+/// its jobs' command lines. A name must be an environment variable's.
+fn variable_names(flags: &[String]) -> Result<Vec<String>, Error> {
+    let names: Vec<String> = parse_overrides(flags)?.into_keys().collect();
+    for name in &names {
+        let mut chars = name.chars();
+        let variable = chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !variable {
+            return Err(Error::Usage {
+                flag: "-e",
+                value: name.clone(),
+                reason: "the jobs of a pipeline read `-e` values from CI variables of the same names: a name is letters, digits and `_`, not starting with a digit".into(),
+            });
+        }
+    }
+    Ok(names)
+}
+
+/// The stack as given here: its files, `-b`, `--clouds`, `--lenient`,
+/// `--strict`. Not `-e`: its values stay out of the pipeline, and the
+/// jobs read them from CI variables ([`variable_names`]).
 fn stack_arguments(args: &PipelineArgs) -> Vec<String> {
     let stack = &args.stack;
     let mut words: Vec<String> = stack
@@ -122,9 +148,6 @@ fn stack_arguments(args: &PipelineArgs) -> Vec<String> {
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    for entry in &stack.environment {
-        words.extend(["-e".into(), entry.clone()]);
-    }
     if let Some(base) = &stack.base_dir {
         words.extend(["-b".into(), base.display().to_string()]);
     }

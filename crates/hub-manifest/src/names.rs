@@ -2,6 +2,12 @@
 //! other per-component path is built from one, so a name with `/` (or one
 //! that is `..`) would reach outside the folder meant for it. Names are
 //! checked where they enter: stacks, states, command-line arguments.
+//!
+//! Names also reach generated pipelines (job names, shell lines, runner
+//! tags), where a line break starts a new YAML line (U+2028 and U+2029 are
+//! line breaks to YAML 1.1 readers), `${{` is a GitHub expression, and
+//! `,` splits the lists of `-c`: none of them is part of a name
+//! ([`check_name`]).
 
 /// Why a name cannot be a component's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,6 +17,12 @@ pub enum Problem {
     Slash,
     Backslash,
     Control,
+    /// U+2028 or U+2029: line breaks to YAML 1.1 readers.
+    LineSeparator,
+    /// `${{`: an expression to GitHub Actions.
+    Expression,
+    /// `,`: it separates the names of `-c`.
+    Comma,
 }
 
 impl Problem {
@@ -21,28 +33,54 @@ impl Problem {
             Problem::Slash => "it holds `/`",
             Problem::Backslash => "it holds `\\`",
             Problem::Control => "it holds a NUL or another control character",
+            Problem::LineSeparator => "it holds a line separator (U+2028 or U+2029)",
+            Problem::Expression => "it holds `${{`, which GitHub Actions evaluates",
+            Problem::Comma => "it holds `,`, which separates the names of `-c`",
         }
     }
 }
 
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+/// Why `text` cannot be a name that reaches a generated pipeline (a
+/// stack's `meta.name`, a runner tag, an environment variable's name):
+/// it holds a control character (CR, LF, NUL, U+0085, ...), a line
+/// separator (U+2028, U+2029) or `${{`.
+pub fn check_name(text: &str) -> Result<(), Problem> {
+    if text.chars().any(char::is_control) {
+        return Err(Problem::Control);
+    }
+    if text.contains(['\u{2028}', '\u{2029}']) {
+        return Err(Problem::LineSeparator);
+    }
+    if text.contains("${{") {
+        return Err(Problem::Expression);
+    }
+    Ok(())
+}
+
 /// A component name that is refused, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{}` cannot be a component name: {}; a name may not hold `/`, `\\` or control characters, nor be `.` or `..`", name.escape_debug(), problem.text())]
+#[error("`{}` cannot be a component name: {}; a name may not hold `/`, `\\`, `,`, `${{{{`, control characters or line separators, nor be `.` or `..`", name.escape_debug(), problem.text())]
 pub struct BadComponentName {
     pub name: String,
     pub problem: Problem,
 }
 
 /// `name` as a component name: refused when it is empty, `.` or `..`, or
-/// holds `/`, `\`, NUL or another control character.
+/// holds `/`, `\`, `,`, or what [`check_name`] refuses.
 pub fn check_component_name(name: &str) -> Result<(), BadComponentName> {
     let problem = match name {
         "" => Some(Problem::Empty),
         "." | ".." => Some(Problem::Dots),
         _ if name.contains('/') => Some(Problem::Slash),
         _ if name.contains('\\') => Some(Problem::Backslash),
-        _ if name.chars().any(char::is_control) => Some(Problem::Control),
-        _ => None,
+        _ if name.contains(',') => Some(Problem::Comma),
+        _ => check_name(name).err(),
     };
     match problem {
         Some(problem) => Err(BadComponentName {
@@ -82,6 +120,12 @@ mod tests {
             ("a\0b", Problem::Control),
             ("a\nb", Problem::Control),
             ("a\u{1b}[31m", Problem::Control),
+            ("a\rb", Problem::Control),
+            ("a\u{85}b", Problem::Control),
+            ("a\u{2028}b", Problem::LineSeparator),
+            ("a\u{2029}b", Problem::LineSeparator),
+            ("z${{ secrets.X }}", Problem::Expression),
+            ("a,b", Problem::Comma),
         ] {
             let error = check_component_name(name).expect_err(name);
             assert_eq!(error.problem, problem, "{name:?}");
@@ -95,9 +139,24 @@ mod tests {
     #[test]
     fn ordinary_names_pass() {
         for name in [
-            "app", "kube-dns", "a.b", "...", ".hidden", "x_1", "é", "a b",
+            "app", "kube-dns", "a.b", "...", ".hidden", "x_1", "é", "a b", "$x", "{{ y }}",
         ] {
             assert_eq!(check_component_name(name), Ok(()), "{name}");
+        }
+    }
+
+    #[test]
+    fn names_of_pipelines_hold_no_line_break_nor_expression() {
+        for (name, problem) in [
+            ("shop\rinjected:", Problem::Control),
+            ("a\nb", Problem::Control),
+            ("a\u{2028}b", Problem::LineSeparator),
+            ("${{ secrets.X }}", Problem::Expression),
+        ] {
+            assert_eq!(check_name(name), Err(problem), "{name:?}");
+        }
+        for name in ["shop", "gpu,large", "a b", "$HOME", "{{x}}", "é"] {
+            assert_eq!(check_name(name), Ok(()), "{name}");
         }
     }
 }

@@ -8,57 +8,112 @@
 //! Every job runs in a container, so an image is required (`--image`, or
 //! `image` in `lifecycle.runners`): one holding hub and the stack's
 //! files, in its working folder. Runner tags have no meaning here.
+//! A container's command is a list, one word an item: a component name
+//! is one item. Each `-e NAME` is the container's variable `NAME`, from
+//! the key `NAME` of the Kubernetes secret `hub-variables`.
 
-use super::model::{
-    comment, distinct_names, flow_list, job_name, need_comment, scalar, Pipeline, PipelineError,
-    Runner,
-};
+use super::model::{check_names, distinct_names, job_name, Pipeline, PipelineError, Runner};
+use super::tree::{document, list, Header, Map};
+use yaml_serde::Value;
 
 const PLAN_TASK: &str = "hub-plan";
 const FINISH: &str = "hub-finish";
 const ARTIFACT: &str = "plan";
 const GLOBAL: &str = "hub-plan";
+/// The Kubernetes secret whose keys are the `-e` names.
+pub const VARIABLES_SECRET: &str = "hub-variables";
+
+const HEADER: Header =
+    &["Written by `hub pipeline --target argo`: write it again rather than edit it."];
 
 pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
+    check_names(pipeline)?;
     distinct_names(pipeline, |c| job_name(pipeline.verb, c))?;
     let images = std::iter::once(&pipeline.runner).chain(pipeline.jobs.iter().map(|j| &j.runner));
     if images.into_iter().any(|r| r.image.is_none()) {
         return Err(PipelineError::NoImage);
     }
     let plan_task = pipeline.plan_command().is_some();
-    let mut out = String::new();
-    comment(&mut out, 0, &pipeline.headline());
-    out.push_str("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n");
-    out.push_str(&format!(
-        "  generateName: {}\n",
-        scalar(&format!(
-            "hub-{}-{}-",
-            pipeline.verb.as_str(),
-            dns_name(&pipeline.stack)
-        ))
-    ));
     let finish = pipeline.finish_command();
-    out.push_str("spec:\n  entrypoint: main\n");
+    let mut spec = Map::new().with("entrypoint", "main");
     if finish.is_some() {
-        out.push_str(&format!("  onExit: {FINISH}\n"));
+        spec.set("onExit", FINISH);
     }
-    out.push_str("  templates:\n");
-    out.push_str("    - name: main\n      dag:\n        failFast: false\n        tasks:\n");
+    let mut templates = vec![Map::new()
+        .with("name", "main")
+        .with(
+            "dag",
+            Map::new()
+                .with("failFast", false)
+                .with("tasks", list(tasks(pipeline, plan_task))),
+        )
+        .into()];
+    if let Some(command) = pipeline.plan_command() {
+        let mut template = Map::new().with("name", PLAN_TASK);
+        template.set(
+            "container",
+            container(pipeline, &pipeline.runner, &command, true),
+        );
+        template.set(
+            "outputs",
+            Map::new().with(
+                "artifacts",
+                list([Map::new()
+                    .with("name", ARTIFACT)
+                    .with("path", pipeline.settings.plan_file.as_str())
+                    .with("globalName", GLOBAL)]),
+            ),
+        );
+        templates.push(template.into());
+    }
+    for job in &pipeline.jobs {
+        let mut template = Map::new().with("name", job_name(pipeline.verb, &job.component));
+        inputs(&mut template, pipeline, plan_task);
+        let command = pipeline.component_command(&job.component);
+        template.set(
+            "container",
+            container(pipeline, &job.runner, &command, true),
+        );
+        templates.push(template.into());
+    }
+    if let Some(finish) = finish {
+        templates.extend(finish_templates(pipeline, plan_task, &finish));
+    }
+    spec.set("templates", list(templates));
+    let file = Map::new()
+        .with("apiVersion", "argoproj.io/v1alpha1")
+        .with("kind", "Workflow")
+        .with(
+            "metadata",
+            Map::new().with(
+                "generateName",
+                format!(
+                    "hub-{}-{}-",
+                    pipeline.verb.as_str(),
+                    dns_name(&pipeline.stack)
+                ),
+            ),
+        )
+        .with("spec", spec);
+    Ok(document(HEADER, file))
+}
+
+/// The DAG's tasks: the plan task, then one per component job.
+fn tasks(pipeline: &Pipeline, plan_task: bool) -> Vec<Value> {
+    let mut tasks = Vec::new();
     if plan_task {
-        out.push_str(&format!(
-            "          - name: {PLAN_TASK}\n            template: {PLAN_TASK}\n"
-        ));
+        tasks.push(
+            Map::new()
+                .with("name", PLAN_TASK)
+                .with("template", PLAN_TASK)
+                .into(),
+        );
     }
     for job in &pipeline.jobs {
         let name = job_name(pipeline.verb, &job.component);
-        out.push_str(&format!("          - name: {name}\n"));
-        if let Some(reason) = &job.reason {
-            comment(&mut out, 12, &format!("{}: {reason}", job.action.as_str()));
-        }
-        for need in &job.needs {
-            comment(&mut out, 12, &need_comment(need));
-        }
-        out.push_str(&format!("            template: {name}\n"));
+        let mut task = Map::new()
+            .with("name", name.as_str())
+            .with("template", name);
         let mut depends: Vec<String> = Vec::new();
         if plan_task {
             depends.push(PLAN_TASK.to_string());
@@ -69,83 +124,108 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
                 .map(|n| job_name(pipeline.verb, &n.component)),
         );
         if !depends.is_empty() {
-            out.push_str(&format!(
-                "            depends: {}\n",
-                scalar(&depends.join(" && "))
-            ));
+            task.set("depends", depends.join(" && "));
         }
         if plan_task {
-            out.push_str(&format!(
-                "            arguments:\n              artifacts:\n                - name: {ARTIFACT}\n                  from: {}\n",
-                scalar(&format!("{{{{tasks.{PLAN_TASK}.outputs.artifacts.{ARTIFACT}}}}}"))
-            ));
+            task.set(
+                "arguments",
+                artifacts(format!(
+                    "{{{{tasks.{PLAN_TASK}.outputs.artifacts.{ARTIFACT}}}}}"
+                )),
+            );
         }
+        tasks.push(task.into());
     }
-    if let Some(command) = pipeline.plan_command() {
-        out.push_str(&format!("    - name: {PLAN_TASK}\n"));
-        container(&mut out, &pipeline.runner, &command);
-        out.push_str(&format!(
-            "      outputs:\n        artifacts:\n          - name: {ARTIFACT}\n            path: {}\n            globalName: {GLOBAL}\n",
-            scalar(&pipeline.settings.plan_file)
-        ));
+    tasks
+}
+
+/// `artifacts: [{name: plan, from: FROM}]`.
+fn artifacts(from: String) -> Map {
+    Map::new().with(
+        "artifacts",
+        list([Map::new().with("name", ARTIFACT).with("from", from)]),
+    )
+}
+
+/// The exit handler: it always runs, closes the run and says which
+/// component failed or never ran; with a plan task, through a step that
+/// hands it the plan's global artifact.
+fn finish_templates(pipeline: &Pipeline, plan_task: bool, finish: &[String]) -> Vec<Value> {
+    let run = container(pipeline, &pipeline.runner, finish, false);
+    if !plan_task {
+        return vec![Map::new()
+            .with("name", FINISH)
+            .with("container", run)
+            .into()];
     }
-    for job in &pipeline.jobs {
-        out.push_str(&format!(
-            "    - name: {}\n",
-            job_name(pipeline.verb, &job.component)
-        ));
-        inputs(&mut out, pipeline, plan_task);
-        container(
-            &mut out,
-            &job.runner,
-            &pipeline.component_command(&job.component),
+    let step = Map::new()
+        .with("name", "finish")
+        .with("template", format!("{FINISH}-run"))
+        .with(
+            "arguments",
+            artifacts(format!("{{{{workflow.outputs.artifacts.{GLOBAL}}}}}")),
         );
-    }
-    if let Some(finish) = finish {
-        out.push_str(&format!("    - name: {FINISH}\n"));
-        comment(&mut out, 6, "The exit handler: it always runs, closes the run and says which component failed or never ran.");
-        match plan_task {
-            true => {
-                out.push_str(&format!(
-                    "      steps:\n        - - name: finish\n            template: {FINISH}-run\n            arguments:\n              artifacts:\n                - name: {ARTIFACT}\n                  from: {}\n",
-                    scalar(&format!("{{{{workflow.outputs.artifacts.{GLOBAL}}}}}"))
-                ));
-                out.push_str(&format!("    - name: {FINISH}-run\n"));
-                inputs(&mut out, pipeline, plan_task);
-                container(&mut out, &pipeline.runner, &finish);
-            }
-            false => container(&mut out, &pipeline.runner, &finish),
-        }
-    }
-    Ok(out)
+    let mut inner = Map::new().with("name", format!("{FINISH}-run"));
+    inputs(&mut inner, pipeline, plan_task);
+    inner.set("container", run);
+    vec![
+        Map::new()
+            .with("name", FINISH)
+            .with("steps", list([list([step])]))
+            .into(),
+        inner.into(),
+    ]
 }
 
 /// The plan file as the template's input artifact.
-fn inputs(out: &mut String, pipeline: &Pipeline, plan_task: bool) {
+fn inputs(template: &mut Map, pipeline: &Pipeline, plan_task: bool) {
     if plan_task {
-        out.push_str(&format!(
-            "      inputs:\n        artifacts:\n          - name: {ARTIFACT}\n            path: {}\n",
-            scalar(&pipeline.settings.plan_file)
-        ));
+        template.set(
+            "inputs",
+            Map::new().with(
+                "artifacts",
+                list([Map::new()
+                    .with("name", ARTIFACT)
+                    .with("path", pipeline.settings.plan_file.as_str())]),
+            ),
+        );
     }
 }
 
-fn container(out: &mut String, runner: &Runner, command: &[String]) {
-    out.push_str("      container:\n");
+/// The container of a job: its image, its command as a list of words,
+/// the runner's environment and, with `variables`, the `-e` names from
+/// the secret [`VARIABLES_SECRET`].
+fn container(pipeline: &Pipeline, runner: &Runner, command: &[String], variables: bool) -> Map {
+    let mut container = Map::new();
     if let Some(image) = &runner.image {
-        out.push_str(&format!("        image: {}\n", scalar(image)));
+        container.set("image", image.as_str());
     }
-    out.push_str(&format!("        command: {}\n", flow_list(command)));
-    if !runner.env.is_empty() {
-        out.push_str("        env:\n");
-        for (name, value) in &runner.env {
-            out.push_str(&format!(
-                "          - name: {}\n            value: {}\n",
-                scalar(name),
-                scalar(value)
-            ));
-        }
+    container.set("command", list(command.iter().map(String::as_str)));
+    let mut env: Vec<Value> = runner
+        .env
+        .iter()
+        .map(|(name, value)| {
+            Map::new()
+                .with("name", name.as_str())
+                .with("value", value.as_str())
+                .into()
+        })
+        .collect();
+    if variables {
+        env.extend(pipeline.settings.variables.iter().map(|name| {
+            let key = Map::new()
+                .with("name", VARIABLES_SECRET)
+                .with("key", name.as_str());
+            Map::new()
+                .with("name", name.as_str())
+                .with("valueFrom", Map::new().with("secretKeyRef", key))
+                .into()
+        }));
     }
+    if !env.is_empty() {
+        container.set("env", list(env));
+    }
+    container
 }
 
 /// `name` in lower case, every character other than a letter, a digit

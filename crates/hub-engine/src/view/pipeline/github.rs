@@ -8,11 +8,17 @@
 //! refused, and `--group waves` writes one job per wave of the plan, its
 //! components one step each, a wave starting when the one before it
 //! succeeded.
+//!
+//! GitHub evaluates `${{ … }}` anywhere in a workflow: names holding it
+//! are refused, and so is a `run:` line holding it. The only expressions
+//! written are hub's own: `${{ secrets.NAME }}` for each `-e NAME`, in
+//! the `env:` of the jobs that read the stack.
 
 use super::model::{
-    comment, distinct_names, flow_list, job_name, need_comment, scalar, shell_line, Grouping,
-    Pipeline, PipelineError, Runner,
+    check_names, distinct_names, job_name, shell_line, Grouping, Pipeline, PipelineError, Runner,
 };
+use super::tree::{document, list, Header, Map};
+use yaml_serde::Value;
 
 /// GitHub's limit of jobs in one workflow run.
 pub const JOBS_LIMIT: usize = 256;
@@ -21,7 +27,11 @@ const PLAN_JOB: &str = "hub-plan";
 const FINISH_JOB: &str = "hub-finish";
 const ARTIFACT: &str = "hub-plan";
 
+const HEADER: Header =
+    &["Written by `hub pipeline --target github`: write it again rather than edit it."];
+
 pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
+    check_names(pipeline)?;
     distinct_names(pipeline, |c| job_name(pipeline.verb, c))?;
     let plan_job = pipeline.plan_command().is_some();
     let waves = pipeline.settings.grouping == Grouping::Waves;
@@ -38,148 +48,176 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
             target: "GitHub Actions",
         });
     }
-    let mut out = String::new();
-    comment(&mut out, 0, &pipeline.headline());
-    out.push_str(&format!(
-        "name: {}\non:\n  workflow_dispatch: {{}}\njobs:\n",
-        scalar(&format!(
-            "hub {} {}",
-            pipeline.verb.as_str(),
-            pipeline.stack
-        ))
-    ));
+    let mut jobs = Map::new();
     let mut all = Vec::new();
     if let Some(command) = pipeline.plan_command() {
-        out.push_str(&format!("  {PLAN_JOB}:\n"));
-        runner(&mut out, &pipeline.runner);
-        out.push_str("    steps:\n      - uses: actions/checkout@v4\n");
-        run_step(&mut out, None, &shell_line(&command));
-        out.push_str(&format!(
-            "      - uses: actions/upload-artifact@v4\n        with:\n          name: {ARTIFACT}\n          path: {}\n",
-            scalar(&pipeline.settings.plan_file)
-        ));
+        let mut job = Map::new();
+        runner(&mut job, pipeline, &pipeline.runner, true);
+        let upload = Map::new().with("uses", "actions/upload-artifact@v4").with(
+            "with",
+            Map::new()
+                .with("name", ARTIFACT)
+                .with("path", pipeline.settings.plan_file.as_str()),
+        );
+        job.set(
+            "steps",
+            list([checkout(), run_step(None, &command)?, upload.into()]),
+        );
+        jobs.set(PLAN_JOB, job);
         all.push(PLAN_JOB.to_string());
     }
     match waves {
-        true => wave_jobs(&mut out, pipeline, plan_job, &mut all),
-        false => component_jobs(&mut out, pipeline, plan_job, &mut all),
+        true => wave_jobs(&mut jobs, pipeline, plan_job, &mut all)?,
+        false => component_jobs(&mut jobs, pipeline, plan_job, &mut all)?,
     }
     if let Some(finish) = finish {
-        out.push_str(&format!("  {FINISH_JOB}:\n"));
-        comment(
-            &mut out,
-            4,
-            "Always: it closes the run and says which component failed or never ran.",
-        );
-        out.push_str("    if: ${{ always() }}\n");
+        let mut job = Map::new().with("if", "always()");
         if !all.is_empty() {
-            out.push_str(&format!("    needs: {}\n", flow_list(&all)));
+            job.set("needs", list(all));
         }
-        runner(&mut out, &pipeline.runner);
-        steps_start(&mut out, pipeline, plan_job);
-        run_step(&mut out, None, &shell_line(&finish));
+        runner(&mut job, pipeline, &pipeline.runner, false);
+        let mut steps = steps_start(pipeline, plan_job);
+        steps.push(run_step(None, &finish)?);
+        job.set("steps", list(steps));
+        jobs.set(FINISH_JOB, job);
     }
-    Ok(out)
+    let file = Map::new()
+        .with(
+            "name",
+            format!("hub {} {}", pipeline.verb.as_str(), pipeline.stack),
+        )
+        .with("on", Map::new().with("workflow_dispatch", Map::new()))
+        .with("jobs", jobs);
+    Ok(document(HEADER, file))
 }
 
-fn component_jobs(out: &mut String, pipeline: &Pipeline, plan_job: bool, all: &mut Vec<String>) {
+fn component_jobs(
+    jobs: &mut Map,
+    pipeline: &Pipeline,
+    plan_job: bool,
+    all: &mut Vec<String>,
+) -> Result<(), PipelineError> {
     for job in &pipeline.jobs {
         let name = job_name(pipeline.verb, &job.component);
-        out.push_str(&format!("  {name}:\n"));
-        if let Some(reason) = &job.reason {
-            comment(out, 4, &format!("{}: {reason}", job.action.as_str()));
+        let mut out = Map::new();
+        let mut needs: Vec<String> = Vec::new();
+        if plan_job {
+            needs.push(PLAN_JOB.to_string());
         }
-        if plan_job || !job.needs.is_empty() {
-            out.push_str("    needs:\n");
-            if plan_job {
-                out.push_str(&format!("      - {PLAN_JOB}\n"));
-            }
-            for need in &job.needs {
-                comment(out, 6, &need_comment(need));
-                out.push_str(&format!(
-                    "      - {}\n",
-                    job_name(pipeline.verb, &need.component)
-                ));
-            }
-        }
-        runner(out, &job.runner);
-        steps_start(out, pipeline, plan_job);
-        run_step(
-            out,
-            None,
-            &shell_line(&pipeline.component_command(&job.component)),
+        needs.extend(
+            job.needs
+                .iter()
+                .map(|n| job_name(pipeline.verb, &n.component)),
         );
+        if !needs.is_empty() {
+            out.set("needs", list(needs));
+        }
+        runner(&mut out, pipeline, &job.runner, true);
+        let mut steps = steps_start(pipeline, plan_job);
+        steps.push(run_step(None, &pipeline.component_command(&job.component))?);
+        out.set("steps", list(steps));
+        jobs.set(&name, out);
         all.push(name);
     }
+    Ok(())
 }
 
 /// `--group waves`: a job per wave, a step per component; each wave
 /// needs the one before. A wave's runner is the plan's (`default`).
-fn wave_jobs(out: &mut String, pipeline: &Pipeline, plan_job: bool, all: &mut Vec<String>) {
+fn wave_jobs(
+    jobs: &mut Map,
+    pipeline: &Pipeline,
+    plan_job: bool,
+    all: &mut Vec<String>,
+) -> Result<(), PipelineError> {
     let verb = pipeline.verb.as_str();
     for wave in 0..pipeline.waves {
         let name = format!("{verb}-wave-{}", wave + 1);
-        out.push_str(&format!("  {name}:\n"));
+        let mut out = Map::new();
         let before = match wave {
             0 => plan_job.then(|| PLAN_JOB.to_string()),
             _ => Some(format!("{verb}-wave-{wave}")),
         };
         if let Some(before) = before {
-            out.push_str(&format!("    needs: [{before}]\n"));
+            out.set("needs", list([before]));
         }
-        runner(out, &pipeline.runner);
-        steps_start(out, pipeline, plan_job);
+        runner(&mut out, pipeline, &pipeline.runner, true);
+        let mut steps = steps_start(pipeline, plan_job);
         for job in pipeline.wave(wave) {
             let label = format!("{} {}", job.action.as_str(), job.component);
-            run_step(
-                out,
+            steps.push(run_step(
                 Some(&label),
-                &shell_line(&pipeline.component_command(&job.component)),
-            );
+                &pipeline.component_command(&job.component),
+            )?);
         }
+        out.set("steps", list(steps));
+        jobs.set(&name, out);
         all.push(name);
+    }
+    Ok(())
+}
+
+/// `runs-on`, `container` and `env`; with `variables`, the `-e` names
+/// as `NAME: ${{ secrets.NAME }}` after the runner's environment.
+fn runner(job: &mut Map, pipeline: &Pipeline, runner: &Runner, variables: bool) {
+    match runner.tags.is_empty() {
+        true => job.set("runs-on", "ubuntu-latest"),
+        false => job.set("runs-on", list(runner.tags.iter().map(String::as_str))),
+    }
+    if let Some(image) = &runner.image {
+        job.set("container", image.as_str());
+    }
+    let mut env = Map::new();
+    for (name, value) in &runner.env {
+        env.set(name, value.as_str());
+    }
+    if variables {
+        for name in &pipeline.settings.variables {
+            env.set(name, format!("${{{{ secrets.{name} }}}}"));
+        }
+    }
+    if !env.is_empty() {
+        job.set("env", env);
     }
 }
 
-fn runner(out: &mut String, runner: &Runner) {
-    match runner.tags.is_empty() {
-        true => out.push_str("    runs-on: ubuntu-latest\n"),
-        false => out.push_str(&format!("    runs-on: {}\n", flow_list(&runner.tags))),
-    }
-    if let Some(image) = &runner.image {
-        out.push_str(&format!("    container: {}\n", scalar(image)));
-    }
-    if !runner.env.is_empty() {
-        out.push_str("    env:\n");
-        for (name, value) in &runner.env {
-            out.push_str(&format!("      {}: {}\n", scalar(name), scalar(value)));
-        }
-    }
+fn checkout() -> Value {
+    Map::new().with("uses", "actions/checkout@v4").into()
 }
 
 /// The checkout, and the plan file from the plan job's artifact.
-fn steps_start(out: &mut String, pipeline: &Pipeline, plan_job: bool) {
-    out.push_str("    steps:\n      - uses: actions/checkout@v4\n");
+fn steps_start(pipeline: &Pipeline, plan_job: bool) -> Vec<Value> {
+    let mut steps = vec![checkout()];
     if plan_job {
         let folder = std::path::Path::new(&pipeline.settings.plan_file)
             .parent()
             .map(|p| p.display().to_string())
             .filter(|p| !p.is_empty())
             .unwrap_or_else(|| ".".to_string());
-        out.push_str(&format!(
-            "      - uses: actions/download-artifact@v4\n        with:\n          name: {ARTIFACT}\n          path: {}\n",
-            scalar(&folder)
-        ));
+        steps.push(
+            Map::new()
+                .with("uses", "actions/download-artifact@v4")
+                .with(
+                    "with",
+                    Map::new().with("name", ARTIFACT).with("path", folder),
+                )
+                .into(),
+        );
     }
+    steps
 }
 
-fn run_step(out: &mut String, name: Option<&str>, line: &str) {
-    match name {
-        Some(name) => out.push_str(&format!(
-            "      - name: {}\n        run: {}\n",
-            scalar(name),
-            scalar(line)
-        )),
-        None => out.push_str(&format!("      - run: {}\n", scalar(line))),
+/// A `run:` step of `words` as one shell line; refused when the line
+/// holds `${{`, which GitHub would evaluate.
+fn run_step(name: Option<&str>, words: &[String]) -> Result<Value, PipelineError> {
+    let line = shell_line(words);
+    if line.contains("${{") {
+        return Err(PipelineError::Expression { line });
     }
+    let mut step = Map::new();
+    if let Some(name) = name {
+        step.set("name", name);
+    }
+    step.set("run", line);
+    Ok(step.into())
 }

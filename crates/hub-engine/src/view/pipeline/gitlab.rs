@@ -9,11 +9,15 @@
 //! wave instead (no `needs:`; a stage starts when the one before it
 //! succeeded). The plan file goes from the plan job to the others as an
 //! artifact; the finish job, in the last stage, always runs.
+//!
+//! `-e` names are not written: GitLab gives every job its CI variables
+//! as environment variables, where the jobs' hub reads them.
 
 use super::model::{
-    comment, distinct_names, flow_list, job_name, need_comment, scalar, shell_line, Grouping, Job,
-    Pipeline, PipelineError, Runner,
+    check_names, distinct_names, job_name, shell_line, Grouping, Job, Pipeline, PipelineError,
+    Runner,
 };
+use super::tree::{document, list, Header, Map};
 
 /// GitLab's limit of `needs` per job.
 pub const NEEDS_LIMIT: usize = 50;
@@ -21,15 +25,14 @@ pub const NEEDS_LIMIT: usize = 50;
 const PLAN_JOB: &str = "hub-plan";
 const FINISH_JOB: &str = "hub-finish";
 
+const HEADER: Header = &[
+    "Written by `hub pipeline --target gitlab`: write it again rather than edit it.",
+    "Run it as a child pipeline: trigger: {include: [{artifact: FILE, job: JOB}], strategy: depend}",
+];
+
 pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
+    check_names(pipeline)?;
     distinct_names(pipeline, |c| job_name(pipeline.verb, c))?;
-    let mut out = String::new();
-    comment(&mut out, 0, &pipeline.headline());
-    comment(
-        &mut out,
-        0,
-        "Run it as a child pipeline: trigger: {include: [{artifact: FILE, job: JOB}], strategy: depend}",
-    );
     let plan_job = pipeline.plan_command().is_some();
     let waves = pipeline.settings.grouping == Grouping::Waves;
     let mut stages = Vec::new();
@@ -44,52 +47,40 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
     if finish.is_some() {
         stages.push("finish".to_string());
     }
-    out.push_str("stages:\n");
-    for stage in &stages {
-        out.push_str(&format!("  - {}\n", scalar(stage)));
-    }
+    let mut file = Map::new().with("stages", list(stages));
     if let Some(command) = pipeline.plan_command() {
-        out.push_str(&format!("\n{PLAN_JOB}:\n  stage: plan\n"));
-        runner(&mut out, &pipeline.runner);
-        script(&mut out, &shell_line(&command));
-        out.push_str("  artifacts:\n    paths:\n");
-        out.push_str(&format!(
-            "      - {}\n",
-            scalar(&pipeline.settings.plan_file)
-        ));
+        let mut job = Map::new().with("stage", "plan");
+        runner(&mut job, &pipeline.runner);
+        job.set("script", list([shell_line(&command)]));
+        job.set(
+            "artifacts",
+            Map::new().with("paths", list([pipeline.settings.plan_file.as_str()])),
+        );
+        file.set(PLAN_JOB, job);
     }
     for job in &pipeline.jobs {
-        component_job(&mut out, pipeline, job, plan_job, waves)?;
+        let name = job_name(pipeline.verb, &job.component);
+        file.set(&name, component_job(pipeline, job, plan_job, waves)?);
     }
     if let Some(finish) = finish {
-        out.push_str(&format!("\n{FINISH_JOB}:\n  stage: finish\n"));
-        comment(
-            &mut out,
-            2,
-            "Always: it closes the run and says which component failed or never ran.",
-        );
-        out.push_str("  when: always\n");
-        runner(&mut out, &pipeline.runner);
-        script(&mut out, &shell_line(&finish));
+        let mut job = Map::new().with("stage", "finish").with("when", "always");
+        runner(&mut job, &pipeline.runner);
+        job.set("script", list([shell_line(&finish)]));
+        file.set(FINISH_JOB, job);
     }
-    Ok(out)
+    Ok(document(HEADER, file))
 }
 
 fn component_job(
-    out: &mut String,
     pipeline: &Pipeline,
     job: &Job,
     plan_job: bool,
     waves: bool,
-) -> Result<(), PipelineError> {
-    let name = job_name(pipeline.verb, &job.component);
-    out.push_str(&format!("\n{}:\n", scalar(&name)));
-    if let Some(reason) = &job.reason {
-        comment(out, 2, &format!("{}: {reason}", job.action.as_str()));
-    }
+) -> Result<Map, PipelineError> {
+    let mut out = Map::new();
     match waves {
-        true => out.push_str(&format!("  stage: wave-{}\n", job.wave + 1)),
-        false => out.push_str(&format!("  stage: {}\n", pipeline.verb.as_str())),
+        true => out.set("stage", format!("wave-{}", job.wave + 1)),
+        false => out.set("stage", pipeline.verb.as_str()),
     }
     if !waves {
         let count = job.needs.len() + usize::from(plan_job);
@@ -101,48 +92,36 @@ fn component_job(
                 target: "GitLab",
             });
         }
-        match count {
-            0 => out.push_str("  needs: []\n"),
-            _ => {
-                out.push_str("  needs:\n");
-                if plan_job {
-                    out.push_str(&format!("    - job: {PLAN_JOB}\n      artifacts: true\n"));
-                }
-                for need in &job.needs {
-                    comment(out, 4, &need_comment(need));
-                    let needed = job_name(pipeline.verb, &need.component);
-                    out.push_str(&format!(
-                        "    - job: {}\n      artifacts: false\n",
-                        scalar(&needed)
-                    ));
-                }
-            }
+        let mut needs = Vec::new();
+        if plan_job {
+            needs.push(Map::new().with("job", PLAN_JOB).with("artifacts", true));
         }
+        for need in &job.needs {
+            let needed = job_name(pipeline.verb, &need.component);
+            needs.push(Map::new().with("job", needed).with("artifacts", false));
+        }
+        out.set("needs", list(needs));
     }
-    runner(out, &job.runner);
-    script(
-        out,
-        &shell_line(&pipeline.component_command(&job.component)),
+    runner(&mut out, &job.runner);
+    out.set(
+        "script",
+        list([shell_line(&pipeline.component_command(&job.component))]),
     );
-    Ok(())
+    Ok(out)
 }
 
-fn runner(out: &mut String, runner: &Runner) {
+fn runner(job: &mut Map, runner: &Runner) {
     if let Some(image) = &runner.image {
-        out.push_str(&format!("  image: {}\n", scalar(image)));
+        job.set("image", image.as_str());
     }
     if !runner.tags.is_empty() {
-        out.push_str(&format!("  tags: {}\n", flow_list(&runner.tags)));
+        job.set("tags", list(runner.tags.iter().map(String::as_str)));
     }
     if !runner.env.is_empty() {
-        out.push_str("  variables:\n");
+        let mut variables = Map::new();
         for (name, value) in &runner.env {
-            out.push_str(&format!("    {}: {}\n", scalar(name), scalar(value)));
+            variables.set(name, value.as_str());
         }
+        job.set("variables", variables);
     }
-}
-
-fn script(out: &mut String, line: &str) {
-    out.push_str("  script:\n");
-    out.push_str(&format!("    - {}\n", scalar(line)));
 }

@@ -67,6 +67,9 @@ pub struct Settings {
     pub tags: Vec<String>,
     /// `--image`: the image of a component without its own.
     pub image: Option<String>,
+    /// The names given with `-e`: the jobs read their values from the CI
+    /// engine's variables, never from the pipeline's file.
+    pub variables: Vec<String>,
 }
 
 /// Where a job runs.
@@ -248,22 +251,6 @@ impl Pipeline {
             .to_vec()
         })
     }
-
-    /// The pipeline's first line: what wrote it and for what.
-    pub fn headline(&self) -> String {
-        let left_out = match self.left_out.len() {
-            0 => String::new(),
-            n => format!(", {n} without a job (no-op or skip)"),
-        };
-        format!(
-            "Written by `hub pipeline --target {}` for the {} of the stack `{}`: {} component job{}{left_out}.",
-            self.settings.target.as_str(),
-            self.verb.as_str(),
-            self.stack,
-            self.jobs.len(),
-            if self.jobs.len() == 1 { "" } else { "s" },
-        )
-    }
 }
 
 /// A component whose implementation runs gets a job; `no-op` and `skip`
@@ -359,6 +346,14 @@ pub enum PipelineError {
         second: String,
         job: String,
     },
+    #[error("`{}` cannot be written in a pipeline as {what}: {problem}", name.escape_debug())]
+    BadName {
+        what: &'static str,
+        name: String,
+        problem: hub_manifest::names::Problem,
+    },
+    #[error("the job line `{}` holds `${{{{`, which GitHub Actions would evaluate", line.escape_debug())]
+    Expression { line: String },
     #[error("an Argo Workflow runs every job in a container, and no image is given")]
     NoImage,
     #[error("the plan would fail at `{}`: a pipeline runs a saved plan, and a plan that would fail is not saved", components.join("`, `"))]
@@ -377,6 +372,12 @@ impl PipelineError {
             }
             PipelineError::WouldFail { .. } => {
                 "`hub plan` says why for each of them; fix that, then write the pipeline again".into()
+            }
+            PipelineError::BadName { .. } => {
+                "rename it in the stack: names reach job names, shell lines and runner tags, where a line break would start a line of its own and `${{` is a GitHub expression".into()
+            }
+            PipelineError::Expression { .. } => {
+                "leave `${{` out of the stack's files, state and plan names given to `hub pipeline`".into()
             }
             PipelineError::NoImage => {
                 "give `--image IMAGE` (an image with hub and the stack's files), or set `image` in the stack's `lifecycle.runners` (`default` for all)".into()
@@ -398,6 +399,38 @@ pub fn job_name(verb: Verb, component: &str) -> String {
         )
         .collect();
     format!("{}-{kept}", verb.as_str())
+}
+
+/// Refuses names a pipeline would carry (the stack's, the components',
+/// runner tags, images and environment names) that hold a line break,
+/// a control character or `${{`; and component names holding `,`. An
+/// elaborated stack checks them with their lines; this catches the ones
+/// given another way (an elaborated file, a saved plan, `--tag`).
+pub fn check_names(pipeline: &Pipeline) -> Result<(), PipelineError> {
+    use hub_manifest::names::{check_component_name, check_name};
+    let bad = |what: &'static str, name: &str, problem| PipelineError::BadName {
+        what,
+        name: name.to_string(),
+        problem,
+    };
+    check_name(&pipeline.stack).map_err(|p| bad("the stack's name", &pipeline.stack, p))?;
+    for job in &pipeline.jobs {
+        check_component_name(&job.component)
+            .map_err(|e| bad("a component name", &job.component, e.problem))?;
+    }
+    let runners = std::iter::once(&pipeline.runner).chain(pipeline.jobs.iter().map(|j| &j.runner));
+    for runner in runners {
+        for tag in &runner.tags {
+            check_name(tag).map_err(|p| bad("a runner tag", tag, p))?;
+        }
+        if let Some(image) = &runner.image {
+            check_name(image).map_err(|p| bad("an image", image, p))?;
+        }
+        for name in runner.env.keys() {
+            check_name(name).map_err(|p| bad("an environment variable's name", name, p))?;
+        }
+    }
+    Ok(())
 }
 
 /// Refuses two components whose job names are the same.
@@ -436,30 +469,4 @@ pub fn shell_line(words: &[String]) -> String {
         })
         .collect();
     quoted.join(" ")
-}
-
-/// A YAML scalar: bare when unambiguous, else double-quoted.
-pub fn scalar(text: &str) -> String {
-    hub_manifest::emit::string(text)
-}
-
-/// A YAML flow list of scalars: `[a, b]`.
-pub fn flow_list(items: &[String]) -> String {
-    let items: Vec<String> = items.iter().map(|i| scalar(i)).collect();
-    format!("[{}]", items.join(", "))
-}
-
-/// `# text` at `indent`, one line per line of `text`.
-pub fn comment(out: &mut String, indent: usize, text: &str) {
-    for line in text.lines() {
-        out.push_str(&" ".repeat(indent));
-        out.push_str("# ");
-        out.push_str(line);
-        out.push('\n');
-    }
-}
-
-/// The comment of a need: `b: `depends``.
-pub fn need_comment(need: &Need) -> String {
-    format!("after {}: {}", need.component, need.reasons.join(", "))
 }
