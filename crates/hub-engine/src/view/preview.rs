@@ -96,6 +96,7 @@ mod tests {
             timeout: None,
             retry: None,
             conditions: Vec::new(),
+            certain_failure: None,
             execution: None,
             environment: Vec::new(),
         }
