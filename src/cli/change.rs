@@ -22,6 +22,17 @@ pub struct ChangeArgs {
     pub author: Option<String>,
 }
 
+/// `--ignore-change-lock` of a plain `deploy` and `undeploy`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ChangeLockArgs {
+    /// Run even while a change holds the stack's apply lock (without it, a
+    /// deploy or undeploy that is not `--change ID` is refused then: the
+    /// stack holds that change's unmerged work, which this run would
+    /// overwrite)
+    #[arg(long, conflicts_with = "change")]
+    pub ignore_change_lock: bool,
+}
+
 pub(super) const CHANGE_HELP: &str = "\
 A change is a pull or merge request. `hub plan … --change ID` records each plan of it, \
 succeeded or failed, in the registry beside the state (`STATE.changes/`, or `KEY.changes/` \

@@ -78,6 +78,33 @@ fn registry_of(change: &ChangeArgs, state: &StateArgs) -> Result<Registry, Error
     Ok(Registry::open(Path::new(first))?)
 }
 
+/// A plain `deploy` or `undeploy` (`verb`; not `--change ID`): refused
+/// while a change holds the apply lock of its state, unless
+/// `--ignore-change-lock`, since the stack then holds that change's
+/// unmerged work.
+pub(super) fn refuse_while_a_change_holds(
+    verb: &str,
+    state: &StateArgs,
+    ignore: bool,
+) -> Result<(), Error> {
+    let locations = split_list(std::slice::from_ref(&state.state));
+    let Some(first) = locations.first().filter(|_| !state.no_state && !ignore) else {
+        return Ok(());
+    };
+    let registry = Registry::open(Path::new(first))?;
+    let Some(lock) = registry.holder()? else {
+        return Ok(());
+    };
+    Err(ChangeError::HeldAgainstRun {
+        verb: verb.to_string(),
+        holder: inert(lock.change.as_deref().unwrap_or_default()),
+        since: inert(&lock.since),
+        why: lock.reason.why(),
+        state: first.clone(),
+    }
+    .into())
+}
+
 /// `plan --change ID`: the registry, once no apply of a change is about
 /// to run (waiting for it as `--lock-timeout` allows).
 pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry>, Error> {
