@@ -143,7 +143,7 @@ impl ChangeError {
             ChangeError::PlanStale { id, state, .. } => format!("plan again on top of what is deployed now: `hub plan … -s {} --change {id}`", s(state)),
             ChangeError::WrongVerb { id, verb, state, .. } => format!("plan it as it is to run: `hub plan … -s {} --change {id}{}`", s(state), if verb == "undeploy" { " --undeploy" } else { "" }),
             ChangeError::Held { holder, state, .. } => format!("once change `{holder}` is merged, run `hub change merged {holder} -s {}`; to release its lock anyway (the stack keeps its work): `hub change unlock {holder} -s {} --yes`", s(state), s(state)),
-            ChangeError::HeldAgainstRun { verb, holder, state, .. } => format!("the stack holds change `{holder}`'s work, not merged yet: apply through it (`hub {verb} --change {holder} -s {0}`), or once it is merged run `hub change merged {holder} -s {0}`; `--ignore-change-lock` runs anyway, over that work", s(state)),
+            ChangeError::HeldAgainstRun { verb, holder, state, .. } => format!("the stack holds change `{holder}`'s work, not merged yet: {verb} through that change (`hub plan … --change {holder} -s {0}`, then `hub {verb} --change {holder} -s {0}`), or once it is merged run `hub change merged {holder} -s {0}`; `--ignore-change-lock` runs anyway, over that work", s(state)),
             ChangeError::ClosedWithApplies { id, state, .. } => format!("revert its work (plan and apply the default branch as change `{id}`, then merge), or release the lock knowingly with `hub change unlock {id} -s {} --yes`", s(state)),
             ChangeError::Unknown { .. } => "`hub change list -s STATE` lists the changes the registry knows".into(),
         })
