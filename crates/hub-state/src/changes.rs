@@ -27,6 +27,7 @@
 //!   that an apply goes ahead of the plans waiting with it.
 
 mod error;
+mod field;
 mod names;
 mod rules;
 mod store;
@@ -34,7 +35,8 @@ mod store;
 mod tests;
 
 pub use error::ChangeError;
-pub use names::{check_author, check_id, check_id_from, check_sha, inert, Field};
+pub use field::Field;
+pub use names::{check_author, check_id, check_id_from, check_sha, inert};
 pub use rules::{summarise, Summary};
 pub use store::Revision;
 

@@ -20,7 +20,7 @@ pub enum ChangeError {
     /// `shown` is the value made inert ([`super::inert`]) and cut short.
     #[error("`{shown}` is not {}: {reason} (from `{given}`)", field.what())]
     BadValue {
-        field: super::Field,
+        field: super::field::Field,
         /// Where it came from: `--change`, `--sha`, `$GITHUB_ACTOR`, ….
         given: String,
         shown: String,
