@@ -107,6 +107,11 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
                 .into(),
         });
     }
+    change::refuse_while_a_change_holds(
+        "deploy",
+        &args.common.state,
+        args.change_lock.ignore_change_lock,
+    )?;
     let request = RunRequest {
         common: &args.common,
         execute: Some(&args.execute),
@@ -169,6 +174,11 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
             change::undeploy(&args, &mut |check| undeploy_checked(&args, check, warnings))
         });
     }
+    change::refuse_while_a_change_holds(
+        "undeploy",
+        &args.common.state,
+        args.change_lock.ignore_change_lock,
+    )?;
     let request = RunRequest {
         common: &args.common,
         execute: Some(&args.execute),

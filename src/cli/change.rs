@@ -12,14 +12,25 @@ pub struct ChangeArgs {
     /// apply lock (see `hub change --help`)
     #[arg(long, value_name = "ID")]
     pub change: Option<String>,
-    /// With --change: the commit the change is at, recorded with the plan
-    /// or the apply
+    /// With --change: the commit the change is at (7 to 64 hexadecimal
+    /// digits), recorded with the plan or the apply
     #[arg(long, value_name = "SHA", requires = "change")]
     pub sha: Option<String>,
-    /// With --change: who plans or applies [default: $GITHUB_ACTOR,
-    /// $GITLAB_USER_LOGIN or $USER]
+    /// With --change: who plans or applies, a login [default:
+    /// $GITHUB_ACTOR, $GITLAB_USER_LOGIN or $USER]
     #[arg(long, value_name = "NAME", requires = "change")]
     pub author: Option<String>,
+}
+
+/// `--ignore-change-lock` of a plain `deploy` and `undeploy`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ChangeLockArgs {
+    /// Run even while a change holds the stack's apply lock (without it, a
+    /// deploy or undeploy that is not `--change ID` is refused then: the
+    /// stack holds that change's unmerged work, which this run would
+    /// overwrite)
+    #[arg(long, conflicts_with = "change")]
+    pub ignore_change_lock: bool,
 }
 
 pub(super) const CHANGE_HELP: &str = "\

@@ -1,6 +1,6 @@
 //! The flags of `hub deploy`, `hub undeploy` and `hub plan`.
 
-use super::change::ChangeArgs;
+use super::change::{ChangeArgs, ChangeLockArgs};
 use super::run::{CommonRunArgs, CompatibilityArgs, ExecuteArgs, GuessArgs};
 use clap::Args;
 use std::path::PathBuf;
@@ -44,6 +44,8 @@ pub struct DeployArgs {
     #[command(flatten)]
     pub change: ChangeArgs,
     #[command(flatten)]
+    pub change_lock: ChangeLockArgs,
+    #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
     pub execute: ExecuteArgs,
@@ -83,6 +85,8 @@ pub struct UndeployArgs {
     pub compatibility: CompatibilityArgs,
     #[command(flatten)]
     pub change: ChangeArgs,
+    #[command(flatten)]
+    pub change_lock: ChangeLockArgs,
 }
 
 pub(super) fn deploy_help() -> String {

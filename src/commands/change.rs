@@ -10,20 +10,48 @@ use hub_engine::view::preview::{Action, Preview};
 use hub_engine::view::saved::{SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
 use hub_state::changes::{
-    summarise, ApplyLock, ApplyRecord, ChangeError, Held, PlanRecord, Record, Registry, Stamp,
-    Status,
+    inert, summarise, ApplyLock, ApplyRecord, ChangeError, Held, PlanRecord, Record, Registry,
+    Stamp, Status,
 };
+use hub_state::lock::LockInfo;
 use hub_state::{Clock, LockWait};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Who plans or applies: `--author`, else the CI's user, else `$USER`.
+/// Who plans or applies: `--author`, else the CI's user, else `$USER`;
+/// only a login (a value that is not one is refused by [`check_args`]
+/// before anything is recorded, and never written).
 fn author(given: Option<&str>) -> Option<String> {
-    given.map(str::to_string).or_else(|| {
-        ["GITHUB_ACTOR", "GITLAB_USER_LOGIN", "USER"]
+    author_from(given).ok().flatten().map(|(author, _)| author)
+}
+
+/// The author and where it came from (`--author`, `$GITHUB_ACTOR`, …),
+/// checked to be a login.
+fn author_from(given: Option<&str>) -> Result<Option<(String, String)>, ChangeError> {
+    let found = match given {
+        Some(author) => Some((author.to_string(), "--author".to_string())),
+        None => ["GITHUB_ACTOR", "GITLAB_USER_LOGIN", "USER"]
             .iter()
-            .find_map(|name| non_empty_env(name))
-    })
+            .find_map(|name| Some((non_empty_env(name)?, format!("${name}")))),
+    };
+    if let Some((author, from)) = &found {
+        hub_state::changes::check_author(author, from)?;
+    }
+    Ok(found)
+}
+
+/// `--change`, `--sha` and `--author` (or the variable it defaults to):
+/// a change id, a commit id and a login, or a clear error naming the flag.
+pub(super) fn check_args(change: &ChangeArgs) -> Result<(), ChangeError> {
+    let Some(id) = &change.change else {
+        return Ok(());
+    };
+    hub_state::changes::check_id(id)?;
+    if let Some(sha) = &change.sha {
+        hub_state::changes::check_sha(sha, "--sha")?;
+    }
+    author_from(change.author.as_deref())?;
+    Ok(())
 }
 
 fn stamp(clock: &Clock, change: &ChangeArgs) -> Stamp {
@@ -38,9 +66,10 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-/// The registry of a run's state: beside its first `-s` location.
-fn registry_of(id: &str, state: &StateArgs) -> Result<Registry, Error> {
-    hub_state::changes::check_id(id)?;
+/// The registry of a run's state: beside its first `-s` location, once
+/// `--change`, `--sha` and `--author` are checked.
+fn registry_of(change: &ChangeArgs, state: &StateArgs) -> Result<Registry, Error> {
+    check_args(change)?;
     let locations = split_list(std::slice::from_ref(&state.state));
     let first = locations
         .first()
@@ -49,16 +78,55 @@ fn registry_of(id: &str, state: &StateArgs) -> Result<Registry, Error> {
     Ok(Registry::open(Path::new(first))?)
 }
 
+/// A plain `deploy` or `undeploy` (`verb`; not `--change ID`): refused
+/// while a change holds the apply lock of its state, unless
+/// `--ignore-change-lock`, since the stack then holds that change's
+/// unmerged work.
+pub(super) fn refuse_while_a_change_holds(
+    verb: &str,
+    state: &StateArgs,
+    ignore: bool,
+) -> Result<(), Error> {
+    let locations = split_list(std::slice::from_ref(&state.state));
+    let Some(first) = locations.first().filter(|_| !state.no_state && !ignore) else {
+        return Ok(());
+    };
+    let registry = Registry::open(Path::new(first))?;
+    let Some(lock) = registry.holder()? else {
+        return Ok(());
+    };
+    Err(ChangeError::HeldAgainstRun {
+        verb: verb.to_string(),
+        holder: inert(lock.change.as_deref().unwrap_or_default()),
+        since: inert(&lock.since),
+        why: lock.reason.why(),
+        state: first.clone(),
+    }
+    .into())
+}
+
 /// `plan --change ID`: the registry, once no apply of a change is about
 /// to run (waiting for it as `--lock-timeout` allows).
 pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry>, Error> {
-    let Some(id) = &args.change.change else {
+    if args.change.change.is_none() {
         return Ok(None);
-    };
-    let registry = registry_of(id, &args.common.state)?;
+    }
+    let registry = registry_of(&args.change, &args.common.state)?;
     let notify = |line: &str| say(line);
     let wait = LockWait::new(args.common.state.lock.lock_timeout, Some(&notify));
-    wait.retry(|| registry.check_no_apply_waiting())?;
+    let mut other = None;
+    let waited = wait.retry(|| match registry.check_no_apply_waiting() {
+        Ok(()) => Ok(()),
+        Err(ChangeError::State(held)) => Err(held),
+        Err(error) => {
+            other = Some(error);
+            Ok(())
+        }
+    });
+    if let Some(error) = other {
+        return Err(error.into());
+    }
+    waited.map_err(|e| registry.waiting_refusal(e))?;
     Ok(Some(registry))
 }
 
@@ -164,9 +232,9 @@ pub(super) type RunSaved<'a> =
 /// `deploy --plan` applies a plan, after the rules of the registry.
 pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
-    let registry = registry_of(id, &args.common.state)?;
+    let registry = registry_of(&args.change, &args.common.state)?;
     let (number, record) = registry.plan_to_apply(id, "deploy")?;
-    let shown = PathBuf::from(format!("{}/{id}/{number:06}.json", registry.location()));
+    let shown = PathBuf::from(registry.shown_record(id, number));
     let saved: SavedPlan = record
         .plan
         .clone()
@@ -214,7 +282,7 @@ pub(super) fn undeploy(
     run_undeploy: RunUndeploy<'_>,
 ) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
-    let registry = registry_of(id, &args.common.state)?;
+    let registry = registry_of(&args.change, &args.common.state)?;
     let (number, record) = registry.plan_to_apply(id, "undeploy")?;
     apply(
         &registry,
@@ -263,17 +331,29 @@ fn apply(
     run: impl FnOnce(&mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let clock = clock()?;
-    let mut took = false;
+    let me = LockInfo::current("apply", &clock);
+    let mut taken = None;
     let result = run(&mut || {
-        take_lock(registry, id, change, &clock)?;
-        registry.mark_waiting(id, &clock, wait)?;
-        took = true;
+        let who = (change.sha.clone(), author(change.author.as_deref()));
+        taken = Some(registry.take_lock(id, &me, who, &clock)?);
+        registry.mark_waiting(id, &me, wait)?;
         Ok(())
     });
-    if !took {
+    let Some(taken) = taken else {
         return result;
+    };
+    let _ = registry.done_waiting(&me);
+    if let Err(error) = &result {
+        if ran_nothing(error) {
+            // Refused before the first component (another run holds the
+            // state, or wrote it since): not an apply of this change.
+            registry.give_back(&taken, &clock)?;
+            say(&format!(
+                "change {id}: nothing was applied, and nothing was recorded"
+            ));
+            return result;
+        }
     }
-    let _ = registry.done_waiting();
     let (status, held) = match result {
         Ok(()) => (Status::Succeeded, Held::Applied),
         Err(_) => (Status::Failed, Held::Failed),
@@ -295,6 +375,7 @@ fn apply(
             reason: held,
             sha: change.sha.clone(),
             author: author(change.author.as_deref()),
+            run: None,
         };
         Ok((Some(lock), ()))
     })?;
@@ -306,41 +387,42 @@ fn apply(
     result
 }
 
-/// Takes the apply lock for `id`, or keeps it when `id` holds it.
-fn take_lock(
-    registry: &Registry,
-    id: &str,
-    change: &ChangeArgs,
-    clock: &Clock,
-) -> Result<(), Error> {
-    let state = registry.state().display().to_string();
-    registry.update_lock(clock, |current| {
-        if let Some(lock) = current.filter(|l| l.change.as_deref() != Some(id)) {
-            return Err(ChangeError::Held {
-                id: id.to_string(),
-                holder: lock.change.clone().unwrap_or_default(),
-                since: lock.since.clone(),
-                why: lock.reason.why(),
-                state: state.clone(),
-            });
-        }
-        let lock = ApplyLock {
-            change: Some(id.to_string()),
-            since: current.map_or_else(|| clock.now(), |l| l.since.clone()),
-            reason: Held::Applying,
-            sha: change.sha.clone(),
-            author: author(change.author.as_deref()),
-        };
-        Ok((Some(lock), ()))
-    })?;
-    Ok(())
+/// Whether a run failed before its first component: refused by the
+/// change registry, by the state's lock (held, or stale), or because the
+/// state was written since the plan was checked.
+fn ran_nothing(error: &Error) -> bool {
+    use hub_engine::run::error::EngineError;
+    use hub_state::StateError;
+    let state = |e: &StateError| {
+        matches!(
+            e,
+            StateError::Locked { .. }
+                | StateError::RemoteLocked { .. }
+                | StateError::StaleLock { .. }
+                | StateError::UnreadableLock { .. }
+                | StateError::LockTimeout { .. }
+        )
+    };
+    match error {
+        Error::Change(_) => true,
+        Error::State(e) => state(e),
+        Error::Lifecycle(engine) => match engine.as_ref() {
+            EngineError::State(e) => state(e),
+            EngineError::StateMoved { .. } => true,
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// `hub change …`.
 pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
         ChangeCommand::List(args) => list(&Registry::open(&args.state.state)?),
-        ChangeCommand::Show(args) => show(&Registry::open(&args.state.state)?, &args.id),
+        ChangeCommand::Show(args) => {
+            hub_state::changes::check_id_from(&args.id, "ID")?;
+            show(&Registry::open(&args.state.state)?, &args.id)
+        }
         ChangeCommand::Merged(args) => merged(&args),
         ChangeCommand::Closed(args) => closed(&args),
         ChangeCommand::Unlock(args) => unlock(&args),
@@ -351,8 +433,9 @@ pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), E
 pub(super) fn lock_line(lock: Option<&ApplyLock>) -> String {
     match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
         Some((lock, holder)) => format!(
-            "apply lock: held by change {holder} since {} ({}: {})",
-            lock.since,
+            "apply lock: held by change {} since {} ({}: {})",
+            inert(holder),
+            inert(&lock.since),
             lock.reason.as_str(),
             lock.reason.why()
         ),
@@ -374,7 +457,11 @@ fn list(registry: &Registry) -> Result<(), Error> {
         let summary = summarise(&registry.records(&id)?);
         let plan = match &summary.latest_plan {
             Some((number, plan)) => {
-                let mut text = format!("{number} {} {}", plan.status.as_str(), plan.stamp.time);
+                let mut text = format!(
+                    "{number} {} {}",
+                    plan.status.as_str(),
+                    inert(&plan.stamp.time)
+                );
                 if summary.stale.is_some() {
                     text.push_str(" (stale)");
                 }
@@ -384,6 +471,7 @@ fn list(registry: &Registry) -> Result<(), Error> {
         };
         let applies = match &summary.last_apply {
             Some((time, status)) => {
+                let time = inert(time);
                 format!("{} (last {} {time})", summary.applies, status.as_str())
             }
             None => "0".into(),
@@ -424,13 +512,15 @@ fn show(registry: &Registry, id: &str) -> Result<(), Error> {
     let summary = summarise(&records);
     let mut text = format!("change {id} ({})\n", summary.phase);
     for (number, record) in &records {
+        // What the registry holds is shown inert: a registry written by
+        // an older version, or by hand, cannot forge a line.
         let by = |stamp: &Stamp| {
-            let mut text = stamp.time.clone();
+            let mut text = inert(&stamp.time);
             if let Some(author) = &stamp.author {
-                text.push_str(&format!(" by {author}"));
+                text.push_str(&format!(" by {}", inert(author)));
             }
             if let Some(sha) = &stamp.sha {
-                text.push_str(&format!(" at {sha}"));
+                text.push_str(&format!(" at {}", inert(sha)));
             }
             text
         };
@@ -439,11 +529,11 @@ fn show(registry: &Registry, id: &str) -> Result<(), Error> {
                 let mut line = format!(
                     "plan {} ({}), {}",
                     plan.status.as_str(),
-                    plan.verb,
+                    inert(&plan.verb),
                     by(&plan.stamp)
                 );
                 if let Some(reason) = &plan.reason {
-                    line.push_str(&format!(": {reason}"));
+                    line.push_str(&format!(": {}", inert(reason)));
                 }
                 line
             }
@@ -451,10 +541,12 @@ fn show(registry: &Registry, id: &str) -> Result<(), Error> {
                 "apply of plan {} {} ({}), {}",
                 apply.plan,
                 apply.status.as_str(),
-                apply.verb,
+                inert(&apply.verb),
                 by(&apply.stamp)
             ),
-            Record::Stale { stamp, reason } => format!("plans stale, {}: {reason}", by(stamp)),
+            Record::Stale { stamp, reason } => {
+                format!("plans stale, {}: {}", by(stamp), inert(reason))
+            }
             Record::Merged { stamp } => format!("merged, {}", by(stamp)),
             Record::Closed { stamp } => format!("closed, {}", by(stamp)),
             Record::Unlocked { stamp } => format!("apply lock released, {}", by(stamp)),
@@ -464,6 +556,14 @@ fn show(registry: &Registry, id: &str) -> Result<(), Error> {
     text.push_str(&lock_line(registry.holder()?.as_ref()));
     text.push('\n');
     super::output::write_stdout(text.as_bytes())
+}
+
+/// `hub change merged|closed|unlock ID [--author NAME]`: a change id and
+/// a login.
+fn check_id_args(args: &crate::cli::ChangeIdArgs) -> Result<(), ChangeError> {
+    hub_state::changes::check_id_from(&args.id, "ID")?;
+    author_from(args.author.as_deref())?;
+    Ok(())
 }
 
 fn stamp_of(args: &crate::cli::ChangeIdArgs, clock: &Clock) -> Stamp {
@@ -482,6 +582,7 @@ fn release(registry: &Registry, id: &str, clock: &Clock) -> Result<bool, Error> 
                 let released = ApplyLock {
                     change: None,
                     since: clock.now(),
+                    run: None,
                     ..lock.clone()
                 };
                 Ok((Some(released), true))
@@ -500,7 +601,7 @@ fn released_line(id: &str, released: bool) -> String {
 
 pub(super) fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
-    hub_state::changes::check_id(id)?;
+    check_id_args(args)?;
     let registry = Registry::open(&args.state.state)?;
     let clock = clock()?;
     let stamp = stamp_of(args, &clock);
@@ -537,7 +638,7 @@ pub(super) fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
 
 pub(super) fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
-    hub_state::changes::check_id(id)?;
+    check_id_args(args)?;
     let registry = Registry::open(&args.state.state)?;
     let clock = clock()?;
     let holds = registry
@@ -565,7 +666,7 @@ pub(super) fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
 
 pub(super) fn unlock(args: &crate::cli::ChangeUnlockArgs) -> Result<(), Error> {
     let id = args.change.id.as_str();
-    hub_state::changes::check_id(id)?;
+    check_id_args(&args.change)?;
     let registry = Registry::open(&args.change.state.state)?;
     let clock = clock()?;
     let holder = registry.holder()?;

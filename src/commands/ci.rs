@@ -238,6 +238,7 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
         plan: None,
         job: false,
         change: change_args(event),
+        change_lock: Default::default(),
         common: run_args(args, Vec::new(), None),
         execute: ExecuteArgs {
             os_environment: "no-tfvars".into(),

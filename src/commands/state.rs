@@ -479,7 +479,7 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
 /// `hub unlock`: removes a stale lock (or, with --force, any lock) and
 /// says on stderr what it removed.
 pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
-    if args.force && !args.yes {
+    if (args.force || args.id.is_some()) && !args.yes {
         confirm_unlocking_a_live_run(&args.state)?;
     }
     if hub_state::is_remote(&args.state) {

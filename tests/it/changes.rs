@@ -86,7 +86,7 @@ impl Place {
             "--change",
             change,
             "--sha",
-            "abc123",
+            "abc1234",
         ];
         self.hub(test, &dir, &args)
     }
@@ -244,9 +244,9 @@ apply lock: held by change 3 since 2026-01-01T00:00:00Z (applied: it applied, an
         show.stdout,
         "\
 change 3 (merged)
-   1  plan succeeded (deploy), 2026-01-01T00:00:00Z by tester at abc123
+   1  plan succeeded (deploy), 2026-01-01T00:00:00Z by tester at abc1234
    2  apply of plan 1 failed (deploy), 2026-01-01T00:00:00Z by tester
-   3  plan succeeded (deploy), 2026-01-01T00:00:00Z by tester at abc123
+   3  plan succeeded (deploy), 2026-01-01T00:00:00Z by tester at abc1234
    4  apply of plan 3 succeeded (deploy), 2026-01-01T00:00:00Z by tester
    5  merged, 2026-01-01T00:00:00Z by tester
 apply lock: free
@@ -471,7 +471,7 @@ fn an_undeploy_applies_the_undeploy_planned_for_its_change() {
 fn a_plan_a_policy_denies_is_recorded_failed_and_cannot_apply() {
     let test = checkout(Test::new(), "pr7", "seven", "");
     let stack = std::fs::read_to_string(test.root().join("pr7/hub.yaml")).expect("stack");
-    let rule = "policies:\n  - name: no-change-seven\n    deny: change.id == '7' && change.sha == 'abc123'\n    message: change 7 may not deploy\n";
+    let rule = "policies:\n  - name: no-change-seven\n    deny: change.id == '7' && change.sha == 'abc1234'\n    message: change 7 may not deploy\n";
     std::fs::write(test.root().join("pr7/hub.yaml"), format!("{stack}{rule}")).expect("write");
     let place = Place::local();
     let planned = place.plan(&test, "7");

@@ -7,28 +7,36 @@
 //! through a link, see [`super::beside`]), `KEY.changes/` objects for a
 //! remote one. Its documents are JSON:
 //!
-//! * `CHANGE/000001.json`, `CHANGE/000002.json`, …: the records of one
+//! * `changes/FOLDER/000001.json`, `000002.json`, …: the records of one
 //!   change, in order ([`Record`]: a plan, an apply, a merge, a close, an
-//!   unlock, or a mark that its plans are stale). Each record is created
-//!   only if absent (`O_EXCL`-like rename locally, `If-None-Match: *`
-//!   remotely): two writers racing for one number cannot both win, the
-//!   loser takes the next one.
+//!   unlock, or a mark that its plans are stale); `FOLDER` is the change
+//!   id, encoded ([`names`]). Each record is created only if absent
+//!   (`O_EXCL`-like rename locally, `If-None-Match: *` remotely): two
+//!   writers racing for one number cannot both win, the loser takes the
+//!   next one. A registry written before change ids had their own
+//!   namespace keeps `ID/000001.json` at its top: those records are still
+//!   read (and numbered on from), never moved; new ones go under
+//!   `changes/`.
 //! * `apply-lock.json`: the [`ApplyLock`]. It is changed only by a
 //!   conditional write: remotely `If-Match` on the revision read (ETag or
 //!   generation, as the state's own writes); locally under the state's
 //!   own lock ([`super::StateLock`]), with the content checked unchanged
 //!   before the new one is renamed over it.
 //! * `apply-waiting.json`: present while an apply of a change is about to
-//!   run; plans respect it as they respect the state's lock, so that an
-//!   apply goes ahead of the plans waiting with it.
+//!   run and runs; plans respect it as they respect the state's lock, so
+//!   that an apply goes ahead of the plans waiting with it.
 
 mod error;
+mod field;
+mod names;
 mod rules;
 mod store;
 #[cfg(test)]
 mod tests;
 
 pub use error::ChangeError;
+pub use field::Field;
+pub use names::{check_author, check_id, check_id_from, check_sha, inert};
 pub use rules::{summarise, Summary};
 pub use store::Revision;
 
@@ -173,6 +181,11 @@ pub struct ApplyLock {
     pub sha: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
+    /// While `applying`: the process that applies (pid, host, start
+    /// time), so that a second apply of the same change is refused while
+    /// it runs on this host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<LockInfo>,
 }
 
 /// The marker of an apply about to run (`apply-waiting.json`).
@@ -198,6 +211,8 @@ const WAITING_GRACE: u64 = 60;
 
 const APPLY_LOCK: &str = "apply-lock.json";
 const WAITING: &str = "apply-waiting.json";
+/// The folder of the changes' records.
+const CHANGES: &str = "changes";
 
 /// The registry of the state at a location.
 pub struct Registry {
@@ -211,28 +226,6 @@ impl std::fmt::Debug for Registry {
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
-}
-
-/// What a change id may be: letters, digits, `.`, `_`, `-` (not first),
-/// at most 100 characters; it names a folder.
-pub fn check_id(id: &str) -> Result<(), ChangeError> {
-    let bad = |reason: &str| ChangeError::BadId {
-        id: id.to_string(),
-        reason: reason.to_string(),
-    };
-    if id.is_empty() || id.len() > 100 {
-        return Err(bad("it must have 1 to 100 characters"));
-    }
-    if id.starts_with(['.', '-']) {
-        return Err(bad("it must not start with `.` or `-`"));
-    }
-    if !id
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-    {
-        return Err(bad("it may hold only letters, digits, `.`, `_` and `-`"));
-    }
-    Ok(())
 }
 
 impl Registry {
@@ -259,7 +252,7 @@ impl Registry {
     pub fn append(&self, id: &str, record: &Record) -> Result<u64, ChangeError> {
         check_id(id)?;
         let bytes = serde_json::to_vec_pretty(record).map_err(ChangeError::encode)?;
-        let mut number = self.last_number(id)? + 1;
+        let mut number = self.names(id)?.iter().map(|(n, _)| *n).max().unwrap_or(0) + 1;
         loop {
             let name = record_name(id, number);
             if self.store.create(&name, &bytes)? {
@@ -270,29 +263,34 @@ impl Registry {
         }
     }
 
-    fn last_number(&self, id: &str) -> Result<u64, ChangeError> {
-        Ok(self
-            .store
-            .list(id)?
-            .iter()
-            .filter_map(|name| record_number(name))
-            .max()
-            .unwrap_or(0))
+    /// The numbers and document names of the records of (checked) `id`,
+    /// in order: under `changes/`, and at the top where a registry of the
+    /// earlier layout keeps them.
+    fn names(&self, id: &str) -> Result<Vec<(u64, String)>, ChangeError> {
+        let folder = changes_folder(id);
+        let mut names: Vec<(u64, String)> = Vec::new();
+        for name in self.store.list(&folder)? {
+            if let Some(number) = record_number(&name) {
+                names.push((number, format!("{folder}/{name}")));
+            }
+        }
+        if let Some(legacy) = legacy_folder(id) {
+            for name in self.store.list(legacy)? {
+                if let Some(number) = record_number(&name) {
+                    names.push((number, format!("{legacy}/{name}")));
+                }
+            }
+        }
+        names.sort_unstable();
+        Ok(names)
     }
 
     /// The records of `id`, in order, with their numbers.
     pub fn records(&self, id: &str) -> Result<Vec<(u64, Record)>, ChangeError> {
         check_id(id)?;
-        let mut numbers: Vec<u64> = self
-            .store
-            .list(id)?
-            .iter()
-            .filter_map(|name| record_number(name))
-            .collect();
-        numbers.sort_unstable();
-        let mut records = Vec::with_capacity(numbers.len());
-        for number in numbers {
-            let name = record_name(id, number);
+        let names = self.names(id)?;
+        let mut records = Vec::with_capacity(names.len());
+        for (number, name) in names {
             let Some((bytes, _)) = self.store.read(&name)? else {
                 continue;
             };
@@ -303,18 +301,38 @@ impl Registry {
         Ok(records)
     }
 
+    /// Where the records of `id` go, for messages.
+    pub fn shown_record(&self, id: &str, number: u64) -> String {
+        self.store.shown(&record_name(id, number))
+    }
+
     /// Every change with records, sorted (numbers by value).
     pub fn changes(&self) -> Result<Vec<String>, ChangeError> {
         let mut ids: Vec<String> = self
             .store
-            .folders()?
-            .into_iter()
-            .filter(|id| check_id(id).is_ok())
+            .folders(CHANGES)?
+            .iter()
+            .filter_map(|name| names::id_of_folder(name))
             .collect();
+        for folder in self.store.folders("")? {
+            let legacy = legacy_folder(&folder) == Some(folder.as_str());
+            // `changes/` of an earlier registry is change `changes` when
+            // it holds records itself.
+            let records = folder != CHANGES
+                || self
+                    .store
+                    .list(CHANGES)?
+                    .iter()
+                    .any(|n| record_number(n).is_some());
+            if legacy && records {
+                ids.push(folder);
+            }
+        }
         ids.sort_by(|a, b| match (a.parse::<u64>(), b.parse::<u64>()) {
             (Ok(x), Ok(y)) => x.cmp(&y),
             _ => a.cmp(b),
         });
+        ids.dedup();
         Ok(ids)
     }
 
@@ -371,26 +389,36 @@ impl Registry {
         }
     }
 
-    /// Marks that an apply of `change` is about to run, waiting at most
-    /// `wait` for the state's lock (plans wait for it); removed by
-    /// [`Registry::done_waiting`].
+    /// Marks that an apply of `change` by `holder` (this process) is
+    /// about to run, waiting at most `wait` for the state's lock (plans
+    /// wait for it); removed by [`Registry::done_waiting`].
     pub fn mark_waiting(
         &self,
         change: &str,
-        clock: &Clock,
+        holder: &LockInfo,
         wait: std::time::Duration,
     ) -> Result<(), ChangeError> {
         let waiting = Waiting {
             change: change.to_string(),
-            holder: LockInfo::current("apply", clock),
+            holder: holder.clone(),
             expires: Some(epoch_seconds() + wait.as_secs() + WAITING_GRACE),
         };
         let bytes = serde_json::to_vec_pretty(&waiting).map_err(ChangeError::encode)?;
         self.store.overwrite(WAITING, &bytes)
     }
 
-    pub fn done_waiting(&self) -> Result<(), ChangeError> {
-        self.store.remove(WAITING)
+    /// Removes the marker of `holder`'s apply; a marker another apply
+    /// wrote since is left to it.
+    pub fn done_waiting(&self, holder: &LockInfo) -> Result<(), ChangeError> {
+        let Some((bytes, _)) = self.store.read(WAITING)? else {
+            return Ok(());
+        };
+        let ours = serde_json::from_slice::<Waiting>(&bytes)
+            .map_or(true, |waiting| waiting.holder.id == holder.id);
+        match ours {
+            true => self.store.remove(WAITING),
+            false => Ok(()),
+        }
     }
 
     /// The apply about to run, when one is: its process, on this host, is
@@ -399,8 +427,11 @@ impl Registry {
         let Some((bytes, _)) = self.store.read(WAITING)? else {
             return Ok(None);
         };
-        let waiting: Waiting = serde_json::from_slice(&bytes)
-            .map_err(|e| ChangeError::corrupt(self.store.shown(WAITING), e))?;
+        let waiting: Waiting =
+            serde_json::from_slice(&bytes).map_err(|e| ChangeError::UnreadableWaiting {
+                path: self.store.shown(WAITING),
+                reason: e.to_string(),
+            })?;
         let counts = match liveness(&waiting.holder) {
             Liveness::Alive => true,
             Liveness::Dead => false,
@@ -410,31 +441,59 @@ impl Registry {
     }
 
     /// For a plan: fails as a held state lock does (so that
-    /// `--lock-timeout` waits for it) while an apply is about to run.
-    pub fn check_no_apply_waiting(&self) -> Result<(), StateError> {
-        let waiting = self.waiting().map_err(|e| StateError::UnreadableLock {
-            state: self.state.clone(),
-            lock: PathBuf::from(self.store.shown(WAITING)),
-            reason: e.to_string(),
-        })?;
-        let Some(waiting) = waiting else {
+    /// `--lock-timeout` waits for it) while an apply is about to run;
+    /// [`Registry::waiting_refusal`] makes the error the plan reports.
+    pub fn check_no_apply_waiting(&self) -> Result<(), ChangeError> {
+        let Some(waiting) = self.waiting()? else {
             return Ok(());
         };
         let elsewhere = liveness(&waiting.holder) == Liveness::Elsewhere;
         let mut holder = waiting.holder;
-        holder.operation = format!("apply of change {}", waiting.change);
-        Err(StateError::Locked {
+        holder.operation = format!("apply of change {}", inert(&waiting.change));
+        Err(ChangeError::State(StateError::Locked {
             state: self.state.clone(),
             lock: PathBuf::from(self.store.shown(WAITING)),
             holder: Box::new(holder),
             elsewhere,
             unlocking: false,
-        })
+        }))
+    }
+
+    /// The refusal of a plan while an apply runs (`error`: what
+    /// [`Registry::check_no_apply_waiting`] returned, maybe after a wait),
+    /// with a hint that names the apply, not `hub unlock`.
+    pub fn waiting_refusal(&self, error: StateError) -> ChangeError {
+        let change = self.waiting().ok().flatten().map(|w| inert(&w.change));
+        let held = match &error {
+            StateError::LockTimeout { source, .. } => source.as_ref(),
+            other => other,
+        };
+        let StateError::Locked { elsewhere, .. } = held else {
+            return ChangeError::State(error);
+        };
+        ChangeError::ApplyWaiting {
+            elsewhere: *elsewhere,
+            error: Box::new(error),
+            change: change.unwrap_or_else(|| "?".into()),
+            path: self.store.shown(WAITING),
+            state: self.state.display().to_string(),
+        }
     }
 }
 
+/// `changes/FOLDER`: the folder of the records of (checked) `id`.
+fn changes_folder(id: &str) -> String {
+    format!("{CHANGES}/{}", names::folder_name(id))
+}
+
+/// The folder at the top where a registry of the earlier layout kept the
+/// records of `id`; none for the names of the registry's own documents.
+fn legacy_folder(id: &str) -> Option<&str> {
+    (check_id(id).is_ok() && id != APPLY_LOCK && id != WAITING).then_some(id)
+}
+
 fn record_name(id: &str, number: u64) -> String {
-    format!("{id}/{number:06}.json")
+    format!("{}/{number:06}.json", changes_folder(id))
 }
 
 fn record_number(name: &str) -> Option<u64> {

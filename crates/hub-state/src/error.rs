@@ -69,6 +69,8 @@ pub enum StateError {
         holder: String,
         id: String,
         stale: bool,
+        /// Its holder is a process alive on this host.
+        alive_here: bool,
     },
     #[error("{error}; the run's state was saved to `{}`", file.display())]
     RemoteSaved {
@@ -249,6 +251,7 @@ impl StateError {
             StateError::RemoteAccess { hint, .. } => Some(hint.clone()),
             StateError::RemoteConflict { location, .. } => Some(format!("no new component was started; see what changed with `hub state pull {location}`, and check who else deploys this stack")),
             StateError::RemoteLocked { location, stale: true, id, .. } => Some(format!("its holder stopped without removing it: remove it with `hub unlock {location} --id {id}`")),
+            StateError::RemoteLocked { alive_here: true, .. } => Some("that run still runs on this host: wait for it to finish (`--lock-timeout 5m` waits up to five minutes); its lock is not stale, whatever its lease says".into()),
             StateError::RemoteLocked { .. } => Some("wait for that run to finish; if it is gone, its lease expires within a minute (`hub unlock LOCATION --force` removes the lock at once)".into()),
             StateError::RemoteNotLocked { .. } => None,
             StateError::UnlockLive { state, holder } => Some(format!(

@@ -17,8 +17,32 @@ pub enum ChangeError {
     Encode(String),
     #[error(transparent)]
     State(#[from] StateError),
-    #[error("`{id}` is not a change id: {reason}")]
-    BadId { id: String, reason: String },
+    /// `shown` is the value made inert ([`super::inert`]) and cut short.
+    #[error("`{shown}` is not {}: {reason} (from `{given}`)", field.what())]
+    BadValue {
+        field: super::field::Field,
+        /// Where it came from: `--change`, `--sha`, `$GITHUB_ACTOR`, ….
+        given: String,
+        shown: String,
+        reason: &'static str,
+    },
+    #[error("change `{id}` cannot apply: another apply of it is running: {holder}")]
+    Applying {
+        id: String,
+        holder: Box<crate::lock::LockInfo>,
+    },
+    /// A plan refused while an apply runs (`error`: the state's lock
+    /// error that says who).
+    #[error("{error}")]
+    ApplyWaiting {
+        error: Box<StateError>,
+        change: String,
+        path: String,
+        state: String,
+        elsewhere: bool,
+    },
+    #[error("the marker of an apply about to run, `{path}`, cannot be read: {reason}")]
+    UnreadableWaiting { path: String, reason: String },
     #[error("change `{id}` has no plan to apply: `hub deploy --change` applies the latest plan recorded for it")]
     NoPlan { id: String, state: String },
     #[error("change `{id}` cannot apply: its latest plan (made at {time}) failed: {reason}")]
@@ -52,6 +76,14 @@ pub enum ChangeError {
         why: &'static str,
         state: String,
     },
+    #[error("`hub {verb}` refused: change `{holder}` holds the apply lock since {since} ({why})")]
+    HeldAgainstRun {
+        verb: String,
+        holder: String,
+        since: String,
+        why: &'static str,
+        state: String,
+    },
     #[error("change `{id}` cannot be closed while it holds the apply lock: it applied at {time}, so the stack holds its unmerged work")]
     ClosedWithApplies {
         id: String,
@@ -79,6 +111,7 @@ impl ChangeError {
     pub fn exit_code(&self) -> i32 {
         match self {
             ChangeError::State(e) => e.exit_code(),
+            ChangeError::ApplyWaiting { error, .. } => error.exit_code(),
             ChangeError::Io { .. } => 2,
             _ => 1,
         }
@@ -95,12 +128,22 @@ impl ChangeError {
             },
             ChangeError::Corrupt { .. } => "the registry is hub's own JSON; restore the document from a backup, or remove it (its record is then forgotten)".into(),
             ChangeError::Encode(_) => return None,
-            ChangeError::BadId { .. } => "give the pull or merge request's number, or a name made of letters, digits, `.`, `_` and `-`".into(),
+            ChangeError::BadValue { field, .. } => field.fix().into(),
+            ChangeError::Applying { .. } => "wait for that apply to end, then look at its outcome with `hub change show`; nothing was run or recorded for this one".into(),
+            ChangeError::ApplyWaiting { change, path, state, elsewhere, .. } => {
+                let mut hint = format!("an apply of change `{change}` runs on this state: plan again once it ends (`--lock-timeout 5m` waits up to five minutes); `hub change show {change} -s {}` shows its outcome", s(state));
+                if *elsewhere {
+                    hint.push_str(&format!("; it runs on another host: its marker `{path}` stops counting a minute after that apply's wait for the state's lock, or remove the marker if that apply is gone"));
+                }
+                hint
+            }
+            ChangeError::UnreadableWaiting { path, .. } => format!("hub writes this marker while an apply of a change runs, and removes it after; if no apply runs on this state, remove `{path}` (after finding out who wrote it)"),
             ChangeError::NoPlan { id, state } => format!("plan it first: `hub plan … -s {} --change {id}`", s(state)),
             ChangeError::PlanFailed { id, state, .. } => format!("fix what failed, then plan again: `hub plan … -s {} --change {id}`", s(state)),
             ChangeError::PlanStale { id, state, .. } => format!("plan again on top of what is deployed now: `hub plan … -s {} --change {id}`", s(state)),
             ChangeError::WrongVerb { id, verb, state, .. } => format!("plan it as it is to run: `hub plan … -s {} --change {id}{}`", s(state), if verb == "undeploy" { " --undeploy" } else { "" }),
             ChangeError::Held { holder, state, .. } => format!("once change `{holder}` is merged, run `hub change merged {holder} -s {}`; to release its lock anyway (the stack keeps its work): `hub change unlock {holder} -s {} --yes`", s(state), s(state)),
+            ChangeError::HeldAgainstRun { verb, holder, state, .. } => format!("the stack holds change `{holder}`'s work, not merged yet: {verb} through that change (`hub plan … --change {holder} -s {0}`, then `hub {verb} --change {holder} -s {0}`), or once it is merged run `hub change merged {holder} -s {0}`; `--ignore-change-lock` runs anyway, over that work", s(state)),
             ChangeError::ClosedWithApplies { id, state, .. } => format!("revert its work (plan and apply the default branch as change `{id}`, then merge), or release the lock knowingly with `hub change unlock {id} -s {} --yes`", s(state)),
             ChangeError::Unknown { .. } => "`hub change list -s STATE` lists the changes the registry knows".into(),
         })

@@ -1,7 +1,9 @@
 //! What a change's records add up to, and the rules an apply must pass
 //! before anything runs.
 
-use super::{ChangeError, PlanRecord, Record, Registry, Status};
+use super::{inert, ApplyLock, ChangeError, Held, PlanRecord, Record, Registry, Status};
+use crate::clock::Clock;
+use crate::lock::{liveness, Liveness, LockInfo};
 
 /// One change, as `hub change list` and `show` tell it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -56,13 +58,7 @@ impl Registry {
         if let Some(lock) = self.holder()? {
             let holder = lock.change.clone().unwrap_or_default();
             if holder != id {
-                return Err(ChangeError::Held {
-                    id: id.to_string(),
-                    holder,
-                    since: lock.since,
-                    why: lock.reason.why(),
-                    state,
-                });
+                return Err(held(id, &lock, state));
             }
         }
         let summary = summarise(&self.records(id)?);
@@ -79,8 +75,8 @@ impl Registry {
                 time,
                 reason: plan
                     .reason
-                    .clone()
-                    .unwrap_or_else(|| "no reason was recorded".into()),
+                    .as_deref()
+                    .map_or_else(|| "no reason was recorded".into(), inert),
                 state,
             });
         }
@@ -88,18 +84,108 @@ impl Registry {
             return Err(ChangeError::PlanStale {
                 id: id.to_string(),
                 time,
-                reason,
+                reason: inert(&reason),
                 state,
             });
         }
         if plan.verb != verb {
             return Err(ChangeError::WrongVerb {
                 id: id.to_string(),
-                planned: plan.verb,
+                planned: inert(&plan.verb),
                 verb: verb.to_string(),
                 state,
             });
         }
         Ok((number, plan))
+    }
+}
+
+/// The refusal of `id` while another change holds `lock`; what the lock
+/// says is shown inert.
+fn held(id: &str, lock: &ApplyLock, state: String) -> ChangeError {
+    ChangeError::Held {
+        id: id.to_string(),
+        holder: inert(lock.change.as_deref().unwrap_or_default()),
+        since: inert(&lock.since),
+        why: lock.reason.why(),
+        state,
+    }
+}
+
+/// Whether the apply `run` recorded in an apply lock still runs: on this
+/// host, its process is alive (and the same one, by its start time).
+/// Another host's cannot be checked from here: the state's own lock
+/// keeps two runs apart there.
+fn still_applying(lock: &ApplyLock) -> Option<&LockInfo> {
+    let run = lock.run.as_ref()?;
+    (lock.reason == Held::Applying && liveness(run) == Liveness::Alive).then_some(run)
+}
+
+/// What an apply writes in the lock, and what was there before.
+#[derive(Debug, Clone)]
+pub struct Taken {
+    /// The lock as this apply wrote it.
+    pub lock: ApplyLock,
+    /// The lock as it was (`None`: there was none).
+    pub before: Option<ApplyLock>,
+}
+
+impl Registry {
+    /// Takes the apply lock for `id` (applying, by `run`), or keeps it
+    /// when `id` holds it; refused when another change holds it, or when
+    /// another apply of `id` still runs on this host.
+    pub fn take_lock(
+        &self,
+        id: &str,
+        run: &LockInfo,
+        stamp: (Option<String>, Option<String>),
+        clock: &Clock,
+    ) -> Result<Taken, ChangeError> {
+        let state = self.state().display().to_string();
+        let (sha, author) = stamp;
+        self.update_lock(clock, |current| {
+            if let Some(lock) = current.filter(|l| l.change.as_deref() != Some(id)) {
+                return Err(held(id, lock, state.clone()));
+            }
+            if let Some(other) = current.and_then(still_applying) {
+                return Err(ChangeError::Applying {
+                    id: id.to_string(),
+                    holder: Box::new(other.clone()),
+                });
+            }
+            let lock = ApplyLock {
+                change: Some(id.to_string()),
+                since: current.map_or_else(|| clock.now(), |l| l.since.clone()),
+                reason: Held::Applying,
+                sha: sha.clone(),
+                author: author.clone(),
+                run: Some(run.clone()),
+            };
+            let taken = Taken {
+                lock: lock.clone(),
+                before: current.cloned(),
+            };
+            Ok((Some(lock), taken))
+        })
+    }
+
+    /// Puts the lock back as it was before `taken`, when it is still the
+    /// one `taken` wrote: for an apply that ran nothing.
+    pub fn give_back(&self, taken: &Taken, clock: &Clock) -> Result<(), ChangeError> {
+        self.update_lock(clock, |current| {
+            if current != Some(&taken.lock) {
+                return Ok((None, ()));
+            }
+            let back = taken.before.clone().unwrap_or_else(|| ApplyLock {
+                change: None,
+                since: clock.now(),
+                ..taken.lock.clone()
+            });
+            let back = ApplyLock {
+                run: back.change.is_some().then_some(back.run).flatten(),
+                ..back
+            };
+            Ok((Some(back), ()))
+        })
     }
 }

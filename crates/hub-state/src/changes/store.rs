@@ -49,8 +49,8 @@ pub(super) trait RecordStore {
     fn remove(&self, name: &str) -> Result<(), ChangeError>;
     /// The names of the documents of the folder `folder`.
     fn list(&self, folder: &str) -> Result<Vec<String>, ChangeError>;
-    /// The folders (changes).
-    fn folders(&self) -> Result<Vec<String>, ChangeError>;
+    /// The names of the folders in the folder `under` (`""`: the top).
+    fn folders(&self, under: &str) -> Result<Vec<String>, ChangeError>;
 }
 
 pub(super) fn open(state: &Path) -> Result<Box<dyn RecordStore>, ChangeError> {
@@ -217,8 +217,8 @@ impl RecordStore for Local {
         self.entries(folder, false)
     }
 
-    fn folders(&self) -> Result<Vec<String>, ChangeError> {
-        self.entries("", true)
+    fn folders(&self, under: &str) -> Result<Vec<String>, ChangeError> {
+        self.entries(under, true)
     }
 }
 
@@ -338,17 +338,22 @@ impl RecordStore for Remote {
             .collect())
     }
 
-    fn folders(&self) -> Result<Vec<String>, ChangeError> {
+    fn folders(&self, under: &str) -> Result<Vec<String>, ChangeError> {
+        let below = match under {
+            "" => self.prefix.clone(),
+            _ => self.key(under),
+        };
         let mut found: Vec<String> = self
             .client
-            .list(&self.prefix)?
+            .list(&below)?
             .into_iter()
             .filter_map(|o| {
-                let rest = o.key.strip_prefix(&self.prefix)?.strip_prefix('/')?;
+                let rest = o.key.strip_prefix(&below)?.strip_prefix('/')?;
                 let (folder, _) = rest.split_once('/')?;
                 Some(folder.to_string())
             })
             .collect();
+        found.sort();
         found.dedup();
         Ok(found)
     }

@@ -39,6 +39,7 @@ fn lock(change: &str, reason: Held) -> ApplyLock {
         reason,
         sha: None,
         author: None,
+        run: None,
     }
 }
 
@@ -55,11 +56,11 @@ fn records_are_numbered_in_order_and_read_back() {
     assert_eq!(records.len(), 2);
     assert_eq!(records[1], (2, plan(Status::Succeeded)));
     assert_eq!(registry.changes().expect("changes"), ["7", "12"]);
-    let file = dir.path().join("hub.state.changes/7/000001.json");
+    let file = dir.path().join("hub.state.changes/changes/7/000001.json");
     let mode = std::fs::metadata(&file).expect("file").permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
     // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(dir.path().join("hub.state.changes/7"))
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("hub.state.changes/changes/7"))
         .expect("folder")
         .map(|e| e.expect("entry").file_name())
         .collect();
@@ -167,7 +168,7 @@ fn links_and_foreign_files_in_the_registry_are_refused() {
     std::os::unix::fs::symlink(&elsewhere, &lock_file).expect("link");
     let error = registry.apply_lock().expect_err("refused");
     assert!(error.to_string().contains("symbolic link"), "{error}");
-    let record = dir.path().join("hub.state.changes/1/000001.json");
+    let record = dir.path().join("hub.state.changes/changes/1/000001.json");
     std::fs::hard_link(&record, dir.path().join("copy.json")).expect("hard link");
     let error = registry.records("1").expect_err("refused");
     assert!(error.to_string().contains("hard links"), "{error}");
@@ -246,6 +247,9 @@ fn the_waiting_marker_holds_plans_back_until_removed() {
     let bytes = serde_json::to_vec(&waiting).expect("json");
     registry.store.overwrite(WAITING, &bytes).expect("mark");
     let error = registry.check_no_apply_waiting().expect_err("held");
+    let ChangeError::State(error) = error else {
+        panic!("{error}");
+    };
     assert!(error.is_held(), "{error}");
     assert!(error.to_string().contains("apply of change 4"), "{error}");
     other.kill().expect("kill");
@@ -265,10 +269,17 @@ fn the_waiting_marker_holds_plans_back_until_removed() {
         registry.store.overwrite(WAITING, &bytes).expect("mark");
         assert_eq!(registry.waiting().expect("read").is_some(), counts);
     }
+    let me = LockInfo::current("apply", &clock());
     registry
-        .mark_waiting("5", &clock(), std::time::Duration::from_secs(5))
+        .mark_waiting("5", &me, std::time::Duration::from_secs(5))
         .expect("mark");
-    registry.done_waiting().expect("done");
+    // Another apply's end leaves this one's marker alone.
+    let other = LockInfo::current("apply", &clock());
+    registry.done_waiting(&other).expect("not ours");
+    let (kept, _) = registry.store.read(WAITING).expect("read").expect("kept");
+    let kept: Waiting = serde_json::from_slice(&kept).expect("json");
+    assert_eq!(kept.holder.id, me.id);
+    registry.done_waiting(&me).expect("done");
     registry.check_no_apply_waiting().expect("free again");
 }
 
@@ -278,7 +289,7 @@ fn another_users_record_is_refused() {
     registry
         .append("1", &plan(Status::Succeeded))
         .expect("append");
-    let record = dir.path().join("hub.state.changes/1/000001.json");
+    let record = dir.path().join("hub.state.changes/changes/1/000001.json");
     // SAFETY: geteuid has no preconditions and cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
     if !root {
@@ -297,4 +308,118 @@ fn another_users_record_is_refused() {
     // A new record beside it is fine; reading them all is not.
     assert_eq!(error.expect("a new record"), 2);
     assert!(registry.plan_to_apply("1", "deploy").is_err());
+}
+
+#[test]
+fn ids_never_name_the_registrys_own_documents() {
+    let (dir, registry) = registry();
+    let clock = clock();
+    for id in [
+        "apply-lock.json",
+        "apply-waiting.json",
+        "changes",
+        "PR-1",
+        "pr-1",
+    ] {
+        registry.append(id, &plan(Status::Succeeded)).expect(id);
+    }
+    registry
+        .set_lock(&lock("1", Held::Applied), None, &clock)
+        .expect("lock");
+    assert_eq!(
+        registry
+            .holder()
+            .expect("lock")
+            .expect("held")
+            .change
+            .as_deref(),
+        Some("1")
+    );
+    registry.check_no_apply_waiting().expect("no marker");
+    assert_eq!(
+        registry.changes().expect("changes"),
+        [
+            "PR-1",
+            "apply-lock.json",
+            "apply-waiting.json",
+            "changes",
+            "pr-1"
+        ]
+    );
+    assert_eq!(registry.records("PR-1").expect("records").len(), 1);
+    let top = dir.path().join("hub.state.changes");
+    assert!(top.join("apply-lock.json").is_file());
+    assert!(top.join("changes/apply-lock.json/000001.json").is_file());
+    assert!(top.join("changes/_p_r-1/000001.json").is_file());
+}
+
+#[test]
+fn a_registry_of_the_earlier_layout_is_still_read_and_numbered_on() {
+    let (dir, registry) = registry();
+    let top = dir.path().join("hub.state.changes");
+    for folder in ["", "7", "changes"] {
+        let path = top.join(folder);
+        std::fs::create_dir_all(&path).expect("folder");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).expect("mode");
+    }
+    let bytes = serde_json::to_vec(&plan(Status::Failed)).expect("json");
+    for file in ["7/000001.json", "changes/000001.json"] {
+        let path = top.join(file);
+        std::fs::write(&path, &bytes).expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("mode");
+    }
+    assert_eq!(registry.changes().expect("changes"), ["7", "changes"]);
+    assert_eq!(
+        registry.append("7", &plan(Status::Succeeded)).expect("2"),
+        2
+    );
+    let records = registry.records("7").expect("records");
+    assert_eq!(records.iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(registry.plan_to_apply("7", "deploy").expect("applies").0, 2);
+    assert!(top.join("changes/7/000002.json").is_file());
+    assert_eq!(registry.records("changes").expect("records").len(), 1);
+}
+
+#[test]
+fn a_second_apply_of_a_change_is_refused_while_the_first_runs_here() {
+    let (_dir, registry) = registry();
+    let clock = clock();
+    let first = LockInfo::current("apply", &clock);
+    let mut alive = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("spawn sleep");
+    let mut running = first.clone();
+    (running.pid, running.process_start) = (alive.id(), None);
+    let who = (None, Some("alice".to_string()));
+    let taken = registry
+        .take_lock("1", &running, who.clone(), &clock)
+        .expect("first");
+    let refused = registry
+        .take_lock("1", &first, who.clone(), &clock)
+        .expect_err("second");
+    assert!(matches!(refused, ChangeError::Applying { .. }), "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("another apply of it is running"),
+        "{refused}"
+    );
+    // Another change is refused for the lock itself.
+    let other = registry
+        .take_lock("2", &first, who.clone(), &clock)
+        .expect_err("2");
+    assert!(matches!(other, ChangeError::Held { .. }), "{other}");
+    // An apply that ran nothing gives the lock back as it was.
+    registry.give_back(&taken, &clock).expect("back");
+    assert_eq!(registry.holder().expect("read"), None);
+    alive.kill().expect("kill");
+    alive.wait().expect("wait");
+    // The first apply gone, the change may apply again.
+    registry
+        .take_lock("1", &running, who.clone(), &clock)
+        .expect("again");
+    registry
+        .take_lock("1", &first, who, &clock)
+        .expect("dead run");
 }

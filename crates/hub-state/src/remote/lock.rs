@@ -9,7 +9,9 @@
 //! The lease lasts [`DEFAULT_LEASE`] (`HUB_LOCK_LEASE`, in seconds,
 //! changes it): a lock whose lease expired belongs to a run that stopped
 //! without removing it (killed, or its machine lost), and is reported as
-//! stale with the command that removes it.
+//! stale with the command that removes it — unless its holder runs on
+//! this host and its process (the same one, by its start time) is alive:
+//! a run whose renewals failed, or that was paused, still holds it.
 
 use super::client::{Client, Put, Revision, Write};
 use super::location::RemoteLocation;
@@ -237,17 +239,31 @@ fn held_error(client: &Client, location: &RemoteLocation) -> StateError {
             holder: "another run (its lock could not be read)".into(),
             id: String::new(),
             stale: false,
+            alive_here: false,
         };
     };
     let now = now_ms();
     let age = describe_age(now.saturating_sub(info.started_ms));
-    let holder = format!("{}, {age} ago", info.holder);
+    let alive_here = alive_here(&info.holder);
+    let expired = info.expires_ms < now;
+    let mut holder = format!("{}, {age} ago", info.holder);
+    if expired && alive_here {
+        holder.push_str(", still running on this host (its lease expired without being renewed)");
+    }
     StateError::RemoteLocked {
         location: location.to_string(),
         holder,
         id: info.holder.id.clone(),
-        stale: info.expires_ms < now,
+        stale: expired && !alive_here,
+        alive_here,
     }
+}
+
+/// Whether the holder is a process still running on this host (the same
+/// one: its start time is compared): then its lock is not stale, whatever
+/// its lease says.
+fn alive_here(holder: &LockInfo) -> bool {
+    crate::lock::liveness(holder) == crate::lock::Liveness::Alive
 }
 
 fn describe_age(ms: u64) -> String {
@@ -319,7 +335,7 @@ pub fn unlock(path: &Path, force: bool, id: Option<&str>) -> Result<RemoteUnlock
         });
     };
     let info = read_info(&object.bytes).unwrap_or_default();
-    let stale = info.expires_ms < now_ms();
+    let stale = info.expires_ms < now_ms() && !alive_here(&info.holder);
     if let Some(id) = id {
         if info.holder.id != id {
             return Err(StateError::RemoteLockId {
