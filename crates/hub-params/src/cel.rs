@@ -147,8 +147,8 @@ impl Cel {
 
     fn parse(&self, source: &str) -> Result<IdedExpr, CelFailure> {
         let mut expression = parse_in(&self.env, source)?;
-        use_hub_operators(&mut expression);
         budget::instrument(&mut expression);
+        use_hub_operators(&mut expression);
         Ok(expression)
     }
 

@@ -299,7 +299,8 @@ pub fn declare(env: &mut Env) {
 }
 
 /// Routes every copy and every loop of `root` through the metering
-/// functions, without recursion.
+/// functions, without recursion. Run it on the tree as parsed, before any
+/// operator is pointed at another function.
 pub fn instrument(root: &mut IdedExpr) {
     let mut pending: Vec<&mut IdedExpr> = vec![root];
     while let Some(node) = pending.pop() {
@@ -339,7 +340,7 @@ pub fn instrument(root: &mut IdedExpr) {
                 // element of a list).
                 if call.target.is_none()
                     && call.args.len() == 2
-                    && is_addition(&call.func_name)
+                    && call.func_name == operators::ADD
                     && !call.args.iter().any(is_accumulator)
                 {
                     for operand in &mut call.args {
@@ -363,10 +364,6 @@ pub fn instrument(root: &mut IdedExpr) {
             Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
         }
     }
-}
-
-fn is_addition(name: &str) -> bool {
-    name == operators::ADD || name == super::ADD
 }
 
 /// The accumulator of a macro: `@result`, a name no expression can write.

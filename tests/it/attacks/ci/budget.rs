@@ -330,3 +330,20 @@ fn terraform_backend_values_are_masked_in_plans() {
         );
     }
 }
+
+#[test]
+fn a_parameter_expression_that_never_ends_fails_the_plan_naming_it() {
+    // `#{...}` expressions are CEL from the same pull request.
+    let inner = forever();
+    let test = stack("").file(
+        "hub.yaml",
+        &format!(
+            "version: 1\nkind: stack\nmeta: {{name: s}}\ncomponents:\n  - name: c\n    source: {{dir: components/c}}\nparameters:\n  - name: x\n    value: \"#{{{inner}}}\"\n"
+        ),
+    );
+    let run = bounded(test.root(), &["plan", "hub.yaml"], &[]);
+    assert_denied_in_time(&run, "#{...}");
+    run.output
+        .stderr_has("CEL evaluation stopped: it ran over its budget")
+        .stderr_has("--> hub.yaml:9:");
+}
