@@ -12,9 +12,12 @@
 //! - `hub@range(r)` around the range of every comprehension (`all`,
 //!   `exists`, `exists_one`, `map`, `filter`): charges one step per element;
 //! - `hub@copy(x)` around every element of a list or map literal and each
-//!   operand of `+`: charges the size of what is about to be copied.
+//!   operand of `+`: charges the size of what is about to be copied;
+//! - `hub@tick(x)` on what each iteration evaluates (the loop condition, the
+//!   guard of `filter`, the element of `map`): looks at the clock every few
+//!   iterations, so that one loop over slow work stops in time too.
 //!
-//! Both check the clock too. The charge is made before the crate copies, so
+//! The first two check the clock too. The charge is made before the crate copies, so
 //! memory stays within about the budget; once it is spent, every later
 //! charge fails at once, and the evaluation's result is a
 //! [`CelFailure::Budget`](super::CelFailure::Budget) whatever the expression
@@ -136,6 +139,10 @@ pub const NODE_BYTES: u64 = 32;
 
 const RANGE: &str = "hub@range";
 const COPY: &str = "hub@copy";
+const TICK: &str = "hub@tick";
+
+/// How many iterations pass between two looks at the clock.
+const TICKS_PER_CLOCK: u64 = 64;
 
 /// What an evaluation spent, and whether it ran out.
 struct Meter {
@@ -143,6 +150,7 @@ struct Meter {
     started: Duration,
     steps: u64,
     memory: u64,
+    ticks: u64,
     exceeded: Option<String>,
 }
 
@@ -159,6 +167,7 @@ pub fn metered<T>(budget: Budget, evaluate: impl FnOnce() -> T) -> Result<T, Str
             started: thread_time(),
             steps: 0,
             memory: 0,
+            ticks: 0,
             exceeded: None,
         }))
     });
@@ -280,6 +289,22 @@ fn range<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionE
     Ok(value)
 }
 
+/// `hub@tick(x)`: one iteration of a loop, which looks at the clock now
+/// and then; `x` as it is. Steps are charged by `hub@range`.
+fn tick<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let value = the_argument(args)?;
+    let look = METER.with(|m| {
+        m.borrow_mut().as_mut().is_some_and(|meter| {
+            meter.ticks += 1;
+            meter.exceeded.is_some() || meter.ticks % TICKS_PER_CLOCK == 0
+        })
+    });
+    if look {
+        charge(0, 0)?;
+    }
+    Ok(value)
+}
+
 /// `hub@copy(x)`: the size of `x`.
 fn copy<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let value = the_argument(args)?;
@@ -292,6 +317,7 @@ pub fn declare(env: &mut Env) {
     for (name, function) in [
         (RANGE, range as cel::common::functions::Function),
         (COPY, copy),
+        (TICK, tick),
     ] {
         // The names hold `@`, which no expression can write: no clash.
         let _ = env.add_overload(name, name, vec![DYN_TYPE], function);
@@ -308,6 +334,7 @@ pub fn instrument(root: &mut IdedExpr) {
             Expr::Comprehension(c) => {
                 let c = c.as_mut();
                 wrap(RANGE, &mut c.iter_range);
+                tick_each_iteration(c);
                 pending.extend([
                     &mut c.iter_range,
                     &mut c.accu_init,
@@ -371,6 +398,32 @@ pub(super) fn is_accumulator(node: &IdedExpr) -> bool {
     matches!(&node.expr, Expr::Ident(name) if name.starts_with('@'))
 }
 
+/// Puts `hub@tick` where the comprehension evaluates something on every
+/// iteration, without changing the shapes the crate runs faster: the loop
+/// condition of `all` and `exists`; the guard of `filter`, of `map` with a
+/// filter and of `exists_one`; the element `map` appends.
+fn tick_each_iteration(c: &mut cel::common::ast::ComprehensionExpr) {
+    if !matches!(c.loop_cond.expr, Expr::Literal(_)) {
+        return call(TICK, &mut c.loop_cond);
+    }
+    match &mut c.loop_step.expr {
+        Expr::Call(step) if step.func_name == operators::CONDITIONAL && step.args.len() == 3 => {
+            call(TICK, &mut step.args[0]);
+        }
+        Expr::Call(step)
+            if step.func_name == operators::ADD
+                && step.args.len() == 2
+                && is_accumulator(&step.args[0])
+                && matches!(&step.args[1].expr, Expr::List(list) if !list.elements.is_empty()) =>
+        {
+            if let Expr::List(list) = &mut step.args[1].expr {
+                list.elements.iter_mut().for_each(|e| call(TICK, e));
+            }
+        }
+        _ => call(TICK, &mut c.loop_cond),
+    }
+}
+
 /// `node` becomes `function(node)`; literals are left alone (their size is
 /// the expression's own).
 fn wrap(function: &str, node: &mut IdedExpr) {
@@ -379,9 +432,13 @@ fn wrap(function: &str, node: &mut IdedExpr) {
         Expr::Call(call) => call.func_name == function,
         _ => false,
     };
-    if skip {
-        return;
+    if !skip {
+        call(function, node);
     }
+}
+
+/// `node` becomes `function(node)`.
+fn call(function: &str, node: &mut IdedExpr) {
     let inner = std::mem::replace(&mut node.expr, Expr::Unspecified);
     let argument = IdedExpr {
         id: node.id,

@@ -35,7 +35,9 @@ struct Bounded {
 }
 
 /// Runs hub in `dir` (pinned values, no standard input, `env` on top),
-/// killed after [`OUTER_TIMEOUT`]; its peak resident size from `wait4`.
+/// killed after [`OUTER_TIMEOUT`]; its peak resident size from `wait4`,
+/// which also reaps it (so `Child::wait` is never called).
+#[allow(clippy::zombie_processes)]
 fn bounded(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Bounded {
     let mut command = Command::new(hub_binary());
     command

@@ -140,3 +140,32 @@ fn sizes_and_durations_are_read_with_their_units() {
     assert_eq!(parse_time("500ms"), Some(Duration::from_millis(500)));
     assert_eq!(parse_time("5 days"), None);
 }
+
+#[test]
+fn one_loop_over_slow_work_stops_on_its_time_too() {
+    // No loop nests here: only the clock read on iterations stops it.
+    let numbers: Vec<String> = (0..3000).map(|n| n.to_string()).collect();
+    let rule = format!("[{}].all(i, plan.a == plan.b)", numbers.join(","));
+    let text = "x".repeat(4 << 20);
+    let plan = json!({"a": text, "b": text});
+    let predicates = Predicates::default();
+    let predicate = predicates.compile(&rule).expect("parses");
+    let budget = Budget {
+        steps: u64::MAX,
+        memory: u64::MAX,
+        time: Duration::from_millis(50),
+    };
+    let started = Instant::now();
+    let failure = predicates
+        .evaluate_within(&predicate, &[("plan", &plan)], budget)
+        .expect_err("stops");
+    assert_eq!(
+        failure,
+        CelFailure::Budget("it ran over its budget of 50 ms (HUB_CEL_MAX_TIME)".into())
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
