@@ -119,7 +119,9 @@ impl PolicySet {
 
 fn failure_text(failure: &CelFailure) -> String {
     match failure {
-        CelFailure::Parse(message) | CelFailure::Eval(message) => message.clone(),
+        CelFailure::Parse(message) | CelFailure::Eval(message) | CelFailure::Budget(message) => {
+            message.clone()
+        }
     }
 }
 
@@ -248,6 +250,12 @@ pub fn evaluate(set: &PolicySet, input: &PolicyInput) -> PolicyResults {
                     Effect::Deny => (Verdict::Deny, rule.message.clone()),
                     Effect::Warn => (Verdict::Warn, rule.message.clone()),
                 },
+                // Over its budget (see `hub_params::Budget`): an error,
+                // which denies, never a pass.
+                Err(CelFailure::Budget(spent)) => (
+                    Verdict::Error,
+                    format!("{spent}: loop over fewer or smaller lists"),
+                ),
                 Err(failure) => (Verdict::Error, failure_text(&failure)),
             };
             PolicyResult {

@@ -4,7 +4,7 @@
 //! computed from them, and outputs of `kind: secret...` are printed as
 //! `(masked)` unless the user asked to see them (`--reveal`).
 
-use crate::secrets::{looks_secret, CREDENTIAL_VARIABLES};
+use crate::secrets::{header_values, looks_secret, CREDENTIAL_VARIABLES, HEADER_VARIABLES};
 use std::borrow::Cow;
 
 pub const MASK: &str = "(masked)";
@@ -99,11 +99,20 @@ impl SecretMasker {
     }
 
     /// Adds the values of the credential variables hub knows
-    /// ([`CREDENTIAL_VARIABLES`]) that `var` gives.
+    /// ([`CREDENTIAL_VARIABLES`]) that `var` gives, and each header's value
+    /// of the OTLP headers variables ([`HEADER_VARIABLES`]).
     pub fn add_credentials(&mut self, var: impl Fn(&str) -> Option<String>) {
         for name in CREDENTIAL_VARIABLES {
             if let Some(value) = var(name) {
                 self.add(&value);
+            }
+        }
+        for name in HEADER_VARIABLES {
+            if let Some(text) = var(name) {
+                self.add(&text);
+                for value in header_values(&text) {
+                    self.add(&value);
+                }
             }
         }
     }

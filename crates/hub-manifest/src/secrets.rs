@@ -24,6 +24,63 @@ pub const CREDENTIAL_VARIABLES: &[&str] = &[
     "GOOGLE_BEARER_TOKEN",
 ];
 
+/// The variables that give the headers of hub's OTLP trace exports
+/// (`key=value,key=value`, values percent-encoded): often an API key or a
+/// bearer token of the collector. They are not passed to components, and
+/// every header's value is masked like a credential's
+/// ([`header_values`]).
+pub const HEADER_VARIABLES: &[&str] = &[
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+];
+
+/// The values of an OTLP headers variable, each as written and, when it
+/// differs, percent-decoded (the collector sees the decoded one).
+pub fn header_values(text: &str) -> Vec<String> {
+    let mut values = Vec::new();
+    for pair in text.split(',') {
+        let Some((_, value)) = pair.split_once('=') else {
+            continue;
+        };
+        let value = value.trim();
+        values.push(value.to_string());
+        let decoded = percent_decoded(value);
+        if decoded != value {
+            values.push(decoded);
+        }
+    }
+    values
+}
+
+/// `%XX` sequences decoded; the text as it is where it is not valid.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = bytes
+            .get(at + 1..at + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[at], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                at += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// The parameters that configure Terraform's backend (`terraform.backend.bucket`,
+/// `.key`, `.role_arn`, ...): where the state lives and how to reach it.
+/// Their values are secret whatever their names.
+pub const BACKEND_PREFIX: &str = "terraform.backend.";
+
 const SECRET_WORDS: [&str; 7] = [
     "password",
     "secret",
@@ -37,9 +94,13 @@ const SECRET_WORDS: [&str; 7] = [
 /// A name (the part before any `|component`) looks secret when it ends with
 /// `.word`, `_word`, `Word` or `WORD` for one of the secret words; the
 /// well-known `cloud.sshKey` is public. It runs for every parameter and
-/// every value an expression reads, so it does not allocate.
+/// every value an expression reads, so it does not allocate. Every
+/// `terraform.backend.*` parameter is secret ([`BACKEND_PREFIX`]).
 pub fn looks_secret(name: &str) -> bool {
     let name = name.split('|').next().unwrap_or(name);
+    if name.starts_with(BACKEND_PREFIX) {
+        return true;
+    }
     if name == "cloud.sshKey" {
         return false;
     }
@@ -62,7 +123,7 @@ pub fn looks_secret(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::looks_secret;
+    use super::{header_values, looks_secret};
 
     #[test]
     fn examples() {
@@ -73,6 +134,8 @@ mod tests {
             "component.a.apiKey",
             "x.kubeconfig",
             "db.token|c",
+            "terraform.backend.bucket",
+            "terraform.backend.region|net",
         ] {
             assert!(looks_secret(name), "{name}");
         }
@@ -85,5 +148,14 @@ mod tests {
         ] {
             assert!(!looks_secret(name), "{name}");
         }
+    }
+
+    #[test]
+    fn every_header_value_is_found_as_written_and_decoded() {
+        assert_eq!(
+            header_values("api-key=abc%3D%3D, x-team = blue ,broken,=lone"),
+            ["abc%3D%3D", "abc==", "blue", "lone"]
+        );
+        assert_eq!(header_values("k=100%"), ["100%"]);
     }
 }

@@ -46,6 +46,8 @@ impl Compiled {
 pub enum CelFailure {
     Parse(String),
     Eval(String),
+    /// The evaluation ran over its [`Budget`]: what ran out.
+    Budget(String),
 }
 
 impl std::error::Error for CelFailure {}
@@ -55,6 +57,7 @@ impl std::fmt::Display for CelFailure {
         match self {
             CelFailure::Parse(message) => write!(f, "CEL parse error: {message}"),
             CelFailure::Eval(message) => write!(f, "CEL evaluation error: {message}"),
+            CelFailure::Budget(message) => write!(f, "CEL evaluation stopped: {message}"),
         }
     }
 }
@@ -70,7 +73,9 @@ pub struct Cel {
 
 impl Default for Cel {
     fn default() -> Self {
-        let env = Arc::new(Env::stdlib());
+        let mut env = Env::stdlib();
+        budget::declare(&mut env);
+        let env = Arc::new(env);
         let mut root = Context::with_env(Arc::clone(&env));
         for (name, function) in [
             (
@@ -142,21 +147,37 @@ impl Cel {
 
     fn parse(&self, source: &str) -> Result<IdedExpr, CelFailure> {
         let mut expression = parse_in(&self.env, source)?;
+        budget::instrument(&mut expression);
         use_hub_operators(&mut expression);
         Ok(expression)
     }
 
-    /// Evaluates `compiled`, reading free names through `lookup`, and
-    /// renders the result as Hub prints it.
+    /// Evaluates `compiled`, reading free names through `lookup`, within
+    /// the budget of this process ([`Budget::current`]), and renders the
+    /// result as Hub prints it.
     pub fn evaluate<F>(&self, compiled: &Compiled, lookup: F) -> Result<String, CelFailure>
+    where
+        F: Fn(&str) -> Option<Value> + Send + Sync,
+    {
+        let budget = Budget::current().map_err(CelFailure::Budget)?;
+        self.evaluate_within(compiled, lookup, budget)
+    }
+
+    /// [`Cel::evaluate`] within `budget` rather than the process's.
+    pub fn evaluate_within<F>(
+        &self,
+        compiled: &Compiled,
+        lookup: F,
+        budget: Budget,
+    ) -> Result<String, CelFailure>
     where
         F: Fn(&str) -> Option<Value> + Send + Sync,
     {
         let resolver = Resolver(lookup);
         let mut scope = self.root.new_inner_scope();
         scope.set_variable_resolver(&resolver);
-        let value = scope
-            .resolve(&compiled.expression)
+        let value = budget::metered(budget, || scope.resolve(&compiled.expression))
+            .map_err(CelFailure::Budget)?
             .map_err(|e| CelFailure::Eval(e.to_string()))?;
         Ok(render(&value))
     }
@@ -179,7 +200,12 @@ fn use_hub_operators(root: &mut IdedExpr) {
     while let Some(node) = pending.pop() {
         match &mut node.expr {
             Expr::Call(call) => {
-                if call.target.is_none() && call.args.len() == 2 {
+                // `@result + [x]`, the step of `map` and `filter`, stays the
+                // crate's: it appends in place (and the operands are lists).
+                if call.target.is_none()
+                    && call.args.len() == 2
+                    && !call.args.iter().any(budget::is_accumulator)
+                {
                     let replacement = match call.func_name.as_str() {
                         operators::EQUALS => Some(EQUALS),
                         operators::NOT_EQUALS => Some(NOT_EQUALS),
@@ -440,10 +466,12 @@ fn name_segments(expr: &Expr) -> Option<Vec<&str>> {
     }
 }
 
+mod budget;
 mod depth;
 mod predicate;
 mod shape;
 
+pub use budget::Budget;
 pub use predicate::{Predicate, Predicates};
 
 /// YAML values become CEL values of the same shape.

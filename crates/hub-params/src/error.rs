@@ -311,6 +311,9 @@ impl ParamsError {
             ParamsError::Cel(failure @ CelFailure::Parse(_)) => {
                 return Some(cel_hint(failure).into())
             }
+            ParamsError::Cel(failure @ CelFailure::Budget(_)) => {
+                return Some(cel_hint(failure).into())
+            }
             ParamsError::Cel(CelFailure::Eval(_)) => {
                 return Some(
                     "bind every name the expression reads, as `name=value,other=value`".into(),
@@ -360,6 +363,9 @@ fn cel_hint(failure: &CelFailure) -> &'static str {
             "check the CEL syntax: quotes, parentheses and both branches of `? :`"
         }
         CelFailure::Eval(_) => "check the names and functions the `#{...}` expression uses",
+        CelFailure::Budget(_) => {
+            "loop over fewer or smaller lists, or raise the budget with HUB_CEL_MAX_STEPS, HUB_CEL_MAX_MEMORY or HUB_CEL_MAX_TIME where the expression is trusted"
+        }
     }
 }
 

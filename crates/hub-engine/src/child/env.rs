@@ -5,6 +5,7 @@
 //! `env:` name, then the variables hub always adds. Later entries win.
 
 use hub_manifest::diag::Warnings;
+use hub_manifest::secrets::HEADER_VARIABLES;
 use hub_params::format::json_text;
 use hub_params::ExpandedParam;
 use indexmap::IndexMap;
@@ -97,7 +98,8 @@ pub struct Nested {
 }
 
 /// The base environment of every component of a run: hub's environment
-/// filtered by `mode`, plus the nested-CLI variables (which `strict` keeps:
+/// filtered by `mode` (without the OTLP headers variables, in every mode),
+/// plus the nested-CLI variables (which `strict` keeps:
 /// they start with `HUB`).
 pub fn base(
     mode: OsEnvironment,
@@ -106,6 +108,9 @@ pub fn base(
 ) -> Vec<(String, String)> {
     let mut out: IndexMap<String, String> = vars
         .iter()
+        // The headers of hub's own trace exports (a collector's API key)
+        // are hub's, not the components'.
+        .filter(|(name, _)| !HEADER_VARIABLES.contains(&name.as_str()))
         .filter(|(name, _)| match mode {
             OsEnvironment::Everything => true,
             OsEnvironment::NoTfvars => !name.starts_with("TF_VAR_"),
@@ -255,6 +260,26 @@ mod tests {
         assert_eq!(get(&env, "AZURE_X"), Some("a"));
         assert_eq!(get(&env, "HUB"), Some("/bin/hub"));
         assert!("bogus".parse::<OsEnvironment>().is_err());
+    }
+
+    #[test]
+    fn the_otlp_headers_reach_no_component_in_any_mode() {
+        let os = vars(&[
+            ("OTEL_EXPORTER_OTLP_HEADERS", "api-key=k"),
+            ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "api-key=k"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
+            ("HUB_X", "kept"),
+        ]);
+        for mode in [
+            OsEnvironment::Everything,
+            OsEnvironment::NoTfvars,
+            OsEnvironment::Strict,
+        ] {
+            let env = base(mode, &os, &Nested::default());
+            assert_eq!(get(&env, "OTEL_EXPORTER_OTLP_HEADERS"), None, "{mode:?}");
+            assert_eq!(get(&env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"), None);
+            assert_eq!(get(&env, "HUB_X"), Some("kept"));
+        }
     }
 
     #[test]

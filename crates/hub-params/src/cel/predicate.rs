@@ -7,6 +7,7 @@
 //! `getFullYear()`, `getMonth()` (0 = January) and `getDate()` (1-based), all
 //! in UTC.
 
+use super::budget::{self, Budget};
 use super::{parse_in, CelFailure, Timestamp, TIMESTAMP};
 use cel::common::ast::IdedExpr;
 use cel::extractors::This;
@@ -29,7 +30,9 @@ pub struct Predicates {
 
 impl Default for Predicates {
     fn default() -> Self {
-        let env = Arc::new(Env::stdlib());
+        let mut env = Env::stdlib();
+        budget::declare(&mut env);
+        let env = Arc::new(env);
         let mut root = Context::with_env(Arc::clone(&env));
         // The names are not the library's (it has no timestamps without
         // its `chrono` feature), so registering them cannot clash.
@@ -51,33 +54,57 @@ impl Default for Predicates {
 
 impl Predicates {
     /// Parses `source`; a syntax error, or an expression too deep for the
-    /// parser, is a [`CelFailure::Parse`].
+    /// parser, is a [`CelFailure::Parse`]. Every loop and copy of the
+    /// expression is metered (see [`budget`]).
     pub fn compile(&self, source: &str) -> Result<Predicate, CelFailure> {
-        Ok(Predicate {
-            expression: parse_in(&self.env, source)?,
-        })
+        let mut expression = parse_in(&self.env, source)?;
+        budget::instrument(&mut expression);
+        Ok(Predicate { expression })
     }
 
-    /// Evaluates `predicate` with each name bound to its JSON document. A
-    /// result that is not a boolean is a [`CelFailure::Eval`] naming its type.
+    /// Evaluates `predicate` with each name bound to its JSON document,
+    /// within the budget of this process ([`Budget::current`]). A result
+    /// that is not a boolean is a [`CelFailure::Eval`] naming its type; a
+    /// budget spent, a [`CelFailure::Budget`] whatever the rule gave.
     pub fn evaluate(
         &self,
         predicate: &Predicate,
         variables: &[(&str, &serde_json::Value)],
     ) -> Result<bool, CelFailure> {
+        let budget = Budget::current().map_err(CelFailure::Budget)?;
+        self.evaluate_within(predicate, variables, budget)
+    }
+
+    /// [`Predicates::evaluate`] within `budget`.
+    pub fn evaluate_within(
+        &self,
+        predicate: &Predicate,
+        variables: &[(&str, &serde_json::Value)],
+        budget: Budget,
+    ) -> Result<bool, CelFailure> {
         let mut scope = self.root.new_inner_scope();
         for (name, value) in variables {
             scope.add_variable_from_value(*name, from_json(value));
         }
-        match scope.resolve(&predicate.expression) {
+        let answer = budget::metered(budget, || scope.resolve(&predicate.expression))
+            .map_err(CelFailure::Budget)?;
+        match answer {
             Ok(CelValue::Bool(answer)) => Ok(answer),
             Ok(other) => Err(CelFailure::Eval(format!(
                 "the rule gives {} `{}`, not true or false",
                 super::type_name(&other),
-                super::render(&other)
+                shortened(&super::render(&other))
             ))),
             Err(error) => Err(CelFailure::Eval(error.to_string())),
         }
+    }
+}
+
+/// At most 200 characters of `text`, for a message.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
     }
 }
 
