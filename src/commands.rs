@@ -24,6 +24,7 @@ mod pipeline;
 mod plan;
 mod policy;
 pub mod report;
+mod reviewed;
 pub mod runs;
 mod selection;
 pub mod state;
@@ -125,13 +126,9 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
         return Ok(());
     };
     let (name, planned, plan_id) = runs::job_of(args, path)?;
-    let mismatch = invocation_mismatch(&planned, args);
-    if !mismatch.is_empty() {
-        let reasons = mismatch;
-        let path = path.to_path_buf();
-        return Err(hub_engine::view::saved::SavedPlanError::Stale { path, reasons }.into());
-    }
-    let mut common = planned_run_args(&planned, &args.common);
+    // A job is an apply: it checks what `deploy --plan` checks, then
+    // runs its component alone.
+    let reviewed::Checked { mut common, .. } = reviewed::check(&planned, path, args, warnings)?;
     runs::narrow(&mut common, &name);
     let request = RunRequest {
         common: &common,
@@ -252,18 +249,13 @@ fn deploy_saved_keeping(
     before_run: &mut dyn FnMut() -> Result<(), Error>,
     kept: &mut Option<hub_engine::view::summary::Summary>,
 ) -> Result<(), Error> {
-    use hub_engine::order::plan::Verb;
-    use hub_engine::view::saved::{self, SavedPlanError};
     runs::refuse_open_runs(&planned.state.locations)?;
-    let stale = |reasons: Vec<String>| SavedPlanError::Stale {
-        path: path.to_path_buf(),
-        reasons,
-    };
-    let mismatch = invocation_mismatch(&planned, args);
-    if !mismatch.is_empty() {
-        return Err(stale(mismatch).into());
-    }
-    let common = planned_run_args(&planned, &args.common);
+    let reviewed::Checked {
+        common,
+        mut stack,
+        mut options,
+        preview,
+    } = reviewed::check(&planned, path, args, warnings)?;
     let request = RunRequest {
         common: &common,
         execute: Some(&args.execute),
@@ -272,41 +264,6 @@ fn deploy_saved_keeping(
         replace: &planned.arguments.replace,
         prune: planned.arguments.prune,
     };
-    let (mut stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
-    options.expected_state = Some(hub_engine::run::engine::ExpectedState {
-        lineage: planned.state.lineage.clone(),
-        serial: planned.state.serial,
-    });
-    // Made again as the plan was made; the engine says again what it
-    // would warn about.
-    let as_planned = hub_engine::run::engine::RunOptions {
-        concurrency: planned.arguments.jobs,
-        ..options.clone()
-    };
-    let mut quiet = Warnings::default();
-    let environment = std::env::vars().collect();
-    let preview = hub_engine::view::preview::preview(&stack, &as_planned, environment, &mut quiet)?;
-    let made = saved::Made {
-        files: &common.stack.manifest,
-        clouds: &common.stack.clouds,
-        created: planned.created.clone(),
-    };
-    let now =
-        saved::SavedPlan::new(&preview, &stack, &as_planned, &made).map_err(
-            |error| match error {
-                SavedPlanError::WouldFail { components } => stale(vec![format!(
-                    "`{}` would now fail",
-                    components.join("`, `")
-                )]),
-                other => other,
-            },
-        )?;
-    let reasons = saved::stale::differences(&planned, &now);
-    if !reasons.is_empty() {
-        return Err(stale(reasons).into());
-    }
-    let change = change::context(&args.change);
-    policy::refuse_denied_files(&common.policy.policies, &stack, &preview, &change, warnings)?;
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     before_run()?;
