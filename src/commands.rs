@@ -127,8 +127,13 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
     };
     let (name, planned, plan_id) = runs::job_of(args, path)?;
     // A job is an apply: it checks what `deploy --plan` checks, then
-    // runs its component alone.
-    let reviewed::Checked { mut common, .. } = reviewed::check(&planned, path, args, warnings)?;
+    // runs its component alone, on the stack the check loaded.
+    let reviewed::Checked {
+        mut common,
+        mut stack,
+        mut options,
+        ..
+    } = reviewed::check(&planned, path, args, warnings)?;
     runs::narrow(&mut common, &name);
     let request = RunRequest {
         common: &common,
@@ -138,8 +143,12 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
         replace: &[],
         prune: false,
     };
-    let verb = hub_engine::order::plan::Verb::Deploy;
-    let (mut stack, mut options) = load_run(&request, verb, warnings)?;
+    let base_dir = common.stack.base_dir.as_deref();
+    options.selection = selection::resolve(&stack, &common.selection, base_dir)?;
+    (options.changed, options.replace, options.prune) = (false, Vec::new(), false);
+    // The job's working copy is the state with this run's records: the
+    // check compared the plan with the state itself.
+    (options.expected_state, options.planned) = (None, None);
     let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,

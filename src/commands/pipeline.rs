@@ -131,7 +131,13 @@ fn refuse_denied(
     let mut files: Vec<std::path::PathBuf> = planned
         .map(|p| p.policies.iter().map(|f| f.path.clone().into()).collect())
         .unwrap_or_default();
-    files.extend(given.iter().filter(|g| !files.contains(g)).cloned().collect::<Vec<_>>());
+    files.extend(
+        given
+            .iter()
+            .filter(|g| !files.contains(g))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
     let set = policy::load(stack, &files)?;
     let change = hub_engine::change::ChangeContext::default();
     match policy::evaluate(&set, plan, stack, &change)?.refusal() {

@@ -3,7 +3,8 @@
 //! apply) and each job of a pipeline (`deploy --plan PLAN -c NAME --job`):
 //! that it applies what was reviewed.
 //!
-//! 1. the stack and state given, if any, are the plan's;
+//! 1. the stack and state given, if any, are the plan's; with `--sha`
+//!    (`hub ci`: the event's head commit), the plan records that commit;
 //! 2. no change other than the plan's holds the stack's apply lock;
 //! 3. the plan made again now, from the same files and arguments, is the
 //!    same: the state (lineage, serial), the commit, every file the plan
@@ -59,8 +60,15 @@ pub(super) fn check(
     if !mismatch.is_empty() {
         return Err(stale(mismatch).into());
     }
-    let applying = args.change.change.as_deref().or(planned.change.as_deref());
-    refuse_held_lock(planned, path, applying)?;
+    // `--sha` (the head commit of `hub ci`'s event) names the commit under
+    // review: a plan that records none was not made at it.
+    if let (Some(sha), None) = (args.change.sha.as_deref(), &planned.stack.commit) {
+        return Err(stale(vec![format!(
+            "it records no commit, and the commit under review is `{sha}`"
+        )])
+        .into());
+    }
+    refuse_held_lock(planned, path, args.change.change.as_deref())?;
     let common = planned_run_args(planned, &args.common);
     let request = RunRequest {
         common: &common,
@@ -132,10 +140,11 @@ fn files_contain(files: &[saved::PlannedFile], path: &Path) -> bool {
     files.iter().any(|f| Path::new(&f.path) == path)
 }
 
-/// No change but `applying` (the plan's, or `--change`'s) holds the
-/// apply lock of the plan's state: another change's unmerged work would
-/// be deployed over.
-fn refuse_held_lock(planned: &SavedPlan, path: &Path, applying: Option<&str>) -> Result<(), Error> {
+/// No change but the one applying (`--change`'s, else the plan's) holds
+/// the apply lock of the plan's state: another change's unmerged work
+/// would be deployed over.
+fn refuse_held_lock(planned: &SavedPlan, path: &Path, change: Option<&str>) -> Result<(), Error> {
+    let applying = change.or(planned.change.as_deref());
     let Some(first) = planned.state.locations.first() else {
         return Ok(());
     };
@@ -143,15 +152,28 @@ fn refuse_held_lock(planned: &SavedPlan, path: &Path, applying: Option<&str>) ->
     let Some(lock) = registry.holder()? else {
         return Ok(());
     };
-    match lock.change.as_deref() {
-        Some(holder) if Some(holder) != applying => Err(ChangeCommandError::LockHeld {
-            plan: path.display().to_string(),
-            holder: holder.to_string(),
-            since: lock.since.clone(),
-            why: lock.reason.why(),
-            state: first.clone(),
+    let holder = match lock.change.as_deref() {
+        Some(holder) if Some(holder) != applying => holder.to_string(),
+        _ => return Ok(()),
+    };
+    let (since, why, state) = (lock.since.clone(), lock.reason.why(), first.clone());
+    Err(match change {
+        // `deploy --change ID`: said as the registry's own rules say it.
+        Some(id) => hub_state::changes::ChangeError::Held {
+            id: id.to_string(),
+            holder,
+            since,
+            why,
+            state,
         }
-        .into()),
-        _ => Ok(()),
-    }
+        .into(),
+        None => ChangeCommandError::LockHeld {
+            plan: path.display().to_string(),
+            holder,
+            since,
+            why,
+            state,
+        }
+        .into(),
+    })
 }

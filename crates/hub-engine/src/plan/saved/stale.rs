@@ -38,15 +38,13 @@ pub fn differences(saved: &SavedPlan, now: &SavedPlan) -> Vec<String> {
     found
 }
 
-/// The commit the plan was made at and the one here: a plan made outside
-/// git (no commit) is compared by its files alone.
+/// The commit the plan was made at and the one here: where either is not
+/// known (outside git, without `--sha`), the plan is compared by its
+/// files alone.
 fn commit_differences(saved: Option<&str>, now: Option<&str>) -> Vec<String> {
     match (saved, now) {
         (Some(before), Some(after)) if before != after => vec![format!(
             "it was made at commit `{before}`, and this is commit `{after}`"
-        )],
-        (Some(before), None) => vec![format!(
-            "it was made at commit `{before}`, and the commit here is not known (not a git work tree, no `--sha`)"
         )],
         _ => Vec::new(),
     }
@@ -310,7 +308,7 @@ mod tests {
         now.stack.commit = None;
         assert_eq!(
             differences(&saved, &now)[0],
-            "it was made at commit `c1`, and the commit here is not known (not a git work tree, no `--sha`)"
+            "the file `../lib/common.sh` changed"
         );
         let mut outside_git = plan(3, "sha256:x");
         outside_git.stack.commit = None;
