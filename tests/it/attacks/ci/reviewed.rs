@@ -84,7 +84,9 @@ enum Apply {
     Change,
 }
 
-const APPLIES: [Apply; 3] = [Apply::Plan, Apply::Job, Apply::Change];
+/// The job first: before the fix it checked nothing, and went ahead in every
+/// case.
+const APPLIES: [Apply; 3] = [Apply::Job, Apply::Plan, Apply::Change];
 
 /// One stack in its folder, with its state.
 struct Case {
