@@ -453,3 +453,54 @@ fn hub_ci_applies_only_a_plan_of_the_commit_under_review() {
         );
     }
 }
+
+/// `hub run finish` after another writer (a tool that ignores runs) wrote
+/// the component's entry since the plan: the job's record must not
+/// replace the newer entry.
+#[test]
+fn run_finish_keeps_an_entry_written_after_the_plan() {
+    const LATER: &str = "2026-01-01T01:00:00Z";
+    for backend in [Backend::Local, Backend::S3] {
+        let Some(case) = Case::new(backend, false) else {
+            skipped("no S3 test server");
+            return;
+        };
+        case.on_stack("deploy", &[]).success();
+        case.on_stack("plan", &["--out", "plan.json"]).success();
+        case.hub(&["deploy", "--plan", "plan.json", "-c", "net", "--job"])
+            .success();
+        case.hub(&["state", "pull", &case.state, "other.state"])
+            .success();
+        let path = case.root().join("other.state");
+        let mut documents = crate::common::read_documents(&path);
+        let serial = documents[0]["serial"].as_u64().expect("a serial");
+        documents[0]["serial"] = yaml_serde::Value::from(serial + 1);
+        let net = &mut documents[0]["components"]["net"];
+        net["timestamp"] = yaml_serde::Value::from(LATER);
+        net["message"] = yaml_serde::Value::from("written by another run");
+        let text: String = documents
+            .iter()
+            .map(|d| format!("---\n{}", yaml_serde::to_string(d).expect("yaml")))
+            .collect();
+        std::fs::write(&path, text).expect("write");
+        let pushed = case.hub(&["state", "push", "other.state", &case.state, "--force"]);
+        assert_eq!(pushed.status, 0, "{backend:?}: push: {}", pushed.stderr);
+        let out = case.hub(&["run", "finish", "--plan", "plan.json"]);
+        assert_ne!(out.status, 0, "{backend:?}: finish said nothing");
+        let said = format!("the state's entry of `net` was written at {LATER}, after the plan");
+        assert!(
+            out.stderr.contains(&said),
+            "{backend:?}: finish does not say `{said}`:\n{}",
+            out.stderr
+        );
+        case.hub(&["state", "pull", &case.state, "after.state"])
+            .success();
+        let after = crate::common::read_documents(&case.root().join("after.state"));
+        let net = &after[0]["components"]["net"];
+        assert_eq!(
+            (net["timestamp"].as_str(), net["message"].as_str()),
+            (Some(LATER), Some("written by another run")),
+            "{backend:?}: the newer entry was overwritten"
+        );
+    }
+}

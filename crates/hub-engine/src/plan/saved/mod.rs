@@ -59,9 +59,11 @@ pub struct SavedPlan {
     /// The `--policy` files the plan was checked with, as given, with
     /// their digests: an apply (and each job of a pipeline) evaluates
     /// them again, and refuses when one changed.
+    #[serde(default)]
     pub policies: Vec<PlannedFile>,
     /// The change (`--change ID`) the plan was made for: an apply of it
     /// goes ahead while that change holds the apply lock.
+    #[serde(default)]
     pub change: Option<String>,
 }
 
@@ -79,12 +81,14 @@ pub struct PlannedStack {
     /// The commit the plan was made at: `--sha`, else the `HEAD` of the
     /// git work tree the stack is in; `null` outside git (the files'
     /// digests are then all an apply compares).
+    #[serde(default)]
     pub commit: Option<String>,
     /// Every file the plan read besides the state and the component
     /// folders (see `components[].folder`): the stack's files, hooks,
     /// `lifecycle.watch` files and Terraform modules sourced from outside
     /// a component's folder; relative to the stack's folder, a folder's
     /// path ending in `/`.
+    #[serde(default)]
     pub inputs: Vec<PlannedFile>,
 }
 
