@@ -4,7 +4,8 @@
 
 use super::output::write_stdout;
 use super::plan::preview_between_runs;
-use super::{load_run, planned_run_args, policy, RunRequest};
+use super::reviewed::planned_run_args;
+use super::{load_run, policy, RunRequest};
 use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
 use hub_engine::order::plan::Verb;

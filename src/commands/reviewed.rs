@@ -14,7 +14,8 @@
 //! 4. the stack's rules, the plan's policy files and the `--policy` files
 //!    given now do not deny it.
 
-use super::{change, invocation_mismatch, load_run, planned_run_args, policy, RunRequest};
+use super::common::split_list;
+use super::{change, load_run, policy, RunRequest};
 use crate::cli::{CommonRunArgs, DeployArgs};
 use crate::error::{ChangeCommandError, Error};
 use hub_engine::order::plan::Verb;
@@ -176,4 +177,83 @@ fn refuse_held_lock(planned: &SavedPlan, path: &Path, change: Option<&str>) -> R
         }
         .into(),
     })
+}
+
+/// A stack or state given to `deploy --plan` that is not the plan's.
+pub(super) fn invocation_mismatch(
+    planned: &hub_engine::view::saved::SavedPlan,
+    args: &crate::cli::DeployArgs,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    let given: Vec<String> = args
+        .common
+        .stack
+        .manifest
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if !given.is_empty() && given != planned.stack.files {
+        found.push(format!(
+            "it was made for the stack `{}`, not `{}`",
+            planned.stack.files.join(" "),
+            given.join(" ")
+        ));
+    }
+    let state = split_list(std::slice::from_ref(&args.common.state.state));
+    if !state.is_empty() && state != planned.state.locations {
+        let made_for = match planned.state.locations.is_empty() {
+            true => "no state (`-n`)".to_string(),
+            false => format!("the state `{}`", planned.state.locations.join(",")),
+        };
+        found.push(format!(
+            "it was made for {made_for}, not `{}`",
+            state.join(",")
+        ));
+    }
+    found
+}
+
+/// The run arguments of `deploy --plan`: what decides what runs from the
+/// plan, how it runs (`-j`, `--reveal`, `--report`, `-e`) from the command.
+pub(super) fn planned_run_args(
+    planned: &hub_engine::view::saved::SavedPlan,
+    given: &crate::cli::CommonRunArgs,
+) -> crate::cli::CommonRunArgs {
+    use crate::cli::{
+        CommonRunArgs, LockTimeoutArgs, RunArgs, SelectionArgs, StackArgs, StateArgs,
+    };
+    let arguments = &planned.arguments;
+    CommonRunArgs {
+        policy: given.policy.clone(),
+        stack: StackArgs {
+            manifest: planned.stack.files.iter().map(PathBuf::from).collect(),
+            environment: given.stack.environment.clone(),
+            base_dir: arguments.base_dir.as_ref().map(PathBuf::from),
+            lenient: given.stack.lenient,
+            strict: given.stack.strict,
+            clouds: arguments.clouds.clone(),
+        },
+        state: StateArgs {
+            state: planned.state.locations.join(","),
+            no_state: planned.state.locations.is_empty(),
+            lock: LockTimeoutArgs {
+                lock_timeout: given.state.lock.lock_timeout,
+            },
+        },
+        selection: SelectionArgs {
+            components: arguments.components.clone(),
+            with_deps: arguments.with_deps,
+            with_dependents: arguments.with_dependents,
+            offset: arguments.offset.clone(),
+            limit: arguments.limit.clone(),
+            affected: None,
+            status: Vec::new(),
+        },
+        run: RunArgs {
+            force: arguments.force || given.run.force,
+            reveal: given.run.reveal,
+            jobs: given.run.jobs,
+            report: given.run.report.clone(),
+        },
+    }
 }

@@ -13,7 +13,6 @@
 //! another; a folder's path ends in `/` and its digest is the one
 //! `--changed` uses ([`fingerprint::folder_digest`]).
 
-use super::PlannedFile;
 use crate::run::{fingerprint, hooks};
 use crate::source::stack::Stack;
 use sha2::{Digest, Sha256};
@@ -27,8 +26,8 @@ pub const ABSENT: &str = "absent";
 const SKIPPED_FOLDERS: [&str; 3] = [".terraform", ".git", "node_modules"];
 
 /// Every input of the plan of `components` (name and folder) made of
-/// `stack`, sorted by path.
-pub(super) fn inputs(stack: &Stack, components: &[(String, PathBuf)]) -> Vec<PlannedFile> {
+/// `stack`: its path as written and its digest, sorted by path.
+pub(super) fn inputs(stack: &Stack, components: &[(String, PathBuf)]) -> Vec<(String, String)> {
     let root = real(&stack.base_dir);
     let mut found = Inputs {
         root: root.clone(),
@@ -60,11 +59,7 @@ pub(super) fn inputs(stack: &Stack, components: &[(String, PathBuf)]) -> Vec<Pla
         }
         found.modules(&dir);
     }
-    found
-        .files
-        .into_iter()
-        .map(|(path, digest)| PlannedFile { path, digest })
-        .collect()
+    found.files.into_iter().collect()
 }
 
 /// The inputs found so far, by the path they are written with.

@@ -290,7 +290,10 @@ impl SavedPlan {
                 files: made.files.iter().map(|f| f.display().to_string()).collect(),
                 digest: stack_digest(stack),
                 commit: made.commit.clone(),
-                inputs: inputs::inputs(stack, &read),
+                inputs: inputs::inputs(stack, &read)
+                    .into_iter()
+                    .map(|(path, digest)| PlannedFile { path, digest })
+                    .collect(),
             },
             state: PlannedState {
                 locations: options
