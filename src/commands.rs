@@ -12,6 +12,7 @@ pub mod change;
 mod check;
 mod ci;
 mod common;
+mod deploy;
 mod elaborate;
 mod explain;
 mod graph;
@@ -24,6 +25,7 @@ mod pipeline;
 mod plan;
 mod policy;
 pub mod report;
+mod reviewed;
 pub mod runs;
 mod selection;
 pub mod state;
@@ -35,6 +37,7 @@ pub use change::change;
 pub use check::check;
 pub use ci::ci;
 pub use common::parse_overrides;
+pub use deploy::deploy;
 pub use elaborate::elaborate;
 pub use explain::explain;
 pub use graph::graph;
@@ -64,105 +67,6 @@ pub struct RunRequest<'a> {
     pub replace: &'a [String],
     /// `--prune` (deploy and plan).
     pub prune: bool,
-}
-
-/// `hub deploy`.
-pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use hub_engine::order::plan::Verb;
-    if args.plan.is_some() && !args.common.selection.components.is_empty() {
-        return deploy_job(&args, warnings);
-    }
-    if args.plan.is_none() {
-        runs::refuse_open_runs_of(&args.common.state)?;
-    }
-    if args.plan.is_some() && !args.replace.replace.is_empty() {
-        return Err(Error::Usage {
-            flag: "--replace",
-            value: args.replace.replace.join(","),
-            reason:
-                "with `--plan`, only a job (`-c NAME`) takes it: the plan says what is replaced"
-                    .into(),
-        });
-    }
-    if let Some(path) = &args.plan {
-        let plan = std::slice::from_ref(path);
-        return hub_engine::trace::traced_run("deploy", plan, || {
-            let planned = hub_engine::view::saved::read(path)?;
-            deploy_saved(planned, path, &args, warnings, &mut || Ok(()))
-        });
-    }
-    if args.change.change.is_some() {
-        let manifest = &args.common.stack.manifest;
-        return hub_engine::trace::traced_run("deploy", manifest, || {
-            change::deploy(&args, &mut |saved, path, before_run| {
-                deploy_saved(saved, path, &args, warnings, before_run)
-            })
-        });
-    }
-    if args.changed && args.common.state.no_state {
-        return Err(Error::Usage {
-            flag: "--changed",
-            value: String::new(),
-            reason: "it compares each component with the state: give `-s STATE` instead of `-n`"
-                .into(),
-        });
-    }
-    change::refuse_while_a_change_holds(
-        "deploy",
-        &args.common.state,
-        args.change_lock.ignore_change_lock,
-    )?;
-    let request = RunRequest {
-        common: &args.common,
-        execute: Some(&args.execute),
-        guess: true,
-        changed: args.changed,
-        replace: &args.replace.replace,
-        prune: args.prune,
-    };
-    run_stack(&request, Verb::Deploy, warnings)
-}
-
-/// `hub deploy --plan PLAN -c NAME [--job]`: one component of the plan,
-/// as a job of a pipeline (see `runs`).
-fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    let Some(path) = args.plan.as_deref() else {
-        return Ok(());
-    };
-    let (name, planned, plan_id) = runs::job_of(args, path)?;
-    let mismatch = invocation_mismatch(&planned, args);
-    if !mismatch.is_empty() {
-        let reasons = mismatch;
-        let path = path.to_path_buf();
-        return Err(hub_engine::view::saved::SavedPlanError::Stale { path, reasons }.into());
-    }
-    let mut common = planned_run_args(&planned, &args.common);
-    runs::narrow(&mut common, &name);
-    let request = RunRequest {
-        common: &common,
-        execute: Some(&args.execute),
-        guess: true,
-        changed: false,
-        replace: &[],
-        prune: false,
-    };
-    let verb = hub_engine::order::plan::Verb::Deploy;
-    let (mut stack, mut options) = load_run(&request, verb, warnings)?;
-    let clock = common::clock()?;
-    let job_request = hub_engine::run::job::JobRequest {
-        plan: &planned,
-        plan_file: path,
-        plan_id,
-        component: &name,
-        replace: args.replace.replace.contains(&name),
-    };
-    let Some(job) = runs::start_job(&stack, &job_request, &clock)? else {
-        return Ok(());
-    };
-    // The engine deploys the component on the job's working copy.
-    options.state = vec![job.copy.clone()];
-    let ran = run_loaded(&request, &mut stack, &options, warnings);
-    runs::end_job(job, ran, &job_request, &clock, warnings)
 }
 
 /// `hub undeploy`.
@@ -236,172 +140,6 @@ fn run_stack(
         policy::guard_run(&args.common.policy.policies, &stack, &mut options, warnings)?;
         run_loaded(args, &mut stack, &options, warnings)
     })
-}
-
-/// `hub deploy --plan PLAN` (and `--change ID`): the plan's stack, state
-/// and arguments, made again and compared with the plan before anything
-/// runs; `path` names the plan in messages. `before_run` is called once
-/// the plan is found to hold, just before the run.
-fn deploy_saved(
-    planned: hub_engine::view::saved::SavedPlan,
-    path: &Path,
-    args: &crate::cli::DeployArgs,
-    warnings: &mut Warnings,
-    before_run: &mut dyn FnMut() -> Result<(), Error>,
-) -> Result<(), Error> {
-    deploy_saved_keeping(planned, path, args, warnings, before_run, &mut None)
-}
-
-/// [`deploy_saved`], which also keeps the run's summary in `kept` (`hub
-/// ci`'s comment is made of it).
-fn deploy_saved_keeping(
-    planned: hub_engine::view::saved::SavedPlan,
-    path: &Path,
-    args: &crate::cli::DeployArgs,
-    warnings: &mut Warnings,
-    before_run: &mut dyn FnMut() -> Result<(), Error>,
-    kept: &mut Option<hub_engine::view::summary::Summary>,
-) -> Result<(), Error> {
-    use hub_engine::order::plan::Verb;
-    use hub_engine::view::saved::{self, SavedPlanError};
-    runs::refuse_open_runs(&planned.state.locations)?;
-    let stale = |reasons: Vec<String>| SavedPlanError::Stale {
-        path: path.to_path_buf(),
-        reasons,
-    };
-    let mismatch = invocation_mismatch(&planned, args);
-    if !mismatch.is_empty() {
-        return Err(stale(mismatch).into());
-    }
-    let common = planned_run_args(&planned, &args.common);
-    let request = RunRequest {
-        common: &common,
-        execute: Some(&args.execute),
-        guess: true,
-        changed: planned.arguments.changed,
-        replace: &planned.arguments.replace,
-        prune: planned.arguments.prune,
-    };
-    let (mut stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
-    options.expected_state = Some(hub_engine::run::engine::ExpectedState {
-        lineage: planned.state.lineage.clone(),
-        serial: planned.state.serial,
-    });
-    // Made again as the plan was made; the engine says again what it
-    // would warn about.
-    let as_planned = hub_engine::run::engine::RunOptions {
-        concurrency: planned.arguments.jobs,
-        ..options.clone()
-    };
-    let mut quiet = Warnings::default();
-    let environment = std::env::vars().collect();
-    let preview = hub_engine::view::preview::preview(&stack, &as_planned, environment, &mut quiet)?;
-    let made = saved::Made {
-        files: &common.stack.manifest,
-        clouds: &common.stack.clouds,
-        created: planned.created.clone(),
-    };
-    let now =
-        saved::SavedPlan::new(&preview, &stack, &as_planned, &made).map_err(
-            |error| match error {
-                SavedPlanError::WouldFail { components } => stale(vec![format!(
-                    "`{}` would now fail",
-                    components.join("`, `")
-                )]),
-                other => other,
-            },
-        )?;
-    let reasons = saved::stale::differences(&planned, &now);
-    if !reasons.is_empty() {
-        return Err(stale(reasons).into());
-    }
-    let change = change::context(&args.change);
-    policy::refuse_denied_files(&common.policy.policies, &stack, &preview, &change, warnings)?;
-    // The engine executes this plan, once the state is found unchanged.
-    options.planned = Some(std::sync::Arc::new(preview));
-    before_run()?;
-    let (result, summary) = run_loaded_keeping(&request, &mut stack, &options, warnings);
-    *kept = summary;
-    result
-}
-
-/// A stack or state given to `deploy --plan` that is not the plan's.
-fn invocation_mismatch(
-    planned: &hub_engine::view::saved::SavedPlan,
-    args: &crate::cli::DeployArgs,
-) -> Vec<String> {
-    let mut found = Vec::new();
-    let given: Vec<String> = args
-        .common
-        .stack
-        .manifest
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    if !given.is_empty() && given != planned.stack.files {
-        found.push(format!(
-            "it was made for the stack `{}`, not `{}`",
-            planned.stack.files.join(" "),
-            given.join(" ")
-        ));
-    }
-    let state = split_list(std::slice::from_ref(&args.common.state.state));
-    if !state.is_empty() && state != planned.state.locations {
-        let made_for = match planned.state.locations.is_empty() {
-            true => "no state (`-n`)".to_string(),
-            false => format!("the state `{}`", planned.state.locations.join(",")),
-        };
-        found.push(format!(
-            "it was made for {made_for}, not `{}`",
-            state.join(",")
-        ));
-    }
-    found
-}
-
-/// The run arguments of `deploy --plan`: what decides what runs from the
-/// plan, how it runs (`-j`, `--reveal`, `--report`, `-e`) from the command.
-fn planned_run_args(
-    planned: &hub_engine::view::saved::SavedPlan,
-    given: &crate::cli::CommonRunArgs,
-) -> crate::cli::CommonRunArgs {
-    use crate::cli::{
-        CommonRunArgs, LockTimeoutArgs, RunArgs, SelectionArgs, StackArgs, StateArgs,
-    };
-    let arguments = &planned.arguments;
-    CommonRunArgs {
-        policy: given.policy.clone(),
-        stack: StackArgs {
-            manifest: planned.stack.files.iter().map(PathBuf::from).collect(),
-            environment: given.stack.environment.clone(),
-            base_dir: arguments.base_dir.as_ref().map(PathBuf::from),
-            lenient: given.stack.lenient,
-            strict: given.stack.strict,
-            clouds: arguments.clouds.clone(),
-        },
-        state: StateArgs {
-            state: planned.state.locations.join(","),
-            no_state: planned.state.locations.is_empty(),
-            lock: LockTimeoutArgs {
-                lock_timeout: given.state.lock.lock_timeout,
-            },
-        },
-        selection: SelectionArgs {
-            components: arguments.components.clone(),
-            with_deps: arguments.with_deps,
-            with_dependents: arguments.with_dependents,
-            offset: arguments.offset.clone(),
-            limit: arguments.limit.clone(),
-            affected: None,
-            status: Vec::new(),
-        },
-        run: RunArgs {
-            force: arguments.force || given.run.force,
-            reveal: given.run.reveal,
-            jobs: given.run.jobs,
-            report: given.run.report.clone(),
-        },
-    }
 }
 
 /// Runs a loaded stack, then prints the summary (also after a failure) on

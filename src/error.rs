@@ -230,6 +230,14 @@ pub enum ChangeCommandError {
     Prompt(String),
     #[error("`--change` needs a state: the registry of changes is kept beside it (`-n` has none)")]
     NoState,
+    #[error("the plan `{plan}` cannot apply: change `{holder}` holds the apply lock since {since} ({why})")]
+    LockHeld {
+        plan: String,
+        holder: String,
+        since: String,
+        why: &'static str,
+        state: String,
+    },
 }
 
 impl ChangeCommandError {
@@ -239,6 +247,12 @@ impl ChangeCommandError {
                 "pass --yes to release it without asking: `hub change unlock {id} -s {state} --yes`"
             )),
             ChangeCommandError::NoState => Some("give the state with `-s STATE`".into()),
+            ChangeCommandError::LockHeld { holder, state, .. } => {
+                let state = hub_state::shell_word(std::path::Path::new(state));
+                Some(format!(
+                    "once change `{holder}` is merged, run `hub change merged {holder} -s {state}`, then plan again; to release its lock anyway (the stack keeps its work): `hub change unlock {holder} -s {state} --yes`"
+                ))
+            }
             _ => None,
         }
     }

@@ -9,7 +9,10 @@ The pipeline has a first job that makes and saves the plan (`hub plan … --out 
 with --plan, whose file the jobs must find), one job per component the plan runs \
 (`hub deploy --plan PLAN -c NAME -s STATE --job`, or `undeploy`), each needing the jobs of \
 what the plan makes it wait for (`hub plan` says why), and a last job that always \
-runs `hub run finish --plan PLAN -s STATE`. Components the plan does not run (no-op, \
+runs `hub run finish --plan PLAN -s STATE`. With --policy, the plan job is given the \
+policy files too and records them, with their digests, in the plan: every job evaluates \
+them again, as `deploy --plan` does, and refuses a plan they deny or that changed; a plan \
+they deny writes no pipeline. Components the plan does not run (no-op, \
 skip) get no job. Each job runs where the stack's `lifecycle.runners` says (its \
 component's entry, else `default`), else on --tag and --image. Write it from the folder \
 the jobs start in: the stack's files are named as given. `-e NAME=value` makes this plan \
@@ -78,4 +81,6 @@ pub struct PipelineArgs {
     /// absolute paths)
     #[arg(long = "plan-file", value_name = "PATH", conflicts_with = "plan")]
     pub plan_file: Option<String>,
+    #[command(flatten)]
+    pub policy: super::policy::PolicyArgs,
 }

@@ -235,14 +235,13 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
     let registry = registry_of(&args.change, &args.common.state)?;
     let (number, record) = registry.plan_to_apply(id, "deploy")?;
     let shown = PathBuf::from(registry.shown_record(id, number));
-    let saved: SavedPlan = record
-        .plan
-        .clone()
-        .and_then(|value| serde_json::from_value(value).ok())
-        .ok_or_else(|| ChangeError::Corrupt {
-            path: shown.display().to_string(),
-            reason: "its saved plan is missing or not a plan".into(),
-        })?;
+    let value = record.plan.clone().ok_or_else(|| ChangeError::Corrupt {
+        path: shown.display().to_string(),
+        reason: "its saved plan is missing or not a plan".into(),
+    })?;
+    // A plan recorded by an older hub, without its commit and files, is
+    // refused: it cannot be checked against what was reviewed.
+    let saved = hub_engine::view::saved::from_value(&shown, value)?;
     // A plan found stale because another change applied in the meantime
     // is refused for that change's lock, which says what to do.
     let stale = |reasons: Vec<String>| match registry.plan_to_apply(id, "deploy") {

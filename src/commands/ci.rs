@@ -4,8 +4,9 @@
 //! status line printed.
 
 use super::common::split_list;
+use super::deploy::deploy_saved_keeping;
 use super::plan::{preview_between_runs, save_plan};
-use super::{change, deploy_saved_keeping, load_run, policy, RunRequest};
+use super::{change, load_run, policy, RunRequest};
 use crate::cli::{
     ChangeArgs, ChangeIdArgs, ChangeStateArgs, ChangeUnlockArgs, CiArgs, CommonRunArgs,
     CompatibilityArgs, DeployArgs, ExecuteArgs, GuessArgs, LockTimeoutArgs, PlanArgs, ReplaceArgs,

@@ -4,7 +4,8 @@
 
 use super::output::write_stdout;
 use super::plan::preview_between_runs;
-use super::{load_run, parse_overrides, planned_run_args, RunRequest};
+use super::reviewed::planned_run_args;
+use super::{load_run, parse_overrides, policy, RunRequest};
 use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
 use hub_engine::order::plan::Verb;
@@ -55,6 +56,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
     };
     let changed = args.changed;
     let given_plan = args.plan.clone();
+    let policies = args.policy.policies.clone();
     let common = CommonRunArgs {
         stack: args.stack,
         state: args.state,
@@ -65,10 +67,11 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
             jobs: 1,
             report: None,
         },
-        // The plan job's `hub plan` evaluates the stack's rules, and
-        // refuses to save a plan one of them denies.
+        // The plan job's `hub plan` evaluates the stack's rules and the
+        // `--policy` files, records the files in the plan, and refuses to
+        // save a plan one of them denies; every job evaluates them again.
         policy: crate::cli::PolicyArgs {
-            policies: Vec::new(),
+            policies: policies.clone(),
         },
     };
     // `--plan`: the components, selection and state of the saved plan.
@@ -76,6 +79,9 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         Some(path) => Some(hub_engine::view::saved::read(path)?),
         None => None,
     };
+    if let (Some(path), Some(planned)) = (&given_plan, &planned) {
+        refuse_unrecorded_policies(path, planned, &policies)?;
+    }
     let common = match &planned {
         Some(planned) => planned_run_args(planned, &common),
         None => common,
@@ -91,6 +97,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
     };
     let (stack, options) = load_run(&request, verb, warnings)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
+    refuse_denied(&stack, &plan, &policies, planned.as_ref())?;
     // The plan job saves this plan: one that would fail cannot be saved,
     // and the pipeline says so now rather than in its first job.
     let failing: Vec<String> = plan
@@ -138,9 +145,66 @@ fn variable_names(flags: &[String]) -> Result<Vec<String>, Error> {
     Ok(names)
 }
 
+/// A pipeline whose plan the rules deny now is not written: its plan job
+/// would refuse to save the plan (and its jobs to apply it). The rules
+/// are the stack's, the `--policy` files and those a given plan records.
+fn refuse_denied(
+    stack: &hub_engine::source::stack::Stack,
+    plan: &hub_engine::view::preview::Preview,
+    given: &[std::path::PathBuf],
+    planned: Option<&hub_engine::view::saved::SavedPlan>,
+) -> Result<(), Error> {
+    let mut files: Vec<std::path::PathBuf> = planned
+        .map(|p| p.policies.iter().map(|f| f.path.clone().into()).collect())
+        .unwrap_or_default();
+    files.extend(
+        given
+            .iter()
+            .filter(|g| !files.contains(g))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let set = policy::load(stack, &files)?;
+    let change = hub_engine::change::ChangeContext::default();
+    match policy::evaluate(&set, plan, stack, &change)?.refusal() {
+        Some(denied) => Err(denied.into()),
+        None => Ok(()),
+    }
+}
+
+/// `--plan PLAN --policy FILE`: the jobs evaluate the policy files the
+/// plan records, so each FILE must be one of them.
+fn refuse_unrecorded_policies(
+    path: &std::path::Path,
+    planned: &hub_engine::view::saved::SavedPlan,
+    given: &[std::path::PathBuf],
+) -> Result<(), Error> {
+    let recorded = |file: &std::path::Path| {
+        planned
+            .policies
+            .iter()
+            .any(|p| std::path::Path::new(&p.path) == file)
+    };
+    match given.iter().find(|file| !recorded(file)) {
+        None => Ok(()),
+        Some(file) => Err(Error::Usage {
+            flag: "--policy",
+            value: file.display().to_string(),
+            reason: format!(
+                "the plan `{}` was not made with it, and its jobs evaluate the policy files it records: make the plan with `hub plan … --policy {} --out {}`",
+                path.display(),
+                file.display(),
+                path.display()
+            ),
+        }),
+    }
+}
+
 /// The stack as given here: its files, `-b`, `--clouds`, `--lenient`,
-/// `--strict`. Not `-e`: its values stay out of the pipeline, and the
-/// jobs read them from CI variables ([`variable_names`]).
+/// `--strict`, and the `--policy` files (the plan job records them in the
+/// plan; an undeploy's jobs evaluate them). Not `-e`: its values stay out
+/// of the pipeline, and the jobs read them from CI variables
+/// ([`variable_names`]).
 fn stack_arguments(args: &PipelineArgs) -> Vec<String> {
     let stack = &args.stack;
     let mut words: Vec<String> = stack
@@ -159,6 +223,9 @@ fn stack_arguments(args: &PipelineArgs) -> Vec<String> {
     }
     if stack.strict {
         words.push("--strict".into());
+    }
+    for file in &args.policy.policies {
+        words.extend(["--policy".into(), file.display().to_string()]);
     }
     words
 }

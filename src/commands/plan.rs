@@ -125,7 +125,8 @@ pub(super) fn preview_between_runs(
     Ok(plan)
 }
 
-/// The plan of `plan --out`.
+/// The plan of `plan --out` (and of `--change`): what it decided, the
+/// commit and every file it read, the policy files it was checked with.
 pub(super) fn save_plan(
     plan: &hub_engine::view::preview::Preview,
     stack: &hub_engine::source::stack::Stack,
@@ -138,6 +139,9 @@ pub(super) fn save_plan(
         files: &args.common.stack.manifest,
         clouds: &args.common.stack.clouds,
         created,
+        commit: super::reviewed::commit_here(args.change.sha.as_deref(), stack),
+        policies: &args.common.policy.policies,
+        change: args.change.change.clone(),
     };
     SavedPlan::new(plan, stack, options, &made)
 }

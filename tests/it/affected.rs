@@ -559,11 +559,33 @@ fn a_saved_plan_of_the_affected_components_applies_them_and_undeploy_guards_them
         ],
     );
     out.success();
-    // The plan keeps the components it selected: committing the changes
-    // (after which `--affected=feature` would select nothing) does not
-    // change what it runs.
+    // The plan records the commit it was made at: once the changes are
+    // committed, it is not the commit reviewed, and the plan is refused.
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "all"]);
+    let stale = hub(root, &["deploy", "--plan", "shop.state.plan.json"]);
+    stale.failure();
+    assert!(
+        stale.stderr.contains("it was made at commit `"),
+        "{}",
+        stale.stderr
+    );
+    assert!(ran(root).is_empty(), "nothing ran");
+    // Made again at the new commit, it selects the same components.
+    hub(
+        root,
+        &[
+            "plan",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "shop.state",
+            "--affected=main",
+            "--out",
+            "shop.state.plan.json",
+        ],
+    )
+    .success();
     hub(root, &["deploy", "--plan", "shop.state.plan.json"]).success();
     assert_eq!(
         ran(root),

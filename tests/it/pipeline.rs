@@ -392,7 +392,7 @@ fn gitlab_ci_local(dir: &Path, extra: &[&str]) -> Option<std::process::Output> {
 }
 
 /// [`gitlab_ci_local`] with `env` for it and its jobs; the folder is
-/// committed again when it already is a repository.
+/// committed again when it already is a repository and its files changed.
 pub(crate) fn gitlab_ci_local_with(
     dir: &Path,
     env: &[(&'static str, String)],
@@ -411,7 +411,8 @@ pub(crate) fn gitlab_ci_local_with(
             .expect("run git");
         assert!(out.status.success(), "git {args:?}: {out:?}");
     };
-    if !dir.join(".git").exists() {
+    let again = dir.join(".git").exists();
+    if !again {
         git(&["init", "-q", "."]);
     }
     git(&[
@@ -421,8 +422,18 @@ pub(crate) fn gitlab_ci_local_with(
         ".",
         ":!.gitlab-ci-local",
         ":!pulled.state",
+        ":!hub.plan",
     ]);
-    git(&["commit", "-qm", "stack", "--allow-empty"]);
+    // A job run again runs at the same commit, as a retry in CI does: a
+    // plan's jobs refuse a commit other than the plan's.
+    let staged = Command::new("git")
+        .args(["diff", "--cached", "--quiet"])
+        .current_dir(dir)
+        .status()
+        .expect("run git");
+    if !again || !staged.success() {
+        git(&["commit", "-qm", "stack", "--allow-empty"]);
+    }
     let out = Command::new(program)
         .args(["--shell-executor-no-image", "--no-color"])
         .args(extra)

@@ -436,7 +436,11 @@ fn a_damaged_or_newer_plan_file_is_an_error_naming_it() {
     let test = stack();
     plan_out(&test, &[]).success();
     let mut newer = plan_json(test.root());
-    newer["version"] = serde_json::json!(2);
+    newer["version"] = serde_json::json!(3);
+    // Version 1 recorded neither the commit nor the files read: it cannot
+    // be checked against what was reviewed.
+    let mut older = plan_json(test.root());
+    older["version"] = serde_json::json!(1);
     let mut shapeless = plan_json(test.root());
     shapeless["components"] = serde_json::json!("none");
     let cases = [
@@ -447,7 +451,11 @@ fn a_damaged_or_newer_plan_file_is_an_error_naming_it() {
         ),
         (
             &newer.to_string()[..],
-            "the plan `bad.json` has format version 2; this hub reads version 1",
+            "the plan `bad.json` has format version 3; this hub reads version 2",
+        ),
+        (
+            &older.to_string()[..],
+            "the plan `bad.json` has format version 1, which records neither the commit nor the files it read; this hub applies version 2",
         ),
         (
             &shapeless.to_string()[..],

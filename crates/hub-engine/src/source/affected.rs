@@ -238,6 +238,15 @@ fn canonical(path: &Path) -> PathBuf {
     }
 }
 
+/// The commit checked out in the git work tree `dir` is in (`HEAD`);
+/// `None` outside git, or when git cannot be run.
+pub fn head_commit(dir: &Path) -> Option<String> {
+    let git = Git::at(dir).ok()?;
+    git.text(&["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+        .ok()
+        .filter(|sha| !sha.is_empty())
+}
+
 /// The git work tree a stack is in.
 struct Git {
     root: PathBuf,

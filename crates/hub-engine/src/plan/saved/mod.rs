@@ -16,7 +16,10 @@
 //! unit test fails when it is out of date (regenerate with
 //! `UPDATE_SCHEMAS=1 cargo test --lib schema`).
 
+mod inputs;
 pub mod stale;
+
+pub use inputs::{bytes_digest, ABSENT};
 
 use super::{
     Action, ComponentPlan as ComponentPreview, ParameterPlan as ParameterPreview, Plan as Preview,
@@ -30,8 +33,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The version of the plan format written by this hub.
-pub const PLAN_VERSION: u32 = 1;
+/// The version of the plan format written by this hub: 2 records the
+/// commit and the files the plan read, and the policy files.
+pub const PLAN_VERSION: u32 = 2;
 
 /// The file name of the format's schema in `schemas/`.
 pub const SCHEMA_FILE: &str = "plan.schema.json";
@@ -40,8 +44,8 @@ pub const SCHEMA_FILE: &str = "plan.schema.json";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(extend("additionalProperties" = false))]
 pub struct SavedPlan {
-    /// The version of the plan format: 1.
-    #[schemars(extend("const" = 1))]
+    /// The version of the plan format: 2.
+    #[schemars(extend("const" = 2))]
     pub version: u32,
     /// When the plan was made (RFC 3339, UTC).
     pub created: String,
@@ -52,6 +56,15 @@ pub struct SavedPlan {
     /// with `--prune`, the removed components as `delete`, in the order
     /// they are undeployed.
     pub components: Vec<PlannedComponent>,
+    /// The `--policy` files the plan was checked with, as given, with
+    /// their digests: an apply (and each job of a pipeline) evaluates
+    /// them again, and refuses when one changed.
+    #[serde(default)]
+    pub policies: Vec<PlannedFile>,
+    /// The change (`--change ID`) the plan was made for: an apply of it
+    /// goes ahead while that change holds the apply lock.
+    #[serde(default)]
+    pub change: Option<String>,
 }
 
 /// The stack a plan was made for.
@@ -64,6 +77,28 @@ pub struct PlannedStack {
     /// as given to `hub plan`.
     pub files: Vec<String>,
     /// `sha256:…` of the elaborated stack (every document, as read).
+    pub digest: String,
+    /// The commit the plan was made at: `--sha`, else the `HEAD` of the
+    /// git work tree the stack is in; `null` outside git (the files'
+    /// digests are then all an apply compares).
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// Every file the plan read besides the state and the component
+    /// folders (see `components[].folder`): the stack's files, hooks,
+    /// `lifecycle.watch` files and Terraform modules sourced from outside
+    /// a component's folder; relative to the stack's folder, a folder's
+    /// path ending in `/`.
+    #[serde(default)]
+    pub inputs: Vec<PlannedFile>,
+}
+
+/// A file (or folder) a plan read, and its digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct PlannedFile {
+    pub path: String,
+    /// `sha256:…` of its bytes (of a folder: the digest `--changed`
+    /// compares); `absent` when it was not there.
     pub digest: String,
 }
 
@@ -209,6 +244,12 @@ pub struct Made<'a> {
     pub clouds: &'a [String],
     /// Now (`HUB_NOW` pins it).
     pub created: String,
+    /// The commit the stack is at (see [`PlannedStack::commit`]).
+    pub commit: Option<String>,
+    /// `--policy` as given.
+    pub policies: &'a [PathBuf],
+    /// `--change`.
+    pub change: Option<String>,
 }
 
 impl SavedPlan {
@@ -230,11 +271,16 @@ impl SavedPlan {
                 components: failing,
             });
         }
-        let components = preview
+        let components: Vec<PlannedComponent> = preview
             .components
             .iter()
             .filter_map(|c| planned_component(c, stack, options))
             .chain(preview.pruned().map(planned_delete))
+            .collect();
+        let read: Vec<(String, PathBuf)> = components
+            .iter()
+            .filter(|c| c.action != PlanAction::Skip && c.action != PlanAction::Delete)
+            .filter_map(|c| Some((c.name.clone(), component_dir(stack, &c.name, options)?)))
             .collect();
         Ok(SavedPlan {
             version: PLAN_VERSION,
@@ -243,6 +289,11 @@ impl SavedPlan {
                 name: preview.stack.clone(),
                 files: made.files.iter().map(|f| f.display().to_string()).collect(),
                 digest: stack_digest(stack),
+                commit: made.commit.clone(),
+                inputs: inputs::inputs(stack, &read)
+                    .into_iter()
+                    .map(|(path, digest)| PlannedFile { path, digest })
+                    .collect(),
             },
             state: PlannedState {
                 locations: options
@@ -256,6 +307,8 @@ impl SavedPlan {
             },
             arguments: arguments(preview, options, made.clouds),
             components,
+            policies: made.policies.iter().map(|p| policy_file(p)).collect(),
+            change: made.change.clone(),
         })
     }
 
@@ -342,11 +395,22 @@ fn planned_parameters(parameters: &[ParameterPreview]) -> Vec<PlannedParameter> 
 /// The digest `--changed` compares, of the component's folder; `None`
 /// when it cannot be read (the deploy says why).
 fn folder_digest(stack: &Stack, name: &str, options: &RunOptions) -> Option<String> {
+    fingerprint::folder_digest(&component_dir(stack, name, options)?).ok()
+}
+
+fn component_dir(stack: &Stack, name: &str, options: &RunOptions) -> Option<PathBuf> {
     let reference = stack.reference(name)?;
-    let dir = stack
+    stack
         .component_dir(reference, options.components_base_dir.as_deref())
-        .ok()?;
-    fingerprint::folder_digest(&dir).ok()
+        .ok()
+}
+
+/// A `--policy` file as given, and the digest of its bytes.
+fn policy_file(path: &Path) -> PlannedFile {
+    PlannedFile {
+        path: path.display().to_string(),
+        digest: std::fs::read(path).map_or_else(|_| ABSENT.to_string(), |b| bytes_digest(&b)),
+    }
 }
 
 /// `sha256:…` of the elaborated stack's documents, as read.
@@ -379,6 +443,11 @@ pub enum SavedPlanError {
         path.display()
     )]
     Newer { path: PathBuf, version: u64 },
+    #[error(
+        "the plan `{}` has format version {version}, which records neither the commit nor the files it read; this hub applies version {PLAN_VERSION}",
+        path.display()
+    )]
+    Older { path: PathBuf, version: u64 },
     #[error("plan `{}` is stale: {}; run `hub plan` again", path.display(), reasons.join("; "))]
     Stale { path: PathBuf, reasons: Vec<String> },
 }
@@ -395,6 +464,9 @@ impl SavedPlanError {
             }
             SavedPlanError::Newer { .. } => {
                 "apply it with the hub that made it, or plan again with this one".into()
+            }
+            SavedPlanError::Older { .. } => {
+                "make the plan again with this hub, review it, then apply it".into()
             }
             SavedPlanError::Stale { path, .. } => format!(
                 "nothing was run and the state is untouched; review a new plan \
@@ -431,13 +503,25 @@ pub fn read(path: &Path) -> Result<SavedPlan, SavedPlanError> {
     })?;
     let value: Value =
         serde_json::from_str(&text).map_err(|e| damaged(format!("not JSON ({e})")))?;
+    from_value(path, value)
+}
+
+/// A plan as JSON (a file's, or the one the change registry keeps), named
+/// by `path` in messages: a newer or an older format version is refused
+/// before the rest is looked at.
+pub fn from_value(path: &Path, value: Value) -> Result<SavedPlan, SavedPlanError> {
+    let damaged = |message: String| SavedPlanError::Damaged {
+        path: path.to_path_buf(),
+        message,
+    };
+    let path = path.to_path_buf();
     match value.get("version").and_then(Value::as_u64) {
         None => return Err(damaged("it has no format `version`".into())),
         Some(version) if version > u64::from(PLAN_VERSION) => {
-            return Err(SavedPlanError::Newer {
-                path: path.to_path_buf(),
-                version,
-            })
+            return Err(SavedPlanError::Newer { path, version })
+        }
+        Some(version) if version < u64::from(PLAN_VERSION) => {
+            return Err(SavedPlanError::Older { path, version })
         }
         Some(_) => {}
     }
@@ -521,7 +605,7 @@ mod tests {
         assert!(!first.holds(Some(&state("l", 1))));
     }
 
-    /// A version-1 file written before `prune` was recorded.
+    /// A file written before `prune` was recorded.
     #[test]
     fn a_plan_without_prune_in_its_arguments_was_made_without() {
         let plan = SavedPlan {
@@ -531,6 +615,8 @@ mod tests {
                 name: "s".into(),
                 files: vec!["hub.yaml".into()],
                 digest: text_digest(""),
+                commit: None,
+                inputs: Vec::new(),
             },
             state: PlannedState {
                 locations: Vec::new(),
@@ -543,6 +629,8 @@ mod tests {
                 ..PlannedArguments::default()
             },
             components: Vec::new(),
+            policies: Vec::new(),
+            change: None,
         };
         let mut value = serde_json::to_value(&plan).expect("JSON");
         assert_eq!(value["arguments"]["prune"], true);

@@ -3,8 +3,8 @@
 //! difference is said in a short phrase; none means the deploy runs
 //! exactly what was reviewed.
 
-use super::{PlanAction, PlannedComponent, PlannedState, SavedPlan};
-use std::collections::HashMap;
+use super::{PlanAction, PlannedComponent, PlannedFile, PlannedState, SavedPlan, ABSENT};
+use std::collections::{BTreeMap, HashMap};
 
 /// What moved between the `saved` plan and the one made `now`; empty when
 /// nothing did. A state that moved is said alone: the components'
@@ -14,7 +14,17 @@ pub fn differences(saved: &SavedPlan, now: &SavedPlan) -> Vec<String> {
     if !state.is_empty() {
         return state;
     }
-    let mut found = Vec::new();
+    let mut found = commit_differences(saved.stack.commit.as_deref(), now.stack.commit.as_deref());
+    found.extend(file_differences(
+        &saved.stack.inputs,
+        &now.stack.inputs,
+        "file",
+    ));
+    found.extend(file_differences(
+        &saved.policies,
+        &now.policies,
+        "policy file",
+    ));
     if saved.stack.name != now.stack.name {
         found.push(format!(
             "it was made for stack `{}`, not `{}`",
@@ -26,6 +36,50 @@ pub fn differences(saved: &SavedPlan, now: &SavedPlan) -> Vec<String> {
     }
     found.extend(component_differences(&saved.components, &now.components));
     found
+}
+
+/// The commit the plan was made at and the one here: where either is not
+/// known (outside git, without `--sha`), the plan is compared by its
+/// files alone.
+fn commit_differences(saved: Option<&str>, now: Option<&str>) -> Vec<String> {
+    match (saved, now) {
+        (Some(before), Some(after)) if before != after => vec![format!(
+            "it was made at commit `{before}`, and this is commit `{after}`"
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// Each file (or folder, its path ending in `/`) whose digest differs,
+/// that is there now and was not, or the reverse, in path order.
+fn file_differences(saved: &[PlannedFile], now: &[PlannedFile], what: &str) -> Vec<String> {
+    let digests = |files: &[PlannedFile]| -> BTreeMap<String, String> {
+        files
+            .iter()
+            .map(|f| (f.path.clone(), f.digest.clone()))
+            .collect()
+    };
+    let (before, after) = (digests(saved), digests(now));
+    let mut paths: Vec<&String> = before.keys().chain(after.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let was = before.get(path).map(String::as_str).unwrap_or(ABSENT);
+            let is = after.get(path).map(String::as_str).unwrap_or(ABSENT);
+            let what = match path.ends_with('/') {
+                true => "folder",
+                false => what,
+            };
+            match (was, is) {
+                (was, is) if was == is => None,
+                (ABSENT, _) => Some(format!("the {what} `{path}` is new since the plan")),
+                (_, ABSENT) => Some(format!("the {what} `{path}` is gone since the plan")),
+                _ => Some(format!("the {what} `{path}` changed")),
+            }
+        })
+        .collect()
 }
 
 /// The state's identity (lineage) and version (serial).
@@ -157,6 +211,11 @@ mod tests {
                 name: "s".into(),
                 files: vec!["hub.yaml".into()],
                 digest: "sha256:a".into(),
+                commit: Some("c1".into()),
+                inputs: vec![PlannedFile {
+                    path: "../lib/common.sh".into(),
+                    digest: "sha256:l".into(),
+                }],
             },
             state: PlannedState {
                 locations: vec!["s.state".into()],
@@ -177,6 +236,8 @@ mod tests {
                 }],
                 dir: None,
             }],
+            policies: Vec::new(),
+            change: None,
         }
     }
 
@@ -220,6 +281,40 @@ mod tests {
             differences(&saved, &moved),
             ["the recorded folder of `old` changed"]
         );
+    }
+
+    #[test]
+    fn the_commit_and_each_file_read_are_compared() {
+        let saved = plan(3, "sha256:x");
+        let mut now = plan(3, "sha256:x");
+        now.stack.commit = Some("c2".into());
+        now.stack.inputs[0].digest = "sha256:m".into();
+        now.stack.inputs.push(PlannedFile {
+            path: "../modules/net/".into(),
+            digest: "sha256:n".into(),
+        });
+        now.policies.push(PlannedFile {
+            path: "deny.yaml".into(),
+            digest: ABSENT.into(),
+        });
+        assert_eq!(
+            differences(&saved, &now),
+            [
+                "it was made at commit `c1`, and this is commit `c2`",
+                "the file `../lib/common.sh` changed",
+                "the folder `../modules/net/` is new since the plan",
+            ]
+        );
+        now.stack.commit = None;
+        assert_eq!(
+            differences(&saved, &now)[0],
+            "the file `../lib/common.sh` changed"
+        );
+        let mut outside_git = plan(3, "sha256:x");
+        outside_git.stack.commit = None;
+        let mut here = plan(3, "sha256:x");
+        here.stack.commit = Some("c9".into());
+        assert!(differences(&outside_git, &here).is_empty());
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! `hub run finish`: the fold of what a plan's jobs recorded into the
 //! state, under the state's own lock (one writer, a write conditional on
-//! the version read), then the run closed and its summary.
+//! the version read), then the run closed and its summary. A record never
+//! replaces an entry another run wrote after the plan was made: the state
+//! moved since the plan, and the entry is newer than the plan; that
+//! component is reported failed, not recorded.
 
 use super::{JobError, RunError, RunPlace};
 use crate::outcome::{Entry, Outcome, Summary};
@@ -83,6 +86,7 @@ pub fn finish(
         ..State::default()
     });
     let read_serial = folded.serial;
+    let moved = moved_since(plan, read_path.is_some().then_some(&folded));
     let mut entries = Vec::new();
     let (mut failed, mut never_ran) = (Vec::new(), Vec::new());
     for planned in &plan.components {
@@ -91,10 +95,19 @@ pub fn finish(
         }
         let name = &planned.name;
         let recorded = records.get(name);
-        if let Some(record) = recorded {
+        let newer = moved.then(|| newer_entry(plan, &folded, name)).flatten();
+        if let (Some(record), None) = (recorded, &newer) {
             record.apply(&mut folded);
         }
         let outcome = match (recorded, planned.action.runs()) {
+            (Some(_), _) if newer.is_some() => {
+                failed.push(name.clone());
+                let written = newer.unwrap_or_default();
+                Outcome::Failed(format!(
+                    "not recorded: the state's entry of `{name}` was written at {written}, after the plan (made at {}), by another run",
+                    plan.created
+                ))
+            }
             (Some(r), _) if r.deployed() => Outcome::Deployed,
             (Some(r), _) => {
                 failed.push(name.clone());
@@ -143,6 +156,25 @@ pub fn finish(
         failed,
         never_ran,
     })
+}
+
+/// The state was written since the plan was made (another lineage, or
+/// another serial): the jobs' runs did not write it, something else did.
+fn moved_since(plan: &SavedPlan, state: Option<&State>) -> bool {
+    let now = state.map(|s| (s.lineage.as_str(), s.serial));
+    let planned = plan.state.lineage.as_deref().zip(plan.state.serial);
+    now != planned
+}
+
+/// When the state's entry of `name` was written after the plan was made:
+/// the time it was written (a job's record must not replace it).
+fn newer_entry(plan: &SavedPlan, state: &State, name: &str) -> Option<String> {
+    let entry = state.components.get(name)?;
+    let at = |text: &str| hub_state::rfc3339_to_unix(text);
+    match (at(&entry.timestamp), at(&plan.created)) {
+        (Some(written), Some(made)) if written > made => Some(entry.timestamp.clone()),
+        _ => None,
+    }
 }
 
 /// The run in the state's operation log, as a deploy records itself:

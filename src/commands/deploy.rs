@@ -1,0 +1,162 @@
+//! `hub deploy`: a plain deploy, a saved plan (`--plan PLAN`), a change's
+//! latest plan (`--change ID`) and one job of a pipeline (`--plan PLAN -c
+//! NAME --job`); a plan is applied once [`reviewed::check`] finds it holds.
+
+use super::common;
+use super::{
+    change, reviewed, run_loaded, run_loaded_keeping, run_stack, runs, selection, RunRequest,
+};
+use crate::error::Error;
+use hub_manifest::diag::Warnings;
+use std::path::Path;
+
+/// `hub deploy`.
+pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use hub_engine::order::plan::Verb;
+    if args.plan.is_some() && !args.common.selection.components.is_empty() {
+        return deploy_job(&args, warnings);
+    }
+    if args.plan.is_none() {
+        runs::refuse_open_runs_of(&args.common.state)?;
+    }
+    if args.plan.is_some() && !args.replace.replace.is_empty() {
+        return Err(Error::Usage {
+            flag: "--replace",
+            value: args.replace.replace.join(","),
+            reason:
+                "with `--plan`, only a job (`-c NAME`) takes it: the plan says what is replaced"
+                    .into(),
+        });
+    }
+    if let Some(path) = &args.plan {
+        let plan = std::slice::from_ref(path);
+        return hub_engine::trace::traced_run("deploy", plan, || {
+            let planned = hub_engine::view::saved::read(path)?;
+            deploy_saved(planned, path, &args, warnings, &mut || Ok(()))
+        });
+    }
+    if args.change.change.is_some() {
+        let manifest = &args.common.stack.manifest;
+        return hub_engine::trace::traced_run("deploy", manifest, || {
+            change::deploy(&args, &mut |saved, path, before_run| {
+                deploy_saved(saved, path, &args, warnings, before_run)
+            })
+        });
+    }
+    if args.changed && args.common.state.no_state {
+        return Err(Error::Usage {
+            flag: "--changed",
+            value: String::new(),
+            reason: "it compares each component with the state: give `-s STATE` instead of `-n`"
+                .into(),
+        });
+    }
+    change::refuse_while_a_change_holds(
+        "deploy",
+        &args.common.state,
+        args.change_lock.ignore_change_lock,
+    )?;
+    let request = RunRequest {
+        common: &args.common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: args.changed,
+        replace: &args.replace.replace,
+        prune: args.prune,
+    };
+    run_stack(&request, Verb::Deploy, warnings)
+}
+
+/// `hub deploy --plan PLAN -c NAME [--job]`: one component of the plan,
+/// as a job of a pipeline (see `runs`).
+fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let Some(path) = args.plan.as_deref() else {
+        return Ok(());
+    };
+    let (name, planned, plan_id) = runs::job_of(args, path)?;
+    // A job is an apply: it checks what `deploy --plan` checks, then
+    // runs its component alone, on the stack the check loaded.
+    let reviewed::Checked {
+        mut common,
+        mut stack,
+        mut options,
+        ..
+    } = reviewed::check(&planned, path, args, warnings)?;
+    runs::narrow(&mut common, &name);
+    let request = RunRequest {
+        common: &common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: false,
+        replace: &[],
+        prune: false,
+    };
+    let base_dir = common.stack.base_dir.as_deref();
+    options.selection = selection::resolve(&stack, &common.selection, base_dir)?;
+    (options.changed, options.replace, options.prune) = (false, Vec::new(), false);
+    // The job's working copy is the state with this run's records: the
+    // check compared the plan with the state itself.
+    (options.expected_state, options.planned) = (None, None);
+    let clock = common::clock()?;
+    let job_request = hub_engine::run::job::JobRequest {
+        plan: &planned,
+        plan_file: path,
+        plan_id,
+        component: &name,
+        replace: args.replace.replace.contains(&name),
+    };
+    let Some(job) = runs::start_job(&stack, &job_request, &clock)? else {
+        return Ok(());
+    };
+    // The engine deploys the component on the job's working copy.
+    options.state = vec![job.copy.clone()];
+    let ran = run_loaded(&request, &mut stack, &options, warnings);
+    runs::end_job(job, ran, &job_request, &clock, warnings)
+}
+
+/// `hub deploy --plan PLAN` (and `--change ID`): the plan's stack, state
+/// and arguments, made again and compared with the plan before anything
+/// runs; `path` names the plan in messages. `before_run` is called once
+/// the plan is found to hold, just before the run.
+fn deploy_saved(
+    planned: hub_engine::view::saved::SavedPlan,
+    path: &Path,
+    args: &crate::cli::DeployArgs,
+    warnings: &mut Warnings,
+    before_run: &mut dyn FnMut() -> Result<(), Error>,
+) -> Result<(), Error> {
+    deploy_saved_keeping(planned, path, args, warnings, before_run, &mut None)
+}
+
+/// [`deploy_saved`], which also keeps the run's summary in `kept` (`hub
+/// ci`'s comment is made of it).
+pub(super) fn deploy_saved_keeping(
+    planned: hub_engine::view::saved::SavedPlan,
+    path: &Path,
+    args: &crate::cli::DeployArgs,
+    warnings: &mut Warnings,
+    before_run: &mut dyn FnMut() -> Result<(), Error>,
+    kept: &mut Option<hub_engine::view::summary::Summary>,
+) -> Result<(), Error> {
+    runs::refuse_open_runs(&planned.state.locations)?;
+    let reviewed::Checked {
+        common,
+        mut stack,
+        mut options,
+        preview,
+    } = reviewed::check(&planned, path, args, warnings)?;
+    let request = RunRequest {
+        common: &common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: planned.arguments.changed,
+        replace: &planned.arguments.replace,
+        prune: planned.arguments.prune,
+    };
+    // The engine executes this plan, once the state is found unchanged.
+    options.planned = Some(std::sync::Arc::new(preview));
+    before_run()?;
+    let (result, summary) = run_loaded_keeping(&request, &mut stack, &options, warnings);
+    *kept = summary;
+    result
+}
