@@ -9,6 +9,8 @@ fn main() -> ExitCode {
         Err(error) => return usage_error(&error),
     };
     hub_manifest::diag::set_debug(cli.debug);
+    let args: Vec<String> = std::env::args().collect();
+    hub_manifest::masked::enable(std::env::vars(), &args);
     let mut warnings = Warnings::default();
     let result = match cli.command {
         Command::Elaborate(args) => hub::commands::elaborate(args, &mut warnings),
