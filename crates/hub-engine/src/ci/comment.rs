@@ -10,7 +10,7 @@
 use super::{Event, Operation};
 use crate::outcome::{Outcome as ComponentOutcome, Summary};
 use crate::policy::PolicyResults;
-use crate::view::inert::{code, fence, html, prose, rich};
+use crate::view::inert::{code, fence, html, prose, rich, rich_line};
 use crate::view::preview::{render_markdown, Action, Preview};
 use std::fmt::Write;
 
@@ -138,7 +138,7 @@ impl Report<'_> {
         }
         match (self.operation, &self.done) {
             (Operation::Refused { reason, .. } | Operation::Nothing { reason }, _) => {
-                let _ = writeln!(out, "{}", rich(reason));
+                let _ = writeln!(out, "{}", rich_line(reason));
             }
             (_, Done::Planned(plan, policies)) => {
                 out.push_str(&render_markdown(plan));
@@ -159,7 +159,7 @@ impl Report<'_> {
                 let _ = writeln!(out, "{fence}text\n{}\n{fence}", error.trim_end());
             }
             (_, Done::Said(said)) => {
-                let _ = writeln!(out, "{}", rich(said));
+                let _ = writeln!(out, "{}", rich_line(said));
             }
             (_, Done::NotRun) => {}
         }

@@ -88,16 +88,26 @@ fn prose_after(text: &str, starts: bool) -> String {
 /// `database` ``): each quoted part as a [`code`] span, the rest as
 /// [`prose`]. Whatever backticks a quoted name holds, every part goes
 /// through one of the two: a name can shift the pairing, never escape
-/// it. With an odd number of backticks, all of it is prose.
+/// it. With an odd number of backticks, all of it is prose. For text
+/// after something on its line (a table cell, `Label: …`).
 pub fn rich(text: &str) -> String {
+    rich_at(text, false)
+}
+
+/// [`rich`] for text that starts its own line.
+pub fn rich_line(text: &str) -> String {
+    rich_at(text, true)
+}
+
+fn rich_at(text: &str, starts: bool) -> String {
     if text.matches('`').count() % 2 == 1 {
-        return prose(text);
+        return prose_after(text, starts);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for (index, part) in text.split('`').enumerate() {
         match (index % 2, part.is_empty()) {
             (_, true) => {}
-            (0, false) => out.push_str(&prose_after(part, index == 0)),
+            (0, false) => out.push_str(&prose_after(part, starts && index == 0)),
             _ => out.push_str(&code(part)),
         }
     }
