@@ -121,12 +121,18 @@ pub fn fence(text: &str) -> String {
 }
 
 /// `text` inside an HTML element: `&`, `<`, `>` and quotes as entities,
-/// on one line, a joiner after `@` (HTML text is still markdown to
-/// GitHub's mention finder).
+/// on one line, a joiner after `@` and inside `://` (GitHub finds
+/// mentions and links in HTML text too).
 pub fn html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in one_line(text).chars() {
+    let line = one_line(text);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
+            ':' if chars.peek() == Some(&'/') => {
+                out.push(':');
+                out.push(JOINER);
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
