@@ -5,7 +5,7 @@
 //! What it masks is learnt as the run goes: when the binary starts
 //! ([`enable`]), the credentials hub knows, the CI tokens and every
 //! variable whose name looks secret, and the values of `-e`/`--mask`;
-//! then each value a [`SecretMasker`] of the run is given (`kind: secret`
+//! then each value a [`crate::redact::SecretMasker`] of the run is given (`kind: secret`
 //! and secret-looking parameters and outputs), and each `fromEnv` value
 //! read from a variable that holds a secret ([`learn`]).
 //!
@@ -19,13 +19,62 @@
 //! Until [`enable`] is called (library users, unit tests) nothing is
 //! learnt and nothing is masked here.
 
-use crate::redact::{SecretMasker, MASK};
 use crate::secrets::{looks_secret, CREDENTIAL_VARIABLES};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::RwLock;
 
+/// What a masked value is replaced by.
+pub const MASK: &str = "(masked)";
+
+/// The shortest value that is masked (see
+/// [`crate::redact::SecretMasker::MIN_LEN`]).
+const MIN_LEN: usize = 4;
+
 /// The process's masker; `None` until [`enable`].
-static RUNNER: RwLock<Option<SecretMasker>> = RwLock::new(None);
+static RUNNER: RwLock<Option<Runner>> = RwLock::new(None);
+
+/// The values learnt, and the automaton that finds them (built again
+/// when a value is added, on the next use).
+#[derive(Default)]
+struct Runner {
+    values: Vec<String>,
+    known: HashSet<String>,
+    matcher: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
+}
+
+impl Runner {
+    /// Adds `value` and each of its lines, when long enough.
+    fn add(&mut self, value: &str) {
+        let lines = value.lines().map(|line| line.trim_end_matches('\r'));
+        for part in std::iter::once(value).chain(lines) {
+            if part.chars().count() >= MIN_LEN && self.known.insert(part.to_string()) {
+                self.values.push(part.to_string());
+                self.matcher = std::sync::OnceLock::new();
+            }
+        }
+    }
+
+    /// `text` with every value replaced, longest first.
+    fn mask<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let matcher = self.matcher.get_or_init(|| {
+            (!self.values.is_empty())
+                .then(|| {
+                    aho_corasick::AhoCorasick::builder()
+                        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                        .build(&self.values)
+                        .ok()
+                })
+                .flatten()
+        });
+        match matcher {
+            Some(matcher) if matcher.is_match(text) => {
+                Cow::Owned(matcher.replace_all(text, &vec![MASK; self.values.len()]))
+            }
+            _ => Cow::Borrowed(text),
+        }
+    }
+}
 
 /// Tokens CI systems give every job, whose names do not all look secret.
 pub const CI_TOKENS: &[&str] = &[
@@ -50,7 +99,14 @@ pub const CI_TOKENS: &[&str] = &[
 
 /// Words that make a variable's name a secret's wherever they stand in
 /// it (`AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD_FILE_CONTENT`).
-const SECRET_PARTS: [&str; 6] = ["SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE"];
+const SECRET_PARTS: [&str; 6] = [
+    "SECRET",
+    "TOKEN",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+    "PRIVATE",
+];
 
 /// Whether the value of environment variable `name` is the runner's
 /// secret: a credential hub knows, a CI token, or a name that looks
@@ -63,18 +119,18 @@ pub fn secret_variable(name: &str) -> bool {
         || SECRET_PARTS.iter().any(|part| upper.contains(part))
 }
 
-/// Starts masking: learns the secret variables of `env` and the secret
-/// values of the command line `args` (`-e NAME=value`, `--mask`).
-pub fn enable(env: impl IntoIterator<Item = (String, String)>, args: &[String]) {
-    let mut masker = SecretMasker::new(false);
+/// Starts masking: learns the secret variables of `env`. The caller
+/// then learns its command line's secret values
+/// ([`crate::redact::learn_args`]).
+pub fn enable(env: impl IntoIterator<Item = (String, String)>) {
+    let mut runner = Runner::default();
     for (name, value) in env {
         if secret_variable(&name) {
-            masker.add_here(&value);
+            runner.add(&value);
         }
     }
-    crate::redact::learn_args(args, &mut masker);
-    if let Ok(mut runner) = RUNNER.write() {
-        *runner = Some(masker);
+    if let Ok(mut slot) = RUNNER.write() {
+        *slot = Some(runner);
     }
 }
 
@@ -86,12 +142,20 @@ pub fn enabled() -> bool {
 /// Masks `value` from now on in everything hub writes (a no-op before
 /// [`enable`]).
 pub fn learn(value: &str) {
-    if value.chars().count() < SecretMasker::MIN_LEN {
+    if value.chars().count() < MIN_LEN {
+        return;
+    }
+    let known = |runner: &Runner| runner.known.contains(value);
+    if RUNNER
+        .read()
+        .map(|r| r.as_ref().is_none_or(known))
+        .unwrap_or(true)
+    {
         return;
     }
     if let Ok(mut runner) = RUNNER.write() {
-        if let Some(masker) = runner.as_mut().filter(|m| !m.masks(value)) {
-            masker.add_here(value);
+        if let Some(runner) = runner.as_mut() {
+            runner.add(value);
         }
     }
 }

@@ -7,7 +7,7 @@
 use crate::secrets::{looks_secret, CREDENTIAL_VARIABLES};
 use std::borrow::Cow;
 
-pub const MASK: &str = "(masked)";
+pub const MASK: &str = crate::masked::MASK;
 
 /// Decides, for each printed value, whether it is shown.
 #[derive(Debug, Clone, Copy, Default)]
@@ -97,7 +97,7 @@ impl SecretMasker {
     }
 
     /// [`SecretMasker::add`] for this masker alone.
-    pub(crate) fn add_here(&mut self, secret: &str) {
+    fn add_here(&mut self, secret: &str) {
         let lines = secret.lines().map(|line| line.trim_end_matches('\r'));
         for value in std::iter::once(secret).chain(lines) {
             if value.chars().count() >= Self::MIN_LEN && self.known.insert(value.to_string()) {
@@ -201,9 +201,10 @@ pub fn recorded_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 /// Learns the values of `-e`/`--environment`/`--env` pairs and `--mask`
-/// of a command line.
-pub(crate) fn learn_args(args: &[String], masker: &mut SecretMasker) {
-    record_args(args.iter().cloned(), masker);
+/// of a command line: the process masks them in everything it writes
+/// ([`crate::masked`]).
+pub fn learn_args(args: &[String]) {
+    record_args(args.iter().cloned(), &mut SecretMasker::new(false));
 }
 
 fn record_args(args: impl IntoIterator<Item = String>, masker: &mut SecretMasker) -> Vec<String> {

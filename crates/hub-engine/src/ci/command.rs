@@ -48,8 +48,16 @@ fn parse_words(words: Vec<&str>) -> Result<Command, String> {
         Some((&"plan", rest)) => (Verb::Plan, rest),
         Some((&"apply", rest)) => (Verb::Apply, rest),
         Some((&"unlock", rest)) => (Verb::Unlock, rest),
-        Some(_) => return Err(format!("the comment's `hub` line names no command hub knows; {KNOWN}")),
-        None => return Err(format!("the comment's `hub` line names no command; {KNOWN}")),
+        Some(_) => {
+            return Err(format!(
+                "the comment's `hub` line names no command hub knows; {KNOWN}"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "the comment's `hub` line names no command; {KNOWN}"
+            ))
+        }
     };
     let mut components = Vec::new();
     let mut rest = rest.iter();
@@ -64,7 +72,12 @@ fn parse_words(words: Vec<&str>) -> Result<Command, String> {
                 .or_else(|| other.strip_prefix("-c").filter(|l| !l.is_empty()))
             {
                 Some(list) => list,
-                None => return Err(format!("`hub {}` is given a flag hub does not know; {KNOWN}", verb.as_str())),
+                None => {
+                    return Err(format!(
+                        "`hub {}` is given a flag hub does not know; {KNOWN}",
+                        verb.as_str()
+                    ))
+                }
             },
         };
         for entry in list.split(',').filter(|e| !e.is_empty()) {

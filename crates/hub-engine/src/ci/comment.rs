@@ -169,11 +169,7 @@ impl Report<'_> {
     /// `Event: `issue_comment.created` · commit `abc1234` · by `alice` (MEMBER)`.
     fn context_line(&self) -> String {
         let event = self.event;
-        let mut line = format!(
-            "Event: {} ({})",
-            code(&event.name),
-            event.platform.as_str()
-        );
+        let mut line = format!("Event: {} ({})", code(&event.name), event.platform.as_str());
         if let Some(sha) = &event.sha {
             let short: String = sha.chars().take(12).collect();
             let _ = write!(line, " · commit {}", code(&short));

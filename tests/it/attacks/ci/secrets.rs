@@ -178,7 +178,11 @@ impl Demo {
         printed.push(&stored);
         let all = everything_written(self.tmp.path(), &printed);
         if let Some(at) = all.find(secret) {
-            let from = all[..at].char_indices().rev().nth(300).map_or(0, |(i, _)| i);
+            let from = all[..at]
+                .char_indices()
+                .rev()
+                .nth(300)
+                .map_or(0, |(i, _)| i);
             panic!(
                 "{scenario} ({}): the runner's secret is in what hub wrote: …{}…",
                 self.place.name(),
@@ -399,7 +403,10 @@ fn assert_inert(scenario: &str, comment: &str) {
     let (live, html) = outside_code(comment);
     let live = without_escapes(&live);
     let checks = [
-        (&live, &["<img", "<b>", "](", "@team", "@org", "https://evil"][..]),
+        (
+            &live,
+            &["<img", "<b>", "](", "@team", "@org", "https://evil"][..],
+        ),
         (&html, &["<img", "<b>", "@team", "@org", "https://evil"][..]),
     ];
     for (text, raws) in checks {
@@ -468,7 +475,11 @@ fn stack_component_and_policy_names_reach_the_comment_as_text() {
     let named = |s: &str| serde_json::to_string(s).expect("JSON string");
     let component = "evil` <b>@team<b> [pay](https:evil.example) `";
     let text = text
-        .replacen("  name: demo\n", &format!("  name: {}\n", named(BREAKOUT)), 1)
+        .replacen(
+            "  name: demo\n",
+            &format!("  name: {}\n", named(BREAKOUT)),
+            1,
+        )
         .replacen(
             "components:\n",
             &format!(
@@ -487,7 +498,10 @@ fn stack_component_and_policy_names_reach_the_comment_as_text() {
     let out = demo.ci(&event, &[], &[]);
     out.success();
     let comment = demo.comment();
-    assert!(comment.contains("onerror"), "the names are shown: {comment}");
+    assert!(
+        comment.contains("onerror"),
+        "the names are shown: {comment}"
+    );
     assert!(comment.contains("#### Policies"), "{comment}");
     assert_inert("names of the stack", &comment);
 }

@@ -54,7 +54,10 @@ impl Walk<'_> {
             Some(before) if recorded_value(before) == current => ParameterChange::Unchanged,
             Some(_) => ParameterChange::Changed,
         };
-        if let Some(variable) = self.from_env(&param.origin).filter(|_| !self.options.reveal) {
+        if let Some(variable) = self
+            .from_env(&param.origin)
+            .filter(|_| !self.options.reveal)
+        {
             return ParameterPlan {
                 name: param.name.clone(),
                 value: Some(format!("(from ${variable})")),

@@ -20,11 +20,20 @@ fn prose_has_no_html_mentions_links_or_code() {
     assert_eq!(prose("hi @org/team"), "hi @\u{200D}org/team");
     assert_eq!(prose("see https://e.com"), "see https:\u{200D}//e.com");
     assert_eq!(prose("www.e.com"), "www\u{200D}.e.com");
-    assert_eq!(prose("`x` [l](u) ![i](u)"), "\\`x\\` \\[l\\](u) \\!\\[i\\](u)");
-    assert_eq!(prose("one\n## two\r"), "one\\\\n#\u{200D}#\u{200D} two\\\\r");
+    assert_eq!(
+        prose("`x` [l](u) ![i](u)"),
+        "\\`x\\` \\[l\\](u) \\!\\[i\\](u)"
+    );
+    assert_eq!(
+        prose("one\n## two\r"),
+        "one\\\\n#\u{200D}#\u{200D} two\\\\r"
+    );
     assert_eq!(prose("- item"), "\\- item");
     assert_eq!(prose("12. item"), "12\\. item");
-    assert_eq!(prose("runs again (no --changed)"), "runs again (no --changed)");
+    assert_eq!(
+        prose("runs again (no --changed)"),
+        "runs again (no --changed)"
+    );
 }
 
 #[test]

@@ -4,9 +4,7 @@
 //! `<details>` block. Secrets are always masked: the command refuses
 //! `--reveal` with this format.
 
-use super::render::{
-    counts_text, parameter_text, removed_heading, requirement_text,
-};
+use super::render::{counts_text, parameter_text, removed_heading, requirement_text};
 use super::{ComponentPreview, Preview, Verb, Wait};
 use crate::view::inert::{code, html, rich};
 use std::fmt::Write;
@@ -168,5 +166,4 @@ mod tests {
         assert_eq!(fence_for(&["+ a = b".into()]), "```");
         assert_eq!(fence_for(&["+ a = ````x".into()]), "`````");
     }
-
 }
