@@ -208,6 +208,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_runner_masks_each_value_and_line_longest_first() {
+        let mut runner = Runner::default();
+        runner.add("tok-1234");
+        runner.add("tok-1234-long");
+        runner.add("abc");
+        runner.add("line-one\r\nline-two");
+        assert_eq!(
+            runner.mask("a tok-1234-long b tok-1234 c abc line-two"),
+            "a (masked) b (masked) c abc (masked)"
+        );
+        assert!(matches!(runner.mask("nothing"), Cow::Borrowed(_)));
+        assert!(matches!(Runner::default().mask("tok-1234"), Cow::Borrowed(_)));
+    }
+
+    #[test]
     fn secret_variables() {
         for name in [
             "AWS_SECRET_ACCESS_KEY",
