@@ -31,6 +31,11 @@ pub const MASK: &str = "(masked)";
 /// [`crate::redact::SecretMasker::MIN_LEN`]).
 const MIN_LEN: usize = 4;
 
+/// Values that stand for a secret without being one: Terraform's
+/// placeholder for a sensitive output is quoted by the error that
+/// refuses it.
+const PLACEHOLDERS: [&str; 1] = ["<sensitive>"];
+
 /// The process's masker; `None` until [`enable`].
 static RUNNER: RwLock<Option<Runner>> = RwLock::new(None);
 
@@ -142,7 +147,7 @@ pub fn enabled() -> bool {
 /// Masks `value` from now on in everything hub writes (a no-op before
 /// [`enable`]).
 pub fn learn(value: &str) {
-    if value.chars().count() < MIN_LEN {
+    if value.chars().count() < MIN_LEN || PLACEHOLDERS.contains(&value) {
         return;
     }
     let known = |runner: &Runner| runner.known.contains(value);
@@ -219,7 +224,10 @@ mod tests {
             "a (masked) b (masked) c abc (masked)"
         );
         assert!(matches!(runner.mask("nothing"), Cow::Borrowed(_)));
-        assert!(matches!(Runner::default().mask("tok-1234"), Cow::Borrowed(_)));
+        assert!(matches!(
+            Runner::default().mask("tok-1234"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

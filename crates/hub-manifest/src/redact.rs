@@ -292,7 +292,9 @@ impl Flag {
                         format!("{name}={MASK}")
                     }
                     None => {
-                        masker.add(pair);
+                        // Not a value but a malformed pair (`-e NAME`):
+                        // masked where recorded, not in every message.
+                        masker.add_here(pair);
                         MASK.to_string()
                     }
                 })
