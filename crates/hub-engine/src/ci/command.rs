@@ -88,10 +88,10 @@ fn parse_words(words: Vec<&str>) -> Result<Command, String> {
         }
     }
     match verb {
-        Verb::Apply if !components.is_empty() => Err(format!(
+        Verb::Apply if !components.is_empty() => Err(String::from(
             "`hub apply` applies the change's latest plan, whatever it selected, and takes no `-c`: plan a selection with `hub plan -c a,b`, then `hub apply`"
         )),
-        Verb::Unlock if !components.is_empty() => Err(format!(
+        Verb::Unlock if !components.is_empty() => Err(String::from(
             "`hub unlock` releases the change's apply lock on the whole stack and takes no `-c`"
         )),
         _ => Ok(Command { verb, components }),

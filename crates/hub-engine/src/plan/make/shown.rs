@@ -55,7 +55,7 @@ impl Walk<'_> {
             Some(_) => ParameterChange::Changed,
         };
         if let Some(variable) = self
-            .from_env(&param.origin)
+            .env_variable(&param.origin)
             .filter(|_| !self.options.reveal)
         {
             return ParameterPlan {
@@ -77,7 +77,7 @@ impl Walk<'_> {
 
     /// The variable a value came from, when it came from the environment:
     /// its own `fromEnv`, or the stack parameter it was found as.
-    fn from_env<'o>(&'o self, origin: &'o Origin) -> Option<&'o str> {
+    fn env_variable<'o>(&'o self, origin: &'o Origin) -> Option<&'o str> {
         match origin {
             Origin::FromEnv { variable, .. } => Some(variable),
             Origin::Found { key } => match &self.locked.get(key)?.origin {
