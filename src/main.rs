@@ -9,6 +9,19 @@ fn main() -> ExitCode {
         Err(error) => return usage_error(&error),
     };
     hub_manifest::diag::set_debug(cli.debug);
+    // Everything hub writes from here on is masked, unless the user asked
+    // to see secrets (`--reveal`). `std::env::vars` would panic on a
+    // variable that is not UTF-8: those are skipped.
+    let args: Vec<String> = std::env::args_os()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    if !args.iter().any(|arg| arg == "--reveal") {
+        let variables = std::env::vars_os().filter_map(|(name, value)| {
+            Some((name.into_string().ok()?, value.into_string().ok()?))
+        });
+        hub_manifest::masked::enable(variables);
+        hub_manifest::redact::learn_args(&args);
+    }
     let mut warnings = Warnings::default();
     let result = match cli.command {
         Command::Elaborate(args) => hub::commands::elaborate(args, &mut warnings),

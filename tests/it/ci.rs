@@ -224,7 +224,7 @@ fn a_members_plan_comment_plans_the_components_it_names() {
       dns.domain = demo.local
       app.replicas = 3
       app.tier = ha
-      env.owner = tester
+      env.owner = (from $USER)
       component.database.host = db.10.0.0.0
       component.database.password = (masked)
       hub.provides = database network
@@ -379,8 +379,8 @@ fn comments_that_are_not_commands_do_nothing_and_bad_commands_are_answered() {
         out.stdout,
         "## hub command of pull request #42: refused\n\n\
          Event: `issue_comment.created` (GitHub) · by `alice` (MEMBER)\n\n\
-         `hub aply -c app`: `aply` is not a command; hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`\n\
-         hub ci: command of pull request #42 refused: `hub aply -c app`: `aply` is not a command; hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`\n"
+         the comment's `hub` line names no command hub knows; hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`\n\
+         hub ci: command of pull request #42 refused: the comment's `hub` line names no command hub knows; hub understands `hub plan [-c a,b]`, `hub apply` and `hub unlock`\n"
     );
 }
 

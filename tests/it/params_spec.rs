@@ -364,14 +364,23 @@ fn deploy_case_06_from_env_precedence() {
     let params = params_of(&t().args(&base).env("REGION", "eu-west-1").run());
     assert_eq!(value_of(&params, "region"), yaml("eu-west-1"));
     assert_eq!(from_of(&params, "region"), "fromEnv REGION (environment)");
-    // (c) -e wins over the OS environment
+    // (c) -e wins over the OS environment; an `-e` value is the
+    // runner's, shown only with `--reveal`
     let params = params_of(
+        &t().args(&base)
+            .args(&["-e", "REGION=ap-south-1", "--reveal"])
+            .env("REGION", "eu-west-1")
+            .run(),
+    );
+    assert_eq!(value_of(&params, "region"), yaml("ap-south-1"));
+    assert_eq!(from_of(&params, "region"), "fromEnv REGION (-e)");
+    let masked = params_of(
         &t().args(&base)
             .args(&["-e", "REGION=ap-south-1"])
             .env("REGION", "eu-west-1")
             .run(),
     );
-    assert_eq!(value_of(&params, "region"), yaml("ap-south-1"));
+    assert_eq!(value_of(&masked, "region"), yaml("(masked)"));
     assert_eq!(from_of(&params, "region"), "fromEnv REGION (-e)");
     // (d) a value beats fromEnv
     let with_value =

@@ -113,7 +113,7 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + dns.domain = demo.local
         + app.replicas = 3
         + app.tier = ha
-        + env.owner = tester
+        + env.owner = (from $USER)
         + component.database.host = (known after database deploys)
         + component.database.password = (known after database deploys)
         + hub.provides = database network
@@ -175,7 +175,7 @@ fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
           dns.domain = demo.local
           app.replicas = 3
           app.tier = ha
-          env.owner = tester
+          env.owner = (from $USER)
           component.database.host = db.10.0.0.0
           component.database.password = (masked)
           hub.provides = database network

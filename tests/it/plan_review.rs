@@ -77,7 +77,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
       dns.domain = demo.local
       app.replicas = 3
       app.tier = ha
-      env.owner = tester
+      env.owner = (from $USER)
       component.database.host = db.10.0.0.0
       component.database.password = (masked)
       hub.provides = database network

@@ -17,7 +17,7 @@ const PARENT_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
 const PARENT_SPAN: &str = "b7ad6b7169203331";
 
 /// One receiver, ended with the test.
-struct Receiver {
+pub(crate) struct Receiver {
     port: u16,
     out: PathBuf,
     child: Child,
@@ -36,7 +36,7 @@ impl Drop for Receiver {
 impl Receiver {
     /// A receiver on a free port, or `None` (the test returns) when it
     /// cannot run here outside CI.
-    fn start() -> Option<Receiver> {
+    pub(crate) fn start() -> Option<Receiver> {
         match Self::try_start() {
             Ok(receiver) => Some(receiver),
             Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => {
@@ -87,12 +87,12 @@ impl Receiver {
         })
     }
 
-    fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Every span received, in the order they came.
-    fn spans(&self) -> Vec<Value> {
+    pub(crate) fn spans(&self) -> Vec<Value> {
         let text = std::fs::read_to_string(&self.out).unwrap_or_default();
         let spans: Vec<Value> = text
             .lines()

@@ -7,6 +7,8 @@
 //! writing its logs and its state, to exit with its own code. SIGPIPE
 //! stays ignored, as Rust programs have it, so a closed pipe is an error
 //! to handle rather than the end of hub.
+//!
+//! Everything written here is masked first ([`crate::masked`]).
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,12 +19,14 @@ static STDERR_CLOSED: AtomicBool = AtomicBool::new(false);
 /// Writes `bytes` to stdout. A closed pipe is not an error (it is
 /// remembered); other errors are returned.
 pub fn out(bytes: &[u8]) -> io::Result<()> {
-    write_to(&mut io::stdout().lock(), &STDOUT_CLOSED, bytes)
+    let bytes = crate::masked::bytes(bytes);
+    write_to(&mut io::stdout().lock(), &STDOUT_CLOSED, &bytes)
 }
 
 /// Writes `text` to stderr; a failure is dropped (a closed pipe is
 /// remembered): a message hub cannot show is no reason to stop.
 pub fn err(text: &str) {
+    let text = crate::masked::text(text);
     let _ = write_to(&mut io::stderr().lock(), &STDERR_CLOSED, text.as_bytes());
 }
 

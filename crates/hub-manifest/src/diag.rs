@@ -105,7 +105,10 @@ impl Warnings {
         });
     }
 
-    pub fn push(&mut self, warning: Warning) {
+    /// Adds a warning, its message masked ([`crate::masked`]): warnings
+    /// reach the terminal, the state, reports and comments.
+    pub fn push(&mut self, mut warning: Warning) {
+        warning.message = crate::masked::string(warning.message);
         self.seen.insert(warning);
     }
 

@@ -2,6 +2,7 @@
 
 pub mod console;
 pub mod diag;
+pub mod masked;
 pub mod private;
 pub mod redact;
 pub mod secrets;

@@ -7,7 +7,7 @@
 use crate::secrets::{header_values, looks_secret, CREDENTIAL_VARIABLES, HEADER_VARIABLES};
 use std::borrow::Cow;
 
-pub const MASK: &str = "(masked)";
+pub const MASK: &str = crate::masked::MASK;
 
 /// Decides, for each printed value, whether it is shown.
 #[derive(Debug, Clone, Copy, Default)]
@@ -87,8 +87,17 @@ impl SecretMasker {
     }
 
     /// Adds a value to mask; values shorter than [`Self::MIN_LEN`] are
-    /// ignored.
+    /// ignored. Unless revealed, the process masks it too in everything
+    /// it writes ([`crate::masked`]).
     pub fn add(&mut self, secret: &str) {
+        if !self.reveal {
+            crate::masked::learn(secret);
+        }
+        self.add_here(secret);
+    }
+
+    /// [`SecretMasker::add`] for this masker alone.
+    fn add_here(&mut self, secret: &str) {
         let lines = secret.lines().map(|line| line.trim_end_matches('\r'));
         for value in std::iter::once(secret).chain(lines) {
             if value.chars().count() >= Self::MIN_LEN && self.known.insert(value.to_string()) {
@@ -197,11 +206,22 @@ impl SecretMasker {
 pub fn recorded_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut masker = SecretMasker::new(false);
     masker.add_credentials(|name| std::env::var(name).ok());
+    record_args(args, &mut masker)
+}
+
+/// Learns the values of `-e`/`--environment`/`--env` pairs and `--mask`
+/// of a command line: the process masks them in everything it writes
+/// ([`crate::masked`]).
+pub fn learn_args(args: &[String]) {
+    record_args(args.iter().cloned(), &mut SecretMasker::new(false));
+}
+
+fn record_args(args: impl IntoIterator<Item = String>, masker: &mut SecretMasker) -> Vec<String> {
     let mut recorded = Vec::new();
     let mut pending: Option<Flag> = None;
     for arg in args {
         if let Some(flag) = pending.take() {
-            recorded.push(flag.mask(&arg, &mut masker));
+            recorded.push(flag.mask(&arg, masker));
             continue;
         }
         match Flag::of(&arg) {
@@ -210,7 +230,7 @@ pub fn recorded_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
                 recorded.push(arg);
             }
             Some((flag, Some((prefix, value)))) => {
-                recorded.push(format!("{prefix}{}", flag.mask(value, &mut masker)));
+                recorded.push(format!("{prefix}{}", flag.mask(value, masker)));
             }
             None => recorded.push(arg),
         }
@@ -281,7 +301,9 @@ impl Flag {
                         format!("{name}={MASK}")
                     }
                     None => {
-                        masker.add(pair);
+                        // Not a value but a malformed pair (`-e NAME`):
+                        // masked where recorded, not in every message.
+                        masker.add_here(pair);
                         MASK.to_string()
                     }
                 })

@@ -58,9 +58,11 @@ pub fn write_output_as(
 }
 
 /// [`write_output`] for a file only its owner may read (a run report):
-/// created with mode 0600 whatever the umask.
+/// created with mode 0600 whatever the umask. Written for people
+/// (comments, reports, saved plans): masked ([`crate::masked`]).
 pub fn write_private_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_file(path, bytes, false, Some(crate::private::FILE_MODE))
+    let bytes = crate::masked::bytes(bytes);
+    write_file(path, &bytes, false, Some(crate::private::FILE_MODE))
 }
 
 fn write_file(

@@ -372,6 +372,9 @@ fn ask(
     let p = &item.param;
     if !p.from_env().is_empty() {
         if let Some((value, overridden)) = lookup_variable(options, p.from_env()) {
+            if hub_manifest::masked::secret_variable(p.from_env()) || looks_secret(&p.name) {
+                hub_manifest::masked::learn(&value);
+            }
             let origin = Origin::FromEnv {
                 variable: p.from_env().to_string(),
                 overridden,

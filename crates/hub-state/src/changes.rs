@@ -251,7 +251,7 @@ impl Registry {
     /// Appends `record` to the records of `id`; returns its number.
     pub fn append(&self, id: &str, record: &Record) -> Result<u64, ChangeError> {
         check_id(id)?;
-        let bytes = serde_json::to_vec_pretty(record).map_err(ChangeError::encode)?;
+        let bytes = masked_json(serde_json::to_vec_pretty(record).map_err(ChangeError::encode)?);
         let mut number = self.names(id)?.iter().map(|(n, _)| *n).max().unwrap_or(0) + 1;
         loop {
             let name = record_name(id, number);
@@ -362,7 +362,7 @@ impl Registry {
         seen: Option<&Revision>,
         clock: &Clock,
     ) -> Result<bool, ChangeError> {
-        let bytes = serde_json::to_vec_pretty(lock).map_err(ChangeError::encode)?;
+        let bytes = masked_json(serde_json::to_vec_pretty(lock).map_err(ChangeError::encode)?);
         match seen {
             None => self.store.create(APPLY_LOCK, &bytes),
             Some(revision) => self.store.update(APPLY_LOCK, &bytes, revision, clock),
@@ -403,7 +403,7 @@ impl Registry {
             holder: holder.clone(),
             expires: Some(epoch_seconds() + wait.as_secs() + WAITING_GRACE),
         };
-        let bytes = serde_json::to_vec_pretty(&waiting).map_err(ChangeError::encode)?;
+        let bytes = masked_json(serde_json::to_vec_pretty(&waiting).map_err(ChangeError::encode)?);
         self.store.overwrite(WAITING, &bytes)
     }
 
@@ -501,4 +501,13 @@ fn record_number(name: &str) -> Option<u64> {
     (stem.len() >= 6 && stem.bytes().all(|b| b.is_ascii_digit()))
         .then(|| stem.parse().ok())
         .flatten()
+}
+
+/// A record as written: the runner's secrets masked
+/// ([`hub_manifest::masked`]), as in everything hub writes.
+fn masked_json(bytes: Vec<u8>) -> Vec<u8> {
+    match hub_manifest::masked::bytes(&bytes) {
+        std::borrow::Cow::Borrowed(_) => bytes,
+        std::borrow::Cow::Owned(masked) => masked,
+    }
 }

@@ -50,7 +50,11 @@ pub struct State {
     /// Stack status: see [`super::StackStatus`].
     #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
     pub status: String,
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
+    #[serde(
+        skip_serializing_if = "is_empty_str",
+        deserialize_with = "text",
+        serialize_with = "masked"
+    )]
     pub message: String,
     #[serde(skip_serializing_if = "StackMeta::is_empty")]
     pub meta: StackMeta,
@@ -184,7 +188,11 @@ pub struct ComponentState {
     pub version: String,
     #[serde(skip_serializing_if = "ComponentMeta::is_empty")]
     pub meta: ComponentMeta,
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
+    #[serde(
+        skip_serializing_if = "is_empty_str",
+        deserialize_with = "text",
+        serialize_with = "masked"
+    )]
     pub message: String,
     /// The component's expanded parameters, in the order they were expanded.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "list")]
@@ -331,7 +339,11 @@ pub struct Operation {
     #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
     pub initiator: String,
     /// Output of a failed component.
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
+    #[serde(
+        skip_serializing_if = "is_empty_str",
+        deserialize_with = "text",
+        serialize_with = "masked"
+    )]
     pub logs: String,
     /// One entry per component touched, in first-touch order.
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "list")]
@@ -403,6 +415,12 @@ pub fn scalar_text(value: &Value) -> String {
 
 fn timestamp<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(if value.is_empty() { ZERO_TIME } else { value })
+}
+
+/// A message or a log, written with the runner's secrets masked
+/// ([`hub_manifest::masked`]): a component's failure can quote them.
+fn masked<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&hub_manifest::masked::text(value))
 }
 
 /// Read without a schema: unknown keys are warned about, with no suggestion.

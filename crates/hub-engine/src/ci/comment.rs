@@ -3,10 +3,14 @@
 //! is shown by the markdown plan renderer of `hub plan --format markdown`
 //! (secrets masked); an apply by each component's result and the last
 //! lines of the logs of those that failed (masked when they were written).
+//! Every text from the event or the stack is made inert markdown
+//! ([`crate::view::inert`]): names as code spans, reasons as escaped prose,
+//! logs and errors in blocks fenced longer than any backtick run in them.
 
 use super::{Event, Operation};
 use crate::outcome::{Outcome as ComponentOutcome, Summary};
 use crate::policy::PolicyResults;
+use crate::view::inert::{code, fence, html, prose, rich, rich_line};
 use crate::view::preview::{render_markdown, Action, Preview};
 use std::fmt::Write;
 
@@ -130,11 +134,11 @@ impl Report<'_> {
         );
         let _ = writeln!(out, "{}\n", self.context_line());
         if let Some(lock) = &self.lock {
-            let _ = writeln!(out, "Apply lock: {}\n", cell(lock));
+            let _ = writeln!(out, "Apply lock: {}\n", rich(lock));
         }
         match (self.operation, &self.done) {
             (Operation::Refused { reason, .. } | Operation::Nothing { reason }, _) => {
-                let _ = writeln!(out, "{}", cell(reason));
+                let _ = writeln!(out, "{}", rich_line(reason));
             }
             (_, Done::Planned(plan, policies)) => {
                 out.push_str(&render_markdown(plan));
@@ -151,11 +155,11 @@ impl Report<'_> {
                 out.push_str(&applied(summary, error.as_deref(), tails));
             }
             (_, Done::Failed(error)) => {
-                let fence = fence_for(error);
+                let fence = fence(error);
                 let _ = writeln!(out, "{fence}text\n{}\n{fence}", error.trim_end());
             }
             (_, Done::Said(said)) => {
-                let _ = writeln!(out, "{}", cell(said));
+                let _ = writeln!(out, "{}", rich_line(said));
             }
             (_, Done::NotRun) => {}
         }
@@ -165,28 +169,24 @@ impl Report<'_> {
     /// `Event: `issue_comment.created` · commit `abc1234` · by `alice` (MEMBER)`.
     fn context_line(&self) -> String {
         let event = self.event;
-        let mut line = format!(
-            "Event: `{}` ({})",
-            cell(&event.name),
-            event.platform.as_str()
-        );
+        let mut line = format!("Event: {} ({})", code(&event.name), event.platform.as_str());
         if let Some(sha) = &event.sha {
             let short: String = sha.chars().take(12).collect();
-            let _ = write!(line, " · commit `{}`", cell(&short));
+            let _ = write!(line, " · commit {}", code(&short));
         }
         if let Some(author) = &event.author {
-            let _ = write!(line, " · by `{}`", cell(author));
+            let _ = write!(line, " · by {}", code(author));
             if let Some(association) = &event.association {
-                let _ = write!(line, " ({})", cell(association));
+                let _ = write!(line, " ({})", prose(association));
             }
         }
         match self.operation {
             Operation::Autoplan { base: Some(base) } => {
                 let short: String = base.chars().take(12).collect();
-                let _ = write!(line, " · components changed since `{}`", cell(&short));
+                let _ = write!(line, " · components changed since {}", code(&short));
             }
             Operation::Plan { components } if !components.is_empty() => {
-                let _ = write!(line, " · `-c {}`", cell(&components.join(",")));
+                let _ = write!(line, " · {}", code(&format!("-c {}", components.join(","))));
             }
             _ => {}
         }
@@ -215,15 +215,15 @@ fn applied(summary: &Summary, error: Option<&str>, tails: &[LogTail]) -> String 
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "| `{}` | {result} | {} |",
-                cell(&entry.component),
-                cell(why)
+                "| {} | {result} | {} |",
+                code(&entry.component),
+                rich(why)
             );
         }
         out.push('\n');
     }
     if let Some(error) = error {
-        let _ = writeln!(out, "The apply failed: {}\n", cell(first_line(error)));
+        let _ = writeln!(out, "The apply failed: {}\n", rich(first_line(error)));
     }
     for tail in tails {
         let more = match tail.omitted {
@@ -231,7 +231,7 @@ fn applied(summary: &Summary, error: Option<&str>, tails: &[LogTail]) -> String 
             _ => format!(" (last {} lines)", tail.lines.len()),
         };
         let text = tail.lines.join("\n");
-        let fence = fence_for(&text);
+        let fence = fence(&text);
         let _ = writeln!(
             out,
             "<details><summary>Log of <code>{}</code>{more}</summary>\n\n{fence}text\n{text}\n{fence}\n\n</details>\n",
@@ -288,24 +288,4 @@ fn counts(plan: &Preview) -> String {
 fn first_line(text: &str) -> &str {
     let line = text.lines().next().unwrap_or_default();
     line.strip_prefix("error: ").unwrap_or(line)
-}
-
-/// A code fence longer than any run of backticks in `text`.
-fn fence_for(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    "`".repeat((longest + 1).max(3))
-}
-
-/// Text for one table cell or line: on one line, `|` escaped.
-fn cell(text: &str) -> String {
-    text.replace('\r', "\\r")
-        .replace('\n', "\\n")
-        .replace('|', "\\|")
-}
-
-/// Text inside an HTML element.
-fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

@@ -45,9 +45,9 @@ pub fn render_markdown(results: &PolicyResults) -> String {
         };
         let _ = writeln!(
             out,
-            "| {verdict} | `{}` | {} |",
-            cell(&result.name),
-            cell(&result.message)
+            "| {verdict} | {} | {} |",
+            crate::view::inert::code(&result.name),
+            crate::view::inert::rich(&result.message)
         );
     }
     out
@@ -92,8 +92,4 @@ fn rule_text(result: &super::PolicyResult) -> String {
 
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
 }

@@ -18,6 +18,7 @@
 //!   variables.
 
 pub mod ci;
+mod masked;
 mod otel;
 #[cfg(test)]
 mod tests;

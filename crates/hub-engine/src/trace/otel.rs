@@ -130,6 +130,7 @@ impl SpanExporter for Watched {
         &self,
         batch: Vec<SpanData>,
     ) -> impl std::future::Future<Output = OTelSdkResult> + Send {
+        let batch = batch.into_iter().map(super::masked::span).collect();
         let exported = self.inner.export(batch);
         let error = self.error.clone();
         async move {

@@ -13,6 +13,7 @@
 
 pub mod graph;
 pub mod html;
+pub mod inert;
 pub mod pipeline;
 pub mod preview;
 pub mod progress;

@@ -1,10 +1,13 @@
 //! How the plan shows a component's parameters: each against the value
-//! the state recorded for it, secrets masked.
+//! the state recorded for it, secrets masked, and a value that came from
+//! the runner's environment (`fromEnv`, `-e`) as `(from $NAME)`: plans
+//! reach pull-request comments, the change registry and saved plans.
 
 use super::Walk;
 use crate::plan::expand::Expanded;
 use crate::plan::{saved_digest, ParameterChange, ParameterPlan};
-use hub_params::ExpandedParam;
+use hub_manifest::redact::MASK;
+use hub_params::{ExpandedParam, Origin};
 use hub_state::StateParameter;
 
 impl Walk<'_> {
@@ -51,12 +54,37 @@ impl Walk<'_> {
             Some(before) if recorded_value(before) == current => ParameterChange::Unchanged,
             Some(_) => ParameterChange::Changed,
         };
+        if let Some(variable) = self
+            .env_variable(&param.origin)
+            .filter(|_| !self.options.reveal)
+        {
+            return ParameterPlan {
+                name: param.name.clone(),
+                value: Some(format!("(from ${variable})")),
+                previous: before.map(|_| MASK.to_string()),
+                change,
+                digest: Some(crate::plan::text_digest(&current)),
+            };
+        }
         ParameterPlan {
             name: param.name.clone(),
             value: Some(expanded.shown(param, &self.redactor)),
             previous: before.map(|b| self.recorded_text(b, param.secret)),
             change,
             digest: saved_digest(&param.name, param.secret, &current),
+        }
+    }
+
+    /// The variable a value came from, when it came from the environment:
+    /// its own `fromEnv`, or the stack parameter it was found as.
+    fn env_variable<'o>(&'o self, origin: &'o Origin) -> Option<&'o str> {
+        match origin {
+            Origin::FromEnv { variable, .. } => Some(variable),
+            Origin::Found { key } => match &self.locked.get(key)?.origin {
+                Origin::FromEnv { variable, .. } => Some(variable),
+                _ => None,
+            },
+            _ => None,
         }
     }
 

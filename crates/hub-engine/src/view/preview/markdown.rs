@@ -4,10 +4,9 @@
 //! `<details>` block. Secrets are always masked: the command refuses
 //! `--reveal` with this format.
 
-use super::render::{
-    counts_text, one_line, parameter_text, removed_heading, requirement_text, stack_text,
-};
+use super::render::{counts_text, parameter_text, removed_heading, requirement_text};
 use super::{ComponentPreview, Preview, Verb, Wait};
+use crate::view::inert::{code, html, rich};
 use std::fmt::Write;
 
 /// ```markdown
@@ -33,7 +32,10 @@ pub fn render_markdown(preview: &Preview) -> String {
     let mut out = format!(
         "### Plan: {} {}\n\n",
         preview.verb.as_str(),
-        cell(&stack_text(&preview.stack))
+        match preview.stack.is_empty() {
+            true => "a stack without `meta.name`".to_string(),
+            false => format!("stack {}", code(&preview.stack)),
+        }
     );
     let _ = writeln!(out, "**{}**\n", counts_text(preview));
     let _ = writeln!(out, "{}\n", context_line(preview));
@@ -41,10 +43,10 @@ pub fn render_markdown(preview: &Preview) -> String {
     for component in &preview.components {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} |",
-            cell(&component.name),
+            "| {} | {} | {} |",
+            code(&component.name),
             action_cell(component),
-            cell(&component.reasons.join("; "))
+            rich(&component.reasons.join("; "))
         );
     }
     if !preview.removed.is_empty() {
@@ -55,21 +57,21 @@ pub fn render_markdown(preview: &Preview) -> String {
                 true => format!("**{}**", removed.action.as_str()),
                 false => removed.action.as_str().to_string(),
             };
-            let why = cell(&removed.reasons.join("; "));
-            let _ = writeln!(out, "| `{}` | {action} | {why} |", cell(&removed.name));
+            let why = rich(&removed.reasons.join("; "));
+            let _ = writeln!(out, "| {} | {action} | {why} |", code(&removed.name));
         }
     }
     if !preview.problems.is_empty() {
         out.push_str("\nWould fail before any component starts:\n\n");
         for problem in &preview.problems {
-            let _ = writeln!(out, "- {}", cell(&problem.to_string()));
+            let _ = writeln!(out, "- {}", rich(&problem.to_string()));
         }
     }
     if !preview.moved.is_empty() {
         out.push_str("\nRenamed in the state (`moved`):\n\n");
         for renamed in &preview.moved {
-            let (from, to) = (cell(&renamed.from), cell(&renamed.to));
-            let _ = writeln!(out, "- moved `{from}` → `{to}`");
+            let (from, to) = (code(&renamed.from), code(&renamed.to));
+            let _ = writeln!(out, "- moved {from} → {to}");
         }
     }
     for component in &preview.components {
@@ -84,16 +86,16 @@ fn context_line(preview: &Preview) -> String {
     let state = match &preview.state {
         None => "none (`-n`)".to_string(),
         Some(seen) => match (seen.serial, preview.verb) {
-            (Some(serial), _) => format!("`{}` (serial {serial})", cell(&seen.path)),
-            (None, Verb::Deploy) => format!("`{}` does not exist: first deploy", cell(&seen.path)),
+            (Some(serial), _) => format!("{} (serial {serial})", code(&seen.path)),
+            (None, Verb::Deploy) => format!("{} does not exist: first deploy", code(&seen.path)),
             (None, Verb::Undeploy) => {
-                format!("`{}` does not exist: nothing recorded", cell(&seen.path))
+                format!("{} does not exist: nothing recorded", code(&seen.path))
             }
         },
     };
     let mut line = format!("State: {state}");
     if let Some(selection) = &preview.selection {
-        let _ = write!(line, " · selection: {}", cell(&selection.line));
+        let _ = write!(line, " · selection: {}", rich(&selection.line));
     }
     let _ = write!(line, " · jobs: {}", preview.jobs);
     line
@@ -115,23 +117,23 @@ fn details(component: &ComponentPreview) -> String {
         component.action.as_str()
     );
     if let Some(implementation) = &component.implementation {
-        let _ = writeln!(out, "Runs: {}\n", cell(implementation));
+        let _ = writeln!(out, "Runs: {}\n", rich(implementation));
     }
     if !component.waits_for.is_empty() {
         let waits: Vec<String> = component.waits_for.iter().map(Wait::to_string).collect();
-        let _ = writeln!(out, "Waits for: {}\n", cell(&waits.join("; ")));
+        let _ = writeln!(out, "Waits for: {}\n", rich(&waits.join("; ")));
     } else if component.needs_nothing {
         out.push_str("Waits for: nothing (`depends: []`)\n\n");
     }
     if !component.requires.is_empty() {
         let requires: Vec<String> = component.requires.iter().map(requirement_text).collect();
-        let _ = writeln!(out, "Requires: {}\n", cell(&requires.join("; ")));
+        let _ = writeln!(out, "Requires: {}\n", rich(&requires.join("; ")));
     }
     if let Some(timeout) = &component.timeout {
-        let _ = writeln!(out, "Timeout: {} (`lifecycle.timeouts`)\n", cell(timeout));
+        let _ = writeln!(out, "Timeout: {} (`lifecycle.timeouts`)\n", rich(timeout));
     }
     if let Some(retry) = &component.retry {
-        let _ = writeln!(out, "Retry: {} (`lifecycle.retry`)\n", cell(retry));
+        let _ = writeln!(out, "Retry: {} (`lifecycle.retry`)\n", rich(retry));
     }
     let lines: Vec<String> = component.parameters.iter().map(parameter_text).collect();
     if lines.is_empty() {
@@ -155,21 +157,6 @@ fn fence_for(lines: &[String]) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
-/// Text for one table cell or line: on one line, `|` escaped.
-fn cell(text: &str) -> String {
-    if text.is_empty() {
-        return String::new();
-    }
-    one_line(text).replace('|', "\\|")
-}
-
-/// Text inside an HTML element.
-fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,11 +165,5 @@ mod tests {
     fn a_fence_outgrows_the_backticks_of_its_block() {
         assert_eq!(fence_for(&["+ a = b".into()]), "```");
         assert_eq!(fence_for(&["+ a = ````x".into()]), "`````");
-    }
-
-    #[test]
-    fn cells_stay_on_one_line_and_keep_their_pipes() {
-        assert_eq!(cell("a|b\nc"), "a\\|b\\nc");
-        assert_eq!(html("<a&b>"), "&lt;a&amp;b&gt;");
     }
 }
