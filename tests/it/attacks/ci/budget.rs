@@ -238,6 +238,8 @@ fn the_pull_requests_own_rules_over_their_budget_deny_its_plan_comment() {
                 ("GITHUB_ACTIONS", "true"),
                 ("GITHUB_EVENT_NAME", "issue_comment"),
                 ("GITHUB_EVENT_PATH", &payload),
+                // The workflow says the pull request is not a fork's.
+                ("HUB_CI_FORK", "false"),
             ],
         );
         assert_denied_in_time(&run, name);

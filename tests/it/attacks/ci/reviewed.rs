@@ -391,6 +391,8 @@ fn hub_ci(dir: &Path, state: &str, env: &[(&str, String)], fixture: &str, sha: &
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_EVENT_NAME", "issue_comment")
         .env("GITHUB_EVENT_PATH", payload)
+        // The workflow says the pull request is not a fork's.
+        .env("HUB_CI_FORK", "false")
         .env("HUB_CI_SHA", sha);
     Output::of(command.output().expect("run hub"), dir)
 }

@@ -157,6 +157,8 @@ impl Demo {
             ("GITHUB_ACTIONS", "true"),
             ("GITHUB_EVENT_NAME", "issue_comment"),
             ("GITHUB_EVENT_PATH", path.as_str()),
+            // The workflow says the pull request is not a fork's.
+            ("HUB_CI_FORK", "false"),
         ];
         all.extend_from_slice(env);
         let state = self.place.state();
@@ -325,7 +327,16 @@ fn a_malformed_outputs_line_is_masked_in_every_message_that_quotes_it() {
                 ("AWS_SECRET_ACCESS_KEY", RUNNER_SECRET),
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
             ];
-            let deploy = ["deploy", "hub.yaml", "params.yaml", "-s", &state];
+            // The change's apply holds the apply lock: a plain deploy must
+            // say it goes ahead anyway.
+            let deploy = [
+                "deploy",
+                "hub.yaml",
+                "params.yaml",
+                "-s",
+                &state,
+                "--ignore-change-lock",
+            ];
             assert_ne!(demo.hub(&deploy, &traced).status, 0);
             let spans = serde_json::to_string(&receiver.spans()).expect("spans");
             assert!(spans.contains("url (masked)"), "the span's status: {spans}");
