@@ -145,14 +145,7 @@ pub(super) fn deploy_saved_keeping(
         mut options,
         preview,
     } = reviewed::check(&planned, path, args, warnings)?;
-    let request = RunRequest {
-        common: &common,
-        execute: Some(&args.execute),
-        guess: true,
-        changed: planned.arguments.changed,
-        replace: &planned.arguments.replace,
-        prune: planned.arguments.prune,
-    };
+    let request = reviewed::planned_request(&planned, &common, args);
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     before_run()?;

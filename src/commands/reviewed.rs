@@ -71,14 +71,7 @@ pub(super) fn check(
     }
     refuse_held_lock(planned, path, args.change.change.as_deref())?;
     let common = planned_run_args(planned, &args.common);
-    let request = RunRequest {
-        common: &common,
-        execute: Some(&args.execute),
-        guess: true,
-        changed: planned.arguments.changed,
-        replace: &planned.arguments.replace,
-        prune: planned.arguments.prune,
-    };
+    let request = planned_request(planned, &common, args);
     let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
     options.expected_state = Some(ExpectedState {
         lineage: planned.state.lineage.clone(),
@@ -215,6 +208,23 @@ pub(super) fn invocation_mismatch(
 
 /// The run arguments of `deploy --plan`: what decides what runs from the
 /// plan, how it runs (`-j`, `--reveal`, `--report`, `-e`) from the command.
+/// The run of `planned` as the apply `args` asks for it, on `common`
+/// (the plan's own stack and state arguments).
+pub(super) fn planned_request<'a>(
+    planned: &'a SavedPlan,
+    common: &'a CommonRunArgs,
+    args: &'a DeployArgs,
+) -> RunRequest<'a> {
+    RunRequest {
+        common,
+        execute: Some(&args.execute),
+        guess: true,
+        changed: planned.arguments.changed,
+        replace: &planned.arguments.replace,
+        prune: planned.arguments.prune,
+    }
+}
+
 pub(super) fn planned_run_args(
     planned: &hub_engine::view::saved::SavedPlan,
     given: &crate::cli::CommonRunArgs,
