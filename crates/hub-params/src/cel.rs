@@ -194,30 +194,43 @@ const SUBTRACT: &str = "hub@subtract";
 const MULTIPLY: &str = "hub@multiply";
 const TIMESTAMP: &str = "timestamp";
 
-/// Points the operators above at Hub's functions, without recursion.
+/// Points the operators above at Hub's functions.
 fn use_hub_operators(root: &mut IdedExpr) {
+    edit_each(root, |node| {
+        let Expr::Call(call) = &mut node.expr else {
+            return;
+        };
+        // `@result + [x]`, the step of `map` and `filter`, stays the
+        // crate's: it appends in place (and the operands are lists).
+        if call.target.is_some()
+            || call.args.len() != 2
+            || call.args.iter().any(budget::is_accumulator)
+        {
+            return;
+        }
+        let replacement = match call.func_name.as_str() {
+            operators::EQUALS => Some(EQUALS),
+            operators::NOT_EQUALS => Some(NOT_EQUALS),
+            operators::ADD => Some(ADD),
+            operators::SUBSTRACT => Some(SUBTRACT),
+            operators::MULTIPLY => Some(MULTIPLY),
+            _ => None,
+        };
+        if let Some(name) = replacement {
+            call.func_name = name.to_string();
+        }
+    });
+}
+
+/// Every node of `root`, each given to `edit` before its children are
+/// visited (so that what `edit` puts in is visited too), without
+/// recursion: the one walk of the rewrites of a parsed expression.
+fn edit_each(root: &mut IdedExpr, mut edit: impl FnMut(&mut IdedExpr)) {
     let mut pending: Vec<&mut IdedExpr> = vec![root];
     while let Some(node) = pending.pop() {
+        edit(node);
         match &mut node.expr {
             Expr::Call(call) => {
-                // `@result + [x]`, the step of `map` and `filter`, stays the
-                // crate's: it appends in place (and the operands are lists).
-                if call.target.is_none()
-                    && call.args.len() == 2
-                    && !call.args.iter().any(budget::is_accumulator)
-                {
-                    let replacement = match call.func_name.as_str() {
-                        operators::EQUALS => Some(EQUALS),
-                        operators::NOT_EQUALS => Some(NOT_EQUALS),
-                        operators::ADD => Some(ADD),
-                        operators::SUBSTRACT => Some(SUBTRACT),
-                        operators::MULTIPLY => Some(MULTIPLY),
-                        _ => None,
-                    };
-                    if let Some(name) = replacement {
-                        call.func_name = name.to_string();
-                    }
-                }
                 if let Some(target) = call.target.as_deref_mut() {
                     pending.push(target);
                 }
@@ -234,25 +247,28 @@ fn use_hub_operators(root: &mut IdedExpr) {
                 ]);
             }
             Expr::List(list) => pending.extend(list.elements.iter_mut()),
-            Expr::Map(map) => {
-                for entry in &mut map.entries {
-                    match &mut entry.expr {
-                        EntryExpr::MapEntry(e) => pending.extend([&mut e.key, &mut e.value]),
-                        EntryExpr::StructField(field) => pending.push(&mut field.value),
-                    }
-                }
-            }
-            Expr::Struct(s) => {
-                for entry in &mut s.entries {
-                    match &mut entry.expr {
-                        EntryExpr::StructField(field) => pending.push(&mut field.value),
-                        EntryExpr::MapEntry(e) => pending.extend([&mut e.key, &mut e.value]),
-                    }
-                }
-            }
+            Expr::Map(map) => map
+                .entries
+                .iter_mut()
+                .for_each(|e| entry_children(e, &mut pending)),
+            Expr::Struct(s) => s
+                .entries
+                .iter_mut()
+                .for_each(|e| entry_children(e, &mut pending)),
             Expr::Select(select) => pending.push(&mut select.operand),
             Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
         }
+    }
+}
+
+/// The expressions of a map or struct entry, for [`edit_each`].
+fn entry_children<'a>(
+    entry: &'a mut cel::common::ast::IdedEntryExpr,
+    pending: &mut Vec<&'a mut IdedExpr>,
+) {
+    match &mut entry.expr {
+        EntryExpr::MapEntry(e) => pending.extend([&mut e.key, &mut e.value]),
+        EntryExpr::StructField(field) => pending.push(&mut field.value),
     }
 }
 

@@ -124,6 +124,7 @@ fn walk(
         initial_provides: provides.clone(),
         actions: IndexMap::new(),
         certain: HashSet::new(),
+        declared_anywhere: std::cell::OnceCell::new(),
         providing: Vec::new(),
         ancestry: RefCell::new(Ancestry::new(&schedule.selected)),
         declared_outputs: HashMap::new(),
@@ -178,6 +179,9 @@ struct Walk<'a> {
     actions: IndexMap<String, Action>,
     /// Those whose `fail` nothing the run produces can change.
     certain: HashSet<String>,
+    /// Every output the stack's components declare, as `name` and
+    /// `component:name`: made on the first failure that asks.
+    declared_anywhere: std::cell::OnceCell<HashSet<String>>,
     /// Those of `actions` that change the provides map (they declare
     /// capabilities, or are deleted): the only ones `visible_provides`
     /// needs to look at.

@@ -325,72 +325,36 @@ pub fn declare(env: &mut Env) {
 }
 
 /// Routes every copy and every loop of `root` through the metering
-/// functions, without recursion. Run it on the tree as parsed, before any
-/// operator is pointed at another function.
+/// functions. Run it on the tree as parsed, before any operator is pointed
+/// at another function.
 pub fn instrument(root: &mut IdedExpr) {
-    let mut pending: Vec<&mut IdedExpr> = vec![root];
-    while let Some(node) = pending.pop() {
-        match &mut node.expr {
-            Expr::Comprehension(c) => {
-                let c = c.as_mut();
-                wrap(RANGE, &mut c.iter_range);
-                tick_each_iteration(c);
-                pending.extend([
-                    &mut c.iter_range,
-                    &mut c.accu_init,
-                    &mut c.loop_cond,
-                    &mut c.loop_step,
-                    &mut c.result,
-                ]);
-            }
-            Expr::List(list) => {
-                for element in &mut list.elements {
-                    wrap(COPY, element);
-                }
-                pending.extend(list.elements.iter_mut());
-            }
-            Expr::Map(map) => {
-                for entry in &mut map.entries {
-                    match &mut entry.expr {
-                        EntryExpr::MapEntry(e) => {
-                            wrap(COPY, &mut e.value);
-                            pending.extend([&mut e.key, &mut e.value]);
-                        }
-                        EntryExpr::StructField(field) => pending.push(&mut field.value),
-                    }
-                }
-            }
-            Expr::Call(call) => {
-                // The accumulator of `map` and `filter` is appended to in
-                // place, not copied, and the crate sees that only in
-                // `@result + [x]` as written (whose `x` is metered as an
-                // element of a list).
-                if call.target.is_none()
-                    && call.args.len() == 2
-                    && call.func_name == operators::ADD
-                    && !call.args.iter().any(is_accumulator)
-                {
-                    for operand in &mut call.args {
-                        wrap(COPY, operand);
-                    }
-                }
-                if let Some(target) = call.target.as_deref_mut() {
-                    pending.push(target);
-                }
-                pending.extend(call.args.iter_mut());
-            }
-            Expr::Struct(s) => {
-                for entry in &mut s.entries {
-                    match &mut entry.expr {
-                        EntryExpr::StructField(field) => pending.push(&mut field.value),
-                        EntryExpr::MapEntry(e) => pending.extend([&mut e.key, &mut e.value]),
-                    }
-                }
-            }
-            Expr::Select(select) => pending.push(&mut select.operand),
-            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    super::edit_each(root, |node| match &mut node.expr {
+        Expr::Comprehension(c) => {
+            let c = c.as_mut();
+            wrap(RANGE, &mut c.iter_range);
+            tick_each_iteration(c);
         }
-    }
+        Expr::List(list) => list.elements.iter_mut().for_each(|e| wrap(COPY, e)),
+        Expr::Map(map) => {
+            for entry in &mut map.entries {
+                if let EntryExpr::MapEntry(e) = &mut entry.expr {
+                    wrap(COPY, &mut e.value);
+                }
+            }
+        }
+        // The accumulator of `map` and `filter` is appended to in place,
+        // not copied, and the crate sees that only in `@result + [x]` as
+        // written (whose `x` is metered as an element of a list).
+        Expr::Call(call)
+            if call.target.is_none()
+                && call.args.len() == 2
+                && call.func_name == operators::ADD
+                && !call.args.iter().any(is_accumulator) =>
+        {
+            call.args.iter_mut().for_each(|operand| wrap(COPY, operand));
+        }
+        _ => {}
+    });
 }
 
 /// The accumulator of a macro: `@result`, a name no expression can write.

@@ -58,15 +58,19 @@ impl Walk<'_> {
     }
 
     /// Whether a component of the stack declares the output `name`
-    /// (`output`, or `component:output`).
+    /// (`output`, or `component:output`). The names are gathered once, so
+    /// a stack of many failing components costs one pass over it.
     fn declared_anywhere(&self, name: &str) -> bool {
-        let (component, output) = match name.split_once(':') {
-            Some((component, output)) => (Some(component), output),
-            None => (None, name),
-        };
-        self.stack.elaborated.components.iter().any(|manifest| {
-            component.is_none_or(|c| c == manifest.meta.name)
-                && manifest.outputs.iter().any(|o| o.name == output)
-        })
+        let declared = self.declared_anywhere.get_or_init(|| {
+            let mut names = std::collections::HashSet::new();
+            for manifest in &self.stack.elaborated.components {
+                for output in &manifest.outputs {
+                    names.insert(output.name.clone());
+                    names.insert(format!("{}:{}", manifest.meta.name, output.name));
+                }
+            }
+            names
+        });
+        declared.contains(name)
     }
 }
