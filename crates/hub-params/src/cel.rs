@@ -196,7 +196,7 @@ const TIMESTAMP: &str = "timestamp";
 
 /// Points the operators above at Hub's functions.
 fn use_hub_operators(root: &mut IdedExpr) {
-    edit_each(root, |node| {
+    walk::edit_each(root, |node| {
         let Expr::Call(call) = &mut node.expr else {
             return;
         };
@@ -220,56 +220,6 @@ fn use_hub_operators(root: &mut IdedExpr) {
             call.func_name = name.to_string();
         }
     });
-}
-
-/// Every node of `root`, each given to `edit` before its children are
-/// visited (so that what `edit` puts in is visited too), without
-/// recursion: the one walk of the rewrites of a parsed expression.
-fn edit_each(root: &mut IdedExpr, mut edit: impl FnMut(&mut IdedExpr)) {
-    let mut pending: Vec<&mut IdedExpr> = vec![root];
-    while let Some(node) = pending.pop() {
-        edit(node);
-        match &mut node.expr {
-            Expr::Call(call) => {
-                if let Some(target) = call.target.as_deref_mut() {
-                    pending.push(target);
-                }
-                pending.extend(call.args.iter_mut());
-            }
-            Expr::Comprehension(c) => {
-                let c = c.as_mut();
-                pending.extend([
-                    &mut c.iter_range,
-                    &mut c.accu_init,
-                    &mut c.loop_cond,
-                    &mut c.loop_step,
-                    &mut c.result,
-                ]);
-            }
-            Expr::List(list) => pending.extend(list.elements.iter_mut()),
-            Expr::Map(map) => map
-                .entries
-                .iter_mut()
-                .for_each(|e| entry_children(e, &mut pending)),
-            Expr::Struct(s) => s
-                .entries
-                .iter_mut()
-                .for_each(|e| entry_children(e, &mut pending)),
-            Expr::Select(select) => pending.push(&mut select.operand),
-            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
-        }
-    }
-}
-
-/// The expressions of a map or struct entry, for [`edit_each`].
-fn entry_children<'a>(
-    entry: &'a mut cel::common::ast::IdedEntryExpr,
-    pending: &mut Vec<&'a mut IdedExpr>,
-) {
-    match &mut entry.expr {
-        EntryExpr::MapEntry(e) => pending.extend([&mut e.key, &mut e.value]),
-        EntryExpr::StructField(field) => pending.push(&mut field.value),
-    }
 }
 
 fn type_name(value: &CelValue) -> String {
@@ -486,6 +436,7 @@ mod budget;
 mod depth;
 mod predicate;
 mod shape;
+mod walk;
 
 pub use budget::Budget;
 pub use predicate::{Predicate, Predicates};

@@ -328,7 +328,7 @@ pub fn declare(env: &mut Env) {
 /// functions. Run it on the tree as parsed, before any operator is pointed
 /// at another function.
 pub fn instrument(root: &mut IdedExpr) {
-    super::edit_each(root, |node| match &mut node.expr {
+    super::walk::edit_each(root, |node| match &mut node.expr {
         Expr::Comprehension(c) => {
             let c = c.as_mut();
             wrap(RANGE, &mut c.iter_range);
