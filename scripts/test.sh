@@ -22,7 +22,7 @@ status=$?
 skipped=0
 if [[ -f $ledger ]]; then
   # One per test: a test that misses several tools says so on several lines.
-  skipped=$(sed -E 's/^SKIPPED ([^:]+):.*/\1/' "$ledger" | sort -u | wc -l)
+  skipped=$(sed -E 's/^SKIPPED ([^ ]+): .*/\1/' "$ledger" | sort -u | wc -l)
 fi
 echo
 echo "skipped tests: $skipped (cargo test counted them as ok)"
