@@ -37,6 +37,7 @@ mod plan_actions;
 mod plan_executed;
 mod plan_review;
 mod preflight;
+mod preflight_outputs;
 mod process;
 mod remote;
 mod report_html;

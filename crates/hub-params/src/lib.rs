@@ -28,8 +28,8 @@ pub use lock::{flatten, lock, LockOptions};
 pub use origin::Origin;
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use scope::{
-    expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput,
-    ExpandedParam, OutputsContext,
+    certain_output_problems, expand_component, expand_outputs, CapturedOutput, ComponentScope,
+    ExpandedOutput, ExpandedParam, OutputsContext,
 };
 pub use source::{Mark, Provenance};
 pub use table::{FastHash, FastMap, Scope};

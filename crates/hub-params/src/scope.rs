@@ -511,6 +511,45 @@ pub fn expand_outputs(
     })
 }
 
+/// The problems of a component's declared outputs that no run can
+/// change, found before it runs: a `value` naming something that is
+/// neither a parameter of the component nor an output declared before it,
+/// and an output with neither `fromTfVar` nor `value` whose name is not a
+/// parameter of the component. Every `fromTfVar` output is taken as
+/// printed, and problems that depend on values (CEL, expressions left in
+/// a value) are left to the run.
+pub fn certain_output_problems(
+    component: &str,
+    params: &[super::ExpandedParam],
+    outputs: &[Output],
+    source: Option<(&SourceFile, usize)>,
+) -> Option<ParamsError> {
+    let printed: IndexMap<String, Value> = outputs
+        .iter()
+        .filter(|o| !o.from_tf_var.is_empty())
+        .map(|o| (o.name.clone(), Value::String(String::new())))
+        .collect();
+    let context = OutputsContext {
+        source,
+        printed: &[],
+    };
+    let Err(ParamsError::Outputs {
+        component,
+        problems,
+    }) = expand_outputs(component, params, outputs, &printed, context)
+    else {
+        return None;
+    };
+    let problems: Vec<Problem> = problems
+        .into_iter()
+        .filter(|p| matches!(p, Problem::Unknown { .. } | Problem::Unforwarded { .. }))
+        .collect();
+    (!problems.is_empty()).then_some(ParamsError::Outputs {
+        component,
+        problems,
+    })
+}
+
 fn substitute_once(
     table: &Table,
     lookup: &Scope,

@@ -263,6 +263,7 @@ impl Decision {
     }
 }
 
+mod outputs;
 mod reach;
 mod runtime;
 mod shown;
@@ -391,7 +392,12 @@ impl Walk<'_> {
             return self.gated(name, reference, Decision::new(Action::Skip, why));
         }
         let parameters = self.parameters(name, &expanded);
-        let (action, reasons, execution) = match expanded.failure() {
+        let outputs_failure = match expanded.failure() {
+            Some(_) => None,
+            None => self.outputs_failure(name, manifest, &expanded.params),
+        };
+        let outputs_reason = outputs_failure.as_ref().map(|f| f.reason.clone());
+        let (action, reasons, execution) = match expanded.failure().or(outputs_reason) {
             Some(reason) => (Action::Fail, vec![reason], None),
             None => {
                 let expanded = (&expanded.params[..], outputs.of_depends());
@@ -412,7 +418,10 @@ impl Walk<'_> {
             },
             execution,
             environment: super::preflight::env_entries(&expanded.params),
-            certain: self.certain_failure(&expanded),
+            certain: match outputs_failure {
+                Some(failure) => Some(failure.certain),
+                None => self.certain_failure(&expanded),
+            },
         };
         match decision.execution {
             None => self.gated(name, reference, decision),

@@ -5,6 +5,8 @@
 //!
 //! Checked, for each component the plan runs:
 //!
+//! - its implementation is found (by `run::setup::check_implementations`,
+//!   whose problems join these: every component without one is named);
 //! - its implementation can be started: a script is run as a program
 //!   (`execve`, as the Hub CLI does), so it must be executable; `make` and
 //!   an extension must be found;
@@ -291,10 +293,22 @@ pub fn apply(plan: &mut Plan, findings: Findings, warnings: &mut hub_manifest::d
                     component.action = Action::Fail;
                     component.reasons.clear();
                 }
-                component.reasons.push(problem.message);
+                component.reasons.push(one_line(&problem.message));
             }
             None => plan.problems.push(problem),
         }
+    }
+}
+
+/// A message of several lines (a head and its bullets) as one line, for
+/// a plan's reasons: `head: first; second`.
+fn one_line(message: &str) -> String {
+    let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
+    let head = lines.next().unwrap_or_default().to_string();
+    let rest: Vec<&str> = lines.map(|l| l.strip_prefix("- ").unwrap_or(l)).collect();
+    match rest.is_empty() {
+        true => head,
+        false => format!("{head} {}", rest.join("; ")),
     }
 }
 

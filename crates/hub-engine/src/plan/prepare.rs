@@ -68,10 +68,14 @@ pub fn plan(
         stack,
         options,
         plan: &plan,
-        implementations: &implementations,
+        implementations: &implementations.found,
         base_env: &base_env,
         state_folders: true,
     });
+    let mut findings = findings;
+    let found = std::mem::take(&mut findings.problems);
+    findings.problems = implementations.missing;
+    findings.problems.extend(found);
     preflight::apply(&mut plan, findings, warnings);
     Ok(plan)
 }
@@ -85,7 +89,7 @@ struct Prepared {
     state: Option<State>,
     provides: IndexMap<String, Vec<String>>,
     removed: Vec<prune::Removed>,
-    implementations: std::collections::HashMap<String, crate::source::discover::Implementation>,
+    implementations: crate::run::setup::Implementations,
     /// The renames `moved` made in the state read.
     moved: Vec<super::moved::Renamed>,
 }

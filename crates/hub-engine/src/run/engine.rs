@@ -53,6 +53,7 @@ use super::records::{
 use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, plan_for, read_state, release_stack_parameters, require_state,
+    Implementations,
 };
 use super::timeout::{Limit, Timeouts};
 use super::upstream::{Ancestry, Bits};
@@ -447,7 +448,10 @@ impl<'a> Run<'a> {
             check_consistency(stack, state, &locked, path, options, false, warnings)?;
         }
         let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
-        let implementations = check_implementations(stack, &plan, options)?;
+        let Implementations {
+            found: implementations,
+            missing,
+        } = check_implementations(stack, &plan, options)?;
         let removed = removed_components(stack, verb, loaded.as_ref(), options, warnings)?;
         // The plan, made once from what was just read (the planner's
         // warnings come from the checks above, or again as each component
@@ -491,7 +495,9 @@ impl<'a> Run<'a> {
             warnings.warn(None, warning);
         }
         let goes_on = |name: &str| plan.is_optional(name) || options.force;
-        let problems = preflight::with_predicted(findings.problems, &planned, goes_on);
+        let mut problems = missing;
+        problems.extend(findings.problems);
+        let problems = preflight::with_predicted(problems, &planned, goes_on);
         if !problems.is_empty() {
             return Err(EngineError::Preflight { problems });
         }

@@ -302,7 +302,11 @@ fn preflight_text(problems: &[crate::plan::preflight::Problem]) -> String {
     match problems {
         [one] => one.to_string(),
         many => {
-            let lines: Vec<String> = many.iter().map(|p| format!("\n  - {p}")).collect();
+            // A problem of several lines keeps them under its own bullet.
+            let lines: Vec<String> = many
+                .iter()
+                .map(|p| format!("\n  - {}", under_bullet(&p.to_string())))
+                .collect();
             format!(
                 "{} problems found before any component started:{}",
                 many.len(),
@@ -310,6 +314,15 @@ fn preflight_text(problems: &[crate::plan::preflight::Problem]) -> String {
             )
         }
     }
+}
+
+/// The lines after a problem's first, set under its bullet.
+fn under_bullet(text: &str) -> String {
+    let mut lines = text.lines();
+    let head = lines.next().unwrap_or_default().to_string();
+    lines.fold(head, |all, line| {
+        format!("{all}\n    {}", line.trim_start())
+    })
 }
 
 /// Nothing ran; what to do about each problem, each once.

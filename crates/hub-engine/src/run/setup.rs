@@ -262,11 +262,14 @@ fn restore_fix(problems: &[state::Inconsistency], locked: &Locked, verb: Verb) -
 /// stack's verbs (the run's verb when the stack lists none). Returns what
 /// implements the run's verb, by component, for the engine to use rather
 /// than looking again.
+/// What implements each selected component, and a problem for each one
+/// whose implementation is not found: every one of them at once, for the
+/// preflight to report with the others.
 pub(crate) fn check_implementations(
     stack: &Stack,
     plan: &Plan,
     options: &RunOptions,
-) -> Result<HashMap<String, Implementation>, EngineError> {
+) -> Result<Implementations, EngineError> {
     let listed: Vec<&str> = stack
         .elaborated
         .stack
@@ -281,7 +284,7 @@ pub(crate) fn check_implementations(
     } else {
         listed
     };
-    let mut found = HashMap::new();
+    let mut found = Implementations::default();
     for name in &plan.selected {
         let (Some(reference), Some(manifest)) =
             (stack.reference(name), stack.elaborated.component(name))
@@ -291,17 +294,32 @@ pub(crate) fn check_implementations(
         let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
         let bare = manifest.lifecycle.bare == "allow";
         for verb in &verbs {
-            let implementation = discover::discover(&dir, &options.implementation_verb(verb), bare)
-                .map_err(|source| EngineError::Implementation {
-                    component: name.clone(),
-                    source,
-                })?;
-            if *verb == plan.verb.as_str() {
-                found.insert(name.clone(), implementation);
+            match discover::discover(&dir, &options.implementation_verb(verb), bare) {
+                Ok(implementation) if *verb == plan.verb.as_str() => {
+                    found.found.insert(name.clone(), implementation);
+                }
+                Ok(_) => {}
+                Err(source) => {
+                    found.missing.push(crate::plan::preflight::Problem {
+                        component: Some(name.clone()),
+                        hint: source.hint().unwrap_or_default(),
+                        message: source.to_string(),
+                    });
+                    break;
+                }
             }
         }
     }
     Ok(found)
+}
+
+/// What [`check_implementations`] found.
+#[derive(Debug, Default)]
+pub(crate) struct Implementations {
+    /// What implements the run's verb, by component.
+    pub found: HashMap<String, Implementation>,
+    /// The components whose implementation of a verb is not found.
+    pub missing: Vec<crate::plan::preflight::Problem>,
 }
 
 /// The outputs a run starts with: for a full undeploy the stack-level
