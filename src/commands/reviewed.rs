@@ -101,7 +101,7 @@ pub(super) fn check(
     };
     let now =
         SavedPlan::new(&preview, &stack, &as_planned, &made).map_err(|error| match error {
-            SavedPlanError::WouldFail { components } => stale(vec![format!(
+            SavedPlanError::WouldFail { components, .. } => stale(vec![format!(
                 "`{}` would now fail",
                 components.join("`, `")
             )]),

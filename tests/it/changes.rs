@@ -234,7 +234,7 @@ apply lock: held by change 3 since 2026-01-01T00:00:00Z (applied: it applied, an
         .failure()
         .stderr_has("change 6: plan 1 recorded as failed");
     place.deploy(&test, "6").failure().stderr_has(
-        "error: change `6` cannot apply: its latest plan (made at 2026-01-01T00:00:00Z) failed: component `app`: no implementation of `deploy`",
+        "error: change `6` cannot apply: its latest plan (made at 2026-01-01T00:00:00Z) failed: the plan is not saved: `app` would fail: no implementation of `deploy`",
     );
     assert_eq!(applied(&test), "one\ntwo\nthree\n");
 

@@ -655,3 +655,46 @@ fn the_stack_manifest_lists_depends() {
         "{text}"
     );
 }
+
+/// `a` (optional, fails) → `b` → `c`, in a written order.
+fn optional_failing_stack() -> Test {
+    let mut test = Test::new().file(
+        "hub.yaml",
+        "
+        kind: stack
+        meta: {name: optional}
+        components:
+        - {name: a, source: {dir: a}}
+        - {name: b, source: {dir: b}, depends: [a]}
+        - {name: c, source: {dir: c}}
+        lifecycle: {order: [a, b, c], optional: [a]}
+        ",
+    );
+    for name in ["a", "b", "c"] {
+        test = test
+            .file(
+                &format!("{name}/hub-component.yaml"),
+                &format!("kind: component\nmeta: {{name: {name}}}\n"),
+            )
+            .script(&format!("{name}/deploy.sh"), "#!/bin/sh\ntouch ran\n");
+    }
+    test.script("a/deploy.sh", "#!/bin/sh\nexit 3\n")
+}
+
+#[test]
+fn a_mandatory_dependent_of_a_failed_optional_component_fails_the_run_whatever_j_is() {
+    let mut seen = Vec::new();
+    for jobs in ["1", "4"] {
+        let test = optional_failing_stack();
+        let out = hub_isolated(&test, &["deploy", "hub.yaml", "-s", "s.state", "-j", jobs], &[]);
+        assert_eq!(out.status, 1, "-j {jobs}: {}", out.stderr);
+        let lines = summary_words(&out.stderr, test.root());
+        assert_eq!(lines["b"], "error it depends on `a`, which failed in this run", "-j {jobs}");
+        assert_eq!(lines["c"], "cancelled upstream `b` failed", "-j {jobs}");
+        assert!(!test.root().join("b/ran").exists(), "-j {jobs}: b ran");
+        let state = std::fs::read_to_string(test.root().join("s.state")).expect("state");
+        assert!(state.contains("status: incomplete"), "-j {jobs}: {state}");
+        seen.push(lines);
+    }
+    assert_eq!(seen[0], seen[1]);
+}

@@ -260,15 +260,15 @@ impl SavedPlan {
         options: &RunOptions,
         made: &Made<'_>,
     ) -> Result<SavedPlan, SavedPlanError> {
-        let failing: Vec<String> = preview
+        let failing: Vec<&ComponentPreview> = preview
             .components
             .iter()
             .filter(|c| c.action == Action::Fail)
-            .map(|c| c.name.clone())
             .collect();
         if !failing.is_empty() {
             return Err(SavedPlanError::WouldFail {
-                components: failing,
+                components: failing.iter().map(|c| c.name.clone()).collect(),
+                reasons: failing.iter().map(|c| c.reasons.join("; ")).collect(),
             });
         }
         let components: Vec<PlannedComponent> = preview
@@ -421,11 +421,28 @@ fn stack_digest(stack: &Stack) -> String {
 
 pub use super::text_digest;
 
+/// `` `a` would fail: why; `b` would fail: why ``.
+fn would_fail(components: &[String], reasons: &[String]) -> String {
+    let each: Vec<String> = components
+        .iter()
+        .zip(reasons)
+        .map(|(name, why)| match why.is_empty() {
+            true => format!("`{name}` would fail"),
+            false => format!("`{name}` would fail: {why}"),
+        })
+        .collect();
+    each.join("; ")
+}
+
 /// A saved plan that cannot be written, read or applied.
 #[derive(Debug, thiserror::Error)]
 pub enum SavedPlanError {
-    #[error("the plan is not saved: `{}` would fail", components.join("`, `"))]
-    WouldFail { components: Vec<String> },
+    #[error("the plan is not saved: {}", would_fail(components, reasons))]
+    WouldFail {
+        components: Vec<String>,
+        /// Why each would fail, in the order of `components`.
+        reasons: Vec<String>,
+    },
     #[error("cannot write the plan `{}`: {source}", path.display())]
     Write {
         path: PathBuf,

@@ -447,9 +447,10 @@ impl<'a> Run<'a> {
         self.failed.push(name.to_string());
         let optional = self.plan.is_optional(name) && !self.hook_failures.iter().any(|h| h == name);
         let goes_on = optional || self.options.force;
-        // After an optional failure (or with `--force`) a one-at-a-time run
-        // lets each dependent fail at its turn (§6.2).
-        if self.parallel() || !goes_on {
+        // After an optional failure (or with `--force`) each dependent
+        // fails at its turn (§6.2), whatever `-j` is: a mandatory one then
+        // fails the run, and cancels what depends on it in turn.
+        if !goes_on {
             let why = match self.verb {
                 Verb::Deploy => format!("upstream `{name}` failed"),
                 Verb::Undeploy => format!("`{name}`, which depends on it, failed to undeploy"),
