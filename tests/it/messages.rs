@@ -1,6 +1,7 @@
 //! What a failed run tells the user: the fix for a declared output that
-//! cannot be computed (deploy.md §7.5–§7.7), and the whole reason of a
-//! failure in the summary.
+//! cannot be computed (deploy.md §7.5–§7.7; what the plan can know is
+//! refused before the run), and the whole reason of a failure in the
+//! summary.
 
 use crate::common::{hub_isolated, Output, Test};
 use std::os::unix::fs::PermissionsExt;
@@ -41,7 +42,7 @@ fn help(out: &Output) -> &str {
 }
 
 #[test]
-fn an_output_without_from_tf_var_is_told_to_take_the_printed_value() {
+fn an_output_without_a_source_is_refused_before_the_run_with_the_fix() {
     let test = stack("- name: slept\n");
     let out = deploy(&test);
     assert_eq!(out.status, 1, "{}", out.stderr);
@@ -50,19 +51,20 @@ fn an_output_without_from_tf_var_is_told_to_take_the_printed_value() {
     );
     assert_eq!(
         help(&out),
-        "the component prints `slept = …` in its Outputs block: add `fromTfVar: slept` to the declaration of output `slept` at slow/hub-component.yaml:8 to take that value, or give it a `value:`; then run again with `-o slow` to resume there, or add `--force` to go on after failures"
+        "give output `slept` at slow/hub-component.yaml:8 a `fromTfVar: KEY` (a key the component prints in its Outputs block) or a `value:`, or declare `slept` among the component's parameters"
     );
     assert!(!out.stderr.contains("stack parameter"), "{}", out.stderr);
+    assert!(!out.stderr.contains("slow | "), "the script ran: {}", out.stderr);
 }
 
 #[test]
-fn an_output_naming_nothing_printed_gets_both_ways() {
+fn each_output_without_a_source_is_named_with_its_line() {
     let test = stack("- name: p\n- name: missing\n");
     let out = deploy(&test);
     assert_eq!(out.status, 1, "{}", out.stderr);
     assert_eq!(
         help(&out),
-        "give output `missing` at slow/hub-component.yaml:9 a `fromTfVar: KEY` (a key the component prints in its Outputs block) or a `value:`, or declare `missing` among the component's parameters; then run again with `-o slow` to resume there, or add `--force` to go on after failures"
+        "give output `missing` at slow/hub-component.yaml:9 a `fromTfVar: KEY` (a key the component prints in its Outputs block) or a `value:`, or declare `missing` among the component's parameters"
     );
 }
 
@@ -81,7 +83,11 @@ fn an_output_value_reading_an_unknown_name_points_at_the_component_parameters() 
 
 #[test]
 fn the_summary_shows_the_whole_reason_of_a_failure() {
-    let test = stack("- name: slept\n- name: other\n  value: ${nothing}\n");
+    // What the plan cannot know: a key the script does not print, and
+    // expressions that fail on the values.
+    let test = stack(
+        "- {name: slept, fromTfVar: slep}\n- {name: other, value: '#{int(p)}'}\n",
+    );
     let out = deploy(&test);
     assert_eq!(out.status, 1, "{}", out.stderr);
     let start = out.stderr.find("deploy summary:").expect("summary");
@@ -91,9 +97,9 @@ fn the_summary_shows_the_whole_reason_of_a_failure() {
     let table = seconds.replace_all(&out.stderr[start..end], "T.TTs");
     insta::assert_snapshot!(table, @r"
     deploy summary:
-      slow  error          T.TTs  outputs of component `slow` cannot be computed:
+      slow  error          T.TTs  output `slept`: raw output `slep` was not printed
       slow:
-        - `slow:slept` has neither `fromTfVar` nor `value`, so it takes the component's parameter `slept`, which the component does not declare (declared at slow/hub-component.yaml:8)
-        - `slow:other` references unknown `nothing` (declared at slow/hub-component.yaml:9)
+        outputs of component `slow` cannot be computed:
+          - `slow:other`: #{int(p)}: CEL evaluation error: Error executing function 'int': string parse error: invalid digit found in string (declared at slow/hub-component.yaml:9:25)
     ");
 }

@@ -328,16 +328,12 @@ pub fn with_predicted(
     if plan.verb != crate::order::plan::Verb::Deploy {
         return problems;
     }
-    let known: std::collections::HashSet<&str> = problems
-        .iter()
-        .filter_map(|p| p.component.as_deref())
-        .collect();
     let predicted: Vec<Problem> = plan
         .components
         .iter()
         .filter(|c| c.action == Action::Fail)
         .filter(|c| c.certain_failure.is_some() || c.conditions.is_empty())
-        .filter(|c| !known.contains(c.name.as_str()) && !goes_on(&c.name))
+        .filter(|c| !goes_on(&c.name))
         .map(|c| Problem {
             component: Some(c.name.clone()),
             message: match &c.certain_failure {
