@@ -54,7 +54,11 @@ fn an_output_without_a_source_is_refused_before_the_run_with_the_fix() {
         "give output `slept` at slow/hub-component.yaml:8 a `fromTfVar: KEY` (a key the component prints in its Outputs block) or a `value:`, or declare `slept` among the component's parameters"
     );
     assert!(!out.stderr.contains("stack parameter"), "{}", out.stderr);
-    assert!(!out.stderr.contains("slow | "), "the script ran: {}", out.stderr);
+    assert!(
+        !out.stderr.contains("slow | "),
+        "the script ran: {}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -85,9 +89,7 @@ fn an_output_value_reading_an_unknown_name_points_at_the_component_parameters() 
 fn the_summary_shows_the_whole_reason_of_a_failure() {
     // What the plan cannot know: a key the script does not print, and
     // expressions that fail on the values.
-    let test = stack(
-        "- {name: slept, fromTfVar: slep}\n- {name: other, value: '#{int(p)}'}\n",
-    );
+    let test = stack("- {name: slept, fromTfVar: slep}\n- {name: other, value: '#{int(p)}'}\n");
     let out = deploy(&test);
     assert_eq!(out.status, 1, "{}", out.stderr);
     let start = out.stderr.find("deploy summary:").expect("summary");

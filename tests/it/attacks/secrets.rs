@@ -127,6 +127,22 @@ const ROWS: &[Row] = &[
         kept_in: &["hub.state"],
     },
     Row {
+        name: "a secret sent through `hub util otp`, echoed after its Outputs: block",
+        setup: || {
+            stack(&format!(
+                "echo; echo Outputs:; echo 'db_host = db.internal'; printf 'db_dsn = {SECRET}\\n' | \"$HUB\" util otp; echo\necho \"connected to {SECRET}\"\necho \"again {SECRET}\" >&2\n"
+            ))
+        },
+        args: DEPLOY,
+        env: &[],
+        stdin: "",
+        code: 0,
+        message: "connected to (masked)",
+        secret: SECRET,
+        holders: STATE_FILES,
+        kept_in: &["hub.state"],
+    },
+    Row {
         name: "a rerun printing a secret output the state knows before its block",
         setup: rerun_echoing_the_secret_first,
         args: DEPLOY,

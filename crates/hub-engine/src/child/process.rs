@@ -170,6 +170,15 @@ impl fmt::Debug for Finished {
     }
 }
 
+/// The one-time pad in the child's environment, when it has one.
+fn pad_of(invocation: &Invocation) -> Option<Vec<u8>> {
+    let (_, text) = invocation
+        .env
+        .iter()
+        .find(|(name, _)| name == super::otp::PAD_VARIABLE)?;
+    super::otp::pad_from_env(text).ok()
+}
+
 /// Runs `invocation` to its end and reports how it ended. Errors are
 /// failures to start or watch the child; a child that fails is an
 /// [`Exit`].
@@ -190,7 +199,7 @@ pub fn run(
     let mut output = Output {
         label: &invocation.label,
         masker: std::borrow::Cow::Borrowed(masker),
-        secret_lines: SecretLines::default(),
+        secret_lines: SecretLines::with_pad(pad_of(invocation)),
         sink,
         log: open_log(invocation)?,
         kept: KeptStdout::default(),

@@ -6,13 +6,19 @@
 //! [`super::capture::parse_outputs`], one line at a time, so the output
 //! stays streamed.
 //!
+//! The one-time-pad `secrets = <blob>` line is opened as it is printed
+//! (hub holds the pad it gave the component) and every value it carries
+//! is learnt at once, so a secret sent through `hub util otp` is masked in
+//! the lines printed after it, not only after the run.
+//!
 //! What is learnt is bounded, so that a component printing huge or
 //! countless secret lines cannot make masking slow or hub's memory grow:
 //! a value longer than [`MAX_LEARNT_VALUE`] bytes, or past
 //! [`MAX_LEARNT_VALUES`] values or [`MAX_LEARNT_BYTES`] bytes in all, is
 //! masked in its own line only.
 
-use super::capture::{clean, unquote, BlockLine, Blocks};
+use super::capture::{clean, parse_lines, unquote, BlockLine, Blocks, SECRETS_KEY};
+use super::otp;
 use hub_manifest::redact::{SecretMasker, MASK};
 use std::borrow::Cow;
 
@@ -37,9 +43,19 @@ pub struct SecretLines {
     in_secret_value: bool,
     learnt_values: usize,
     learnt_bytes: usize,
+    /// The one-time pad the component was given, to open its `secrets`.
+    pad: Option<Vec<u8>>,
 }
 
 impl SecretLines {
+    /// Follows a stdout whose component was given `pad` (`HUB_RANDOM`).
+    pub fn with_pad(pad: Option<Vec<u8>>) -> SecretLines {
+        SecretLines {
+            pad,
+            ..SecretLines::default()
+        }
+    }
+
     /// One stdout line (or, with `whole` false, a piece of a longer one):
     /// the text to show instead when it holds a secret output's value,
     /// which `masker` learns.
@@ -86,6 +102,10 @@ impl SecretLines {
             return None;
         }
         let (key, value) = line.split_once('=')?;
+        if clean(key) == SECRETS_KEY {
+            self.open_secrets(&unquote(&clean(value)), masker);
+            return None;
+        }
         if !masker.names_secret_output(&clean(key)) {
             return None;
         }
@@ -97,6 +117,23 @@ impl SecretLines {
 }
 
 impl SecretLines {
+    /// Learns every value of the one-time-pad encrypted `blob`; the blob
+    /// itself shows nothing. A blob the pad cannot open is left to the
+    /// capture, which warns about it.
+    fn open_secrets(&mut self, blob: &str, masker: &mut Cow<'_, SecretMasker>) {
+        let Some(plain) = self
+            .pad
+            .as_deref()
+            .and_then(|pad| otp::decode(blob, pad).ok())
+        else {
+            return;
+        };
+        let text = String::from_utf8_lossy(&plain).into_owned();
+        for (_, value) in parse_lines(&text) {
+            self.learn(&value, masker);
+        }
+    }
+
     fn learn(&mut self, value: &str, masker: &mut Cow<'_, SecretMasker>) {
         let within = value.len() <= MAX_LEARNT_VALUE
             && self.learnt_values < MAX_LEARNT_VALUES
