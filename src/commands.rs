@@ -80,6 +80,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
     }
     change::refuse_while_a_change_holds(
         "undeploy",
+        &args.common.stack.manifest,
         &args.common.state,
         args.change_lock.ignore_change_lock,
     )?;

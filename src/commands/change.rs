@@ -15,7 +15,6 @@ use hub_state::changes::{
 };
 use hub_state::lock::LockInfo;
 use hub_state::{Clock, LockWait};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Who plans or applies: `--author`, else the CI's user, else `$USER`;
@@ -63,19 +62,28 @@ fn stamp(clock: &Clock, change: &ChangeArgs) -> Stamp {
 }
 
 fn say(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    hub_manifest::console::err_line(line);
 }
 
 /// The registry of a run's state: beside its first `-s` location, once
 /// `--change`, `--sha` and `--author` are checked.
-fn registry_of(change: &ChangeArgs, state: &StateArgs) -> Result<Registry, Error> {
+fn registry_of(
+    change: &ChangeArgs,
+    stack: &[PathBuf],
+    state: &StateArgs,
+) -> Result<Registry, Error> {
     check_args(change)?;
     let locations = split_list(std::slice::from_ref(&state.state));
     let first = locations
         .first()
         .filter(|_| !state.no_state)
         .ok_or(ChangeCommandError::NoState)?;
-    Ok(Registry::open(Path::new(first))?)
+    Ok(Registry::open(Path::new(first))?.with_stack(&stack_files(stack)))
+}
+
+/// The stack's files as given on the command line.
+fn stack_files(stack: &[PathBuf]) -> Vec<String> {
+    stack.iter().map(|p| p.display().to_string()).collect()
 }
 
 /// A plain `deploy` or `undeploy` (`verb`; not `--change ID`): refused
@@ -84,6 +92,7 @@ fn registry_of(change: &ChangeArgs, state: &StateArgs) -> Result<Registry, Error
 /// unmerged work.
 pub(super) fn refuse_while_a_change_holds(
     verb: &str,
+    stack: &[PathBuf],
     state: &StateArgs,
     ignore: bool,
 ) -> Result<(), Error> {
@@ -101,6 +110,7 @@ pub(super) fn refuse_while_a_change_holds(
         since: inert(&lock.since),
         why: lock.reason.why(),
         state: first.clone(),
+        stack: hub_state::changes::shell_words(&stack_files(stack)),
     }
     .into())
 }
@@ -111,7 +121,11 @@ pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry
     if args.change.change.is_none() {
         return Ok(None);
     }
-    let registry = registry_of(&args.change, &args.common.state)?;
+    let registry = registry_of(
+        &args.change,
+        &args.common.stack.manifest,
+        &args.common.state,
+    )?;
     let notify = |line: &str| say(line);
     let wait = LockWait::new(args.common.state.lock.lock_timeout, Some(&notify));
     let mut other = None;
@@ -175,6 +189,7 @@ pub(super) fn record_plan(
         plan: None,
         lineage: None,
         serial: None,
+        stack: stack_files(&args.common.stack.manifest),
     };
     match planned {
         Err(error) => {
@@ -232,7 +247,11 @@ pub(super) type RunSaved<'a> =
 /// `deploy --plan` applies a plan, after the rules of the registry.
 pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
-    let registry = registry_of(&args.change, &args.common.state)?;
+    let registry = registry_of(
+        &args.change,
+        &args.common.stack.manifest,
+        &args.common.state,
+    )?;
     let (number, record) = registry.plan_to_apply(id, "deploy")?;
     let shown = PathBuf::from(registry.shown_record(id, number));
     let value = record.plan.clone().ok_or_else(|| ChangeError::Corrupt {
@@ -251,6 +270,7 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
             time: record.stamp.time.clone(),
             reason: reasons.join("; "),
             state: registry.state().display().to_string(),
+            stack: registry.stack_for(Some(&record)),
         },
     };
     apply(
@@ -281,7 +301,11 @@ pub(super) fn undeploy(
     run_undeploy: RunUndeploy<'_>,
 ) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
-    let registry = registry_of(&args.change, &args.common.state)?;
+    let registry = registry_of(
+        &args.change,
+        &args.common.stack.manifest,
+        &args.common.state,
+    )?;
     let (number, record) = registry.plan_to_apply(id, "undeploy")?;
     apply(
         &registry,
@@ -306,6 +330,7 @@ pub(super) fn undeploy(
                             serial.unwrap_or(0)
                         ),
                         state: registry.state().display().to_string(),
+                        stack: registry.stack_for(Some(&record)),
                     }
                     .into());
                 }

@@ -53,6 +53,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
     }
     change::refuse_while_a_change_holds(
         "deploy",
+        &args.common.stack.manifest,
         &args.common.state,
         args.change_lock.ignore_change_lock,
     )?;

@@ -40,9 +40,21 @@ pub fn elaborate(args: ElaborateArgs, warnings: &mut Warnings) -> Result<(), Err
             let path = PathBuf::from(target);
             write_output_as(&path, text.as_bytes(), args.compressed, private)
                 .map_err(|source| Error::Write { path, source })?;
+            hub_manifest::console::err_line(&written(&elaborated, target));
         }
     }
     Ok(())
+}
+
+/// The confirmation of a file written: `hub: elaborated stack `demo` (4
+/// components) into hub.yaml.elaborate`.
+fn written(elaborated: &hub_manifest::Elaborated, target: &str) -> String {
+    let count = elaborated.components.len();
+    let plural = if count == 1 { "" } else { "s" };
+    format!(
+        "hub: elaborated stack `{}` ({count} component{plural}) into {target}",
+        elaborated.stack.meta.name
+    )
 }
 
 /// Whether a parameter of the elaborated stack or of one of its

@@ -400,7 +400,7 @@ fn is_compressed(path: &Path) -> bool {
 }
 
 fn say(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    hub_manifest::console::err_line(line);
 }
 
 /// `hub state ...`.

@@ -166,7 +166,7 @@ fn a_missing_component_folder_names_the_stack() {
     );
     insta::assert_snapshot!(text, @r"
     error: cannot read the manifest of component `b`: cannot read `b/hub-component.yaml`: No such file or directory (os error 2)
-      --> b/hub-component.yaml
+      --> hub.yaml:11:7
       help: check `source.dir` (or `source.git`) of the component in `hub.yaml`; relative directories start at the stack's folder
     ");
 }

@@ -171,7 +171,7 @@ fn terrateam(place: &Place) {
         "change 1: the apply lock is released\nchange 2: its plans are stale now (plan it again)\n"
     );
     place.deploy(&test, "2").failure().stderr_has(
-        "error: change `2` cannot apply: its latest plan (made at 2026-01-01T00:00:00Z) is stale: change `1` was merged at 2026-01-01T00:00:00Z after it was made\n  help: plan again on top of what is deployed now: `hub plan … -s ",
+        "error: change `2` cannot apply: its latest plan (made at 2026-01-01T00:00:00Z) is stale: change `1` was merged at 2026-01-01T00:00:00Z after it was made\n  help: plan again on top of what is deployed now: `hub plan hub.yaml -s ",
     );
 
     // Change 2 plans again and applies.
@@ -226,7 +226,7 @@ apply lock: held by change 3 since 2026-01-01T00:00:00Z (applied: it applied, an
     // An apply without a plan.
     let refused = place.deploy(&test, "5");
     refused.failure().stderr_has(
-        "error: change `5` has no plan to apply: `hub deploy --change` applies the latest plan recorded for it\n  help: plan it first: `hub plan … -s ",
+        "error: change `5` has no plan to apply: `hub deploy --change` applies the latest plan recorded for it\n  help: plan it first: `hub plan hub.yaml -s ",
     );
     // An apply after a failed plan.
     place
@@ -443,7 +443,7 @@ fn an_undeploy_applies_the_undeploy_planned_for_its_change() {
     // Its latest plan is a deploy's.
     place.plan(&test, "2").success();
     place.hub(&test, "pr2", &undeploy).failure().stderr_has(
-        "error: change `2` cannot apply: its latest plan is a plan to deploy, not to undeploy\n  help: plan it as it is to run: `hub plan … -s ../hub.state --change 2 --undeploy`",
+        "error: change `2` cannot apply: its latest plan is a plan to deploy, not to undeploy\n  help: plan it as it is to run: `hub plan hub.yaml -s ../hub.state --change 2 --undeploy`",
     );
     let plan = [
         "plan",

@@ -12,6 +12,11 @@ pub enum ElaborateError {
     Component {
         component: String,
         referenced_from: PathBuf,
+        /// The component's `source.dir` in the stack (or its entry).
+        entry: Location,
+        /// A folder beside the missing one holding a component manifest,
+        /// written as `source.dir` would be, when one has a close name.
+        closest: Option<String>,
         source: Box<ManifestError>,
     },
     #[error("cannot read the parameters file: {0}")]
@@ -107,7 +112,10 @@ impl ElaborateError {
         match self {
             ElaborateError::Manifest(e) | ElaborateError::Params(e) => e.location(),
             ElaborateError::State(e) => e.location(),
-            ElaborateError::Component { source, .. } => source.location(),
+            ElaborateError::Component { entry, source, .. } => match source.as_ref() {
+                ManifestError::Read { .. } => Some(entry.clone()),
+                other => other.location(),
+            },
             ElaborateError::NoSource { location, .. }
             | ElaborateError::DuplicateComponent { location, .. }
             | ElaborateError::BadComponentName { location, .. }
@@ -131,12 +139,16 @@ impl ElaborateError {
                 "check the `-s` path; relative paths are resolved from the current directory".into()
             }
             ElaborateError::State(e) => return e.hint(),
-            ElaborateError::Component { referenced_from, source, .. } => match source.as_ref() {
-                ManifestError::Read { .. } => format!(
+            ElaborateError::Component { referenced_from, source, closest, .. } => match (source.as_ref(), closest) {
+                (ManifestError::Read { .. }, Some(closest)) => format!(
+                    "did you mean `dir: {closest}`? Check `source.dir` (or `source.git`) of the component in `{}`; relative directories start at the stack's folder",
+                    referenced_from.display()
+                ),
+                (ManifestError::Read { .. }, None) => format!(
                     "check `source.dir` (or `source.git`) of the component in `{}`; relative directories start at the stack's folder",
                     referenced_from.display()
                 ),
-                other => return other.hint(),
+                (other, _) => return other.hint(),
             },
             ElaborateError::NoSource { .. } => "give the component a `source: {dir: path/to/component}`".into(),
             ElaborateError::DuplicateComponent { .. } => "give each component instance its own `name`".into(),

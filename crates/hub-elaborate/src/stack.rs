@@ -377,6 +377,8 @@ impl Assembler<'_> {
             let mut doc = result.map_err(|source| ElaborateError::Component {
                 component: reference.name.clone(),
                 referenced_from: file.path.clone(),
+                entry: source_dir_location(file, manifest, &reference.name),
+                closest: closest_folder(dir, &reference.source.dir),
                 source: Box::new(source),
             })?;
             if files[slot].is_none() {
@@ -577,6 +579,42 @@ fn key_location(file: &SourceFile, keys: &[&str]) -> Location {
         Some((line, column)) => Location::at(&file.path, line, column),
         None => Location::file(&file.path),
     }
+}
+
+/// The line of the component's `source.dir` in the stack, else its entry.
+fn source_dir_location(file: &SourceFile, manifest: &Manifest, name: &str) -> Location {
+    let index = manifest.components.iter().position(|c| c.name == name);
+    let path = index.map(|index| {
+        [
+            Segment::Key("components".into()),
+            Segment::Index(index),
+            Segment::Key("source".into()),
+            Segment::Key("dir".into()),
+        ]
+    });
+    match path.and_then(|path| locate(&file.text, &path)) {
+        Some((line, column)) => Location::at(&file.path, line, column),
+        None => component_location(file, manifest, name),
+    }
+}
+
+/// A folder beside `dir` (missing) whose name is close to its name and
+/// which holds a component manifest: `written` (the `source.dir` as the
+/// stack gives it) with its last part replaced.
+fn closest_folder(dir: &Path, written: &str) -> Option<String> {
+    let missing = dir.file_name()?.to_str()?;
+    let entries = std::fs::read_dir(dir.parent()?).ok()?;
+    let folders: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("hub-component.yaml").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    let found = hub_manifest::keys::suggest(missing, &folders)?;
+    let written = written.trim_end_matches('/');
+    Some(match written.rsplit_once('/') {
+        Some((parent, _)) => format!("{parent}/{}", found.key),
+        None => found.key.to_string(),
+    })
 }
 
 fn component_location(file: &SourceFile, manifest: &Manifest, name: &str) -> Location {

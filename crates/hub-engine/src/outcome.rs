@@ -77,6 +77,10 @@ pub struct Summary {
     pub entries: Vec<Entry>,
     /// The stack status written to the state (empty without a state).
     pub stack_status: String,
+    /// How many components the stack has, when the run did not take them
+    /// all (a resume with `-o`, a selection): the stack's status is about
+    /// them all. 0 when unknown or when every component is in `entries`.
+    pub stack_components: usize,
     /// The stack outputs (`name`, value with secrets masked).
     pub outputs: Vec<(String, String)>,
     pub total: Duration,

@@ -96,6 +96,26 @@ pub struct PlanRecord {
     pub lineage: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial: Option<u64>,
+    /// The stack's files as `hub plan` was given them, for the commands
+    /// hints print.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<String>,
+}
+
+/// The stack's files as a shell command gives them: each quoted when it
+/// holds anything but letters, digits and `-_./`, and shown inert.
+pub fn shell_words(files: &[String]) -> String {
+    let word = |text: &String| {
+        let plain = !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
+        match plain {
+            true => text.clone(),
+            false => format!("'{}'", inert(text).replace('\'', "'\\''")),
+        }
+    };
+    files.iter().map(word).collect::<Vec<_>>().join(" ")
 }
 
 /// An apply of a change's plan.
@@ -218,6 +238,9 @@ const CHANGES: &str = "changes";
 pub struct Registry {
     store: Box<dyn RecordStore>,
     state: PathBuf,
+    /// The stack's files the command was given, shell-quoted; empty
+    /// when it was given none.
+    stack: String,
 }
 
 impl std::fmt::Debug for Registry {
@@ -235,7 +258,28 @@ impl Registry {
         Ok(Registry {
             store: store::open(state)?,
             state: state.to_path_buf(),
+            stack: String::new(),
         })
+    }
+
+    /// The stack's files the command was given, for the commands hints
+    /// print.
+    pub fn with_stack(mut self, files: &[String]) -> Registry {
+        self.stack = shell_words(files);
+        self
+    }
+
+    /// The stack's files, as the hints' commands give them: those the
+    /// command was given, else those of `latest` (the change's latest
+    /// plan), else `hub.yaml`.
+    pub fn stack_for(&self, latest: Option<&PlanRecord>) -> String {
+        if !self.stack.is_empty() {
+            return self.stack.clone();
+        }
+        match latest.map(|plan| plan.stack.as_slice()) {
+            Some(files) if !files.is_empty() => shell_words(files),
+            _ => "hub.yaml".into(),
+        }
     }
 
     /// The state it is beside, as given.

@@ -638,7 +638,9 @@ fn dependents_of(
     dependents
 }
 
-fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
+/// Every name `-c`, `-o` and `-l` give is a component of the stack:
+/// checked first, before anything (a state) is required or read.
+pub(crate) fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
     let named = selection
         .picks()
         .map(|p| ("-c", p.name))

@@ -104,6 +104,7 @@ fn prepare(
 ) -> Result<Prepared, EngineError> {
     let verb = options.verb.unwrap_or(Verb::Deploy);
     let order = stack.validated_order()?;
+    crate::order::plan::check_selected(&order, &options.selection)?;
     require_state(options)?;
     // The location a run would read, without locking anything; the first
     // one when none holds a file.

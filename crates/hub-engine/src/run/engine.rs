@@ -369,6 +369,7 @@ impl<'a> Run<'a> {
         let timeouts = run_timeouts(stack, options.timeout)?;
         let retries = super::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
+        crate::order::plan::check_selected(&order, &options.selection)?;
         require_state(options)?;
         let locations = match options.state.is_empty() {
             true => None,

@@ -86,13 +86,12 @@ impl Summary {
         } else {
             self.stack_status.clone()
         };
-        let _ = writeln!(
-            out,
-            "stack: {status} ({} component{}, {})",
-            self.entries.len(),
-            if self.entries.len() == 1 { "" } else { "s" },
-            seconds(self.total)
-        );
+        let ran = self.entries.len();
+        let counted = match self.stack_components {
+            all if all > ran => format!("{all} components, {ran} in this run"),
+            _ => format!("{ran} component{}", if ran == 1 { "" } else { "s" }),
+        };
+        let _ = writeln!(out, "stack: {status} ({counted}, {})", seconds(self.total));
         for note in &self.state_notes {
             let _ = writeln!(out, "state: {note}");
         }

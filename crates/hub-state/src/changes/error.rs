@@ -44,13 +44,19 @@ pub enum ChangeError {
     #[error("the marker of an apply about to run, `{path}`, cannot be read: {reason}")]
     UnreadableWaiting { path: String, reason: String },
     #[error("change `{id}` has no plan to apply: `hub deploy --change` applies the latest plan recorded for it")]
-    NoPlan { id: String, state: String },
+    NoPlan {
+        id: String,
+        state: String,
+        stack: String,
+    },
     #[error("change `{id}` cannot apply: its latest plan (made at {time}) failed: {reason}")]
     PlanFailed {
         id: String,
         time: String,
         reason: String,
         state: String,
+        /// The stack's files, as a command line gives them.
+        stack: String,
     },
     #[error("change `{id}` cannot apply: its latest plan (made at {time}) is stale: {reason}")]
     PlanStale {
@@ -58,6 +64,8 @@ pub enum ChangeError {
         time: String,
         reason: String,
         state: String,
+        /// The stack's files, as a command line gives them.
+        stack: String,
     },
     #[error("change `{id}` cannot apply: its latest plan is a plan to {planned}, not to {verb}")]
     WrongVerb {
@@ -65,6 +73,8 @@ pub enum ChangeError {
         planned: String,
         verb: String,
         state: String,
+        /// The stack's files, as a command line gives them.
+        stack: String,
     },
     #[error(
         "change `{id}` cannot apply: change `{holder}` holds the apply lock since {since} ({why})"
@@ -83,6 +93,8 @@ pub enum ChangeError {
         since: String,
         why: &'static str,
         state: String,
+        /// The stack's files, as a command line gives them.
+        stack: String,
     },
     #[error("change `{id}` cannot be closed while it holds the apply lock: it applied at {time}, so the stack holds its unmerged work")]
     ClosedWithApplies {
@@ -138,12 +150,12 @@ impl ChangeError {
                 hint
             }
             ChangeError::UnreadableWaiting { path, .. } => format!("hub writes this marker while an apply of a change runs, and removes it after; if no apply runs on this state, remove `{path}` (after finding out who wrote it)"),
-            ChangeError::NoPlan { id, state } => format!("plan it first: `hub plan … -s {} --change {id}`", s(state)),
-            ChangeError::PlanFailed { id, state, .. } => format!("fix what failed, then plan again: `hub plan … -s {} --change {id}`", s(state)),
-            ChangeError::PlanStale { id, state, .. } => format!("plan again on top of what is deployed now: `hub plan … -s {} --change {id}`", s(state)),
-            ChangeError::WrongVerb { id, verb, state, .. } => format!("plan it as it is to run: `hub plan … -s {} --change {id}{}`", s(state), if verb == "undeploy" { " --undeploy" } else { "" }),
+            ChangeError::NoPlan { id, state, stack } => format!("plan it first: `hub plan {stack} -s {} --change {id}`", s(state)),
+            ChangeError::PlanFailed { id, state, stack, .. } => format!("fix what failed, then plan again: `hub plan {stack} -s {} --change {id}`", s(state)),
+            ChangeError::PlanStale { id, state, stack, .. } => format!("plan again on top of what is deployed now: `hub plan {stack} -s {} --change {id}`", s(state)),
+            ChangeError::WrongVerb { id, verb, state, stack, .. } => format!("plan it as it is to run: `hub plan {stack} -s {} --change {id}{}`", s(state), if verb == "undeploy" { " --undeploy" } else { "" }),
             ChangeError::Held { holder, state, .. } => format!("once change `{holder}` is merged, run `hub change merged {holder} -s {}`; to release its lock anyway (the stack keeps its work): `hub change unlock {holder} -s {} --yes`", s(state), s(state)),
-            ChangeError::HeldAgainstRun { verb, holder, state, .. } => format!("the stack holds change `{holder}`'s work, not merged yet: {verb} through that change (`hub plan … --change {holder} -s {0}`, then `hub {verb} --change {holder} -s {0}`), or once it is merged run `hub change merged {holder} -s {0}`; `--ignore-change-lock` runs anyway, over that work", s(state)),
+            ChangeError::HeldAgainstRun { verb, holder, state, stack, .. } => format!("the stack holds change `{holder}`'s work, not merged yet: {verb} through that change (`hub plan {stack} --change {holder} -s {0}`, then `hub {verb} {stack} --change {holder} -s {0}`), or once it is merged run `hub change merged {holder} -s {0}`; `--ignore-change-lock` runs anyway, over that work", s(state)),
             ChangeError::ClosedWithApplies { id, state, .. } => format!("revert its work (plan and apply the default branch as change `{id}`, then merge), or release the lock knowingly with `hub change unlock {id} -s {} --yes`", s(state)),
             ChangeError::Unknown { .. } => "`hub change list -s STATE` lists the changes the registry knows".into(),
         })

@@ -62,10 +62,12 @@ impl Registry {
             }
         }
         let summary = summarise(&self.records(id)?);
+        let stack = self.stack_for(summary.latest_plan.as_ref().map(|(_, plan)| plan));
         let Some((number, plan)) = summary.latest_plan else {
             return Err(ChangeError::NoPlan {
                 id: id.to_string(),
                 state,
+                stack: stack.clone(),
             });
         };
         let time = plan.stamp.time.clone();
@@ -78,6 +80,7 @@ impl Registry {
                     .as_deref()
                     .map_or_else(|| "no reason was recorded".into(), inert),
                 state,
+                stack: stack.clone(),
             });
         }
         if let Some(reason) = summary.stale {
@@ -86,6 +89,7 @@ impl Registry {
                 time,
                 reason: inert(&reason),
                 state,
+                stack: stack.clone(),
             });
         }
         if plan.verb != verb {
@@ -94,6 +98,7 @@ impl Registry {
                 planned: inert(&plan.verb),
                 verb: verb.to_string(),
                 state,
+                stack: stack.clone(),
             });
         }
         Ok((number, plan))

@@ -29,6 +29,7 @@ fn plan(status: Status) -> Record {
         plan: Some(serde_json::json!({"version": 1})),
         lineage: None,
         serial: Some(3),
+        stack: Vec::new(),
     })
 }
 
@@ -422,4 +423,30 @@ fn a_second_apply_of_a_change_is_refused_while_the_first_runs_here() {
     registry
         .take_lock("1", &first, who, &clock)
         .expect("dead run");
+}
+
+#[test]
+fn hints_name_the_stack_files_given_else_those_of_the_latest_plan() {
+    let words = |files: &[&str]| {
+        super::shell_words(&files.iter().map(|f| f.to_string()).collect::<Vec<_>>())
+    };
+    assert_eq!(
+        words(&["hub.yaml", "params/prod.yaml"]),
+        "hub.yaml params/prod.yaml"
+    );
+    assert_eq!(words(&["my stack.yaml"]), "'my stack.yaml'");
+    assert_eq!(words(&["it's.yaml"]), "'it'\\''s.yaml'");
+    let dir = tempfile::tempdir().expect("tmp");
+    let registry = Registry::open(&dir.path().join("hub.state")).expect("open");
+    let Record::Plan(mut latest) = plan(Status::Failed) else {
+        unreachable!("a plan record")
+    };
+    assert_eq!(registry.stack_for(None), "hub.yaml");
+    latest.stack = vec!["stack.yaml".into(), "env/prod.yaml".into()];
+    assert_eq!(
+        registry.stack_for(Some(&latest)),
+        "stack.yaml env/prod.yaml"
+    );
+    let given = registry.with_stack(&["hub.yaml".into(), "p.yaml".into()]);
+    assert_eq!(given.stack_for(Some(&latest)), "hub.yaml p.yaml");
 }

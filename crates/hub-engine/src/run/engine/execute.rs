@@ -595,6 +595,11 @@ impl<'a> Run<'a> {
             }
         }
         self.summary.stack_status = state.status.clone();
+        self.summary.stack_components = self.plan.order.len();
+        if self.verb == Verb::Undeploy && state.status == StackStatus::Undeployed.as_str() {
+            // Nothing they describe is left.
+            state.stack_outputs.clear();
+        }
         let redactor = hub_manifest::redact::Redactor::new(self.options.reveal);
         // After an undeploy the recorded outputs describe nothing live.
         let shown_outputs = if self.verb == Verb::Deploy {

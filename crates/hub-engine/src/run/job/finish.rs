@@ -144,6 +144,7 @@ pub fn finish(
         verb: "deploy".into(),
         entries,
         stack_status: folded.status.clone(),
+        stack_components: order.len(),
         outputs: Vec::new(),
         total: between(&run.started, &now),
         started: run.started.clone(),
