@@ -93,7 +93,9 @@ fn hub(test: &Test, args: &[&str]) -> Output {
 fn show(test: &Test, component: &str) -> serde_json::Value {
     let out = hub(
         test,
-        &["state", "show", component, "-s", "s.state", "--json", "--reveal"],
+        &[
+            "state", "show", component, "-s", "s.state", "--json", "--reveal",
+        ],
     );
     out.success();
     serde_json::from_str(&out.stdout).expect("json")
@@ -132,11 +134,19 @@ fn a_1_mib_output_costs_about_1_mib_of_state_and_reads_back_whole() {
     let db = show(&test, "db");
     same(named(&db["outputs"], "blob"), &blob, "db's output");
     let app = show(&test, "app");
-    same(named(&app["parameters"], "app.blob"), &blob, "app's parameter");
+    same(
+        named(&app["parameters"], "app.blob"),
+        &blob,
+        "app's parameter",
+    );
     let pulled = hub(&test, &["state", "pull", "s.state"]);
     pulled.success();
     let state: yaml_serde::Value = yaml_serde::from_str(&pulled.stdout).expect("pulled state");
-    same(state["stackOutputs"][0]["value"].as_str(), &blob, "stack output");
+    same(
+        state["stackOutputs"][0]["value"].as_str(),
+        &blob,
+        "stack output",
+    );
     let captured = &state["capturedOutputs"][0]["value"];
     same(captured.as_str(), &blob, "captured output");
     let raw = &state["components"]["db"]["rawOutputs"][0]["value"];
@@ -174,5 +184,9 @@ fn a_state_holding_each_copy_whole_still_loads() {
     let text = std::fs::read_to_string(test.root().join("s.state")).expect("state");
     assert_eq!(text.matches(long.as_str()).count(), 1, "written once");
     let app = show(&test, "app");
-    same(named(&app["parameters"], "app.blob"), &long, "app's parameter");
+    same(
+        named(&app["parameters"], "app.blob"),
+        &long,
+        "app's parameter",
+    );
 }

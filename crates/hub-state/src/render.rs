@@ -20,8 +20,7 @@
 
 use super::layout::{snapshot_bases, StateFormat};
 use super::model::{
-    CapturedOutput, ComponentState, Operation, Phase, State, StateLifecycle,
-    StateParameter,
+    CapturedOutput, ComponentState, Operation, Phase, State, StateLifecycle, StateParameter,
 };
 use super::snapshot::Snapshot;
 use super::StateError;
@@ -71,7 +70,11 @@ fn head_part<'v, T: std::fmt::Debug>(
 ) -> (Vec<ValueDigest>, Digest) {
     let mut longs = Vec::new();
     values.for_each(|value| shared::long_strings(value, &mut longs));
-    let mut before: Vec<ValueDigest> = longs.iter().filter(|d| head.contains(*d)).copied().collect();
+    let mut before: Vec<ValueDigest> = longs
+        .iter()
+        .filter(|d| head.contains(*d))
+        .copied()
+        .collect();
     before.sort_unstable();
     let key = digest_debug(&(part, before));
     (longs, key)
@@ -586,7 +589,11 @@ fn keyed<T: Serialize>(key: &str, value: &T) -> Result<String, StateError> {
 }
 
 /// [`keyed`], its long values written as `scope` says.
-fn keyed_shared<T: Serialize>(key: &str, value: &T, scope: &mut Scope<'_>) -> Result<String, StateError> {
+fn keyed_shared<T: Serialize>(
+    key: &str,
+    value: &T,
+    scope: &mut Scope<'_>,
+) -> Result<String, StateError> {
     let mut value = yaml_serde::to_value(value)?;
     scope.mark(&mut value);
     let mut out = String::new();

@@ -22,7 +22,10 @@ fn a_1_mib_output_is_stored_once_in_the_bucket_and_reads_back_whole() {
     assert_eq!(object.matches(blob.as_str()).count(), 1);
     let state = pulled(&test, server, &location);
     let stack_output = state["stackOutputs"][0]["value"].as_str();
-    assert!(stack_output == Some(blob.as_str()), "the stack output reads back whole");
+    assert!(
+        stack_output == Some(blob.as_str()),
+        "the stack output reads back whole"
+    );
     let parameters = state["components"]["app"]["parameters"]
         .as_sequence()
         .expect("app's parameters");
@@ -30,5 +33,8 @@ fn a_1_mib_output_is_stored_once_in_the_bucket_and_reads_back_whole() {
         .iter()
         .find(|p| p["name"].as_str() == Some("app.blob"))
         .and_then(|p| p["value"].as_str());
-    assert!(parameter == Some(blob.as_str()), "app's parameter reads back whole");
+    assert!(
+        parameter == Some(blob.as_str()),
+        "app's parameter reads back whole"
+    );
 }

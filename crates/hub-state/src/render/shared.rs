@@ -80,7 +80,8 @@ pub(crate) struct Anchors {
 
 impl Anchors {
     pub(crate) fn hold(&self, head: &HashSet<ValueDigest>) -> bool {
-        self.from_head.iter().all(|d| head.contains(d)) && !self.own.iter().any(|d| head.contains(d))
+        self.from_head.iter().all(|d| head.contains(d))
+            && !self.own.iter().any(|d| head.contains(d))
     }
 }
 
