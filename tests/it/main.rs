@@ -45,6 +45,7 @@ mod safety;
 mod saved_plan;
 mod selection;
 mod shapes;
+mod shared_values;
 mod state;
 mod state_commands;
 mod state_drift;

@@ -22,9 +22,10 @@
 //! Every state this project writes begins with a `# hub-state:` comment
 //! line and ends with `# hub-state-end sha256=<hex>`, the digest of what
 //! precedes it: a copy cut short or changed afterwards is refused (see
-//! [`integrity`]). A string value of 4 KiB or more that a component entry
-//! shares with a stack parameter is written once, as a YAML anchor on the
-//! stack parameter and an alias in the entry (see [`render`]).
+//! [`integrity`]). A string value of 4 KiB or more held by several places
+//! (a raw output, the snapshots, the captured and stack outputs, the
+//! parameters reading it) is written once, as a YAML anchor where it first
+//! appears and an alias everywhere after (see [`render`]).
 //!
 //! This project adds one top-level key, `serial`: a counter that grows on
 //! every write (it continues from the larger of the in-memory and on-disk

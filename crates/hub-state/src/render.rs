@@ -20,90 +20,19 @@
 
 use super::layout::{snapshot_bases, StateFormat};
 use super::model::{
-    CapturedOutput, ComponentState, Operation, Phase, StackOutput, State, StateLifecycle,
-    StateParameter,
+    CapturedOutput, ComponentState, Operation, Phase, State, StateLifecycle, StateParameter,
 };
 use super::snapshot::Snapshot;
 use super::StateError;
 use hub_manifest::emit;
 use indexmap::IndexMap;
 use serde::Serialize;
-use std::collections::HashMap;
+use shared::{Anchors, Scope, ValueDigest};
+use std::collections::{HashMap, HashSet};
 use yaml_serde::Value;
 
-/// A string value at least this long that a component entry shares with a
-/// stack parameter is written once: in `stackParameters`, under a YAML
-/// anchor, and as an alias of it in the entry (see [`Shared`]).
-pub const SHARED_VALUE_BYTES: usize = 4096;
-
-/// The stack parameters whose values are written once, under an anchor:
-/// string values of [`SHARED_VALUE_BYTES`] or more, by qualified name.
-/// YAML readers (the reference tool's among them) give an alias the
-/// anchored value, so every reader sees each entry's parameters whole,
-/// while the file holds one copy: seven components reading one 10 MiB
-/// parameter write about 10 MiB, not 80.
-struct Shared<'s> {
-    by_name: HashMap<String, (String, &'s str)>,
-}
-
-impl<'s> Shared<'s> {
-    fn of(parameters: &'s [StateParameter]) -> Shared<'s> {
-        let by_name = parameters
-            .iter()
-            .filter_map(|p| match &p.value {
-                Value::String(text) if text.len() >= SHARED_VALUE_BYTES => {
-                    let name = p.qualified_name();
-                    Some((name.clone(), (anchor(&name), text.as_str())))
-                }
-                _ => None,
-            })
-            .collect();
-        Shared { by_name }
-    }
-
-    /// The anchor of the stack parameter a parameter of `component` takes
-    /// its value from, when that value is shared and equal.
-    fn anchor_for(&self, component: &str, parameter: &StateParameter) -> Option<&str> {
-        let Value::String(text) = &parameter.value else {
-            return None;
-        };
-        let own = format!("{}|{component}", parameter.name);
-        self.by_name
-            .get(&own)
-            .or_else(|| self.by_name.get(&parameter.name))
-            .filter(|(_, shared)| *shared == text)
-            .map(|(anchor, _)| anchor.as_str())
-    }
-}
-
-/// A YAML anchor for the stack parameter `qualified_name`: the same for
-/// the same name in every write, so that entries rendered earlier in a run
-/// still name it.
-fn anchor(qualified_name: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(qualified_name.as_bytes());
-    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-    format!("hub-{hex}")
-}
-
-/// What stands for a value while its entry is emitted, replaced with the
-/// alias (or the anchored value) afterwards: a plain scalar no emitter
-/// quotes.
-fn placeholder(kind: &str, anchor: &str) -> String {
-    format!("hub-{kind}-placeholder-{anchor}")
-}
-
-/// `text` (an emitted entry) with each parameter value that stood for a
-/// shared one written as an alias of its anchor.
-fn with_aliases(mut text: String, anchors: &[String]) -> String {
-    for anchor in anchors {
-        let from = format!("value: {}\n", placeholder("alias", anchor));
-        text = text.replacen(&from, &format!("value: *{anchor}\n"), 1);
-    }
-    text
-}
-
-/// The `stackParameters` entry, each shared value under its anchor.
+/// The `stackParameters` entry, each long value under its anchor or as an
+/// alias (see [`shared`]).
 ///
 /// Written one parameter at a time, as `emit::entry` writes the whole
 /// list: a stack with 20 parameters per component holds 200,000 of them at
@@ -111,35 +40,44 @@ fn with_aliases(mut text: String, anchors: &[String]) -> String {
 /// was the peak of every run's last state write.
 fn stack_parameters_text(
     parameters: &[StateParameter],
-    shared: &Shared<'_>,
+    scope: &mut Scope<'_>,
 ) -> Result<String, StateError> {
     if parameters.is_empty() {
-        return keyed("stackParameters", &parameters);
+        return keyed_shared("stackParameters", &parameters, scope);
     }
     let mut sorted: Vec<(String, &StateParameter)> =
         parameters.iter().map(|p| (p.qualified_name(), p)).collect();
     // Stable, as the list was sorted before: equal names keep their order.
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     let mut text = String::from("stackParameters:\n");
-    for (name, parameter) in sorted {
-        let Some((anchor, _)) = shared.by_name.get(&name) else {
-            emit::item(&yaml_serde::to_value(parameter)?, 0, &mut text);
-            continue;
-        };
-        let mut parameter = parameter.clone();
-        let value = std::mem::replace(
-            &mut parameter.value,
-            Value::String(placeholder("anchor", anchor)),
-        );
+    for (_, parameter) in sorted {
+        let mut value = yaml_serde::to_value(parameter)?;
+        scope.mark(&mut value);
         let mut item = String::new();
-        emit::item(&yaml_serde::to_value(&parameter)?, 0, &mut item);
-        let mut entry = String::new();
-        emit::entry(&Value::String("value".into()), &value, 2, &mut entry);
-        let entry = entry.replacen("value: ", &format!("value: &{anchor} "), 1);
-        let from = format!("  value: {}\n", placeholder("anchor", anchor));
-        text.push_str(&item.replacen(&from, &entry, 1));
+        emit::item(&value, 0, &mut item);
+        text.push_str(&scope.fill(&item));
     }
     Ok(text)
+}
+
+/// The digests of the long values of a head part, and the key its text is
+/// cached under: its content and which of its long values an earlier part
+/// of the head defines (its text aliases those).
+fn head_part<'v, T: std::fmt::Debug>(
+    part: &T,
+    values: impl Iterator<Item = &'v Value>,
+    head: &HashSet<ValueDigest>,
+) -> (Vec<ValueDigest>, Digest) {
+    let mut longs = Vec::new();
+    values.for_each(|value| shared::long_strings(value, &mut longs));
+    let mut before: Vec<ValueDigest> = longs
+        .iter()
+        .filter(|d| head.contains(*d))
+        .copied()
+        .collect();
+    before.sort_unstable();
+    let key = digest_debug(&(part, before));
+    (longs, key)
 }
 
 /// A part of the document and the value it was rendered from.
@@ -176,6 +114,9 @@ struct Entry {
     captured_outputs: Snapshot,
     base: String,
     base_snapshot: Snapshot,
+    /// What its text aliases from the head and defines itself: derived
+    /// from the rest, not compared.
+    anchors: Anchors,
 }
 
 /// Snapshots compare as the same node, not as equal outputs: comparing
@@ -336,7 +277,7 @@ pub struct Renderer {
     /// text was rendered from (a copy would double them for a run).
     stack_parameters: Option<Cached<Digest>>,
     captured_outputs: Option<Cached<Digest>>,
-    stack_outputs: Option<Cached<Vec<StackOutput>>>,
+    stack_outputs: Option<Cached<Digest>>,
     provides: Option<Cached<IndexMap<String, Vec<String>>>>,
     components: ComponentsCache,
     operations: Vec<CachedOperation>,
@@ -403,42 +344,45 @@ impl Renderer {
                 keyed("lifecycle", l)
             })?);
         }
-        let shared = Shared::of(&state.stack_parameters);
-        let parameters = digest_debug(&state.stack_parameters);
-        let parameters_changed = parameters.is_none()
-            || self
-                .stack_parameters
-                .as_ref()
-                .is_none_or(|cached| cached.value != parameters);
-        if parameters_changed {
-            // Entries rendered before may alias values that changed.
-            self.components = ComponentsCache::default();
-        }
+        // The long values the head defines, part after part (see [`shared`]).
+        let mut head = HashSet::new();
+        let parameter_values = state.stack_parameters.iter().map(|p| &p.value);
+        let (longs, key) = head_part(&state.stack_parameters, parameter_values, &head);
         if !state.stack_parameters.is_empty() {
             out.push_str(reuse_digested(
                 &mut self.stack_parameters,
-                parameters,
+                key,
                 &state.stack_parameters,
-                |p| stack_parameters_text(p, &shared),
+                |p| stack_parameters_text(p, &mut Scope::head(&head)),
             )?);
         }
+        head.extend(longs);
+        let output_values = state.captured_outputs.iter().map(|o| &o.value);
+        let (longs, key) = head_part(&state.captured_outputs, output_values, &head);
         if !state.captured_outputs.is_empty() {
             out.push_str(reuse_digested(
                 &mut self.captured_outputs,
-                digest_debug(&state.captured_outputs),
+                key,
                 &state.captured_outputs,
                 |o| {
                     let mut o = o.clone();
                     o.sort_by_cached_key(CapturedOutput::qualified_name);
-                    keyed("capturedOutputs", &o)
+                    keyed_shared("capturedOutputs", &o, &mut Scope::head(&head))
                 },
             )?);
         }
+        head.extend(longs);
+        let stack_values = state.stack_outputs.iter().map(|o| &o.value);
+        let (longs, key) = head_part(&state.stack_outputs, stack_values, &head);
         if !state.stack_outputs.is_empty() {
-            out.push_str(reuse(&mut self.stack_outputs, &state.stack_outputs, |o| {
-                keyed("stackOutputs", o)
-            })?);
+            out.push_str(reuse_digested(
+                &mut self.stack_outputs,
+                key,
+                &state.stack_outputs,
+                |o| keyed_shared("stackOutputs", o, &mut Scope::head(&head)),
+            )?);
         }
+        head.extend(longs);
         if !state.provides.is_empty() {
             out.push_str(reuse(&mut self.provides, &state.provides, |p| {
                 let mut p = p.clone();
@@ -447,7 +391,7 @@ impl Renderer {
             })?);
         }
         if !state.components.is_empty() {
-            self.components(state, changed, &shared, out)?;
+            self.components(state, changed, &head, out)?;
         }
         if !state.operations.is_empty() {
             self.operations(state, out)?;
@@ -459,7 +403,7 @@ impl Renderer {
         &mut self,
         state: &State,
         changed: Changed<'_>,
-        shared: &Shared<'_>,
+        head: &HashSet<ValueDigest>,
         out: &mut S,
     ) -> Result<(), StateError> {
         out.push_str("components:\n");
@@ -481,6 +425,11 @@ impl Renderer {
                 .map(|entry| entry.captured_outputs.clone())
                 .unwrap_or_default();
             let slot = &mut cache.entries[at];
+            if slot.as_ref().is_some_and(|c| !c.value.anchors.hold(head)) {
+                // The head no longer defines what the text aliases, or now
+                // defines what the text defines.
+                *slot = None;
+            }
             let same_base = |cached: &&Cached<Entry>| {
                 cached.value.base == base && cached.value.base_snapshot.same(&base_snapshot)
             };
@@ -505,25 +454,22 @@ impl Renderer {
                 captured_outputs: component.captured_outputs.clone(),
                 base: base.to_string(),
                 base_snapshot,
+                anchors: Anchors::default(),
             };
-            out.push_str(reuse(slot, &entry, |entry| {
-                let mut written = as_written(component, entry);
-                let mut anchors = Vec::new();
-                for parameter in &mut written.parameters {
-                    if let Some(anchor) = shared.anchor_for(name, parameter) {
-                        parameter.value = Value::String(placeholder("alias", anchor));
-                        anchors.push(anchor.to_string());
-                    }
-                }
+            if !slot.as_ref().is_some_and(|cached| cached.value == entry) {
+                let mut scope = Scope::entry(head, name);
+                let mut value = yaml_serde::to_value(as_written(component, &entry))?;
+                scope.mark(&mut value);
                 let mut text = String::new();
-                emit::entry(
-                    &Value::String(name.clone()),
-                    &yaml_serde::to_value(written)?,
-                    2,
-                    &mut text,
-                );
-                Ok(with_aliases(text, &anchors))
-            })?);
+                emit::entry(&Value::String(name.clone()), &value, 2, &mut text);
+                let text = scope.fill(&text);
+                let anchors = scope.anchors;
+                *slot = Some(Cached {
+                    value: Entry { anchors, ..entry },
+                    text,
+                });
+            }
+            out.push_str(slot.as_ref().map_or("", |cached| cached.text.as_str()));
         }
         Ok(())
     }
@@ -641,6 +587,22 @@ fn keyed<T: Serialize>(key: &str, value: &T) -> Result<String, StateError> {
     );
     Ok(out)
 }
+
+/// [`keyed`], its long values written as `scope` says.
+fn keyed_shared<T: Serialize>(
+    key: &str,
+    value: &T,
+    scope: &mut Scope<'_>,
+) -> Result<String, StateError> {
+    let mut value = yaml_serde::to_value(value)?;
+    scope.mark(&mut value);
+    let mut out = String::new();
+    emit::entry(&Value::String(key.to_string()), &value, 0, &mut out);
+    Ok(scope.fill(&out))
+}
+
+mod shared;
+pub use shared::SHARED_VALUE_BYTES;
 
 #[cfg(test)]
 mod tests;

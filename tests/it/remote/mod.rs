@@ -7,3 +7,4 @@ pub(crate) mod server;
 mod azure;
 mod conditional;
 mod runs;
+mod shared_values;
