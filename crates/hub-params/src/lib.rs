@@ -8,6 +8,7 @@
 //! through the [`Prompter`] trait and problems come back as
 //! [`ParamsError`].
 
+mod captured;
 mod cel;
 pub mod drift;
 mod error;
@@ -22,14 +23,14 @@ mod source;
 pub mod state;
 mod table;
 
+pub use captured::CapturedOutput;
 pub use cel::{Cel, CelFailure, Predicate, Predicates};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
 pub use origin::Origin;
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use scope::{
-    expand_component, expand_outputs, CapturedOutput, ComponentScope, ExpandedOutput,
-    ExpandedParam, OutputsContext,
+    expand_component, expand_outputs, ComponentScope, ExpandedOutput, ExpandedParam, OutputsContext,
 };
 pub use source::{Mark, Provenance};
 pub use table::{FastHash, FastMap, Scope};

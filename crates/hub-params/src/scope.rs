@@ -2,6 +2,7 @@
 //! scope: the locked stack parameters, the outputs captured so far, and the
 //! component's earlier parameters, top to bottom.
 
+use super::captured::CapturedOutput;
 use super::cel::Cel;
 use super::error::{ParamsError, Problem};
 use super::expr::{self, needs_expansion, Piece};
@@ -17,17 +18,6 @@ use hub_manifest::{value_is_empty, Manifest, Output, SourceFile};
 use indexmap::IndexMap;
 use std::collections::HashSet;
 use yaml_serde::Value;
-
-/// An output captured from a component that already ran.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CapturedOutput {
-    pub component: String,
-    pub name: String,
-    pub value: Option<Value>,
-    pub kind: String,
-    /// `meta.kind` of the component that produced it.
-    pub component_kind: String,
-}
 
 /// The component being expanded.
 pub struct ComponentScope<'a> {
