@@ -58,11 +58,22 @@ fn a_circle_of_three_files_fails_with_the_line_of_each_import() {
         ),
         "{out}"
     );
-    assert!(out.contains("crates/one/src/a.rs:1 names crates/one/src/b.rs: use crate::b::B"), "{out}");
-    assert!(out.contains("crates/one/src/b.rs:2 names crates/one/src/c.rs: use crate::c::C"), "{out}");
-    assert!(out.contains("crates/one/src/c.rs:4 names crates/one/src/a.rs: crate::a::A"), "{out}");
     assert!(
-        out.contains("files in the circle: crates/one/src/a.rs, crates/one/src/b.rs, crates/one/src/c.rs"),
+        out.contains("crates/one/src/a.rs:1 names crates/one/src/b.rs: use crate::b::B"),
+        "{out}"
+    );
+    assert!(
+        out.contains("crates/one/src/b.rs:2 names crates/one/src/c.rs: use crate::c::C"),
+        "{out}"
+    );
+    assert!(
+        out.contains("crates/one/src/c.rs:4 names crates/one/src/a.rs: crate::a::A"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "files in the circle: crates/one/src/a.rs, crates/one/src/b.rs, crates/one/src/c.rs"
+        ),
         "{out}"
     );
     assert!(out.contains("check-layout: FAILED"), "{out}");
@@ -90,12 +101,23 @@ fn a_crate_over_its_share_fails_unless_architecture_gives_the_reason() {
     let small = "pub fn f() {}\n".repeat(20)
         + "#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod inline {\n    fn g() {}\n}\n";
     write(root, "crates/small/src/lib.rs", &small);
-    write(root, "crates/small/src/tests.rs", &"fn t() {}\n".repeat(500));
-    write(root, "crates/other/src/lib.rs", &"pub fn f() {}\n".repeat(20));
+    write(
+        root,
+        "crates/small/src/tests.rs",
+        &"fn t() {}\n".repeat(500),
+    );
+    write(
+        root,
+        "crates/other/src/lib.rs",
+        &"pub fn f() {}\n".repeat(20),
+    );
 
     let (ok, out) = check_layout(root);
     assert!(!ok, "a crate with 60 % of the lines passed:\n{out}");
-    assert!(out.contains("crate share: big: 60 of 100 production lines (60%), over 35%"), "{out}");
+    assert!(
+        out.contains("crate share: big: 60 of 100 production lines (60%), over 35%"),
+        "{out}"
+    );
     assert!(!out.contains("crate share: small"), "{out}");
 
     write(
@@ -105,5 +127,8 @@ fn a_crate_over_its_share_fails_unless_architecture_gives_the_reason() {
     );
     let (ok, out) = check_layout(root);
     assert!(ok, "the reason in ARCHITECTURE.md was not found:\n{out}");
-    assert!(out.contains("ARCHITECTURE.md gives the reason: being split."), "{out}");
+    assert!(
+        out.contains("ARCHITECTURE.md gives the reason: being split."),
+        "{out}"
+    );
 }
