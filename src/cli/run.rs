@@ -17,7 +17,7 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// A duration: numbers with `ms`, `s`, `m` or `h` (`30s`, `1.5m`, `1h30m`),
 /// or a plain number of seconds (`0`); read as `--timeout` reads it.
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    hub_engine::run::timeout::parse(text)
+    hub_engine::timeout::parse(text)
 }
 
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
@@ -229,7 +229,7 @@ pub struct ExecuteArgs {
     /// `1h30m`; `0`: no limit), its hooks included: SIGTERM to its
     /// processes, SIGKILL 30s later, and it fails. The stack's
     /// `lifecycle.timeouts` gives components their own limits
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::run::timeout::parse)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::timeout::parse)]
     pub timeout: Option<std::time::Duration>,
     /// Print, for each component, why it runs or is skipped
     #[arg(long)]

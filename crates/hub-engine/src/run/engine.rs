@@ -54,7 +54,6 @@ use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, plan_for, read_state, release_stack_parameters, require_state,
 };
-use super::timeout::{Limit, Timeouts};
 use super::upstream::{Ancestry, Bits};
 use crate::child::capture::{self, RawOutputs};
 use crate::child::env::{self, ComponentVariables, Nested};
@@ -68,6 +67,7 @@ use crate::plan::make::{self as planner, Inputs, Purpose};
 use crate::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
 use crate::source::discover::{self, Implementation};
 use crate::source::stack::{absolute, Stack};
+use crate::timeout::{Limit, Timeouts};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;

@@ -1,7 +1,7 @@
 //! What stops a deploy, undeploy or invoke, with where to look and how to
 //! fix it.
 
-use super::interrupt::signal_name;
+use crate::child::interrupt::signal_name;
 use crate::child::process::{Exit, ProcessError};
 use crate::order::plan::PlanError;
 use crate::order::requirements::RequirementError;
@@ -130,7 +130,7 @@ pub enum EngineError {
     InvokeTimedOut {
         component: String,
         verb: String,
-        limit: super::timeout::Limit,
+        limit: crate::timeout::Limit,
     },
     #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
     ExtraArguments { path: PathBuf, extra: Vec<String> },

@@ -9,12 +9,12 @@
 //! `undeployed` has nothing to take down: it is only forgotten.
 
 use super::error::EngineError;
-use super::interrupt::Interrupts;
-use super::timeout::Limit;
 use crate::child::env::{self, ComponentVariables};
+use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink};
 use crate::source::discover;
+use crate::timeout::Limit;
 use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
 use hub_params::{ExpandedParam, Origin};

@@ -723,7 +723,7 @@ impl<'a> Run<'a> {
         let now = self.clock.now();
         let message = format!(
             "interrupted by {}",
-            crate::run::interrupt::signal_name(signal)
+            crate::child::interrupt::signal_name(signal)
         );
         let positions = self.parallel().then_some(&self.positions);
         if let Some(state) = self.state.as_mut() {
