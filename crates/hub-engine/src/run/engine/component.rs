@@ -457,8 +457,9 @@ impl<'a> Run<'a> {
                     component: name.to_string(),
                     available: self.plan.order.clone(),
                 })?;
-        self.stack
-            .component_dir(reference, self.options.components_base_dir.as_deref())
+        Ok(self
+            .stack
+            .component_dir(reference, self.options.components_base_dir.as_deref())?)
     }
 
     /// Log files made ahead of the components, when the run keeps logs;
