@@ -2,6 +2,7 @@
 //! selection of components and how they run; durations and booleans as
 //! the flags read them.
 
+use super::state::StateFormatArg;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -221,7 +222,7 @@ pub struct ExecuteArgs {
         value_enum,
         default_value = "linear"
     )]
-    pub state_format: hub_state::StateFormat,
+    pub state_format: StateFormatArg,
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
     #[arg(short = 'y', long = "dry")]
     pub dry: bool,
