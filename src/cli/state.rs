@@ -1,6 +1,6 @@
 //! The flags of `hub unlock` and `hub state ...`.
 
-use super::run::LockTimeoutArgs;
+use super::run::{LockTimeoutArgs, StateFormatArg};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -204,47 +204,4 @@ pub struct StatePullArgs {
     /// How component snapshots are laid out in the output
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
     pub state_format: StateFormatArg,
-}
-
-/// `--state-format`: the layout a state is written in, as the command line
-/// takes it ([`hub_state::StateFormat`], which knows nothing of clap).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum StateFormatArg {
-    /// Each snapshot as a difference against the previous one.
-    #[default]
-    Linear,
-    /// Every snapshot whole, as the Hub CLI writes it.
-    Reference,
-}
-
-impl From<StateFormatArg> for hub_state::StateFormat {
-    fn from(format: StateFormatArg) -> Self {
-        match format {
-            StateFormatArg::Linear => hub_state::StateFormat::Linear,
-            StateFormatArg::Reference => hub_state::StateFormat::Reference,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::StateFormatArg;
-    use hub_state::StateFormat;
-
-    /// Every layout of the state has its value on the command line, and the
-    /// default is the state's default.
-    #[test]
-    fn every_state_format_has_its_argument() {
-        let argument = |format: StateFormat| match format {
-            StateFormat::Linear => StateFormatArg::Linear,
-            StateFormat::Reference => StateFormatArg::Reference,
-        };
-        for format in [StateFormat::Linear, StateFormat::Reference] {
-            assert_eq!(StateFormat::from(argument(format)), format);
-        }
-        assert_eq!(
-            StateFormat::from(StateFormatArg::default()),
-            StateFormat::default()
-        );
-    }
 }
