@@ -19,7 +19,6 @@ mod lock;
 mod origin;
 mod prompt;
 mod scope;
-mod source;
 pub mod state;
 mod table;
 
@@ -32,7 +31,6 @@ pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use scope::{
     expand_component, expand_outputs, ComponentScope, ExpandedOutput, ExpandedParam, OutputsContext,
 };
-pub use source::{Mark, Provenance};
 pub use table::{FastHash, FastMap, Scope};
 
 use hub_manifest::diag::Location;

@@ -4,11 +4,11 @@
 
 use super::error::SourceError;
 use crate::order::plan::{self, PlanError};
+use hub_manifest::declared::Provenance;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{
     locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
 };
-use hub_params::Provenance;
 use std::path::{Path, PathBuf};
 
 /// What to check when a component's folder is missing.
