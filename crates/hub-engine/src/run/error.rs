@@ -208,7 +208,7 @@ impl EngineError {
             EngineError::StateMismatch { .. } => {
                 Some("check the `-s` path; add `--force` to use this state anyway".into())
             }
-            EngineError::PruneFolderGone(gone) => Some(gone.hint()),
+            EngineError::PruneFolderGone(gone) => gone.hint(),
             EngineError::PruneFailed { .. } => Some(
                 "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),
             ),

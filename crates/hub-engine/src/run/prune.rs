@@ -111,11 +111,11 @@ pub struct FolderGone {
 }
 
 impl FolderGone {
-    pub fn hint(&self) -> String {
-        format!(
+    pub fn hint(&self) -> Option<String> {
+        Some(format!(
             "restore the folder and run again to undeploy it, or forget it without undeploying with `hub state rm {}` (what it created stays)",
             self.component
-        )
+        ))
     }
 }
 
