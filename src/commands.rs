@@ -379,7 +379,7 @@ fn load_run(
         compressed: args.execute.is_some_and(|e| e.compressed),
         state_format: args
             .execute
-            .map_or(hub_state::StateFormat::default(), |e| e.state_format),
+            .map_or(hub_state::StateFormat::default(), |e| e.state_format.into()),
         guess: args.guess,
         reveal: args.common.run.reveal,
         args: hub_manifest::redact::recorded_args(std::env::args()),

@@ -104,6 +104,12 @@ impl From<hub_engine::run::error::EngineError> for Error {
     }
 }
 
+impl From<hub_engine::source::error::SourceError> for Error {
+    fn from(error: hub_engine::source::error::SourceError) -> Self {
+        Error::from(hub_engine::run::error::EngineError::from(error))
+    }
+}
+
 impl From<ElaborateError> for Error {
     fn from(error: ElaborateError) -> Self {
         Error::Elaborate(Box::new(error))

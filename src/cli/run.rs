@@ -17,7 +17,7 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// A duration: numbers with `ms`, `s`, `m` or `h` (`30s`, `1.5m`, `1h30m`),
 /// or a plain number of seconds (`0`); read as `--timeout` reads it.
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    hub_engine::run::timeout::parse(text)
+    hub_engine::timeout::parse(text)
 }
 
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
@@ -221,7 +221,7 @@ pub struct ExecuteArgs {
         value_enum,
         default_value = "linear"
     )]
-    pub state_format: hub_state::StateFormat,
+    pub state_format: StateFormatArg,
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
     #[arg(short = 'y', long = "dry")]
     pub dry: bool,
@@ -229,7 +229,7 @@ pub struct ExecuteArgs {
     /// `1h30m`; `0`: no limit), its hooks included: SIGTERM to its
     /// processes, SIGKILL 30s later, and it fails. The stack's
     /// `lifecycle.timeouts` gives components their own limits
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::run::timeout::parse)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::timeout::parse)]
     pub timeout: Option<std::time::Duration>,
     /// Print, for each component, why it runs or is skipped
     #[arg(long)]
@@ -267,4 +267,47 @@ pub struct GuessArgs {
     /// Skip trailing components that never got a state entry
     #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
     pub guess: bool,
+}
+
+/// `--state-format`: the layout a state is written in, as the command line
+/// takes it ([`hub_state::StateFormat`], which knows nothing of clap).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum StateFormatArg {
+    /// Each snapshot as a difference against the previous one.
+    #[default]
+    Linear,
+    /// Every snapshot whole, as the Hub CLI writes it.
+    Reference,
+}
+
+impl From<StateFormatArg> for hub_state::StateFormat {
+    fn from(format: StateFormatArg) -> Self {
+        match format {
+            StateFormatArg::Linear => hub_state::StateFormat::Linear,
+            StateFormatArg::Reference => hub_state::StateFormat::Reference,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StateFormatArg;
+    use hub_state::StateFormat;
+
+    /// Every layout of the state has its value on the command line, and the
+    /// default is the state's default.
+    #[test]
+    fn every_state_format_has_its_argument() {
+        let argument = |format: StateFormat| match format {
+            StateFormat::Linear => StateFormatArg::Linear,
+            StateFormat::Reference => StateFormatArg::Reference,
+        };
+        for format in [StateFormat::Linear, StateFormat::Reference] {
+            assert_eq!(StateFormat::from(argument(format)), format);
+        }
+        assert_eq!(
+            StateFormat::from(StateFormatArg::default()),
+            StateFormat::default()
+        );
+    }
 }

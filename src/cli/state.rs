@@ -1,6 +1,6 @@
 //! The flags of `hub unlock` and `hub state ...`.
 
-use super::run::LockTimeoutArgs;
+use super::run::{LockTimeoutArgs, StateFormatArg};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -125,7 +125,7 @@ pub struct StateChangeArgs {
     pub lock: LockTimeoutArgs,
     /// How the state lays out component snapshots
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
-    pub state_format: hub_state::StateFormat,
+    pub state_format: StateFormatArg,
 }
 
 #[derive(Debug, Args)]
@@ -203,5 +203,5 @@ pub struct StatePullArgs {
     pub file: Option<PathBuf>,
     /// How component snapshots are laid out in the output
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
-    pub state_format: hub_state::StateFormat,
+    pub state_format: StateFormatArg,
 }

@@ -245,7 +245,7 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
             os_environment: "no-tfvars".into(),
             compressed: false,
             encrypted: None,
-            state_format: hub_state::StateFormat::default(),
+            state_format: crate::cli::StateFormatArg::default(),
             dry: false,
             timeout: args.timeout,
             why: false,

@@ -86,8 +86,8 @@ pub(super) fn parse_os_environment(
 }
 
 pub(super) fn install_interrupts(
-) -> Result<std::sync::Arc<hub_engine::run::interrupt::Interrupts>, Error> {
-    use hub_engine::run::interrupt::{Interrupts, DEFAULT_GRACE};
+) -> Result<std::sync::Arc<hub_engine::child::interrupt::Interrupts>, Error> {
+    use hub_engine::child::interrupt::{Interrupts, DEFAULT_GRACE};
     Interrupts::install(DEFAULT_GRACE)
         .map_err(|e| Error::from(hub_engine::run::error::EngineError::Signals(e)))
 }

@@ -343,7 +343,7 @@ fn change(
     state.timestamp = clock.now();
     let options = WriteOptions {
         compressed: is_compressed(&read_path),
-        format: args.state_format,
+        format: args.state_format.into(),
     };
     let mut writer =
         StateWriter::open_all(locked.paths(), options, Some((&read_path, read_serial)))?;
@@ -464,7 +464,8 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
             source: std::io::Error::from_raw_os_error(libc::ENOENT),
             backup: None,
         })?;
-    let text = hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format)?);
+    let text =
+        hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format.into())?);
     match &args.file {
         None => write_stdout(text.as_bytes()),
         Some(file) => {

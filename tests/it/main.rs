@@ -27,6 +27,7 @@ mod hooks;
 mod incremental;
 mod journal;
 mod large_documents;
+mod layout;
 mod messages;
 mod ordering;
 mod parallel;

@@ -1,9 +1,9 @@
 //! Collecting and merging top-level parameters from component manifests,
 //! parent stacks, the stack manifest and parameters files.
 
+use hub_manifest::declared::Mark;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{leaf_position, leaves, locate, value_is_empty, Parameter, Segment, SourceFile};
-use hub_params::Mark;
 use indexmap::{IndexMap, IndexSet};
 use std::collections::HashMap;
 use std::path::Path;

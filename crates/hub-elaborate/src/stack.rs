@@ -3,6 +3,7 @@
 use super::params::{lacks_value, warn_missing_values};
 use super::paths::{absolute, clean, stack_base_dir};
 use super::{application, order, state_fill, ElaborateError, Options};
+use hub_manifest::declared::Provenance;
 use hub_manifest::diag::{Location, Warning, Warnings};
 use hub_manifest::keys::suggest;
 use hub_manifest::typos::{self, Origin};
@@ -10,7 +11,6 @@ use hub_manifest::{
     locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
     ManifestError, ParamsFile, Segment, SourceFile,
 };
-use hub_params::Provenance;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -128,7 +128,7 @@ fn elaborate_traced(
 struct Assembler<'a> {
     options: &'a Options,
     warnings: &'a mut Warnings,
-    /// Files parameters were read from ([`hub_params::Mark::file`]).
+    /// Files parameters were read from ([`hub_manifest::declared::Mark::file`]).
     files: Vec<PathBuf>,
     /// Component instance → its `hub-component.yaml` in `files`.
     instances: HashMap<String, usize>,

@@ -12,7 +12,9 @@
 //! * [`run`] — the engine that executes the plan, what each component
 //!   sees, and what a run writes into the state;
 //! * [`child`] — one component's process: its environment, its templates,
-//!   the capture of its output;
+//!   the capture of its output, the signals that interrupt it;
+//! * [`timeout`] — how long a component may run (`lifecycle.timeouts`,
+//!   `--timeout`), read by the schedule, the planner and the engine;
 //! * [`outcome`] and [`options`] — plain data between the command line,
 //!   the engine and the views;
 //! * [`view`] — what a person or a script reads about a run: live progress,
@@ -30,5 +32,6 @@ pub mod policy;
 pub mod run;
 pub mod source;
 pub mod terraform;
+pub mod timeout;
 pub mod trace;
 pub mod view;

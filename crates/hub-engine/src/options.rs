@@ -3,11 +3,11 @@
 //! engine and the commands.
 
 use crate::child::env::OsEnvironment;
+use crate::child::interrupt::Interrupts;
 use crate::child::process::LineSink;
 use crate::order::plan::{Selection, Verb};
 use crate::outcome::Progress;
 use crate::plan::Plan;
-use crate::run::interrupt::Interrupts;
 use hub_params::Prompter;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;

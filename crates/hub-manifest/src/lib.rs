@@ -1,6 +1,7 @@
 //! The manifest model: typed documents and how they are read and written.
 
 pub mod console;
+pub mod declared;
 pub mod diag;
 pub mod masked;
 pub mod private;

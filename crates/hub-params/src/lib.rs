@@ -8,6 +8,7 @@
 //! through the [`Prompter`] trait and problems come back as
 //! [`ParamsError`].
 
+mod captured;
 mod cel;
 pub mod drift;
 mod error;
@@ -18,20 +19,19 @@ mod lock;
 mod origin;
 mod prompt;
 mod scope;
-mod source;
 pub mod state;
 mod table;
 
+pub use captured::CapturedOutput;
 pub use cel::{Cel, CelFailure, Predicate, Predicates};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
 pub use origin::Origin;
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use scope::{
-    certain_output_problems, expand_component, expand_outputs, CapturedOutput, ComponentScope,
-    ExpandedOutput, ExpandedParam, OutputsContext,
+    certain_output_problems, expand_component, expand_outputs, ComponentScope, ExpandedOutput,
+    ExpandedParam, OutputsContext,
 };
-pub use source::{Mark, Provenance};
 pub use table::{FastHash, FastMap, Scope};
 
 use hub_manifest::diag::Location;

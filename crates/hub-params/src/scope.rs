@@ -2,32 +2,22 @@
 //! scope: the locked stack parameters, the outputs captured so far, and the
 //! component's earlier parameters, top to bottom.
 
+use super::captured::CapturedOutput;
 use super::cel::Cel;
 use super::error::{ParamsError, Problem};
 use super::expr::{self, needs_expansion, Piece};
 use super::format::substitution_text;
 use super::graph::{self, Node};
 use super::lock::{describe, flatten};
-use super::source::Declarations;
 use super::table::{Scope, Table};
 use super::{template_names, Locked, Origin};
+use hub_manifest::declared::Declarations;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::secrets::looks_secret;
 use hub_manifest::{value_is_empty, Manifest, Output, SourceFile};
 use indexmap::IndexMap;
 use std::collections::HashSet;
 use yaml_serde::Value;
-
-/// An output captured from a component that already ran.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CapturedOutput {
-    pub component: String,
-    pub name: String,
-    pub value: Option<Value>,
-    pub kind: String,
-    /// `meta.kind` of the component that produced it.
-    pub component_kind: String,
-}
 
 /// The component being expanded.
 pub struct ComponentScope<'a> {

@@ -2,8 +2,8 @@
 //! reads: stack parameters, captured outputs and each component's outputs
 //! snapshot. Reading goes through the state module, which owns the format.
 
+use super::captured::CapturedOutput;
 use super::drift::{self, Drift};
-use super::scope::CapturedOutput;
 use super::{Locked, LockedParam, Origin, ParamsError};
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::secrets::looks_secret;

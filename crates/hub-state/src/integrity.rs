@@ -110,7 +110,7 @@ impl<W: std::io::Write> FramedWriter<W> {
     }
 }
 
-impl<W: std::io::Write> crate::render::Sink for FramedWriter<W> {
+impl<W: std::io::Write> crate::sink::Sink for FramedWriter<W> {
     /// Nothing is taken back from a file: a render starts with an empty
     /// body.
     fn clear(&mut self) {
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_framed_writer_writes_the_same_bytes() {
-        use crate::render::Sink;
+        use crate::sink::Sink;
         for parts in [
             &[][..],
             &[""][..],

@@ -115,6 +115,7 @@
 use super::layout::resolve_snapshots;
 use super::model::{ComponentState, Operation, Phase, StackOutput, State};
 use super::snapshot::{Delta, Snapshot};
+pub use super::store::journal_path;
 use super::StateError;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -152,13 +153,6 @@ const FORMAT: &str = "2";
 const FORMATS_READ: [&str; 2] = ["1", "2"];
 /// Hexadecimal digits of the SHA-256 kept in a record's line.
 const HASH_DIGITS: usize = 16;
-
-/// `STATE.journal`: the records appended since the last fold.
-pub fn journal_path(state: &Path) -> PathBuf {
-    let mut name = state.as_os_str().to_os_string();
-    name.push(".journal");
-    PathBuf::from(name)
-}
 
 /// One checkpoint: a partial state, or a whole one (`kind` set).
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// The layout a state is written in (`--state-format`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum StateFormat {
     /// Each snapshot as a difference against the previous one.
     #[default]

@@ -126,6 +126,7 @@ pub use hub_manifest::private;
 pub mod remote;
 mod render;
 pub mod runs;
+mod sink;
 pub mod snapshot;
 pub(crate) mod store;
 

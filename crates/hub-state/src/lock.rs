@@ -52,11 +52,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 mod holder;
+mod info;
 mod wait;
 
 pub use crate::error::duration_text;
 use holder::HELD;
-pub use holder::{hostname, liveness, user_name, Liveness, LockInfo};
+pub use holder::{hostname, liveness, user_name, Liveness};
+pub use info::LockInfo;
 pub use wait::LockWait;
 
 /// A held lock; released when dropped.

@@ -22,6 +22,7 @@ use super::layout::{snapshot_bases, StateFormat};
 use super::model::{
     CapturedOutput, ComponentState, Operation, Phase, State, StateLifecycle, StateParameter,
 };
+use super::sink::Sink;
 use super::snapshot::Snapshot;
 use super::StateError;
 use hub_manifest::emit;
@@ -245,25 +246,6 @@ impl Changed<'_> {
             Changed::Several(names) => names.iter().any(|n| n == name),
             Changed::Set(names) => names.contains(name),
         }
-    }
-}
-
-/// Where a [`Renderer`] writes a state's text, part after part: a string,
-/// or a file being written (see [`crate::integrity::FramedWriter`]).
-pub trait Sink {
-    /// Drops what was written so far, where it can (a string); a file is
-    /// given to one render only.
-    fn clear(&mut self);
-    fn push_str(&mut self, text: &str);
-}
-
-impl Sink for String {
-    fn clear(&mut self) {
-        String::clear(self);
-    }
-
-    fn push_str(&mut self, text: &str) {
-        String::push_str(self, text);
     }
 }
 

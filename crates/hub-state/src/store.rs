@@ -18,7 +18,7 @@ pub use codec::{parse, render, render_as};
 pub(crate) use files::sync_folder;
 pub use files::write_atomically;
 pub use local::LocalStore;
-pub use paths::{backup_path, lock_path, real_location};
+pub use paths::{backup_path, journal_path, lock_path, real_location};
 pub(crate) use paths::{journal_of, resolved_location, shown_location};
 pub use read::{read, read_file};
 pub use writer::{write, StateWriter, WriteOptions};

@@ -5,12 +5,14 @@
 //! * [`templates`] — the templates rendered before it runs, with the
 //!   [`gotemplate`] engine for `kind: go` and [`mustache`] for `_mustache`.
 //! * [`process`] — running it: signals, prefixed and masked output;
+//!   [`interrupt`] — SIGINT and SIGTERM counted while components run;
 //!   [`spawn`] — starting it at a cost independent of hub's size;
 //!   [`capture`] — the `Outputs:` it prints; [`kept`] — the bounded part
 //!   of its stdout hub keeps in memory.
 
 pub mod capture;
 pub mod env;
+pub mod interrupt;
 pub mod kept;
 pub mod mustache;
 pub mod otp;

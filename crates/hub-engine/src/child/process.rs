@@ -25,10 +25,10 @@
 //! * When hub itself dies, even by SIGKILL, the kernel kills the child
 //!   (`PR_SET_PDEATHSIG`, Linux); see [`super::spawn`].
 
+use super::interrupt::{signal_name, Interrupts};
 use super::kept::KeptStdout;
 use super::secret_lines::SecretLines;
 use super::spawn::{Spawned, Spec};
-use crate::run::interrupt::{signal_name, Interrupts};
 use hub_manifest::redact::SecretMasker;
 use hub_state::{beside, private};
 use std::fmt;

@@ -15,7 +15,7 @@ use super::schedule::Scheduler;
 use super::select::{requested, resolve};
 pub use super::select::{Added, Chosen, Pick, Relation, Selection};
 pub use super::verb::Verb;
-use crate::run::timeout::Timeouts;
+use crate::timeout::Timeouts;
 use hub_manifest::Elaborated;
 use indexmap::IndexMap;
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -34,9 +34,9 @@ use crate::run::fingerprint;
 use crate::run::prune;
 use crate::run::records::scope_outputs;
 use crate::run::setup::initial_outputs;
-use crate::run::timeout::Timeouts;
 use crate::run::upstream::Ancestry;
 use crate::source::stack::Stack;
+use crate::timeout::Timeouts;
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::Redactor;
 use hub_manifest::{ComponentRef, Manifest};
@@ -354,7 +354,7 @@ impl Walk<'_> {
     fn timeout_of(&self, name: &str) -> Option<String> {
         let timeouts = &self.stack.elaborated.stack.lifecycle.timeouts;
         let limit = Timeouts::new(timeouts, None).ok()?.limit(name)?;
-        Some(crate::run::timeout::text(limit.duration))
+        Some(crate::timeout::text(limit.duration))
     }
 
     /// The engine's checks, in its order (see `Run::component`).

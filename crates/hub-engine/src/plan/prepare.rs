@@ -5,11 +5,11 @@
 use super::make::{self, Inputs, Purpose};
 use super::preflight;
 use super::Plan;
+use crate::child::interrupt::Interrupts;
 use crate::child::process::ConsoleSink;
 use crate::options::{Host, RunOptions};
 use crate::order::plan::{Schedule, Verb};
 use crate::run::error::EngineError;
-use crate::run::interrupt::Interrupts;
 use crate::run::prune;
 use crate::run::setup::{
     check_consistency, check_implementations, check_selection, initial_provides, lock_parameters,

@@ -19,8 +19,8 @@
 //!   deploy back for longer than that write.
 
 use super::error::EngineError;
-use super::interrupt::Interrupts;
 use crate::child::env::{self, ComponentVariables, Nested, OsEnvironment};
+use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink, Stream};
 use crate::order::plan::{self as planning, Plan, Selection, Verb};

@@ -55,7 +55,6 @@ use super::setup::{
     lock_parameters, plan_for, read_state, release_stack_parameters, require_state,
     Implementations,
 };
-use super::timeout::{Limit, Timeouts};
 use super::upstream::{Ancestry, Bits};
 use crate::child::capture::{self, RawOutputs};
 use crate::child::env::{self, ComponentVariables, Nested};
@@ -69,6 +68,7 @@ use crate::plan::make::{self as planner, Inputs, Purpose};
 use crate::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
 use crate::source::discover::{self, Implementation};
 use crate::source::stack::{absolute, Stack};
+use crate::timeout::{Limit, Timeouts};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;

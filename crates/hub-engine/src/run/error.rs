@@ -1,11 +1,12 @@
 //! What stops a deploy, undeploy or invoke, with where to look and how to
 //! fix it.
 
-use super::interrupt::signal_name;
+use crate::child::interrupt::signal_name;
 use crate::child::process::{Exit, ProcessError};
 use crate::order::plan::PlanError;
 use crate::order::requirements::RequirementError;
 use crate::source::discover::DiscoverError;
+use crate::source::error::SourceError;
 use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
@@ -27,9 +28,9 @@ pub enum EngineError {
     Elaborate(Box<ElaborateError>),
     #[error(transparent)]
     Plan(#[from] PlanError),
-    /// A structural error located at its entry.
-    #[error("{}", .0 .0)]
-    PlanEntry(Box<(PlanError, Location)>),
+    /// The stack a run works on could not be read.
+    #[error(transparent)]
+    Source(#[from] SourceError),
     #[error(transparent)]
     Requirements(#[from] RequirementError),
     #[error(transparent)]
@@ -58,15 +59,10 @@ pub enum EngineError {
         /// How to get the recorded values back, when parameters differ.
         fix: Option<String>,
     },
-    #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
-    NoSource { component: String },
     /// `--prune`: a removed component whose folder is not there to run
     /// its undeploy from.
-    #[error("component `{component}` is no longer in the stack and cannot be undeployed: {}", match dir { Some(d) => format!("its folder `{}` is gone", d.display()), None => "the state does not record its folder".to_string() })]
-    PruneFolderGone {
-        component: String,
-        dir: Option<PathBuf>,
-    },
+    #[error(transparent)]
+    PruneFolderGone(#[from] super::prune::FolderGone),
     /// `--prune`: removed components whose undeploy failed; their entries
     /// are kept.
     #[error("{} could not be pruned: {}{}", if failed.len() == 1 { "a removed component" } else { "removed components" }, failures_text(failed), cancelled_text(cancelled))]
@@ -130,10 +126,8 @@ pub enum EngineError {
     InvokeTimedOut {
         component: String,
         verb: String,
-        limit: super::timeout::Limit,
+        limit: crate::timeout::Limit,
     },
-    #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
-    ExtraArguments { path: PathBuf, extra: Vec<String> },
     #[error("{what} is required: {how}")]
     Missing {
         what: &'static str,
@@ -182,8 +176,7 @@ impl EngineError {
             EngineError::Params(e) => e.location(),
             EngineError::State(e) => e.location(),
             EngineError::StateMismatch { path, .. } => Some(Location::file(path)),
-            EngineError::PlanEntry(entry) => Some(entry.1.clone()),
-            EngineError::ExtraArguments { path, .. } => Some(Location::file(path)),
+            EngineError::Source(e) => e.location(),
             EngineError::Protected(refused) => refused.at.clone(),
             EngineError::Moved(moved) => moved.at.clone(),
             _ => None,
@@ -199,7 +192,7 @@ impl EngineError {
                 if *verb == "undeploy" { "; undeploy runs the components in reverse order" } else { "" }
             )),
             EngineError::Plan(e) => e.hint(),
-            EngineError::PlanEntry(entry) => entry.0.hint(),
+            EngineError::Source(e) => e.hint(),
             EngineError::Requirements(e) => Some(e.hint()),
             EngineError::Params(e) => e.hint(),
             EngineError::State(e) => e.hint(),
@@ -215,10 +208,7 @@ impl EngineError {
             EngineError::StateMismatch { .. } => {
                 Some("check the `-s` path; add `--force` to use this state anyway".into())
             }
-            EngineError::NoSource { .. } => Some("give the component a `source: {dir: ...}` in the stack".into()),
-            EngineError::PruneFolderGone { component, .. } => Some(format!(
-                "restore the folder and run again to undeploy it, or forget it without undeploying with `hub state rm {component}` (what it created stays)"
-            )),
+            EngineError::PruneFolderGone(gone) => gone.hint(),
             EngineError::PruneFailed { .. } => Some(
                 "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),
             ),
@@ -245,9 +235,6 @@ impl EngineError {
             EngineError::NotReady { .. } => {
                 Some("check the stack's `lifecycle.readyConditions`; `--force` accepts a stack that is not ready".into())
             }
-            EngineError::ExtraArguments { .. } => Some(
-                "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
-            ),
             EngineError::Protected(refused) => Some(refused.hint()),
             EngineError::BadRetry(bad) => Some(bad.hint()),
             EngineError::Moved(moved) => Some(moved.problem.hint()),

@@ -12,14 +12,15 @@
 //! same process runner as the implementation: prefixed with the
 //! component's name, masked, and appended to the component's log.
 
+use crate::child::interrupt::Interrupts;
 use crate::child::otp::PAD_VARIABLE;
 use crate::child::process::{self, Exit, Invocation, LineSink};
-use crate::run::interrupt::Interrupts;
-use crate::run::timeout::{Budget, Limit};
 use crate::source::discover::script_names;
+use crate::timeout::Limit;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Hook;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// One hook ready to run.
 #[derive(Debug)]
@@ -391,6 +392,46 @@ fn not_started_in_time() -> process::Finished {
     }
 }
 
+/// One component's limit, counting from its start: the processes it runs
+/// share it.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    limit: Option<Limit>,
+    started: Instant,
+}
+
+impl Budget {
+    pub fn start(limit: Option<Limit>) -> Budget {
+        Budget {
+            limit,
+            started: Instant::now(),
+        }
+    }
+
+    /// No limit.
+    pub fn unlimited() -> Budget {
+        Budget::start(None)
+    }
+
+    pub fn limit(&self) -> Option<Limit> {
+        self.limit
+    }
+
+    /// `invocation` bound by what is left of the limit; `None` when
+    /// nothing is left (the process must not start).
+    pub fn bound(&self, invocation: &Invocation) -> Option<Invocation> {
+        let mut bound = invocation.clone();
+        if let Some(limit) = self.limit {
+            let left = limit.duration.checked_sub(self.started.elapsed())?;
+            if left.is_zero() {
+                return None;
+            }
+            bound.timeout = Some(left);
+        }
+        Some(bound)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,8 +499,8 @@ mod tests {
 
     #[test]
     fn the_hooks_and_the_implementation_share_the_time_limit() {
-        use crate::run::timeout::Source;
-        use std::time::{Duration, Instant};
+        use crate::timeout::Source;
+        use std::time::Duration;
         let dir = tempfile::tempdir().expect("tmp");
         let limit = Limit {
             duration: Duration::from_millis(300),
@@ -505,7 +546,7 @@ mod tests {
 
     #[test]
     fn an_implementation_that_takes_the_time_left_times_out() {
-        use crate::run::timeout::Source;
+        use crate::timeout::Source;
         use std::time::Duration;
         let dir = tempfile::tempdir().expect("tmp");
         let limit = Limit {

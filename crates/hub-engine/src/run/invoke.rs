@@ -8,14 +8,14 @@
 //! `-e` values are exported to the component.
 
 use super::error::EngineError;
-use super::interrupt::Interrupts;
-use super::timeout::{Limit, Timeouts};
 use crate::child::env::{self, ComponentVariables, Nested, OsEnvironment};
+use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink};
 use crate::order::requirements::provides_text;
 use crate::source::discover;
 use crate::source::stack::{absolute, Stack};
+use crate::timeout::{Limit, Timeouts};
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::redact::SecretMasker;
 use hub_params::drift::DriftUse;

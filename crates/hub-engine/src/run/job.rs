@@ -259,7 +259,9 @@ fn check_dependencies(
     place: &RunPlace,
     actions: impl Fn(&str) -> Option<PlanAction>,
 ) -> Result<Vec<String>, JobError> {
-    let order = stack.validated_order().map_err(Box::new)?;
+    let order = stack
+        .validated_order()
+        .map_err(|e| Box::new(super::error::EngineError::from(e)))?;
     let elaborated = &stack.elaborated;
     let written =
         !elaborated.stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;

@@ -18,8 +18,9 @@
 //!   for `--changed`; [`digest_cache`] — the digests of unchanged files
 //!   kept between runs (`STATE.fingerprints`); [`prune`] — `deploy
 //!   --prune`: components the state holds and the stack no longer lists.
-//! * [`interrupt`] — signals; [`timeout`] — how long a component may
-//!   run; [`error`] — what stops a run.
+//! * [`error`] — what stops a run (the signals a run hears are in
+//!   [`crate::child::interrupt`], how long a component may run in
+//!   [`crate::timeout`]).
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`; [`check`] —
 //!   `hub check`: each deployed component's `check` verb and its health.
 
@@ -30,7 +31,6 @@ pub mod engine;
 pub mod error;
 pub mod fingerprint;
 pub mod hooks;
-pub mod interrupt;
 pub mod invoke;
 pub mod job;
 pub mod known;
@@ -43,5 +43,4 @@ pub mod render;
 pub mod retry;
 pub mod setup;
 pub mod size;
-pub mod timeout;
 pub mod upstream;

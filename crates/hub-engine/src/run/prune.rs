@@ -8,13 +8,12 @@
 //! they depend on as the entries' `depends` record them. An entry left
 //! `undeployed` has nothing to take down: it is only forgotten.
 
-use super::error::EngineError;
-use super::interrupt::Interrupts;
-use super::timeout::Limit;
 use crate::child::env::{self, ComponentVariables};
+use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink};
 use crate::source::discover;
+use crate::timeout::Limit;
 use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
 use hub_params::{ExpandedParam, Origin};
@@ -102,12 +101,30 @@ fn recorded_depends(entry: &ComponentState) -> Vec<String> {
     }
 }
 
+/// `--prune`: a removed component whose folder is not there to run its
+/// undeploy from.
+#[derive(Debug, thiserror::Error)]
+#[error("component `{component}` is no longer in the stack and cannot be undeployed: {}", match dir { Some(d) => format!("its folder `{}` is gone", d.display()), None => "the state does not record its folder".to_string() })]
+pub struct FolderGone {
+    pub component: String,
+    pub dir: Option<PathBuf>,
+}
+
+impl FolderGone {
+    pub fn hint(&self) -> Option<String> {
+        Some(format!(
+            "restore the folder and run again to undeploy it, or forget it without undeploying with `hub state rm {}` (what it created stays)",
+            self.component
+        ))
+    }
+}
+
 /// Every removed component that has something to undeploy has its folder:
 /// checked before anything runs.
-pub fn check_folders(removed: &[Removed]) -> Result<(), EngineError> {
+pub fn check_folders(removed: &[Removed]) -> Result<(), FolderGone> {
     for gone in removed.iter().filter(|r| r.runs()) {
         if !gone.dir.as_deref().is_some_and(Path::is_dir) {
-            return Err(EngineError::PruneFolderGone {
+            return Err(FolderGone {
                 component: gone.name.clone(),
                 dir: gone.dir.clone(),
             });

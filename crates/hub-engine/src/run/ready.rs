@@ -13,7 +13,7 @@
 //! documented difference from the reference, which does a GET without
 //! verifying the certificate).
 
-use super::interrupt::Interrupts;
+use crate::child::interrupt::Interrupts;
 use hub_manifest::ReadyCondition;
 use hub_params::expr::{parse, Piece};
 use std::io::{Read, Write};

@@ -10,9 +10,9 @@
 //! 10s`), and the number of attempts goes into the state and the summary.
 
 use super::hooks::Around;
-use super::interrupt::Interrupts;
-use super::timeout;
+use crate::child::interrupt::Interrupts;
 use crate::child::process::{Exit, LineSink};
+use crate::timeout;
 use hub_manifest::RetryPolicy;
 use indexmap::IndexMap;
 use regex::Regex;

@@ -1,7 +1,8 @@
 //! Where a run's components come from.
 //!
 //! * [`stack`] — an elaborated file, or `hub.yaml` and parameters files
-//!   elaborated in memory; component folders.
+//!   elaborated in memory; component folders; [`error`] — what stops
+//!   reading it.
 //! * [`stale`] — an elaborated file older than what it was made from.
 //! * [`discover`] — which implementation a component folder holds.
 //! * [`affected`] — the components whose inputs changed in git
@@ -10,6 +11,7 @@
 
 pub mod affected;
 pub mod discover;
+pub mod error;
 pub mod folders;
 pub mod stack;
 pub mod stale;

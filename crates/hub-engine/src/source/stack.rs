@@ -2,13 +2,13 @@
 //! manifest (`hub.yaml`) with parameters files elaborated in memory; and
 //! where each component's folder is.
 
+use super::error::SourceError;
 use crate::order::plan::{self, PlanError};
-use crate::run::error::EngineError;
+use hub_manifest::declared::Provenance;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{
     locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
 };
-use hub_params::Provenance;
 use std::path::{Path, PathBuf};
 
 /// What to check when a component's folder is missing.
@@ -45,7 +45,7 @@ impl Stack {
         base_dir: Option<&Path>,
         overrides: &indexmap::IndexMap<String, String>,
         warnings: &mut Warnings,
-    ) -> Result<Stack, EngineError> {
+    ) -> Result<Stack, SourceError> {
         let source = SourceFile::read(first)?;
         // Warnings count only when the file turns out to be elaborated.
         let mut parse_warnings = Warnings::default();
@@ -71,7 +71,7 @@ impl Stack {
             });
         }
         if is_elaborated {
-            return Err(EngineError::ExtraArguments {
+            return Err(SourceError::ExtraArguments {
                 path: first.to_path_buf(),
                 extra: params.iter().map(|p| p.display().to_string()).collect(),
             });
@@ -108,7 +108,7 @@ impl Stack {
         &self,
         reference: &ComponentRef,
         components_base: Option<&Path>,
-    ) -> Result<PathBuf, EngineError> {
+    ) -> Result<PathBuf, SourceError> {
         let dir = component_dir_under(&self.base_dir, reference, components_base)?;
         let recorded = self.elaborated.provenance.stack_dir.as_deref();
         match recorded.filter(|r| *r != self.base_dir && !dir.is_dir()) {
@@ -138,14 +138,14 @@ impl Stack {
     /// The structural checks of the stack (`plan::validate`), an unknown
     /// name located at its entry in the file that declares it: the
     /// elaborated file, or the stack manifest elaborated in memory.
-    pub fn validated_order(&self) -> Result<Vec<String>, EngineError> {
+    pub fn validated_order(&self) -> Result<Vec<String>, SourceError> {
         plan::validate(&self.elaborated).map_err(|error| {
             match self
                 .stack_text()
                 .and_then(|text| entry_location(text, &error))
             {
-                Some(location) => EngineError::PlanEntry(Box::new((error, location))),
-                None => EngineError::Plan(error),
+                Some(location) => SourceError::PlanEntry(Box::new((error, location))),
+                None => SourceError::Plan(error),
             }
         })
     }
@@ -171,7 +171,7 @@ fn component_dir_under(
     stack_dir: &Path,
     reference: &ComponentRef,
     components_base: Option<&Path>,
-) -> Result<PathBuf, EngineError> {
+) -> Result<PathBuf, SourceError> {
     let source = &reference.source;
     if !source.dir.is_empty() {
         return Ok(stack_dir.join(&source.dir));
@@ -186,7 +186,7 @@ fn component_dir_under(
         Some(git) if !git.remote.is_empty() => {
             Ok(components_base.join(&reference.name).join(&git.sub_dir))
         }
-        _ => Err(EngineError::NoSource {
+        _ => Err(SourceError::NoSource {
             component: reference.name.clone(),
         }),
     }

@@ -3,7 +3,6 @@
 
 use super::files::folder_of;
 use crate::is_remote;
-use crate::journal::{self};
 use std::path::{Path, PathBuf};
 
 /// `STATE.backup`: the previous content of `STATE` (beside the state's
@@ -58,6 +57,13 @@ pub(crate) fn resolved_location(path: &Path) -> PathBuf {
     }
 }
 
+/// `STATE.journal`: the records appended since the last fold.
+pub fn journal_path(state: &Path) -> PathBuf {
+    let mut name = state.as_os_str().to_os_string();
+    name.push(".journal");
+    PathBuf::from(name)
+}
+
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(suffix);
@@ -67,7 +73,7 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// The journal of the state at `path`: beside its real location (see
 /// [`real_location`]).
 pub(crate) fn journal_of(path: &Path) -> PathBuf {
-    journal::journal_path(&real_location(path))
+    journal_path(&real_location(path))
 }
 
 /// A symbolic link is followed (also one whose target does not exist

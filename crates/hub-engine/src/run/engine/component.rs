@@ -457,8 +457,9 @@ impl<'a> Run<'a> {
                     component: name.to_string(),
                     available: self.plan.order.clone(),
                 })?;
-        self.stack
-            .component_dir(reference, self.options.components_base_dir.as_deref())
+        Ok(self
+            .stack
+            .component_dir(reference, self.options.components_base_dir.as_deref())?)
     }
 
     /// Log files made ahead of the components, when the run keeps logs;
@@ -723,7 +724,7 @@ impl<'a> Run<'a> {
         let now = self.clock.now();
         let message = format!(
             "interrupted by {}",
-            crate::run::interrupt::signal_name(signal)
+            crate::child::interrupt::signal_name(signal)
         );
         let positions = self.parallel().then_some(&self.positions);
         if let Some(state) = self.state.as_mut() {

@@ -3,16 +3,15 @@
 //!
 //! The limit covers everything hub starts for the component in one run:
 //! its pre hooks, its implementation and its post hooks, together
-//! ([`Budget`]). When it is over, the process running then gets SIGTERM,
+//! ([`crate::run::hooks::Budget`]). When it is over, the process running then gets SIGTERM,
 //! the grace period, then SIGKILL (see [`crate::child::process`]),
 //! and the component fails with "timed out after …". A limit of `0` is no
 //! limit: `lifecycle.timeouts: {slow: 0}` exempts `slow` from `--timeout`.
 
-use crate::child::process::Invocation;
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Reads a duration: numbers each followed by a unit, `h`, `m`, `s` or
 /// `ms` (`90s`, `15m`, `1h30m`, `1.5h`), or a bare number of seconds
@@ -175,46 +174,6 @@ impl Timeouts {
             },
         };
         (!limit.duration.is_zero()).then_some(limit)
-    }
-}
-
-/// One component's limit, counting from its start: the processes it runs
-/// share it.
-#[derive(Debug, Clone, Copy)]
-pub struct Budget {
-    limit: Option<Limit>,
-    started: Instant,
-}
-
-impl Budget {
-    pub fn start(limit: Option<Limit>) -> Budget {
-        Budget {
-            limit,
-            started: Instant::now(),
-        }
-    }
-
-    /// No limit.
-    pub fn unlimited() -> Budget {
-        Budget::start(None)
-    }
-
-    pub fn limit(&self) -> Option<Limit> {
-        self.limit
-    }
-
-    /// `invocation` bound by what is left of the limit; `None` when
-    /// nothing is left (the process must not start).
-    pub fn bound(&self, invocation: &Invocation) -> Option<Invocation> {
-        let mut bound = invocation.clone();
-        if let Some(limit) = self.limit {
-            let left = limit.duration.checked_sub(self.started.elapsed())?;
-            if left.is_zero() {
-                return None;
-            }
-            bound.timeout = Some(left);
-        }
-        Some(bound)
     }
 }
 

@@ -1,9 +1,12 @@
 //! Where parameters were declared: in an elaborated file, the line of every
 //! item of each document's top-level `parameters:` list, found in one scan;
-//! for a stack elaborated in memory, the original files ([`Provenance`]).
+//! for a stack elaborated in memory, the original files ([`Provenance`],
+//! with a [`Mark`] per stack parameter). Elaboration records them, the
+//! parameters and the engine read them: they live here, below all three.
+//! (Not the [`crate::Provenance`] header of an elaborated file.)
 
-use hub_manifest::diag::Location;
-use hub_manifest::SourceFile;
+use crate::diag::Location;
+use crate::load::SourceFile;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -107,7 +110,7 @@ impl Declarations {
 
 /// Item `index` of the top-level `parameters:` list of file `file` of a
 /// [`Provenance`]; for a parameter nested in a group, its leaf number
-/// `leaf` ([`hub_manifest::leaves`] order) within that item.
+/// `leaf` ([`crate::leaves`] order) within that item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Mark {
     pub file: usize,
@@ -127,7 +130,7 @@ pub struct Provenance {
     scans: Vec<OnceLock<Declarations>>,
     /// The decoded top-level parameters of each file, for the lines of
     /// nested ones.
-    trees: Vec<OnceLock<Option<Vec<hub_manifest::Parameter>>>>,
+    trees: Vec<OnceLock<Option<Vec<crate::Parameter>>>>,
     /// Qualified name (`name` or `name|component`) of each merged stack
     /// parameter → the source that last set its value, else the first
     /// that declared it.
@@ -169,11 +172,11 @@ impl Provenance {
         };
         if let Some(leaf) = mark.leaf {
             let parameters = self.trees[mark.file]
-                .get_or_init(|| hub_manifest::top_parameters(&source.text))
+                .get_or_init(|| crate::top_parameters(&source.text))
                 .as_deref()
                 .unwrap_or_default();
-            let found = hub_manifest::leaf_segments(parameters, mark.index, leaf as usize)
-                .and_then(|path| hub_manifest::locate(&source.text, &path));
+            let found = crate::leaf_segments(parameters, mark.index, leaf as usize)
+                .and_then(|path| crate::locate(&source.text, &path));
             if let Some((line, _)) = found {
                 return Some(Location {
                     file: source.path.clone(),
