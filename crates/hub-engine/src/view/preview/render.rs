@@ -238,7 +238,7 @@ pub(super) fn totals(preview: &Preview) -> String {
     format!("Plan: {}\n", counts_text(preview))
 }
 
-/// `0 to create, 2 to update, 1 to replace, 1 to delete, 5 unchanged, 1
+/// `0 to create, 2 to update, 1 to replace, 0 to rerun, 1 to delete, 5 unchanged, 1
 /// skipped, 0 would fail`.
 pub(super) fn counts_text(preview: &Preview) -> String {
     format!(
