@@ -521,7 +521,14 @@ parameters:
     assert!(!out.stdout.contains("a.url"), "unchanged: {}", out.stdout);
     let verbose = hub(
         root,
-        &["plan", "hub.yaml.elaborate", "-s", "s.state", "--changed", "--verbose"],
+        &[
+            "plan",
+            "hub.yaml.elaborate",
+            "-s",
+            "s.state",
+            "--changed",
+            "--verbose",
+        ],
     );
     assert!(
         verbose.stdout.contains("      a.url = https://a\n"),

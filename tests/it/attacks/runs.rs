@@ -591,7 +591,13 @@ fn plan_shows_each_components_limit() {
     let stdout = |format: &str| {
         // `--verbose`: the components only run again, so a plan of the
         // changes shows each on one line.
-        let args = ["plan", "hub.yaml.elaborate", "--format", format, "--verbose"];
+        let args = [
+            "plan",
+            "hub.yaml.elaborate",
+            "--format",
+            format,
+            "--verbose",
+        ];
         let ended = hub(&test, &args, &[], Pipes::Kept, None);
         assert_eq!(ended.code, 0, "{}", ended.stderr);
         std::fs::read_to_string(test.root().join("hub.stdout")).expect("stdout")

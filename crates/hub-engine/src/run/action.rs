@@ -114,7 +114,10 @@ mod tests {
         for (status, said) in [
             ("error", "its last run failed (`error`)"),
             ("deploying", "its last run was interrupted (`deploying`)"),
-            ("undeploying", "its last run was interrupted (`undeploying`)"),
+            (
+                "undeploying",
+                "its last run was interrupted (`undeploying`)",
+            ),
         ] {
             let decided = deploy_action(Some(&entry(status)), true, false, true, none);
             assert_eq!(decided.action, Action::Rerun, "{status}");

@@ -5,8 +5,8 @@
 
 use super::Walk;
 use crate::plan::expand::Expanded;
-use crate::run::fingerprint;
 use crate::plan::{saved_digest, ParameterChange, ParameterPlan};
+use crate::run::fingerprint;
 use hub_manifest::redact::MASK;
 use hub_params::{ExpandedParam, Origin};
 use hub_state::StateParameter;

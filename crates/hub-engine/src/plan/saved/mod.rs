@@ -564,7 +564,12 @@ fn upgraded(path: PathBuf, mut value: Value) -> Result<SavedPlan, SavedPlanError
     let replaced: Vec<String> = components
         .iter()
         .filter(|c| c.get("action").and_then(Value::as_str) == Some("replace"))
-        .map(|c| c.get("name").and_then(Value::as_str).unwrap_or("?").to_string())
+        .map(|c| {
+            c.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        })
         .collect();
     if !replaced.is_empty() {
         return Err(SavedPlanError::Ambiguous {
