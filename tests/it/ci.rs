@@ -209,28 +209,7 @@ fn a_members_plan_comment_plans_the_components_it_names() {
 
     | Component | Action | Why |
     |---|---|---|
-    | `app` | **update** | runs again (no --changed) |
-
-    <details><summary><code>app</code>: update</summary>
-
-    Runs: deploy.sh
-
-    Waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
-
-    Requires: database ← database (state)
-
-    ```diff
-      hub.componentName = app
-      dns.domain = demo.local
-      app.replicas = 3
-      app.tier = ha
-      env.owner = (from $USER)
-      component.database.host = db.10.0.0.0
-      component.database.password = (masked)
-      hub.provides = database network
-    ```
-
-    </details>
+    | `app` | **update** | runs again: no --changed |
     "#);
 }
 

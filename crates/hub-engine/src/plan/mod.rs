@@ -379,12 +379,14 @@ impl ComponentPlan {
     }
 
     /// It changes something a reviewer reads beyond its action and
-    /// reasons: it is created, one of its parameters differs from its
-    /// state entry, or it would fail (what it waits for and requires says
-    /// why). A component that does not is one line in a plan (`app:
-    /// update (runs again: no --changed)`, `db: no-op`) unless `--verbose`.
+    /// reasons: it is created or deleted, one of its parameters differs
+    /// from its state entry, or it would fail (what it waits for and
+    /// requires says why). A component that does not is one line in a
+    /// plan (`app: update (runs again: no --changed)`, `db: no-op`) unless
+    /// `--verbose`.
     pub fn changes(&self) -> bool {
-        matches!(self.action, Action::Create | Action::Fail) || self.differences().next().is_some()
+        matches!(self.action, Action::Create | Action::Delete | Action::Fail)
+            || self.differences().next().is_some()
     }
 }
 
