@@ -66,8 +66,8 @@ pub struct DeployArgs {
 /// `--replace` of a deploy (and of `plan`).
 #[derive(Debug, Args)]
 pub struct ReplaceArgs {
-    /// Run these components (comma-separated) even where `--changed` would
-    /// skip them as unchanged
+    /// Deploy these components (comma-separated) again (`rerun`: nothing
+    /// is undeployed) even where `--changed` would skip them as unchanged
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = hub_manifest::names::component_arg)]
     pub replace: Vec<String>,
 }
@@ -129,7 +129,7 @@ takes those down first, `-f` goes on anyway."
     mut_arg("jobs", |a| a.help("Plan the waves for this many components at once; 0 = the number of CPUs")),
     mut_arg("report", |a| a.help("Write the plan as a report: JSON (per component: what would happen and why), or HTML with a `.html` name")),
     mut_arg("guess", |a| a.help("With --undeploy: skip trailing components that never got a state entry")),
-    mut_arg("replace", |a| a.help("Plan these components (comma-separated) as `replace`: they run even where `--changed` would skip them")),
+    mut_arg("replace", |a| a.help("Plan these components (comma-separated) as `rerun`: they deploy again, nothing undeployed, even where `--changed` would skip them")),
     mut_arg("lock_timeout", |a| a.help("Wait this long for a run that holds the state's lock to end (`30s`, `5m`, `1h`; `0`: refuse at once)")),
 )]
 pub struct PlanArgs {
@@ -161,6 +161,11 @@ pub struct PlanArgs {
     /// something would, 1 on an error or when a component would fail
     #[arg(long = "detailed-exitcode")]
     pub detailed_exitcode: bool,
+    /// Text and markdown: show every component whole, with all its
+    /// parameters (without it, only the parameters that differ from the
+    /// state, and one line for a component that does not change)
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub change: ChangeArgs,
 }

@@ -198,6 +198,7 @@ fn plan(
         out: None,
         format: "markdown".into(),
         detailed_exitcode: false,
+        verbose: false,
     };
     let registry = change::before_plan(&plan_args)?;
     let planned = make_plan(&plan_args, warnings);

@@ -83,7 +83,8 @@ fn plan_and_print(
     }
     let saved = (args.out.is_some() || (save && !args.undeploy))
         .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
-    let text = policy::render(&args.format, &plan, &results);
+    let detail = hub_engine::view::preview::Detail::of(args.verbose);
+    let text = policy::render(&args.format, detail, &plan, &results);
     write_stdout(text.as_bytes())?;
     // A plan a rule denies is not saved: nothing could apply it.
     if let (Some(_), Some(denied)) = (&args.out, results.refusal()) {

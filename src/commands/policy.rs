@@ -6,7 +6,7 @@ use crate::error::Error;
 use hub_engine::change::ChangeContext;
 use hub_engine::policy::{self, PolicyInput, PolicyResults, PolicySet, StackFacts};
 use hub_engine::source::stack::Stack;
-use hub_engine::view::preview::Preview;
+use hub_engine::view::preview::{Detail, Preview};
 use hub_manifest::diag::Warnings;
 use std::path::PathBuf;
 
@@ -44,18 +44,24 @@ pub(super) fn evaluate(
     Ok(policy::evaluate(set, &input))
 }
 
-/// The plan as `--format` shows it, with the policies' results.
-pub(super) fn render(format: &str, plan: &Preview, results: &PolicyResults) -> String {
+/// The plan as `--format` shows it (text and markdown with `detail`), with
+/// the policies' results.
+pub(super) fn render(
+    format: &str,
+    detail: Detail,
+    plan: &Preview,
+    results: &PolicyResults,
+) -> String {
     use hub_engine::view::preview as view;
     match format {
         "json" if results.results.is_empty() => view::render_json(plan),
         "json" => policy::json_with_results(&view::render_json(plan), results),
-        "markdown" => view::render_markdown(plan) + &policy::render_markdown(results),
+        "markdown" => view::render_markdown(plan, detail) + &policy::render_markdown(results),
         _ => {
             let policies = policy::render_text(results);
             match policies.is_empty() {
-                true => view::render_text(plan),
-                false => view::render_text(plan) + "\n" + &policies,
+                true => view::render_text(plan, detail),
+                false => view::render_text(plan, detail) + "\n" + &policies,
             }
         }
     }

@@ -384,7 +384,9 @@ fn a_wanted_component_is_selected_without_waiting_for_the_one_that_wants_it() {
         "{text}"
     );
     assert!(
-        text.contains("\nmetrics: update (runs again (no --changed))\n  selected: wanted by app\n  runs: deploy.sh\n  parameters:"),
+        text.contains(
+            "\nmetrics: update (runs again: no --changed)\n  selected: wanted by app\n\n"
+        ),
         "{text}"
     );
     // No ordering edge: both run in the first wave.

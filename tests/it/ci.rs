@@ -194,7 +194,7 @@ fn a_members_plan_comment_plans_the_components_it_names() {
     out.success();
     assert_eq!(
         last_line(&out),
-        "hub ci: plan of pull request #42 succeeded: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
+        "hub ci: plan of pull request #42 succeeded: 0 to create, 1 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
     );
     insta::assert_snapshot!(without_serial(&dir, &comment(&dir)), @r#"
     ## hub plan of pull request #42: succeeded
@@ -203,34 +203,13 @@ fn a_members_plan_comment_plans_the_components_it_names() {
 
     ### Plan: deploy stack `demo`
 
-    **0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail**
+    **0 to create, 1 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail**
 
     State: `demo.state` (serial N) · jobs: 1
 
     | Component | Action | Why |
     |---|---|---|
-    | `app` | **update** | runs again (no --changed) |
-
-    <details><summary><code>app</code>: update</summary>
-
-    Runs: deploy.sh
-
-    Waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
-
-    Requires: database ← database (state)
-
-    ```diff
-      hub.componentName = app
-      dns.domain = demo.local
-      app.replicas = 3
-      app.tier = ha
-      env.owner = (from $USER)
-      component.database.host = db.10.0.0.0
-      component.database.password = (masked)
-      hub.provides = database network
-    ```
-
-    </details>
+    | `app` | **update** | runs again: no --changed |
     "#);
 }
 
@@ -473,7 +452,7 @@ fn gitlab_applies_need_an_allowed_role_and_merges_are_recorded() {
     planned.success();
     assert_eq!(
         last_line(&planned),
-        "hub ci: plan of merge request #17 succeeded: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
+        "hub ci: plan of merge request #17 succeeded: 0 to create, 1 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
     );
     let out = hub_ci(
         &dir,
@@ -581,7 +560,7 @@ fn opened_pushed_and_reopened_pull_requests_plan_what_changed_since_their_base()
         out.success();
         assert_eq!(
             last_line(&out),
-            "hub ci: autoplan of pull request #42 succeeded: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail",
+            "hub ci: autoplan of pull request #42 succeeded: 0 to create, 1 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail",
             "{action}"
         );
         let text = without_serial(&dir, &comment(&dir))
@@ -600,7 +579,7 @@ fn opened_pushed_and_reopened_pull_requests_plan_what_changed_since_their_base()
 
             ### Plan: deploy stack `demo`
 
-            **0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail**
+            **0 to create, 1 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail**
 
             State: `demo.state` (serial N) · selection: --affected → app (affected app (parameter `app.replicas` changed in `params.yaml`); nothing added) · jobs: 1
 
@@ -623,7 +602,7 @@ fn opened_pushed_and_reopened_pull_requests_plan_what_changed_since_their_base()
     out.success();
     assert_eq!(
         last_line(&out),
-        "hub ci: autoplan of merge request #17 succeeded: 0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
+        "hub ci: autoplan of merge request #17 succeeded: 0 to create, 1 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail"
     );
 }
 

@@ -265,7 +265,7 @@ fn a_component_that_failed_last_time_runs_again() {
     let out = deploy(&t, &["--changed", "--why"]);
     out.success();
     assert_eq!(runs(&t), ["dns"], "{}", out.stderr);
-    out.stderr_has("hub: dns runs: last status `error`");
+    out.stderr_has("hub: dns runs: its last run failed (`error`)");
 }
 
 #[test]
@@ -276,7 +276,7 @@ fn without_changed_why_says_everything_runs() {
         .stderr_has("hub: net runs: never deployed");
     deploy(&t, &["--why"])
         .success()
-        .stderr_has("hub: net runs: runs again (no --changed)");
+        .stderr_has("hub: net runs: runs again: no --changed");
 }
 
 #[test]

@@ -35,6 +35,7 @@ mod params_spec;
 mod pipeline;
 mod plan;
 mod plan_actions;
+mod plan_changes;
 mod plan_executed;
 mod plan_review;
 mod preflight;

@@ -119,9 +119,8 @@ fn before_any_deploy_everything_deploys_in_waves_and_nothing_changes() {
         + hub.provides = database network
 
     monitoring: skip (`component.monitoring.enabled` is off)
-      waits for: app (`depends`, parameter `component.app.url` is its output)
 
-    Plan: 3 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 1 skipped, 0 would fail
+    Plan: 3 to create, 0 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 1 skipped, 0 would fail
     "#);
     assert_eq!(
         tree(&dir),
@@ -147,43 +146,12 @@ fn after_a_deploy_everything_runs_again_and_the_state_is_untouched() {
       3. app
       4. monitoring
 
-    network: update (runs again (no --changed))
-      runs: deploy.sh
-      parameters:
-          hub.componentName = network
-          dns.domain = demo.local
-          component.network.cidr = 10.0.0.0/16
-          hub.provides = database network
-
-    database: update (runs again (no --changed))
-      runs: deploy.sh
-      waits for: network (`depends`, provides `network`, parameter `component.network.subnet` is its output)
-      requires: network ← network
-      parameters:
-          hub.componentName = database
-          component.network.subnet = 10.0.0.0/24
-          component.database.size = small
-          component.database.name = demo
-          hub.provides = database network
-
-    app: update (runs again (no --changed))
-      runs: deploy.sh
-      waits for: database (`depends`, provides `database`, parameter `component.database.password` is its output, parameter `component.database.host` is its output)
-      requires: database ← database
-      parameters:
-          hub.componentName = app
-          dns.domain = demo.local
-          app.replicas = 3
-          app.tier = ha
-          env.owner = (from $USER)
-          component.database.host = db.10.0.0.0
-          component.database.password = (masked)
-          hub.provides = database network
-
+    network: update (runs again: no --changed)
+    database: update (runs again: no --changed)
+    app: update (runs again: no --changed)
     monitoring: skip (`component.monitoring.enabled` is off)
-      waits for: app (`depends`, parameter `component.app.url` is its output)
 
-    Plan: 0 to create, 3 to update, 0 to replace, 0 to delete, 0 unchanged, 1 skipped, 0 would fail
+    Plan: 0 to create, 3 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 1 skipped, 0 would fail
     "#);
     assert_eq!(
         tree(&dir),
@@ -207,9 +175,9 @@ fn a_changed_parameter_shows_old_and_new_and_its_dependents_say_why_they_run() {
         "network: no-op",
         "database: update (parameters changed: component.database.size)",
         "    ~ component.database.size = small → large",
-        "      component.database.name = demo",
+        "    (4 unchanged; --verbose shows every parameter)",
         "app: update (if database's component.database.host or database's component.database.password changes)",
-        "Plan: 0 to create, 2 to update, 0 to replace, 0 to delete, 1 unchanged, 1 skipped, 0 would fail",
+        "Plan: 0 to create, 2 to update, 0 to replace, 0 to rerun, 0 to delete, 1 unchanged, 1 skipped, 0 would fail",
     ] {
         assert!(
             lines.contains(&expected),
@@ -263,7 +231,7 @@ fn undeploy_runs_in_reverse_without_what_never_deployed() {
             "app: delete",
             "database: delete",
             "network: delete",
-            "Plan: 0 to create, 0 to update, 0 to replace, 3 to delete, 0 unchanged, 0 skipped, 0 would fail",
+            "Plan: 0 to create, 0 to update, 0 to replace, 0 to rerun, 3 to delete, 0 unchanged, 0 skipped, 0 would fail",
         ]
     );
     assert!(out
@@ -314,7 +282,7 @@ fn the_json_document_has_waves_actions_requirements_and_parameters() {
     assert_eq!(doc["components"][3]["action"], "skip");
     assert_eq!(
         doc["counts"],
-        serde_json::json!({"create": 3, "update": 0, "replace": 0, "delete": 0, "no-op": 0, "skip": 1, "fail": 0})
+        serde_json::json!({"create": 3, "update": 0, "replace": 0, "rerun": 0, "delete": 0, "no-op": 0, "skip": 1, "fail": 0})
     );
 }
 
@@ -498,7 +466,7 @@ fn requirements_failures_and_unexpandable_parameters_are_shown_and_the_plan_exit
         + odd.user = (error: uses `odd.broken`, which cannot be expanded)
         + hub.provides = cloud queue
 
-    Plan: 2 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 3 would fail
+    Plan: 2 to create, 0 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 3 would fail
     "#);
     assert!(!t.root().join("s.state").exists());
     assert!(!t.root().join("base/env.out").exists());
@@ -550,14 +518,26 @@ parameters:
     out.success();
     assert!(out.stdout.contains("a: no-op\n"), "{}", out.stdout);
     assert!(out.stdout.contains("b: no-op\n"), "{}", out.stdout);
+    assert!(!out.stdout.contains("a.url"), "unchanged: {}", out.stdout);
+    let verbose = hub(
+        root,
+        &[
+            "plan",
+            "hub.yaml.elaborate",
+            "-s",
+            "s.state",
+            "--changed",
+            "--verbose",
+        ],
+    );
     assert!(
-        out.stdout.contains("      a.url = https://a\n"),
+        verbose.stdout.contains("      a.url = https://a\n"),
         "{}",
-        out.stdout
+        verbose.stdout
     );
     assert!(out
         .stdout
-        .ends_with("Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 unchanged, 0 skipped, 0 would fail\n"));
+        .ends_with("Plan: 0 to create, 0 to update, 0 to replace, 0 to rerun, 0 to delete, 2 unchanged, 0 skipped, 0 would fail\n"));
     assert_eq!(tree(root), before);
 }
 

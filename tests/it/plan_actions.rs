@@ -1,5 +1,5 @@
 //! `hub plan` is the deploy that follows: each component's action
-//! (`create`, `update`, `replace`, `no-op`, `delete`, `skip`) and the
+//! (`create`, `update`, `replace`, `rerun`, `no-op`, `delete`, `skip`) and the
 //! components a deploy with the same arguments runs; removed components and
 //! `deploy --prune`.
 
@@ -48,7 +48,8 @@ fn actions(plan: &serde_json::Value) -> Vec<(String, String)> {
 /// and, with `--prune`, the removed ones.
 fn to_run(plan: &serde_json::Value) -> BTreeSet<String> {
     let runs = |c: &&serde_json::Value| {
-        ["create", "update", "replace", "delete"].contains(&c["action"].as_str().unwrap_or(""))
+        ["create", "update", "replace", "rerun", "delete"]
+            .contains(&c["action"].as_str().unwrap_or(""))
     };
     let mut names: BTreeSet<String> = plan["components"]
         .as_array()
@@ -209,7 +210,7 @@ const SCENARIOS: &[Scenario] = &[
         args: &["-c", "app+", "--changed", "--replace", "database"],
         expect: &[
             ("network", "no-op"),
-            ("database", "replace"),
+            ("database", "rerun"),
             ("app", "update"),
         ],
     },
@@ -232,7 +233,7 @@ const SCENARIOS: &[Scenario] = &[
         expect: &[
             ("network", "no-op"),
             ("database", "no-op"),
-            ("app", "replace"),
+            ("app", "rerun"),
         ],
     },
     Scenario {
@@ -324,12 +325,12 @@ fn a_plan_without_changed_says_a_deployed_component_runs_again() {
     out.success();
     assert!(
         out.stdout
-            .contains("\nnetwork: update (runs again (no --changed))\n"),
+            .contains("\nnetwork: update (runs again: no --changed)\n"),
         "{}",
         out.stdout
     );
     assert!(out.stdout.ends_with(
-        "Plan: 0 to create, 3 to update, 0 to replace, 0 to delete, 0 unchanged, 1 skipped, 0 would fail\n"
+        "Plan: 0 to create, 3 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 1 skipped, 0 would fail\n"
     ));
     let changed = plan(&dir, &["--changed", "--format", "markdown"]);
     changed.success();
@@ -341,7 +342,7 @@ fn a_plan_without_changed_says_a_deployed_component_runs_again() {
 }
 
 #[test]
-fn a_failed_last_run_is_replaced_and_the_detailed_exit_code_says_so() {
+fn a_failed_last_run_is_rerun_and_the_detailed_exit_code_says_so() {
     let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     fail_app(&dir);
@@ -349,13 +350,13 @@ fn a_failed_last_run_is_replaced_and_the_detailed_exit_code_says_so() {
     assert_eq!(out.status, 2, "{}", out.stderr);
     assert!(
         out.stdout
-            .contains("\napp: replace (last status `error`)\n"),
+            .contains("\napp: rerun (its last run failed (`error`))\n"),
         "{}",
         out.stdout
     );
     assert!(out
         .stdout
-        .contains("0 to create, 0 to update, 1 to replace"));
+        .contains("0 to create, 0 to update, 0 to replace, 1 to rerun"));
 }
 
 #[test]

@@ -196,7 +196,7 @@ fn the_run_does_not_decide_again() {
     assert_eq!(
         plan,
         pairs(&[
-            ("first", "replace"),
+            ("first", "rerun"),
             ("second", "no-op"),
             // `first` runs first, but `third` reads none of its outputs.
             ("third", "no-op")

@@ -6,7 +6,7 @@ use crate::common::demo_copy;
 use crate::plan::{deploy_demo, plan, without_serial};
 
 #[test]
-fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
+fn a_verbose_markdown_plan_has_a_summary_a_table_and_every_component_collapsed() {
     let (_tmp, dir) = demo_copy();
     deploy_demo(&dir);
     let out = plan(
@@ -19,20 +19,21 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
             "app+",
             "--replace",
             "database",
+            "--verbose",
         ],
     );
     out.success();
     insta::assert_snapshot!(without_serial(&dir, &out.stdout), @r#"
     ### Plan: deploy stack `demo`
 
-    **0 to create, 1 to update, 1 to replace, 0 to delete, 1 unchanged, 0 skipped, 0 would fail**
+    **0 to create, 1 to update, 0 to replace, 1 to rerun, 0 to delete, 1 unchanged, 0 skipped, 0 would fail**
 
     State: `demo.state` (serial N) · selection: app+ → network, database, app (added database (`app` depends on it), network (`app` depends on it)) · jobs: 1
 
     | Component | Action | Why |
     |---|---|---|
     | `network` | no-op |  |
-    | `database` | **replace** | `--replace`: runs even if unchanged |
+    | `database` | **rerun** | `--replace`: runs even if unchanged |
     | `app` | **update** | if database's component.database.host or database's component.database.password changes |
 
     <details><summary><code>network</code>: no-op</summary>
@@ -46,7 +47,7 @@ fn a_markdown_plan_has_a_summary_a_table_and_collapsed_details() {
 
     </details>
 
-    <details><summary><code>database</code>: replace</summary>
+    <details><summary><code>database</code>: rerun</summary>
 
     Runs: deploy.sh
 
@@ -96,7 +97,7 @@ fn a_markdown_plan_masks_secrets_and_refuses_reveal() {
     assert!(std::fs::read_to_string(dir.join("demo.state"))
         .expect("state")
         .contains(password));
-    let out = plan(&dir, &["--format", "markdown"]);
+    let out = plan(&dir, &["--format", "markdown", "--verbose"]);
     out.success();
     assert!(
         out.stdout
@@ -134,7 +135,7 @@ fn the_detailed_exit_code_says_whether_anything_would_change() {
     assert!(
         again
             .stdout
-            .contains("0 to update, 0 to replace, 0 to delete, 3 unchanged"),
+            .contains("0 to update, 0 to replace, 0 to rerun, 0 to delete, 3 unchanged"),
         "{}",
         again.stdout
     );

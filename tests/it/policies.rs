@@ -85,7 +85,7 @@ fn deployed(dir: &Path) {
 }
 
 const FIRST_PLAN_TAIL: &str = "\
-Plan: 3 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail
+Plan: 3 to create, 0 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail
 
 policies: 3 rules, 1 denied, 1 warned
   warn  at-most-two (hub.yaml:20): more than two components change at once

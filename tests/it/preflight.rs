@@ -85,7 +85,7 @@ fn the_corpus_tutorial_script_that_is_not_executable_would_fail() {
     assert!(out.stdout.contains(&expected), "{}", out.stdout);
     assert!(
         out.stdout.ends_with(
-            "Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 1 would fail\n"
+            "Plan: 0 to create, 0 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 1 would fail\n"
         ),
         "{}",
         out.stdout

@@ -436,7 +436,7 @@ fn a_damaged_or_newer_plan_file_is_an_error_naming_it() {
     let test = stack();
     plan_out(&test, &[]).success();
     let mut newer = plan_json(test.root());
-    newer["version"] = serde_json::json!(3);
+    newer["version"] = serde_json::json!(4);
     // Version 1 recorded neither the commit nor the files read: it cannot
     // be checked against what was reviewed.
     let mut older = plan_json(test.root());
@@ -451,11 +451,11 @@ fn a_damaged_or_newer_plan_file_is_an_error_naming_it() {
         ),
         (
             &newer.to_string()[..],
-            "the plan `bad.json` has format version 3; this hub reads version 2",
+            "the plan `bad.json` has format version 4; this hub reads version 3",
         ),
         (
             &older.to_string()[..],
-            "the plan `bad.json` has format version 1, which records neither the commit nor the files it read; this hub applies version 2",
+            "the plan `bad.json` has format version 1, which records neither the commit nor the files it read; this hub applies version 3",
         ),
         (
             &shapeless.to_string()[..],

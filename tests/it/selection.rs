@@ -242,7 +242,7 @@ fn replace_runs_a_component_that_changed_would_skip() {
     plan.success();
     assert!(
         plan.stdout
-            .contains("database: replace (`--replace`: runs even if unchanged)\n"),
+            .contains("database: rerun (`--replace`: runs even if unchanged)\n"),
         "{}",
         plan.stdout
     );

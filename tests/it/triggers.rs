@@ -224,7 +224,7 @@ fn a_dependent_whose_last_run_failed_runs_again_though_nothing_changed() {
     std::fs::remove_file(t.root().join("fail-app")).expect("remove");
     let plan = hub(&t, "plan", &["--changed"]);
     plan.success();
-    has_line(&plan, "app: replace (last status `error`)");
+    has_line(&plan, "app: rerun (its last run failed (`error`))");
     // app runs again; so does audit (`triggerAlways`), which the failure
     // stopped before it saw db's new outputs.
     let out = hub(&t, "deploy", &["--changed"]);
@@ -455,7 +455,7 @@ fn a_triggered_replacement_undeploys_with_the_recorded_parameters_then_deploys()
     out.success();
     let log = std::fs::read_to_string(t.root().join("runs.log")).expect("runs.log");
     assert_eq!(log, "undeploy cache memcached\ncache\n", "{}", out.stderr);
-    // `--replace` keeps its meaning: the deploy runs again, no undeploy.
+    // `--replace` is a `rerun`: the deploy runs again, no undeploy.
     let _ = runs(&t);
     hub(&t, "deploy", &["--replace", "cache", "-c", "cache"]).success();
     assert_eq!(runs(&t), ["cache"]);

@@ -589,7 +589,15 @@ fn row_with(slow: Slow, timeouts: &'static str) -> Row {
 fn plan_shows_each_components_limit() {
     let test = deployed(&row_with(Slow::Hangs, "    slow: 90s\n    after: 0\n"));
     let stdout = |format: &str| {
-        let args = ["plan", "hub.yaml.elaborate", "--format", format];
+        // `--verbose`: the components only run again, so a plan of the
+        // changes shows each on one line.
+        let args = [
+            "plan",
+            "hub.yaml.elaborate",
+            "--format",
+            format,
+            "--verbose",
+        ];
         let ended = hub(&test, &args, &[], Pipes::Kept, None);
         assert_eq!(ended.code, 0, "{}", ended.stderr);
         std::fs::read_to_string(test.root().join("hub.stdout")).expect("stdout")

@@ -11,7 +11,7 @@ use super::{Event, Operation};
 use crate::outcome::{Outcome as ComponentOutcome, Summary};
 use crate::policy::PolicyResults;
 use crate::view::inert::{code, fence, html, prose, rich, rich_line};
-use crate::view::preview::{render_markdown, Action, Preview};
+use crate::view::preview::{render_markdown, Action, Detail, Preview};
 use std::fmt::Write;
 
 /// What the operation did.
@@ -141,7 +141,7 @@ impl Report<'_> {
                 let _ = writeln!(out, "{}", rich_line(reason));
             }
             (_, Done::Planned(plan, policies)) => {
-                out.push_str(&render_markdown(plan));
+                out.push_str(&render_markdown(plan, Detail::Changes));
                 out.push_str(&crate::policy::render_markdown(policies));
             }
             (
@@ -274,6 +274,7 @@ fn counts(plan: &Preview) -> String {
         (Action::Create, "to create"),
         (Action::Update, "to update"),
         (Action::Replace, "to replace"),
+        (Action::Rerun, "to rerun"),
         (Action::Delete, "to delete"),
         (Action::NoOp, "unchanged"),
         (Action::Skip, "skipped"),

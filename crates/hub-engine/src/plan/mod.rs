@@ -45,10 +45,14 @@ pub enum Action {
     /// `--changed` only: nothing changed, it does not run.
     #[serde(rename = "no-op")]
     NoOp,
-    /// Its last run failed or was interrupted, or `--replace` names it: it
-    /// runs again even with `--changed`.
+    /// Undeployed, then deployed, in one turn: `lifecycle.replaceTriggeredBy`
+    /// (a component it names deploys first, or a parameter it names changed).
     #[serde(rename = "replace")]
     Replace,
+    /// Deployed again, nothing undeployed first: its last run failed or was
+    /// interrupted, or `--replace` names it. It runs even with `--changed`.
+    #[serde(rename = "rerun")]
+    Rerun,
     /// Undeployed: by an undeploy, or by `deploy --prune` for a component
     /// no longer in the stack.
     #[serde(rename = "delete")]
@@ -64,10 +68,11 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 7] = [
+    pub const ALL: [Action; 8] = [
         Action::Create,
         Action::Update,
         Action::Replace,
+        Action::Rerun,
         Action::Delete,
         Action::NoOp,
         Action::Skip,
@@ -80,6 +85,7 @@ impl Action {
             Action::Update => "update",
             Action::NoOp => "no-op",
             Action::Replace => "replace",
+            Action::Rerun => "rerun",
             Action::Delete => "delete",
             Action::Skip => "skip",
             Action::Fail => "fail",
@@ -90,7 +96,7 @@ impl Action {
     pub fn runs(self) -> bool {
         matches!(
             self,
-            Action::Create | Action::Update | Action::Replace | Action::Delete
+            Action::Create | Action::Update | Action::Replace | Action::Rerun | Action::Delete
         )
     }
 
@@ -99,7 +105,7 @@ impl Action {
     pub fn keeps_outputs(self) -> bool {
         matches!(
             self,
-            Action::Create | Action::Update | Action::Replace | Action::NoOp
+            Action::Create | Action::Update | Action::Replace | Action::Rerun | Action::NoOp
         )
     }
 }
@@ -355,6 +361,35 @@ pub struct ComponentPlan {
     pub environment: Vec<EnvEntry>,
 }
 
+impl ComponentPlan {
+    /// The parameters that differ from its state entry: added, changed or
+    /// gone (all of them for a component never deployed).
+    pub fn differences(&self) -> impl Iterator<Item = &ParameterPlan> {
+        self.parameters
+            .iter()
+            .filter(|p| p.change != ParameterChange::Unchanged)
+    }
+
+    /// How many of its parameters are as its state entry records them.
+    pub fn unchanged_parameters(&self) -> usize {
+        self.parameters
+            .iter()
+            .filter(|p| p.change == ParameterChange::Unchanged)
+            .count()
+    }
+
+    /// It changes something a reviewer reads beyond its action and
+    /// reasons: it is created or deleted, one of its parameters differs
+    /// from its state entry, or it would fail (what it waits for and
+    /// requires says why). A component that does not is one line in a
+    /// plan (`app: update (runs again: no --changed)`, `db: no-op`) unless
+    /// `--verbose`.
+    pub fn changes(&self) -> bool {
+        matches!(self.action, Action::Create | Action::Delete | Action::Fail)
+            || self.differences().next().is_some()
+    }
+}
+
 /// What a planned action depends on that is only known when the
 /// component's turn comes. The engine evaluates these, and only these.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -396,7 +431,7 @@ impl std::fmt::Display for Condition {
 /// carried out by the engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Execution {
-    /// `create`, `update`, `replace` or (with `--changed`) `no-op`.
+    /// `create`, `update`, `replace`, `rerun` or (with `--changed`) `no-op`.
     pub action: Action,
     pub reasons: Vec<String>,
     /// `--changed`: the digest of its folder as the plan read it.
@@ -505,6 +540,17 @@ impl Plan {
             Action::Fail => listed + self.problems.len(),
             _ => listed,
         }
+    }
+
+    /// Some component would run or fail: not every one is `no-op` or
+    /// `skip`.
+    pub fn acts(&self) -> bool {
+        !self.problems.is_empty()
+            || self.pruned().next().is_some()
+            || self
+                .components
+                .iter()
+                .any(|c| !matches!(c.action, Action::NoOp | Action::Skip))
     }
 
     /// The removed components `--prune` would undeploy.

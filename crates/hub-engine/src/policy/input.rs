@@ -175,7 +175,7 @@ pub fn read_plan_document(path: &Path) -> Result<PlanDocument, PolicyError> {
 /// requirements, previous values) is absent.
 fn from_saved(saved: &crate::plan::saved::SavedPlan) -> Json {
     let mut counts: BTreeMap<&str, usize> = [
-        "create", "update", "replace", "delete", "no-op", "skip", "fail",
+        "create", "update", "replace", "rerun", "delete", "no-op", "skip", "fail",
     ]
     .into_iter()
     .map(|a| (a, 0))

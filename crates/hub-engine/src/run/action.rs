@@ -29,7 +29,7 @@ impl Decided {
 }
 
 /// Why a deployed component runs again when nothing changed.
-pub const RUNS_AGAIN: &str = "runs again (no --changed)";
+pub const RUNS_AGAIN: &str = "runs again: no --changed";
 /// Why a component named by `--replace` runs.
 pub const REPLACED: &str = "`--replace`: runs even if unchanged";
 
@@ -58,12 +58,12 @@ pub fn deploy_action(
         }
         status if status != ComponentStatus::Deployed.as_str() => {
             let status = status.to_string();
-            return Decided::new(Action::Replace, Change::NotDeployed { status }.to_string());
+            return Decided::new(Action::Rerun, Change::NotDeployed { status }.to_string());
         }
         _ => {}
     }
     if replace {
-        return Decided::new(Action::Replace, REPLACED);
+        return Decided::new(Action::Rerun, REPLACED);
     }
     if !changed && !describe {
         return Decided::new(Action::Update, RUNS_AGAIN);
@@ -110,20 +110,27 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_or_interrupted_last_run_is_replaced_even_with_changed() {
-        for status in ["error", "deploying", "undeploying"] {
+    fn a_failed_or_interrupted_last_run_is_rerun_even_with_changed() {
+        for (status, said) in [
+            ("error", "its last run failed (`error`)"),
+            ("deploying", "its last run was interrupted (`deploying`)"),
+            (
+                "undeploying",
+                "its last run was interrupted (`undeploying`)",
+            ),
+        ] {
             let decided = deploy_action(Some(&entry(status)), true, false, true, none);
-            assert_eq!(decided.action, Action::Replace, "{status}");
-            assert_eq!(decided.reasons, [format!("last status `{status}`")]);
+            assert_eq!(decided.action, Action::Rerun, "{status}");
+            assert_eq!(decided.reasons, [said]);
         }
     }
 
     #[test]
-    fn replace_wins_over_an_unchanged_fingerprint() {
+    fn the_replace_flag_reruns_over_an_unchanged_fingerprint() {
         let decided = deploy_action(Some(&entry("deployed")), true, true, true, none);
         assert_eq!(
             (decided.action, decided.reasons),
-            (Action::Replace, vec![REPLACED.to_string()])
+            (Action::Rerun, vec![REPLACED.to_string()])
         );
     }
 
@@ -166,7 +173,7 @@ mod tests {
         let names: Vec<&str> = Action::ALL.iter().map(|a| a.as_str()).collect();
         assert_eq!(
             names,
-            ["create", "update", "replace", "delete", "no-op", "skip", "fail"]
+            ["create", "update", "replace", "rerun", "delete", "no-op", "skip", "fail"]
         );
         let json = serde_json::to_string(&Action::NoOp).unwrap();
         assert_eq!(json, "\"no-op\"");

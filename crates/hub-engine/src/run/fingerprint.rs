@@ -67,7 +67,13 @@ impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Change::NeverDeployed => f.write_str("never deployed"),
-            Change::NotDeployed { status } => write!(f, "last status `{status}`"),
+            Change::NotDeployed { status } => match ComponentStatus::parse(status) {
+                Some(ComponentStatus::Error) => write!(f, "its last run failed (`{status}`)"),
+                Some(ComponentStatus::Deploying | ComponentStatus::Undeploying) => {
+                    write!(f, "its last run was interrupted (`{status}`)")
+                }
+                _ => write!(f, "last status `{status}`"),
+            },
             Change::NoFingerprint => f.write_str("no fingerprint recorded"),
             Change::Folder => f.write_str("folder content changed"),
             Change::Parameters { names } if names.is_empty() => f.write_str("parameters changed"),
@@ -317,8 +323,9 @@ pub fn parameters_digest(params: &[ExpandedParam]) -> String {
     hex_digest(hasher)
 }
 
-/// The parameter that lists the capabilities provided so far is left out.
-fn fingerprinted(name: &str) -> bool {
+/// The parameter that lists the capabilities provided so far is left out
+/// (and a plan does not count its difference from the state as a change).
+pub(crate) fn fingerprinted(name: &str) -> bool {
     name != "hub.provides"
 }
 

@@ -24,6 +24,51 @@ pub use crate::plan::{
     SelectionSeen, StateSeen, Wait,
 };
 
+/// How much of each component a text or markdown plan shows; the JSON
+/// plan always has everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// The change: each component's action and why; for one that changes
+    /// (see [`ComponentPreview::changes`]) what runs it, what it waits for
+    /// and requires, and only the parameters that differ from the state,
+    /// with how many do not. A component that does not change is one line.
+    #[default]
+    Changes,
+    /// Everything, every parameter included (`--verbose`).
+    All,
+}
+
+impl Detail {
+    /// `--verbose` given or not.
+    pub fn of(verbose: bool) -> Detail {
+        match verbose {
+            true => Detail::All,
+            false => Detail::Changes,
+        }
+    }
+
+    /// Whether `component` is shown past its action line.
+    pub(crate) fn expands(self, component: &ComponentPreview) -> bool {
+        self == Detail::All || component.changes()
+    }
+
+    /// The parameters of `component` shown.
+    pub(crate) fn parameters(self, component: &ComponentPreview) -> Vec<&ParameterPreview> {
+        match self {
+            Detail::All => component.parameters.iter().collect(),
+            Detail::Changes => component.differences().collect(),
+        }
+    }
+
+    /// How many parameters of `component` are left out, as unchanged.
+    pub(crate) fn hidden(self, component: &ComponentPreview) -> usize {
+        match self {
+            Detail::All => 0,
+            Detail::Changes => component.unchanged_parameters(),
+        }
+    }
+}
+
 /// The run report (`--report FILE.json`) of a plan made at `now`: each
 /// component with its action as status and its reasons.
 pub fn report(preview: &Preview, now: &str) -> RunReport {
@@ -34,7 +79,7 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
     for component in &preview.components {
         let reasons = component.reasons.join("; ");
         let outcome = match component.action {
-            Action::Create | Action::Update | Action::Replace | Action::Delete => {
+            Action::Create | Action::Update | Action::Replace | Action::Rerun | Action::Delete => {
                 Outcome::NotRun(None)
             }
             Action::NoOp => Outcome::Unchanged,

@@ -6,6 +6,7 @@
 use super::Walk;
 use crate::plan::expand::Expanded;
 use crate::plan::{saved_digest, ParameterChange, ParameterPlan};
+use crate::run::fingerprint;
 use hub_manifest::redact::MASK;
 use hub_params::{ExpandedParam, Origin};
 use hub_state::StateParameter;
@@ -52,6 +53,9 @@ impl Walk<'_> {
         let change = match before {
             None => ParameterChange::Added,
             Some(before) if recorded_value(before) == current => ParameterChange::Unchanged,
+            // `hub.provides` grows as the stack deploys: as for `--changed`
+            // (the fingerprint leaves it out), that is no change.
+            Some(_) if !fingerprint::fingerprinted(&param.name) => ParameterChange::Unchanged,
             Some(_) => ParameterChange::Changed,
         };
         if let Some(variable) = self

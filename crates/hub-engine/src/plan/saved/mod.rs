@@ -34,8 +34,15 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The version of the plan format written by this hub: 2 records the
-/// commit and the files the plan read, and the policy files.
-pub const PLAN_VERSION: u32 = 2;
+/// commit and the files the plan read, and the policy files; 3 tells a
+/// `rerun` (deployed again, nothing undeployed) from a `replace`
+/// (undeployed, then deployed).
+pub const PLAN_VERSION: u32 = 3;
+
+/// The oldest version this hub still applies: a version 2 plan reads as
+/// version 3 unless one of its components is `replace`, which in version 2
+/// also meant a rerun ([`SavedPlanError::Ambiguous`]).
+pub const OLDEST_APPLIED: u32 = 2;
 
 /// The file name of the format's schema in `schemas/`.
 pub const SCHEMA_FILE: &str = "plan.schema.json";
@@ -44,8 +51,9 @@ pub const SCHEMA_FILE: &str = "plan.schema.json";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(extend("additionalProperties" = false))]
 pub struct SavedPlan {
-    /// The version of the plan format: 2.
-    #[schemars(extend("const" = 2))]
+    /// The version of the plan format: 3 (a version 2 plan is read too,
+    /// unless it has a `replace`).
+    #[schemars(range(min = 2, max = 3))]
     pub version: u32,
     /// When the plan was made (RFC 3339, UTC).
     pub created: String,
@@ -192,8 +200,11 @@ pub enum PlanAction {
     Update,
     /// Unchanged: `--changed` skips it.
     NoOp,
-    /// Its last run failed or was interrupted, or `--replace` names it.
+    /// Undeployed, then deployed (`lifecycle.replaceTriggeredBy`).
     Replace,
+    /// Deployed again, nothing undeployed: its last run failed or was
+    /// interrupted, or `--replace` names it.
+    Rerun,
     /// Undeployed and removed from the state.
     Delete,
     /// Not run: a condition is off or an optional requirement is missing.
@@ -207,6 +218,7 @@ impl PlanAction {
             PlanAction::Update => "update",
             PlanAction::NoOp => "no-op",
             PlanAction::Replace => "replace",
+            PlanAction::Rerun => "rerun",
             PlanAction::Delete => "delete",
             PlanAction::Skip => "skip",
         }
@@ -216,7 +228,7 @@ impl PlanAction {
     pub fn runs(self) -> bool {
         matches!(
             self,
-            PlanAction::Create | PlanAction::Update | PlanAction::Replace
+            PlanAction::Create | PlanAction::Update | PlanAction::Replace | PlanAction::Rerun
         )
     }
 }
@@ -231,6 +243,7 @@ pub fn planned_action(component: &ComponentPreview) -> Option<PlanAction> {
         Action::Update => PlanAction::Update,
         Action::NoOp => PlanAction::NoOp,
         Action::Replace => PlanAction::Replace,
+        Action::Rerun => PlanAction::Rerun,
         Action::Delete => PlanAction::Delete,
         Action::Skip => PlanAction::Skip,
     })
@@ -465,6 +478,15 @@ pub enum SavedPlanError {
         path.display()
     )]
     Older { path: PathBuf, version: u64 },
+    #[error(
+        "the plan `{}` has format version 2, in which `replace` (here for `{}`) meant either a rerun or an undeploy then a deploy; this hub tells them apart (`rerun`, `replace`) and does not guess",
+        path.display(),
+        components.join("`, `")
+    )]
+    Ambiguous {
+        path: PathBuf,
+        components: Vec<String>,
+    },
     #[error("plan `{}` is stale: {}; run `hub plan` again", path.display(), reasons.join("; "))]
     Stale { path: PathBuf, reasons: Vec<String> },
 }
@@ -482,7 +504,7 @@ impl SavedPlanError {
             SavedPlanError::Newer { .. } => {
                 "apply it with the hub that made it, or plan again with this one".into()
             }
-            SavedPlanError::Older { .. } => {
+            SavedPlanError::Older { .. } | SavedPlanError::Ambiguous { .. } => {
                 "make the plan again with this hub, review it, then apply it".into()
             }
             SavedPlanError::Stale { path, .. } => format!(
@@ -537,12 +559,46 @@ pub fn from_value(path: &Path, value: Value) -> Result<SavedPlan, SavedPlanError
         Some(version) if version > u64::from(PLAN_VERSION) => {
             return Err(SavedPlanError::Newer { path, version })
         }
-        Some(version) if version < u64::from(PLAN_VERSION) => {
+        Some(version) if version < u64::from(OLDEST_APPLIED) => {
             return Err(SavedPlanError::Older { path, version })
+        }
+        Some(version) if version < u64::from(PLAN_VERSION) => {
+            return upgraded(path, value);
         }
         Some(_) => {}
     }
     serde_json::from_value(value).map_err(|e| damaged(e.to_string()))
+}
+
+/// A version 2 plan as version 3: the same but for `replace`, which it
+/// used for a rerun too; one with a `replace` is refused.
+fn upgraded(path: PathBuf, mut value: Value) -> Result<SavedPlan, SavedPlanError> {
+    let components = value
+        .get("components")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let replaced: Vec<String> = components
+        .iter()
+        .filter(|c| c.get("action").and_then(Value::as_str) == Some("replace"))
+        .map(|c| {
+            c.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        })
+        .collect();
+    if !replaced.is_empty() {
+        return Err(SavedPlanError::Ambiguous {
+            path,
+            components: replaced,
+        });
+    }
+    value["version"] = Value::from(PLAN_VERSION);
+    serde_json::from_value(value).map_err(|e| SavedPlanError::Damaged {
+        path,
+        message: e.to_string(),
+    })
 }
 
 /// The JSON Schema of [`SavedPlan`].

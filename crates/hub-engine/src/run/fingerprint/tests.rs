@@ -506,7 +506,13 @@ fn changes_are_said_in_short_phrases() {
         said(Change::NotDeployed {
             status: "error".into()
         }),
-        "last status `error`"
+        "its last run failed (`error`)"
+    );
+    assert_eq!(
+        said(Change::NotDeployed {
+            status: "deploying".into()
+        }),
+        "its last run was interrupted (`deploying`)"
     );
     assert_eq!(said(Change::NoFingerprint), "no fingerprint recorded");
     assert_eq!(said(Change::Folder), "folder content changed");

@@ -1,18 +1,19 @@
 //! A plan as a pull-request comment (`hub plan --format markdown`): a
-//! summary line, a table of the components and their actions, then each
-//! component's waits, requirements and parameters in a collapsed
-//! `<details>` block. Secrets are always masked: the command refuses
-//! `--reveal` with this format.
+//! summary line, a table of the components and their actions, then, for
+//! each component that changes (every one with `--verbose`), its waits,
+//! requirements and the parameters that differ from the state (all of
+//! them with `--verbose`) in a collapsed `<details>` block. Secrets are
+//! always masked: the command refuses `--reveal` with this format.
 
-use super::render::{counts_text, parameter_text, removed_heading, requirement_text};
-use super::{ComponentPreview, Preview, Verb, Wait};
+use super::render::{counts_text, hidden_text, parameter_text, removed_heading, requirement_text};
+use super::{ComponentPreview, Detail, Preview, Verb, Wait};
 use crate::view::inert::{code, html, rich};
 use std::fmt::Write;
 
 /// ```markdown
 /// ### Plan: deploy stack `demo`
 ///
-/// **0 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged, 0 skipped, 0 would fail**
+/// **0 to create, 1 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail**
 ///
 /// State: `demo.state` (serial 7) · jobs: 1
 ///
@@ -26,9 +27,14 @@ use std::fmt::Write;
 /// ~ component.network.cidr = 10.0.0.0/16 → 10.1.0.0/16
 /// ```
 ///
+/// (1 unchanged; --verbose shows every parameter)
+///
 /// </details>
 /// ```
-pub fn render_markdown(preview: &Preview) -> String {
+///
+/// A component that does not change is its row of the table alone,
+/// unless [`Detail::All`] (`--verbose`).
+pub fn render_markdown(preview: &Preview, detail: Detail) -> String {
     let mut out = format!(
         "### Plan: {} {}\n\n",
         preview.verb.as_str(),
@@ -74,9 +80,9 @@ pub fn render_markdown(preview: &Preview) -> String {
             let _ = writeln!(out, "- moved {from} → {to}");
         }
     }
-    for component in &preview.components {
+    for component in preview.components.iter().filter(|c| detail.expands(c)) {
         out.push('\n');
-        out.push_str(&details(component));
+        out.push_str(&details(component, detail));
     }
     out
 }
@@ -110,7 +116,7 @@ fn action_cell(component: &ComponentPreview) -> String {
     }
 }
 
-fn details(component: &ComponentPreview) -> String {
+fn details(component: &ComponentPreview, detail: Detail) -> String {
     let mut out = format!(
         "<details><summary><code>{}</code>: {}</summary>\n\n",
         html(&component.name),
@@ -135,12 +141,16 @@ fn details(component: &ComponentPreview) -> String {
     if let Some(retry) = &component.retry {
         let _ = writeln!(out, "Retry: {} (`lifecycle.retry`)\n", rich(retry));
     }
-    let lines: Vec<String> = component.parameters.iter().map(parameter_text).collect();
-    if lines.is_empty() {
+    let shown = detail.parameters(component);
+    let lines: Vec<String> = shown.into_iter().map(parameter_text).collect();
+    if component.parameters.is_empty() {
         out.push_str("No parameters.\n\n");
-    } else {
+    } else if !lines.is_empty() {
         let fence = fence_for(&lines);
         let _ = writeln!(out, "{fence}diff\n{}\n{fence}\n", lines.join("\n"));
+    }
+    if let Some(hidden) = hidden_text(detail.hidden(component)) {
+        let _ = writeln!(out, "{hidden}\n");
     }
     out.push_str("</details>\n");
     out

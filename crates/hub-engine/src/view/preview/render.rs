@@ -1,12 +1,14 @@
 //! A plan as text (the default) or as JSON (`--format json`).
 
 use super::{
-    Action, ComponentPreview, ParameterChange, ParameterPreview, Preview, Requirement,
+    Action, ComponentPreview, Detail, ParameterChange, ParameterPreview, Preview, Requirement,
     SelectionSeen, Wait,
 };
 use serde::Serialize;
 use std::fmt::Write;
 
+/// With [`Detail::Changes`] (the default):
+///
 /// ```text
 /// plan: deploy stack `demo`
 /// state: demo.state (serial 7)
@@ -15,23 +17,37 @@ use std::fmt::Write;
 ///   1. network
 ///   2. database, cache
 ///
-/// network: update (folder content changed)
+/// network: update (parameters changed: component.network.cidr)
+///   runs: deploy.sh
 ///   requires: cloud ← platform
 ///   parameters:
 ///     ~ component.network.cidr = 10.0.0.0/16 → 10.1.0.0/16
-///       dns.domain = demo.local
+///     (1 unchanged; --verbose shows every parameter)
+///
+/// database: update (runs again: no --changed)
 ///
 /// removed from the stack (use --prune):
 ///   cache: delete (removed from the stack; implementation in `/stack/cache`)
 ///
-/// Plan: 0 to create, 1 to update, 0 to replace, 0 to delete, 1 unchanged, 0 skipped, 0 would fail
+/// Plan: 0 to create, 2 to update, 0 to replace, 0 to rerun, 0 to delete, 0 unchanged, 0 skipped, 0 would fail
 /// ```
-pub fn render_text(preview: &Preview) -> String {
-    let mut out = header(preview);
+///
+/// [`Detail::All`] (`--verbose`) shows every component whole, with all
+/// its parameters (`  name = value` for those unchanged). When nothing
+/// would run or fail, [`Detail::Changes`] leaves the waves out.
+pub fn render_text(preview: &Preview, detail: Detail) -> String {
+    let mut out = header(preview, detail);
     let because = preview.selection.as_ref().map(SelectionSeen::reasons);
+    let mut expanded = true;
     for component in &preview.components {
-        out.push('\n');
-        out.push_str(&component_text(component, because.as_ref()));
+        // A blank line around each component shown past its action line;
+        // the one-line components follow each other.
+        let expands = detail.expands(component);
+        if expands || expanded {
+            out.push('\n');
+        }
+        expanded = expands;
+        out.push_str(&component_text(component, because.as_ref(), detail));
     }
     if !preview.removed.is_empty() {
         let _ = writeln!(out, "\n{}:", removed_heading(preview));
@@ -71,7 +87,7 @@ pub(super) fn removed_heading(preview: &Preview) -> &'static str {
     }
 }
 
-fn header(preview: &Preview) -> String {
+fn header(preview: &Preview, detail: Detail) -> String {
     let verb = preview.verb.as_str();
     let mut out = format!("plan: {verb} {}\n", stack_text(&preview.stack));
     let state = match &preview.state {
@@ -89,6 +105,9 @@ fn header(preview: &Preview) -> String {
         let _ = writeln!(out, "selection: {}", selection.line);
     }
     let _ = writeln!(out, "jobs: {}", preview.jobs);
+    if detail == Detail::Changes && !preview.acts() {
+        return out;
+    }
     out.push_str("waves:\n");
     for (index, wave) in preview.waves.iter().enumerate() {
         let _ = writeln!(out, "  {}. {}", index + 1, wave.join(", "));
@@ -107,6 +126,7 @@ pub(super) fn stack_text(name: &str) -> String {
 fn component_text(
     component: &ComponentPreview,
     because: Option<&std::collections::HashMap<&str, String>>,
+    detail: Detail,
 ) -> String {
     let mut out = format!("{}: {}", component.name, component.action.as_str());
     if !component.reasons.is_empty() {
@@ -115,6 +135,9 @@ fn component_text(
     out.push('\n');
     if let Some(why) = because.and_then(|b| b.get(component.name.as_str())) {
         let _ = writeln!(out, "  selected: {}", one_line(why));
+    }
+    if !detail.expands(component) {
+        return out;
     }
     if let Some(implementation) = &component.implementation {
         let _ = writeln!(out, "  runs: {implementation}");
@@ -135,13 +158,23 @@ fn component_text(
     if let Some(retry) = &component.retry {
         let _ = writeln!(out, "  retry: {retry} (lifecycle.retry)");
     }
-    if !component.parameters.is_empty() {
+    let shown = detail.parameters(component);
+    if !shown.is_empty() {
         out.push_str("  parameters:\n");
-        for parameter in &component.parameters {
+        for parameter in shown {
             let _ = writeln!(out, "    {}", parameter_text(parameter));
+        }
+        if let Some(hidden) = hidden_text(detail.hidden(component)) {
+            let _ = writeln!(out, "    {hidden}");
         }
     }
     out
+}
+
+/// `(3 unchanged; --verbose shows every parameter)`: what a plan of the
+/// changes leaves out of a component it shows.
+pub(super) fn hidden_text(hidden: usize) -> Option<String> {
+    (hidden > 0).then(|| format!("({hidden} unchanged; --verbose shows every parameter)"))
 }
 
 pub(super) fn requirement_text(requirement: &Requirement) -> String {
@@ -205,14 +238,15 @@ pub(super) fn totals(preview: &Preview) -> String {
     format!("Plan: {}\n", counts_text(preview))
 }
 
-/// `0 to create, 2 to update, 1 to replace, 1 to delete, 5 unchanged, 1
+/// `0 to create, 2 to update, 1 to replace, 0 to rerun, 1 to delete, 5 unchanged, 1
 /// skipped, 0 would fail`.
 pub(super) fn counts_text(preview: &Preview) -> String {
     format!(
-        "{} to create, {} to update, {} to replace, {} to delete, {} unchanged, {} skipped, {} would fail",
+        "{} to create, {} to update, {} to replace, {} to rerun, {} to delete, {} unchanged, {} skipped, {} would fail",
         preview.count(Action::Create),
         preview.count(Action::Update),
         preview.count(Action::Replace),
+        preview.count(Action::Rerun),
         preview.count(Action::Delete),
         preview.count(Action::NoOp),
         preview.count(Action::Skip),
