@@ -28,7 +28,7 @@ use super::{
 };
 use crate::options::RunOptions;
 use crate::order::plan::{self, Schedule, Verb};
-use crate::order::requirements::{provides_text, PLATFORM_PROVIDER};
+use crate::order::requirements::provides_text;
 use crate::run::action::{self, Decided};
 use crate::run::fingerprint;
 use crate::run::prune;
@@ -41,7 +41,7 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::Redactor;
 use hub_manifest::{ComponentRef, Manifest};
 use hub_params::{ComponentScope, ExpandedParam, Locked};
-use hub_state::{self as state, CapturedOutput, State, ENVIRONMENT_PROVIDER};
+use hub_state::{self as state, CapturedOutput, State};
 use indexmap::IndexMap;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -264,6 +264,7 @@ impl Decision {
 }
 
 mod outputs;
+mod providers;
 mod reach;
 mod runtime;
 mod shown;
@@ -759,41 +760,6 @@ impl Walk<'_> {
         let source = self.stack.declarations(name);
         let located = ComponentScope { source, ..scope };
         expand::expand(self.locked, &located, &mut Warnings::default())
-    }
-
-    /// Each requirement with its providers as the component's turn comes.
-    fn requirements(
-        &self,
-        requires: &[String],
-        provides: &IndexMap<String, Vec<String>>,
-    ) -> Vec<Requirement> {
-        requires
-            .iter()
-            .map(|name| Requirement {
-                name: name.clone(),
-                providers: provides
-                    .get(name)
-                    .into_iter()
-                    .flatten()
-                    .map(|provider| self.provider_label(provider))
-                    .collect(),
-            })
-            .collect()
-    }
-
-    fn provider_label(&self, provider: &str) -> String {
-        match provider {
-            ENVIRONMENT_PROVIDER => "environment".to_string(),
-            PLATFORM_PROVIDER => "platform".to_string(),
-            name if self
-                .actions
-                .get(name)
-                .is_some_and(|a| a.runs() || *a == Action::NoOp) =>
-            {
-                name.to_string()
-            }
-            name => format!("{name} (state)"),
-        }
     }
 }
 

@@ -52,8 +52,8 @@ use super::records::{
 };
 use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
-    lock_parameters, plan_for, read_state, release_stack_parameters, require_state,
-    Implementations,
+    lock_parameters, plan_for, read_state, release_stack_parameters, removed_components,
+    require_state, Implementations,
 };
 use super::upstream::{Ancestry, Bits};
 use crate::child::capture::{self, RawOutputs};
@@ -782,26 +782,4 @@ fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
         .enumerate()
         .map(|(i, n)| (n.clone(), i))
         .collect()
-}
-
-/// A deploy's removed components ([`prune::removed`]): with `--prune`
-/// each one that has something to undeploy must have its folder, checked
-/// before anything runs; without it, a warning names them.
-pub(crate) fn removed_components(
-    stack: &Stack,
-    verb: Verb,
-    state: Option<&State>,
-    options: &RunOptions,
-    warnings: &mut Warnings,
-) -> Result<Vec<prune::Removed>, EngineError> {
-    let Some(state) = state.filter(|_| verb == Verb::Deploy) else {
-        return Ok(Vec::new());
-    };
-    let removed = prune::removed(state, &|name| stack.reference(name).is_some());
-    if options.prune {
-        prune::check_folders(&removed)?;
-    } else if let Some(warning) = prune::warning(&removed) {
-        warnings.warn(None, warning);
-    }
-    Ok(removed)
 }

@@ -3,6 +3,7 @@
 //! selected component's implementation, and the outputs the run starts with.
 
 use super::error::EngineError;
+use super::prune;
 use crate::options::{Host, RunOptions};
 use crate::order::plan::{Plan, PlanError, Verb};
 use crate::order::requirements;
@@ -468,4 +469,26 @@ pub(crate) fn initial_provides(
         state::merge_provides(&mut provides, &state.provides);
     }
     Ok(provides)
+}
+
+/// A deploy's removed components ([`prune::removed`]): with `--prune`
+/// each one that has something to undeploy must have its folder, checked
+/// before anything runs; without it, a warning names them.
+pub(crate) fn removed_components(
+    stack: &Stack,
+    verb: Verb,
+    state: Option<&State>,
+    options: &RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Vec<prune::Removed>, EngineError> {
+    let Some(state) = state.filter(|_| verb == Verb::Deploy) else {
+        return Ok(Vec::new());
+    };
+    let removed = prune::removed(state, &|name| stack.reference(name).is_some());
+    if options.prune {
+        prune::check_folders(&removed)?;
+    } else if let Some(warning) = prune::warning(&removed) {
+        warnings.warn(None, warning);
+    }
+    Ok(removed)
 }
