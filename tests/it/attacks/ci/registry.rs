@@ -412,7 +412,10 @@ fn of_two_applies_of_one_change_at_once_the_loser_records_nothing() {
         check(
             &place,
             loser.stderr.contains("nothing was recorded")
-                || loser.stderr.contains("another apply of it is running"),
+                || loser.stderr.contains("another apply of it is running")
+                // On a loaded machine the loser may start after the
+                // winner wrote the state: its plan is then stale.
+                || loser.stderr.contains("is stale: the state `"),
             "the loser says it recorded nothing",
             loser,
         );
