@@ -223,11 +223,20 @@ impl Reads {
 
 /// Among `read`, the name `name` most likely stands for: within a typo of
 /// it ([`is_near_typo`]), the fewest edits away, the first in order on a
-/// tie; never `name` itself.
+/// tie; never `name` itself, nor one that changes half of it or more, nor
+/// a name that differs from it only in its
+/// digits (`node1` and `node2`, `p10` and `p1` are members of a numbered
+/// family, not typos of each other).
 pub(crate) fn close_name<'r>(name: &str, read: impl Iterator<Item = &'r str>) -> Option<&'r str> {
     let lower = name.to_lowercase();
-    read.filter(|candidate| is_near_typo(name, candidate))
+    let letters = |text: &str| -> String { text.chars().filter(|c| !c.is_ascii_digit()).collect() };
+    let family = letters(name);
+    let length = name.chars().count();
+    read.filter(|candidate| is_near_typo(name, candidate) && letters(candidate) != family)
         .map(|candidate| (edit_distance(&lower, &candidate.to_lowercase()), candidate))
+        // Edits must change less than half of the name: `x` is no typo
+        // of `y`.
+        .filter(|(distance, _)| distance * 2 < length)
         .min()
         .map(|(_, candidate)| candidate)
 }
@@ -270,7 +279,7 @@ pub(crate) fn warning(unread: &Unread, location: Option<Location>, origin: Origi
             close.to_lowercase() != name.to_lowercase(),
         ),
         None => (
-            format!("stack parameter `{name}` is set but never read: no component declares it, and no value, output or condition refers to it"),
+            format!("stack parameter `{name}` is set but never read (no component declares it; no expression, output or condition names it)"),
             false,
         ),
     };

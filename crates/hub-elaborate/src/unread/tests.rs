@@ -52,8 +52,14 @@ fn close_names_are_within_a_typo_and_the_nearest_wins() {
     );
     assert_eq!(close_name("app.replicas", read.into_iter()), None);
     assert_eq!(close_name("db.size", read.into_iter()), None);
+    // Edits that change half of a short name are no typo.
+    assert_eq!(close_name("y", ["x"].into_iter()), None);
+    assert_eq!(close_name("ab", ["ac"].into_iter()), None);
+    // Members of a numbered family are not typos of each other.
+    assert_eq!(close_name("p10", ["p1", "p100"].into_iter()), None);
+    assert_eq!(close_name("node2", ["node1"].into_iter()), None);
     // Two names as near: the first in order.
-    assert_eq!(close_name("ab", ["ac", "aa"].into_iter()), Some("aa"));
+    assert_eq!(close_name("abc", ["abd", "abb"].into_iter()), Some("abb"));
 }
 
 #[test]
