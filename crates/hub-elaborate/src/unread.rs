@@ -292,13 +292,17 @@ pub(crate) fn warning(unread: &Unread, location: Option<Location>, origin: Origi
     }
 }
 
+/// Where a parameter was set and who wrote that file; `None` for one no
+/// file set.
+pub(crate) type SetAt<'a> = dyn Fn(&str) -> Option<(Option<Location>, Origin)> + 'a;
+
 /// Reports the parameters of `params` nothing reads into `warnings`;
 /// `set_at` gives where each qualified name was set and who wrote that
 /// file, `None` for a parameter no file set (filled from a state).
 pub(crate) fn report(
     params: &[Parameter],
     reads: &Reads,
-    set_at: &dyn Fn(&str) -> Option<(Option<Location>, Origin)>,
+    set_at: &SetAt<'_>,
     warnings: &mut Warnings,
 ) {
     for found in unread(params, reads) {
