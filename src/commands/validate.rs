@@ -11,7 +11,8 @@ use std::io::Write;
 pub fn validate(args: ValidateArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     use hub_manifest::validate::{validate_files, Severity};
     let policy = hub_manifest::typos::TypoPolicy::from_flags(args.strict, args.lenient);
-    let reports = validate_files(&args.files, policy);
+    let mut reports = validate_files(&args.files, policy);
+    unread_parameters(&mut reports, policy);
     let mut err = std::io::stderr().lock();
     for report in &reports {
         for finding in &report.findings {
@@ -35,6 +36,81 @@ pub fn validate(args: ValidateArgs, _warnings: &mut Warnings) -> Result<(), Erro
             failed,
             total: reports.len(),
         })
+    }
+}
+
+/// The stack parameters nothing reads, when the files are one stack
+/// manifest and its parameters files, all valid: the stack is elaborated
+/// in memory as `elaborate`, `plan` and `deploy` do (the one check at the
+/// end of elaboration), and each finding goes to the report of the file
+/// that set the parameter. A stack that does not elaborate (a component
+/// not checked out) gets no such finding: `hub elaborate` says why.
+fn unread_parameters(
+    reports: &mut [hub_manifest::validate::FileReport],
+    policy: hub_manifest::typos::TypoPolicy,
+) {
+    use hub_manifest::diag::{Location, Topic};
+    use hub_manifest::keys::refused_hint_about;
+    use hub_manifest::schema::DocumentType;
+    use hub_manifest::typos::{is_refused, refused_message};
+    use hub_manifest::validate::{Finding, Severity};
+    if reports.iter().any(|r| !r.is_valid()) {
+        return;
+    }
+    let of = |kind: DocumentType| {
+        reports
+            .iter()
+            .filter(move |r| r.document == Some(kind))
+            .map(|r| r.path.clone())
+    };
+    let stacks: Vec<_> = of(DocumentType::Stack).collect();
+    let [stack] = &stacks[..] else {
+        return;
+    };
+    let stack = stack.clone();
+    let options = hub_elaborate::Options {
+        stack: stack.clone(),
+        params: of(DocumentType::Params).collect(),
+        env_name: std::env::var("ENV").ok(),
+        ..hub_elaborate::Options::default()
+    };
+    let mut found = Warnings::default();
+    if hub_elaborate::elaborate(&options, &mut found).is_err() {
+        return;
+    }
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        a == b || std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    };
+    for warning in found
+        .into_warnings()
+        .filter(|w| w.topic == Topic::UnreadParameter)
+    {
+        let location = warning
+            .location
+            .clone()
+            .unwrap_or_else(|| Location::file(&stack));
+        let refused = warning.near_typo && is_refused(warning.origin, policy);
+        let finding = Finding {
+            severity: if refused {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            message: if refused {
+                refused_message(&warning.message)
+            } else {
+                warning.message.clone()
+            },
+            hint: refused.then(|| refused_hint_about(warning.origin, warning.topic)),
+            location,
+        };
+        let index = reports
+            .iter()
+            .position(|r| same(&r.path, &finding.location.file))
+            .or_else(|| reports.iter().position(|r| r.path == stack));
+        if let Some(report) = index.and_then(|i| reports.get_mut(i)) {
+            report.findings.push(finding);
+        }
     }
 }
 

@@ -59,6 +59,7 @@ mod triggers;
 mod turns;
 mod typos;
 mod typos_policy;
+mod unread;
 mod validate;
 mod warning_lines;
 // policy (issue 27, item 6).

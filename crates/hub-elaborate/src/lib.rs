@@ -9,6 +9,7 @@ pub mod paths;
 mod stack;
 mod state_fill;
 pub mod tuning;
+mod unread;
 
 pub use error::ElaborateError;
 pub use stack::{elaborate, elaborate_with_provenance};

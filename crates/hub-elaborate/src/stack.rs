@@ -2,14 +2,14 @@
 
 use super::params::{lacks_value, warn_missing_values};
 use super::paths::{absolute, clean, stack_base_dir};
-use super::{application, order, state_fill, ElaborateError, Options};
-use hub_manifest::declared::Provenance;
+use super::{application, order, state_fill, unread, ElaborateError, Options};
+use hub_manifest::declared::{Mark, Provenance};
 use hub_manifest::diag::{Location, Warning, Warnings};
 use hub_manifest::keys::suggest;
 use hub_manifest::typos::{self, Origin};
 use hub_manifest::{
     locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
-    ManifestError, ParamsFile, Segment, SourceFile,
+    ManifestError, Parameter, ParamsFile, Segment, SourceFile,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -49,6 +49,7 @@ fn elaborate_traced(
         options,
         warnings,
         files: Vec::new(),
+        origins: Vec::new(),
         instances: HashMap::new(),
         order_written: false,
         top_repository: hub_manifest::typos::repository_of(&options.stack),
@@ -62,6 +63,7 @@ fn elaborate_traced(
     )?;
     let Assembler {
         files,
+        origins,
         instances,
         order_written,
         ..
@@ -75,16 +77,34 @@ fn elaborate_traced(
         app_env,
     } = level;
     // Named after the merge: `-s` may add parameters and sort them again.
-    // Also made to point the warnings of parameters without a value at
-    // their lines.
-    let located = (provenance || parameters.iter().any(lacks_value)).then(|| {
-        let names = parameters
-            .iter()
-            .zip(&traces)
-            .map(|(p, t)| (p.qualified_name(), t.mark()))
-            .collect();
-        Provenance::new(files, names, instances)
-    });
+    // Also made to point the warnings of parameters without a value, and
+    // of those nothing reads, at their lines.
+    let reads = unread::Reads::of(&doc, &parameters, &component_docs);
+    let unread_params: Vec<bool> = parameters
+        .iter()
+        .map(|p| !reads.contains(&p.name, &p.component) && !unread::read_by_hub(&p.name))
+        .collect();
+    let marks: HashMap<String, Mark> = parameters
+        .iter()
+        .zip(&traces)
+        .map(|(p, t)| (p.qualified_name(), t.mark()))
+        .collect();
+    let located =
+        (provenance || unread_params.contains(&true) || parameters.iter().any(lacks_value))
+            .then(|| Provenance::new(files, marks.clone(), instances));
+    let set_at = |name: &str| {
+        let mark = marks.get(name)?;
+        let origin = origins.get(mark.file).copied().unwrap_or_default();
+        let location = located.as_ref().and_then(|l| l.stack_parameter(name));
+        Some((location, origin))
+    };
+    let set_in_files: Vec<Parameter> = parameters
+        .iter()
+        .zip(&unread_params)
+        .filter(|(_, unread)| **unread)
+        .map(|(p, _)| p.clone())
+        .collect();
+    unread::report(&set_in_files, &reads, &set_at, warnings);
     doc.parameters = parameters;
     apply_platform_provides(&mut doc, &options.platform_provides);
     if let Some(state) = &options.state {
@@ -130,6 +150,8 @@ struct Assembler<'a> {
     warnings: &'a mut Warnings,
     /// Files parameters were read from ([`hub_manifest::declared::Mark::file`]).
     files: Vec<PathBuf>,
+    /// Who wrote each of `files` (see [`hub_manifest::typos`]).
+    origins: Vec<Origin>,
     /// Component instance → its `hub-component.yaml` in `files`.
     instances: HashMap<String, usize>,
     /// Some level (the stack or a parent) wrote a `lifecycle.order`.
@@ -254,6 +276,7 @@ impl Assembler<'_> {
         self.files.push(manifest_path.to_path_buf());
         self.files
             .extend(params_files.iter().map(|(p, _)| p.clone()));
+        self.origins.resize(self.files.len(), origin);
         let (parameters, traces, app_env) = builder.merge_parameters(
             &file.path,
             stack_file,
@@ -384,6 +407,7 @@ impl Assembler<'_> {
             if files[slot].is_none() {
                 files[slot] = Some(self.files.len());
                 self.files.push(dir.join("hub-component.yaml"));
+                self.origins.push(Origin::Foreign);
             }
             if let Some(file) = files[slot] {
                 self.instances.insert(reference.name.clone(), file);

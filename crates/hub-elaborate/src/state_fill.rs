@@ -21,7 +21,7 @@ pub struct StateSource {
 }
 
 /// The parameters a Kubernetes provider hands to the stacks deployed on it.
-const KUBERNETES_PARAMETERS: [&str; 9] = [
+pub(crate) const KUBERNETES_PARAMETERS: [&str; 9] = [
     "dns.domain",
     "kubernetes.flavor",
     "kubernetes.api.endpoint",

@@ -68,6 +68,21 @@ pub struct Warning {
     pub near_typo: bool,
     /// Who wrote the file of a near typo (see [`crate::typos`]).
     pub origin: Origin,
+    /// What the warning is about: its hint when it stops a command, and
+    /// how `hub validate` picks out the ones it reports after elaborating.
+    pub topic: Topic,
+}
+
+/// What a warning is about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// Anything else, unknown keys included.
+    #[default]
+    General,
+    /// A stack parameter set in a file that nothing reads (see
+    /// `hub_elaborate`'s `unread`), with or without a read name it may
+    /// stand for.
+    UnreadParameter,
 }
 
 impl fmt::Display for Warning {
@@ -92,6 +107,7 @@ impl Warnings {
             message: message.into(),
             near_typo: false,
             origin: Default::default(),
+            topic: Topic::General,
         });
     }
 
@@ -102,6 +118,7 @@ impl Warnings {
             message: message.into(),
             near_typo: true,
             origin: Default::default(),
+            topic: Topic::General,
         });
     }
 

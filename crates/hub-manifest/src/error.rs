@@ -41,8 +41,13 @@ fn near_typos_text(typos: &[Warning]) -> String {
         [one] => typo(one.message.clone()),
         _ => {
             let lines: Vec<String> = typos.iter().map(|w| typo(format!("  {w}"))).collect();
+            let what = if typos.iter().all(|w| w.topic == crate::diag::Topic::General) {
+                "unknown keys"
+            } else {
+                "names"
+            };
             format!(
-                "{} unknown keys look like typos:\n{}",
+                "{} {what} look like typos:\n{}",
                 typos.len(),
                 lines.join("\n")
             )
@@ -80,9 +85,10 @@ impl ManifestError {
                 "hub bounds what one file may ask of it (see \"Safety\" in the README); flatten the nesting, expand fewer aliases or split the file".into(),
             ),
             ManifestError::Yaml { .. } => Some("fix the YAML syntax at the line shown".into()),
-            ManifestError::NearTypos { typos } => Some(crate::keys::refused_hint(
-                typos.first().map(|w| w.origin).unwrap_or_default(),
-            )),
+            ManifestError::NearTypos { typos } => Some(match typos.first() {
+                Some(first) => crate::keys::refused_hint_about(first.origin, first.topic),
+                None => crate::keys::refused_hint(Default::default()),
+            }),
             ManifestError::NoDocuments { .. } => {
                 Some("the file is empty or holds only comments; a stack needs at least `kind` and `meta.name`".into())
             }

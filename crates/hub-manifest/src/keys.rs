@@ -211,6 +211,17 @@ pub fn refused_message(warning_message: &str) -> String {
 
 /// The hint of a near typo made an error.
 pub fn refused_hint(origin: crate::diag::Origin) -> String {
+    refused_hint_about(origin, crate::diag::Topic::General)
+}
+
+/// The hint of a near typo about `topic` made an error.
+pub fn refused_hint_about(origin: crate::diag::Origin, topic: crate::diag::Topic) -> String {
+    use crate::diag::{Origin, Topic};
+    match (topic, origin) {
+        (Topic::UnreadParameter, Origin::Own) => return "correct the parameter's name where it is set (or remove it); `--lenient` turns this error into a warning (the value is then ignored)".into(),
+        (Topic::UnreadParameter, Origin::Foreign) => return "correct the parameter's name in that file; without `--strict` this is a warning (the value is then ignored)".into(),
+        (Topic::General, _) => {}
+    }
     match origin {
         crate::diag::Origin::Own => "correct the key; `--lenient` turns this error into a warning (the key is then ignored)".into(),
         crate::diag::Origin::Foreign => "correct the key in the component's manifest; without `--strict` a typo there is a warning (the key is then ignored)".into(),

@@ -10,7 +10,7 @@
 
 pub use crate::diag::Origin;
 use crate::diag::{Warning, Warnings};
-pub use crate::keys::{refused_hint, refused_message};
+pub use crate::keys::{refused_hint, refused_hint_about, refused_message};
 use crate::ManifestError;
 use std::path::{Path, PathBuf};
 

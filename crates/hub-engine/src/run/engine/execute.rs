@@ -756,6 +756,7 @@ mod grouping_tests {
             message: message.into(),
             near_typo: false,
             origin: Default::default(),
+            topic: Default::default(),
         }
     }
 
@@ -766,6 +767,7 @@ mod grouping_tests {
             message: "no cloud given".into(),
             near_typo: false,
             origin: Default::default(),
+            topic: Default::default(),
         };
         let raised = [
             at("hub.yaml", 30, "c"),
