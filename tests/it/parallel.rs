@@ -686,10 +686,17 @@ fn a_mandatory_dependent_of_a_failed_optional_component_fails_the_run_whatever_j
     let mut seen = Vec::new();
     for jobs in ["1", "4"] {
         let test = optional_failing_stack();
-        let out = hub_isolated(&test, &["deploy", "hub.yaml", "-s", "s.state", "-j", jobs], &[]);
+        let out = hub_isolated(
+            &test,
+            &["deploy", "hub.yaml", "-s", "s.state", "-j", jobs],
+            &[],
+        );
         assert_eq!(out.status, 1, "-j {jobs}: {}", out.stderr);
         let lines = summary_words(&out.stderr, test.root());
-        assert_eq!(lines["b"], "error it depends on `a`, which failed in this run", "-j {jobs}");
+        assert_eq!(
+            lines["b"], "error it depends on `a`, which failed in this run",
+            "-j {jobs}"
+        );
         assert_eq!(lines["c"], "cancelled upstream `b` failed", "-j {jobs}");
         assert!(!test.root().join("b/ran").exists(), "-j {jobs}: b ran");
         let state = std::fs::read_to_string(test.root().join("s.state")).expect("state");

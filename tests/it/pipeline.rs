@@ -960,9 +960,16 @@ fn a_local_state_is_refused_without_allow_local_state() {
         );
         assert!(!test.root().join("p.yml").exists());
     }
-    let out = pipeline(&test, &["--target", "gitlab", "hub.yaml", "-s", "shop.state"]);
+    let out = pipeline(
+        &test,
+        &["--target", "gitlab", "hub.yaml", "-s", "shop.state"],
+    );
     out.success();
-    assert!(out.stdout.contains("-s shop.state -c net --job\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("-s shop.state -c net --job\n"),
+        "{}",
+        out.stdout
+    );
 }
 
 /// The file says where its jobs come from: the plan of the state's serial

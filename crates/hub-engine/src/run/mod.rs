@@ -34,6 +34,7 @@ pub mod interrupt;
 pub mod invoke;
 pub mod job;
 pub mod known;
+pub mod log_marks;
 pub mod logs_ahead;
 pub mod outputs;
 pub mod prune;
