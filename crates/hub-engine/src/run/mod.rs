@@ -34,7 +34,6 @@ pub mod interrupt;
 pub mod invoke;
 pub mod job;
 pub mod known;
-pub mod log_marks;
 pub mod logs_ahead;
 pub mod outputs;
 pub mod prune;

@@ -2,7 +2,7 @@
 //! the checkpoint, its process, its outputs and its end.
 
 use super::*;
-use crate::run::log_marks::RunMarks;
+use crate::child::log_marks::RunMarks;
 
 impl<'a> Run<'a> {
     // ---- one component -------------------------------------------------
@@ -475,7 +475,7 @@ impl<'a> Run<'a> {
 
     /// The log file of `name`, given to a process that writes to it: the
     /// first time in a run, this run's mark is appended to it (see
-    /// [`crate::run::log_marks`]).
+    /// [`crate::child::log_marks`]).
     pub(super) fn log_file(&self, name: &str) -> Option<PathBuf> {
         let path = self
             .log_folder

@@ -2,11 +2,11 @@
 //! outputs, and for `hub report STATE` the run itself, from its last
 //! operation), the plan (action, reasons, parameters that changed) and
 //! the log files beside the state (`STATE.logs/NAME.log`), of which the
-//! part of the run reported only (see [`crate::run::log_marks`]).
+//! part of the run reported only (see [`crate::child::log_marks`]).
 
 use super::{Details, LogTail, ParameterChange};
+use crate::child::log_marks;
 use crate::plan::{ParameterChange as Change, Plan};
-use crate::run::log_marks;
 use crate::view::report::{ComponentReport, RunReport, REPORT_VERSION};
 use hub_manifest::redact::{SecretMasker, MASK};
 use hub_state::State;
