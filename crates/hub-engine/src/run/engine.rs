@@ -93,7 +93,6 @@ use yaml_serde::Value;
 pub use crate::options::{ExpectedState, Host, RunOptions};
 
 mod changed;
-mod checks;
 mod component;
 mod execute;
 mod failed_upstream;
@@ -345,6 +344,20 @@ struct Run<'a> {
     quiet: bool,
 }
 
+/// The log folder of the state at `state`, when there is one, is a folder
+/// of the user's (see [`state::beside`]): its logs are never written
+/// through a planted link.
+fn check_log_folder(state: &Path) -> Result<(), state::StateError> {
+    let folder = log_dir(state);
+    match state::beside::check_folder(&folder) {
+        Ok(_) => Ok(()),
+        Err(source) => Err(state::StateError::Beside {
+            path: folder,
+            source,
+        }),
+    }
+}
+
 impl<'a> Run<'a> {
     fn prepare(
         stack: &'a mut Stack,
@@ -372,7 +385,7 @@ impl<'a> Run<'a> {
             })?),
         };
         if let Some(locations) = &locations {
-            checks::check_log_folder(locations.first())?;
+            check_log_folder(locations.first())?;
         }
         let read_path = locations
             .as_ref()
@@ -431,7 +444,7 @@ impl<'a> Run<'a> {
         release_stack_parameters(stack);
         let stack: &'a Stack = stack;
         if verb == Verb::Deploy && locations.is_some() {
-            checks::check_state_size(stack, &plan, &locked)?;
+            check_state_size(stack, &plan, &locked)?;
         }
         if let (Some(state), Some(path)) = (&loaded, &read_path) {
             check_consistency(stack, state, &locked, path, options, false, warnings)?;
@@ -694,6 +707,24 @@ enum Stop {
 
 /// Sets a component's phase; in a parallel run (`positions` given) the
 /// phases follow the plan's order, not the timing.
+/// Refuses a deploy whose parameters alone would write a state larger
+/// than every command reads (see [`super::size`]).
+fn check_state_size(stack: &Stack, plan: &Plan, locked: &Locked) -> Result<(), EngineError> {
+    let components = plan
+        .selected
+        .iter()
+        .filter_map(|name| Some((name.as_str(), stack.elaborated.component(name)?)));
+    let (estimate, weights) = super::size::estimate(locked, components);
+    match super::size::over_limit(estimate, weights) {
+        None => Ok(()),
+        Some(heaviest) => Err(EngineError::StateTooLarge {
+            estimate,
+            limit: hub_manifest::limits::MAX_FILE_BYTES as u64,
+            heaviest,
+        }),
+    }
+}
+
 /// What a component's start changes in the state, kept to be put back
 /// when that start could not be recorded (a full disk): the component
 /// never ran, and the state must say so.

@@ -103,8 +103,9 @@ pub fn from_plan(plan: &Plan, details: &mut IndexMap<String, Details>) {
 
 /// The last [`LOG_LINES`] lines of the part of run `operation` (the last
 /// run's when `None`) of the log in `folder` of each component of
-/// `details` that `ran` says ran, masked again with `masker` (the engine masked them as it
-/// wrote them; this catches what a later state knows to be secret).
+/// `details` that `ran` says ran, masked again with `masker` (the engine
+/// masked them as it wrote them; this catches what a later state knows to
+/// be secret).
 pub fn logs(
     folder: &Path,
     operation: Option<&str>,
