@@ -130,6 +130,7 @@ impl Error {
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
+            Error::Pipeline(hub_engine::view::pipeline::PipelineError::LocalState { .. }) => 2,
             Error::Change(e) => e.exit_code(),
             Error::ChangeCommand(ChangeCommandError::NoState) => 2,
             Error::CiStatus(code) => i32::from(*code),

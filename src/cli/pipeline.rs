@@ -14,7 +14,9 @@ policy files too and records them, with their digests, in the plan: every job ev
 them again, as `deploy --plan` does, and refuses a plan they deny or that changed; a plan \
 they deny writes no pipeline. Components the plan does not run (no-op, \
 skip) get no job. Each job runs where the stack's `lifecycle.runners` says (its \
-component's entry, else `default`), else on --tag and --image. Write it from the folder \
+component's entry, else `default`), else on --tag and --image. The jobs share the state, so \
+it must be one every runner reaches (s3://, gs://, az://): a local state is refused unless \
+--allow-local-state says the runners share its folder. Write it from the folder \
 the jobs start in: the stack's files are named as given. `-e NAME=value` makes this plan \
 only: the pipeline names NAME, and its jobs read it from the CI's variables (GitLab's, the \
 GitHub secret NAME, the key NAME of the Kubernetes secret `hub-variables` for Argo).
@@ -40,6 +42,10 @@ pub struct PipelineArgs {
     pub stack: StackArgs,
     #[command(flatten)]
     pub state: StateArgs,
+    /// Accept a local state file: the runners of every job share the
+    /// folder it is in (one machine, or a shared mount)
+    #[arg(long = "allow-local-state")]
+    pub allow_local_state: bool,
     #[command(flatten)]
     pub selection: SelectionArgs,
     /// Plan as `deploy --changed` runs: components whose inputs did not

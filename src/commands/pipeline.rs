@@ -55,6 +55,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         variables,
     };
     let changed = args.changed;
+    let allow_local_state = args.allow_local_state;
     let given_plan = args.plan.clone();
     let policies = args.policy.policies.clone();
     let common = CommonRunArgs {
@@ -87,6 +88,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         None => common,
     };
     let state = common.state.state.clone();
+    refuse_local_state(&state, allow_local_state)?;
     let request = RunRequest {
         common: &common,
         execute: None,
@@ -119,6 +121,28 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         Some(path) => hub_state::write_atomically(&path, written.as_bytes())
             .map_err(|source| Error::Write { path, source }),
         None => write_stdout(written.as_bytes()),
+    }
+}
+
+/// The jobs of a pipeline run on runners of their own: a state they all
+/// write must be one they all reach (an object store), unless
+/// `--allow-local-state` says their runners share its folder. Every
+/// location of `-s a,b` is written by every job, so each is checked.
+fn refuse_local_state(locations: &str, allowed: bool) -> Result<(), Error> {
+    if allowed {
+        return Ok(());
+    }
+    let local = locations
+        .split(',')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .find(|l| !hub_state::is_remote(std::path::Path::new(l)));
+    match local {
+        Some(location) => Err(pipeline::PipelineError::LocalState {
+            location: location.to_string(),
+        }
+        .into()),
+        None => Ok(()),
     }
 }
 

@@ -45,8 +45,11 @@ fn stack() -> Test {
     test
 }
 
+/// `hub pipeline ARGS --allow-local-state`: these tests give local
+/// states, which the jobs share when gitlab-ci-local runs them in one
+/// folder (the tests on S3 call hub themselves, without the flag).
 fn pipeline(test: &Test, args: &[&str]) -> Output {
-    let mut all = vec!["pipeline"];
+    let mut all = vec!["pipeline", "--allow-local-state"];
     all.extend_from_slice(args);
     hub_pinned(test.root(), &all)
 }
@@ -929,4 +932,81 @@ fn e_names_are_variable_names() {
         out.stderr
     );
     assert!(!test.root().join("p.yml").exists());
+}
+
+/// A local state cannot be shared by jobs on runners of their own: the
+/// pipeline is refused (exit 2, nothing written), naming the location,
+/// unless `--allow-local-state` says the runners share its folder. Each
+/// location of `-s a,b` is checked, before any is read.
+#[test]
+fn a_local_state_is_refused_without_allow_local_state() {
+    let test = stack();
+    for (state, local) in [
+        ("shop.state", "shop.state"),
+        ("s3://bucket/shop.state,copy.state", "copy.state"),
+    ] {
+        let out = hub_pinned(
+            test.root(),
+            &[
+                "pipeline", "--target", "gitlab", "hub.yaml", "-s", state, "-o", "p.yml",
+            ],
+        );
+        assert_eq!(out.status, 2, "{}", out.stderr);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: the state `{local}` is a local file: the jobs of a pipeline run on runners of their own, which do not share it\n  help: give a state every runner reaches (`-s s3://BUCKET/KEY`, `gs://BUCKET/KEY` or `az://CONTAINER/KEY`), or `--allow-local-state` when the runners share the folder it is in\n"
+            )
+        );
+        assert!(!test.root().join("p.yml").exists());
+    }
+    let out = pipeline(
+        &test,
+        &["--target", "gitlab", "hub.yaml", "-s", "shop.state"],
+    );
+    out.success();
+    assert!(
+        out.stdout.contains("-s shop.state -c net --job\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// The file says where its jobs come from: the plan of the state's serial
+/// when it was written, planned again when it runs.
+#[test]
+fn the_file_says_where_its_jobs_come_from() {
+    let test = stack();
+    let line = |args: &[&str]| {
+        let out = pipeline(&test, args);
+        out.success();
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("# Jobs: "))
+            .unwrap_or_else(|| panic!("no provenance line:\n{}", out.stdout))
+            .to_string()
+    };
+    let deploy = ["--target", "gitlab", "hub.yaml", "-s", "shop.state"];
+    assert_eq!(
+        line(&deploy),
+        "# Jobs: the components hub planned to run when this file was written (before the state existed); the hub-plan job plans again when the pipeline runs, and its log says why each one runs."
+    );
+    hub_pinned(test.root(), &["deploy", "hub.yaml", "-s", "shop.state"]).success();
+    let serial = |text: &str| {
+        let state = std::fs::read_to_string(test.root().join("shop.state")).expect("state");
+        let serial = state
+            .lines()
+            .find_map(|l| l.strip_prefix("serial: "))
+            .expect("a serial")
+            .to_string();
+        text.replace("SERIAL", &serial)
+    };
+    assert_eq!(
+        line(&deploy),
+        serial("# Jobs: the components hub planned to run when this file was written (from state serial SERIAL); the hub-plan job plans again when the pipeline runs, and its log says why each one runs.")
+    );
+    assert_eq!(
+        line(&["--target", "github", "--undeploy", "hub.yaml", "-s", "shop.state"]),
+        serial("# Jobs: the components hub planned to undeploy when this file was written (from state serial SERIAL); each job plans its component again when it runs.")
+    );
 }

@@ -18,7 +18,7 @@ fn name(i: usize) -> String {
 
 /// 20 components in layers of four, each depending on the one four
 /// before it (odd ones on the one five before too); `c07` prints the database password (a secret by its name) and
-/// fails; every other prints an output.
+/// fails; every other prints which run it is (`c00 run 2`) and an output.
 fn twenty() -> Test {
     let mut manifest =
         String::from("version: 1\nkind: stack\nmeta:\n  name: twenty\ncomponents:\n");
@@ -44,7 +44,8 @@ fn twenty() -> Test {
             "#!/bin/sh\necho \"connecting with $DB_PASSWORD\"\necho 'the database said no' >&2\nexit 3\n"
                 .to_string()
         } else {
-            format!("#!/bin/sh\nsleep 0.0{}\necho; echo Outputs:; echo 'url = https://{n}.example'; echo\n", i % 5)
+            // Each run says which it is: its count of runs, kept beside.
+            format!("#!/bin/sh\necho x >> runs.count\necho \"{n} run $(wc -l < runs.count | tr -d ' ')\"\nsleep 0.0{}\necho; echo Outputs:; echo 'url = https://{n}.example'; echo\n", i % 5)
         };
         test = test
             .file(&format!("components/{n}/hub-component.yaml"), &component)
@@ -59,6 +60,24 @@ fn twenty() -> Test {
 
 fn hub(test: &Test, args: &[&str]) -> Output {
     hub_isolated(test, args, &[("HUB_OPERATION_ID", "op-1")])
+}
+
+/// The card of component `name`: from its `<details` to its end.
+fn card<'h>(html: &'h str, name: &str) -> &'h str {
+    let at = html
+        .find(&format!("data-name=\"{name}\""))
+        .unwrap_or_else(|| panic!("no card {name}"));
+    let start = html[..at].rfind("<details").expect("its <details");
+    let end = html[at..].find("</details>").expect("its end") + at;
+    &html[start..end]
+}
+
+/// How many outputs a card lists.
+fn outputs(card: &str) -> usize {
+    card.split("<table class=\"outputs mono\">")
+        .nth(1)
+        .and_then(|table| table.split("</table>").next())
+        .map_or(0, |table| table.matches("<tr>").count())
 }
 
 /// `data-name` of each component card, in page order.
@@ -253,20 +272,23 @@ fn the_page_of_a_failed_run_opens_in_a_browser() {
         return;
     };
     let test = twenty();
-    hub(
-        &test,
-        &[
-            "deploy",
-            "hub.yaml",
-            "-s",
-            "hub.yaml.state",
-            "-j",
-            "4",
-            "--report",
-            "run.html",
-        ],
-    )
-    .failure();
+    // Twice: the page is of the second run.
+    for _ in 0..2 {
+        hub(
+            &test,
+            &[
+                "deploy",
+                "hub.yaml",
+                "-s",
+                "hub.yaml.state",
+                "-j",
+                "4",
+                "--report",
+                "run.html",
+            ],
+        )
+        .failure();
+    }
     let page = test.root().join("run.html");
     let profile = test.root().join("chromium-profile");
 
@@ -286,6 +308,18 @@ fn the_page_of_a_failed_run_opens_in_a_browser() {
     assert_eq!(order[0], FAILING, "the failed component comes first");
     assert!(!dom.contains(SECRET), "no secret in the DOM");
     assert!(dom.contains("data-component=\"c07\""), "its bar is drawn");
+    // Each card: its own output, and its log of this run only.
+    // (The first seven all start before `c07` fails.)
+    for i in 0..7 {
+        let n = name(i);
+        let card = card(&dom, &n);
+        assert_eq!(outputs(card), 1, "{card}");
+        assert!(card.contains(&format!("https://{n}.example")), "{card}");
+        assert!(card.contains(&format!("{n} run 2\n")), "{card}");
+        assert!(!card.contains(&format!("{n} run 1")), "{card}");
+    }
+    let failed = card(&dom, FAILING);
+    assert_eq!(failed.matches("connecting with (masked)").count(), 1);
 
     let shot = test.root().join("shot.png");
     let taken = browse(
@@ -314,4 +348,96 @@ fn the_page_of_a_failed_run_opens_in_a_browser() {
     }
     let distinct = values.iter().filter(|&&v| v).count();
     assert!(distinct > 16, "{distinct} byte values: a blank screenshot");
+}
+
+/// A card shows its component's outputs only (a component's entry in the
+/// state holds those of the components before it too) and the part of its
+/// log the reported run wrote, not what earlier runs appended; a component
+/// the run did not run shows no log. The same from `hub report STATE` and
+/// from a JSON report. Times show to the millisecond.
+#[test]
+fn a_card_shows_its_own_outputs_and_the_log_of_this_run() {
+    let test = twenty();
+    // Each run its own operation id, as without HUB_OPERATION_ID.
+    let deploy = |report: &str, id: &str| {
+        let args = [
+            "deploy",
+            "hub.yaml",
+            "-s",
+            "hub.yaml.state",
+            "--report",
+            report,
+        ];
+        hub_isolated(&test, &args, &[("HUB_OPERATION_ID", id)]).failure();
+    };
+    deploy("first.html", "op-1");
+    deploy("second.json", "op-2");
+    deploy("run.html", "op-3");
+    let log = std::fs::read_to_string(test.root().join("hub.yaml.state.logs/c04.log"))
+        .expect("c04's log");
+    assert!(
+        log.contains("c04 run 1\n") && log.contains("c04 run 3\n"),
+        "{log}"
+    );
+    let html = std::fs::read_to_string(test.root().join("run.html")).expect("run.html");
+    let c04 = card(&html, "c04");
+    assert!(
+        c04.contains("<tr><td>url</td><td>https:&#x2f;&#x2f;c04.example</td></tr>"),
+        "{c04}"
+    );
+    assert_eq!(outputs(c04), 1, "one output: {c04}");
+    assert!(!c04.contains("c00.example"), "{c04}");
+    assert!(c04.contains("<strong>Log of this run</strong>"), "{c04}");
+    assert!(c04.contains("c04 run 3\n"), "{c04}");
+    assert!(
+        !c04.contains("c04 run 1") && !c04.contains("c04 run 2"),
+        "{c04}"
+    );
+    let c07 = card(&html, FAILING);
+    assert_eq!(c07.matches("connecting with (masked)").count(), 1, "{c07}");
+    // Never run (cancelled): no log.
+    assert!(!card(&html, "c11").contains("class=\"log\""));
+    // To the millisecond, not the nanosecond.
+    let started = c04.split("<th>started</th><td>").nth(1).expect("started");
+    let started = started.split('<').next().unwrap_or_default();
+    assert_eq!(started.len(), "2026-01-01T00:00:00.000Z".len(), "{started}");
+    assert!(
+        started.ends_with('Z') && started.as_bytes()[19] == b'.',
+        "{started}"
+    );
+
+    // The second run's page, from its JSON report: its part of each log.
+    hub(&test, &["report", "second.json", "-o", "second.html"]).success();
+    let second = std::fs::read_to_string(test.root().join("second.html")).expect("page");
+    let c04 = card(&second, "c04");
+    assert!(
+        c04.contains("c04 run 2\n") && !c04.contains("c04 run 3"),
+        "{c04}"
+    );
+    assert!(!c04.contains("c04 run 1"), "{c04}");
+
+    // A deploy of `c00` alone: the others' cards have no log.
+    hub(
+        &test,
+        &[
+            "deploy",
+            "hub.yaml",
+            "-s",
+            "hub.yaml.state",
+            "-c",
+            "c00",
+            "--report",
+            "one.html",
+        ],
+    )
+    .success();
+    hub(&test, &["report", "hub.yaml.state", "-o", "past.html"]).success();
+    let past = std::fs::read_to_string(test.root().join("past.html")).expect("page");
+    assert_eq!(cards(&past), ["c00"]);
+    let c00 = card(&past, "c00");
+    assert!(
+        c00.contains("c00 run 4\n") && !c00.contains("c00 run 3"),
+        "{c00}"
+    );
+    assert_eq!(outputs(c00), 1, "one output: {c00}");
 }

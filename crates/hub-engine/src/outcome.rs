@@ -87,6 +87,9 @@ pub struct Summary {
     /// When the run started and ended, as its clock tells.
     pub started: String,
     pub ended: String,
+    /// The id of the operation the run records in the state (it marks the
+    /// run's part of each component's log); empty before it begins.
+    pub operation: String,
     /// Parallel runs: the last output lines of each failed component,
     /// repeated before the table.
     pub failed_logs: Vec<FailedLog>,

@@ -8,12 +8,14 @@
 //!   [`interrupt`] — SIGINT and SIGTERM counted while components run;
 //!   [`spawn`] — starting it at a cost independent of hub's size;
 //!   [`capture`] — the `Outputs:` it prints; [`kept`] — the bounded part
-//!   of its stdout hub keeps in memory.
+//!   of its stdout hub keeps in memory; [`log_marks`] — where each run's
+//!   part of its log file begins.
 
 pub mod capture;
 pub mod env;
 pub mod interrupt;
 pub mod kept;
+pub mod log_marks;
 pub mod mustache;
 pub mod otp;
 pub mod process;

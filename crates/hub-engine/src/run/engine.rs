@@ -272,6 +272,8 @@ struct Run<'a> {
     locations: Option<Locations>,
     /// `STATE.logs` of the first location, beside its real file.
     log_folder: Option<PathBuf>,
+    /// The marks of this run's part of each log, made at the first one.
+    log_marks: std::sync::OnceLock<crate::child::log_marks::RunMarks>,
     /// The location the state was read from (or would have been).
     read_path: Option<PathBuf>,
     operation: Option<OperationIndex>,
@@ -548,6 +550,7 @@ impl<'a> Run<'a> {
             clock,
             state,
             log_folder: locations.as_ref().map(|l| log_dir(l.first())),
+            log_marks: std::sync::OnceLock::new(),
             locations,
             read_path,
             operation: None,

@@ -2,8 +2,9 @@
 //! self-contained page to open from a CI artifact. A timeline of the
 //! components with the critical path marked, the dependency graph (both
 //! SVG drawn from [`layout`]), then a card per component, failures first:
-//! its action and reasons, the parameters that changed, its outputs and
-//! the tail of its log, secrets masked.
+//! its action and reasons, the parameters that changed, its own outputs
+//! and the tail of its log in this run, secrets masked. Times show to the
+//! millisecond.
 //!
 //! The page is rendered by `minijinja` from `html/report.html.j2`, with
 //! HTML escaping of every value; no script, font or style comes from
@@ -33,8 +34,10 @@ pub struct Details {
     pub depends: Vec<String>,
     /// Its parameters that changed against the state (values masked).
     pub parameters: Vec<ParameterChange>,
-    /// Its outputs, `name`, value (masked).
+    /// Its own outputs (not those of the components before it), `name`,
+    /// value (masked).
     pub outputs: Vec<(String, String)>,
+    /// Its log in this run.
     pub log: LogTail,
 }
 
@@ -47,7 +50,7 @@ pub struct ParameterChange {
     pub value: Option<String>,
 }
 
-/// The last lines of a component's log file.
+/// The last lines of a component's log file, of the run reported only.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LogTail {
     /// Where the log is, as a person would look for it.
@@ -127,6 +130,23 @@ fn offset(start: Option<f64>, at: Option<&str>) -> Option<f64> {
     Some(unix(at?)? - start?)
 }
 
+/// `2026-01-01T00:00:01.234Z`: an RFC 3339 time, in UTC, to the
+/// millisecond (finer digits are noise on a page); other text as it is.
+fn to_millisecond(text: &str) -> String {
+    let Some((seconds, nanos)) = hub_state::rfc3339_to_unix(text) else {
+        return text.to_string();
+    };
+    let (year, month, day) = hub_state::civil_from_days(seconds.div_euclid(86_400));
+    let rest = seconds.rem_euclid(86_400);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        nanos / 1_000_000
+    )
+}
+
 fn unix(text: &str) -> Option<f64> {
     let (seconds, nanos) = hub_state::rfc3339_to_unix(text)?;
     Some(seconds as f64 + f64::from(nanos) / 1e9)
@@ -200,8 +220,8 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
                 critical: critical.contains(&c.name),
                 action: d.action.clone(),
                 reasons,
-                started: c.started.clone(),
-                ended: c.ended.clone(),
+                started: c.started.as_deref().map(to_millisecond),
+                ended: c.ended.as_deref().map(to_millisecond),
                 duration: layout::seconds_label(c.duration_seconds),
                 wait: layout::seconds_label(layout::wait(span, &spans)),
                 attempts: match (span.start.is_some(), c.attempts) {
@@ -227,8 +247,8 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
         kind: report.kind.clone(),
         stack: report.stack.clone(),
         state: report.state.clone(),
-        started: report.started.clone(),
-        ended: report.ended.clone(),
+        started: to_millisecond(&report.started),
+        ended: to_millisecond(&report.ended),
         duration: layout::seconds_label(report.duration_seconds),
         status: report.status.clone(),
         result: report.result.clone(),

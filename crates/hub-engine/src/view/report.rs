@@ -55,6 +55,10 @@ pub struct RunReport {
     pub error: Option<String>,
     /// Every component of the run, in the order the run took them.
     pub components: Vec<ComponentReport>,
+    /// The id of the operation the run recorded in the state; it marks
+    /// the run's part of each component's log. Absent without a state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
     /// The run's warnings, each once, as printed (`FILE:LINE: message`
     /// when it comes from a file); absent when there were none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -146,6 +150,7 @@ impl RunReport {
             result: context.result,
             error: context.error,
             components,
+            operation: non_empty(&summary.operation),
             warnings: Vec::new(),
         }
     }

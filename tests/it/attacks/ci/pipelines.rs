@@ -40,10 +40,12 @@ fn stack(name: &str, components: &[(&str, &str)], more: &str) -> Test {
     test
 }
 
-/// `hub pipeline ARGS` in the test's folder, the jobs calling this hub.
+/// `hub pipeline ARGS` in the test's folder, the jobs calling this hub,
+/// with `--allow-local-state`: the states here are local files, which the
+/// jobs share when they run in that folder.
 fn pipeline(test: &Test, args: &[&str]) -> Output {
     let hub = hub_binary().display().to_string();
-    let mut all = vec!["pipeline", "--hub", &hub];
+    let mut all = vec!["pipeline", "--allow-local-state", "--hub", &hub];
     all.extend_from_slice(args);
     let out = pinned_command(test.root(), &all).output().expect("run hub");
     Output::of(out, test.root())

@@ -2,6 +2,7 @@
 //! the checkpoint, its process, its outputs and its end.
 
 use super::*;
+use crate::child::log_marks::RunMarks;
 
 impl<'a> Run<'a> {
     // ---- one component -------------------------------------------------
@@ -473,10 +474,24 @@ impl<'a> Run<'a> {
         Some(LogsAhead::start(folder, &self.plan.selected))
     }
 
+    /// The log file of `name`, given to a process that writes to it: the
+    /// first time in a run, this run's mark is appended to it (see
+    /// [`crate::child::log_marks`]).
     pub(super) fn log_file(&self, name: &str) -> Option<PathBuf> {
-        self.log_folder
+        let path = self
+            .log_folder
             .as_ref()
-            .map(|folder| folder.join(format!("{name}.log")))
+            .map(|folder| folder.join(format!("{name}.log")))?;
+        let operation = self.state.as_ref().and_then(|s| s.operations.last());
+        if let Some(operation) = operation {
+            let at = &self.summary.started;
+            let verb = self.verb.as_str();
+            let marks = self
+                .log_marks
+                .get_or_init(|| RunMarks::new(&operation.id, verb, at));
+            marks.mark(name, &path);
+        }
+        Some(path)
     }
 
     /// §6.11–6.15 for a deploy that exited 0: capture, provides, state.

@@ -569,6 +569,11 @@ impl<'a> Run<'a> {
         let Some(state) = self.state.as_mut() else {
             return Ok(());
         };
+        self.summary.operation = state
+            .operations
+            .last()
+            .map(|o| o.id.clone())
+            .unwrap_or_default();
         let head = (self.quiet && !stopped).then(|| quiet::Head::of(state));
         if self.verb == Verb::Deploy {
             refresh_stack_outputs(state, &self.known.outputs(), final_outputs);

@@ -149,6 +149,8 @@ pub fn finish(
         total: between(&run.started, &now),
         started: run.started.clone(),
         ended: now,
+        // The jobs' runs each recorded an operation of their own.
+        operation: String::new(),
         failed_logs: Vec::new(),
         state_notes: Vec::new(),
     };

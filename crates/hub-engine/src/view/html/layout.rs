@@ -161,13 +161,11 @@ pub fn timeline(spans: &[Span], anchors: &[String], total: f64, critical: &[Stri
             }
         })
         .collect();
-    let ticks = (0..=4)
-        .map(|i| {
-            let at = latest * f64::from(i) / 4.0;
-            Tick {
-                x: round(LABEL_WIDTH + at * scale),
-                label: seconds_label(at),
-            }
+    let ticks = ticks(latest)
+        .into_iter()
+        .map(|(at, label)| Tick {
+            x: round(LABEL_WIDTH + at * scale),
+            label,
         })
         .collect();
     Timeline {
@@ -175,6 +173,70 @@ pub fn timeline(spans: &[Span], anchors: &[String], total: f64, critical: &[Stri
         height: round(TOP + spans.len() as f64 * ROW + 8.0),
         bars,
         ticks,
+    }
+}
+
+/// The round steps of the time axis, in milliseconds, from 1 ms to a day.
+const STEPS_MS: [u64; 27] = [
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000,
+    120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000,
+    43_200_000, 86_400_000,
+];
+
+/// At most this many intervals between the axis's ticks.
+const MAX_INTERVALS: u64 = 6;
+
+/// The ticks of the time axis of a run `total` seconds long: seconds from
+/// the start and labels. They are a round step apart (the smallest of
+/// [`STEPS_MS`] that makes at most [`MAX_INTERVALS`] intervals), from 0
+/// to the last one within `total`, labelled in the run's unit:
+/// milliseconds under a second (`0`, `20 ms`, `40 ms`), seconds under two
+/// minutes (`0`, `0.5 s`, `1 s`), minutes under two hours (`0`, `30s`,
+/// `1m`, `1m30s`), else hours (`0`, `1h`, `1h30m`).
+pub fn ticks(total: f64) -> Vec<(f64, String)> {
+    const DAY: u64 = 86_400_000;
+    let total_ms = (total.max(0.0) * 1000.0 + 1e-6).floor() as u64;
+    let step = STEPS_MS
+        .into_iter()
+        .find(|step| total_ms / step <= MAX_INTERVALS)
+        .unwrap_or_else(|| (total_ms / MAX_INTERVALS / DAY + 1) * DAY);
+    (0..=total_ms / step)
+        .map(|k| {
+            let at = k * step;
+            (at as f64 / 1000.0, tick_label(at, step, total_ms))
+        })
+        .collect()
+}
+
+/// The label of the tick `at` ms, on an axis of `step` ms over `total` ms.
+fn tick_label(at: u64, step: u64, total: u64) -> String {
+    if at == 0 {
+        return "0".to_string();
+    }
+    if total < 1_000 {
+        return format!("{at} ms");
+    }
+    if total < 120_000 {
+        let decimals = match step {
+            s if s % 1_000 == 0 => 0,
+            s if s % 100 == 0 => 1,
+            s if s % 10 == 0 => 2,
+            _ => 3,
+        };
+        return format!("{:.decimals$} s", at as f64 / 1000.0);
+    }
+    let seconds = at / 1000;
+    if total < 7_200_000 {
+        return match (seconds / 60, seconds % 60) {
+            (0, s) => format!("{s}s"),
+            (m, 0) => format!("{m}m"),
+            (m, s) => format!("{m}m{s:02}s"),
+        };
+    }
+    match (seconds / 3600, seconds % 3600 / 60) {
+        (0, m) => format!("{m}m"),
+        (h, 0) => format!("{h}h"),
+        (h, m) => format!("{h}h{m:02}m"),
     }
 }
 

@@ -1,9 +1,11 @@
 //! Where the HTML report's details come from: the state (dependencies,
 //! outputs, and for `hub report STATE` the run itself, from its last
 //! operation), the plan (action, reasons, parameters that changed) and
-//! the log files beside the state (`STATE.logs/NAME.log`).
+//! the log files beside the state (`STATE.logs/NAME.log`), of which the
+//! part of the run reported only (see [`crate::child::log_marks`]).
 
 use super::{Details, LogTail, ParameterChange};
+use crate::child::log_marks;
 use crate::plan::{ParameterChange as Change, Plan};
 use crate::view::report::{ComponentReport, RunReport, REPORT_VERSION};
 use hub_manifest::redact::{SecretMasker, MASK};
@@ -15,7 +17,8 @@ use std::path::Path;
 pub const LOG_LINES: usize = 40;
 
 /// Dependencies and outputs (secret ones masked) of every component of
-/// `state`.
+/// `state`: its own outputs only (a component's entry in the state holds
+/// those of the components before it too).
 pub fn from_state(state: &State, details: &mut IndexMap<String, Details>) {
     for (name, entry) in &state.components {
         let detail = details.entry(name.clone()).or_default();
@@ -24,7 +27,8 @@ pub fn from_state(state: &State, details: &mut IndexMap<String, Details>) {
         }
         detail.outputs = entry
             .captured_outputs
-            .iter()
+            .outputs_of(name)
+            .into_iter()
             .map(|output| {
                 let value = if is_secret(&output) {
                     MASK.to_string()
@@ -97,28 +101,34 @@ pub fn from_plan(plan: &Plan, details: &mut IndexMap<String, Details>) {
     }
 }
 
-/// The last [`LOG_LINES`] lines of each component's log in `folder`,
-/// masked again with `masker` (the engine masked them as it wrote them;
-/// this catches what a later state knows to be secret).
-pub fn logs(folder: &Path, masker: &SecretMasker, details: &mut IndexMap<String, Details>) {
+/// The last [`LOG_LINES`] lines of the part of run `operation` (the last
+/// run's when `None`) of the log in `folder` of each component of
+/// `details` that `ran` says ran, masked again with `masker` (the engine
+/// masked them as it wrote them; this catches what a later state knows to
+/// be secret).
+pub fn logs(
+    folder: &Path,
+    operation: Option<&str>,
+    masker: &SecretMasker,
+    ran: &dyn Fn(&str) -> bool,
+    details: &mut IndexMap<String, Details>,
+) {
     for (name, detail) in details.iter_mut() {
-        if hub_manifest::names::check_component_name(name).is_err() {
+        if !ran(name) || hub_manifest::names::check_component_name(name).is_err() {
             continue; // never a path out of the folder
         }
         let path = folder.join(format!("{name}.log"));
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Some(part) = log_marks::part_of_run(&path, operation, LOG_LINES) else {
             continue;
         };
-        let text = String::from_utf8_lossy(&bytes);
-        let all: Vec<&str> = text.lines().collect();
-        let keep = all.len().saturating_sub(LOG_LINES);
         detail.log = LogTail {
             file: path.display().to_string(),
-            lines: all[keep..]
+            lines: part
+                .lines
                 .iter()
                 .map(|line| masker.mask(line).into_owned())
                 .collect(),
-            omitted: keep,
+            omitted: part.omitted,
         };
     }
 }
@@ -177,7 +187,10 @@ pub fn report_from_state(state: &State, path: &str) -> Option<RunReport> {
                     .unwrap_or_else(|| "it failed".to_string())
             }),
             outputs: entry
-                .map(|e| e.captured_outputs.iter().map(|o| o.name).collect())
+                .map(|e| {
+                    let own = e.captured_outputs.outputs_of(&phase.phase);
+                    own.into_iter().map(|o| o.name).collect()
+                })
                 .unwrap_or_default(),
             attempts: None,
         });
@@ -208,6 +221,7 @@ pub fn report_from_state(state: &State, path: &str) -> Option<RunReport> {
         result: result.to_string(),
         error: (!failed.is_empty()).then(|| format!("failed: {}", failed.join(", "))),
         components,
+        operation: Some(operation.id.clone()).filter(|id| !id.is_empty()),
         warnings: Vec::new(),
     })
 }
@@ -257,9 +271,20 @@ pub fn gather(
         from_state(state, &mut details);
     }
     details.retain(|name, _| report.components.iter().any(|c| &c.name == name));
-    // A plan ran nothing: the logs there are an earlier run's.
+    // A plan ran nothing: the logs there are an earlier run's. Of a run,
+    // the components it ran, each its part of its log.
     if let Some(folder) = log_folder.filter(|_| report.kind != "plan") {
-        logs(folder, &masker(state), &mut details);
+        let ran = |name: &str| {
+            let ran = |c: &ComponentReport| c.name == name && super::ran(c);
+            report.components.iter().any(ran)
+        };
+        logs(
+            folder,
+            report.operation.as_deref(),
+            &masker(state),
+            &ran,
+            &mut details,
+        );
     }
     details
 }

@@ -72,11 +72,77 @@ fn the_timeline_scales_the_run_to_the_chart_and_marks_the_path() {
     let monitoring = &timeline.bars[5];
     assert!(!monitoring.ran);
     let labels: Vec<&str> = timeline.ticks.iter().map(|t| t.label.as_str()).collect();
-    assert_eq!(labels, ["0s", "2.5s", "5s", "7.5s", "10s"]);
+    assert_eq!(labels, ["0", "2 s", "4 s", "6 s", "8 s", "10 s"]);
     assert_eq!(
-        timeline.ticks[4].x,
+        timeline.ticks[5].x,
         layout::LABEL_WIDTH + layout::CHART_WIDTH
     );
+}
+
+/// Ticks at round steps in the run's unit, never two alike.
+#[test]
+fn the_time_axis_ticks_at_round_steps_in_the_run_s_unit() {
+    let labels =
+        |total: f64| -> Vec<String> { layout::ticks(total).into_iter().map(|(_, l)| l).collect() };
+    assert_eq!(labels(0.0), ["0"]);
+    assert_eq!(labels(0.0009), ["0"]);
+    assert_eq!(labels(0.004), ["0", "1 ms", "2 ms", "3 ms", "4 ms"]);
+    // The run the issue shows: `0s 0s 0.01s 0.01s` before.
+    assert_eq!(labels(0.023), ["0", "5 ms", "10 ms", "15 ms", "20 ms"]);
+    assert_eq!(
+        labels(0.061),
+        ["0", "10 ms", "20 ms", "30 ms", "40 ms", "50 ms", "60 ms"]
+    );
+    assert_eq!(
+        labels(0.27),
+        ["0", "50 ms", "100 ms", "150 ms", "200 ms", "250 ms"]
+    );
+    assert_eq!(
+        labels(1.234),
+        ["0", "0.2 s", "0.4 s", "0.6 s", "0.8 s", "1.0 s", "1.2 s"]
+    );
+    assert_eq!(
+        labels(2.9),
+        ["0", "0.5 s", "1.0 s", "1.5 s", "2.0 s", "2.5 s"]
+    );
+    assert_eq!(labels(59.0), ["0", "10 s", "20 s", "30 s", "40 s", "50 s"]);
+    assert_eq!(labels(150.0), ["0", "30s", "1m", "1m30s", "2m", "2m30s"]);
+    assert_eq!(labels(3000.0), ["0", "10m", "20m", "30m", "40m", "50m"]);
+    assert_eq!(labels(5.0 * 3600.0), ["0", "1h", "2h", "3h", "4h", "5h"]);
+    assert_eq!(labels(10.0 * 86_400.0).len(), 6);
+    for total in [
+        0.001, 0.0123, 0.5, 0.999, 1.0, 7.7, 119.9, 120.0, 4000.0, 7300.0, 1e6,
+    ] {
+        let ticks = layout::ticks(total);
+        assert!(ticks.len() >= 2 && ticks.len() <= 7, "{total}: {ticks:?}");
+        let mut seen = std::collections::HashSet::new();
+        for (at, label) in &ticks {
+            assert!(*at <= total + 1e-9, "{total}: {at}");
+            assert!(seen.insert(label.clone()), "{total}: {label} twice");
+        }
+        // Evenly spaced from 0.
+        let step = ticks[1].0;
+        for (i, (at, _)) in ticks.iter().enumerate() {
+            assert!((at - step * i as f64).abs() < 1e-9, "{total}: {ticks:?}");
+        }
+    }
+}
+
+#[test]
+fn times_show_to_the_millisecond() {
+    assert_eq!(
+        super::to_millisecond("2026-12-06T09:32:14.092074647Z"),
+        "2026-12-06T09:32:14.092Z"
+    );
+    assert_eq!(
+        super::to_millisecond("2026-01-01T00:00:00Z"),
+        "2026-01-01T00:00:00.000Z"
+    );
+    assert_eq!(
+        super::to_millisecond("2026-01-01T01:00:00.5+01:00"),
+        "2026-01-01T00:00:00.500Z"
+    );
+    assert_eq!(super::to_millisecond("yesterday"), "yesterday");
 }
 
 #[test]
@@ -152,6 +218,7 @@ fn small() -> (RunReport, IndexMap<String, Details>) {
         result: "failure".into(),
         error: Some("component `db` failed: exit code 3".into()),
         warnings: Vec::new(),
+        operation: None,
         components: vec![
             component("network", "deployed", 0, 2),
             component("db", "error", 2, 9),

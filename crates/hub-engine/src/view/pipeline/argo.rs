@@ -95,7 +95,7 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
             ),
         )
         .with("spec", spec);
-    Ok(document(HEADER, file))
+    Ok(document(HEADER, pipeline.provenance(), file))
 }
 
 /// The DAG's tasks: the plan task, then one per component job.

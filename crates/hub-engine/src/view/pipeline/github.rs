@@ -88,7 +88,7 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
         )
         .with("on", Map::new().with("workflow_dispatch", Map::new()))
         .with("jobs", jobs);
-    Ok(document(HEADER, file))
+    Ok(document(HEADER, pipeline.provenance(), file))
 }
 
 fn component_jobs(

@@ -68,7 +68,7 @@ pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {
         job.set("script", list([shell_line(&finish)]));
         file.set(FINISH_JOB, job);
     }
-    Ok(document(HEADER, file))
+    Ok(document(HEADER, pipeline.provenance(), file))
 }
 
 fn component_job(

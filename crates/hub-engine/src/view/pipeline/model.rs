@@ -13,6 +13,8 @@ use hub_manifest::Runner as RunnerEntry;
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
+pub use super::tree::Provenance;
+
 /// How long an undeploy job waits for the state's lock, held by the other
 /// undeploy jobs one at a time.
 pub const UNDEPLOY_LOCK_WAIT: &str = "1h";
@@ -123,6 +125,9 @@ pub struct Pipeline {
     pub runner: Runner,
     /// How many waves the jobs form.
     pub waves: usize,
+    /// The serial of the state the plan was made from; `None` when there
+    /// was none yet.
+    pub serial: Option<u64>,
 }
 
 impl Pipeline {
@@ -183,6 +188,17 @@ impl Pipeline {
             waves: used.len(),
             jobs,
             left_out,
+            serial: plan.state.as_ref().and_then(|s| s.serial),
+        }
+    }
+
+    /// Where the jobs come from, as the file's comment says it.
+    pub fn provenance(&self) -> Provenance {
+        let serial = self.serial;
+        match (self.verb, self.plan_command().is_some()) {
+            (Verb::Undeploy, _) => Provenance::Undeploy { serial },
+            (_, true) => Provenance::Replanned { serial },
+            (_, false) => Provenance::Saved { serial },
         }
     }
 
@@ -358,6 +374,8 @@ pub enum PipelineError {
     NoImage,
     #[error("the plan would fail at `{}`: a pipeline runs a saved plan, and a plan that would fail is not saved", components.join("`, `"))]
     WouldFail { components: Vec<String> },
+    #[error("the state `{location}` is a local file: the jobs of a pipeline run on runners of their own, which do not share it")]
+    LocalState { location: String },
 }
 
 impl PipelineError {
@@ -378,6 +396,9 @@ impl PipelineError {
             }
             PipelineError::Expression { .. } => {
                 "leave `${{` out of the stack's files, state and plan names given to `hub pipeline`".into()
+            }
+            PipelineError::LocalState { .. } => {
+                "give a state every runner reaches (`-s s3://BUCKET/KEY`, `gs://BUCKET/KEY` or `az://CONTAINER/KEY`), or `--allow-local-state` when the runners share the folder it is in".into()
             }
             PipelineError::NoImage => {
                 "give `--image IMAGE` (an image with hub and the stack's files), or set `image` in the stack's `lifecycle.runners` (`default` for all)".into()

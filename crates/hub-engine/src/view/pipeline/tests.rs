@@ -33,6 +33,7 @@ fn pipeline(target: Target, stack: &str, component: &str, runner: Runner) -> Pip
         left_out: Vec::new(),
         runner,
         waves: 1,
+        serial: Some(7),
     }
 }
 
