@@ -91,7 +91,7 @@ fn stack_files(stack: &[PathBuf]) -> Vec<String> {
 /// `--ignore-change-lock`, since the stack then holds that change's
 /// unmerged work.
 pub(super) fn refuse_while_a_change_holds(
-    verb: &str,
+    verb: &'static str,
     stack: &[PathBuf],
     state: &StateArgs,
     ignore: bool,
@@ -105,12 +105,12 @@ pub(super) fn refuse_while_a_change_holds(
         return Ok(());
     };
     Err(ChangeError::HeldAgainstRun {
-        verb: verb.to_string(),
+        verb,
         holder: inert(lock.change.as_deref().unwrap_or_default()),
         since: inert(&lock.since),
         why: lock.reason.why(),
         state: first.clone(),
-        stack: hub_state::changes::shell_words(&stack_files(stack)),
+        stack: hub_state::changes::shell_words(&stack_files(stack)).into(),
     }
     .into())
 }
@@ -270,7 +270,7 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
             time: record.stamp.time.clone(),
             reason: reasons.join("; "),
             state: registry.state().display().to_string(),
-            stack: registry.stack_for(Some(&record)),
+            stack: registry.stack_for(Some(&record)).into(),
         },
     };
     apply(
@@ -330,7 +330,7 @@ pub(super) fn undeploy(
                             serial.unwrap_or(0)
                         ),
                         state: registry.state().display().to_string(),
-                        stack: registry.stack_for(Some(&record)),
+                        stack: registry.stack_for(Some(&record)).into(),
                     }
                     .into());
                 }

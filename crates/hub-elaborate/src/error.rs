@@ -13,7 +13,7 @@ pub enum ElaborateError {
         component: String,
         referenced_from: PathBuf,
         /// The component's `source.dir` in the stack (or its entry).
-        entry: Location,
+        entry: Box<Location>,
         /// A folder beside the missing one holding a component manifest,
         /// written as `source.dir` would be, when one has a close name.
         closest: Option<String>,
@@ -113,7 +113,7 @@ impl ElaborateError {
             ElaborateError::Manifest(e) | ElaborateError::Params(e) => e.location(),
             ElaborateError::State(e) => e.location(),
             ElaborateError::Component { entry, source, .. } => match source.as_ref() {
-                ManifestError::Read { .. } => Some(entry.clone()),
+                ManifestError::Read { .. } => Some(entry.as_ref().clone()),
                 other => other.location(),
             },
             ElaborateError::NoSource { location, .. }

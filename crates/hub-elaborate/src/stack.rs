@@ -400,7 +400,7 @@ impl Assembler<'_> {
             let mut doc = result.map_err(|source| ElaborateError::Component {
                 component: reference.name.clone(),
                 referenced_from: file.path.clone(),
-                entry: source_dir_location(file, manifest, &reference.name),
+                entry: Box::new(source_dir_location(file, manifest, &reference.name)),
                 closest: closest_folder(dir, &reference.source.dir),
                 source: Box::new(source),
             })?;

@@ -47,7 +47,7 @@ pub enum ChangeError {
     NoPlan {
         id: String,
         state: String,
-        stack: String,
+        stack: Box<str>,
     },
     #[error("change `{id}` cannot apply: its latest plan (made at {time}) failed: {reason}")]
     PlanFailed {
@@ -56,7 +56,7 @@ pub enum ChangeError {
         reason: String,
         state: String,
         /// The stack's files, as a command line gives them.
-        stack: String,
+        stack: Box<str>,
     },
     #[error("change `{id}` cannot apply: its latest plan (made at {time}) is stale: {reason}")]
     PlanStale {
@@ -65,7 +65,7 @@ pub enum ChangeError {
         reason: String,
         state: String,
         /// The stack's files, as a command line gives them.
-        stack: String,
+        stack: Box<str>,
     },
     #[error("change `{id}` cannot apply: its latest plan is a plan to {planned}, not to {verb}")]
     WrongVerb {
@@ -74,7 +74,7 @@ pub enum ChangeError {
         verb: String,
         state: String,
         /// The stack's files, as a command line gives them.
-        stack: String,
+        stack: Box<str>,
     },
     #[error(
         "change `{id}` cannot apply: change `{holder}` holds the apply lock since {since} ({why})"
@@ -88,13 +88,13 @@ pub enum ChangeError {
     },
     #[error("`hub {verb}` refused: change `{holder}` holds the apply lock since {since} ({why})")]
     HeldAgainstRun {
-        verb: String,
+        verb: &'static str,
         holder: String,
         since: String,
         why: &'static str,
         state: String,
         /// The stack's files, as a command line gives them.
-        stack: String,
+        stack: Box<str>,
     },
     #[error("change `{id}` cannot be closed while it holds the apply lock: it applied at {time}, so the stack holds its unmerged work")]
     ClosedWithApplies {

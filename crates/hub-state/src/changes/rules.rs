@@ -67,7 +67,7 @@ impl Registry {
             return Err(ChangeError::NoPlan {
                 id: id.to_string(),
                 state,
-                stack: stack.clone(),
+                stack: stack.as_str().into(),
             });
         };
         let time = plan.stamp.time.clone();
@@ -80,7 +80,7 @@ impl Registry {
                     .as_deref()
                     .map_or_else(|| "no reason was recorded".into(), inert),
                 state,
-                stack: stack.clone(),
+                stack: stack.as_str().into(),
             });
         }
         if let Some(reason) = summary.stale {
@@ -89,7 +89,7 @@ impl Registry {
                 time,
                 reason: inert(&reason),
                 state,
-                stack: stack.clone(),
+                stack: stack.as_str().into(),
             });
         }
         if plan.verb != verb {
@@ -98,7 +98,7 @@ impl Registry {
                 planned: inert(&plan.verb),
                 verb: verb.to_string(),
                 state,
-                stack: stack.clone(),
+                stack: stack.as_str().into(),
             });
         }
         Ok((number, plan))
