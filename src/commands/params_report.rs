@@ -48,11 +48,12 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
         let at = Some(Location::file(path));
         drift::warn(&locked.drift, DriftUse::Read, at, &|_| false, warnings);
     }
+    let unread = Unread::of(&elaborated);
     if options.component.is_none() && !options.json && !locked.params.is_empty() {
-        return Ok(stack_text(&locked, &options.redactor));
+        return Ok(stack_text(&locked, &options.redactor, &unread));
     }
     let document = match options.component {
-        None => stack_document(&locked, &options.redactor),
+        None => stack_document(&locked, &options.redactor, &unread),
         Some(name) => {
             let reference = elaborated.stack.components.iter().find(|c| c.name == name);
             let position = elaborated
@@ -116,11 +117,11 @@ fn location_text(location: &Option<Location>) -> Option<Value> {
     location.as_ref().map(|l| text(l.to_string()))
 }
 
-fn stack_document(locked: &Locked, redactor: &Redactor) -> Value {
+fn stack_document(locked: &Locked, redactor: &Redactor, unread: &Unread) -> Value {
     let params: Vec<Value> = locked
         .params
         .values()
-        .map(|p| stack_entry(p, redactor))
+        .map(|p| stack_entry(p, redactor, unread))
         .collect();
     entry(vec![("parameters", Value::Sequence(params))])
 }
@@ -128,15 +129,38 @@ fn stack_document(locked: &Locked, redactor: &Redactor) -> Value {
 /// The text `emit::document(&stack_document(..))` writes, one entry at a
 /// time: the document's value tree is about twenty times its text
 /// (a gigabyte at 200,000 parameters).
-fn stack_text(locked: &Locked, redactor: &Redactor) -> String {
+fn stack_text(locked: &Locked, redactor: &Redactor, unread: &Unread) -> String {
     let mut out = String::from("parameters:\n");
     for p in locked.params.values() {
-        hub_manifest::emit::item(&stack_entry(p, redactor), 0, &mut out);
+        hub_manifest::emit::item(&stack_entry(p, redactor, unread), 0, &mut out);
     }
     out
 }
 
-fn stack_entry(p: &LockedParam, redactor: &Redactor) -> Value {
+/// The stack parameters nothing reads, by qualified name, with what each
+/// most likely stands for.
+struct Unread(std::collections::HashMap<String, Option<String>>);
+
+impl Unread {
+    fn of(elaborated: &hub_manifest::Elaborated) -> Unread {
+        let found = hub_elaborate::unread_in(elaborated)
+            .into_iter()
+            .map(|u| (u.qualified, u.close.map(|(name, _)| name)));
+        Unread(found.collect())
+    }
+
+    /// `nothing reads it (did you mean `app.replicas`?)`, for a parameter
+    /// nothing reads.
+    fn note(&self, qualified: &str) -> Option<String> {
+        let close = self.0.get(qualified)?;
+        Some(match close {
+            Some(name) => format!("nothing reads it (did you mean `{name}`?)"),
+            None => "nothing reads it".to_string(),
+        })
+    }
+}
+
+fn stack_entry(p: &LockedParam, redactor: &Redactor, unread: &Unread) -> Value {
     let mut fields = vec![("name", text(&p.name))];
     if !p.component.is_empty() {
         fields.push(("component", text(&p.component)));
@@ -161,6 +185,13 @@ fn stack_entry(p: &LockedParam, redactor: &Redactor) -> Value {
     }
     if let Some(declared) = location_text(&p.declared) {
         fields.push(("declared", declared));
+    }
+    let qualified = match p.component.is_empty() {
+        true => p.name.clone(),
+        false => format!("{}|{}", p.name, p.component),
+    };
+    if let Some(note) = unread.note(&qualified) {
+        fields.push(("unread", text(note)));
     }
     entry(fields)
 }

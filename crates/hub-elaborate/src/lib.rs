@@ -14,6 +14,7 @@ mod unread;
 pub use error::ElaborateError;
 pub use stack::{elaborate, elaborate_with_provenance};
 pub use state_fill::StateSource;
+pub use unread::{unread_in, Unread};
 
 use indexmap::IndexMap;
 use std::path::PathBuf;

@@ -243,11 +243,20 @@ pub(crate) fn close_name<'r>(name: &str, read: impl Iterator<Item = &'r str>) ->
 
 /// One parameter nothing reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unread {
+pub struct Unread {
     /// `name` or `name|component`.
     pub qualified: String,
     /// The read name it most likely stands for, and what reads that.
     pub close: Option<(String, String)>,
+}
+
+/// The stack parameters of an elaborated stack that nothing reads, each
+/// with the read name it most likely stands for (what `hub params` shows
+/// of a file elaborated with `--lenient`).
+pub fn unread_in(elaborated: &hub_manifest::Elaborated) -> Vec<Unread> {
+    let params = &elaborated.stack.parameters;
+    let reads = Reads::of(&elaborated.stack, params, &elaborated.components);
+    unread(params, &reads)
 }
 
 /// The parameters of `params` that `reads` and hub do not read, in order.
