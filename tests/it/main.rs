@@ -29,6 +29,7 @@ mod journal;
 mod large_documents;
 mod layout;
 mod messages;
+mod messages_order;
 mod ordering;
 mod parallel;
 mod params_spec;

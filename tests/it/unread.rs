@@ -169,8 +169,18 @@ fn a_parameter_read_only_through_an_expression_is_read() {
 
 #[test]
 fn hub_params_flags_the_names_nothing_reads() {
-    let t = stack("", "  - name: app.replica\n    value: 7\n  - name: colour\n    value: blue\n");
-    let elaborate = ["elaborate", "hub.yaml", "params.yaml", "-o", "e.yaml", "--lenient"];
+    let t = stack(
+        "",
+        "  - name: app.replica\n    value: 7\n  - name: colour\n    value: blue\n",
+    );
+    let elaborate = [
+        "elaborate",
+        "hub.yaml",
+        "params.yaml",
+        "-o",
+        "e.yaml",
+        "--lenient",
+    ];
     assert_eq!(hub_isolated(&t, &elaborate, &[]).status, 0);
     let out = hub_isolated(&t, &["params", "e.yaml"], &[]);
     assert_eq!(out.status, 0, "{}", out.stderr);
@@ -180,10 +190,15 @@ fn hub_params_flags_the_names_nothing_reads() {
         rest[..rest.find("\n- ").unwrap_or(rest.len())].to_string()
     };
     assert!(
-        entry("app.replica").contains("unread: \"nothing reads it (did you mean `app.replicas`?)\""),
+        entry("app.replica")
+            .contains("unread: \"nothing reads it (did you mean `app.replicas`?)\""),
         "{}",
         out.stdout
     );
-    assert!(entry("colour").contains("unread: nothing reads it"), "{}", out.stdout);
+    assert!(
+        entry("colour").contains("unread: nothing reads it"),
+        "{}",
+        out.stdout
+    );
     assert!(!entry("app.replicas").contains("unread"), "{}", out.stdout);
 }
