@@ -16,6 +16,8 @@ mod policy;
 mod report;
 mod run;
 mod runs;
+#[cfg(test)]
+mod short_flags;
 mod state;
 mod util;
 mod validate;

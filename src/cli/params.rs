@@ -22,7 +22,7 @@ pub struct CelArgs {
     /// `${...}` is evaluated as CEL too
     #[arg(long = "yaml")]
     pub yaml: bool,
-    /// Deprecated spelling of --yaml (`-y` is `--yes` elsewhere); warns
+    /// Deprecated spelling of --yaml (`-y` is `--yes` elsewhere): warns
     #[arg(short = 'y', hide = true)]
     pub yaml_short: bool,
 }
