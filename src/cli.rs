@@ -9,6 +9,7 @@ mod deploy;
 mod elaborate;
 mod explain;
 mod graph;
+mod headings;
 mod invoke;
 mod params;
 mod pipeline;
@@ -64,7 +65,7 @@ Every command takes the state as -s STATE (default hub.yaml.state)."
 pub struct Cli {
     /// Trace every call to an object store on stderr (operation, object,
     /// outcome, time); credentials and signed URLs are never printed.
-    #[arg(long, short = 'd', global = true, env = "HUB_DEBUG", value_parser = clap::builder::BoolishValueParser::new(), hide_short_help = true)]
+    #[arg(long, short = 'd', global = true, env = "HUB_DEBUG", value_parser = clap::builder::BoolishValueParser::new())]
     pub debug: bool,
     #[command(subcommand)]
     pub command: Command,

@@ -92,7 +92,8 @@ fn usage_error(error: &clap::Error) -> ExitCode {
 fn usage_without_suggestion(error: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ErrorKind};
     use clap::CommandFactory;
-    if error.kind() != ErrorKind::UnknownArgument || error.get(ContextKind::SuggestedArg).is_none() {
+    if error.kind() != ErrorKind::UnknownArgument || error.get(ContextKind::SuggestedArg).is_none()
+    {
         return None;
     }
     let mut command = Cli::command();

@@ -1,7 +1,8 @@
 //! The flags of `hub deploy`, `hub undeploy` and `hub plan`.
 
 use super::change::{ChangeArgs, ChangeLockArgs};
-use super::run::{CommonRunArgs, CompatibilityArgs, ExecuteArgs, GuessArgs, PLANS};
+use super::headings::PLANS;
+use super::run::{CommonRunArgs, CompatibilityArgs, ExecuteArgs, GuessArgs};
 use clap::Args;
 use std::path::PathBuf;
 

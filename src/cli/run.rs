@@ -2,6 +2,7 @@
 //! selection of components and how they run; durations and booleans as
 //! the flags read them.
 
+use super::headings::{COMPATIBILITY, MORE};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -22,15 +23,6 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
 pub(super) const BOOL: &str = "BOOL";
-
-/// The `--help` heading of the flags `-h` leaves out: how the stack is
-/// read, how the state is written, how components run.
-pub(super) const MORE: &str = "More options (not in -h)";
-/// The `--help` heading of the flags that apply a saved plan or a change.
-pub(super) const PLANS: &str = "Saved plans, pipelines and changes (not in -h)";
-/// The `--help` heading of the Hub CLI's flags that are accepted and have
-/// no effect, and of the Hub CLI's short spellings.
-pub(super) const COMPATIBILITY: &str = "Hub CLI compatibility (not in -h)";
 
 /// What `deploy`, `undeploy` and `plan` share.
 #[derive(Debug, Args)]

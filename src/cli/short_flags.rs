@@ -98,7 +98,9 @@ fn all_short_aliases(arg: &Arg) -> Vec<char> {
 fn deprecated_of(arg: &Arg) -> Option<String> {
     let help = arg.get_help()?.to_string();
     let rest = help.strip_prefix("Deprecated spelling of --")?;
-    let flag = rest.split(|c: char| !c.is_alphanumeric() && c != '-').next()?;
+    let flag = rest
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .next()?;
     Some(flag.to_string())
 }
 
@@ -154,7 +156,9 @@ pub(crate) fn table(shorts: &[Short]) -> String {
             [only] if only == "hub" => "every command".to_string(),
             _ => commands.join(", "),
         };
-        text.push_str(&format!("| `-{letter}` | `--{long}` | {commands} | {how} |\n"));
+        text.push_str(&format!(
+            "| `-{letter}` | `--{long}` | {commands} | {how} |\n"
+        ));
     }
     text
 }
@@ -174,7 +178,11 @@ mod tests {
         let found = shorts(&Cli::command());
         assert!(found.iter().any(|s| s.kind == Kind::HubCli));
         let clashes = clashes(&found);
-        assert!(clashes.is_empty(), "short flags with two meanings:\n{}", clashes.join("\n"));
+        assert!(
+            clashes.is_empty(),
+            "short flags with two meanings:\n{}",
+            clashes.join("\n")
+        );
     }
 
     /// Every short flag stands for a long one, and a deprecated spelling
@@ -204,8 +212,15 @@ mod tests {
     #[test]
     fn a_clash_is_found() {
         let command = clap::Command::new("hub")
-            .subcommand(clap::Command::new("deploy").arg(clap::Arg::new("dry").short('y').long("dry")))
-            .subcommand(clap::Command::new("unlock").arg(clap::Arg::new("yes").short('y').long("yes")));
-        assert_eq!(clashes(&shorts(&command)), ["-y: --dry (deploy), --yes (unlock)"]);
+            .subcommand(
+                clap::Command::new("deploy").arg(clap::Arg::new("dry").short('y').long("dry")),
+            )
+            .subcommand(
+                clap::Command::new("unlock").arg(clap::Arg::new("yes").short('y').long("yes")),
+            );
+        assert_eq!(
+            clashes(&shorts(&command)),
+            ["-y: --dry (deploy), --yes (unlock)"]
+        );
     }
 }

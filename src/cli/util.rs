@@ -87,7 +87,12 @@ pub struct UtilRunArgs {
     #[arg(long)]
     pub clear_env: bool,
     /// Set a variable for the program (repeatable)
-    #[arg(short = 'e', long = "environment", alias = "env", value_name = "NAME=VALUE")]
+    #[arg(
+        short = 'e',
+        long = "environment",
+        alias = "env",
+        value_name = "NAME=VALUE"
+    )]
     pub env: Vec<String>,
     /// Working directory of the program (default: the current one)
     #[arg(long, value_name = "DIR")]

@@ -467,7 +467,10 @@ fn state_pull(mut args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> R
     if let Some(state) = args.legacy.first().cloned() {
         let output = args.legacy.get(1).cloned();
         let (file, flag) = match &output {
-            Some(file) => (format!(" {}", file.display()), format!(" -o {}", file.display())),
+            Some(file) => (
+                format!(" {}", file.display()),
+                format!(" -o {}", file.display()),
+            ),
             None => (String::new(), String::new()),
         };
         let old = format!("hub state pull {}{file}", state.display());

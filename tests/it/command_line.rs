@@ -24,12 +24,26 @@ fn deployed_demo() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn short_help_of_the_run_commands_fits_a_screen() {
     let dir = Path::new(".");
-    for (command, lines) in [("deploy", 32), ("plan", 28), ("undeploy", 29)] {
+    for (command, lines) in [("deploy", 33), ("plan", 29), ("undeploy", 30)] {
         let out = hub(dir, &[command, "-h"]);
         out.success();
-        assert_eq!(out.stdout.lines().count(), lines, "hub {command} -h:\n{}", out.stdout);
-        for hidden in ["--git-outputs", "--load-global-state", "--plan ", "--sha", "--clouds", "--debug"] {
-            assert!(!out.stdout.contains(hidden), "hub {command} -h lists {hidden}");
+        assert_eq!(
+            out.stdout.lines().count(),
+            lines,
+            "hub {command} -h:\n{}",
+            out.stdout
+        );
+        for hidden in [
+            "--git-outputs",
+            "--load-global-state",
+            "--plan ",
+            "--sha",
+            "--clouds",
+        ] {
+            assert!(
+                !out.stdout.contains(hidden),
+                "hub {command} -h lists {hidden}"
+            );
         }
         for shown in ["-s, --state", "-c, --components", "-e, --environment"] {
             assert!(out.stdout.contains(shown), "hub {command} -h hides {shown}");
@@ -68,11 +82,20 @@ fn the_commands_are_listed_in_the_order_of_a_day() {
         .collect();
     assert_eq!(
         listed[..6],
-        ["elaborate", "plan", "deploy", "undeploy", "explain", "state"]
+        [
+            "elaborate",
+            "plan",
+            "deploy",
+            "undeploy",
+            "explain",
+            "state"
+        ]
     );
     let at = |name| listed.iter().position(|c| *c == name).expect(name);
     assert!(at("check") < at("change") && at("unlock") < at("invoke") && at("cel") < at("version"));
-    assert!(out.stdout.contains("Which view of a state: `hub explain` everything it records"));
+    assert!(out
+        .stdout
+        .contains("Which view of a state: `hub explain` everything it records"));
 }
 
 /// Each old spelling works, and says what to write instead.
@@ -111,7 +134,12 @@ fn positional_states_and_cel_y_still_work_with_a_warning() {
     ];
     for (args, warning) in cases {
         let out = hub(&dir, args);
-        assert_eq!(out.status, if args[0] == "unlock" { 1 } else { 0 }, "{args:?}: {}", out.stderr);
+        assert_eq!(
+            out.status,
+            if args[0] == "unlock" { 1 } else { 0 },
+            "{args:?}: {}",
+            out.stderr
+        );
         assert!(
             out.stderr.lines().any(|l| l == warning),
             "{args:?}: expected the line\n{warning}\nin\n{}",
@@ -131,7 +159,11 @@ fn positional_states_and_cel_y_still_work_with_a_warning() {
     // Both at once is refused: which one is meant?
     let both = hub(&dir, &["explain", "hub.yaml.state", "-s", "other.state"]);
     assert_eq!(both.status, 2, "{}", both.stderr);
-    assert!(both.stderr.contains("cannot be used with"), "{}", both.stderr);
+    assert!(
+        both.stderr.contains("cannot be used with"),
+        "{}",
+        both.stderr
+    );
 }
 
 /// The Hub CLI's letters of deploy and explain still mean what they meant
@@ -139,16 +171,32 @@ fn positional_states_and_cel_y_still_work_with_a_warning() {
 #[test]
 fn the_hub_clis_short_flags_still_work_unlisted() {
     let (_tmp, dir) = deployed_demo();
-    let out = hub(&dir, &["plan", "hub.yaml.elaborate", "-o", "app", "-l", "app"]);
+    let out = hub(
+        &dir,
+        &["plan", "hub.yaml.elaborate", "-o", "app", "-l", "app"],
+    );
     out.success();
     assert!(!out.stderr.contains("deprecated"), "{}", out.stderr);
-    let offset = hub(&dir, &["plan", "hub.yaml.elaborate", "--offset", "app", "--limit", "app"]);
+    let offset = hub(
+        &dir,
+        &[
+            "plan",
+            "hub.yaml.elaborate",
+            "--offset",
+            "app",
+            "--limit",
+            "app",
+        ],
+    );
     assert_eq!(out.stdout, offset.stdout);
     let oplog = hub(&dir, &["explain", "-l"]);
     oplog.success();
     assert_eq!(oplog.stdout, hub(&dir, &["explain", "--op-log"]).stdout);
     // `-y` is a dry run there: the demo has no `deploy-test` to run.
-    let dry = hub(&dir, &["deploy", "hub.yaml.elaborate", "-y", "-g", "-c", "app"]);
+    let dry = hub(
+        &dir,
+        &["deploy", "hub.yaml.elaborate", "-y", "-g", "-c", "app"],
+    );
     dry.failure()
         .stderr_has("error: component `app`: no implementation of `deploy-test`");
 }
@@ -168,7 +216,8 @@ fn hub_ci_defaults_its_state_as_the_other_commands_do() {
     let out = Output::of(command.output().expect("run hub"), &dir);
     out.success();
     assert!(
-        out.stdout.contains("hub ci: plan of pull request #42 succeeded"),
+        out.stdout
+            .contains("hub ci: plan of pull request #42 succeeded"),
         "{}",
         out.stdout
     );
