@@ -9,6 +9,7 @@ mod deploy;
 mod elaborate;
 mod explain;
 mod graph;
+mod headings;
 mod invoke;
 mod params;
 mod pipeline;
@@ -16,6 +17,8 @@ mod policy;
 mod report;
 mod run;
 mod runs;
+#[cfg(test)]
+mod short_flags;
 mod state;
 mod util;
 mod validate;
@@ -51,7 +54,13 @@ pub const VERSION: &str = concat!(
 #[command(
     name = "hub",
     version = VERSION,
-    about = "Deploy stacks of components described by Hub manifests"
+    about = "Deploy stacks of components described by Hub manifests",
+    after_help = "\
+A day with hub: elaborate the stack, plan, deploy; explain the state it left; undeploy.
+Which view of a state: `hub explain` everything it records (parameters, outputs, the \
+operation log); `hub state list` one line per component; `hub state show NAME` one \
+component whole; `hub state pull` the raw file with its journal folded in.
+Every command takes the state as -s STATE (default hub.yaml.state)."
 )]
 pub struct Cli {
     /// Trace every call to an object store on stderr (operation, object,
@@ -64,9 +73,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    // In the order a user works: a stack, its plan, the run, what it
-    // left; then the helpers, the state, and hub itself (`hub --help`
-    // lists them in this order).
+    // In the order of a user's day: write and read a stack, plan,
+    // deploy, undeploy, look at what a run left; then what a team and CI
+    // use (changes, pipelines, policies, locks); then the helpers component
+    // scripts call; then hub itself. `hub --help` lists them in this order.
     /// Merge a stack, its parameters files, its parents and its component
     /// manifests into one elaborated file. Nothing is executed.
     Elaborate(ElaborateArgs),
@@ -78,43 +88,47 @@ pub enum Command {
     Deploy(DeployArgs),
     /// Undeploy the components of a stack in reverse lifecycle order.
     Undeploy(UndeployArgs),
-    /// Run each deployed component's `check` verb, read-only, and record
-    /// its health in the state: healthy, drifted, failed or unverifiable.
-    Check(CheckArgs),
-    /// Work with the changes (pull or merge requests) planned and applied
-    /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
-    Change(ChangeCommandArgs),
-    /// Run in CI: read the pull-request event, plan or apply as it asks,
-    /// write the comment to post and a one-line status.
-    Ci(CiArgs),
-    /// Evaluate policies on plans: `hub policy test PLAN --policy FILE`.
-    Policy(PolicyCommandArgs),
-    /// Write a CI pipeline (GitLab, GitHub Actions, Argo Workflows) that
-    /// deploys or undeploys a stack one job per component, in the plan's
-    /// order, on a shared state.
-    Pipeline(PipelineArgs),
-    /// Close the run of a plan whose components pipeline jobs deployed
-    /// (`hub deploy --plan PLAN -c NAME --job`): `hub run finish`.
-    Run(RunCommandArgs),
-    /// Show what a state file records: stack parameters, outputs and
+    /// Show everything a state records: stack parameters, outputs and
     /// capabilities, each component's parameters, outputs and status, the
-    /// operation log.
+    /// operation log (`hub state list` is one line per component).
     Explain(ExplainArgs),
+    /// Work with state files: `hub state list` (a line per component),
+    /// `show` (one component), `pull` (the file as hub reads it), `rm`, `mv`, `push`.
+    State(StateCommandArgs),
     /// Write the HTML report of a past run, from its state or its JSON
     /// report: timeline, critical path, dependencies, logs.
     Report(ReportArgs),
-    /// Check stack, component and parameters manifests against the JSON
-    /// Schemas in `schemas/`.
-    Validate(ValidateArgs),
+    /// Run each deployed component's `check` verb, read-only, and record
+    /// its health in the state: healthy, drifted, failed or unverifiable.
+    Check(CheckArgs),
     /// Print the dependency graph of a stack (Graphviz dot or Mermaid).
     Graph(GraphArgs),
     /// Lock the stack parameters of an elaborated file and print them, or
     /// one component's expanded parameters, each with where its value came
     /// from.
     Params(ParamsArgs),
-    /// Evaluate a `#{...}` CEL expression (or, with -y, a value mixing
-    /// `${...}` and `#{...}`) with string bindings, to try expressions out.
-    Cel(CelArgs),
+    /// Check stack, component and parameters manifests against the JSON
+    /// Schemas in `schemas/`.
+    Validate(ValidateArgs),
+    /// Work with the changes (pull or merge requests) planned and applied
+    /// on a state: `hub change list`, `show`, `merged`, `closed`, `unlock`.
+    Change(ChangeCommandArgs),
+    /// Run in CI: read the pull-request event, plan or apply as it asks,
+    /// write the comment to post and a one-line status.
+    Ci(CiArgs),
+    /// Write a CI pipeline (GitLab, GitHub Actions, Argo Workflows) that
+    /// deploys or undeploys a stack one job per component, in the plan's
+    /// order, on a shared state.
+    Pipeline(PipelineArgs),
+    /// The last job of a pipeline: `hub run finish` closes the run whose
+    /// components its jobs deployed (`hub deploy --plan PLAN -c NAME --job`).
+    Run(RunCommandArgs),
+    /// Evaluate policies on plans: `hub policy test PLAN --policy FILE`.
+    Policy(PolicyCommandArgs),
+    /// Remove the lock file (`STATE.lock`) left on a state by a run that
+    /// did not finish: only when its process is gone, or with --force
+    /// whatever holds it.
+    Unlock(UnlockArgs),
     /// Run one verb of one component with its parameters, from inside
     /// another component's script (uses $HUB_ELABORATE and $HUB_STATE).
     Invoke(InvokeArgs),
@@ -122,14 +136,12 @@ pub enum Command {
     /// and outputs (from inside its script: uses $HUB_ELABORATE, $HUB_STATE
     /// and $HUB_COMPONENT).
     Render(RenderArgs),
-    /// Work with state files: `hub state list`, `show`, `rm`, `mv`, `pull`, `push`.
-    State(StateCommandArgs),
-    /// Remove the lock file (`STATE.lock`) left on a state by a run that
-    /// did not finish: only when its process is gone, or with --force
-    /// whatever holds it.
-    Unlock(UnlockArgs),
-    /// Helpers for component scripts and for trying hub out.
+    /// For component scripts: `hub util otp` encrypts secret outputs
+    /// (scripts call it as `$HUB util otp`, so it stays where it is).
     Util(UtilArgs),
+    /// Evaluate a `#{...}` CEL expression (or, with --yaml, a value mixing
+    /// `${...}` and `#{...}`) with string bindings, to try expressions out.
+    Cel(CelArgs),
     /// Print the version and the git commit hub was built from.
     Version,
     /// Print a completion script for a shell.

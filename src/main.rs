@@ -72,12 +72,50 @@ fn usage_error(error: &clap::Error) -> ExitCode {
         ));
         return ExitCode::from(error.exit_code() as u8);
     }
-    let _ = error.print();
+    match usage_without_suggestion(error) {
+        Some(text) => hub_manifest::console::err_line(text.trim_end()),
+        None => {
+            let _ = error.print();
+        }
+    }
     let detailed = std::env::args().any(|a| a == "--detailed-exitcode");
     match (error.use_stderr(), detailed) {
         (true, true) => ExitCode::from(1),
         _ => ExitCode::from(error.exit_code() as u8),
     }
+}
+
+/// An unknown flag with a suggestion: clap writes the usage line as if
+/// the suggested flag had been given (`Usage: hub plan --clouds <LIST>
+/// <MANIFEST>...`, as if --clouds were required); the command's own usage
+/// line replaces it.
+fn usage_without_suggestion(error: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ErrorKind};
+    use clap::CommandFactory;
+    if error.kind() != ErrorKind::UnknownArgument || error.get(ContextKind::SuggestedArg).is_none()
+    {
+        return None;
+    }
+    let mut command = Cli::command();
+    command.build();
+    let mut current = &command;
+    for arg in std::env::args().skip(1) {
+        match current.find_subcommand(&arg) {
+            Some(sub) => current = sub,
+            None if arg.starts_with('-') => continue,
+            None => break,
+        }
+    }
+    let usage = current.clone().render_usage().to_string();
+    let text = error.render().to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|line| match line.starts_with("Usage: ") {
+            true => usage.as_str(),
+            false => line,
+        })
+        .collect();
+    Some(lines.join("\n"))
 }
 
 /// A flag that takes a comma-separated list (`elaborate -o a,b`) given

@@ -10,15 +10,15 @@ pub struct ChangeArgs {
     /// recorded for it in the registry beside the state (`STATE.changes/`);
     /// a deploy or undeploy applies its latest plan, under the stack's
     /// apply lock (see `hub change --help`)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help_heading = super::headings::PLANS, hide_short_help = true)]
     pub change: Option<String>,
     /// With --change: the commit the change is at (7 to 64 hexadecimal
     /// digits), recorded with the plan or the apply
-    #[arg(long, value_name = "SHA", requires = "change")]
+    #[arg(long, value_name = "SHA", requires = "change", help_heading = super::headings::PLANS, hide_short_help = true)]
     pub sha: Option<String>,
     /// With --change: who plans or applies, a login [default:
     /// $GITHUB_ACTOR, $GITLAB_USER_LOGIN or $USER]
-    #[arg(long, value_name = "NAME", requires = "change")]
+    #[arg(long, value_name = "NAME", requires = "change", help_heading = super::headings::PLANS, hide_short_help = true)]
     pub author: Option<String>,
 }
 
@@ -29,7 +29,7 @@ pub struct ChangeLockArgs {
     /// deploy or undeploy that is not `--change ID` is refused then: the
     /// stack holds that change's unmerged work, which this run would
     /// overwrite)
-    #[arg(long, conflicts_with = "change")]
+    #[arg(long, conflicts_with = "change", help_heading = super::headings::PLANS, hide_short_help = true)]
     pub ignore_change_lock: bool,
 }
 

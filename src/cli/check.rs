@@ -4,7 +4,10 @@ use super::{LockTimeoutArgs, SelectionArgs, StackArgs};
 use clap::Args;
 
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    mut_arg("offset", |a| a.short_alias('o')),
+    mut_arg("limit", |a| a.short_alias('l')),
+    after_help = "\
 Each selected component the state records as deployed runs its `check` verb (a Makefile \
 target `check:`, a `check.sh` script; for a folder of *.tf files, `terraform plan \
 -detailed-exitcode`) with the parameters the state recorded for it. The check must only \
@@ -19,7 +22,8 @@ drifted and none failed.
 
 Examples:
   hub check hub.yaml.elaborate -s hub.yaml.state
-  hub check hub.yaml.elaborate -j 4 --format markdown --detailed-exitcode > drift.md")]
+  hub check hub.yaml.elaborate -j 4 --format markdown --detailed-exitcode > drift.md"
+)]
 pub struct CheckArgs {
     #[command(flatten)]
     pub stack: StackArgs,

@@ -34,7 +34,12 @@ pub struct CiArgs {
     #[command(flatten)]
     pub stack: StackArgs,
     /// The state file; several separated by commas: the newest is read, all are written
-    #[arg(short = 's', long = "state", value_name = "LIST")]
+    #[arg(
+        short = 's',
+        long = "state",
+        value_name = "LIST",
+        default_value = "hub.yaml.state"
+    )]
     pub state: String,
     #[command(flatten)]
     pub lock: LockTimeoutArgs,

@@ -1,6 +1,7 @@
 //! The flags of `hub deploy`, `hub undeploy` and `hub plan`.
 
 use super::change::{ChangeArgs, ChangeLockArgs};
+use super::headings::PLANS;
 use super::run::{CommonRunArgs, CompatibilityArgs, ExecuteArgs, GuessArgs};
 use clap::Args;
 use std::path::PathBuf;
@@ -20,31 +21,15 @@ interrupted by SIGINT, 143 by SIGTERM.";
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = deploy_help(),
+    after_help = DEPLOY_EXAMPLES,
+    after_long_help = deploy_help(),
+    mut_arg("offset", |a| a.short_alias('o')),
+    mut_arg("limit", |a| a.short_alias('l')),
     mut_arg("manifest", |a| a.required(false).required_unless_present_any(["plan", "change"])),
     mut_arg("state", |a| a.default_value_if("plan", clap::builder::ArgPredicate::IsPresent, Some(""))),
     mut_arg("change", |a| a.conflicts_with_all(["plan", "components", "affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "replace", "prune", "no_state"])),
 )]
 pub struct DeployArgs {
-    /// Apply a plan saved by `hub plan --out`: exactly its components,
-    /// refused when stale; it names its stack and state (MANIFEST and -s
-    /// may repeat them). With `-c NAME`: one component of the plan, as a
-    /// job of a pipeline (`--job`)
-    #[arg(
-        long,
-        value_name = "PLAN",
-        conflicts_with_all = ["affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "prune", "no_state"]
-    )]
-    pub plan: Option<PathBuf>,
-    /// Run as one job of a pipeline: with `--plan PLAN -c NAME`, deploy
-    /// exactly the component NAME of the plan's run, holding a lease on it
-    /// alone while other jobs deploy other components (see `hub run finish`)
-    #[arg(long, requires_all = ["plan", "components"])]
-    pub job: bool,
-    #[command(flatten)]
-    pub change: ChangeArgs,
-    #[command(flatten)]
-    pub change_lock: ChangeLockArgs,
     #[command(flatten)]
     pub common: CommonRunArgs,
     #[command(flatten)]
@@ -59,6 +44,27 @@ pub struct DeployArgs {
     /// stack no longer lists, dependents first, and forget them
     #[arg(long)]
     pub prune: bool,
+    /// Apply a plan saved by `hub plan --out`: exactly its components,
+    /// refused when stale; it names its stack and state (MANIFEST and -s
+    /// may repeat them). With `-c NAME`: one component of the plan, as a
+    /// job of a pipeline (`--job`)
+    #[arg(
+        long,
+        value_name = "PLAN",
+        conflicts_with_all = ["affected", "with_deps", "with_dependents", "offset", "limit", "status", "changed", "prune", "no_state"],
+        help_heading = PLANS,
+        hide_short_help = true
+    )]
+    pub plan: Option<PathBuf>,
+    /// Run as one job of a pipeline: with `--plan PLAN -c NAME`, deploy
+    /// exactly the component NAME of the plan's run, holding a lease on it
+    /// alone while other jobs deploy other components (see `hub run finish`)
+    #[arg(long, requires_all = ["plan", "components"], help_heading = PLANS, hide_short_help = true)]
+    pub job: bool,
+    #[command(flatten)]
+    pub change: ChangeArgs,
+    #[command(flatten)]
+    pub change_lock: ChangeLockArgs,
     #[command(flatten)]
     pub compatibility: CompatibilityArgs,
 }
@@ -73,7 +79,12 @@ pub struct ReplaceArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = undeploy_help())]
+#[command(
+    after_help = UNDEPLOY_EXAMPLES,
+    after_long_help = undeploy_help(),
+    mut_arg("offset", |a| a.short_alias('o')),
+    mut_arg("limit", |a| a.short_alias('l')),
+)]
 pub struct UndeployArgs {
     #[command(flatten)]
     pub common: CommonRunArgs,
@@ -82,32 +93,60 @@ pub struct UndeployArgs {
     #[command(flatten)]
     pub guess: GuessArgs,
     #[command(flatten)]
-    pub compatibility: CompatibilityArgs,
-    #[command(flatten)]
     pub change: ChangeArgs,
     #[command(flatten)]
     pub change_lock: ChangeLockArgs,
+    #[command(flatten)]
+    pub compatibility: CompatibilityArgs,
 }
+
+/// The examples `deploy -h` shows.
+const DEPLOY_EXAMPLES: &str = "\
+Examples:
+  hub deploy hub.yaml params.yaml -s demo.state
+  hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
+  hub deploy hub.yaml.elaborate -c app+              app and everything it depends on
+  hub deploy hub.yaml.elaborate --offset app         resume at app
+
+More options, saved plans and the Hub CLI's flags: hub deploy --help";
+
+/// The Hub CLI's short spellings a deploy and an undeploy accept.
+const HUB_CLI_SHORTS: &str = "\
+The Hub CLI's short flags are accepted and not listed: -o (--offset), -l (--limit), \
+-y (--dry), -g (--load-global-state).";
 
 pub(super) fn deploy_help() -> String {
     format!(
         "{RUN_HELP}
+
+{HUB_CLI_SHORTS}
 
 Examples:
   hub deploy hub.yaml params.yaml -s demo.state
   hub deploy hub.yaml.elaborate -c ingress,dns       redeploy two components
   hub deploy hub.yaml.elaborate -c app+              app and everything it depends on
   hub deploy hub.yaml.elaborate --prune              also undeploy components removed from the stack
-  hub deploy hub.yaml.elaborate -o app -l web        resume at app, stop after web
+  hub deploy hub.yaml.elaborate --offset app --limit web   resume at app, stop after web
   hub deploy --plan plan.json                        apply a plan saved by `hub plan --out`
   hub deploy --plan plan.json -c dns --job           one pipeline job: the component dns of the plan's run
   hub deploy --change 42 -s prod.state               apply the latest plan of change 42 (`hub change --help`)"
     )
 }
 
+/// The examples `undeploy -h` shows.
+const UNDEPLOY_EXAMPLES: &str = "\
+Examples:
+  hub undeploy hub.yaml.elaborate -s demo.state
+  hub undeploy hub.yaml.elaborate --guess=false -f   undeploy all, failures as warnings
+  hub undeploy hub.yaml.elaborate -c +database       database and what depends on it
+
+More options and the Hub CLI's flags: hub undeploy --help";
+
 pub(super) fn undeploy_help() -> String {
     format!(
         "{RUN_HELP}
+
+{HUB_CLI_SHORTS}
 
 Examples:
   hub undeploy hub.yaml.elaborate -s demo.state
@@ -122,6 +161,8 @@ takes those down first, `-f` goes on anyway."
 
 #[derive(Debug, Args)]
 #[command(
+    mut_arg("offset", |a| a.short_alias('o')),
+    mut_arg("limit", |a| a.short_alias('l')),
     mut_arg("state", |a| a.help("The state to compare with (only read); several separated by commas: the newest")),
     mut_arg("no_state", |a| a.help("Plan without a state, as for a first deploy")),
     mut_arg("force", |a| a.help("Plan as `--force` would run: go on after mandatory failures, accept a state that does not match")),

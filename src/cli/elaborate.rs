@@ -28,7 +28,7 @@ pub struct ElaborateArgs {
     #[arg(short = 'e', long = "environment", value_name = "K=V,...")]
     pub environment: Vec<String>,
     /// Base directory of git-sourced components
-    #[arg(short = 'b', long = "baseDir", alias = "base-dir", value_name = "DIR")]
+    #[arg(short = 'b', long = "base-dir", alias = "baseDir", value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
     /// Capabilities provided by the underlying platform, comma-separated
     #[arg(short = 'p', long = "platform-provides", value_name = "LIST")]

@@ -8,11 +8,11 @@ use std::path::PathBuf;
 Examples:
   hub cel -- '3 - int({\"prime\": \"7\"}[prime])' prime=prime
   hub cel 'cloud.kind == \"gcp\" ? \"pd-ssd\" : \"gp2\"' cloud.kind=aws
-  hub cel -y 'https://${host}/#{env == \"prod\" ? \"live\" : \"stage\"}' host=h,env=dev
+  hub cel --yaml 'https://${host}/#{env == \"prod\" ? \"live\" : \"stage\"}' host=h,env=dev
 
 Bindings are strings. Put `--` before an expression that starts with `-`.")]
 pub struct CelArgs {
-    /// The expression (without `#{` `}`), or with -y the value
+    /// The expression (without `#{` `}`), or with --yaml the value
     #[arg(value_name = "EXPR", allow_hyphen_values = true)]
     pub expression: String,
     /// Bindings as name=value[,name=value]; the value may contain `=`
@@ -20,8 +20,11 @@ pub struct CelArgs {
     pub bindings: Vec<String>,
     /// Treat EXPR as a value mixing `${...}` and `#{...}`; the text inside
     /// `${...}` is evaluated as CEL too
-    #[arg(short = 'y', long = "yaml")]
+    #[arg(long = "yaml")]
     pub yaml: bool,
+    /// Deprecated spelling of --yaml (`-y` is `--yes` elsewhere): warns
+    #[arg(short = 'y', hide = true)]
+    pub yaml_short: bool,
 }
 
 #[derive(Debug, Args)]

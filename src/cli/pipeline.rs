@@ -30,7 +30,7 @@ Examples:
 #[command(
     after_help = PIPELINE_HELP,
     mut_arg("manifest", |a| a.required(false).required_unless_present("plan")),
-    mut_arg("offset", |a| a.short(None)),
+    mut_arg("limit", |a| a.short_alias('l')),
     mut_arg("no_state", |a| a.hide(true)),
     mut_arg("lock_timeout", |a| a.help("Wait this long for a run that holds the state's lock to end (`30s`, `5m`, `1h`; `0`: refuse at once)")),
 )]

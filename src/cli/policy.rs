@@ -9,7 +9,7 @@ pub struct PolicyArgs {
     /// Also evaluate the rules of this policy file (a YAML list of rules,
     /// each `name`, `deny` or `warn`, `message`); may be repeated. The
     /// stack's `policies:` are always evaluated
-    #[arg(long = "policy", value_name = "FILE")]
+    #[arg(long = "policy", value_name = "FILE", help_heading = super::headings::MORE, hide_short_help = true)]
     pub policies: Vec<PathBuf>,
 }
 

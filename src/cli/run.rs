@@ -2,6 +2,7 @@
 //! selection of components and how they run; durations and booleans as
 //! the flags read them.
 
+use super::headings::{COMPATIBILITY, MORE};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -62,11 +63,11 @@ pub struct StackArgs {
     /// Unknown keys that look like typos of known keys (`paramters`,
     /// `fromenv`) are warnings, also in the stack's own files (by default
     /// they are errors there and warnings in component manifests)
-    #[arg(long)]
+    #[arg(long, help_heading = MORE, hide_short_help = true)]
     pub lenient: bool,
     /// Unknown keys that look like typos of known keys are errors, also in
     /// component manifests
-    #[arg(long, conflicts_with = "lenient")]
+    #[arg(long, conflicts_with = "lenient", help_heading = MORE, hide_short_help = true)]
     pub strict: bool,
     /// Clouds whose requirements are checked (aws, azure, gcp; comma-separated):
     /// the requirements `aws`, `azure`, `gcp` and `gcs` of the other clouds are
@@ -74,7 +75,7 @@ pub struct StackArgs {
     /// variables are set are checked (AWS_PROFILE, AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID;
     /// AZURE_AUTH_LOCATION, AZURE_TENANT_ID, AZURE_RESOURCE_GROUP_NAME;
     /// GOOGLE_APPLICATION_CREDENTIALS); with none set, every requirement is (with a warning)
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["aws", "azure", "gcp"])]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["aws", "azure", "gcp"], help_heading = MORE, hide_short_help = true)]
     pub clouds: Vec<String>,
 }
 
@@ -102,7 +103,7 @@ pub struct StateArgs {
 pub struct LockTimeoutArgs {
     /// Wait this long for the state's lock when another run holds it
     /// (`30s`, `5m`, `1h`; `0`: fail at once)
-    #[arg(long = "lock-timeout", value_name = "DURATION", default_value = "0", value_parser = parse_duration)]
+    #[arg(long = "lock-timeout", value_name = "DURATION", default_value = "0", value_parser = parse_duration, help_heading = MORE, hide_short_help = true)]
     pub lock_timeout: std::time::Duration,
 }
 
@@ -145,19 +146,19 @@ pub struct SelectionArgs {
     /// the stack and parameters files; uncommitted and untracked files
     /// count, ignored ones do not. Adds to `-c`; `--with-deps` and
     /// `--with-dependents` widen it. Reads git through the `git` program.
-    #[arg(long, value_name = "BASE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    #[arg(long, value_name = "BASE", num_args = 0..=1, require_equals = true, default_missing_value = "", help_heading = MORE, hide_short_help = true)]
     pub affected: Option<String>,
     /// Every `-c` component with what it depends on, as if written `app+`
-    #[arg(long = "with-deps")]
+    #[arg(long = "with-deps", help_heading = MORE, hide_short_help = true)]
     pub with_deps: bool,
     /// Every `-c` component with what depends on it, as if written `+app`
-    #[arg(long = "with-dependents")]
+    #[arg(long = "with-dependents", help_heading = MORE, hide_short_help = true)]
     pub with_dependents: bool,
-    /// Start at this component
-    #[arg(short = 'o', long = "offset", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
+    /// Start at this component (resume a run that stopped there)
+    #[arg(long = "offset", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub offset: Option<String>,
     /// Stop after this component
-    #[arg(short = 'l', long = "limit", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
+    #[arg(long = "limit", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub limit: Option<String>,
     /// Only the components whose health, as the last `hub check` recorded
     /// it, is one of these (comma-separated): healthy, drifted, failed,
@@ -167,7 +168,9 @@ pub struct SelectionArgs {
         value_name = "LIST",
         value_delimiter = ',',
         value_parser = ["healthy", "drifted", "failed", "unverifiable"],
-        conflicts_with_all = ["components", "with_deps", "with_dependents", "offset", "limit"]
+        conflicts_with_all = ["components", "with_deps", "with_dependents", "offset", "limit"],
+        help_heading = MORE,
+        hide_short_help = true
     )]
     pub status: Vec<String>,
 }
@@ -195,7 +198,7 @@ pub struct RunArgs {
     /// Write a report: JSON (per component: status, times, reason,
     /// outputs), or with a `.html` name a page with a timeline, the
     /// dependency graph and each component's details
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = MORE, hide_short_help = true)]
     pub report: Option<PathBuf>,
 }
 
@@ -204,32 +207,34 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct ExecuteArgs {
     /// How much of hub's environment components see
-    #[arg(long = "os-environment", value_name = "MODE", default_value = "no-tfvars", value_parser = ["everything", "no-tfvars", "strict"])]
+    #[arg(long = "os-environment", value_name = "MODE", default_value = "no-tfvars", value_parser = ["everything", "no-tfvars", "strict"], help_heading = MORE, hide_short_help = true)]
     pub os_environment: String,
     /// Write the state gzip-compressed
-    #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long, value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set, help_heading = MORE, hide_short_help = true)]
     pub compressed: bool,
     /// Encrypt remote state copies (s3://, gs://, az://) with
     /// HUB_CRYPTO_PASSWORD, on by default when it is set; local files are
     /// written plain, and encrypted states are read whatever the flag
-    #[arg(long, value_name = BOOL, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long, value_name = BOOL, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set, help_heading = MORE, hide_short_help = true)]
     pub encrypted: Option<bool>,
     /// How the state lays out component snapshots: `linear` (each as a difference against the previous one) or `reference` (each whole, as the Hub CLI writes them)
     #[arg(
         long = "state-format",
         value_name = "FORMAT",
         value_enum,
-        default_value = "linear"
+        default_value = "linear",
+        help_heading = MORE,
+        hide_short_help = true
     )]
     pub state_format: StateFormatArg,
     /// Dry run: run the `deploy-test`/`undeploy-test` implementations; the state is not written
-    #[arg(short = 'y', long = "dry")]
+    #[arg(long = "dry", short_alias = 'y')]
     pub dry: bool,
     /// Stop a component still running after this long (`90s`, `15m`,
     /// `1h30m`; `0`: no limit), its hooks included: SIGTERM to its
     /// processes, SIGKILL 30s later, and it fails. The stack's
     /// `lifecycle.timeouts` gives components their own limits
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::timeout::parse)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::timeout::parse, help_heading = MORE, hide_short_help = true)]
     pub timeout: Option<std::time::Duration>,
     /// Print, for each component, why it runs or is skipped
     #[arg(long)]
@@ -237,27 +242,29 @@ pub struct ExecuteArgs {
     /// Start nothing more once a mandatory component failed (what is
     /// running finishes); without it every component that does not depend
     /// on the failure still runs, whatever `-j` is
-    #[arg(long = "fail-fast")]
+    #[arg(long = "fail-fast", help_heading = MORE, hide_short_help = true)]
     pub fail_fast: bool,
 }
 
-/// Flags of the Hub CLI that are accepted and have no effect here.
+/// Flags of the Hub CLI that are accepted and have no effect here: hidden
+/// from `-h`, under their own heading in `--help`.
 #[derive(Debug, Args)]
+#[command(next_help_heading = COMPATIBILITY)]
 pub struct CompatibilityArgs {
     /// Accepted for compatibility; no git outputs are added
-    #[arg(long = "git-outputs", value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long = "git-outputs", value_name = BOOL, num_args = 0..=1, default_value = "true", default_missing_value = "true", action = clap::ArgAction::Set, hide_short_help = true)]
     pub git_outputs: bool,
     /// Accepted for compatibility; no git outputs are added
-    #[arg(long = "git-outputs-status", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long = "git-outputs-status", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set, hide_short_help = true)]
     pub git_outputs_status: bool,
     /// Accepted for compatibility: the stack-level outputs are refreshed at the end of every deploy
-    #[arg(short = 'g', long = "load-global-state")]
+    #[arg(long = "load-global-state", short_alias = 'g', hide_short_help = true)]
     pub load_global_state: bool,
     /// Accepted for compatibility: failure output always goes to the operation log
-    #[arg(long = "write-oplog-to-state-on-error", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long = "write-oplog-to-state-on-error", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set, hide_short_help = true)]
     pub write_oplog_to_state_on_error: bool,
     /// Accepted for compatibility; ignored
-    #[arg(long = "switch-kube-context", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long = "switch-kube-context", value_name = BOOL, num_args = 0..=1, default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set, hide_short_help = true)]
     pub switch_kube_context: bool,
 }
 

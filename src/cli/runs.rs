@@ -5,6 +5,10 @@ use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+A pipeline's run has three steps: `hub plan --out PLAN` saves the plan, one job per \
+component runs `hub deploy --plan PLAN -c NAME --job`, and `hub run finish --plan PLAN` \
+closes the run. `hub pipeline` writes all three; `run` holds the last.")]
 pub struct RunCommandArgs {
     #[command(subcommand)]
     pub command: RunCommand,

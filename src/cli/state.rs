@@ -15,12 +15,22 @@ the run whose lock is removed starts no new component and writes nothing more to
 
 A remote state (`s3://BUCKET/KEY`, `gs://…`, `az://…`) has the lock object `KEY.lock`, whose \
 lease its run renews; a lock whose lease expired is stale and is removed, any other only \
-with --force. --id ID removes the lock only if it is that one (the id a refused run shows).")]
+with --force. --id ID removes the lock only if it is that one (the id a refused run shows).
+
+`hub unlock STATE` (an argument) still works, with a warning.")]
 pub struct UnlockArgs {
-    /// The state file whose lock to remove (its `.lock` file is accepted
+    /// The state whose lock to remove (its `.lock` file is accepted
     /// too), or a remote state `s3://BUCKET/KEY`
-    #[arg(value_name = "STATE")]
+    #[arg(
+        short = 's',
+        long = "state",
+        value_name = "STATE",
+        default_value = "hub.yaml.state"
+    )]
     pub state: PathBuf,
+    /// Deprecated: the state as an argument; warns and reads it as `-s`
+    #[arg(value_name = "STATE", hide = true, conflicts_with = "state")]
+    pub legacy_state: Option<PathBuf>,
     /// Remove the lock even if its holder may still be running
     #[arg(short, long)]
     pub force: bool,
@@ -51,7 +61,9 @@ journal is an error naming the record. FILE is replaced atomically (created read
 owner only).
 
 Example:
-  hub state pull hub.yaml.state recovered.state")]
+  hub state pull -s hub.yaml.state -o recovered.state
+
+`hub state pull STATE [FILE]` (arguments) still works, with a warning.")]
     Pull(StatePullArgs),
     /// List the components the state records: name, status, when, and the
     /// operation that last ran it; takes no lock and changes nothing
@@ -132,6 +144,9 @@ pub struct StateChangeArgs {
 pub struct StateListArgs {
     #[command(flatten)]
     pub location: StateLocationArgs,
+    /// Deprecated: the state as an argument; warns and reads it as `-s`
+    #[arg(value_name = "STATE", hide = true, conflicts_with = "state")]
+    pub legacy_state: Option<String>,
     /// One JSON array, an object per component
     #[arg(long)]
     pub json: bool,
@@ -196,11 +211,20 @@ pub struct StatePushArgs {
 #[derive(Debug, Args)]
 pub struct StatePullArgs {
     /// The state file, or a remote state `s3://BUCKET/KEY` (`gs://`, `az://`)
-    #[arg(value_name = "STATE")]
+    #[arg(
+        short = 's',
+        long = "state",
+        value_name = "STATE",
+        default_value = "hub.yaml.state"
+    )]
     pub state: PathBuf,
     /// Write the state to this file instead of standard output
-    #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Deprecated: `STATE [FILE]` as arguments; warns and reads them as
+    /// `-s` and `-o`
+    #[arg(value_name = "STATE", num_args = 0..=2, hide = true, conflicts_with_all = ["state", "output"])]
+    pub legacy: Vec<PathBuf>,
     /// How component snapshots are laid out in the output
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "linear")]
     pub state_format: StateFormatArg,

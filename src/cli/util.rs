@@ -5,6 +5,9 @@ use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+`util` holds one command for users, `otp`: component scripts call it as `$HUB util otp` \
+(the Hub CLI's spelling), so it stays where it is.")]
 pub struct UtilArgs {
     #[command(subcommand)]
     pub command: UtilCommand,
@@ -84,7 +87,12 @@ pub struct UtilRunArgs {
     #[arg(long)]
     pub clear_env: bool,
     /// Set a variable for the program (repeatable)
-    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
+    #[arg(
+        short = 'e',
+        long = "environment",
+        alias = "env",
+        value_name = "NAME=VALUE"
+    )]
     pub env: Vec<String>,
     /// Working directory of the program (default: the current one)
     #[arg(long, value_name = "DIR")]

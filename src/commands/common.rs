@@ -20,6 +20,12 @@ pub(super) fn refuse_near_typos(
     Ok(hub_manifest::typos::refuse(warnings, policy)?)
 }
 
+/// A spelling of the command line that still works and is going away:
+/// "`hub explain s.state` is deprecated: write `hub explain -s s.state`".
+pub(super) fn deprecated(warnings: &mut Warnings, old: &str, new: &str) {
+    warnings.warn(None, format!("`{old}` is deprecated: write `{new}`"));
+}
+
 /// `K=V,K=V` (the flag may also be repeated); the value may contain `=`.
 pub fn parse_overrides(flags: &[String]) -> Result<IndexMap<String, String>, Error> {
     parse_pairs("-e", flags)

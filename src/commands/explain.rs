@@ -1,20 +1,30 @@
 //! `hub explain`: what a state records, in the format asked for.
 
-use super::common::split_list;
+use super::common::{deprecated, split_list};
 use super::output::write_stdout;
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-/// `hub explain [ELABORATED] STATE`: what the state records, in the format
-/// asked for.
+/// `hub explain [-m ELABORATED] -s STATE`: what the state records, in the
+/// format asked for.
 pub fn explain(args: crate::cli::ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::explain::render::{self, Style};
     let (elaborated, states) = match args.files.as_slice() {
-        [states] => (None, states),
-        [elaborated, states] => (Some(PathBuf::from(elaborated)), states),
-        _ => unreachable!("clap takes one or two files"),
+        [] => (args.elaborate, &args.state),
+        [states] => {
+            let new = format!("hub explain -s {states}");
+            deprecated(warnings, &format!("hub explain {states}"), &new);
+            (None, states)
+        }
+        [elaborated, states] => {
+            let old = format!("hub explain {elaborated} {states}");
+            let new = format!("hub explain -m {elaborated} -s {states}");
+            deprecated(warnings, &old, &new);
+            (Some(PathBuf::from(elaborated)), states)
+        }
+        _ => unreachable!("clap takes at most two files"),
     };
     let request = crate::explain::Request {
         elaborated,

@@ -11,7 +11,13 @@ use hub_manifest::diag::Warnings;
 pub fn cel(args: CelArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_params::{evaluate_cel, evaluate_template, parse_bindings, ParamsError};
     let bindings = parse_bindings(&args.bindings)?;
-    let text = if args.yaml {
+    if args.yaml_short {
+        warnings.warn(
+            None,
+            "`hub cel -y` is deprecated: write `hub cel --yaml` (`-y` means `--yes` everywhere else)",
+        );
+    }
+    let text = if args.yaml || args.yaml_short {
         let (text, read_as_cel) =
             evaluate_template(&args.expression, &bindings).map_err(ParamsError::from)?;
         for source in read_as_cel {

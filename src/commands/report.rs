@@ -5,7 +5,7 @@ use crate::error::Error;
 use hub_engine::view::html::{self, sources};
 use hub_engine::view::report::{self, ReportError, RunReport};
 use hub_manifest::diag::Warnings;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `report` as HTML to `path`, with what the state at
 /// `report.state` (as it is now), its logs and `plan` say of each
@@ -29,13 +29,29 @@ pub fn write_html(
     Ok(())
 }
 
-/// `hub report`: the HTML page of the run a JSON report describes, or of
-/// the last run a state records.
-pub fn report(args: crate::cli::ReportArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    let input = &args.input;
-    let is_json = input
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+/// `hub report`: the HTML page of the run a JSON report describes
+/// (`--from`), or of the last run a state records (`-s`).
+pub fn report(mut args: crate::cli::ReportArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let (input, is_json) = match (args.input.take(), args.from.take()) {
+        (Some(input), _) => {
+            let is_json = input
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            let flag = if is_json { "--from" } else { "-s" };
+            let old = format!("hub report {}", input.display());
+            let new = format!("hub report {flag} {}", input.display());
+            super::common::deprecated(warnings, &old, &new);
+            (input, is_json)
+        }
+        (None, Some(from)) => (from, true),
+        (None, None) => (
+            args.state
+                .take()
+                .unwrap_or_else(|| PathBuf::from("hub.yaml.state")),
+            false,
+        ),
+    };
+    let input = &input;
     let mut run = if is_json {
         report::read(input)?
     } else {

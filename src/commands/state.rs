@@ -28,7 +28,13 @@ use std::path::{Path, PathBuf};
 pub use crate::error::StateCommandError;
 
 /// `hub state list`: one line per component entry (`--json`: an array).
-pub fn list(args: StateListArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn list(mut args: StateListArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    if let Some(state) = args.legacy_state.take() {
+        let old = format!("hub state list {state}");
+        let new = format!("hub state list -s {state}");
+        super::common::deprecated(warnings, &old, &new);
+        args.location.state = state;
+    }
     let state = read_newest(&args.location, warnings)?;
     let rows = rows(&state);
     let text = match args.json {
@@ -457,7 +463,22 @@ fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Resul
 
 /// `hub state pull STATE [FILE]`: the state as every command reads it,
 /// printed or written atomically to FILE; no lock, nothing else changed.
-fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn state_pull(mut args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    if let Some(state) = args.legacy.first().cloned() {
+        let output = args.legacy.get(1).cloned();
+        let (file, flag) = match &output {
+            Some(file) => (
+                format!(" {}", file.display()),
+                format!(" -o {}", file.display()),
+            ),
+            None => (String::new(), String::new()),
+        };
+        let old = format!("hub state pull {}{file}", state.display());
+        let new = format!("hub state pull -s {}{flag}", state.display());
+        super::common::deprecated(warnings, &old, &new);
+        args.state = state;
+        args.output = output;
+    }
     let state =
         hub_state::read(&args.state, warnings)?.ok_or_else(|| hub_state::StateError::Read {
             path: args.state.clone(),
@@ -466,7 +487,7 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
         })?;
     let text =
         hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format.into())?);
-    match &args.file {
+    match &args.output {
         None => write_stdout(text.as_bytes()),
         Some(file) => {
             hub_state::write_atomically(file, text.as_bytes()).map_err(|source| Error::Write {
@@ -479,7 +500,13 @@ fn state_pull(args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Resul
 
 /// `hub unlock`: removes a stale lock (or, with --force, any lock) and
 /// says on stderr what it removed.
-pub fn unlock(args: UnlockArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+pub fn unlock(mut args: UnlockArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    if let Some(state) = args.legacy_state.take() {
+        let old = format!("hub unlock {}", state.display());
+        let new = format!("hub unlock -s {}", state.display());
+        super::common::deprecated(warnings, &old, &new);
+        args.state = state;
+    }
     if (args.force || args.id.is_some()) && !args.yes {
         confirm_unlocking_a_live_run(&args.state)?;
     }

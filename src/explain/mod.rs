@@ -56,7 +56,7 @@ impl ExplainError {
             ExplainError::NoState { .. } => {
                 Some("deploy the stack first, or name the state with its path".into())
             }
-            ExplainError::NoLocation => Some("hub explain [ELABORATED] STATE".into()),
+            ExplainError::NoLocation => Some("hub explain [-m ELABORATED] -s STATE".into()),
             ExplainError::UnknownComponent {
                 suggestion: Some(name),
                 ..

@@ -258,7 +258,7 @@ fn a_failing_mandatory_component_stops_the_run_and_says_how_to_resume() {
     assert_eq!(out.status, 1, "{}", out.stderr);
     out.stderr_has("b | boom")
         .stderr_has("deploy.sh` exited with code 3")
-        .stderr_has("help: see the component's output above and its log file, and fix it; then run again with `-o b` to resume there");
+        .stderr_has("help: see the component's output above and its log file, and fix it; then run again with `--offset b` to resume there");
     let state = String::from_utf8(read(&test, "s.state")).expect("utf-8");
     assert!(state.contains("status: incomplete"), "{state}");
     assert!(state.contains("exited with code 3"), "{state}");
@@ -501,12 +501,12 @@ fn an_offset_after_the_limit_says_to_swap_them() {
     let text = refused_with_state(|_| {}, &[DEPLOY, &["-o", "b", "-l", "a"]].concat());
     insta::assert_snapshot!(text, @r"
     error: the limit `a` comes before the offset `b` in the deploy order
-      help: swap them: `-o a -l b`
+      help: swap them: `--offset a --limit b`
     ");
     let text = refused_with_state(|_| {}, &[UNDEPLOY, &["-o", "a", "-l", "b"]].concat());
     insta::assert_snapshot!(text, @r"
     error: the limit `b` comes before the offset `a` in the undeploy order
-      help: swap them: `-o b -l a`; undeploy runs the components in reverse order
+      help: swap them: `--offset b --limit a`; undeploy runs the components in reverse order
     ");
 }
 
@@ -1380,14 +1380,14 @@ fn rows() -> Vec<Row> {
             |t| script(t, "a/deploy.sh", "#!/bin/sh\necho partial\nexit 3\n"),
             DEPLOY,
             1,
-            &["exited with code 3", "-o a"],
+            &["exited with code 3", "--offset a"],
         )),
         ran(row(
             "component: killed by a signal",
             |t| script(t, "a/deploy.sh", "#!/bin/sh\nkill -9 $$\n"),
             DEPLOY,
             1,
-            &["SIGKILL", "-o a"],
+            &["SIGKILL", "--offset a"],
         )),
         ran(row(
             "component: closes stdout early",

@@ -9,6 +9,7 @@ mod changes;
 mod check;
 mod ci;
 mod clouds;
+mod command_line;
 mod common;
 mod conformance;
 mod crash;

@@ -49,7 +49,7 @@ fn unlock_refuses_a_live_lock_and_names_the_holder() {
         .stderr_has("is locked: `deploy` started by alice")
         .stderr_has(&format!("process {me}"))
         .stderr_has("still running")
-        .stderr_has(&format!("hub unlock --force {STATE}"));
+        .stderr_has(&format!("hub unlock -s {STATE} --force"));
     assert_eq!(out.status, 1);
     assert!(dir.path().join(LOCK).exists());
 }
@@ -64,7 +64,7 @@ fn unlock_force_refuses_a_live_lock_in_a_script_without_yes() {
     out.failure()
         .stderr_has("which is still running on this host; it was left alone")
         .stderr_has(&format!("process {me}"))
-        .stderr_has(&format!("hub unlock --force --yes {STATE}"));
+        .stderr_has(&format!("hub unlock -s {STATE} --force --yes"));
     assert_eq!(out.status, 1);
     assert!(dir.path().join(LOCK).exists());
 }
@@ -125,7 +125,7 @@ fn unlock_quotes_awkward_paths_in_its_advice() {
         .args(&["unlock", "my state"])
         .run()
         .failure()
-        .stderr_has("hub unlock --force 'my state'");
+        .stderr_has("hub unlock -s 'my state' --force");
 }
 
 // ---------------------------------------------------------------- crash safety

@@ -246,26 +246,26 @@ impl StateError {
                 Some("the file was written by a newer hub; use that version".into())
             }
             StateError::WrongVersion { .. } => Some("a state file starts with `version: 1` and `kind: state`".into()),
-            StateError::Remote { .. } => Some("pull the state to a local file with `hub state pull LOCATION FILE` and pass its path".into()),
+            StateError::Remote { .. } => Some("pull the state to a local file with `hub state pull -s LOCATION -o FILE` and pass its path".into()),
             StateError::RemoteLocation { .. } => Some("a remote state is `s3://BUCKET/KEY`, `gs://BUCKET/KEY` or `az://CONTAINER/KEY`".into()),
             StateError::RemoteAccess { hint, .. } => Some(hint.clone()),
-            StateError::RemoteConflict { location, .. } => Some(format!("no new component was started; see what changed with `hub state pull {location}`, and check who else deploys this stack")),
-            StateError::RemoteLocked { location, stale: true, id, .. } => Some(format!("its holder stopped without removing it: remove it with `hub unlock {location} --id {id}`")),
+            StateError::RemoteConflict { location, .. } => Some(format!("no new component was started; see what changed with `hub state pull -s {location}`, and check who else deploys this stack")),
+            StateError::RemoteLocked { location, stale: true, id, .. } => Some(format!("its holder stopped without removing it: remove it with `hub unlock -s {location} --id {id}`")),
             StateError::RemoteLocked { alive_here: true, .. } => Some("that run still runs on this host: wait for it to finish (`--lock-timeout 5m` waits up to five minutes); its lock is not stale, whatever its lease says".into()),
-            StateError::RemoteLocked { .. } => Some("wait for that run to finish; if it is gone, its lease expires within a minute (`hub unlock LOCATION --force` removes the lock at once)".into()),
+            StateError::RemoteLocked { .. } => Some("wait for that run to finish; if it is gone, its lease expires within a minute (`hub unlock -s LOCATION --force` removes the lock at once)".into()),
             StateError::RemoteNotLocked { .. } => None,
             StateError::UnlockLive { state, holder } => Some(format!(
-                "stop process {} first; to remove its lock anyway (that run then starts no new component and writes nothing more to the state), run `hub unlock --force --yes {state}`",
+                "stop process {} first; to remove its lock anyway (that run then starts no new component and writes nothing more to the state), run `hub unlock -s {state} --force --yes`",
                 holder.pid
             )),
-            StateError::PushRefused { .. } => Some("check that FILE is the state of this stack (`hub state pull LOCATION` shows the current one); `--force` replaces it anyway".into()),
+            StateError::PushRefused { .. } => Some("check that FILE is the state of this stack (`hub state pull -s LOCATION` shows the current one); `--force` replaces it anyway".into()),
             StateError::RemoteSaved { location, file, taken: None, .. } => Some(format!(
                 "once the store works again, upload it with `hub state push {} {location}`; then run the command again",
                 shell_word(file)
             )),
             StateError::RemoteSaved { location, file, taken: Some(taken), .. } => Some(taken_hint(location, file, taken)),
             StateError::PushDiverged { location, file, .. } => Some(format!(
-                "writing it would drop what the state's other run did: run the command again to go on from the state there (`hub state pull {0}` shows it), or merge the two by hand and push the result; `hub state push --force {1} {0}` replaces it anyway",
+                "writing it would drop what the state's other run did: run the command again to go on from the state there (`hub state pull -s {0}` shows it), or merge the two by hand and push the result; `hub state push --force {1} {0}` replaces it anyway",
                 shell_word(location),
                 shell_word(file)
             )),
@@ -282,9 +282,9 @@ impl StateError {
             StateError::Write { path, action, source } => Some(write_hint(path, action, source)),
             StateError::BadTime { variable, .. } => Some(format!("unset `{variable}` to use the system clock")),
             StateError::Locked { .. } => Some(locked_hint(self)),
-            StateError::StaleLock { state, .. } => Some(format!("remove the lock with `hub unlock {}`", shell_word(state))),
+            StateError::StaleLock { state, .. } => Some(format!("remove the lock with `hub unlock -s {}`", shell_word(state))),
             StateError::UnreadableLock { state, .. } => Some(format!(
-                "if no hub is working on this state, remove the lock with `hub unlock --force {}`",
+                "if no hub is working on this state, remove the lock with `hub unlock -s {} --force`",
                 shell_word(state)
             )),
             StateError::NotLocked { .. } => {
@@ -320,7 +320,7 @@ fn taken_hint(location: &str, file: &Path, taken: &Taken) -> String {
         Taken::Unknown => String::new(),
     };
     format!(
-        "another run (or a push) changed the state while this run went on, so this is not a store failure: pushing `{file}` would overwrite that run's work, and `hub state push` refuses it.{differs} Run the command again to go on from the state there (`hub state pull {location}` shows it); `hub state push --force {file} {location}` replaces it anyway",
+        "another run (or a push) changed the state while this run went on, so this is not a store failure: pushing `{file}` would overwrite that run's work, and `hub state push` refuses it.{differs} Run the command again to go on from the state there (`hub state pull -s {location}` shows it); `hub state push --force {file} {location}` replaces it anyway",
         file = shell_word(file)
     )
 }
@@ -393,15 +393,15 @@ fn locked_hint(error: &StateError) -> String {
     let state = shell_word(state);
     match (elsewhere, unlocking) {
         (true, _) => format!(
-            "the holder runs on host `{}` and cannot be checked from here; if no hub works on this state there, run `hub unlock --force {state}`",
+            "the holder runs on host `{}` and cannot be checked from here; if no hub works on this state there, run `hub unlock -s {state} --force`",
             holder.host
         ),
         (false, false) => format!(
-            "wait for process {} to finish (`--lock-timeout 5m` waits up to five minutes); if it hangs, stop it and run `hub unlock {state}`",
+            "wait for process {} to finish (`--lock-timeout 5m` waits up to five minutes); if it hangs, stop it and run `hub unlock -s {state}`",
             holder.pid
         ),
         (false, true) => format!(
-            "process {} is still running; stop it first, or remove the lock anyway with `hub unlock --force {state}`",
+            "process {} is still running; stop it first, or remove the lock anyway with `hub unlock -s {state} --force`",
             holder.pid
         ),
     }

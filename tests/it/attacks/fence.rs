@@ -460,7 +460,7 @@ fn unlock_force_of_a_live_holder_asks_on_a_terminal_and_needs_yes_in_a_script() 
         out.stderr_has(row.message)
             .stderr_has(&format!("process {}", std::process::id()));
         if row.code != 0 {
-            out.stderr_has(&format!("hub unlock --force --yes {}", place.location));
+            out.stderr_has(&format!("hub unlock -s {} --force --yes", place.location));
         }
         let left = (place.object)("hub.state.lock");
         match row.lock_stays {

@@ -297,7 +297,7 @@ fn rows() -> Vec<Row> {
             },
             args: DEPLOY,
             code: 1,
-            says: &["s.state.lock", "symbolic link", "hub unlock --force"],
+            says: &["s.state.lock", "symbolic link", "hub unlock -s"],
         },
         Row {
             name: "the fingerprint cache is a link",

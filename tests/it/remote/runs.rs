@@ -234,7 +234,7 @@ fn a_held_lock_refuses_a_run_at_once_and_a_stale_one_names_its_removal() {
     stale
         .failure()
         .stderr_has("expired lease")
-        .stderr_has(&format!("hub unlock {location} --id lock-1"));
+        .stderr_has(&format!("hub unlock -s {location} --id lock-1"));
     hub(&test, server, &["unlock", &location], &[])
         .success()
         .stderr_has("removed the expired lock");

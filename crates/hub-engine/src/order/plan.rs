@@ -87,9 +87,9 @@ pub enum PlanError {
         limit: String,
         verb: &'static str,
     },
-    #[error("`-c/--components` and `-o/--offset` cannot be used together")]
+    #[error("`-c/--components` and `--offset` cannot be used together")]
     ComponentsAndOffset,
-    #[error("`--affected` and `-o/--offset` cannot be used together")]
+    #[error("`--affected` and `--offset` cannot be used together")]
     AffectedAndOffset,
     #[error("`--with-deps` and `--with-dependents` widen a `-c` list; no `-c` was given")]
     WideningWithoutComponents,
@@ -142,9 +142,9 @@ impl PlanError {
             PlanError::LimitBeforeOffset { .. } => {
                 "undeploy runs in reverse order: the offset is the first component to run".into()
             }
-            PlanError::ComponentsAndOffset => "use either `-c a,b` or `-o a [-l b]`".into(),
+            PlanError::ComponentsAndOffset => "use either `-c a,b` or `--offset a [--limit b]`".into(),
             PlanError::AffectedAndOffset => {
-                "use either `--affected` (with `-c`, `-l`) or `-o a [-l b]`".into()
+                "use either `--affected` (with `-c`, `--limit`) or `--offset a [--limit b]`".into()
             }
             PlanError::WideningWithoutComponents => {
                 "name the components: `-c app --with-deps`; without `-c` every component runs".into()
@@ -644,8 +644,8 @@ pub(crate) fn check_selected(order: &[String], selection: &Selection) -> Result<
     let named = selection
         .picks()
         .map(|p| ("-c", p.name))
-        .chain(selection.offset.iter().map(|c| ("-o", c.as_str())))
-        .chain(selection.limit.iter().map(|c| ("-l", c.as_str())));
+        .chain(selection.offset.iter().map(|c| ("--offset", c.as_str())))
+        .chain(selection.limit.iter().map(|c| ("--limit", c.as_str())));
     for (flag, name) in named {
         if !order.iter().any(|c| c == name) {
             return Err(PlanError::UnknownSelected {

@@ -188,7 +188,7 @@ impl EngineError {
             EngineError::Manifest(e) => e.hint(),
             EngineError::Elaborate(e) => e.hint(),
             EngineError::Plan(PlanError::LimitBeforeOffset { offset, limit, verb }) => Some(format!(
-                "swap them: `-o {limit} -l {offset}`{}",
+                "swap them: `--offset {limit} --limit {offset}`{}",
                 if *verb == "undeploy" { "; undeploy runs the components in reverse order" } else { "" }
             )),
             EngineError::Plan(e) => e.hint(),
@@ -224,7 +224,7 @@ impl EngineError {
                 "the other components finished; `hub {verb}` again after fixing the failures"
             )),
             EngineError::Interrupted { component: Some(c), .. } => {
-                Some(format!("run again to finish; `-o {c}` resumes at the interrupted component"))
+                Some(format!("run again to finish; `--offset {c}` resumes at the interrupted component"))
             }
             EngineError::Interrupted { .. } => Some("run again to finish".into()),
             EngineError::VerbNotListed { .. } => {
@@ -260,7 +260,7 @@ fn component_failed_hint(component: &str, reason: &str, fix: Option<&str>) -> St
     } else {
         "see the component's output above and its log file, and fix it".to_string()
     };
-    format!("{fix}; then run again with `-o {component}` to resume there, or add `--force` to go on after failures")
+    format!("{fix}; then run again with `--offset {component}` to resume there, or add `--force` to go on after failures")
 }
 
 /// "`b` failed: exit code 3; `c` failed: …"

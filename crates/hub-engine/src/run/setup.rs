@@ -446,7 +446,7 @@ pub(crate) fn partial_flag(options: &RunOptions) -> &'static str {
     ) {
         (false, _) => "-c",
         (true, true) => "--affected",
-        (true, false) => "-o",
+        (true, false) => "--offset",
     }
 }
 
