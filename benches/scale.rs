@@ -10,6 +10,9 @@
 //! (default all four), `--timeout SECONDS` (per command, default 300: a
 //! command that takes longer is stopped and reported as such) and
 //! `--write FILE` (default `benches/SCALE_RESULTS.md`; `-` prints only),
+//! `--random N` (also N random shapes, seeds 1 to N, `random:SEED` in
+//! `--shapes` for one: see `random/mod.rs`; the report ends with each
+//! command's worst growth over them and the seed that gave it),
 //! `--runs N` (default 3: each command, and the floor, is run N times and
 //! its median time kept, with the largest peak; `deploy -j 8` starts from
 //! an empty state each time) and `--keep DIR` (the stacks are written to `DIR/SHAPE-SIZE` and left
@@ -29,6 +32,7 @@
 //! 10× the components divided by its time at the smaller size: 10 is
 //! linear, the target is ≤ 12.
 
+mod random;
 mod support;
 
 use std::fmt::Write as _;
@@ -45,15 +49,18 @@ enum Shape {
     Chain,
     Real,
     RealRoots,
+    /// A random DAG drawn from a seed (see [`random::Spec`]).
+    Random(u64),
 }
 
 impl Shape {
-    fn name(self) -> &'static str {
+    fn name(self) -> String {
         match self {
-            Shape::Layered => "layered",
-            Shape::Chain => "chain",
-            Shape::Real => "real",
-            Shape::RealRoots => "real-roots",
+            Shape::Layered => "layered".into(),
+            Shape::Chain => "chain".into(),
+            Shape::Real => "real".into(),
+            Shape::RealRoots => "real-roots".into(),
+            Shape::Random(seed) => format!("random:{seed}"),
         }
     }
 
@@ -63,7 +70,10 @@ impl Shape {
             "chain" => Shape::Chain,
             "real" => Shape::Real,
             "real-roots" => Shape::RealRoots,
-            other => panic!("unknown shape {other}"),
+            other => match other.strip_prefix("random:").map(str::parse) {
+                Some(Ok(seed)) => Shape::Random(seed),
+                _ => panic!("unknown shape {other} (random shapes are `random:SEED`)"),
+            },
         }
     }
 
@@ -71,7 +81,15 @@ impl Shape {
         matches!(self, Shape::Real | Shape::RealRoots)
     }
 
-    /// The components `i` depends on.
+    /// The components each component depends on, at `size` components.
+    fn graph(self, size: usize) -> Vec<Vec<usize>> {
+        match self {
+            Shape::Random(seed) => random::Spec::of(seed).graph(size),
+            _ => (0..size).map(|i| self.depends(i)).collect(),
+        }
+    }
+
+    /// The components `i` depends on (the named shapes).
     fn depends(self, i: usize) -> Vec<usize> {
         match self {
             Shape::Chain if i > 0 => vec![i - 1],
@@ -86,18 +104,25 @@ impl Shape {
 
 /// Writes `hub.yaml`, `params.yaml` and the component folders.
 fn write_stack(root: &Path, shape: Shape, size: usize) {
+    let graph = shape.graph(size);
+    let spec = match shape {
+        Shape::Random(seed) => Some(random::Spec::of(seed)),
+        _ => None,
+    };
+    let written_order = shape.is_real() || spec.is_some_and(|s| s.written_order);
+    let empty_roots = shape == Shape::RealRoots || spec.is_some_and(|s| s.empty_roots);
     let mut stack = String::from("version: 1\nkind: stack\nmeta: {name: scale}\ncomponents:\n");
-    for i in 0..size {
-        let depends: Vec<String> = shape.depends(i).iter().map(|d| format!("c{d}")).collect();
+    for (i, depends) in graph.iter().enumerate() {
+        let depends: Vec<String> = depends.iter().map(|d| format!("c{d}")).collect();
         let _ = write!(stack, "- {{name: c{i}, source: {{dir: c/c{i}}}");
         if !depends.is_empty() {
             let _ = write!(stack, ", depends: [{}]", depends.join(", "));
-        } else if shape == Shape::RealRoots {
+        } else if empty_roots {
             stack.push_str(", depends: []");
         }
         stack.push_str("}\n");
     }
-    if shape.is_real() {
+    if written_order {
         stack.push_str("lifecycle:\n  order:\n");
         for i in 0..size {
             let _ = writeln!(stack, "  - c{i}");
@@ -106,25 +131,30 @@ fn write_stack(root: &Path, shape: Shape, size: usize) {
     stack.push_str("parameters:\n- {name: dns.domain, value: scale.example.com}\n");
     std::fs::write(root.join("hub.yaml"), stack).expect("hub.yaml");
     let mut params = String::from("parameters:\n");
-    if shape.is_real() {
-        for i in 0..size {
-            for k in 0..20 {
-                let _ = writeln!(
-                    params,
-                    "- {{name: c{i}.p{k}, value: 'o{k}-${{dns.domain}}'}}"
-                );
-            }
+    for i in 0..size {
+        let overridden = match spec {
+            Some(spec) => spec.overridden(i),
+            None if shape.is_real() => 20,
+            None => 0,
+        };
+        for k in 0..overridden {
+            let _ = writeln!(
+                params,
+                "- {{name: c{i}.p{k}, value: 'o{k}-${{dns.domain}}'}}"
+            );
         }
-    } else {
+    }
+    if params == "parameters:\n" {
         params = "parameters: []\n".into();
     }
     std::fs::write(root.join("params.yaml"), params).expect("params.yaml");
-    for i in 0..size {
+    for (i, depends) in graph.iter().enumerate() {
         let dir = root.join(format!("c/c{i}"));
         std::fs::create_dir_all(&dir).expect("component folder");
-        let manifest = match shape.is_real() {
-            true => real_manifest(shape, i),
-            false => generated_manifest(shape, i),
+        let manifest = match (spec, shape.is_real()) {
+            (Some(spec), _) => spec.manifest(i, depends),
+            (None, true) => real_manifest(shape, i),
+            (None, false) => generated_manifest(shape, i),
         };
         std::fs::write(dir.join("hub-component.yaml"), manifest).expect("manifest");
         let script = format!("#!/bin/sh\necho\necho Outputs:\necho out = o{i}\n");
@@ -494,6 +524,49 @@ fn report(rows: &[Row], timeout: Duration) -> String {
         }
         out.push('\n');
     }
+    out.push_str(&worst_random(rows));
+    out
+}
+
+/// Over the random shapes, each command's worst growth per ×10 and the
+/// seed that gave it, with what that seed drew.
+fn worst_random(rows: &[Row]) -> String {
+    let mut worst: Vec<Option<(f64, u64)>> = vec![None; COMMANDS.len()];
+    for pair in rows.windows(2) {
+        let (small, large) = (&pair[0], &pair[1]);
+        let Shape::Random(seed) = small.shape else {
+            continue;
+        };
+        if small.shape != large.shape || large.size != small.size * 10 {
+            continue;
+        }
+        for (k, (a, b)) in small.outcomes.iter().zip(&large.outcomes).enumerate() {
+            let growth = match (a.measure(), b.measure()) {
+                (Some(a), Some(b)) => b.wall.as_secs_f64() / a.wall.as_secs_f64(),
+                // A command stopped at the timeout at the larger size is
+                // the worst there is.
+                (Some(_), None) => f64::INFINITY,
+                _ => continue,
+            };
+            if worst[k].is_none_or(|(w, _)| growth > w) {
+                worst[k] = Some((growth, seed));
+            }
+        }
+    }
+    if worst.iter().all(Option::is_none) {
+        return String::new();
+    }
+    let mut out = String::from("\nRandom shapes, worst growth per ×10 of each command:\n\n| command | worst growth | seed | what the seed drew |\n|---|---:|---:|---|\n");
+    for ((name, _), worst) in COMMANDS.iter().zip(worst) {
+        let Some((growth, seed)) = worst else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "| {name} | {growth:.1}× | {seed} | {} |",
+            random::Spec::of(seed).describe()
+        );
+    }
     out
 }
 
@@ -520,6 +593,13 @@ fn main() {
             .map(|s| s.parse().expect("--timeout takes seconds"))
             .unwrap_or(300),
     );
+    let random: u64 = option("--random")
+        .map(|s| s.parse().expect("--random takes a number of seeds"))
+        .unwrap_or(0);
+    let shapes: Vec<Shape> = shapes
+        .into_iter()
+        .chain((1..=random).map(Shape::Random))
+        .collect();
     let keep = option("--keep").map(PathBuf::from);
     let runs: usize = option("--runs")
         .map(|s| s.parse().expect("--runs takes a number"))
