@@ -25,13 +25,13 @@ pub mod change;
 pub mod child;
 pub mod ci;
 pub mod options;
-pub mod order;
 pub mod outcome;
 pub mod plan;
 pub mod policy;
 pub mod run;
-pub mod source;
-pub mod terraform;
-pub mod timeout;
 pub mod trace;
 pub mod view;
+
+// Transition (issue 40 item 1): the planning modules moved to `hub-plan`;
+// re-exported here so the command line's imports keep their paths.
+pub use hub_plan::{order, source, terraform, timeout};

@@ -2,13 +2,13 @@
 //! process it runs in ([`Host`]): plain data shared by the planner, the
 //! engine and the commands.
 
-use crate::child::env::OsEnvironment;
 use crate::child::interrupt::Interrupts;
 use crate::child::process::LineSink;
-use crate::order::plan::{Selection, Verb};
 use crate::outcome::Progress;
 use crate::plan::Plan;
 use hub_params::Prompter;
+use hub_plan::env::OsEnvironment;
+use hub_plan::order::plan::{Selection, Verb};
 use hub_state::{self as state, State};
 use indexmap::IndexMap;
 use std::path::PathBuf;

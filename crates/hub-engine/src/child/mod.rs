@@ -11,7 +11,6 @@
 //!   of its stdout hub keeps in memory.
 
 pub mod capture;
-pub mod env;
 pub mod interrupt;
 pub mod kept;
 pub mod mustache;
@@ -20,3 +19,6 @@ pub mod process;
 pub mod secret_lines;
 pub mod spawn;
 pub mod templates;
+
+/// The environment, computed by the planning crate (re-exported, issue 40 item 1).
+pub use hub_plan::env;

@@ -27,20 +27,20 @@ use super::{
     Requirement, SelectionSeen, StateSeen,
 };
 use crate::options::RunOptions;
-use crate::order::plan::{self, Schedule, Verb};
-use crate::order::requirements::provides_text;
 use crate::run::action::{self, Decided};
 use crate::run::fingerprint;
 use crate::run::prune;
 use crate::run::records::scope_outputs;
 use crate::run::setup::initial_outputs;
 use crate::run::upstream::Ancestry;
-use crate::source::stack::Stack;
-use crate::timeout::Timeouts;
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::Redactor;
 use hub_manifest::{ComponentRef, Manifest};
 use hub_params::{ComponentScope, ExpandedParam, Locked};
+use hub_plan::order::plan::{self, Schedule, Verb};
+use hub_plan::order::requirements::provides_text;
+use hub_plan::source::stack::Stack;
+use hub_plan::timeout::Timeouts;
 use hub_state::{self as state, CapturedOutput, State};
 use indexmap::IndexMap;
 use std::cell::RefCell;
@@ -355,7 +355,7 @@ impl Walk<'_> {
     fn timeout_of(&self, name: &str) -> Option<String> {
         let timeouts = &self.stack.elaborated.stack.lifecycle.timeouts;
         let limit = Timeouts::new(timeouts, None).ok()?.limit(name)?;
-        Some(crate::timeout::text(limit.duration))
+        Some(hub_plan::timeout::text(limit.duration))
     }
 
     /// The engine's checks, in its order (see `Run::component`).

@@ -3,7 +3,7 @@
 //! renders it ([`crate::view::preview`]), `plan --out` saves it
 //! ([`saved`]), and the engine executes it ([`crate::run::engine`]).
 //!
-//! Not to be confused with the *ordering* ([`crate::order::plan::Schedule`]):
+//! Not to be confused with the *ordering* ([`hub_plan::order::plan::Schedule`]):
 //! which components are selected and in which order and waves they run.
 //! The action plan is made from that ordering, the locked parameters and
 //! the state.
@@ -25,9 +25,9 @@ pub mod saved;
 mod tests;
 pub mod triggers;
 
-use crate::order::plan::{Schedule, Verb};
 use crate::run::prune;
 use hub_manifest::redact::Redactor;
+use hub_plan::order::plan::{Schedule, Verb};
 use hub_state::{self as state, State};
 use serde::Serialize;
 use sha2::{Digest, Sha256};

@@ -12,9 +12,9 @@
 //! stack still lists, a chain that ends at a name the stack does not list,
 //! and a state that holds both ends.
 
-use crate::source::stack::Stack;
 use hub_manifest::diag::Location;
 use hub_manifest::{locate, Moved, Segment};
+use hub_plan::source::stack::Stack;
 use hub_state::edit::{self, EditError};
 use hub_state::{ComponentState, State, StateParameter};
 use serde::Serialize;

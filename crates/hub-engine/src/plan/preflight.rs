@@ -27,8 +27,8 @@ pub use environment::{env_entries, environment_fits, size_text, TooLarge};
 use crate::options::RunOptions;
 use crate::plan::{Action, ComponentPlan, Plan};
 use crate::run::hooks;
-use crate::source::discover::Implementation;
-use crate::source::stack::Stack;
+use hub_plan::source::discover::Implementation;
+use hub_plan::source::stack::Stack;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -154,9 +154,9 @@ fn startable(
             let named = component
                 .parameters
                 .iter()
-                .find(|p| p.name == crate::terraform::BINARY_PARAMETER)
+                .find(|p| p.name == hub_plan::terraform::BINARY_PARAMETER)
                 .and_then(|p| p.value.as_deref());
-            crate::terraform::find_binary(named).map(drop).map_err(|message| {
+            hub_plan::terraform::find_binary(named).map(drop).map_err(|message| {
                 (
                     message,
                     "the component is a folder of `*.tf` files, which hub deploys with Terraform; a `deploy.sh` or a Makefile in it would run instead".into(),
@@ -325,7 +325,7 @@ pub fn with_predicted(
     plan: &Plan,
     goes_on: impl Fn(&str) -> bool,
 ) -> Vec<Problem> {
-    if plan.verb != crate::order::plan::Verb::Deploy {
+    if plan.verb != hub_plan::order::plan::Verb::Deploy {
         return problems;
     }
     let predicted: Vec<Problem> = plan

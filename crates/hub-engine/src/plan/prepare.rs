@@ -8,16 +8,16 @@ use super::Plan;
 use crate::child::interrupt::Interrupts;
 use crate::child::process::ConsoleSink;
 use crate::options::{Host, RunOptions};
-use crate::order::plan::{Schedule, Verb};
 use crate::run::error::EngineError;
 use crate::run::prune;
 use crate::run::setup::{
     check_consistency, check_implementations, check_selection, initial_provides, lock_parameters,
     partial_flag, plan_for, require_state,
 };
-use crate::source::stack::Stack;
 use hub_manifest::diag::Warnings;
 use hub_params::Locked;
+use hub_plan::order::plan::{Schedule, Verb};
+use hub_plan::source::stack::Stack;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -32,10 +32,10 @@ pub fn plan(
     environment: Vec<(String, String)>,
     warnings: &mut Warnings,
 ) -> Result<Plan, EngineError> {
-    let base_env = crate::child::env::base(
+    let base_env = hub_plan::env::base(
         options.os_environment,
         &environment,
-        &crate::child::env::Nested::default(),
+        &hub_plan::env::Nested::default(),
     );
     let Prepared {
         plan: schedule,
@@ -104,7 +104,7 @@ fn prepare(
 ) -> Result<Prepared, EngineError> {
     let verb = options.verb.unwrap_or(Verb::Deploy);
     let order = stack.validated_order()?;
-    crate::order::plan::check_selected(&order, &options.selection)?;
+    hub_plan::order::plan::check_selected(&order, &options.selection)?;
     require_state(options)?;
     // The location a run would read, without locking anything; the first
     // one when none holds a file.

@@ -1,6 +1,6 @@
 use super::*;
-use crate::order::plan;
 use hub_params::{ExpandedParam, Locked, LockedParam, Origin};
+use hub_plan::order::plan;
 use hub_state::StateParameter;
 use std::path::PathBuf;
 use yaml_serde::Value;
@@ -84,10 +84,10 @@ fn conditions_read_expanded_parameters_before_stack_parameters() {
 
 mod conditions {
     use crate::options::RunOptions;
-    use crate::order::plan::Verb;
     use crate::plan::{prepare, Action, Condition, Plan};
-    use crate::source::stack::Stack;
     use hub_manifest::diag::Warnings;
+    use hub_plan::order::plan::Verb;
+    use hub_plan::source::stack::Stack;
     use std::os::unix::fs::PermissionsExt;
     use std::path::Path;
 

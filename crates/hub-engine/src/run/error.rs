@@ -3,14 +3,14 @@
 
 use crate::child::interrupt::signal_name;
 use crate::child::process::{Exit, ProcessError};
-use crate::order::plan::PlanError;
-use crate::order::requirements::RequirementError;
-use crate::source::discover::DiscoverError;
-use crate::source::error::SourceError;
 use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
+use hub_plan::order::plan::PlanError;
+use hub_plan::order::requirements::RequirementError;
+use hub_plan::source::discover::DiscoverError;
+use hub_plan::source::error::SourceError;
 use hub_state::{Inconsistency, StateError};
 use std::path::PathBuf;
 
@@ -126,7 +126,7 @@ pub enum EngineError {
     InvokeTimedOut {
         component: String,
         verb: String,
-        limit: crate::timeout::Limit,
+        limit: hub_plan::timeout::Limit,
     },
     #[error("{what} is required: {how}")]
     Missing {

@@ -111,7 +111,7 @@ impl FingerprintError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            FingerprintError::NoFolder { .. } => Some(crate::source::stack::COMPONENT_FOLDER_HINT.into()),
+            FingerprintError::NoFolder { .. } => Some(hub_plan::source::stack::COMPONENT_FOLDER_HINT.into()),
             FingerprintError::Read { .. } | FingerprintError::Walk { .. } => Some(format!(
                 "check the permissions; a file the deploy does not depend on can be listed in a `{IGNORE_FILE}` of the component folder"
             )),

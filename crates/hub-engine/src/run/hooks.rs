@@ -15,10 +15,10 @@
 use crate::child::interrupt::Interrupts;
 use crate::child::otp::PAD_VARIABLE;
 use crate::child::process::{self, Exit, Invocation, LineSink};
-use crate::source::discover::script_names;
-use crate::timeout::Limit;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Hook;
+use hub_plan::source::discover::script_names;
+use hub_plan::timeout::Limit;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -260,7 +260,7 @@ pub fn find_script(file: &str, component_dir: &Path, stack_dir: &Path) -> Option
         .flat_map(|folder| script_names(file).map(|name| folder.join(name)))
         .find(|candidate| candidate.is_file())
         .map(|found| std::path::absolute(&found).unwrap_or(found))
-        .or_else(|| crate::source::discover::which(file))
+        .or_else(|| hub_plan::source::discover::which(file))
 }
 
 /// Why the hooks of one phase stopped the component.
@@ -499,7 +499,7 @@ mod tests {
 
     #[test]
     fn the_hooks_and_the_implementation_share_the_time_limit() {
-        use crate::timeout::Source;
+        use hub_plan::timeout::Source;
         use std::time::Duration;
         let dir = tempfile::tempdir().expect("tmp");
         let limit = Limit {
@@ -546,7 +546,7 @@ mod tests {
 
     #[test]
     fn an_implementation_that_takes_the_time_left_times_out() {
-        use crate::timeout::Source;
+        use hub_plan::timeout::Source;
         use std::time::Duration;
         let dir = tempfile::tempdir().expect("tmp");
         let limit = Limit {

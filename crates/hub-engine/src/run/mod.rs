@@ -20,7 +20,7 @@
 //!   --prune`: components the state holds and the stack no longer lists.
 //! * [`error`] — what stops a run (the signals a run hears are in
 //!   [`crate::child::interrupt`], how long a component may run in
-//!   [`crate::timeout`]).
+//!   [`hub_plan::timeout`]).
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`; [`check`] —
 //!   `hub check`: each deployed component's `check` verb and its health.
 

@@ -8,15 +8,15 @@
 //! they depend on as the entries' `depends` record them. An entry left
 //! `undeployed` has nothing to take down: it is only forgotten.
 
-use crate::child::env::{self, ComponentVariables};
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink};
-use crate::source::discover;
-use crate::timeout::Limit;
 use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
 use hub_params::{ExpandedParam, Origin};
+use hub_plan::env::{self, ComponentVariables};
+use hub_plan::source::discover;
+use hub_plan::timeout::Limit;
 use hub_state::{ComponentState, ComponentStatus, State};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -201,7 +201,7 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
     let child_env = env::component(run.base_env, &vars, &mut quiet);
     let child_env = match implementation {
         discover::Implementation::Terraform { .. } => {
-            crate::terraform::environment(child_env, &params)
+            hub_plan::terraform::environment(child_env, &params)
         }
         _ => child_env,
     };

@@ -12,8 +12,8 @@
 use super::hooks::Around;
 use crate::child::interrupt::Interrupts;
 use crate::child::process::{Exit, LineSink};
-use crate::timeout;
 use hub_manifest::RetryPolicy;
+use hub_plan::timeout;
 use indexmap::IndexMap;
 use regex::Regex;
 use std::collections::HashMap;

@@ -5,14 +5,14 @@
 use super::error::EngineError;
 use super::prune;
 use crate::options::{Host, RunOptions};
-use crate::order::plan::{Plan, PlanError, Verb};
-use crate::order::requirements;
-use crate::source::discover::{self, Implementation};
-use crate::source::stack::Stack;
 use hub_manifest::diag::{Location, Warnings};
 use hub_params::drift::{self, Drift, DriftUse};
 use hub_params::format::substitution_text;
 use hub_params::{self as params, LockOptions, Locked, Prompter};
+use hub_plan::order::plan::{Plan, PlanError, Verb};
+use hub_plan::order::requirements;
+use hub_plan::source::discover::{self, Implementation};
+use hub_plan::source::stack::Stack;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;
 use std::collections::HashMap;

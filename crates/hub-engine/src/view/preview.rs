@@ -14,7 +14,6 @@ pub use render::{render_json, render_text};
 
 use super::report::{ReportContext, RunReport};
 use super::summary::{Outcome, Summary};
-use crate::order::plan::Verb;
 /// Works out what a deploy or undeploy would do: the planner, after
 /// `hub plan`'s preparation.
 pub use crate::plan::prepare::plan as preview;
@@ -23,6 +22,7 @@ pub use crate::plan::{
     ParameterPlan as ParameterPreview, Plan as Preview, RemovedPlan as RemovedPreview, Requirement,
     SelectionSeen, StateSeen, Wait,
 };
+use hub_plan::order::plan::Verb;
 
 /// How much of each component a text or markdown plan shows; the JSON
 /// plan always has everything.

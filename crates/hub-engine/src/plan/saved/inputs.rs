@@ -14,7 +14,7 @@
 //! `--changed` uses ([`fingerprint::folder_digest`]).
 
 use crate::run::{fingerprint, hooks};
-use crate::source::stack::Stack;
+use hub_plan::source::stack::Stack;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};

@@ -27,7 +27,7 @@ use super::{
 };
 use crate::options::RunOptions;
 use crate::run::fingerprint;
-use crate::source::stack::Stack;
+use hub_plan::source::stack::Stack;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

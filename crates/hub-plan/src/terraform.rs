@@ -125,7 +125,7 @@ pub fn check_binary(params: &[ExpandedParam]) -> Result<PathBuf, String> {
     let named = params
         .iter()
         .find(|p| p.name == BINARY_PARAMETER)
-        .map(|p| crate::child::env::env_text(p.value.as_ref()));
+        .map(|p| crate::env::env_text(p.value.as_ref()));
     find_binary(named.as_deref())
 }
 
@@ -139,7 +139,7 @@ pub fn environment(env: Vec<(String, String)>, params: &[ExpandedParam]) -> Vec<
         if param.value.as_ref().is_none_or(|v| v.is_null()) {
             continue;
         }
-        let text = crate::child::env::env_text(param.value.as_ref());
+        let text = crate::env::env_text(param.value.as_ref());
         if param.name == BINARY_PARAMETER {
             set(&mut env, BINARY_VAR, text);
         } else if let Some(key) = param.name.strip_prefix(BACKEND_PREFIX) {

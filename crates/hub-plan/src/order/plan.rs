@@ -640,7 +640,7 @@ fn dependents_of(
 
 /// Every name `-c`, `-o` and `-l` give is a component of the stack:
 /// checked first, before anything (a state) is required or read.
-pub(crate) fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
+pub fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
     let named = selection
         .picks()
         .map(|p| ("-c", p.name))

@@ -1,0 +1,21 @@
+//! Planning: everything hub decides before a component runs. It reads, and
+//! never runs a component's process.
+//!
+//! * [`source`] — the stack of a run and its component folders;
+//! * [`order`] — which components are selected and in which order and
+//!   waves they run (the schedule), its edges, the scheduler, and the
+//!   requirements the environment must meet;
+//! * [`timeout`] — how long a component may run (`lifecycle.timeouts`,
+//!   `--timeout`), read by the schedule, the planner and the engine;
+//! * [`env`](mod@env) — the environment a component's process will see
+//!   (computed here, used by the engine when it starts the process);
+//! * [`terraform`] — which Terraform binary a component uses.
+//!
+//! The running crate, `hub-engine`, depends on this one; this crate never
+//! imports it.
+
+pub mod env;
+pub mod order;
+pub mod source;
+pub mod terraform;
+pub mod timeout;
