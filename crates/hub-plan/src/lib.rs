@@ -9,11 +9,14 @@
 //!   `--timeout`), read by the schedule, the planner and the engine;
 //! * [`env`](mod@env) — the environment a component's process will see
 //!   (computed here, used by the engine when it starts the process);
-//! * [`terraform`] — which Terraform binary a component uses.
+//! * [`terraform`] — which Terraform binary a component uses;
+//! * [`decide`] — fingerprints, the digest cache, upstream ancestry, the
+//!   outputs each component sees and what a run records.
 //!
 //! The running crate, `hub-engine`, depends on this one; this crate never
 //! imports it.
 
+pub mod decide;
 pub mod env;
 pub mod order;
 pub mod source;

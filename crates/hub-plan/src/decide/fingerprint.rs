@@ -111,7 +111,7 @@ impl FingerprintError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            FingerprintError::NoFolder { .. } => Some(hub_plan::source::stack::COMPONENT_FOLDER_HINT.into()),
+            FingerprintError::NoFolder { .. } => Some(crate::source::stack::COMPONENT_FOLDER_HINT.into()),
             FingerprintError::Read { .. } | FingerprintError::Walk { .. } => Some(format!(
                 "check the permissions; a file the deploy does not depend on can be listed in a `{IGNORE_FILE}` of the component folder"
             )),
@@ -325,7 +325,7 @@ pub fn parameters_digest(params: &[ExpandedParam]) -> String {
 
 /// The parameter that lists the capabilities provided so far is left out
 /// (and a plan does not count its difference from the state as a change).
-pub(crate) fn fingerprinted(name: &str) -> bool {
+pub fn fingerprinted(name: &str) -> bool {
     name != "hub.provides"
 }
 

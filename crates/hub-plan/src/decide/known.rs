@@ -617,7 +617,7 @@ pub fn outputs_read<'o>(
 /// [`outputs_read`] with the outputs a [`Wanted`] sees found by `find`
 /// (in the list's order): `reads`, then the names the values found name,
 /// until no new name comes up.
-pub(crate) fn read_closure<'o>(
+pub fn read_closure<'o>(
     reads: &HashSet<String>,
     find: impl Fn(&Wanted) -> Vec<&'o CapturedOutput>,
 ) -> Vec<&'o CapturedOutput> {
@@ -632,9 +632,9 @@ pub(crate) fn read_closure<'o>(
 }
 
 /// Names looked up: plain, and `component:name` split in two.
-pub(crate) struct Wanted {
-    pub(crate) plain: HashSet<String>,
-    pub(crate) qualified: HashMap<String, HashSet<String>>,
+pub struct Wanted {
+    pub plain: HashSet<String>,
+    pub qualified: HashMap<String, HashSet<String>>,
 }
 
 impl Wanted {

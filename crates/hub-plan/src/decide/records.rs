@@ -2,21 +2,17 @@
 //! meta and raw outputs, the stack parameters and the stack-level outputs;
 //! and where the component log files go.
 
-use crate::child::capture::RawOutputs;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::{self as params, ExpandedParam, Locked};
 use hub_state::{self as state, ComponentMeta, ComponentState, RawOutput, State, StateParameter};
+use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 use yaml_serde::Value;
 
 /// The stack-level `capturedOutputs` after a deploy: all outputs of a
 /// complete run; otherwise the run's outputs merged into the old ones.
-pub(crate) fn refresh_stack_outputs(
-    state: &mut State,
-    outputs: &[state::CapturedOutput],
-    complete: bool,
-) {
+pub fn refresh_stack_outputs(state: &mut State, outputs: &[state::CapturedOutput], complete: bool) {
     if complete {
         state.captured_outputs = outputs.to_vec();
         return;
@@ -46,14 +42,14 @@ pub fn log_dir(state: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-pub(crate) fn is_secret_output(output: &state::CapturedOutput) -> bool {
+pub fn is_secret_output(output: &state::CapturedOutput) -> bool {
     output.kind.starts_with("secret") || hub_manifest::secrets::looks_secret(&output.name)
 }
 
 /// The secret outputs a state already holds, masked from the start of a
 /// run: a component printing them again is masked before its `Outputs:`
 /// block says they are secret.
-pub(crate) fn mask_recorded_secrets(masker: &mut SecretMasker, state: &State) {
+pub fn mask_recorded_secrets(masker: &mut SecretMasker, state: &State) {
     // Each entry's own outputs are found through its snapshot's ladders
     // (see `Snapshot::outputs_of`): what the component holds, not the
     // whole snapshot, and no map of every output.
@@ -63,7 +59,7 @@ pub(crate) fn mask_recorded_secrets(masker: &mut SecretMasker, state: &State) {
 }
 
 /// [`mask_recorded_secrets`] for one component's entry.
-pub(crate) fn mask_entry_secrets(masker: &mut SecretMasker, name: &str, entry: &ComponentState) {
+pub fn mask_entry_secrets(masker: &mut SecretMasker, name: &str, entry: &ComponentState) {
     if !entry.captured_outputs.is_empty() {
         mask_secret_outputs(masker, &entry.captured_outputs.outputs_of(name));
     }
@@ -75,7 +71,7 @@ fn mask_secret_outputs(masker: &mut SecretMasker, outputs: &[state::CapturedOutp
     }
 }
 
-pub(crate) fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
+pub fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
     locked
         .params
         .values()
@@ -88,7 +84,7 @@ pub(crate) fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
         .collect()
 }
 
-pub(crate) fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParameter> {
+pub fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParameter> {
     params
         .iter()
         .map(|p| StateParameter {
@@ -100,7 +96,7 @@ pub(crate) fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParamet
         .collect()
 }
 
-pub(crate) fn component_meta(manifest: &Manifest) -> ComponentMeta {
+pub fn component_meta(manifest: &Manifest) -> ComponentMeta {
     let meta = &manifest.meta;
     ComponentMeta {
         origin: meta.origin.clone(),
@@ -114,7 +110,9 @@ pub(crate) fn component_meta(manifest: &Manifest) -> ComponentMeta {
     }
 }
 
-pub(crate) fn raw_outputs(raw: &RawOutputs) -> Vec<RawOutput> {
+/// The `Outputs:` a component printed (`child::capture::RawOutputs` in
+/// the engine), sorted by name for the state.
+pub fn raw_outputs(raw: &IndexMap<String, String>) -> Vec<RawOutput> {
     let mut out: Vec<RawOutput> = raw
         .iter()
         .map(|(name, value)| RawOutput {
@@ -128,7 +126,7 @@ pub(crate) fn raw_outputs(raw: &RawOutputs) -> Vec<RawOutput> {
 
 /// The outputs a component's parameters are expanded with: of `visible`,
 /// those it may read (all of them when `reads` is not known).
-pub(crate) fn scope_outputs(
+pub fn scope_outputs(
     visible: &[state::CapturedOutput],
     reads: Option<&std::collections::HashSet<String>>,
 ) -> Vec<params::CapturedOutput> {
@@ -141,7 +139,7 @@ pub(crate) fn scope_outputs(
     }
 }
 
-pub(crate) fn to_scope_output(output: &state::CapturedOutput) -> params::CapturedOutput {
+pub fn to_scope_output(output: &state::CapturedOutput) -> params::CapturedOutput {
     params::CapturedOutput {
         component: output.component.clone(),
         name: output.name.clone(),

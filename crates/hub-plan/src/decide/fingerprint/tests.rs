@@ -377,7 +377,7 @@ fn fingerprint() -> Fingerprint {
 fn deployed(status: &str) -> ComponentState {
     ComponentState {
         status: status.into(),
-        parameters: crate::run::records::component_parameters(&params()),
+        parameters: crate::decide::records::component_parameters(&params()),
         fingerprint: Some(fingerprint()),
         ..ComponentState::default()
     }
