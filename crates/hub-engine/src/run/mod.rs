@@ -24,7 +24,6 @@
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`; [`check`] —
 //!   `hub check`: each deployed component's `check` verb and its health.
 
-pub mod action;
 pub mod check;
 pub mod engine;
 pub mod error;
@@ -42,4 +41,4 @@ pub mod size;
 
 // Moved to the planning crate (issue 40 item 1), re-exported for the
 // engine's paths and the command line.
-pub use hub_plan::decide::{digest_cache, fingerprint, known, records, upstream};
+pub use hub_plan::decide::{action, digest_cache, fingerprint, known, records, upstream};

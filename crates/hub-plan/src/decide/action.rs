@@ -2,7 +2,7 @@
 //! decision `hub plan` shows and `hub deploy` follows, so that the two
 //! cannot disagree.
 //!
-//! The planner ([`crate::plan::make`]) checks conditions, requirements and
+//! The planner (`hub_engine::plan::make`) checks conditions, requirements and
 //! failed dependencies first (a `skip` or a `fail`); for a component that
 //! gets past them, [`deploy_action`] says whether it runs and why. Only the
 //! planner calls it: the engine executes the plan.
@@ -10,7 +10,85 @@
 use super::fingerprint::Change;
 use hub_state::{ComponentState, ComponentStatus};
 
-pub use crate::plan::Action;
+use serde::Serialize;
+
+/// What happens to one component. The names are those written into plans
+/// (text, JSON, markdown and saved plan files): see [`Action::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Action {
+    /// Never deployed (no entry, or an entry left `undeployed`).
+    #[serde(rename = "create")]
+    Create,
+    /// Deployed, and it runs again.
+    #[serde(rename = "update")]
+    Update,
+    /// `--changed` only: nothing changed, it does not run.
+    #[serde(rename = "no-op")]
+    NoOp,
+    /// Undeployed, then deployed, in one turn: `lifecycle.replaceTriggeredBy`
+    /// (a component it names deploys first, or a parameter it names changed).
+    #[serde(rename = "replace")]
+    Replace,
+    /// Deployed again, nothing undeployed first: its last run failed or was
+    /// interrupted, or `--replace` names it. It runs even with `--changed`.
+    #[serde(rename = "rerun")]
+    Rerun,
+    /// Undeployed: by an undeploy, or by `deploy --prune` for a component
+    /// no longer in the stack.
+    #[serde(rename = "delete")]
+    Delete,
+    /// An optional component that does not run (a condition is off, an
+    /// optional requirement is not provided).
+    #[serde(rename = "skip")]
+    Skip,
+    /// It would fail before running (a requirement nobody provides, a
+    /// dependency that would fail, parameters that cannot be expanded).
+    #[serde(rename = "fail")]
+    Fail,
+}
+
+impl Action {
+    pub const ALL: [Action; 8] = [
+        Action::Create,
+        Action::Update,
+        Action::Replace,
+        Action::Rerun,
+        Action::Delete,
+        Action::NoOp,
+        Action::Skip,
+        Action::Fail,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::NoOp => "no-op",
+            Action::Replace => "replace",
+            Action::Rerun => "rerun",
+            Action::Delete => "delete",
+            Action::Skip => "skip",
+            Action::Fail => "fail",
+        }
+    }
+
+    /// The component's implementation runs (deploy or undeploy).
+    pub fn runs(self) -> bool {
+        matches!(
+            self,
+            Action::Create | Action::Update | Action::Replace | Action::Rerun | Action::Delete
+        )
+    }
+
+    /// After this action the component's outputs and capabilities are
+    /// there for the components after it (it deployed, or kept what it had).
+    pub fn keeps_outputs(self) -> bool {
+        matches!(
+            self,
+            Action::Create | Action::Update | Action::Replace | Action::Rerun | Action::NoOp
+        )
+    }
+}
 
 /// A decision and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
