@@ -5,6 +5,10 @@
 //! * [`order`] — which components are selected and in which order and
 //!   waves they run (the schedule), its edges, the scheduler, and the
 //!   requirements the environment must meet;
+//! * [`plan`] — the action plan: what happens to each component and on
+//!   what condition, made once by the planner, then rendered, saved or
+//!   executed; its guards, `moved`, the preflight and saved plans;
+//! * [`options`] — what a run is asked to do;
 //! * [`timeout`] — how long a component may run (`lifecycle.timeouts`,
 //!   `--timeout`), read by the schedule, the planner and the engine;
 //! * [`env`](mod@env) — the environment a component's process will see
@@ -18,7 +22,9 @@
 
 pub mod decide;
 pub mod env;
+pub mod options;
 pub mod order;
+pub mod plan;
 pub mod source;
 pub mod terraform;
 pub mod timeout;

@@ -3,8 +3,8 @@
 //!
 //! The limit covers everything hub starts for the component in one run:
 //! its pre hooks, its implementation and its post hooks, together
-//! ([`crate::run::hooks::Budget`]). When it is over, the process running then gets SIGTERM,
-//! the grace period, then SIGKILL (see [`crate::child::process`]),
+//! (`hub_engine::run::hooks::Budget`). When it is over, the process running then gets SIGTERM,
+//! the grace period, then SIGKILL (see `hub_engine::child::process`),
 //! and the component fails with "timed out after …". A limit of `0` is no
 //! limit: `lifecycle.timeouts: {slow: 0}` exempts `slow` from `--timeout`.
 

@@ -13,9 +13,8 @@ use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink};
 use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
-use hub_params::{ExpandedParam, Origin};
 pub use hub_plan::decide::prune::{
-    check_folders, removed, removed_entry, warning, FolderGone, Removed,
+    check_folders, recorded_parameters, removed, removed_entry, warning, FolderGone, Removed,
 };
 use hub_plan::env::{self, ComponentVariables};
 use hub_plan::source::discover;
@@ -102,24 +101,6 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
             exit => Ended::Failed(format!("undeploy failed: {exit}")),
         },
     }
-}
-
-/// The entry's parameters as the component's last run had them: those
-/// its undeploy gets.
-pub fn recorded_parameters(entry: &ComponentState) -> Vec<ExpandedParam> {
-    entry
-        .parameters
-        .iter()
-        .map(|p| ExpandedParam {
-            name: p.name.clone(),
-            value: Some(p.value.clone()),
-            env: p.env.clone(),
-            origin: Origin::Value,
-            expression: None,
-            declared: None,
-            secret: hub_manifest::secrets::looks_secret(&p.name),
-        })
-        .collect()
 }
 
 /// Forgets a pruned component: its entry, the capabilities it provided and

@@ -9,6 +9,7 @@ use hub_manifest::diag::{Location, Warnings};
 use hub_params::drift::{self, Drift, DriftUse};
 use hub_params::format::substitution_text;
 use hub_params::{self as params, LockOptions, Locked, Prompter};
+pub(crate) use hub_plan::decide::known::initial_outputs;
 use hub_plan::order::plan::{Plan, PlanError, Verb};
 use hub_plan::order::requirements;
 use hub_plan::source::discover::{self, Implementation};
@@ -321,22 +322,6 @@ pub(crate) struct Implementations {
     pub found: HashMap<String, Implementation>,
     /// The components whose implementation of a verb is not found.
     pub missing: Vec<crate::plan::preflight::Problem>,
-}
-
-/// The outputs a run starts with: for a full undeploy the stack-level
-/// ones (or the latest snapshot); otherwise none until components run or
-/// are preloaded.
-pub(crate) fn initial_outputs(plan: &Plan, state: Option<&State>) -> Vec<state::CapturedOutput> {
-    match (
-        plan.verb,
-        state,
-        plan.offset.is_none() && !plan.per_component,
-    ) {
-        (Verb::Undeploy, Some(state), true) => {
-            state.outputs_for_full_undeploy(&plan.order).to_vec()
-        }
-        _ => Vec::new(),
-    }
 }
 
 /// The plan of a run, with the undeploy guess (§10.2) from the state's

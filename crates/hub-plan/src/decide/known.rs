@@ -699,5 +699,24 @@ pub fn overlay<'o>(
     base
 }
 
+/// The outputs a run starts with: for a full undeploy the stack-level
+/// ones (or the latest snapshot); otherwise none until components run or
+/// are preloaded.
+pub fn initial_outputs(
+    plan: &crate::order::plan::Plan,
+    state: Option<&hub_state::State>,
+) -> Vec<state::CapturedOutput> {
+    match (
+        plan.verb,
+        state,
+        plan.offset.is_none() && !plan.per_component,
+    ) {
+        (crate::order::plan::Verb::Undeploy, Some(state), true) => {
+            state.outputs_for_full_undeploy(&plan.order).to_vec()
+        }
+        _ => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,7 @@
 //! and checked for `--prune` (their folders). Undeploying and forgetting
 //! them is the engine's (`hub_engine::run::prune`).
 
+use hub_params::{ExpandedParam, Origin};
 use hub_state::{ComponentState, ComponentStatus, State};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -133,4 +134,22 @@ pub fn warning(removed: &[Removed]) -> Option<String> {
             names.join(", ")
         )),
     }
+}
+
+/// The entry's parameters as the component's last run had them: those
+/// its undeploy gets.
+pub fn recorded_parameters(entry: &ComponentState) -> Vec<ExpandedParam> {
+    entry
+        .parameters
+        .iter()
+        .map(|p| ExpandedParam {
+            name: p.name.clone(),
+            value: Some(p.value.clone()),
+            env: p.env.clone(),
+            origin: Origin::Value,
+            expression: None,
+            declared: None,
+            secret: hub_manifest::secrets::looks_secret(&p.name),
+        })
+        .collect()
 }

@@ -5,10 +5,10 @@
 //! lifted by removing the entry from the stack.
 
 use super::{Action, Plan};
+use crate::order::plan::Verb;
+use crate::source::stack::Stack;
 use hub_manifest::diag::Location;
 use hub_manifest::{locate_entry, Segment, SourceFile};
-use hub_plan::order::plan::Verb;
-use hub_plan::source::stack::Stack;
 use std::fmt;
 
 /// What a plan would do to a protected component.

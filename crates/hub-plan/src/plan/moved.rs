@@ -12,9 +12,9 @@
 //! stack still lists, a chain that ends at a name the stack does not list,
 //! and a state that holds both ends.
 
+use crate::source::stack::Stack;
 use hub_manifest::diag::Location;
 use hub_manifest::{locate, Moved, Segment};
-use hub_plan::source::stack::Stack;
 use hub_state::edit::{self, EditError};
 use hub_state::{ComponentState, State, StateParameter};
 use serde::Serialize;
@@ -246,5 +246,5 @@ fn parameters_digest(parameters: &[StateParameter], component_name: Option<&str>
             secret: false,
         })
         .collect();
-    crate::run::fingerprint::parameters_digest(&expanded)
+    crate::decide::fingerprint::parameters_digest(&expanded)
 }

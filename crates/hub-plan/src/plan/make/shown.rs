@@ -4,9 +4,9 @@
 //! reach pull-request comments, the change registry and saved plans.
 
 use super::Walk;
+use crate::decide::fingerprint;
 use crate::plan::expand::Expanded;
 use crate::plan::{saved_digest, ParameterChange, ParameterPlan};
-use crate::run::fingerprint;
 use hub_manifest::redact::MASK;
 use hub_params::{ExpandedParam, Origin};
 use hub_state::StateParameter;

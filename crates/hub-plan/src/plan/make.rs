@@ -3,7 +3,7 @@
 //!
 //! The selected components are taken in the effective order, each given
 //! an [`Action`], through the deploy's decision
-//! ([`crate::run::action::deploy_action`], called from here only):
+//! ([`crate::decide::action::deploy_action`], called from here only):
 //!
 //! * `fail` when a dependency would fail, its parameters cannot be
 //!   expanded, or (deploy) a hard requirement is not provided;
@@ -26,21 +26,21 @@ use super::{
     Action, ComponentPlan, Execution, ParameterChange, ParameterPlan, Plan, RemovedPlan,
     Requirement, SelectionSeen, StateSeen,
 };
+use crate::decide::action::{self, Decided};
+use crate::decide::fingerprint;
+use crate::decide::known::initial_outputs;
+use crate::decide::prune;
+use crate::decide::records::scope_outputs;
+use crate::decide::upstream::Ancestry;
 use crate::options::RunOptions;
-use crate::run::action::{self, Decided};
-use crate::run::fingerprint;
-use crate::run::prune;
-use crate::run::records::scope_outputs;
-use crate::run::setup::initial_outputs;
-use crate::run::upstream::Ancestry;
+use crate::order::plan::{self, Schedule, Verb};
+use crate::order::requirements::provides_text;
+use crate::source::stack::Stack;
+use crate::timeout::Timeouts;
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::Redactor;
 use hub_manifest::{ComponentRef, Manifest};
 use hub_params::{ComponentScope, ExpandedParam, Locked};
-use hub_plan::order::plan::{self, Schedule, Verb};
-use hub_plan::order::requirements::provides_text;
-use hub_plan::source::stack::Stack;
-use hub_plan::timeout::Timeouts;
 use hub_state::{self as state, CapturedOutput, State};
 use indexmap::IndexMap;
 use std::cell::RefCell;
@@ -355,7 +355,7 @@ impl Walk<'_> {
     fn timeout_of(&self, name: &str) -> Option<String> {
         let timeouts = &self.stack.elaborated.stack.lifecycle.timeouts;
         let limit = Timeouts::new(timeouts, None).ok()?.limit(name)?;
-        Some(hub_plan::timeout::text(limit.duration))
+        Some(crate::timeout::text(limit.duration))
     }
 
     /// The engine's checks, in its order (see `Run::component`).

@@ -13,8 +13,8 @@
 //! another; a folder's path ends in `/` and its digest is the one
 //! `--changed` uses ([`fingerprint::folder_digest`]).
 
-use crate::run::{fingerprint, hooks};
-use hub_plan::source::stack::Stack;
+use crate::decide::{fingerprint, hooks};
+use crate::source::stack::Stack;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};

@@ -24,11 +24,11 @@ mod environment;
 pub use super::{EnvEntry, Problem};
 pub use environment::{env_entries, environment_fits, size_text, TooLarge};
 
+use crate::decide::hooks;
 use crate::options::RunOptions;
 use crate::plan::{Action, ComponentPlan, Plan};
-use crate::run::hooks;
-use hub_plan::source::discover::Implementation;
-use hub_plan::source::stack::Stack;
+use crate::source::discover::Implementation;
+use crate::source::stack::Stack;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,7 @@ pub struct Inputs<'a> {
     /// The action plan: only the components it runs are checked.
     pub plan: &'a Plan,
     /// What implements the run's verb, by component, as found before the
-    /// run ([`crate::run::setup::check_implementations`]).
+    /// run (`hub_engine::run::setup::check_implementations`).
     pub implementations: &'a HashMap<String, Implementation>,
     /// hub's base environment for the components (without their own
     /// variables).
@@ -154,9 +154,9 @@ fn startable(
             let named = component
                 .parameters
                 .iter()
-                .find(|p| p.name == hub_plan::terraform::BINARY_PARAMETER)
+                .find(|p| p.name == crate::terraform::BINARY_PARAMETER)
                 .and_then(|p| p.value.as_deref());
-            hub_plan::terraform::find_binary(named).map(drop).map_err(|message| {
+            crate::terraform::find_binary(named).map(drop).map_err(|message| {
                 (
                     message,
                     "the component is a folder of `*.tf` files, which hub deploys with Terraform; a `deploy.sh` or a Makefile in it would run instead".into(),
@@ -325,7 +325,7 @@ pub fn with_predicted(
     plan: &Plan,
     goes_on: impl Fn(&str) -> bool,
 ) -> Vec<Problem> {
-    if plan.verb != hub_plan::order::plan::Verb::Deploy {
+    if plan.verb != crate::order::plan::Verb::Deploy {
         return problems;
     }
     let predicted: Vec<Problem> = plan

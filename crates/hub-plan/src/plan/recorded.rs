@@ -13,7 +13,7 @@
 //! order, two outputs of the same name in a snapshot) is done as before,
 //! on whole lists.
 
-use crate::run::known::{read_closure, Wanted};
+use crate::decide::known::{read_closure, Wanted};
 use hub_state::{CapturedOutput, Snapshot, SnapshotIndex as Current, State};
 use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -280,7 +280,7 @@ impl Seen<'_> {
     }
 
     /// The outputs a component whose parameters look up `reads` can see
-    /// (see [`crate::run::known::outputs_read`]), in order.
+    /// (see [`crate::decide::known::outputs_read`]), in order.
     pub fn read(&self, reads: &HashSet<String>) -> Vec<CapturedOutput> {
         let found = read_closure(reads, |wanted: &Wanted| {
             let mut found = BTreeMap::new();
@@ -321,7 +321,7 @@ impl Seen<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::known::outputs_read;
+    use crate::decide::known::outputs_read;
     use hub_manifest::diag::Warnings;
     use hub_state::test_support::text_output as output;
     use hub_state::test_support::{keys, Dice};

@@ -21,7 +21,7 @@
 //! (`plan/make.rs`) and the engine (`run/engine/changed.rs`) both ask
 //! here, so that the plan and the deploy cannot disagree.
 
-use crate::run::fingerprint::Change;
+use crate::decide::fingerprint::Change;
 use hub_manifest::Lifecycle;
 use indexmap::IndexMap;
 

@@ -20,7 +20,7 @@ pub fn env_entries(params: &[hub_params::ExpandedParam]) -> Vec<EnvEntry> {
         .map(|p| EnvEntry {
             variable: p.env.clone(),
             parameter: p.name.clone(),
-            bytes: hub_plan::env::env_text(p.value.as_ref()).len(),
+            bytes: crate::env::env_text(p.value.as_ref()).len(),
         })
         .collect()
 }

@@ -25,9 +25,9 @@ use super::{
     Action, ComponentPlan as ComponentPreview, ParameterPlan as ParameterPreview, Plan as Preview,
     RemovedPlan as RemovedPreview,
 };
+use crate::decide::fingerprint;
 use crate::options::RunOptions;
-use crate::run::fingerprint;
-use hub_plan::source::stack::Stack;
+use crate::source::stack::Stack;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -4,9 +4,9 @@
 //! fails the plan instead of the component after its script ran.
 
 use super::Walk;
+use crate::order::plan::Verb;
 use hub_manifest::Manifest;
 use hub_params::{certain_output_problems, ExpandedParam, ParamsError};
-use hub_plan::order::plan::Verb;
 
 /// Why a component's outputs cannot be computed: one line for the plan's
 /// reasons, and the full text with the fix for the deploy that refuses it.

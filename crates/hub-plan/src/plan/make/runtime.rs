@@ -4,8 +4,8 @@
 //! refuses it before the first component starts.
 
 use super::{Execution, Expanded, Walk};
+use crate::order::plan::Verb;
 use crate::plan::Condition;
-use hub_plan::order::plan::Verb;
 
 impl Walk<'_> {
     /// What the component's action is conditional on at run time.

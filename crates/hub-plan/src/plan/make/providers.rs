@@ -2,8 +2,8 @@
 //! components (or the environment, the platform, the state) providing it.
 
 use super::{Action, Walk};
+use crate::order::requirements::PLATFORM_PROVIDER;
 use crate::plan::Requirement;
-use hub_plan::order::requirements::PLATFORM_PROVIDER;
 use hub_state::ENVIRONMENT_PROVIDER;
 use indexmap::IndexMap;
 
