@@ -1,4 +1,6 @@
-//! Running components: the deploy, undeploy and invoke lifecycle.
+//! Running components: the deploy, undeploy and invoke lifecycle. What
+//! to do is decided by the planning crate, `hub_plan` (the stack, the
+//! schedule, the action plan); this crate executes it.
 //!
 //! Data flows one way:
 //!
