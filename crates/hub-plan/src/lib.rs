@@ -9,6 +9,9 @@
 //!   what condition, made once by the planner, then rendered, saved or
 //!   executed; its guards, `moved`, the preflight and saved plans;
 //! * [`options`] — what a run is asked to do;
+//! * [`checks`] — the checks and reads before a run's first component that
+//!   `hub plan` shares with the engine; [`error`] — what stops planning
+//!   ([`error::PlanningError`]);
 //! * [`timeout`] — how long a component may run (`lifecycle.timeouts`,
 //!   `--timeout`), read by the schedule, the planner and the engine;
 //! * [`env`](mod@env) — the environment a component's process will see
@@ -20,8 +23,10 @@
 //! The running crate, `hub-engine`, depends on this one; this crate never
 //! imports it.
 
+pub mod checks;
 pub mod decide;
 pub mod env;
+pub mod error;
 pub mod options;
 pub mod order;
 pub mod plan;

@@ -7,6 +7,7 @@ use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
+use hub_plan::error::{PlanningError, STATE_MISMATCH_HINT, STATE_REQUIRED_HINT};
 use hub_plan::order::plan::PlanError;
 use hub_plan::order::requirements::RequirementError;
 use hub_plan::source::discover::DiscoverError;
@@ -37,7 +38,7 @@ pub enum EngineError {
     Params(#[from] ParamsError),
     #[error(transparent)]
     State(#[from] StateError),
-    #[error("`{flag}` needs a state file, and {}", match path { Some(p) => format!("`{}` does not exist", p.display()), None => "`-n/--no-state` was given".to_string() })]
+    #[error("{}", hub_plan::error::state_required_text(flag, path.as_deref()))]
     StateRequired {
         flag: &'static str,
         path: Option<PathBuf>,
@@ -52,7 +53,7 @@ pub enum EngineError {
     },
     #[error("plan is stale: the state `{}` changed while the deploy waited for its lock; run `hub plan` again", path.display())]
     StateMoved { path: PathBuf },
-    #[error("the state does not belong to this stack:\n{}", problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    #[error("{}", hub_plan::error::state_mismatch_text(problems))]
     StateMismatch {
         path: PathBuf,
         problems: Vec<Inconsistency>,
@@ -147,6 +148,35 @@ pub enum EngineError {
     Protected(#[from] Box<crate::plan::guard::Refused>),
 }
 
+/// Each planning error becomes the engine's variant of the same name: the
+/// same message, hint, location and exit code as when the engine made it.
+impl From<PlanningError> for EngineError {
+    fn from(error: PlanningError) -> Self {
+        match error {
+            PlanningError::Plan(e) => EngineError::Plan(e),
+            PlanningError::Source(e) => EngineError::Source(e),
+            PlanningError::Requirements(e) => EngineError::Requirements(e),
+            PlanningError::Params(e) => EngineError::Params(e),
+            PlanningError::State(e) => EngineError::State(e),
+            PlanningError::StateRequired { flag, path } => {
+                EngineError::StateRequired { flag, path }
+            }
+            PlanningError::StateMismatch {
+                path,
+                problems,
+                fix,
+            } => EngineError::StateMismatch {
+                path,
+                problems,
+                fix,
+            },
+            PlanningError::PruneFolderGone(e) => EngineError::PruneFolderGone(e),
+            PlanningError::Moved(e) => EngineError::Moved(e),
+            PlanningError::Protected(e) => EngineError::Protected(e),
+        }
+    }
+}
+
 impl From<ElaborateError> for EngineError {
     fn from(error: ElaborateError) -> Self {
         EngineError::Elaborate(Box::new(error))
@@ -201,13 +231,9 @@ impl EngineError {
             EngineError::StateTooLarge { .. } => Some(
                 "nothing ran; give the components a file that holds a large value (its path as the parameter) instead of the value, or give the value to fewer components".into(),
             ),
-            EngineError::StateRequired { .. } => {
-                Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
-            }
+            EngineError::StateRequired { .. } => Some(STATE_REQUIRED_HINT.into()),
             EngineError::StateMismatch { fix: Some(fix), .. } => Some(fix.clone()),
-            EngineError::StateMismatch { .. } => {
-                Some("check the `-s` path; add `--force` to use this state anyway".into())
-            }
+            EngineError::StateMismatch { .. } => Some(STATE_MISMATCH_HINT.into()),
             EngineError::PruneFolderGone(gone) => gone.hint(),
             EngineError::PruneFailed { .. } => Some(
                 "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),

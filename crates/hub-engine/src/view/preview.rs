@@ -14,9 +14,6 @@ pub use render::{render_json, render_text};
 
 use super::report::{ReportContext, RunReport};
 use super::summary::{Outcome, Summary};
-/// Works out what a deploy or undeploy would do: the planner, after
-/// `hub plan`'s preparation.
-pub use crate::plan::prepare::plan as preview;
 pub use crate::plan::{
     waits_of, Action, AddedSeen, ComponentPlan as ComponentPreview, ParameterChange,
     ParameterPlan as ParameterPreview, Plan as Preview, RemovedPlan as RemovedPreview, Requirement,
@@ -214,4 +211,21 @@ mod tests {
             ("plan", "planned")
         );
     }
+}
+
+/// Works out what a deploy or undeploy would do: the planner, after
+/// `hub plan`'s preparation ([`crate::plan::prepare::plan`]), with what
+/// stops it as the engine's error.
+pub fn preview(
+    stack: &hub_plan::source::stack::Stack,
+    options: &crate::options::RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut hub_manifest::diag::Warnings,
+) -> Result<crate::plan::Plan, crate::run::error::EngineError> {
+    Ok(crate::plan::prepare::plan(
+        stack,
+        options,
+        environment,
+        warnings,
+    )?)
 }

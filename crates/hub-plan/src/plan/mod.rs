@@ -18,6 +18,7 @@ pub mod guard;
 pub mod make;
 pub mod moved;
 pub mod preflight;
+pub mod prepare;
 mod recorded;
 pub mod saved;
 #[cfg(test)]

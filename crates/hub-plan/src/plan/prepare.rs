@@ -1,23 +1,21 @@
 //! `hub plan`'s preparation: the engine's checks and reads before its
-//! first component (the same functions, [`crate::run::setup`]) without
+//! first component (the same functions, [`crate::checks`]) without
 //! the lock, the clock, prompts or anything written; then the planner.
 
 use super::make::{self, Inputs, Purpose};
 use super::preflight;
 use super::Plan;
-use crate::child::interrupt::Interrupts;
-use crate::child::process::ConsoleSink;
-use crate::options::{Host, RunOptions};
-use crate::run::error::EngineError;
-use crate::run::prune;
-use crate::run::setup::{
+use crate::checks::{
     check_consistency, check_implementations, check_selection, initial_provides, lock_parameters,
     partial_flag, plan_for, require_state,
 };
+use crate::decide::prune;
+use crate::error::PlanningError;
+use crate::options::RunOptions;
+use crate::order::plan::{Schedule, Verb};
+use crate::source::stack::Stack;
 use hub_manifest::diag::Warnings;
 use hub_params::Locked;
-use hub_plan::order::plan::{Schedule, Verb};
-use hub_plan::source::stack::Stack;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -31,11 +29,11 @@ pub fn plan(
     options: &RunOptions,
     environment: Vec<(String, String)>,
     warnings: &mut Warnings,
-) -> Result<Plan, EngineError> {
-    let base_env = hub_plan::env::base(
+) -> Result<Plan, PlanningError> {
+    let base_env = crate::env::base(
         options.os_environment,
         &environment,
-        &hub_plan::env::Nested::default(),
+        &crate::env::Nested::default(),
     );
     let Prepared {
         plan: schedule,
@@ -61,7 +59,7 @@ pub fn plan(
     plan.moved = moved;
     let retries = &stack.elaborated.stack.lifecycle.retry;
     for component in plan.components.iter_mut().filter(|c| c.action.runs()) {
-        component.retry = crate::run::retry::describe(retries, &component.name);
+        component.retry = crate::decide::retry::describe(retries, &component.name);
     }
     super::guard::check(stack, &plan, &options.replace)?;
     let findings = preflight::check(&preflight::Inputs {
@@ -89,7 +87,7 @@ struct Prepared {
     state: Option<State>,
     provides: IndexMap<String, Vec<String>>,
     removed: Vec<prune::Removed>,
-    implementations: crate::run::setup::Implementations,
+    implementations: crate::checks::Implementations,
     /// The renames `moved` made in the state read.
     moved: Vec<super::moved::Renamed>,
 }
@@ -101,10 +99,10 @@ fn prepare(
     options: &RunOptions,
     environment: Vec<(String, String)>,
     warnings: &mut Warnings,
-) -> Result<Prepared, EngineError> {
+) -> Result<Prepared, PlanningError> {
     let verb = options.verb.unwrap_or(Verb::Deploy);
     let order = stack.validated_order()?;
-    hub_plan::order::plan::check_selected(&order, &options.selection)?;
+    crate::order::plan::check_selected(&order, &options.selection)?;
     require_state(options)?;
     // The location a run would read, without locking anything; the first
     // one when none holds a file.
@@ -150,13 +148,13 @@ fn read_state(
     path: Option<&Path>,
     options: &RunOptions,
     warnings: &mut Warnings,
-) -> Result<Option<State>, EngineError> {
+) -> Result<Option<State>, PlanningError> {
     let Some(path) = path else {
         return Ok(None);
     };
     match state::read(path, warnings)? {
         None if options.selection.is_partial() && !options.force => {
-            Err(EngineError::StateRequired {
+            Err(PlanningError::StateRequired {
                 flag: partial_flag(options),
                 path: Some(path.to_path_buf()),
             })
@@ -165,7 +163,8 @@ fn read_state(
     }
 }
 
-/// [`lock_parameters`] with a host that cannot prompt and runs nothing.
+/// [`lock_parameters`] without a prompter: `kind: user` parameters
+/// without a value are an error.
 fn lock_without_prompts(
     stack: &Stack,
     options: &RunOptions,
@@ -173,24 +172,12 @@ fn lock_without_prompts(
     read_path: &Option<PathBuf>,
     loaded: &Option<State>,
     warnings: &mut Warnings,
-) -> Result<Locked, EngineError> {
-    // A watcher without signal handlers: nothing runs that could be
-    // interrupted.
-    let interrupts = Interrupts::unwatched();
-    let log = |_: &str| {};
-    let mut host = Host {
-        environment,
-        hub: PathBuf::from("hub"),
-        sink: &ConsoleSink,
-        interrupts: &interrupts,
-        log: &log,
-        prompter: None,
-        progress: None,
-    };
+) -> Result<Locked, PlanningError> {
     lock_parameters(
         stack,
         options,
-        &mut host,
+        &environment,
+        None,
         read_path.as_deref(),
         loaded.as_ref(),
         warnings,
