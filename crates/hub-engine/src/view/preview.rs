@@ -117,6 +117,23 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
     report
 }
 
+/// Works out what a deploy or undeploy would do: the planner, after
+/// `hub plan`'s preparation ([`crate::plan::prepare::plan`]), with what
+/// stops it as the engine's error.
+pub fn preview(
+    stack: &hub_plan::source::stack::Stack,
+    options: &crate::options::RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut hub_manifest::diag::Warnings,
+) -> Result<crate::plan::Plan, crate::run::error::EngineError> {
+    Ok(crate::plan::prepare::plan(
+        stack,
+        options,
+        environment,
+        warnings,
+    )?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,21 +228,4 @@ mod tests {
             ("plan", "planned")
         );
     }
-}
-
-/// Works out what a deploy or undeploy would do: the planner, after
-/// `hub plan`'s preparation ([`crate::plan::prepare::plan`]), with what
-/// stops it as the engine's error.
-pub fn preview(
-    stack: &hub_plan::source::stack::Stack,
-    options: &crate::options::RunOptions,
-    environment: Vec<(String, String)>,
-    warnings: &mut hub_manifest::diag::Warnings,
-) -> Result<crate::plan::Plan, crate::run::error::EngineError> {
-    Ok(crate::plan::prepare::plan(
-        stack,
-        options,
-        environment,
-        warnings,
-    )?)
 }
