@@ -83,7 +83,51 @@ pub fn state_mismatch_text(problems: &[Inconsistency]) -> String {
 /// parameter value would fix it.
 pub const STATE_MISMATCH_HINT: &str = "check the `-s` path; add `--force` to use this state anyway";
 
+/// What to do about a schedule error: [`PlanError::hint`], and for `-l`
+/// before `-o` the swap.
+pub fn plan_hint(error: &PlanError) -> Option<String> {
+    match error {
+        PlanError::LimitBeforeOffset {
+            offset,
+            limit,
+            verb,
+        } => Some(format!(
+            "swap them: `-o {limit} -l {offset}`{}",
+            if *verb == "undeploy" {
+                "; undeploy runs the components in reverse order"
+            } else {
+                ""
+            }
+        )),
+        e => e.hint(),
+    }
+}
+
 impl PlanningError {
+    /// 2 when the state could not be read as it must be, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            PlanningError::State(e) => e.exit_code(),
+            _ => 1,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            PlanningError::Plan(e) => plan_hint(e),
+            PlanningError::Source(e) => e.hint(),
+            PlanningError::Requirements(e) => Some(e.hint()),
+            PlanningError::Params(e) => e.hint(),
+            PlanningError::State(e) => e.hint(),
+            PlanningError::StateRequired { .. } => Some(STATE_REQUIRED_HINT.into()),
+            PlanningError::StateMismatch { fix: Some(fix), .. } => Some(fix.clone()),
+            PlanningError::StateMismatch { .. } => Some(STATE_MISMATCH_HINT.into()),
+            PlanningError::PruneFolderGone(gone) => gone.hint(),
+            PlanningError::Protected(refused) => Some(refused.hint()),
+            PlanningError::Moved(moved) => Some(moved.problem.hint()),
+        }
+    }
+
     pub fn location(&self) -> Option<Location> {
         match self {
             PlanningError::Params(e) => e.location(),

@@ -7,7 +7,7 @@ use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
-use hub_plan::error::{PlanningError, STATE_MISMATCH_HINT, STATE_REQUIRED_HINT};
+use hub_plan::error::{plan_hint, PlanningError, STATE_MISMATCH_HINT, STATE_REQUIRED_HINT};
 use hub_plan::order::plan::PlanError;
 use hub_plan::order::requirements::RequirementError;
 use hub_plan::source::discover::DiscoverError;
@@ -217,11 +217,7 @@ impl EngineError {
         match self {
             EngineError::Manifest(e) => e.hint(),
             EngineError::Elaborate(e) => e.hint(),
-            EngineError::Plan(PlanError::LimitBeforeOffset { offset, limit, verb }) => Some(format!(
-                "swap them: `-o {limit} -l {offset}`{}",
-                if *verb == "undeploy" { "; undeploy runs the components in reverse order" } else { "" }
-            )),
-            EngineError::Plan(e) => e.hint(),
+            EngineError::Plan(e) => plan_hint(e),
             EngineError::Source(e) => e.hint(),
             EngineError::Requirements(e) => Some(e.hint()),
             EngineError::Params(e) => e.hint(),
@@ -350,4 +346,51 @@ fn preflight_hint(problems: &[crate::plan::preflight::Problem]) -> String {
         "{}; nothing ran and the state is untouched (`hub plan` shows the same)",
         hints.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A planning error says the same as the engine's error made from it.
+    fn same(planning: PlanningError) {
+        let (text, hint, location, code) = (
+            planning.to_string(),
+            planning.hint(),
+            planning.location().map(|l| l.to_string()),
+            planning.exit_code(),
+        );
+        let engine = EngineError::from(planning);
+        assert_eq!(engine.to_string(), text);
+        assert_eq!(engine.hint(), hint);
+        assert_eq!(engine.location().map(|l| l.to_string()), location);
+        assert_eq!(engine.exit_code(), code);
+    }
+
+    #[test]
+    fn a_planning_error_keeps_its_message_hint_and_location_in_the_engine() {
+        same(PlanningError::StateRequired {
+            flag: "-c",
+            path: Some(PathBuf::from("/no/such/state")),
+        });
+        same(PlanningError::StateRequired {
+            flag: "-o",
+            path: None,
+        });
+        same(PlanningError::StateMismatch {
+            path: PathBuf::from("state.yaml"),
+            problems: Vec::new(),
+            fix: Some("give `x` the value `1` again".into()),
+        });
+        same(PlanningError::StateMismatch {
+            path: PathBuf::from("state.yaml"),
+            problems: Vec::new(),
+            fix: None,
+        });
+        same(PlanningError::Plan(PlanError::LimitBeforeOffset {
+            offset: "b".into(),
+            limit: "a".into(),
+            verb: "undeploy",
+        }));
+    }
 }
