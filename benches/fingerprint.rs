@@ -15,7 +15,7 @@
 //! fits on any machine. Reading them still costs what hashing 30 GB costs,
 //! which is what the cache saves. The files are dated an hour back, as a
 //! checkout's are long before a deploy (a file changed in the tick a run
-//! starts is not cached: see `crates/hub-engine/src/run/digest_cache.rs`).
+//! starts is not cached: see `crates/hub-plan/src/decide/digest_cache.rs`).
 
 #[path = "support/measure.rs"]
 mod timing;

@@ -6,7 +6,7 @@
 //! ([`explain`]). The work itself lives in the workspace's crates, each
 //! depending only on those before it (see `ARCHITECTURE.md`):
 //! `gotemplate` → `hub-manifest` → `hub-state` → `hub-params` →
-//! `hub-elaborate` → `hub-engine` → `hub`.
+//! `hub-elaborate` → `hub-plan` (deciding) → `hub-engine` (running) → `hub`.
 
 pub mod cli;
 pub mod commands;

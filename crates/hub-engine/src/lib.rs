@@ -1,4 +1,6 @@
-//! Running components: the deploy, undeploy and invoke lifecycle.
+//! Running components: the deploy, undeploy and invoke lifecycle. What
+//! to do is decided by the planning crate, `hub_plan` (the stack, the
+//! schedule, the action plan); this crate executes it.
 //!
 //! Data flows one way:
 //!
@@ -25,13 +27,13 @@ pub mod change;
 pub mod child;
 pub mod ci;
 pub mod options;
-pub mod order;
 pub mod outcome;
 pub mod plan;
 pub mod policy;
 pub mod run;
-pub mod source;
-pub mod terraform;
-pub mod timeout;
 pub mod trace;
 pub mod view;
+
+// Transition (issue 40 item 1): the planning modules moved to `hub-plan`;
+// re-exported here so the command line's imports keep their paths.
+pub use hub_plan::{order, source, terraform, timeout};

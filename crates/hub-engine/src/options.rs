@@ -1,101 +1,12 @@
-//! What a run is asked to do ([`RunOptions`]) and what it gets from the
-//! process it runs in ([`Host`]): plain data shared by the planner, the
-//! engine and the commands.
+//! What a run gets from the process it runs in ([`Host`]). What a run is
+//! asked to do ([`RunOptions`]) is the planning crate's, re-exported here.
 
-use crate::child::env::OsEnvironment;
 use crate::child::interrupt::Interrupts;
 use crate::child::process::LineSink;
-use crate::order::plan::{Selection, Verb};
 use crate::outcome::Progress;
-use crate::plan::Plan;
 use hub_params::Prompter;
-use hub_state::{self as state, State};
-use indexmap::IndexMap;
+pub use hub_plan::options::{ExpectedState, RunOptions};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
-
-/// What the command line asked for.
-#[derive(Debug, Clone, Default)]
-pub struct RunOptions {
-    pub verb: Option<Verb>,
-    pub selection: Selection,
-    /// The state locations (`-s a,b`), in the order given; empty with `-n`.
-    pub state: Vec<PathBuf>,
-    /// `-e`: for `fromEnv`/`fromFile: $VAR` lookups only.
-    pub overrides: IndexMap<String, String>,
-    pub os_environment: OsEnvironment,
-    /// `-b`.
-    pub components_base_dir: Option<PathBuf>,
-    pub force: bool,
-    pub compressed: bool,
-    /// `--state-format`.
-    pub state_format: state::StateFormat,
-    /// Undeploy: skip trailing components without a state entry.
-    pub guess: bool,
-    /// Show secrets in output instead of masking them.
-    pub reveal: bool,
-    /// The full command line, recorded in the operation.
-    pub args: Vec<String>,
-    /// How many components may run at once.
-    pub concurrency: usize,
-    /// `--changed`: skip components whose fingerprint is unchanged.
-    pub changed: bool,
-    /// `--replace`: components that run even where `--changed` would skip
-    /// them.
-    pub replace: Vec<String>,
-    /// `--why`: say why each component runs or is skipped.
-    pub why: bool,
-    /// `--fail-fast`: after a mandatory failure nothing more starts;
-    /// without it every component that does not depend on it still runs.
-    pub fail_fast: bool,
-    /// `--prune`: after the deploy, undeploy the components the state
-    /// holds and the stack no longer lists, and forget them.
-    pub prune: bool,
-    /// Run the `deploy-test`/`undeploy-test` implementations; the state is
-    /// read but never written.
-    pub dry: bool,
-    /// `--lock-timeout`: how long to wait for a lock another run holds.
-    pub lock_timeout: Duration,
-    /// `--timeout`: how long a component may run, unless the stack's
-    /// `lifecycle.timeouts` says otherwise.
-    pub timeout: Option<Duration>,
-    /// `deploy --plan`: the state the plan was checked against, checked
-    /// again under the lock (another run may write it in between).
-    pub expected_state: Option<ExpectedState>,
-    /// `deploy --plan`: the plan made again from the saved plan's inputs
-    /// and found to be the saved one; the engine executes it (once the
-    /// state is found unchanged under the lock) instead of making one.
-    pub planned: Option<Arc<Plan>>,
-}
-
-/// A state's identity and version as a saved plan read them; `None` for
-/// no state yet.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ExpectedState {
-    pub lineage: Option<String>,
-    pub serial: Option<u64>,
-}
-
-impl ExpectedState {
-    /// Whether `loaded` is still that state.
-    pub fn holds(&self, loaded: Option<&State>) -> bool {
-        let found = loaded.map(|s| (s.lineage.as_str(), s.serial));
-        found == self.lineage.as_deref().zip(self.serial)
-    }
-}
-
-impl RunOptions {
-    /// The verb implementations are looked up for: `V`, or `V-test` for a
-    /// dry run.
-    pub fn implementation_verb(&self, verb: &str) -> String {
-        if self.dry {
-            format!("{verb}-test")
-        } else {
-            verb.to_string()
-        }
-    }
-}
 
 /// What the run gets from the process it runs in.
 pub struct Host<'a> {

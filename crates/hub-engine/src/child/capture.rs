@@ -109,7 +109,7 @@ pub fn component_outputs(
 ) -> Printed {
     let mut printed = read_outputs(stdout);
     decode_secrets(&mut printed.raw, pad, warnings);
-    match crate::terraform::take_outputs(dir) {
+    match hub_plan::terraform::take_outputs(dir) {
         None => {}
         Some(Err(reason)) => warnings.warn(None, format!("component `{component}`: {reason}")),
         Some(Ok(outputs)) => printed.merge_terraform(outputs),
@@ -123,7 +123,7 @@ pub fn component_outputs(
 impl Printed {
     /// `terraform output -json`: sensitive values become secrets (and
     /// leave the raw outputs), the others raw outputs.
-    fn merge_terraform(&mut self, outputs: Vec<crate::terraform::TfOutput>) {
+    fn merge_terraform(&mut self, outputs: Vec<hub_plan::terraform::TfOutput>) {
         for output in outputs {
             // As in a block: lists and maps are structures, a number or
             // a bool its text.

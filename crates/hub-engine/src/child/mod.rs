@@ -12,7 +12,6 @@
 //!   part of its log file begins.
 
 pub mod capture;
-pub mod env;
 pub mod interrupt;
 pub mod kept;
 pub mod log_marks;
@@ -22,3 +21,6 @@ pub mod process;
 pub mod secret_lines;
 pub mod spawn;
 pub mod templates;
+
+/// The environment, computed by the planning crate (re-exported, issue 40 item 1).
+pub use hub_plan::env;

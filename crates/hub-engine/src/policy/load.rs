@@ -2,10 +2,10 @@
 //! with the line of its `deny` or `warn`.
 
 use super::{PolicyError, PolicySet};
-use crate::source::stack::Stack;
 use hub_manifest::diag::Location;
 use hub_manifest::Policy;
 use hub_manifest::{locate, Segment};
+use hub_plan::source::stack::Stack;
 use std::path::{Path, PathBuf};
 
 impl PolicySet {

@@ -19,16 +19,16 @@
 //!   deploy back for longer than that write.
 
 use super::error::EngineError;
-use crate::child::env::{self, ComponentVariables, Nested, OsEnvironment};
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink, Stream};
-use crate::order::plan::{self as planning, Plan, Selection, Verb};
-use crate::source::discover::{self, Implementation};
-use crate::source::stack::{absolute, Stack};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::{ExpandedParam, Origin};
+use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
+use hub_plan::order::plan::{self as planning, Plan, Selection, Verb};
+use hub_plan::source::discover::{self, Implementation};
+use hub_plan::source::stack::{absolute, Stack};
 use hub_state::{self as state, Clock, ComponentStatus, Locations, LockWait, State};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -325,7 +325,9 @@ impl Context<'_> {
             };
         };
         let child_env = match implementation {
-            Implementation::Terraform { .. } => crate::terraform::environment(child_env, &params),
+            Implementation::Terraform { .. } => {
+                hub_plan::terraform::environment(child_env, &params)
+            }
             _ => child_env,
         };
         let invocation = Invocation {
@@ -386,7 +388,7 @@ fn terraform_check(
     timeout: Option<Duration>,
 ) -> Checked {
     let by = "terraform plan -detailed-exitcode".to_string();
-    let check = match crate::terraform::drift_check(params, &base) {
+    let check = match hub_plan::terraform::drift_check(params, &base) {
         Ok(check) => check,
         Err(reason) => {
             return step.checked(
@@ -397,7 +399,7 @@ fn terraform_check(
         }
     };
     let started = std::time::Instant::now();
-    let init = match step.run(&check, crate::terraform::DRIFT_INIT, timeout) {
+    let init = match step.run(&check, hub_plan::terraform::DRIFT_INIT, timeout) {
         Ok(init) => init,
         Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
     };
@@ -409,7 +411,7 @@ fn terraform_check(
             .saturating_sub(started.elapsed())
             .max(Duration::from_millis(1))
     });
-    let plan = match step.run(&check, crate::terraform::DRIFT_PLAN, left) {
+    let plan = match step.run(&check, hub_plan::terraform::DRIFT_PLAN, left) {
         Ok(plan) => plan,
         Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
     };
@@ -418,7 +420,7 @@ fn terraform_check(
         Exit::Code(2) => step.checked(
             by,
             Health::Drifted,
-            crate::terraform::plan_summary(&plan.stdout()),
+            hub_plan::terraform::plan_summary(&plan.stdout()),
         ),
         _ => step.checked(by, Health::Failed, plan.failure("plan", step.dir)),
     }
@@ -479,7 +481,7 @@ impl StepOutcome {
 impl TerraformStep<'_> {
     fn run(
         &self,
-        check: &crate::terraform::DriftCheck,
+        check: &hub_plan::terraform::DriftCheck,
         args: &[&str],
         timeout: Option<Duration>,
     ) -> Result<StepOutcome, String> {

@@ -12,7 +12,7 @@
 //!    provides map starts from the environment, the platform and the state.
 //! 4. Every selected component's folder and implementation must exist.
 //! 5. The operation is recorded `in-progress`; the scheduler hands out the
-//!    components, up to `-j` at a time (see [`crate::order::schedule`]); the state
+//!    components, up to `-j` at a time (see [`hub_plan::order::schedule`]); the state
 //!    is written (atomically) at each component's start, failure and end,
 //!    to every location (one that cannot be written is a warning while
 //!    another was written).
@@ -57,18 +57,11 @@ use super::setup::{
 };
 use super::upstream::{Ancestry, Bits};
 use crate::child::capture::{self, RawOutputs};
-use crate::child::env::{self, ComponentVariables, Nested};
 use crate::child::otp;
 use crate::child::process::{Exit, Invocation};
-use crate::order::plan::{self, Plan, Verb};
-use crate::order::requirements::provides_text;
-use crate::order::schedule::Scheduler;
 use crate::outcome::{finish_line, Outcome, Recorder, Summary};
 use crate::plan::make::{self as planner, Inputs, Purpose};
 use crate::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
-use crate::source::discover::{self, Implementation};
-use crate::source::stack::{absolute, Stack};
-use crate::timeout::{Limit, Timeouts};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
@@ -77,6 +70,13 @@ use hub_params::{
     self as params, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked,
     OutputsContext,
 };
+use hub_plan::env::{self, ComponentVariables, Nested};
+use hub_plan::order::plan::{self, Plan, Verb};
+use hub_plan::order::requirements::provides_text;
+use hub_plan::order::schedule::Scheduler;
+use hub_plan::source::discover::{self, Implementation};
+use hub_plan::source::stack::{absolute, Stack};
+use hub_plan::timeout::{Limit, Timeouts};
 use hub_state::Fingerprint;
 use hub_state::{
     self as state, Clock, ComponentRun, ComponentStatus, Locations, OperationIndex, OperationStart,
@@ -371,7 +371,7 @@ impl<'a> Run<'a> {
         let timeouts = run_timeouts(stack, options.timeout)?;
         let retries = super::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
-        crate::order::plan::check_selected(&order, &options.selection)?;
+        hub_plan::order::plan::check_selected(&order, &options.selection)?;
         require_state(options)?;
         let locations = match options.state.is_empty() {
             true => None,

@@ -3,14 +3,15 @@
 
 use crate::child::interrupt::signal_name;
 use crate::child::process::{Exit, ProcessError};
-use crate::order::plan::PlanError;
-use crate::order::requirements::RequirementError;
-use crate::source::discover::DiscoverError;
-use crate::source::error::SourceError;
 use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
+use hub_plan::error::{plan_hint, PlanningError, STATE_MISMATCH_HINT, STATE_REQUIRED_HINT};
+use hub_plan::order::plan::PlanError;
+use hub_plan::order::requirements::RequirementError;
+use hub_plan::source::discover::DiscoverError;
+use hub_plan::source::error::SourceError;
 use hub_state::{Inconsistency, StateError};
 use std::path::PathBuf;
 
@@ -37,7 +38,7 @@ pub enum EngineError {
     Params(#[from] ParamsError),
     #[error(transparent)]
     State(#[from] StateError),
-    #[error("`{flag}` needs a state file, and {}", match path { Some(p) => format!("`{}` does not exist", p.display()), None => "`-n/--no-state` was given".to_string() })]
+    #[error("{}", hub_plan::error::state_required_text(flag, path.as_deref()))]
     StateRequired {
         flag: &'static str,
         path: Option<PathBuf>,
@@ -52,7 +53,7 @@ pub enum EngineError {
     },
     #[error("plan is stale: the state `{}` changed while the deploy waited for its lock; run `hub plan` again", path.display())]
     StateMoved { path: PathBuf },
-    #[error("the state does not belong to this stack:\n{}", problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    #[error("{}", hub_plan::error::state_mismatch_text(problems))]
     StateMismatch {
         path: PathBuf,
         problems: Vec<Inconsistency>,
@@ -126,7 +127,7 @@ pub enum EngineError {
     InvokeTimedOut {
         component: String,
         verb: String,
-        limit: crate::timeout::Limit,
+        limit: hub_plan::timeout::Limit,
     },
     #[error("{what} is required: {how}")]
     Missing {
@@ -145,6 +146,35 @@ pub enum EngineError {
     /// `lifecycle.protected`: the plan would destroy a protected component.
     #[error(transparent)]
     Protected(#[from] Box<crate::plan::guard::Refused>),
+}
+
+/// Each planning error becomes the engine's variant of the same name: the
+/// same message, hint, location and exit code as when the engine made it.
+impl From<PlanningError> for EngineError {
+    fn from(error: PlanningError) -> Self {
+        match error {
+            PlanningError::Plan(e) => EngineError::Plan(e),
+            PlanningError::Source(e) => EngineError::Source(e),
+            PlanningError::Requirements(e) => EngineError::Requirements(e),
+            PlanningError::Params(e) => EngineError::Params(e),
+            PlanningError::State(e) => EngineError::State(e),
+            PlanningError::StateRequired { flag, path } => {
+                EngineError::StateRequired { flag, path }
+            }
+            PlanningError::StateMismatch {
+                path,
+                problems,
+                fix,
+            } => EngineError::StateMismatch {
+                path,
+                problems,
+                fix,
+            },
+            PlanningError::PruneFolderGone(e) => EngineError::PruneFolderGone(e),
+            PlanningError::Moved(e) => EngineError::Moved(e),
+            PlanningError::Protected(e) => EngineError::Protected(e),
+        }
+    }
 }
 
 impl From<ElaborateError> for EngineError {
@@ -187,11 +217,7 @@ impl EngineError {
         match self {
             EngineError::Manifest(e) => e.hint(),
             EngineError::Elaborate(e) => e.hint(),
-            EngineError::Plan(PlanError::LimitBeforeOffset { offset, limit, verb }) => Some(format!(
-                "swap them: `--offset {limit} --limit {offset}`{}",
-                if *verb == "undeploy" { "; undeploy runs the components in reverse order" } else { "" }
-            )),
-            EngineError::Plan(e) => e.hint(),
+            EngineError::Plan(e) => plan_hint(e),
             EngineError::Source(e) => e.hint(),
             EngineError::Requirements(e) => Some(e.hint()),
             EngineError::Params(e) => e.hint(),
@@ -201,13 +227,9 @@ impl EngineError {
             EngineError::StateTooLarge { .. } => Some(
                 "nothing ran; give the components a file that holds a large value (its path as the parameter) instead of the value, or give the value to fewer components".into(),
             ),
-            EngineError::StateRequired { .. } => {
-                Some("deploy the whole stack first, give the state with `-s`, or add `--force` to run without it".into())
-            }
+            EngineError::StateRequired { .. } => Some(STATE_REQUIRED_HINT.into()),
             EngineError::StateMismatch { fix: Some(fix), .. } => Some(fix.clone()),
-            EngineError::StateMismatch { .. } => {
-                Some("check the `-s` path; add `--force` to use this state anyway".into())
-            }
+            EngineError::StateMismatch { .. } => Some(STATE_MISMATCH_HINT.into()),
             EngineError::PruneFolderGone(gone) => gone.hint(),
             EngineError::PruneFailed { .. } => Some(
                 "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),
@@ -324,4 +346,51 @@ fn preflight_hint(problems: &[crate::plan::preflight::Problem]) -> String {
         "{}; nothing ran and the state is untouched (`hub plan` shows the same)",
         hints.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A planning error says the same as the engine's error made from it.
+    fn same(planning: PlanningError) {
+        let (text, hint, location, code) = (
+            planning.to_string(),
+            planning.hint(),
+            planning.location().map(|l| l.to_string()),
+            planning.exit_code(),
+        );
+        let engine = EngineError::from(planning);
+        assert_eq!(engine.to_string(), text);
+        assert_eq!(engine.hint(), hint);
+        assert_eq!(engine.location().map(|l| l.to_string()), location);
+        assert_eq!(engine.exit_code(), code);
+    }
+
+    #[test]
+    fn a_planning_error_keeps_its_message_hint_and_location_in_the_engine() {
+        same(PlanningError::StateRequired {
+            flag: "-c",
+            path: Some(PathBuf::from("/no/such/state")),
+        });
+        same(PlanningError::StateRequired {
+            flag: "-o",
+            path: None,
+        });
+        same(PlanningError::StateMismatch {
+            path: PathBuf::from("state.yaml"),
+            problems: Vec::new(),
+            fix: Some("give `x` the value `1` again".into()),
+        });
+        same(PlanningError::StateMismatch {
+            path: PathBuf::from("state.yaml"),
+            problems: Vec::new(),
+            fix: None,
+        });
+        same(PlanningError::Plan(PlanError::LimitBeforeOffset {
+            offset: "b".into(),
+            limit: "a".into(),
+            verb: "undeploy",
+        }));
+    }
 }

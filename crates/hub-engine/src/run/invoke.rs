@@ -8,19 +8,19 @@
 //! `-e` values are exported to the component.
 
 use super::error::EngineError;
-use crate::child::env::{self, ComponentVariables, Nested, OsEnvironment};
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation, LineSink};
-use crate::order::requirements::provides_text;
-use crate::source::discover;
-use crate::source::stack::{absolute, Stack};
-use crate::timeout::{Limit, Timeouts};
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::redact::SecretMasker;
 use hub_params::drift::DriftUse;
 use hub_params::format::substitution_text;
 use hub_params::{self as params, expand_component, ComponentScope, LockOptions};
+use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
+use hub_plan::order::requirements::provides_text;
+use hub_plan::source::discover;
+use hub_plan::source::stack::{absolute, Stack};
+use hub_plan::timeout::{Limit, Timeouts};
 use hub_state as state;
 use indexmap::IndexMap;
 use std::path::PathBuf;
@@ -49,7 +49,7 @@ fn component_limit(
 ) -> Result<Option<Limit>, EngineError> {
     let timeouts =
         Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-            EngineError::Plan(crate::order::plan::PlanError::BadTimeout {
+            EngineError::Plan(hub_plan::order::plan::PlanError::BadTimeout {
                 component: bad.component,
                 value: bad.value,
                 reason: bad.reason,
@@ -133,7 +133,7 @@ pub fn invoke(
     let child_env = env::component(&base, &vars, warnings);
     let child_env = match implementation {
         discover::Implementation::Terraform { .. } => {
-            crate::terraform::environment(child_env, &expanded)
+            hub_plan::terraform::environment(child_env, &expanded)
         }
         _ => child_env,
     };

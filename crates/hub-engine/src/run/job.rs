@@ -17,9 +17,9 @@
 //!    component's entry, outputs and capabilities; a job that lost its
 //!    lease records nothing.
 
-use crate::order::edges;
 use crate::plan::saved::{PlanAction, SavedPlan};
-use crate::source::stack::Stack;
+use hub_plan::order::edges;
+use hub_plan::source::stack::Stack;
 use hub_state::runs::{JobRecord, Lease, Opened, RunError, RunPlace, RunRecord, DEPLOYED, FAILED};
 use hub_state::{Clock, State, StateError};
 use std::path::{Path, PathBuf};

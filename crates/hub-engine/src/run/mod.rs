@@ -20,27 +20,25 @@
 //!   --prune`: components the state holds and the stack no longer lists.
 //! * [`error`] — what stops a run (the signals a run hears are in
 //!   [`crate::child::interrupt`], how long a component may run in
-//!   [`crate::timeout`]).
+//!   [`hub_plan::timeout`]).
 //! * [`invoke`] — `hub invoke`; [`render`] — `hub render`; [`check`] —
 //!   `hub check`: each deployed component's `check` verb and its health.
 
-pub mod action;
 pub mod check;
-pub mod digest_cache;
 pub mod engine;
 pub mod error;
-pub mod fingerprint;
 pub mod hooks;
 pub mod invoke;
 pub mod job;
-pub mod known;
 pub mod logs_ahead;
 pub mod outputs;
 pub mod prune;
 pub mod ready;
-pub mod records;
 pub mod render;
 pub mod retry;
 pub mod setup;
 pub mod size;
-pub mod upstream;
+
+// Moved to the planning crate (issue 40 item 1), re-exported for the
+// engine's paths and the command line.
+pub use hub_plan::decide::{action, digest_cache, fingerprint, known, records, upstream};

@@ -17,9 +17,9 @@
 use super::error::EngineError;
 use super::invoke::{current_parameters, CurrentParameters};
 use crate::child::templates::{self, TemplateErrors};
-use crate::source::stack::Stack;
 use hub_manifest::diag::Warnings;
 use hub_manifest::Templates;
+use hub_plan::source::stack::Stack;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};

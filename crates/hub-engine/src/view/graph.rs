@@ -6,9 +6,9 @@
 //! Components of one wave (they can deploy at once) share a rank. With a
 //! state, each component shows its status there, colour-coded.
 
-use crate::order::edges::Reason;
-use crate::order::plan::Plan;
 use hub_manifest::Elaborated;
+use hub_plan::order::edges::Reason;
+use hub_plan::order::plan::Plan;
 use hub_state::State;
 use std::fmt::Write;
 
@@ -419,8 +419,8 @@ fn mermaid_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::order::plan::{validate, Selection, Verb};
     use hub_manifest::{ComponentRef, Depends, Manifest};
+    use hub_plan::order::plan::{validate, Selection, Verb};
 
     /// A component: `(name, depends, requires, provides)`.
     type Spec<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);

@@ -14,15 +14,12 @@ pub use render::{render_json, render_text};
 
 use super::report::{ReportContext, RunReport};
 use super::summary::{Outcome, Summary};
-use crate::order::plan::Verb;
-/// Works out what a deploy or undeploy would do: the planner, after
-/// `hub plan`'s preparation.
-pub use crate::plan::prepare::plan as preview;
 pub use crate::plan::{
     waits_of, Action, AddedSeen, ComponentPlan as ComponentPreview, ParameterChange,
     ParameterPlan as ParameterPreview, Plan as Preview, RemovedPlan as RemovedPreview, Requirement,
     SelectionSeen, StateSeen, Wait,
 };
+use hub_plan::order::plan::Verb;
 
 /// How much of each component a text or markdown plan shows; the JSON
 /// plan always has everything.
@@ -118,6 +115,23 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
         }
     }
     report
+}
+
+/// Works out what a deploy or undeploy would do: the planner, after
+/// `hub plan`'s preparation ([`crate::plan::prepare::plan`]), with what
+/// stops it as the engine's error.
+pub fn preview(
+    stack: &hub_plan::source::stack::Stack,
+    options: &crate::options::RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut hub_manifest::diag::Warnings,
+) -> Result<crate::plan::Plan, crate::run::error::EngineError> {
+    Ok(crate::plan::prepare::plan(
+        stack,
+        options,
+        environment,
+        warnings,
+    )?)
 }
 
 #[cfg(test)]

@@ -274,7 +274,9 @@ impl<'a> Run<'a> {
             Err(error) => return Err(self.fail(name, &error.to_string(), None)),
         };
         let environment = match implementation {
-            Implementation::Terraform { .. } => crate::terraform::environment(environment, &params),
+            Implementation::Terraform { .. } => {
+                hub_plan::terraform::environment(environment, &params)
+            }
             _ => environment,
         };
         let hooks = self.plan_hooks(name, &verb, &dir, &environment);

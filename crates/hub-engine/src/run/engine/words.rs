@@ -1,6 +1,6 @@
 //! The words of the run's messages that several of its parts use.
 
-use crate::source::discover::Implementation;
+use hub_plan::source::discover::Implementation;
 
 pub(super) fn describe(implementation: &Implementation) -> String {
     format!("`{implementation}`")

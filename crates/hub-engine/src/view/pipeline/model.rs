@@ -7,9 +7,9 @@
 //! that needs one of them needs what that component waited for instead,
 //! so the order the plan holds is kept through it.
 
-use crate::order::plan::Verb;
 use crate::plan::{Action, Plan};
 use hub_manifest::Runner as RunnerEntry;
+use hub_plan::order::plan::Verb;
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 

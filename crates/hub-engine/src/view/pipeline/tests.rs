@@ -3,8 +3,8 @@
 //! as is), and values that YAML must carry as they are.
 
 use super::model::{Grouping, Job, Pipeline, PipelineError, Runner, Settings, Target};
-use crate::order::plan::Verb;
 use crate::plan::Action;
+use hub_plan::order::plan::Verb;
 
 fn pipeline(target: Target, stack: &str, component: &str, runner: Runner) -> Pipeline {
     Pipeline {

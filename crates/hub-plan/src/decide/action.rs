@@ -1,0 +1,259 @@
+//! What a deploy does with a component, in Terraform's words: the one
+//! decision `hub plan` shows and `hub deploy` follows, so that the two
+//! cannot disagree.
+//!
+//! The planner (`hub_engine::plan::make`) checks conditions, requirements and
+//! failed dependencies first (a `skip` or a `fail`); for a component that
+//! gets past them, [`deploy_action`] says whether it runs and why. Only the
+//! planner calls it: the engine executes the plan.
+
+use super::fingerprint::Change;
+use hub_state::{ComponentState, ComponentStatus};
+
+use serde::Serialize;
+
+/// What happens to one component. The names are those written into plans
+/// (text, JSON, markdown and saved plan files): see [`Action::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Action {
+    /// Never deployed (no entry, or an entry left `undeployed`).
+    #[serde(rename = "create")]
+    Create,
+    /// Deployed, and it runs again.
+    #[serde(rename = "update")]
+    Update,
+    /// `--changed` only: nothing changed, it does not run.
+    #[serde(rename = "no-op")]
+    NoOp,
+    /// Undeployed, then deployed, in one turn: `lifecycle.replaceTriggeredBy`
+    /// (a component it names deploys first, or a parameter it names changed).
+    #[serde(rename = "replace")]
+    Replace,
+    /// Deployed again, nothing undeployed first: its last run failed or was
+    /// interrupted, or `--replace` names it. It runs even with `--changed`.
+    #[serde(rename = "rerun")]
+    Rerun,
+    /// Undeployed: by an undeploy, or by `deploy --prune` for a component
+    /// no longer in the stack.
+    #[serde(rename = "delete")]
+    Delete,
+    /// An optional component that does not run (a condition is off, an
+    /// optional requirement is not provided).
+    #[serde(rename = "skip")]
+    Skip,
+    /// It would fail before running (a requirement nobody provides, a
+    /// dependency that would fail, parameters that cannot be expanded).
+    #[serde(rename = "fail")]
+    Fail,
+}
+
+impl Action {
+    pub const ALL: [Action; 8] = [
+        Action::Create,
+        Action::Update,
+        Action::Replace,
+        Action::Rerun,
+        Action::Delete,
+        Action::NoOp,
+        Action::Skip,
+        Action::Fail,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::NoOp => "no-op",
+            Action::Replace => "replace",
+            Action::Rerun => "rerun",
+            Action::Delete => "delete",
+            Action::Skip => "skip",
+            Action::Fail => "fail",
+        }
+    }
+
+    /// The component's implementation runs (deploy or undeploy).
+    pub fn runs(self) -> bool {
+        matches!(
+            self,
+            Action::Create | Action::Update | Action::Replace | Action::Rerun | Action::Delete
+        )
+    }
+
+    /// After this action the component's outputs and capabilities are
+    /// there for the components after it (it deployed, or kept what it had).
+    pub fn keeps_outputs(self) -> bool {
+        matches!(
+            self,
+            Action::Create | Action::Update | Action::Replace | Action::Rerun | Action::NoOp
+        )
+    }
+}
+
+/// A decision and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decided {
+    pub action: Action,
+    pub reasons: Vec<String>,
+}
+
+impl Decided {
+    fn new(action: Action, reason: impl Into<String>) -> Decided {
+        Decided {
+            action,
+            reasons: vec![reason.into()],
+        }
+    }
+}
+
+/// Why a deployed component runs again when nothing changed.
+pub const RUNS_AGAIN: &str = "runs again: no --changed";
+/// Why a component named by `--replace` runs.
+pub const REPLACED: &str = "`--replace`: runs even if unchanged";
+
+/// What a deploy does with a component that passed its conditions and
+/// requirements, given its state entry. `changes` compares its fingerprint
+/// with the entry's; it is called only when the answer matters: with
+/// `--changed` (`changed`), or when the caller wants to `describe` what
+/// changed (the plan does, the engine does not read a folder it runs
+/// anyway). An `Err` from it (a folder that cannot be read) makes the
+/// component run, with the error as its reason.
+pub fn deploy_action(
+    entry: Option<&ComponentState>,
+    changed: bool,
+    replace: bool,
+    describe: bool,
+    changes: impl FnOnce() -> Result<Vec<Change>, String>,
+) -> Decided {
+    let Some(entry) = entry else {
+        return Decided::new(Action::Create, Change::NeverDeployed.to_string());
+    };
+    let undeployed = ComponentStatus::Undeployed.as_str();
+    match entry.status.as_str() {
+        "" => return Decided::new(Action::Create, Change::NeverDeployed.to_string()),
+        status if status == undeployed => {
+            return Decided::new(Action::Create, format!("last status `{status}`"))
+        }
+        status if status != ComponentStatus::Deployed.as_str() => {
+            let status = status.to_string();
+            return Decided::new(Action::Rerun, Change::NotDeployed { status }.to_string());
+        }
+        _ => {}
+    }
+    if replace {
+        return Decided::new(Action::Rerun, REPLACED);
+    }
+    if !changed && !describe {
+        return Decided::new(Action::Update, RUNS_AGAIN);
+    }
+    match changes() {
+        Err(error) => Decided::new(Action::Update, error),
+        Ok(found) if !found.is_empty() => Decided {
+            action: Action::Update,
+            reasons: found.iter().map(ToString::to_string).collect(),
+        },
+        Ok(_) if changed => Decided {
+            action: Action::NoOp,
+            reasons: Vec::new(),
+        },
+        Ok(_) => Decided::new(Action::Update, RUNS_AGAIN),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(status: &str) -> ComponentState {
+        ComponentState {
+            status: status.into(),
+            ..ComponentState::default()
+        }
+    }
+
+    fn none() -> Result<Vec<Change>, String> {
+        Ok(Vec::new())
+    }
+
+    #[test]
+    fn a_component_never_deployed_or_undeployed_is_created() {
+        assert_eq!(
+            deploy_action(None, true, false, true, none).action,
+            Action::Create
+        );
+        let undeployed = entry("undeployed");
+        let decided = deploy_action(Some(&undeployed), true, false, true, none);
+        assert_eq!(decided.action, Action::Create);
+        assert_eq!(decided.reasons, ["last status `undeployed`"]);
+    }
+
+    #[test]
+    fn a_failed_or_interrupted_last_run_is_rerun_even_with_changed() {
+        for (status, said) in [
+            ("error", "its last run failed (`error`)"),
+            ("deploying", "its last run was interrupted (`deploying`)"),
+            (
+                "undeploying",
+                "its last run was interrupted (`undeploying`)",
+            ),
+        ] {
+            let decided = deploy_action(Some(&entry(status)), true, false, true, none);
+            assert_eq!(decided.action, Action::Rerun, "{status}");
+            assert_eq!(decided.reasons, [said]);
+        }
+    }
+
+    #[test]
+    fn the_replace_flag_reruns_over_an_unchanged_fingerprint() {
+        let decided = deploy_action(Some(&entry("deployed")), true, true, true, none);
+        assert_eq!(
+            (decided.action, decided.reasons),
+            (Action::Rerun, vec![REPLACED.to_string()])
+        );
+    }
+
+    #[test]
+    fn nothing_changed_is_a_no_op_only_with_changed() {
+        let deployed = entry("deployed");
+        assert_eq!(
+            deploy_action(Some(&deployed), true, false, true, none).action,
+            Action::NoOp
+        );
+        let again = deploy_action(Some(&deployed), false, false, true, none);
+        assert_eq!(
+            (again.action, again.reasons),
+            (Action::Update, vec![RUNS_AGAIN.to_string()])
+        );
+    }
+
+    #[test]
+    fn the_fingerprint_is_compared_only_when_it_matters() {
+        let deployed = entry("deployed");
+        let decided = deploy_action(Some(&deployed), false, false, false, || {
+            panic!("compared without --changed")
+        });
+        assert_eq!(decided.action, Action::Update);
+        let changed = deploy_action(Some(&deployed), true, false, false, || {
+            Ok(vec![Change::Folder])
+        });
+        assert_eq!(
+            (changed.action, changed.reasons),
+            (Action::Update, vec!["folder content changed".to_string()])
+        );
+        let unreadable = deploy_action(Some(&deployed), true, false, false, || {
+            Err("cannot read".to_string())
+        });
+        assert_eq!(unreadable.action, Action::Update);
+    }
+
+    #[test]
+    fn action_names_are_terraform_s() {
+        let names: Vec<&str> = Action::ALL.iter().map(|a| a.as_str()).collect();
+        assert_eq!(
+            names,
+            ["create", "update", "replace", "rerun", "delete", "no-op", "skip", "fail"]
+        );
+        let json = serde_json::to_string(&Action::NoOp).unwrap();
+        assert_eq!(json, "\"no-op\"");
+    }
+}

@@ -1,0 +1,772 @@
+//! The planner: the one place where what a deploy or undeploy does with
+//! each component is decided ([`make`]).
+//!
+//! The selected components are taken in the effective order, each given
+//! an [`Action`], through the deploy's decision
+//! ([`crate::decide::action::deploy_action`], called from here only):
+//!
+//! * `fail` when a dependency would fail, its parameters cannot be
+//!   expanded, or (deploy) a hard requirement is not provided;
+//! * `skip` when a parameter condition of `lifecycle.requires.optional` is
+//!   off or an optional requirement is not provided;
+//! * `delete` for an undeploy;
+//! * for a deploy, `create`, `update`, `replace` or (`--changed` only)
+//!   `no-op`, with what changed.
+//!
+//! Outputs no deploy has produced yet come from the state (the outputs the
+//! component saw at its last deploy, [`hub_state::State::outputs_before`]);
+//! those of components deploying earlier in this run that the state lacks
+//! are shown as `(known after <component> deploys)`.
+
+use super::expand::{self, Expanded};
+use super::preflight::EnvEntry;
+use super::recorded;
+use super::triggers;
+use super::{
+    Action, ComponentPlan, Execution, ParameterChange, ParameterPlan, Plan, RemovedPlan,
+    Requirement, SelectionSeen, StateSeen,
+};
+use crate::decide::action::{self, Decided};
+use crate::decide::fingerprint;
+use crate::decide::known::initial_outputs;
+use crate::decide::prune;
+use crate::decide::records::scope_outputs;
+use crate::decide::upstream::Ancestry;
+use crate::options::RunOptions;
+use crate::order::plan::{self, Schedule, Verb};
+use crate::order::requirements::provides_text;
+use crate::source::stack::Stack;
+use crate::timeout::Timeouts;
+use hub_manifest::diag::Warnings;
+use hub_manifest::redact::Redactor;
+use hub_manifest::{ComponentRef, Manifest};
+use hub_params::{ComponentScope, ExpandedParam, Locked};
+use hub_state::{self as state, CapturedOutput, State};
+use indexmap::IndexMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// What the plan is made from: the ordering and selection, the locked
+/// parameters, the state as read, the provides map before the first
+/// component and the components the stack no longer lists. All borrowed:
+/// nothing is copied per component.
+pub struct Inputs<'a> {
+    pub stack: &'a Stack,
+    pub options: &'a RunOptions,
+    pub schedule: &'a Schedule,
+    pub locked: &'a Locked,
+    pub state: Option<&'a State>,
+    /// The location the state was read from (or would have been); `None`
+    /// with `-n`.
+    pub read_path: Option<&'a Path>,
+    pub provides: &'a IndexMap<String, Vec<String>>,
+    pub removed: &'a [prune::Removed],
+}
+
+/// Who the plan is made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// `hub plan` (and a saved plan): each action says what changed.
+    Show,
+    /// A deploy or undeploy about to execute it: only what `--changed`
+    /// needs is compared (no folder is read without it).
+    Execute,
+}
+
+/// Makes the plan: every selected component's action, reasons, waits,
+/// parameters and conditions, then the removed components. Warnings (a
+/// wildcard condition, a parameter problem) go to `warnings`.
+pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> Plan {
+    let wants = &inputs.stack.elaborated.stack.lifecycle.wants;
+    let mut wanted_by = HashMap::new();
+    // `--changed`: a running component runs what it wants. Wanting adds
+    // no ordering edge, so the plan is made again until no new wanted
+    // component runs (running more only makes more run: this ends).
+    if inputs.options.changed && inputs.schedule.verb == Verb::Deploy && !wants.is_empty() {
+        loop {
+            let plan = walk(inputs, purpose, &mut Warnings::default(), wanted_by.clone());
+            let found = plan.wanted_by_running(wants);
+            if found.keys().all(|name| wanted_by.contains_key(name)) {
+                break;
+            }
+            wanted_by = found;
+        }
+    }
+    walk(inputs, purpose, warnings, wanted_by)
+}
+
+/// [`make`], told which components run because a running one wants them.
+fn walk(
+    inputs: &Inputs<'_>,
+    purpose: Purpose,
+    warnings: &mut Warnings,
+    wanted_by: HashMap<String, String>,
+) -> Plan {
+    let Inputs {
+        stack,
+        options,
+        schedule,
+        locked,
+        state,
+        read_path,
+        provides,
+        removed,
+    } = *inputs;
+    let mut walk = Walk {
+        stack,
+        options,
+        plan: schedule,
+        locked,
+        state,
+        redactor: Redactor::new(options.reveal),
+        provides_now: provides.clone(),
+        initial_provides: provides.clone(),
+        actions: IndexMap::new(),
+        certain: HashSet::new(),
+        declared_anywhere: std::cell::OnceCell::new(),
+        providing: Vec::new(),
+        ancestry: RefCell::new(Ancestry::new(&schedule.selected)),
+        declared_outputs: HashMap::new(),
+        outputs: initial_outputs(schedule, state),
+        recorded: state
+            .filter(|_| schedule.verb == Verb::Deploy)
+            .map(|state| recorded::Recorded::new(state, &schedule.order)),
+        describe: purpose == Purpose::Show,
+        wanted_by,
+        judged: schedule.judged_dependents(),
+        warnings,
+    };
+    let components = schedule
+        .selected
+        .iter()
+        .map(|name| walk.component(name))
+        .collect();
+    Plan {
+        stack: stack.elaborated.stack.meta.name.clone(),
+        verb: schedule.verb,
+        state: read_path.map(|path| StateSeen {
+            path: path.display().to_string(),
+            serial: state.map(|s| s.serial),
+            lineage: state.map(|s| s.lineage.clone()),
+        }),
+        jobs: options.concurrency,
+        selection: SelectionSeen::of(schedule),
+        waves: schedule.waves(),
+        components,
+        problems: Vec::new(),
+        prune: options.prune,
+        removed: removed
+            .iter()
+            .map(|r| RemovedPlan::of(r, state, &Redactor::new(options.reveal)))
+            .collect(),
+        moved: Vec::new(),
+    }
+}
+
+/// The walk through the selected components, keeping what the run would
+/// have changed by each turn: the provides map and the outputs.
+struct Walk<'a> {
+    stack: &'a Stack,
+    options: &'a RunOptions,
+    plan: &'a Schedule,
+    locked: &'a Locked,
+    state: Option<&'a State>,
+    redactor: Redactor,
+    /// The provides map before the first component.
+    initial_provides: IndexMap<String, Vec<String>>,
+    /// The components taken so far and their action.
+    actions: IndexMap<String, Action>,
+    /// Those whose `fail` nothing the run produces can change.
+    certain: HashSet<String>,
+    /// Every output the stack's components declare, as `name` and
+    /// `component:name`: made on the first failure that asks.
+    declared_anywhere: std::cell::OnceCell<HashSet<String>>,
+    /// Those of `actions` that change the provides map (they declare
+    /// capabilities, or are deleted): the only ones `visible_provides`
+    /// needs to look at.
+    providing: Vec<usize>,
+    /// Each component's upstream in a parallel run, as bits over the
+    /// selection, each computed once from its predecessors' (asking the
+    /// graph again for every component cost the square of the stack).
+    ancestry: RefCell<Ancestry>,
+    /// The provides map after the components taken so far (one at a time).
+    provides_now: IndexMap<String, Vec<String>>,
+    /// Output name → the components taken so far that deploy (or are
+    /// unchanged) and declare it, in order.
+    declared_outputs: HashMap<String, Vec<String>>,
+    /// Undeploy: the outputs the run has (it adds none).
+    outputs: Vec<CapturedOutput>,
+    /// Deploy with a state: its snapshots along the order.
+    recorded: Option<recorded::Recorded<'a>>,
+    /// `hub plan` says what changed; the engine compares only what
+    /// `--changed` needs.
+    describe: bool,
+    /// `--changed`: the components a running one wants, each with the
+    /// first that wants it ([`Plan::wanted_by_running`]).
+    wanted_by: HashMap<String, String>,
+    /// Dependents an `--affected` selection added: decided as under
+    /// `--changed` ([`Schedule::judged_dependents`]).
+    judged: HashSet<String>,
+    warnings: &'a mut Warnings,
+}
+
+/// The outputs a component would see.
+struct Visible {
+    outputs: Vec<CapturedOutput>,
+    /// `outputs` holds only what the component's parameters read.
+    read: bool,
+    /// The outputs of its dependencies, when `outputs` may not hold them.
+    of_depends: Option<Vec<CapturedOutput>>,
+}
+
+impl Visible {
+    fn whole(outputs: Vec<CapturedOutput>) -> Visible {
+        Visible {
+            outputs,
+            read: false,
+            of_depends: None,
+        }
+    }
+
+    /// What the fingerprint's upstream digests are taken from.
+    fn of_depends(&self) -> &[CapturedOutput] {
+        self.of_depends.as_deref().unwrap_or(&self.outputs)
+    }
+}
+
+/// What one component's turn decided.
+struct Decision {
+    action: Action,
+    reasons: Vec<String>,
+    parameters: Vec<ParameterPlan>,
+    /// Deploy: what the engine does once the component gets past its
+    /// conditions.
+    execution: Option<Execution>,
+    /// The variables its parameters set, for the preflight.
+    environment: Vec<EnvEntry>,
+    /// A `fail` that nothing the run produces can change: what the
+    /// deploy would say.
+    certain: Option<String>,
+}
+
+impl Decision {
+    fn new(action: Action, reason: String) -> Self {
+        Decision {
+            action,
+            reasons: vec![reason],
+            parameters: Vec::new(),
+            execution: None,
+            environment: Vec::new(),
+            certain: None,
+        }
+    }
+}
+
+mod outputs;
+mod providers;
+mod reach;
+mod runtime;
+mod shown;
+mod triggered;
+mod wanted;
+
+impl Walk<'_> {
+    fn component(&mut self, name: &str) -> ComponentPlan {
+        let (Some(reference), Some(manifest)) = (
+            self.stack.reference(name),
+            self.stack.elaborated.component(name),
+        ) else {
+            let reason = format!("`{name}` has no component document");
+            return self.finish(name, Decision::new(Action::Fail, reason), Vec::new());
+        };
+        let provides = self.visible_provides(name);
+        let requires = self.requirements(&manifest.requires, &provides);
+        let decision = self.decide(name, reference, manifest, &provides);
+        self.finish(name, decision, requires)
+    }
+
+    /// The outputs `name` declares.
+    fn declared(&self, name: &str) -> &[hub_manifest::Output] {
+        self.stack
+            .elaborated
+            .component(name)
+            .map(|m| m.outputs.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// What a component's action changes for the components after it: the
+    /// capabilities and the outputs (only known after it deploys).
+    fn took(&mut self, name: &str, action: Action) {
+        match action {
+            action if action.keeps_outputs() => {
+                // Through the stack itself, not `self`: the fields change.
+                let manifest = self.stack.elaborated.component(name);
+                for capability in manifest.map(|m| m.provides.as_slice()).unwrap_or_default() {
+                    state::add_provider(&mut self.provides_now, capability, name);
+                }
+                for output in manifest.map(|m| m.outputs.as_slice()).unwrap_or_default() {
+                    self.declared_outputs
+                        .entry(output.name.clone())
+                        .or_default()
+                        .push(name.to_string());
+                }
+            }
+            Action::Delete => state::remove_provider(&mut self.provides_now, name),
+            _ => {}
+        }
+    }
+
+    /// Records the turn.
+    fn finish(
+        &mut self,
+        name: &str,
+        decision: Decision,
+        requires: Vec<Requirement>,
+    ) -> ComponentPlan {
+        let (at, _) = self.actions.insert_full(name.to_string(), decision.action);
+        if decision.action == Action::Delete || !self.capabilities(name).is_empty() {
+            self.providing.push(at);
+        }
+        self.took(name, decision.action);
+        if decision.certain.is_some() {
+            self.certain.insert(name.to_string());
+        }
+        let conditions = self.conditions(name, decision.execution.as_ref());
+        ComponentPlan {
+            name: name.to_string(),
+            action: decision.action,
+            reasons: decision.reasons,
+            requires,
+            waits_for: super::waits_of(self.plan, name),
+            needs_nothing: self.plan.needs_nothing(name),
+            implementation: None,
+            parameters: decision.parameters,
+            timeout: self.timeout_of(name),
+            retry: None,
+            conditions,
+            certain_failure: decision.certain,
+            execution: decision.execution,
+            environment: decision.environment,
+        }
+    }
+
+    /// The component's `lifecycle.timeouts` entry, when it has a limit.
+    fn timeout_of(&self, name: &str) -> Option<String> {
+        let timeouts = &self.stack.elaborated.stack.lifecycle.timeouts;
+        let limit = Timeouts::new(timeouts, None).ok()?.limit(name)?;
+        Some(crate::timeout::text(limit.duration))
+    }
+
+    /// The engine's checks, in its order (see `Run::component`).
+    fn decide(
+        &mut self,
+        name: &str,
+        reference: &ComponentRef,
+        manifest: &Manifest,
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Decision {
+        let verb = self.plan.verb;
+        let failed: Vec<String> = reference
+            .depends
+            .iter()
+            .filter(|d| self.actions.get(*d) == Some(&Action::Fail))
+            .cloned()
+            .collect();
+        if verb == Verb::Deploy && !failed.is_empty() {
+            let reason = format!("it depends on {}, which would fail", quoted(&failed));
+            let mut decision = Decision::new(Action::Fail, reason.clone());
+            decision.certain = failed
+                .iter()
+                .all(|f| self.certain.contains(f))
+                .then_some(reason);
+            return self.gated(name, reference, decision);
+        }
+        let outputs = self.outputs_for(name, &reference.depends);
+        let expanded = self.expand(name, &reference.depends, manifest, &outputs, provides);
+        let condition =
+            plan::component_conditions(&self.plan.tuning, name, expanded.complete(), self.locked);
+        if let Some(warning) = condition.wildcard_warning() {
+            self.warnings.warn(None, warning);
+        }
+        if let Some(why) = condition.skip_reason() {
+            return self.gated(name, reference, Decision::new(Action::Skip, why));
+        }
+        let parameters = self.parameters(name, &expanded);
+        let outputs_failure = match expanded.failure() {
+            Some(_) => None,
+            None => self.outputs_failure(name, manifest, &expanded.params),
+        };
+        let outputs_reason = outputs_failure.as_ref().map(|f| f.reason.clone());
+        let (action, reasons, execution) = match expanded.failure().or(outputs_reason) {
+            Some(reason) => (Action::Fail, vec![reason], None),
+            None => {
+                let expanded = (&expanded.params[..], outputs.of_depends());
+                let decided = self.after_expansion(name, reference, manifest, provides, expanded);
+                match self.plan.verb {
+                    Verb::Deploy => self.replace_triggered(name, &parameters, decided),
+                    Verb::Undeploy => decided,
+                }
+            }
+        };
+        let decision = Decision {
+            action,
+            reasons,
+            parameters: if action == Action::Skip {
+                Vec::new()
+            } else {
+                parameters
+            },
+            execution,
+            environment: super::preflight::env_entries(&expanded.params),
+            certain: match outputs_failure {
+                Some(failure) => Some(failure.certain),
+                None => self.certain_failure(&expanded),
+            },
+        };
+        match decision.execution {
+            None => self.gated(name, reference, decision),
+            Some(_) => decision,
+        }
+    }
+
+    /// A deploy component the plan does not run (it would be skipped or
+    /// fail): what the engine does if, with the outputs of the run, it
+    /// gets past its conditions after all. Its folder alone is compared.
+    fn gated(&self, name: &str, reference: &ComponentRef, mut decision: Decision) -> Decision {
+        if self.plan.verb != Verb::Deploy || decision.execution.is_some() {
+            return decision;
+        }
+        let entry = self.state.and_then(|s| s.components.get(name));
+        let mut folder = None;
+        let compare = || {
+            let Some(recorded) = entry.and_then(|e| e.fingerprint.as_ref()) else {
+                return Ok(vec![fingerprint::Change::NoFingerprint]);
+            };
+            let digest = self.folder_digest(reference);
+            folder = Some(digest.clone());
+            match digest? == recorded.folder {
+                true => Ok(Vec::new()),
+                false => Ok(vec![fingerprint::Change::Folder]),
+            }
+        };
+        let replace = self.options.replace.iter().any(|r| r == name);
+        let changed = self.changed(name);
+        let decided = action::deploy_action(entry, changed, replace, false, compare);
+        decision.execution = Some(self.execution(changed, entry, replace, decided, folder));
+        decision
+    }
+
+    /// Whether `--changed`'s rules decide `name`'s action: every component
+    /// under `--changed`, and the dependents an `--affected` selection
+    /// added.
+    fn changed(&self, name: &str) -> bool {
+        self.options.changed || self.judged.contains(name)
+    }
+
+    fn folder_digest(&self, reference: &ComponentRef) -> Result<String, String> {
+        let dir = self
+            .stack
+            .component_dir(reference, self.options.components_base_dir.as_deref())
+            .map_err(|e| e.to_string())?;
+        fingerprint::folder_digest(&dir).map_err(|e| e.to_string())
+    }
+
+    /// What the engine does with a component, from the deploy's decision
+    /// and the folder the decision read (`--changed`, or `hub plan`).
+    fn execution(
+        &self,
+        changed: bool,
+        entry: Option<&hub_state::ComponentState>,
+        replace: bool,
+        decided: Decided,
+        folder: Option<Result<String, String>>,
+    ) -> Execution {
+        let (folder, unreadable) = match folder {
+            Some(Ok(digest)) => (Some(digest), None),
+            Some(Err(error)) => (None, Some(error)),
+            None => (None, None),
+        };
+        let recorded = entry
+            .filter(|e| e.status == hub_state::ComponentStatus::Deployed.as_str())
+            .and_then(|e| e.fingerprint.as_ref());
+        let unless_inputs_change = changed
+            && !replace
+            && matches!(decided.action, Action::Update | Action::NoOp)
+            && recorded.is_some_and(|r| folder.as_deref() == Some(r.folder.as_str()));
+        let reasons = match decided.action {
+            Action::Update if !changed => vec![action::RUNS_AGAIN.to_string()],
+            _ => decided.reasons,
+        };
+        Execution {
+            action: decided.action,
+            reasons,
+            folder: folder.filter(|_| changed),
+            unreadable: unreadable.filter(|_| changed),
+            unless_inputs_change,
+            compared: Vec::new(),
+            replace_unless: None,
+            undeploy_first: false,
+        }
+    }
+
+    /// Requirements, then the verb's own decision.
+    fn after_expansion(
+        &self,
+        name: &str,
+        reference: &ComponentRef,
+        manifest: &Manifest,
+        provides: &IndexMap<String, Vec<String>>,
+        (params, outputs): (&[ExpandedParam], &[CapturedOutput]),
+    ) -> (Action, Vec<String>, Option<Execution>) {
+        let unmet = plan::unmet_requirements(&manifest.requires, name, provides, &self.plan.tuning);
+        if !unmet.optional.is_empty() {
+            let reason = format!(
+                "optional requirement {} not provided",
+                quoted(&unmet.optional)
+            );
+            return (Action::Skip, vec![reason], None);
+        }
+        let mut reasons = Vec::new();
+        if !unmet.hard.is_empty() {
+            let provided = provides_text(provides);
+            let reason = format!(
+                "requirement {} not provided (provided: {})",
+                quoted(&unmet.hard),
+                if provided.is_empty() {
+                    "nothing"
+                } else {
+                    &provided
+                }
+            );
+            if self.plan.verb == Verb::Deploy {
+                return (Action::Fail, vec![reason], None);
+            }
+            reasons.push(reason);
+        }
+        match self.plan.verb {
+            Verb::Undeploy => (Action::Delete, reasons, None),
+            Verb::Deploy => self.deploy_reasons(name, reference, params, outputs),
+        }
+    }
+
+    /// The deploy's decision ([`action::deploy_action`]), told what
+    /// changed. With `--changed`, a component whose dependencies run first
+    /// is planned to run: their outputs are not known before they do.
+    fn deploy_reasons(
+        &self,
+        name: &str,
+        reference: &ComponentRef,
+        params: &[ExpandedParam],
+        outputs: &[CapturedOutput],
+    ) -> (Action, Vec<String>, Option<Execution>) {
+        let entry = self.state.and_then(|s| s.components.get(name));
+        let mut folder = None;
+        let mut ignored = Vec::new();
+        let compare = || {
+            let digest = self.folder_digest(reference);
+            folder = Some(digest.clone());
+            let current = hub_state::Fingerprint {
+                folder: digest?,
+                parameters: fingerprint::parameters_digest(params),
+                upstream: fingerprint::upstream_digests(&reference.depends, outputs),
+            };
+            let changes = fingerprint::changes(entry, &current, params);
+            let recorded = entry.and_then(|e| e.fingerprint.as_ref());
+            let judged = self
+                .triggers()
+                .judge(name, changes, recorded.map(|r| &r.upstream));
+            ignored = judged.ignored;
+            Ok(if judged.runs {
+                judged.shown
+            } else {
+                Vec::new()
+            })
+        };
+        let replace = self.options.replace.iter().any(|r| r == name);
+        let changed = self.changed(name);
+        let decided = action::deploy_action(entry, changed, replace, self.describe, compare);
+        let mut execution = self.execution(changed, entry, replace, decided.clone(), folder);
+        let Decided {
+            action,
+            mut reasons,
+        } = decided;
+        if !ignored.is_empty() && action != Action::Create {
+            reasons.push(triggers::ignored_reason(&ignored));
+        }
+        if action != Action::NoOp {
+            return (action, reasons, Some(execution));
+        }
+        if let Some(wanted) = self.wanted_run(name, &mut execution) {
+            return (Action::Update, vec![wanted], Some(execution));
+        }
+        match self.upstream_runs(name, reference) {
+            None => (Action::NoOp, reasons, Some(execution)),
+            Some(upstream) => {
+                execution.compared = upstream.compared;
+                reasons.splice(0..0, upstream.reasons);
+                (Action::Update, reasons, Some(execution))
+            }
+        }
+    }
+
+    /// The outputs the component would see: for a deploy, those of the
+    /// state ([`State::outputs_before`], with its dependencies' snapshots)
+    /// and stand-ins for what components deploying earlier in this run
+    /// would add; for an undeploy, the run's (§4.3).
+    fn outputs_for(&mut self, name: &str, depends: &[String]) -> Visible {
+        let order = &self.plan.order;
+        let mut quiet = Warnings::default();
+        match self.plan.verb {
+            Verb::Undeploy => {
+                let preload = self.plan.per_component || self.plan.offset.as_deref() == Some(name);
+                if let (true, Some(state)) = (preload, self.state) {
+                    let mut outputs = state.outputs_at(order, name).to_vec();
+                    state.merge_dependency_outputs(&mut outputs, depends, &mut quiet);
+                    self.outputs = outputs;
+                }
+                Visible::whole(self.outputs.clone())
+            }
+            Verb::Deploy => {
+                if let Some(visible) = self.outputs_recorded(name, depends) {
+                    return visible;
+                }
+                let mut outputs = Vec::new();
+                if let Some(state) = self.state {
+                    outputs = state.outputs_before(order, name).to_vec();
+                    state.merge_dependency_outputs(&mut outputs, depends, &mut quiet);
+                }
+                let holds =
+                    |c: &str, n: &str| outputs.iter().any(|o| o.component == c && o.name == n);
+                let stand_ins = self.stand_ins(name, depends, &holds);
+                outputs.extend(stand_ins);
+                Visible::whole(outputs)
+            }
+        }
+    }
+
+    /// A deploy's outputs from the state's snapshots looked up by name
+    /// (see [`recorded`]): only what the component reads and its
+    /// dependencies' outputs, so the cost does not grow with the stack.
+    fn outputs_recorded(&mut self, name: &str, depends: &[String]) -> Option<Visible> {
+        let reads = self.plan.reads(name)?;
+        let mut recorded = self.recorded.take()?;
+        let visible = recorded.seen(name, depends).map(|mut seen| {
+            let stand_ins = self.stand_ins(name, depends, &|c, n| seen.holds(c, n));
+            seen.extend(stand_ins);
+            Visible {
+                outputs: seen.read(reads),
+                read: true,
+                of_depends: Some(seen.of_components(depends)),
+            }
+        });
+        self.recorded = Some(recorded);
+        visible
+    }
+
+    /// An output declared by a component that deploys earlier in this run
+    /// and not among the outputs seen (`holds`) is only known after that
+    /// deploy: its stand-in. Only
+    /// the outputs the component may read, and those of its `depends`
+    /// (their digests say whether it runs again), are needed: they are
+    /// looked up by name, so the cost does not grow with the stack.
+    fn stand_ins(
+        &self,
+        name: &str,
+        depends: &[String],
+        holds: &dyn Fn(&str, &str) -> bool,
+    ) -> Vec<CapturedOutput> {
+        let reaches = self.reaches(name);
+        let mut wanted: Vec<(usize, usize, &str)> = Vec::new();
+        let mut want = |producer: &str, output: &str| {
+            let taken = self.actions.get_full(producer);
+            let Some((at, _, action)) = taken else {
+                return;
+            };
+            if !action.keeps_outputs() {
+                return;
+            }
+            let manifest = self.stack.elaborated.component(producer);
+            let declared = manifest.and_then(|m| m.outputs.iter().position(|o| o.name == output));
+            if let (Some(index), true) = (declared, reaches(producer)) {
+                wanted.push((at, index, self.actions.get_index(at).map_or("", |(k, _)| k)));
+            }
+        };
+        // Every component of the plan has its reads.
+        for read in self.plan.reads(name).into_iter().flatten() {
+            for producer in self.declared_outputs.get(read).into_iter().flatten() {
+                want(producer, read);
+            }
+            if let Some((producer, output)) = read.split_once(':') {
+                want(producer, output);
+            }
+        }
+        for dependency in depends {
+            for output in self.declared(dependency) {
+                want(dependency, &output.name);
+            }
+        }
+        // In the run's order, as one at a time would have found them.
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut known: HashSet<(String, String)> = HashSet::new();
+        let mut stand_ins = Vec::new();
+        for (_, index, producer) in wanted {
+            let Some(manifest) = self.stack.elaborated.component(producer) else {
+                continue;
+            };
+            let declared = &manifest.outputs[index];
+            let key = (producer.to_string(), declared.name.clone());
+            if known.contains(&key) || holds(producer, &declared.name) {
+                continue;
+            }
+            known.insert(key);
+            stand_ins.push(CapturedOutput {
+                component: producer.to_string(),
+                component_kind: manifest.meta.kind.clone(),
+                name: declared.name.clone(),
+                value: expand::stand_in(producer),
+                kind: declared.kind.clone(),
+                ..CapturedOutput::default()
+            });
+        }
+        stand_ins
+    }
+
+    fn expand(
+        &mut self,
+        name: &str,
+        depends: &[String],
+        manifest: &Manifest,
+        visible: &Visible,
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Expanded {
+        let reads = self.plan.reads(name).filter(|_| !visible.read);
+        let outputs = scope_outputs(&visible.outputs, reads);
+        let scope = ComponentScope {
+            name,
+            depends,
+            manifest,
+            outputs: &outputs,
+            provides: provides_text(provides),
+            source: None,
+        };
+        let expanded = expand::expand(self.locked, &scope, self.warnings);
+        if expanded.problems.is_empty() {
+            return expanded;
+        }
+        // Again, pointing at the declarations: that scans the whole
+        // elaborated file, done only when there is something to report.
+        let source = self.stack.declarations(name);
+        let located = ComponentScope { source, ..scope };
+        expand::expand(self.locked, &located, &mut Warnings::default())
+    }
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,185 @@
+//! `hub plan`'s preparation: the engine's checks and reads before its
+//! first component (the same functions, [`crate::checks`]) without
+//! the lock, the clock, prompts or anything written; then the planner.
+
+use super::make::{self, Inputs, Purpose};
+use super::preflight;
+use super::Plan;
+use crate::checks::{
+    check_consistency, check_implementations, check_selection, initial_provides, lock_parameters,
+    partial_flag, plan_for, require_state,
+};
+use crate::decide::prune;
+use crate::error::PlanningError;
+use crate::options::RunOptions;
+use crate::order::plan::{Schedule, Verb};
+use crate::source::stack::Stack;
+use hub_manifest::diag::Warnings;
+use hub_params::Locked;
+use hub_state::{self as state, State};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+
+/// Works out what `options` would do to `stack`. `environment` is hub's
+/// environment (for `fromEnv` parameters and the `PATH` of well-known
+/// requirements). Nothing is prompted: `kind: user` parameters without a
+/// value (and none in the state) are an error.
+pub fn plan(
+    stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut Warnings,
+) -> Result<Plan, PlanningError> {
+    let base_env = crate::env::base(
+        options.os_environment,
+        &environment,
+        &crate::env::Nested::default(),
+    );
+    let Prepared {
+        plan: schedule,
+        locked,
+        read_path,
+        state,
+        provides,
+        removed,
+        implementations,
+        moved,
+    } = prepare(stack, options, environment, warnings)?;
+    let inputs = Inputs {
+        stack,
+        options,
+        schedule: &schedule,
+        locked: &locked,
+        state: state.as_ref(),
+        read_path: read_path.as_deref(),
+        provides: &provides,
+        removed: &removed,
+    };
+    let mut plan = make::make(&inputs, Purpose::Show, warnings);
+    plan.moved = moved;
+    let retries = &stack.elaborated.stack.lifecycle.retry;
+    for component in plan.components.iter_mut().filter(|c| c.action.runs()) {
+        component.retry = crate::decide::retry::describe(retries, &component.name);
+    }
+    super::guard::check(stack, &plan, &options.replace)?;
+    let findings = preflight::check(&preflight::Inputs {
+        stack,
+        options,
+        plan: &plan,
+        implementations: &implementations.found,
+        base_env: &base_env,
+        state_folders: true,
+    });
+    let mut findings = findings;
+    let found = std::mem::take(&mut findings.problems);
+    findings.problems = implementations.missing;
+    findings.problems.extend(found);
+    preflight::apply(&mut plan, findings, warnings);
+    Ok(plan)
+}
+
+/// What the engine checks and reads before its first component.
+struct Prepared {
+    plan: Schedule,
+    locked: Locked,
+    /// The location read (or that would be), `None` with `-n`.
+    read_path: Option<PathBuf>,
+    state: Option<State>,
+    provides: IndexMap<String, Vec<String>>,
+    removed: Vec<prune::Removed>,
+    implementations: crate::checks::Implementations,
+    /// The renames `moved` made in the state read.
+    moved: Vec<super::moved::Renamed>,
+}
+
+/// The engine's preparation (`Run::prepare`) without the lock, the clock
+/// and anything written.
+fn prepare(
+    stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut Warnings,
+) -> Result<Prepared, PlanningError> {
+    let verb = options.verb.unwrap_or(Verb::Deploy);
+    let order = stack.validated_order()?;
+    crate::order::plan::check_selected(&order, &options.selection)?;
+    require_state(options)?;
+    // The location a run would read, without locking anything; the first
+    // one when none holds a file.
+    let read_path = state::locations::to_read(&options.state)
+        .or(options.state.first().map(PathBuf::as_path))
+        .map(Path::to_path_buf);
+    let mut state = read_state(read_path.as_deref(), options, warnings)?;
+    let moved = super::moved::apply(stack, state.as_mut())?;
+    let plan = plan_for(stack, order, verb, options, state.as_ref())?;
+    check_selection(&plan, options, state.as_ref(), warnings)?;
+    let path_variable = environment
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| value.clone());
+    let locked = lock_without_prompts(stack, options, environment, &read_path, &state, warnings)?;
+    if let (Some(state), Some(path)) = (&state, &read_path) {
+        check_consistency(stack, state, &locked, path, options, true, warnings)?;
+    }
+    let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
+    let implementations = check_implementations(stack, &plan, options)?;
+    let removed = match state.as_ref().filter(|_| verb == Verb::Deploy) {
+        Some(state) => prune::removed(state, &|name| stack.reference(name).is_some()),
+        None => Vec::new(),
+    };
+    if options.prune {
+        prune::check_folders(&removed)?;
+    }
+    Ok(Prepared {
+        plan,
+        locked,
+        read_path,
+        state,
+        provides,
+        removed,
+        implementations,
+        moved,
+    })
+}
+
+/// The state, read only: missing is a first deploy (an error for `-c`/`-o`
+/// unless `--force`), unreadable an error naming the file.
+fn read_state(
+    path: Option<&Path>,
+    options: &RunOptions,
+    warnings: &mut Warnings,
+) -> Result<Option<State>, PlanningError> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    match state::read(path, warnings)? {
+        None if options.selection.is_partial() && !options.force => {
+            Err(PlanningError::StateRequired {
+                flag: partial_flag(options),
+                path: Some(path.to_path_buf()),
+            })
+        }
+        read => Ok(read),
+    }
+}
+
+/// [`lock_parameters`] without a prompter: `kind: user` parameters
+/// without a value are an error.
+fn lock_without_prompts(
+    stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    read_path: &Option<PathBuf>,
+    loaded: &Option<State>,
+    warnings: &mut Warnings,
+) -> Result<Locked, PlanningError> {
+    lock_parameters(
+        stack,
+        options,
+        &environment,
+        None,
+        read_path.as_deref(),
+        loaded.as_ref(),
+        warnings,
+    )
+}

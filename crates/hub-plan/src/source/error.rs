@@ -1,0 +1,58 @@
+//! What stops reading the stack a run works on, with where to look and how
+//! to fix it. The engine's error wraps it (`hub_engine::run::error::EngineError::Source`).
+
+use crate::order::plan::PlanError;
+use hub_elaborate::ElaborateError;
+use hub_manifest::diag::Location;
+use hub_manifest::ManifestError;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error(transparent)]
+    Elaborate(Box<ElaborateError>),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// A structural error located at its entry.
+    #[error("{}", .0 .0)]
+    PlanEntry(Box<(PlanError, Location)>),
+    #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
+    NoSource { component: String },
+    #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
+    ExtraArguments { path: PathBuf, extra: Vec<String> },
+}
+
+impl From<ElaborateError> for SourceError {
+    fn from(error: ElaborateError) -> Self {
+        SourceError::Elaborate(Box::new(error))
+    }
+}
+
+impl SourceError {
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            SourceError::Manifest(e) => e.location(),
+            SourceError::Elaborate(e) => e.location(),
+            SourceError::PlanEntry(entry) => Some(entry.1.clone()),
+            SourceError::ExtraArguments { path, .. } => Some(Location::file(path)),
+            SourceError::Plan(_) | SourceError::NoSource { .. } => None,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            SourceError::Manifest(e) => e.hint(),
+            SourceError::Elaborate(e) => e.hint(),
+            SourceError::Plan(e) => e.hint(),
+            SourceError::PlanEntry(entry) => entry.0.hint(),
+            SourceError::NoSource { .. } => {
+                Some("give the component a `source: {dir: ...}` in the stack".into())
+            }
+            SourceError::ExtraArguments { .. } => Some(
+                "give the stack manifest (hub.yaml) with its parameters files, or the elaborated file alone".into(),
+            ),
+        }
+    }
+}
