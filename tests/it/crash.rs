@@ -305,7 +305,16 @@ fn check_after_kill(root: &Path, finished: bool) -> String {
         let (b_deployed, _) = check_state(&backup, &done, "backup");
         assert!(b_deployed <= deployed, "the backup is ahead of the state");
     } else {
-        assert_eq!(file.serial, 1, "only the first write has no backup");
+        // A fold writes the new state, renames it over `STATE`, then
+        // renames the backup; a kill between the two renames of the first
+        // fold leaves no backup yet, and the journal of the fold (stale:
+        // its base is older than the file) still beside the state.
+        let fold_cut = root.join("hub.yaml.state.journal").exists();
+        assert!(
+            file.serial == 1 || fold_cut,
+            "only the first write, or a first fold killed before its backup, leaves no backup (serial {})",
+            file.serial
+        );
     }
     if finished {
         assert_eq!(state.status, "deployed");
