@@ -92,7 +92,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
         replace: &[],
         prune: false,
     };
-    run_stack(&request, hub_engine::order::plan::Verb::Undeploy, warnings)
+    run_stack(&request, hub_plan::order::plan::Verb::Undeploy, warnings)
 }
 
 /// `undeploy --change ID`: the undeploy, once `check` accepts its plan
@@ -102,7 +102,7 @@ fn undeploy_checked(
     check: &mut dyn FnMut(&hub_engine::view::preview::Preview) -> Result<(), Error>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use hub_engine::order::plan::Verb;
+    use hub_plan::order::plan::Verb;
     let request = RunRequest {
         common: &args.common,
         execute: Some(&args.execute),
@@ -130,7 +130,7 @@ fn undeploy_checked(
 /// Loads the stack and runs it ([`run_loaded`]).
 fn run_stack(
     args: &RunRequest<'_>,
-    verb: hub_engine::order::plan::Verb,
+    verb: hub_plan::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
@@ -147,7 +147,7 @@ fn run_stack(
 /// stderr.
 fn run_loaded(
     args: &RunRequest<'_>,
-    stack: &mut hub_engine::source::stack::Stack,
+    stack: &mut hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
@@ -158,7 +158,7 @@ fn run_loaded(
 /// comment is made of it).
 fn run_loaded_keeping(
     args: &RunRequest<'_>,
-    stack: &mut hub_engine::source::stack::Stack,
+    stack: &mut hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> (
@@ -175,7 +175,7 @@ type Kept = (
 
 fn run_loaded_inner(
     args: &RunRequest<'_>,
-    stack: &mut hub_engine::source::stack::Stack,
+    stack: &mut hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<Kept, Error> {
@@ -283,13 +283,13 @@ fn load_stack(
     base_dir: Option<&Path>,
     overrides: &IndexMap<String, String>,
     warnings: &mut Warnings,
-) -> Result<hub_engine::source::stack::Stack, Error> {
+) -> Result<hub_plan::source::stack::Stack, Error> {
     let (first, params) = manifest.split_first().ok_or(Error::Usage {
         flag: "MANIFEST",
         value: String::new(),
         reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
     })?;
-    Ok(hub_engine::source::stack::Stack::load(
+    Ok(hub_plan::source::stack::Stack::load(
         first, params, base_dir, overrides, warnings,
     )?)
 }
@@ -297,11 +297,11 @@ fn load_stack(
 /// The stack and the run options of a deploy, undeploy or plan.
 fn load_run(
     args: &RunRequest<'_>,
-    verb: hub_engine::order::plan::Verb,
+    verb: hub_plan::order::plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<
     (
-        hub_engine::source::stack::Stack,
+        hub_plan::source::stack::Stack,
         hub_engine::run::engine::RunOptions,
     ),
     Error,
@@ -310,7 +310,7 @@ fn load_run(
     let overrides = parse_overrides(&args.common.stack.environment)?;
     let os_environment = match args.execute {
         Some(execute) => parse_os_environment(&execute.os_environment)?,
-        None => hub_engine::child::env::OsEnvironment::default(),
+        None => hub_plan::env::OsEnvironment::default(),
     };
     // `-s a,b`: every location is written, the newest is read (§11.5).
     let states: Vec<PathBuf> = match args.common.state.no_state {
@@ -331,7 +331,7 @@ fn load_run(
         check_encryption(execute.encrypted)?;
     }
     install_digest_cache(&states, args.execute);
-    let enabled = hub_engine::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
+    let enabled = hub_plan::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
         std::env::var(name).ok()
     })
     .map_err(|error| Error::Usage {
@@ -352,8 +352,8 @@ fn load_run(
         args.common.stack.strict,
         args.common.stack.lenient,
     )?;
-    hub_engine::source::stale::warn_if_stale(&stack, warnings);
-    if let Some(warning) = hub_engine::order::clouds::filter(&mut stack.elaborated, &enabled) {
+    hub_plan::source::stale::warn_if_stale(&stack, warnings);
+    if let Some(warning) = hub_plan::order::clouds::filter(&mut stack.elaborated, &enabled) {
         warnings.warn(None, warning);
     }
     let healthy_or_not =
@@ -430,10 +430,10 @@ fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
 fn write_run_report(
     path: &Path,
     summary: &hub_engine::view::summary::Summary,
-    stack: &hub_engine::source::stack::Stack,
+    stack: &hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     error: Option<&hub_engine::run::error::EngineError>,
-    plan: Option<&hub_engine::plan::Plan>,
+    plan: Option<&hub_plan::plan::Plan>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;

@@ -56,9 +56,9 @@ pub enum Error {
     #[error(transparent)]
     SavedPlan(#[from] hub_engine::view::saved::SavedPlanError),
     #[error(transparent)]
-    Affected(#[from] hub_engine::source::affected::AffectedError),
+    Affected(#[from] hub_plan::source::affected::AffectedError),
     #[error(transparent)]
-    Folder(#[from] hub_engine::source::folders::NoComponentsThere),
+    Folder(#[from] hub_plan::source::folders::NoComponentsThere),
     #[error(transparent)]
     Policy(#[from] hub_engine::policy::PolicyError),
     /// A pipeline job, `hub run finish` (branch `writers`).
@@ -104,8 +104,8 @@ impl From<hub_engine::run::error::EngineError> for Error {
     }
 }
 
-impl From<hub_engine::source::error::SourceError> for Error {
-    fn from(error: hub_engine::source::error::SourceError) -> Self {
+impl From<hub_plan::source::error::SourceError> for Error {
+    fn from(error: hub_plan::source::error::SourceError) -> Self {
         Error::from(hub_engine::run::error::EngineError::from(error))
     }
 }

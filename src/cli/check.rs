@@ -52,7 +52,7 @@ pub struct CheckArgs {
     #[arg(long = "os-environment", value_name = "MODE", default_value = "no-tfvars", value_parser = ["everything", "no-tfvars", "strict"])]
     pub os_environment: String,
     /// Stop a check still running after this long (`90s`, `15m`; `0`: no limit); it then failed
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::timeout::parse)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_plan::timeout::parse)]
     pub timeout: Option<std::time::Duration>,
     /// Show secret values in the output instead of masking them
     #[arg(long)]

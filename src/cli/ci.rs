@@ -72,13 +72,13 @@ pub struct CiArgs {
     #[arg(long = "plan-forks")]
     pub plan_forks: bool,
     /// How old a GitLab relay's signed request may be (`15m`, `1h`)
-    #[arg(long = "relay-max-age", value_name = "DURATION", default_value = "15m", value_parser = hub_engine::timeout::parse)]
+    #[arg(long = "relay-max-age", value_name = "DURATION", default_value = "15m", value_parser = hub_plan::timeout::parse)]
     pub relay_max_age: std::time::Duration,
     /// Components run at once during an apply; 0 = the number of CPUs
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value = "1")]
     pub jobs: usize,
     /// Stop a component still running after this long during an apply
     /// (`15m`, `1h`; `0`: no limit)
-    #[arg(long, value_name = "DURATION", value_parser = hub_engine::timeout::parse)]
+    #[arg(long, value_name = "DURATION", value_parser = hub_plan::timeout::parse)]
     pub timeout: Option<std::time::Duration>,
 }

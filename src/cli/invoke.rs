@@ -44,7 +44,7 @@ pub struct InvokeArgs {
     /// Stop the component when it runs longer than this (`90s`, `15m`,
     /// `1h30m`; `0`: no limit) unless the stack's `lifecycle.timeouts` gives
     /// it its own limit
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::timeout::parse)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_plan::timeout::parse)]
     pub timeout: Option<std::time::Duration>,
 }
 

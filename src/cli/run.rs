@@ -18,7 +18,7 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 /// A duration: numbers with `ms`, `s`, `m` or `h` (`30s`, `1.5m`, `1h30m`),
 /// or a plain number of seconds (`0`); read as `--timeout` reads it.
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    hub_engine::timeout::parse(text)
+    hub_plan::timeout::parse(text)
 }
 
 /// A boolean flag written `--flag`, `--flag=true` or `--flag=false`.
@@ -110,7 +110,7 @@ pub struct LockTimeoutArgs {
 /// A `-c` entry: a component name with its `+` signs, or a folder (an
 /// entry with a `/`, or `.`/`..`) whose components it selects.
 pub fn selection_entry(value: &str) -> Result<String, String> {
-    if hub_engine::source::folders::is_folder(value) {
+    if hub_plan::source::folders::is_folder(value) {
         return Ok(value.to_string());
     }
     hub_manifest::names::selection_arg(value).map_err(|e| e.to_string())
@@ -234,7 +234,7 @@ pub struct ExecuteArgs {
     /// `1h30m`; `0`: no limit), its hooks included: SIGTERM to its
     /// processes, SIGKILL 30s later, and it fails. The stack's
     /// `lifecycle.timeouts` gives components their own limits
-    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_engine::timeout::parse, help_heading = MORE, hide_short_help = true)]
+    #[arg(long, value_name = "DURATION", env = "HUB_TIMEOUT", value_parser = hub_plan::timeout::parse, help_heading = MORE, hide_short_help = true)]
     pub timeout: Option<std::time::Duration>,
     /// Print, for each component, why it runs or is skipped
     #[arg(long)]

@@ -29,7 +29,7 @@ pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(),
         value: String::new(),
         reason: "give the elaborated file, or the stack manifest and its parameters files".into(),
     })?;
-    let stack = hub_engine::source::stack::Stack::load(
+    let stack = hub_plan::source::stack::Stack::load(
         first,
         params,
         args.stack.base_dir.as_deref(),
@@ -98,7 +98,7 @@ pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(),
 pub(super) fn with_health(
     healths: &[String],
     states: &[PathBuf],
-    stack: &hub_engine::source::stack::Stack,
+    stack: &hub_plan::source::stack::Stack,
     warnings: &mut Warnings,
 ) -> Result<Option<Vec<String>>, Error> {
     if healths.is_empty() {

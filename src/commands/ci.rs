@@ -15,10 +15,10 @@ use crate::cli::{
 use crate::error::Error;
 use hub_engine::ci::comment::{Done, LogTail, Report};
 use hub_engine::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
-use hub_engine::order::plan::Verb;
 use hub_engine::view::preview::Preview;
 use hub_engine::view::summary::Summary;
 use hub_manifest::diag::Warnings;
+use hub_plan::order::plan::Verb;
 use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.
@@ -363,7 +363,7 @@ fn failed_tails(summary: &Summary, state: Option<&Path>) -> Vec<LogTail> {
     let Some(state) = state else {
         return Vec::new();
     };
-    let folder = hub_engine::run::records::log_dir(state);
+    let folder = hub_plan::decide::records::log_dir(state);
     summary
         .entries
         .iter()

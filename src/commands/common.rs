@@ -81,9 +81,7 @@ pub(super) fn flag_or_env(
         })
 }
 
-pub(super) fn parse_os_environment(
-    text: &str,
-) -> Result<hub_engine::child::env::OsEnvironment, Error> {
+pub(super) fn parse_os_environment(text: &str) -> Result<hub_plan::env::OsEnvironment, Error> {
     text.parse().map_err(|reason| Error::Usage {
         flag: "--os-environment",
         value: text.to_string(),

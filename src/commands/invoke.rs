@@ -16,7 +16,7 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
     let exported = parse_overrides(&args.environment)?;
     let elaborate = flag_or_env(args.elaborate, "-m", "HUB_ELABORATE")?;
     let state = flag_or_env(args.state, "-s", "HUB_STATE")?;
-    let stack = hub_engine::source::stack::Stack::load(
+    let stack = hub_plan::source::stack::Stack::load(
         &elaborate,
         &[],
         args.base_dir.as_deref(),
@@ -63,7 +63,7 @@ pub fn render_templates(
     let component = args.component.or_else(|| non_empty_env("HUB_COMPONENT"));
     let stack = match &elaborate {
         Some(path) => Some(
-            hub_engine::source::stack::Stack::load(
+            hub_plan::source::stack::Stack::load(
                 path,
                 &[],
                 args.base_dir.as_deref(),

@@ -8,9 +8,9 @@ use super::reviewed::planned_run_args;
 use super::{load_run, parse_overrides, policy, RunRequest};
 use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
-use hub_engine::order::plan::Verb;
 use hub_engine::view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 use hub_manifest::diag::Warnings;
+use hub_plan::order::plan::Verb;
 
 /// `hub pipeline`.
 pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error> {
@@ -105,7 +105,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
     let failing: Vec<String> = plan
         .components
         .iter()
-        .filter(|c| c.action == hub_engine::plan::Action::Fail)
+        .filter(|c| c.action == hub_plan::plan::Action::Fail)
         .map(|c| c.name.clone())
         .collect();
     if !failing.is_empty() {
@@ -173,7 +173,7 @@ fn variable_names(flags: &[String]) -> Result<Vec<String>, Error> {
 /// would refuse to save the plan (and its jobs to apply it). The rules
 /// are the stack's, the `--policy` files and those a given plan records.
 fn refuse_denied(
-    stack: &hub_engine::source::stack::Stack,
+    stack: &hub_plan::source::stack::Stack,
     plan: &hub_engine::view::preview::Preview,
     given: &[std::path::PathBuf],
     planned: Option<&hub_engine::view::saved::SavedPlan>,

@@ -53,8 +53,8 @@ fn plan_and_print(
     save: bool,
     warnings: &mut Warnings,
 ) -> change::Planned {
-    use hub_engine::order::plan::Verb;
     use hub_engine::view::preview;
+    use hub_plan::order::plan::Verb;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
@@ -110,7 +110,7 @@ fn plan_and_print(
 /// once. A run that took the lock while the plan read is caught by a
 /// second look. Plans take no lock, so they run side by side.
 pub(super) fn preview_between_runs(
-    stack: &hub_engine::source::stack::Stack,
+    stack: &hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<hub_engine::view::preview::Preview, Error> {
@@ -130,7 +130,7 @@ pub(super) fn preview_between_runs(
 /// commit and every file it read, the policy files it was checked with.
 pub(super) fn save_plan(
     plan: &hub_engine::view::preview::Preview,
-    stack: &hub_engine::source::stack::Stack,
+    stack: &hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     args: &crate::cli::PlanArgs,
     created: String,

@@ -5,9 +5,9 @@
 use crate::error::Error;
 use hub_engine::change::ChangeContext;
 use hub_engine::policy::{self, PolicyInput, PolicyResults, PolicySet, StackFacts};
-use hub_engine::source::stack::Stack;
 use hub_engine::view::preview::{Detail, Preview};
 use hub_manifest::diag::Warnings;
+use hub_plan::source::stack::Stack;
 use std::path::PathBuf;
 
 /// The stack's rules, then each file's, compiled.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub fn write_html(
     path: &Path,
     report: &RunReport,
-    plan: Option<&hub_engine::plan::Plan>,
+    plan: Option<&hub_plan::plan::Plan>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     let state_path = report.state.as_deref().map(Path::new);
@@ -23,7 +23,7 @@ pub fn write_html(
         Some(state_path) => hub_state::read(state_path, warnings).ok().flatten(),
         None => None,
     };
-    let logs = state_path.map(hub_engine::run::records::log_dir);
+    let logs = state_path.map(hub_plan::decide::records::log_dir);
     let details = sources::gather(report, state.as_ref(), logs.as_deref(), plan);
     html::write(path, report, &details)?;
     Ok(())

@@ -18,12 +18,12 @@ use super::common::split_list;
 use super::{change, load_run, policy, RunRequest};
 use crate::cli::{CommonRunArgs, DeployArgs};
 use crate::error::{ChangeCommandError, Error};
-use hub_engine::order::plan::Verb;
 use hub_engine::run::engine::{ExpectedState, RunOptions};
-use hub_engine::source::stack::Stack;
 use hub_engine::view::preview::Preview;
 use hub_engine::view::saved::{self, SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
+use hub_plan::order::plan::Verb;
+use hub_plan::source::stack::Stack;
 use std::path::{Path, PathBuf};
 
 /// A plan found to hold: the stack and options to run it with (the
@@ -41,7 +41,7 @@ pub(super) struct Checked {
 pub(super) fn commit_here(sha: Option<&str>, stack: &Stack) -> Option<String> {
     match sha.filter(|s| !s.is_empty()) {
         Some(sha) => Some(sha.to_string()),
-        None => hub_engine::source::affected::head_commit(&stack.base_dir),
+        None => hub_plan::source::affected::head_commit(&stack.base_dir),
     }
 }
 

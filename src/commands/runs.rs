@@ -79,7 +79,7 @@ pub fn narrow(common: &mut crate::cli::CommonRunArgs, name: &str) {
 /// Steps 1–4 of a job (see `hub_engine::run::job`): the job to run, or
 /// `None` when there is nothing to do (said on stderr).
 pub fn start_job(
-    stack: &hub_engine::source::stack::Stack,
+    stack: &hub_plan::source::stack::Stack,
     request: &JobRequest<'_>,
     clock: &hub_state::Clock,
 ) -> Result<Option<Box<job::Job>>, Error> {
@@ -141,7 +141,7 @@ fn keep_log(log: &Path, state: &Path, name: &str, warnings: &mut Warnings) {
     let Ok(text) = std::fs::read(log) else {
         return;
     };
-    let folder = hub_engine::run::records::log_dir(state);
+    let folder = hub_plan::decide::records::log_dir(state);
     let target = folder.join(format!("{name}.log"));
     let appended = hub_state::beside::create_folder(&folder)
         .and_then(|()| hub_state::beside::open_append(&target, hub_state::private::FILE_MODE))

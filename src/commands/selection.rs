@@ -3,9 +3,9 @@
 
 use crate::cli::SelectionArgs;
 use crate::error::Error;
-use hub_engine::order::plan::{Chosen, Plan, Selection, Verb};
-use hub_engine::source::stack::Stack;
-use hub_engine::source::{affected, folders};
+use hub_plan::order::plan::{Chosen, Plan, Selection, Verb};
+use hub_plan::source::stack::Stack;
+use hub_plan::source::{affected, folders};
 use std::path::Path;
 
 /// The selection `args` ask for on `stack`.

@@ -247,14 +247,14 @@ fn refuse_protected(
     names: &[String],
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use hub_engine::plan::guard::{refuse_if_protected, Operation};
     use hub_engine::run::error::EngineError;
+    use hub_plan::plan::guard::{refuse_if_protected, Operation};
     let Some(path) =
         elaborate.or_else(|| super::common::non_empty_env("HUB_ELABORATE").map(PathBuf::from))
     else {
         return Ok(());
     };
-    let stack = hub_engine::source::stack::Stack::load(
+    let stack = hub_plan::source::stack::Stack::load(
         &path,
         &[],
         None,
@@ -304,7 +304,7 @@ fn confirm_forget(
 pub fn mv(args: StateMvArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let (old, new) = (args.old.as_str(), args.new.as_str());
     let changed = change(&args.change, "state mv", warnings, |state, _| {
-        hub_engine::plan::moved::rename(state, old, new)?;
+        hub_plan::plan::moved::rename(state, old, new)?;
         Ok(())
     })?;
     say(&format!("hub: renamed `{old}` to `{new}`; {changed}"));

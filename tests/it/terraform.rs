@@ -508,14 +508,14 @@ fn a_removed_tf_component_is_destroyed_by_prune_with_its_recorded_variables() {
     );
 }
 
-/// `hub_engine::terraform::drift_check`: the program and environment with
+/// `hub_plan::terraform::drift_check`: the program and environment with
 /// which `init` then `plan -detailed-exitcode` (`DRIFT_INIT`, `DRIFT_PLAN`)
 /// find a deployed `*.tf` component in sync with the parameters it was
 /// deployed with (exit 0), drifted with others (exit 2, summarised by
 /// `plan_summary`).
 #[test]
 fn drift_check_is_terraform_plan_detailed_exitcode() {
-    use hub_engine::terraform::{drift_check, plan_summary, DRIFT_INIT, DRIFT_PLAN};
+    use hub_plan::terraform::{drift_check, plan_summary, DRIFT_INIT, DRIFT_PLAN};
     let Some(tf) = terraform_or_skip() else {
         return;
     };

@@ -28,12 +28,8 @@ pub mod child;
 pub mod ci;
 pub mod options;
 pub mod outcome;
-pub mod plan;
+pub(crate) mod plan;
 pub mod policy;
 pub mod run;
 pub mod trace;
 pub mod view;
-
-// Transition (issue 40 item 1): the planning modules moved to `hub-plan`;
-// re-exported here so the command line's imports keep their paths.
-pub use hub_plan::{order, source, terraform, timeout};
