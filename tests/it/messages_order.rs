@@ -94,3 +94,32 @@ fn a_resumed_run_counts_the_whole_stack_and_an_undeployed_one_keeps_no_outputs()
     let explain = hub(&test, &["explain", "s.state"]);
     assert!(!explain.stdout.contains("greeting"), "{}", explain.stdout);
 }
+
+#[test]
+fn undeploy_lists_only_what_it_undeployed() {
+    let test = stack();
+    std::fs::write(test.root().join("ok"), "").expect("ok");
+    let some = hub(
+        &test,
+        &[
+            "deploy", "hub.yaml", "-s", "s.state", "-c", "a,b", "--force",
+        ],
+    );
+    assert_eq!(some.status, 0, "{}", some.stderr);
+    let out = hub(&test, &["undeploy", "hub.yaml", "-s", "s.state"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let start = out.stderr.find("undeploy summary:\n").expect("summary");
+    let names: Vec<&str> = out.stderr[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(names, ["b", "a"], "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("\nstack: undeployed (4 components, 2 in this run, "),
+        "{}",
+        out.stderr
+    );
+}
