@@ -628,7 +628,9 @@ fn source_dir_location(file: &SourceFile, manifest: &Manifest, name: &str) -> Lo
 fn closest_folder(dir: &Path, written: &str) -> Option<String> {
     let missing = dir.file_name()?.to_str()?;
     let entries = std::fs::read_dir(dir.parent()?).ok()?;
+    // Bounded: `source.dir` is what a stack says, and may name any folder.
     let folders: Vec<String> = entries
+        .take(4096)
         .filter_map(Result::ok)
         .filter(|e| e.path().join("hub-component.yaml").is_file())
         .filter_map(|e| e.file_name().to_str().map(str::to_string))

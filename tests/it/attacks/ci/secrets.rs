@@ -516,3 +516,23 @@ fn stack_component_and_policy_names_reach_the_comment_as_text() {
     assert!(comment.contains("#### Policies"), "{comment}");
     assert_inert("names of the stack", &comment);
 }
+
+/// The plan's own reasons quote what a pull request wrote: an output
+/// declared with no source fails the plan, and its name reaches the
+/// comment in the reason, as text.
+#[test]
+fn an_output_name_quoted_by_a_plan_failure_reaches_the_comment_as_text() {
+    let mut demo = Demo::fresh(Place::Local);
+    let manifest = demo.dir.join("components/network/hub-component.yaml");
+    let text = std::fs::read_to_string(&manifest).expect("manifest");
+    let named = serde_json::to_string(BREAKOUT).expect("JSON string");
+    std::fs::write(&manifest, format!("{text}  - name: {named}\n")).expect("manifest");
+    let event = comment_saying(&demo, "hub plan");
+    let _ = demo.ci(&event, &[], &[]);
+    let comment = demo.comment();
+    assert!(
+        comment.contains("its outputs cannot be computed") && comment.contains("onerror"),
+        "the reason quotes the output's name: {comment}"
+    );
+    assert_inert("an output's name in a plan's reason", &comment);
+}
