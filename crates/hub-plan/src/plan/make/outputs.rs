@@ -25,7 +25,10 @@ impl Walk<'_> {
         manifest: &Manifest,
         params: &[ExpandedParam],
     ) -> Option<OutputsFailure> {
-        if self.plan.verb != Verb::Deploy || manifest.outputs.is_empty() {
+        // An output read from what the component prints (`fromTfVar`)
+        // cannot fail before it runs: only the others are looked at.
+        let printed_only = manifest.outputs.iter().all(|o| !o.from_tf_var.is_empty());
+        if self.plan.verb != Verb::Deploy || printed_only {
             return None;
         }
         certain_output_problems(name, params, &manifest.outputs, None)?;
