@@ -99,7 +99,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
 /// made now.
 fn undeploy_checked(
     args: &crate::cli::UndeployArgs,
-    check: &mut dyn FnMut(&hub_engine::view::preview::Preview) -> Result<(), Error>,
+    check: &mut dyn FnMut(&hub_view::preview::Preview) -> Result<(), Error>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     use hub_plan::order::plan::Verb;
@@ -114,7 +114,7 @@ fn undeploy_checked(
     let (mut stack, options) = load_run(&request, Verb::Undeploy, warnings)?;
     let environment = std::env::vars().collect();
     let mut quiet = Warnings::default();
-    let now = hub_engine::view::preview::preview(&stack, &options, environment, &mut quiet)?;
+    let now = hub_plan::plan::prepare::plan(&stack, &options, environment, &mut quiet)?;
     check(&now)?;
     let change = change::context(&args.change);
     policy::refuse_denied_files(
@@ -148,7 +148,7 @@ fn run_stack(
 fn run_loaded(
     args: &RunRequest<'_>,
     stack: &mut hub_plan::source::stack::Stack,
-    options: &hub_engine::run::engine::RunOptions,
+    options: &hub_plan::options::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     run_loaded_keeping(args, stack, options, warnings).0
@@ -159,27 +159,22 @@ fn run_loaded(
 fn run_loaded_keeping(
     args: &RunRequest<'_>,
     stack: &mut hub_plan::source::stack::Stack,
-    options: &hub_engine::run::engine::RunOptions,
+    options: &hub_plan::options::RunOptions,
     warnings: &mut Warnings,
-) -> (
-    Result<(), Error>,
-    Option<hub_engine::view::summary::Summary>,
-) {
+) -> (Result<(), Error>, Option<hub_plan::outcome::Summary>) {
     run_loaded_inner(args, stack, options, warnings).unwrap_or_else(|error| (Err(error), None))
 }
 
-type Kept = (
-    Result<(), Error>,
-    Option<hub_engine::view::summary::Summary>,
-);
+type Kept = (Result<(), Error>, Option<hub_plan::outcome::Summary>);
 
 fn run_loaded_inner(
     args: &RunRequest<'_>,
     stack: &mut hub_plan::source::stack::Stack,
-    options: &hub_engine::run::engine::RunOptions,
+    options: &hub_plan::options::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<Kept, Error> {
-    use hub_engine::run::engine::{self, Host};
+    use hub_engine::options::Host;
+    use hub_engine::run::engine;
     let interrupts = install_interrupts()?;
     let mut terminal = hub_params::TerminalPrompter;
     let prompter: Option<&mut dyn hub_params::Prompter> = if hub_params::interactive() {
@@ -190,14 +185,14 @@ fn run_loaded_inner(
     // A live status line per running component when several run at once
     // on a terminal; plain lines otherwise.
     let live = (options.concurrency > 1 && std::io::stderr().is_terminal())
-        .then(hub_engine::view::progress::TerminalProgress::default);
+        .then(hub_view::progress::TerminalProgress::default);
     let log = |line: &str| match &live {
         Some(live) => live.println(line),
         None => hub_manifest::console::err_line(line),
     };
-    let sink: &dyn hub_engine::child::process::LineSink = match &live {
+    let sink: &dyn hub_plan::outcome::lines::LineSink = match &live {
         Some(live) => live,
-        None => &hub_engine::child::process::ConsoleSink,
+        None => &hub_plan::outcome::lines::ConsoleSink,
     };
     let host = Host {
         environment: std::env::vars().collect(),
@@ -206,9 +201,7 @@ fn run_loaded_inner(
         interrupts: &interrupts,
         log: &log,
         prompter,
-        progress: live
-            .as_ref()
-            .map(|l| l as &dyn hub_engine::view::progress::Progress),
+        progress: live.as_ref().map(|l| l as &dyn hub_plan::outcome::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
     if let Some(cache) = hub_engine::run::digest_cache::installed() {
@@ -224,7 +217,7 @@ fn run_loaded_inner(
         }
     }
     if let Some(summary) = &finished.summary {
-        hub_manifest::console::err(&summary.render());
+        hub_manifest::console::err(&hub_view::summary::render(&summary));
     }
     let reported = match (&args.common.run.report, &finished.summary) {
         (Some(path), Some(summary)) => write_run_report(
@@ -302,11 +295,11 @@ fn load_run(
 ) -> Result<
     (
         hub_plan::source::stack::Stack,
-        hub_engine::run::engine::RunOptions,
+        hub_plan::options::RunOptions,
     ),
     Error,
 > {
-    use hub_engine::run::engine::RunOptions;
+    use hub_plan::options::RunOptions;
     let overrides = parse_overrides(&args.common.stack.environment)?;
     let os_environment = match args.execute {
         Some(execute) => parse_os_environment(&execute.os_environment)?,
@@ -429,15 +422,15 @@ fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
 /// `--report FILE.json` of a deploy or undeploy.
 fn write_run_report(
     path: &Path,
-    summary: &hub_engine::view::summary::Summary,
+    summary: &hub_plan::outcome::Summary,
     stack: &hub_plan::source::stack::Stack,
-    options: &hub_engine::run::engine::RunOptions,
+    options: &hub_plan::options::RunOptions,
     error: Option<&hub_engine::run::error::EngineError>,
     plan: Option<&hub_plan::plan::Plan>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;
-    use hub_engine::view::report::{self, ReportContext, RunReport};
+    use hub_view::report::{self, ReportContext, RunReport};
     let result = match error {
         None => "success",
         Some(EngineError::Interrupted { .. }) => "interrupted",
@@ -455,7 +448,7 @@ fn write_run_report(
     };
     let mut run = RunReport::from_summary(summary, context);
     run.warnings = warnings.iter().map(ToString::to_string).collect();
-    match hub_engine::view::html::is_html(path) {
+    match hub_view::html::is_html(path) {
         true => self::report::write_html(path, &run, plan, warnings),
         false => Ok(report::write(path, &run)?),
     }

@@ -46,7 +46,7 @@ pub enum Error {
     #[error(transparent)]
     Lifecycle(Box<hub_engine::run::error::EngineError>),
     #[error(transparent)]
-    Report(#[from] hub_engine::view::report::ReportError),
+    Report(#[from] hub_view::report::ReportError),
     #[error(transparent)]
     Render(#[from] hub_engine::run::render::RenderError),
     #[error(transparent)]
@@ -54,20 +54,20 @@ pub enum Error {
     #[error(transparent)]
     StateCommand(#[from] StateCommandError),
     #[error(transparent)]
-    SavedPlan(#[from] hub_engine::view::saved::SavedPlanError),
+    SavedPlan(#[from] hub_plan::plan::saved::SavedPlanError),
     #[error(transparent)]
     Affected(#[from] hub_plan::source::affected::AffectedError),
     #[error(transparent)]
     Folder(#[from] hub_plan::source::folders::NoComponentsThere),
     #[error(transparent)]
-    Policy(#[from] hub_engine::policy::PolicyError),
+    Policy(#[from] hub_policy::PolicyError),
     /// A pipeline job, `hub run finish` (branch `writers`).
     #[error(transparent)]
     Job(#[from] hub_engine::run::job::JobError),
     #[error(transparent)]
     Run(#[from] hub_state::runs::RunError),
     #[error(transparent)]
-    Pipeline(#[from] hub_engine::view::pipeline::PipelineError),
+    Pipeline(#[from] hub_view::pipeline::PipelineError),
     /// `plan --detailed-exitcode` when something would change: exit
     /// status 2; `main` prints nothing for it.
     #[error("the plan would deploy or undeploy components")]
@@ -104,6 +104,12 @@ impl From<hub_engine::run::error::EngineError> for Error {
     }
 }
 
+impl From<hub_plan::error::PlanningError> for Error {
+    fn from(error: hub_plan::error::PlanningError) -> Self {
+        Error::from(hub_engine::run::error::EngineError::from(error))
+    }
+}
+
 impl From<hub_plan::source::error::SourceError> for Error {
     fn from(error: hub_plan::source::error::SourceError) -> Self {
         Error::from(hub_engine::run::error::EngineError::from(error))
@@ -130,7 +136,7 @@ impl Error {
             Error::Process(e) => e.exit_code(),
             Error::ChildExit { exit, .. } => exit.shell_code(),
             Error::PlanChanges => 2,
-            Error::Pipeline(hub_engine::view::pipeline::PipelineError::LocalState { .. }) => 2,
+            Error::Pipeline(hub_view::pipeline::PipelineError::LocalState { .. }) => 2,
             Error::Change(e) => e.exit_code(),
             Error::ChangeCommand(ChangeCommandError::NoState) => 2,
             Error::CiStatus(code) => i32::from(*code),

@@ -6,15 +6,15 @@
 use super::common::{clock, non_empty_env, split_list};
 use crate::cli::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
 use crate::error::{ChangeCommandError, Error};
-use hub_engine::view::preview::{Action, Preview};
-use hub_engine::view::saved::{SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
+use hub_plan::plan::saved::{SavedPlan, SavedPlanError};
 use hub_state::changes::{
     inert, summarise, ApplyLock, ApplyRecord, ChangeError, Held, PlanRecord, Record, Registry,
     Stamp, Status,
 };
 use hub_state::lock::LockInfo;
 use hub_state::{Clock, LockWait};
+use hub_view::preview::{Action, Preview};
 use std::path::{Path, PathBuf};
 
 /// Who plans or applies: `--author`, else the CI's user, else `$USER`;
@@ -150,18 +150,18 @@ pub(super) type Planned = Result<
     (
         Preview,
         Option<Result<SavedPlan, SavedPlanError>>,
-        hub_engine::policy::PolicyResults,
+        hub_policy::PolicyResults,
     ),
     Error,
 >;
 
 /// What policies see of the change a command works for (`change` in CEL):
 /// empty outside a change.
-pub(super) fn context(args: &ChangeArgs) -> hub_engine::change::ChangeContext {
+pub(super) fn context(args: &ChangeArgs) -> hub_plan::change::ChangeContext {
     let Some(id) = &args.change else {
-        return hub_engine::change::ChangeContext::default();
+        return hub_plan::change::ChangeContext::default();
     };
-    hub_engine::change::ChangeContext {
+    hub_plan::change::ChangeContext {
         id: id.clone(),
         sha: args.sha.clone(),
         author: author(args.author.as_deref()),
@@ -260,7 +260,7 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
     })?;
     // A plan recorded by an older hub, without its commit and files, is
     // refused: it cannot be checked against what was reviewed.
-    let saved = hub_engine::view::saved::from_value(&shown, value)?;
+    let saved = hub_plan::plan::saved::from_value(&shown, value)?;
     // A plan found stale because another change applied in the meantime
     // is refused for that change's lock, which says what to do.
     let stale = |reasons: Vec<String>| match registry.plan_to_apply(id, "deploy") {

@@ -15,10 +15,10 @@ use crate::cli::{
 use crate::error::Error;
 use hub_engine::ci::comment::{Done, LogTail, Report};
 use hub_engine::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
-use hub_engine::view::preview::Preview;
-use hub_engine::view::summary::Summary;
 use hub_manifest::diag::Warnings;
 use hub_plan::order::plan::Verb;
+use hub_plan::outcome::Summary;
+use hub_view::preview::Preview;
 use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.
@@ -97,7 +97,7 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
 
 /// What the operation did, owned.
 enum Ran {
-    Planned(Box<Preview>, hub_engine::policy::PolicyResults),
+    Planned(Box<Preview>, hub_policy::PolicyResults),
     Applied {
         summary: Option<Box<Summary>>,
         error: Option<String>,
@@ -367,7 +367,7 @@ fn failed_tails(summary: &Summary, state: Option<&Path>) -> Vec<LogTail> {
     summary
         .entries
         .iter()
-        .filter(|entry| matches!(entry.outcome, hub_engine::outcome::Outcome::Failed(_)))
+        .filter(|entry| matches!(entry.outcome, hub_plan::outcome::Outcome::Failed(_)))
         .filter_map(|entry| {
             let path = folder.join(format!("{}.log", entry.component));
             let text = read_log(&path)?;

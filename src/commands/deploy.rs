@@ -31,7 +31,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
     if let Some(path) = &args.plan {
         let plan = std::slice::from_ref(path);
         return hub_engine::trace::traced_run("deploy", plan, || {
-            let planned = hub_engine::view::saved::read(path)?;
+            let planned = hub_plan::plan::saved::read(path)?;
             deploy_saved(planned, path, &args, warnings, &mut || Ok(()))
         });
     }
@@ -120,7 +120,7 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
 /// runs; `path` names the plan in messages. `before_run` is called once
 /// the plan is found to hold, just before the run.
 fn deploy_saved(
-    planned: hub_engine::view::saved::SavedPlan,
+    planned: hub_plan::plan::saved::SavedPlan,
     path: &Path,
     args: &crate::cli::DeployArgs,
     warnings: &mut Warnings,
@@ -132,12 +132,12 @@ fn deploy_saved(
 /// [`deploy_saved`], which also keeps the run's summary in `kept` (`hub
 /// ci`'s comment is made of it).
 pub(super) fn deploy_saved_keeping(
-    planned: hub_engine::view::saved::SavedPlan,
+    planned: hub_plan::plan::saved::SavedPlan,
     path: &Path,
     args: &crate::cli::DeployArgs,
     warnings: &mut Warnings,
     before_run: &mut dyn FnMut() -> Result<(), Error>,
-    kept: &mut Option<hub_engine::view::summary::Summary>,
+    kept: &mut Option<hub_plan::outcome::Summary>,
 ) -> Result<(), Error> {
     runs::refuse_open_runs(&planned.state.locations)?;
     let reviewed::Checked {

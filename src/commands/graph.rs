@@ -9,8 +9,8 @@ use hub_manifest::diag::Warnings;
 /// `hub graph`: the dependency graph of a stack.
 pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;
-    use hub_engine::view::graph::{self, Format, Graph};
     use hub_plan::order::plan::{Plan, Selection, Verb};
+    use hub_view::graph::{self, Format, Graph};
     let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
         flag: "--format",
         value: args.format.clone(),

@@ -42,7 +42,7 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
         &options,
         &environment,
         hub_executable(),
-        &hub_engine::child::process::ConsoleSink,
+        &hub_plan::outcome::lines::ConsoleSink,
         &interrupts,
         warnings,
     )

@@ -1,6 +1,6 @@
 //! `hub pipeline` (issue 28, branch `pipeline`): the plan of a deploy or
 //! undeploy, made here as `hub plan` makes it, written as a CI pipeline
-//! by [`hub_engine::view::pipeline`].
+//! by [`hub_view::pipeline`].
 
 use super::output::write_stdout;
 use super::plan::preview_between_runs;
@@ -8,9 +8,9 @@ use super::reviewed::planned_run_args;
 use super::{load_run, parse_overrides, policy, RunRequest};
 use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
-use hub_engine::view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 use hub_manifest::diag::Warnings;
 use hub_plan::order::plan::Verb;
+use hub_view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 
 /// `hub pipeline`.
 pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error> {
@@ -77,7 +77,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
     };
     // `--plan`: the components, selection and state of the saved plan.
     let planned = match &given_plan {
-        Some(path) => Some(hub_engine::view::saved::read(path)?),
+        Some(path) => Some(hub_plan::plan::saved::read(path)?),
         None => None,
     };
     if let (Some(path), Some(planned)) = (&given_plan, &planned) {
@@ -174,9 +174,9 @@ fn variable_names(flags: &[String]) -> Result<Vec<String>, Error> {
 /// are the stack's, the `--policy` files and those a given plan records.
 fn refuse_denied(
     stack: &hub_plan::source::stack::Stack,
-    plan: &hub_engine::view::preview::Preview,
+    plan: &hub_view::preview::Preview,
     given: &[std::path::PathBuf],
-    planned: Option<&hub_engine::view::saved::SavedPlan>,
+    planned: Option<&hub_plan::plan::saved::SavedPlan>,
 ) -> Result<(), Error> {
     let mut files: Vec<std::path::PathBuf> = planned
         .map(|p| p.policies.iter().map(|f| f.path.clone().into()).collect())
@@ -189,7 +189,7 @@ fn refuse_denied(
             .collect::<Vec<_>>(),
     );
     let set = policy::load(stack, &files)?;
-    let change = hub_engine::change::ChangeContext::default();
+    let change = hub_plan::change::ChangeContext::default();
     match policy::evaluate(&set, plan, stack, &change)?.refusal() {
         Some(denied) => Err(denied.into()),
         None => Ok(()),
@@ -200,7 +200,7 @@ fn refuse_denied(
 /// plan records, so each FILE must be one of them.
 fn refuse_unrecorded_policies(
     path: &std::path::Path,
-    planned: &hub_engine::view::saved::SavedPlan,
+    planned: &hub_plan::plan::saved::SavedPlan,
     given: &[std::path::PathBuf],
 ) -> Result<(), Error> {
     let recorded = |file: &std::path::Path| {

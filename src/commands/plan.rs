@@ -29,11 +29,11 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
 /// a rule denies (a script must not take that plan for a success), and
 /// with `--detailed-exitcode` 2 when something would change.
 fn plan_status(
-    preview: &hub_engine::view::preview::Preview,
-    policies: &hub_engine::policy::PolicyResults,
+    preview: &hub_view::preview::Preview,
+    policies: &hub_policy::PolicyResults,
     detailed: bool,
 ) -> Result<(), Error> {
-    let failing = preview.count(hub_engine::view::preview::Action::Fail);
+    let failing = preview.count(hub_view::preview::Action::Fail);
     if failing > 0 {
         return Err(Error::PlanFailures(failing));
     }
@@ -53,8 +53,8 @@ fn plan_and_print(
     save: bool,
     warnings: &mut Warnings,
 ) -> change::Planned {
-    use hub_engine::view::preview;
     use hub_plan::order::plan::Verb;
+    use hub_view::preview;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
@@ -76,14 +76,14 @@ fn plan_and_print(
     let clock = super::common::clock()?;
     if let Some(path) = &args.common.run.report {
         let report = preview::report(&plan, &clock.now());
-        match hub_engine::view::html::is_html(path) {
+        match hub_view::html::is_html(path) {
             true => report::write_html(path, &report, Some(&plan), warnings)?,
-            false => hub_engine::view::report::write(path, &report)?,
+            false => hub_view::report::write(path, &report)?,
         }
     }
     let saved = (args.out.is_some() || (save && !args.undeploy))
         .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
-    let detail = hub_engine::view::preview::Detail::of(args.verbose);
+    let detail = hub_view::preview::Detail::of(args.verbose);
     let text = policy::render(&args.format, detail, &plan, &results);
     write_stdout(text.as_bytes())?;
     // A plan a rule denies is not saved: nothing could apply it.
@@ -94,7 +94,7 @@ fn plan_and_print(
     let saved = match (&args.out, saved) {
         (Some(path), Some(saved)) => {
             let saved = saved?;
-            hub_engine::view::saved::write(path, &saved)?;
+            hub_plan::plan::saved::write(path, &saved)?;
             Some(Ok(saved))
         }
         (_, saved) => saved,
@@ -111,17 +111,16 @@ fn plan_and_print(
 /// second look. Plans take no lock, so they run side by side.
 pub(super) fn preview_between_runs(
     stack: &hub_plan::source::stack::Stack,
-    options: &hub_engine::run::engine::RunOptions,
+    options: &hub_plan::options::RunOptions,
     warnings: &mut Warnings,
-) -> Result<hub_engine::view::preview::Preview, Error> {
+) -> Result<hub_view::preview::Preview, Error> {
     use hub_state::lock::await_unheld;
     let notify = |line: &str| {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     };
     let wait = hub_state::LockWait::new(options.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
-    let plan =
-        hub_engine::view::preview::preview(stack, options, std::env::vars().collect(), warnings)?;
+    let plan = hub_plan::plan::prepare::plan(stack, options, std::env::vars().collect(), warnings)?;
     await_unheld(&options.state, &hub_state::LockWait::default())?;
     Ok(plan)
 }
@@ -129,13 +128,13 @@ pub(super) fn preview_between_runs(
 /// The plan of `plan --out` (and of `--change`): what it decided, the
 /// commit and every file it read, the policy files it was checked with.
 pub(super) fn save_plan(
-    plan: &hub_engine::view::preview::Preview,
+    plan: &hub_view::preview::Preview,
     stack: &hub_plan::source::stack::Stack,
-    options: &hub_engine::run::engine::RunOptions,
+    options: &hub_plan::options::RunOptions,
     args: &crate::cli::PlanArgs,
     created: String,
-) -> Result<hub_engine::view::saved::SavedPlan, hub_engine::view::saved::SavedPlanError> {
-    use hub_engine::view::saved::{Made, SavedPlan};
+) -> Result<hub_plan::plan::saved::SavedPlan, hub_plan::plan::saved::SavedPlanError> {
+    use hub_plan::plan::saved::{Made, SavedPlan};
     let made = Made {
         files: &args.common.stack.manifest,
         clouds: &args.common.stack.clouds,

@@ -3,11 +3,11 @@
 //! undeploy is about to execute; `hub policy test` on a plan in a file.
 
 use crate::error::Error;
-use hub_engine::change::ChangeContext;
-use hub_engine::policy::{self, PolicyInput, PolicyResults, PolicySet, StackFacts};
-use hub_engine::view::preview::{Detail, Preview};
 use hub_manifest::diag::Warnings;
+use hub_plan::change::ChangeContext;
 use hub_plan::source::stack::Stack;
+use hub_policy::{self as policy, PolicyInput, PolicyResults, PolicySet, StackFacts};
+use hub_view::preview::{Detail, Preview};
 use std::path::PathBuf;
 
 /// The stack's rules, then each file's, compiled.
@@ -52,7 +52,7 @@ pub(super) fn render(
     plan: &Preview,
     results: &PolicyResults,
 ) -> String {
-    use hub_engine::view::preview as view;
+    use hub_view::preview as view;
     match format {
         "json" if results.results.is_empty() => view::render_json(plan),
         "json" => policy::json_with_results(&view::render_json(plan), results),
@@ -85,7 +85,7 @@ fn warn(results: &PolicyResults, warnings: &mut Warnings) {
 pub(super) fn guard_run(
     files: &[PathBuf],
     stack: &Stack,
-    options: &mut hub_engine::run::engine::RunOptions,
+    options: &mut hub_plan::options::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     let set = load(stack, files)?;
@@ -93,9 +93,9 @@ pub(super) fn guard_run(
         return Ok(());
     }
     let environment = std::env::vars().collect();
-    let plan = hub_engine::view::preview::preview(stack, options, environment, warnings)?;
+    let plan = hub_plan::plan::prepare::plan(stack, options, environment, warnings)?;
     refuse_denied(&set, stack, &plan, &ChangeContext::default(), warnings)?;
-    options.expected_state = Some(hub_engine::run::engine::ExpectedState {
+    options.expected_state = Some(hub_plan::options::ExpectedState {
         lineage: plan.state.as_ref().and_then(|s| s.lineage.clone()),
         serial: plan.state.as_ref().and_then(|s| s.serial),
     });

@@ -2,9 +2,9 @@
 //! `plan`, and `hub report STATE|REPORT.json -o FILE.html` for a past run.
 
 use crate::error::Error;
-use hub_engine::view::html::{self, sources};
-use hub_engine::view::report::{self, ReportError, RunReport};
 use hub_manifest::diag::Warnings;
+use hub_view::html::{self, sources};
+use hub_view::report::{self, ReportError, RunReport};
 use std::path::{Path, PathBuf};
 
 /// Writes `report` as HTML to `path`, with what the state at

@@ -18,12 +18,12 @@ use super::common::split_list;
 use super::{change, load_run, policy, RunRequest};
 use crate::cli::{CommonRunArgs, DeployArgs};
 use crate::error::{ChangeCommandError, Error};
-use hub_engine::run::engine::{ExpectedState, RunOptions};
-use hub_engine::view::preview::Preview;
-use hub_engine::view::saved::{self, SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
+use hub_plan::options::{ExpectedState, RunOptions};
 use hub_plan::order::plan::Verb;
+use hub_plan::plan::saved::{self, SavedPlan, SavedPlanError};
 use hub_plan::source::stack::Stack;
+use hub_view::preview::Preview;
 use std::path::{Path, PathBuf};
 
 /// A plan found to hold: the stack and options to run it with (the
@@ -85,7 +85,7 @@ pub(super) fn check(
     };
     let mut quiet = Warnings::default();
     let environment = std::env::vars().collect();
-    let preview = hub_engine::view::preview::preview(&stack, &as_planned, environment, &mut quiet)?;
+    let preview = hub_plan::plan::prepare::plan(&stack, &as_planned, environment, &mut quiet)?;
     let recorded: Vec<PathBuf> = planned
         .policies
         .iter()
@@ -174,7 +174,7 @@ fn refuse_held_lock(planned: &SavedPlan, path: &Path, change: Option<&str>) -> R
 
 /// A stack or state given to `deploy --plan` that is not the plan's.
 pub(super) fn invocation_mismatch(
-    planned: &hub_engine::view::saved::SavedPlan,
+    planned: &hub_plan::plan::saved::SavedPlan,
     args: &crate::cli::DeployArgs,
 ) -> Vec<String> {
     let mut found = Vec::new();
@@ -226,7 +226,7 @@ pub(super) fn planned_request<'a>(
 }
 
 pub(super) fn planned_run_args(
-    planned: &hub_engine::view::saved::SavedPlan,
+    planned: &hub_plan::plan::saved::SavedPlan,
     given: &crate::cli::CommonRunArgs,
 ) -> crate::cli::CommonRunArgs {
     use crate::cli::{

@@ -5,8 +5,8 @@
 use super::common::{clock, split_list};
 use crate::error::Error;
 use hub_engine::run::job::{self, JobRequest, JobStart};
-use hub_engine::view::saved::{self, SavedPlanError};
 use hub_manifest::diag::Warnings;
+use hub_plan::plan::saved::{self, SavedPlanError};
 use std::path::{Path, PathBuf};
 
 /// `hub run …`.
@@ -166,7 +166,7 @@ fn finish(args: crate::cli::RunFinishArgs, warnings: &mut Warnings) -> Result<()
     };
     let clock = clock()?;
     let finished = job::finish(&planned, &args.plan, &plan_id, &state, &clock, warnings)?;
-    hub_manifest::console::err(&finished.summary.render());
+    hub_manifest::console::err(&hub_view::summary::render(&finished.summary));
     if let Some(path) = &args.report {
         write_report(path, &finished.summary, &planned, &state, warnings)?;
     }
@@ -189,13 +189,13 @@ fn finish(args: crate::cli::RunFinishArgs, warnings: &mut Warnings) -> Result<()
 /// `--report FILE` of `hub run finish`: the report of a deploy.
 fn write_report(
     path: &Path,
-    summary: &hub_engine::outcome::Summary,
+    summary: &hub_plan::outcome::Summary,
     planned: &saved::SavedPlan,
     state: &Path,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use hub_engine::outcome::Outcome;
-    use hub_engine::view::report::{self, ReportContext, RunReport};
+    use hub_plan::outcome::Outcome;
+    use hub_view::report::{self, ReportContext, RunReport};
     let failed = summary
         .entries
         .iter()
@@ -212,7 +212,7 @@ fn write_report(
     };
     let mut run = RunReport::from_summary(summary, context);
     run.warnings = warnings.iter().map(ToString::to_string).collect();
-    match hub_engine::view::html::is_html(path) {
+    match hub_view::html::is_html(path) {
         true => super::report::write_html(path, &run, None, warnings),
         false => Ok(report::write(path, &run)?),
     }

@@ -35,7 +35,8 @@ fn util_otp() -> Result<(), Error> {
 /// the program's exit status.
 fn util_run(args: crate::cli::UtilRunArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::child::interrupt::Interrupts;
-    use hub_engine::child::process::{run, ConsoleSink, Invocation};
+    use hub_engine::child::process::{run, Invocation};
+    use hub_plan::outcome::lines::ConsoleSink;
     let masker = util_run_masker(&args, warnings)?;
     let interrupts = Interrupts::install(args.grace).map_err(Error::Signals)?;
     let (program, program_args) = args.command.split_first().ok_or_else(|| Error::Usage {

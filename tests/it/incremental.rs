@@ -312,7 +312,7 @@ fn the_report_says_what_happened_to_each_component() {
     let text = std::fs::read_to_string(t.root().join("report.json")).expect("report");
     let report: serde_json::Value = serde_json::from_str(&text).expect("json");
     let schema: serde_json::Value =
-        serde_json::from_str(&hub_engine::view::report::schema_text()).expect("schema");
+        serde_json::from_str(&hub_view::report::schema_text()).expect("schema");
     assert!(jsonschema::is_valid(&schema, &report), "{text}");
     assert_eq!(report["kind"], "deploy");
     assert_eq!(report["jobs"], 3);

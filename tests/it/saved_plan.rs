@@ -180,7 +180,7 @@ fn assert_kept_as_digest(parameter: &serde_json::Value) {
 
 /// The plan format's JSON Schema.
 fn plan_schema() -> serde_json::Value {
-    serde_json::from_str(&hub_engine::view::saved::schema_text()).expect("schema")
+    serde_json::from_str(&hub_plan::plan::saved::schema_text()).expect("schema")
 }
 
 fn edit(test: &Test, path: &str, from: &str, to: &str) {
@@ -425,7 +425,7 @@ fn the_plan_file_holds_no_secret_and_follows_its_schema() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/plan.schema.json"),
     )
     .expect("committed schema");
-    assert_eq!(on_disk, hub_engine::view::saved::schema_text());
+    assert_eq!(on_disk, hub_plan::plan::saved::schema_text());
     let mut wrong = plan.clone();
     wrong["components"][0]["action"] = serde_json::json!("maybe");
     assert!(!jsonschema::is_valid(&schema, &wrong));

@@ -1,11 +1,10 @@
 //! What a run gets from the process it runs in ([`Host`]). What a run is
-//! asked to do ([`RunOptions`]) is the planning crate's, re-exported here.
+//! asked to do is the planning crate's `hub_plan::options::RunOptions`.
 
 use crate::child::interrupt::Interrupts;
-use crate::child::process::LineSink;
-use crate::outcome::Progress;
 use hub_params::Prompter;
-pub use hub_plan::options::{ExpectedState, RunOptions};
+use hub_plan::outcome::lines::LineSink;
+use hub_plan::outcome::Progress;
 use std::path::PathBuf;
 
 /// What the run gets from the process it runs in.

@@ -18,17 +18,23 @@
 //!   (computed here, used by the engine when it starts the process);
 //! * [`terraform`] — which Terraform binary a component uses;
 //! * [`decide`] — fingerprints, the digest cache, upstream ancestry, the
-//!   outputs each component sees and what a run records.
+//!   outputs each component sees and what a run records;
+//! * [`outcome`] — what a run reports (each component's outcome, the
+//!   summary, where output lines go, log marks): made by the running
+//!   crate, rendered by the views, so neither depends on the other;
+//! * [`change`] — the change (pull or merge request) a plan is made for.
 //!
 //! The running crate, `hub-engine`, depends on this one; this crate never
 //! imports it.
 
+pub mod change;
 pub mod checks;
 pub mod decide;
 pub mod env;
 pub mod error;
 pub mod options;
 pub mod order;
+pub mod outcome;
 pub mod plan;
 pub mod source;
 pub mod terraform;

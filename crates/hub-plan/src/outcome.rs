@@ -1,14 +1,14 @@
 //! What a run did and is doing, as plain data and one trait: each
-//! component's [`Outcome`], the run's [`Summary`], the [`Progress`] a view
-//! implements to hear components start and end, and the [`Recorder`]
-//! that keeps a failed component's last lines. The engine produces these;
-//! the views (`view::summary`, `view::progress`, `view::report`) render
-//! them.
+//! component's [`Outcome`], the run's [`Summary`] and the [`Progress`] a
+//! view implements to hear components start and end; where output lines
+//! go ([`lines`]) and where each run's part of a component's log begins
+//! ([`log_marks`]). The running crate (`hub-engine`) produces these; the
+//! views (`hub-view`) render them. Both depend on this crate, so neither
+//! depends on the other.
 
-use crate::child::kept::{shorten, MAX_TAIL_LINE};
-use crate::child::process::{LineSink, Stream};
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+pub mod lines;
+pub mod log_marks;
+
 use std::time::Duration;
 
 /// What happened to one component in this run.
@@ -98,6 +98,28 @@ pub struct Summary {
     pub state_notes: Vec<String>,
 }
 
+impl Summary {
+    pub fn push(&mut self, component: &str, outcome: Outcome, duration: Duration) {
+        self.entries.push(Entry {
+            component: component.to_string(),
+            outcome,
+            duration,
+            started: String::new(),
+            ended: String::new(),
+            outputs: Vec::new(),
+            attempt: None,
+        });
+    }
+
+    /// The latest entry of `component`, when it has one.
+    pub fn entry_mut(&mut self, component: &str) -> Option<&mut Entry> {
+        self.entries
+            .iter_mut()
+            .rev()
+            .find(|e| e.component == component)
+    }
+}
+
 /// The end of a failed component's output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FailedLog {
@@ -106,80 +128,6 @@ pub struct FailedLog {
     pub lines: Vec<String>,
     /// Lines left out before them.
     pub omitted: usize,
-}
-
-/// How many lines of a failed component are shown again.
-pub const KEPT_LINES: usize = 40;
-
-/// Passes lines on to `inner`; keeps the last [`KEPT_LINES`] of each
-/// component when `keep` is set.
-pub struct Recorder<'s> {
-    inner: &'s dyn LineSink,
-    keep: bool,
-    kept: Mutex<HashMap<String, Kept>>,
-}
-
-#[derive(Default)]
-struct Kept {
-    lines: VecDeque<String>,
-    omitted: usize,
-}
-
-impl<'s> Recorder<'s> {
-    pub fn new(inner: &'s dyn LineSink, keep: bool) -> Self {
-        Recorder {
-            inner,
-            keep,
-            kept: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The kept lines of `failed`, in that order.
-    pub fn failed_logs(&self, failed: &[String]) -> Vec<FailedLog> {
-        let mut kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        failed
-            .iter()
-            .filter_map(|name| {
-                let lines = kept.remove(name)?;
-                Some(FailedLog {
-                    component: name.clone(),
-                    lines: lines.lines.into_iter().collect(),
-                    omitted: lines.omitted,
-                })
-            })
-            .collect()
-    }
-}
-
-impl LineSink for Recorder<'_> {
-    fn line(&self, label: &str, stream: Stream, line: &str) {
-        self.inner.line(label, stream, line);
-        if !self.keep {
-            return;
-        }
-        let mut kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let entry = kept.entry(label.to_string()).or_default();
-        if entry.lines.len() == KEPT_LINES {
-            entry.lines.pop_front();
-            entry.omitted += 1;
-        }
-        let line = shorten(line, MAX_TAIL_LINE);
-        entry.lines.push_back(
-            crate::child::process::console_line(label, &line)
-                .trim_end_matches('\n')
-                .to_string(),
-        );
-    }
-
-    fn note(&self, label: &str, message: &str) {
-        self.inner.note(label, message);
-    }
 }
 
 /// Hears when components start and end.

@@ -2,10 +2,10 @@
 //! is `schemas/policy-input.schema.json`).
 
 use super::PolicyError;
-use crate::change::ChangeContext;
-use crate::plan::Plan;
 use hub_manifest::redact::MASK;
 use hub_manifest::Elaborated;
+use hub_plan::change::ChangeContext;
+use hub_plan::plan::Plan;
 use serde::Serialize;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
@@ -105,7 +105,7 @@ pub fn plan_document(plan: &Plan) -> Json {
             *value = MASK.to_string();
         }
     }
-    let text = crate::view::preview::render_json(&masked);
+    let text = hub_view::preview::render_json(&masked);
     serde_json::from_str(&text).unwrap_or(Json::Null)
 }
 
@@ -137,7 +137,7 @@ pub fn read_plan_document(path: &Path) -> Result<PlanDocument, PolicyError> {
     let document: Json =
         serde_json::from_str(&text).map_err(|e| not_a_plan(format!("not JSON ({e})")))?;
     if document.get("version").is_some() && document.get("arguments").is_some() {
-        let saved: crate::plan::saved::SavedPlan = serde_json::from_value(document)
+        let saved: hub_plan::plan::saved::SavedPlan = serde_json::from_value(document)
             .map_err(|e| not_a_plan(format!("not a saved plan ({e})")))?;
         return Ok(PlanDocument {
             plan: from_saved(&saved),
@@ -173,7 +173,7 @@ pub fn read_plan_document(path: &Path) -> Result<PlanDocument, PolicyError> {
 /// `reasons` and `parameters` (`name`, `value`; a secret's value masked),
 /// `prune` and the counts. What a saved plan does not keep (waits,
 /// requirements, previous values) is absent.
-fn from_saved(saved: &crate::plan::saved::SavedPlan) -> Json {
+fn from_saved(saved: &hub_plan::plan::saved::SavedPlan) -> Json {
     let mut counts: BTreeMap<&str, usize> = [
         "create", "update", "replace", "rerun", "delete", "no-op", "skip", "fail",
     ]

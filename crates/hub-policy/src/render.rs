@@ -46,8 +46,8 @@ pub fn render_markdown(results: &PolicyResults) -> String {
         let _ = writeln!(
             out,
             "| {verdict} | {} | {} |",
-            crate::view::inert::code(&result.name),
-            crate::view::inert::rich(&result.message)
+            hub_view::inert::code(&result.name),
+            hub_view::inert::rich(&result.message)
         );
     }
     out

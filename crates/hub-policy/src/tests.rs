@@ -13,7 +13,7 @@ fn set_from(yaml: &str) -> (tempfile::TempDir, Result<PolicySet, PolicyError>) {
 fn input(components: serde_json::Value) -> PolicyInput {
     PolicyInput {
         plan: json!({"stack": "demo", "verb": "deploy", "components": components}),
-        change: crate::change::ChangeContext::default(),
+        change: hub_plan::change::ChangeContext::default(),
         stack: StackFacts {
             name: "demo".into(),
             environment: "prod".into(),

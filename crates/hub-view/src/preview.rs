@@ -1,6 +1,6 @@
 //! `hub plan`: what a deploy or undeploy would do, with nothing run,
 //! locked, rendered or written. The plan itself is made by the planner
-//! ([`crate::plan`]); this view renders it (text, JSON, markdown) and
+//! ([`hub_plan::plan`]); this view renders it (text, JSON, markdown) and
 //! makes its run report.
 //!
 //! Components the state holds and the stack no longer lists are listed
@@ -13,13 +13,13 @@ pub use markdown::render_markdown;
 pub use render::{render_json, render_text};
 
 use super::report::{ReportContext, RunReport};
-use super::summary::{Outcome, Summary};
-pub use crate::plan::{
+use hub_plan::order::plan::Verb;
+use hub_plan::outcome::{Outcome, Summary};
+pub use hub_plan::plan::{
     waits_of, Action, AddedSeen, ComponentPlan as ComponentPreview, ParameterChange,
     ParameterPlan as ParameterPreview, Plan as Preview, RemovedPlan as RemovedPreview, Requirement,
     SelectionSeen, StateSeen, Wait,
 };
-use hub_plan::order::plan::Verb;
 
 /// How much of each component a text or markdown plan shows; the JSON
 /// plan always has everything.
@@ -115,23 +115,6 @@ pub fn report(preview: &Preview, now: &str) -> RunReport {
         }
     }
     report
-}
-
-/// Works out what a deploy or undeploy would do: the planner, after
-/// `hub plan`'s preparation ([`crate::plan::prepare::plan`]), with what
-/// stops it as the engine's error.
-pub fn preview(
-    stack: &hub_plan::source::stack::Stack,
-    options: &crate::options::RunOptions,
-    environment: Vec<(String, String)>,
-    warnings: &mut hub_manifest::diag::Warnings,
-) -> Result<crate::plan::Plan, crate::run::error::EngineError> {
-    Ok(crate::plan::prepare::plan(
-        stack,
-        options,
-        environment,
-        warnings,
-    )?)
 }
 
 #[cfg(test)]

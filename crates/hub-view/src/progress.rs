@@ -1,15 +1,11 @@
 //! What a run shows while components run, besides their output lines.
 //!
-//! [`Recorder`] passes every line on and, in a parallel run, keeps the
-//! last lines of each component so that a failed component's output can
-//! be shown again at the end, where it is not mixed with the others'.
 //! [`Progress`] hears when components start and end: plain lines (the
 //! default) or a live status line per running component on a terminal
 //! ([`TerminalProgress`]).
 
-use super::summary::Outcome;
-use crate::child::kept::shorten;
-use crate::child::process::{LineSink, Stream};
+use hub_plan::outcome::lines::{shorten, ConsoleSink, LineSink, Stream};
+use hub_plan::outcome::{finish_line, Outcome, Progress};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -17,8 +13,6 @@ use std::time::Duration;
 
 /// The most bytes of a component's last line shown in its status line.
 const STATUS_LINE: usize = 512;
-
-pub use crate::outcome::{finish_line, Progress, Recorder, KEPT_LINES};
 
 /// A live status line per running component on a terminal (spinner,
 /// name, elapsed time, last output line), under the output lines, which
@@ -54,16 +48,14 @@ impl TerminalProgress {
 
 impl LineSink for TerminalProgress {
     fn line(&self, label: &str, stream: Stream, line: &str) {
-        self.multi
-            .suspend(|| crate::child::process::ConsoleSink.line(label, stream, line));
+        self.multi.suspend(|| ConsoleSink.line(label, stream, line));
         if let Some(bar) = self.bar(label) {
             bar.set_message(shorten(line, STATUS_LINE));
         }
     }
 
     fn note(&self, label: &str, message: &str) {
-        self.multi
-            .suspend(|| crate::child::process::ConsoleSink.note(label, message));
+        self.multi.suspend(|| ConsoleSink.note(label, message));
     }
 }
 
@@ -96,38 +88,5 @@ impl Progress for TerminalProgress {
             self.multi.remove(&bar);
         }
         self.println(&finish_line(component, outcome, took));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::child::process::MemorySink;
-
-    #[test]
-    fn keeps_the_last_lines_of_each_component() {
-        let memory = MemorySink::default();
-        let recorder = Recorder::new(&memory, true);
-        for i in 0..KEPT_LINES + 2 {
-            recorder.line("a", Stream::Stdout, &format!("line {i}"));
-        }
-        recorder.line("b", Stream::Stderr, "only");
-        let logs = recorder.failed_logs(&["a".into(), "c".into()]);
-        assert_eq!(logs.len(), 1);
-        assert_eq!(logs[0].omitted, 2);
-        assert_eq!(
-            logs[0].lines.first().map(String::as_str),
-            Some("a | line 2")
-        );
-        assert_eq!(logs[0].lines.len(), KEPT_LINES);
-        assert_eq!(memory.lines().len(), KEPT_LINES + 3, "every line passed on");
-    }
-
-    #[test]
-    fn keeps_nothing_when_not_asked() {
-        let memory = MemorySink::default();
-        let recorder = Recorder::new(&memory, false);
-        recorder.line("a", Stream::Stdout, "x");
-        assert!(recorder.failed_logs(&["a".into()]).is_empty());
     }
 }

@@ -6,7 +6,7 @@
 //! a unit test fails when it is out of date (regenerate with
 //! `UPDATE_SCHEMAS=1 cargo test --lib schema`).
 
-use super::summary::{Entry, Outcome, Summary};
+use hub_plan::outcome::{Entry, Outcome, Summary};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -443,7 +443,7 @@ mod tests {
         hub_manifest::schema::assert_committed(
             SCHEMA_FILE,
             &schema_text(),
-            "crates/hub-engine/src/view/report.rs",
+            "crates/hub-view/src/report.rs",
         );
     }
 }

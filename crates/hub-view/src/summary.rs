@@ -5,104 +5,86 @@ use std::fmt::Write;
 use std::time::Duration;
 use unicode_width::UnicodeWidthStr;
 
-pub use crate::outcome::{Entry, FailedLog, Outcome, Summary};
+use hub_plan::outcome::{Entry, Summary};
 
-impl Summary {
-    pub fn push(&mut self, component: &str, outcome: Outcome, duration: Duration) {
-        self.entries.push(Entry {
-            component: component.to_string(),
-            outcome,
-            duration,
-            started: String::new(),
-            ended: String::new(),
-            outputs: Vec::new(),
-            attempt: None,
-        });
+/// ```text
+/// deploy summary:
+///   network     deployed     0.02s
+///   monitoring  skipped      0.00s  component.monitoring.enabled is false
+/// stack: deployed (4 components, 0.10s)
+/// outputs:
+///   app:url = https://app.demo.local
+/// ```
+pub fn render(summary: &Summary) -> String {
+    let mut out = String::new();
+    for log in &summary.failed_logs {
+        let _ = write!(out, "--- output of failed component `{}`", log.component);
+        if log.omitted > 0 {
+            let _ = write!(out, " (last {} lines)", log.lines.len());
+        }
+        out.push_str(":\n");
+        for line in &log.lines {
+            let _ = writeln!(out, "{line}");
+        }
     }
+    out.push_str(&table(summary));
+    out
+}
 
-    /// The latest entry of `component`, when it has one.
-    pub fn entry_mut(&mut self, component: &str) -> Option<&mut Entry> {
-        self.entries
-            .iter_mut()
-            .rev()
-            .find(|e| e.component == component)
+fn table(summary: &Summary) -> String {
+    // Columns line up on a terminal: names are measured in the cells
+    // they take (a CJK character takes two), not in bytes or chars.
+    let width = summary
+        .entries
+        .iter()
+        .map(|e| e.component.width())
+        .max()
+        .unwrap_or(0);
+    let mut out = format!("{} summary:\n", summary.verb);
+    for entry in &summary.entries {
+        let pad = width - entry.component.width();
+        let _ = write!(
+            out,
+            "  {}{:pad$}  {:11}  {:>7}",
+            entry.component,
+            "",
+            label(entry),
+            seconds(entry.duration),
+        );
+        if let Some(detail) = entry.outcome.detail() {
+            let first = detail.lines().next().unwrap_or_default();
+            let _ = write!(out, "  {first}");
+        }
+        out.push('\n');
     }
-
-    /// ```text
-    /// deploy summary:
-    ///   network     deployed     0.02s
-    ///   monitoring  skipped      0.00s  component.monitoring.enabled is false
-    /// stack: deployed (4 components, 0.10s)
-    /// outputs:
-    ///   app:url = https://app.demo.local
-    /// ```
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        for log in &self.failed_logs {
-            let _ = write!(out, "--- output of failed component `{}`", log.component);
-            if log.omitted > 0 {
-                let _ = write!(out, " (last {} lines)", log.lines.len());
-            }
-            out.push_str(":\n");
-            for line in &log.lines {
-                let _ = writeln!(out, "{line}");
-            }
-        }
-        out.push_str(&self.table());
-        out
+    for entry in &summary.entries {
+        out.push_str(&detail_below(entry));
     }
-
-    fn table(&self) -> String {
-        // Columns line up on a terminal: names are measured in the cells
-        // they take (a CJK character takes two), not in bytes or chars.
-        let width = self
-            .entries
-            .iter()
-            .map(|e| e.component.width())
-            .max()
-            .unwrap_or(0);
-        let mut out = format!("{} summary:\n", self.verb);
-        for entry in &self.entries {
-            let pad = width - entry.component.width();
-            let _ = write!(
-                out,
-                "  {}{:pad$}  {:11}  {:>7}",
-                entry.component,
-                "",
-                label(entry),
-                seconds(entry.duration),
-            );
-            if let Some(detail) = entry.outcome.detail() {
-                let first = detail.lines().next().unwrap_or_default();
-                let _ = write!(out, "  {first}");
-            }
-            out.push('\n');
-        }
-        for entry in &self.entries {
-            out.push_str(&detail_below(entry));
-        }
-        let status = if self.stack_status.is_empty() {
-            "no state".to_string()
-        } else {
-            self.stack_status.clone()
-        };
-        let ran = self.entries.len();
-        let counted = match self.stack_components {
-            all if all > ran => format!("{all} components, {ran} in this run"),
-            _ => format!("{ran} component{}", if ran == 1 { "" } else { "s" }),
-        };
-        let _ = writeln!(out, "stack: {status} ({counted}, {})", seconds(self.total));
-        for note in &self.state_notes {
-            let _ = writeln!(out, "state: {note}");
-        }
-        if !self.outputs.is_empty() {
-            out.push_str("outputs:\n");
-            for (name, value) in &self.outputs {
-                let _ = writeln!(out, "  {name} = {value}");
-            }
-        }
-        out
+    let status = if summary.stack_status.is_empty() {
+        "no state".to_string()
+    } else {
+        summary.stack_status.clone()
+    };
+    let ran = summary.entries.len();
+    let counted = match summary.stack_components {
+        all if all > ran => format!("{all} components, {ran} in this run"),
+        _ => format!("{ran} component{}", if ran == 1 { "" } else { "s" }),
+    };
+    let _ = writeln!(
+        out,
+        "stack: {status} ({counted}, {})",
+        seconds(summary.total)
+    );
+    for note in &summary.state_notes {
+        let _ = writeln!(out, "state: {note}");
     }
+    if !summary.outputs.is_empty() {
+        out.push_str("outputs:\n");
+        for (name, value) in &summary.outputs {
+            let _ = writeln!(out, "  {name} = {value}");
+        }
+    }
+    out
 }
 
 /// The lines of a component's reason after the first, under its name,
@@ -144,6 +126,7 @@ fn label(entry: &Entry) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hub_plan::outcome::Outcome;
 
     /// An incomplete deploy that took `total_ms`, `net` deployed first.
     fn incomplete(total_ms: u64, net_ms: u64) -> Summary {
@@ -166,7 +149,7 @@ mod tests {
             Duration::from_secs(1),
         );
         summary.outputs.push(("url".into(), "https://x".into()));
-        let text = summary.render();
+        let text = render(&summary);
         assert_eq!(
             text,
             "deploy summary:\n  net       deployed       0.02s\n  database  error          1.00s  exit code 3\n  database:\n    more\nstack: incomplete (2 components, 1.50s)\noutputs:\n  url = https://x\n"
@@ -188,7 +171,7 @@ mod tests {
             Outcome::Cancelled("upstream `slow` failed".into()),
             Duration::ZERO,
         );
-        insta::assert_snapshot!(summary.render(), @r"
+        insta::assert_snapshot!(render(&summary), @r"
         deploy summary:
           net   deployed       0.01s
           slow  error          0.02s  outputs of component `slow` cannot be computed:

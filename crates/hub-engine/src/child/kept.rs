@@ -13,6 +13,7 @@
 //! same raw outputs.
 
 use super::capture::{BlockLine, Blocks};
+use hub_plan::outcome::lines::shorten;
 use std::collections::VecDeque;
 
 /// The most bytes of `Outputs:` blocks kept; lines past it are not
@@ -148,19 +149,6 @@ impl KeptStdout {
             notes,
         }
     }
-}
-
-/// `line`, cut to at most `max` bytes (at a character boundary) with a
-/// mark of how much was left out.
-pub fn shorten(line: &str, max: usize) -> String {
-    if line.len() <= max {
-        return line.to_string();
-    }
-    let mut cut = max;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{} … ({} more bytes)", &line[..cut], line.len() - cut)
 }
 
 #[cfg(test)]

@@ -8,19 +8,16 @@
 //!   [`interrupt`] — SIGINT and SIGTERM counted while components run;
 //!   [`spawn`] — starting it at a cost independent of hub's size;
 //!   [`capture`] — the `Outputs:` it prints; [`kept`] — the bounded part
-//!   of its stdout hub keeps in memory; [`log_marks`] — where each run's
-//!   part of its log file begins.
+//!   of its stdout hub keeps in memory. Where its lines go and where each
+//!   run's part of its log file begins are in `hub_plan::outcome`, which
+//!   the views read too.
 
 pub mod capture;
 pub mod interrupt;
 pub mod kept;
-pub mod log_marks;
 pub mod mustache;
 pub mod otp;
 pub mod process;
 pub mod secret_lines;
 pub mod spawn;
 pub mod templates;
-
-/// The environment, computed by the planning crate (re-exported, issue 40 item 1).
-pub use hub_plan::env;

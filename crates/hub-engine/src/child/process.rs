@@ -42,11 +42,10 @@ use std::time::{Duration, Instant};
 
 mod error;
 mod lines;
-mod sink;
 
 pub use error::ProcessError;
+use hub_plan::outcome::lines::{LineSink, Stream};
 pub use lines::{LineSplitter, MAX_LINE};
-pub use sink::{console_line, ConsoleSink, LineSink, MemorySink, Stream};
 
 /// How often the runner looks at the child and the interrupt count while
 /// no output arrives.

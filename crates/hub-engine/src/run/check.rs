@@ -21,12 +21,13 @@
 use super::error::EngineError;
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
-use crate::child::process::{self, Exit, Invocation, LineSink, Stream};
+use crate::child::process::{self, Exit, Invocation};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::{ExpandedParam, Origin};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
 use hub_plan::order::plan::{self as planning, Plan, Selection, Verb};
+use hub_plan::outcome::lines::{LineSink, Stream};
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
 use hub_state::{self as state, Clock, ComponentStatus, Locations, LockWait, State};

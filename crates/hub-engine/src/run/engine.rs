@@ -46,6 +46,7 @@ use super::logs_ahead::LogsAhead;
 use super::outputs::stack_outputs;
 use super::prune;
 use super::ready;
+use super::recorder::Recorder;
 use super::records::{
     component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
     scope_outputs, state_parameters, to_scope_output,
@@ -59,9 +60,6 @@ use super::upstream::{Ancestry, Bits};
 use crate::child::capture::{self, RawOutputs};
 use crate::child::otp;
 use crate::child::process::{Exit, Invocation};
-use crate::outcome::{finish_line, Outcome, Recorder, Summary};
-use crate::plan::make::{self as planner, Inputs, Purpose};
-use crate::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
@@ -74,6 +72,9 @@ use hub_plan::env::{self, ComponentVariables, Nested};
 use hub_plan::order::plan::{self, Plan, Verb};
 use hub_plan::order::requirements::provides_text;
 use hub_plan::order::schedule::Scheduler;
+use hub_plan::outcome::{finish_line, Outcome, Summary};
+use hub_plan::plan::make::{self as planner, Inputs, Purpose};
+use hub_plan::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::{Limit, Timeouts};
@@ -90,7 +91,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use yaml_serde::Value;
 
-pub use crate::options::{ExpectedState, Host, RunOptions};
+use crate::options::Host;
+use hub_plan::options::RunOptions;
 
 mod changed;
 mod component;
@@ -273,7 +275,7 @@ struct Run<'a> {
     /// `STATE.logs` of the first location, beside its real file.
     log_folder: Option<PathBuf>,
     /// The marks of this run's part of each log, made at the first one.
-    log_marks: std::sync::OnceLock<crate::child::log_marks::RunMarks>,
+    log_marks: std::sync::OnceLock<hub_plan::outcome::log_marks::RunMarks>,
     /// The location the state was read from (or would have been).
     read_path: Option<PathBuf>,
     operation: Option<OperationIndex>,
@@ -408,7 +410,7 @@ impl<'a> Run<'a> {
             }
         }
         let mut loaded = loaded;
-        let moved = crate::plan::moved::apply(stack, loaded.as_mut())?;
+        let moved = hub_plan::plan::moved::apply(stack, loaded.as_mut())?;
         let quiet = moved.is_empty() && loaded.is_some();
         for renamed in moved {
             let (from, to) = (&renamed.from, &renamed.to);
@@ -478,7 +480,7 @@ impl<'a> Run<'a> {
                 std::sync::Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
             }
         };
-        crate::plan::guard::check(stack, &planned, &options.replace)?;
+        hub_plan::plan::guard::check(stack, &planned, &options.replace)?;
         let nested = Nested {
             hub: host.hub.clone(),
             elaborate: stack.file.clone(),

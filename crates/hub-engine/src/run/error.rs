@@ -75,7 +75,7 @@ pub enum EngineError {
     /// The preflight found what the run would stop on: nothing ran.
     #[error("{}", preflight_text(problems))]
     Preflight {
-        problems: Vec<crate::plan::preflight::Problem>,
+        problems: Vec<hub_plan::plan::preflight::Problem>,
     },
     #[error("component `{component}`: {source}")]
     Implementation {
@@ -140,12 +140,12 @@ pub enum EngineError {
     Signals(std::io::Error),
     /// The stack's `moved` entries, against the stack or the state.
     #[error(transparent)]
-    Moved(#[from] Box<crate::plan::moved::MovedError>),
+    Moved(#[from] Box<hub_plan::plan::moved::MovedError>),
     #[error(transparent)]
     BadRetry(#[from] super::retry::BadRetry),
     /// `lifecycle.protected`: the plan would destroy a protected component.
     #[error(transparent)]
-    Protected(#[from] Box<crate::plan::guard::Refused>),
+    Protected(#[from] Box<hub_plan::plan::guard::Refused>),
 }
 
 /// Each planning error becomes the engine's variant of the same name: the
@@ -307,7 +307,7 @@ fn cancelled_text(cancelled: &[String]) -> String {
 }
 
 /// One problem as it is; several as a list.
-fn preflight_text(problems: &[crate::plan::preflight::Problem]) -> String {
+fn preflight_text(problems: &[hub_plan::plan::preflight::Problem]) -> String {
     match problems {
         [one] => one.to_string(),
         many => {
@@ -335,7 +335,7 @@ fn under_bullet(text: &str) -> String {
 }
 
 /// Nothing ran; what to do about each problem, each once.
-fn preflight_hint(problems: &[crate::plan::preflight::Problem]) -> String {
+fn preflight_hint(problems: &[hub_plan::plan::preflight::Problem]) -> String {
     let mut hints: Vec<&str> = Vec::new();
     for problem in problems {
         if !hints.contains(&problem.hint.as_str()) {

@@ -14,10 +14,11 @@
 
 use crate::child::interrupt::Interrupts;
 use crate::child::otp::PAD_VARIABLE;
-use crate::child::process::{self, Exit, Invocation, LineSink};
+use crate::child::process::{self, Exit, Invocation};
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Hook;
 pub use hub_plan::decide::hooks::{find_script, found, missing, triggered, Missing, MISSING_HINT};
+use hub_plan::outcome::lines::LineSink;
 use hub_plan::timeout::Limit;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -376,7 +377,7 @@ mod tests {
             Some(&main),
             Some(limit),
             &SecretMasker::new(false),
-            &crate::child::process::MemorySink::default(),
+            &hub_plan::outcome::lines::MemorySink::default(),
             &Interrupts::unwatched(),
         );
         assert!(started.elapsed() < Duration::from_secs(10));
@@ -419,7 +420,7 @@ mod tests {
             Some(&shell("sleep 30", dir.path())),
             Some(limit),
             &SecretMasker::new(false),
-            &crate::child::process::MemorySink::default(),
+            &hub_plan::outcome::lines::MemorySink::default(),
             &Interrupts::unwatched(),
         );
         assert_eq!(around.pre, Ok(()));

@@ -10,7 +10,7 @@
 use super::error::EngineError;
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
-use crate::child::process::{self, Exit, Invocation, LineSink};
+use crate::child::process::{self, Exit, Invocation};
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::redact::SecretMasker;
 use hub_params::drift::DriftUse;
@@ -18,6 +18,7 @@ use hub_params::format::substitution_text;
 use hub_params::{self as params, expand_component, ComponentScope, LockOptions};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
 use hub_plan::order::requirements::provides_text;
+use hub_plan::outcome::lines::LineSink;
 use hub_plan::source::discover;
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::{Limit, Timeouts};

@@ -34,6 +34,7 @@ pub mod logs_ahead;
 pub mod outputs;
 pub mod prune;
 pub mod ready;
+pub(crate) mod recorder;
 pub mod render;
 pub mod retry;
 pub mod setup;

@@ -10,13 +10,14 @@
 
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
-use crate::child::process::{self, Exit, Invocation, LineSink};
+use crate::child::process::{self, Exit, Invocation};
 use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
 pub use hub_plan::decide::prune::{
     check_folders, recorded_parameters, removed, removed_entry, warning, FolderGone, Removed,
 };
 use hub_plan::env::{self, ComponentVariables};
+use hub_plan::outcome::lines::LineSink;
 use hub_plan::source::discover;
 use hub_plan::timeout::Limit;
 use hub_state::{ComponentState, State};

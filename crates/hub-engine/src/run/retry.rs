@@ -11,8 +11,9 @@
 
 use super::hooks::Around;
 use crate::child::interrupt::Interrupts;
-use crate::child::process::{Exit, LineSink};
+use crate::child::process::Exit;
 pub use hub_plan::decide::retry::{describe, BadRetry, Policy, Retries, DEFAULT};
+use hub_plan::outcome::lines::LineSink;
 use hub_plan::timeout;
 
 /// How many times a component ran, how many it could, and how each

@@ -4,7 +4,7 @@
 //! crate (`hub_plan::checks`), re-exported.
 
 use super::error::EngineError;
-use crate::options::{Host, RunOptions};
+use crate::options::Host;
 use hub_manifest::diag::{Location, Warnings};
 use hub_params::Locked;
 pub(crate) use hub_plan::checks::{
@@ -12,6 +12,7 @@ pub(crate) use hub_plan::checks::{
     plan_for, release_stack_parameters, removed_components, require_state, Implementations,
 };
 pub(crate) use hub_plan::decide::known::initial_outputs;
+use hub_plan::options::RunOptions;
 use hub_plan::order::plan::Verb;
 use hub_plan::source::stack::Stack;
 use hub_state::{self as state, State};

@@ -24,7 +24,7 @@ mod otel;
 mod tests;
 
 use crate::child::process::{Exit, Finished, ProcessError};
-use crate::outcome::Outcome;
+use hub_plan::outcome::Outcome;
 
 /// One span; it ends when dropped. Empty when traces are off.
 #[derive(Default)]

@@ -1,5 +1,6 @@
 //! Where a component's output lines go: the console (each line whole,
-//! labelled) or memory.
+//! labelled) or memory; and [`shorten`], which cuts a long line for
+//! display.
 
 use std::io::{self, Write};
 use std::sync::Mutex;
@@ -107,4 +108,17 @@ impl LineSink for MemorySink {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         notes.push(message.to_string());
     }
+}
+
+/// `line`, cut to at most `max` bytes (at a character boundary) with a
+/// mark of how much was left out.
+pub fn shorten(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_string();
+    }
+    let mut cut = max;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} … ({} more bytes)", &line[..cut], line.len() - cut)
 }

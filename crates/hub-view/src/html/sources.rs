@@ -5,10 +5,10 @@
 //! part of the run reported only (see [`crate::child::log_marks`]).
 
 use super::{Details, LogTail, ParameterChange};
-use crate::child::log_marks;
-use crate::plan::{ParameterChange as Change, Plan};
-use crate::view::report::{ComponentReport, RunReport, REPORT_VERSION};
+use crate::report::{ComponentReport, RunReport, REPORT_VERSION};
 use hub_manifest::redact::{SecretMasker, MASK};
+use hub_plan::outcome::log_marks;
+use hub_plan::plan::{ParameterChange as Change, Plan};
 use hub_state::State;
 use indexmap::IndexMap;
 use std::path::Path;

@@ -7,9 +7,9 @@
 //! that needs one of them needs what that component waited for instead,
 //! so the order the plan holds is kept through it.
 
-use crate::plan::{Action, Plan};
 use hub_manifest::Runner as RunnerEntry;
 use hub_plan::order::plan::Verb;
+use hub_plan::plan::{Action, Plan};
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
@@ -149,7 +149,7 @@ impl Pipeline {
             .filter(|c| has_job(c.action))
             .map(|c| c.name.as_str())
             .collect();
-        let waits: IndexMap<&str, &[crate::plan::Wait]> = plan
+        let waits: IndexMap<&str, &[hub_plan::plan::Wait]> = plan
             .components
             .iter()
             .map(|c| (c.name.as_str(), c.waits_for.as_slice()))
@@ -280,7 +280,7 @@ fn has_job(action: Action) -> bool {
 /// through components without a job to what they waited for.
 fn needs_of(
     name: &str,
-    waits: &IndexMap<&str, &[crate::plan::Wait]>,
+    waits: &IndexMap<&str, &[hub_plan::plan::Wait]>,
     with_job: &BTreeSet<&str>,
 ) -> Vec<Need> {
     let mut needs: Vec<Need> = Vec::new();

@@ -7,7 +7,7 @@
 
 use super::render::{counts_text, hidden_text, parameter_text, removed_heading, requirement_text};
 use super::{ComponentPreview, Detail, Preview, Verb, Wait};
-use crate::view::inert::{code, html, rich};
+use crate::inert::{code, html, rich};
 use std::fmt::Write;
 
 /// ```markdown

@@ -226,11 +226,11 @@ pub fn shortened(text: &str) -> Option<String> {
     }
     let start: String = text.chars().take(16).collect();
     let start = start.replace('\r', "\\r").replace('\n', "\\n");
-    let digest = crate::plan::text_digest(text);
+    let digest = hub_plan::plan::text_digest(text);
     let digest = &digest[..digest.len().min("sha256:".len() + 12)];
     Some(format!(
         "\"{start}…\" {} {digest}",
-        crate::plan::preflight::size_text(text.len())
+        hub_plan::plan::preflight::size_text(text.len())
     ))
 }
 

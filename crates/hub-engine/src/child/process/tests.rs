@@ -1,4 +1,5 @@
 use super::*;
+use hub_plan::outcome::lines::{console_line, MemorySink};
 
 fn split(chunks: &[&[u8]], max: usize) -> Vec<Vec<u8>> {
     let mut splitter = LineSplitter::new(max);

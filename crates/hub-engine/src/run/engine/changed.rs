@@ -3,7 +3,7 @@
 //! not run.
 
 use super::*;
-use crate::plan::triggers::{self, Triggers};
+use hub_plan::plan::triggers::{self, Triggers};
 
 impl<'a> Run<'a> {
     // ---- what a component sees -------------------------------------------
@@ -156,10 +156,9 @@ impl<'a> Run<'a> {
 
     /// One of `names` deployed earlier in this run.
     pub(super) fn deployed_in_run(&self, names: &[String]) -> bool {
-        self.summary
-            .entries
-            .iter()
-            .any(|e| e.outcome == crate::outcome::Outcome::Deployed && names.contains(&e.component))
+        self.summary.entries.iter().any(|e| {
+            e.outcome == hub_plan::outcome::Outcome::Deployed && names.contains(&e.component)
+        })
     }
 
     /// The component's entry in the action plan (the plan lists the

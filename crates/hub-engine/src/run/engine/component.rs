@@ -2,7 +2,7 @@
 //! the checkpoint, its process, its outputs and its end.
 
 use super::*;
-use crate::child::log_marks::RunMarks;
+use hub_plan::outcome::log_marks::RunMarks;
 
 impl<'a> Run<'a> {
     // ---- one component -------------------------------------------------
@@ -298,7 +298,7 @@ impl<'a> Run<'a> {
         // The system refuses an environment over its limits with an error
         // that names nothing; said here with the variable and its size.
         if let Err(too_large) =
-            crate::plan::preflight::environment_fits(&environment, &program, &args)
+            hub_plan::plan::preflight::environment_fits(&environment, &program, &args)
         {
             self.fixes.insert(name.to_string(), too_large.hint());
             return Err(self.fail(name, &too_large.to_string(), None));
@@ -478,7 +478,7 @@ impl<'a> Run<'a> {
 
     /// The log file of `name`, given to a process that writes to it: the
     /// first time in a run, this run's mark is appended to it (see
-    /// [`crate::child::log_marks`]).
+    /// [`hub_plan::outcome::log_marks`]).
     pub(super) fn log_file(&self, name: &str) -> Option<PathBuf> {
         let path = self
             .log_folder

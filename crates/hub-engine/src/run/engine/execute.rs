@@ -338,7 +338,7 @@ impl<'a> Run<'a> {
             false => (self.host.log)(&line),
         }
         if self.options.why {
-            let waits: Vec<String> = crate::plan::waits_of(&self.plan, name)
+            let waits: Vec<String> = hub_plan::plan::waits_of(&self.plan, name)
                 .iter()
                 .map(ToString::to_string)
                 .collect();

@@ -6,8 +6,8 @@
 //! component is reported failed, not recorded.
 
 use super::{JobError, RunError, RunPlace};
-use crate::outcome::{Entry, Outcome, Summary};
-use crate::plan::saved::{PlanAction, SavedPlan};
+use hub_plan::outcome::{Entry, Outcome, Summary};
+use hub_plan::plan::saved::{PlanAction, SavedPlan};
 use hub_state::runs::{JobRecord, RunRecord};
 use hub_state::{Clock, Locations, Operation, Phase, State, StateWriter, WriteOptions};
 use std::collections::HashMap;
