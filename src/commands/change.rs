@@ -431,7 +431,7 @@ fn ran_nothing(error: &Error) -> bool {
         Error::Change(_) => true,
         Error::State(e) => state(e),
         Error::Lifecycle(engine) => match engine.as_ref() {
-            EngineError::State(e) => state(e),
+            EngineError::Planning(hub_plan::error::PlanningError::State(e)) => state(e),
             EngineError::StateMoved { .. } => true,
             _ => false,
         },

@@ -110,10 +110,12 @@ pub(super) fn with_health(
         None => None,
     };
     let Some(stored) = stored else {
-        return Err(hub_engine::run::error::EngineError::StateRequired {
-            flag: "--status",
-            path: read_path.map(PathBuf::from),
-        }
+        return Err(hub_engine::run::error::EngineError::Planning(
+            hub_plan::error::PlanningError::StateRequired {
+                flag: "--status",
+                path: read_path.map(PathBuf::from),
+            },
+        )
         .into());
     };
     let matching: Vec<String> = stack

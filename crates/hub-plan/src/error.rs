@@ -1,8 +1,7 @@
 //! What stops planning: reading the stack and the state, locking the
 //! parameters, and the checks before a run's first component. The
-//! engine's `EngineError` is made from it (`From<PlanningError>`), variant
-//! for variant, with the same messages and hints: the texts both say are
-//! here.
+//! engine's `EngineError` wraps it whole (`EngineError::Planning`), so its
+//! message, hint, location and exit code are said here only.
 
 use crate::decide::prune::FolderGone;
 use crate::order::plan::PlanError;
@@ -53,7 +52,7 @@ pub enum PlanningError {
 }
 
 /// `` `-c` needs a state file, and … ``.
-pub fn state_required_text(flag: &str, path: Option<&Path>) -> String {
+fn state_required_text(flag: &str, path: Option<&Path>) -> String {
     format!(
         "`{flag}` needs a state file, and {}",
         match path {
@@ -64,11 +63,11 @@ pub fn state_required_text(flag: &str, path: Option<&Path>) -> String {
 }
 
 /// What to do without the state a partial run needs.
-pub const STATE_REQUIRED_HINT: &str =
+const STATE_REQUIRED_HINT: &str =
     "deploy the whole stack first, give the state with `-s`, or add `--force` to run without it";
 
 /// The state's inconsistencies with the stack, one a line.
-pub fn state_mismatch_text(problems: &[Inconsistency]) -> String {
+fn state_mismatch_text(problems: &[Inconsistency]) -> String {
     format!(
         "the state does not belong to this stack:\n{}",
         problems
@@ -81,11 +80,11 @@ pub fn state_mismatch_text(problems: &[Inconsistency]) -> String {
 
 /// What to do about a state that does not belong to the stack, when no
 /// parameter value would fix it.
-pub const STATE_MISMATCH_HINT: &str = "check the `-s` path; add `--force` to use this state anyway";
+const STATE_MISMATCH_HINT: &str = "check the `-s` path; add `--force` to use this state anyway";
 
 /// What to do about a schedule error: [`PlanError::hint`], and for `-l`
 /// before `-o` the swap.
-pub fn plan_hint(error: &PlanError) -> Option<String> {
+fn plan_hint(error: &PlanError) -> Option<String> {
     match error {
         PlanError::LimitBeforeOffset {
             offset,

@@ -26,6 +26,7 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::{ExpandedParam, Origin};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
+use hub_plan::error::PlanningError;
 use hub_plan::order::plan::{self as planning, Plan, Selection, Verb};
 use hub_plan::outcome::lines::{LineSink, Stream};
 use hub_plan::source::discover::{self, Implementation};
@@ -161,14 +162,16 @@ pub fn check(
     let read_path = state::locations::to_read(&options.state)
         .or(options.state.first().map(PathBuf::as_path))
         .map(Path::to_path_buf)
-        .ok_or(EngineError::StateRequired {
+        .ok_or(EngineError::Planning(PlanningError::StateRequired {
             flag: "check",
             path: None,
-        })?;
-    let stored = state::read(&read_path, warnings)?.ok_or(EngineError::StateRequired {
-        flag: "check",
-        path: Some(read_path.clone()),
-    })?;
+        }))?;
+    let stored = state::read(&read_path, warnings)?.ok_or(EngineError::Planning(
+        PlanningError::StateRequired {
+            flag: "check",
+            path: Some(read_path.clone()),
+        },
+    ))?;
     let deployed = ComponentStatus::Deployed.as_str();
     let (targets, not_deployed): (Vec<String>, Vec<String>) =
         plan.selected.iter().cloned().partition(|name| {
@@ -631,10 +634,10 @@ fn write_health(
     let locked = Locations::lock_waiting(&options.state, "check", &clock, &wait, warnings)?;
     let read_path = locked.to_read().unwrap_or(locked.first()).to_path_buf();
     let Some(mut state) = state::read(&read_path, warnings)? else {
-        return Err(EngineError::StateRequired {
+        return Err(EngineError::Planning(PlanningError::StateRequired {
             flag: "check",
             path: Some(read_path),
-        });
+        }));
     };
     let time = clock.now();
     for one in checked {

@@ -69,6 +69,7 @@ use hub_params::{
     OutputsContext,
 };
 use hub_plan::env::{self, ComponentVariables, Nested};
+use hub_plan::error::PlanningError;
 use hub_plan::order::plan::{self, Plan, Verb};
 use hub_plan::order::requirements::provides_text;
 use hub_plan::order::schedule::Scheduler;
@@ -168,9 +169,9 @@ fn keep_unsaved_state(
     state: Option<&State>,
     options: &RunOptions,
 ) -> EngineError {
-    let EngineError::State(
+    let EngineError::Planning(PlanningError::State(
         cause @ (state::StateError::RemoteAccess { .. } | state::StateError::RemoteConflict { .. }),
-    ) = error
+    )) = error
     else {
         return error;
     };
@@ -183,7 +184,7 @@ fn keep_unsaved_state(
         None => options.state.iter().find(|p| state::is_remote(p)),
     };
     let (Some(state), Some(path)) = (state, path) else {
-        return EngineError::State(cause);
+        return EngineError::Planning(PlanningError::State(cause));
     };
     let (folder, basename, location) = match state::remote::RemoteLocation::of_path(path) {
         Ok(remote) => (
@@ -200,13 +201,13 @@ fn keep_unsaved_state(
     };
     let taken = lost_at.map(|_| taken_by_another_run(path, state));
     match state::remote::errored::save(&folder, &basename, state) {
-        Ok(file) => EngineError::State(state::StateError::RemoteSaved {
+        Ok(file) => EngineError::Planning(PlanningError::State(state::StateError::RemoteSaved {
             error: Box::new(cause),
             location,
             file,
             taken,
-        }),
-        Err(_) => EngineError::State(cause),
+        })),
+        Err(_) => EngineError::Planning(PlanningError::State(cause)),
     }
 }
 
@@ -688,11 +689,11 @@ enum JobResult<'a> {
 /// The limits of a run: the stack's `lifecycle.timeouts` over `--timeout`.
 fn run_timeouts(stack: &Stack, default: Option<Duration>) -> Result<Timeouts, EngineError> {
     Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-        EngineError::Plan(plan::PlanError::BadTimeout {
+        EngineError::Planning(PlanningError::Plan(plan::PlanError::BadTimeout {
             component: bad.component,
             value: bad.value,
             reason: bad.reason,
-        })
+        }))
     })
 }
 

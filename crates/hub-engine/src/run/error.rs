@@ -7,12 +7,12 @@ use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
-use hub_plan::error::{plan_hint, PlanningError, STATE_MISMATCH_HINT, STATE_REQUIRED_HINT};
+use hub_plan::error::PlanningError;
 use hub_plan::order::plan::PlanError;
 use hub_plan::order::requirements::RequirementError;
 use hub_plan::source::discover::DiscoverError;
 use hub_plan::source::error::SourceError;
-use hub_state::{Inconsistency, StateError};
+use hub_state::StateError;
 use std::path::PathBuf;
 
 /// The exit code of a run stopped by `signal`, as a shell reports a
@@ -27,22 +27,11 @@ pub enum EngineError {
     Manifest(#[from] ManifestError),
     #[error(transparent)]
     Elaborate(Box<ElaborateError>),
+    /// What stops planning (reading the stack and the state, locking the
+    /// parameters, the checks before the first component), with its own
+    /// message, hint, location and exit code.
     #[error(transparent)]
-    Plan(#[from] PlanError),
-    /// The stack a run works on could not be read.
-    #[error(transparent)]
-    Source(#[from] SourceError),
-    #[error(transparent)]
-    Requirements(#[from] RequirementError),
-    #[error(transparent)]
-    Params(#[from] ParamsError),
-    #[error(transparent)]
-    State(#[from] StateError),
-    #[error("{}", hub_plan::error::state_required_text(flag, path.as_deref()))]
-    StateRequired {
-        flag: &'static str,
-        path: Option<PathBuf>,
-    },
+    Planning(#[from] PlanningError),
     /// The parameters alone would take the state past the size every
     /// command reads it with (see [`super::size`]).
     #[error("the state this deploy would write is about {}, more than the {} a state is read with:\n{}", super::size::mebibytes(*estimate), super::size::mebibytes(*limit), heaviest.iter().map(|w| format!("  - {}", super::size::describe(w))).collect::<Vec<_>>().join("\n"))]
@@ -53,17 +42,6 @@ pub enum EngineError {
     },
     #[error("plan is stale: the state `{}` changed while the deploy waited for its lock; run `hub plan` again", path.display())]
     StateMoved { path: PathBuf },
-    #[error("{}", hub_plan::error::state_mismatch_text(problems))]
-    StateMismatch {
-        path: PathBuf,
-        problems: Vec<Inconsistency>,
-        /// How to get the recorded values back, when parameters differ.
-        fix: Option<String>,
-    },
-    /// `--prune`: a removed component whose folder is not there to run
-    /// its undeploy from.
-    #[error(transparent)]
-    PruneFolderGone(#[from] super::prune::FolderGone),
     /// `--prune`: removed components whose undeploy failed; their entries
     /// are kept.
     #[error("{} could not be pruned: {}{}", if failed.len() == 1 { "a removed component" } else { "removed components" }, failures_text(failed), cancelled_text(cancelled))]
@@ -138,44 +116,33 @@ pub enum EngineError {
     NotReady { reason: String },
     #[error("cannot watch for interrupts: {0}")]
     Signals(std::io::Error),
-    /// The stack's `moved` entries, against the stack or the state.
-    #[error(transparent)]
-    Moved(#[from] Box<hub_plan::plan::moved::MovedError>),
     #[error(transparent)]
     BadRetry(#[from] super::retry::BadRetry),
-    /// `lifecycle.protected`: the plan would destroy a protected component.
-    #[error(transparent)]
-    Protected(#[from] Box<hub_plan::plan::guard::Refused>),
 }
 
-/// Each planning error becomes the engine's variant of the same name: the
-/// same message, hint, location and exit code as when the engine made it.
-impl From<PlanningError> for EngineError {
-    fn from(error: PlanningError) -> Self {
-        match error {
-            PlanningError::Plan(e) => EngineError::Plan(e),
-            PlanningError::Source(e) => EngineError::Source(e),
-            PlanningError::Requirements(e) => EngineError::Requirements(e),
-            PlanningError::Params(e) => EngineError::Params(e),
-            PlanningError::State(e) => EngineError::State(e),
-            PlanningError::StateRequired { flag, path } => {
-                EngineError::StateRequired { flag, path }
+/// The errors planning wraps, met by the engine too (`?` on a state
+/// read, a schedule): the engine's error through the planning one, with
+/// the same message, hint, location and exit code.
+macro_rules! through_planning {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for EngineError {
+            fn from(error: $error) -> Self {
+                EngineError::Planning(PlanningError::from(error))
             }
-            PlanningError::StateMismatch {
-                path,
-                problems,
-                fix,
-            } => EngineError::StateMismatch {
-                path,
-                problems,
-                fix,
-            },
-            PlanningError::PruneFolderGone(e) => EngineError::PruneFolderGone(e),
-            PlanningError::Moved(e) => EngineError::Moved(e),
-            PlanningError::Protected(e) => EngineError::Protected(e),
         }
-    }
+    )*};
 }
+
+through_planning!(
+    PlanError,
+    SourceError,
+    RequirementError,
+    ParamsError,
+    StateError,
+    hub_plan::decide::prune::FolderGone,
+    Box<hub_plan::plan::moved::MovedError>,
+    Box<hub_plan::plan::guard::Refused>,
+);
 
 impl From<ElaborateError> for EngineError {
     fn from(error: ElaborateError) -> Self {
@@ -189,7 +156,7 @@ impl EngineError {
     pub fn exit_code(&self) -> i32 {
         match self {
             EngineError::Interrupted { signal, .. } => interrupted_exit(*signal),
-            EngineError::State(e) => e.exit_code(),
+            EngineError::Planning(e) => e.exit_code(),
             EngineError::InvokeFailed { exit, .. } => match exit.shell_code() {
                 0 => 1,
                 code => code,
@@ -203,12 +170,7 @@ impl EngineError {
         match self {
             EngineError::Manifest(e) => e.location(),
             EngineError::Elaborate(e) => e.location(),
-            EngineError::Params(e) => e.location(),
-            EngineError::State(e) => e.location(),
-            EngineError::StateMismatch { path, .. } => Some(Location::file(path)),
-            EngineError::Source(e) => e.location(),
-            EngineError::Protected(refused) => refused.at.clone(),
-            EngineError::Moved(moved) => moved.at.clone(),
+            EngineError::Planning(e) => e.location(),
             _ => None,
         }
     }
@@ -217,20 +179,12 @@ impl EngineError {
         match self {
             EngineError::Manifest(e) => e.hint(),
             EngineError::Elaborate(e) => e.hint(),
-            EngineError::Plan(e) => plan_hint(e),
-            EngineError::Source(e) => e.hint(),
-            EngineError::Requirements(e) => Some(e.hint()),
-            EngineError::Params(e) => e.hint(),
-            EngineError::State(e) => e.hint(),
+            EngineError::Planning(e) => e.hint(),
             EngineError::Process(e) => e.hint(),
             EngineError::StateMoved { .. } => Some("nothing was run and the state is untouched: another run wrote it after the plan was checked".into()),
             EngineError::StateTooLarge { .. } => Some(
                 "nothing ran; give the components a file that holds a large value (its path as the parameter) instead of the value, or give the value to fewer components".into(),
             ),
-            EngineError::StateRequired { .. } => Some(STATE_REQUIRED_HINT.into()),
-            EngineError::StateMismatch { fix: Some(fix), .. } => Some(fix.clone()),
-            EngineError::StateMismatch { .. } => Some(STATE_MISMATCH_HINT.into()),
-            EngineError::PruneFolderGone(gone) => gone.hint(),
             EngineError::PruneFailed { .. } => Some(
                 "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),
             ),
@@ -257,9 +211,7 @@ impl EngineError {
             EngineError::NotReady { .. } => {
                 Some("check the stack's `lifecycle.readyConditions`; `--force` accepts a stack that is not ready".into())
             }
-            EngineError::Protected(refused) => Some(refused.hint()),
             EngineError::BadRetry(bad) => Some(bad.hint()),
-            EngineError::Moved(moved) => Some(moved.problem.hint()),
             _ => None,
         }
     }

@@ -17,6 +17,7 @@ use hub_params::drift::DriftUse;
 use hub_params::format::substitution_text;
 use hub_params::{self as params, expand_component, ComponentScope, LockOptions};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
+use hub_plan::error::PlanningError;
 use hub_plan::order::requirements::provides_text;
 use hub_plan::outcome::lines::LineSink;
 use hub_plan::source::discover;
@@ -50,11 +51,13 @@ fn component_limit(
 ) -> Result<Option<Limit>, EngineError> {
     let timeouts =
         Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-            EngineError::Plan(hub_plan::order::plan::PlanError::BadTimeout {
-                component: bad.component,
-                value: bad.value,
-                reason: bad.reason,
-            })
+            EngineError::Planning(PlanningError::Plan(
+                hub_plan::order::plan::PlanError::BadTimeout {
+                    component: bad.component,
+                    value: bad.value,
+                    reason: bad.reason,
+                },
+            ))
         })?;
     Ok(timeouts.limit(name))
 }
@@ -90,10 +93,10 @@ pub fn invoke(
     }
     let stored = state::read(&options.state, warnings)?;
     if stored.is_none() && !options.force {
-        return Err(EngineError::StateRequired {
+        return Err(EngineError::Planning(PlanningError::StateRequired {
             flag: "invoke",
             path: Some(options.state.clone()),
-        });
+        }));
     }
     let CurrentParameters { expanded, .. } = current_parameters(
         stack,

@@ -19,6 +19,7 @@ use super::invoke::{current_parameters, CurrentParameters};
 use crate::child::templates::{self, TemplateErrors};
 use hub_manifest::diag::Warnings;
 use hub_manifest::Templates;
+use hub_plan::error::PlanningError;
 use hub_plan::source::stack::Stack;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;
@@ -59,7 +60,7 @@ impl RenderError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            RenderError::Engine(EngineError::StateRequired { .. }) => {
+            RenderError::Engine(EngineError::Planning(PlanningError::StateRequired { .. })) => {
                 Some("give the state of a deployed stack with `-s` (or `$HUB_STATE`)".into())
             }
             RenderError::Engine(e) => e.hint(),
@@ -77,9 +78,11 @@ pub fn render(
     environment: &[(String, String)],
     warnings: &mut Warnings,
 ) -> Result<Vec<PathBuf>, RenderError> {
-    let required = || EngineError::StateRequired {
-        flag: "render",
-        path: options.states.first().cloned(),
+    let required = || {
+        EngineError::Planning(PlanningError::StateRequired {
+            flag: "render",
+            path: options.states.first().cloned(),
+        })
     };
     // A remote location that cannot be read (bucket, credentials,
     // endpoint) is reported as such, not taken for a missing file.

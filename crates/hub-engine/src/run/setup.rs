@@ -12,6 +12,7 @@ pub(crate) use hub_plan::checks::{
     plan_for, release_stack_parameters, removed_components, require_state, Implementations,
 };
 pub(crate) use hub_plan::decide::known::initial_outputs;
+use hub_plan::error::PlanningError;
 use hub_plan::options::RunOptions;
 use hub_plan::order::plan::Verb;
 use hub_plan::source::stack::Stack;
@@ -34,10 +35,12 @@ pub(crate) fn read_state(
     let partial = options.selection.is_partial();
     match state::read(path, warnings) {
         Ok(Some(state)) => Ok(Some(state)),
-        Ok(None) if partial && !options.force => Err(EngineError::StateRequired {
-            flag: partial_flag(options),
-            path: Some(path.to_path_buf()),
-        }),
+        Ok(None) if partial && !options.force => {
+            Err(EngineError::Planning(PlanningError::StateRequired {
+                flag: partial_flag(options),
+                path: Some(path.to_path_buf()),
+            }))
+        }
         Ok(None) => Ok(None),
         // A file of another kind is a wrong `-s` path, not a damaged state:
         // never replaced.

@@ -1,5 +1,5 @@
 //! What stops reading the stack a run works on, with where to look and how
-//! to fix it. The engine's error wraps it (`hub_engine::run::error::EngineError::Source`).
+//! to fix it. Planning's error wraps it (`PlanningError::Source`).
 
 use crate::order::plan::PlanError;
 use hub_elaborate::ElaborateError;
