@@ -204,7 +204,7 @@ fn run_loaded_inner(
         progress: live.as_ref().map(|l| l as &dyn hub_plan::outcome::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
-    if let Some(cache) = hub_engine::run::digest_cache::installed() {
+    if let Some(cache) = hub_plan::decide::digest_cache::installed() {
         // Only a hint for the next run: a cache that cannot be written is
         // left as it was; a planted one is said.
         if let Err(error) = cache.save() {
@@ -398,7 +398,7 @@ fn load_run(
 /// (first) state: runs that write the state also write the cache; plans
 /// and dry runs only read it.
 fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::cli::ExecuteArgs>) {
-    use hub_engine::run::digest_cache::{self, DigestCache};
+    use hub_plan::decide::digest_cache::{self, DigestCache};
     let Some(state) = states.first().filter(|s| !hub_state::is_remote(s)) else {
         return;
     };

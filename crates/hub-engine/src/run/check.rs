@@ -305,8 +305,9 @@ impl Context<'_> {
         }
         masker.add_credentials_in(&child_env);
         masker.add_secret_outputs(&manifest.outputs);
-        super::records::mask_recorded_secrets(&mut masker, self.stored);
-        let log_file = super::records::log_dir(self.read_path).join(format!("{name}.check.log"));
+        hub_plan::decide::records::mask_recorded_secrets(&mut masker, self.stored);
+        let log_file =
+            hub_plan::decide::records::log_dir(self.read_path).join(format!("{name}.check.log"));
         let Some(implementation) = implementation else {
             let step = TerraformStep {
                 name,

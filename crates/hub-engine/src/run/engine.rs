@@ -25,7 +25,7 @@
 //! state has one writer. At every `-j` a failure cancels what waits for
 //! it and the run ends once the rest is done (§9.2). What a component sees
 //! is the same whatever the timing: the outputs and capabilities known at
-//! the start, with those of the components it waits for ([`super::known`]).
+//! the start, with those of the components it waits for ([`hub_plan::decide::known`]).
 //! 6. The stack status, the stack-level outputs (refreshed at the end of
 //!    every deploy), the stack outputs and the operation status are
 //!    written; a summary is returned.
@@ -39,24 +39,13 @@
 //! when the run started, else the first location, as an absolute path.
 
 use super::error::EngineError;
-use super::fingerprint;
 use super::hooks;
-use super::known::{Known, View};
 use super::logs_ahead::LogsAhead;
 use super::outputs::stack_outputs;
 use super::prune;
 use super::ready;
 use super::recorder::Recorder;
-use super::records::{
-    component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
-    scope_outputs, state_parameters, to_scope_output,
-};
-use super::setup::{
-    check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
-    lock_parameters, plan_for, read_state, release_stack_parameters, removed_components,
-    require_state, Implementations,
-};
-use super::upstream::{Ancestry, Bits};
+use super::setup::{lock_parameters, read_state};
 use crate::child::capture::{self, RawOutputs};
 use crate::child::otp;
 use crate::child::process::{Exit, Invocation};
@@ -68,6 +57,18 @@ use hub_params::{
     self as params, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked,
     OutputsContext,
 };
+use hub_plan::checks::{
+    check_consistency, check_implementations, check_selection, initial_provides, plan_for,
+    release_stack_parameters, removed_components, require_state, Implementations,
+};
+use hub_plan::decide::fingerprint;
+use hub_plan::decide::known::initial_outputs;
+use hub_plan::decide::known::{Known, View};
+use hub_plan::decide::records::{
+    component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
+    scope_outputs, state_parameters, to_scope_output,
+};
+use hub_plan::decide::upstream::{Ancestry, Bits};
 use hub_plan::env::{self, ComponentVariables, Nested};
 use hub_plan::error::PlanningError;
 use hub_plan::order::plan::{self, Plan, Verb};
@@ -301,7 +302,7 @@ struct Run<'a> {
     /// How long each component may run.
     timeouts: Timeouts,
     /// `lifecycle.retry`, read.
-    retries: super::retry::Retries,
+    retries: hub_plan::decide::retry::Retries,
     /// The components that could run more than once, and how many times
     /// they did.
     attempts: HashMap<String, super::retry::Attempts>,
@@ -334,7 +335,7 @@ struct Run<'a> {
     stopped: bool,
     /// Deploy: the components the state holds and the stack no longer
     /// lists, in the order `--prune` undeploys them.
-    removed: Vec<prune::Removed>,
+    removed: Vec<hub_plan::decide::prune::Removed>,
     /// What implements the run's verb, by component, as found before the
     /// run; looked for again after a component's templates are rendered.
     implementations: HashMap<String, Implementation>,
@@ -372,7 +373,8 @@ impl<'a> Run<'a> {
         crate::trace::stack_name(verb.as_str(), &stack.elaborated.stack.meta.name);
         let order = stack.validated_order()?;
         let timeouts = run_timeouts(stack, options.timeout)?;
-        let retries = super::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
+        let retries =
+            hub_plan::decide::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
         hub_plan::order::plan::check_selected(&order, &options.selection)?;
         require_state(options)?;
@@ -514,7 +516,7 @@ impl<'a> Run<'a> {
         masker.add_credentials_in(&base_env);
         masker.add_credentials(|name| host.var(name));
         if let Some(state) = &loaded {
-            super::records::mask_recorded_secrets(&mut masker, state);
+            hub_plan::decide::records::mask_recorded_secrets(&mut masker, state);
         }
         let outputs = initial_outputs(&plan, loaded.as_ref());
         let read_serial = loaded.as_ref().map(|state| state.serial);
@@ -670,7 +672,7 @@ struct Job<'a> {
     /// The implementation, for messages.
     implementation: String,
     /// `lifecycle.retry`: when a failure runs it again.
-    retry: Option<super::retry::Policy>,
+    retry: Option<hub_plan::decide::retry::Policy>,
     /// How many times it ran (set by its thread).
     attempts: super::retry::Attempts,
 }

@@ -117,7 +117,7 @@ pub enum EngineError {
     #[error("cannot watch for interrupts: {0}")]
     Signals(std::io::Error),
     #[error(transparent)]
-    BadRetry(#[from] super::retry::BadRetry),
+    BadRetry(#[from] hub_plan::decide::retry::BadRetry),
 }
 
 /// The errors planning wraps, met by the engine too (`?` on a state

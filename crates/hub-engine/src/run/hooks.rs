@@ -17,7 +17,7 @@ use crate::child::otp::PAD_VARIABLE;
 use crate::child::process::{self, Exit, Invocation};
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Hook;
-pub use hub_plan::decide::hooks::{find_script, found, missing, triggered, Missing, MISSING_HINT};
+use hub_plan::decide::hooks::{find_script, triggered, Missing};
 use hub_plan::outcome::lines::LineSink;
 use hub_plan::timeout::Limit;
 use std::path::{Path, PathBuf};

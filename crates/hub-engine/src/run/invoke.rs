@@ -148,7 +148,7 @@ pub fn invoke(
     masker.add_credentials_in(&child_env);
     masker.add_secret_outputs(&manifest.outputs);
     if let Some(state) = &stored {
-        super::records::mask_recorded_secrets(&mut masker, state);
+        hub_plan::decide::records::mask_recorded_secrets(&mut masker, state);
     }
     let invocation = Invocation {
         label: name.to_string(),
@@ -224,7 +224,7 @@ pub fn current_parameters(
     };
     let scope_outputs: Vec<params::CapturedOutput> = outputs
         .iter()
-        .map(super::records::to_scope_output)
+        .map(hub_plan::decide::records::to_scope_output)
         .collect();
     let scope = ComponentScope {
         name,

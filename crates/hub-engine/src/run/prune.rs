@@ -13,9 +13,7 @@ use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation};
 use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
-pub use hub_plan::decide::prune::{
-    check_folders, recorded_parameters, removed, removed_entry, warning, FolderGone, Removed,
-};
+use hub_plan::decide::prune::{recorded_parameters, Removed};
 use hub_plan::env::{self, ComponentVariables};
 use hub_plan::outcome::lines::LineSink;
 use hub_plan::source::discover;
@@ -80,7 +78,7 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
         _ => child_env,
     };
     masker.add_credentials_in(&child_env);
-    super::records::mask_entry_secrets(&mut masker, &removed.name, entry);
+    hub_plan::decide::records::mask_entry_secrets(&mut masker, &removed.name, entry);
     let invocation = Invocation {
         label: removed.name.clone(),
         program,
@@ -116,6 +114,7 @@ pub fn forget(state: &mut State, name: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hub_plan::decide::prune::{check_folders, removed};
 
     fn state(entries: &[(&str, &[&str], &str)], order: &[&str]) -> State {
         let mut state = State::new(

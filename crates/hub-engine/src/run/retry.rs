@@ -12,7 +12,7 @@
 use super::hooks::Around;
 use crate::child::interrupt::Interrupts;
 use crate::child::process::Exit;
-pub use hub_plan::decide::retry::{describe, BadRetry, Policy, Retries, DEFAULT};
+use hub_plan::decide::retry::Policy;
 use hub_plan::outcome::lines::LineSink;
 use hub_plan::timeout;
 

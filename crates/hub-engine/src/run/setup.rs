@@ -7,11 +7,7 @@ use super::error::EngineError;
 use crate::options::Host;
 use hub_manifest::diag::{Location, Warnings};
 use hub_params::Locked;
-pub(crate) use hub_plan::checks::{
-    check_consistency, check_implementations, check_selection, initial_provides, partial_flag,
-    plan_for, release_stack_parameters, removed_components, require_state, Implementations,
-};
-pub(crate) use hub_plan::decide::known::initial_outputs;
+use hub_plan::checks::partial_flag;
 use hub_plan::error::PlanningError;
 use hub_plan::options::RunOptions;
 use hub_plan::order::plan::Verb;

@@ -174,7 +174,7 @@ impl<'a> Run<'a> {
         let planned = self.planned(name).and_then(|c| c.execution.clone());
         planned.unwrap_or_else(|| Execution {
             action: Action::Update,
-            reasons: vec![crate::run::action::RUNS_AGAIN.to_string()],
+            reasons: vec![hub_plan::decide::action::RUNS_AGAIN.to_string()],
             folder: None,
             unreadable: None,
             unless_inputs_change: false,
@@ -203,7 +203,7 @@ impl<'a> Run<'a> {
     pub(super) fn mask_secret_outputs(&mut self, outputs: &[state::CapturedOutput]) {
         for output in outputs
             .iter()
-            .filter(|o| crate::run::records::is_secret_output(o))
+            .filter(|o| hub_plan::decide::records::is_secret_output(o))
         {
             self.masker.add(&substitution_text(Some(&output.value)));
         }

@@ -29,7 +29,7 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         let entry = entry.clone();
-        let mut removed = prune::removed_entry(name, &entry);
+        let mut removed = hub_plan::decide::prune::removed_entry(name, &entry);
         if removed.dir.is_none() {
             removed.dir = self.component_dir(name).ok();
         }
