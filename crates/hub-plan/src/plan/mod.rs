@@ -1,6 +1,6 @@
 //! The action plan: what a deploy or undeploy does with each component,
 //! made once by the planner ([`make`]) and then consumed: `hub plan`
-//! renders it (`hub_engine::view::preview`), `plan --out` saves it
+//! renders it (`hub_view::preview`), `plan --out` saves it
 //! ([`saved`]), and the engine executes it (`hub_engine::run::engine`).
 //!
 //! Not to be confused with the *ordering* ([`crate::order::plan::Schedule`]):
@@ -34,7 +34,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 /// What a deploy or undeploy would do. Serialised as the JSON of
-/// `hub plan --format json`: see `hub_engine::view::preview::render_json`.
+/// `hub plan --format json`: see `hub_view::preview::render_json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
     /// The stack's `meta.name`.

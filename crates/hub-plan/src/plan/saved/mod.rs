@@ -728,7 +728,7 @@ mod tests {
         hub_manifest::schema::assert_committed(
             SCHEMA_FILE,
             &schema_text(),
-            "crates/hub-engine/src/view/saved/mod.rs",
+            "crates/hub-plan/src/plan/saved/mod.rs",
         );
     }
 }
