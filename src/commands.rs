@@ -217,7 +217,7 @@ fn run_loaded_inner(
         }
     }
     if let Some(summary) = &finished.summary {
-        hub_manifest::console::err(&hub_view::summary::render(&summary));
+        hub_manifest::console::err(&hub_view::summary::render(summary));
     }
     let reported = match (&args.common.run.report, &finished.summary) {
         (Some(path), Some(summary)) => write_run_report(

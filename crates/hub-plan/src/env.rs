@@ -41,7 +41,7 @@ impl std::str::FromStr for OsEnvironment {
 
 /// The names kept by `--os-environment strict`; a trailing `*` matches a
 /// prefix.
-pub const STRICT: [&str; 30] = [
+pub(crate) const STRICT: [&str; 30] = [
     "AWS_PROFILE",
     "AWS_DEFAULT_REGION",
     "AZURE_*",
@@ -137,7 +137,7 @@ pub fn base(
 /// The component's name unless a parameter maps to the variable:
 /// `COMPONENT_NAME` (the reference), `HUB_COMPONENT_NAME` (the name hubctl's
 /// tutorials and components read, which they bound to `hub.componentName`).
-pub const COMPONENT_NAME_VARIABLES: [&str; 2] = ["COMPONENT_NAME", "HUB_COMPONENT_NAME"];
+pub(crate) const COMPONENT_NAME_VARIABLES: [&str; 2] = ["COMPONENT_NAME", "HUB_COMPONENT_NAME"];
 
 /// What a component adds to the base environment.
 pub struct ComponentVariables<'a> {
@@ -152,7 +152,7 @@ pub struct ComponentVariables<'a> {
 
 /// A value as a component sees it in its environment: strings as they
 /// are, null as empty, anything else as compact JSON; then trimmed.
-pub fn env_text(value: Option<&Value>) -> String {
+pub(crate) fn env_text(value: Option<&Value>) -> String {
     let text = match value {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),

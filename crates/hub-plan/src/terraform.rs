@@ -23,13 +23,13 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The parameter that names the program.
-pub const BINARY_PARAMETER: &str = "terraform.binary";
+pub(crate) const BINARY_PARAMETER: &str = "terraform.binary";
 /// Hub's environment variable that names the program.
-pub const BINARY_ENV: &str = "HUB_TERRAFORM";
+pub(crate) const BINARY_ENV: &str = "HUB_TERRAFORM";
 /// The prefix of the parameters that configure the backend.
 pub const BACKEND_PREFIX: &str = "terraform.backend.";
 /// Where the deploy leaves `terraform output -json`, in the component folder.
-pub const OUTPUTS_FILE: &str = ".terraform/hub-outputs.json";
+pub(crate) const OUTPUTS_FILE: &str = ".terraform/hub-outputs.json";
 /// The environment variable through which the run's program reaches the
 /// script when a parameter names it.
 const BINARY_VAR: &str = "HUB_TERRAFORM_BINARY";
@@ -62,7 +62,7 @@ esac
 "#;
 
 /// The verbs hub's built-in Terraform runs.
-pub const VERBS: [&str; 4] = ["deploy", "undeploy", "deploy-test", "undeploy-test"];
+pub(crate) const VERBS: [&str; 4] = ["deploy", "undeploy", "deploy-test", "undeploy-test"];
 
 /// The program and arguments that deploy (or undeploy, …) the Terraform
 /// configuration of the folder the process runs in.
@@ -82,7 +82,7 @@ pub fn command(binary: &Path, verb: &str) -> (PathBuf, Vec<String>) {
 
 /// The program named by `HUB_TERRAFORM`, else `terraform` or `tofu` on
 /// the PATH; `terraform` when none is found (the run then says what to do).
-pub fn default_binary() -> PathBuf {
+pub(crate) fn default_binary() -> PathBuf {
     match std::env::var(BINARY_ENV).ok().filter(|v| !v.is_empty()) {
         Some(named) => PathBuf::from(named),
         None => find_binary(None).unwrap_or_else(|_| PathBuf::from("terraform")),
@@ -93,7 +93,7 @@ pub fn default_binary() -> PathBuf {
 /// `terraform.binary` parameter) when given, else `HUB_TERRAFORM`, else
 /// `terraform` or `tofu` on the PATH. The error says what was looked for
 /// and what to do; the plan's preflight reports it.
-pub fn find_binary(named: Option<&str>) -> Result<PathBuf, String> {
+pub(crate) fn find_binary(named: Option<&str>) -> Result<PathBuf, String> {
     let from_env = std::env::var(BINARY_ENV).ok().filter(|v| !v.is_empty());
     let (wanted, source) = match (named.filter(|n| !n.is_empty()), from_env) {
         (Some(name), _) => (
@@ -121,7 +121,7 @@ pub fn find_binary(named: Option<&str>) -> Result<PathBuf, String> {
 }
 
 /// [`find_binary`] for a component's parameters.
-pub fn check_binary(params: &[ExpandedParam]) -> Result<PathBuf, String> {
+pub(crate) fn check_binary(params: &[ExpandedParam]) -> Result<PathBuf, String> {
     let named = params
         .iter()
         .find(|p| p.name == BINARY_PARAMETER)
@@ -260,7 +260,7 @@ pub fn take_outputs(dir: &Path) -> Option<Result<Vec<TfOutput>, String>> {
 }
 
 /// `{"name": {"sensitive": bool, "type": …, "value": …}, …}`.
-pub fn parse_outputs_json(text: &str) -> Result<Vec<TfOutput>, String> {
+pub(crate) fn parse_outputs_json(text: &str) -> Result<Vec<TfOutput>, String> {
     let json: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let Value::Object(map) = json else {
         return Err("not a JSON object".into());

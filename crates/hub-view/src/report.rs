@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The version of the report format written by this hub.
-pub const REPORT_VERSION: u32 = 1;
+pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// The file name of the report's schema in `schemas/`.
 pub const SCHEMA_FILE: &str = "hub-report.schema.json";

@@ -34,11 +34,11 @@ use std::path::Path;
 pub type RawOutputs = IndexMap<String, String>;
 
 /// The raw key holding the one-time-pad encrypted secrets.
-pub const SECRETS_KEY: &str = "secrets";
+pub(crate) const SECRETS_KEY: &str = "secrets";
 /// The raw key holding dynamic provides.
-pub const PROVIDES_KEY: &str = "provides";
+pub(crate) const PROVIDES_KEY: &str = "provides";
 /// The value of a declared output whose raw output is missing.
-pub const UNKNOWN: &str = "(unknown)";
+pub(crate) const UNKNOWN: &str = "(unknown)";
 
 /// Raw outputs from a component's stdout (recommended reading of §7.1).
 pub fn parse_outputs(stdout: &str) -> RawOutputs {
@@ -100,7 +100,7 @@ impl Printed {
 /// read with `terraform output -json` (which win over what `apply`
 /// printed), and the one-time-pad `secrets`. Each malformed line is a
 /// warning naming the component.
-pub fn component_outputs(
+pub(crate) fn component_outputs(
     component: &str,
     stdout: &str,
     dir: &Path,
@@ -159,7 +159,7 @@ impl Printed {
 }
 
 /// The `Outputs:` blocks of a component's stdout, with every problem.
-pub fn read_outputs(stdout: &str) -> Printed {
+pub(crate) fn read_outputs(stdout: &str) -> Printed {
     let mut reader = Accumulator::default();
     let mut blocks = Blocks::default();
     for line in stdout.split('\n') {
@@ -287,7 +287,7 @@ pub fn parse_outputs_strict(stdout: &str) -> RawOutputs {
 
 /// Parses `key = value` lines (no marker): what the `secrets` raw output
 /// decodes to.
-pub fn parse_lines(text: &str) -> RawOutputs {
+pub(crate) fn parse_lines(text: &str) -> RawOutputs {
     let mut raw = Accumulator::default();
     text.split('\n')
         .filter(|line| !is_blank(line))
@@ -430,7 +430,7 @@ pub(super) fn clean(text: &str) -> String {
 }
 
 /// Removes `ESC [ <digits and ;> m` sequences.
-pub fn strip_ansi(text: &str) -> String {
+pub(crate) fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("\x1b[") {
@@ -499,7 +499,7 @@ pub fn decode_secrets(raw: &mut RawOutputs, pad: &[u8], warnings: &mut Warnings)
 
 /// The capabilities in the raw output `provides = a,b`: split on `,`,
 /// trimmed, empty entries dropped, each once.
-pub fn dynamic_provides(raw: &RawOutputs) -> Vec<String> {
+pub(crate) fn dynamic_provides(raw: &RawOutputs) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for capability in raw.get(PROVIDES_KEY).into_iter().flat_map(|v| v.split(',')) {
         let capability = capability.trim();

@@ -135,7 +135,7 @@ impl Interrupts {
 }
 
 /// A human name for a signal number: `SIGINT`, `SIGTERM`, … or `signal N`.
-pub fn signal_name(signal: i32) -> String {
+pub(crate) fn signal_name(signal: i32) -> String {
     let name = match signal {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",

@@ -18,11 +18,11 @@ use std::collections::VecDeque;
 
 /// The most bytes of `Outputs:` blocks kept; lines past it are not
 /// captured (with a note).
-pub const MAX_KEPT_OUTPUTS: usize = 16 << 20;
+pub(crate) const MAX_KEPT_OUTPUTS: usize = 16 << 20;
 /// The most bytes of the last lines kept for a failure's log.
-pub const MAX_KEPT_TAIL: usize = 64 << 10;
+pub(crate) const MAX_KEPT_TAIL: usize = 64 << 10;
 /// The most bytes of one line of that tail.
-pub const MAX_TAIL_LINE: usize = 4 << 10;
+pub(crate) const MAX_TAIL_LINE: usize = 4 << 10;
 
 /// Fed every stdout line (or piece of a line longer than the line limit).
 #[derive(Debug, Default)]

@@ -17,15 +17,15 @@ use base64::Engine;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that makes [`random_pad`] deterministic.
-pub const SEED_VARIABLE: &str = "HUB_RANDOM_SEED";
+pub(crate) const SEED_VARIABLE: &str = "HUB_RANDOM_SEED";
 /// The environment variable holding the pad in the component's environment.
 pub const PAD_VARIABLE: &str = "HUB_RANDOM";
 /// The pad length when `lifecycle.options.random.bytes` is not set.
-pub const DEFAULT_PAD_BYTES: usize = 128;
+pub(crate) const DEFAULT_PAD_BYTES: usize = 128;
 
 /// The pad size a component asks for (`lifecycle.options.random.bytes`),
 /// else [`DEFAULT_PAD_BYTES`].
-pub fn pad_bytes(asked: i64) -> usize {
+pub(crate) fn pad_bytes(asked: i64) -> usize {
     match asked {
         n if n > 0 => n as usize,
         _ => DEFAULT_PAD_BYTES,
@@ -72,7 +72,7 @@ impl OtpError {
 /// deterministic generator when `HUB_RANDOM_SEED` is set (see the module
 /// documentation). Successive calls in one process give different pads in
 /// both cases.
-pub fn random_pad(bytes: usize) -> Vec<u8> {
+pub(crate) fn random_pad(bytes: usize) -> Vec<u8> {
     match std::env::var(SEED_VARIABLE) {
         Ok(seed) => seeded_pad(&seed, bytes),
         Err(_) => os_pad(bytes),

@@ -58,7 +58,7 @@ const FIRST_CLOSED_WAIT: Duration = Duration::from_micros(50);
 
 /// How long output is still read after the leader exited normally, for
 /// background processes that still hold its pipes.
-pub const LEAK_WAIT: Duration = Duration::from_millis(300);
+pub(crate) const LEAK_WAIT: Duration = Duration::from_millis(300);
 
 /// How long the runner waits for a killed group to disappear.
 const REAP_WAIT: Duration = Duration::from_secs(2);

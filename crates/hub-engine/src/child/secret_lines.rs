@@ -23,15 +23,15 @@ use hub_manifest::redact::{SecretMasker, MASK};
 use std::borrow::Cow;
 
 /// The longest value learnt.
-pub const MAX_LEARNT_VALUE: usize = 64 << 10;
+pub(crate) const MAX_LEARNT_VALUE: usize = 64 << 10;
 /// The most values learnt from one stdout.
-pub const MAX_LEARNT_VALUES: usize = 256;
+pub(crate) const MAX_LEARNT_VALUES: usize = 256;
 /// The most bytes of values learnt from one stdout.
-pub const MAX_LEARNT_BYTES: usize = 1 << 20;
+pub(crate) const MAX_LEARNT_BYTES: usize = 1 << 20;
 
 /// Follows the `Outputs:` blocks of one stdout.
 #[derive(Debug, Default)]
-pub struct SecretLines {
+pub(crate) struct SecretLines {
     blocks: Blocks,
     /// The previous piece was cut from a longer line (see
     /// [`super::process::MAX_LINE`]): this one continues it.

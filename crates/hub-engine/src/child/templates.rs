@@ -195,7 +195,7 @@ pub fn render(
 
 /// Renders with name → value bindings (`hub render`: parameters, outputs
 /// and additional values); later names replace earlier ones.
-pub fn render_values(
+pub(crate) fn render_values(
     dir: &Path,
     templates: &Templates,
     values: &[(String, Option<Value>)],

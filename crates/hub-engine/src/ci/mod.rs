@@ -51,7 +51,7 @@ impl PlanFrom {
 
 /// The associations that may apply unless `--allow-association` says
 /// otherwise.
-pub const DEFAULT_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
+pub(crate) const DEFAULT_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
 
 impl Default for Access {
     fn default() -> Self {

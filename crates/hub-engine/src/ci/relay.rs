@@ -23,14 +23,14 @@ pub const VERSION: &str = "hub-ci-relay-v1";
 pub const KEY: &str = "HUB_CI_RELAY_KEY";
 
 /// The variable that holds the signature (lowercase hex of 32 bytes).
-pub const SIGNATURE: &str = "HUB_CI_RELAY_SIGNATURE";
+pub(crate) const SIGNATURE: &str = "HUB_CI_RELAY_SIGNATURE";
 
 /// The variable that holds the relay's time, in seconds since 1970 (UTC).
 pub const TIME: &str = "HUB_CI_RELAY_TIME";
 
 /// The variables the message is made of, in its order: each is one line
 /// `NAME=VALUE`, with an empty value when the relay does not pass it.
-pub const FIELDS: [&str; 11] = [
+pub(crate) const FIELDS: [&str; 11] = [
     "CI_PROJECT_ID",
     "CI_MERGE_REQUEST_IID",
     "HUB_CI_SHA",
@@ -48,7 +48,7 @@ pub const FIELDS: [&str; 11] = [
 
 /// Variables that only a relay passes: one of them set in a pipeline is a
 /// relayed request, honoured only with a valid signature.
-pub const RELAYED: [&str; 8] = [
+pub(crate) const RELAYED: [&str; 8] = [
     "HUB_CI_EVENT",
     "HUB_CI_COMMAND",
     "HUB_CI_AUTHOR",

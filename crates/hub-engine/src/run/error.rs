@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 /// The exit code of a run stopped by `signal`, as a shell reports a
 /// process the signal ended: 130 for SIGINT, 143 for SIGTERM.
-pub fn interrupted_exit(signal: i32) -> i32 {
+pub(crate) fn interrupted_exit(signal: i32) -> i32 {
     128 + signal
 }
 

@@ -126,7 +126,7 @@ pub enum Stopped {
 /// Runs `hooks` one after the other, within `budget`; the first failure
 /// that is not ignored stops them. Ignored failures are returned as
 /// messages.
-pub fn run_phase(
+pub(crate) fn run_phase(
     hooks: &[Ready],
     budget: &Budget,
     masker: &SecretMasker,
@@ -184,7 +184,7 @@ pub struct Around {
 /// Pre hooks, the implementation (when there is one), then post hooks —
 /// also after an implementation that failed, not after an interruption or
 /// a timeout. All of them share the component's time `limit`.
-pub fn run_around(
+pub(crate) fn run_around(
     planned: &Planned,
     main: Option<&Invocation>,
     limit: Option<Limit>,

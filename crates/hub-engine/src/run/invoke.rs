@@ -184,13 +184,13 @@ pub fn invoke(
 /// recorded for the component (its own snapshot, then its `depends`), and
 /// the component's expansion as in a deploy. Shared by `invoke` and
 /// `render`.
-pub struct CurrentParameters {
+pub(crate) struct CurrentParameters {
     pub locked: params::Locked,
     pub outputs: Vec<state::CapturedOutput>,
     pub expanded: Vec<params::ExpandedParam>,
 }
 
-pub fn current_parameters(
+pub(crate) fn current_parameters(
     stack: &Stack,
     name: &str,
     state_path: &std::path::Path,

@@ -28,14 +28,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 /// How many components past the last one started get their log file made.
-pub const AHEAD: usize = 16;
+pub(crate) const AHEAD: usize = 16;
 
 /// A file the thread created: its path, and which file it is (device and
 /// inode), so that only that file is removed.
 type Made = (PathBuf, (u64, u64));
 
 /// The thread making log files ahead of the run, and what it made.
-pub struct LogsAhead {
+pub(crate) struct LogsAhead {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<Vec<Made>>>,
 }

@@ -21,14 +21,14 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 /// How often a condition is tried again.
-pub const POLL: Duration = Duration::from_secs(10);
+pub(crate) const POLL: Duration = Duration::from_secs(10);
 /// `waitSeconds` when not given.
-pub const DEFAULT_WAIT: Duration = Duration::from_secs(1200);
+pub(crate) const DEFAULT_WAIT: Duration = Duration::from_secs(1200);
 /// How long one connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Waits for every condition in order; the error says which one failed.
-pub fn wait_ready(
+pub(crate) fn wait_ready(
     conditions: &[ReadyCondition],
     lookup: &dyn Fn(&str) -> Option<String>,
     interrupts: &Interrupts,
@@ -58,7 +58,10 @@ pub fn resolve(
 }
 
 /// [`wait_ready`] for conditions already [resolved](resolve).
-pub fn wait_resolved(conditions: &[ReadyCondition], interrupts: &Interrupts) -> Result<(), String> {
+pub(crate) fn wait_resolved(
+    conditions: &[ReadyCondition],
+    interrupts: &Interrupts,
+) -> Result<(), String> {
     for condition in conditions {
         if condition.pause_seconds > 0 && interrupts.sleep(seconds(condition.pause_seconds)) {
             return Err("interrupted while waiting for a ready condition".into());

@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 /// How many lines of a failed component are shown again.
-pub const KEPT_LINES: usize = 40;
+pub(crate) const KEPT_LINES: usize = 40;
 
 /// Passes lines on to `inner`; keeps the last [`KEPT_LINES`] of each
 /// component when `keep` is set.

@@ -115,7 +115,7 @@ pub fn estimate<'m>(
 /// The estimate passes the limit: the weights that make it so, heaviest
 /// first, as long as they are each a tenth of the limit or more (at least
 /// one).
-pub fn over_limit(total: u64, weights: Vec<Weight>) -> Option<Vec<Weight>> {
+pub(crate) fn over_limit(total: u64, weights: Vec<Weight>) -> Option<Vec<Weight>> {
     if total <= MAX_FILE_BYTES as u64 {
         return None;
     }
@@ -177,7 +177,7 @@ pub fn describe(weight: &Weight) -> String {
     line
 }
 
-pub fn mebibytes(bytes: u64) -> String {
+pub(crate) fn mebibytes(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 

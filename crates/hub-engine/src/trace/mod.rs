@@ -120,7 +120,7 @@ pub fn lock<T, E: std::fmt::Display>(step: impl FnOnce() -> Result<T, E>) -> Res
 
 /// A write of the state, named `state fold` when it wrote the whole
 /// state (`folds_before`/`after`: the writer's fold counts around it).
-pub fn state_written(span: Span, folds_before: u64, folds_after: u64) {
+pub(crate) fn state_written(span: Span, folds_before: u64, folds_after: u64) {
     if folds_after > folds_before {
         span.rename("state fold");
     }
@@ -128,13 +128,16 @@ pub fn state_written(span: Span, folds_before: u64, folds_after: u64) {
 
 /// A component's turn starts: its span (`component NAME`), with the action
 /// the plan gives it.
-pub fn component_start(name: &str, action: Option<&str>) {
+pub(crate) fn component_start(name: &str, action: Option<&str>) {
     otel::component_start(name, action);
 }
 
 /// The component's environment with `TRACEPARENT` (and `TRACESTATE`) of
 /// its span, so that a program that understands them joins the trace.
-pub fn with_traceparent(name: &str, mut env: Vec<(String, String)>) -> Vec<(String, String)> {
+pub(crate) fn with_traceparent(
+    name: &str,
+    mut env: Vec<(String, String)>,
+) -> Vec<(String, String)> {
     if let Some(vars) = otel::component_traceparent(name) {
         env.retain(|(key, _)| key != "TRACEPARENT" && key != "TRACESTATE");
         env.extend(vars);
@@ -144,7 +147,7 @@ pub fn with_traceparent(name: &str, mut env: Vec<(String, String)>) -> Vec<(Stri
 
 /// The end of one attempt of the component's process: the attempt count
 /// and its exit code.
-pub fn component_exit(name: &str, main: &Option<Result<Finished, ProcessError>>) {
+pub(crate) fn component_exit(name: &str, main: &Option<Result<Finished, ProcessError>>) {
     let exit = match main {
         None => return,
         Some(Ok(finished)) => Some(&finished.exit),
@@ -158,7 +161,7 @@ pub fn component_exit(name: &str, main: &Option<Result<Finished, ProcessError>>)
 }
 
 /// The component's turn ended: its outcome, status Error on failure.
-pub fn component_end(name: &str, outcome: &Outcome) {
+pub(crate) fn component_end(name: &str, outcome: &Outcome) {
     let failure = match outcome {
         Outcome::Failed(reason) => Some(reason.as_str()),
         Outcome::Interrupted => Some("interrupted"),

@@ -156,7 +156,7 @@ impl SpanExporter for Watched {
 }
 
 /// A started span, ended when dropped.
-pub struct Live {
+pub(crate) struct Live {
     cx: Context,
 }
 
@@ -188,7 +188,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// `TRACEPARENT` (W3C trace context, version 00) and `TRACESTATE` as the
 /// remote parent of the run; `None` when unset or not well formed.
-pub fn remote_parent(traceparent: &str, tracestate: Option<&str>) -> Option<SpanContext> {
+pub(crate) fn remote_parent(traceparent: &str, tracestate: Option<&str>) -> Option<SpanContext> {
     let parts: Vec<&str> = traceparent.trim().split('-').collect();
     let [version, trace, span, flags] = parts[..] else {
         return None;
@@ -218,7 +218,7 @@ pub fn remote_parent(traceparent: &str, tracestate: Option<&str>) -> Option<Span
 }
 
 /// `TRACEPARENT` and `TRACESTATE` of `context`.
-pub fn traceparent_of(context: &SpanContext) -> Vec<(String, String)> {
+pub(crate) fn traceparent_of(context: &SpanContext) -> Vec<(String, String)> {
     let mut vars = vec![(
         "TRACEPARENT".to_string(),
         format!(

@@ -2,7 +2,7 @@
 //! decision `hub plan` shows and `hub deploy` follows, so that the two
 //! cannot disagree.
 //!
-//! The planner (`hub_engine::plan::make`) checks conditions, requirements and
+//! The planner ([`crate::plan::make`]) checks conditions, requirements and
 //! failed dependencies first (a `skip` or a `fail`); for a component that
 //! gets past them, [`deploy_action`] says whether it runs and why. Only the
 //! planner calls it: the engine executes the plan.
@@ -109,7 +109,7 @@ impl Decided {
 /// Why a deployed component runs again when nothing changed.
 pub const RUNS_AGAIN: &str = "runs again: no --changed";
 /// Why a component named by `--replace` runs.
-pub const REPLACED: &str = "`--replace`: runs even if unchanged";
+pub(crate) const REPLACED: &str = "`--replace`: runs even if unchanged";
 
 /// What a deploy does with a component that passed its conditions and
 /// requirements, given its state entry. `changes` compares its fingerprint
@@ -118,7 +118,7 @@ pub const REPLACED: &str = "`--replace`: runs even if unchanged";
 /// changed (the plan does, the engine does not read a folder it runs
 /// anyway). An `Err` from it (a folder that cannot be read) makes the
 /// component run, with the error as its reason.
-pub fn deploy_action(
+pub(crate) fn deploy_action(
     entry: Option<&ComponentState>,
     changed: bool,
     replace: bool,

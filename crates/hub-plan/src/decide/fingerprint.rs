@@ -42,7 +42,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The file whose patterns leave files out of a folder's digest.
-pub const IGNORE_FILE: &str = ".hubignore";
+pub(crate) const IGNORE_FILE: &str = ".hubignore";
 
 /// Why a component runs: one reason among possibly several.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +132,7 @@ pub fn folder_digest(dir: &Path) -> Result<String, FingerprintError> {
 
 /// [`folder_digest`], with the contents of unchanged files taken from
 /// `cache` when there is one.
-pub fn folder_digest_with(
+pub(crate) fn folder_digest_with(
     dir: &Path,
     cache: Option<&DigestCache>,
 ) -> Result<String, FingerprintError> {
@@ -325,7 +325,7 @@ pub fn parameters_digest(params: &[ExpandedParam]) -> String {
 
 /// The parameter that lists the capabilities provided so far is left out
 /// (and a plan does not count its difference from the state as a change).
-pub fn fingerprinted(name: &str) -> bool {
+pub(crate) fn fingerprinted(name: &str) -> bool {
     name != "hub.provides"
 }
 

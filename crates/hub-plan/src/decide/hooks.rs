@@ -20,7 +20,7 @@ pub struct Missing {
 }
 
 /// What to do about a missing hook that is not optional.
-pub const MISSING_HINT: &str = "add the script in one of those folders, correct the hook's `file:`, or add `error: ignore` to the hook to run without it (a missing hook is then a warning)";
+pub(crate) const MISSING_HINT: &str = "add the script in one of those folders, correct the hook's `file:`, or add `error: ignore` to the hook to run without it (a missing hook is then a warning)";
 
 impl Missing {
     pub fn of(hook: &Hook, trigger: &str, component_dir: &Path, stack_dir: &Path) -> Missing {

@@ -605,7 +605,7 @@ fn names_in_values(
 /// Expanding with these alone gives the same values as with all of
 /// `outputs`, and the table the expansion builds no longer grows with the
 /// stack.
-pub fn outputs_read<'o>(
+pub(crate) fn outputs_read<'o>(
     outputs: &'o [CapturedOutput],
     reads: &HashSet<String>,
 ) -> Vec<&'o CapturedOutput> {
@@ -617,7 +617,7 @@ pub fn outputs_read<'o>(
 /// [`outputs_read`] with the outputs a [`Wanted`] sees found by `find`
 /// (in the list's order): `reads`, then the names the values found name,
 /// until no new name comes up.
-pub fn read_closure<'o>(
+pub(crate) fn read_closure<'o>(
     reads: &HashSet<String>,
     find: impl Fn(&Wanted) -> Vec<&'o CapturedOutput>,
 ) -> Vec<&'o CapturedOutput> {
@@ -675,7 +675,7 @@ impl Wanted {
 /// `base` with `new` on top: an output of the same component and name is
 /// replaced, and goes to the end (as if each of `new` were taken out of
 /// the list and pushed, in turn). Linear in the lengths of both.
-pub fn overlay<'o>(
+pub(crate) fn overlay<'o>(
     mut base: Vec<CapturedOutput>,
     new: impl IntoIterator<Item = &'o CapturedOutput>,
 ) -> Vec<CapturedOutput> {

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 /// The entry that applies to every component without its own.
-pub const DEFAULT: &str = "default";
+pub(crate) const DEFAULT: &str = "default";
 
 /// One component's retries, read.
 #[derive(Debug, Clone)]

@@ -55,7 +55,7 @@ impl std::str::FromStr for Cloud {
 }
 
 /// The cloud a requirement belongs to; `None` for every other requirement.
-pub fn cloud_of(requirement: &str) -> Option<Cloud> {
+pub(crate) fn cloud_of(requirement: &str) -> Option<Cloud> {
     match requirement {
         "aws" => Some(Cloud::Aws),
         "azure" => Some(Cloud::Azure),

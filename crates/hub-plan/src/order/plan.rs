@@ -290,7 +290,7 @@ fn effective_lifecycle_order(elaborated: &Elaborated) -> Result<Vec<String>, Pla
 
 /// The ordering of a run, as the action plan ([`crate::plan::Plan`])
 /// calls it: which components are selected, in which order and waves.
-pub type Schedule = Plan;
+pub(crate) type Schedule = Plan;
 
 /// The components of a run, in the order and selection it uses.
 #[derive(Debug, Clone, PartialEq, Eq)]

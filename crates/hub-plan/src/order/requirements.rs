@@ -15,10 +15,10 @@ use std::ffi::OsStr;
 use std::path::Path;
 
 /// The provider of `platform.provides` capabilities.
-pub const PLATFORM_PROVIDER: &str = "*platform*";
+pub(crate) const PLATFORM_PROVIDER: &str = "*platform*";
 
 /// The tool whose presence meets a well-known requirement.
-pub fn tool_of(requirement: &str) -> Option<&'static str> {
+pub(crate) fn tool_of(requirement: &str) -> Option<&'static str> {
     Some(match requirement {
         "aws" => "aws",
         "azure" => "az",

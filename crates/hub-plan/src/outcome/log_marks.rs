@@ -22,10 +22,10 @@ use std::sync::Mutex;
 const PREFIX: &str = "--- hub run ";
 
 /// How many bytes at the end of a log are scanned for this run's part.
-pub const SCAN_LIMIT: u64 = 64 * 1024 * 1024;
+pub(crate) const SCAN_LIMIT: u64 = 64 * 1024 * 1024;
 
 /// How many bytes of one log line are kept.
-pub const LINE_LIMIT: usize = 4096;
+pub(crate) const LINE_LIMIT: usize = 4096;
 
 /// The id as a mark holds it: one line, no control character (an id from
 /// `HUB_OPERATION_ID` could hold anything).
@@ -36,7 +36,7 @@ fn id_text(id: &str) -> String {
 }
 
 /// The mark of run `id` of `verb` at `at`: `--- hub run ID (VERB, AT)`.
-pub fn mark_line(id: &str, verb: &str, at: &str) -> String {
+pub(crate) fn mark_line(id: &str, verb: &str, at: &str) -> String {
     format!("{PREFIX}{} ({verb}, {at})", id_text(id))
 }
 

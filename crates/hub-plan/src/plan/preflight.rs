@@ -48,7 +48,7 @@ pub struct Inputs<'a> {
     /// The action plan: only the components it runs are checked.
     pub plan: &'a Plan,
     /// What implements the run's verb, by component, as found before the
-    /// run (`hub_engine::run::setup::check_implementations`).
+    /// run ([`crate::checks::check_implementations`]).
     pub implementations: &'a HashMap<String, Implementation>,
     /// hub's base environment for the components (without their own
     /// variables).

@@ -19,7 +19,7 @@ use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The state's snapshots along the order, one at a time.
-pub struct Recorded<'s> {
+pub(crate) struct Recorded<'s> {
     state: &'s State,
     /// The entries of the order with a non-empty snapshot: position in the
     /// order, snapshot.

@@ -211,7 +211,7 @@ fn probe_makefile(dir: &Path, verb: &str, probes: &mut Vec<String>) -> Option<Im
 
 /// The names a script `name` is looked for under, in order (deploy.md
 /// §6.8 item 2): implementations by verb, and hooks by file.
-pub fn script_names(name: &str) -> [String; 6] {
+pub(crate) fn script_names(name: &str) -> [String; 6] {
     [
         name.to_string(),
         format!("bin/{name}"),

@@ -12,7 +12,8 @@ use hub_manifest::{
 use std::path::{Path, PathBuf};
 
 /// What to check when a component's folder is missing.
-pub const COMPONENT_FOLDER_HINT: &str = "check the component's `source.dir` (relative to the \
+pub(crate) const COMPONENT_FOLDER_HINT: &str =
+    "check the component's `source.dir` (relative to the \
     elaborated file's folder, or to the stack folder `hub elaborate` recorded in it) or the \
     components base dir `-b`";
 

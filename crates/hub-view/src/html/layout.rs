@@ -85,9 +85,9 @@ pub fn wait(span: &Span, spans: &[Span]) -> f64 {
     (start - ready).max(0.0)
 }
 
-pub const LABEL_WIDTH: f64 = 200.0;
-pub const CHART_WIDTH: f64 = 640.0;
-pub const ROW: f64 = 22.0;
+pub(crate) const LABEL_WIDTH: f64 = 200.0;
+pub(crate) const CHART_WIDTH: f64 = 640.0;
+pub(crate) const ROW: f64 = 22.0;
 const BAR: f64 = 14.0;
 const TOP: f64 = 24.0;
 
@@ -241,7 +241,7 @@ fn tick_label(at: u64, step: u64, total: u64) -> String {
 }
 
 /// `0s`, `1.5s`, `2m05s`.
-pub fn seconds_label(seconds: f64) -> String {
+pub(crate) fn seconds_label(seconds: f64) -> String {
     if seconds >= 60.0 {
         let whole = seconds.round() as u64;
         format!("{}m{:02}s", whole / 60, whole % 60)
@@ -292,7 +292,7 @@ pub struct Edge {
 
 /// The depth of each component: 0 for one that depends on nothing of the
 /// run, else one more than its deepest dependency.
-pub fn depths(spans: &[Span]) -> Vec<usize> {
+pub(crate) fn depths(spans: &[Span]) -> Vec<usize> {
     let index: HashMap<&str, usize> = spans
         .iter()
         .enumerate()

@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use std::path::Path;
 
 /// How many lines of a component's log the report keeps.
-pub const LOG_LINES: usize = 40;
+pub(crate) const LOG_LINES: usize = 40;
 
 /// Dependencies and outputs (secret ones masked) of every component of
 /// `state`: its own outputs only (a component's entry in the state holds
@@ -70,7 +70,7 @@ pub fn masker(state: Option<&State>) -> SecretMasker {
 
 /// Each component's action, reasons, dependencies and changed parameters
 /// (as the plan shows them: masked unless `--reveal`).
-pub fn from_plan(plan: &Plan, details: &mut IndexMap<String, Details>) {
+pub(crate) fn from_plan(plan: &Plan, details: &mut IndexMap<String, Details>) {
     for component in &plan.components {
         let detail = details.entry(component.name.clone()).or_default();
         detail.action = component.action.as_str().to_string();

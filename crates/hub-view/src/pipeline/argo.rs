@@ -21,7 +21,7 @@ const FINISH: &str = "hub-finish";
 const ARTIFACT: &str = "plan";
 const GLOBAL: &str = "hub-plan";
 /// The Kubernetes secret whose keys are the `-e` names.
-pub const VARIABLES_SECRET: &str = "hub-variables";
+pub(crate) const VARIABLES_SECRET: &str = "hub-variables";
 
 const HEADER: Header =
     &["Written by `hub pipeline --target argo`: write it again rather than edit it."];

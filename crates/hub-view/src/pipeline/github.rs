@@ -21,7 +21,7 @@ use super::tree::{document, list, Header, Map};
 use yaml_serde::Value;
 
 /// GitHub's limit of jobs in one workflow run.
-pub const JOBS_LIMIT: usize = 256;
+pub(crate) const JOBS_LIMIT: usize = 256;
 
 const PLAN_JOB: &str = "hub-plan";
 const FINISH_JOB: &str = "hub-finish";

@@ -20,7 +20,7 @@ use super::model::{
 use super::tree::{document, list, Header, Map};
 
 /// GitLab's limit of `needs` per job.
-pub const NEEDS_LIMIT: usize = 50;
+pub(crate) const NEEDS_LIMIT: usize = 50;
 
 const PLAN_JOB: &str = "hub-plan";
 const FINISH_JOB: &str = "hub-finish";

@@ -17,7 +17,7 @@ pub use super::tree::Provenance;
 
 /// How long an undeploy job waits for the state's lock, held by the other
 /// undeploy jobs one at a time.
-pub const UNDEPLOY_LOCK_WAIT: &str = "1h";
+pub(crate) const UNDEPLOY_LOCK_WAIT: &str = "1h";
 
 /// The CI engine a pipeline is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -409,7 +409,7 @@ impl PipelineError {
 
 /// The job name of `component`: `deploy-NAME` (`undeploy-NAME`), with
 /// every character other than a letter, a digit, `-` or `_` made `-`.
-pub fn job_name(verb: Verb, component: &str) -> String {
+pub(crate) fn job_name(verb: Verb, component: &str) -> String {
     let kept: String = component
         .chars()
         .map(
@@ -455,7 +455,7 @@ pub fn check_names(pipeline: &Pipeline) -> Result<(), PipelineError> {
 }
 
 /// Refuses two components whose job names are the same.
-pub fn distinct_names(
+pub(crate) fn distinct_names(
     pipeline: &Pipeline,
     name: impl Fn(&str) -> String,
 ) -> Result<(), PipelineError> {

@@ -215,7 +215,7 @@ fn value_text(text: &str) -> String {
 }
 
 /// Longest value printed whole in a text or markdown plan.
-pub const LONG_VALUE: usize = 256;
+pub(crate) const LONG_VALUE: usize = 256;
 
 /// A value over [`LONG_VALUE`] bytes as its start, its size and its
 /// digest: `"aaaaaaaaaaaaaaaa…" 200 KiB sha256:1f2e3d4c5b6a`. The JSON

@@ -11,12 +11,12 @@
 use serde_json::{Map, Number, Value};
 
 /// Terraform's placeholder for a sensitive output's value.
-pub const SENSITIVE: &str = "<sensitive>";
+pub(crate) const SENSITIVE: &str = "<sensitive>";
 
 /// Whether the value text of an entry (after `=`, trimmed) opens a value
 /// that continues on the next lines: the opener alone on its line, as
 /// Terraform prints a non-empty collection or a heredoc.
-pub fn opens_multiline(value: &str) -> bool {
+pub(crate) fn opens_multiline(value: &str) -> bool {
     matches!(value, "[" | "{" | "tolist([" | "toset([" | "tomap({")
         || heredoc_start(value).is_some()
 }
@@ -26,7 +26,7 @@ pub fn opens_multiline(value: &str) -> bool {
 /// one-line values keep today's reading (a quoted string loses its quotes,
 /// anything else is text), so a component printing `x = [a, b]` records
 /// the text it printed.
-pub fn is_empty_collection(value: &str) -> bool {
+pub(crate) fn is_empty_collection(value: &str) -> bool {
     let compact: String = value.chars().filter(|c| !c.is_whitespace()).collect();
     matches!(
         compact.as_str(),
@@ -129,7 +129,7 @@ pub fn parse(text: &str) -> Result<Value, String> {
 /// A quoted string's content with Go's escapes resolved (Terraform quotes
 /// with Go's `strconv.Quote`); `None` when `text` is not one quoted string
 /// with valid escapes.
-pub fn unquote_go(text: &str) -> Option<String> {
+pub(crate) fn unquote_go(text: &str) -> Option<String> {
     let mut parser = Parser { text, at: 0 };
     let value = parser.quoted().ok()?;
     parser.rest().is_empty().then_some(value)

@@ -70,7 +70,7 @@ impl Tuning {
 }
 
 /// §8.5: the values that switch a conditional component off.
-pub fn is_falsy(text: &str) -> bool {
+pub(crate) fn is_falsy(text: &str) -> bool {
     matches!(text, "" | "false" | "0" | "no" | "(unknown)")
 }
 
@@ -91,7 +91,7 @@ pub enum ConditionOutcome {
 
 /// Evaluates the component's parameter conditions; `value` gives the
 /// stringified value of a parameter (`None` when absent).
-pub fn evaluate_conditions(
+pub(crate) fn evaluate_conditions(
     tuning: &Tuning,
     component: &str,
     value: &dyn Fn(&str) -> Option<String>,

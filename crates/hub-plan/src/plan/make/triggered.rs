@@ -9,7 +9,7 @@ use hub_manifest::ComponentRef;
 
 /// What a replacement that `lifecycle.replaceTriggeredBy` causes does,
 /// ahead of its reasons in the plan.
-pub const REPLACES: &str = "undeploy, then deploy";
+pub(crate) const REPLACES: &str = "undeploy, then deploy";
 
 /// Why a component the fingerprint found unchanged runs after all.
 pub(super) struct Upstream {

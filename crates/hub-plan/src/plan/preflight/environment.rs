@@ -9,7 +9,7 @@ use super::EnvEntry;
 use std::path::Path;
 
 /// Longest string `execve` takes, its NUL included (`MAX_ARG_STRLEN`).
-pub const MAX_ARG_STRLEN: usize = 32 * 4096;
+pub(crate) const MAX_ARG_STRLEN: usize = 32 * 4096;
 
 /// The variables `params` set (`env:`), with the size of each value as
 /// the component gets it.

@@ -37,12 +37,12 @@ use std::path::{Path, PathBuf};
 /// commit and the files the plan read, and the policy files; 3 tells a
 /// `rerun` (deployed again, nothing undeployed) from a `replace`
 /// (undeployed, then deployed).
-pub const PLAN_VERSION: u32 = 3;
+pub(crate) const PLAN_VERSION: u32 = 3;
 
 /// The oldest version this hub still applies: a version 2 plan reads as
 /// version 3 unless one of its components is `replace`, which in version 2
 /// also meant a rerun ([`SavedPlanError::Ambiguous`]).
-pub const OLDEST_APPLIED: u32 = 2;
+pub(crate) const OLDEST_APPLIED: u32 = 2;
 
 /// The file name of the format's schema in `schemas/`.
 pub const SCHEMA_FILE: &str = "plan.schema.json";
@@ -236,7 +236,7 @@ impl PlanAction {
 /// The one place where a preview's decision becomes a saved plan's action:
 /// the same names; `None` for a component that would fail, which no plan
 /// can promise.
-pub fn planned_action(component: &ComponentPreview) -> Option<PlanAction> {
+pub(crate) fn planned_action(component: &ComponentPreview) -> Option<PlanAction> {
     Some(match component.action {
         Action::Fail => return None,
         Action::Create => PlanAction::Create,
