@@ -3,7 +3,7 @@
 //!
 //! The limit covers everything hub starts for the component in one run:
 //! its pre hooks, its implementation and its post hooks, together
-//! (`hub_engine::run::hooks::Budget`). When it is over, the process running then gets SIGTERM,
+//! (`Budget` in hub-engine's `run/hooks.rs`). When it is over, the process running then gets SIGTERM,
 //! the grace period, then SIGKILL (see `hub_engine::child::process`),
 //! and the component fails with "timed out after …". A limit of `0` is no
 //! limit: `lifecycle.timeouts: {slow: 0}` exempts `slow` from `--timeout`.

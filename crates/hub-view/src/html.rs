@@ -10,7 +10,7 @@
 //! HTML escaping of every value; no script, font or style comes from
 //! outside the file.
 
-pub mod layout;
+pub(crate) mod layout;
 pub mod sources;
 #[cfg(test)]
 mod tests;

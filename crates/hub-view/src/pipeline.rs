@@ -10,10 +10,10 @@
 //! The output is deterministic: the same plan and settings write the same
 //! bytes.
 
-pub mod argo;
-pub mod github;
-pub mod gitlab;
-pub mod model;
+pub(crate) mod argo;
+pub(crate) mod github;
+pub(crate) mod gitlab;
+pub(crate) mod model;
 mod tree;
 
 #[cfg(test)]

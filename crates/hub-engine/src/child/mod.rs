@@ -15,9 +15,9 @@
 pub mod capture;
 pub mod interrupt;
 pub mod kept;
-pub mod mustache;
+pub(crate) mod mustache;
 pub mod otp;
 pub mod process;
-pub mod secret_lines;
-pub mod spawn;
+pub(crate) mod secret_lines;
+pub(crate) mod spawn;
 pub mod templates;

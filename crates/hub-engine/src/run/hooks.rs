@@ -42,12 +42,6 @@ pub struct Planned {
     pub post: Vec<Ready>,
 }
 
-impl Planned {
-    pub fn is_empty(&self) -> bool {
-        self.pre.is_empty() && self.post.is_empty()
-    }
-}
-
 /// Where hooks are run and with what.
 pub struct Context<'c> {
     pub component: &'c str,
@@ -254,11 +248,6 @@ impl Budget {
             limit,
             started: Instant::now(),
         }
-    }
-
-    /// No limit.
-    pub fn unlimited() -> Budget {
-        Budget::start(None)
     }
 
     pub fn limit(&self) -> Option<Limit> {

@@ -1,7 +1,7 @@
 //! Finding a component's hooks (hubctl, deploy.md §12.1): which hooks a
 //! verb triggers and where their scripts are; the preflight reports those
 //! [`missing`], a saved plan digests those [`found`]. Running them is the
-//! engine's (`hub_engine::run::hooks`).
+//! engine's (`run/hooks.rs` in hub-engine).
 
 use crate::source::discover::script_names;
 use hub_manifest::Hook;

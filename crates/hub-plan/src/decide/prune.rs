@@ -1,7 +1,7 @@
 //! Components the state holds and the stack no longer lists ("removed"):
 //! found before a run, shown by `hub plan`, warned about by `hub deploy`,
 //! and checked for `--prune` (their folders). Undeploying and forgetting
-//! them is the engine's (`hub_engine::run::prune`).
+//! them is the engine's (`run/prune.rs` in hub-engine).
 
 use hub_params::{ExpandedParam, Origin};
 use hub_state::{ComponentState, ComponentStatus, State};

@@ -1,7 +1,7 @@
 //! `lifecycle.retry` read (Terragrunt's `errors { retry }`): the retries
 //! of each component, checked before a run, and what `hub plan` says of
 //! them. Retrying a failed implementation is the engine's
-//! (`hub_engine::run::retry`).
+//! (`run/retry.rs` in hub-engine).
 
 use crate::timeout;
 use hub_manifest::RetryPolicy;

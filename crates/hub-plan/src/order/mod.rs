@@ -15,5 +15,5 @@ pub mod edges;
 pub mod plan;
 pub mod requirements;
 pub mod schedule;
-pub mod select;
-pub mod verb;
+pub(crate) mod select;
+pub(crate) mod verb;
