@@ -3,7 +3,7 @@
 //! its path (`hub-deploy.1`, `hub-state-pull.1`, …).
 
 use crate::cli::{Cli, ManArgs};
-use crate::error::Error;
+use hub_workflow::Error;
 use clap::CommandFactory;
 use std::path::Path;
 

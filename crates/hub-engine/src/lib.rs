@@ -25,7 +25,6 @@
 
 pub mod change;
 pub mod child;
-pub mod ci;
 pub mod options;
 pub mod outcome;
 pub(crate) mod plan;

@@ -7,35 +7,31 @@ use indexmap::IndexMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-mod about;
-pub mod change;
-mod check;
-mod ci;
-mod common;
-mod deploy;
+pub(crate) mod change;
+pub(crate) mod check;
+pub(crate) mod common;
+pub(crate) mod deploy;
 mod elaborate;
 mod explain;
 mod graph;
 mod invoke;
-pub mod man;
 mod output;
 mod params;
-pub mod params_report;
+pub(crate) mod params_report;
 mod pipeline;
-mod plan;
-mod policy;
-pub mod report;
-mod reviewed;
-pub mod runs;
-mod selection;
-pub mod state;
+pub(crate) mod plan;
+pub(crate) mod policy;
+pub(crate) mod report;
+pub(crate) mod reviewed;
+pub(crate) mod runs;
+pub(crate) mod selection;
+pub(crate) mod state;
 mod util;
 mod validate;
 
-pub use about::{completions, version};
 pub use change::change;
 pub use check::check;
-pub use ci::ci;
+pub use crate::ci::ci;
 pub use common::parse_overrides;
 pub use deploy::deploy;
 pub use elaborate::elaborate;
@@ -43,11 +39,13 @@ pub use explain::explain;
 pub use graph::graph;
 pub use invoke::{invoke, render_templates};
 pub use output::render_error;
-pub(crate) use output::write_stdout;
+pub use output::write_stdout;
 pub use params::{cel, params};
 pub use pipeline::pipeline;
 pub use plan::plan;
 pub use policy::policy;
+pub use report::report;
+pub use runs::run;
 pub use state::{state, unlock};
 pub use util::util;
 pub use validate::validate;
@@ -57,10 +55,10 @@ use common::{
 };
 
 /// The flags of a deploy, undeploy or plan, by group.
-pub struct RunRequest<'a> {
-    pub common: &'a crate::cli::CommonRunArgs,
+pub(crate) struct RunRequest<'a> {
+    pub common: &'a crate::request::CommonRunArgs,
     /// `None` for a plan, which executes nothing.
-    pub execute: Option<&'a crate::cli::ExecuteArgs>,
+    pub execute: Option<&'a crate::request::ExecuteArgs>,
     pub guess: bool,
     pub changed: bool,
     /// `--replace` (deploy and plan).
@@ -70,7 +68,7 @@ pub struct RunRequest<'a> {
 }
 
 /// `hub undeploy`.
-pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn undeploy(args: crate::request::UndeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     runs::refuse_open_runs_of(&args.common.state)?;
     if args.change.change.is_some() {
         let manifest = &args.common.stack.manifest;
@@ -98,7 +96,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
 /// `undeploy --change ID`: the undeploy, once `check` accepts its plan
 /// made now.
 fn undeploy_checked(
-    args: &crate::cli::UndeployArgs,
+    args: &crate::request::UndeployArgs,
     check: &mut dyn FnMut(&hub_engine::view::preview::Preview) -> Result<(), Error>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
@@ -295,7 +293,7 @@ fn load_stack(
 }
 
 /// The stack and the run options of a deploy, undeploy or plan.
-fn load_run(
+pub(crate) fn load_run(
     args: &RunRequest<'_>,
     verb: hub_plan::order::plan::Verb,
     warnings: &mut Warnings,
@@ -379,7 +377,7 @@ fn load_run(
         compressed: args.execute.is_some_and(|e| e.compressed),
         state_format: args
             .execute
-            .map_or(hub_state::StateFormat::default(), |e| e.state_format.into()),
+            .map_or(hub_state::StateFormat::default(), |e| e.state_format),
         guess: args.guess,
         reveal: args.common.run.reveal,
         args: hub_manifest::redact::recorded_args(std::env::args()),
@@ -404,7 +402,7 @@ fn load_run(
 /// Fingerprints reuse the digests of unchanged files kept beside the
 /// (first) state: runs that write the state also write the cache; plans
 /// and dry runs only read it.
-fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::cli::ExecuteArgs>) {
+fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::request::ExecuteArgs>) {
     use hub_engine::run::digest_cache::{self, DigestCache};
     let Some(state) = states.first().filter(|s| !hub_state::is_remote(s)) else {
         return;

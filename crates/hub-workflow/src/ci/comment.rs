@@ -4,14 +4,14 @@
 //! (secrets masked); an apply by each component's result and the last
 //! lines of the logs of those that failed (masked when they were written).
 //! Every text from the event or the stack is made inert markdown
-//! ([`crate::view::inert`]): names as code spans, reasons as escaped prose,
+//! ([`hub_engine::view::inert`]): names as code spans, reasons as escaped prose,
 //! logs and errors in blocks fenced longer than any backtick run in them.
 
 use super::{Event, Operation};
-use crate::outcome::{Outcome as ComponentOutcome, Summary};
-use crate::policy::PolicyResults;
-use crate::view::inert::{code, fence, html, prose, rich, rich_line};
-use crate::view::preview::{render_markdown, Action, Detail, Preview};
+use hub_engine::outcome::{Outcome as ComponentOutcome, Summary};
+use hub_engine::policy::PolicyResults;
+use hub_engine::view::inert::{code, fence, html, prose, rich, rich_line};
+use hub_engine::view::preview::{render_markdown, Action, Detail, Preview};
 use std::fmt::Write;
 
 /// What the operation did.
@@ -142,7 +142,7 @@ impl Report<'_> {
             }
             (_, Done::Planned(plan, policies)) => {
                 out.push_str(&render_markdown(plan, Detail::Changes));
-                out.push_str(&crate::policy::render_markdown(policies));
+                out.push_str(&hub_engine::policy::render_markdown(policies));
             }
             (
                 _,

@@ -2,7 +2,7 @@
 //! reading it ([`CiError`]).
 
 use super::command::Command;
-use crate::change::ChangeContext;
+use hub_engine::change::ChangeContext;
 use hub_manifest::diag::Location;
 use std::path::PathBuf;
 use std::time::Duration;

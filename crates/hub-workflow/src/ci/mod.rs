@@ -9,10 +9,12 @@ pub mod comment;
 mod event;
 mod github;
 mod gitlab;
+mod operate;
 pub mod relay;
 #[cfg(test)]
 mod tests;
 
+pub use operate::ci;
 pub use command::{parse_command, Command, Verb};
 pub use event::{CiError, Event, Platform, ReadContext, Request, DEFAULT_RELAY_MAX_AGE};
 

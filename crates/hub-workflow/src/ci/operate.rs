@@ -3,18 +3,18 @@
 //! deploy --change` and `hub change`, then the comment written and the
 //! status line printed.
 
-use super::common::split_list;
-use super::deploy::deploy_saved_keeping;
-use super::plan::{preview_between_runs, save_plan};
-use super::{change, load_run, policy, RunRequest};
-use crate::cli::{
+use crate::commands::common::split_list;
+use crate::commands::deploy::deploy_saved_keeping;
+use crate::commands::plan::{preview_between_runs, save_plan};
+use crate::commands::{change, load_run, policy, RunRequest};
+use crate::request::{
     ChangeArgs, ChangeIdArgs, ChangeStateArgs, ChangeUnlockArgs, CiArgs, CommonRunArgs,
     CompatibilityArgs, DeployArgs, ExecuteArgs, GuessArgs, LockTimeoutArgs, PlanArgs, ReplaceArgs,
     RunArgs, SelectionArgs, StackArgs, StateArgs,
 };
 use crate::error::Error;
-use hub_engine::ci::comment::{Done, LogTail, Report};
-use hub_engine::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
+use super::comment::{Done, LogTail, Report};
+use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use hub_engine::view::preview::Preview;
 use hub_engine::view::summary::Summary;
 use hub_manifest::diag::Warnings;
@@ -27,7 +27,7 @@ const TAIL_LINES: usize = 20;
 /// `hub ci`.
 pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let lookup = |name: &str| std::env::var(name).ok();
-    let now = super::common::clock()?.now();
+    let now = crate::commands::common::clock()?.now();
     let context = ReadContext {
         now: hub_state::rfc3339_to_unix(&now).map_or(0, |(seconds, _)| seconds),
         relay_max_age: args.relay_max_age,
@@ -85,10 +85,10 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
                     }
                 })?
             }
-            None => super::write_stdout(comment.as_bytes())?,
+            None => crate::commands::write_stdout(comment.as_bytes())?,
         }
     }
-    super::write_stdout(format!("{}\n", report.status_line()).as_bytes())?;
+    crate::commands::write_stdout(format!("{}\n", report.status_line()).as_bytes())?;
     match report.exit_code() {
         0 => Ok(()),
         code => Err(Error::CiStatus(u8::try_from(code).unwrap_or(1))),
@@ -110,7 +110,7 @@ enum Ran {
 
 /// Runs the operation: one function per operation.
 fn run(args: &CiArgs, event: &Event, operation: &Operation, warnings: &mut Warnings) -> Ran {
-    let failed = |error: Error| Ran::Failed(super::render_error(&error));
+    let failed = |error: Error| Ran::Failed(crate::commands::render_error(&error));
     match operation {
         // `--affected BASE` needs the base commit in the clone; without a
         // base the whole stack is planned.
@@ -162,7 +162,7 @@ fn run_args(args: &CiArgs, components: Vec<String>, affected: Option<String>) ->
             jobs: args.jobs,
             report: None,
         },
-        policy: crate::cli::PolicyArgs {
+        policy: crate::request::PolicyArgs {
             policies: args.policy.policies.clone(),
         },
     }
@@ -228,7 +228,7 @@ fn make_plan(plan_args: &PlanArgs, warnings: &mut Warnings) -> change::Planned {
     if let Some(failure) = results.failure() {
         return Err(failure.into());
     }
-    let clock = super::common::clock()?;
+    let clock = crate::commands::common::clock()?;
     let saved = save_plan(&plan, &stack, &options, plan_args, clock.now());
     Ok((plan, Some(saved), results))
 }
@@ -246,7 +246,7 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
             os_environment: "no-tfvars".into(),
             compressed: false,
             encrypted: None,
-            state_format: crate::cli::StateFormatArg::default(),
+            state_format: hub_state::StateFormat::default(),
             dry: false,
             timeout: args.timeout,
             why: false,
@@ -269,7 +269,7 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
     let result = change::deploy(&deploy_args, &mut |saved, path, before_run| {
         deploy_saved_keeping(saved, path, &deploy_args, warnings, before_run, &mut kept)
     });
-    let error = result.err().map(|error| super::render_error(&error));
+    let error = result.err().map(|error| crate::commands::render_error(&error));
     let Some(summary) = kept else {
         // Refused (no plan, a failed or stale plan, another change's lock)
         // or stopped before the run.

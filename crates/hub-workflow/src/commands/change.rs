@@ -4,7 +4,7 @@
 //! `hub_state::changes`).
 
 use super::common::{clock, non_empty_env, split_list};
-use crate::cli::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
+use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
 use crate::error::{ChangeCommandError, Error};
 use hub_engine::view::preview::{Action, Preview};
 use hub_engine::view::saved::{SavedPlan, SavedPlanError};
@@ -41,7 +41,7 @@ fn author_from(given: Option<&str>) -> Result<Option<(String, String)>, ChangeEr
 
 /// `--change`, `--sha` and `--author` (or the variable it defaults to):
 /// a change id, a commit id and a login, or a clear error naming the flag.
-pub(super) fn check_args(change: &ChangeArgs) -> Result<(), ChangeError> {
+pub(crate) fn check_args(change: &ChangeArgs) -> Result<(), ChangeError> {
     let Some(id) = &change.change else {
         return Ok(());
     };
@@ -90,7 +90,7 @@ fn stack_files(stack: &[PathBuf]) -> Vec<String> {
 /// while a change holds the apply lock of its state, unless
 /// `--ignore-change-lock`, since the stack then holds that change's
 /// unmerged work.
-pub(super) fn refuse_while_a_change_holds(
+pub(crate) fn refuse_while_a_change_holds(
     verb: &'static str,
     stack: &[PathBuf],
     state: &StateArgs,
@@ -117,7 +117,7 @@ pub(super) fn refuse_while_a_change_holds(
 
 /// `plan --change ID`: the registry, once no apply of a change is about
 /// to run (waiting for it as `--lock-timeout` allows).
-pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry>, Error> {
+pub(crate) fn before_plan(args: &crate::request::PlanArgs) -> Result<Option<Registry>, Error> {
     if args.change.change.is_none() {
         return Ok(None);
     }
@@ -146,7 +146,7 @@ pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry
 
 /// What `hub plan` made: the plan, and the saved plan (`None` for an
 /// undeploy, which has no saved form).
-pub(super) type Planned = Result<
+pub(crate) type Planned = Result<
     (
         Preview,
         Option<Result<SavedPlan, SavedPlanError>>,
@@ -157,7 +157,7 @@ pub(super) type Planned = Result<
 
 /// What policies see of the change a command works for (`change` in CEL):
 /// empty outside a change.
-pub(super) fn context(args: &ChangeArgs) -> hub_engine::change::ChangeContext {
+pub(crate) fn context(args: &ChangeArgs) -> hub_engine::change::ChangeContext {
     let Some(id) = &args.change else {
         return hub_engine::change::ChangeContext::default();
     };
@@ -173,9 +173,9 @@ pub(super) fn context(args: &ChangeArgs) -> hub_engine::change::ChangeContext {
 
 /// Records the plan of `plan --change ID`: succeeded, or failed when a
 /// component would fail or the plan could not be made.
-pub(super) fn record_plan(
+pub(crate) fn record_plan(
     registry: &Registry,
-    args: &crate::cli::PlanArgs,
+    args: &crate::request::PlanArgs,
     planned: &Planned,
 ) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
@@ -240,12 +240,12 @@ pub(super) fn record_plan(
 
 /// What runs a saved plan (`deploy --plan`'s code): the plan, the path
 /// that names it in messages, and what to call just before the run.
-pub(super) type RunSaved<'a> =
+pub(crate) type RunSaved<'a> =
     &'a mut dyn FnMut(SavedPlan, &Path, &mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>;
 
 /// `deploy --change ID`: the latest plan of ID, applied by `run_saved` as
 /// `deploy --plan` applies a plan, after the rules of the registry.
-pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
+pub(crate) fn deploy(args: &crate::request::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
     let registry = registry_of(
         &args.change,
@@ -291,13 +291,13 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
 
 /// What runs an undeploy: given the check to make on its fresh plan
 /// (which calls `before_run` once it passes) before the first component.
-pub(super) type RunUndeploy<'a> =
+pub(crate) type RunUndeploy<'a> =
     &'a mut dyn FnMut(&mut dyn FnMut(&Preview) -> Result<(), Error>) -> Result<(), Error>;
 
 /// `undeploy --change ID`: the undeploy planned for ID (`plan --undeploy
 /// --change ID`), refused when the state changed since it was planned.
-pub(super) fn undeploy(
-    args: &crate::cli::UndeployArgs,
+pub(crate) fn undeploy(
+    args: &crate::request::UndeployArgs,
     run_undeploy: RunUndeploy<'_>,
 ) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
@@ -454,7 +454,7 @@ pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), E
 }
 
 /// The apply lock in words: `change 3 holds the apply lock since … (…)`.
-pub(super) fn lock_line(lock: Option<&ApplyLock>) -> String {
+pub(crate) fn lock_line(lock: Option<&ApplyLock>) -> String {
     match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
         Some((lock, holder)) => format!(
             "apply lock: held by change {} since {} ({}: {})",
@@ -584,13 +584,13 @@ fn show(registry: &Registry, id: &str) -> Result<(), Error> {
 
 /// `hub change merged|closed|unlock ID [--author NAME]`: a change id and
 /// a login.
-fn check_id_args(args: &crate::cli::ChangeIdArgs) -> Result<(), ChangeError> {
+fn check_id_args(args: &crate::request::ChangeIdArgs) -> Result<(), ChangeError> {
     hub_state::changes::check_id_from(&args.id, "ID")?;
     author_from(args.author.as_deref())?;
     Ok(())
 }
 
-fn stamp_of(args: &crate::cli::ChangeIdArgs, clock: &Clock) -> Stamp {
+fn stamp_of(args: &crate::request::ChangeIdArgs, clock: &Clock) -> Stamp {
     Stamp {
         time: clock.now(),
         author: author(args.author.as_deref()),
@@ -623,7 +623,7 @@ fn released_line(id: &str, released: bool) -> String {
     }
 }
 
-pub(super) fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+pub(crate) fn merged(args: &crate::request::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
     check_id_args(args)?;
     let registry = Registry::open(&args.state.state)?;
@@ -660,7 +660,7 @@ pub(super) fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     Ok(())
 }
 
-pub(super) fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+pub(crate) fn closed(args: &crate::request::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
     check_id_args(args)?;
     let registry = Registry::open(&args.state.state)?;
@@ -688,7 +688,7 @@ pub(super) fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     Ok(())
 }
 
-pub(super) fn unlock(args: &crate::cli::ChangeUnlockArgs) -> Result<(), Error> {
+pub(crate) fn unlock(args: &crate::request::ChangeUnlockArgs) -> Result<(), Error> {
     let id = args.change.id.as_str();
     check_id_args(&args.change)?;
     let registry = Registry::open(&args.change.state.state)?;

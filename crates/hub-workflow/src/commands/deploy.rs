@@ -11,7 +11,7 @@ use hub_manifest::diag::Warnings;
 use std::path::Path;
 
 /// `hub deploy`.
-pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn deploy(args: crate::request::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_plan::order::plan::Verb;
     if args.plan.is_some() && !args.common.selection.components.is_empty() {
         return deploy_job(&args, warnings);
@@ -70,7 +70,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
 
 /// `hub deploy --plan PLAN -c NAME [--job]`: one component of the plan,
 /// as a job of a pipeline (see `runs`).
-fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let Some(path) = args.plan.as_deref() else {
         return Ok(());
     };
@@ -122,7 +122,7 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
 fn deploy_saved(
     planned: hub_engine::view::saved::SavedPlan,
     path: &Path,
-    args: &crate::cli::DeployArgs,
+    args: &crate::request::DeployArgs,
     warnings: &mut Warnings,
     before_run: &mut dyn FnMut() -> Result<(), Error>,
 ) -> Result<(), Error> {
@@ -131,10 +131,10 @@ fn deploy_saved(
 
 /// [`deploy_saved`], which also keeps the run's summary in `kept` (`hub
 /// ci`'s comment is made of it).
-pub(super) fn deploy_saved_keeping(
+pub(crate) fn deploy_saved_keeping(
     planned: hub_engine::view::saved::SavedPlan,
     path: &Path,
-    args: &crate::cli::DeployArgs,
+    args: &crate::request::DeployArgs,
     warnings: &mut Warnings,
     before_run: &mut dyn FnMut() -> Result<(), Error>,
     kept: &mut Option<hub_engine::view::summary::Summary>,

@@ -2,7 +2,7 @@
 
 use super::common::{parse_overrides, refuse_near_typos, split_list};
 use super::output::write_stdout;
-use crate::cli::ElaborateArgs;
+use crate::request::ElaborateArgs;
 use crate::error::Error;
 use hub_elaborate::{self as elaborate, Options, StateSource};
 use hub_manifest::diag::Warnings;

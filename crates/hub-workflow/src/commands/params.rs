@@ -3,7 +3,7 @@
 
 use super::common::parse_overrides;
 use super::output::write_stdout;
-use crate::cli::{CelArgs, ParamsArgs};
+use crate::request::{CelArgs, ParamsArgs};
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 

@@ -8,7 +8,7 @@ use hub_manifest::diag::Warnings;
 use std::io::Write;
 
 /// `hub plan`: what a deploy or undeploy would do.
-pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn plan(args: crate::request::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let detailed = args.detailed_exitcode;
     let registry = change::before_plan(&args)?;
     let planned = runs::refuse_open_runs_of(&args.common.state)
@@ -49,7 +49,7 @@ fn plan_status(
 /// The plan, printed; with `save` (`--change`), the saved plan too
 /// (`None` for an undeploy), for the registry.
 fn plan_and_print(
-    args: &crate::cli::PlanArgs,
+    args: &crate::request::PlanArgs,
     save: bool,
     warnings: &mut Warnings,
 ) -> change::Planned {
@@ -109,7 +109,7 @@ fn plan_and_print(
 /// holds the lock of a state location: what it read would be stale at
 /// once. A run that took the lock while the plan read is caught by a
 /// second look. Plans take no lock, so they run side by side.
-pub(super) fn preview_between_runs(
+pub(crate) fn preview_between_runs(
     stack: &hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
@@ -128,11 +128,11 @@ pub(super) fn preview_between_runs(
 
 /// The plan of `plan --out` (and of `--change`): what it decided, the
 /// commit and every file it read, the policy files it was checked with.
-pub(super) fn save_plan(
+pub(crate) fn save_plan(
     plan: &hub_engine::view::preview::Preview,
     stack: &hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
-    args: &crate::cli::PlanArgs,
+    args: &crate::request::PlanArgs,
     created: String,
 ) -> Result<hub_engine::view::saved::SavedPlan, hub_engine::view::saved::SavedPlanError> {
     use hub_engine::view::saved::{Made, SavedPlan};
@@ -148,7 +148,7 @@ pub(super) fn save_plan(
 }
 
 /// Flags of `plan` that do not go together.
-fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
+fn refuse_plan_flags(args: &crate::request::PlanArgs) -> Result<(), Error> {
     if args.format == "markdown" && args.common.run.reveal {
         return Err(Error::Usage {
             flag: "--reveal",

@@ -1,7 +1,7 @@
 //! `hub validate`: each manifest's findings and a summary line.
 
 use super::output::render;
-use crate::cli::ValidateArgs;
+use crate::request::ValidateArgs;
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::io::Write;
