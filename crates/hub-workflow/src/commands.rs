@@ -29,9 +29,9 @@ pub(crate) mod state;
 mod util;
 mod validate;
 
+pub use crate::ci::ci;
 pub use change::change;
 pub use check::check;
-pub use crate::ci::ci;
 pub use common::parse_overrides;
 pub use deploy::deploy;
 pub use elaborate::elaborate;

@@ -3,18 +3,18 @@
 //! deploy --change` and `hub change`, then the comment written and the
 //! status line printed.
 
+use super::comment::{Done, LogTail, Report};
+use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use crate::commands::common::split_list;
 use crate::commands::deploy::deploy_saved_keeping;
 use crate::commands::plan::{preview_between_runs, save_plan};
 use crate::commands::{change, load_run, policy, RunRequest};
+use crate::error::Error;
 use crate::request::{
     ChangeArgs, ChangeIdArgs, ChangeStateArgs, ChangeUnlockArgs, CiArgs, CommonRunArgs,
     CompatibilityArgs, DeployArgs, ExecuteArgs, GuessArgs, LockTimeoutArgs, PlanArgs, ReplaceArgs,
     RunArgs, SelectionArgs, StackArgs, StateArgs,
 };
-use crate::error::Error;
-use super::comment::{Done, LogTail, Report};
-use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use hub_engine::view::preview::Preview;
 use hub_engine::view::summary::Summary;
 use hub_manifest::diag::Warnings;
@@ -269,7 +269,9 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
     let result = change::deploy(&deploy_args, &mut |saved, path, before_run| {
         deploy_saved_keeping(saved, path, &deploy_args, warnings, before_run, &mut kept)
     });
-    let error = result.err().map(|error| crate::commands::render_error(&error));
+    let error = result
+        .err()
+        .map(|error| crate::commands::render_error(&error));
     let Some(summary) = kept else {
         // Refused (no plan, a failed or stale plan, another change's lock)
         // or stopped before the run.

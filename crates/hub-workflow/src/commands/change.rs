@@ -4,8 +4,8 @@
 //! `hub_state::changes`).
 
 use super::common::{clock, non_empty_env, split_list};
-use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
 use crate::error::{ChangeCommandError, Error};
+use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
 use hub_engine::view::preview::{Action, Preview};
 use hub_engine::view::saved::{SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
@@ -245,7 +245,10 @@ pub(crate) type RunSaved<'a> =
 
 /// `deploy --change ID`: the latest plan of ID, applied by `run_saved` as
 /// `deploy --plan` applies a plan, after the rules of the registry.
-pub(crate) fn deploy(args: &crate::request::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
+pub(crate) fn deploy(
+    args: &crate::request::DeployArgs,
+    run_saved: RunSaved<'_>,
+) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
     let registry = registry_of(
         &args.change,

@@ -132,7 +132,10 @@ fn refuse_denied(
 }
 
 /// `hub policy`.
-pub fn policy(args: crate::request::PolicyCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn policy(
+    args: crate::request::PolicyCommandArgs,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
     match args.command {
         crate::request::PolicyCommand::Test(args) => test(&args, warnings),
     }

@@ -16,8 +16,8 @@
 
 use super::common::split_list;
 use super::{change, load_run, policy, RunRequest};
-use crate::request::{CommonRunArgs, DeployArgs};
 use crate::error::{ChangeCommandError, Error};
+use crate::request::{CommonRunArgs, DeployArgs};
 use hub_engine::run::engine::{ExpectedState, RunOptions};
 use hub_engine::view::preview::Preview;
 use hub_engine::view::saved::{self, SavedPlan, SavedPlanError};

@@ -1,8 +1,8 @@
 //! The selection of a run from its flags: `-c` entries, folder entries
 //! resolved to the components in them, and `--affected` asked of git.
 
-use crate::request::SelectionArgs;
 use crate::error::Error;
+use crate::request::SelectionArgs;
 use hub_plan::order::plan::{Chosen, Plan, Selection, Verb};
 use hub_plan::source::stack::Stack;
 use hub_plan::source::{affected, folders};

@@ -11,11 +11,11 @@
 //! a journal a killed run left and writes the next serial.
 
 use super::output::write_stdout;
+use crate::error::{quoted, Error};
 use crate::request::UnlockArgs;
 use crate::request::{
     StateChangeArgs, StateListArgs, StateLocationArgs, StateMvArgs, StateRmArgs, StateShowArgs,
 };
-use crate::error::{quoted, Error};
 use hub_manifest::diag::Warnings;
 use hub_state::edit::{self};
 use hub_state::{
@@ -463,7 +463,10 @@ fn state_push(args: crate::request::StatePushArgs, warnings: &mut Warnings) -> R
 
 /// `hub state pull STATE [FILE]`: the state as every command reads it,
 /// printed or written atomically to FILE; no lock, nothing else changed.
-fn state_pull(mut args: crate::request::StatePullArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn state_pull(
+    mut args: crate::request::StatePullArgs,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
     if let Some(state) = args.legacy.first().cloned() {
         let output = args.legacy.get(1).cloned();
         let (file, flag) = match &output {
@@ -485,8 +488,7 @@ fn state_pull(mut args: crate::request::StatePullArgs, warnings: &mut Warnings) 
             source: std::io::Error::from_raw_os_error(libc::ENOENT),
             backup: None,
         })?;
-    let text =
-        hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format)?);
+    let text = hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format)?);
     match &args.output {
         None => write_stdout(text.as_bytes()),
         Some(file) => {
