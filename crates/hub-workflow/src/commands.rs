@@ -122,7 +122,7 @@ fn undeploy_checked(
         &change,
         warnings,
     )?;
-    run_loaded(&request, &mut stack, &options, warnings)
+    run_loaded(&request, &mut stack, &options, warnings).result
 }
 
 /// Loads the stack and runs it ([`run_loaded`]).
@@ -137,8 +137,35 @@ fn run_stack(
             loaded => loaded?,
         };
         policy::guard_run(&args.common.policy.policies, &stack, &mut options, warnings)?;
-        run_loaded(args, &mut stack, &options, warnings)
+        run_loaded(args, &mut stack, &options, warnings).result
     })
+}
+
+/// What a run did: its result, and the run's summary when it got as far
+/// as one (also after a failure: `hub ci`'s comment is made of it).
+#[derive(Debug)]
+pub struct Applied {
+    pub result: Result<(), Error>,
+    pub summary: Option<Box<hub_engine::view::summary::Summary>>,
+}
+
+impl Applied {
+    /// A run refused, or stopped, before it made a summary.
+    pub fn refused(error: Error) -> Self {
+        Applied {
+            result: Err(error),
+            summary: None,
+        }
+    }
+}
+
+impl From<Result<(), Error>> for Applied {
+    fn from(result: Result<(), Error>) -> Self {
+        Applied {
+            result,
+            summary: None,
+        }
+    }
 }
 
 /// Runs a loaded stack, then prints the summary (also after a failure) on
@@ -148,35 +175,16 @@ fn run_loaded(
     stack: &mut hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
-) -> Result<(), Error> {
-    run_loaded_keeping(args, stack, options, warnings).0
+) -> Applied {
+    run_loaded_inner(args, stack, options, warnings).unwrap_or_else(Applied::refused)
 }
-
-/// [`run_loaded`], which also returns the run's summary (`hub ci`'s
-/// comment is made of it).
-fn run_loaded_keeping(
-    args: &RunRequest<'_>,
-    stack: &mut hub_plan::source::stack::Stack,
-    options: &hub_engine::run::engine::RunOptions,
-    warnings: &mut Warnings,
-) -> (
-    Result<(), Error>,
-    Option<hub_engine::view::summary::Summary>,
-) {
-    run_loaded_inner(args, stack, options, warnings).unwrap_or_else(|error| (Err(error), None))
-}
-
-type Kept = (
-    Result<(), Error>,
-    Option<hub_engine::view::summary::Summary>,
-);
 
 fn run_loaded_inner(
     args: &RunRequest<'_>,
     stack: &mut hub_plan::source::stack::Stack,
     options: &hub_engine::run::engine::RunOptions,
     warnings: &mut Warnings,
-) -> Result<Kept, Error> {
+) -> Result<Applied, Error> {
     use hub_engine::run::engine::{self, Host};
     let interrupts = install_interrupts()?;
     let mut terminal = hub_params::TerminalPrompter;
@@ -251,7 +259,10 @@ fn run_loaded_inner(
         (Err(error), Ok(())) => Err(Error::from(error)),
         (Ok(()), reported) => reported,
     };
-    Ok((result, finished.summary))
+    Ok(Applied {
+        result,
+        summary: finished.summary.map(Box::new),
+    })
 }
 
 /// The warnings the run printed as they came are not printed again at

@@ -6,7 +6,7 @@
 use super::comment::{Done, LogTail, Report};
 use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use crate::commands::common::split_list;
-use crate::commands::deploy::deploy_saved_keeping;
+use crate::commands::deploy::deploy_saved;
 use crate::commands::plan::{preview_between_runs, save_plan};
 use crate::commands::{change, load_run, policy, RunRequest};
 use crate::error::Error;
@@ -265,21 +265,21 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
             switch_kube_context: false,
         },
     };
-    let mut kept = None;
-    let result = change::deploy(&deploy_args, &mut |saved, path, before_run| {
-        deploy_saved_keeping(saved, path, &deploy_args, warnings, before_run, &mut kept)
+    let applied = change::deploy(&deploy_args, &mut |saved, path, before_run| {
+        deploy_saved(saved, path, &deploy_args, warnings, before_run)
     });
-    let error = result
+    let error = applied
+        .result
         .err()
         .map(|error| crate::commands::render_error(&error));
-    let Some(summary) = kept else {
+    let Some(summary) = applied.summary else {
         // Refused (no plan, a failed or stale plan, another change's lock)
         // or stopped before the run.
         return Ran::Failed(error.unwrap_or_default());
     };
     let tails = failed_tails(&summary, first_state(args).as_deref());
     Ran::Applied {
-        summary: Some(Box::new(summary)),
+        summary: Some(summary),
         error,
         tails,
     }

@@ -4,6 +4,7 @@
 //! `hub_state::changes`).
 
 use super::common::{clock, non_empty_env, split_list};
+use super::Applied;
 use crate::error::{ChangeCommandError, Error};
 use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
 use hub_engine::view::preview::{Action, Preview};
@@ -241,29 +242,16 @@ pub(crate) fn record_plan(
 /// What runs a saved plan (`deploy --plan`'s code): the plan, the path
 /// that names it in messages, and what to call just before the run.
 pub(crate) type RunSaved<'a> =
-    &'a mut dyn FnMut(SavedPlan, &Path, &mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>;
+    &'a mut dyn FnMut(SavedPlan, &Path, &mut dyn FnMut() -> Result<(), Error>) -> Applied;
 
 /// `deploy --change ID`: the latest plan of ID, applied by `run_saved` as
 /// `deploy --plan` applies a plan, after the rules of the registry.
-pub(crate) fn deploy(
-    args: &crate::request::DeployArgs,
-    run_saved: RunSaved<'_>,
-) -> Result<(), Error> {
+pub(crate) fn deploy(args: &crate::request::DeployArgs, run_saved: RunSaved<'_>) -> Applied {
     let id = args.change.change.as_deref().unwrap_or_default();
-    let registry = registry_of(
-        &args.change,
-        &args.common.stack.manifest,
-        &args.common.state,
-    )?;
-    let (number, record) = registry.plan_to_apply(id, "deploy")?;
-    let shown = PathBuf::from(registry.shown_record(id, number));
-    let value = record.plan.clone().ok_or_else(|| ChangeError::Corrupt {
-        path: shown.display().to_string(),
-        reason: "its saved plan is missing or not a plan".into(),
-    })?;
-    // A plan recorded by an older hub, without its commit and files, is
-    // refused: it cannot be checked against what was reviewed.
-    let saved = hub_engine::view::saved::from_value(&shown, value)?;
+    let (registry, number, record, shown, saved) = match plan_to_apply(args, id) {
+        Ok(found) => found,
+        Err(error) => return Applied::refused(error),
+    };
     // A plan found stale because another change applied in the meantime
     // is refused for that change's lock, which says what to do.
     let stale = |reasons: Vec<String>| match registry.plan_to_apply(id, "deploy") {
@@ -284,12 +272,39 @@ pub(crate) fn deploy(
         "deploy",
         number,
         |before_run| match run_saved(saved, &shown, before_run) {
-            Err(Error::SavedPlan(SavedPlanError::Stale { reasons, .. })) => {
-                Err(stale(reasons).into())
-            }
+            Applied {
+                result: Err(Error::SavedPlan(SavedPlanError::Stale { reasons, .. })),
+                summary,
+            } => Applied {
+                result: Err(stale(reasons).into()),
+                summary,
+            },
             other => other,
         },
     )
+}
+
+/// The registry of `deploy --change ID`, ID's latest plan (its number,
+/// its record, the path that names it in messages) and the plan itself.
+fn plan_to_apply(
+    args: &crate::request::DeployArgs,
+    id: &str,
+) -> Result<(Registry, u64, PlanRecord, PathBuf, SavedPlan), Error> {
+    let registry = registry_of(
+        &args.change,
+        &args.common.stack.manifest,
+        &args.common.state,
+    )?;
+    let (number, record) = registry.plan_to_apply(id, "deploy")?;
+    let shown = PathBuf::from(registry.shown_record(id, number));
+    let value = record.plan.clone().ok_or_else(|| ChangeError::Corrupt {
+        path: shown.display().to_string(),
+        reason: "its saved plan is missing or not a plan".into(),
+    })?;
+    // A plan recorded by an older hub, without its commit and files, is
+    // refused: it cannot be checked against what was reviewed.
+    let saved = hub_engine::view::saved::from_value(&shown, value)?;
+    Ok((registry, number, record, shown, saved))
 }
 
 /// What runs an undeploy: given the check to make on its fresh plan
@@ -310,7 +325,7 @@ pub(crate) fn undeploy(
         &args.common.state,
     )?;
     let (number, record) = registry.plan_to_apply(id, "undeploy")?;
-    apply(
+    let applied = apply(
         &registry,
         id,
         args.common.state.lock.lock_timeout,
@@ -339,8 +354,10 @@ pub(crate) fn undeploy(
                 }
                 before_run()
             })
+            .into()
         },
-    )
+    );
+    applied.result
 }
 
 /// Runs `run`, which calls `before_run` once everything is checked and
@@ -355,30 +372,73 @@ fn apply(
     change: &ChangeArgs,
     verb: &str,
     plan: u64,
-    run: impl FnOnce(&mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let clock = clock()?;
+    run: impl FnOnce(&mut dyn FnMut() -> Result<(), Error>) -> Applied,
+) -> Applied {
+    let clock = match clock() {
+        Ok(clock) => clock,
+        Err(error) => return Applied::refused(error),
+    };
     let me = LockInfo::current("apply", &clock);
     let mut taken = None;
-    let result = run(&mut || {
+    let mut applied = run(&mut || {
         let who = (change.sha.clone(), author(change.author.as_deref()));
         taken = Some(registry.take_lock(id, &me, who, &clock)?);
         registry.mark_waiting(id, &me, wait)?;
         Ok(())
     });
     let Some(taken) = taken else {
-        return result;
+        return applied;
     };
     let _ = registry.done_waiting(&me);
-    if let Err(error) = &result {
+    let done = Done {
+        registry,
+        id,
+        change,
+        verb,
+        plan,
+        clock: &clock,
+    };
+    let give_back = || registry.give_back(&taken, &clock);
+    if let Err(error) = record_apply(&done, &give_back, &applied.result) {
+        applied.result = Err(error);
+    }
+    applied
+}
+
+/// An apply that took the apply lock: who, what, of which plan.
+struct Done<'a> {
+    registry: &'a Registry,
+    id: &'a str,
+    change: &'a ChangeArgs,
+    verb: &'a str,
+    plan: u64,
+    clock: &'a Clock,
+}
+
+/// After the run: the lock given back when it ran nothing, else the apply
+/// recorded with its outcome and the lock kept (`applied` or `failed`).
+fn record_apply(
+    done: &Done<'_>,
+    give_back: &dyn Fn() -> Result<(), ChangeError>,
+    result: &Result<(), Error>,
+) -> Result<(), Error> {
+    let Done {
+        registry,
+        id,
+        change,
+        verb,
+        plan,
+        clock,
+    } = *done;
+    if let Err(error) = result {
         if ran_nothing(error) {
             // Refused before the first component (another run holds the
             // state, or wrote it since): not an apply of this change.
-            registry.give_back(&taken, &clock)?;
+            give_back()?;
             say(&format!(
                 "change {id}: nothing was applied, and nothing was recorded"
             ));
-            return result;
+            return Ok(());
         }
     }
     let (status, held) = match result {
@@ -386,13 +446,13 @@ fn apply(
         Err(_) => (Status::Failed, Held::Failed),
     };
     let apply = ApplyRecord {
-        stamp: stamp(&clock, change),
+        stamp: stamp(clock, change),
         status,
         verb: verb.into(),
         plan,
     };
     let number = registry.append(id, &Record::Apply(apply))?;
-    registry.update_lock(&clock, |current| {
+    registry.update_lock(clock, |current| {
         let since = current
             .filter(|l| l.change.as_deref() == Some(id))
             .map_or_else(|| clock.now(), |l| l.since.clone());
@@ -411,7 +471,7 @@ fn apply(
         status.as_str(),
         held.as_str()
     ));
-    result
+    Ok(())
 }
 
 /// Whether a run failed before its first component: refused by the
