@@ -42,7 +42,7 @@ pub use output::render_error;
 pub use output::write_stdout;
 pub use params::{cel, params};
 pub use pipeline::pipeline;
-pub use plan::plan;
+pub use plan::{make_plan, plan, PlanMade};
 pub use policy::policy;
 pub use report::report;
 pub use runs::run;

@@ -5,10 +5,10 @@
 
 use super::comment::{Done, LogTail, Report};
 use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
+use crate::commands::change;
 use crate::commands::common::split_list;
 use crate::commands::deploy::deploy_saved;
-use crate::commands::plan::{preview_between_runs, save_plan};
-use crate::commands::{change, load_run, policy, RunRequest};
+use crate::commands::plan::make_plan;
 use crate::error::Error;
 use crate::request::{
     ChangeArgs, ChangeIdArgs, ChangeStateArgs, ChangeUnlockArgs, CiArgs, CommonRunArgs,
@@ -18,7 +18,6 @@ use crate::request::{
 use hub_engine::view::preview::Preview;
 use hub_engine::view::summary::Summary;
 use hub_manifest::diag::Warnings;
-use hub_plan::order::plan::Verb;
 use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.
@@ -201,36 +200,18 @@ fn plan(
         verbose: false,
     };
     let registry = change::before_plan(&plan_args)?;
-    let planned = make_plan(&plan_args, warnings);
+    // What `hub plan --change` makes, shown by the comment instead of on
+    // stdout; a policy that cannot be evaluated fails the plan.
+    let planned =
+        make_plan(&plan_args, true, warnings).and_then(|made| match made.policies.failure() {
+            Some(failure) => Err(failure.into()),
+            None => Ok(made),
+        });
     if let Some(registry) = &registry {
         change::record_plan(registry, &plan_args, &planned)?;
     }
-    let (plan, _, policies) = planned?;
-    Ok(Ran::Planned(Box::new(plan), policies))
-}
-
-/// The plan and its saved form, as `hub plan --change` makes them, shown
-/// by the comment instead of on stdout.
-fn make_plan(plan_args: &PlanArgs, warnings: &mut Warnings) -> change::Planned {
-    let request = RunRequest {
-        common: &plan_args.common,
-        execute: None,
-        guess: true,
-        changed: false,
-        replace: &[],
-        prune: false,
-    };
-    let (stack, options) = load_run(&request, Verb::Deploy, warnings)?;
-    let policies = policy::load(&stack, &plan_args.common.policy.policies)?;
-    let plan = preview_between_runs(&stack, &options, warnings)?;
-    let change = change::context(&plan_args.change);
-    let results = policy::evaluate(&policies, &plan, &stack, &change)?;
-    if let Some(failure) = results.failure() {
-        return Err(failure.into());
-    }
-    let clock = crate::commands::common::clock()?;
-    let saved = save_plan(&plan, &stack, &options, plan_args, clock.now());
-    Ok((plan, Some(saved), results))
+    let made = planned?;
+    Ok(Ran::Planned(Box::new(made.preview), made.policies))
 }
 
 /// An apply of the change's latest plan, as `hub deploy --change ID`

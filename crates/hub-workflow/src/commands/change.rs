@@ -4,6 +4,7 @@
 //! `hub_state::changes`).
 
 use super::common::{clock, non_empty_env, split_list};
+use super::plan::PlanMade;
 use super::Applied;
 use crate::error::{ChangeCommandError, Error};
 use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
@@ -145,16 +146,8 @@ pub(crate) fn before_plan(args: &crate::request::PlanArgs) -> Result<Option<Regi
     Ok(Some(registry))
 }
 
-/// What `hub plan` made: the plan, and the saved plan (`None` for an
-/// undeploy, which has no saved form).
-pub(crate) type Planned = Result<
-    (
-        Preview,
-        Option<Result<SavedPlan, SavedPlanError>>,
-        hub_engine::policy::PolicyResults,
-    ),
-    Error,
->;
+/// What `hub plan` made ([`PlanMade`]), or why it made nothing.
+pub(crate) type Planned = Result<PlanMade, Error>;
 
 /// What policies see of the change a command works for (`change` in CEL):
 /// empty outside a change.
@@ -197,7 +190,11 @@ pub(crate) fn record_plan(
             record.status = Status::Failed;
             record.reason = Some(error.to_string());
         }
-        Ok((preview, saved, policies)) => {
+        Ok(PlanMade {
+            preview,
+            saved,
+            policies,
+        }) => {
             if let Some(state) = &preview.state {
                 (record.lineage, record.serial) = (state.lineage.clone(), state.serial);
             }

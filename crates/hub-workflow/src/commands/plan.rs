@@ -4,6 +4,7 @@
 
 use super::{change, check, load_run, policy, report, runs, write_stdout, RunRequest};
 use crate::error::Error;
+use hub_engine::view::saved::{SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
 use std::io::Write;
 
@@ -16,12 +17,11 @@ pub fn plan(args: crate::request::PlanArgs, warnings: &mut Warnings) -> Result<(
     if let Some(registry) = &registry {
         change::record_plan(registry, &args, &planned)?;
     }
-    let planned = planned.map(|(preview, _, policies)| (preview, policies));
     match planned {
         Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
-        Ok((preview, policies)) => plan_status(&preview, &policies, detailed),
+        Ok(made) => plan_status(&made.preview, &made.policies, detailed),
     }
 }
 
@@ -46,6 +46,15 @@ fn plan_status(
     }
 }
 
+/// What a plan made: the plan, its saved form (when `--out` or a change
+/// asks for one; never for an undeploy) and the policies' results.
+#[derive(Debug)]
+pub struct PlanMade {
+    pub preview: hub_engine::view::preview::Preview,
+    pub saved: Option<Result<SavedPlan, SavedPlanError>>,
+    pub policies: hub_engine::policy::PolicyResults,
+}
+
 /// The plan, printed; with `save` (`--change`), the saved plan too
 /// (`None` for an undeploy), for the registry.
 fn plan_and_print(
@@ -53,6 +62,39 @@ fn plan_and_print(
     save: bool,
     warnings: &mut Warnings,
 ) -> change::Planned {
+    let made = make_plan(args, save, warnings)?;
+    let detail = hub_engine::view::preview::Detail::of(args.verbose);
+    let text = policy::render(&args.format, detail, &made.preview, &made.policies);
+    write_stdout(text.as_bytes())?;
+    // A plan a rule denies is not saved: nothing could apply it.
+    if let (Some(_), Some(denied)) = (&args.out, made.policies.refusal()) {
+        return Err(denied.into());
+    }
+    // Written after the plan is shown, so that a refusal comes with it.
+    let saved = match (&args.out, made.saved) {
+        (Some(path), Some(saved)) => {
+            let saved = saved?;
+            hub_engine::view::saved::write(path, &saved)?;
+            Some(Ok(saved))
+        }
+        (_, saved) => saved,
+    };
+    if let Some(failure) = made.policies.failure() {
+        return Err(failure.into());
+    }
+    Ok(PlanMade { saved, ..made })
+}
+
+/// The plan a `hub plan` request asks for, made without running anything
+/// or printing: the stack and the state loaded, the plan made between
+/// runs, the policies evaluated, the report written (`--report`), and the
+/// saved form made (not written) when `--out` or `save` (a change's plan)
+/// asks for it. `hub plan` prints it; `hub ci` puts it in its comment.
+pub fn make_plan(
+    args: &crate::request::PlanArgs,
+    save: bool,
+    warnings: &mut Warnings,
+) -> Result<PlanMade, Error> {
     use hub_engine::view::preview;
     use hub_plan::order::plan::Verb;
     let verb = match args.undeploy {
@@ -83,26 +125,11 @@ fn plan_and_print(
     }
     let saved = (args.out.is_some() || (save && !args.undeploy))
         .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
-    let detail = hub_engine::view::preview::Detail::of(args.verbose);
-    let text = policy::render(&args.format, detail, &plan, &results);
-    write_stdout(text.as_bytes())?;
-    // A plan a rule denies is not saved: nothing could apply it.
-    if let (Some(_), Some(denied)) = (&args.out, results.refusal()) {
-        return Err(denied.into());
-    }
-    // Written after the plan is shown, so that a refusal comes with it.
-    let saved = match (&args.out, saved) {
-        (Some(path), Some(saved)) => {
-            let saved = saved?;
-            hub_engine::view::saved::write(path, &saved)?;
-            Some(Ok(saved))
-        }
-        (_, saved) => saved,
-    };
-    if let Some(failure) = results.failure() {
-        return Err(failure.into());
-    }
-    Ok((plan, saved, results))
+    Ok(PlanMade {
+        preview: plan,
+        saved,
+        policies: results,
+    })
 }
 
 /// The preview, refused (or, with `--lock-timeout`, delayed) while a run
