@@ -22,6 +22,7 @@ mod pipeline;
 pub(crate) mod plan;
 pub(crate) mod policy;
 pub(crate) mod report;
+mod results;
 pub(crate) mod reviewed;
 pub(crate) mod runs;
 pub(crate) mod selection;
@@ -42,9 +43,10 @@ pub use output::render_error;
 pub use output::write_stdout;
 pub use params::{cel, params};
 pub use pipeline::pipeline;
-pub use plan::{make_plan, plan, PlanMade};
+pub use plan::{make_plan, plan};
 pub use policy::policy;
 pub use report::report;
+pub use results::{Applied, PlanMade};
 pub use runs::run;
 pub use state::{state, unlock};
 pub use util::util;
@@ -139,33 +141,6 @@ fn run_stack(
         policy::guard_run(&args.common.policy.policies, &stack, &mut options, warnings)?;
         run_loaded(args, &mut stack, &options, warnings).result
     })
-}
-
-/// What a run did: its result, and the run's summary when it got as far
-/// as one (also after a failure: `hub ci`'s comment is made of it).
-#[derive(Debug)]
-pub struct Applied {
-    pub result: Result<(), Error>,
-    pub summary: Option<Box<hub_engine::view::summary::Summary>>,
-}
-
-impl Applied {
-    /// A run refused, or stopped, before it made a summary.
-    pub fn refused(error: Error) -> Self {
-        Applied {
-            result: Err(error),
-            summary: None,
-        }
-    }
-}
-
-impl From<Result<(), Error>> for Applied {
-    fn from(result: Result<(), Error>) -> Self {
-        Applied {
-            result,
-            summary: None,
-        }
-    }
 }
 
 /// Runs a loaded stack, then prints the summary (also after a failure) on

@@ -1,7 +1,7 @@
 //! The flags of each command as plain data: what the command line parsed,
 //! handed to the workflows without clap (the CLI's `src/cli/` turns its
-//! definitions into these, field for field).
-#![allow(missing_docs)]
+//! definitions into these, field for field). Long by design: one plain
+//! type per clap type, each field with its meaning, and no code.
 
 use std::path::PathBuf;
 

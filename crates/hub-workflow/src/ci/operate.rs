@@ -1,4 +1,4 @@
-//! `hub ci`: the CI event read ([`hub_engine::ci`]), the operation it asks
+//! `hub ci`: the CI event read ([`crate::ci`]), the operation it asks
 //! for run in this process through the code of `hub plan --change`, `hub
 //! deploy --change` and `hub change`, then the comment written and the
 //! status line printed.

@@ -4,8 +4,7 @@
 //! `hub_state::changes`).
 
 use super::common::{clock, non_empty_env, split_list};
-use super::plan::PlanMade;
-use super::Applied;
+use super::results::{Applied, PlanMade};
 use crate::error::{ChangeCommandError, Error};
 use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
 use hub_engine::view::preview::{Action, Preview};

@@ -2,9 +2,9 @@
 //! format asked for with the policies' results, saved by `--out`, and
 //! recorded for its change by `--change`.
 
+use super::results::PlanMade;
 use super::{change, check, load_run, policy, report, runs, write_stdout, RunRequest};
 use crate::error::Error;
-use hub_engine::view::saved::{SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
 use std::io::Write;
 
@@ -44,15 +44,6 @@ fn plan_status(
         true => Err(Error::PlanChanges),
         false => Ok(()),
     }
-}
-
-/// What a plan made: the plan, its saved form (when `--out` or a change
-/// asks for one; never for an undeploy) and the policies' results.
-#[derive(Debug)]
-pub struct PlanMade {
-    pub preview: hub_engine::view::preview::Preview,
-    pub saved: Option<Result<SavedPlan, SavedPlanError>>,
-    pub policies: hub_engine::policy::PolicyResults,
 }
 
 /// The plan, printed; with `save` (`--change`), the saved plan too
@@ -202,3 +193,6 @@ fn refuse_plan_flags(args: &crate::request::PlanArgs) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
