@@ -15,6 +15,7 @@ mod params;
 mod pipeline;
 mod policy;
 mod report;
+mod request;
 mod run;
 mod runs;
 #[cfg(test)]

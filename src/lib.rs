@@ -1,16 +1,15 @@
 //! `hub`: a component lifecycle deployer compatible with Hub CLI stacks.
 //!
-//! This crate is the command line: its definitions ([`cli`]), the commands
-//! that read files, call the rooms below and print ([`commands`]), the
-//! top-level error with its exit codes ([`error`]) and `hub explain`
-//! ([`explain`]). The work itself lives in the workspace's crates, each
-//! depending only on those before it (see `ARCHITECTURE.md`):
-//! `gotemplate` → `hub-manifest` → `hub-state` → `hub-params` →
-//! `hub-elaborate` → `hub-plan` (deciding) → `hub-engine` (running) → `hub`.
+//! This crate is the command line: its definitions ([`cli`]), turned into
+//! the workflows' typed requests (`cli/request.rs`), and the commands that
+//! are about hub itself ([`commands`]: version, completions, man pages).
+//! What each command does lives in `hub_workflow`, and the work below it
+//! in the workspace's crates, each depending only on those before it (see
+//! `ARCHITECTURE.md`): `gotemplate` → `hub-manifest` → `hub-state` →
+//! `hub-params` → `hub-elaborate` → `hub-plan` (deciding) → `hub-engine`
+//! (running) → `hub-workflow` → `hub`.
 
 pub mod cli;
 pub mod commands;
-pub mod error;
-pub mod explain;
 
-pub use error::Error;
+pub use hub_workflow::Error;

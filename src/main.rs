@@ -24,30 +24,30 @@ fn main() -> ExitCode {
     }
     let mut warnings = Warnings::default();
     let result = match cli.command {
-        Command::Elaborate(args) => hub::commands::elaborate(args, &mut warnings),
-        Command::Validate(args) => hub::commands::validate(args, &mut warnings),
-        Command::Cel(args) => hub::commands::cel(args, &mut warnings),
-        Command::Params(args) => hub::commands::params(args, &mut warnings),
-        Command::Unlock(args) => hub::commands::unlock(args, &mut warnings),
-        Command::State(args) => hub::commands::state(args, &mut warnings),
-        Command::Util(args) => hub::commands::util(args, &mut warnings),
-        Command::Deploy(args) => hub::commands::deploy(args, &mut warnings),
-        Command::Undeploy(args) => hub::commands::undeploy(args, &mut warnings),
-        Command::Check(args) => hub::commands::check(args, &mut warnings),
-        Command::Invoke(args) => hub::commands::invoke(args, &mut warnings),
-        Command::Render(args) => hub::commands::render_templates(args, &mut warnings),
-        Command::Plan(args) => hub::commands::plan(args, &mut warnings),
-        Command::Graph(args) => hub::commands::graph(args, &mut warnings),
-        Command::Report(args) => hub::commands::report::report(args, &mut warnings),
-        Command::Explain(args) => hub::commands::explain(args, &mut warnings),
+        Command::Elaborate(args) => hub_workflow::elaborate(args.into(), &mut warnings),
+        Command::Validate(args) => hub_workflow::validate(args.into(), &mut warnings),
+        Command::Cel(args) => hub_workflow::cel(args.into(), &mut warnings),
+        Command::Params(args) => hub_workflow::params(args.into(), &mut warnings),
+        Command::Unlock(args) => hub_workflow::unlock(args.into(), &mut warnings),
+        Command::State(args) => hub_workflow::state(args.into(), &mut warnings),
+        Command::Util(args) => hub_workflow::util(args.into(), &mut warnings),
+        Command::Deploy(args) => hub_workflow::deploy(args.into(), &mut warnings),
+        Command::Undeploy(args) => hub_workflow::undeploy(args.into(), &mut warnings),
+        Command::Check(args) => hub_workflow::check(args.into(), &mut warnings),
+        Command::Invoke(args) => hub_workflow::invoke(args.into(), &mut warnings),
+        Command::Render(args) => hub_workflow::render_templates(args.into(), &mut warnings),
+        Command::Plan(args) => hub_workflow::plan(args.into(), &mut warnings),
+        Command::Graph(args) => hub_workflow::graph(args.into(), &mut warnings),
+        Command::Report(args) => hub_workflow::report(args.into(), &mut warnings),
+        Command::Explain(args) => hub_workflow::explain(args.into(), &mut warnings),
         Command::Version => hub::commands::version(),
         Command::Completions(args) => hub::commands::completions(args),
         Command::Man(args) => hub::commands::man::write_pages(args),
-        Command::Change(args) => hub::commands::change(args, &mut warnings),
-        Command::Policy(args) => hub::commands::policy(args, &mut warnings),
-        Command::Run(args) => hub::commands::runs::run(args, &mut warnings),
-        Command::Pipeline(args) => hub::commands::pipeline(args, &mut warnings),
-        Command::Ci(args) => hub::commands::ci(args, &mut warnings),
+        Command::Change(args) => hub_workflow::change(args.into(), &mut warnings),
+        Command::Policy(args) => hub_workflow::policy(args.into(), &mut warnings),
+        Command::Run(args) => hub_workflow::run(args.into(), &mut warnings),
+        Command::Pipeline(args) => hub_workflow::pipeline(args.into(), &mut warnings),
+        Command::Ci(args) => hub_workflow::ci(args.into(), &mut warnings),
     };
     for warning in warnings.iter() {
         hub_manifest::console::err_line(&format!("warning: {warning}"));
@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         Err(hub::Error::PlanChanges) => ExitCode::from(2),
         Err(hub::Error::CiStatus(code)) => ExitCode::from(code),
         Err(error) => {
-            hub_manifest::console::err_line(&hub::commands::render_error(&error));
+            hub_manifest::console::err_line(&hub_workflow::render_error(&error));
             ExitCode::from(error.exit_code() as u8)
         }
     }

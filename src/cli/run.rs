@@ -110,7 +110,7 @@ pub struct LockTimeoutArgs {
 /// A `-c` entry: a component name with its `+` signs, or a folder (an
 /// entry with a `/`, or `.`/`..`) whose components it selects.
 pub fn selection_entry(value: &str) -> Result<String, String> {
-    if hub_plan::source::folders::is_folder(value) {
+    if hub_plan::is_folder(value) {
         return Ok(value.to_string());
     }
     hub_manifest::names::selection_arg(value).map_err(|e| e.to_string())

@@ -1,7 +1,7 @@
 //! `hub version` and `hub completions`: about hub itself.
 
-use super::output::write_stdout;
-use crate::error::Error;
+use hub_workflow::write_stdout;
+use hub_workflow::Error;
 
 /// `hub version`: the same line as `hub --version`.
 pub fn version() -> Result<(), Error> {

@@ -3,8 +3,8 @@
 //! its path (`hub-deploy.1`, `hub-state-pull.1`, …).
 
 use crate::cli::{Cli, ManArgs};
-use crate::error::Error;
 use clap::CommandFactory;
+use hub_workflow::Error;
 use std::path::Path;
 
 /// Writes every page into `args.folder`, creating it when missing, and

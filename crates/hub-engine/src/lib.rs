@@ -16,7 +16,6 @@
 //!   comment.
 
 pub mod child;
-pub mod ci;
 pub mod options;
 pub mod run;
 pub mod trace;

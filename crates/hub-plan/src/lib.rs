@@ -39,3 +39,7 @@ pub mod plan;
 pub mod source;
 pub mod terraform;
 pub mod timeout;
+
+/// Whether a `-c` entry names a folder (it has a `/`, or is `.` or `..`)
+/// rather than a component: what the command line's parser of `-c` asks.
+pub use source::folders::is_folder;

@@ -7,10 +7,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// `hub util ...`.
-pub fn util(args: crate::cli::UtilArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn util(args: crate::request::UtilArgs, warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
-        crate::cli::UtilCommand::Run(args) => util_run(args, warnings),
-        crate::cli::UtilCommand::Otp(_) => util_otp(),
+        crate::request::UtilCommand::Run(args) => util_run(args, warnings),
+        crate::request::UtilCommand::Otp(_) => util_otp(),
     }
 }
 
@@ -33,7 +33,7 @@ fn util_otp() -> Result<(), Error> {
 
 /// `hub util run`: one program run as deploy runs a component; fails with
 /// the program's exit status.
-fn util_run(args: crate::cli::UtilRunArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn util_run(args: crate::request::UtilRunArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::child::interrupt::Interrupts;
     use hub_engine::child::process::{run, Invocation};
     use hub_plan::outcome::lines::ConsoleSink;
@@ -82,7 +82,7 @@ fn util_run(args: crate::cli::UtilRunArgs, warnings: &mut Warnings) -> Result<()
 /// lines of stdin with `--mask-stdin`, `--mask` values (with a warning:
 /// they are in hub's command line) and the credentials hub knows.
 fn util_run_masker(
-    args: &crate::cli::UtilRunArgs,
+    args: &crate::request::UtilRunArgs,
     warnings: &mut Warnings,
 ) -> Result<hub_manifest::redact::SecretMasker, Error> {
     let mut masker = hub_manifest::redact::SecretMasker::new(false);

@@ -4,17 +4,18 @@
 //! `hub_state::changes`).
 
 use super::common::{clock, non_empty_env, split_list};
-use crate::cli::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
+use super::results::{Applied, PlanMade};
 use crate::error::{ChangeCommandError, Error};
-use hub_manifest::diag::Warnings;
+use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
+use hub_view::preview::{Action, Preview};
 use hub_plan::plan::saved::{SavedPlan, SavedPlanError};
+use hub_manifest::diag::Warnings;
 use hub_state::changes::{
     inert, summarise, ApplyLock, ApplyRecord, ChangeError, Held, PlanRecord, Record, Registry,
     Stamp, Status,
 };
 use hub_state::lock::LockInfo;
 use hub_state::{Clock, LockWait};
-use hub_view::preview::{Action, Preview};
 use std::path::{Path, PathBuf};
 
 /// Who plans or applies: `--author`, else the CI's user, else `$USER`;
@@ -41,7 +42,7 @@ fn author_from(given: Option<&str>) -> Result<Option<(String, String)>, ChangeEr
 
 /// `--change`, `--sha` and `--author` (or the variable it defaults to):
 /// a change id, a commit id and a login, or a clear error naming the flag.
-pub(super) fn check_args(change: &ChangeArgs) -> Result<(), ChangeError> {
+pub(crate) fn check_args(change: &ChangeArgs) -> Result<(), ChangeError> {
     let Some(id) = &change.change else {
         return Ok(());
     };
@@ -90,7 +91,7 @@ fn stack_files(stack: &[PathBuf]) -> Vec<String> {
 /// while a change holds the apply lock of its state, unless
 /// `--ignore-change-lock`, since the stack then holds that change's
 /// unmerged work.
-pub(super) fn refuse_while_a_change_holds(
+pub(crate) fn refuse_while_a_change_holds(
     verb: &'static str,
     stack: &[PathBuf],
     state: &StateArgs,
@@ -117,7 +118,7 @@ pub(super) fn refuse_while_a_change_holds(
 
 /// `plan --change ID`: the registry, once no apply of a change is about
 /// to run (waiting for it as `--lock-timeout` allows).
-pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry>, Error> {
+pub(crate) fn before_plan(args: &crate::request::PlanArgs) -> Result<Option<Registry>, Error> {
     if args.change.change.is_none() {
         return Ok(None);
     }
@@ -144,20 +145,12 @@ pub(super) fn before_plan(args: &crate::cli::PlanArgs) -> Result<Option<Registry
     Ok(Some(registry))
 }
 
-/// What `hub plan` made: the plan, and the saved plan (`None` for an
-/// undeploy, which has no saved form).
-pub(super) type Planned = Result<
-    (
-        Preview,
-        Option<Result<SavedPlan, SavedPlanError>>,
-        hub_policy::PolicyResults,
-    ),
-    Error,
->;
+/// What `hub plan` made ([`PlanMade`]), or why it made nothing.
+pub(crate) type Planned = Result<PlanMade, Error>;
 
 /// What policies see of the change a command works for (`change` in CEL):
 /// empty outside a change.
-pub(super) fn context(args: &ChangeArgs) -> hub_plan::change::ChangeContext {
+pub(crate) fn context(args: &ChangeArgs) -> hub_plan::change::ChangeContext {
     let Some(id) = &args.change else {
         return hub_plan::change::ChangeContext::default();
     };
@@ -173,9 +166,9 @@ pub(super) fn context(args: &ChangeArgs) -> hub_plan::change::ChangeContext {
 
 /// Records the plan of `plan --change ID`: succeeded, or failed when a
 /// component would fail or the plan could not be made.
-pub(super) fn record_plan(
+pub(crate) fn record_plan(
     registry: &Registry,
-    args: &crate::cli::PlanArgs,
+    args: &crate::request::PlanArgs,
     planned: &Planned,
 ) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
@@ -196,7 +189,11 @@ pub(super) fn record_plan(
             record.status = Status::Failed;
             record.reason = Some(error.to_string());
         }
-        Ok((preview, saved, policies)) => {
+        Ok(PlanMade {
+            preview,
+            saved,
+            policies,
+        }) => {
             if let Some(state) = &preview.state {
                 (record.lineage, record.serial) = (state.lineage.clone(), state.serial);
             }
@@ -240,27 +237,17 @@ pub(super) fn record_plan(
 
 /// What runs a saved plan (`deploy --plan`'s code): the plan, the path
 /// that names it in messages, and what to call just before the run.
-pub(super) type RunSaved<'a> =
-    &'a mut dyn FnMut(SavedPlan, &Path, &mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>;
+pub(crate) type RunSaved<'a> =
+    &'a mut dyn FnMut(SavedPlan, &Path, &mut dyn FnMut() -> Result<(), Error>) -> Applied;
 
 /// `deploy --change ID`: the latest plan of ID, applied by `run_saved` as
 /// `deploy --plan` applies a plan, after the rules of the registry.
-pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> Result<(), Error> {
+pub(crate) fn deploy(args: &crate::request::DeployArgs, run_saved: RunSaved<'_>) -> Applied {
     let id = args.change.change.as_deref().unwrap_or_default();
-    let registry = registry_of(
-        &args.change,
-        &args.common.stack.manifest,
-        &args.common.state,
-    )?;
-    let (number, record) = registry.plan_to_apply(id, "deploy")?;
-    let shown = PathBuf::from(registry.shown_record(id, number));
-    let value = record.plan.clone().ok_or_else(|| ChangeError::Corrupt {
-        path: shown.display().to_string(),
-        reason: "its saved plan is missing or not a plan".into(),
-    })?;
-    // A plan recorded by an older hub, without its commit and files, is
-    // refused: it cannot be checked against what was reviewed.
-    let saved = hub_plan::plan::saved::from_value(&shown, value)?;
+    let (registry, number, record, shown, saved) = match plan_to_apply(args, id) {
+        Ok(found) => found,
+        Err(error) => return Applied::refused(error),
+    };
     // A plan found stale because another change applied in the meantime
     // is refused for that change's lock, which says what to do.
     let stale = |reasons: Vec<String>| match registry.plan_to_apply(id, "deploy") {
@@ -281,23 +268,50 @@ pub(super) fn deploy(args: &crate::cli::DeployArgs, run_saved: RunSaved<'_>) -> 
         "deploy",
         number,
         |before_run| match run_saved(saved, &shown, before_run) {
-            Err(Error::SavedPlan(SavedPlanError::Stale { reasons, .. })) => {
-                Err(stale(reasons).into())
-            }
+            Applied {
+                result: Err(Error::SavedPlan(SavedPlanError::Stale { reasons, .. })),
+                summary,
+            } => Applied {
+                result: Err(stale(reasons).into()),
+                summary,
+            },
             other => other,
         },
     )
 }
 
+/// The registry of `deploy --change ID`, ID's latest plan (its number,
+/// its record, the path that names it in messages) and the plan itself.
+fn plan_to_apply(
+    args: &crate::request::DeployArgs,
+    id: &str,
+) -> Result<(Registry, u64, PlanRecord, PathBuf, SavedPlan), Error> {
+    let registry = registry_of(
+        &args.change,
+        &args.common.stack.manifest,
+        &args.common.state,
+    )?;
+    let (number, record) = registry.plan_to_apply(id, "deploy")?;
+    let shown = PathBuf::from(registry.shown_record(id, number));
+    let value = record.plan.clone().ok_or_else(|| ChangeError::Corrupt {
+        path: shown.display().to_string(),
+        reason: "its saved plan is missing or not a plan".into(),
+    })?;
+    // A plan recorded by an older hub, without its commit and files, is
+    // refused: it cannot be checked against what was reviewed.
+    let saved = hub_plan::plan::saved::from_value(&shown, value)?;
+    Ok((registry, number, record, shown, saved))
+}
+
 /// What runs an undeploy: given the check to make on its fresh plan
 /// (which calls `before_run` once it passes) before the first component.
-pub(super) type RunUndeploy<'a> =
+pub(crate) type RunUndeploy<'a> =
     &'a mut dyn FnMut(&mut dyn FnMut(&Preview) -> Result<(), Error>) -> Result<(), Error>;
 
 /// `undeploy --change ID`: the undeploy planned for ID (`plan --undeploy
 /// --change ID`), refused when the state changed since it was planned.
-pub(super) fn undeploy(
-    args: &crate::cli::UndeployArgs,
+pub(crate) fn undeploy(
+    args: &crate::request::UndeployArgs,
     run_undeploy: RunUndeploy<'_>,
 ) -> Result<(), Error> {
     let id = args.change.change.as_deref().unwrap_or_default();
@@ -307,7 +321,7 @@ pub(super) fn undeploy(
         &args.common.state,
     )?;
     let (number, record) = registry.plan_to_apply(id, "undeploy")?;
-    apply(
+    let applied = apply(
         &registry,
         id,
         args.common.state.lock.lock_timeout,
@@ -336,8 +350,10 @@ pub(super) fn undeploy(
                 }
                 before_run()
             })
+            .into()
         },
-    )
+    );
+    applied.result
 }
 
 /// Runs `run`, which calls `before_run` once everything is checked and
@@ -352,30 +368,73 @@ fn apply(
     change: &ChangeArgs,
     verb: &str,
     plan: u64,
-    run: impl FnOnce(&mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let clock = clock()?;
+    run: impl FnOnce(&mut dyn FnMut() -> Result<(), Error>) -> Applied,
+) -> Applied {
+    let clock = match clock() {
+        Ok(clock) => clock,
+        Err(error) => return Applied::refused(error),
+    };
     let me = LockInfo::current("apply", &clock);
     let mut taken = None;
-    let result = run(&mut || {
+    let mut applied = run(&mut || {
         let who = (change.sha.clone(), author(change.author.as_deref()));
         taken = Some(registry.take_lock(id, &me, who, &clock)?);
         registry.mark_waiting(id, &me, wait)?;
         Ok(())
     });
     let Some(taken) = taken else {
-        return result;
+        return applied;
     };
     let _ = registry.done_waiting(&me);
-    if let Err(error) = &result {
+    let done = Done {
+        registry,
+        id,
+        change,
+        verb,
+        plan,
+        clock: &clock,
+    };
+    let give_back = || registry.give_back(&taken, &clock);
+    if let Err(error) = record_apply(&done, &give_back, &applied.result) {
+        applied.result = Err(error);
+    }
+    applied
+}
+
+/// An apply that took the apply lock: who, what, of which plan.
+struct Done<'a> {
+    registry: &'a Registry,
+    id: &'a str,
+    change: &'a ChangeArgs,
+    verb: &'a str,
+    plan: u64,
+    clock: &'a Clock,
+}
+
+/// After the run: the lock given back when it ran nothing, else the apply
+/// recorded with its outcome and the lock kept (`applied` or `failed`).
+fn record_apply(
+    done: &Done<'_>,
+    give_back: &dyn Fn() -> Result<(), ChangeError>,
+    result: &Result<(), Error>,
+) -> Result<(), Error> {
+    let Done {
+        registry,
+        id,
+        change,
+        verb,
+        plan,
+        clock,
+    } = *done;
+    if let Err(error) = result {
         if ran_nothing(error) {
             // Refused before the first component (another run holds the
             // state, or wrote it since): not an apply of this change.
-            registry.give_back(&taken, &clock)?;
+            give_back()?;
             say(&format!(
                 "change {id}: nothing was applied, and nothing was recorded"
             ));
-            return result;
+            return Ok(());
         }
     }
     let (status, held) = match result {
@@ -383,13 +442,13 @@ fn apply(
         Err(_) => (Status::Failed, Held::Failed),
     };
     let apply = ApplyRecord {
-        stamp: stamp(&clock, change),
+        stamp: stamp(clock, change),
         status,
         verb: verb.into(),
         plan,
     };
     let number = registry.append(id, &Record::Apply(apply))?;
-    registry.update_lock(&clock, |current| {
+    registry.update_lock(clock, |current| {
         let since = current
             .filter(|l| l.change.as_deref() == Some(id))
             .map_or_else(|| clock.now(), |l| l.since.clone());
@@ -408,7 +467,7 @@ fn apply(
         status.as_str(),
         held.as_str()
     ));
-    result
+    Ok(())
 }
 
 /// Whether a run failed before its first component: refused by the
@@ -454,7 +513,7 @@ pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), E
 }
 
 /// The apply lock in words: `change 3 holds the apply lock since … (…)`.
-pub(super) fn lock_line(lock: Option<&ApplyLock>) -> String {
+pub(crate) fn lock_line(lock: Option<&ApplyLock>) -> String {
     match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
         Some((lock, holder)) => format!(
             "apply lock: held by change {} since {} ({}: {})",
@@ -584,13 +643,13 @@ fn show(registry: &Registry, id: &str) -> Result<(), Error> {
 
 /// `hub change merged|closed|unlock ID [--author NAME]`: a change id and
 /// a login.
-fn check_id_args(args: &crate::cli::ChangeIdArgs) -> Result<(), ChangeError> {
+fn check_id_args(args: &crate::request::ChangeIdArgs) -> Result<(), ChangeError> {
     hub_state::changes::check_id_from(&args.id, "ID")?;
     author_from(args.author.as_deref())?;
     Ok(())
 }
 
-fn stamp_of(args: &crate::cli::ChangeIdArgs, clock: &Clock) -> Stamp {
+fn stamp_of(args: &crate::request::ChangeIdArgs, clock: &Clock) -> Stamp {
     Stamp {
         time: clock.now(),
         author: author(args.author.as_deref()),
@@ -623,7 +682,7 @@ fn released_line(id: &str, released: bool) -> String {
     }
 }
 
-pub(super) fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+pub(crate) fn merged(args: &crate::request::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
     check_id_args(args)?;
     let registry = Registry::open(&args.state.state)?;
@@ -660,7 +719,7 @@ pub(super) fn merged(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     Ok(())
 }
 
-pub(super) fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
+pub(crate) fn closed(args: &crate::request::ChangeIdArgs) -> Result<(), Error> {
     let id = args.id.as_str();
     check_id_args(args)?;
     let registry = Registry::open(&args.state.state)?;
@@ -688,7 +747,7 @@ pub(super) fn closed(args: &crate::cli::ChangeIdArgs) -> Result<(), Error> {
     Ok(())
 }
 
-pub(super) fn unlock(args: &crate::cli::ChangeUnlockArgs) -> Result<(), Error> {
+pub(crate) fn unlock(args: &crate::request::ChangeUnlockArgs) -> Result<(), Error> {
     let id = args.change.id.as_str();
     check_id_args(&args.change)?;
     let registry = Registry::open(&args.change.state.state)?;

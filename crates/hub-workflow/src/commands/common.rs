@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// `plan` before anything is written where [`hub_manifest::typos`] decides
 /// so (the user's own files by default, everywhere with `--strict`,
 /// nowhere with `--lenient`); the others stay warnings.
-pub(super) fn refuse_near_typos(
+pub(crate) fn refuse_near_typos(
     warnings: &mut Warnings,
     strict: bool,
     lenient: bool,
@@ -22,7 +22,7 @@ pub(super) fn refuse_near_typos(
 
 /// A spelling of the command line that still works and is going away:
 /// "`hub explain s.state` is deprecated: write `hub explain -s s.state`".
-pub(super) fn deprecated(warnings: &mut Warnings, old: &str, new: &str) {
+pub(crate) fn deprecated(warnings: &mut Warnings, old: &str, new: &str) {
     warnings.warn(None, format!("`{old}` is deprecated: write `{new}`"));
 }
 
@@ -32,7 +32,7 @@ pub fn parse_overrides(flags: &[String]) -> Result<IndexMap<String, String>, Err
 }
 
 /// `NAME=value[,NAME=value]` flags, in order.
-pub(super) fn parse_pairs(
+pub(crate) fn parse_pairs(
     flag: &'static str,
     flags: &[String],
 ) -> Result<IndexMap<String, String>, Error> {
@@ -52,7 +52,7 @@ pub(super) fn parse_pairs(
     Ok(out)
 }
 
-pub(super) fn split_list(flags: &[String]) -> Vec<String> {
+pub(crate) fn split_list(flags: &[String]) -> Vec<String> {
     flags
         .iter()
         .flat_map(|f| f.split(','))
@@ -62,12 +62,12 @@ pub(super) fn split_list(flags: &[String]) -> Vec<String> {
 }
 
 /// The value of `variable` unless it is unset or empty.
-pub(super) fn non_empty_env(variable: &str) -> Option<String> {
+pub(crate) fn non_empty_env(variable: &str) -> Option<String> {
     std::env::var(variable).ok().filter(|v| !v.is_empty())
 }
 
 /// A path given with `flag`, else the value of `variable`.
-pub(super) fn flag_or_env(
+pub(crate) fn flag_or_env(
     given: Option<PathBuf>,
     flag: &'static str,
     variable: &str,
@@ -81,7 +81,7 @@ pub(super) fn flag_or_env(
         })
 }
 
-pub(super) fn parse_os_environment(text: &str) -> Result<hub_plan::env::OsEnvironment, Error> {
+pub(crate) fn parse_os_environment(text: &str) -> Result<hub_plan::env::OsEnvironment, Error> {
     text.parse().map_err(|reason| Error::Usage {
         flag: "--os-environment",
         value: text.to_string(),
@@ -89,7 +89,7 @@ pub(super) fn parse_os_environment(text: &str) -> Result<hub_plan::env::OsEnviro
     })
 }
 
-pub(super) fn install_interrupts(
+pub(crate) fn install_interrupts(
 ) -> Result<std::sync::Arc<hub_engine::child::interrupt::Interrupts>, Error> {
     use hub_engine::child::interrupt::{Interrupts, DEFAULT_GRACE};
     Interrupts::install(DEFAULT_GRACE)
@@ -97,14 +97,14 @@ pub(super) fn install_interrupts(
 }
 
 /// The running hub, for components that call it back (`$HUB`).
-pub(super) fn hub_executable() -> PathBuf {
+pub(crate) fn hub_executable() -> PathBuf {
     std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hub"))
 }
 
 /// Asks `question` on the terminal, "no" unless answered; a prompt that
 /// fails (no terminal, an interrupt) gives its error, with the cursor shown
 /// again.
-pub(super) fn confirm(question: String) -> Result<bool, String> {
+pub(crate) fn confirm(question: String) -> Result<bool, String> {
     dialoguer::Confirm::new()
         .with_prompt(question)
         .default(false)
@@ -117,7 +117,7 @@ pub(super) fn confirm(question: String) -> Result<bool, String> {
 
 /// The clock of this process: `HUB_NOW` when set (tests pin time with it),
 /// else the system's.
-pub(super) fn clock() -> Result<hub_state::Clock, Error> {
+pub(crate) fn clock() -> Result<hub_state::Clock, Error> {
     Ok(hub_state::Clock::from_env(&|name| {
         std::env::var(name).ok()
     })?)

@@ -11,7 +11,7 @@ use hub_view::preview::{Detail, Preview};
 use std::path::PathBuf;
 
 /// The stack's rules, then each file's, compiled.
-pub(super) fn load(stack: &Stack, files: &[PathBuf]) -> Result<PolicySet, Error> {
+pub(crate) fn load(stack: &Stack, files: &[PathBuf]) -> Result<PolicySet, Error> {
     let mut set = PolicySet::default();
     set.add_stack(stack)?;
     for file in files {
@@ -26,7 +26,7 @@ fn now() -> Result<String, Error> {
 }
 
 /// Every rule's result on `plan`.
-pub(super) fn evaluate(
+pub(crate) fn evaluate(
     set: &PolicySet,
     plan: &Preview,
     stack: &Stack,
@@ -46,7 +46,7 @@ pub(super) fn evaluate(
 
 /// The plan as `--format` shows it (text and markdown with `detail`), with
 /// the policies' results.
-pub(super) fn render(
+pub(crate) fn render(
     format: &str,
     detail: Detail,
     plan: &Preview,
@@ -82,7 +82,7 @@ fn warn(results: &PolicyResults, warnings: &mut Warnings) {
 /// A deploy or undeploy with rules: the plan is made, evaluated, refused
 /// when a rule denies, and otherwise given to the engine, which executes
 /// exactly it once the state read under the lock is found unchanged.
-pub(super) fn guard_run(
+pub(crate) fn guard_run(
     files: &[PathBuf],
     stack: &Stack,
     options: &mut hub_plan::options::RunOptions,
@@ -105,7 +105,7 @@ pub(super) fn guard_run(
 
 /// `deploy --plan`, `deploy --change` and `undeploy --change`: the rules on
 /// the plan made again, before it runs, with the change they are for.
-pub(super) fn refuse_denied_files(
+pub(crate) fn refuse_denied_files(
     files: &[PathBuf],
     stack: &Stack,
     plan: &Preview,
@@ -132,15 +132,18 @@ fn refuse_denied(
 }
 
 /// `hub policy`.
-pub fn policy(args: crate::cli::PolicyCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn policy(
+    args: crate::request::PolicyCommandArgs,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
     match args.command {
-        crate::cli::PolicyCommand::Test(args) => test(&args, warnings),
+        crate::request::PolicyCommand::Test(args) => test(&args, warnings),
     }
 }
 
 /// `hub policy test PLAN [--policy FILE]…`: a saved plan's stack gives its
 /// rules and what rules know of it, when its files are still there.
-fn test(args: &crate::cli::PolicyTestArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn test(args: &crate::request::PolicyTestArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let document = policy::read_plan_document(&args.plan)?;
     let mut set = PolicySet::default();
     let mut facts = document.stack;

@@ -7,7 +7,7 @@ use crate::error::Error;
 use hub_manifest::diag::Warnings;
 
 /// `hub graph`: the dependency graph of a stack.
-pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn graph(args: crate::request::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;
     use hub_plan::order::plan::{Plan, Selection, Verb};
     use hub_view::graph::{self, Format, Graph};

@@ -87,7 +87,7 @@ pub enum Error {
     #[error(transparent)]
     ChangeCommand(#[from] ChangeCommandError),
     #[error(transparent)]
-    Ci(#[from] hub_engine::ci::CiError),
+    Ci(#[from] crate::ci::CiError),
     /// `hub ci` when the operation failed (1) or was refused (3): the
     /// status line said why; `main` prints nothing more.
     #[error("hub ci: exit status {0}")]

@@ -16,19 +16,19 @@
 
 use super::common::split_list;
 use super::{change, load_run, policy, RunRequest};
-use crate::cli::{CommonRunArgs, DeployArgs};
 use crate::error::{ChangeCommandError, Error};
-use hub_manifest::diag::Warnings;
+use crate::request::{CommonRunArgs, DeployArgs};
 use hub_plan::options::{ExpectedState, RunOptions};
-use hub_plan::order::plan::Verb;
-use hub_plan::plan::saved::{self, SavedPlan, SavedPlanError};
-use hub_plan::source::stack::Stack;
 use hub_view::preview::Preview;
+use hub_plan::plan::saved::{self, SavedPlan, SavedPlanError};
+use hub_manifest::diag::Warnings;
+use hub_plan::order::plan::Verb;
+use hub_plan::source::stack::Stack;
 use std::path::{Path, PathBuf};
 
 /// A plan found to hold: the stack and options to run it with (the
 /// state expected as the plan read it), and the plan made again.
-pub(super) struct Checked {
+pub(crate) struct Checked {
     pub common: CommonRunArgs,
     pub stack: Stack,
     pub options: RunOptions,
@@ -38,7 +38,7 @@ pub(super) struct Checked {
 /// The commit a plan is made at or applied at: `--sha` (the event's head
 /// commit in `hub ci`), else the `HEAD` of the git work tree the stack is
 /// in; `None` outside git.
-pub(super) fn commit_here(sha: Option<&str>, stack: &Stack) -> Option<String> {
+pub(crate) fn commit_here(sha: Option<&str>, stack: &Stack) -> Option<String> {
     match sha.filter(|s| !s.is_empty()) {
         Some(sha) => Some(sha.to_string()),
         None => hub_plan::source::affected::head_commit(&stack.base_dir),
@@ -47,7 +47,7 @@ pub(super) fn commit_here(sha: Option<&str>, stack: &Stack) -> Option<String> {
 
 /// Checks 1 to 4 (see the module's documentation) of `planned`, named by
 /// `path` in messages, applied with `args`.
-pub(super) fn check(
+pub(crate) fn check(
     planned: &SavedPlan,
     path: &Path,
     args: &DeployArgs,
@@ -173,9 +173,9 @@ fn refuse_held_lock(planned: &SavedPlan, path: &Path, change: Option<&str>) -> R
 }
 
 /// A stack or state given to `deploy --plan` that is not the plan's.
-pub(super) fn invocation_mismatch(
+pub(crate) fn invocation_mismatch(
     planned: &hub_plan::plan::saved::SavedPlan,
-    args: &crate::cli::DeployArgs,
+    args: &crate::request::DeployArgs,
 ) -> Vec<String> {
     let mut found = Vec::new();
     let given: Vec<String> = args
@@ -210,7 +210,7 @@ pub(super) fn invocation_mismatch(
 /// plan, how it runs (`-j`, `--reveal`, `--report`, `-e`) from the command.
 /// The run of `planned` as the apply `args` asks for it, on `common`
 /// (the plan's own stack and state arguments).
-pub(super) fn planned_request<'a>(
+pub(crate) fn planned_request<'a>(
     planned: &'a SavedPlan,
     common: &'a CommonRunArgs,
     args: &'a DeployArgs,
@@ -225,11 +225,11 @@ pub(super) fn planned_request<'a>(
     }
 }
 
-pub(super) fn planned_run_args(
+pub(crate) fn planned_run_args(
     planned: &hub_plan::plan::saved::SavedPlan,
-    given: &crate::cli::CommonRunArgs,
-) -> crate::cli::CommonRunArgs {
-    use crate::cli::{
+    given: &crate::request::CommonRunArgs,
+) -> crate::request::CommonRunArgs {
+    use crate::request::{
         CommonRunArgs, LockTimeoutArgs, RunArgs, SelectionArgs, StackArgs, StateArgs,
     };
     let arguments = &planned.arguments;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 /// `hub explain [-m ELABORATED] -s STATE`: what the state records, in the
 /// format asked for.
-pub fn explain(args: crate::cli::ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn explain(args: crate::request::ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::explain::render::{self, Style};
     let (elaborated, states) = match args.files.as_slice() {
         [] => (args.elaborate, &args.state),

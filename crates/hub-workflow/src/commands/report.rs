@@ -31,7 +31,7 @@ pub fn write_html(
 
 /// `hub report`: the HTML page of the run a JSON report describes
 /// (`--from`), or of the last run a state records (`-s`).
-pub fn report(mut args: crate::cli::ReportArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn report(mut args: crate::request::ReportArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let (input, is_json) = match (args.input.take(), args.from.take()) {
         (Some(input), _) => {
             let is_json = input

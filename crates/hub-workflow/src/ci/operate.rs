@@ -1,24 +1,23 @@
-//! `hub ci`: the CI event read ([`hub_engine::ci`]), the operation it asks
+//! `hub ci`: the CI event read ([`crate::ci`]), the operation it asks
 //! for run in this process through the code of `hub plan --change`, `hub
 //! deploy --change` and `hub change`, then the comment written and the
 //! status line printed.
 
-use super::common::split_list;
-use super::deploy::deploy_saved_keeping;
-use super::plan::{preview_between_runs, save_plan};
-use super::{change, load_run, policy, RunRequest};
-use crate::cli::{
+use super::comment::{Done, LogTail, Report};
+use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
+use crate::commands::change;
+use crate::commands::common::split_list;
+use crate::commands::deploy::deploy_saved;
+use crate::commands::plan::make_plan;
+use crate::error::Error;
+use crate::request::{
     ChangeArgs, ChangeIdArgs, ChangeStateArgs, ChangeUnlockArgs, CiArgs, CommonRunArgs,
     CompatibilityArgs, DeployArgs, ExecuteArgs, GuessArgs, LockTimeoutArgs, PlanArgs, ReplaceArgs,
     RunArgs, SelectionArgs, StackArgs, StateArgs,
 };
-use crate::error::Error;
-use hub_engine::ci::comment::{Done, LogTail, Report};
-use hub_engine::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
-use hub_manifest::diag::Warnings;
-use hub_plan::order::plan::Verb;
-use hub_plan::outcome::Summary;
 use hub_view::preview::Preview;
+use hub_plan::outcome::Summary;
+use hub_manifest::diag::Warnings;
 use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.
@@ -27,7 +26,7 @@ const TAIL_LINES: usize = 20;
 /// `hub ci`.
 pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let lookup = |name: &str| std::env::var(name).ok();
-    let now = super::common::clock()?.now();
+    let now = crate::commands::common::clock()?.now();
     let context = ReadContext {
         now: hub_state::rfc3339_to_unix(&now).map_or(0, |(seconds, _)| seconds),
         relay_max_age: args.relay_max_age,
@@ -85,10 +84,10 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
                     }
                 })?
             }
-            None => super::write_stdout(comment.as_bytes())?,
+            None => crate::commands::write_stdout(comment.as_bytes())?,
         }
     }
-    super::write_stdout(format!("{}\n", report.status_line()).as_bytes())?;
+    crate::commands::write_stdout(format!("{}\n", report.status_line()).as_bytes())?;
     match report.exit_code() {
         0 => Ok(()),
         code => Err(Error::CiStatus(u8::try_from(code).unwrap_or(1))),
@@ -110,7 +109,7 @@ enum Ran {
 
 /// Runs the operation: one function per operation.
 fn run(args: &CiArgs, event: &Event, operation: &Operation, warnings: &mut Warnings) -> Ran {
-    let failed = |error: Error| Ran::Failed(super::render_error(&error));
+    let failed = |error: Error| Ran::Failed(crate::commands::render_error(&error));
     match operation {
         // `--affected BASE` needs the base commit in the clone; without a
         // base the whole stack is planned.
@@ -162,7 +161,7 @@ fn run_args(args: &CiArgs, components: Vec<String>, affected: Option<String>) ->
             jobs: args.jobs,
             report: None,
         },
-        policy: crate::cli::PolicyArgs {
+        policy: crate::request::PolicyArgs {
             policies: args.policy.policies.clone(),
         },
     }
@@ -201,36 +200,18 @@ fn plan(
         verbose: false,
     };
     let registry = change::before_plan(&plan_args)?;
-    let planned = make_plan(&plan_args, warnings);
+    // What `hub plan --change` makes, shown by the comment instead of on
+    // stdout; a policy that cannot be evaluated fails the plan.
+    let planned =
+        make_plan(&plan_args, true, warnings).and_then(|made| match made.policies.failure() {
+            Some(failure) => Err(failure.into()),
+            None => Ok(made),
+        });
     if let Some(registry) = &registry {
         change::record_plan(registry, &plan_args, &planned)?;
     }
-    let (plan, _, policies) = planned?;
-    Ok(Ran::Planned(Box::new(plan), policies))
-}
-
-/// The plan and its saved form, as `hub plan --change` makes them, shown
-/// by the comment instead of on stdout.
-fn make_plan(plan_args: &PlanArgs, warnings: &mut Warnings) -> change::Planned {
-    let request = RunRequest {
-        common: &plan_args.common,
-        execute: None,
-        guess: true,
-        changed: false,
-        replace: &[],
-        prune: false,
-    };
-    let (stack, options) = load_run(&request, Verb::Deploy, warnings)?;
-    let policies = policy::load(&stack, &plan_args.common.policy.policies)?;
-    let plan = preview_between_runs(&stack, &options, warnings)?;
-    let change = change::context(&plan_args.change);
-    let results = policy::evaluate(&policies, &plan, &stack, &change)?;
-    if let Some(failure) = results.failure() {
-        return Err(failure.into());
-    }
-    let clock = super::common::clock()?;
-    let saved = save_plan(&plan, &stack, &options, plan_args, clock.now());
-    Ok((plan, Some(saved), results))
+    let made = planned?;
+    Ok(Ran::Planned(Box::new(made.preview), made.policies))
 }
 
 /// An apply of the change's latest plan, as `hub deploy --change ID`
@@ -246,7 +227,7 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
             os_environment: "no-tfvars".into(),
             compressed: false,
             encrypted: None,
-            state_format: crate::cli::StateFormatArg::default(),
+            state_format: hub_state::StateFormat::default(),
             dry: false,
             timeout: args.timeout,
             why: false,
@@ -265,19 +246,21 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
             switch_kube_context: false,
         },
     };
-    let mut kept = None;
-    let result = change::deploy(&deploy_args, &mut |saved, path, before_run| {
-        deploy_saved_keeping(saved, path, &deploy_args, warnings, before_run, &mut kept)
+    let applied = change::deploy(&deploy_args, &mut |saved, path, before_run| {
+        deploy_saved(saved, path, &deploy_args, warnings, before_run)
     });
-    let error = result.err().map(|error| super::render_error(&error));
-    let Some(summary) = kept else {
+    let error = applied
+        .result
+        .err()
+        .map(|error| crate::commands::render_error(&error));
+    let Some(summary) = applied.summary else {
         // Refused (no plan, a failed or stale plan, another change's lock)
         // or stopped before the run.
         return Ran::Failed(error.unwrap_or_default());
     };
     let tails = failed_tails(&summary, first_state(args).as_deref());
     Ran::Applied {
-        summary: Some(Box::new(summary)),
+        summary: Some(summary),
         error,
         tails,
     }

@@ -11,11 +11,11 @@
 //! a journal a killed run left and writes the next serial.
 
 use super::output::write_stdout;
-use crate::cli::UnlockArgs;
-use crate::cli::{
+use crate::error::{quoted, Error};
+use crate::request::UnlockArgs;
+use crate::request::{
     StateChangeArgs, StateListArgs, StateLocationArgs, StateMvArgs, StateRmArgs, StateShowArgs,
 };
-use crate::error::{quoted, Error};
 use hub_manifest::diag::Warnings;
 use hub_state::edit::{self};
 use hub_state::{
@@ -349,7 +349,7 @@ fn change(
     state.timestamp = clock.now();
     let options = WriteOptions {
         compressed: is_compressed(&read_path),
-        format: args.state_format.into(),
+        format: args.state_format,
     };
     let mut writer =
         StateWriter::open_all(locked.paths(), options, Some((&read_path, read_serial)))?;
@@ -410,21 +410,21 @@ fn say(line: &str) {
 }
 
 /// `hub state ...`.
-pub fn state(args: crate::cli::StateCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn state(args: crate::request::StateCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
-        crate::cli::StateCommand::Pull(args) => state_pull(args, warnings),
-        crate::cli::StateCommand::List(args) => list(args, warnings),
-        crate::cli::StateCommand::Show(args) => show(args, warnings),
-        crate::cli::StateCommand::Rm(args) => rm(args, warnings),
-        crate::cli::StateCommand::Mv(args) => mv(args, warnings),
-        crate::cli::StateCommand::Push(args) => state_push(args, warnings),
+        crate::request::StateCommand::Pull(args) => state_pull(args, warnings),
+        crate::request::StateCommand::List(args) => list(args, warnings),
+        crate::request::StateCommand::Show(args) => show(args, warnings),
+        crate::request::StateCommand::Rm(args) => rm(args, warnings),
+        crate::request::StateCommand::Mv(args) => mv(args, warnings),
+        crate::request::StateCommand::Push(args) => state_push(args, warnings),
     }
 }
 
 /// `hub state push FILE LOCATION`: FILE's state written to LOCATION under
 /// its lock, refused when LOCATION holds another lineage or a newer
 /// serial (unless --force).
-fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn state_push(args: crate::request::StatePushArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_state::{Locations, StateWriter, WriteOptions};
     let mut state =
         hub_state::read(&args.file, warnings)?.ok_or_else(|| hub_state::StateError::Read {
@@ -463,7 +463,10 @@ fn state_push(args: crate::cli::StatePushArgs, warnings: &mut Warnings) -> Resul
 
 /// `hub state pull STATE [FILE]`: the state as every command reads it,
 /// printed or written atomically to FILE; no lock, nothing else changed.
-fn state_pull(mut args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn state_pull(
+    mut args: crate::request::StatePullArgs,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
     if let Some(state) = args.legacy.first().cloned() {
         let output = args.legacy.get(1).cloned();
         let (file, flag) = match &output {
@@ -485,8 +488,7 @@ fn state_pull(mut args: crate::cli::StatePullArgs, warnings: &mut Warnings) -> R
             source: std::io::Error::from_raw_os_error(libc::ENOENT),
             backup: None,
         })?;
-    let text =
-        hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format.into())?);
+    let text = hub_state::integrity::framed(&hub_state::render_as(&state, args.state_format)?);
     match &args.output {
         None => write_stdout(text.as_bytes()),
         Some(file) => {

@@ -9,12 +9,14 @@ pub mod comment;
 mod event;
 mod github;
 mod gitlab;
+mod operate;
 pub mod relay;
 #[cfg(test)]
 mod tests;
 
 pub use command::{parse_command, Command, Verb};
 pub use event::{CiError, Event, Platform, ReadContext, Request, DEFAULT_RELAY_MAX_AGE};
+pub use operate::ci;
 
 use std::path::{Path, PathBuf};
 

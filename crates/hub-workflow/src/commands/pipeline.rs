@@ -6,11 +6,11 @@ use super::output::write_stdout;
 use super::plan::preview_between_runs;
 use super::reviewed::planned_run_args;
 use super::{load_run, parse_overrides, policy, RunRequest};
-use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
+use crate::request::{CommonRunArgs, PipelineArgs, RunArgs};
+use hub_view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 use hub_manifest::diag::Warnings;
 use hub_plan::order::plan::Verb;
-use hub_view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 
 /// `hub pipeline`.
 pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error> {
@@ -71,7 +71,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         // The plan job's `hub plan` evaluates the stack's rules and the
         // `--policy` files, records the files in the plan, and refuses to
         // save a plan one of them denies; every job evaluates them again.
-        policy: crate::cli::PolicyArgs {
+        policy: crate::request::PolicyArgs {
             policies: policies.clone(),
         },
     };

@@ -10,9 +10,9 @@ use hub_plan::plan::saved::{self, SavedPlanError};
 use std::path::{Path, PathBuf};
 
 /// `hub run …`.
-pub fn run(args: crate::cli::RunCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn run(args: crate::request::RunCommandArgs, warnings: &mut Warnings) -> Result<(), Error> {
     match args.command {
-        crate::cli::RunCommand::Finish(args) => finish(args, warnings),
+        crate::request::RunCommand::Finish(args) => finish(args, warnings),
     }
 }
 
@@ -40,7 +40,7 @@ pub fn refuse_open_runs(states: &[String]) -> Result<(), Error> {
 }
 
 /// [`refuse_open_runs`] for `-s LIST` (nothing with `-n`).
-pub fn refuse_open_runs_of(state: &crate::cli::StateArgs) -> Result<(), Error> {
+pub fn refuse_open_runs_of(state: &crate::request::StateArgs) -> Result<(), Error> {
     if state.no_state {
         return Ok(());
     }
@@ -50,7 +50,7 @@ pub fn refuse_open_runs_of(state: &crate::cli::StateArgs) -> Result<(), Error> {
 /// A job's component, its plan and the plan's id, from
 /// `hub deploy --plan PLAN -c NAME`.
 pub fn job_of(
-    args: &crate::cli::DeployArgs,
+    args: &crate::request::DeployArgs,
     path: &Path,
 ) -> Result<(String, saved::SavedPlan, String), Error> {
     let name = match args.common.selection.components.as_slice() {
@@ -68,7 +68,7 @@ pub fn job_of(
 }
 
 /// The run arguments of a job: the plan's, narrowed to its component.
-pub fn narrow(common: &mut crate::cli::CommonRunArgs, name: &str) {
+pub fn narrow(common: &mut crate::request::CommonRunArgs, name: &str) {
     common.selection.components = vec![name.to_string()];
     common.selection.with_deps = false;
     common.selection.with_dependents = false;
@@ -158,7 +158,7 @@ fn keep_log(log: &Path, state: &Path, name: &str, warnings: &mut Warnings) {
 }
 
 /// `hub run finish`.
-fn finish(args: crate::cli::RunFinishArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn finish(args: crate::request::RunFinishArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let (planned, plan_id) = read_plan(&args.plan)?;
     let state = match &args.state {
         Some(given) => PathBuf::from(given),

@@ -1,8 +1,8 @@
 //! `hub validate`: each manifest's findings and a summary line.
 
 use super::output::render;
-use crate::cli::ValidateArgs;
 use crate::error::Error;
+use crate::request::ValidateArgs;
 use hub_manifest::diag::Warnings;
 use std::io::Write;
 

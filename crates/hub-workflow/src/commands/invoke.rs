@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use std::path::PathBuf;
 
 /// `hub invoke COMPONENT VERB`.
-pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn invoke(args: crate::request::InvokeArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::run::invoke::{invoke, InvokeOptions};
     let exported = parse_overrides(&args.environment)?;
     let elaborate = flag_or_env(args.elaborate, "-m", "HUB_ELABORATE")?;
@@ -51,7 +51,7 @@ pub fn invoke(args: crate::cli::InvokeArgs, warnings: &mut Warnings) -> Result<(
 
 /// `hub render GLOB...`.
 pub fn render_templates(
-    args: crate::cli::RenderArgs,
+    args: crate::request::RenderArgs,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     use hub_engine::run::render::{render, RenderOptions};

@@ -1,15 +1,15 @@
 //! The selection of a run from its flags: `-c` entries, folder entries
 //! resolved to the components in them, and `--affected` asked of git.
 
-use crate::cli::SelectionArgs;
 use crate::error::Error;
+use crate::request::SelectionArgs;
 use hub_plan::order::plan::{Chosen, Plan, Selection, Verb};
 use hub_plan::source::stack::Stack;
 use hub_plan::source::{affected, folders};
 use std::path::Path;
 
 /// The selection `args` ask for on `stack`.
-pub(super) fn resolve(
+pub(crate) fn resolve(
     stack: &Stack,
     args: &SelectionArgs,
     components_base: Option<&Path>,
@@ -38,7 +38,7 @@ pub(super) fn resolve(
 }
 
 /// The components `--affected[=BASE]` selects, each with why.
-pub(super) fn affected_components(
+pub(crate) fn affected_components(
     stack: &Stack,
     base: &str,
     components_base: Option<&Path>,

@@ -3,15 +3,13 @@
 //! NAME --job`); a plan is applied once [`reviewed::check`] finds it holds.
 
 use super::common;
-use super::{
-    change, reviewed, run_loaded, run_loaded_keeping, run_stack, runs, selection, RunRequest,
-};
+use super::{change, reviewed, run_loaded, run_stack, runs, selection, Applied, RunRequest};
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::path::Path;
 
 /// `hub deploy`.
-pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn deploy(args: crate::request::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_plan::order::plan::Verb;
     if args.plan.is_some() && !args.common.selection.components.is_empty() {
         return deploy_job(&args, warnings);
@@ -32,7 +30,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
         let plan = std::slice::from_ref(path);
         return hub_engine::trace::traced_run("deploy", plan, || {
             let planned = hub_plan::plan::saved::read(path)?;
-            deploy_saved(planned, path, &args, warnings, &mut || Ok(()))
+            deploy_saved(planned, path, &args, warnings, &mut || Ok(())).result
         });
     }
     if args.change.change.is_some() {
@@ -41,6 +39,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
             change::deploy(&args, &mut |saved, path, before_run| {
                 deploy_saved(saved, path, &args, warnings, before_run)
             })
+            .result
         });
     }
     if args.changed && args.common.state.no_state {
@@ -70,7 +69,7 @@ pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(
 
 /// `hub deploy --plan PLAN -c NAME [--job]`: one component of the plan,
 /// as a job of a pipeline (see `runs`).
-fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
+fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let Some(path) = args.plan.as_deref() else {
         return Ok(());
     };
@@ -111,7 +110,7 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
     };
     // The engine deploys the component on the job's working copy.
     options.state = vec![job.copy.clone()];
-    let ran = run_loaded(&request, &mut stack, &options, warnings);
+    let ran = run_loaded(&request, &mut stack, &options, warnings).result;
     runs::end_job(job, ran, &job_request, &clock, warnings)
 }
 
@@ -119,26 +118,24 @@ fn deploy_job(args: &crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<
 /// and arguments, made again and compared with the plan before anything
 /// runs; `path` names the plan in messages. `before_run` is called once
 /// the plan is found to hold, just before the run.
-fn deploy_saved(
+pub(crate) fn deploy_saved(
     planned: hub_plan::plan::saved::SavedPlan,
     path: &Path,
-    args: &crate::cli::DeployArgs,
+    args: &crate::request::DeployArgs,
     warnings: &mut Warnings,
     before_run: &mut dyn FnMut() -> Result<(), Error>,
-) -> Result<(), Error> {
-    deploy_saved_keeping(planned, path, args, warnings, before_run, &mut None)
+) -> Applied {
+    checked_and_run(planned, path, args, warnings, before_run).unwrap_or_else(Applied::refused)
 }
 
-/// [`deploy_saved`], which also keeps the run's summary in `kept` (`hub
-/// ci`'s comment is made of it).
-pub(super) fn deploy_saved_keeping(
+/// [`deploy_saved`]: the checks, then the run.
+fn checked_and_run(
     planned: hub_plan::plan::saved::SavedPlan,
     path: &Path,
-    args: &crate::cli::DeployArgs,
+    args: &crate::request::DeployArgs,
     warnings: &mut Warnings,
     before_run: &mut dyn FnMut() -> Result<(), Error>,
-    kept: &mut Option<hub_plan::outcome::Summary>,
-) -> Result<(), Error> {
+) -> Result<Applied, Error> {
     runs::refuse_open_runs(&planned.state.locations)?;
     let reviewed::Checked {
         common,
@@ -150,7 +147,5 @@ pub(super) fn deploy_saved_keeping(
     // The engine executes this plan, once the state is found unchanged.
     options.planned = Some(std::sync::Arc::new(preview));
     before_run()?;
-    let (result, summary) = run_loaded_keeping(&request, &mut stack, &options, warnings);
-    *kept = summary;
-    result
+    Ok(run_loaded(&request, &mut stack, &options, warnings))
 }

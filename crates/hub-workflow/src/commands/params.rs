@@ -3,8 +3,8 @@
 
 use super::common::parse_overrides;
 use super::output::write_stdout;
-use crate::cli::{CelArgs, ParamsArgs};
 use crate::error::Error;
+use crate::request::{CelArgs, ParamsArgs};
 use hub_manifest::diag::Warnings;
 
 /// `hub cel`: evaluates and prints one expression (or, with -y, a value).

@@ -2,8 +2,8 @@
 
 use super::common::{parse_overrides, refuse_near_typos, split_list};
 use super::output::write_stdout;
-use crate::cli::ElaborateArgs;
 use crate::error::Error;
+use crate::request::ElaborateArgs;
 use hub_elaborate::{self as elaborate, Options, StateSource};
 use hub_manifest::diag::Warnings;
 use hub_manifest::{render_elaborated_with, write_output_as};

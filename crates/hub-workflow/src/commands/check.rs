@@ -11,7 +11,7 @@ use hub_manifest::diag::Warnings;
 use std::path::PathBuf;
 
 /// `hub check`.
-pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn check(args: crate::request::CheckArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let overrides = parse_overrides(&args.stack.environment)?;
     let states: Vec<PathBuf> = split_list(std::slice::from_ref(&args.state))
         .into_iter()
@@ -95,7 +95,7 @@ pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(),
 /// one of `healths` (`None` without the flag); none is
 /// [`Error::NoneWithHealth`], so that the run does nothing rather than
 /// everything.
-pub(super) fn with_health(
+pub(crate) fn with_health(
     healths: &[String],
     states: &[PathBuf],
     stack: &hub_plan::source::stack::Stack,
@@ -140,7 +140,7 @@ pub(super) fn with_health(
 
 /// A run selected by `--status` when nothing matched: it says so and
 /// succeeds.
-pub(super) fn nothing_with_health(healths: &[String]) -> Result<(), Error> {
+pub(crate) fn nothing_with_health(healths: &[String]) -> Result<(), Error> {
     hub_manifest::console::err_line(&format!(
         "hub: no component has the health {}: nothing to do",
         healths.join(", ")

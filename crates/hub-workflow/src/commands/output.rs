@@ -5,7 +5,7 @@ use crate::error::Error;
 use std::path::PathBuf;
 
 /// A closed pipe (`hub elaborate -o - | head`) is not an error.
-pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
+pub fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
     hub_manifest::console::out(bytes).map_err(|source| Error::Write {
         path: PathBuf::from("-"),
         source,
@@ -17,7 +17,7 @@ pub fn render_error(error: &Error) -> String {
     render(&error.to_string(), error.location(), error.hint())
 }
 
-pub(super) fn render(
+pub(crate) fn render(
     message: &str,
     location: Option<hub_manifest::diag::Location>,
     hint: Option<String>,

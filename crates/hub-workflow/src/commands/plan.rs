@@ -2,13 +2,14 @@
 //! format asked for with the policies' results, saved by `--out`, and
 //! recorded for its change by `--change`.
 
+use super::results::PlanMade;
 use super::{change, check, load_run, policy, report, runs, write_stdout, RunRequest};
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::io::Write;
 
 /// `hub plan`: what a deploy or undeploy would do.
-pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
+pub fn plan(args: crate::request::PlanArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let detailed = args.detailed_exitcode;
     let registry = change::before_plan(&args)?;
     let planned = runs::refuse_open_runs_of(&args.common.state)
@@ -16,12 +17,11 @@ pub fn plan(args: crate::cli::PlanArgs, warnings: &mut Warnings) -> Result<(), E
     if let Some(registry) = &registry {
         change::record_plan(registry, &args, &planned)?;
     }
-    let planned = planned.map(|(preview, _, policies)| (preview, policies));
     match planned {
         Err(Error::NoneWithHealth(healths)) => check::nothing_with_health(&healths),
         Err(error) if detailed => Err(Error::Detailed(Box::new(error))),
         Err(error) => Err(error),
-        Ok((preview, policies)) => plan_status(&preview, &policies, detailed),
+        Ok(made) => plan_status(&made.preview, &made.policies, detailed),
     }
 }
 
@@ -49,12 +49,45 @@ fn plan_status(
 /// The plan, printed; with `save` (`--change`), the saved plan too
 /// (`None` for an undeploy), for the registry.
 fn plan_and_print(
-    args: &crate::cli::PlanArgs,
+    args: &crate::request::PlanArgs,
     save: bool,
     warnings: &mut Warnings,
 ) -> change::Planned {
-    use hub_plan::order::plan::Verb;
+    let made = make_plan(args, save, warnings)?;
+    let detail = hub_view::preview::Detail::of(args.verbose);
+    let text = policy::render(&args.format, detail, &made.preview, &made.policies);
+    write_stdout(text.as_bytes())?;
+    // A plan a rule denies is not saved: nothing could apply it.
+    if let (Some(_), Some(denied)) = (&args.out, made.policies.refusal()) {
+        return Err(denied.into());
+    }
+    // Written after the plan is shown, so that a refusal comes with it.
+    let saved = match (&args.out, made.saved) {
+        (Some(path), Some(saved)) => {
+            let saved = saved?;
+            hub_plan::plan::saved::write(path, &saved)?;
+            Some(Ok(saved))
+        }
+        (_, saved) => saved,
+    };
+    if let Some(failure) = made.policies.failure() {
+        return Err(failure.into());
+    }
+    Ok(PlanMade { saved, ..made })
+}
+
+/// The plan a `hub plan` request asks for, made without running anything
+/// or printing: the stack and the state loaded, the plan made between
+/// runs, the policies evaluated, the report written (`--report`), and the
+/// saved form made (not written) when `--out` or `save` (a change's plan)
+/// asks for it. `hub plan` prints it; `hub ci` puts it in its comment.
+pub fn make_plan(
+    args: &crate::request::PlanArgs,
+    save: bool,
+    warnings: &mut Warnings,
+) -> Result<PlanMade, Error> {
     use hub_view::preview;
+    use hub_plan::order::plan::Verb;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
@@ -83,33 +116,18 @@ fn plan_and_print(
     }
     let saved = (args.out.is_some() || (save && !args.undeploy))
         .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
-    let detail = hub_view::preview::Detail::of(args.verbose);
-    let text = policy::render(&args.format, detail, &plan, &results);
-    write_stdout(text.as_bytes())?;
-    // A plan a rule denies is not saved: nothing could apply it.
-    if let (Some(_), Some(denied)) = (&args.out, results.refusal()) {
-        return Err(denied.into());
-    }
-    // Written after the plan is shown, so that a refusal comes with it.
-    let saved = match (&args.out, saved) {
-        (Some(path), Some(saved)) => {
-            let saved = saved?;
-            hub_plan::plan::saved::write(path, &saved)?;
-            Some(Ok(saved))
-        }
-        (_, saved) => saved,
-    };
-    if let Some(failure) = results.failure() {
-        return Err(failure.into());
-    }
-    Ok((plan, saved, results))
+    Ok(PlanMade {
+        preview: plan,
+        saved,
+        policies: results,
+    })
 }
 
 /// The preview, refused (or, with `--lock-timeout`, delayed) while a run
 /// holds the lock of a state location: what it read would be stale at
 /// once. A run that took the lock while the plan read is caught by a
 /// second look. Plans take no lock, so they run side by side.
-pub(super) fn preview_between_runs(
+pub(crate) fn preview_between_runs(
     stack: &hub_plan::source::stack::Stack,
     options: &hub_plan::options::RunOptions,
     warnings: &mut Warnings,
@@ -120,18 +138,19 @@ pub(super) fn preview_between_runs(
     };
     let wait = hub_state::LockWait::new(options.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
-    let plan = hub_plan::plan::prepare::plan(stack, options, std::env::vars().collect(), warnings)?;
+    let plan =
+        hub_plan::plan::prepare::plan(stack, options, std::env::vars().collect(), warnings)?;
     await_unheld(&options.state, &hub_state::LockWait::default())?;
     Ok(plan)
 }
 
 /// The plan of `plan --out` (and of `--change`): what it decided, the
 /// commit and every file it read, the policy files it was checked with.
-pub(super) fn save_plan(
+pub(crate) fn save_plan(
     plan: &hub_view::preview::Preview,
     stack: &hub_plan::source::stack::Stack,
     options: &hub_plan::options::RunOptions,
-    args: &crate::cli::PlanArgs,
+    args: &crate::request::PlanArgs,
     created: String,
 ) -> Result<hub_plan::plan::saved::SavedPlan, hub_plan::plan::saved::SavedPlanError> {
     use hub_plan::plan::saved::{Made, SavedPlan};
@@ -147,7 +166,7 @@ pub(super) fn save_plan(
 }
 
 /// Flags of `plan` that do not go together.
-fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
+fn refuse_plan_flags(args: &crate::request::PlanArgs) -> Result<(), Error> {
     if args.format == "markdown" && args.common.run.reveal {
         return Err(Error::Usage {
             flag: "--reveal",
@@ -174,3 +193,6 @@ fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
