@@ -142,12 +142,96 @@ fn limits_a_gzip_bomb_state_is_refused() {
     let bomb = encoder.finish().expect("gzip");
     let test = one_component("#!/bin/sh\necho hi\n").bytes("s.state", &bomb);
     let started = Instant::now();
-    let out = hub(&test, &["deploy", "hub.yaml", "-s", "s.state"]);
+    // A state's limit is its own (512 MiB by default): set to 64 MiB here,
+    // so that the bomb passes it without the test holding 512 MiB.
+    let limit = [
+        ("HUB_NOW", "2024-05-01T10:00:00Z"),
+        ("HUB_MAX_STATE_BYTES", "67108864"),
+    ];
+    let out = hub_isolated(&test, &["deploy", "hub.yaml", "-s", "s.state"], &limit);
     refused_quickly(&out, started, "s.state", "larger than 64 MiB");
     assert_eq!(
         std::fs::read(test.root().join("s.state")).expect("state"),
         bomb
     );
+}
+
+/// Four components in a chain, each taking two 300-byte parameters and
+/// printing a 400-byte output: a state of about 6 KB once all deployed,
+/// under 1 KB before the first.
+fn four_large_components() -> Test {
+    let mut stack = String::from("kind: stack\nmeta:\n  name: big\ncomponents:\n");
+    for i in 1..=4 {
+        stack.push_str(&format!("  - name: c{i}\n    source: {{dir: c}}\n"));
+        if i > 1 {
+            stack.push_str(&format!("    depends: [c{}]\n", i - 1));
+        }
+    }
+    let manifest = format!(
+        "kind: component\nmeta:\n  name: c\nparameters:\n  - name: p1\n    value: {}\n  - name: p2\n    value: {}\n",
+        "a".repeat(300),
+        "b".repeat(300)
+    );
+    Test::new()
+        .file("hub.yaml", &stack)
+        .file("c/hub-component.yaml", &manifest)
+        .script(
+            "c/deploy.sh",
+            &format!("#!/bin/sh\necho out = {}\n", "o".repeat(400)),
+        )
+        .script("c/undeploy.sh", "#!/bin/sh\n")
+}
+
+#[test]
+fn limits_a_state_past_its_limit_is_not_written_and_what_was_written_reads() {
+    let test = four_large_components();
+    let small = [
+        ("HUB_NOW", "2024-05-01T10:00:00Z"),
+        ("HUB_MAX_STATE_BYTES", "5000"),
+    ];
+    let out = hub_isolated(&test, &["deploy", "hub.yaml", "-s", "s.state"], &small);
+    // The parameters alone (2.4 KB) pass the estimate; the state written
+    // at the end would not be read back: it is refused, with the limit
+    // and how to raise it.
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    out.stderr_has("the state `s.state` would take ")
+        .stderr_has("more than the 5000 bytes every command reads back: it was not written")
+        .stderr_has("set `HUB_MAX_STATE_BYTES` to a number of bytes");
+    assert!(!out.stderr.contains("not valid YAML"), "{}", out.stderr);
+    let written = std::fs::metadata(test.root().join("s.state")).expect("state");
+    assert!(written.len() <= 5000, "{}", written.len());
+    // Every later command reads what was written (the file and its
+    // journal): the four components are deployed.
+    let plan = hub_isolated(&test, &["plan", "hub.yaml", "-s", "s.state"], &small);
+    plan.success();
+    assert!(
+        plan.stdout.contains("0 to create, 4 to update"),
+        "{}",
+        plan.stdout
+    );
+}
+
+#[test]
+fn limits_a_state_file_past_its_limit_is_refused_naming_the_limit() {
+    let test = four_large_components();
+    hub(&test, &["deploy", "hub.yaml", "-s", "s.state"]).success();
+    let size = std::fs::metadata(test.root().join("s.state"))
+        .expect("state")
+        .len();
+    assert!(size > 3000, "{size}");
+    let small = [
+        ("HUB_NOW", "2024-05-01T10:00:00Z"),
+        ("HUB_MAX_STATE_BYTES", "3000"),
+    ];
+    let out = hub_isolated(&test, &["plan", "hub.yaml", "-s", "s.state"], &small);
+    out.failure()
+        .stderr_has(&format!(
+            "the state file `s.state` is larger than the 3000 bytes a state may take ({size} bytes or more)"
+        ))
+        .stderr_has("set `HUB_MAX_STATE_BYTES`");
+    assert!(!out.stderr.contains("not valid YAML"), "{}", out.stderr);
+    // The default limit reads it.
+    hub(&test, &["plan", "hub.yaml", "-s", "s.state"]).success();
 }
 
 #[test]

@@ -18,6 +18,25 @@ use std::fmt;
 
 /// The largest file read, after decompression.
 pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
+/// The largest state file read or written, after decompression, unless
+/// `HUB_MAX_STATE_BYTES` says otherwise: a state is not written by hand,
+/// and one of 10,000 components with 40 parameters each takes about
+/// 70 MB, so it has a limit of its own (see [`max_state_bytes`]).
+pub const DEFAULT_MAX_STATE_BYTES: usize = 512 * 1024 * 1024;
+/// The variable that sets the state limit, in bytes.
+pub const MAX_STATE_BYTES_VARIABLE: &str = "HUB_MAX_STATE_BYTES";
+
+/// The largest state read or written: `HUB_MAX_STATE_BYTES` when it is a
+/// number of bytes (at least 1), [`DEFAULT_MAX_STATE_BYTES`] otherwise.
+/// Every command reads it the same way, so a state hub wrote under a limit
+/// is read under the same one.
+pub fn max_state_bytes() -> usize {
+    std::env::var(MAX_STATE_BYTES_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&bytes| bytes > 0)
+        .unwrap_or(DEFAULT_MAX_STATE_BYTES)
+}
 /// The deepest nesting of mappings and sequences (the YAML decoder's own
 /// recursion limit is the same).
 pub const MAX_NESTING_DEPTH: usize = 128;
@@ -34,12 +53,17 @@ pub struct Exceeded {
 
 impl Exceeded {
     pub fn size(bytes: usize) -> Self {
+        Exceeded::size_within(bytes, MAX_FILE_BYTES)
+    }
+
+    /// The file is larger than `limit`.
+    pub fn size_within(bytes: usize, limit: usize) -> Self {
         Exceeded {
             line: None,
             column: None,
             message: format!(
-                "the file is larger than {} MiB ({bytes} bytes or more)",
-                MAX_FILE_BYTES >> 20
+                "the file is larger than {} ({bytes} bytes or more)",
+                size_text(limit)
             ),
         }
     }
@@ -50,6 +74,15 @@ impl Exceeded {
             column: Some(column),
             message: depth_message(),
         }
+    }
+}
+
+/// A limit in bytes as people write it: `64 MiB`, or the bytes when the
+/// limit is not a whole number of mebibytes.
+pub fn size_text(bytes: usize) -> String {
+    match bytes % (1 << 20) {
+        0 => format!("{} MiB", bytes >> 20),
+        _ => format!("{bytes} bytes"),
     }
 }
 
@@ -80,8 +113,14 @@ pub struct Scan {
 
 /// Checks the size and the flow nesting of `text` in one pass.
 pub fn scan(text: &str) -> Result<Scan, Exceeded> {
-    if text.len() > MAX_FILE_BYTES {
-        return Err(Exceeded::size(text.len()));
+    scan_within(text, MAX_FILE_BYTES)
+}
+
+/// [`scan`] with a size limit of `max_bytes` (a state's, see
+/// [`max_state_bytes`]).
+pub fn scan_within(text: &str, max_bytes: usize) -> Result<Scan, Exceeded> {
+    if text.len() > max_bytes {
+        return Err(Exceeded::size_within(text.len(), max_bytes));
     }
     Scanner::default().run(text)
 }

@@ -40,11 +40,24 @@ impl SourceFile {
     }
 
     pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Self, ManifestError> {
-        if bytes.len() > MAX_FILE_BYTES {
-            return Err(limit_error(path, Exceeded::size(bytes.len())));
+        Self::from_bytes_within(path, bytes, MAX_FILE_BYTES)
+    }
+
+    /// [`SourceFile::from_bytes`] with a size limit of `max_bytes` (a
+    /// state's, see [`limits::max_state_bytes`]).
+    pub fn from_bytes_within(
+        path: &Path,
+        bytes: Vec<u8>,
+        max_bytes: usize,
+    ) -> Result<Self, ManifestError> {
+        if bytes.len() > max_bytes {
+            return Err(limit_error(
+                path,
+                Exceeded::size_within(bytes.len(), max_bytes),
+            ));
         }
         let bytes = if bytes.starts_with(&GZIP_MAGIC) {
-            gunzip(path, &bytes)?
+            gunzip(path, &bytes, max_bytes)?
         } else {
             bytes
         };
@@ -89,6 +102,17 @@ impl SourceFile {
         self.first_document_within_limits(warnings)
     }
 
+    /// [`SourceFile::first_document`] with a size limit of `max_bytes` (a
+    /// state's, see [`limits::max_state_bytes`]).
+    pub fn first_document_sized<T: Document>(
+        &self,
+        warnings: &mut Warnings,
+        max_bytes: usize,
+    ) -> Result<(Option<T>, usize), ManifestError> {
+        self.check_limits_within(max_bytes)?;
+        self.first_document_within_limits(warnings)
+    }
+
     /// [`SourceFile::first_document`] of a text already known to be
     /// within the limits: a piece of a text that passed them, cut at
     /// lines outside any flow collection, without aliases
@@ -130,7 +154,13 @@ impl SourceFile {
 
     /// Refuses a file past the limits of [`limits`] before it is decoded.
     pub fn check_limits(&self) -> Result<(), ManifestError> {
-        let scan = limits::scan(&self.text).map_err(|e| limit_error(&self.path, e))?;
+        self.check_limits_within(MAX_FILE_BYTES)
+    }
+
+    /// [`SourceFile::check_limits`] with a size limit of `max_bytes`.
+    pub fn check_limits_within(&self, max_bytes: usize) -> Result<(), ManifestError> {
+        let scan =
+            limits::scan_within(&self.text, max_bytes).map_err(|e| limit_error(&self.path, e))?;
         if scan.has_aliases {
             for (index, document) in yaml_serde::Deserializer::from_str(&self.text).enumerate() {
                 limits::count_expanded(document).map_err(|e| self.yaml_error(e, index))?;
@@ -229,17 +259,20 @@ fn duplicate_key(message: &str) -> Option<&str> {
     rest.split('`').next()
 }
 
-fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, ManifestError> {
+fn gunzip(path: &Path, bytes: &[u8], max_bytes: usize) -> Result<Vec<u8>, ManifestError> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(bytes)
-        .take(MAX_FILE_BYTES as u64 + 1)
+        .take(max_bytes as u64 + 1)
         .read_to_end(&mut out)
         .map_err(|source| ManifestError::Gzip {
             path: path.to_path_buf(),
             source,
         })?;
-    if out.len() > MAX_FILE_BYTES {
-        return Err(limit_error(path, Exceeded::size(out.len())));
+    if out.len() > max_bytes {
+        return Err(limit_error(
+            path,
+            Exceeded::size_within(out.len(), max_bytes),
+        ));
     }
     Ok(out)
 }

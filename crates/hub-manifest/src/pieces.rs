@@ -73,8 +73,11 @@ pub fn split<'t>(text: &'t str, keys: &[(&str, Shape)], smallest: usize) -> Opti
     }
     // Within the limits and without aliases, so are the head and every
     // chunk (cut at lines outside any flow collection): they are decoded
-    // without scanning them again.
-    let scan = super::limits::scan(text).ok()?;
+    // without scanning them again. The size was checked where the file was
+    // read, against its kind's limit (a state's is larger): here only the
+    // largest of them bounds it.
+    let largest = super::limits::MAX_FILE_BYTES.max(super::limits::max_state_bytes());
+    let scan = super::limits::scan_within(text, largest).ok()?;
     if scan.has_aliases {
         return None;
     }

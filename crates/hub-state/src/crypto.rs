@@ -42,7 +42,10 @@ const KEY_LEN: usize = 32;
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Decompressed states larger than this are refused (a gzip bomb would
 /// otherwise fill memory before the YAML limits see it).
-const MAX_PLAIN_BYTES: u64 = hub_manifest::limits::MAX_FILE_BYTES as u64;
+/// (The state limit, see [`hub_manifest::limits::max_state_bytes`].)
+fn max_plain_bytes() -> u64 {
+    hub_manifest::limits::max_state_bytes() as u64
+}
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum CryptoError {
@@ -60,7 +63,7 @@ pub enum CryptoError {
     KeyService { service: &'static str, marker: u8 },
     #[error("its decrypted content is not valid gzip: {reason}")]
     Gzip { reason: String },
-    #[error("its decrypted content is larger than {} MiB", MAX_PLAIN_BYTES >> 20)]
+    #[error("its decrypted content is larger than {}", hub_manifest::limits::size_text(max_plain_bytes() as usize))]
     TooLarge,
     #[error("cannot compress the state: {reason}")]
     Compress { reason: String },
@@ -237,12 +240,12 @@ fn gzip(bytes: &[u8]) -> Result<Vec<u8>, CryptoError> {
 fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, CryptoError> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(bytes)
-        .take(MAX_PLAIN_BYTES + 1)
+        .take(max_plain_bytes() + 1)
         .read_to_end(&mut out)
         .map_err(|e| CryptoError::Gzip {
             reason: e.to_string(),
         })?;
-    if out.len() as u64 > MAX_PLAIN_BYTES {
+    if out.len() as u64 > max_plain_bytes() {
         return Err(CryptoError::TooLarge);
     }
     Ok(out)

@@ -119,6 +119,24 @@ pub enum StateError {
         action: &'static str,
         source: std::io::Error,
     },
+    /// A state larger than every command reads (see
+    /// [`hub_manifest::limits::max_state_bytes`]): refused when read, and
+    /// never written.
+    #[error("{}", too_large_text(path, *bytes, *limit, *writing))]
+    TooLarge {
+        path: PathBuf,
+        bytes: u64,
+        limit: u64,
+        /// A write that was refused (nothing written), not a read.
+        writing: bool,
+    },
+    /// A state read past one of the other limits (nesting, aliases).
+    #[error("the state file is too much to read: {message}")]
+    Limit {
+        location: Location,
+        message: String,
+        backup: Option<PathBuf>,
+    },
     #[error("the state journal `{}` is damaged at record {record}: {reason}", path.display())]
     Journal {
         path: PathBuf,
@@ -181,7 +199,8 @@ impl StateError {
             | StateError::Beside { .. }
             | StateError::RemoteAccess { .. }
             | StateError::RemoteConflict { .. }
-            | StateError::RemoteSaved { .. } => 2,
+            | StateError::RemoteSaved { .. }
+            | StateError::TooLarge { writing: true, .. } => 2,
             StateError::LockTimeout { source, .. } => source.exit_code(),
             _ => 1,
         }
@@ -202,6 +221,7 @@ impl StateError {
         match self {
             StateError::LockTimeout { source, .. } => source.location(),
             StateError::Yaml { location, .. }
+            | StateError::Limit { location, .. }
             | StateError::WrongKind { location, .. }
             | StateError::WrongVersion { location, .. }
             | StateError::BadComponentName { location, .. } => Some(location.clone()),
@@ -212,7 +232,8 @@ impl StateError {
             | StateError::Sealed { path, .. }
             | StateError::Write { path, .. }
             | StateError::Beside { path, .. }
-            | StateError::Journal { path, .. } => Some(Location::file(path)),
+            | StateError::Journal { path, .. }
+            | StateError::TooLarge { path, .. } => Some(Location::file(path)),
             StateError::Locked { lock, .. }
             | StateError::StaleLock { lock, .. }
             | StateError::UnreadableLock { lock, .. }
@@ -241,6 +262,12 @@ impl StateError {
             StateError::Yaml { backup, .. } => {
                 Some(restore_hint(backup.as_deref(), "fix the YAML at the line shown, or "))
             }
+            StateError::TooLarge { limit, .. } => Some(format!(
+                "hub reads states of up to {} (set `{}` to a number of bytes to change it, the same for every command that reads this state); or split the stack's components over several states",
+                hub_manifest::limits::size_text(*limit as usize),
+                hub_manifest::limits::MAX_STATE_BYTES_VARIABLE
+            )),
+            StateError::Limit { backup, .. } => Some(restore_hint(backup.as_deref(), "")),
             StateError::WrongKind { .. } => Some("check the `-s`/`--state` path: it names another kind of file".into()),
             StateError::WrongVersion { version, .. } if *version > 1 => {
                 Some("the file was written by a newer hub; use that version".into())
@@ -474,5 +501,19 @@ fn folder_hint(folder: &Path) -> String {
             shell_word(folder)
         ),
         true => "check the permissions of the state's folder, or give `-s` a path in a folder you may write".into(),
+    }
+}
+
+fn too_large_text(path: &Path, bytes: u64, limit: u64, writing: bool) -> String {
+    let limit = hub_manifest::limits::size_text(limit as usize);
+    match writing {
+        true => format!(
+            "the state `{}` would take {bytes} bytes, more than the {limit} every command reads back: it was not written",
+            path.display()
+        ),
+        false => format!(
+            "the state file `{}` is larger than the {limit} a state may take ({bytes} bytes or more)",
+            path.display()
+        ),
     }
 }

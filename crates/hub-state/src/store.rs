@@ -13,7 +13,8 @@ mod paths;
 mod read;
 mod writer;
 
-pub(crate) use codec::{decode_error, read_bytes, serial_of, unseal};
+pub use codec::max_state_bytes;
+pub(crate) use codec::{check_written_size, read_bytes, serial_of, state_source, unseal};
 pub use codec::{parse, render, render_as};
 pub(crate) use files::sync_folder;
 pub use files::write_atomically;

@@ -628,8 +628,9 @@ fn seven_components_reading_one_large_parameter_deploy_twice() {
 }
 
 /// Seven 10 MiB stack parameters, one per component, would write a state
-/// of about 70 MiB, which no later command could read: the deploy is
-/// refused before anything runs, naming the parameters.
+/// of about 70 MiB, which no later command could read under a 64 MiB
+/// state limit (`HUB_MAX_STATE_BYTES`; the default, 512 MiB, holds it):
+/// the deploy is refused before anything runs, naming the parameters.
 #[test]
 fn a_deploy_whose_state_would_be_too_large_to_read_is_refused_up_front() {
     let files = [
@@ -640,7 +641,9 @@ fn a_deploy_whose_state_would_be_too_large_to_read_is_refused_up_front() {
     let files: Vec<String> = files.iter().map(|f| format!("{f}.yaml")).collect();
     args.extend(files.iter().map(String::as_str));
     args.extend(["-s", "s.state"]);
-    let out = hub_pinned(test.root(), &args);
+    let mut command = pinned_command(test.root(), &args);
+    command.env("HUB_MAX_STATE_BYTES", "67108864");
+    let out = Output::of(command.output().expect("run hub"), test.root());
     assert_eq!(out.status, 1, "{}", out.stderr);
     for fragment in [
         "the state this deploy would write is about 70.",

@@ -721,11 +721,12 @@ fn check_state_size(stack: &Stack, plan: &Plan, locked: &Locked) -> Result<(), E
         .iter()
         .filter_map(|name| Some((name.as_str(), stack.elaborated.component(name)?)));
     let (estimate, weights) = super::size::estimate(locked, components);
-    match super::size::over_limit(estimate, weights) {
+    let limit = state::max_state_bytes() as u64;
+    match super::size::over_limit(estimate, limit, weights) {
         None => Ok(()),
         Some(heaviest) => Err(EngineError::StateTooLarge {
             estimate,
-            limit: hub_manifest::limits::MAX_FILE_BYTES as u64,
+            limit,
             heaviest,
         }),
     }

@@ -183,7 +183,7 @@ impl EngineError {
             EngineError::Process(e) => e.hint(),
             EngineError::StateMoved { .. } => Some("nothing was run and the state is untouched: another run wrote it after the plan was checked".into()),
             EngineError::StateTooLarge { .. } => Some(
-                "nothing ran; give the components a file that holds a large value (its path as the parameter) instead of the value, or give the value to fewer components".into(),
+                "nothing ran; give the components a file that holds a large value (its path as the parameter) instead of the value, or give the value to fewer components (or raise the limit with `HUB_MAX_STATE_BYTES`, a number of bytes, the same for every command that reads this state)".into(),
             ),
             EngineError::PruneFailed { .. } => Some(
                 "their entries are kept: see their output above and their log files, fix them and run `hub deploy --prune` again".into(),

@@ -1,7 +1,8 @@
 //! The size of the state a deploy will write, estimated from the locked
 //! parameters before anything runs.
 //!
-//! Every state is read with the limit of [`MAX_FILE_BYTES`]: a state
+//! Every state is read with the limit of [`hub_state::max_state_bytes`]
+//! (`HUB_MAX_STATE_BYTES`, 512 MiB by default): a state
 //! written past it would be refused by every later command, its backup as
 //! well. A stack parameter is written once in `stackParameters` and again
 //! in the entry of every component that takes it, so one large value read
@@ -9,7 +10,6 @@
 //! component when the parameters alone would take the state past the
 //! limit, naming those that weigh most.
 
-use hub_manifest::limits::MAX_FILE_BYTES;
 use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
 use hub_params::{flatten, qualified, Locked};
@@ -115,11 +115,11 @@ pub fn estimate<'m>(
 /// The estimate passes the limit: the weights that make it so, heaviest
 /// first, as long as they are each a tenth of the limit or more (at least
 /// one).
-pub(crate) fn over_limit(total: u64, weights: Vec<Weight>) -> Option<Vec<Weight>> {
-    if total <= MAX_FILE_BYTES as u64 {
+pub(crate) fn over_limit(total: u64, limit: u64, weights: Vec<Weight>) -> Option<Vec<Weight>> {
+    if total <= limit {
         return None;
     }
-    let tenth = MAX_FILE_BYTES as u64 / 10;
+    let tenth = limit / 10;
     let heavy: Vec<Weight> = weights
         .iter()
         .take_while(|w| w.total() >= tenth)
@@ -186,6 +186,8 @@ mod tests {
     use super::*;
     use hub_params::{LockedParam, Origin};
 
+    const LIMIT: u64 = 64 << 20;
+
     fn locked(values: &[(&str, usize)]) -> Locked {
         let mut locked = Locked::default();
         for (name, size) in values {
@@ -225,7 +227,7 @@ mod tests {
         let names = ["a", "b", "c", "d", "e", "f", "g"];
         let (total, weights) = estimate(&locked, names.iter().map(|n| (*n, &m)));
         assert!(total < 11 << 20, "{total}");
-        assert!(over_limit(total, weights).is_none());
+        assert!(over_limit(total, LIMIT, weights).is_none());
     }
 
     #[test]
@@ -235,7 +237,7 @@ mod tests {
         let names = ["a", "b", "c", "d", "e", "f", "g"];
         let (total, weights) = estimate(&Locked::default(), names.iter().map(|n| (*n, &m)));
         assert!(total > 70 << 20, "{total}");
-        let heavy = over_limit(total, weights).expect("over the limit");
+        let heavy = over_limit(total, LIMIT, weights).expect("over the limit");
         let line = describe(&heavy[0]);
         assert!(
             line.starts_with("`a: big` (10.0 MiB) in the entries of 1 component (`a`)"),
@@ -257,7 +259,7 @@ mod tests {
             .map(|n| manifest(&[&format!("big.{n}")]))
             .collect();
         let (total, weights) = estimate(&locked, names.iter().copied().zip(&manifests));
-        let heavy = over_limit(total, weights).expect("over the limit");
+        let heavy = over_limit(total, LIMIT, weights).expect("over the limit");
         assert_eq!(heavy.len(), 5, "{heavy:?}");
         assert!(
             describe(&heavy[0])
@@ -272,6 +274,6 @@ mod tests {
         let locked = locked(&[("big", 10 << 20)]);
         let m = manifest(&["big"]);
         let (total, weights) = estimate(&locked, ["a", "b"].iter().map(|n| (*n, &m)));
-        assert!(over_limit(total, weights).is_none());
+        assert!(over_limit(total, LIMIT, weights).is_none());
     }
 }

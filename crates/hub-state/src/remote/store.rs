@@ -25,7 +25,6 @@ use crate::journal;
 use crate::model::State;
 use crate::StateError;
 use hub_manifest::diag::Warnings;
-use hub_manifest::SourceFile;
 use std::path::{Path, PathBuf};
 
 const JOURNAL: &str = ".journal";
@@ -166,8 +165,7 @@ pub fn decode_state(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, StateError> 
 }
 
 fn parse(path: &Path, bytes: Vec<u8>, warnings: &mut Warnings) -> Result<State, StateError> {
-    let source = SourceFile::from_bytes(path, decode_state(path, bytes)?)
-        .map_err(|e| crate::store::decode_error(path, e))?;
+    let source = crate::store::state_source(path, decode_state(path, bytes)?)?;
     crate::store::parse(path, &source.text, warnings)
 }
 

@@ -44,6 +44,42 @@ pub(crate) fn read_bytes(
     }
 }
 
+/// The largest state read or written (see
+/// [`hub_manifest::limits::max_state_bytes`]).
+pub fn max_state_bytes() -> usize {
+    hub_manifest::limits::max_state_bytes()
+}
+
+/// The text of a state file's bytes (after unsealing), refused past the
+/// state limit.
+pub(crate) fn state_source(path: &Path, bytes: Vec<u8>) -> Result<SourceFile, StateError> {
+    let limit = max_state_bytes();
+    if bytes.len() > limit {
+        return Err(StateError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: bytes.len() as u64,
+            limit: limit as u64,
+            writing: false,
+        });
+    }
+    SourceFile::from_bytes_within(path, bytes, limit).map_err(|e| decode_error(path, e))
+}
+
+/// Refuses to write a state of `bytes` bytes (its text, framed, before any
+/// compression) that every later command would refuse to read.
+pub(crate) fn check_written_size(path: &Path, bytes: usize) -> Result<(), StateError> {
+    let limit = max_state_bytes();
+    match bytes > limit {
+        true => Err(StateError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: bytes as u64,
+            limit: limit as u64,
+            writing: true,
+        }),
+        false => Ok(()),
+    }
+}
+
 /// Parses the text of a state file; `path` is used in messages only.
 pub fn parse(path: &Path, text: &str, warnings: &mut Warnings) -> Result<State, StateError> {
     let source = SourceFile {
@@ -68,7 +104,7 @@ pub(super) fn parse_source(
     let (state, documents) = match crate::pieces::first_state(source) {
         Some((state, documents)) => (Some(state), documents),
         None => source
-            .first_document::<State>(warnings)
+            .first_document_sized::<State>(warnings, max_state_bytes())
             .map_err(|e| decode_error(path, e))?,
     };
     let mut state = state.ok_or_else(|| StateError::Empty {
@@ -122,8 +158,12 @@ pub(crate) fn decode_error(path: &Path, error: ManifestError) -> StateError {
     match error {
         ManifestError::Yaml {
             location, message, ..
-        }
-        | ManifestError::Limit { location, message } => StateError::Yaml {
+        } => StateError::Yaml {
+            location,
+            message,
+            backup,
+        },
+        ManifestError::Limit { location, message } => StateError::Limit {
             location,
             message,
             backup,
@@ -217,10 +257,12 @@ pub(crate) fn serial_in_head(bytes: &[u8]) -> Option<u64> {
 /// The `serial` of a state file's content; 0 when it has none or cannot
 /// be read.
 pub(crate) fn serial_of(bytes: &[u8]) -> u64 {
-    let Ok(source) = SourceFile::from_bytes(Path::new("state"), bytes.to_vec()) else {
+    let limit = max_state_bytes();
+    let Ok(source) = SourceFile::from_bytes_within(Path::new("state"), bytes.to_vec(), limit)
+    else {
         return 0;
     };
-    if source.check_limits().is_err() {
+    if source.check_limits_within(limit).is_err() {
         return 0;
     }
     let value: yaml_serde::Value = yaml_serde::Deserializer::from_str(&source.text)

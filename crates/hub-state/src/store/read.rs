@@ -1,11 +1,10 @@
 //! Reading a state as hub sees it: the file, with its journal applied.
 
-use super::codec::{decode_error, existing_backup, parse_source, read_bytes, unseal};
+use super::codec::{existing_backup, parse_source, read_bytes, state_source, unseal};
 use super::paths::real_location;
 use crate::model::State;
 use crate::{is_remote, StateError};
 use hub_manifest::diag::Warnings;
-use hub_manifest::SourceFile;
 use std::path::Path;
 
 /// Reads the state at `path` as hub sees it: the file, with the records of
@@ -36,6 +35,6 @@ pub fn read_file(path: &Path, warnings: &mut Warnings) -> Result<Option<State>, 
         return Ok(None);
     };
     let bytes = unseal(path, bytes)?;
-    let source = SourceFile::from_bytes(path, bytes).map_err(|e| decode_error(path, e))?;
+    let source = state_source(path, bytes)?;
     parse_source(&source, warnings).map(Some)
 }

@@ -514,18 +514,23 @@ impl StateWriter {
     /// compressed when asked.
     fn encoded_owned(&self, mut text: String) -> Result<Vec<u8>, StateError> {
         integrity::frame_in_place(&mut text);
+        super::check_written_size(&self.first_location(), text.len())?;
         if !self.options.compressed {
             return Ok(text.into_bytes());
         }
         gzip(text.as_bytes()).map_err(|source| StateError::Write {
-            path: self
-                .targets
-                .first()
-                .map(|t| t.store.location().to_path_buf())
-                .unwrap_or_default(),
+            path: self.first_location(),
             action: "compress",
             source,
         })
+    }
+
+    /// The first location written, for messages.
+    fn first_location(&self) -> PathBuf {
+        self.targets
+            .first()
+            .map(|t| t.store.location().to_path_buf())
+            .unwrap_or_default()
     }
 
     fn folded(&mut self, state: &State) {

@@ -247,24 +247,59 @@ fn views_and_snapshots_equal_the_whole_lists() {
         let mut dice = Dice(seed);
         let parallel = seed % 2 == 0;
         let size = 2 + dice.roll(10);
+        // Each component's direct predecessors: random earlier ones.
+        let picks: Vec<Vec<usize>> = (0..size)
+            .map(|_| (0..dice.roll(3)).map(|_| dice.roll(usize::MAX)).collect())
+            .collect();
+        run_against_lists(&picks, &mut dice, parallel, &format!("seed {seed}"));
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// What each component sees, on graphs proptest draws (and shrinks):
+    /// each component's direct predecessors picked among the earlier
+    /// ones, wide or deep, up to 40 components (a component of a deep
+    /// graph sees most of the stack), against the whole lists the
+    /// engine used to copy for every component.
+    #[test]
+    fn what_each_component_sees_on_random_graphs_equals_the_copied_lists(
+        picks in proptest::collection::vec(
+            proptest::collection::vec(proptest::prelude::any::<usize>(), 0..5),
+            2..40,
+        ),
+        seed in proptest::prelude::any::<u64>(),
+        parallel in proptest::prelude::any::<bool>(),
+    ) {
+        run_against_lists(&picks, &mut Dice(seed), parallel, &format!("seed {seed}"));
+    }
+}
+
+/// One run on the graph whose component `i` runs after `picks[i]` (each
+/// taken modulo `i`: an earlier component), its outputs, preloads,
+/// reads and order drawn from `dice`; every view, lookup and snapshot
+/// checked against [`Lists`].
+fn run_against_lists(picks: &[Vec<usize>], dice: &mut Dice, parallel: bool, seed: &str) {
+    let dice = &mut *dice;
+    {
+        let size = picks.len();
         let names: Vec<String> = (0..size).map(|i| format!("c{i}")).collect();
-        // Each component's upstream: the closure of random earlier ones.
+        // Each component's upstream: the closure of its predecessors.
         let mut upstream: Vec<Vec<usize>> = Vec::new();
-        for i in 0..size {
+        for (i, before) in picks.iter().enumerate() {
             let mut set: BTreeSet<usize> = BTreeSet::new();
-            for _ in 0..dice.roll(3) {
-                if i > 0 {
-                    let before = dice.roll(i);
-                    set.insert(before);
-                    set.extend(upstream[before].iter().copied());
-                }
+            for &pick in before.iter().filter(|_| i > 0) {
+                let before = pick % i;
+                set.insert(before);
+                set.extend(upstream[before].iter().copied());
             }
             upstream.push(set.into_iter().collect());
         }
         let initial: Vec<CapturedOutput> = (0..dice.roll(size))
             .flat_map(|_| {
                 let owner = format!("c{}", dice.roll(size + 2));
-                outputs_of(&mut dice, &owner)
+                outputs_of(dice, &owner)
             })
             .collect();
         let initial = overlay(Vec::new(), &initial);
@@ -292,7 +327,7 @@ fn views_and_snapshots_equal_the_whole_lists() {
         for at in order {
             let name = &names[at];
             if dice.roll(8) == 0 {
-                let preload = outputs_of(&mut dice, "p");
+                let preload = outputs_of(dice, "p");
                 known.preload(name, at, preload.clone());
                 match parallel {
                     true => drop(lists.preloaded.insert(name.clone(), preload)),
@@ -306,7 +341,7 @@ fn views_and_snapshots_equal_the_whole_lists() {
             });
             let view = known.visible(name, at, bits.clone());
             let expected = lists.outputs_for(name, &upstream[at]);
-            let context = format!("seed {seed}, {name}");
+            let context = format!("{seed}, {name}");
             assert_eq!(keys(&known.all(&view)), keys(&expected), "{context}");
             let reads: HashSet<String> = (0..dice.roll(4))
                 .map(|_| match dice.roll(4) {
@@ -339,7 +374,7 @@ fn views_and_snapshots_equal_the_whole_lists() {
                 &against,
                 &context,
             ));
-            let outputs = outputs_of(&mut dice, name);
+            let outputs = outputs_of(dice, name);
             let after = known.produced(at, name, outputs.clone(), Vec::new(), bits);
             let expected = lists.produced(at, name, outputs, &upstream[at]);
             assert_eq!(keys(&known.all(&after)), keys(&expected), "{context} after");
@@ -358,7 +393,7 @@ fn views_and_snapshots_equal_the_whole_lists() {
         assert_eq!(
             keys(&known.outputs()),
             keys(&lists.outputs),
-            "seed {seed}: totals"
+            "{seed}: totals"
         );
     }
 }

@@ -37,6 +37,7 @@ impl StateWriter {
         how: Fold,
     ) -> Result<(), StateError> {
         let first = self.changed_since_render.take();
+        let location = self.first_location();
         // The renderer's cache follows the state once a render finished:
         // the next renders compare nothing (as after `render_text`).
         let rendered = Cell::new(false);
@@ -59,7 +60,16 @@ impl StateWriter {
                 match done {
                     Ok(()) => {
                         rendered.set(true);
-                        framed.finish()
+                        let written = framed.finish()?;
+                        // Past the limit the file is left unfinished:
+                        // nothing replaces the state.
+                        if let Err(error) =
+                            super::super::check_written_size(&location, written as usize)
+                        {
+                            *failed.borrow_mut() = Some(error);
+                            return Err(std::io::Error::other("the state is too large"));
+                        }
+                        Ok(written)
                     }
                     Err(error) => {
                         *failed.borrow_mut() = Some(error);
