@@ -113,7 +113,8 @@ fn undeploy_checked(
     };
     let (mut stack, options) = load_run(&request, Verb::Undeploy, warnings)?;
     let environment = std::env::vars().collect();
-    let mut quiet = Warnings::default();
+    // The run below makes the plan again and says what it warns about.
+    let mut quiet = Warnings::already_reported();
     let now = hub_engine::view::preview::preview(&stack, &options, environment, &mut quiet)?;
     check(&now)?;
     let change = change::context(&args.change);
@@ -262,7 +263,7 @@ fn shown_warnings(warnings: &mut Warnings, shown: usize, report: Option<&Path>) 
     if shown == 0 {
         return;
     }
-    let mut rest = Warnings::default();
+    let mut rest = Warnings::new();
     for warning in warnings.iter().skip(shown) {
         rest.push(warning.clone());
     }

@@ -196,7 +196,7 @@ pub fn check(
                 let Some(name) = targets.get(at) else {
                     break;
                 };
-                let mut own = Warnings::default();
+                let mut own = Warnings::new();
                 let checked = context.check_one(name, &mut own);
                 results
                     .lock()

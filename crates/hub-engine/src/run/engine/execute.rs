@@ -209,7 +209,7 @@ impl<'a> Run<'a> {
                         log_file: self.log_file(name),
                         limit: self.timeouts.limit(name),
                     };
-                    prune::undeploy(gone, &entry, &run)
+                    prune::undeploy(gone, &entry, &run, self.warnings)
                 }
                 _ => prune::Ended::Undeployed,
             };
