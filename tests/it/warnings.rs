@@ -135,3 +135,23 @@ fn prune_says_what_the_removed_component_environment_warns_about() {
     let log = std::fs::read_to_string(root.join("undeploy.log")).expect("undeployed");
     assert_eq!(log, "two\n");
 }
+
+#[test]
+fn a_job_says_what_reading_the_state_warns_about() {
+    let test = clashing_stack();
+    let root = test.root();
+    std::fs::write(root.join("s.state"), STATE_WITH_TWO_DOCUMENTS).expect("state");
+    hub_pinned(
+        root,
+        &["plan", "hub.yaml", "-s", "s.state", "--out", "plan.json"],
+    )
+    .success()
+    .stderr_has(TWO_DOCUMENTS);
+    let job = hub_pinned(
+        root,
+        &[
+            "deploy", "--plan", "plan.json", "-c", "keep", "-s", "s.state", "--job",
+        ],
+    );
+    job.success().stderr_has(TWO_DOCUMENTS);
+}
