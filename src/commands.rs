@@ -212,7 +212,7 @@ fn run_loaded_inner(
             .map(|l| l as &dyn hub_engine::view::progress::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
-    if let Some(cache) = hub_engine::run::digest_cache::installed() {
+    if let Some(cache) = &options.digest_cache {
         // Only a hint for the next run: a cache that cannot be written is
         // left as it was; a planted one is said.
         if let Err(error) = cache.save() {
@@ -331,7 +331,7 @@ fn load_run(
     if let Some(execute) = args.execute {
         check_encryption(execute.encrypted)?;
     }
-    install_digest_cache(&states, args.execute);
+    let digest_cache = open_digest_cache(&states, args.execute);
     let enabled = hub_plan::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
         std::env::var(name).ok()
     })
@@ -398,6 +398,7 @@ fn load_run(
         timeout: args.execute.and_then(|e| e.timeout),
         expected_state: None,
         planned: None,
+        digest_cache,
     };
     Ok((stack, options))
 }
@@ -405,16 +406,17 @@ fn load_run(
 /// Fingerprints reuse the digests of unchanged files kept beside the
 /// (first) state: runs that write the state also write the cache; plans
 /// and dry runs only read it.
-fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::cli::ExecuteArgs>) {
+fn open_digest_cache(
+    states: &[PathBuf],
+    execute: Option<&crate::cli::ExecuteArgs>,
+) -> Option<std::sync::Arc<hub_engine::run::digest_cache::DigestCache>> {
     use hub_engine::run::digest_cache::{self, DigestCache};
-    let Some(state) = states.first().filter(|s| !hub_state::is_remote(s)) else {
-        return;
-    };
+    let state = states.first().filter(|s| !hub_state::is_remote(s))?;
     let writable = execute.is_some_and(|e| !e.dry);
-    digest_cache::install(DigestCache::open(
+    Some(std::sync::Arc::new(DigestCache::open(
         &digest_cache::path_beside(state),
         writable,
-    ));
+    )))
 }
 
 /// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything

@@ -63,6 +63,11 @@ pub struct RunOptions {
     /// and found to be the saved one; the engine executes it (once the
     /// state is found unchanged under the lock) instead of making one.
     pub planned: Option<Arc<Plan>>,
+    /// The digests of unchanged files kept beside the state, which every
+    /// fingerprint of the run reuses (see [`crate::decide::digest_cache`]);
+    /// `None` reads every file. The command opens it and saves it after
+    /// the run.
+    pub digest_cache: Option<Arc<crate::decide::digest_cache::DigestCache>>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

@@ -471,7 +471,8 @@ impl Walk<'_> {
             .stack
             .component_dir(reference, self.options.components_base_dir.as_deref())
             .map_err(|e| e.to_string())?;
-        fingerprint::folder_digest(&dir).map_err(|e| e.to_string())
+        fingerprint::folder_digest_with(&dir, self.options.digest_cache.as_deref())
+            .map_err(|e| e.to_string())
     }
 
     /// What the engine does with a component, from the deploy's decision
