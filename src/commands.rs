@@ -399,6 +399,7 @@ fn load_run(
         expected_state: None,
         planned: None,
         digest_cache,
+        encrypted: args.execute.and_then(|e| e.encrypted),
     };
     Ok((stack, options))
 }
@@ -422,7 +423,7 @@ fn open_digest_cache(
 /// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything
 /// runs. The password seals remote copies only; local files stay plain.
 fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
-    hub_state::crypto::choose_remote_password(flag).map_err(|error| Error::Usage {
+    hub_state::crypto::remote_password(flag).map(drop).map_err(|error| Error::Usage {
         flag: "--encrypted",
         value: "true".into(),
         reason: error.to_string(),

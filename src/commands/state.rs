@@ -350,6 +350,7 @@ fn change(
     let options = WriteOptions {
         compressed: is_compressed(&read_path),
         format: args.state_format.into(),
+        encrypted: None,
     };
     let mut writer =
         StateWriter::open_all(locked.paths(), options, Some((&read_path, read_serial)))?;

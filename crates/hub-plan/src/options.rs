@@ -68,6 +68,9 @@ pub struct RunOptions {
     /// `None` reads every file. The command opens it and saves it after
     /// the run.
     pub digest_cache: Option<Arc<crate::decide::digest_cache::DigestCache>>,
+    /// `--encrypted`: whether the run seals the remote copies of the state
+    /// it writes (see [`state::WriteOptions::encrypted`]).
+    pub encrypted: Option<bool>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

@@ -649,6 +649,7 @@ fn write_health(
     let write = state::WriteOptions {
         compressed: is_compressed(&read_path),
         format: options.state_format,
+        encrypted: None,
     };
     let mut writer =
         state::StateWriter::open_all(locked.paths(), write, Some((&read_path, read_serial)))?;

@@ -57,6 +57,8 @@ pub struct RemoteStore {
     /// Why this run lost the state (see [`crate::fence`]): nothing
     /// more is written.
     fenced: Option<String>,
+    /// `--encrypted` of the command writing (see [`Self::encode_state`]).
+    encrypted: Option<bool>,
 }
 
 /// A record object's key, and its `(base, serial)` back from a key.
@@ -198,7 +200,11 @@ impl RemoteStore {
     /// The remote location `path` and its serial (records included).
     /// `known`: the serial of the state this run just read from it; a
     /// different one there now means another writer came in between.
-    pub fn open(path: &Path, known: Option<u64>) -> Result<(RemoteStore, u64), StateError> {
+    pub fn open(
+        path: &Path,
+        known: Option<u64>,
+        encrypted: Option<bool>,
+    ) -> Result<(RemoteStore, u64), StateError> {
         let location = RemoteLocation::of_path(path)?;
         let client = Client::new(&location)?;
         let seen = snapshot(&client)?;
@@ -231,6 +237,7 @@ impl RemoteStore {
             lock: None,
             lock_id: super::lock::held_here(&location),
             fenced: None,
+            encrypted,
         };
         Ok((store, serial))
     }
@@ -242,13 +249,15 @@ impl RemoteStore {
     /// is sealed as the reference seals states; journal records too, since
     /// they hold outputs.
     pub fn encode_state(&self, yaml: &[u8]) -> Result<Vec<u8>, StateError> {
-        let Some(password) = crate::crypto::remote_password() else {
-            return Ok(yaml.to_vec());
-        };
-        crate::crypto::seal(password, yaml).map_err(|error| StateError::Sealed {
+        let sealed = |error| StateError::Sealed {
             path: self.path.clone(),
             error,
-        })
+        };
+        let Some(password) = crate::crypto::remote_password(self.encrypted).map_err(sealed)?
+        else {
+            return Ok(yaml.to_vec());
+        };
+        crate::crypto::seal(&password, yaml).map_err(sealed)
     }
 
     pub fn records(&self) -> usize {

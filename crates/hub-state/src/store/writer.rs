@@ -20,6 +20,10 @@ pub struct WriteOptions {
     pub compressed: bool,
     /// How component snapshots are laid out.
     pub format: StateFormat,
+    /// `--encrypted`: whether remote copies are sealed with
+    /// `HUB_CRYPTO_PASSWORD` (see [`crate::crypto::password_for_remote`]);
+    /// `None` seals them when the password is set.
+    pub encrypted: Option<bool>,
 }
 
 /// Writes `state` to `path` atomically, after saving the current content
@@ -208,7 +212,7 @@ impl StateWriter {
                 .filter(|(read, _)| *read == path.as_path())
                 .map(|(_, serial)| serial);
             let opened = match is_remote(path) {
-                true => crate::remote::RemoteStore::open(path, known)
+                true => crate::remote::RemoteStore::open(path, known, options.encrypted)
                     .map(|(store, serial)| (Store::Remote(Box::new(store)), serial)),
                 false => LocalStore::open(path, known)
                     .map(|(store, serial)| (Store::Local(Box::new(store)), serial)),

@@ -666,6 +666,7 @@ impl<'a> Run<'a> {
                 let options = state::WriteOptions {
                     compressed: self.options.compressed,
                     format: self.options.state_format,
+                    encrypted: self.options.encrypted,
                 };
                 let read = self.read_path.as_deref().zip(self.read_serial);
                 let writer = state::StateWriter::open_all(locations.paths(), options, read)?;
