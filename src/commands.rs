@@ -423,11 +423,13 @@ fn open_digest_cache(
 /// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything
 /// runs. The password seals remote copies only; local files stay plain.
 fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
-    hub_state::crypto::remote_password(flag).map(drop).map_err(|error| Error::Usage {
-        flag: "--encrypted",
-        value: "true".into(),
-        reason: error.to_string(),
-    })
+    hub_state::crypto::remote_password(flag)
+        .map(drop)
+        .map_err(|error| Error::Usage {
+            flag: "--encrypted",
+            value: "true".into(),
+            reason: error.to_string(),
+        })
 }
 
 /// `--report FILE.json` of a deploy or undeploy.

@@ -150,7 +150,14 @@ fn a_job_says_what_reading_the_state_warns_about() {
     let job = hub_pinned(
         root,
         &[
-            "deploy", "--plan", "plan.json", "-c", "keep", "-s", "s.state", "--job",
+            "deploy",
+            "--plan",
+            "plan.json",
+            "-c",
+            "keep",
+            "-s",
+            "s.state",
+            "--job",
         ],
     );
     job.success().stderr_has(TWO_DOCUMENTS);

@@ -192,6 +192,7 @@ impl Warnings {
     }
 }
 
+/// `--debug`: process-wide, like the stderr its traces go to.
 static DEBUG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Turns the `--debug` traces on or off for the whole process.

@@ -298,7 +298,17 @@ mod tests {
 
     #[test]
     fn rejects_other_kinds() {
-        assert!(State::parse(Path::new("s"), "version: 1\nkind: foo\n", &mut Warnings::default()).is_err());
-        assert!(State::parse(Path::new("s"), "version: 2\nkind: state\n", &mut Warnings::default()).is_err());
+        assert!(State::parse(
+            Path::new("s"),
+            "version: 1\nkind: foo\n",
+            &mut Warnings::default()
+        )
+        .is_err());
+        assert!(State::parse(
+            Path::new("s"),
+            "version: 2\nkind: state\n",
+            &mut Warnings::default()
+        )
+        .is_err());
     }
 }

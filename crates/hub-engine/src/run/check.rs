@@ -652,7 +652,7 @@ fn write_health(
         encrypted: None,
     };
     let mut writer =
-        state::StateWriter::open_all(locked.paths(), write, Some((&read_path, read_serial)))?;
+        state::StateWriter::open_locked(&locked, write, Some((&read_path, read_serial)))?;
     writer.write(&mut state)?;
     for failure in writer.take_failures() {
         warnings.warn(None, failure.to_string());

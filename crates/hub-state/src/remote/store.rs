@@ -18,7 +18,7 @@
 
 use super::client::{keeps_versions, Client, Put, Revision, Write};
 use super::location::RemoteLocation;
-use super::lock::{lock_broken, RemoteLock};
+use super::lock::{Fence, HeldLocks, RemoteLock};
 use crate::backend::StateStore;
 use crate::clock::Clock;
 use crate::journal;
@@ -59,6 +59,8 @@ pub struct RemoteStore {
     fenced: Option<String>,
     /// `--encrypted` of the command writing (see [`Self::encode_state`]).
     encrypted: Option<bool>,
+    /// Where the run's lock renewers say a lock was broken.
+    fence: Fence,
 }
 
 /// A record object's key, and its `(base, serial)` back from a key.
@@ -204,6 +206,7 @@ impl RemoteStore {
         path: &Path,
         known: Option<u64>,
         encrypted: Option<bool>,
+        held: &HeldLocks,
     ) -> Result<(RemoteStore, u64), StateError> {
         let location = RemoteLocation::of_path(path)?;
         let client = Client::new(&location)?;
@@ -235,9 +238,10 @@ impl RemoteStore {
             records: seen.records.into_iter().map(|(key, _)| key).collect(),
             records_size: seen.records_size,
             lock: None,
-            lock_id: super::lock::held_here(&location),
+            lock_id: held.id_of(&location),
             fenced: None,
             encrypted,
+            fence: held.fence().clone(),
         };
         Ok((store, serial))
     }
@@ -253,8 +257,7 @@ impl RemoteStore {
             path: self.path.clone(),
             error,
         };
-        let Some(password) = crate::crypto::remote_password(self.encrypted).map_err(sealed)?
-        else {
+        let Some(password) = crate::crypto::remote_password(self.encrypted).map_err(sealed)? else {
             return Ok(yaml.to_vec());
         };
         crate::crypto::seal(&password, yaml).map_err(sealed)
@@ -278,7 +281,7 @@ impl RemoteStore {
 
     fn refuse_when_lock_broken(&mut self) -> Result<(), StateError> {
         if self.fenced.is_none() {
-            self.fenced = lock_broken();
+            self.fenced = self.fence.broken();
         }
         match &self.fenced {
             Some(reason) => Err(StateError::RemoteConflict {
@@ -399,7 +402,7 @@ impl StateStore for RemoteStore {
 
     fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
         if self.lock.is_none() {
-            let lock = RemoteLock::acquire(&self.path, operation, clock)?;
+            let lock = RemoteLock::acquire_fenced(&self.path, operation, clock, &self.fence)?;
             self.lock_id = Some(lock.id().to_string());
             self.lock = Some(lock);
         }
