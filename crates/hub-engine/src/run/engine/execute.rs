@@ -669,7 +669,7 @@ impl<'a> Run<'a> {
                     encrypted: self.options.encrypted,
                 };
                 let read = self.read_path.as_deref().zip(self.read_serial);
-                let writer = state::StateWriter::open_locked(&locations, options, read)?;
+                let writer = state::StateWriter::open_locked(locations, options, read)?;
                 self.writer.insert(writer)
             }
         };
