@@ -22,7 +22,7 @@ fn main() -> ExitCode {
         hub_manifest::masked::enable(variables);
         hub_manifest::redact::learn_args(&args);
     }
-    let mut warnings = Warnings::default();
+    let mut warnings = Warnings::new();
     let result = match cli.command {
         Command::Elaborate(args) => hub_workflow::elaborate(args.into(), &mut warnings),
         Command::Validate(args) => hub_workflow::validate(args.into(), &mut warnings),

@@ -64,6 +64,7 @@ mod typos_policy;
 mod unread;
 mod validate;
 mod warning_lines;
+mod warnings;
 // policy (issue 27, item 6).
 mod policies;
 mod writers;

@@ -210,7 +210,7 @@ impl Assembler<'_> {
         } else {
             typos::parent_origin(self.top_repository.as_deref(), manifest_path)
         };
-        let mut read = Warnings::default();
+        let mut read = Warnings::new();
         let manifest = read_manifest(manifest_path, "stack", &mut read);
         self.warnings.append(typos::mark(read, origin));
         let (manifest, file) = manifest?;
@@ -224,7 +224,7 @@ impl Assembler<'_> {
                 ),
             );
         }
-        let mut read = Warnings::default();
+        let mut read = Warnings::new();
         let params_files = params_paths
             .iter()
             .map(|p| read_params(p, &mut read).map(|f| (p.clone(), shrunk(f))))
@@ -414,7 +414,9 @@ impl Assembler<'_> {
             }
             uses[slot] -= 1;
             if uses[slot] > 0 {
-                loaded[slot] = Some((Ok(doc.clone()), Warnings::default()));
+                // The folder's warnings were reported with its first
+                // instance, just above.
+                loaded[slot] = Some((Ok(doc.clone()), Warnings::already_reported()));
             }
             rename_component(&mut doc, &reference.name);
             docs.push(doc);
@@ -438,7 +440,7 @@ type ReadComponent = (Result<Manifest, ManifestError>, Warnings);
 const PARALLEL_FROM: usize = 8;
 
 fn read_component_manifest(dir: &Path) -> ReadComponent {
-    let mut warnings = Warnings::default();
+    let mut warnings = Warnings::new();
     let result = read_manifest(&dir.join("hub-component.yaml"), "component", &mut warnings)
         .map(|(doc, _)| doc);
     (result, warnings)

@@ -39,7 +39,7 @@ pub fn apply(
     source: &StateSource,
     warnings: &mut Warnings,
 ) -> Result<(), ElaborateError> {
-    let state = read(&source.path)?;
+    let state = read(&source.path, warnings)?;
     let values = candidates(&state, source.use_stack_parameters);
     let kubernetes = kubernetes_values(&state);
     if doc
@@ -60,11 +60,11 @@ pub fn apply(
     Ok(())
 }
 
-fn read(path: &Path) -> Result<State, ElaborateError> {
-    // Elaborate only borrows values from the state: remarks on the rest of
-    // the file (unknown keys, further documents) are left to the commands
-    // that write it.
-    let state = hub_state::read(path, &mut Warnings::default()).map_err(|error| match error {
+fn read(path: &Path, warnings: &mut Warnings) -> Result<State, ElaborateError> {
+    // Remarks on the file (unknown keys, further documents) are said: the
+    // state is usually another stack's, which no command of this one reads.
+    // (A state has no schema: none of them is a near typo that stops.)
+    let state = hub_state::read(path, warnings).map_err(|error| match error {
         StateError::WrongKind { kind, location } => ElaborateError::StateKind { kind, location },
         other => ElaborateError::State(other),
     })?;

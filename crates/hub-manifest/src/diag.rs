@@ -1,7 +1,15 @@
 //! Locations in user files and the warnings collected while reading them.
 //!
-//! The library never prints: it returns errors and hands warnings to a
-//! [`Warnings`] sink that the command line renders at the end.
+//! The library never prints: it returns errors and reports warnings into
+//! a [`Warnings`] collector that the command line renders at the end.
+//!
+//! Every warning reaches the user: code that reports takes the caller's
+//! collector (`&mut Warnings`), or makes its own with [`Warnings::new`] and
+//! hands what it collected back ([`Warnings::append`]) or inspects it. The
+//! one way to drop warnings is [`Warnings::already_reported`], for work done
+//! again whose warnings the first pass reported, with a comment saying
+//! where. Production code never calls `Warnings::default()` (a test in
+//! `tests/it/warnings.rs` checks).
 
 use indexmap::IndexSet;
 use std::fmt;
@@ -94,13 +102,30 @@ impl fmt::Display for Warning {
     }
 }
 
-/// Warnings in the order they were first raised, each once.
+/// The collector warnings are reported into: in the order they were first
+/// raised, each once.
 #[derive(Debug, Default)]
 pub struct Warnings {
     seen: IndexSet<Warning>,
 }
 
 impl Warnings {
+    /// An empty collector, whose warnings its maker hands on (see the
+    /// module documentation).
+    pub fn new() -> Self {
+        Warnings {
+            seen: IndexSet::new(),
+        }
+    }
+
+    /// A collector whose warnings are dropped, for work done again whose
+    /// warnings were reported the first time (the same file read again to
+    /// locate an error, a plan made again): the caller says where in a
+    /// comment.
+    pub fn already_reported() -> Self {
+        Warnings::new()
+    }
+
     pub fn warn(&mut self, location: Option<Location>, message: impl Into<String>) {
         self.push(Warning {
             location,
@@ -167,6 +192,7 @@ impl Warnings {
     }
 }
 
+/// `--debug`: process-wide, like the stderr its traces go to.
 static DEBUG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Turns the `--debug` traces on or off for the whole process.

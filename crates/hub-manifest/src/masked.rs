@@ -36,7 +36,9 @@ const MIN_LEN: usize = 4;
 /// refuses it.
 const PLACEHOLDERS: [&str; 1] = ["<sensitive>"];
 
-/// The process's masker; `None` until [`enable`].
+/// The process's masker; `None` until [`enable`]. Process-wide on
+/// purpose: whatever writes (the console, logs, files, reports, from any
+/// thread) is masked with what the process learnt.
 static RUNNER: RwLock<Option<Runner>> = RwLock::new(None);
 
 /// The values learnt, and the automaton that finds them (built again

@@ -159,7 +159,7 @@ pub fn decode<C: DeserializeOwned>(
             path: path.to_path_buf(),
             text: std::mem::take(&mut piece),
         };
-        let mut warnings = Warnings::default();
+        let mut warnings = Warnings::new();
         let (decoded, count) = source
             .first_document_within_limits::<Chunk<C>>(&mut warnings)
             .ok()?;
@@ -410,7 +410,7 @@ pub fn first_document<T: Document>(
         path: source.path.clone(),
         text: split.head,
     };
-    let mut warnings = Warnings::default();
+    let mut warnings = Warnings::new();
     let (document, count) = head.first_document_within_limits::<T>(&mut warnings).ok()?;
     let mut document = document?;
     if !warnings.is_empty() {
@@ -434,7 +434,7 @@ pub fn documents<T: Document>(
         path: source.path.clone(),
         text: split.head,
     };
-    let mut warnings = Warnings::default();
+    let mut warnings = Warnings::new();
     let mut documents = head.documents_within_limits::<T>(&mut warnings).ok()?;
     if !warnings.is_empty() || documents.is_empty() {
         return None;

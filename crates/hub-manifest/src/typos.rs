@@ -81,7 +81,7 @@ pub fn parent_origin(top_repository: Option<&Path>, parent_manifest: &Path) -> O
 
 /// Marks the near typos of `warnings` as read from a file of `origin`.
 pub fn mark(warnings: Warnings, origin: Origin) -> Warnings {
-    let mut marked = Warnings::default();
+    let mut marked = Warnings::new();
     for warning in warnings.into_warnings() {
         marked.push(Warning {
             origin: if warning.near_typo {

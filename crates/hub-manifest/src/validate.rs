@@ -261,7 +261,9 @@ impl Checker<'_> {
     /// Decodes the first document with the typed model, as `hub elaborate`
     /// would.
     fn decode(&self, document: DocumentType) -> Result<(), ManifestError> {
-        let mut ignored = Warnings::default();
+        // What decoding would warn about (unknown keys, further
+        // documents) the schema check above reported as findings.
+        let mut ignored = Warnings::already_reported();
         match document {
             DocumentType::Params => self
                 .file

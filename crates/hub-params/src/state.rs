@@ -24,20 +24,22 @@ pub struct State<'s> {
 
 impl State<'static> {
     /// Reads a plain or gzip-compressed state; rejects anything that is not
-    /// `kind: state`, `version: 1`.
-    pub fn read(path: &Path) -> Result<State<'static>, ParamsError> {
-        let file = hub_state::read(path, &mut Warnings::default())
-            .and_then(|file| file.ok_or_else(|| not_found(path)));
+    /// `kind: state`, `version: 1`. Remarks on the rest of the file
+    /// (unknown keys, further documents) go to `warnings`.
+    pub fn read(path: &Path, warnings: &mut Warnings) -> Result<State<'static>, ParamsError> {
+        let file =
+            hub_state::read(path, warnings).and_then(|file| file.ok_or_else(|| not_found(path)));
         State::new(path, file)
     }
 
-    pub fn parse(path: &Path, text: &str) -> Result<State<'static>, ParamsError> {
-        State::new(path, hub_state::parse(path, text, &mut Warnings::default()))
+    pub fn parse(
+        path: &Path,
+        text: &str,
+        warnings: &mut Warnings,
+    ) -> Result<State<'static>, ParamsError> {
+        State::new(path, hub_state::parse(path, text, warnings))
     }
 
-    /// The parameter engine only borrows values from the state: remarks on
-    /// the rest of the file (unknown keys, further documents) are left to
-    /// the commands that write it, so the readers above drop them.
     fn new(
         path: &Path,
         file: Result<StateFile, StateError>,
@@ -247,7 +249,7 @@ mod tests {
 
     #[test]
     fn merge_follows_the_spec_example() {
-        let state = State::parse(Path::new("s"), STATE).unwrap();
+        let state = State::parse(Path::new("s"), STATE, &mut Warnings::default()).unwrap();
         let mut locked = Locked::default();
         for (n, v) in [
             ("dns.domain", "example.com"),
@@ -272,7 +274,7 @@ mod tests {
 
     #[test]
     fn snapshots_before_a_component() {
-        let state = State::parse(Path::new("s"), STATE).unwrap();
+        let state = State::parse(Path::new("s"), STATE, &mut Warnings::default()).unwrap();
         let mut warnings = Warnings::default();
         let names = |outputs: Vec<CapturedOutput>| {
             outputs
@@ -296,7 +298,17 @@ mod tests {
 
     #[test]
     fn rejects_other_kinds() {
-        assert!(State::parse(Path::new("s"), "version: 1\nkind: foo\n").is_err());
-        assert!(State::parse(Path::new("s"), "version: 2\nkind: state\n").is_err());
+        assert!(State::parse(
+            Path::new("s"),
+            "version: 1\nkind: foo\n",
+            &mut Warnings::default()
+        )
+        .is_err());
+        assert!(State::parse(
+            Path::new("s"),
+            "version: 2\nkind: state\n",
+            &mut Warnings::default()
+        )
+        .is_err());
     }
 }

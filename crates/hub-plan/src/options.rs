@@ -63,6 +63,14 @@ pub struct RunOptions {
     /// and found to be the saved one; the engine executes it (once the
     /// state is found unchanged under the lock) instead of making one.
     pub planned: Option<Arc<Plan>>,
+    /// The digests of unchanged files kept beside the state, which every
+    /// fingerprint of the run reuses (see [`crate::decide::digest_cache`]);
+    /// `None` reads every file. The command opens it and saves it after
+    /// the run.
+    pub digest_cache: Option<Arc<crate::decide::digest_cache::DigestCache>>,
+    /// `--encrypted`: whether the run seals the remote copies of the state
+    /// it writes (see [`state::WriteOptions::encrypted`]).
+    pub encrypted: Option<bool>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

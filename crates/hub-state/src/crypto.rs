@@ -155,26 +155,14 @@ pub fn password_for_remote(
     }
 }
 
-static REMOTE_PASSWORD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-
-/// Decides, once per process, the password remote copies are sealed with
-/// from `--encrypted` (see [`password_for_remote`]); the commands that
-/// have the flag call it before anything is written.
-pub fn choose_remote_password(flag: Option<bool>) -> Result<(), CryptoError> {
-    let _ = REMOTE_PASSWORD.set(password_from_flag(flag)?);
-    Ok(())
-}
-
-fn password_from_flag(flag: Option<bool>) -> Result<Option<String>, CryptoError> {
+/// The password remote copies are sealed with under `--encrypted`
+/// (`flag`; `None` without it), from the environment (see
+/// [`password_for_remote`]). The commands that have the flag call it
+/// before anything is written, so that a missing password is refused
+/// first; the flag travels to the writes in
+/// [`crate::WriteOptions::encrypted`].
+pub fn remote_password(flag: Option<bool>) -> Result<Option<String>, CryptoError> {
     password_for_remote(flag, |name| std::env::var(name).ok())
-}
-
-/// The password remote copies are sealed with: the one chosen by
-/// [`choose_remote_password`], else as without the flag.
-pub fn remote_password() -> Option<&'static str> {
-    REMOTE_PASSWORD
-        .get_or_init(|| password_from_flag(None).unwrap_or(None))
-        .as_deref()
 }
 
 /// The password to read sealed states with, from the environment.

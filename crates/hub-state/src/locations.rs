@@ -21,7 +21,7 @@
 
 use super::clock::Clock;
 use super::lock::{LockWait, StateLock};
-use super::remote::{RemoteLocation, RemoteLock};
+use super::remote::{Fence, HeldLocks, RemoteLocation, RemoteLock};
 use super::{is_remote, StateError};
 use hub_manifest::diag::{Location, Warnings};
 use std::path::{Path, PathBuf};
@@ -43,6 +43,8 @@ pub struct Locations {
     _locks: Vec<StateLock>,
     /// Released (and their leases no longer renewed) when dropped.
     _remote_locks: Vec<RemoteLock>,
+    /// The remote locks' ids and the run's fence, for its writers.
+    held: HeldLocks,
 }
 
 /// The lock taken on one location.
@@ -98,11 +100,13 @@ impl Locations {
         order.sort_by(|a, b| unique[*a].0.cmp(&unique[*b].0));
         let mut locks: Vec<Option<Held>> = unique.iter().map(|_| None).collect();
         let mut left_out: Vec<(usize, StateError)> = Vec::new();
+        let fence = Fence::default();
         for i in order {
             let path = &unique[i].2;
             if is_remote(path) {
                 // Dropping `locks` on an error releases the locks taken.
-                let lock = wait.retry(|| RemoteLock::acquire(path, operation, clock))?;
+                let lock =
+                    wait.retry(|| RemoteLock::acquire_fenced(path, operation, clock, &fence))?;
                 locks[i] = Some(Held::Remote(lock));
                 continue;
             }
@@ -164,6 +168,7 @@ impl Locations {
             paths: kept,
             given,
             _locks: held,
+            held: HeldLocks::of(&remote, fence),
             _remote_locks: remote,
         })
     }
@@ -171,6 +176,12 @@ impl Locations {
     /// The locations' real paths, in the order given.
     pub fn paths(&self) -> &[PathBuf] {
         &self.paths
+    }
+
+    /// The remote locks held and the run's fence: what the writers of
+    /// these locations prove ([`crate::StateWriter::open_locked`]).
+    pub fn held(&self) -> &HeldLocks {
+        &self.held
     }
 
     /// The locations as given, in the same order as [`Locations::paths`].

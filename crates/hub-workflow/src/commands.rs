@@ -113,7 +113,8 @@ fn undeploy_checked(
     };
     let (mut stack, options) = load_run(&request, Verb::Undeploy, warnings)?;
     let environment = std::env::vars().collect();
-    let mut quiet = Warnings::default();
+    // The run below makes the plan again and says what it warns about.
+    let mut quiet = Warnings::already_reported();
     let now = hub_plan::plan::prepare::plan(&stack, &options, environment, &mut quiet)?;
     check(&now)?;
     let change = change::context(&args.change);
@@ -193,7 +194,7 @@ fn run_loaded_inner(
             .map(|l| l as &dyn hub_plan::outcome::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
-    if let Some(cache) = hub_plan::decide::digest_cache::installed() {
+    if let Some(cache) = &options.digest_cache {
         // Only a hint for the next run: a cache that cannot be written is
         // left as it was; a planted one is said.
         if let Err(error) = cache.save() {
@@ -247,7 +248,7 @@ fn shown_warnings(warnings: &mut Warnings, shown: usize, report: Option<&Path>) 
     if shown == 0 {
         return;
     }
-    let mut rest = Warnings::default();
+    let mut rest = Warnings::new();
     for warning in warnings.iter().skip(shown) {
         rest.push(warning.clone());
     }
@@ -315,7 +316,7 @@ pub(crate) fn load_run(
     if let Some(execute) = args.execute {
         check_encryption(execute.encrypted)?;
     }
-    install_digest_cache(&states, args.execute);
+    let digest_cache = open_digest_cache(&states, args.execute);
     let enabled = hub_plan::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
         std::env::var(name).ok()
     })
@@ -382,6 +383,8 @@ pub(crate) fn load_run(
         timeout: args.execute.and_then(|e| e.timeout),
         expected_state: None,
         planned: None,
+        digest_cache,
+        encrypted: args.execute.and_then(|e| e.encrypted),
     };
     Ok((stack, options))
 }
@@ -389,26 +392,29 @@ pub(crate) fn load_run(
 /// Fingerprints reuse the digests of unchanged files kept beside the
 /// (first) state: runs that write the state also write the cache; plans
 /// and dry runs only read it.
-fn install_digest_cache(states: &[PathBuf], execute: Option<&crate::request::ExecuteArgs>) {
+fn open_digest_cache(
+    states: &[PathBuf],
+    execute: Option<&crate::request::ExecuteArgs>,
+) -> Option<std::sync::Arc<hub_plan::decide::digest_cache::DigestCache>> {
     use hub_plan::decide::digest_cache::{self, DigestCache};
-    let Some(state) = states.first().filter(|s| !hub_state::is_remote(s)) else {
-        return;
-    };
+    let state = states.first().filter(|s| !hub_state::is_remote(s))?;
     let writable = execute.is_some_and(|e| !e.dry);
-    digest_cache::install(DigestCache::open(
+    Some(std::sync::Arc::new(DigestCache::open(
         &digest_cache::path_beside(state),
         writable,
-    ));
+    )))
 }
 
 /// `--encrypted=true` needs `HUB_CRYPTO_PASSWORD`: refused before anything
 /// runs. The password seals remote copies only; local files stay plain.
 fn check_encryption(flag: Option<bool>) -> Result<(), Error> {
-    hub_state::crypto::choose_remote_password(flag).map_err(|error| Error::Usage {
-        flag: "--encrypted",
-        value: "true".into(),
-        reason: error.to_string(),
-    })
+    hub_state::crypto::remote_password(flag)
+        .map(drop)
+        .map_err(|error| Error::Usage {
+            flag: "--encrypted",
+            value: "true".into(),
+            reason: error.to_string(),
+        })
 }
 
 /// `--report FILE.json` of a deploy or undeploy.

@@ -29,7 +29,8 @@ pub struct Interrupts {
     wake: (Mutex<()>, Condvar),
 }
 
-/// The watcher the signal handlers feed, once installed.
+/// The watcher the signal handlers feed, once installed: process-wide
+/// because signals are delivered to the process.
 static INSTALLED: Mutex<Option<Arc<Interrupts>>> = Mutex::new(None);
 
 impl Interrupts {

@@ -200,7 +200,7 @@ pub fn check(
                 let Some(name) = targets.get(at) else {
                     break;
                 };
-                let mut own = Warnings::default();
+                let mut own = Warnings::new();
                 let checked = context.check_one(name, &mut own);
                 results
                     .lock()
@@ -654,9 +654,10 @@ fn write_health(
     let write = state::WriteOptions {
         compressed: is_compressed(&read_path),
         format: options.state_format,
+        encrypted: None,
     };
     let mut writer =
-        state::StateWriter::open_all(locked.paths(), write, Some((&read_path, read_serial)))?;
+        state::StateWriter::open_locked(&locked, write, Some((&read_path, read_serial)))?;
     writer.write(&mut state)?;
     for failure in writer.take_failures() {
         warnings.warn(None, failure.to_string());

@@ -147,7 +147,8 @@ pub fn run<'a>(
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
         (Ok(()), Ok(())) => Ok(()),
     };
-    let result = result.map_err(|error| keep_unsaved_state(error, run.state.as_ref(), options));
+    let result = result
+        .map_err(|error| keep_unsaved_state(error, run.state.as_ref(), options, run.warnings));
     if let Some(writer) = &run.writer {
         run.summary.state_notes = writer.previous_versions();
     }
@@ -169,6 +170,7 @@ fn keep_unsaved_state(
     error: EngineError,
     state: Option<&State>,
     options: &RunOptions,
+    warnings: &mut Warnings,
 ) -> EngineError {
     let EngineError::Planning(PlanningError::State(
         cause @ (state::StateError::RemoteAccess { .. } | state::StateError::RemoteConflict { .. }),
@@ -200,7 +202,7 @@ fn keep_unsaved_state(
             path.display().to_string(),
         ),
     };
-    let taken = lost_at.map(|_| taken_by_another_run(path, state));
+    let taken = lost_at.map(|_| taken_by_another_run(path, state, warnings));
     match state::remote::errored::save(&folder, &basename, state) {
         Ok(file) => EngineError::Planning(PlanningError::State(state::StateError::RemoteSaved {
             error: Box::new(cause),
@@ -219,8 +221,8 @@ fn names_location(path: &Path, named: &str) -> bool {
 }
 
 /// How the run's `state` differs from the one another run left at `path`.
-fn taken_by_another_run(path: &Path, state: &State) -> state::Taken {
-    match state::read(path, &mut Warnings::default()) {
+fn taken_by_another_run(path: &Path, state: &State, warnings: &mut Warnings) -> state::Taken {
+    match state::read(path, warnings) {
         Ok(Some(current)) => state::history::diverged(state, &current)
             .map_or(state::Taken::Unknown, |d| {
                 state::Taken::Diverged(Box::new(d))
@@ -479,7 +481,9 @@ impl<'a> Run<'a> {
                     provides: &provides,
                     removed: &removed,
                 };
-                let mut quiet = Warnings::default();
+                // The run says what the plan would (a component's
+                // parameters and conditions) as it reaches each component.
+                let mut quiet = Warnings::already_reported();
                 std::sync::Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
             }
         };

@@ -17,6 +17,7 @@
 //!    component's entry, outputs and capabilities; a job that lost its
 //!    lease records nothing.
 
+use hub_manifest::diag::Warnings;
 use hub_plan::order::edges;
 use hub_plan::plan::saved::{PlanAction, SavedPlan};
 use hub_plan::source::stack::Stack;
@@ -164,8 +165,15 @@ fn who() -> String {
     )
 }
 
-/// Steps 1 to 4 of a job: see the module's documentation.
-pub fn start(stack: &Stack, request: &JobRequest<'_>, clock: &Clock) -> Result<JobStart, JobError> {
+/// Steps 1 to 4 of a job: see the module's documentation. What reading
+/// the state warns about goes to `warnings` (the engine reads the working
+/// copy, written again).
+pub fn start(
+    stack: &Stack,
+    request: &JobRequest<'_>,
+    clock: &Clock,
+    warnings: &mut Warnings,
+) -> Result<JobStart, JobError> {
     let plan_text = request.plan_file.display().to_string();
     let name = request.component;
     let actions = |n: &str| {
@@ -237,7 +245,7 @@ pub fn start(stack: &Stack, request: &JobRequest<'_>, clock: &Clock) -> Result<J
         source,
     })?;
     let copy = folder.join("state");
-    let mut working = working_state(&state, &place, &request.plan_id, &ancestors)?;
+    let mut working = working_state(&state, &place, &request.plan_id, &ancestors, warnings)?;
     hub_state::write(&copy, &mut working, &hub_state::WriteOptions::default())?;
     Ok(JobStart::Run(Box::new(Job {
         place,
@@ -315,9 +323,9 @@ fn working_state(
     place: &RunPlace,
     plan: &str,
     ancestors: &[String],
+    warnings: &mut Warnings,
 ) -> Result<State, JobError> {
-    let mut warnings = hub_manifest::diag::Warnings::default();
-    let mut working = hub_state::read(state, &mut warnings)?.unwrap_or_else(|| State {
+    let mut working = hub_state::read(state, warnings)?.unwrap_or_else(|| State {
         version: 1,
         kind: "state".into(),
         ..State::default()
@@ -345,7 +353,9 @@ impl Job {
     }
 
     fn record_inner(&self, failure: Option<String>, clock: &Clock) -> Result<JobRecord, JobError> {
-        let mut warnings = hub_manifest::diag::Warnings::default();
+        // The copy is this job's own, written at its start from the state
+        // (whose warnings [`start`] reported) and by the engine's run.
+        let mut warnings = Warnings::already_reported();
         let working = hub_state::read(&self.copy, &mut warnings)?.unwrap_or_default();
         let mut record = JobRecord::from_state(&working, &self.component);
         let deployed = failure.is_none() && record.entry.status == DEPLOYED;

@@ -44,8 +44,14 @@ pub enum Ended {
 }
 
 /// Runs the undeploy of `removed` from its recorded folder with its
-/// recorded parameters.
-pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -> Ended {
+/// recorded parameters; what its environment warns about goes to
+/// `warnings`.
+pub fn undeploy(
+    removed: &Removed,
+    entry: &ComponentState,
+    run: &Undeploy<'_>,
+    warnings: &mut hub_manifest::diag::Warnings,
+) -> Ended {
     let Some(dir) = removed.dir.as_deref() else {
         return Ended::Failed("the state does not record its folder".into());
     };
@@ -69,8 +75,7 @@ pub fn undeploy(removed: &Removed, entry: &ComponentState, run: &Undeploy<'_>) -
         component_dir: dir,
         base_dir: run.base_dir,
     };
-    let mut quiet = hub_manifest::diag::Warnings::default();
-    let child_env = env::component(run.base_env, &vars, &mut quiet);
+    let child_env = env::component(run.base_env, &vars, warnings);
     let child_env = match implementation {
         discover::Implementation::Terraform { .. } => {
             hub_plan::terraform::environment(child_env, &params)

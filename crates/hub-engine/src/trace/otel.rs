@@ -42,6 +42,8 @@ struct Component {
     attempts: i64,
 }
 
+/// The process's exporter: one per process, since spans come from every
+/// thread and are flushed when the process ends.
 static EXPORTING: OnceLock<Option<Exporting>> = OnceLock::new();
 
 /// The exporter, set up on first use from the environment; `None` when

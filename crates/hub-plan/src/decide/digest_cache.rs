@@ -48,17 +48,17 @@
 //! rewritten; a cache that cannot be written is left as it is. Neither is
 //! an error: the cache never changes a digest, only what it costs.
 //!
-//! The cache of a command is installed once for the process
-//! ([`install`]): every fingerprint the command takes (the engine's and
-//! the plan's) goes through [`super::fingerprint::folder_digest`], which
-//! uses it.
+//! The cache is the run's: the command opens it and passes it in
+//! [`crate::options::RunOptions::digest_cache`]; every fingerprint the run
+//! takes (the engine's and the plan's) goes through
+//! [`super::fingerprint::folder_digest_with`] with it.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 /// What the cache file of `STATE` is named: `STATE.fingerprints`.
 pub const SUFFIX: &str = ".fingerprints";
@@ -144,6 +144,15 @@ struct Inner {
     /// Folders walked whole: an entry below one that was not seen is gone.
     walked: HashSet<PathBuf>,
     reads: u64,
+}
+
+impl std::fmt::Debug for DigestCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DigestCache")
+            .field("path", &self.path)
+            .field("writable", &self.started.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl DigestCache {
@@ -328,19 +337,6 @@ fn filesystem_now(path: &Path) -> Option<Time> {
     drop(file);
     let _ = std::fs::remove_file(&stamp);
     time
-}
-
-static INSTALLED: OnceLock<DigestCache> = OnceLock::new();
-
-/// Makes `cache` the one every fingerprint of this process uses; a second
-/// call is ignored (one command per process).
-pub fn install(cache: DigestCache) {
-    let _ = INSTALLED.set(cache);
-}
-
-/// The cache [`install`]ed, if any.
-pub fn installed() -> Option<&'static DigestCache> {
-    INSTALLED.get()
 }
 
 #[cfg(test)]

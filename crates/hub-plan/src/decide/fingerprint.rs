@@ -123,16 +123,16 @@ impl FingerprintError {
 const FILE: &[u8] = b"file";
 const SYMLINK: &[u8] = b"symlink";
 
-/// `sha256:<hex>` of the files under `dir`; see the module documentation.
-/// Unchanged files are not read again when the command installed a
-/// [`digest_cache`].
+/// `sha256:<hex>` of the files under `dir`, every file read; see the
+/// module documentation. A run's fingerprints use
+/// [`folder_digest_with`] and the run's [`digest_cache`].
 pub fn folder_digest(dir: &Path) -> Result<String, FingerprintError> {
-    folder_digest_with(dir, digest_cache::installed())
+    folder_digest_with(dir, None)
 }
 
 /// [`folder_digest`], with the contents of unchanged files taken from
 /// `cache` when there is one.
-pub(crate) fn folder_digest_with(
+pub fn folder_digest_with(
     dir: &Path,
     cache: Option<&DigestCache>,
 ) -> Result<String, FingerprintError> {

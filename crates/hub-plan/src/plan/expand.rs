@@ -124,7 +124,7 @@ pub(super) fn expand(
             provides: scope.provides.clone(),
             source: scope.source,
         };
-        let mut quiet = Warnings::default();
+        let mut quiet = Warnings::new();
         let problems = match expand_component(locked, &attempt, &mut quiet) {
             Ok(params) => {
                 warnings.append(quiet);

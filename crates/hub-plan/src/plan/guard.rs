@@ -136,7 +136,8 @@ fn entry(stack: &Stack, index: usize, name: &str) -> Option<Location> {
 
 /// The `lifecycle.protected` list the manifest itself writes.
 fn own_entries(file: &SourceFile) -> Option<Vec<String>> {
-    let mut warnings = hub_manifest::diag::Warnings::default();
+    // The manifest was read before: what it warns about was said then.
+    let mut warnings = hub_manifest::diag::Warnings::already_reported();
     let (manifest, _) = file
         .first_document::<hub_manifest::Manifest>(&mut warnings)
         .ok()?;

@@ -85,7 +85,9 @@ pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> P
     // component runs (running more only makes more run: this ends).
     if inputs.options.changed && inputs.schedule.verb == Verb::Deploy && !wants.is_empty() {
         loop {
-            let plan = walk(inputs, purpose, &mut Warnings::default(), wanted_by.clone());
+            // A trial: the plan made last, below, says its warnings.
+            let mut trial = Warnings::already_reported();
+            let plan = walk(inputs, purpose, &mut trial, wanted_by.clone());
             let found = plan.wanted_by_running(wants);
             if found.keys().all(|name| wanted_by.contains_key(name)) {
                 break;
@@ -469,7 +471,8 @@ impl Walk<'_> {
             .stack
             .component_dir(reference, self.options.components_base_dir.as_deref())
             .map_err(|e| e.to_string())?;
-        fingerprint::folder_digest(&dir).map_err(|e| e.to_string())
+        fingerprint::folder_digest_with(&dir, self.options.digest_cache.as_deref())
+            .map_err(|e| e.to_string())
     }
 
     /// What the engine does with a component, from the deploy's decision
@@ -616,7 +619,12 @@ impl Walk<'_> {
     /// would add; for an undeploy, the run's (§4.3).
     fn outputs_for(&mut self, name: &str, depends: &[String]) -> Visible {
         let order = &self.plan.order;
-        let mut quiet = Warnings::default();
+        // An output that differs in a dependency's snapshot is said by the
+        // run, which merges the same snapshots (`run/engine/component.rs`,
+        // `run/invoke.rs`); a plan made from the recorded snapshots
+        // (`outputs_recorded`) does not merge at all, so the plan does not
+        // say it either way.
+        let mut quiet = Warnings::already_reported();
         match self.plan.verb {
             Verb::Undeploy => {
                 let preload = self.plan.per_component || self.plan.offset.as_deref() == Some(name);
@@ -759,7 +767,8 @@ impl Walk<'_> {
         // elaborated file, done only when there is something to report.
         let source = self.stack.declarations(name);
         let located = ComponentScope { source, ..scope };
-        expand::expand(self.locked, &located, &mut Warnings::default())
+        // The same expansion as above, which said its warnings.
+        expand::expand(self.locked, &located, &mut Warnings::already_reported())
     }
 }
 

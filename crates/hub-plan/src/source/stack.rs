@@ -49,7 +49,7 @@ impl Stack {
     ) -> Result<Stack, SourceError> {
         let source = SourceFile::read(first)?;
         // Warnings count only when the file turns out to be elaborated.
-        let mut parse_warnings = Warnings::default();
+        let mut parse_warnings = Warnings::new();
         let elaborated = parse_elaborated(&source, &mut parse_warnings);
         let is_elaborated = match &elaborated {
             Ok(e) => {
@@ -197,8 +197,9 @@ fn component_dir_under(
 /// `lifecycle.optional` or `lifecycle.timeouts` entry (or a timeout that
 /// is not a duration) is written in `file` (its first document).
 fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
+    // The file was read before: what it warns about was said then.
     let (manifest, _) = file
-        .first_document::<Manifest>(&mut Warnings::default())
+        .first_document::<Manifest>(&mut Warnings::already_reported())
         .ok()?;
     let manifest = manifest?;
     let key = |k: &str| Segment::Key(k.to_string());

@@ -6,7 +6,8 @@ use crate::clock::{random_uuid, Clock};
 use std::sync::Mutex;
 
 /// Ids of the locks this process holds, to tell a lock of this process
-/// from one left by an earlier process that had the same pid.
+/// from one left by an earlier process that had the same pid: process-wide
+/// because a lock file names its holder by process (pid, start time).
 pub(super) static HELD: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 impl LockInfo {

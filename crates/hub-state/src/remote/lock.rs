@@ -3,8 +3,8 @@
 //! thread renews the lease every third of it with a write conditional on
 //! the lock's ETag; when that write fails because the lock changed (it
 //! was removed with `hub unlock --force` and maybe taken by another run),
-//! the lock is broken: [`lock_broken`] says so, and this run's next write
-//! to the state fails instead of going on.
+//! the lock is broken: the run's [`Fence`] says so, and this run's next
+//! write to the state fails instead of going on.
 //!
 //! The lease lasts [`DEFAULT_LEASE`] (`HUB_LOCK_LEASE`, in seconds,
 //! changes it): a lock whose lease expired belongs to a run that stopped
@@ -21,25 +21,29 @@ use crate::StateError;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
 
-static BROKEN: Mutex<Option<String>> = Mutex::new(None);
+/// Why a remote lock of a run was broken, shared by the run's locks (whose
+/// renewers set it) and the stores it writes through (which refuse to
+/// write once it is set): losing one lock stops every write of the run.
+#[derive(Debug, Clone, Default)]
+pub struct Fence(Arc<Mutex<Option<String>>>);
 
-/// The locks this process holds: location (`s3://BUCKET/KEY`) and lock id.
-static HELD: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+impl Fence {
+    /// Why a lock was broken; `None` while none was.
+    pub fn broken(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|b| b.clone())
+    }
 
-/// The id of the lock this process holds on `location`, if any.
-pub fn held_here(location: &RemoteLocation) -> Option<String> {
-    let wanted = location.to_string();
-    HELD.lock().ok().and_then(|held| {
-        held.iter()
-            .find(|(at, _)| *at == wanted)
-            .map(|(_, id)| id.clone())
-    })
+    fn mark(&self, reason: String) {
+        if let Ok(mut broken) = self.0.lock() {
+            broken.get_or_insert(reason);
+        }
+    }
 }
 
 /// Whether `KEY.lock` is still the lock with `id`; the reason when it is
@@ -60,14 +64,38 @@ pub fn still_held(client: &Client, id: &str) -> Result<Option<String>, StateErro
     })
 }
 
-/// Why a lock this process held was broken; `None` while none was.
-pub fn lock_broken() -> Option<String> {
-    BROKEN.lock().ok().and_then(|b| b.clone())
+/// The remote locks a run holds, by location, and its [`Fence`]: what the
+/// stores it writes through prove before writing.
+#[derive(Debug, Clone, Default)]
+pub struct HeldLocks {
+    /// Location (`s3://BUCKET/KEY`) and lock id.
+    ids: Vec<(String, String)>,
+    fence: Fence,
 }
 
-fn mark_broken(reason: String) {
-    if let Ok(mut broken) = BROKEN.lock() {
-        broken.get_or_insert(reason);
+impl HeldLocks {
+    /// The locks `locks`, taken with `fence`.
+    pub fn of<'l>(locks: impl IntoIterator<Item = &'l RemoteLock>, fence: Fence) -> Self {
+        HeldLocks {
+            ids: locks
+                .into_iter()
+                .map(|l| (l.location.to_string(), l.id.clone()))
+                .collect(),
+            fence,
+        }
+    }
+
+    /// The id of the lock held on `location`, if any.
+    pub fn id_of(&self, location: &RemoteLocation) -> Option<String> {
+        let wanted = location.to_string();
+        self.ids
+            .iter()
+            .find(|(at, _)| *at == wanted)
+            .map(|(_, id)| id.clone())
+    }
+
+    pub fn fence(&self) -> &Fence {
+        &self.fence
     }
 }
 
@@ -92,6 +120,7 @@ pub struct RemoteLock {
     stop: Option<mpsc::Sender<()>>,
     renewer: Option<JoinHandle<()>>,
     released: bool,
+    fence: Fence,
 }
 
 pub fn lease() -> Duration {
@@ -116,6 +145,16 @@ impl RemoteLock {
     /// Takes the lock of the state at `path` for `operation`, or fails at
     /// once naming the holder (and whether its lease expired).
     pub fn acquire(path: &Path, operation: &str, clock: &Clock) -> Result<RemoteLock, StateError> {
+        RemoteLock::acquire_fenced(path, operation, clock, &Fence::default())
+    }
+
+    /// [`RemoteLock::acquire`], the lock broken in `fence` (the run's).
+    pub fn acquire_fenced(
+        path: &Path,
+        operation: &str,
+        clock: &Clock,
+        fence: &Fence,
+    ) -> Result<RemoteLock, StateError> {
         let location = RemoteLocation::of_path(path)?;
         let client = Client::new(&location)?;
         client.check()?;
@@ -130,17 +169,20 @@ impl RemoteLock {
         let key = location.sibling(".lock");
         match client.put(&key, encode(&info), Write::Create)? {
             Put::Written(written) => {
-                if let Ok(mut held) = HELD.lock() {
-                    held.push((location.to_string(), info.holder.id.clone()));
-                }
                 let (stop, stopped) = mpsc::channel();
-                let renewer = spawn_renewer(client, info.clone(), written, lease, stopped);
+                let renew = Renew {
+                    lease,
+                    stopped,
+                    fence: fence.clone(),
+                };
+                let renewer = spawn_renewer(client, info.clone(), written, renew);
                 Ok(RemoteLock {
                     location,
                     id: info.holder.id,
                     stop: Some(stop),
                     renewer: Some(renewer),
                     released: false,
+                    fence: fence.clone(),
                 })
             }
             Put::Conflict => Err(held_error(&client, &location)),
@@ -151,6 +193,15 @@ impl RemoteLock {
         &self.id
     }
 
+    pub fn location(&self) -> &RemoteLocation {
+        &self.location
+    }
+
+    /// Where the renewer says the lock was broken.
+    pub fn fence(&self) -> &Fence {
+        &self.fence
+    }
+
     /// Stops renewing and removes the lock, if it is still this run's.
     pub fn release(mut self) -> Result<(), StateError> {
         self.release_now()
@@ -159,9 +210,6 @@ impl RemoteLock {
     fn release_now(&mut self) -> Result<(), StateError> {
         if std::mem::replace(&mut self.released, true) {
             return Ok(());
-        }
-        if let Ok(mut held) = HELD.lock() {
-            held.retain(|(_, id)| *id != self.id);
         }
         drop(self.stop.take());
         if let Some(renewer) = self.renewer.take() {
@@ -189,13 +237,25 @@ fn read_info(bytes: &[u8]) -> Option<RemoteLockInfo> {
     serde_json::from_slice(bytes).ok()
 }
 
+/// What the renewer of a lock needs besides the lock: how often, when to
+/// stop, and where to say the lock was broken.
+struct Renew {
+    lease: Duration,
+    stopped: mpsc::Receiver<()>,
+    fence: Fence,
+}
+
 fn spawn_renewer(
     client: Client,
     mut info: RemoteLockInfo,
     mut revision: Revision,
-    lease: Duration,
-    stopped: mpsc::Receiver<()>,
+    renew: Renew,
 ) -> JoinHandle<()> {
+    let Renew {
+        lease,
+        stopped,
+        fence,
+    } = renew;
     std::thread::spawn(move || {
         let key = client.location().sibling(".lock");
         loop {
@@ -210,7 +270,7 @@ fn spawn_renewer(
             match client.put(&key, encode(&info), Write::Update(revision.clone())) {
                 Ok(Put::Written(new)) => revision = new,
                 Ok(Put::Conflict) => {
-                    mark_broken(format!(
+                    fence.mark(format!(
                         "its lock `{}` was removed or taken by another run while this one held it",
                         client.location().sibling(".lock")
                     ));

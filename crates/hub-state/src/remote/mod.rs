@@ -16,7 +16,7 @@ mod profile;
 pub mod store;
 
 pub use location::RemoteLocation;
-pub use lock::{check_unheld, RemoteLock, RemoteUnlocked};
+pub use lock::{check_unheld, Fence, HeldLocks, RemoteLock, RemoteUnlocked};
 pub use store::RemoteStore;
 
 use std::path::Path;

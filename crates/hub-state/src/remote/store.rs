@@ -18,7 +18,7 @@
 
 use super::client::{keeps_versions, Client, Put, Revision, Write};
 use super::location::RemoteLocation;
-use super::lock::{lock_broken, RemoteLock};
+use super::lock::{Fence, HeldLocks, RemoteLock};
 use crate::backend::StateStore;
 use crate::clock::Clock;
 use crate::journal;
@@ -56,6 +56,10 @@ pub struct RemoteStore {
     /// Why this run lost the state (see [`crate::fence`]): nothing
     /// more is written.
     fenced: Option<String>,
+    /// `--encrypted` of the command writing (see [`Self::encode_state`]).
+    encrypted: Option<bool>,
+    /// Where the run's lock renewers say a lock was broken.
+    fence: Fence,
 }
 
 /// A record object's key, and its `(base, serial)` back from a key.
@@ -196,7 +200,12 @@ impl RemoteStore {
     /// The remote location `path` and its serial (records included).
     /// `known`: the serial of the state this run just read from it; a
     /// different one there now means another writer came in between.
-    pub fn open(path: &Path, known: Option<u64>) -> Result<(RemoteStore, u64), StateError> {
+    pub fn open(
+        path: &Path,
+        known: Option<u64>,
+        encrypted: Option<bool>,
+        held: &HeldLocks,
+    ) -> Result<(RemoteStore, u64), StateError> {
         let location = RemoteLocation::of_path(path)?;
         let client = Client::new(&location)?;
         let seen = snapshot(&client)?;
@@ -227,8 +236,10 @@ impl RemoteStore {
             records: seen.records.into_iter().map(|(key, _)| key).collect(),
             records_size: seen.records_size,
             lock: None,
-            lock_id: super::lock::held_here(&location),
+            lock_id: held.id_of(&location),
             fenced: None,
+            encrypted,
+            fence: held.fence().clone(),
         };
         Ok((store, serial))
     }
@@ -240,13 +251,14 @@ impl RemoteStore {
     /// is sealed as the reference seals states; journal records too, since
     /// they hold outputs.
     pub fn encode_state(&self, yaml: &[u8]) -> Result<Vec<u8>, StateError> {
-        let Some(password) = crate::crypto::remote_password() else {
-            return Ok(yaml.to_vec());
-        };
-        crate::crypto::seal(password, yaml).map_err(|error| StateError::Sealed {
+        let sealed = |error| StateError::Sealed {
             path: self.path.clone(),
             error,
-        })
+        };
+        let Some(password) = crate::crypto::remote_password(self.encrypted).map_err(sealed)? else {
+            return Ok(yaml.to_vec());
+        };
+        crate::crypto::seal(&password, yaml).map_err(sealed)
     }
 
     pub fn records(&self) -> usize {
@@ -267,7 +279,7 @@ impl RemoteStore {
 
     fn refuse_when_lock_broken(&mut self) -> Result<(), StateError> {
         if self.fenced.is_none() {
-            self.fenced = lock_broken();
+            self.fenced = self.fence.broken();
         }
         match &self.fenced {
             Some(reason) => Err(StateError::RemoteConflict {
@@ -388,7 +400,7 @@ impl StateStore for RemoteStore {
 
     fn lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
         if self.lock.is_none() {
-            let lock = RemoteLock::acquire(&self.path, operation, clock)?;
+            let lock = RemoteLock::acquire_fenced(&self.path, operation, clock, &self.fence)?;
             self.lock_id = Some(lock.id().to_string());
             self.lock = Some(lock);
         }

@@ -118,7 +118,7 @@ impl Lease {
                 lock::still_held(base, &lock.info().id).map_err(lost)
             }
             Lease::Remote { client, lock, .. } => {
-                if let Some(reason) = remote_lock::lock_broken() {
+                if let Some(reason) = lock.fence().broken() {
                     return Err(lost(reason));
                 }
                 match remote_lock::still_held(client, lock.id())? {

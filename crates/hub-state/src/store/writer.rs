@@ -8,6 +8,7 @@ use crate::integrity;
 use crate::journal::{self, Recorder};
 use crate::layout::StateFormat;
 use crate::model::State;
+use crate::remote::HeldLocks;
 use crate::render::{Changed, Renderer};
 use crate::{is_remote, StateError};
 use std::collections::HashSet;
@@ -20,6 +21,10 @@ pub struct WriteOptions {
     pub compressed: bool,
     /// How component snapshots are laid out.
     pub format: StateFormat,
+    /// `--encrypted`: whether remote copies are sealed with
+    /// `HUB_CRYPTO_PASSWORD` (see [`crate::crypto::password_for_remote`]);
+    /// `None` seals them when the password is set.
+    pub encrypted: Option<bool>,
 }
 
 /// Writes `state` to `path` atomically, after saving the current content
@@ -188,6 +193,25 @@ impl StateWriter {
         options: WriteOptions,
         read: Option<(&Path, u64)>,
     ) -> Result<StateWriter, StateError> {
+        StateWriter::open_held(paths, options, read, &HeldLocks::default())
+    }
+
+    /// [`StateWriter::open_all`] for the locations a run locked: a remote
+    /// store proves the run's lock on it before writing.
+    pub fn open_locked(
+        locations: &crate::Locations,
+        options: WriteOptions,
+        read: Option<(&Path, u64)>,
+    ) -> Result<StateWriter, StateError> {
+        StateWriter::open_held(locations.paths(), options, read, locations.held())
+    }
+
+    fn open_held(
+        paths: &[PathBuf],
+        options: WriteOptions,
+        read: Option<(&Path, u64)>,
+        held: &HeldLocks,
+    ) -> Result<StateWriter, StateError> {
         let mut writer = StateWriter {
             targets: Vec::with_capacity(paths.len()),
             options,
@@ -208,7 +232,7 @@ impl StateWriter {
                 .filter(|(read, _)| *read == path.as_path())
                 .map(|(_, serial)| serial);
             let opened = match is_remote(path) {
-                true => crate::remote::RemoteStore::open(path, known)
+                true => crate::remote::RemoteStore::open(path, known, options.encrypted, held)
                     .map(|(store, serial)| (Store::Remote(Box::new(store)), serial)),
                 false => LocalStore::open(path, known)
                     .map(|(store, serial)| (Store::Local(Box::new(store)), serial)),

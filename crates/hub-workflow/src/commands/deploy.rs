@@ -105,7 +105,7 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
         component: &name,
         replace: args.replace.replace.contains(&name),
     };
-    let Some(job) = runs::start_job(&stack, &job_request, &clock)? else {
+    let Some(job) = runs::start_job(&stack, &job_request, &clock, warnings)? else {
         return Ok(());
     };
     // The engine deploys the component on the job's working copy.

@@ -32,7 +32,10 @@ pub struct ReportOptions<'a> {
 pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Result<String, Error> {
     let source = SourceFile::read(options.elaborated)?;
     let elaborated = parse_elaborated(&source, warnings)?;
-    let state = options.state.map(State::read).transpose()?;
+    let state = options
+        .state
+        .map(|path| State::read(path, warnings))
+        .transpose()?;
     let lock_options = LockOptions {
         source: Some(&source),
         declared: None,

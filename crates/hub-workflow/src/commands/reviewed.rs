@@ -83,7 +83,7 @@ pub(crate) fn check(
         concurrency: planned.arguments.jobs,
         ..options.clone()
     };
-    let mut quiet = Warnings::default();
+    let mut quiet = Warnings::already_reported();
     let environment = std::env::vars().collect();
     let preview = hub_plan::plan::prepare::plan(&stack, &as_planned, environment, &mut quiet)?;
     let recorded: Vec<PathBuf> = planned

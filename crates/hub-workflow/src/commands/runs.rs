@@ -82,9 +82,10 @@ pub fn start_job(
     stack: &hub_plan::source::stack::Stack,
     request: &JobRequest<'_>,
     clock: &hub_state::Clock,
+    warnings: &mut hub_manifest::diag::Warnings,
 ) -> Result<Option<Box<job::Job>>, Error> {
     let (name, path) = (request.component, request.plan_file.display());
-    match job::start(stack, request, clock)? {
+    match job::start(stack, request, clock, warnings)? {
         JobStart::AlreadyDeployed(record) => {
             say(&format!(
                 "hub: `{name}` was deployed by this run of plan `{path}` at {} ({}): nothing to do (`--replace {name}` deploys it again)",

@@ -350,9 +350,9 @@ fn change(
     let options = WriteOptions {
         compressed: is_compressed(&read_path),
         format: args.state_format,
+        encrypted: None,
     };
-    let mut writer =
-        StateWriter::open_all(locked.paths(), options, Some((&read_path, read_serial)))?;
+    let mut writer = StateWriter::open_locked(&locked, options, Some((&read_path, read_serial)))?;
     writer.write(&mut state)?;
     for failure in writer.take_failures() {
         warnings.warn(None, failure.to_string());
@@ -449,7 +449,7 @@ fn state_push(args: crate::request::StatePushArgs, warnings: &mut Warnings) -> R
     let read = current
         .as_ref()
         .map(|c| (args.location.as_path(), c.serial));
-    let mut writer = StateWriter::open_all(locations.paths(), WriteOptions::default(), read)?;
+    let mut writer = StateWriter::open_locked(&locations, WriteOptions::default(), read)?;
     writer.write(&mut state)?;
     let _ = writeln!(
         std::io::stderr().lock(),

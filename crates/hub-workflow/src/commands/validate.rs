@@ -74,7 +74,10 @@ fn unread_parameters(
         env_name: std::env::var("ENV").ok(),
         ..hub_elaborate::Options::default()
     };
-    let mut found = Warnings::default();
+    // Only the unread parameters are taken from the elaboration: the rest
+    // is about the files given, which their checks reported as findings,
+    // or about files `validate` was not asked to check (components).
+    let mut found = Warnings::new();
     if hub_elaborate::elaborate(&options, &mut found).is_err() {
         return;
     }

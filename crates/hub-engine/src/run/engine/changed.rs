@@ -243,7 +243,10 @@ impl<'a> Run<'a> {
         let folder = self
             .component_dir(name)
             .map_err(|e| e.to_string())
-            .and_then(|dir| fingerprint::folder_digest(&dir).map_err(|e| e.to_string()));
+            .and_then(|dir| {
+                fingerprint::folder_digest_with(&dir, self.options.digest_cache.as_deref())
+                    .map_err(|e| e.to_string())
+            });
         let Some(entry) = self.state.as_mut().map(|s| s.component_mut(name)) else {
             return;
         };

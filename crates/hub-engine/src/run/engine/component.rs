@@ -131,7 +131,7 @@ impl<'a> Run<'a> {
         };
         // Pointing at declarations scans the whole elaborated file: that is
         // done again only when there is something to report.
-        let mut quiet = Warnings::default();
+        let mut quiet = Warnings::new();
         match expand_component(&self.locked, &scope, &mut quiet) {
             Ok(params) if quiet.is_empty() => Ok(params),
             _ => {
@@ -545,7 +545,7 @@ impl<'a> Run<'a> {
                 &self.locked,
                 &state.stack_outputs,
                 false,
-                &mut Warnings::default(),
+                self.warnings,
             );
         }
         if !problems.is_empty() {

@@ -209,7 +209,7 @@ impl<'a> Run<'a> {
                         log_file: self.log_file(name),
                         limit: self.timeouts.limit(name),
                     };
-                    prune::undeploy(gone, &entry, &run)
+                    prune::undeploy(gone, &entry, &run, self.warnings)
                 }
                 _ => prune::Ended::Undeployed,
             };
@@ -666,9 +666,10 @@ impl<'a> Run<'a> {
                 let options = state::WriteOptions {
                     compressed: self.options.compressed,
                     format: self.options.state_format,
+                    encrypted: self.options.encrypted,
                 };
                 let read = self.read_path.as_deref().zip(self.read_serial);
-                let writer = state::StateWriter::open_all(locations.paths(), options, read)?;
+                let writer = state::StateWriter::open_locked(locations, options, read)?;
                 self.writer.insert(writer)
             }
         };

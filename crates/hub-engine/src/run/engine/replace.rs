@@ -46,7 +46,7 @@ impl<'a> Run<'a> {
             log_file: self.log_file(name),
             limit: self.timeouts.limit(name),
         };
-        match prune::undeploy(&removed, &entry, &run) {
+        match prune::undeploy(&removed, &entry, &run, self.warnings) {
             prune::Ended::Undeployed => {
                 let now = self.clock.now();
                 let message = format!("undeployed before its replacement ({reasons})");

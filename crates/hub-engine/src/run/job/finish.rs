@@ -133,7 +133,7 @@ pub fn finish(
     let (status, message) = hub_state::stack_status(&folded, &order, &|_| false, &[]);
     folded.set_status(status, &message, &now);
     let read = read_path.as_deref().map(|path| (path, read_serial));
-    let mut writer = StateWriter::open_all(locked.paths(), WriteOptions::default(), read)?;
+    let mut writer = StateWriter::open_locked(&locked, WriteOptions::default(), read)?;
     writer.write(&mut folded)?;
     for failure in writer.take_failures() {
         warnings.warn(None, failure.to_string());

@@ -13,7 +13,7 @@
 //! another; a folder's path ends in `/` and its digest is the one
 //! `--changed` uses ([`fingerprint::folder_digest`]).
 
-use crate::decide::{fingerprint, hooks};
+use crate::decide::{digest_cache::DigestCache, fingerprint, hooks};
 use crate::source::stack::Stack;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,11 +27,16 @@ const SKIPPED_FOLDERS: [&str; 3] = [".terraform", ".git", "node_modules"];
 
 /// Every input of the plan of `components` (name and folder) made of
 /// `stack`: its path as written and its digest, sorted by path.
-pub(super) fn inputs(stack: &Stack, components: &[(String, PathBuf)]) -> Vec<(String, String)> {
+pub(super) fn inputs(
+    stack: &Stack,
+    components: &[(String, PathBuf)],
+    cache: Option<&DigestCache>,
+) -> Vec<(String, String)> {
     let root = real(&stack.base_dir);
     let mut found = Inputs {
         root: root.clone(),
         files: BTreeMap::new(),
+        cache,
     };
     let stack_files = stack
         .file
@@ -63,12 +68,14 @@ pub(super) fn inputs(stack: &Stack, components: &[(String, PathBuf)]) -> Vec<(St
 }
 
 /// The inputs found so far, by the path they are written with.
-struct Inputs {
+struct Inputs<'c> {
     root: PathBuf,
     files: BTreeMap<String, String>,
+    /// The run's digest cache, which the folders' digests reuse.
+    cache: Option<&'c DigestCache>,
 }
 
-impl Inputs {
+impl Inputs<'_> {
     fn file(&mut self, path: &Path) {
         let path = real(path);
         let digest = std::fs::read(&path).map_or_else(|_| ABSENT.to_string(), |b| bytes_digest(&b));
@@ -76,7 +83,8 @@ impl Inputs {
     }
 
     fn folder(&mut self, path: &Path) {
-        let digest = fingerprint::folder_digest(path).unwrap_or_else(|_| ABSENT.to_string());
+        let digest = fingerprint::folder_digest_with(path, self.cache)
+            .unwrap_or_else(|_| ABSENT.to_string());
         let mut shown = relative(path, &self.root);
         shown.push('/');
         self.files.insert(shown, digest);

@@ -288,7 +288,7 @@ impl SavedPlan {
             .components
             .iter()
             .filter_map(|c| planned_component(c, stack, options))
-            .chain(preview.pruned().map(planned_delete))
+            .chain(preview.pruned().map(|r| planned_delete(r, options)))
             .collect();
         let read: Vec<(String, PathBuf)> = components
             .iter()
@@ -303,7 +303,7 @@ impl SavedPlan {
                 files: made.files.iter().map(|f| f.display().to_string()).collect(),
                 digest: stack_digest(stack),
                 commit: made.commit.clone(),
-                inputs: inputs::inputs(stack, &read)
+                inputs: inputs::inputs(stack, &read, options.digest_cache.as_deref())
                     .into_iter()
                     .map(|(path, digest)| PlannedFile { path, digest })
                     .collect(),
@@ -374,7 +374,7 @@ fn planned_component(
 }
 
 /// A removed component that `--prune` undeploys.
-fn planned_delete(removed: &RemovedPreview) -> PlannedComponent {
+fn planned_delete(removed: &RemovedPreview, options: &RunOptions) -> PlannedComponent {
     PlannedComponent {
         name: removed.name.clone(),
         action: PlanAction::Delete,
@@ -384,7 +384,9 @@ fn planned_delete(removed: &RemovedPreview) -> PlannedComponent {
             .as_deref()
             .map(Path::new)
             .filter(|dir| dir.is_dir())
-            .and_then(|dir| fingerprint::folder_digest(dir).ok()),
+            .and_then(|dir| {
+                fingerprint::folder_digest_with(dir, options.digest_cache.as_deref()).ok()
+            }),
         parameters: planned_parameters(&removed.parameters),
         dir: removed.dir.clone(),
     }
@@ -408,7 +410,8 @@ fn planned_parameters(parameters: &[ParameterPreview]) -> Vec<PlannedParameter> 
 /// The digest `--changed` compares, of the component's folder; `None`
 /// when it cannot be read (the deploy says why).
 fn folder_digest(stack: &Stack, name: &str, options: &RunOptions) -> Option<String> {
-    fingerprint::folder_digest(&component_dir(stack, name, options)?).ok()
+    let dir = component_dir(stack, name, options)?;
+    fingerprint::folder_digest_with(&dir, options.digest_cache.as_deref()).ok()
 }
 
 fn component_dir(stack: &Stack, name: &str, options: &RunOptions) -> Option<PathBuf> {
