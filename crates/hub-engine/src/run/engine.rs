@@ -79,7 +79,7 @@ use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::{Limit, Timeouts};
 use hub_state::Fingerprint;
 use hub_state::{
-    self as state, Clock, ComponentRun, ComponentStatus, Locations, OperationIndex, OperationStart,
+    self as state, Clock, ComponentRun, ComponentStatus, Locations, OperationStart,
     OperationStatus, StackMeta, StackStatus, State,
 };
 use indexmap::IndexMap;
@@ -96,9 +96,11 @@ mod changed;
 mod component;
 mod execute;
 mod failed_upstream;
+mod parts;
 mod quiet;
 mod replace;
 mod words;
+use parts::{Ledger, Setup, Tally};
 use words::{describe, or_none, quoted};
 
 /// The result of a run that got as far as running components: its summary,
@@ -143,8 +145,9 @@ pub fn run<'a>(
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
         (Ok(()), Ok(())) => Ok(()),
     };
-    let result = result.map_err(|error| keep_unsaved_state(error, run.state.as_ref(), options));
-    if let Some(writer) = &run.writer {
+    let result =
+        result.map_err(|error| keep_unsaved_state(error, run.ledger.state.as_ref(), options));
+    if let Some(writer) = &run.ledger.writer {
         run.summary.state_notes = writer.previous_versions();
     }
     run.summary.total = started.elapsed();
@@ -154,7 +157,7 @@ pub fn run<'a>(
         summary: Some(run.summary),
         result,
         warnings_shown: run.warnings_shown,
-        plan: Some(run.planned.clone()),
+        plan: Some(run.setup.planned.clone()),
     }
 }
 
@@ -252,96 +255,30 @@ enum Changed<'a> {
     Checkpoints,
 }
 
+/// A run: what it runs with (the stack, the options, the host), what it
+/// set up before the first component ([`Setup`]), the state it writes
+/// ([`Ledger`]) and how far it got ([`Tally`]).
 struct Run<'a> {
     stack: &'a Stack,
     options: &'a RunOptions,
     verb: Verb,
     host: Host<'a>,
     warnings: &'a mut Warnings,
-    /// The ordering: selection, order, waves.
-    plan: Plan,
-    /// The action plan, made once under the lock (or checked against a
-    /// saved one): what the run does with each component.
-    planned: std::sync::Arc<ActionPlan>,
-    locked: Locked,
-    clock: Clock,
-    /// The state being written; `None` without one.
-    state: Option<State>,
-    /// The state locations, locked for the whole run; `None` without a
-    /// state.
-    locations: Option<Locations>,
-    /// `STATE.logs` of the first location, beside its real file.
-    log_folder: Option<PathBuf>,
-    /// The marks of this run's part of each log, made at the first one.
-    log_marks: std::sync::OnceLock<crate::child::log_marks::RunMarks>,
-    /// The location the state was read from (or would have been).
-    read_path: Option<PathBuf>,
-    operation: Option<OperationIndex>,
-    /// Writes the state to every location (created at the first write);
-    /// the locks are held for the whole run, so it alone changes the files.
-    writer: Option<state::StateWriter>,
-    /// The serial of the state read at the start, when one was read.
-    read_serial: Option<u64>,
-    /// The components the state read at the start records as deployed
-    /// (their outputs are those of a successful deploy).
-    deployed_before: Vec<String>,
-    failed: Vec<String>,
-    skipped: Vec<String>,
-    /// Parallel runs: not run because a component they wait for failed.
-    cancelled: Vec<String>,
-    /// Mandatory components that failed, with the reason.
-    mandatory_failures: Vec<(String, String)>,
-    /// Components a hook failed: they fail the run even when optional.
-    hook_failures: Vec<String>,
-    /// The fix for a failure, where the reason alone does not tell it.
-    fixes: HashMap<String, String>,
-    /// How long each component may run.
-    timeouts: Timeouts,
-    /// `lifecycle.retry`, read.
-    retries: super::retry::Retries,
-    /// The components that could run more than once, and how many times
-    /// they did.
-    attempts: HashMap<String, super::retry::Attempts>,
-    /// When each running component started (the clock's text).
-    started_at: HashMap<String, String>,
-    /// Positions in the selection.
-    positions: HashMap<String, usize>,
-    /// The outputs and capabilities known, and what each component sees.
-    known: Known,
-    /// `--changed`: each component's outputs in its entry's snapshot as
-    /// read, taken when the run started.
-    recorded_outputs: HashMap<String, Vec<state::CapturedOutput>>,
-    /// The fingerprint of a running component, without its folder.
-    pending_fingerprints: HashMap<String, Fingerprint>,
-    /// Parallel runs: checkpoints recorded but not written yet.
-    /// Components whose checkpoint is not written yet (a parallel run
-    /// writes those of the components that start together at once).
-    unsaved_checkpoints: Vec<String>,
-    /// `-j` above 1.
-    parallel: bool,
-    /// Parallel runs: each component's upstream, once worked out.
-    ancestry: Ancestry,
-    /// Parallel runs: each failed component's part of the operation's log,
-    /// by position.
-    failure_logs: std::collections::BTreeMap<usize, String>,
-    base_env: Vec<(String, String)>,
-    masker: SecretMasker,
-    summary: Summary,
-    /// The run stopped early (failure or interrupt).
-    stopped: bool,
-    /// Deploy: the components the state holds and the stack no longer
-    /// lists, in the order `--prune` undeploys them.
-    removed: Vec<prune::Removed>,
-    /// What implements the run's verb, by component, as found before the
-    /// run; looked for again after a component's templates are rendered.
-    implementations: HashMap<String, Implementation>,
     /// How many of `warnings` (the first ones) were printed.
     warnings_shown: usize,
-    /// The start lines of components the plan leaves unchanged
-    /// (`--changed`), said only if they run after all.
-    quiet_starts: HashMap<String, String>,
-    /// Nothing written yet and nothing to write (see [`quiet`]).
-    quiet: bool,
+    clock: Clock,
+    /// What was prepared before the first component.
+    setup: Setup,
+    /// The state, where it is written, and what is not written yet.
+    ledger: Ledger,
+    /// The live progress of the run.
+    tally: Tally,
+    /// The outputs and capabilities known, and what each component sees.
+    known: Known,
+    /// Parallel runs: each component's upstream, once worked out.
+    ancestry: Ancestry,
+    masker: SecretMasker,
+    summary: Summary,
 }
 
 /// The log folder of the state at `state`, when there is one, is a folder
@@ -538,55 +475,49 @@ impl<'a> Run<'a> {
         };
         let positions = plan_positions(&plan);
         let ancestry = Ancestry::new(&plan.selected);
+        let parallel = options.concurrency > 1;
         let mut run = Run {
             stack,
             options,
             verb,
             host,
             warnings,
-            plan,
-            planned,
-            locked,
+            warnings_shown: 0,
             clock,
-            state,
-            log_folder: locations.as_ref().map(|l| log_dir(l.first())),
-            log_marks: std::sync::OnceLock::new(),
-            locations,
-            read_path,
-            operation: None,
-            writer: None,
-            read_serial,
-            positions,
-            known: Known::new(outputs, provides, options.concurrency > 1),
-            deployed_before,
-            failed: Vec::new(),
-            skipped: Vec::new(),
-            cancelled: Vec::new(),
-            mandatory_failures: Vec::new(),
-            hook_failures: Vec::new(),
-            fixes: HashMap::new(),
-            timeouts,
-            retries,
-            attempts: HashMap::new(),
-            started_at: HashMap::new(),
-            recorded_outputs,
-            pending_fingerprints: HashMap::new(),
-            unsaved_checkpoints: Vec::new(),
-            parallel: options.concurrency > 1,
+            setup: Setup {
+                plan,
+                planned,
+                locked,
+                timeouts,
+                retries,
+                positions,
+                base_env,
+                parallel,
+                deployed_before,
+                recorded_outputs,
+                implementations,
+                removed,
+            },
+            ledger: Ledger {
+                state,
+                log_folder: locations.as_ref().map(|l| log_dir(l.first())),
+                log_marks: std::sync::OnceLock::new(),
+                locations,
+                read_path,
+                read_serial,
+                operation: None,
+                writer: None,
+                unsaved_checkpoints: Vec::new(),
+                quiet,
+            },
+            tally: Tally::default(),
+            known: Known::new(outputs, provides, parallel),
             ancestry,
-            failure_logs: std::collections::BTreeMap::new(),
-            base_env,
             masker,
             summary: Summary {
                 verb: verb.as_str().to_string(),
                 ..Summary::default()
             },
-            stopped: false,
-            removed,
-            implementations,
-            warnings_shown: 0,
-            quiet_starts: HashMap::new(),
-            quiet,
         };
         run.preload_all();
         run.begin()?;
@@ -604,11 +535,11 @@ impl<'a> Run<'a> {
             initiator: self.host.var("USER").unwrap_or_default(),
         };
         let stack = &self.stack.elaborated.stack;
-        let parameters = state_parameters(&self.locked);
-        let order = self.plan.order.clone();
-        self.quiet = self.starts_quiet(&parameters, &order);
+        let parameters = state_parameters(&self.setup.locked);
+        let order = self.setup.plan.order.clone();
+        self.ledger.quiet = self.starts_quiet(&parameters, &order);
         let lineage = |host: &Host| state::new_lineage(&|name| host.var(name));
-        let Some(state) = self.state.as_mut() else {
+        let Some(state) = self.ledger.state.as_mut() else {
             return Ok(());
         };
         if state.lineage.is_empty() {
@@ -623,8 +554,8 @@ impl<'a> Run<'a> {
         if self.verb == Verb::Deploy {
             state.stack_parameters = parameters;
         }
-        self.operation = Some(state.begin_operation(start, &now));
-        match self.quiet {
+        self.ledger.operation = Some(state.begin_operation(start, &now));
+        match self.ledger.quiet {
             true => Ok(()),
             false => self.save(),
         }

@@ -9,16 +9,20 @@ impl<'a> Run<'a> {
     // ---- what a component sees -------------------------------------------
 
     pub(super) fn position(&self, name: &str) -> usize {
-        self.positions.get(name).copied().unwrap_or(usize::MAX)
+        self.setup
+            .positions
+            .get(name)
+            .copied()
+            .unwrap_or(usize::MAX)
     }
 
     /// The positions of the components `name` runs after, directly or not:
     /// asked for only in a parallel run, and worked out once per component.
     pub(super) fn upstream(&mut self, name: &str) -> Option<Rc<Bits>> {
-        if !self.parallel {
+        if !self.setup.parallel {
             return None;
         }
-        let plan = &self.plan;
+        let plan = &self.setup.plan;
         Some(self.ancestry.upstream(name, &|n| plan.after(n)))
     }
 
@@ -56,7 +60,7 @@ impl<'a> Run<'a> {
         visible: &View,
     ) -> Option<Step> {
         // Without a state there is nothing to compare with or record in.
-        if self.verb != Verb::Deploy || self.state.is_none() {
+        if self.verb != Verb::Deploy || self.ledger.state.is_none() {
             return None;
         }
         let mut current = Fingerprint {
@@ -67,7 +71,8 @@ impl<'a> Run<'a> {
                 &self.known.of_components(visible, depends),
             ),
         };
-        self.pending_fingerprints
+        self.tally
+            .pending_fingerprints
             .insert(name.to_string(), current.clone());
         let mut execution = self.execution(name);
         if let Some(unless) = execution.replace_unless.take() {
@@ -81,7 +86,11 @@ impl<'a> Run<'a> {
                 execution = *unless.otherwise;
             }
         }
-        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+        let entry = self
+            .ledger
+            .state
+            .as_ref()
+            .and_then(|s| s.components.get(name));
         // What the plan left to the run: with `--changed`, the inputs known
         // only now (parameters, the dependencies' outputs), compared with
         // those of the last deploy; the folder was compared by the plan.
@@ -140,15 +149,19 @@ impl<'a> Run<'a> {
                 (self.host.log)(&format!("hub: {name}: {ignored}"));
             }
         }
-        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
-        let recorded = &mut self.recorded_outputs;
+        let entry = self
+            .ledger
+            .state
+            .as_ref()
+            .and_then(|s| s.components.get(name));
+        let recorded = &mut self.setup.recorded_outputs;
         let outputs: Vec<state::CapturedOutput> = entry
             .map(|e| {
                 let found = recorded.remove(name);
                 found.unwrap_or_else(|| e.captured_outputs.outputs_of(name))
             })
             .unwrap_or_default();
-        self.pending_fingerprints.remove(name);
+        self.tally.pending_fingerprints.remove(name);
         self.mask_secret_outputs(&outputs);
         self.record_produced(name, outputs, manifest.provides.clone());
         Some(Step::Unchanged)
@@ -165,7 +178,7 @@ impl<'a> Run<'a> {
     /// The component's entry in the action plan (the plan lists the
     /// selected components in the order of the selection).
     pub(super) fn planned(&self, name: &str) -> Option<&ComponentPlan> {
-        let planned = self.planned.components.get(self.position(name))?;
+        let planned = self.setup.planned.components.get(self.position(name))?;
         (planned.name == name).then_some(planned)
     }
 
@@ -238,14 +251,14 @@ impl<'a> Run<'a> {
     /// Records the fingerprint of a component that deployed: its folder
     /// as the deploy left it.
     pub(super) fn record_fingerprint(&mut self, name: &str) {
-        let Some(mut fingerprint) = self.pending_fingerprints.remove(name) else {
+        let Some(mut fingerprint) = self.tally.pending_fingerprints.remove(name) else {
             return;
         };
         let folder = self
             .component_dir(name)
             .map_err(|e| e.to_string())
             .and_then(|dir| fingerprint::folder_digest(&dir).map_err(|e| e.to_string()));
-        let Some(entry) = self.state.as_mut().map(|s| s.component_mut(name)) else {
+        let Some(entry) = self.ledger.state.as_mut().map(|s| s.component_mut(name)) else {
             return;
         };
         match folder {

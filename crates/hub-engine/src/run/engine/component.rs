@@ -25,14 +25,14 @@ impl<'a> Run<'a> {
         };
         self.trace_planned(name);
         crate::trace::component_start(name, self.planned(name).map(|p| p.action.as_str()));
-        if self.plan.per_component || self.plan.offset.as_deref() == Some(name) {
+        if self.setup.plan.per_component || self.setup.plan.offset.as_deref() == Some(name) {
             self.preload(name);
         }
         if self.verb == Verb::Deploy {
             let failed: Vec<&String> = reference
                 .depends
                 .iter()
-                .filter(|d| self.failed.contains(d))
+                .filter(|d| self.tally.failed.contains(d))
                 .collect();
             if !failed.is_empty() {
                 let list = failed
@@ -62,7 +62,7 @@ impl<'a> Run<'a> {
         };
         self.note_last_successful_reads(name, &params);
         let unmet =
-            plan::unmet_requirements(&manifest.requires, name, &provides, &self.plan.tuning);
+            plan::unmet_requirements(&manifest.requires, name, &provides, &self.setup.plan.tuning);
         if !unmet.optional.is_empty() {
             return Err(self.skip(
                 name,
@@ -112,7 +112,7 @@ impl<'a> Run<'a> {
         visible: &View,
         provides: &IndexMap<String, Vec<String>>,
     ) -> Result<Vec<ExpandedParam>, params::ParamsError> {
-        let outputs: Vec<params::CapturedOutput> = match self.plan.reads(name) {
+        let outputs: Vec<params::CapturedOutput> = match self.setup.plan.reads(name) {
             Some(reads) => self
                 .known
                 .read(visible, reads)
@@ -132,11 +132,11 @@ impl<'a> Run<'a> {
         // Pointing at declarations scans the whole elaborated file: that is
         // done again only when there is something to report.
         let mut quiet = Warnings::default();
-        match expand_component(&self.locked, &scope, &mut quiet) {
+        match expand_component(&self.setup.locked, &scope, &mut quiet) {
             Ok(params) if quiet.is_empty() => Ok(params),
             _ => {
                 scope.source = self.stack.declarations(name);
-                expand_component(&self.locked, &scope, self.warnings)
+                expand_component(&self.setup.locked, &scope, self.warnings)
             }
         }
     }
@@ -148,10 +148,10 @@ impl<'a> Run<'a> {
         params: Option<&Vec<ExpandedParam>>,
     ) -> Option<String> {
         let outcome = plan::component_conditions(
-            &self.plan.tuning,
+            &self.setup.plan.tuning,
             name,
             params.map(Vec::as_slice),
-            &self.locked,
+            &self.setup.locked,
         );
         if let Some(warning) = outcome.wildcard_warning() {
             self.warnings.warn(None, warning);
@@ -161,14 +161,14 @@ impl<'a> Run<'a> {
 
     /// A skipped component leaves no entry that never ran (§6.4, §6.6).
     pub(super) fn skip(&mut self, name: &str, why: String) -> Step {
-        if let Some(state) = self.state.as_mut() {
+        if let Some(state) = self.ledger.state.as_mut() {
             if state
                 .components
                 .get(name)
                 .is_some_and(|e| e.status.is_empty())
             {
                 state.components.shift_remove(name);
-                self.quiet = false;
+                self.ledger.quiet = false;
             }
         }
         Step::Skipped(why)
@@ -190,12 +190,12 @@ impl<'a> Run<'a> {
         };
         let verb = self.verb;
         let parallel = self.parallel();
-        let positions = parallel.then_some(&self.positions);
-        let at = self.positions.get(name).copied();
-        let Some(state) = self.state.as_mut() else {
+        let positions = parallel.then_some(&self.setup.positions);
+        let at = self.setup.positions.get(name).copied();
+        let Some(state) = self.ledger.state.as_mut() else {
             return Ok(());
         };
-        let undo = StartUndo::before(state, name, self.operation);
+        let undo = StartUndo::before(state, name, self.ledger.operation);
         if verb == Verb::Deploy {
             let run = ComponentRun {
                 meta: component_meta(manifest),
@@ -213,7 +213,7 @@ impl<'a> Run<'a> {
         }
         state.set_component_status(name, component_status, "", &now);
         state.set_status(stack_status, "", &now);
-        if let Some(op) = self.operation {
+        if let Some(op) = self.ledger.operation {
             record_phase(
                 state,
                 op,
@@ -226,14 +226,14 @@ impl<'a> Run<'a> {
         if self.parallel() {
             // Written once for all the components that start together,
             // before any of them starts.
-            self.unsaved_checkpoints.push(name.to_string());
+            self.ledger.unsaved_checkpoints.push(name.to_string());
             return Ok(());
         }
         let saved = self.save_component(name);
         if saved.is_err() {
             // The component does not start: the state must not say it did.
-            if let Some(state) = self.state.as_mut() {
-                undo.apply(state, name, self.operation);
+            if let Some(state) = self.ledger.state.as_mut() {
+                undo.apply(state, name, self.ledger.operation);
             }
         }
         saved
@@ -261,12 +261,12 @@ impl<'a> Run<'a> {
             component_dir: &dir,
             base_dir: &self.stack.base_dir,
         };
-        let environment = env::component(&self.base_env, &vars, self.warnings);
+        let environment = env::component(&self.setup.base_env, &vars, self.warnings);
         let environment = crate::trace::with_traceparent(name, environment);
         let bare = manifest.lifecycle.bare == "allow";
         let verb = self.options.implementation_verb(self.verb.as_str());
         let found = match manifest.templates.is_empty() {
-            true => self.implementations.remove(name),
+            true => self.setup.implementations.remove(name),
             false => None,
         };
         let implementation = match found.map_or_else(|| discover::discover(&dir, &verb, bare), Ok) {
@@ -284,7 +284,7 @@ impl<'a> Run<'a> {
             let around = hooks::run_around(
                 &hooks,
                 None,
-                self.timeouts.limit(name),
+                self.setup.timeouts.limit(name),
                 &self.masker,
                 self.host.sink,
                 self.host.interrupts,
@@ -300,7 +300,7 @@ impl<'a> Run<'a> {
         if let Err(too_large) =
             crate::plan::preflight::environment_fits(&environment, &program, &args)
         {
-            self.fixes.insert(name.to_string(), too_large.hint());
+            self.tally.fixes.insert(name.to_string(), too_large.hint());
             return Err(self.fail(name, &too_large.to_string(), None));
         }
         let invocation = Invocation {
@@ -314,7 +314,7 @@ impl<'a> Run<'a> {
         };
         Ok(Job {
             invocation,
-            limit: self.timeouts.limit(name),
+            limit: self.setup.timeouts.limit(name),
             hooks,
             masker: self.component_masker(manifest),
             manifest,
@@ -322,7 +322,7 @@ impl<'a> Run<'a> {
             dir,
             pad,
             implementation: describe(&implementation),
-            retry: self.retries.policy(name).cloned(),
+            retry: self.setup.retries.policy(name).cloned(),
             attempts: Default::default(),
         })
     }
@@ -333,7 +333,9 @@ impl<'a> Run<'a> {
         crate::trace::component_exit(name, &around.main);
         let attempt = job.attempts.suffix();
         if job.attempts.allowed > 1 {
-            self.attempts.insert(name.to_string(), job.attempts.clone());
+            self.tally
+                .attempts
+                .insert(name.to_string(), job.attempts.clone());
         }
         if let Err(stopped) = around.pre {
             return self.hook_stopped(name, stopped);
@@ -342,7 +344,7 @@ impl<'a> Run<'a> {
             None => String::new(),
             Some(Err(error)) => {
                 if let Some(fix) = error.hint().filter(|_| error.planted()) {
-                    self.fixes.insert(name.to_string(), fix);
+                    self.tally.fixes.insert(name.to_string(), fix);
                 }
                 return self.fail(name, &error.to_string(), None);
             }
@@ -355,7 +357,7 @@ impl<'a> Run<'a> {
                         return self.fail(name, &reason, Some(&finished.tail));
                     };
                     let reason = format!("{} {limit}", job.implementation);
-                    self.fixes.insert(name.to_string(), limit.fix(name));
+                    self.tally.fixes.insert(name.to_string(), limit.fix(name));
                     return self.fail(name, &reason, Some(&finished.tail));
                 }
                 exit => {
@@ -412,11 +414,11 @@ impl<'a> Run<'a> {
         match stopped {
             hooks::Stopped::Interrupted(signal) => self.interrupted(name, signal),
             hooks::Stopped::Failed(reason) => {
-                self.hook_failures.push(name.to_string());
+                self.tally.hook_failures.push(name.to_string());
                 self.fail(name, &reason, None)
             }
             hooks::Stopped::TimedOut(reason, limit) => {
-                self.fixes.insert(name.to_string(), limit.fix(name));
+                self.tally.fixes.insert(name.to_string(), limit.fix(name));
                 self.fail(name, &reason, None)
             }
         }
@@ -458,7 +460,7 @@ impl<'a> Run<'a> {
                 .reference(name)
                 .ok_or_else(|| EngineError::UnknownComponent {
                     component: name.to_string(),
-                    available: self.plan.order.clone(),
+                    available: self.setup.plan.order.clone(),
                 })?;
         Ok(self
             .stack
@@ -472,8 +474,8 @@ impl<'a> Run<'a> {
         if self.options.changed {
             return None;
         }
-        let folder = self.log_folder.as_ref()?;
-        Some(LogsAhead::start(folder, &self.plan.selected))
+        let folder = self.ledger.log_folder.as_ref()?;
+        Some(LogsAhead::start(folder, &self.setup.plan.selected))
     }
 
     /// The log file of `name`, given to a process that writes to it: the
@@ -481,14 +483,16 @@ impl<'a> Run<'a> {
     /// [`crate::child::log_marks`]).
     pub(super) fn log_file(&self, name: &str) -> Option<PathBuf> {
         let path = self
+            .ledger
             .log_folder
             .as_ref()
             .map(|folder| folder.join(format!("{name}.log")))?;
-        let operation = self.state.as_ref().and_then(|s| s.operations.last());
+        let operation = self.ledger.state.as_ref().and_then(|s| s.operations.last());
         if let Some(operation) = operation {
             let at = &self.summary.started;
             let verb = self.verb.as_str();
             let marks = self
+                .ledger
                 .log_marks
                 .get_or_init(|| RunMarks::new(&operation.id, verb, at));
             marks.mark(name, &path);
@@ -523,8 +527,8 @@ impl<'a> Run<'a> {
             true => Vec::new(),
             false => self.known.all(&after),
         };
-        let at = self.positions.get(name).copied();
-        if let Some(state) = self.state.as_mut() {
+        let at = self.setup.positions.get(name).copied();
+        if let Some(state) = self.ledger.state.as_mut() {
             let run = ComponentRun {
                 meta: component_meta(manifest),
                 parameters: component_parameters(params),
@@ -542,7 +546,7 @@ impl<'a> Run<'a> {
             state.stack_outputs = stack_outputs(
                 stack_outputs_declared,
                 &snapshot,
-                &self.locked,
+                &self.setup.locked,
                 &state.stack_outputs,
                 false,
                 &mut Warnings::default(),
@@ -587,7 +591,7 @@ impl<'a> Run<'a> {
         }
         let lookup = |key: &str| {
             self.output_value(key)
-                .or_else(|| self.locked.value(key).cloned())
+                .or_else(|| self.setup.locked.value(key).cloned())
                 .map(|v| substitution_text(Some(&v)))
         };
         let Err(reason) = ready::wait_ready(conditions, &lookup, self.host.interrupts) else {
@@ -598,9 +602,9 @@ impl<'a> Run<'a> {
                 .warn(None, format!("the stack is not ready (--force): {reason}"));
             return Ok(());
         }
-        self.stopped = true;
+        self.tally.stopped = true;
         let now = self.clock.now();
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
             state.set_status(StackStatus::Incomplete, &reason, &now);
             state.finish_operation(op, OperationStatus::Error, &now);
         }
@@ -630,7 +634,7 @@ impl<'a> Run<'a> {
             Ok(expanded) => expanded,
             Err(error) => {
                 if let Some(fix) = error.hint() {
-                    self.fixes.insert(name.to_string(), fix);
+                    self.tally.fixes.insert(name.to_string(), fix);
                 }
                 problems.push(error.to_string());
                 decoded
@@ -669,7 +673,7 @@ impl<'a> Run<'a> {
     pub(super) fn undeployed(&mut self, name: &str) -> Step {
         self.known.undeployed(self.position(name), name);
         let provides = state::provides_for_state(&self.known.provides);
-        if let Some(state) = self.state.as_mut() {
+        if let Some(state) = self.ledger.state.as_mut() {
             state.provides = provides;
         }
         self.succeeded(name)
@@ -685,16 +689,17 @@ impl<'a> Run<'a> {
             Verb::Deploy => ComponentStatus::Deployed,
             Verb::Undeploy => ComponentStatus::Undeployed,
         };
-        let positions = self.parallel().then_some(&self.positions);
+        let positions = self.parallel().then_some(&self.setup.positions);
         let message = self
+            .tally
             .attempts
             .get(name)
             .filter(|a| a.made > 1)
             .map(|a| a.record())
             .unwrap_or_default();
-        if let Some(state) = self.state.as_mut() {
+        if let Some(state) = self.ledger.state.as_mut() {
             state.set_component_status(name, status, &message, &now);
-            if let Some(op) = self.operation {
+            if let Some(op) = self.ledger.operation {
                 record_phase(state, op, name, OperationStatus::Success, &now, positions);
             }
         }
@@ -716,18 +721,23 @@ impl<'a> Run<'a> {
                 log.push('\n');
             }
         }
-        let positions = self.parallel().then_some(&self.positions);
-        if let Some(state) = self.state.as_mut() {
+        let positions = self.parallel().then_some(&self.setup.positions);
+        if let Some(state) = self.ledger.state.as_mut() {
             state.set_component_status(name, ComponentStatus::Error, reason, &now);
-            if let Some(op) = self.operation {
+            if let Some(op) = self.ledger.operation {
                 record_phase(state, op, name, OperationStatus::Error, &now, positions);
                 // Appended as the failures come (a checkpoint records only
                 // what was appended); a parallel run puts them in the run's
                 // order when it ends.
                 state.append_log(op, &log, &now);
-                if self.parallel {
-                    let position = self.positions.get(name).copied().unwrap_or(usize::MAX);
-                    self.failure_logs.insert(position, log);
+                if self.setup.parallel {
+                    let position = self
+                        .setup
+                        .positions
+                        .get(name)
+                        .copied()
+                        .unwrap_or(usize::MAX);
+                    self.tally.failure_logs.insert(position, log);
                 }
             }
         }
@@ -743,10 +753,10 @@ impl<'a> Run<'a> {
             "interrupted by {}",
             crate::child::interrupt::signal_name(signal)
         );
-        let positions = self.parallel().then_some(&self.positions);
-        if let Some(state) = self.state.as_mut() {
+        let positions = self.parallel().then_some(&self.setup.positions);
+        if let Some(state) = self.ledger.state.as_mut() {
             state.set_component_status(name, ComponentStatus::Error, &message, &now);
-            if let Some(op) = self.operation {
+            if let Some(op) = self.ledger.operation {
                 record_phase(state, op, name, OperationStatus::Error, &now, positions);
             }
         }
@@ -768,13 +778,13 @@ impl<'a> Run<'a> {
     }
 
     pub(super) fn preloaded_outputs(&mut self, name: &str) -> Option<Vec<state::CapturedOutput>> {
-        let state = self.state.as_ref()?;
-        let order = &self.plan.order;
+        let state = self.ledger.state.as_ref()?;
+        let order = &self.setup.plan.order;
         let mut outputs = match self.verb {
             Verb::Deploy => state.outputs_before(order, name).to_vec(),
             Verb::Undeploy => state.outputs_at(order, name).to_vec(),
         };
-        state.merge_dependency_outputs(&mut outputs, self.plan.depends(name), self.warnings);
+        state.merge_dependency_outputs(&mut outputs, self.setup.plan.depends(name), self.warnings);
         Some(outputs)
     }
 
@@ -784,10 +794,13 @@ impl<'a> Run<'a> {
             return;
         }
         let names: Vec<String> = self
+            .setup
             .plan
             .selected
             .iter()
-            .filter(|n| self.plan.per_component || self.plan.offset.as_deref() == Some(n))
+            .filter(|n| {
+                self.setup.plan.per_component || self.setup.plan.offset.as_deref() == Some(n)
+            })
             .cloned()
             .collect();
         for name in names {

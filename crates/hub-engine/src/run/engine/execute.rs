@@ -11,8 +11,8 @@ impl<'a> Run<'a> {
     /// own; everything else (parameters, state, outputs) happens here, one
     /// component at a time, as each starts and ends.
     pub(super) fn execute(&mut self) -> Result<(), EngineError> {
-        let mut scheduler = self.plan.scheduler(self.options.concurrency.max(1));
-        let total = self.plan.selected.len();
+        let mut scheduler = self.setup.plan.scheduler(self.options.concurrency.max(1));
+        let total = self.setup.plan.selected.len();
         let sink = Recorder::new(self.host.sink, self.parallel());
         let interrupts = self.host.interrupts;
         let mut stop: Option<Stop> = None;
@@ -126,16 +126,17 @@ impl<'a> Run<'a> {
             logs.finish();
         }
         // Failures in the run's order, not the order they came in.
-        let positions = &self.positions;
+        let positions = &self.setup.positions;
         let position = |name: &String| positions.get(name).copied().unwrap_or(usize::MAX);
-        self.failed.sort_by_key(position);
-        self.mandatory_failures
+        self.tally.failed.sort_by_key(position);
+        self.tally
+            .mandatory_failures
             .sort_by_key(|(name, _)| position(name));
-        self.summary.failed_logs = sink.failed_logs(&self.failed);
+        self.summary.failed_logs = sink.failed_logs(&self.tally.failed);
         let why_not_run = self.why_not_run(stop.as_ref());
         self.not_run(&scheduler, why_not_run);
         // The table and the report follow the order, not the timing.
-        let positions = &self.positions;
+        let positions = &self.setup.positions;
         self.summary
             .entries
             .sort_by_key(|e| positions.get(&e.component).copied().unwrap_or(usize::MAX));
@@ -144,7 +145,7 @@ impl<'a> Run<'a> {
                 return self.stop_interrupted(component.as_deref(), signal)
             }
             Some(Stop::Fatal(error)) => {
-                self.stopped = true;
+                self.tally.stopped = true;
                 self.record_fatal(&error);
                 return Err(error);
             }
@@ -170,10 +171,10 @@ impl<'a> Run<'a> {
     /// forgets each one whose undeploy succeeded (written at once). A
     /// failure keeps the entry and fails the run once the others are done.
     pub(super) fn prune(&mut self) -> Result<(), EngineError> {
-        if !self.options.prune || self.removed.is_empty() {
+        if !self.options.prune || self.setup.removed.is_empty() {
             return Ok(());
         }
-        let removed = std::mem::take(&mut self.removed);
+        let removed = std::mem::take(&mut self.setup.removed);
         let verb = self.options.implementation_verb("undeploy");
         let total = removed.len();
         for (index, gone) in removed.iter().enumerate() {
@@ -187,27 +188,31 @@ impl<'a> Run<'a> {
                 .iter()
                 .filter(|r| r.depends.iter().any(|d| d == name))
                 .map(|r| r.name.as_str())
-                .filter(|r| self.mandatory_failures.iter().any(|(f, _)| f == r))
+                .filter(|r| self.tally.mandatory_failures.iter().any(|(f, _)| f == r))
                 .collect();
             if let Some(dependent) = failed_dependents.first() {
                 let reason = format!("`{dependent}` depends on it and was not undeployed");
                 self.summary
                     .push(name, Outcome::Cancelled(reason), Duration::ZERO);
-                self.cancelled.push(name.to_string());
+                self.tally.cancelled.push(name.to_string());
                 continue;
             }
-            let entry = self.state.as_ref().and_then(|s| s.components.get(name));
+            let entry = self
+                .ledger
+                .state
+                .as_ref()
+                .and_then(|s| s.components.get(name));
             let ended = match (gone.runs(), entry.cloned()) {
                 (true, Some(entry)) => {
                     let run = prune::Undeploy {
                         verb: &verb,
-                        base_env: &self.base_env,
+                        base_env: &self.setup.base_env,
                         base_dir: &self.stack.base_dir,
                         sink: self.host.sink,
                         interrupts: self.host.interrupts,
                         reveal: self.options.reveal,
                         log_file: self.log_file(name),
-                        limit: self.timeouts.limit(name),
+                        limit: self.setup.timeouts.limit(name),
                     };
                     prune::undeploy(gone, &entry, &run)
                 }
@@ -219,13 +224,13 @@ impl<'a> Run<'a> {
                 prune::Ended::Undeployed => OperationStatus::Success,
                 _ => OperationStatus::Error,
             };
-            let positions = self.parallel().then_some(&self.positions);
-            if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+            let positions = self.parallel().then_some(&self.setup.positions);
+            if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
                 record_phase(state, op, name, phase, &now, positions);
             }
             match ended {
                 prune::Ended::Undeployed => {
-                    if let Some(state) = self.state.as_mut() {
+                    if let Some(state) = self.ledger.state.as_mut() {
                         prune::forget(state, name);
                     }
                     state::remove_provider(&mut self.known.provides, name);
@@ -235,7 +240,9 @@ impl<'a> Run<'a> {
                 prune::Ended::Failed(reason) => {
                     self.summary
                         .push(name, Outcome::Failed(reason.clone()), elapsed);
-                    self.mandatory_failures.push((name.to_string(), reason));
+                    self.tally
+                        .mandatory_failures
+                        .push((name.to_string(), reason));
                 }
                 prune::Ended::Interrupted(signal) => {
                     self.summary.push(name, Outcome::Interrupted, elapsed);
@@ -243,11 +250,11 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        match self.mandatory_failures.is_empty() {
+        match self.tally.mandatory_failures.is_empty() {
             true => Ok(()),
             false => {
-                let failed = self.mandatory_failures.clone();
-                let cancelled = self.cancelled.clone();
+                let failed = self.tally.mandatory_failures.clone();
+                let cancelled = self.tally.cancelled.clone();
                 self.stop_failed(EngineError::PruneFailed { failed, cancelled })
             }
         }
@@ -285,7 +292,7 @@ impl<'a> Run<'a> {
                 if !self.parallel() {
                     (self.host.log)(&format!("hub: {name} skipped: {why}"));
                 }
-                self.skipped.push(name.to_string());
+                self.tally.skipped.push(name.to_string());
                 None
             }
             Step::Interrupted(signal) => Some(Stop::Interrupted(Some(name.to_string()), signal)),
@@ -303,13 +310,14 @@ impl<'a> Run<'a> {
         self.summary.push(name, outcome.clone(), took);
         crate::trace::component_end(name, outcome);
         let outputs = self.known.output_names(self.position(name));
-        let started = self.started_at.remove(name).unwrap_or_default();
+        let started = self.tally.started_at.remove(name).unwrap_or_default();
         let ended = self.clock.now();
         if let Some(entry) = self.summary.entry_mut(name) {
             entry.started = started;
             entry.ended = ended;
             entry.outputs = outputs;
             entry.attempt = self
+                .tally
                 .attempts
                 .get(name)
                 // A failure's reason says the attempt already.
@@ -324,7 +332,9 @@ impl<'a> Run<'a> {
     }
 
     pub(super) fn announce_start(&mut self, name: &str, index: usize, total: usize) {
-        self.started_at.insert(name.to_string(), self.clock.now());
+        self.tally
+            .started_at
+            .insert(name.to_string(), self.clock.now());
         if let Some(progress) = self.host.progress {
             progress.started(name);
         }
@@ -333,12 +343,12 @@ impl<'a> Run<'a> {
         // summary; its start is said only if it runs after all.
         match self.execution(name).action == Action::NoOp && self.verb == Verb::Deploy {
             true => {
-                self.quiet_starts.insert(name.to_string(), line);
+                self.tally.quiet_starts.insert(name.to_string(), line);
             }
             false => (self.host.log)(&line),
         }
         if self.options.why {
-            let waits: Vec<String> = crate::plan::waits_of(&self.plan, name)
+            let waits: Vec<String> = crate::plan::waits_of(&self.setup.plan, name)
                 .iter()
                 .map(ToString::to_string)
                 .collect();
@@ -351,7 +361,7 @@ impl<'a> Run<'a> {
     /// The start line of a component the plan left unchanged, now that
     /// it does something after all.
     pub(super) fn announce_quiet_start(&mut self, name: &str) {
-        if let Some(line) = self.quiet_starts.remove(name) {
+        if let Some(line) = self.tally.quiet_starts.remove(name) {
             (self.host.log)(&line);
         }
     }
@@ -381,7 +391,7 @@ impl<'a> Run<'a> {
 
     /// Whether components may run at once (`-j` above 1).
     pub(super) fn parallel(&self) -> bool {
-        self.parallel
+        self.setup.parallel
     }
 
     pub(super) fn not_run(&mut self, scheduler: &Scheduler, why: Option<String>) {
@@ -404,7 +414,7 @@ impl<'a> Run<'a> {
             Some(Stop::Interrupted(..)) => Some("the run was interrupted before it".into()),
             Some(Stop::Fatal(_)) => Some("the run stopped: the state could not be written".into()),
             Some(Stop::Failed(_) | Stop::Draining) => {
-                let (first, _) = self.mandatory_failures.first()?;
+                let (first, _) = self.tally.mandatory_failures.first()?;
                 Some(format!(
                     "the run stopped when `{first}` failed to {after} (`--fail-fast`)"
                 ))
@@ -416,11 +426,11 @@ impl<'a> Run<'a> {
     /// The first mandatory failure, as the error a run ends with when it
     /// stopped there.
     fn first_failure(&self) -> Option<EngineError> {
-        let (component, reason) = self.mandatory_failures.first()?;
+        let (component, reason) = self.tally.mandatory_failures.first()?;
         Some(EngineError::ComponentFailed {
             component: component.clone(),
             reason: reason.clone(),
-            fix: self.fixes.get(component).cloned(),
+            fix: self.tally.fixes.get(component).cloned(),
         })
     }
 
@@ -444,8 +454,9 @@ impl<'a> Run<'a> {
         reason: &str,
         scheduler: &mut Scheduler,
     ) -> Option<Stop> {
-        self.failed.push(name.to_string());
-        let optional = self.plan.is_optional(name) && !self.hook_failures.iter().any(|h| h == name);
+        self.tally.failed.push(name.to_string());
+        let optional = self.setup.plan.is_optional(name)
+            && !self.tally.hook_failures.iter().any(|h| h == name);
         let goes_on = optional || self.options.force;
         // After an optional failure (or with `--force`) each dependent
         // fails at its turn (§6.2), whatever `-j` is: a mandatory one then
@@ -461,7 +472,7 @@ impl<'a> Run<'a> {
                 }
                 let why = why.clone();
                 self.record_outcome(&cancelled, &Outcome::Cancelled(why), Duration::ZERO);
-                self.cancelled.push(cancelled);
+                self.tally.cancelled.push(cancelled);
             }
         }
         if goes_on {
@@ -474,7 +485,8 @@ impl<'a> Run<'a> {
                 .warn(None, format!("{which} `{name}` failed: {reason}"));
             return None;
         }
-        self.mandatory_failures
+        self.tally
+            .mandatory_failures
             .push((name.to_string(), reason.to_string()));
         match (self.options.fail_fast, self.parallel()) {
             (false, _) => None,
@@ -482,27 +494,27 @@ impl<'a> Run<'a> {
             (true, false) => Some(Stop::Failed(EngineError::ComponentFailed {
                 component: name.to_string(),
                 reason: reason.to_string(),
-                fix: self.fixes.get(name).cloned(),
+                fix: self.tally.fixes.get(name).cloned(),
             })),
         }
     }
 
     /// The error of a parallel run in which mandatory components failed.
     pub(super) fn deferred_failure(&self) -> Option<EngineError> {
-        match &self.mandatory_failures[..] {
+        match &self.tally.mandatory_failures[..] {
             [] => None,
             // One at a time, a failure that cancelled what comes after it
             // reads as the Hub CLI's: the component failed, resume there.
-            [(component, reason)] if self.cancelled.is_empty() || !self.parallel() => {
+            [(component, reason)] if self.tally.cancelled.is_empty() || !self.parallel() => {
                 Some(EngineError::ComponentFailed {
                     component: component.clone(),
                     reason: reason.clone(),
-                    fix: self.fixes.get(component).cloned(),
+                    fix: self.tally.fixes.get(component).cloned(),
                 })
             }
             failures => Some(EngineError::Incomplete {
                 failed: failures.to_vec(),
-                cancelled: self.cancelled.clone(),
+                cancelled: self.tally.cancelled.clone(),
                 verb: self.verb.as_str(),
             }),
         }
@@ -513,7 +525,7 @@ impl<'a> Run<'a> {
     /// state is written by [`Run::finish`].
     pub(super) fn record_fatal(&mut self, error: &EngineError) {
         let now = self.clock.now();
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
             state.finish_operation(op, OperationStatus::Error, &now);
             state.append_log(op, &format!("the run stopped: {error}\n"), &now);
         }
@@ -521,9 +533,10 @@ impl<'a> Run<'a> {
 
     /// Ends a run after a mandatory failure: the stack is `incomplete`.
     pub(super) fn stop_failed(&mut self, error: EngineError) -> Result<(), EngineError> {
-        self.stopped = true;
+        self.tally.stopped = true;
         let now = self.clock.now();
         let names: Vec<String> = self
+            .tally
             .mandatory_failures
             .iter()
             .map(|(name, _)| format!("`{name}`"))
@@ -532,7 +545,7 @@ impl<'a> Run<'a> {
             1 => format!("component {} failed", names[0]),
             _ => format!("components {} failed", names.join(", ")),
         };
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
             state.set_status(StackStatus::Incomplete, &message, &now);
             state.finish_operation(op, OperationStatus::Error, &now);
         }
@@ -545,9 +558,9 @@ impl<'a> Run<'a> {
         component: Option<&str>,
         signal: i32,
     ) -> Result<(), EngineError> {
-        self.stopped = true;
+        self.tally.stopped = true;
         let now = self.clock.now();
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
             state.set_status(StackStatus::Incomplete, "interrupted", &now);
             state.finish_operation(op, OperationStatus::Error, &now);
         }
@@ -562,11 +575,11 @@ impl<'a> Run<'a> {
     /// operation `success`.
     pub(super) fn finish(&mut self) -> Result<(), EngineError> {
         let now = self.clock.now();
-        let stopped = self.stopped;
+        let stopped = self.tally.stopped;
         let final_outputs =
             !self.options.selection.is_partial() && self.options.selection.limit.is_none();
-        let is_optional = |name: &str| self.plan.is_optional(name);
-        let Some(state) = self.state.as_mut() else {
+        let is_optional = |name: &str| self.setup.plan.is_optional(name);
+        let Some(state) = self.ledger.state.as_mut() else {
             return Ok(());
         };
         self.summary.operation = state
@@ -574,33 +587,42 @@ impl<'a> Run<'a> {
             .last()
             .map(|o| o.id.clone())
             .unwrap_or_default();
-        let head = (self.quiet && !stopped).then(|| quiet::Head::of(state));
+        let head = (self.ledger.quiet && !stopped).then(|| quiet::Head::of(state));
         if self.verb == Verb::Deploy {
             refresh_stack_outputs(state, &self.known.outputs(), final_outputs);
             state.stack_outputs = stack_outputs(
                 &self.stack.elaborated.stack.outputs,
                 &state.captured_outputs,
-                &self.locked,
+                &self.setup.locked,
                 &state.stack_outputs,
                 true,
                 self.warnings,
             );
         }
         state.provides = state::provides_for_state(&self.known.provides);
-        if let (Some(op), true) = (self.operation, self.failure_logs.len() > 1) {
-            let logs: String = self.failure_logs.values().map(String::as_str).collect();
+        if let (Some(op), true) = (self.ledger.operation, self.tally.failure_logs.len() > 1) {
+            let logs: String = self
+                .tally
+                .failure_logs
+                .values()
+                .map(String::as_str)
+                .collect();
             state.set_log(op, &logs, &now);
         }
         if !stopped {
-            let (status, message) =
-                state::stack_status(state, &self.plan.order, &is_optional, &self.skipped);
+            let (status, message) = state::stack_status(
+                state,
+                &self.setup.plan.order,
+                &is_optional,
+                &self.tally.skipped,
+            );
             state.set_status(status, &message, &now);
-            if let Some(op) = self.operation {
+            if let Some(op) = self.ledger.operation {
                 state.finish_operation(op, OperationStatus::Success, &now);
             }
         }
         self.summary.stack_status = state.status.clone();
-        self.summary.stack_components = self.plan.order.len();
+        self.summary.stack_components = self.setup.plan.order.len();
         if self.verb == Verb::Undeploy && state.status == StackStatus::Undeployed.as_str() {
             // Nothing they describe is left.
             state.stack_outputs.clear();
@@ -621,7 +643,7 @@ impl<'a> Run<'a> {
             })
             .collect();
         // A quiet run (see [`quiet`]) whose end changed nothing either.
-        let state = self.state.as_ref();
+        let state = self.ledger.state.as_ref();
         match head
             .zip(state)
             .is_some_and(|(head, state)| head.same_as(state))
@@ -633,7 +655,7 @@ impl<'a> Run<'a> {
 
     /// The checkpoints of the components about to start, in one write.
     pub(super) fn write_checkpoints(&mut self) -> Result<(), EngineError> {
-        match self.unsaved_checkpoints.is_empty() {
+        match self.ledger.unsaved_checkpoints.is_empty() {
             true => Ok(()),
             false => self.write_state(Changed::Checkpoints),
         }
@@ -652,27 +674,33 @@ impl<'a> Run<'a> {
     }
 
     pub(super) fn write_state(&mut self, changed: Changed<'_>) -> Result<(), EngineError> {
-        let (Some(state), Some(locations), false) =
-            (self.state.as_mut(), &self.locations, self.options.dry)
-        else {
+        let (Some(state), Some(locations), false) = (
+            self.ledger.state.as_mut(),
+            &self.ledger.locations,
+            self.options.dry,
+        ) else {
             return Ok(());
         };
-        self.quiet = false;
+        self.ledger.quiet = false;
         state.touch(&self.clock.now());
         let span = crate::trace::span("state write");
-        let writer = match &mut self.writer {
+        let writer = match &mut self.ledger.writer {
             Some(writer) => writer,
             None => {
                 let options = state::WriteOptions {
                     compressed: self.options.compressed,
                     format: self.options.state_format,
                 };
-                let read = self.read_path.as_deref().zip(self.read_serial);
+                let read = self
+                    .ledger
+                    .read_path
+                    .as_deref()
+                    .zip(self.ledger.read_serial);
                 let writer = state::StateWriter::open_all(locations.paths(), options, read)?;
-                self.writer.insert(writer)
+                self.ledger.writer.insert(writer)
             }
         };
-        let unsaved = &mut self.unsaved_checkpoints;
+        let unsaved = &mut self.ledger.unsaved_checkpoints;
         let folds = writer.folds();
         let written = match changed {
             Changed::Any => writer.write(state),

@@ -56,7 +56,7 @@ impl<'a> Run<'a> {
         parameters: &[state::StateParameter],
         order: &[String],
     ) -> bool {
-        let (Some(state), Some(locations)) = (&self.state, &self.locations) else {
+        let (Some(state), Some(locations)) = (&self.ledger.state, &self.ledger.locations) else {
             return false;
         };
         let options = self.options;
@@ -64,7 +64,7 @@ impl<'a> Run<'a> {
         let [path] = locations.paths() else {
             return false;
         };
-        if !self.quiet
+        if !self.ledger.quiet
             || self.verb != Verb::Deploy
             || !options.changed
             || options.dry
