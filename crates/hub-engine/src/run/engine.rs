@@ -39,54 +39,33 @@
 //! when the run started, else the first location, as an absolute path.
 
 use super::error::EngineError;
-use super::fingerprint;
 use super::hooks;
-use super::known::{Known, View};
-use super::logs_ahead::LogsAhead;
-use super::outputs::stack_outputs;
-use super::prune;
-use super::ready;
-use super::records::{
-    component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
-    scope_outputs, state_parameters, to_scope_output,
-};
+use super::known::Known;
+use super::records::{log_dir, state_parameters};
 use super::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, plan_for, read_state, release_stack_parameters, removed_components,
     require_state, Implementations,
 };
-use super::upstream::{Ancestry, Bits};
-use crate::child::capture::{self, RawOutputs};
-use crate::child::otp;
-use crate::child::process::{Exit, Invocation};
-use crate::outcome::{finish_line, Outcome, Recorder, Summary};
+use super::upstream::Ancestry;
+use crate::child::process::Invocation;
+use crate::outcome::Summary;
 use crate::plan::make::{self as planner, Inputs, Purpose};
-use crate::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
+use crate::plan::{preflight, Plan as ActionPlan};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
-use hub_params::{
-    self as params, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked,
-    OutputsContext,
-};
-use hub_plan::env::{self, ComponentVariables, Nested};
+use hub_params::{ExpandedParam, Locked};
+use hub_plan::env::{self, Nested};
 use hub_plan::order::plan::{self, Plan, Verb};
-use hub_plan::order::requirements::provides_text;
-use hub_plan::order::schedule::Scheduler;
-use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::{Limit, Timeouts};
-use hub_state::Fingerprint;
 use hub_state::{
-    self as state, Clock, ComponentRun, ComponentStatus, Locations, OperationStart,
-    OperationStatus, StackMeta, StackStatus, State,
+    self as state, Clock, Locations, OperationStart, OperationStatus, StackMeta, State,
 };
-use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use yaml_serde::Value;
 
@@ -101,7 +80,6 @@ mod quiet;
 mod replace;
 mod words;
 use parts::{Ledger, Setup, Tally};
-use words::{describe, or_none, quoted};
 
 /// The result of a run that got as far as running components: its summary,
 /// and the error that ended it, if any.

@@ -2,8 +2,20 @@
 //! plan says, `--changed`: a component whose inputs did not change does
 //! not run.
 
-use super::*;
+use super::{Run, Step};
+use crate::child::capture;
 use crate::plan::triggers::{self, Triggers};
+use crate::plan::{Action, ComponentPlan, Execution};
+use crate::run::fingerprint;
+use crate::run::known::View;
+use crate::run::upstream::Bits;
+use hub_manifest::redact::SecretMasker;
+use hub_manifest::Manifest;
+use hub_params::format::substitution_text;
+use hub_params::ExpandedParam;
+use hub_plan::order::plan::Verb;
+use hub_state::{self as state, Fingerprint};
+use std::rc::Rc;
 
 impl<'a> Run<'a> {
     // ---- what a component sees -------------------------------------------

@@ -1,8 +1,36 @@
 //! One component's pipeline (§6): what the plan says, its parameters,
 //! the checkpoint, its process, its outputs and its end.
 
-use super::*;
+use super::words::{describe, or_none, quoted};
+use super::{output_in, record_phase, Job, Prepared, Run, StartUndo, Step};
+use crate::child::capture::{self, RawOutputs};
 use crate::child::log_marks::RunMarks;
+use crate::child::otp;
+use crate::child::process::{Exit, Invocation};
+use crate::run::error::EngineError;
+use crate::run::hooks;
+use crate::run::known::View;
+use crate::run::logs_ahead::LogsAhead;
+use crate::run::outputs::stack_outputs;
+use crate::run::ready;
+use crate::run::records::{
+    component_meta, component_parameters, raw_outputs, scope_outputs, to_scope_output,
+};
+use hub_manifest::diag::Warnings;
+use hub_manifest::Manifest;
+use hub_params::format::substitution_text;
+use hub_params::{
+    self as params, expand_component, expand_outputs, ComponentScope, ExpandedParam, OutputsContext,
+};
+use hub_plan::env::{self, ComponentVariables};
+use hub_plan::order::plan::{self, Verb};
+use hub_plan::order::requirements::provides_text;
+use hub_plan::source::discover::{self, Implementation};
+use hub_plan::source::stack::absolute;
+use hub_state::{self as state, ComponentRun, ComponentStatus, OperationStatus, StackStatus};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+use yaml_serde::Value;
 
 impl<'a> Run<'a> {
     // ---- one component -------------------------------------------------

@@ -2,8 +2,25 @@
 //! run on threads, each one's end is settled here; then `--prune`, the
 //! failures, the end of the run and the state's writes.
 
-use super::*;
+use super::{
+    quiet, record_phase, Changed, Ended, Job, JobResult, Prepared, Run, Step, Stop, HEARTBEAT,
+};
+use crate::outcome::{finish_line, Outcome, Recorder};
+use crate::plan::Action;
+use crate::run::error::EngineError;
+use crate::run::hooks;
+use crate::run::outputs::stack_outputs;
+use crate::run::prune;
+use crate::run::ready;
+use crate::run::records::refresh_stack_outputs;
 use crate::run::retry;
+use hub_params::format::substitution_text;
+use hub_plan::order::plan::Verb;
+use hub_plan::order::schedule::Scheduler;
+use hub_state::{self as state, OperationStatus, StackStatus};
+use indexmap::IndexMap;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 impl<'a> Run<'a> {
     /// Runs the selected components through the scheduler: up to

@@ -5,8 +5,10 @@
 //! and the log says so; otherwise its parameters cannot be expanded, and its
 //! failure names the failed upstream and the output it reads.
 
-use super::*;
+use super::Run;
 use hub_params::Problem;
+use hub_params::{self as params, ExpandedParam};
+use hub_plan::order::plan::Verb;
 
 impl<'a> Run<'a> {
     /// `parameter `endpoint` reads `db`'s output `endpoint`, and `db` failed

@@ -15,7 +15,10 @@
 //! when they are the same: the file keeps its content, serial and time,
 //! and the run's operation is not recorded, as nothing happened.
 
-use super::*;
+use super::Run;
+use hub_plan::order::plan::Verb;
+use hub_state::{self as state, State};
+use indexmap::IndexMap;
 
 /// What a run's end may change in a state that nothing else changed.
 pub(super) struct Head {

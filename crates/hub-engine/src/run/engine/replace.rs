@@ -4,7 +4,11 @@
 //! in the same turn. `--replace` stays a deploy that runs even if nothing
 //! changed.
 
-use super::*;
+use super::{Run, Step};
+use crate::plan::Action;
+use crate::run::prune;
+use hub_plan::order::plan::Verb;
+use hub_state::ComponentStatus;
 
 impl<'a> Run<'a> {
     /// The plan replaces `name` (undeploy, then deploy) and the replacement
