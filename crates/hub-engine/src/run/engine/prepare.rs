@@ -6,10 +6,14 @@ use super::{Ledger, Run, Setup, Tally};
 use crate::options::{Host, RunOptions};
 use crate::outcome::Summary;
 use crate::plan::make::{self as planner, Inputs, Purpose};
+use crate::plan::moved::Renamed;
 use crate::plan::preflight;
+use crate::plan::Plan as ActionPlan;
 use crate::run::error::EngineError;
 use crate::run::known::Known;
+use crate::run::prune;
 use crate::run::records::{log_dir, state_parameters};
+use crate::run::retry::Retries;
 use crate::run::setup::{
     check_consistency, check_implementations, check_selection, initial_outputs, initial_provides,
     lock_parameters, plan_for, read_state, release_stack_parameters, removed_components,
@@ -22,11 +26,14 @@ use hub_params::format::substitution_text;
 use hub_params::Locked;
 use hub_plan::env::{self, Nested};
 use hub_plan::order::plan::{self, Plan, Verb};
+use hub_plan::source::discover::Implementation;
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::Timeouts;
 use hub_state::{self as state, Clock, Locations, OperationStart, StackMeta, State};
+use indexmap::IndexMap;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The log folder of the state at `state`, when there is one, is a folder
@@ -43,7 +50,37 @@ fn check_log_folder(state: &Path) -> Result<(), state::StateError> {
     }
 }
 
+/// What is read from the stack before the state is locked.
+struct Basics {
+    /// The stack's order, checked.
+    order: Vec<String>,
+    timeouts: Timeouts,
+    retries: Retries,
+    clock: Clock,
+}
+
+/// The state's locations, locked, and the state read from them.
+struct Opened {
+    /// `None` without a state (`-n`).
+    locations: Option<Locations>,
+    /// The location the state is read from (or would have been).
+    read_path: Option<PathBuf>,
+    /// `HUB_STATE` for the components.
+    exported_state: Option<PathBuf>,
+    /// The state as read, `moved` applied.
+    loaded: Option<State>,
+}
+
+/// What the run found to work with before it makes the plan.
+struct Found {
+    provides: IndexMap<String, Vec<String>>,
+    implementations: Implementations,
+    removed: Vec<prune::Removed>,
+}
+
 impl<'a> Run<'a> {
+    /// Prepares a run, step by step (see the module's list), and records
+    /// its start.
     pub(super) fn prepare(
         stack: &'a mut Stack,
         options: &'a RunOptions,
@@ -52,175 +89,47 @@ impl<'a> Run<'a> {
     ) -> Result<Run<'a>, EngineError> {
         let verb = options.verb.unwrap_or(Verb::Deploy);
         crate::trace::stack_name(verb.as_str(), &stack.elaborated.stack.meta.name);
-        let order = stack.validated_order()?;
-        let timeouts = run_timeouts(stack, options.timeout)?;
-        let retries = crate::run::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
-        let clock = Clock::from_env(&|name| host.var(name))?;
-        hub_plan::order::plan::check_selected(&order, &options.selection)?;
-        require_state(options)?;
-        let locations = match options.state.is_empty() {
-            true => None,
-            false => Some(crate::trace::lock(|| {
-                Locations::lock_waiting(
-                    &options.state,
-                    verb.as_str(),
-                    &clock,
-                    &state::LockWait::new(options.lock_timeout, Some(host.log)),
-                    warnings,
-                )
-            })?),
-        };
-        if let Some(locations) = &locations {
-            check_log_folder(locations.first())?;
-        }
-        let read_path = locations
-            .as_ref()
-            .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
-        // `HUB_STATE` (§6.9.3): the first location holding a state file.
-        let exported_state = locations.as_ref().map(|l| {
-            let (paths, given) = (l.paths(), l.given());
-            let first_file = paths.iter().position(|p| p.is_file()).unwrap_or(0);
-            let exported = &given[first_file];
-            match state::is_remote(exported) {
-                true => exported.clone(),
-                false => absolute(exported),
-            }
-        });
-        let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
-        if let (Some(expected), Some(path)) = (&options.expected_state, &read_path) {
-            if !expected.holds(loaded.as_ref()) {
-                return Err(EngineError::StateMoved { path: path.clone() });
-            }
-        }
-        let mut loaded = loaded;
-        let moved = crate::plan::moved::apply(stack, loaded.as_mut())?;
-        let quiet = moved.is_empty() && loaded.is_some();
-        for renamed in moved {
-            let (from, to) = (&renamed.from, &renamed.to);
-            (host.log)(&format!(
-                "hub: moved `{from}` → `{to}` in the state (`moved`)"
-            ));
-        }
-        let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;
-        check_selection(&plan, options, loaded.as_ref(), warnings)?;
-        if let Some(selection) = plan.selection_text() {
-            (host.log)(&format!("hub: selection {selection}"));
-        }
-        if options.why {
-            let reasons = plan.selection_reasons();
-            for name in &plan.selected {
-                if let Some(why) = reasons.get(name.as_str()) {
-                    (host.log)(&format!("hub: {name}: selected: {why}"));
-                }
-            }
-        }
-        let locked = crate::trace::in_span("parameters", || {
-            lock_parameters(
-                stack,
-                options,
-                &mut host,
-                read_path.as_deref(),
-                loaded.as_ref(),
-                warnings,
-            )
-        })?;
+        let basics = basics(stack, options, &host)?;
+        let mut opened = open_state(options, verb, &basics.clock, &host, warnings)?;
+        let moved = apply_moved(stack, opened.loaded.as_mut(), &host)?;
+        let quiet = moved.is_empty() && opened.loaded.is_some();
+        let plan = schedule(stack, basics.order, verb, options, &opened, &host, warnings)?;
+        let locked = lock(stack, options, &mut host, &opened, warnings)?;
         // Locked: from here on the run reads the locked parameters only,
         // so the stack's own list (half of the elaborated document at
         // scale) is not held for the rest of the run.
         release_stack_parameters(stack);
         let stack: &'a Stack = stack;
-        if verb == Verb::Deploy && locations.is_some() {
-            check_state_size(stack, &plan, &locked)?;
-        }
-        if let (Some(state), Some(path)) = (&loaded, &read_path) {
-            check_consistency(stack, state, &locked, path, options, false, warnings)?;
-        }
-        let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
-        let Implementations {
-            found: implementations,
-            missing,
-        } = check_implementations(stack, &plan, options)?;
-        let removed = removed_components(stack, verb, loaded.as_ref(), options, warnings)?;
-        // The plan, made once from what was just read (the planner's
-        // warnings come from the checks above, or again as each component
-        // runs): a saved one was made again from the same inputs and found
-        // equal before the run, from the state read under the lock.
-        let planned = match &options.planned {
-            Some(planned) => planned.clone(),
-            None => {
-                let _span = crate::trace::span("plan");
-                let inputs = Inputs {
-                    stack,
-                    options,
-                    schedule: &plan,
-                    locked: &locked,
-                    state: loaded.as_ref(),
-                    read_path: read_path.as_deref(),
-                    provides: &provides,
-                    removed: &removed,
-                };
-                let mut quiet = Warnings::default();
-                std::sync::Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
-            }
-        };
-        crate::plan::guard::check(stack, &planned, &options.replace)?;
-        let nested = Nested {
-            hub: host.hub.clone(),
-            elaborate: stack.file.clone(),
-            state: exported_state,
-            components_base_dir: options.components_base_dir.as_deref().map(absolute),
-        };
-        let base_env = env::base(options.os_environment, &host.environment, &nested);
-        let findings = preflight::check(&preflight::Inputs {
+        check_against_state(stack, verb, options, &plan, &locked, &opened, warnings)?;
+        let found = find(stack, verb, options, &plan, &opened, &host, warnings)?;
+        let planned = action_plan(stack, options, &plan, &locked, &opened, &found)?;
+        let base_env = base_env(stack, options, &host, opened.exported_state.take());
+        let Found {
+            provides,
+            implementations,
+            removed,
+        } = found;
+        let implementations = preflight_checks(
             stack,
             options,
-            plan: &planned,
-            implementations: &implementations,
-            base_env: &base_env,
-            state_folders: false,
-        });
-        for warning in findings.warnings {
-            warnings.warn(None, warning);
-        }
-        let goes_on = |name: &str| plan.is_optional(name) || options.force;
-        let mut problems = missing;
-        problems.extend(findings.problems);
-        let problems = preflight::with_predicted(problems, &planned, goes_on);
-        if !problems.is_empty() {
-            return Err(EngineError::Preflight { problems });
-        }
-        let mut masker = SecretMasker::new(options.reveal);
-        for param in locked.params.values().filter(|p| p.secret) {
-            masker.add(&substitution_text(param.value.as_ref()));
-        }
-        masker.add_credentials_in(&base_env);
-        masker.add_credentials(|name| host.var(name));
-        if let Some(state) = &loaded {
-            crate::run::records::mask_recorded_secrets(&mut masker, state);
-        }
+            &plan,
+            &planned,
+            implementations,
+            &base_env,
+            warnings,
+        )?;
+        let masker = masker(options, &locked, &base_env, &host, opened.loaded.as_ref());
+        let Opened {
+            locations,
+            read_path,
+            loaded,
+            ..
+        } = opened;
         let outputs = initial_outputs(&plan, loaded.as_ref());
         let read_serial = loaded.as_ref().map(|state| state.serial);
-        let deployed_before = loaded
-            .as_ref()
-            .map(|state| {
-                let deployed = state::ComponentStatus::Deployed.as_str();
-                state
-                    .components
-                    .iter()
-                    .filter(|(_, e)| e.status == deployed)
-                    .map(|(name, _)| name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let recorded_outputs = match (options.changed || plan.affected.is_some(), &loaded) {
-            (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
-            _ => HashMap::new(),
-        };
-        let state = match (loaded, &locations, verb) {
-            (Some(state), _, _) => Some(state),
-            (None, Some(_), Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
-            _ => None,
-        };
+        let deployed_before = deployed_names(loaded.as_ref());
+        let recorded_outputs = recorded_outputs(options, &plan, loaded.as_ref());
+        let state = state_to_write(loaded, locations.is_some(), verb);
         let positions = plan_positions(&plan);
         let ancestry = Ancestry::new(&plan.selected);
         let parallel = options.concurrency > 1;
@@ -231,13 +140,13 @@ impl<'a> Run<'a> {
             host,
             warnings,
             warnings_shown: 0,
-            clock,
+            clock: basics.clock,
             setup: Setup {
                 plan,
                 planned,
                 locked,
-                timeouts,
-                retries,
+                timeouts: basics.timeouts,
+                retries: basics.retries,
                 positions,
                 base_env,
                 parallel,
@@ -345,4 +254,324 @@ fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
         .enumerate()
         .map(|(i, n)| (n.clone(), i))
         .collect()
+}
+
+/// The stack's order, the run's limits and its clock; the selection and
+/// the need for a state checked.
+fn basics(stack: &Stack, options: &RunOptions, host: &Host) -> Result<Basics, EngineError> {
+    let order = stack.validated_order()?;
+    let timeouts = run_timeouts(stack, options.timeout)?;
+    let retries = Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
+    let clock = Clock::from_env(&|name| host.var(name))?;
+    hub_plan::order::plan::check_selected(&order, &options.selection)?;
+    require_state(options)?;
+    Ok(Basics {
+        order,
+        timeouts,
+        retries,
+        clock,
+    })
+}
+
+/// Locks the state's locations for the whole run and reads the state;
+/// `deploy --plan`: the state must still be the one the plan was checked
+/// against.
+fn open_state(
+    options: &RunOptions,
+    verb: Verb,
+    clock: &Clock,
+    host: &Host,
+    warnings: &mut Warnings,
+) -> Result<Opened, EngineError> {
+    let locations = match options.state.is_empty() {
+        true => None,
+        false => Some(crate::trace::lock(|| {
+            Locations::lock_waiting(
+                &options.state,
+                verb.as_str(),
+                clock,
+                &state::LockWait::new(options.lock_timeout, Some(host.log)),
+                warnings,
+            )
+        })?),
+    };
+    if let Some(locations) = &locations {
+        check_log_folder(locations.first())?;
+    }
+    let read_path = locations
+        .as_ref()
+        .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
+    let exported_state = locations.as_ref().map(exported_state);
+    let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
+    if let (Some(expected), Some(path)) = (&options.expected_state, &read_path) {
+        if !expected.holds(loaded.as_ref()) {
+            return Err(EngineError::StateMoved { path: path.clone() });
+        }
+    }
+    Ok(Opened {
+        locations,
+        read_path,
+        exported_state,
+        loaded,
+    })
+}
+
+/// `HUB_STATE` (§6.9.3): the first location holding a state file.
+fn exported_state(locations: &Locations) -> PathBuf {
+    let (paths, given) = (locations.paths(), locations.given());
+    let first_file = paths.iter().position(|p| p.is_file()).unwrap_or(0);
+    let exported = &given[first_file];
+    match state::is_remote(exported) {
+        true => exported.clone(),
+        false => absolute(exported),
+    }
+}
+
+/// Applies the stack's `moved` renames to the state read, and says each.
+fn apply_moved(
+    stack: &Stack,
+    loaded: Option<&mut State>,
+    host: &Host,
+) -> Result<Vec<Renamed>, EngineError> {
+    let moved = crate::plan::moved::apply(stack, loaded)?;
+    for renamed in &moved {
+        let (from, to) = (&renamed.from, &renamed.to);
+        (host.log)(&format!(
+            "hub: moved `{from}` → `{to}` in the state (`moved`)"
+        ));
+    }
+    Ok(moved)
+}
+
+/// The schedule (selection, order, waves), its selection checked and
+/// said (with `--why`, why each component is selected).
+fn schedule(
+    stack: &Stack,
+    order: Vec<String>,
+    verb: Verb,
+    options: &RunOptions,
+    opened: &Opened,
+    host: &Host,
+    warnings: &mut Warnings,
+) -> Result<Plan, EngineError> {
+    let loaded = opened.loaded.as_ref();
+    let plan = plan_for(stack, order, verb, options, loaded)?;
+    check_selection(&plan, options, loaded, warnings)?;
+    if let Some(selection) = plan.selection_text() {
+        (host.log)(&format!("hub: selection {selection}"));
+    }
+    if options.why {
+        let reasons = plan.selection_reasons();
+        for name in &plan.selected {
+            if let Some(why) = reasons.get(name.as_str()) {
+                (host.log)(&format!("hub: {name}: selected: {why}"));
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// The stack's parameters, locked (the state fills `kind: user` ones).
+fn lock(
+    stack: &Stack,
+    options: &RunOptions,
+    host: &mut Host,
+    opened: &Opened,
+    warnings: &mut Warnings,
+) -> Result<Locked, EngineError> {
+    crate::trace::in_span("parameters", || {
+        lock_parameters(
+            stack,
+            options,
+            host,
+            opened.read_path.as_deref(),
+            opened.loaded.as_ref(),
+            warnings,
+        )
+    })
+}
+
+/// A deploy's state stays readable; the state read agrees with the stack
+/// (§4.4).
+fn check_against_state(
+    stack: &Stack,
+    verb: Verb,
+    options: &RunOptions,
+    plan: &Plan,
+    locked: &Locked,
+    opened: &Opened,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    if verb == Verb::Deploy && opened.locations.is_some() {
+        check_state_size(stack, plan, locked)?;
+    }
+    if let (Some(state), Some(path)) = (&opened.loaded, &opened.read_path) {
+        check_consistency(stack, state, locked, path, options, false, warnings)?;
+    }
+    Ok(())
+}
+
+/// The capabilities provided at the start, each selected component's
+/// implementation, and the components the stack no longer lists.
+fn find(
+    stack: &Stack,
+    verb: Verb,
+    options: &RunOptions,
+    plan: &Plan,
+    opened: &Opened,
+    host: &Host,
+    warnings: &mut Warnings,
+) -> Result<Found, EngineError> {
+    let loaded = opened.loaded.as_ref();
+    let provides = initial_provides(stack, plan, loaded, host.var("PATH"))?;
+    let implementations = check_implementations(stack, plan, options)?;
+    let removed = removed_components(stack, verb, loaded, options, warnings)?;
+    Ok(Found {
+        provides,
+        implementations,
+        removed,
+    })
+}
+
+/// The plan, made once from what was just read (the planner's warnings
+/// come from the checks before, or again as each component runs): a saved
+/// one was made again from the same inputs and found equal before the
+/// run, from the state read under the lock. Its guards are checked.
+fn action_plan(
+    stack: &Stack,
+    options: &RunOptions,
+    plan: &Plan,
+    locked: &Locked,
+    opened: &Opened,
+    found: &Found,
+) -> Result<Arc<ActionPlan>, EngineError> {
+    let planned = match &options.planned {
+        Some(planned) => planned.clone(),
+        None => {
+            let _span = crate::trace::span("plan");
+            let inputs = Inputs {
+                stack,
+                options,
+                schedule: plan,
+                locked,
+                state: opened.loaded.as_ref(),
+                read_path: opened.read_path.as_deref(),
+                provides: &found.provides,
+                removed: &found.removed,
+            };
+            let mut quiet = Warnings::default();
+            Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
+        }
+    };
+    crate::plan::guard::check(stack, &planned, &options.replace)?;
+    Ok(planned)
+}
+
+/// The environment every component starts from.
+fn base_env(
+    stack: &Stack,
+    options: &RunOptions,
+    host: &Host,
+    exported_state: Option<PathBuf>,
+) -> Vec<(String, String)> {
+    let nested = Nested {
+        hub: host.hub.clone(),
+        elaborate: stack.file.clone(),
+        state: exported_state,
+        components_base_dir: options.components_base_dir.as_deref().map(absolute),
+    };
+    env::base(options.os_environment, &host.environment, &nested)
+}
+
+/// The preflight: its warnings reported, its problems (and the missing
+/// implementations) fatal where the plan says they would stop the run.
+/// Returns the implementations found.
+fn preflight_checks(
+    stack: &Stack,
+    options: &RunOptions,
+    plan: &Plan,
+    planned: &ActionPlan,
+    implementations: Implementations,
+    base_env: &[(String, String)],
+    warnings: &mut Warnings,
+) -> Result<HashMap<String, Implementation>, EngineError> {
+    let Implementations { found, missing } = implementations;
+    let findings = preflight::check(&preflight::Inputs {
+        stack,
+        options,
+        plan: planned,
+        implementations: &found,
+        base_env,
+        state_folders: false,
+    });
+    for warning in findings.warnings {
+        warnings.warn(None, warning);
+    }
+    let goes_on = |name: &str| plan.is_optional(name) || options.force;
+    let mut problems = missing;
+    problems.extend(findings.problems);
+    let problems = preflight::with_predicted(problems, planned, goes_on);
+    if !problems.is_empty() {
+        return Err(EngineError::Preflight { problems });
+    }
+    Ok(found)
+}
+
+/// The secrets the run masks: the secret parameters, the credentials of
+/// the environment and those the state records.
+fn masker(
+    options: &RunOptions,
+    locked: &Locked,
+    base_env: &[(String, String)],
+    host: &Host,
+    loaded: Option<&State>,
+) -> SecretMasker {
+    let mut masker = SecretMasker::new(options.reveal);
+    for param in locked.params.values().filter(|p| p.secret) {
+        masker.add(&substitution_text(param.value.as_ref()));
+    }
+    masker.add_credentials_in(base_env);
+    masker.add_credentials(|name| host.var(name));
+    if let Some(state) = loaded {
+        crate::run::records::mask_recorded_secrets(&mut masker, state);
+    }
+    masker
+}
+
+/// The components the state read records as deployed.
+fn deployed_names(loaded: Option<&State>) -> Vec<String> {
+    loaded
+        .map(|state| {
+            let deployed = state::ComponentStatus::Deployed.as_str();
+            state
+                .components
+                .iter()
+                .filter(|(_, e)| e.status == deployed)
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `--changed` (or an affected selection): each component's outputs as
+/// the state read records them.
+fn recorded_outputs(
+    options: &RunOptions,
+    plan: &Plan,
+    loaded: Option<&State>,
+) -> HashMap<String, Vec<state::CapturedOutput>> {
+    match (options.changed || plan.affected.is_some(), loaded) {
+        (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
+        _ => HashMap::new(),
+    }
+}
+
+/// The state the run writes: the one read, or a new one for a deploy
+/// with a location; `None` without one.
+fn state_to_write(loaded: Option<State>, has_locations: bool, verb: Verb) -> Option<State> {
+    match (loaded, has_locations, verb) {
+        (Some(state), _, _) => Some(state),
+        (None, true, Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
+        _ => None,
+    }
 }
