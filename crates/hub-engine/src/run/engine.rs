@@ -68,6 +68,7 @@ mod parts;
 mod prepare;
 mod quiet;
 mod replace;
+mod turns;
 mod words;
 use parts::{Ledger, Setup, Tally};
 

@@ -2,24 +2,19 @@
 //! run on threads, each one's end is settled here; then `--prune`, the
 //! failures, the end of the run and the state's writes.
 
-use super::{
-    quiet, record_phase, Changed, Ended, Job, JobResult, Prepared, Run, Step, Stop, HEARTBEAT,
-};
+use super::turns::Turns;
+use super::{quiet, record_phase, Changed, Run, Step, Stop};
 use crate::outcome::{finish_line, Outcome, Recorder};
 use crate::plan::Action;
 use crate::run::error::EngineError;
-use crate::run::hooks;
 use crate::run::outputs::stack_outputs;
 use crate::run::prune;
-use crate::run::ready;
 use crate::run::records::refresh_stack_outputs;
-use crate::run::retry;
 use hub_params::format::substitution_text;
 use hub_plan::order::plan::Verb;
 use hub_plan::order::schedule::Scheduler;
 use hub_state::{self as state, OperationStatus, StackStatus};
 use indexmap::IndexMap;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 impl<'a> Run<'a> {
@@ -28,121 +23,19 @@ impl<'a> Run<'a> {
     /// own; everything else (parameters, state, outputs) happens here, one
     /// component at a time, as each starts and ends.
     pub(super) fn execute(&mut self) -> Result<(), EngineError> {
-        let mut scheduler = self.setup.plan.scheduler(self.options.concurrency.max(1));
-        let total = self.setup.plan.selected.len();
         let sink = Recorder::new(self.host.sink, self.parallel());
-        let interrupts = self.host.interrupts;
-        let mut stop: Option<Stop> = None;
-        let mut started = 0;
         let logs_ahead = self.logs_ahead();
-        std::thread::scope(|threads| {
-            let (done, finished) = mpsc::channel::<Ended>();
-            let mut running: IndexMap<String, Instant> = IndexMap::new();
-            let mut steps: Vec<(String, Step)> = Vec::new();
-            let mut starting: Vec<(String, Box<Job>)> = Vec::new();
-            loop {
-                if stop.is_none() {
-                    if let Some(signal) = self.interrupt_signal() {
-                        stop = Some(Stop::Interrupted(None, signal));
-                    }
-                }
-                while stop.is_none() && steps.is_empty() {
-                    let Some(name) = scheduler.next_ready() else {
-                        break;
-                    };
-                    started += 1;
-                    if let Some(logs) = &logs_ahead {
-                        logs.reached(started);
-                    }
-                    self.announce_start(&name, started, total);
-                    running.insert(name.clone(), Instant::now());
-                    let prepared = self.component(&name);
-                    self.show_warnings();
-                    match prepared {
-                        Prepared::Ended(step) => steps.push((name, step)),
-                        Prepared::Run(job) => starting.push((name, job)),
-                    }
-                }
-                if let Err(error) = self.write_checkpoints() {
-                    for (name, _) in starting.drain(..) {
-                        let step = self.fail(&name, &format!("not started: {error}"), None);
-                        steps.push((name, step));
-                    }
-                    stop = stop.take().or(Some(Stop::Fatal(error)));
-                }
-                for (name, job) in starting.drain(..) {
-                    let done = done.clone();
-                    let sink = &sink;
-                    threads.spawn(move || {
-                        let mut job = job;
-                        let (result, attempts) =
-                            retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
-                                hooks::run_around(
-                                    &job.hooks,
-                                    Some(&job.invocation),
-                                    job.limit,
-                                    &job.masker,
-                                    sink,
-                                    interrupts,
-                                )
-                            });
-                        job.attempts = attempts;
-                        // The receiver lives until every job has ended.
-                        let _ = done.send(Ended {
-                            name,
-                            result: JobResult::Process(job, result),
-                        });
-                    });
-                }
-                let progressed = !steps.is_empty();
-                for (name, step) in steps.drain(..) {
-                    if let Step::AwaitReady(conditions) = step {
-                        let done = done.clone();
-                        threads.spawn(move || {
-                            let result = ready::wait_resolved(&conditions, interrupts);
-                            let _ = done.send(Ended {
-                                name,
-                                result: JobResult::Ready(result),
-                            });
-                        });
-                        continue;
-                    }
-                    let clock = running.shift_remove(&name).unwrap_or_else(Instant::now);
-                    scheduler.finish(&name);
-                    let outcome = self.settle(&name, step, clock.elapsed(), &mut scheduler);
-                    self.show_warnings();
-                    stop = match (stop.take(), outcome) {
-                        // The signal was seen before the component it
-                        // stopped ended: the message names the component.
-                        (Some(Stop::Interrupted(None, _)), Some(named @ Stop::Interrupted(..))) => {
-                            Some(named)
-                        }
-                        (stop, outcome) => stop.or(outcome),
-                    };
-                }
-                if progressed {
-                    continue;
-                }
-                if running.is_empty() {
-                    break;
-                }
-                match finished.recv_timeout(HEARTBEAT) {
-                    Ok(ended) => {
-                        let step = match ended.result {
-                            JobResult::Process(job, result) => self.ran(&ended.name, job, result),
-                            JobResult::Ready(Ok(())) => self.succeeded(&ended.name),
-                            JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
-                        };
-                        steps.push((ended.name, step));
-                    }
-                    Err(_) => self.heartbeat(&running),
-                }
-            }
-        });
+        let turns = self.run_components(&sink, logs_ahead.as_ref());
         if let Some(logs) = logs_ahead {
             logs.finish();
         }
-        // Failures in the run's order, not the order they came in.
+        self.put_in_order(&sink, &turns);
+        self.after_components(turns.stop)
+    }
+
+    /// The failures, what did not run and the summary's table in the
+    /// run's order, not the order they came in.
+    fn put_in_order(&mut self, sink: &Recorder, turns: &Turns<'a>) {
         let positions = &self.setup.positions;
         let position = |name: &String| positions.get(name).copied().unwrap_or(usize::MAX);
         self.tally.failed.sort_by_key(position);
@@ -150,13 +43,19 @@ impl<'a> Run<'a> {
             .mandatory_failures
             .sort_by_key(|(name, _)| position(name));
         self.summary.failed_logs = sink.failed_logs(&self.tally.failed);
-        let why_not_run = self.why_not_run(stop.as_ref());
-        self.not_run(&scheduler, why_not_run);
+        let why_not_run = self.why_not_run(turns.stop.as_ref());
+        self.not_run(&turns.scheduler, why_not_run);
         // The table and the report follow the order, not the timing.
         let positions = &self.setup.positions;
         self.summary
             .entries
             .sort_by_key(|e| positions.get(&e.component).copied().unwrap_or(usize::MAX));
+    }
+
+    /// Once no component runs: the run stops as `stop` says, or on a
+    /// signal or a failure left for the end; else the stack is ready and
+    /// `--prune` runs.
+    fn after_components(&mut self, stop: Option<Stop>) -> Result<(), EngineError> {
         match stop {
             Some(Stop::Interrupted(component, signal)) => {
                 return self.stop_interrupted(component.as_deref(), signal)
