@@ -62,6 +62,7 @@ pub use crate::options::{ExpectedState, Host, RunOptions};
 
 mod changed;
 mod component;
+mod ended;
 mod execute;
 mod failed_upstream;
 mod parts;
