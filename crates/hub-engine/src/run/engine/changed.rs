@@ -75,7 +75,7 @@ impl<'a> Run<'a> {
         if self.verb != Verb::Deploy || self.ledger.state.is_none() {
             return None;
         }
-        let mut current = Fingerprint {
+        let current = Fingerprint {
             folder: String::new(),
             parameters: fingerprint::parameters_digest(params),
             upstream: fingerprint::upstream_digests(
@@ -86,6 +86,32 @@ impl<'a> Run<'a> {
         self.tally
             .pending_fingerprints
             .insert(name.to_string(), current.clone());
+        let execution = self.settled_execution(name);
+        let lifecycle = &self.stack.elaborated.stack.lifecycle;
+        let triggers = Triggers::new(lifecycle);
+        let described = self.judged(name, current, &execution, params, &triggers);
+        let dependency_ran = || self.deployed_in_run(depends);
+        let runs = match (&described, execution.unless_inputs_change) {
+            (Some(judged), true) => judged.runs || (triggers.always(name) && dependency_ran()),
+            _ => execution.action != Action::NoOp,
+        };
+        if let Some(error) = &execution.unreadable {
+            self.warnings
+                .warn(None, format!("component `{name}` runs: {error}"));
+        }
+        if runs {
+            self.say_why_it_runs(name, described, &execution, &triggers);
+            return None;
+        }
+        self.say_why_it_is_skipped(name, described, &execution);
+        self.keep_recorded_outputs(name, manifest);
+        Some(Step::Unchanged)
+    }
+
+    /// What the plan says of `name`, with a replacement the plan made
+    /// conditional settled: `lifecycle.replaceTriggeredBy` replaces it only
+    /// when one of its triggers deployed in this run.
+    fn settled_execution(&self, name: &str) -> Execution {
         let mut execution = self.execution(name);
         if let Some(unless) = execution.replace_unless.take() {
             if !self.deployed_in_run(&unless.components) {
@@ -98,56 +124,72 @@ impl<'a> Run<'a> {
                 execution = *unless.otherwise;
             }
         }
+        execution
+    }
+
+    /// What the plan left to the run: with `--changed`, the inputs known
+    /// only now (parameters, the dependencies' outputs), compared with
+    /// those of the last deploy; the folder was compared by the plan.
+    /// (`execution.folder` is set for the components `--changed`'s rules
+    /// decide: all under `--changed`, and the dependents an `--affected`
+    /// selection added.) The changes are judged by the trigger rules:
+    /// which changes count, and `triggerAlways`.
+    fn judged(
+        &self,
+        name: &str,
+        mut current: Fingerprint,
+        execution: &Execution,
+        params: &[ExpandedParam],
+        triggers: &Triggers,
+    ) -> Option<triggers::Judged> {
         let entry = self
             .ledger
             .state
             .as_ref()
             .and_then(|s| s.components.get(name));
-        // What the plan left to the run: with `--changed`, the inputs known
-        // only now (parameters, the dependencies' outputs), compared with
-        // those of the last deploy; the folder was compared by the plan.
-        // (`execution.folder` is set for the components `--changed`'s
-        // rules decide: all under `--changed`, and the dependents an
-        // `--affected` selection added.)
         let described = execution.folder.is_some().then(|| {
             current.folder = execution.folder.clone().unwrap_or_default();
             fingerprint::changes(entry, &current, params)
         });
-        // The trigger rules: which changes count, and `triggerAlways`.
-        let lifecycle = &self.stack.elaborated.stack.lifecycle;
-        let triggers = Triggers::new(lifecycle);
-        let described = described.map(|changes| {
+        described.map(|changes| {
             let recorded = entry.and_then(|e| e.fingerprint.as_ref());
             triggers.judge(name, changes, recorded.map(|r| &r.upstream))
-        });
-        let dependency_ran = || self.deployed_in_run(depends);
-        let runs = match (&described, execution.unless_inputs_change) {
-            (Some(judged), true) => judged.runs || (triggers.always(name) && dependency_ran()),
-            _ => execution.action != Action::NoOp,
-        };
-        if let Some(error) = &execution.unreadable {
-            self.warnings
-                .warn(None, format!("component `{name}` runs: {error}"));
+        })
+    }
+
+    /// `--why`: why a component runs.
+    fn say_why_it_runs(
+        &self,
+        name: &str,
+        described: Option<triggers::Judged>,
+        execution: &Execution,
+        triggers: &Triggers,
+    ) {
+        if !self.options.why {
+            return;
         }
-        if runs {
-            if self.options.why {
-                let reasons = match described {
-                    Some(judged) if judged.runs => {
-                        judged.shown.iter().map(ToString::to_string).collect()
-                    }
-                    Some(_) if triggers.always(name) => {
-                        vec![
-                            "a component it depends on ran and `lifecycle.triggerAlways` lists it"
-                                .to_string(),
-                        ]
-                    }
-                    _ => execution.reasons.clone(),
-                };
-                let reasons = reasons.join("; ");
-                (self.host.log)(&format!("hub: {name} runs: {reasons}"));
+        let reasons = match described {
+            Some(judged) if judged.runs => judged.shown.iter().map(ToString::to_string).collect(),
+            Some(_) if triggers.always(name) => {
+                vec![
+                    "a component it depends on ran and `lifecycle.triggerAlways` lists it"
+                        .to_string(),
+                ]
             }
-            return None;
-        }
+            _ => execution.reasons.clone(),
+        };
+        let reasons = reasons.join("; ");
+        (self.host.log)(&format!("hub: {name} runs: {reasons}"));
+    }
+
+    /// Says a component is skipped: what was compared, or (`--why`) that
+    /// nothing changed; and which changes the trigger rules ignored.
+    fn say_why_it_is_skipped(
+        &self,
+        name: &str,
+        described: Option<triggers::Judged>,
+        execution: &Execution,
+    ) {
         if !execution.compared.is_empty() {
             (self.host.log)(&triggers::skipped_line(name, &execution.compared));
         } else if self.options.why {
@@ -161,6 +203,11 @@ impl<'a> Run<'a> {
                 (self.host.log)(&format!("hub: {name}: {ignored}"));
             }
         }
+    }
+
+    /// A component that does not run keeps the outputs its entry records:
+    /// they stay visible to the components after it.
+    fn keep_recorded_outputs(&mut self, name: &str, manifest: &Manifest) {
         let entry = self
             .ledger
             .state
@@ -176,7 +223,6 @@ impl<'a> Run<'a> {
         self.tally.pending_fingerprints.remove(name);
         self.mask_secret_outputs(&outputs);
         self.record_produced(name, outputs, manifest.provides.clone());
-        Some(Step::Unchanged)
     }
 
     /// One of `names` deployed earlier in this run.
