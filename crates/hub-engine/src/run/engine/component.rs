@@ -48,63 +48,13 @@ impl<'a> Run<'a> {
         if self.setup.plan.per_component || self.setup.plan.offset.as_deref() == Some(name) {
             self.preload(name);
         }
-        if self.verb == Verb::Deploy {
-            let failed: Vec<&String> = reference
-                .depends
-                .iter()
-                .filter(|d| self.tally.failed.contains(d))
-                .collect();
-            if !failed.is_empty() {
-                let list = failed
-                    .iter()
-                    .map(|d| format!("`{d}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let reason = format!("it depends on {list}, which failed in this run");
-                return Err(self.fail(name, &reason, None));
-            }
-        }
+        self.no_failed_dependency(name, &reference.depends)?;
         let visible = self.visible_outputs(name);
         let provides = self.known.provides_for(&visible);
-        let expanded = self.expand(name, &reference.depends, manifest, &visible, &provides);
-        if let Some(why) = self.condition_skip(name, expanded.as_ref().ok()) {
-            return Err(self.skip(name, why));
-        }
-        let params = match expanded {
-            Ok(params) => params,
-            Err(error) => {
-                let reason = match self.failed_upstream(&error) {
-                    Some(read) => format!("{read}:\n{error}"),
-                    None => error.to_string(),
-                };
-                return Err(self.fail(name, &reason, None));
-            }
-        };
+        let params =
+            self.expanded_params(name, &reference.depends, manifest, &visible, &provides)?;
         self.note_last_successful_reads(name, &params);
-        let unmet =
-            plan::unmet_requirements(&manifest.requires, name, &provides, &self.setup.plan.tuning);
-        if !unmet.optional.is_empty() {
-            return Err(self.skip(
-                name,
-                format!(
-                    "optional requirement {} not provided",
-                    quoted(&unmet.optional)
-                ),
-            ));
-        }
-        if !unmet.hard.is_empty() {
-            let reason = format!(
-                "requirement {} not provided (provided: {})",
-                quoted(&unmet.hard),
-                or_none(&provides_text(&provides))
-            );
-            match self.verb {
-                Verb::Deploy => return Err(self.fail(name, &reason, None)),
-                Verb::Undeploy => self
-                    .warnings
-                    .warn(None, format!("component `{name}`: {reason}")),
-            }
-        }
+        self.requirements_met(name, manifest, &provides)?;
         for param in params.iter().filter(|p| p.secret) {
             self.masker.add(&substitution_text(param.value.as_ref()));
         }
@@ -121,6 +71,88 @@ impl<'a> Run<'a> {
             return Err(Step::Fatal(error));
         }
         self.invocation(name, manifest, params, dir)
+    }
+
+    /// A deploy: a component whose dependency failed in this run fails.
+    fn no_failed_dependency(&mut self, name: &str, depends: &[String]) -> Result<(), Step> {
+        if self.verb == Verb::Deploy {
+            let failed: Vec<&String> = depends
+                .iter()
+                .filter(|d| self.tally.failed.contains(d))
+                .collect();
+            if !failed.is_empty() {
+                let list = failed
+                    .iter()
+                    .map(|d| format!("`{d}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let reason = format!("it depends on {list}, which failed in this run");
+                return Err(self.fail(name, &reason, None));
+            }
+        }
+        Ok(())
+    }
+
+    /// The component's parameters, expanded: its conditions may skip it;
+    /// a parameter that cannot be expanded fails it (naming the failed
+    /// upstream it reads, if any).
+    fn expanded_params(
+        &mut self,
+        name: &str,
+        depends: &[String],
+        manifest: &Manifest,
+        visible: &View,
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Result<Vec<ExpandedParam>, Step> {
+        let expanded = self.expand(name, depends, manifest, visible, provides);
+        if let Some(why) = self.condition_skip(name, expanded.as_ref().ok()) {
+            return Err(self.skip(name, why));
+        }
+        match expanded {
+            Ok(params) => Ok(params),
+            Err(error) => {
+                let reason = match self.failed_upstream(&error) {
+                    Some(read) => format!("{read}:\n{error}"),
+                    None => error.to_string(),
+                };
+                Err(self.fail(name, &reason, None))
+            }
+        }
+    }
+
+    /// The component's requirements are provided: an optional one missing
+    /// skips it; a hard one fails a deploy (an undeploy warns).
+    fn requirements_met(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Result<(), Step> {
+        let unmet =
+            plan::unmet_requirements(&manifest.requires, name, provides, &self.setup.plan.tuning);
+        if !unmet.optional.is_empty() {
+            return Err(self.skip(
+                name,
+                format!(
+                    "optional requirement {} not provided",
+                    quoted(&unmet.optional)
+                ),
+            ));
+        }
+        if !unmet.hard.is_empty() {
+            let reason = format!(
+                "requirement {} not provided (provided: {})",
+                quoted(&unmet.hard),
+                or_none(&provides_text(provides))
+            );
+            match self.verb {
+                Verb::Deploy => return Err(self.fail(name, &reason, None)),
+                Verb::Undeploy => self
+                    .warnings
+                    .warn(None, format!("component `{name}`: {reason}")),
+            }
+        }
+        Ok(())
     }
 
     /// §6.3 with the outputs known now.
