@@ -306,25 +306,9 @@ impl<'a> Run<'a> {
         let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
         let pad = otp::random_pad(bytes);
         let random = otp::pad_to_env(&pad);
-        let vars = ComponentVariables {
-            component: name,
-            params: &params,
-            random: &random,
-            component_dir: &dir,
-            base_dir: &self.stack.base_dir,
-        };
-        let environment = env::component(&self.setup.base_env, &vars, self.warnings);
-        let environment = crate::trace::with_traceparent(name, environment);
-        let bare = manifest.lifecycle.bare == "allow";
+        let environment = self.component_environment(name, &params, &random, &dir);
         let verb = self.options.implementation_verb(self.verb.as_str());
-        let found = match manifest.templates.is_empty() {
-            true => self.setup.implementations.remove(name),
-            false => None,
-        };
-        let implementation = match found.map_or_else(|| discover::discover(&dir, &verb, bare), Ok) {
-            Ok(implementation) => implementation,
-            Err(error) => return Err(self.fail(name, &error.to_string(), None)),
-        };
+        let implementation = self.implementation(name, manifest, &dir, &verb)?;
         let environment = match implementation {
             Implementation::Terraform { .. } => {
                 hub_plan::terraform::environment(environment, &params)
@@ -333,19 +317,7 @@ impl<'a> Run<'a> {
         };
         let hooks = self.plan_hooks(name, &verb, &dir, &environment);
         let Some((program, args)) = implementation.command() else {
-            let around = hooks::run_around(
-                &hooks,
-                None,
-                self.setup.timeouts.limit(name),
-                &self.masker,
-                self.host.sink,
-                self.host.interrupts,
-            );
-            self.report_ignored_hooks(name, &around.ignored);
-            return Err(match (around.pre, around.post) {
-                (Err(stopped), _) | (_, Err(stopped)) => self.hook_stopped(name, stopped),
-                _ => self.conclude(name, manifest, &params, &dir, "", &pad),
-            });
+            return Err(self.hooks_alone(name, manifest, &hooks, &params, &dir, &pad));
         };
         // The system refuses an environment over its limits with an error
         // that names nothing; said here with the variable and its size.
@@ -377,6 +349,72 @@ impl<'a> Run<'a> {
             retry: self.setup.retries.policy(name).cloned(),
             attempts: Default::default(),
         })
+    }
+
+    /// The component's environment: hub's, its parameters, `$HUB_RANDOM`
+    /// and its folder, with the trace's parent.
+    fn component_environment(
+        &mut self,
+        name: &str,
+        params: &[ExpandedParam],
+        random: &str,
+        dir: &Path,
+    ) -> Vec<(String, String)> {
+        let vars = ComponentVariables {
+            component: name,
+            params,
+            random,
+            component_dir: dir,
+            base_dir: &self.stack.base_dir,
+        };
+        let environment = env::component(&self.setup.base_env, &vars, self.warnings);
+        crate::trace::with_traceparent(name, environment)
+    }
+
+    /// What implements `verb`: as found before the run, or looked for
+    /// again once the component's templates are rendered.
+    fn implementation(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        dir: &Path,
+        verb: &str,
+    ) -> Result<Implementation, Step> {
+        let bare = manifest.lifecycle.bare == "allow";
+        let found = match manifest.templates.is_empty() {
+            true => self.setup.implementations.remove(name),
+            false => None,
+        };
+        match found.map_or_else(|| discover::discover(dir, verb, bare), Ok) {
+            Ok(implementation) => Ok(implementation),
+            Err(error) => Err(self.fail(name, &error.to_string(), None)),
+        }
+    }
+
+    /// A component with no program to run (only hooks): its hooks run
+    /// here, then it ends as any other.
+    fn hooks_alone(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        hooks: &hooks::Planned,
+        params: &[ExpandedParam],
+        dir: &Path,
+        pad: &[u8],
+    ) -> Step {
+        let around = hooks::run_around(
+            hooks,
+            None,
+            self.setup.timeouts.limit(name),
+            &self.masker,
+            self.host.sink,
+            self.host.interrupts,
+        );
+        self.report_ignored_hooks(name, &around.ignored);
+        match (around.pre, around.post) {
+            (Err(stopped), _) | (_, Err(stopped)) => self.hook_stopped(name, stopped),
+            _ => self.conclude(name, manifest, params, dir, "", pad),
+        }
     }
 
     /// Records what a component's process (and its hooks) did.
