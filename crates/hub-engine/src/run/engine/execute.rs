@@ -15,6 +15,7 @@ use hub_plan::order::plan::Verb;
 use hub_plan::order::schedule::Scheduler;
 use hub_state::{self as state, OperationStatus, StackStatus};
 use indexmap::IndexMap;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 impl<'a> Run<'a> {
@@ -92,78 +93,9 @@ impl<'a> Run<'a> {
         }
         let removed = std::mem::take(&mut self.setup.removed);
         let verb = self.options.implementation_verb("undeploy");
-        let total = removed.len();
-        for (index, gone) in removed.iter().enumerate() {
-            let name = gone.name.as_str();
-            (self.host.log)(&format!(
-                "hub: prune {name} ({}/{total}): removed from the stack",
-                index + 1
-            ));
-            let started = Instant::now();
-            let failed_dependents: Vec<&str> = removed[..index]
-                .iter()
-                .filter(|r| r.depends.iter().any(|d| d == name))
-                .map(|r| r.name.as_str())
-                .filter(|r| self.tally.mandatory_failures.iter().any(|(f, _)| f == r))
-                .collect();
-            if let Some(dependent) = failed_dependents.first() {
-                let reason = format!("`{dependent}` depends on it and was not undeployed");
-                self.summary
-                    .push(name, Outcome::Cancelled(reason), Duration::ZERO);
-                self.tally.cancelled.push(name.to_string());
-                continue;
-            }
-            let entry = self
-                .ledger
-                .state
-                .as_ref()
-                .and_then(|s| s.components.get(name));
-            let ended = match (gone.runs(), entry.cloned()) {
-                (true, Some(entry)) => {
-                    let run = prune::Undeploy {
-                        verb: &verb,
-                        base_env: &self.setup.base_env,
-                        base_dir: &self.stack.base_dir,
-                        sink: self.host.sink,
-                        interrupts: self.host.interrupts,
-                        reveal: self.options.reveal,
-                        log_file: self.log_file(name),
-                        limit: self.setup.timeouts.limit(name),
-                    };
-                    prune::undeploy(gone, &entry, &run)
-                }
-                _ => prune::Ended::Undeployed,
-            };
-            let elapsed = started.elapsed();
-            let now = self.clock.now();
-            let phase = match ended {
-                prune::Ended::Undeployed => OperationStatus::Success,
-                _ => OperationStatus::Error,
-            };
-            let positions = self.parallel().then_some(&self.setup.positions);
-            if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
-                record_phase(state, op, name, phase, &now, positions);
-            }
-            match ended {
-                prune::Ended::Undeployed => {
-                    if let Some(state) = self.ledger.state.as_mut() {
-                        prune::forget(state, name);
-                    }
-                    state::remove_provider(&mut self.known.provides, name);
-                    self.summary.push(name, Outcome::Undeployed, elapsed);
-                    self.save()?;
-                }
-                prune::Ended::Failed(reason) => {
-                    self.summary
-                        .push(name, Outcome::Failed(reason.clone()), elapsed);
-                    self.tally
-                        .mandatory_failures
-                        .push((name.to_string(), reason));
-                }
-                prune::Ended::Interrupted(signal) => {
-                    self.summary.push(name, Outcome::Interrupted, elapsed);
-                    return self.stop_interrupted(Some(name), signal);
-                }
+        for index in 0..removed.len() {
+            if let ControlFlow::Break(result) = self.prune_one(&removed, index, &verb) {
+                return result;
             }
         }
         match self.tally.mandatory_failures.is_empty() {
@@ -174,6 +106,109 @@ impl<'a> Run<'a> {
                 self.stop_failed(EngineError::PruneFailed { failed, cancelled })
             }
         }
+    }
+
+    /// `--prune`: the `index`th removed component, unless a dependent of
+    /// it failed to undeploy; breaks with the run's result when it stops.
+    fn prune_one(
+        &mut self,
+        removed: &[prune::Removed],
+        index: usize,
+        verb: &str,
+    ) -> ControlFlow<Result<(), EngineError>> {
+        let gone = &removed[index];
+        let name = gone.name.as_str();
+        let total = removed.len();
+        (self.host.log)(&format!(
+            "hub: prune {name} ({}/{total}): removed from the stack",
+            index + 1
+        ));
+        let started = Instant::now();
+        let failed_dependents: Vec<&str> = removed[..index]
+            .iter()
+            .filter(|r| r.depends.iter().any(|d| d == name))
+            .map(|r| r.name.as_str())
+            .filter(|r| self.tally.mandatory_failures.iter().any(|(f, _)| f == r))
+            .collect();
+        if let Some(dependent) = failed_dependents.first() {
+            let reason = format!("`{dependent}` depends on it and was not undeployed");
+            self.summary
+                .push(name, Outcome::Cancelled(reason), Duration::ZERO);
+            self.tally.cancelled.push(name.to_string());
+            return ControlFlow::Continue(());
+        }
+        let ended = self.undeploy_removed(gone, verb);
+        self.record_pruned(name, ended, started.elapsed())
+    }
+
+    /// Runs a removed component's undeploy, when it has one to run and
+    /// the state an entry for it.
+    fn undeploy_removed(&self, gone: &prune::Removed, verb: &str) -> prune::Ended {
+        let name = gone.name.as_str();
+        let entry = self
+            .ledger
+            .state
+            .as_ref()
+            .and_then(|s| s.components.get(name));
+        match (gone.runs(), entry.cloned()) {
+            (true, Some(entry)) => {
+                let run = prune::Undeploy {
+                    verb,
+                    base_env: &self.setup.base_env,
+                    base_dir: &self.stack.base_dir,
+                    sink: self.host.sink,
+                    interrupts: self.host.interrupts,
+                    reveal: self.options.reveal,
+                    log_file: self.log_file(name),
+                    limit: self.setup.timeouts.limit(name),
+                };
+                prune::undeploy(gone, &entry, &run)
+            }
+            _ => prune::Ended::Undeployed,
+        }
+    }
+
+    /// Records how a removed component's undeploy ended: undeployed, it
+    /// is forgotten (written at once).
+    fn record_pruned(
+        &mut self,
+        name: &str,
+        ended: prune::Ended,
+        elapsed: Duration,
+    ) -> ControlFlow<Result<(), EngineError>> {
+        let now = self.clock.now();
+        let phase = match ended {
+            prune::Ended::Undeployed => OperationStatus::Success,
+            _ => OperationStatus::Error,
+        };
+        let positions = self.parallel().then_some(&self.setup.positions);
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
+            record_phase(state, op, name, phase, &now, positions);
+        }
+        match ended {
+            prune::Ended::Undeployed => {
+                if let Some(state) = self.ledger.state.as_mut() {
+                    prune::forget(state, name);
+                }
+                state::remove_provider(&mut self.known.provides, name);
+                self.summary.push(name, Outcome::Undeployed, elapsed);
+                if let Err(error) = self.save() {
+                    return ControlFlow::Break(Err(error));
+                }
+            }
+            prune::Ended::Failed(reason) => {
+                self.summary
+                    .push(name, Outcome::Failed(reason.clone()), elapsed);
+                self.tally
+                    .mandatory_failures
+                    .push((name.to_string(), reason));
+            }
+            prune::Ended::Interrupted(signal) => {
+                self.summary.push(name, Outcome::Interrupted, elapsed);
+                return ControlFlow::Break(self.stop_interrupted(Some(name), signal));
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Records how a component's turn ended; returns why the run must stop
