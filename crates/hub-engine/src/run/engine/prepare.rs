@@ -126,10 +126,9 @@ impl<'a> Run<'a> {
             ..
         } = opened;
         let outputs = initial_outputs(&plan, loaded.as_ref());
-        let read_serial = loaded.as_ref().map(|state| state.serial);
         let deployed_before = deployed_names(loaded.as_ref());
         let recorded_outputs = recorded_outputs(options, &plan, loaded.as_ref());
-        let state = state_to_write(loaded, locations.is_some(), verb);
+        let ledger = ledger(locations, read_path, loaded, verb, quiet);
         let positions = plan_positions(&plan);
         let ancestry = Ancestry::new(&plan.selected);
         let parallel = options.concurrency > 1;
@@ -155,18 +154,7 @@ impl<'a> Run<'a> {
                 implementations,
                 removed,
             },
-            ledger: Ledger {
-                state,
-                log_folder: locations.as_ref().map(|l| log_dir(l.first())),
-                log_marks: std::sync::OnceLock::new(),
-                locations,
-                read_path,
-                read_serial,
-                operation: None,
-                writer: None,
-                unsaved_checkpoints: Vec::new(),
-                quiet,
-            },
+            ledger,
             tally: Tally::default(),
             known: Known::new(outputs, provides, parallel),
             ancestry,
@@ -573,5 +561,29 @@ fn state_to_write(loaded: Option<State>, has_locations: bool, verb: Verb) -> Opt
         (Some(state), _, _) => Some(state),
         (None, true, Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
         _ => None,
+    }
+}
+
+/// The state the run writes, where, and what it read.
+fn ledger(
+    locations: Option<Locations>,
+    read_path: Option<PathBuf>,
+    loaded: Option<State>,
+    verb: Verb,
+    quiet: bool,
+) -> Ledger {
+    let read_serial = loaded.as_ref().map(|state| state.serial);
+    let state = state_to_write(loaded, locations.is_some(), verb);
+    Ledger {
+        state,
+        log_folder: locations.as_ref().map(|l| log_dir(l.first())),
+        log_marks: std::sync::OnceLock::new(),
+        locations,
+        read_path,
+        read_serial,
+        operation: None,
+        writer: None,
+        unsaved_checkpoints: Vec::new(),
+        quiet,
     }
 }
