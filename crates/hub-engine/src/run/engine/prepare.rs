@@ -104,31 +104,21 @@ impl<'a> Run<'a> {
         let found = find(stack, verb, options, &plan, &opened, &host, warnings)?;
         let planned = action_plan(stack, options, &plan, &locked, &opened, &found)?;
         let base_env = base_env(stack, options, &host, opened.exported_state.take());
-        let Found {
-            provides,
-            implementations,
-            removed,
-        } = found;
         let implementations = preflight_checks(
             stack,
             options,
             &plan,
             &planned,
-            implementations,
+            found.implementations,
             &base_env,
             warnings,
         )?;
         let masker = masker(options, &locked, &base_env, &host, opened.loaded.as_ref());
-        let Opened {
-            locations,
-            read_path,
-            loaded,
-            ..
-        } = opened;
-        let outputs = initial_outputs(&plan, loaded.as_ref());
-        let deployed_before = deployed_names(loaded.as_ref());
-        let recorded_outputs = recorded_outputs(options, &plan, loaded.as_ref());
-        let ledger = ledger(locations, read_path, loaded, verb, quiet);
+        let loaded = opened.loaded.as_ref();
+        let outputs = initial_outputs(&plan, loaded);
+        let deployed_before = deployed_names(loaded);
+        let recorded_outputs = recorded_outputs(options, &plan, loaded);
+        let ledger = ledger(opened, verb, quiet);
         let positions = plan_positions(&plan);
         let ancestry = Ancestry::new(&plan.selected);
         let parallel = options.concurrency > 1;
@@ -152,11 +142,11 @@ impl<'a> Run<'a> {
                 deployed_before,
                 recorded_outputs,
                 implementations,
-                removed,
+                removed: found.removed,
             },
             ledger,
             tally: Tally::default(),
-            known: Known::new(outputs, provides, parallel),
+            known: Known::new(outputs, found.provides, parallel),
             ancestry,
             masker,
             summary: Summary {
@@ -565,13 +555,13 @@ fn state_to_write(loaded: Option<State>, has_locations: bool, verb: Verb) -> Opt
 }
 
 /// The state the run writes, where, and what it read.
-fn ledger(
-    locations: Option<Locations>,
-    read_path: Option<PathBuf>,
-    loaded: Option<State>,
-    verb: Verb,
-    quiet: bool,
-) -> Ledger {
+fn ledger(opened: Opened, verb: Verb, quiet: bool) -> Ledger {
+    let Opened {
+        locations,
+        read_path,
+        loaded,
+        ..
+    } = opened;
     let read_serial = loaded.as_ref().map(|state| state.serial);
     let state = state_to_write(loaded, locations.is_some(), verb);
     Ledger {
