@@ -196,33 +196,7 @@ pub fn check(
         hub,
         interrupts,
     };
-    let results: Mutex<Vec<Option<(Checked, Warnings)>>> =
-        Mutex::new(targets.iter().map(|_| None).collect());
-    let next = AtomicUsize::new(0);
-    let workers = options.concurrency.clamp(1, targets.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let at = next.fetch_add(1, Ordering::SeqCst);
-                let Some(name) = targets.get(at) else {
-                    break;
-                };
-                let mut own = Warnings::default();
-                let checked = context.check_one(name, &mut own);
-                results
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)[at] = Some((checked, own));
-            });
-        }
-    });
-    let mut checked = Vec::with_capacity(targets.len());
-    let results = results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    for (one, own) in results.into_iter().flatten() {
-        own.into_warnings().for_each(|w| warnings.push(w));
-        checked.push(one);
-    }
+    let checked = context.check_all(&targets, warnings);
     if let Some(signal) = interrupts.last_signal() {
         return Err(EngineError::Interrupted {
             component: None,
@@ -236,6 +210,42 @@ pub fn check(
         time,
         written,
     })
+}
+
+impl Context<'_> {
+    /// Checks `targets`, `concurrency` at a time; the results (and each
+    /// check's warnings) in the order of `targets`.
+    fn check_all(&self, targets: &[String], warnings: &mut Warnings) -> Vec<Checked> {
+        let results: Mutex<Vec<Option<(Checked, Warnings)>>> =
+            Mutex::new(targets.iter().map(|_| None).collect());
+        let next = AtomicUsize::new(0);
+        let workers = self.options.concurrency.clamp(1, targets.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let at = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(name) = targets.get(at) else {
+                        break;
+                    };
+                    let mut own = Warnings::default();
+                    let checked = self.check_one(name, &mut own);
+                    results
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[at] =
+                        Some((checked, own));
+                });
+            }
+        });
+        let mut checked = Vec::with_capacity(targets.len());
+        let results = results
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (one, own) in results.into_iter().flatten() {
+            own.into_warnings().for_each(|w| warnings.push(w));
+            checked.push(one);
+        }
+        checked
+    }
 }
 
 struct Context<'a> {
