@@ -5,7 +5,7 @@ use crate::child::interrupt::Interrupts;
 use crate::child::process::LineSink;
 use crate::outcome::Progress;
 use hub_params::Prompter;
-pub use hub_plan::options::{ExpectedState, RunOptions};
+pub use hub_plan::options::{ExpectedState, RunOptions, RunningOptions};
 use std::path::PathBuf;
 
 /// What the run gets from the process it runs in.

@@ -58,7 +58,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use yaml_serde::Value;
 
-pub use crate::options::{ExpectedState, Host, RunOptions};
+pub use crate::options::{ExpectedState, Host, RunOptions, RunningOptions};
 
 mod changed;
 mod component;

@@ -115,7 +115,7 @@ impl<'a> Run<'a> {
         let mut execution = self.execution(name);
         if let Some(unless) = execution.replace_unless.take() {
             if !self.deployed_in_run(&unless.components) {
-                if self.options.why {
+                if self.options.running.why {
                     let names = unless.components.join(", ");
                     (self.host.log)(&format!(
                         "hub: {name} not replaced: {names} did not deploy in this run"
@@ -165,7 +165,7 @@ impl<'a> Run<'a> {
         execution: &Execution,
         triggers: &Triggers,
     ) {
-        if !self.options.why {
+        if !self.options.running.why {
             return;
         }
         let reasons = match described {
@@ -192,13 +192,13 @@ impl<'a> Run<'a> {
     ) {
         if !execution.compared.is_empty() {
             (self.host.log)(&triggers::skipped_line(name, &execution.compared));
-        } else if self.options.why {
+        } else if self.options.running.why {
             (self.host.log)(&format!(
                 "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
             ));
         }
         if let Some(judged) = described.filter(|j| !j.ignored.is_empty()) {
-            if self.options.why {
+            if self.options.running.why {
                 let ignored = triggers::ignored_reason(&judged.ignored);
                 (self.host.log)(&format!("hub: {name}: {ignored}"));
             }

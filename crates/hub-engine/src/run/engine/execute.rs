@@ -298,7 +298,7 @@ impl<'a> Run<'a> {
             }
             false => (self.host.log)(&line),
         }
-        if self.options.why {
+        if self.options.running.why {
             let waits: Vec<String> = crate::plan::waits_of(&self.setup.plan, name)
                 .iter()
                 .map(ToString::to_string)
@@ -347,7 +347,7 @@ impl<'a> Run<'a> {
 
     pub(super) fn not_run(&mut self, scheduler: &Scheduler, why: Option<String>) {
         for name in scheduler.pending() {
-            if let (true, Some(why)) = (self.options.why, &why) {
+            if let (true, Some(why)) = (self.options.running.why, &why) {
                 (self.host.log)(&format!("hub: {name}: not run: {why}"));
             }
             self.summary
@@ -418,7 +418,7 @@ impl<'a> Run<'a> {
                 Verb::Undeploy => format!("`{name}`, which depends on it, failed to undeploy"),
             };
             for cancelled in scheduler.cancel_after(name) {
-                if self.options.why {
+                if self.options.running.why {
                     (self.host.log)(&format!("hub: {cancelled}: cancelled: {why}"));
                 }
                 let why = why.clone();
@@ -439,7 +439,7 @@ impl<'a> Run<'a> {
         self.tally
             .mandatory_failures
             .push((name.to_string(), reason.to_string()));
-        match (self.options.fail_fast, self.parallel()) {
+        match (self.options.running.fail_fast, self.parallel()) {
             (false, _) => None,
             (true, true) => Some(Stop::Draining),
             (true, false) => Some(Stop::Failed(EngineError::ComponentFailed {
@@ -638,10 +638,7 @@ impl<'a> Run<'a> {
         let writer = match &mut self.ledger.writer {
             Some(writer) => writer,
             None => {
-                let options = state::WriteOptions {
-                    compressed: self.options.compressed,
-                    format: self.options.state_format,
-                };
+                let options = self.options.running.write;
                 let read = self
                     .ledger
                     .read_path

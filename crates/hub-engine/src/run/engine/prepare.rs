@@ -166,7 +166,7 @@ impl<'a> Run<'a> {
         let start = OperationStart {
             id: state::operation_id(&|name| self.host.var(name)),
             operation: self.verb.as_str().to_string(),
-            args: self.options.args.clone(),
+            args: self.options.running.args.clone(),
             initiator: self.host.var("USER").unwrap_or_default(),
         };
         let stack = &self.stack.elaborated.stack;
@@ -238,7 +238,7 @@ fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
 /// the need for a state checked.
 fn basics(stack: &Stack, options: &RunOptions, host: &Host) -> Result<Basics, EngineError> {
     let order = stack.validated_order()?;
-    let timeouts = run_timeouts(stack, options.timeout)?;
+    let timeouts = run_timeouts(stack, options.running.timeout)?;
     let retries = Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
     let clock = Clock::from_env(&|name| host.var(name))?;
     hub_plan::order::plan::check_selected(&order, &options.selection)?;
@@ -268,7 +268,7 @@ fn open_state(
                 &options.state,
                 verb.as_str(),
                 clock,
-                &state::LockWait::new(options.lock_timeout, Some(host.log)),
+                &state::LockWait::new(options.running.lock_timeout, Some(host.log)),
                 warnings,
             )
         })?),
@@ -281,7 +281,7 @@ fn open_state(
         .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
     let exported_state = locations.as_ref().map(exported_state);
     let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
-    if let (Some(expected), Some(path)) = (&options.expected_state, &read_path) {
+    if let (Some(expected), Some(path)) = (&options.running.expected_state, &read_path) {
         if !expected.holds(loaded.as_ref()) {
             return Err(EngineError::StateMoved { path: path.clone() });
         }
@@ -338,7 +338,7 @@ fn schedule(
     if let Some(selection) = plan.selection_text() {
         (host.log)(&format!("hub: selection {selection}"));
     }
-    if options.why {
+    if options.running.why {
         let reasons = plan.selection_reasons();
         for name in &plan.selected {
             if let Some(why) = reasons.get(name.as_str()) {
@@ -423,7 +423,7 @@ fn action_plan(
     opened: &Opened,
     found: &Found,
 ) -> Result<Arc<ActionPlan>, EngineError> {
-    let planned = match &options.planned {
+    let planned = match &options.running.planned {
         Some(planned) => planned.clone(),
         None => {
             let _span = crate::trace::span("plan");

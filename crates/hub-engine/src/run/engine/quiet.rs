@@ -63,7 +63,7 @@ impl<'a> Run<'a> {
             return false;
         };
         let options = self.options;
-        let asks_form = options.compressed || options.state_format != state::StateFormat::default();
+        let asks_form = options.running.write != state::WriteOptions::default();
         let [path] = locations.paths() else {
             return false;
         };
