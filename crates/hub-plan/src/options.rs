@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// What the command line asked for.
+/// What the command line asked for: what planning reads (and the run
+/// too), with what only the run reads in [`RunningOptions`].
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     pub verb: Option<Verb>,
@@ -24,15 +25,10 @@ pub struct RunOptions {
     /// `-b`.
     pub components_base_dir: Option<PathBuf>,
     pub force: bool,
-    pub compressed: bool,
-    /// `--state-format`.
-    pub state_format: state::StateFormat,
     /// Undeploy: skip trailing components without a state entry.
     pub guess: bool,
     /// Show secrets in output instead of masking them.
     pub reveal: bool,
-    /// The full command line, recorded in the operation.
-    pub args: Vec<String>,
     /// How many components may run at once.
     pub concurrency: usize,
     /// `--changed`: skip components whose fingerprint is unchanged.
@@ -40,18 +36,38 @@ pub struct RunOptions {
     /// `--replace`: components that run even where `--changed` would skip
     /// them.
     pub replace: Vec<String>,
-    /// `--why`: say why each component runs or is skipped.
-    pub why: bool,
-    /// `--fail-fast`: after a mandatory failure nothing more starts;
-    /// without it every component that does not depend on it still runs.
-    pub fail_fast: bool,
     /// `--prune`: after the deploy, undeploy the components the state
     /// holds and the stack no longer lists, and forget them.
     pub prune: bool,
     /// Run the `deploy-test`/`undeploy-test` implementations; the state is
     /// read but never written.
     pub dry: bool,
-    /// `--lock-timeout`: how long to wait for a lock another run holds.
+    /// The digests of unchanged files kept beside the state, which every
+    /// fingerprint of the run and of its plan reuses (see
+    /// [`crate::decide::digest_cache`]); `None` reads every file. The
+    /// command opens it and saves it after the run.
+    pub digest_cache: Option<Arc<crate::decide::digest_cache::DigestCache>>,
+    /// What only the run reads.
+    pub running: RunningOptions,
+}
+
+/// What only a run reads (the planner never does): how it writes the
+/// state, what it says, when it stops, how long it waits, and the plan it
+/// executes.
+#[derive(Debug, Clone, Default)]
+pub struct RunningOptions {
+    /// `--compressed`, `--state-format` and `--encrypted`: the form the
+    /// state is written in, and whether its remote copies are sealed.
+    pub write: state::WriteOptions,
+    /// The full command line, recorded in the operation.
+    pub args: Vec<String>,
+    /// `--why`: say why each component runs or is skipped.
+    pub why: bool,
+    /// `--fail-fast`: after a mandatory failure nothing more starts;
+    /// without it every component that does not depend on it still runs.
+    pub fail_fast: bool,
+    /// `--lock-timeout`: how long to wait for a lock another run holds
+    /// (`hub plan` waits as long for a run to end).
     pub lock_timeout: Duration,
     /// `--timeout`: how long a component may run, unless the stack's
     /// `lifecycle.timeouts` says otherwise.
@@ -63,14 +79,6 @@ pub struct RunOptions {
     /// and found to be the saved one; the engine executes it (once the
     /// state is found unchanged under the lock) instead of making one.
     pub planned: Option<Arc<Plan>>,
-    /// The digests of unchanged files kept beside the state, which every
-    /// fingerprint of the run reuses (see [`crate::decide::digest_cache`]);
-    /// `None` reads every file. The command opens it and saves it after
-    /// the run.
-    pub digest_cache: Option<Arc<crate::decide::digest_cache::DigestCache>>,
-    /// `--encrypted`: whether the run seals the remote copies of the state
-    /// it writes (see [`state::WriteOptions::encrypted`]).
-    pub encrypted: Option<bool>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

@@ -292,7 +292,7 @@ pub(crate) fn load_run(
     ),
     Error,
 > {
-    use hub_plan::options::RunOptions;
+    use hub_plan::options::{RunOptions, RunningOptions};
     let overrides = parse_overrides(&args.common.stack.environment)?;
     let os_environment = match args.execute {
         Some(execute) => parse_os_environment(&execute.os_environment)?,
@@ -362,13 +362,8 @@ pub(crate) fn load_run(
         os_environment,
         components_base_dir: args.common.stack.base_dir.clone(),
         force: args.common.run.force,
-        compressed: args.execute.is_some_and(|e| e.compressed),
-        state_format: args
-            .execute
-            .map_or(hub_state::StateFormat::default(), |e| e.state_format),
         guess: args.guess,
         reveal: args.common.run.reveal,
-        args: hub_manifest::redact::recorded_args(std::env::args()),
         concurrency: match args.common.run.jobs {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -376,15 +371,24 @@ pub(crate) fn load_run(
         changed: args.changed,
         replace: args.replace.to_vec(),
         prune: args.prune,
-        why: args.execute.is_some_and(|e| e.why),
-        fail_fast: args.execute.is_some_and(|e| e.fail_fast),
         dry: args.execute.is_some_and(|e| e.dry),
-        lock_timeout: args.common.state.lock.lock_timeout,
-        timeout: args.execute.and_then(|e| e.timeout),
-        expected_state: None,
-        planned: None,
         digest_cache,
-        encrypted: args.execute.and_then(|e| e.encrypted),
+        running: RunningOptions {
+            write: hub_state::WriteOptions {
+                compressed: args.execute.is_some_and(|e| e.compressed),
+                format: args
+                    .execute
+                    .map_or(hub_state::StateFormat::default(), |e| e.state_format),
+                encrypted: args.execute.and_then(|e| e.encrypted),
+            },
+            args: hub_manifest::redact::recorded_args(std::env::args()),
+            why: args.execute.is_some_and(|e| e.why),
+            fail_fast: args.execute.is_some_and(|e| e.fail_fast),
+            lock_timeout: args.common.state.lock.lock_timeout,
+            timeout: args.execute.and_then(|e| e.timeout),
+            expected_state: None,
+            planned: None,
+        },
     };
     Ok((stack, options))
 }

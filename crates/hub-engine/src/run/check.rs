@@ -19,16 +19,16 @@
 //!   deploy back for longer than that write.
 
 use super::error::EngineError;
+use hub_plan::error::PlanningError;
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation};
+use hub_plan::outcome::lines::{LineSink, Stream};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::{ExpandedParam, Origin};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
-use hub_plan::error::PlanningError;
 use hub_plan::order::plan::{self as planning, Plan, Selection, Verb};
-use hub_plan::outcome::lines::{LineSink, Stream};
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
 use hub_state::{self as state, Clock, ComponentStatus, Locations, LockWait, State};
@@ -99,6 +99,17 @@ pub struct Checked {
 }
 
 impl Checked {
+    /// A check that could not run, or whose component is not there.
+    fn failed(name: &str, by: String, why: String) -> Checked {
+        Checked {
+            component: name.to_string(),
+            health: Health::Failed,
+            by,
+            evidence: vec![why],
+            digest: String::new(),
+        }
+    }
+
     /// A check's result from the (masked) lines it printed: their last
     /// ones as evidence unless it is healthy, and their digest.
     fn from_lines(component: &str, by: String, health: Health, lines: &[String]) -> Checked {
@@ -166,12 +177,10 @@ pub fn check(
             flag: "check",
             path: None,
         }))?;
-    let stored = state::read(&read_path, warnings)?.ok_or(EngineError::Planning(
-        PlanningError::StateRequired {
-            flag: "check",
-            path: Some(read_path.clone()),
-        },
-    ))?;
+    let stored = state::read(&read_path, warnings)?.ok_or(EngineError::Planning(PlanningError::StateRequired {
+        flag: "check",
+        path: Some(read_path.clone()),
+    }))?;
     let deployed = ComponentStatus::Deployed.as_str();
     let (targets, not_deployed): (Vec<String>, Vec<String>) =
         plan.selected.iter().cloned().partition(|name| {
@@ -189,33 +198,7 @@ pub fn check(
         hub,
         interrupts,
     };
-    let results: Mutex<Vec<Option<(Checked, Warnings)>>> =
-        Mutex::new(targets.iter().map(|_| None).collect());
-    let next = AtomicUsize::new(0);
-    let workers = options.concurrency.clamp(1, targets.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let at = next.fetch_add(1, Ordering::SeqCst);
-                let Some(name) = targets.get(at) else {
-                    break;
-                };
-                let mut own = Warnings::new();
-                let checked = context.check_one(name, &mut own);
-                results
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)[at] = Some((checked, own));
-            });
-        }
-    });
-    let mut checked = Vec::with_capacity(targets.len());
-    let results = results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    for (one, own) in results.into_iter().flatten() {
-        own.into_warnings().for_each(|w| warnings.push(w));
-        checked.push(one);
-    }
+    let checked = context.check_all(&targets, warnings);
     if let Some(signal) = interrupts.last_signal() {
         return Err(EngineError::Interrupted {
             component: None,
@@ -231,6 +214,42 @@ pub fn check(
     })
 }
 
+impl Context<'_> {
+    /// Checks `targets`, `concurrency` at a time; the results (and each
+    /// check's warnings) in the order of `targets`.
+    fn check_all(&self, targets: &[String], warnings: &mut Warnings) -> Vec<Checked> {
+        let results: Mutex<Vec<Option<(Checked, Warnings)>>> =
+            Mutex::new(targets.iter().map(|_| None).collect());
+        let next = AtomicUsize::new(0);
+        let workers = self.options.concurrency.clamp(1, targets.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let at = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(name) = targets.get(at) else {
+                        break;
+                    };
+                    let mut own = Warnings::new();
+                    let checked = self.check_one(name, &mut own);
+                    results
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[at] =
+                        Some((checked, own));
+                });
+            }
+        });
+        let mut checked = Vec::with_capacity(targets.len());
+        let results = results
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (one, own) in results.into_iter().flatten() {
+            own.into_warnings().for_each(|w| warnings.push(w));
+            checked.push(one);
+        }
+        checked
+    }
+}
+
 struct Context<'a> {
     stack: &'a Stack,
     options: &'a CheckOptions,
@@ -243,71 +262,27 @@ struct Context<'a> {
 
 impl Context<'_> {
     fn check_one(&self, name: &str, warnings: &mut Warnings) -> Checked {
-        let failed = |by: String, why: String| Checked {
-            component: name.to_string(),
-            health: Health::Failed,
-            by,
-            evidence: vec![why],
-            digest: String::new(),
-        };
         let (Some(reference), Some(manifest)) = (
             self.stack.reference(name),
             self.stack.elaborated.component(name),
         ) else {
-            return failed("nothing".into(), "not in the stack".into());
+            return Checked::failed(name, "nothing".into(), "not in the stack".into());
         };
         let dir = match self
             .stack
             .component_dir(reference, self.options.components_base_dir.as_deref())
         {
             Ok(dir) => dir,
-            Err(error) => return failed("nothing".into(), error.to_string()),
+            Err(error) => return Checked::failed(name, "nothing".into(), error.to_string()),
         };
-        let implementation = match discover::discover(&dir, "check", false) {
-            Ok(found) => Some(found),
-            Err(discover::DiscoverError::NotFound { .. }) => {
-                match discover::discover(&dir, "deploy", false) {
-                    Ok(Implementation::Terraform { .. }) => None,
-                    _ => {
-                        return Checked {
-                            component: name.to_string(),
-                            health: Health::Unverifiable,
-                            by: "no check".into(),
-                            evidence: Vec::new(),
-                            digest: String::new(),
-                        }
-                    }
-                }
-            }
-            Err(error) => return failed("nothing".into(), error.to_string()),
+        let implementation = match find_check(name, &dir) {
+            Ok(implementation) => implementation,
+            Err(checked) => return checked,
         };
         let params = recorded_parameters(self.stored, name);
-        let nested = Nested {
-            hub: self.hub.clone(),
-            elaborate: self.stack.file.clone(),
-            state: Some(absolute(self.read_path)),
-            components_base_dir: self.options.components_base_dir.as_deref().map(absolute),
-        };
-        let base = env::base(self.options.os_environment, self.environment, &nested);
-        let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
-        let random = otp::pad_to_env(&otp::random_pad(bytes));
-        let vars = ComponentVariables {
-            component: name,
-            params: &params,
-            random: &random,
-            component_dir: &dir,
-            base_dir: &self.stack.base_dir,
-        };
-        let child_env = env::component(&base, &vars, warnings);
-        let mut masker = SecretMasker::new(self.options.reveal);
-        for param in params.iter().filter(|p| p.secret) {
-            masker.add(&hub_params::format::substitution_text(param.value.as_ref()));
-        }
-        masker.add_credentials_in(&child_env);
-        masker.add_secret_outputs(&manifest.outputs);
-        hub_plan::decide::records::mask_recorded_secrets(&mut masker, self.stored);
-        let log_file =
-            hub_plan::decide::records::log_dir(self.read_path).join(format!("{name}.check.log"));
+        let child_env = self.check_environment(name, manifest, &params, &dir, warnings);
+        let masker = self.check_masker(manifest, &params, &child_env);
+        let log_file = hub_plan::decide::records::log_dir(self.read_path).join(format!("{name}.check.log"));
         let Some(implementation) = implementation else {
             let step = TerraformStep {
                 name,
@@ -344,13 +319,72 @@ impl Context<'_> {
             log_file: Some(log_file),
             timeout: self.options.timeout.filter(|limit| !limit.is_zero()),
         };
+        self.run_check(name, &implementation, by, &invocation, &masker)
+    }
+
+    /// The environment a component's check runs with: hub's, with the
+    /// parameters the state recorded for it.
+    fn check_environment(
+        &self,
+        name: &str,
+        manifest: &hub_manifest::Manifest,
+        params: &[ExpandedParam],
+        dir: &Path,
+        warnings: &mut Warnings,
+    ) -> Vec<(String, String)> {
+        let nested = Nested {
+            hub: self.hub.clone(),
+            elaborate: self.stack.file.clone(),
+            state: Some(absolute(self.read_path)),
+            components_base_dir: self.options.components_base_dir.as_deref().map(absolute),
+        };
+        let base = env::base(self.options.os_environment, self.environment, &nested);
+        let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
+        let random = otp::pad_to_env(&otp::random_pad(bytes));
+        let vars = ComponentVariables {
+            component: name,
+            params,
+            random: &random,
+            component_dir: dir,
+            base_dir: &self.stack.base_dir,
+        };
+        env::component(&base, &vars, warnings)
+    }
+
+    /// What a check's lines are masked with: the recorded secret
+    /// parameters and outputs, and credentials in its environment.
+    fn check_masker(
+        &self,
+        manifest: &hub_manifest::Manifest,
+        params: &[ExpandedParam],
+        child_env: &[(String, String)],
+    ) -> SecretMasker {
+        let mut masker = SecretMasker::new(self.options.reveal);
+        for param in params.iter().filter(|p| p.secret) {
+            masker.add(&hub_params::format::substitution_text(param.value.as_ref()));
+        }
+        masker.add_credentials_in(child_env);
+        masker.add_secret_outputs(&manifest.outputs);
+        hub_plan::decide::records::mask_recorded_secrets(&mut masker, self.stored);
+        masker
+    }
+
+    /// Runs a check's process; its exit says the component's health.
+    fn run_check(
+        &self,
+        name: &str,
+        implementation: &Implementation,
+        by: String,
+        invocation: &Invocation,
+        masker: &SecretMasker,
+    ) -> Checked {
         let sink = CollectStreams::default();
-        let finished = match process::run(&invocation, &masker, &sink, self.interrupts) {
+        let finished = match process::run(invocation, masker, &sink, self.interrupts) {
             Ok(finished) => finished,
-            Err(error) => return failed(by, error.to_string()),
+            Err(error) => return Checked::failed(name, by, error.to_string()),
         };
         let lines: Vec<String> = sink.take().into_iter().map(|(_, line)| line).collect();
-        let exit = match (&implementation, finished.exit) {
+        let exit = match (implementation, finished.exit) {
             // make exits 2 whatever its recipe's status: the recipe's is in
             // make's last words (`make: *** [Makefile:2: check] Error 2`).
             (Implementation::Make { .. }, Exit::Code(2)) => {
@@ -368,6 +402,28 @@ impl Context<'_> {
             checked.evidence.push(format!("exit: {}", exit_text(exit)));
         }
         checked
+    }
+}
+
+/// What runs a component's check: its own `check`, `None` for hub's
+/// built-in Terraform check (a Terraform folder without one), or the
+/// result when there is nothing to run.
+fn find_check(name: &str, dir: &Path) -> Result<Option<Implementation>, Checked> {
+    match discover::discover(dir, "check", false) {
+        Ok(found) => Ok(Some(found)),
+        Err(discover::DiscoverError::NotFound { .. }) => {
+            match discover::discover(dir, "deploy", false) {
+                Ok(Implementation::Terraform { .. }) => Ok(None),
+                _ => Err(Checked {
+                    component: name.to_string(),
+                    health: Health::Unverifiable,
+                    by: "no check".into(),
+                    evidence: Vec::new(),
+                    digest: String::new(),
+                }),
+            }
+        }
+        Err(error) => Err(Checked::failed(name, "nothing".into(), error.to_string())),
     }
 }
 

@@ -39,71 +39,41 @@
 //! when the run started, else the first location, as an absolute path.
 
 use super::error::EngineError;
+use hub_plan::error::PlanningError;
 use super::hooks;
-use super::logs_ahead::LogsAhead;
-use super::outputs::stack_outputs;
-use super::prune;
-use super::ready;
-use super::recorder::Recorder;
-use super::setup::{lock_parameters, read_state};
-use crate::child::capture::{self, RawOutputs};
-use crate::child::otp;
-use crate::child::process::{Exit, Invocation};
+use hub_plan::decide::known::Known;
+use hub_plan::decide::upstream::Ancestry;
+use crate::child::process::Invocation;
+use hub_plan::outcome::Summary;
+use hub_plan::plan::Plan as ActionPlan;
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
-use hub_params::format::substitution_text;
-use hub_params::{
-    self as params, expand_component, expand_outputs, ComponentScope, ExpandedParam, Locked,
-    OutputsContext,
-};
-use hub_plan::checks::{
-    check_consistency, check_implementations, check_selection, initial_provides, plan_for,
-    release_stack_parameters, removed_components, require_state, Implementations,
-};
-use hub_plan::decide::fingerprint;
-use hub_plan::decide::known::initial_outputs;
-use hub_plan::decide::known::{Known, View};
-use hub_plan::decide::records::{
-    component_meta, component_parameters, log_dir, raw_outputs, refresh_stack_outputs,
-    scope_outputs, state_parameters, to_scope_output,
-};
-use hub_plan::decide::upstream::{Ancestry, Bits};
-use hub_plan::env::{self, ComponentVariables, Nested};
-use hub_plan::error::PlanningError;
-use hub_plan::order::plan::{self, Plan, Verb};
-use hub_plan::order::requirements::provides_text;
-use hub_plan::order::schedule::Scheduler;
-use hub_plan::outcome::{finish_line, Outcome, Summary};
-use hub_plan::plan::make::{self as planner, Inputs, Purpose};
-use hub_plan::plan::{preflight, Action, ComponentPlan, Execution, Plan as ActionPlan};
-use hub_plan::source::discover::{self, Implementation};
-use hub_plan::source::stack::{absolute, Stack};
-use hub_plan::timeout::{Limit, Timeouts};
-use hub_state::Fingerprint;
-use hub_state::{
-    self as state, Clock, ComponentRun, ComponentStatus, Locations, OperationIndex, OperationStart,
-    OperationStatus, StackMeta, StackStatus, State,
-};
-use indexmap::IndexMap;
+use hub_params::ExpandedParam;
+use hub_plan::order::plan::Verb;
+use hub_plan::source::stack::Stack;
+use hub_plan::timeout::Limit;
+use hub_state::{self as state, Clock, OperationStatus, State};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use yaml_serde::Value;
 
-use crate::options::Host;
+pub(crate) use crate::options::Host;
 use hub_plan::options::RunOptions;
 
 mod changed;
 mod component;
+mod ended;
 mod execute;
 mod failed_upstream;
+mod parts;
+mod prepare;
 mod quiet;
 mod replace;
+mod turns;
 mod words;
-use words::{describe, or_none, quoted};
+use parts::{Ledger, Setup, Tally};
 
 /// The result of a run that got as far as running components: its summary,
 /// and the error that ended it, if any.
@@ -147,9 +117,11 @@ pub fn run<'a>(
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
         (Ok(()), Ok(())) => Ok(()),
     };
-    let result = result
-        .map_err(|error| keep_unsaved_state(error, run.state.as_ref(), options, run.warnings));
-    if let Some(writer) = &run.writer {
+    let result =
+        result.map_err(|error| {
+        keep_unsaved_state(error, run.ledger.state.as_ref(), options, run.warnings)
+    });
+    if let Some(writer) = &run.ledger.writer {
         run.summary.state_notes = writer.previous_versions();
     }
     run.summary.total = started.elapsed();
@@ -159,7 +131,7 @@ pub fn run<'a>(
         summary: Some(run.summary),
         result,
         warnings_shown: run.warnings_shown,
-        plan: Some(run.planned.clone()),
+        plan: Some(run.setup.planned.clone()),
     }
 }
 
@@ -258,386 +230,30 @@ enum Changed<'a> {
     Checkpoints,
 }
 
+/// A run: what it runs with (the stack, the options, the host), what it
+/// set up before the first component ([`Setup`]), the state it writes
+/// ([`Ledger`]) and how far it got ([`Tally`]).
 struct Run<'a> {
     stack: &'a Stack,
     options: &'a RunOptions,
     verb: Verb,
     host: Host<'a>,
     warnings: &'a mut Warnings,
-    /// The ordering: selection, order, waves.
-    plan: Plan,
-    /// The action plan, made once under the lock (or checked against a
-    /// saved one): what the run does with each component.
-    planned: std::sync::Arc<ActionPlan>,
-    locked: Locked,
-    clock: Clock,
-    /// The state being written; `None` without one.
-    state: Option<State>,
-    /// The state locations, locked for the whole run; `None` without a
-    /// state.
-    locations: Option<Locations>,
-    /// `STATE.logs` of the first location, beside its real file.
-    log_folder: Option<PathBuf>,
-    /// The marks of this run's part of each log, made at the first one.
-    log_marks: std::sync::OnceLock<hub_plan::outcome::log_marks::RunMarks>,
-    /// The location the state was read from (or would have been).
-    read_path: Option<PathBuf>,
-    operation: Option<OperationIndex>,
-    /// Writes the state to every location (created at the first write);
-    /// the locks are held for the whole run, so it alone changes the files.
-    writer: Option<state::StateWriter>,
-    /// The serial of the state read at the start, when one was read.
-    read_serial: Option<u64>,
-    /// The components the state read at the start records as deployed
-    /// (their outputs are those of a successful deploy).
-    deployed_before: Vec<String>,
-    failed: Vec<String>,
-    skipped: Vec<String>,
-    /// Parallel runs: not run because a component they wait for failed.
-    cancelled: Vec<String>,
-    /// Mandatory components that failed, with the reason.
-    mandatory_failures: Vec<(String, String)>,
-    /// Components a hook failed: they fail the run even when optional.
-    hook_failures: Vec<String>,
-    /// The fix for a failure, where the reason alone does not tell it.
-    fixes: HashMap<String, String>,
-    /// How long each component may run.
-    timeouts: Timeouts,
-    /// `lifecycle.retry`, read.
-    retries: hub_plan::decide::retry::Retries,
-    /// The components that could run more than once, and how many times
-    /// they did.
-    attempts: HashMap<String, super::retry::Attempts>,
-    /// When each running component started (the clock's text).
-    started_at: HashMap<String, String>,
-    /// Positions in the selection.
-    positions: HashMap<String, usize>,
-    /// The outputs and capabilities known, and what each component sees.
-    known: Known,
-    /// `--changed`: each component's outputs in its entry's snapshot as
-    /// read, taken when the run started.
-    recorded_outputs: HashMap<String, Vec<state::CapturedOutput>>,
-    /// The fingerprint of a running component, without its folder.
-    pending_fingerprints: HashMap<String, Fingerprint>,
-    /// Parallel runs: checkpoints recorded but not written yet.
-    /// Components whose checkpoint is not written yet (a parallel run
-    /// writes those of the components that start together at once).
-    unsaved_checkpoints: Vec<String>,
-    /// `-j` above 1.
-    parallel: bool,
-    /// Parallel runs: each component's upstream, once worked out.
-    ancestry: Ancestry,
-    /// Parallel runs: each failed component's part of the operation's log,
-    /// by position.
-    failure_logs: std::collections::BTreeMap<usize, String>,
-    base_env: Vec<(String, String)>,
-    masker: SecretMasker,
-    summary: Summary,
-    /// The run stopped early (failure or interrupt).
-    stopped: bool,
-    /// Deploy: the components the state holds and the stack no longer
-    /// lists, in the order `--prune` undeploys them.
-    removed: Vec<hub_plan::decide::prune::Removed>,
-    /// What implements the run's verb, by component, as found before the
-    /// run; looked for again after a component's templates are rendered.
-    implementations: HashMap<String, Implementation>,
     /// How many of `warnings` (the first ones) were printed.
     warnings_shown: usize,
-    /// The start lines of components the plan leaves unchanged
-    /// (`--changed`), said only if they run after all.
-    quiet_starts: HashMap<String, String>,
-    /// Nothing written yet and nothing to write (see [`quiet`]).
-    quiet: bool,
-}
-
-/// The log folder of the state at `state`, when there is one, is a folder
-/// of the user's (see [`state::beside`]): its logs are never written
-/// through a planted link.
-fn check_log_folder(state: &Path) -> Result<(), state::StateError> {
-    let folder = log_dir(state);
-    match state::beside::check_folder(&folder) {
-        Ok(_) => Ok(()),
-        Err(source) => Err(state::StateError::Beside {
-            path: folder,
-            source,
-        }),
-    }
-}
-
-impl<'a> Run<'a> {
-    fn prepare(
-        stack: &'a mut Stack,
-        options: &'a RunOptions,
-        mut host: Host<'a>,
-        warnings: &'a mut Warnings,
-    ) -> Result<Run<'a>, EngineError> {
-        let verb = options.verb.unwrap_or(Verb::Deploy);
-        crate::trace::stack_name(verb.as_str(), &stack.elaborated.stack.meta.name);
-        let order = stack.validated_order()?;
-        let timeouts = run_timeouts(stack, options.timeout)?;
-        let retries =
-            hub_plan::decide::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
-        let clock = Clock::from_env(&|name| host.var(name))?;
-        hub_plan::order::plan::check_selected(&order, &options.selection)?;
-        require_state(options)?;
-        let locations = match options.state.is_empty() {
-            true => None,
-            false => Some(crate::trace::lock(|| {
-                Locations::lock_waiting(
-                    &options.state,
-                    verb.as_str(),
-                    &clock,
-                    &state::LockWait::new(options.lock_timeout, Some(host.log)),
-                    warnings,
-                )
-            })?),
-        };
-        if let Some(locations) = &locations {
-            check_log_folder(locations.first())?;
-        }
-        let read_path = locations
-            .as_ref()
-            .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
-        // `HUB_STATE` (§6.9.3): the first location holding a state file.
-        let exported_state = locations.as_ref().map(|l| {
-            let (paths, given) = (l.paths(), l.given());
-            let first_file = paths.iter().position(|p| p.is_file()).unwrap_or(0);
-            let exported = &given[first_file];
-            match state::is_remote(exported) {
-                true => exported.clone(),
-                false => absolute(exported),
-            }
-        });
-        let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
-        if let (Some(expected), Some(path)) = (&options.expected_state, &read_path) {
-            if !expected.holds(loaded.as_ref()) {
-                return Err(EngineError::StateMoved { path: path.clone() });
-            }
-        }
-        let mut loaded = loaded;
-        let moved = hub_plan::plan::moved::apply(stack, loaded.as_mut())?;
-        let quiet = moved.is_empty() && loaded.is_some();
-        for renamed in moved {
-            let (from, to) = (&renamed.from, &renamed.to);
-            (host.log)(&format!(
-                "hub: moved `{from}` → `{to}` in the state (`moved`)"
-            ));
-        }
-        let plan = plan_for(stack, order, verb, options, loaded.as_ref())?;
-        check_selection(&plan, options, loaded.as_ref(), warnings)?;
-        if let Some(selection) = plan.selection_text() {
-            (host.log)(&format!("hub: selection {selection}"));
-        }
-        if options.why {
-            let reasons = plan.selection_reasons();
-            for name in &plan.selected {
-                if let Some(why) = reasons.get(name.as_str()) {
-                    (host.log)(&format!("hub: {name}: selected: {why}"));
-                }
-            }
-        }
-        let locked = crate::trace::in_span("parameters", || {
-            lock_parameters(
-                stack,
-                options,
-                &mut host,
-                read_path.as_deref(),
-                loaded.as_ref(),
-                warnings,
-            )
-        })?;
-        // Locked: from here on the run reads the locked parameters only,
-        // so the stack's own list (half of the elaborated document at
-        // scale) is not held for the rest of the run.
-        release_stack_parameters(stack);
-        let stack: &'a Stack = stack;
-        if verb == Verb::Deploy && locations.is_some() {
-            check_state_size(stack, &plan, &locked)?;
-        }
-        if let (Some(state), Some(path)) = (&loaded, &read_path) {
-            check_consistency(stack, state, &locked, path, options, false, warnings)?;
-        }
-        let provides = initial_provides(stack, &plan, loaded.as_ref(), host.var("PATH"))?;
-        let Implementations {
-            found: implementations,
-            missing,
-        } = check_implementations(stack, &plan, options)?;
-        let removed = removed_components(stack, verb, loaded.as_ref(), options, warnings)?;
-        // The plan, made once from what was just read (the planner's
-        // warnings come from the checks above, or again as each component
-        // runs): a saved one was made again from the same inputs and found
-        // equal before the run, from the state read under the lock.
-        let planned = match &options.planned {
-            Some(planned) => planned.clone(),
-            None => {
-                let _span = crate::trace::span("plan");
-                let inputs = Inputs {
-                    stack,
-                    options,
-                    schedule: &plan,
-                    locked: &locked,
-                    state: loaded.as_ref(),
-                    read_path: read_path.as_deref(),
-                    provides: &provides,
-                    removed: &removed,
-                };
-                // The run says what the plan would (a component's
-                // parameters and conditions) as it reaches each component.
-                let mut quiet = Warnings::already_reported();
-                std::sync::Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
-            }
-        };
-        hub_plan::plan::guard::check(stack, &planned, &options.replace)?;
-        let nested = Nested {
-            hub: host.hub.clone(),
-            elaborate: stack.file.clone(),
-            state: exported_state,
-            components_base_dir: options.components_base_dir.as_deref().map(absolute),
-        };
-        let base_env = env::base(options.os_environment, &host.environment, &nested);
-        let findings = preflight::check(&preflight::Inputs {
-            stack,
-            options,
-            plan: &planned,
-            implementations: &implementations,
-            base_env: &base_env,
-            state_folders: false,
-        });
-        for warning in findings.warnings {
-            warnings.warn(None, warning);
-        }
-        let goes_on = |name: &str| plan.is_optional(name) || options.force;
-        let mut problems = missing;
-        problems.extend(findings.problems);
-        let problems = preflight::with_predicted(problems, &planned, goes_on);
-        if !problems.is_empty() {
-            return Err(EngineError::Preflight { problems });
-        }
-        let mut masker = SecretMasker::new(options.reveal);
-        for param in locked.params.values().filter(|p| p.secret) {
-            masker.add(&substitution_text(param.value.as_ref()));
-        }
-        masker.add_credentials_in(&base_env);
-        masker.add_credentials(|name| host.var(name));
-        if let Some(state) = &loaded {
-            hub_plan::decide::records::mask_recorded_secrets(&mut masker, state);
-        }
-        let outputs = initial_outputs(&plan, loaded.as_ref());
-        let read_serial = loaded.as_ref().map(|state| state.serial);
-        let deployed_before = loaded
-            .as_ref()
-            .map(|state| {
-                let deployed = state::ComponentStatus::Deployed.as_str();
-                state
-                    .components
-                    .iter()
-                    .filter(|(_, e)| e.status == deployed)
-                    .map(|(name, _)| name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let recorded_outputs = match (options.changed || plan.affected.is_some(), &loaded) {
-            (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
-            _ => HashMap::new(),
-        };
-        let state = match (loaded, &locations, verb) {
-            (Some(state), _, _) => Some(state),
-            (None, Some(_), Verb::Deploy) => Some(State::new(StackMeta::default(), Vec::new())),
-            _ => None,
-        };
-        let positions = plan_positions(&plan);
-        let ancestry = Ancestry::new(&plan.selected);
-        let mut run = Run {
-            stack,
-            options,
-            verb,
-            host,
-            warnings,
-            plan,
-            planned,
-            locked,
-            clock,
-            state,
-            log_folder: locations.as_ref().map(|l| log_dir(l.first())),
-            log_marks: std::sync::OnceLock::new(),
-            locations,
-            read_path,
-            operation: None,
-            writer: None,
-            read_serial,
-            positions,
-            known: Known::new(outputs, provides, options.concurrency > 1),
-            deployed_before,
-            failed: Vec::new(),
-            skipped: Vec::new(),
-            cancelled: Vec::new(),
-            mandatory_failures: Vec::new(),
-            hook_failures: Vec::new(),
-            fixes: HashMap::new(),
-            timeouts,
-            retries,
-            attempts: HashMap::new(),
-            started_at: HashMap::new(),
-            recorded_outputs,
-            pending_fingerprints: HashMap::new(),
-            unsaved_checkpoints: Vec::new(),
-            parallel: options.concurrency > 1,
-            ancestry,
-            failure_logs: std::collections::BTreeMap::new(),
-            base_env,
-            masker,
-            summary: Summary {
-                verb: verb.as_str().to_string(),
-                ..Summary::default()
-            },
-            stopped: false,
-            removed,
-            implementations,
-            warnings_shown: 0,
-            quiet_starts: HashMap::new(),
-            quiet,
-        };
-        run.preload_all();
-        run.begin()?;
-        Ok(run)
-    }
-
-    /// Records the operation `in-progress` and the stack's identity.
-    fn begin(&mut self) -> Result<(), EngineError> {
-        let now = self.clock.now();
-        self.summary.started = now.clone();
-        let start = OperationStart {
-            id: state::operation_id(&|name| self.host.var(name)),
-            operation: self.verb.as_str().to_string(),
-            args: self.options.args.clone(),
-            initiator: self.host.var("USER").unwrap_or_default(),
-        };
-        let stack = &self.stack.elaborated.stack;
-        let parameters = state_parameters(&self.locked);
-        let order = self.plan.order.clone();
-        self.quiet = self.starts_quiet(&parameters, &order);
-        let lineage = |host: &Host| state::new_lineage(&|name| host.var(name));
-        let Some(state) = self.state.as_mut() else {
-            return Ok(());
-        };
-        if state.lineage.is_empty() {
-            state.lineage = lineage(&self.host);
-        }
-        state.meta = StackMeta {
-            kind: stack.kind.clone(),
-            name: stack.meta.name.clone(),
-        };
-        state.lifecycle.order = order;
-        // An undeploy keeps the record of what was deployed (§10.4).
-        if self.verb == Verb::Deploy {
-            state.stack_parameters = parameters;
-        }
-        self.operation = Some(state.begin_operation(start, &now));
-        match self.quiet {
-            true => Ok(()),
-            false => self.save(),
-        }
-    }
+    clock: Clock,
+    /// What was prepared before the first component.
+    setup: Setup,
+    /// The state, where it is written, and what is not written yet.
+    ledger: Ledger,
+    /// The live progress of the run.
+    tally: Tally,
+    /// The outputs and capabilities known, and what each component sees.
+    known: Known,
+    /// Parallel runs: each component's upstream, once worked out.
+    ancestry: Ancestry,
+    masker: SecretMasker,
+    summary: Summary,
 }
 
 /// The latest of `outputs` named `comp:name`, or plain `name`.
@@ -692,17 +308,6 @@ enum JobResult<'a> {
     Ready(Result<(), String>),
 }
 
-/// The limits of a run: the stack's `lifecycle.timeouts` over `--timeout`.
-fn run_timeouts(stack: &Stack, default: Option<Duration>) -> Result<Timeouts, EngineError> {
-    Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-        EngineError::Planning(PlanningError::Plan(plan::PlanError::BadTimeout {
-            component: bad.component,
-            value: bad.value,
-            reason: bad.reason,
-        }))
-    })
-}
-
 /// Why a run stops handing out components.
 enum Stop {
     Interrupted(Option<String>, i32),
@@ -713,27 +318,6 @@ enum Stop {
     /// A mandatory component failed in a parallel run: nothing new starts,
     /// the components running finish, then the run ends with the failure.
     Draining,
-}
-
-/// Sets a component's phase; in a parallel run (`positions` given) the
-/// phases follow the plan's order, not the timing.
-/// Refuses a deploy whose parameters alone would write a state larger
-/// than every command reads (see [`super::size`]).
-fn check_state_size(stack: &Stack, plan: &Plan, locked: &Locked) -> Result<(), EngineError> {
-    let components = plan
-        .selected
-        .iter()
-        .filter_map(|name| Some((name.as_str(), stack.elaborated.component(name)?)));
-    let (estimate, weights) = super::size::estimate(locked, components);
-    let limit = state::max_state_bytes() as u64;
-    match super::size::over_limit(estimate, limit, weights) {
-        None => Ok(()),
-        Some(heaviest) => Err(EngineError::StateTooLarge {
-            estimate,
-            limit,
-            heaviest,
-        }),
-    }
 }
 
 /// What a component's start changes in the state, kept to be put back
@@ -773,6 +357,8 @@ impl StartUndo {
     }
 }
 
+/// Sets a component's phase; in a parallel run (`positions` given) the
+/// phases follow the plan's order, not the timing.
 fn record_phase(
     state: &mut State,
     op: state::OperationIndex,
@@ -787,12 +373,4 @@ fn record_phase(
         }
         None => state.set_phase(op, name, status, now),
     }
-}
-
-fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
-    plan.selected
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), i))
-        .collect()
 }

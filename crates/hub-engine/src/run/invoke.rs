@@ -8,24 +8,25 @@
 //! `-e` values are exported to the component.
 
 use super::error::EngineError;
+use hub_plan::error::PlanningError;
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation};
+use hub_plan::outcome::lines::LineSink;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::redact::SecretMasker;
+use hub_manifest::Manifest;
 use hub_params::drift::DriftUse;
 use hub_params::format::substitution_text;
-use hub_params::{self as params, expand_component, ComponentScope, LockOptions};
+use hub_params::{self as params, expand_component, ComponentScope, ExpandedParam, LockOptions};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
-use hub_plan::error::PlanningError;
 use hub_plan::order::requirements::provides_text;
-use hub_plan::outcome::lines::LineSink;
 use hub_plan::source::discover;
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::{Limit, Timeouts};
-use hub_state as state;
+use hub_state::{self as state, State};
 use indexmap::IndexMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub struct InvokeOptions {
     pub component: String,
@@ -51,13 +52,11 @@ fn component_limit(
 ) -> Result<Option<Limit>, EngineError> {
     let timeouts =
         Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-            EngineError::Planning(PlanningError::Plan(
-                hub_plan::order::plan::PlanError::BadTimeout {
-                    component: bad.component,
-                    value: bad.value,
-                    reason: bad.reason,
-                },
-            ))
+            EngineError::Planning(PlanningError::Plan(hub_plan::order::plan::PlanError::BadTimeout {
+                component: bad.component,
+                value: bad.value,
+                reason: bad.reason,
+            }))
         })?;
     Ok(timeouts.limit(name))
 }
@@ -76,21 +75,7 @@ pub fn invoke(
     let name = options.component.as_str();
     let (reference, manifest) = component_of(stack, name)?;
     let limit = component_limit(stack, name, options.timeout)?;
-    let verbs = match &manifest.lifecycle.verbs {
-        listed if listed.is_empty() => vec!["deploy".to_string(), "undeploy".to_string()],
-        listed => listed.clone(),
-    };
-    if !verbs.contains(&options.verb) {
-        let error = EngineError::VerbNotListed {
-            component: name.to_string(),
-            verb: options.verb.clone(),
-            verbs,
-        };
-        if !options.force {
-            return Err(error);
-        }
-        warnings.warn(None, format!("{error} (--force)"));
-    }
+    check_verb_listed(manifest, options, warnings)?;
     let stored = state::read(&options.state, warnings)?;
     if stored.is_none() && !options.force {
         return Err(EngineError::Planning(PlanningError::StateRequired {
@@ -117,39 +102,21 @@ pub fn invoke(
     let Some((program, args)) = implementation.command() else {
         return Ok(());
     };
-    let nested = Nested {
-        hub,
-        elaborate: stack.file.clone(),
-        state: Some(absolute(&options.state)),
-        components_base_dir: options.components_base_dir.as_deref().map(absolute),
-    };
-    let mut base = env::base(options.os_environment, environment, &nested);
-    base.extend(options.exported.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
-    let random = otp::pad_to_env(&otp::random_pad(bytes));
-    let vars = ComponentVariables {
-        component: name,
+    let child_env = ChildEnv {
+        stack,
+        options,
+        manifest,
         params: &expanded,
-        random: &random,
-        component_dir: &dir,
-        base_dir: &stack.base_dir,
-    };
-    let child_env = env::component(&base, &vars, warnings);
+        dir: &dir,
+    }
+    .environment(environment, hub, warnings);
     let child_env = match implementation {
         discover::Implementation::Terraform { .. } => {
             hub_plan::terraform::environment(child_env, &expanded)
         }
         _ => child_env,
     };
-    let mut masker = SecretMasker::new(options.reveal);
-    for param in expanded.iter().filter(|p| p.secret) {
-        masker.add(&substitution_text(param.value.as_ref()));
-    }
-    masker.add_credentials_in(&child_env);
-    masker.add_secret_outputs(&manifest.outputs);
-    if let Some(state) = &stored {
-        hub_plan::decide::records::mask_recorded_secrets(&mut masker, state);
-    }
+    let masker = invoke_masker(options, manifest, &expanded, &child_env, stored.as_ref());
     let invocation = Invocation {
         label: name.to_string(),
         program,
@@ -160,7 +127,102 @@ pub fn invoke(
         timeout: limit.map(|limit| limit.duration),
     };
     let finished = process::run(&invocation, &masker, sink, interrupts)?;
-    match (finished.exit, limit) {
+    exit_result(options, finished.exit, limit)
+}
+
+/// The verb is one the component lists (`lifecycle.verbs`; `deploy` and
+/// `undeploy` when it lists none), or `--force` makes it a warning.
+fn check_verb_listed(
+    manifest: &Manifest,
+    options: &InvokeOptions,
+    warnings: &mut Warnings,
+) -> Result<(), EngineError> {
+    let verbs = match &manifest.lifecycle.verbs {
+        listed if listed.is_empty() => vec!["deploy".to_string(), "undeploy".to_string()],
+        listed => listed.clone(),
+    };
+    if !verbs.contains(&options.verb) {
+        let error = EngineError::VerbNotListed {
+            component: options.component.clone(),
+            verb: options.verb.clone(),
+            verbs,
+        };
+        if !options.force {
+            return Err(error);
+        }
+        warnings.warn(None, format!("{error} (--force)"));
+    }
+    Ok(())
+}
+
+/// What the invoked component's environment is made of.
+struct ChildEnv<'i> {
+    stack: &'i Stack,
+    options: &'i InvokeOptions,
+    manifest: &'i Manifest,
+    params: &'i [ExpandedParam],
+    dir: &'i Path,
+}
+
+impl ChildEnv<'_> {
+    /// Hub's environment, the exported variables, the parameters and
+    /// `$HUB_RANDOM`.
+    fn environment(
+        &self,
+        environment: &[(String, String)],
+        hub: PathBuf,
+        warnings: &mut Warnings,
+    ) -> Vec<(String, String)> {
+        let options = self.options;
+        let nested = Nested {
+            hub,
+            elaborate: self.stack.file.clone(),
+            state: Some(absolute(&options.state)),
+            components_base_dir: options.components_base_dir.as_deref().map(absolute),
+        };
+        let mut base = env::base(options.os_environment, environment, &nested);
+        base.extend(options.exported.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let bytes = otp::pad_bytes(self.manifest.lifecycle.options.random.bytes);
+        let random = otp::pad_to_env(&otp::random_pad(bytes));
+        let vars = ComponentVariables {
+            component: &options.component,
+            params: self.params,
+            random: &random,
+            component_dir: self.dir,
+            base_dir: &self.stack.base_dir,
+        };
+        env::component(&base, &vars, warnings)
+    }
+}
+
+/// What the invoked component's lines are masked with.
+fn invoke_masker(
+    options: &InvokeOptions,
+    manifest: &Manifest,
+    expanded: &[ExpandedParam],
+    child_env: &[(String, String)],
+    stored: Option<&State>,
+) -> SecretMasker {
+    let mut masker = SecretMasker::new(options.reveal);
+    for param in expanded.iter().filter(|p| p.secret) {
+        masker.add(&substitution_text(param.value.as_ref()));
+    }
+    masker.add_credentials_in(child_env);
+    masker.add_secret_outputs(&manifest.outputs);
+    if let Some(state) = stored {
+        hub_plan::decide::records::mask_recorded_secrets(&mut masker, state);
+    }
+    masker
+}
+
+/// What the invoked verb's exit means.
+fn exit_result(
+    options: &InvokeOptions,
+    exit: Exit,
+    limit: Option<Limit>,
+) -> Result<(), EngineError> {
+    let name = options.component.as_str();
+    match (exit, limit) {
         (Exit::Code(0), _) => Ok(()),
         (Exit::TimedOut, Some(limit)) => Err(EngineError::InvokeTimedOut {
             component: name.to_string(),
@@ -184,13 +246,13 @@ pub fn invoke(
 /// recorded for the component (its own snapshot, then its `depends`), and
 /// the component's expansion as in a deploy. Shared by `invoke` and
 /// `render`.
-pub(crate) struct CurrentParameters {
+pub struct CurrentParameters {
     pub locked: params::Locked,
     pub outputs: Vec<state::CapturedOutput>,
     pub expanded: Vec<params::ExpandedParam>,
 }
 
-pub(crate) fn current_parameters(
+pub fn current_parameters(
     stack: &Stack,
     name: &str,
     state_path: &std::path::Path,

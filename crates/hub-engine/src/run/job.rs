@@ -17,9 +17,9 @@
 //!    component's entry, outputs and capabilities; a job that lost its
 //!    lease records nothing.
 
+use hub_plan::plan::saved::{PlanAction, SavedPlan};
 use hub_manifest::diag::Warnings;
 use hub_plan::order::edges;
-use hub_plan::plan::saved::{PlanAction, SavedPlan};
 use hub_plan::source::stack::Stack;
 use hub_state::runs::{JobRecord, Lease, Opened, RunError, RunPlace, RunRecord, DEPLOYED, FAILED};
 use hub_state::{Clock, State, StateError};
@@ -165,16 +165,15 @@ fn who() -> String {
     )
 }
 
-/// Steps 1 to 4 of a job: see the module's documentation. What reading
-/// the state warns about goes to `warnings` (the engine reads the working
-/// copy, written again).
+/// Steps 1 to 4 of a job: see the module's documentation.
+/// What reading the state warns about goes to `warnings` (the engine
+/// reads the working copy, written again).
 pub fn start(
     stack: &Stack,
     request: &JobRequest<'_>,
     clock: &Clock,
     warnings: &mut Warnings,
 ) -> Result<JobStart, JobError> {
-    let plan_text = request.plan_file.display().to_string();
     let name = request.component;
     let actions = |n: &str| {
         request
@@ -184,46 +183,9 @@ pub fn start(
             .find(|c| c.name == n)
             .map(|c| c.action)
     };
-    let Some(action) = actions(name) else {
-        let known: Vec<String> = request
-            .plan
-            .components
-            .iter()
-            .map(|c| format!("`{}`", c.name))
-            .collect();
-        return Err(JobError::NotInPlan {
-            plan: plan_text,
-            component: name.to_string(),
-            known: known.join(", "),
-        });
-    };
-    if action == PlanAction::Delete {
-        return Err(JobError::Deletes {
-            plan: plan_text,
-            component: name.to_string(),
-        });
-    }
+    let action = job_action(request, actions(name))?;
     let state = state_of(request.plan)?;
-    let place = RunPlace::of(&state)?;
-    let record = RunRecord {
-        plan: request.plan_id.clone(),
-        plan_file: plan_text.clone(),
-        stack: request.plan.stack.name.clone(),
-        started: clock.now(),
-        by: who(),
-        closing: false,
-    };
-    let opened = place.open(&record)?;
-    // A plain run holding the state's lock: this job does not go on (and
-    // a run it opened just now is closed again).
-    if let Err(held) =
-        hub_state::lock::await_unheld(std::slice::from_ref(&state), &Default::default())
-    {
-        if opened == Opened::Created {
-            let _ = place.close();
-        }
-        return Err(held.into());
-    }
+    let place = join_run(request, &state, clock)?;
     let lease = Lease::take(&place, name, clock)?;
     if let Some(done) = place
         .read_job(name)?
@@ -256,6 +218,62 @@ pub fn start(
         folder,
         copy,
     })))
+}
+
+/// What the plan does with the job's component: one it lists and does
+/// not delete (a pipeline's undeploy jobs are not jobs of a plan).
+fn job_action(
+    request: &JobRequest<'_>,
+    action: Option<PlanAction>,
+) -> Result<PlanAction, JobError> {
+    let plan_text = request.plan_file.display().to_string();
+    let name = request.component;
+    let Some(action) = action else {
+        let known: Vec<String> = request
+            .plan
+            .components
+            .iter()
+            .map(|c| format!("`{}`", c.name))
+            .collect();
+        return Err(JobError::NotInPlan {
+            plan: plan_text,
+            component: name.to_string(),
+            known: known.join(", "),
+        });
+    };
+    if action == PlanAction::Delete {
+        return Err(JobError::Deletes {
+            plan: plan_text,
+            component: name.to_string(),
+        });
+    }
+    Ok(action)
+}
+
+/// Opens the plan's run on `state` (first job) or joins it; a plain run
+/// holding the state's lock refuses the job (and a run it opened just now
+/// is closed again).
+fn join_run(request: &JobRequest<'_>, state: &Path, clock: &Clock) -> Result<RunPlace, JobError> {
+    let place = RunPlace::of(state)?;
+    let record = RunRecord {
+        plan: request.plan_id.clone(),
+        plan_file: request.plan_file.display().to_string(),
+        stack: request.plan.stack.name.clone(),
+        started: clock.now(),
+        by: who(),
+        closing: false,
+    };
+    let opened = place.open(&record)?;
+    if let Err(held) = hub_state::lock::await_unheld(
+        std::slice::from_ref(&state.to_path_buf()),
+        &Default::default(),
+    ) {
+        if opened == Opened::Created {
+            let _ = place.close();
+        }
+        return Err(held.into());
+    }
+    Ok(place)
 }
 
 /// Every component `request.component` runs after that the plan runs

@@ -111,20 +111,34 @@ pub const RUNS_AGAIN: &str = "runs again: no --changed";
 /// Why a component named by `--replace` runs.
 pub(crate) const REPLACED: &str = "`--replace`: runs even if unchanged";
 
+/// What the decision for one component is asked, by the run's flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ActionOptions {
+    /// `--changed`'s rules decide it: unchanged, it does not run.
+    pub changed: bool,
+    /// `--replace` names it: it runs even if unchanged.
+    pub replace: bool,
+    /// Say what changed even when it runs anyway (the plan does; the
+    /// engine does not read a folder it runs anyway).
+    pub describe: bool,
+}
+
 /// What a deploy does with a component that passed its conditions and
 /// requirements, given its state entry. `changes` compares its fingerprint
 /// with the entry's; it is called only when the answer matters: with
-/// `--changed` (`changed`), or when the caller wants to `describe` what
-/// changed (the plan does, the engine does not read a folder it runs
-/// anyway). An `Err` from it (a folder that cannot be read) makes the
+/// `--changed` (`asked.changed`), or when the caller wants to `describe`
+/// what changed. An `Err` from it (a folder that cannot be read) makes the
 /// component run, with the error as its reason.
 pub(crate) fn deploy_action(
     entry: Option<&ComponentState>,
-    changed: bool,
-    replace: bool,
-    describe: bool,
+    asked: ActionOptions,
     changes: impl FnOnce() -> Result<Vec<Change>, String>,
 ) -> Decided {
+    let ActionOptions {
+        changed,
+        replace,
+        describe,
+    } = asked;
     let Some(entry) = entry else {
         return Decided::new(Action::Create, Change::NeverDeployed.to_string());
     };
@@ -178,11 +192,28 @@ mod tests {
     #[test]
     fn a_component_never_deployed_or_undeployed_is_created() {
         assert_eq!(
-            deploy_action(None, true, false, true, none).action,
+            deploy_action(
+                None,
+                ActionOptions {
+                    changed: true,
+                    describe: true,
+                    ..ActionOptions::default()
+                },
+                none
+            )
+            .action,
             Action::Create
         );
         let undeployed = entry("undeployed");
-        let decided = deploy_action(Some(&undeployed), true, false, true, none);
+        let decided = deploy_action(
+            Some(&undeployed),
+            ActionOptions {
+                changed: true,
+                describe: true,
+                ..ActionOptions::default()
+            },
+            none,
+        );
         assert_eq!(decided.action, Action::Create);
         assert_eq!(decided.reasons, ["last status `undeployed`"]);
     }
@@ -197,7 +228,15 @@ mod tests {
                 "its last run was interrupted (`undeploying`)",
             ),
         ] {
-            let decided = deploy_action(Some(&entry(status)), true, false, true, none);
+            let decided = deploy_action(
+                Some(&entry(status)),
+                ActionOptions {
+                    changed: true,
+                    describe: true,
+                    ..ActionOptions::default()
+                },
+                none,
+            );
             assert_eq!(decided.action, Action::Rerun, "{status}");
             assert_eq!(decided.reasons, [said]);
         }
@@ -205,7 +244,15 @@ mod tests {
 
     #[test]
     fn the_replace_flag_reruns_over_an_unchanged_fingerprint() {
-        let decided = deploy_action(Some(&entry("deployed")), true, true, true, none);
+        let decided = deploy_action(
+            Some(&entry("deployed")),
+            ActionOptions {
+                changed: true,
+                replace: true,
+                describe: true,
+            },
+            none,
+        );
         assert_eq!(
             (decided.action, decided.reasons),
             (Action::Rerun, vec![REPLACED.to_string()])
@@ -216,10 +263,26 @@ mod tests {
     fn nothing_changed_is_a_no_op_only_with_changed() {
         let deployed = entry("deployed");
         assert_eq!(
-            deploy_action(Some(&deployed), true, false, true, none).action,
+            deploy_action(
+                Some(&deployed),
+                ActionOptions {
+                    changed: true,
+                    describe: true,
+                    ..ActionOptions::default()
+                },
+                none
+            )
+            .action,
             Action::NoOp
         );
-        let again = deploy_action(Some(&deployed), false, false, true, none);
+        let again = deploy_action(
+            Some(&deployed),
+            ActionOptions {
+                describe: true,
+                ..ActionOptions::default()
+            },
+            none,
+        );
         assert_eq!(
             (again.action, again.reasons),
             (Action::Update, vec![RUNS_AGAIN.to_string()])
@@ -229,20 +292,30 @@ mod tests {
     #[test]
     fn the_fingerprint_is_compared_only_when_it_matters() {
         let deployed = entry("deployed");
-        let decided = deploy_action(Some(&deployed), false, false, false, || {
+        let decided = deploy_action(Some(&deployed), ActionOptions::default(), || {
             panic!("compared without --changed")
         });
         assert_eq!(decided.action, Action::Update);
-        let changed = deploy_action(Some(&deployed), true, false, false, || {
-            Ok(vec![Change::Folder])
-        });
+        let changed = deploy_action(
+            Some(&deployed),
+            ActionOptions {
+                changed: true,
+                ..ActionOptions::default()
+            },
+            || Ok(vec![Change::Folder]),
+        );
         assert_eq!(
             (changed.action, changed.reasons),
             (Action::Update, vec!["folder content changed".to_string()])
         );
-        let unreadable = deploy_action(Some(&deployed), true, false, false, || {
-            Err("cannot read".to_string())
-        });
+        let unreadable = deploy_action(
+            Some(&deployed),
+            ActionOptions {
+                changed: true,
+                ..ActionOptions::default()
+            },
+            || Err("cannot read".to_string()),
+        );
         assert_eq!(unreadable.action, Action::Update);
     }
 

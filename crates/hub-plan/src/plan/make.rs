@@ -26,7 +26,7 @@ use super::{
     Action, ComponentPlan, Execution, ParameterChange, ParameterPlan, Plan, RemovedPlan,
     Requirement, SelectionSeen, StateSeen,
 };
-use crate::decide::action::{self, Decided};
+use crate::decide::action::{self, ActionOptions, Decided};
 use crate::decide::fingerprint;
 use crate::decide::known::initial_outputs;
 use crate::decide::prune;
@@ -452,11 +452,20 @@ impl Walk<'_> {
                 false => Ok(vec![fingerprint::Change::Folder]),
             }
         };
-        let replace = self.options.replace.iter().any(|r| r == name);
-        let changed = self.changed(name);
-        let decided = action::deploy_action(entry, changed, replace, false, compare);
-        decision.execution = Some(self.execution(changed, entry, replace, decided, folder));
+        let asked = self.asked(name, false);
+        let decided = action::deploy_action(entry, asked, compare);
+        decision.execution = Some(self.execution(asked, entry, decided, folder));
         decision
+    }
+
+    /// What the decision for `name` is asked: `--changed`'s rules,
+    /// `--replace`, and whether to say what changed (`describe`).
+    fn asked(&self, name: &str, describe: bool) -> ActionOptions {
+        ActionOptions {
+            changed: self.changed(name),
+            replace: self.options.replace.iter().any(|r| r == name),
+            describe,
+        }
     }
 
     /// Whether `--changed`'s rules decide `name`'s action: every component
@@ -479,12 +488,14 @@ impl Walk<'_> {
     /// and the folder the decision read (`--changed`, or `hub plan`).
     fn execution(
         &self,
-        changed: bool,
+        asked: ActionOptions,
         entry: Option<&hub_state::ComponentState>,
-        replace: bool,
         decided: Decided,
         folder: Option<Result<String, String>>,
     ) -> Execution {
+        let ActionOptions {
+            changed, replace, ..
+        } = asked;
         let (folder, unreadable) = match folder {
             Some(Ok(digest)) => (Some(digest), None),
             Some(Err(error)) => (None, Some(error)),
@@ -586,10 +597,9 @@ impl Walk<'_> {
                 Vec::new()
             })
         };
-        let replace = self.options.replace.iter().any(|r| r == name);
-        let changed = self.changed(name);
-        let decided = action::deploy_action(entry, changed, replace, self.describe, compare);
-        let mut execution = self.execution(changed, entry, replace, decided.clone(), folder);
+        let asked = self.asked(name, self.describe);
+        let decided = action::deploy_action(entry, asked, compare);
+        let mut execution = self.execution(asked, entry, decided.clone(), folder);
         let Decided {
             action,
             mut reasons,

@@ -96,7 +96,7 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     (options.changed, options.replace, options.prune) = (false, Vec::new(), false);
     // The job's working copy is the state with this run's records: the
     // check compared the plan with the state itself.
-    (options.expected_state, options.planned) = (None, None);
+    (options.running.expected_state, options.running.planned) = (None, None);
     let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,
@@ -145,7 +145,7 @@ fn checked_and_run(
     } = reviewed::check(&planned, path, args, warnings)?;
     let request = reviewed::planned_request(&planned, &common, args);
     // The engine executes this plan, once the state is found unchanged.
-    options.planned = Some(std::sync::Arc::new(preview));
+    options.running.planned = Some(std::sync::Arc::new(preview));
     before_run()?;
     Ok(run_loaded(&request, &mut stack, &options, warnings))
 }

@@ -136,7 +136,7 @@ pub(crate) fn preview_between_runs(
     let notify = |line: &str| {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     };
-    let wait = hub_state::LockWait::new(options.lock_timeout, Some(&notify));
+    let wait = hub_state::LockWait::new(options.running.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
     let plan =
         hub_plan::plan::prepare::plan(stack, options, std::env::vars().collect(), warnings)?;

@@ -95,11 +95,11 @@ pub(crate) fn guard_run(
     let environment = std::env::vars().collect();
     let plan = hub_plan::plan::prepare::plan(stack, options, environment, warnings)?;
     refuse_denied(&set, stack, &plan, &ChangeContext::default(), warnings)?;
-    options.expected_state = Some(hub_plan::options::ExpectedState {
+    options.running.expected_state = Some(hub_plan::options::ExpectedState {
         lineage: plan.state.as_ref().and_then(|s| s.lineage.clone()),
         serial: plan.state.as_ref().and_then(|s| s.serial),
     });
-    options.planned = Some(std::sync::Arc::new(plan));
+    options.running.planned = Some(std::sync::Arc::new(plan));
     Ok(())
 }
 

@@ -73,7 +73,7 @@ pub(crate) fn check(
     let common = planned_run_args(planned, &args.common);
     let request = planned_request(planned, &common, args);
     let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
-    options.expected_state = Some(ExpectedState {
+    options.running.expected_state = Some(ExpectedState {
         lineage: planned.state.lineage.clone(),
         serial: planned.state.serial,
     });

@@ -2,23 +2,39 @@
 //! plan says, `--changed`: a component whose inputs did not change does
 //! not run.
 
-use super::*;
+use super::{Run, Step};
+use crate::child::capture;
 use hub_plan::plan::triggers::{self, Triggers};
+use hub_plan::plan::{Action, ComponentPlan, Execution};
+use hub_plan::decide::fingerprint;
+use hub_plan::decide::known::View;
+use hub_plan::decide::upstream::Bits;
+use hub_manifest::redact::SecretMasker;
+use hub_manifest::Manifest;
+use hub_params::format::substitution_text;
+use hub_params::ExpandedParam;
+use hub_plan::order::plan::Verb;
+use hub_state::{self as state, Fingerprint};
+use std::rc::Rc;
 
 impl<'a> Run<'a> {
     // ---- what a component sees -------------------------------------------
 
     pub(super) fn position(&self, name: &str) -> usize {
-        self.positions.get(name).copied().unwrap_or(usize::MAX)
+        self.setup
+            .positions
+            .get(name)
+            .copied()
+            .unwrap_or(usize::MAX)
     }
 
     /// The positions of the components `name` runs after, directly or not:
     /// asked for only in a parallel run, and worked out once per component.
     pub(super) fn upstream(&mut self, name: &str) -> Option<Rc<Bits>> {
-        if !self.parallel {
+        if !self.setup.parallel {
             return None;
         }
-        let plan = &self.plan;
+        let plan = &self.setup.plan;
         Some(self.ancestry.upstream(name, &|n| plan.after(n)))
     }
 
@@ -56,10 +72,10 @@ impl<'a> Run<'a> {
         visible: &View,
     ) -> Option<Step> {
         // Without a state there is nothing to compare with or record in.
-        if self.verb != Verb::Deploy || self.state.is_none() {
+        if self.verb != Verb::Deploy || self.ledger.state.is_none() {
             return None;
         }
-        let mut current = Fingerprint {
+        let current = Fingerprint {
             folder: String::new(),
             parameters: fingerprint::parameters_digest(params),
             upstream: fingerprint::upstream_digests(
@@ -67,38 +83,13 @@ impl<'a> Run<'a> {
                 &self.known.of_components(visible, depends),
             ),
         };
-        self.pending_fingerprints
+        self.tally
+            .pending_fingerprints
             .insert(name.to_string(), current.clone());
-        let mut execution = self.execution(name);
-        if let Some(unless) = execution.replace_unless.take() {
-            if !self.deployed_in_run(&unless.components) {
-                if self.options.why {
-                    let names = unless.components.join(", ");
-                    (self.host.log)(&format!(
-                        "hub: {name} not replaced: {names} did not deploy in this run"
-                    ));
-                }
-                execution = *unless.otherwise;
-            }
-        }
-        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
-        // What the plan left to the run: with `--changed`, the inputs known
-        // only now (parameters, the dependencies' outputs), compared with
-        // those of the last deploy; the folder was compared by the plan.
-        // (`execution.folder` is set for the components `--changed`'s
-        // rules decide: all under `--changed`, and the dependents an
-        // `--affected` selection added.)
-        let described = execution.folder.is_some().then(|| {
-            current.folder = execution.folder.clone().unwrap_or_default();
-            fingerprint::changes(entry, &current, params)
-        });
-        // The trigger rules: which changes count, and `triggerAlways`.
+        let execution = self.settled_execution(name);
         let lifecycle = &self.stack.elaborated.stack.lifecycle;
         let triggers = Triggers::new(lifecycle);
-        let described = described.map(|changes| {
-            let recorded = entry.and_then(|e| e.fingerprint.as_ref());
-            triggers.judge(name, changes, recorded.map(|r| &r.upstream))
-        });
+        let described = self.judged(name, current, &execution, params, &triggers);
         let dependency_ran = || self.deployed_in_run(depends);
         let runs = match (&described, execution.unless_inputs_change) {
             (Some(judged), true) => judged.runs || (triggers.always(name) && dependency_ran()),
@@ -109,62 +100,143 @@ impl<'a> Run<'a> {
                 .warn(None, format!("component `{name}` runs: {error}"));
         }
         if runs {
-            if self.options.why {
-                let reasons = match described {
-                    Some(judged) if judged.runs => {
-                        judged.shown.iter().map(ToString::to_string).collect()
-                    }
-                    Some(_) if triggers.always(name) => {
-                        vec![
-                            "a component it depends on ran and `lifecycle.triggerAlways` lists it"
-                                .to_string(),
-                        ]
-                    }
-                    _ => execution.reasons.clone(),
-                };
-                let reasons = reasons.join("; ");
-                (self.host.log)(&format!("hub: {name} runs: {reasons}"));
-            }
+            self.say_why_it_runs(name, described, &execution, &triggers);
             return None;
         }
+        self.say_why_it_is_skipped(name, described, &execution);
+        self.keep_recorded_outputs(name, manifest);
+        Some(Step::Unchanged)
+    }
+
+    /// What the plan says of `name`, with a replacement the plan made
+    /// conditional settled: `lifecycle.replaceTriggeredBy` replaces it only
+    /// when one of its triggers deployed in this run.
+    fn settled_execution(&self, name: &str) -> Execution {
+        let mut execution = self.execution(name);
+        if let Some(unless) = execution.replace_unless.take() {
+            if !self.deployed_in_run(&unless.components) {
+                if self.options.running.why {
+                    let names = unless.components.join(", ");
+                    (self.host.log)(&format!(
+                        "hub: {name} not replaced: {names} did not deploy in this run"
+                    ));
+                }
+                execution = *unless.otherwise;
+            }
+        }
+        execution
+    }
+
+    /// What the plan left to the run: with `--changed`, the inputs known
+    /// only now (parameters, the dependencies' outputs), compared with
+    /// those of the last deploy; the folder was compared by the plan.
+    /// (`execution.folder` is set for the components `--changed`'s rules
+    /// decide: all under `--changed`, and the dependents an `--affected`
+    /// selection added.) The changes are judged by the trigger rules:
+    /// which changes count, and `triggerAlways`.
+    fn judged(
+        &self,
+        name: &str,
+        mut current: Fingerprint,
+        execution: &Execution,
+        params: &[ExpandedParam],
+        triggers: &Triggers,
+    ) -> Option<triggers::Judged> {
+        let entry = self
+            .ledger
+            .state
+            .as_ref()
+            .and_then(|s| s.components.get(name));
+        let described = execution.folder.is_some().then(|| {
+            current.folder = execution.folder.clone().unwrap_or_default();
+            fingerprint::changes(entry, &current, params)
+        });
+        described.map(|changes| {
+            let recorded = entry.and_then(|e| e.fingerprint.as_ref());
+            triggers.judge(name, changes, recorded.map(|r| &r.upstream))
+        })
+    }
+
+    /// `--why`: why a component runs.
+    fn say_why_it_runs(
+        &self,
+        name: &str,
+        described: Option<triggers::Judged>,
+        execution: &Execution,
+        triggers: &Triggers,
+    ) {
+        if !self.options.running.why {
+            return;
+        }
+        let reasons = match described {
+            Some(judged) if judged.runs => judged.shown.iter().map(ToString::to_string).collect(),
+            Some(_) if triggers.always(name) => {
+                vec![
+                    "a component it depends on ran and `lifecycle.triggerAlways` lists it"
+                        .to_string(),
+                ]
+            }
+            _ => execution.reasons.clone(),
+        };
+        let reasons = reasons.join("; ");
+        (self.host.log)(&format!("hub: {name} runs: {reasons}"));
+    }
+
+    /// Says a component is skipped: what was compared, or (`--why`) that
+    /// nothing changed; and which changes the trigger rules ignored.
+    fn say_why_it_is_skipped(
+        &self,
+        name: &str,
+        described: Option<triggers::Judged>,
+        execution: &Execution,
+    ) {
         if !execution.compared.is_empty() {
             (self.host.log)(&triggers::skipped_line(name, &execution.compared));
-        } else if self.options.why {
+        } else if self.options.running.why {
             (self.host.log)(&format!(
                 "hub: {name} unchanged: same folder, parameters and upstream outputs as at its last deploy"
             ));
         }
         if let Some(judged) = described.filter(|j| !j.ignored.is_empty()) {
-            if self.options.why {
+            if self.options.running.why {
                 let ignored = triggers::ignored_reason(&judged.ignored);
                 (self.host.log)(&format!("hub: {name}: {ignored}"));
             }
         }
-        let entry = self.state.as_ref().and_then(|s| s.components.get(name));
-        let recorded = &mut self.recorded_outputs;
+    }
+
+    /// A component that does not run keeps the outputs its entry records:
+    /// they stay visible to the components after it.
+    fn keep_recorded_outputs(&mut self, name: &str, manifest: &Manifest) {
+        let entry = self
+            .ledger
+            .state
+            .as_ref()
+            .and_then(|s| s.components.get(name));
+        let recorded = &mut self.setup.recorded_outputs;
         let outputs: Vec<state::CapturedOutput> = entry
             .map(|e| {
                 let found = recorded.remove(name);
                 found.unwrap_or_else(|| e.captured_outputs.outputs_of(name))
             })
             .unwrap_or_default();
-        self.pending_fingerprints.remove(name);
+        self.tally.pending_fingerprints.remove(name);
         self.mask_secret_outputs(&outputs);
         self.record_produced(name, outputs, manifest.provides.clone());
-        Some(Step::Unchanged)
     }
 
     /// One of `names` deployed earlier in this run.
     pub(super) fn deployed_in_run(&self, names: &[String]) -> bool {
-        self.summary.entries.iter().any(|e| {
-            e.outcome == hub_plan::outcome::Outcome::Deployed && names.contains(&e.component)
-        })
+        self.summary
+            .entries
+            .iter()
+            .any(|e| e.outcome == hub_plan::outcome::Outcome::Deployed && names.contains(&e.component))
     }
 
     /// The component's entry in the action plan (the plan lists the
     /// selected components in the order of the selection).
     pub(super) fn planned(&self, name: &str) -> Option<&ComponentPlan> {
-        let planned = self.planned.components.get(self.position(name))?;
+        let planned = self.setup.planned.components.get(self.position(name))?;
         (planned.name == name).then_some(planned)
     }
 
@@ -237,7 +309,7 @@ impl<'a> Run<'a> {
     /// Records the fingerprint of a component that deployed: its folder
     /// as the deploy left it.
     pub(super) fn record_fingerprint(&mut self, name: &str) {
-        let Some(mut fingerprint) = self.pending_fingerprints.remove(name) else {
+        let Some(mut fingerprint) = self.tally.pending_fingerprints.remove(name) else {
             return;
         };
         let folder = self
@@ -247,7 +319,7 @@ impl<'a> Run<'a> {
                 fingerprint::folder_digest_with(&dir, self.options.digest_cache.as_deref())
                     .map_err(|e| e.to_string())
             });
-        let Some(entry) = self.state.as_mut().map(|s| s.component_mut(name)) else {
+        let Some(entry) = self.ledger.state.as_mut().map(|s| s.component_mut(name)) else {
             return;
         };
         match folder {

@@ -1,8 +1,28 @@
 //! One component's pipeline (§6): what the plan says, its parameters,
 //! the checkpoint, its process, its outputs and its end.
 
-use super::*;
+use super::words::{describe, or_none, quoted};
+use super::{record_phase, Job, Prepared, Run, StartUndo, Step};
 use hub_plan::outcome::log_marks::RunMarks;
+use crate::child::otp;
+use crate::child::process::{Exit, Invocation};
+use crate::run::error::EngineError;
+use crate::run::hooks;
+use hub_plan::decide::known::View;
+use crate::run::logs_ahead::LogsAhead;
+use hub_plan::decide::records::{component_meta, component_parameters, scope_outputs, to_scope_output};
+use hub_manifest::diag::Warnings;
+use hub_manifest::Manifest;
+use hub_params::format::substitution_text;
+use hub_params::{self as params, expand_component, ComponentScope, ExpandedParam};
+use hub_plan::env::{self, ComponentVariables};
+use hub_plan::order::plan::{self, Verb};
+use hub_plan::order::requirements::provides_text;
+use hub_plan::source::discover::{self, Implementation};
+use hub_plan::source::stack::absolute;
+use hub_state::{self as state, ComponentRun, ComponentStatus, OperationStatus, StackStatus};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
 
 impl<'a> Run<'a> {
     // ---- one component -------------------------------------------------
@@ -25,66 +45,16 @@ impl<'a> Run<'a> {
         };
         self.trace_planned(name);
         crate::trace::component_start(name, self.planned(name).map(|p| p.action.as_str()));
-        if self.plan.per_component || self.plan.offset.as_deref() == Some(name) {
+        if self.setup.plan.per_component || self.setup.plan.offset.as_deref() == Some(name) {
             self.preload(name);
         }
-        if self.verb == Verb::Deploy {
-            let failed: Vec<&String> = reference
-                .depends
-                .iter()
-                .filter(|d| self.failed.contains(d))
-                .collect();
-            if !failed.is_empty() {
-                let list = failed
-                    .iter()
-                    .map(|d| format!("`{d}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let reason = format!("it depends on {list}, which failed in this run");
-                return Err(self.fail(name, &reason, None));
-            }
-        }
+        self.no_failed_dependency(name, &reference.depends)?;
         let visible = self.visible_outputs(name);
         let provides = self.known.provides_for(&visible);
-        let expanded = self.expand(name, &reference.depends, manifest, &visible, &provides);
-        if let Some(why) = self.condition_skip(name, expanded.as_ref().ok()) {
-            return Err(self.skip(name, why));
-        }
-        let params = match expanded {
-            Ok(params) => params,
-            Err(error) => {
-                let reason = match self.failed_upstream(&error) {
-                    Some(read) => format!("{read}:\n{error}"),
-                    None => error.to_string(),
-                };
-                return Err(self.fail(name, &reason, None));
-            }
-        };
+        let params =
+            self.expanded_params(name, &reference.depends, manifest, &visible, &provides)?;
         self.note_last_successful_reads(name, &params);
-        let unmet =
-            plan::unmet_requirements(&manifest.requires, name, &provides, &self.plan.tuning);
-        if !unmet.optional.is_empty() {
-            return Err(self.skip(
-                name,
-                format!(
-                    "optional requirement {} not provided",
-                    quoted(&unmet.optional)
-                ),
-            ));
-        }
-        if !unmet.hard.is_empty() {
-            let reason = format!(
-                "requirement {} not provided (provided: {})",
-                quoted(&unmet.hard),
-                or_none(&provides_text(&provides))
-            );
-            match self.verb {
-                Verb::Deploy => return Err(self.fail(name, &reason, None)),
-                Verb::Undeploy => self
-                    .warnings
-                    .warn(None, format!("component `{name}`: {reason}")),
-            }
-        }
+        self.requirements_met(name, manifest, &provides)?;
         for param in params.iter().filter(|p| p.secret) {
             self.masker.add(&substitution_text(param.value.as_ref()));
         }
@@ -103,6 +73,88 @@ impl<'a> Run<'a> {
         self.invocation(name, manifest, params, dir)
     }
 
+    /// A deploy: a component whose dependency failed in this run fails.
+    fn no_failed_dependency(&mut self, name: &str, depends: &[String]) -> Result<(), Step> {
+        if self.verb == Verb::Deploy {
+            let failed: Vec<&String> = depends
+                .iter()
+                .filter(|d| self.tally.failed.contains(d))
+                .collect();
+            if !failed.is_empty() {
+                let list = failed
+                    .iter()
+                    .map(|d| format!("`{d}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let reason = format!("it depends on {list}, which failed in this run");
+                return Err(self.fail(name, &reason, None));
+            }
+        }
+        Ok(())
+    }
+
+    /// The component's parameters, expanded: its conditions may skip it;
+    /// a parameter that cannot be expanded fails it (naming the failed
+    /// upstream it reads, if any).
+    fn expanded_params(
+        &mut self,
+        name: &str,
+        depends: &[String],
+        manifest: &Manifest,
+        visible: &View,
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Result<Vec<ExpandedParam>, Step> {
+        let expanded = self.expand(name, depends, manifest, visible, provides);
+        if let Some(why) = self.condition_skip(name, expanded.as_ref().ok()) {
+            return Err(self.skip(name, why));
+        }
+        match expanded {
+            Ok(params) => Ok(params),
+            Err(error) => {
+                let reason = match self.failed_upstream(&error) {
+                    Some(read) => format!("{read}:\n{error}"),
+                    None => error.to_string(),
+                };
+                Err(self.fail(name, &reason, None))
+            }
+        }
+    }
+
+    /// The component's requirements are provided: an optional one missing
+    /// skips it; a hard one fails a deploy (an undeploy warns).
+    fn requirements_met(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        provides: &IndexMap<String, Vec<String>>,
+    ) -> Result<(), Step> {
+        let unmet =
+            plan::unmet_requirements(&manifest.requires, name, provides, &self.setup.plan.tuning);
+        if !unmet.optional.is_empty() {
+            return Err(self.skip(
+                name,
+                format!(
+                    "optional requirement {} not provided",
+                    quoted(&unmet.optional)
+                ),
+            ));
+        }
+        if !unmet.hard.is_empty() {
+            let reason = format!(
+                "requirement {} not provided (provided: {})",
+                quoted(&unmet.hard),
+                or_none(&provides_text(provides))
+            );
+            match self.verb {
+                Verb::Deploy => return Err(self.fail(name, &reason, None)),
+                Verb::Undeploy => self
+                    .warnings
+                    .warn(None, format!("component `{name}`: {reason}")),
+            }
+        }
+        Ok(())
+    }
+
     /// §6.3 with the outputs known now.
     pub(super) fn expand(
         &mut self,
@@ -112,7 +164,7 @@ impl<'a> Run<'a> {
         visible: &View,
         provides: &IndexMap<String, Vec<String>>,
     ) -> Result<Vec<ExpandedParam>, params::ParamsError> {
-        let outputs: Vec<params::CapturedOutput> = match self.plan.reads(name) {
+        let outputs: Vec<params::CapturedOutput> = match self.setup.plan.reads(name) {
             Some(reads) => self
                 .known
                 .read(visible, reads)
@@ -132,11 +184,11 @@ impl<'a> Run<'a> {
         // Pointing at declarations scans the whole elaborated file: that is
         // done again only when there is something to report.
         let mut quiet = Warnings::new();
-        match expand_component(&self.locked, &scope, &mut quiet) {
+        match expand_component(&self.setup.locked, &scope, &mut quiet) {
             Ok(params) if quiet.is_empty() => Ok(params),
             _ => {
                 scope.source = self.stack.declarations(name);
-                expand_component(&self.locked, &scope, self.warnings)
+                expand_component(&self.setup.locked, &scope, self.warnings)
             }
         }
     }
@@ -148,10 +200,10 @@ impl<'a> Run<'a> {
         params: Option<&Vec<ExpandedParam>>,
     ) -> Option<String> {
         let outcome = plan::component_conditions(
-            &self.plan.tuning,
+            &self.setup.plan.tuning,
             name,
             params.map(Vec::as_slice),
-            &self.locked,
+            &self.setup.locked,
         );
         if let Some(warning) = outcome.wildcard_warning() {
             self.warnings.warn(None, warning);
@@ -161,14 +213,14 @@ impl<'a> Run<'a> {
 
     /// A skipped component leaves no entry that never ran (§6.4, §6.6).
     pub(super) fn skip(&mut self, name: &str, why: String) -> Step {
-        if let Some(state) = self.state.as_mut() {
+        if let Some(state) = self.ledger.state.as_mut() {
             if state
                 .components
                 .get(name)
                 .is_some_and(|e| e.status.is_empty())
             {
                 state.components.shift_remove(name);
-                self.quiet = false;
+                self.ledger.quiet = false;
             }
         }
         Step::Skipped(why)
@@ -190,12 +242,12 @@ impl<'a> Run<'a> {
         };
         let verb = self.verb;
         let parallel = self.parallel();
-        let positions = parallel.then_some(&self.positions);
-        let at = self.positions.get(name).copied();
-        let Some(state) = self.state.as_mut() else {
+        let positions = parallel.then_some(&self.setup.positions);
+        let at = self.setup.positions.get(name).copied();
+        let Some(state) = self.ledger.state.as_mut() else {
             return Ok(());
         };
-        let undo = StartUndo::before(state, name, self.operation);
+        let undo = StartUndo::before(state, name, self.ledger.operation);
         if verb == Verb::Deploy {
             let run = ComponentRun {
                 meta: component_meta(manifest),
@@ -213,7 +265,7 @@ impl<'a> Run<'a> {
         }
         state.set_component_status(name, component_status, "", &now);
         state.set_status(stack_status, "", &now);
-        if let Some(op) = self.operation {
+        if let Some(op) = self.ledger.operation {
             record_phase(
                 state,
                 op,
@@ -226,14 +278,14 @@ impl<'a> Run<'a> {
         if self.parallel() {
             // Written once for all the components that start together,
             // before any of them starts.
-            self.unsaved_checkpoints.push(name.to_string());
+            self.ledger.unsaved_checkpoints.push(name.to_string());
             return Ok(());
         }
         let saved = self.save_component(name);
         if saved.is_err() {
             // The component does not start: the state must not say it did.
-            if let Some(state) = self.state.as_mut() {
-                undo.apply(state, name, self.operation);
+            if let Some(state) = self.ledger.state.as_mut() {
+                undo.apply(state, name, self.ledger.operation);
             }
         }
         saved
@@ -254,25 +306,9 @@ impl<'a> Run<'a> {
         let bytes = otp::pad_bytes(manifest.lifecycle.options.random.bytes);
         let pad = otp::random_pad(bytes);
         let random = otp::pad_to_env(&pad);
-        let vars = ComponentVariables {
-            component: name,
-            params: &params,
-            random: &random,
-            component_dir: &dir,
-            base_dir: &self.stack.base_dir,
-        };
-        let environment = env::component(&self.base_env, &vars, self.warnings);
-        let environment = crate::trace::with_traceparent(name, environment);
-        let bare = manifest.lifecycle.bare == "allow";
+        let environment = self.component_environment(name, &params, &random, &dir);
         let verb = self.options.implementation_verb(self.verb.as_str());
-        let found = match manifest.templates.is_empty() {
-            true => self.implementations.remove(name),
-            false => None,
-        };
-        let implementation = match found.map_or_else(|| discover::discover(&dir, &verb, bare), Ok) {
-            Ok(implementation) => implementation,
-            Err(error) => return Err(self.fail(name, &error.to_string(), None)),
-        };
+        let implementation = self.implementation(name, manifest, &dir, &verb)?;
         let environment = match implementation {
             Implementation::Terraform { .. } => {
                 hub_plan::terraform::environment(environment, &params)
@@ -281,26 +317,14 @@ impl<'a> Run<'a> {
         };
         let hooks = self.plan_hooks(name, &verb, &dir, &environment);
         let Some((program, args)) = implementation.command() else {
-            let around = hooks::run_around(
-                &hooks,
-                None,
-                self.timeouts.limit(name),
-                &self.masker,
-                self.host.sink,
-                self.host.interrupts,
-            );
-            self.report_ignored_hooks(name, &around.ignored);
-            return Err(match (around.pre, around.post) {
-                (Err(stopped), _) | (_, Err(stopped)) => self.hook_stopped(name, stopped),
-                _ => self.conclude(name, manifest, &params, &dir, "", &pad),
-            });
+            return Err(self.hooks_alone(name, manifest, &hooks, &params, &dir, &pad));
         };
         // The system refuses an environment over its limits with an error
         // that names nothing; said here with the variable and its size.
         if let Err(too_large) =
             hub_plan::plan::preflight::environment_fits(&environment, &program, &args)
         {
-            self.fixes.insert(name.to_string(), too_large.hint());
+            self.tally.fixes.insert(name.to_string(), too_large.hint());
             return Err(self.fail(name, &too_large.to_string(), None));
         }
         let invocation = Invocation {
@@ -314,7 +338,7 @@ impl<'a> Run<'a> {
         };
         Ok(Job {
             invocation,
-            limit: self.timeouts.limit(name),
+            limit: self.setup.timeouts.limit(name),
             hooks,
             masker: self.component_masker(manifest),
             manifest,
@@ -322,9 +346,75 @@ impl<'a> Run<'a> {
             dir,
             pad,
             implementation: describe(&implementation),
-            retry: self.retries.policy(name).cloned(),
+            retry: self.setup.retries.policy(name).cloned(),
             attempts: Default::default(),
         })
+    }
+
+    /// The component's environment: hub's, its parameters, `$HUB_RANDOM`
+    /// and its folder, with the trace's parent.
+    fn component_environment(
+        &mut self,
+        name: &str,
+        params: &[ExpandedParam],
+        random: &str,
+        dir: &Path,
+    ) -> Vec<(String, String)> {
+        let vars = ComponentVariables {
+            component: name,
+            params,
+            random,
+            component_dir: dir,
+            base_dir: &self.stack.base_dir,
+        };
+        let environment = env::component(&self.setup.base_env, &vars, self.warnings);
+        crate::trace::with_traceparent(name, environment)
+    }
+
+    /// What implements `verb`: as found before the run, or looked for
+    /// again once the component's templates are rendered.
+    fn implementation(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        dir: &Path,
+        verb: &str,
+    ) -> Result<Implementation, Step> {
+        let bare = manifest.lifecycle.bare == "allow";
+        let found = match manifest.templates.is_empty() {
+            true => self.setup.implementations.remove(name),
+            false => None,
+        };
+        match found.map_or_else(|| discover::discover(dir, verb, bare), Ok) {
+            Ok(implementation) => Ok(implementation),
+            Err(error) => Err(self.fail(name, &error.to_string(), None)),
+        }
+    }
+
+    /// A component with no program to run (only hooks): its hooks run
+    /// here, then it ends as any other.
+    fn hooks_alone(
+        &mut self,
+        name: &str,
+        manifest: &Manifest,
+        hooks: &hooks::Planned,
+        params: &[ExpandedParam],
+        dir: &Path,
+        pad: &[u8],
+    ) -> Step {
+        let around = hooks::run_around(
+            hooks,
+            None,
+            self.setup.timeouts.limit(name),
+            &self.masker,
+            self.host.sink,
+            self.host.interrupts,
+        );
+        self.report_ignored_hooks(name, &around.ignored);
+        match (around.pre, around.post) {
+            (Err(stopped), _) | (_, Err(stopped)) => self.hook_stopped(name, stopped),
+            _ => self.conclude(name, manifest, params, dir, "", pad),
+        }
     }
 
     /// Records what a component's process (and its hooks) did.
@@ -333,7 +423,9 @@ impl<'a> Run<'a> {
         crate::trace::component_exit(name, &around.main);
         let attempt = job.attempts.suffix();
         if job.attempts.allowed > 1 {
-            self.attempts.insert(name.to_string(), job.attempts.clone());
+            self.tally
+                .attempts
+                .insert(name.to_string(), job.attempts.clone());
         }
         if let Err(stopped) = around.pre {
             return self.hook_stopped(name, stopped);
@@ -342,7 +434,7 @@ impl<'a> Run<'a> {
             None => String::new(),
             Some(Err(error)) => {
                 if let Some(fix) = error.hint().filter(|_| error.planted()) {
-                    self.fixes.insert(name.to_string(), fix);
+                    self.tally.fixes.insert(name.to_string(), fix);
                 }
                 return self.fail(name, &error.to_string(), None);
             }
@@ -355,7 +447,7 @@ impl<'a> Run<'a> {
                         return self.fail(name, &reason, Some(&finished.tail));
                     };
                     let reason = format!("{} {limit}", job.implementation);
-                    self.fixes.insert(name.to_string(), limit.fix(name));
+                    self.tally.fixes.insert(name.to_string(), limit.fix(name));
                     return self.fail(name, &reason, Some(&finished.tail));
                 }
                 exit => {
@@ -412,11 +504,11 @@ impl<'a> Run<'a> {
         match stopped {
             hooks::Stopped::Interrupted(signal) => self.interrupted(name, signal),
             hooks::Stopped::Failed(reason) => {
-                self.hook_failures.push(name.to_string());
+                self.tally.hook_failures.push(name.to_string());
                 self.fail(name, &reason, None)
             }
             hooks::Stopped::TimedOut(reason, limit) => {
-                self.fixes.insert(name.to_string(), limit.fix(name));
+                self.tally.fixes.insert(name.to_string(), limit.fix(name));
                 self.fail(name, &reason, None)
             }
         }
@@ -458,7 +550,7 @@ impl<'a> Run<'a> {
                 .reference(name)
                 .ok_or_else(|| EngineError::UnknownComponent {
                     component: name.to_string(),
-                    available: self.plan.order.clone(),
+                    available: self.setup.plan.order.clone(),
                 })?;
         Ok(self
             .stack
@@ -472,8 +564,8 @@ impl<'a> Run<'a> {
         if self.options.changed {
             return None;
         }
-        let folder = self.log_folder.as_ref()?;
-        Some(LogsAhead::start(folder, &self.plan.selected))
+        let folder = self.ledger.log_folder.as_ref()?;
+        Some(LogsAhead::start(folder, &self.setup.plan.selected))
     }
 
     /// The log file of `name`, given to a process that writes to it: the
@@ -481,320 +573,20 @@ impl<'a> Run<'a> {
     /// [`hub_plan::outcome::log_marks`]).
     pub(super) fn log_file(&self, name: &str) -> Option<PathBuf> {
         let path = self
+            .ledger
             .log_folder
             .as_ref()
             .map(|folder| folder.join(format!("{name}.log")))?;
-        let operation = self.state.as_ref().and_then(|s| s.operations.last());
+        let operation = self.ledger.state.as_ref().and_then(|s| s.operations.last());
         if let Some(operation) = operation {
             let at = &self.summary.started;
             let verb = self.verb.as_str();
             let marks = self
+                .ledger
                 .log_marks
                 .get_or_init(|| RunMarks::new(&operation.id, verb, at));
             marks.mark(name, &path);
         }
         Some(path)
-    }
-
-    /// §6.11–6.15 for a deploy that exited 0: capture, provides, state.
-    pub(super) fn deployed(
-        &mut self,
-        name: &str,
-        manifest: &Manifest,
-        params: &[ExpandedParam],
-        dir: &Path,
-        stdout: &str,
-        pad: &[u8],
-    ) -> Step {
-        let printed = capture::component_outputs(name, stdout, dir, pad, self.warnings);
-        let raw = &printed.raw;
-        let (captured, problems) = self.capture(name, manifest, params, dir, &printed);
-        self.mask_secret_outputs(&captured);
-        self.mask_secret_raw_outputs(manifest, raw);
-        let dynamic = capture::dynamic_provides(raw);
-        let capabilities = manifest.provides.iter().chain(&dynamic).cloned().collect();
-        let after = self.record_produced(name, captured, capabilities);
-        let now = self.clock.now();
-        let provides = state::provides_for_state(&self.known.provides);
-        let stack_outputs_declared = &self.stack.elaborated.stack.outputs;
-        let conditions = &manifest.lifecycle.ready_conditions;
-        // The whole list only where it is looked through.
-        let snapshot = match stack_outputs_declared.is_empty() && conditions.is_empty() {
-            true => Vec::new(),
-            false => self.known.all(&after),
-        };
-        let at = self.positions.get(name).copied();
-        if let Some(state) = self.state.as_mut() {
-            let run = ComponentRun {
-                meta: component_meta(manifest),
-                parameters: component_parameters(params),
-                raw_outputs: raw_outputs(raw),
-                snapshot: Vec::new(),
-            };
-            let running = state
-                .components
-                .get(name)
-                .map(|e| e.captured_outputs.clone());
-            let known = &mut self.known;
-            let shared = |base: &state::Snapshot| known.snapshot_on(&after, running.as_ref(), base);
-            state.record_component_run_at(name, at, run, shared, &now);
-            state.provides = provides;
-            state.stack_outputs = stack_outputs(
-                stack_outputs_declared,
-                &snapshot,
-                &self.locked,
-                &state.stack_outputs,
-                false,
-                self.warnings,
-            );
-        }
-        if !problems.is_empty() {
-            return self.fail(name, &problems.join("\n"), None);
-        }
-        if !conditions.is_empty() {
-            let lookup = |key: &str| {
-                params
-                    .iter()
-                    .find(|p| p.name == key)
-                    .map(|p| p.value.as_ref())
-                    .or_else(|| output_in(&snapshot, key).map(Some))
-                    .map(substitution_text)
-            };
-            let resolved = match ready::resolve(conditions, &lookup) {
-                Ok(resolved) => resolved,
-                Err(reason) => return self.fail(name, &reason, None),
-            };
-            if self.parallel() {
-                return Step::AwaitReady(resolved);
-            }
-            if let Err(reason) = ready::wait_resolved(&resolved, self.host.interrupts) {
-                return self.fail(name, &reason, None);
-            }
-        }
-        self.succeeded(name)
-    }
-
-    /// The latest output named `comp:name`, or plain `name`.
-    pub(super) fn output_value(&self, key: &str) -> Option<Value> {
-        output_in(&self.known.outputs(), key).cloned()
-    }
-
-    /// §2 step 17: the stack's ready conditions after the last component.
-    pub(super) fn stack_ready(&mut self) -> Result<(), EngineError> {
-        let conditions = &self.stack.elaborated.stack.lifecycle.ready_conditions;
-        if self.verb != Verb::Deploy || conditions.is_empty() {
-            return Ok(());
-        }
-        let lookup = |key: &str| {
-            self.output_value(key)
-                .or_else(|| self.locked.value(key).cloned())
-                .map(|v| substitution_text(Some(&v)))
-        };
-        let Err(reason) = ready::wait_ready(conditions, &lookup, self.host.interrupts) else {
-            return Ok(());
-        };
-        if self.options.force {
-            self.warnings
-                .warn(None, format!("the stack is not ready (--force): {reason}"));
-            return Ok(());
-        }
-        self.stopped = true;
-        let now = self.clock.now();
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
-            state.set_status(StackStatus::Incomplete, &reason, &now);
-            state.finish_operation(op, OperationStatus::Error, &now);
-        }
-        self.save()?;
-        Err(EngineError::NotReady { reason })
-    }
-
-    /// The declared outputs of a component that ran, and the problems.
-    pub(super) fn capture(
-        &mut self,
-        name: &str,
-        manifest: &Manifest,
-        params: &[ExpandedParam],
-        dir: &Path,
-        outputs: &capture::Printed,
-    ) -> (Vec<state::CapturedOutput>, Vec<String>) {
-        let raw: &RawOutputs = &outputs.raw;
-        let (decoded, errors) =
-            capture::decode_printed(&manifest.outputs, outputs, dir, self.warnings);
-        let mut problems: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        let printed: Vec<String> = raw.keys().cloned().collect();
-        let context = OutputsContext {
-            source: self.stack.declarations(name),
-            printed: &printed,
-        };
-        let expanded = match expand_outputs(name, params, &manifest.outputs, &decoded, context) {
-            Ok(expanded) => expanded,
-            Err(error) => {
-                if let Some(fix) = error.hint() {
-                    self.fixes.insert(name.to_string(), fix);
-                }
-                problems.push(error.to_string());
-                decoded
-                    .iter()
-                    .map(|(output, value)| params::ExpandedOutput {
-                        name: output.clone(),
-                        value: Some(value.clone()),
-                        kind: String::new(),
-                        secret: false,
-                    })
-                    .collect()
-            }
-        };
-        let captured = expanded
-            .into_iter()
-            .map(|output| {
-                let declared = manifest.outputs.iter().find(|o| o.name == output.name);
-                state::CapturedOutput {
-                    component: name.to_string(),
-                    component_origin: manifest.meta.origin.clone(),
-                    component_kind: manifest.meta.kind.clone(),
-                    name: output.name,
-                    value: output.value.unwrap_or(Value::Null),
-                    brief: declared.map(|d| d.brief.clone()).unwrap_or_default(),
-                    kind: match declared {
-                        Some(d) if outputs.reads_secret(d) => "secret".into(),
-                        Some(d) => d.kind.clone(),
-                        None => String::new(),
-                    },
-                }
-            })
-            .collect();
-        (captured, problems)
-    }
-
-    pub(super) fn undeployed(&mut self, name: &str) -> Step {
-        self.known.undeployed(self.position(name), name);
-        let provides = state::provides_for_state(&self.known.provides);
-        if let Some(state) = self.state.as_mut() {
-            state.provides = provides;
-        }
-        self.succeeded(name)
-    }
-
-    /// §6.15: `deployed`/`undeployed`, phase `success`, written.
-    pub(super) fn succeeded(&mut self, name: &str) -> Step {
-        if self.verb == Verb::Deploy {
-            self.record_fingerprint(name);
-        }
-        let now = self.clock.now();
-        let status = match self.verb {
-            Verb::Deploy => ComponentStatus::Deployed,
-            Verb::Undeploy => ComponentStatus::Undeployed,
-        };
-        let positions = self.parallel().then_some(&self.positions);
-        let message = self
-            .attempts
-            .get(name)
-            .filter(|a| a.made > 1)
-            .map(|a| a.record())
-            .unwrap_or_default();
-        if let Some(state) = self.state.as_mut() {
-            state.set_component_status(name, status, &message, &now);
-            if let Some(op) = self.operation {
-                record_phase(state, op, name, OperationStatus::Success, &now, positions);
-            }
-        }
-        match self.save_component(name) {
-            Ok(()) => Step::Done,
-            Err(error) => Step::Fatal(error),
-        }
-    }
-
-    /// §9.2: the component's entry says `error` with the reason; the
-    /// operation log gets the reason and the (masked) output.
-    pub(super) fn fail(&mut self, name: &str, reason: &str, stdout: Option<&str>) -> Step {
-        let now = self.clock.now();
-        let mut log = format!("{name}: {reason}\n");
-        if let Some(stdout) = stdout.filter(|s| !s.is_empty()) {
-            log.push_str("--- stdout:\n");
-            log.push_str(&self.masker.mask(stdout));
-            if !log.ends_with('\n') {
-                log.push('\n');
-            }
-        }
-        let positions = self.parallel().then_some(&self.positions);
-        if let Some(state) = self.state.as_mut() {
-            state.set_component_status(name, ComponentStatus::Error, reason, &now);
-            if let Some(op) = self.operation {
-                record_phase(state, op, name, OperationStatus::Error, &now, positions);
-                // Appended as the failures come (a checkpoint records only
-                // what was appended); a parallel run puts them in the run's
-                // order when it ends.
-                state.append_log(op, &log, &now);
-                if self.parallel {
-                    let position = self.positions.get(name).copied().unwrap_or(usize::MAX);
-                    self.failure_logs.insert(position, log);
-                }
-            }
-        }
-        if let Err(error) = self.save_component(name) {
-            return Step::Fatal(error);
-        }
-        Step::Failed(reason.to_string())
-    }
-
-    pub(super) fn interrupted(&mut self, name: &str, signal: i32) -> Step {
-        let now = self.clock.now();
-        let message = format!(
-            "interrupted by {}",
-            crate::child::interrupt::signal_name(signal)
-        );
-        let positions = self.parallel().then_some(&self.positions);
-        if let Some(state) = self.state.as_mut() {
-            state.set_component_status(name, ComponentStatus::Error, &message, &now);
-            if let Some(op) = self.operation {
-                record_phase(state, op, name, OperationStatus::Error, &now, positions);
-            }
-        }
-        Step::Interrupted(signal)
-    }
-
-    /// §4.3: the outputs a component sees when the run starts at it (one
-    /// at a time: taken when it starts).
-    pub(super) fn preload(&mut self, name: &str) {
-        if self.parallel() {
-            // Taken when the run started: what a component sees must not
-            // depend on which others happened to finish first.
-            return;
-        }
-        if let Some(outputs) = self.preloaded_outputs(name) {
-            let position = self.position(name);
-            self.known.preload(name, position, outputs);
-        }
-    }
-
-    pub(super) fn preloaded_outputs(&mut self, name: &str) -> Option<Vec<state::CapturedOutput>> {
-        let state = self.state.as_ref()?;
-        let order = &self.plan.order;
-        let mut outputs = match self.verb {
-            Verb::Deploy => state.outputs_before(order, name).to_vec(),
-            Verb::Undeploy => state.outputs_at(order, name).to_vec(),
-        };
-        state.merge_dependency_outputs(&mut outputs, self.plan.depends(name), self.warnings);
-        Some(outputs)
-    }
-
-    /// A parallel run takes every preload when it starts.
-    pub(super) fn preload_all(&mut self) {
-        if !self.parallel() {
-            return;
-        }
-        let names: Vec<String> = self
-            .plan
-            .selected
-            .iter()
-            .filter(|n| self.plan.per_component || self.plan.offset.as_deref() == Some(n))
-            .cloned()
-            .collect();
-        for name in names {
-            if let Some(outputs) = self.preloaded_outputs(&name) {
-                let position = self.position(&name);
-                self.known.preload(&name, position, outputs);
-            }
-        }
     }
 }

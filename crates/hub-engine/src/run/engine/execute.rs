@@ -2,8 +2,22 @@
 //! run on threads, each one's end is settled here; then `--prune`, the
 //! failures, the end of the run and the state's writes.
 
-use super::*;
-use crate::run::retry;
+use super::turns::Turns;
+use super::{quiet, record_phase, Changed, Run, Step, Stop};
+use crate::run::recorder::Recorder;
+use hub_plan::outcome::{finish_line, Outcome};
+use hub_plan::plan::Action;
+use crate::run::error::EngineError;
+use crate::run::outputs::stack_outputs;
+use crate::run::prune;
+use hub_plan::decide::records::refresh_stack_outputs;
+use hub_params::format::substitution_text;
+use hub_plan::order::plan::Verb;
+use hub_plan::order::schedule::Scheduler;
+use hub_state::{self as state, OperationStatus, StackStatus};
+use indexmap::IndexMap;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
 
 impl<'a> Run<'a> {
     /// Runs the selected components through the scheduler: up to
@@ -11,140 +25,45 @@ impl<'a> Run<'a> {
     /// own; everything else (parameters, state, outputs) happens here, one
     /// component at a time, as each starts and ends.
     pub(super) fn execute(&mut self) -> Result<(), EngineError> {
-        let mut scheduler = self.plan.scheduler(self.options.concurrency.max(1));
-        let total = self.plan.selected.len();
         let sink = Recorder::new(self.host.sink, self.parallel());
-        let interrupts = self.host.interrupts;
-        let mut stop: Option<Stop> = None;
-        let mut started = 0;
         let logs_ahead = self.logs_ahead();
-        std::thread::scope(|threads| {
-            let (done, finished) = mpsc::channel::<Ended>();
-            let mut running: IndexMap<String, Instant> = IndexMap::new();
-            let mut steps: Vec<(String, Step)> = Vec::new();
-            let mut starting: Vec<(String, Box<Job>)> = Vec::new();
-            loop {
-                if stop.is_none() {
-                    if let Some(signal) = self.interrupt_signal() {
-                        stop = Some(Stop::Interrupted(None, signal));
-                    }
-                }
-                while stop.is_none() && steps.is_empty() {
-                    let Some(name) = scheduler.next_ready() else {
-                        break;
-                    };
-                    started += 1;
-                    if let Some(logs) = &logs_ahead {
-                        logs.reached(started);
-                    }
-                    self.announce_start(&name, started, total);
-                    running.insert(name.clone(), Instant::now());
-                    let prepared = self.component(&name);
-                    self.show_warnings();
-                    match prepared {
-                        Prepared::Ended(step) => steps.push((name, step)),
-                        Prepared::Run(job) => starting.push((name, job)),
-                    }
-                }
-                if let Err(error) = self.write_checkpoints() {
-                    for (name, _) in starting.drain(..) {
-                        let step = self.fail(&name, &format!("not started: {error}"), None);
-                        steps.push((name, step));
-                    }
-                    stop = stop.take().or(Some(Stop::Fatal(error)));
-                }
-                for (name, job) in starting.drain(..) {
-                    let done = done.clone();
-                    let sink = &sink;
-                    threads.spawn(move || {
-                        let mut job = job;
-                        let (result, attempts) =
-                            retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
-                                hooks::run_around(
-                                    &job.hooks,
-                                    Some(&job.invocation),
-                                    job.limit,
-                                    &job.masker,
-                                    sink,
-                                    interrupts,
-                                )
-                            });
-                        job.attempts = attempts;
-                        // The receiver lives until every job has ended.
-                        let _ = done.send(Ended {
-                            name,
-                            result: JobResult::Process(job, result),
-                        });
-                    });
-                }
-                let progressed = !steps.is_empty();
-                for (name, step) in steps.drain(..) {
-                    if let Step::AwaitReady(conditions) = step {
-                        let done = done.clone();
-                        threads.spawn(move || {
-                            let result = ready::wait_resolved(&conditions, interrupts);
-                            let _ = done.send(Ended {
-                                name,
-                                result: JobResult::Ready(result),
-                            });
-                        });
-                        continue;
-                    }
-                    let clock = running.shift_remove(&name).unwrap_or_else(Instant::now);
-                    scheduler.finish(&name);
-                    let outcome = self.settle(&name, step, clock.elapsed(), &mut scheduler);
-                    self.show_warnings();
-                    stop = match (stop.take(), outcome) {
-                        // The signal was seen before the component it
-                        // stopped ended: the message names the component.
-                        (Some(Stop::Interrupted(None, _)), Some(named @ Stop::Interrupted(..))) => {
-                            Some(named)
-                        }
-                        (stop, outcome) => stop.or(outcome),
-                    };
-                }
-                if progressed {
-                    continue;
-                }
-                if running.is_empty() {
-                    break;
-                }
-                match finished.recv_timeout(HEARTBEAT) {
-                    Ok(ended) => {
-                        let step = match ended.result {
-                            JobResult::Process(job, result) => self.ran(&ended.name, job, result),
-                            JobResult::Ready(Ok(())) => self.succeeded(&ended.name),
-                            JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
-                        };
-                        steps.push((ended.name, step));
-                    }
-                    Err(_) => self.heartbeat(&running),
-                }
-            }
-        });
+        let turns = self.run_components(&sink, logs_ahead.as_ref());
         if let Some(logs) = logs_ahead {
             logs.finish();
         }
-        // Failures in the run's order, not the order they came in.
-        let positions = &self.positions;
+        self.put_in_order(&sink, &turns);
+        self.after_components(turns.stop)
+    }
+
+    /// The failures, what did not run and the summary's table in the
+    /// run's order, not the order they came in.
+    fn put_in_order(&mut self, sink: &Recorder, turns: &Turns<'a>) {
+        let positions = &self.setup.positions;
         let position = |name: &String| positions.get(name).copied().unwrap_or(usize::MAX);
-        self.failed.sort_by_key(position);
-        self.mandatory_failures
+        self.tally.failed.sort_by_key(position);
+        self.tally
+            .mandatory_failures
             .sort_by_key(|(name, _)| position(name));
-        self.summary.failed_logs = sink.failed_logs(&self.failed);
-        let why_not_run = self.why_not_run(stop.as_ref());
-        self.not_run(&scheduler, why_not_run);
+        self.summary.failed_logs = sink.failed_logs(&self.tally.failed);
+        let why_not_run = self.why_not_run(turns.stop.as_ref());
+        self.not_run(&turns.scheduler, why_not_run);
         // The table and the report follow the order, not the timing.
-        let positions = &self.positions;
+        let positions = &self.setup.positions;
         self.summary
             .entries
             .sort_by_key(|e| positions.get(&e.component).copied().unwrap_or(usize::MAX));
+    }
+
+    /// Once no component runs: the run stops as `stop` says, or on a
+    /// signal or a failure left for the end; else the stack is ready and
+    /// `--prune` runs.
+    fn after_components(&mut self, stop: Option<Stop>) -> Result<(), EngineError> {
         match stop {
             Some(Stop::Interrupted(component, signal)) => {
                 return self.stop_interrupted(component.as_deref(), signal)
             }
             Some(Stop::Fatal(error)) => {
-                self.stopped = true;
+                self.tally.stopped = true;
                 self.record_fatal(&error);
                 return Err(error);
             }
@@ -170,87 +89,127 @@ impl<'a> Run<'a> {
     /// forgets each one whose undeploy succeeded (written at once). A
     /// failure keeps the entry and fails the run once the others are done.
     pub(super) fn prune(&mut self) -> Result<(), EngineError> {
-        if !self.options.prune || self.removed.is_empty() {
+        if !self.options.prune || self.setup.removed.is_empty() {
             return Ok(());
         }
-        let removed = std::mem::take(&mut self.removed);
+        let removed = std::mem::take(&mut self.setup.removed);
         let verb = self.options.implementation_verb("undeploy");
-        let total = removed.len();
-        for (index, gone) in removed.iter().enumerate() {
-            let name = gone.name.as_str();
-            (self.host.log)(&format!(
-                "hub: prune {name} ({}/{total}): removed from the stack",
-                index + 1
-            ));
-            let started = Instant::now();
-            let failed_dependents: Vec<&str> = removed[..index]
-                .iter()
-                .filter(|r| r.depends.iter().any(|d| d == name))
-                .map(|r| r.name.as_str())
-                .filter(|r| self.mandatory_failures.iter().any(|(f, _)| f == r))
-                .collect();
-            if let Some(dependent) = failed_dependents.first() {
-                let reason = format!("`{dependent}` depends on it and was not undeployed");
-                self.summary
-                    .push(name, Outcome::Cancelled(reason), Duration::ZERO);
-                self.cancelled.push(name.to_string());
-                continue;
-            }
-            let entry = self.state.as_ref().and_then(|s| s.components.get(name));
-            let ended = match (gone.runs(), entry.cloned()) {
-                (true, Some(entry)) => {
-                    let run = prune::Undeploy {
-                        verb: &verb,
-                        base_env: &self.base_env,
-                        base_dir: &self.stack.base_dir,
-                        sink: self.host.sink,
-                        interrupts: self.host.interrupts,
-                        reveal: self.options.reveal,
-                        log_file: self.log_file(name),
-                        limit: self.timeouts.limit(name),
-                    };
-                    prune::undeploy(gone, &entry, &run, self.warnings)
-                }
-                _ => prune::Ended::Undeployed,
-            };
-            let elapsed = started.elapsed();
-            let now = self.clock.now();
-            let phase = match ended {
-                prune::Ended::Undeployed => OperationStatus::Success,
-                _ => OperationStatus::Error,
-            };
-            let positions = self.parallel().then_some(&self.positions);
-            if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
-                record_phase(state, op, name, phase, &now, positions);
-            }
-            match ended {
-                prune::Ended::Undeployed => {
-                    if let Some(state) = self.state.as_mut() {
-                        prune::forget(state, name);
-                    }
-                    state::remove_provider(&mut self.known.provides, name);
-                    self.summary.push(name, Outcome::Undeployed, elapsed);
-                    self.save()?;
-                }
-                prune::Ended::Failed(reason) => {
-                    self.summary
-                        .push(name, Outcome::Failed(reason.clone()), elapsed);
-                    self.mandatory_failures.push((name.to_string(), reason));
-                }
-                prune::Ended::Interrupted(signal) => {
-                    self.summary.push(name, Outcome::Interrupted, elapsed);
-                    return self.stop_interrupted(Some(name), signal);
-                }
+        for index in 0..removed.len() {
+            if let ControlFlow::Break(result) = self.prune_one(&removed, index, &verb) {
+                return result;
             }
         }
-        match self.mandatory_failures.is_empty() {
+        match self.tally.mandatory_failures.is_empty() {
             true => Ok(()),
             false => {
-                let failed = self.mandatory_failures.clone();
-                let cancelled = self.cancelled.clone();
+                let failed = self.tally.mandatory_failures.clone();
+                let cancelled = self.tally.cancelled.clone();
                 self.stop_failed(EngineError::PruneFailed { failed, cancelled })
             }
         }
+    }
+
+    /// `--prune`: the `index`th removed component, unless a dependent of
+    /// it failed to undeploy; breaks with the run's result when it stops.
+    fn prune_one(
+        &mut self,
+        removed: &[hub_plan::decide::prune::Removed],
+        index: usize,
+        verb: &str,
+    ) -> ControlFlow<Result<(), EngineError>> {
+        let gone = &removed[index];
+        let name = gone.name.as_str();
+        let total = removed.len();
+        (self.host.log)(&format!(
+            "hub: prune {name} ({}/{total}): removed from the stack",
+            index + 1
+        ));
+        let started = Instant::now();
+        let failed_dependents: Vec<&str> = removed[..index]
+            .iter()
+            .filter(|r| r.depends.iter().any(|d| d == name))
+            .map(|r| r.name.as_str())
+            .filter(|r| self.tally.mandatory_failures.iter().any(|(f, _)| f == r))
+            .collect();
+        if let Some(dependent) = failed_dependents.first() {
+            let reason = format!("`{dependent}` depends on it and was not undeployed");
+            self.summary
+                .push(name, Outcome::Cancelled(reason), Duration::ZERO);
+            self.tally.cancelled.push(name.to_string());
+            return ControlFlow::Continue(());
+        }
+        let ended = self.undeploy_removed(gone, verb);
+        self.record_pruned(name, ended, started.elapsed())
+    }
+
+    /// Runs a removed component's undeploy, when it has one to run and
+    /// the state an entry for it.
+    fn undeploy_removed(&mut self, gone: &hub_plan::decide::prune::Removed, verb: &str) -> prune::Ended {
+        let name = gone.name.as_str();
+        let entry = self
+            .ledger
+            .state
+            .as_ref()
+            .and_then(|s| s.components.get(name));
+        match (gone.runs(), entry.cloned()) {
+            (true, Some(entry)) => {
+                let run = prune::Undeploy {
+                    verb,
+                    base_env: &self.setup.base_env,
+                    base_dir: &self.stack.base_dir,
+                    sink: self.host.sink,
+                    interrupts: self.host.interrupts,
+                    reveal: self.options.reveal,
+                    log_file: self.log_file(name),
+                    limit: self.setup.timeouts.limit(name),
+                };
+                prune::undeploy(gone, &entry, &run, self.warnings)
+            }
+            _ => prune::Ended::Undeployed,
+        }
+    }
+
+    /// Records how a removed component's undeploy ended: undeployed, it
+    /// is forgotten (written at once).
+    fn record_pruned(
+        &mut self,
+        name: &str,
+        ended: prune::Ended,
+        elapsed: Duration,
+    ) -> ControlFlow<Result<(), EngineError>> {
+        let now = self.clock.now();
+        let phase = match ended {
+            prune::Ended::Undeployed => OperationStatus::Success,
+            _ => OperationStatus::Error,
+        };
+        let positions = self.parallel().then_some(&self.setup.positions);
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
+            record_phase(state, op, name, phase, &now, positions);
+        }
+        match ended {
+            prune::Ended::Undeployed => {
+                if let Some(state) = self.ledger.state.as_mut() {
+                    prune::forget(state, name);
+                }
+                state::remove_provider(&mut self.known.provides, name);
+                self.summary.push(name, Outcome::Undeployed, elapsed);
+                if let Err(error) = self.save() {
+                    return ControlFlow::Break(Err(error));
+                }
+            }
+            prune::Ended::Failed(reason) => {
+                self.summary
+                    .push(name, Outcome::Failed(reason.clone()), elapsed);
+                self.tally
+                    .mandatory_failures
+                    .push((name.to_string(), reason));
+            }
+            prune::Ended::Interrupted(signal) => {
+                self.summary.push(name, Outcome::Interrupted, elapsed);
+                return ControlFlow::Break(self.stop_interrupted(Some(name), signal));
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Records how a component's turn ended; returns why the run must stop
@@ -285,7 +244,7 @@ impl<'a> Run<'a> {
                 if !self.parallel() {
                     (self.host.log)(&format!("hub: {name} skipped: {why}"));
                 }
-                self.skipped.push(name.to_string());
+                self.tally.skipped.push(name.to_string());
                 None
             }
             Step::Interrupted(signal) => Some(Stop::Interrupted(Some(name.to_string()), signal)),
@@ -303,13 +262,14 @@ impl<'a> Run<'a> {
         self.summary.push(name, outcome.clone(), took);
         crate::trace::component_end(name, outcome);
         let outputs = self.known.output_names(self.position(name));
-        let started = self.started_at.remove(name).unwrap_or_default();
+        let started = self.tally.started_at.remove(name).unwrap_or_default();
         let ended = self.clock.now();
         if let Some(entry) = self.summary.entry_mut(name) {
             entry.started = started;
             entry.ended = ended;
             entry.outputs = outputs;
             entry.attempt = self
+                .tally
                 .attempts
                 .get(name)
                 // A failure's reason says the attempt already.
@@ -324,7 +284,9 @@ impl<'a> Run<'a> {
     }
 
     pub(super) fn announce_start(&mut self, name: &str, index: usize, total: usize) {
-        self.started_at.insert(name.to_string(), self.clock.now());
+        self.tally
+            .started_at
+            .insert(name.to_string(), self.clock.now());
         if let Some(progress) = self.host.progress {
             progress.started(name);
         }
@@ -333,12 +295,12 @@ impl<'a> Run<'a> {
         // summary; its start is said only if it runs after all.
         match self.execution(name).action == Action::NoOp && self.verb == Verb::Deploy {
             true => {
-                self.quiet_starts.insert(name.to_string(), line);
+                self.tally.quiet_starts.insert(name.to_string(), line);
             }
             false => (self.host.log)(&line),
         }
-        if self.options.why {
-            let waits: Vec<String> = hub_plan::plan::waits_of(&self.plan, name)
+        if self.options.running.why {
+            let waits: Vec<String> = hub_plan::plan::waits_of(&self.setup.plan, name)
                 .iter()
                 .map(ToString::to_string)
                 .collect();
@@ -351,7 +313,7 @@ impl<'a> Run<'a> {
     /// The start line of a component the plan left unchanged, now that
     /// it does something after all.
     pub(super) fn announce_quiet_start(&mut self, name: &str) {
-        if let Some(line) = self.quiet_starts.remove(name) {
+        if let Some(line) = self.tally.quiet_starts.remove(name) {
             (self.host.log)(&line);
         }
     }
@@ -381,12 +343,12 @@ impl<'a> Run<'a> {
 
     /// Whether components may run at once (`-j` above 1).
     pub(super) fn parallel(&self) -> bool {
-        self.parallel
+        self.setup.parallel
     }
 
     pub(super) fn not_run(&mut self, scheduler: &Scheduler, why: Option<String>) {
         for name in scheduler.pending() {
-            if let (true, Some(why)) = (self.options.why, &why) {
+            if let (true, Some(why)) = (self.options.running.why, &why) {
                 (self.host.log)(&format!("hub: {name}: not run: {why}"));
             }
             self.summary
@@ -404,7 +366,7 @@ impl<'a> Run<'a> {
             Some(Stop::Interrupted(..)) => Some("the run was interrupted before it".into()),
             Some(Stop::Fatal(_)) => Some("the run stopped: the state could not be written".into()),
             Some(Stop::Failed(_) | Stop::Draining) => {
-                let (first, _) = self.mandatory_failures.first()?;
+                let (first, _) = self.tally.mandatory_failures.first()?;
                 Some(format!(
                     "the run stopped when `{first}` failed to {after} (`--fail-fast`)"
                 ))
@@ -416,11 +378,11 @@ impl<'a> Run<'a> {
     /// The first mandatory failure, as the error a run ends with when it
     /// stopped there.
     fn first_failure(&self) -> Option<EngineError> {
-        let (component, reason) = self.mandatory_failures.first()?;
+        let (component, reason) = self.tally.mandatory_failures.first()?;
         Some(EngineError::ComponentFailed {
             component: component.clone(),
             reason: reason.clone(),
-            fix: self.fixes.get(component).cloned(),
+            fix: self.tally.fixes.get(component).cloned(),
         })
     }
 
@@ -444,8 +406,9 @@ impl<'a> Run<'a> {
         reason: &str,
         scheduler: &mut Scheduler,
     ) -> Option<Stop> {
-        self.failed.push(name.to_string());
-        let optional = self.plan.is_optional(name) && !self.hook_failures.iter().any(|h| h == name);
+        self.tally.failed.push(name.to_string());
+        let optional = self.setup.plan.is_optional(name)
+            && !self.tally.hook_failures.iter().any(|h| h == name);
         let goes_on = optional || self.options.force;
         // After an optional failure (or with `--force`) each dependent
         // fails at its turn (§6.2), whatever `-j` is: a mandatory one then
@@ -456,12 +419,12 @@ impl<'a> Run<'a> {
                 Verb::Undeploy => format!("`{name}`, which depends on it, failed to undeploy"),
             };
             for cancelled in scheduler.cancel_after(name) {
-                if self.options.why {
+                if self.options.running.why {
                     (self.host.log)(&format!("hub: {cancelled}: cancelled: {why}"));
                 }
                 let why = why.clone();
                 self.record_outcome(&cancelled, &Outcome::Cancelled(why), Duration::ZERO);
-                self.cancelled.push(cancelled);
+                self.tally.cancelled.push(cancelled);
             }
         }
         if goes_on {
@@ -474,35 +437,36 @@ impl<'a> Run<'a> {
                 .warn(None, format!("{which} `{name}` failed: {reason}"));
             return None;
         }
-        self.mandatory_failures
+        self.tally
+            .mandatory_failures
             .push((name.to_string(), reason.to_string()));
-        match (self.options.fail_fast, self.parallel()) {
+        match (self.options.running.fail_fast, self.parallel()) {
             (false, _) => None,
             (true, true) => Some(Stop::Draining),
             (true, false) => Some(Stop::Failed(EngineError::ComponentFailed {
                 component: name.to_string(),
                 reason: reason.to_string(),
-                fix: self.fixes.get(name).cloned(),
+                fix: self.tally.fixes.get(name).cloned(),
             })),
         }
     }
 
     /// The error of a parallel run in which mandatory components failed.
     pub(super) fn deferred_failure(&self) -> Option<EngineError> {
-        match &self.mandatory_failures[..] {
+        match &self.tally.mandatory_failures[..] {
             [] => None,
             // One at a time, a failure that cancelled what comes after it
             // reads as the Hub CLI's: the component failed, resume there.
-            [(component, reason)] if self.cancelled.is_empty() || !self.parallel() => {
+            [(component, reason)] if self.tally.cancelled.is_empty() || !self.parallel() => {
                 Some(EngineError::ComponentFailed {
                     component: component.clone(),
                     reason: reason.clone(),
-                    fix: self.fixes.get(component).cloned(),
+                    fix: self.tally.fixes.get(component).cloned(),
                 })
             }
             failures => Some(EngineError::Incomplete {
                 failed: failures.to_vec(),
-                cancelled: self.cancelled.clone(),
+                cancelled: self.tally.cancelled.clone(),
                 verb: self.verb.as_str(),
             }),
         }
@@ -513,7 +477,7 @@ impl<'a> Run<'a> {
     /// state is written by [`Run::finish`].
     pub(super) fn record_fatal(&mut self, error: &EngineError) {
         let now = self.clock.now();
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
             state.finish_operation(op, OperationStatus::Error, &now);
             state.append_log(op, &format!("the run stopped: {error}\n"), &now);
         }
@@ -521,9 +485,10 @@ impl<'a> Run<'a> {
 
     /// Ends a run after a mandatory failure: the stack is `incomplete`.
     pub(super) fn stop_failed(&mut self, error: EngineError) -> Result<(), EngineError> {
-        self.stopped = true;
+        self.tally.stopped = true;
         let now = self.clock.now();
         let names: Vec<String> = self
+            .tally
             .mandatory_failures
             .iter()
             .map(|(name, _)| format!("`{name}`"))
@@ -532,7 +497,7 @@ impl<'a> Run<'a> {
             1 => format!("component {} failed", names[0]),
             _ => format!("components {} failed", names.join(", ")),
         };
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
             state.set_status(StackStatus::Incomplete, &message, &now);
             state.finish_operation(op, OperationStatus::Error, &now);
         }
@@ -545,9 +510,9 @@ impl<'a> Run<'a> {
         component: Option<&str>,
         signal: i32,
     ) -> Result<(), EngineError> {
-        self.stopped = true;
+        self.tally.stopped = true;
         let now = self.clock.now();
-        if let (Some(state), Some(op)) = (self.state.as_mut(), self.operation) {
+        if let (Some(state), Some(op)) = (self.ledger.state.as_mut(), self.ledger.operation) {
             state.set_status(StackStatus::Incomplete, "interrupted", &now);
             state.finish_operation(op, OperationStatus::Error, &now);
         }
@@ -562,11 +527,11 @@ impl<'a> Run<'a> {
     /// operation `success`.
     pub(super) fn finish(&mut self) -> Result<(), EngineError> {
         let now = self.clock.now();
-        let stopped = self.stopped;
+        let stopped = self.tally.stopped;
         let final_outputs =
             !self.options.selection.is_partial() && self.options.selection.limit.is_none();
-        let is_optional = |name: &str| self.plan.is_optional(name);
-        let Some(state) = self.state.as_mut() else {
+        let is_optional = |name: &str| self.setup.plan.is_optional(name);
+        let Some(state) = self.ledger.state.as_mut() else {
             return Ok(());
         };
         self.summary.operation = state
@@ -574,33 +539,42 @@ impl<'a> Run<'a> {
             .last()
             .map(|o| o.id.clone())
             .unwrap_or_default();
-        let head = (self.quiet && !stopped).then(|| quiet::Head::of(state));
+        let head = (self.ledger.quiet && !stopped).then(|| quiet::Head::of(state));
         if self.verb == Verb::Deploy {
             refresh_stack_outputs(state, &self.known.outputs(), final_outputs);
             state.stack_outputs = stack_outputs(
                 &self.stack.elaborated.stack.outputs,
                 &state.captured_outputs,
-                &self.locked,
+                &self.setup.locked,
                 &state.stack_outputs,
                 true,
                 self.warnings,
             );
         }
         state.provides = state::provides_for_state(&self.known.provides);
-        if let (Some(op), true) = (self.operation, self.failure_logs.len() > 1) {
-            let logs: String = self.failure_logs.values().map(String::as_str).collect();
+        if let (Some(op), true) = (self.ledger.operation, self.tally.failure_logs.len() > 1) {
+            let logs: String = self
+                .tally
+                .failure_logs
+                .values()
+                .map(String::as_str)
+                .collect();
             state.set_log(op, &logs, &now);
         }
         if !stopped {
-            let (status, message) =
-                state::stack_status(state, &self.plan.order, &is_optional, &self.skipped);
+            let (status, message) = state::stack_status(
+                state,
+                &self.setup.plan.order,
+                &is_optional,
+                &self.tally.skipped,
+            );
             state.set_status(status, &message, &now);
-            if let Some(op) = self.operation {
+            if let Some(op) = self.ledger.operation {
                 state.finish_operation(op, OperationStatus::Success, &now);
             }
         }
         self.summary.stack_status = state.status.clone();
-        self.summary.stack_components = self.plan.order.len();
+        self.summary.stack_components = self.setup.plan.order.len();
         if self.verb == Verb::Undeploy && state.status == StackStatus::Undeployed.as_str() {
             // Nothing they describe is left.
             state.stack_outputs.clear();
@@ -621,7 +595,7 @@ impl<'a> Run<'a> {
             })
             .collect();
         // A quiet run (see [`quiet`]) whose end changed nothing either.
-        let state = self.state.as_ref();
+        let state = self.ledger.state.as_ref();
         match head
             .zip(state)
             .is_some_and(|(head, state)| head.same_as(state))
@@ -633,7 +607,7 @@ impl<'a> Run<'a> {
 
     /// The checkpoints of the components about to start, in one write.
     pub(super) fn write_checkpoints(&mut self) -> Result<(), EngineError> {
-        match self.unsaved_checkpoints.is_empty() {
+        match self.ledger.unsaved_checkpoints.is_empty() {
             true => Ok(()),
             false => self.write_state(Changed::Checkpoints),
         }
@@ -652,28 +626,30 @@ impl<'a> Run<'a> {
     }
 
     pub(super) fn write_state(&mut self, changed: Changed<'_>) -> Result<(), EngineError> {
-        let (Some(state), Some(locations), false) =
-            (self.state.as_mut(), &self.locations, self.options.dry)
-        else {
+        let (Some(state), Some(locations), false) = (
+            self.ledger.state.as_mut(),
+            &self.ledger.locations,
+            self.options.dry,
+        ) else {
             return Ok(());
         };
-        self.quiet = false;
+        self.ledger.quiet = false;
         state.touch(&self.clock.now());
         let span = crate::trace::span("state write");
-        let writer = match &mut self.writer {
+        let writer = match &mut self.ledger.writer {
             Some(writer) => writer,
             None => {
-                let options = state::WriteOptions {
-                    compressed: self.options.compressed,
-                    format: self.options.state_format,
-                    encrypted: self.options.encrypted,
-                };
-                let read = self.read_path.as_deref().zip(self.read_serial);
+                let options = self.options.running.write;
+                let read = self
+                    .ledger
+                    .read_path
+                    .as_deref()
+                    .zip(self.ledger.read_serial);
                 let writer = state::StateWriter::open_locked(locations, options, read)?;
-                self.writer.insert(writer)
+                self.ledger.writer.insert(writer)
             }
         };
-        let unsaved = &mut self.unsaved_checkpoints;
+        let unsaved = &mut self.ledger.unsaved_checkpoints;
         let folds = writer.folds();
         let written = match changed {
             Changed::Any => writer.write(state),

@@ -5,8 +5,10 @@
 //! and the log says so; otherwise its parameters cannot be expanded, and its
 //! failure names the failed upstream and the output it reads.
 
-use super::*;
+use super::Run;
 use hub_params::Problem;
+use hub_params::{self as params, ExpandedParam};
+use hub_plan::order::plan::Verb;
 
 impl<'a> Run<'a> {
     /// `parameter `endpoint` reads `db`'s output `endpoint`, and `db` failed
@@ -42,7 +44,8 @@ impl<'a> Run<'a> {
             Some((component, output)) => (Some(component), output),
             None => (None, read),
         };
-        self.failed
+        self.tally
+            .failed
             .iter()
             .filter(|f| wanted.is_none_or(|w| w == f.as_str()))
             .find(|f| {
@@ -59,7 +62,7 @@ impl<'a> Run<'a> {
     /// last successful deploy (the state read at the start recorded the
     /// component `deployed`).
     pub(super) fn note_last_successful_reads(&self, name: &str, params: &[ExpandedParam]) {
-        if self.verb != Verb::Deploy || self.failed.is_empty() {
+        if self.verb != Verb::Deploy || self.tally.failed.is_empty() {
             return;
         }
         for param in params {
@@ -70,7 +73,7 @@ impl<'a> Run<'a> {
             let Some((producer, output)) = self.failed_producer(key) else {
                 continue;
             };
-            let succeeded_before = self.deployed_before.contains(&producer);
+            let succeeded_before = self.setup.deployed_before.contains(&producer);
             if succeeded_before {
                 (self.host.log)(&format!(
                     "hub: {name} reads {producer}'s {output} from {producer}'s last successful deploy ({producer} failed in this run)"

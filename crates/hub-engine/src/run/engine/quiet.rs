@@ -15,7 +15,10 @@
 //! when they are the same: the file keeps its content, serial and time,
 //! and the run's operation is not recorded, as nothing happened.
 
-use super::*;
+use super::Run;
+use hub_plan::order::plan::Verb;
+use hub_state::{self as state, State};
+use indexmap::IndexMap;
 
 /// What a run's end may change in a state that nothing else changed.
 pub(super) struct Head {
@@ -56,15 +59,15 @@ impl<'a> Run<'a> {
         parameters: &[state::StateParameter],
         order: &[String],
     ) -> bool {
-        let (Some(state), Some(locations)) = (&self.state, &self.locations) else {
+        let (Some(state), Some(locations)) = (&self.ledger.state, &self.ledger.locations) else {
             return false;
         };
         let options = self.options;
-        let asks_form = options.compressed || options.state_format != state::StateFormat::default();
+        let asks_form = options.running.write != state::WriteOptions::default();
         let [path] = locations.paths() else {
             return false;
         };
-        if !self.quiet
+        if !self.ledger.quiet
             || self.verb != Verb::Deploy
             || !options.changed
             || options.dry

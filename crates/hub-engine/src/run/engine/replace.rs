@@ -4,7 +4,11 @@
 //! in the same turn. `--replace` stays a deploy that runs even if nothing
 //! changed.
 
-use super::*;
+use super::{Run, Step};
+use hub_plan::plan::Action;
+use crate::run::prune;
+use hub_plan::order::plan::Verb;
+use hub_state::ComponentStatus;
 
 impl<'a> Run<'a> {
     /// The plan replaces `name` (undeploy, then deploy) and the replacement
@@ -25,7 +29,12 @@ impl<'a> Run<'a> {
         if self.verb != Verb::Deploy || !self.replaces(name) {
             return Ok(());
         }
-        let Some(entry) = self.state.as_ref().and_then(|s| s.components.get(name)) else {
+        let Some(entry) = self
+            .ledger
+            .state
+            .as_ref()
+            .and_then(|s| s.components.get(name))
+        else {
             return Ok(());
         };
         let entry = entry.clone();
@@ -38,21 +47,21 @@ impl<'a> Run<'a> {
         let verb = self.options.implementation_verb("undeploy");
         let run = prune::Undeploy {
             verb: &verb,
-            base_env: &self.base_env,
+            base_env: &self.setup.base_env,
             base_dir: &self.stack.base_dir,
             sink: self.host.sink,
             interrupts: self.host.interrupts,
             reveal: self.options.reveal,
             log_file: self.log_file(name),
-            limit: self.timeouts.limit(name),
+            limit: self.setup.timeouts.limit(name),
         };
         match prune::undeploy(&removed, &entry, &run, self.warnings) {
             prune::Ended::Undeployed => {
                 let now = self.clock.now();
                 let message = format!("undeployed before its replacement ({reasons})");
-                if let Some(state) = self.state.as_mut() {
+                if let Some(state) = self.ledger.state.as_mut() {
                     state.set_component_status(name, ComponentStatus::Undeployed, &message, &now);
-                    if let Some(op) = self.operation {
+                    if let Some(op) = self.ledger.operation {
                         state.append_log(op, &format!("{name}: {message}\n"), &now);
                     }
                 }

@@ -7,7 +7,7 @@
 
 use super::{JobError, RunError, RunPlace};
 use hub_plan::outcome::{Entry, Outcome, Summary};
-use hub_plan::plan::saved::{PlanAction, SavedPlan};
+use hub_plan::plan::saved::{PlanAction, PlannedComponent, SavedPlan};
 use hub_state::runs::{JobRecord, RunRecord};
 use hub_state::{Clock, Locations, Operation, Phase, State, StateWriter, WriteOptions};
 use std::collections::HashMap;
@@ -34,27 +34,7 @@ pub fn finish(
     warnings: &mut hub_manifest::diag::Warnings,
 ) -> Result<Finished, JobError> {
     let place = RunPlace::of(state)?;
-    let run = match place.read_run()? {
-        // A finish that stopped half-way is run again.
-        Some(run) if run.plan == plan_id => RunRecord {
-            closing: false,
-            ..run
-        },
-        Some(other) => {
-            return Err(RunError::OtherRun {
-                state: place.state_text(),
-                run: Box::new(other),
-            }
-            .into())
-        }
-        None => {
-            return Err(RunError::NotOpen {
-                state: place.state_text(),
-                plan: plan_file.display().to_string(),
-            }
-            .into())
-        }
-    };
+    let run = open_run(&place, plan_id, plan_file)?;
     // No job starts or records once the run is marked closing; a job that
     // took its lease before the mark holds it still, and finishing waits.
     place.set_closing(&run, true)?;
@@ -87,46 +67,12 @@ pub fn finish(
     });
     let read_serial = folded.serial;
     let moved = moved_since(plan, read_path.is_some().then_some(&folded));
-    let mut entries = Vec::new();
-    let (mut failed, mut never_ran) = (Vec::new(), Vec::new());
-    for planned in &plan.components {
-        if planned.action == PlanAction::Delete {
-            continue;
-        }
-        let name = &planned.name;
-        let recorded = records.get(name);
-        let newer = moved.then(|| newer_entry(plan, &folded, name)).flatten();
-        if let (Some(record), None) = (recorded, &newer) {
-            record.apply(&mut folded);
-        }
-        let outcome = match (recorded, planned.action.runs()) {
-            (Some(_), _) if newer.is_some() => {
-                failed.push(name.clone());
-                let written = newer.unwrap_or_default();
-                Outcome::Failed(format!(
-                    "not recorded: the state's entry of `{name}` was written at {written}, after the plan (made at {}), by another run",
-                    plan.created
-                ))
-            }
-            (Some(r), _) if r.deployed() => Outcome::Deployed,
-            (Some(r), _) => {
-                failed.push(name.clone());
-                Outcome::Failed(r.message.clone())
-            }
-            (None, true) => {
-                never_ran.push(name.clone());
-                Outcome::NotRun(Some("its pipeline job recorded no run".into()))
-            }
-            (None, false) if planned.action == PlanAction::NoOp => Outcome::Unchanged,
-            (None, false) => Outcome::Skipped(format!("`{}` in the plan", planned.action.as_str())),
-        };
-        entries.push(entry(name, outcome, recorded));
-    }
+    let fold = fold(plan, &records, &mut folded, moved);
     let now = clock.now();
     folded.operations.push(operation(
         &run,
-        &entries,
-        failed.is_empty() && never_ran.is_empty(),
+        &fold.entries,
+        fold.failed.is_empty() && fold.never_ran.is_empty(),
         &now,
     ));
     let order = folded.lifecycle.order.clone();
@@ -142,7 +88,7 @@ pub fn finish(
     drop(locked);
     let summary = Summary {
         verb: "deploy".into(),
-        entries,
+        entries: fold.entries,
         stack_status: folded.status.clone(),
         stack_components: order.len(),
         outputs: Vec::new(),
@@ -156,9 +102,100 @@ pub fn finish(
     };
     Ok(Finished {
         summary,
-        failed,
-        never_ran,
+        failed: fold.failed,
+        never_ran: fold.never_ran,
     })
+}
+
+/// The run of the plan `plan_id` on the state, open (a finish that
+/// stopped half-way is run again); another plan's run, or none, refuses.
+fn open_run(place: &RunPlace, plan_id: &str, plan_file: &Path) -> Result<RunRecord, JobError> {
+    match place.read_run()? {
+        Some(run) if run.plan == plan_id => Ok(RunRecord {
+            closing: false,
+            ..run
+        }),
+        Some(other) => Err(RunError::OtherRun {
+            state: place.state_text(),
+            run: Box::new(other),
+        }
+        .into()),
+        None => Err(RunError::NotOpen {
+            state: place.state_text(),
+            plan: plan_file.display().to_string(),
+        }
+        .into()),
+    }
+}
+
+/// What the fold found of each component the plan lists.
+struct Fold {
+    entries: Vec<Entry>,
+    failed: Vec<String>,
+    never_ran: Vec<String>,
+}
+
+/// Applies the jobs' records to `folded`, each unless the state's entry
+/// is newer than the plan (`moved`: the state was written since).
+fn fold(
+    plan: &SavedPlan,
+    records: &HashMap<String, JobRecord>,
+    folded: &mut State,
+    moved: bool,
+) -> Fold {
+    let mut fold = Fold {
+        entries: Vec::new(),
+        failed: Vec::new(),
+        never_ran: Vec::new(),
+    };
+    for planned in &plan.components {
+        if planned.action == PlanAction::Delete {
+            continue;
+        }
+        let name = &planned.name;
+        let recorded = records.get(name);
+        let newer = moved.then(|| newer_entry(plan, folded, name)).flatten();
+        if let (Some(record), None) = (recorded, &newer) {
+            record.apply(folded);
+        }
+        let outcome = fold.outcome(plan, planned, recorded, newer);
+        fold.entries.push(entry(name, outcome, recorded));
+    }
+    fold
+}
+
+impl Fold {
+    /// How one component of the plan ended, from its job's record.
+    fn outcome(
+        &mut self,
+        plan: &SavedPlan,
+        planned: &PlannedComponent,
+        recorded: Option<&JobRecord>,
+        newer: Option<String>,
+    ) -> Outcome {
+        let name = &planned.name;
+        match (recorded, planned.action.runs()) {
+            (Some(_), _) if newer.is_some() => {
+                self.failed.push(name.clone());
+                let written = newer.unwrap_or_default();
+                Outcome::Failed(format!(
+                    "not recorded: the state's entry of `{name}` was written at {written}, after the plan (made at {}), by another run",
+                    plan.created
+                ))
+            }
+            (Some(r), _) if r.deployed() => Outcome::Deployed,
+            (Some(r), _) => {
+                self.failed.push(name.clone());
+                Outcome::Failed(r.message.clone())
+            }
+            (None, true) => {
+                self.never_ran.push(name.clone());
+                Outcome::NotRun(Some("its pipeline job recorded no run".into()))
+            }
+            (None, false) if planned.action == PlanAction::NoOp => Outcome::Unchanged,
+            (None, false) => Outcome::Skipped(format!("`{}` in the plan", planned.action.as_str())),
+        }
+    }
 }
 
 /// The state was written since the plan was made (another lineage, or

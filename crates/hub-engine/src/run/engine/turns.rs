@@ -1,0 +1,184 @@
+//! The scheduler's loop of a run: the components that are ready are
+//! handed out, their processes (and their waits for readiness) run on
+//! threads, each one's end is settled on the run's thread.
+
+use super::{Ended, Job, JobResult, Prepared, Run, Step, Stop, HEARTBEAT};
+use crate::run::recorder::Recorder;
+use crate::run::hooks;
+use crate::run::logs_ahead::LogsAhead;
+use crate::run::ready;
+use crate::run::retry;
+use hub_manifest::ReadyCondition;
+use hub_plan::order::schedule::Scheduler;
+use indexmap::IndexMap;
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// What the scheduler's loop keeps between its turns.
+pub(super) struct Turns<'a> {
+    pub(super) scheduler: Scheduler,
+    /// How many components are selected, and how many were handed out.
+    pub(super) total: usize,
+    pub(super) started: usize,
+    /// Why the run stops handing out components, once it does.
+    pub(super) stop: Option<Stop>,
+    /// The components handed out and not settled, with when they started.
+    pub(super) running: IndexMap<String, Instant>,
+    /// Components whose turn ended, to settle.
+    pub(super) steps: Vec<(String, Step)>,
+    /// Components whose process starts once their checkpoints are written.
+    pub(super) starting: Vec<(String, Box<Job<'a>>)>,
+}
+
+impl<'a> Run<'a> {
+    /// The scheduler's loop: hands out the components that are ready,
+    /// starts their processes (and their waits for readiness) on threads,
+    /// settles each one's end; until nothing runs.
+    pub(super) fn run_components(
+        &mut self,
+        sink: &Recorder,
+        logs_ahead: Option<&LogsAhead>,
+    ) -> Turns<'a> {
+        let mut turns = Turns {
+            scheduler: self.setup.plan.scheduler(self.options.concurrency.max(1)),
+            total: self.setup.plan.selected.len(),
+            started: 0,
+            stop: None,
+            running: IndexMap::new(),
+            steps: Vec::new(),
+            starting: Vec::new(),
+        };
+        let interrupts = self.host.interrupts;
+        std::thread::scope(|threads| {
+            let (done, finished) = mpsc::channel::<Ended>();
+            let start_job = |name: String, job: Box<Job<'a>>| {
+                let done = done.clone();
+                threads.spawn(move || {
+                    let mut job = job;
+                    let (result, attempts) =
+                        retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
+                            hooks::run_around(
+                                &job.hooks,
+                                Some(&job.invocation),
+                                job.limit,
+                                &job.masker,
+                                sink,
+                                interrupts,
+                            )
+                        });
+                    job.attempts = attempts;
+                    // The receiver lives until every job has ended.
+                    let _ = done.send(Ended {
+                        name,
+                        result: JobResult::Process(job, result),
+                    });
+                });
+            };
+            let await_ready = |name: String, conditions: Vec<ReadyCondition>| {
+                let done = done.clone();
+                threads.spawn(move || {
+                    let result = ready::wait_resolved(&conditions, interrupts);
+                    let _ = done.send(Ended {
+                        name,
+                        result: JobResult::Ready(result),
+                    });
+                });
+            };
+            loop {
+                self.hand_out(&mut turns, logs_ahead);
+                for (name, job) in turns.starting.drain(..) {
+                    start_job(name, job);
+                }
+                let progressed = !turns.steps.is_empty();
+                self.settle_steps(&mut turns, &await_ready);
+                if progressed {
+                    continue;
+                }
+                if turns.running.is_empty() {
+                    break;
+                }
+                match finished.recv_timeout(HEARTBEAT) {
+                    Ok(ended) => self.ended(ended, &mut turns),
+                    Err(_) => self.heartbeat(&turns.running),
+                }
+            }
+        });
+        turns
+    }
+
+    /// Hands out the components that are ready (unless the run stops):
+    /// each one's turn is prepared here; those with a process to run are
+    /// started once their checkpoints are written.
+    fn hand_out(&mut self, turns: &mut Turns<'a>, logs_ahead: Option<&LogsAhead>) {
+        if turns.stop.is_none() {
+            if let Some(signal) = self.interrupt_signal() {
+                turns.stop = Some(Stop::Interrupted(None, signal));
+            }
+        }
+        while turns.stop.is_none() && turns.steps.is_empty() {
+            let Some(name) = turns.scheduler.next_ready() else {
+                break;
+            };
+            turns.started += 1;
+            if let Some(logs) = logs_ahead {
+                logs.reached(turns.started);
+            }
+            self.announce_start(&name, turns.started, turns.total);
+            turns.running.insert(name.clone(), Instant::now());
+            let prepared = self.component(&name);
+            self.show_warnings();
+            match prepared {
+                Prepared::Ended(step) => turns.steps.push((name, step)),
+                Prepared::Run(job) => turns.starting.push((name, job)),
+            }
+        }
+        if let Err(error) = self.write_checkpoints() {
+            for (name, _) in turns.starting.drain(..) {
+                let step = self.fail(&name, &format!("not started: {error}"), None);
+                turns.steps.push((name, step));
+            }
+            turns.stop = turns.stop.take().or(Some(Stop::Fatal(error)));
+        }
+    }
+
+    /// Settles the components whose turn ended; a deployed one with ready
+    /// conditions waits for them first (`await_ready`).
+    fn settle_steps(
+        &mut self,
+        turns: &mut Turns<'a>,
+        await_ready: &dyn Fn(String, Vec<ReadyCondition>),
+    ) {
+        let steps = std::mem::take(&mut turns.steps);
+        for (name, step) in steps {
+            if let Step::AwaitReady(conditions) = step {
+                await_ready(name, conditions);
+                continue;
+            }
+            let clock = turns
+                .running
+                .shift_remove(&name)
+                .unwrap_or_else(Instant::now);
+            turns.scheduler.finish(&name);
+            let outcome = self.settle(&name, step, clock.elapsed(), &mut turns.scheduler);
+            self.show_warnings();
+            turns.stop = match (turns.stop.take(), outcome) {
+                // The signal was seen before the component it
+                // stopped ended: the message names the component.
+                (Some(Stop::Interrupted(None, _)), Some(named @ Stop::Interrupted(..))) => {
+                    Some(named)
+                }
+                (stop, outcome) => stop.or(outcome),
+            };
+        }
+    }
+
+    /// A component's thread ended: its process, or its wait for readiness.
+    fn ended(&mut self, ended: Ended<'a>, turns: &mut Turns<'a>) {
+        let step = match ended.result {
+            JobResult::Process(job, result) => self.ran(&ended.name, job, result),
+            JobResult::Ready(Ok(())) => self.succeeded(&ended.name),
+            JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
+        };
+        turns.steps.push((ended.name, step));
+    }
+}
