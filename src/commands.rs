@@ -92,7 +92,7 @@ pub fn undeploy(args: crate::cli::UndeployArgs, warnings: &mut Warnings) -> Resu
         replace: &[],
         prune: false,
     };
-    run_stack(&request, hub_plan::order::plan::Verb::Undeploy, warnings)
+    run_stack(&request, hub_plan::Verb::Undeploy, warnings)
 }
 
 /// `undeploy --change ID`: the undeploy, once `check` accepts its plan
@@ -102,7 +102,7 @@ fn undeploy_checked(
     check: &mut dyn FnMut(&hub_engine::view::preview::Preview) -> Result<(), Error>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use hub_plan::order::plan::Verb;
+    use hub_plan::Verb;
     let request = RunRequest {
         common: &args.common,
         execute: Some(&args.execute),
@@ -130,7 +130,7 @@ fn undeploy_checked(
 /// Loads the stack and runs it ([`run_loaded`]).
 fn run_stack(
     args: &RunRequest<'_>,
-    verb: hub_plan::order::plan::Verb,
+    verb: hub_plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
@@ -297,7 +297,7 @@ fn load_stack(
 /// The stack and the run options of a deploy, undeploy or plan.
 fn load_run(
     args: &RunRequest<'_>,
-    verb: hub_plan::order::plan::Verb,
+    verb: hub_plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<
     (

@@ -18,7 +18,7 @@ use hub_engine::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use hub_engine::view::preview::Preview;
 use hub_engine::view::summary::Summary;
 use hub_manifest::diag::Warnings;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.

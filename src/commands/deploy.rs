@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// `hub deploy`.
 pub fn deploy(args: crate::cli::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use hub_plan::order::plan::Verb;
+    use hub_plan::Verb;
     if args.plan.is_some() && !args.common.selection.components.is_empty() {
         return deploy_job(&args, warnings);
     }

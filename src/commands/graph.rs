@@ -10,7 +10,8 @@ use hub_manifest::diag::Warnings;
 pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;
     use hub_engine::view::graph::{self, Format, Graph};
-    use hub_plan::order::plan::{Plan, Selection, Verb};
+    use hub_plan::order::{Schedule, Selection};
+    use hub_plan::Verb;
     let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
         flag: "--format",
         value: args.format.clone(),
@@ -36,8 +37,8 @@ pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(),
         },
         ..Selection::default()
     };
-    let plan =
-        Plan::new(elaborated, order, Verb::Deploy, &selection, None).map_err(EngineError::from)?;
+    let plan = Schedule::new(elaborated, order, Verb::Deploy, &selection, None)
+        .map_err(EngineError::from)?;
     // Read-only: no lock is taken and nothing is written.
     let state = match &args.state {
         Some(path) => Some(hub_state::read(path, warnings)?),

@@ -10,7 +10,7 @@ use crate::cli::{CommonRunArgs, PipelineArgs, RunArgs};
 use crate::error::Error;
 use hub_engine::view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 use hub_manifest::diag::Warnings;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 
 /// `hub pipeline`.
 pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error> {

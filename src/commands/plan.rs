@@ -54,7 +54,7 @@ fn plan_and_print(
     warnings: &mut Warnings,
 ) -> change::Planned {
     use hub_engine::view::preview;
-    use hub_plan::order::plan::Verb;
+    use hub_plan::Verb;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,

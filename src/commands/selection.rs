@@ -3,9 +3,10 @@
 
 use crate::cli::SelectionArgs;
 use crate::error::Error;
-use hub_plan::order::plan::{Chosen, Plan, Selection, Verb};
+use hub_plan::order::schedule::{Chosen, Schedule, Selection};
 use hub_plan::source::stack::Stack;
 use hub_plan::source::{affected, folders};
+use hub_plan::Verb;
 use std::path::Path;
 
 /// The selection `args` ask for on `stack`.
@@ -44,7 +45,7 @@ pub(super) fn affected_components(
     components_base: Option<&Path>,
 ) -> Result<Vec<Chosen>, Error> {
     let order = stack.validated_order()?;
-    let everything = Plan::new(
+    let everything = Schedule::new(
         &stack.elaborated,
         order,
         Verb::Deploy,

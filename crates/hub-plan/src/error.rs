@@ -5,8 +5,8 @@
 //! here.
 
 use crate::decide::prune::FolderGone;
-use crate::order::plan::PlanError;
 use crate::order::requirements::RequirementError;
+use crate::order::schedule::ScheduleError;
 use crate::plan::guard::Refused;
 use crate::plan::moved::MovedError;
 use crate::source::error::SourceError;
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum PlanningError {
     #[error(transparent)]
-    Plan(#[from] PlanError),
+    Plan(#[from] ScheduleError),
     /// The stack a run works on could not be read.
     #[error(transparent)]
     Source(#[from] SourceError),
@@ -83,11 +83,11 @@ pub fn state_mismatch_text(problems: &[Inconsistency]) -> String {
 /// parameter value would fix it.
 pub const STATE_MISMATCH_HINT: &str = "check the `-s` path; add `--force` to use this state anyway";
 
-/// What to do about a schedule error: [`PlanError::hint`], and for `-l`
+/// What to do about a schedule error: [`ScheduleError::hint`], and for `-l`
 /// before `-o` the swap.
-pub fn plan_hint(error: &PlanError) -> Option<String> {
+pub fn plan_hint(error: &ScheduleError) -> Option<String> {
     match error {
-        PlanError::LimitBeforeOffset {
+        ScheduleError::LimitBeforeOffset {
             offset,
             limit,
             verb,

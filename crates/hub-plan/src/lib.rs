@@ -29,6 +29,7 @@ pub mod env;
 pub mod error;
 pub mod options;
 pub mod order;
+pub use order::{Schedule, Verb};
 pub mod plan;
 pub mod source;
 pub mod terraform;

@@ -26,7 +26,7 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::{ExpandedParam, Origin};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
-use hub_plan::order::plan::{self as planning, Plan, Selection, Verb};
+use hub_plan::order::schedule::{self as planning, Schedule, Selection, Verb};
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
 use hub_state::{self as state, Clock, ComponentStatus, Locations, LockWait, State};
@@ -150,7 +150,7 @@ pub fn check(
     warnings: &mut Warnings,
 ) -> Result<CheckReport, EngineError> {
     let order = planning::validate(&stack.elaborated)?;
-    let plan = Plan::new(
+    let plan = Schedule::new(
         &stack.elaborated,
         order,
         Verb::Deploy,

@@ -12,7 +12,7 @@
 //!    provides map starts from the environment, the platform and the state.
 //! 4. Every selected component's folder and implementation must exist.
 //! 5. The operation is recorded `in-progress`; the scheduler hands out the
-//!    components, up to `-j` at a time (see [`hub_plan::order::schedule`]); the state
+//!    components, up to `-j` at a time (see [`hub_plan::order::scheduler`]); the state
 //!    is written (atomically) at each component's start, failure and end,
 //!    to every location (one that cannot be written is a warning while
 //!    another was written).
@@ -71,9 +71,9 @@ use hub_params::{
     OutputsContext,
 };
 use hub_plan::env::{self, ComponentVariables, Nested};
-use hub_plan::order::plan::{self, Plan, Verb};
 use hub_plan::order::requirements::provides_text;
-use hub_plan::order::schedule::Scheduler;
+use hub_plan::order::schedule::{self, Schedule, Verb};
+use hub_plan::order::scheduler::Scheduler;
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::{Limit, Timeouts};
@@ -259,7 +259,7 @@ struct Run<'a> {
     host: Host<'a>,
     warnings: &'a mut Warnings,
     /// The ordering: selection, order, waves.
-    plan: Plan,
+    plan: Schedule,
     /// The action plan, made once under the lock (or checked against a
     /// saved one): what the run does with each component.
     planned: std::sync::Arc<ActionPlan>,
@@ -371,7 +371,7 @@ impl<'a> Run<'a> {
         let timeouts = run_timeouts(stack, options.timeout)?;
         let retries = super::retry::Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
         let clock = Clock::from_env(&|name| host.var(name))?;
-        hub_plan::order::plan::check_selected(&order, &options.selection)?;
+        hub_plan::order::schedule::check_selected(&order, &options.selection)?;
         require_state(options)?;
         let locations = match options.state.is_empty() {
             true => None,
@@ -686,7 +686,7 @@ enum JobResult<'a> {
 /// The limits of a run: the stack's `lifecycle.timeouts` over `--timeout`.
 fn run_timeouts(stack: &Stack, default: Option<Duration>) -> Result<Timeouts, EngineError> {
     Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-        EngineError::Plan(plan::PlanError::BadTimeout {
+        EngineError::Plan(schedule::ScheduleError::BadTimeout {
             component: bad.component,
             value: bad.value,
             reason: bad.reason,
@@ -710,7 +710,7 @@ enum Stop {
 /// phases follow the plan's order, not the timing.
 /// Refuses a deploy whose parameters alone would write a state larger
 /// than every command reads (see [`super::size`]).
-fn check_state_size(stack: &Stack, plan: &Plan, locked: &Locked) -> Result<(), EngineError> {
+fn check_state_size(stack: &Stack, plan: &Schedule, locked: &Locked) -> Result<(), EngineError> {
     let components = plan
         .selected
         .iter()
@@ -779,7 +779,7 @@ fn record_phase(
     }
 }
 
-fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
+fn plan_positions(plan: &Schedule) -> HashMap<String, usize> {
     plan.selected
         .iter()
         .enumerate()

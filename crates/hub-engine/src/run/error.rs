@@ -8,8 +8,8 @@ use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
 use hub_plan::error::{plan_hint, PlanningError, STATE_MISMATCH_HINT, STATE_REQUIRED_HINT};
-use hub_plan::order::plan::PlanError;
 use hub_plan::order::requirements::RequirementError;
+use hub_plan::order::schedule::ScheduleError;
 use hub_plan::source::discover::DiscoverError;
 use hub_plan::source::error::SourceError;
 use hub_state::{Inconsistency, StateError};
@@ -28,7 +28,7 @@ pub enum EngineError {
     #[error(transparent)]
     Elaborate(Box<ElaborateError>),
     #[error(transparent)]
-    Plan(#[from] PlanError),
+    Plan(#[from] ScheduleError),
     /// The stack a run works on could not be read.
     #[error(transparent)]
     Source(#[from] SourceError),
@@ -387,7 +387,7 @@ mod tests {
             problems: Vec::new(),
             fix: None,
         });
-        same(PlanningError::Plan(PlanError::LimitBeforeOffset {
+        same(PlanningError::Plan(ScheduleError::LimitBeforeOffset {
             offset: "b".into(),
             limit: "a".into(),
             verb: "undeploy",

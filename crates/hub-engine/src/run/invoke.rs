@@ -49,7 +49,7 @@ fn component_limit(
 ) -> Result<Option<Limit>, EngineError> {
     let timeouts =
         Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-            EngineError::Plan(hub_plan::order::plan::PlanError::BadTimeout {
+            EngineError::Plan(hub_plan::order::schedule::ScheduleError::BadTimeout {
                 component: bad.component,
                 value: bad.value,
                 reason: bad.reason,

@@ -12,8 +12,8 @@ pub(crate) use hub_plan::checks::{
     plan_for, release_stack_parameters, removed_components, require_state, Implementations,
 };
 pub(crate) use hub_plan::decide::known::initial_outputs;
-use hub_plan::order::plan::Verb;
 use hub_plan::source::stack::Stack;
+use hub_plan::Verb;
 use hub_state::{self as state, State};
 use std::path::Path;
 

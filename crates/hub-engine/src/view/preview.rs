@@ -19,7 +19,7 @@ pub use crate::plan::{
     ParameterPlan as ParameterPreview, Plan as Preview, RemovedPlan as RemovedPreview, Requirement,
     SelectionSeen, StateSeen, Wait,
 };
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 
 /// How much of each component a text or markdown plan shows; the JSON
 /// plan always has everything.

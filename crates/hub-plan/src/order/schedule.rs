@@ -1,4 +1,4 @@
-//! What a run will do, decided before anything runs: the structural checks
+//! The schedule of a run, decided before anything runs: the structural checks
 //! of an elaborated stack, the effective order and the selection (`-c`
 //! and `--affected`, resolved in [`super::select`], `-o`, `-l`, the
 //! undeploy guess, the deployed dependents an undeploy would strand),
@@ -6,12 +6,12 @@
 //! `lifecycle.requires.optional`, requirement checks against the provides
 //! map, and the scheduler that hands out components.
 //!
-//! The graph the scheduler ([`super::schedule`]) works on: a component runs
+//! The graph the scheduler ([`super::scheduler`]) works on: a component runs
 //! after its `depends` and after the earlier providers of what it
-//! `requires` ([`Plan::after`]).
+//! `requires` ([`Schedule::after`]).
 
 use super::edges::{Reason, Upstream};
-use super::schedule::Scheduler;
+use super::scheduler::Scheduler;
 use super::select::{requested, resolve};
 pub use super::select::{Added, Chosen, Pick, Relation, Selection};
 pub use super::verb::Verb;
@@ -44,7 +44,7 @@ impl std::fmt::Display for Dependent {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PlanError {
+pub enum ScheduleError {
     #[error("{0}")]
     BadName(hub_manifest::names::BadComponentName),
     #[error("component `{0}` is listed in `components:` but has no component document")]
@@ -111,45 +111,45 @@ fn dependents_message(dependents: &[Dependent]) -> String {
     )
 }
 
-impl PlanError {
+impl ScheduleError {
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            PlanError::BadName(_) => {
+            ScheduleError::BadName(_) => {
                 "rename the component in the stack and elaborate it again: its name becomes file names (its log is `STATE.logs/NAME.log`)".into()
             }
-            PlanError::MissingDocument(_) | PlanError::ExtraDocument(_) => {
+            ScheduleError::MissingDocument(_) | ScheduleError::ExtraDocument(_) => {
                 "elaborate the stack again: `hub elaborate hub.yaml params.yaml`".into()
             }
-            PlanError::Order { .. } => {
+            ScheduleError::Order { .. } => {
                 "list every component exactly once in `lifecycle.order`, or remove it to derive it from `depends`".into()
             }
-            PlanError::UnknownListed { suggestion: Some(known), .. }
-            | PlanError::UnknownDependency { suggestion: Some(known), .. } => {
+            ScheduleError::UnknownListed { suggestion: Some(known), .. }
+            | ScheduleError::UnknownDependency { suggestion: Some(known), .. } => {
                 format!("did you mean `{known}`? Use a name from the stack's `components:` list")
             }
-            PlanError::UnknownSelected { name, available, .. } => {
+            ScheduleError::UnknownSelected { name, available, .. } => {
                 match hub_manifest::keys::suggest(name, available) {
                     Some(known) => format!("did you mean `{}`? Use a name from the stack's `components:` list", known.key),
                     None => "use a name from the stack's `components:` list".into(),
                 }
             }
-            PlanError::UnknownListed { .. } | PlanError::UnknownDependency { .. } => {
+            ScheduleError::UnknownListed { .. } | ScheduleError::UnknownDependency { .. } => {
                 "use a name from the stack's `components:` list".into()
             }
-            PlanError::BadTimeout { component, .. } => format!(
+            ScheduleError::BadTimeout { component, .. } => format!(
                 "for example `{component}: 15m` or `{component}: 1h30m`; `0` means no limit"
             ),
-            PlanError::LimitBeforeOffset { .. } => {
+            ScheduleError::LimitBeforeOffset { .. } => {
                 "undeploy runs in reverse order: the offset is the first component to run".into()
             }
-            PlanError::ComponentsAndOffset => "use either `-c a,b` or `--offset a [--limit b]`".into(),
-            PlanError::AffectedAndOffset => {
+            ScheduleError::ComponentsAndOffset => "use either `-c a,b` or `--offset a [--limit b]`".into(),
+            ScheduleError::AffectedAndOffset => {
                 "use either `--affected` (with `-c`, `--limit`) or `--offset a [--limit b]`".into()
             }
-            PlanError::WideningWithoutComponents => {
+            ScheduleError::WideningWithoutComponents => {
                 "name the components: `-c app --with-deps`; without `-c` every component runs".into()
             }
-            PlanError::DependentsDeployed { widened, .. } => {
+            ScheduleError::DependentsDeployed { widened, .. } => {
                 format!(
                     "take the dependents down first, in the same run: `-c {}`; or add `-f/--force` to undeploy anyway",
                     widened.join(",")
@@ -160,19 +160,19 @@ impl PlanError {
 }
 
 /// The structural checks of §2 step 3. Returns `lifecycle.order`.
-pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
+pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, ScheduleError> {
     let stack = &elaborated.stack;
     let names: Vec<String> = stack.components.iter().map(|c| c.name.clone()).collect();
     for name in &names {
-        hub_manifest::names::check_component_name(name).map_err(PlanError::BadName)?;
+        hub_manifest::names::check_component_name(name).map_err(ScheduleError::BadName)?;
         if elaborated.component(name).is_none() {
-            return Err(PlanError::MissingDocument(name.clone()));
+            return Err(ScheduleError::MissingDocument(name.clone()));
         }
     }
     let listed: HashSet<&str> = names.iter().map(String::as_str).collect();
     for document in &elaborated.components {
         if !listed.contains(document.meta.name.as_str()) {
-            return Err(PlanError::ExtraDocument(document.meta.name.clone()));
+            return Err(ScheduleError::ExtraDocument(document.meta.name.clone()));
         }
     }
     let order = effective_lifecycle_order(elaborated)?;
@@ -184,7 +184,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
         ("lifecycle.optional", &stack.lifecycle.optional),
     ] {
         if let Some(name) = entries.iter().find(|n| !known(n)) {
-            return Err(PlanError::UnknownListed {
+            return Err(ScheduleError::UnknownListed {
                 list,
                 name: name.clone(),
                 suggestion: suggestion(name),
@@ -192,7 +192,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
         }
     }
     if let Some(name) = stack.lifecycle.timeouts.keys().find(|n| !known(n)) {
-        return Err(PlanError::UnknownListed {
+        return Err(ScheduleError::UnknownListed {
             list: "lifecycle.timeouts",
             name: name.clone(),
             suggestion: suggestion(name),
@@ -226,7 +226,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
         );
     for (list, name) in named {
         if !known(name) {
-            return Err(PlanError::UnknownListed {
+            return Err(ScheduleError::UnknownListed {
                 list,
                 name: name.clone(),
                 suggestion: suggestion(name),
@@ -234,7 +234,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
         }
     }
     if let Err(bad) = Timeouts::new(&stack.lifecycle.timeouts, None) {
-        return Err(PlanError::BadTimeout {
+        return Err(ScheduleError::BadTimeout {
             component: bad.component,
             value: bad.value,
             reason: bad.reason,
@@ -242,7 +242,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
     }
     for term in Tuning::parse(&stack.lifecycle.requires.optional).terms {
         if let Some(component) = term.component.filter(|c| !known(c)) {
-            return Err(PlanError::UnknownListed {
+            return Err(ScheduleError::UnknownListed {
                 list: "lifecycle.requires.optional",
                 suggestion: suggestion(&component),
                 name: component,
@@ -251,7 +251,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
     }
     for reference in &stack.components {
         if let Some(dep) = reference.depends.iter().find(|d| !known(d)) {
-            return Err(PlanError::UnknownDependency {
+            return Err(ScheduleError::UnknownDependency {
                 component: reference.name.clone(),
                 name: dep.clone(),
                 suggestion: suggestion(dep),
@@ -263,7 +263,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
 
 /// `lifecycle.order`, or, when it is empty, the order derived from
 /// `depends` as elaborate derives it.
-fn effective_lifecycle_order(elaborated: &Elaborated) -> Result<Vec<String>, PlanError> {
+fn effective_lifecycle_order(elaborated: &Elaborated) -> Result<Vec<String>, ScheduleError> {
     let stack = &elaborated.stack;
     let names: Vec<String> = stack.components.iter().map(|c| c.name.clone()).collect();
     if stack.lifecycle.order.is_empty() {
@@ -273,14 +273,14 @@ fn effective_lifecycle_order(elaborated: &Elaborated) -> Result<Vec<String>, Pla
             .map(|c| (c.name.clone(), c.depends.to_vec()))
             .collect();
         return hub_elaborate::order::generate(&graph, &Default::default()).map_err(|_| {
-            PlanError::Order {
+            ScheduleError::Order {
                 order: Vec::new(),
                 components: names.clone(),
             }
         });
     }
     hub_elaborate::order::validate(&names, &stack.lifecycle.order).map_err(|_| {
-        PlanError::Order {
+        ScheduleError::Order {
             order: stack.lifecycle.order.clone(),
             components: names,
         }
@@ -288,13 +288,11 @@ fn effective_lifecycle_order(elaborated: &Elaborated) -> Result<Vec<String>, Pla
     Ok(stack.lifecycle.order.clone())
 }
 
-/// The ordering of a run, as the action plan ([`crate::plan::Plan`])
-/// calls it: which components are selected, in which order and waves.
-pub type Schedule = Plan;
-
-/// The components of a run, in the order and selection it uses.
+/// The components of a run, in the order and selection it uses: which
+/// are selected, in which order and waves. Not the action plan
+/// ([`crate::plan::Schedule`]), which says what each of them will do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plan {
+pub struct Schedule {
     pub verb: Verb,
     /// `lifecycle.order`.
     pub order: Vec<String>,
@@ -326,7 +324,7 @@ pub struct Plan {
     pub tuning: Tuning,
 }
 
-impl Plan {
+impl Schedule {
     /// The plan of a run. `has_entry` tells which components have a state
     /// entry (for the undeploy guess, §10.2); `None` without a state.
     pub fn new(
@@ -335,15 +333,15 @@ impl Plan {
         verb: Verb,
         selection: &Selection,
         guess: Option<&dyn Fn(&str) -> bool>,
-    ) -> Result<Plan, PlanError> {
+    ) -> Result<Schedule, ScheduleError> {
         if !selection.components.is_empty() && selection.offset.is_some() {
-            return Err(PlanError::ComponentsAndOffset);
+            return Err(ScheduleError::ComponentsAndOffset);
         }
         if selection.affected.is_some() && selection.offset.is_some() {
-            return Err(PlanError::AffectedAndOffset);
+            return Err(ScheduleError::AffectedAndOffset);
         }
         if !selection.restricts() && (selection.with_deps || selection.with_dependents) {
-            return Err(PlanError::WideningWithoutComponents);
+            return Err(ScheduleError::WideningWithoutComponents);
         }
         check_selected(&order, selection)?;
         let stack = &elaborated.stack;
@@ -377,7 +375,7 @@ impl Plan {
         let (from, to) = (position(&offset), position(&selection.limit));
         if let (Some(from), Some(to), false) = (from, to, guessed) {
             if to < from {
-                return Err(PlanError::LimitBeforeOffset {
+                return Err(ScheduleError::LimitBeforeOffset {
                     offset: effective[from].clone(),
                     limit: effective[to].clone(),
                     verb: verb.as_str(),
@@ -394,7 +392,7 @@ impl Plan {
             })
             .map(|(_, name)| name.clone())
             .collect();
-        Ok(Plan {
+        Ok(Schedule {
             verb,
             order,
             effective,
@@ -499,7 +497,7 @@ impl Plan {
         self.selection_reasons().remove(name)
     }
 
-    /// [`Plan::selected_because`] for every component it names, in
+    /// [`Schedule::selected_because`] for every component it names, in
     /// one pass over the lists rather than a search per component.
     pub fn selection_reasons(&self) -> std::collections::HashMap<&str, String> {
         let mut reasons = std::collections::HashMap::new();
@@ -602,18 +600,18 @@ impl Plan {
     /// For each selected component, the positions in `selected` it waits
     /// for (see [`super::schedule`]).
     pub fn waits_for(&self) -> Vec<BTreeSet<usize>> {
-        super::schedule::waits_for(&self.selected, self.verb, &|name| self.after(name))
+        super::scheduler::waits_for(&self.selected, self.verb, &|name| self.after(name))
     }
 
     /// The selected components in waves: a wave runs once the previous
     /// ones are done, and its components can all run at once.
     pub fn waves(&self) -> Vec<Vec<String>> {
-        super::schedule::waves(&self.selected, &self.waits_for())
+        super::scheduler::waves(&self.selected, &self.waits_for())
     }
 
     /// Every component `name` runs after, directly or not (its upstream).
     pub fn upstream(&self, name: &str) -> BTreeSet<String> {
-        super::schedule::reachable(name, &|n| self.after(n))
+        super::scheduler::reachable(name, &|n| self.after(n))
     }
 }
 
@@ -640,7 +638,7 @@ fn dependents_of(
 
 /// Every name `-c`, `-o` and `-l` give is a component of the stack:
 /// checked first, before anything (a state) is required or read.
-pub fn check_selected(order: &[String], selection: &Selection) -> Result<(), PlanError> {
+pub fn check_selected(order: &[String], selection: &Selection) -> Result<(), ScheduleError> {
     let named = selection
         .picks()
         .map(|p| ("-c", p.name))
@@ -648,7 +646,7 @@ pub fn check_selected(order: &[String], selection: &Selection) -> Result<(), Pla
         .chain(selection.limit.iter().map(|c| ("--limit", c.as_str())));
     for (flag, name) in named {
         if !order.iter().any(|c| c == name) {
-            return Err(PlanError::UnknownSelected {
+            return Err(ScheduleError::UnknownSelected {
                 flag,
                 name: name.to_string(),
                 available: order.to_vec(),

@@ -1,6 +1,6 @@
 //! Scheduling a run over the component graph.
 //!
-//! A deploy runs a component after everything in [`Plan::after`]
+//! A deploy runs a component after everything in [`Schedule::after`]
 //! (its `depends` and the earlier providers of its `requires`); an undeploy
 //! runs the other way round, a component after everything that runs after
 //! it. Only the selected components run: a wait through a component that
@@ -12,7 +12,7 @@
 //! that is exactly the effective order. A failed component cancels the
 //! components that wait for it, directly or not ([`Scheduler::cancel_after`]).
 //!
-//! [`Plan::after`]: super::plan::Plan::after
+//! [`Schedule::after`]: super::schedule::Schedule::after
 
 use super::verb::Verb;
 use std::cmp::Reverse;

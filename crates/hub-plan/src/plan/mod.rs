@@ -3,7 +3,7 @@
 //! renders it (`hub_engine::view::preview`), `plan --out` saves it
 //! ([`saved`]), and the engine executes it (`hub_engine::run::engine`).
 //!
-//! Not to be confused with the *ordering* ([`crate::order::plan::Schedule`]):
+//! Not to be confused with the *ordering* ([`crate::order::schedule::Schedule`]):
 //! which components are selected and in which order and waves they run.
 //! The action plan is made from that ordering, the locked parameters and
 //! the state.
@@ -27,7 +27,7 @@ pub mod triggers;
 
 pub use crate::decide::action::Action;
 use crate::decide::prune;
-use crate::order::plan::{Schedule, Verb};
+use crate::order::schedule::{Schedule, Verb};
 use hub_manifest::redact::Redactor;
 use hub_state::{self as state, State};
 use serde::Serialize;

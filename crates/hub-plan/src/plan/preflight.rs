@@ -325,7 +325,7 @@ pub fn with_predicted(
     plan: &Plan,
     goes_on: impl Fn(&str) -> bool,
 ) -> Vec<Problem> {
-    if plan.verb != crate::order::plan::Verb::Deploy {
+    if plan.verb != crate::order::schedule::Verb::Deploy {
         return problems;
     }
     let predicted: Vec<Problem> = plan

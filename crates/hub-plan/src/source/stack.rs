@@ -3,7 +3,7 @@
 //! where each component's folder is.
 
 use super::error::SourceError;
-use crate::order::plan::{self, PlanError};
+use crate::order::schedule::{self, ScheduleError};
 use hub_manifest::declared::Provenance;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{
@@ -135,11 +135,11 @@ impl Stack {
         }
     }
 
-    /// The structural checks of the stack (`plan::validate`), an unknown
+    /// The structural checks of the stack (`schedule::validate`), an unknown
     /// name located at its entry in the file that declares it: the
     /// elaborated file, or the stack manifest elaborated in memory.
     pub fn validated_order(&self) -> Result<Vec<String>, SourceError> {
-        plan::validate(&self.elaborated).map_err(|error| {
+        schedule::validate(&self.elaborated).map_err(|error| {
             match self
                 .stack_text()
                 .and_then(|text| entry_location(text, &error))
@@ -195,13 +195,13 @@ fn component_dir_under(
 /// Where the unknown name of a `depends`, `lifecycle.mandatory`,
 /// `lifecycle.optional` or `lifecycle.timeouts` entry (or a timeout that
 /// is not a duration) is written in `file` (its first document).
-fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
+fn entry_location(file: &SourceFile, error: &ScheduleError) -> Option<Location> {
     let (manifest, _) = file
         .first_document::<Manifest>(&mut Warnings::default())
         .ok()?;
     let manifest = manifest?;
     let key = |k: &str| Segment::Key(k.to_string());
-    if let PlanError::BadName(bad) = error {
+    if let ScheduleError::BadName(bad) = error {
         let i = manifest
             .components
             .iter()
@@ -213,7 +213,7 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
         return Some(Location::at(&file.path, line, column));
     }
     let (list, index, name) = match error {
-        PlanError::UnknownDependency {
+        ScheduleError::UnknownDependency {
             component, name, ..
         } => {
             let i = manifest
@@ -230,12 +230,12 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
                 name,
             )
         }
-        PlanError::UnknownListed {
+        ScheduleError::UnknownListed {
             list: "lifecycle.timeouts",
             name,
             ..
         }
-        | PlanError::BadTimeout {
+        | ScheduleError::BadTimeout {
             component: name, ..
         } => {
             let path = ["lifecycle", "timeouts", name.as_str()].map(key);
@@ -243,7 +243,7 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
                 locate(&file.text, &path).or_else(|| locate(&file.text, &path[..2]))?;
             return Some(Location::at(&file.path, line, column));
         }
-        PlanError::UnknownListed { list, name, .. } => {
+        ScheduleError::UnknownListed { list, name, .. } => {
             let entries = match *list {
                 "lifecycle.mandatory" => &manifest.lifecycle.mandatory,
                 "lifecycle.optional" => &manifest.lifecycle.optional,

@@ -62,7 +62,7 @@ impl<'a> Run<'a> {
         };
         self.note_last_successful_reads(name, &params);
         let unmet =
-            plan::unmet_requirements(&manifest.requires, name, &provides, &self.plan.tuning);
+            schedule::unmet_requirements(&manifest.requires, name, &provides, &self.plan.tuning);
         if !unmet.optional.is_empty() {
             return Err(self.skip(
                 name,
@@ -147,7 +147,7 @@ impl<'a> Run<'a> {
         name: &str,
         params: Option<&Vec<ExpandedParam>>,
     ) -> Option<String> {
-        let outcome = plan::component_conditions(
+        let outcome = schedule::component_conditions(
             &self.plan.tuning,
             name,
             params.map(Vec::as_slice),

@@ -9,7 +9,7 @@
 
 use crate::plan::{Action, Plan};
 use hub_manifest::Runner as RunnerEntry;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 

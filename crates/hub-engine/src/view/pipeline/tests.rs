@@ -4,7 +4,7 @@
 
 use super::model::{Grouping, Job, Pipeline, PipelineError, Runner, Settings, Target};
 use crate::plan::Action;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 
 fn pipeline(target: Target, stack: &str, component: &str, runner: Runner) -> Pipeline {
     Pipeline {
