@@ -129,6 +129,7 @@ pub mod runs;
 mod sink;
 pub mod snapshot;
 pub(crate) mod store;
+mod vocabulary;
 
 pub use backend::StateStore;
 pub use clock::{
@@ -153,6 +154,7 @@ pub use store::{
     backup_path, lock_path, parse, read, read_file, real_location, render, render_as, write,
     write_atomically, LocalStore, StateWriter, WriteOptions,
 };
+pub use vocabulary::{ComponentStatus, OperationStatus, StackStatus};
 
 pub use error::{shell_word, StateError, Taken};
 pub use remote::is_remote;
