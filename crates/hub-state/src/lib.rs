@@ -154,7 +154,9 @@ pub use store::{
     backup_path, lock_path, parse, read, read_file, real_location, render, render_as, write,
     write_atomically, LocalStore, StateWriter, WriteOptions,
 };
-pub use vocabulary::{ComponentStatus, OperationStatus, StackStatus};
+pub use vocabulary::{
+    ComponentStatus, HealthStatus, OperationStatus, Recorded, StackStatus, Vocabulary,
+};
 
 pub use error::{shell_word, StateError, Taken};
 pub use remote::is_remote;

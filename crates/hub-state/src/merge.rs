@@ -205,7 +205,7 @@ impl State {
         now: &str,
     ) {
         let entry = self.component_mut(name);
-        entry.status = status.as_str().to_string();
+        entry.status = status.into();
         entry.message = message.to_string();
         entry.timestamp = now.to_string();
         if matches!(
@@ -273,7 +273,7 @@ impl State {
         match self.components.get(name) {
             None => Some(ComponentStatus::Undeployed),
             Some(entry) if entry.status.is_empty() => Some(ComponentStatus::Deployed),
-            Some(entry) => ComponentStatus::parse(&entry.status),
+            Some(entry) => entry.status.known(),
         }
     }
 
@@ -533,7 +533,7 @@ fn group_by_status(counted: &[(&str, Option<ComponentStatus>, bool)], state: &St
             None => state
                 .components
                 .get(*name)
-                .map(|e| e.status.clone())
+                .map(|e| e.status.to_string())
                 .unwrap_or_default(),
         };
         groups.entry(label).or_default().push(name);

@@ -29,7 +29,7 @@ use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
 use hub_plan::order::schedule::{self as planning, Schedule, Selection, Verb};
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
-use hub_state::{self as state, Clock, ComponentStatus, Locations, LockWait, State};
+use hub_state::{self as state, Clock, ComponentStatus, HealthStatus, Locations, LockWait, State};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -55,37 +55,11 @@ pub struct CheckOptions {
     pub state_format: state::StateFormat,
 }
 
-/// What a check found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Health {
-    Healthy,
-    Drifted,
-    Failed,
-    Unverifiable,
-}
-
-impl Health {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Health::Healthy => "healthy",
-            Health::Drifted => "drifted",
-            Health::Failed => "failed",
-            Health::Unverifiable => "unverifiable",
-        }
-    }
-}
-
-impl std::fmt::Display for Health {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// One component's check.
 #[derive(Debug, Clone)]
 pub struct Checked {
     pub component: String,
-    pub health: Health,
+    pub health: HealthStatus,
     /// What ran (`make check (in …)`, a script, hub's Terraform), or why
     /// nothing did.
     pub by: String,
@@ -99,13 +73,13 @@ pub struct Checked {
 impl Checked {
     /// A check's result from the (masked) lines it printed: their last
     /// ones as evidence unless it is healthy, and their digest.
-    fn from_lines(component: &str, by: String, health: Health, lines: &[String]) -> Checked {
+    fn from_lines(component: &str, by: String, health: HealthStatus, lines: &[String]) -> Checked {
         Checked {
             component: component.to_string(),
             health,
             by,
             evidence: match health {
-                Health::Healthy => Vec::new(),
+                HealthStatus::Healthy => Vec::new(),
                 _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
             },
             digest: digest(lines),
@@ -127,13 +101,13 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    /// The count of each health, in [`Health`] order.
-    pub fn counts(&self) -> [(Health, usize); 4] {
+    /// The count of each health, in [`HealthStatus`] order.
+    pub fn counts(&self) -> [(HealthStatus, usize); 4] {
         [
-            Health::Healthy,
-            Health::Drifted,
-            Health::Failed,
-            Health::Unverifiable,
+            HealthStatus::Healthy,
+            HealthStatus::Drifted,
+            HealthStatus::Failed,
+            HealthStatus::Unverifiable,
         ]
         .map(|h| (h, self.checked.iter().filter(|c| c.health == h).count()))
     }
@@ -241,7 +215,7 @@ impl Context<'_> {
     fn check_one(&self, name: &str, warnings: &mut Warnings) -> Checked {
         let failed = |by: String, why: String| Checked {
             component: name.to_string(),
-            health: Health::Failed,
+            health: HealthStatus::Failed,
             by,
             evidence: vec![why],
             digest: String::new(),
@@ -267,7 +241,7 @@ impl Context<'_> {
                     _ => {
                         return Checked {
                             component: name.to_string(),
-                            health: Health::Unverifiable,
+                            health: HealthStatus::Unverifiable,
                             by: "no check".into(),
                             evidence: Vec::new(),
                             digest: String::new(),
@@ -318,7 +292,7 @@ impl Context<'_> {
         let Some((program, args)) = implementation.command() else {
             return Checked {
                 component: name.to_string(),
-                health: Health::Unverifiable,
+                health: HealthStatus::Unverifiable,
                 by,
                 evidence: Vec::new(),
                 digest: String::new(),
@@ -354,12 +328,12 @@ impl Context<'_> {
             (_, exit) => exit,
         };
         let health = match exit {
-            Exit::Code(0) => Health::Healthy,
-            Exit::Code(2) => Health::Drifted,
-            _ => Health::Failed,
+            Exit::Code(0) => HealthStatus::Healthy,
+            Exit::Code(2) => HealthStatus::Drifted,
+            _ => HealthStatus::Failed,
         };
         let mut checked = Checked::from_lines(name, by, health, &lines);
-        if health == Health::Failed {
+        if health == HealthStatus::Failed {
             checked.evidence.push(format!("exit: {}", exit_text(exit)));
         }
         checked
@@ -393,7 +367,7 @@ fn terraform_check(
         Err(reason) => {
             return step.checked(
                 by,
-                Health::Failed,
+                HealthStatus::Failed,
                 reason.lines().map(String::from).collect(),
             )
         }
@@ -401,10 +375,10 @@ fn terraform_check(
     let started = std::time::Instant::now();
     let init = match step.run(&check, hub_plan::terraform::DRIFT_INIT, timeout) {
         Ok(init) => init,
-        Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
+        Err(reason) => return step.checked(by, HealthStatus::Failed, vec![reason]),
     };
     if init.exit != Exit::Code(0) {
-        return step.checked(by, Health::Failed, init.failure("init", step.dir));
+        return step.checked(by, HealthStatus::Failed, init.failure("init", step.dir));
     }
     let left = timeout.map(|limit| {
         limit
@@ -413,16 +387,16 @@ fn terraform_check(
     });
     let plan = match step.run(&check, hub_plan::terraform::DRIFT_PLAN, left) {
         Ok(plan) => plan,
-        Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
+        Err(reason) => return step.checked(by, HealthStatus::Failed, vec![reason]),
     };
     match plan.exit {
-        Exit::Code(0) => step.checked(by, Health::Healthy, vec!["No changes.".to_string()]),
+        Exit::Code(0) => step.checked(by, HealthStatus::Healthy, vec!["No changes.".to_string()]),
         Exit::Code(2) => step.checked(
             by,
-            Health::Drifted,
+            HealthStatus::Drifted,
             hub_plan::terraform::plan_summary(&plan.stdout()),
         ),
-        _ => step.checked(by, Health::Failed, plan.failure("plan", step.dir)),
+        _ => step.checked(by, HealthStatus::Failed, plan.failure("plan", step.dir)),
     }
 }
 
@@ -503,7 +477,7 @@ impl TerraformStep<'_> {
         })
     }
 
-    fn checked(&self, by: String, health: Health, lines: Vec<String>) -> Checked {
+    fn checked(&self, by: String, health: HealthStatus, lines: Vec<String>) -> Checked {
         let lines: Vec<String> = lines
             .iter()
             .map(|l| self.masker.mask(l).into_owned())
@@ -639,7 +613,7 @@ fn write_health(
     for one in checked {
         if let Some(entry) = state.components.get_mut(&one.component) {
             entry.health = Some(state::Health {
-                status: one.health.as_str().to_string(),
+                status: one.health.into(),
                 time: time.clone(),
                 digest: one.digest.clone(),
             });
@@ -698,12 +672,12 @@ mod tests {
     #[test]
     fn health_names_are_those_the_state_keeps() {
         let names = [
-            Health::Healthy,
-            Health::Drifted,
-            Health::Failed,
-            Health::Unverifiable,
+            HealthStatus::Healthy,
+            HealthStatus::Drifted,
+            HealthStatus::Failed,
+            HealthStatus::Unverifiable,
         ]
-        .map(Health::as_str);
+        .map(HealthStatus::as_str);
         assert_eq!(names, ["healthy", "drifted", "failed", "unverifiable"]);
     }
 }

@@ -161,7 +161,7 @@ pub fn component_status(state: Option<&State>, name: &str) -> String {
         None => state
             .components
             .get(name)
-            .map(|entry| entry.status.clone())
+            .map(|entry| entry.status.to_string())
             .unwrap_or_default(),
     }
 }
