@@ -5,6 +5,7 @@ use super::common::{
     hub_executable, install_interrupts, parse_os_environment, parse_overrides, refuse_near_typos,
     split_list,
 };
+use crate::cli::CheckFormat;
 use crate::error::Error;
 use hub_engine::run::check::{CheckOptions, CheckReport, Checked};
 use hub_manifest::diag::Warnings;
@@ -78,9 +79,9 @@ pub fn check(args: crate::cli::CheckArgs, warnings: &mut Warnings) -> Result<(),
             "hub: {name}: not deployed according to the state, not checked"
         ));
     }
-    let text = match args.format.as_str() {
-        "markdown" => markdown(&stack.elaborated.stack.meta.name, &report),
-        _ => text(&report),
+    let text = match args.format {
+        CheckFormat::Markdown => markdown(&stack.elaborated.stack.meta.name, &report),
+        CheckFormat::Text => text(&report),
     };
     super::output::write_stdout(text.as_bytes())?;
     let count = |health| report.checked.iter().filter(|c| c.health == health).count();

@@ -196,7 +196,7 @@ fn plan(
         prune: false,
         undeploy: false,
         out: None,
-        format: "markdown".into(),
+        format: crate::cli::OutputFormat::Markdown,
         detailed_exitcode: false,
         verbose: false,
     };

@@ -12,11 +12,7 @@ pub fn graph(args: crate::cli::GraphArgs, warnings: &mut Warnings) -> Result<(),
     use hub_engine::view::graph::{self, Format, Graph};
     use hub_plan::order::{Schedule, Selection};
     use hub_plan::Verb;
-    let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
-        flag: "--format",
-        value: args.format.clone(),
-        reason: "use `dot` or `mermaid`".into(),
-    })?;
+    let format = Format::from(args.format);
     let overrides = parse_overrides(&args.environment)?;
     let stack = load_stack(
         &args.manifest,

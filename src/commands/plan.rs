@@ -3,6 +3,7 @@
 //! recorded for its change by `--change`.
 
 use super::{change, check, load_run, policy, report, runs, write_stdout, RunRequest};
+use crate::cli::OutputFormat;
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::io::Write;
@@ -84,7 +85,7 @@ fn plan_and_print(
     let saved = (args.out.is_some() || (save && !args.undeploy))
         .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
     let detail = hub_engine::view::preview::Detail::of(args.verbose);
-    let text = policy::render(&args.format, detail, &plan, &results);
+    let text = policy::render(args.format, detail, &plan, &results);
     write_stdout(text.as_bytes())?;
     // A plan a rule denies is not saved: nothing could apply it.
     if let (Some(_), Some(denied)) = (&args.out, results.refusal()) {
@@ -149,7 +150,7 @@ pub(super) fn save_plan(
 
 /// Flags of `plan` that do not go together.
 fn refuse_plan_flags(args: &crate::cli::PlanArgs) -> Result<(), Error> {
-    if args.format == "markdown" && args.common.run.reveal {
+    if args.format == OutputFormat::Markdown && args.common.run.reveal {
         return Err(Error::Usage {
             flag: "--reveal",
             value: String::new(),
