@@ -444,7 +444,7 @@ fn write_run_report(
         Some(_) => "failure",
     };
     let context = ReportContext {
-        kind: summary.verb.clone(),
+        kind: summary.verb.as_str().to_string(),
         stack: stack.elaborated.stack.meta.name.clone(),
         state: options.state.first().map(|p| p.display().to_string()),
         jobs: options.concurrency,

@@ -578,7 +578,7 @@ impl<'a> Run<'a> {
             base_env,
             masker,
             summary: Summary {
-                verb: verb.as_str().to_string(),
+                verb,
                 ..Summary::default()
             },
             stopped: false,

@@ -70,7 +70,7 @@ impl Detail {
 /// component with its action as status and its reasons.
 pub fn report(preview: &Preview, now: &str) -> RunReport {
     let mut summary = Summary {
-        verb: preview.verb.as_str().to_string(),
+        verb: preview.verb,
         ..Summary::default()
     };
     for component in &preview.components {

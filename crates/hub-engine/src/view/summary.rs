@@ -61,7 +61,7 @@ impl Summary {
             .map(|e| e.component.width())
             .max()
             .unwrap_or(0);
-        let mut out = format!("{} summary:\n", self.verb);
+        let mut out = format!("{} summary:\n", self.verb.as_str());
         for entry in &self.entries {
             let pad = width - entry.component.width();
             let _ = write!(
@@ -148,7 +148,7 @@ mod tests {
     /// An incomplete deploy that took `total_ms`, `net` deployed first.
     fn incomplete(total_ms: u64, net_ms: u64) -> Summary {
         let mut summary = Summary {
-            verb: "deploy".into(),
+            verb: hub_plan::Verb::Deploy,
             stack_status: "incomplete".into(),
             total: Duration::from_millis(total_ms),
             ..Summary::default()
