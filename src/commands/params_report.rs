@@ -7,7 +7,7 @@ use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::redact::Redactor;
 use hub_manifest::{parse_elaborated, SourceFile};
 use hub_params::drift::{self, DriftUse};
-use hub_params::state::State;
+use hub_params::state::StateView;
 use hub_params::{
     expand_component, lock, ComponentScope, ExpandedParam, LockOptions, Locked, LockedParam,
     Origin, ParamsError, Prompter,
@@ -32,7 +32,7 @@ pub struct ReportOptions<'a> {
 pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Result<String, Error> {
     let source = SourceFile::read(options.elaborated)?;
     let elaborated = parse_elaborated(&source, warnings)?;
-    let state = options.state.map(State::read).transpose()?;
+    let state = options.state.map(StateView::read).transpose()?;
     let lock_options = LockOptions {
         source: Some(&source),
         declared: None,

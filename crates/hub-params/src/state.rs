@@ -17,22 +17,22 @@ use yaml_serde::Value;
 /// A state file, read (or borrowed from the step that read it: locking
 /// only reads it, so a run's state is not copied for it).
 #[derive(Debug, Clone)]
-pub struct State<'s> {
+pub struct StateView<'s> {
     path: PathBuf,
     file: Cow<'s, StateFile>,
 }
 
-impl State<'static> {
+impl StateView<'static> {
     /// Reads a plain or gzip-compressed state; rejects anything that is not
     /// `kind: state`, `version: 1`.
-    pub fn read(path: &Path) -> Result<State<'static>, ParamsError> {
+    pub fn read(path: &Path) -> Result<StateView<'static>, ParamsError> {
         let file = hub_state::read(path, &mut Warnings::default())
             .and_then(|file| file.ok_or_else(|| not_found(path)));
-        State::new(path, file)
+        StateView::new(path, file)
     }
 
-    pub fn parse(path: &Path, text: &str) -> Result<State<'static>, ParamsError> {
-        State::new(path, hub_state::parse(path, text, &mut Warnings::default()))
+    pub fn parse(path: &Path, text: &str) -> Result<StateView<'static>, ParamsError> {
+        StateView::new(path, hub_state::parse(path, text, &mut Warnings::default()))
     }
 
     /// The parameter engine only borrows values from the state: remarks on
@@ -41,10 +41,10 @@ impl State<'static> {
     fn new(
         path: &Path,
         file: Result<StateFile, StateError>,
-    ) -> Result<State<'static>, ParamsError> {
+    ) -> Result<StateView<'static>, ParamsError> {
         let path = path.to_path_buf();
         match file {
-            Ok(file) => Ok(State {
+            Ok(file) => Ok(StateView {
                 path,
                 file: Cow::Owned(file),
             }),
@@ -56,10 +56,10 @@ impl State<'static> {
     }
 }
 
-impl<'s> State<'s> {
+impl<'s> StateView<'s> {
     /// Borrows a state another step already read from `path`.
-    pub fn from_read(path: &Path, file: &'s StateFile) -> State<'s> {
-        State {
+    pub fn from_read(path: &Path, file: &'s StateFile) -> StateView<'s> {
+        StateView {
             path: path.to_path_buf(),
             file: Cow::Borrowed(file),
         }
@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn merge_follows_the_spec_example() {
-        let state = State::parse(Path::new("s"), STATE).unwrap();
+        let state = StateView::parse(Path::new("s"), STATE).unwrap();
         let mut locked = Locked::default();
         for (n, v) in [
             ("dns.domain", "example.com"),
@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn snapshots_before_a_component() {
-        let state = State::parse(Path::new("s"), STATE).unwrap();
+        let state = StateView::parse(Path::new("s"), STATE).unwrap();
         let mut warnings = Warnings::default();
         let names = |outputs: Vec<CapturedOutput>| {
             outputs
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn rejects_other_kinds() {
-        assert!(State::parse(Path::new("s"), "version: 1\nkind: foo\n").is_err());
-        assert!(State::parse(Path::new("s"), "version: 2\nkind: state\n").is_err());
+        assert!(StateView::parse(Path::new("s"), "version: 1\nkind: foo\n").is_err());
+        assert!(StateView::parse(Path::new("s"), "version: 2\nkind: state\n").is_err());
     }
 }

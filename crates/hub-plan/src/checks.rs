@@ -33,7 +33,7 @@ pub fn lock_parameters(
 ) -> Result<Locked, PlanningError> {
     // The state the run already read, not a second parse of its file.
     let params_state = match (state_path, loaded) {
-        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state)),
+        (Some(path), Some(state)) => Some(params::state::StateView::from_read(path, state)),
         _ => None,
     };
     let environment = |name: &str| {
@@ -191,11 +191,13 @@ pub fn check_implementations(
                 }
                 Ok(_) => {}
                 Err(source) => {
-                    found.missing.push(crate::plan::preflight::Problem {
-                        component: Some(name.clone()),
-                        hint: source.hint().unwrap_or_default(),
-                        message: source.to_string(),
-                    });
+                    found
+                        .missing
+                        .push(crate::plan::preflight::PreflightProblem {
+                            component: Some(name.clone()),
+                            hint: source.hint().unwrap_or_default(),
+                            message: source.to_string(),
+                        });
                     break;
                 }
             }
@@ -210,7 +212,7 @@ pub struct Implementations {
     /// What implements the run's verb, by component.
     pub found: HashMap<String, Implementation>,
     /// The components whose implementation of a verb is not found.
-    pub missing: Vec<crate::plan::preflight::Problem>,
+    pub missing: Vec<crate::plan::preflight::PreflightProblem>,
 }
 
 /// The plan of a run, with the undeploy guess (§10.2) from the state's

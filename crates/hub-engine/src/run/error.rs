@@ -75,7 +75,7 @@ pub enum EngineError {
     /// The preflight found what the run would stop on: nothing ran.
     #[error("{}", preflight_text(problems))]
     Preflight {
-        problems: Vec<crate::plan::preflight::Problem>,
+        problems: Vec<crate::plan::preflight::PreflightProblem>,
     },
     #[error("component `{component}`: {source}")]
     Implementation {
@@ -307,7 +307,7 @@ fn cancelled_text(cancelled: &[String]) -> String {
 }
 
 /// One problem as it is; several as a list.
-fn preflight_text(problems: &[crate::plan::preflight::Problem]) -> String {
+fn preflight_text(problems: &[crate::plan::preflight::PreflightProblem]) -> String {
     match problems {
         [one] => one.to_string(),
         many => {
@@ -335,7 +335,7 @@ fn under_bullet(text: &str) -> String {
 }
 
 /// Nothing ran; what to do about each problem, each once.
-fn preflight_hint(problems: &[crate::plan::preflight::Problem]) -> String {
+fn preflight_hint(problems: &[crate::plan::preflight::PreflightProblem]) -> String {
     let mut hints: Vec<&str> = Vec::new();
     for problem in problems {
         if !hints.contains(&problem.hint.as_str()) {

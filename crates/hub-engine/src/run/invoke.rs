@@ -196,7 +196,7 @@ pub fn current_parameters(
     warnings: &mut Warnings,
 ) -> Result<CurrentParameters, EngineError> {
     let (reference, manifest) = component_of(stack, name)?;
-    let params_state = stored.map(|file| params::state::State::from_read(state_path, file));
+    let params_state = stored.map(|file| params::state::StateView::from_read(state_path, file));
     let lookup = |key: &str| {
         environment
             .iter()

@@ -4,7 +4,7 @@
 
 use super::error::SourceError;
 use crate::order::schedule::{self, ScheduleError};
-use hub_manifest::declared::Provenance;
+use hub_manifest::declared::ParameterSources;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{
     locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
@@ -24,7 +24,7 @@ pub struct Stack {
     pub source: Option<SourceFile>,
     /// For a manifest elaborated in memory: the original files, to point at
     /// declarations.
-    pub provenance: Option<Provenance>,
+    pub provenance: Option<ParameterSources>,
     /// The elaborated file on disk (absolute), when there is one.
     pub file: Option<PathBuf>,
     /// The stack manifest elaborated in memory, as given.
