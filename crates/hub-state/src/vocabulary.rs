@@ -100,8 +100,9 @@ vocabulary!(
 /// another version), kept as read so that a state round-trips byte for
 /// byte. Read leniently (a number or boolean as its text, `null` as
 /// empty) and written as its text.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub enum Recorded<T> {
+    #[default]
     Empty,
     Known(T),
     Other(String),
@@ -138,12 +139,6 @@ impl<T: Vocabulary> Recorded<T> {
             Recorded::Known(word) => Some(*word),
             _ => None,
         }
-    }
-}
-
-impl<T> Default for Recorded<T> {
-    fn default() -> Self {
-        Recorded::Empty
     }
 }
 
