@@ -58,8 +58,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub reveal: bool,
     /// How the results are printed: `text` or `markdown` (an issue's body)
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "markdown"])]
-    pub format: String,
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "text")]
+    pub format: super::CheckFormat,
     /// Exit 2 when a component drifted (and no check failed)
     #[arg(long = "detailed-exitcode")]
     pub detailed_exitcode: bool,

@@ -196,8 +196,8 @@ pub struct PlanArgs {
     pub out: Option<PathBuf>,
     /// Output format; `markdown` is a pull-request comment (secrets always
     /// masked)
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json", "markdown"])]
-    pub format: String,
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "text")]
+    pub format: super::OutputFormat,
     /// Exit status 0 when nothing would be deployed or undeployed, 2 when
     /// something would, 1 on an error or when a component would fail
     #[arg(long = "detailed-exitcode")]

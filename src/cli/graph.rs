@@ -18,8 +18,8 @@ pub struct GraphArgs {
     #[arg(short = 'b', long = "base-dir", alias = "baseDir", value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
     /// Output format
-    #[arg(long, value_name = "FORMAT", default_value = "dot", value_parser = ["dot", "mermaid"])]
-    pub format: String,
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "dot")]
+    pub format: super::GraphFormat,
     /// Draw only the components whose inputs differ between BASE and the
     /// work tree (as `hub plan --affected` selects them), and what they want
     #[arg(long, value_name = "BASE", num_args = 0..=1, require_equals = true, default_missing_value = "")]

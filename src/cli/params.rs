@@ -43,8 +43,8 @@ pub struct ParamsArgs {
     #[arg(short = 'c', long = "component", value_name = "COMPONENT", value_parser = hub_manifest::names::component_arg)]
     pub component: Option<String>,
     /// Output format
-    #[arg(long, value_name = "FORMAT", default_value = "yaml", value_parser = ["yaml", "json"])]
-    pub format: String,
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "yaml")]
+    pub format: super::ParamsFormat,
     /// Print secret values instead of `(masked)`
     #[arg(long)]
     pub reveal: bool,

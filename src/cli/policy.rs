@@ -48,6 +48,6 @@ pub struct PolicyTestArgs {
     #[arg(long = "policy", value_name = "FILE")]
     pub policies: Vec<PathBuf>,
     /// Output format
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json", "markdown"])]
-    pub format: String,
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "text")]
+    pub format: super::OutputFormat,
 }

@@ -3,7 +3,6 @@
 //! lazily, the last value of a pipeline passed as the last argument of the
 //! next command, a missing map key an error.
 
-use super::funcs;
 use super::parse::{Branch, Command, Node, Operand, Parsed, Pipe, Term};
 use super::value::Value;
 use super::GoError;
@@ -284,7 +283,7 @@ impl<'a> Exec<'a> {
             args.push(self.operand(line, operand, dot)?);
         }
         args.extend(piped);
-        let result = funcs::call(name, &args).map_err(fail)?;
+        let result = super::table::call(name, &args).map_err(fail)?;
         // `set`/`unset` change the dictionary in place in Go; a variable
         // named as the dictionary sees the change.
         if matches!(name, "set" | "unset") {

@@ -34,6 +34,8 @@
 //!
 //! * [`parse`]: source → tree.
 //! * `exec`: the tree run against the data.
+//! * [`table`]: every function name and the module that runs it, which
+//!   the parser and the executor both read.
 //! * [`funcs`]: Go's builtins; `sprig`, `semver` and `crypto`: Sprig's
 //!   functions (strings, lists, dicts, math, dates, encodings, hashes,
 //!   `semver`, `derivePassword`, `encryptAES`…).
@@ -48,6 +50,7 @@ pub mod parse;
 mod printf;
 mod semver;
 mod sprig;
+pub mod table;
 mod time;
 pub mod value;
 
@@ -97,7 +100,7 @@ fn check_pipe(pipe: &Pipe) -> Result<(), GoError> {
 
 fn check_operand(line: usize, operand: &Operand) -> Result<(), GoError> {
     match &operand.term {
-        Term::Function(name) if !funcs::exists(name) => {
+        Term::Function(name) if !table::exists(name) => {
             let message = if funcs::MISSING.contains(&name.as_str()) {
                 format!("function {name:?} not defined (a Sprig function this hub does not offer)")
             } else {

@@ -37,7 +37,7 @@ pub enum ElaborateError {
     BadName {
         what: &'static str,
         name: String,
-        problem: hub_manifest::names::Problem,
+        problem: hub_manifest::names::NameProblem,
         location: Location,
     },
     #[error("duplicate component name `{component}`")]

@@ -3,7 +3,7 @@
 use super::params::{lacks_value, warn_missing_values};
 use super::paths::{absolute, clean, stack_base_dir};
 use super::{application, order, state_fill, unread, ElaborateError, Options};
-use hub_manifest::declared::{Mark, Provenance};
+use hub_manifest::declared::{Mark, ParameterSources};
 use hub_manifest::diag::{Location, Warning, Warnings};
 use hub_manifest::keys::suggest;
 use hub_manifest::typos::{self, Origin};
@@ -34,7 +34,7 @@ pub fn elaborate(options: &Options, warnings: &mut Warnings) -> Result<Elaborate
 pub fn elaborate_with_provenance(
     options: &Options,
     warnings: &mut Warnings,
-) -> Result<(Elaborated, Provenance), ElaborateError> {
+) -> Result<(Elaborated, ParameterSources), ElaborateError> {
     elaborate_traced(options, warnings, true)
         .map(|(elaborated, provenance)| (elaborated, provenance.unwrap_or_default()))
 }
@@ -43,7 +43,7 @@ fn elaborate_traced(
     options: &Options,
     warnings: &mut Warnings,
     provenance: bool,
-) -> Result<(Elaborated, Option<Provenance>), ElaborateError> {
+) -> Result<(Elaborated, Option<ParameterSources>), ElaborateError> {
     let mut chain = Vec::new();
     let mut assembler = Assembler {
         options,
@@ -91,7 +91,7 @@ fn elaborate_traced(
         .collect();
     let located =
         (provenance || unread_params.contains(&true) || parameters.iter().any(lacks_value))
-            .then(|| Provenance::new(files, marks.clone(), instances));
+            .then(|| ParameterSources::new(files, marks.clone(), instances));
     let set_at = |name: &str| {
         let mark = marks.get(name)?;
         let origin = origins.get(mark.file).copied().unwrap_or_default();

@@ -1,6 +1,6 @@
 //! Where parameters were declared: in an elaborated file, the line of every
 //! item of each document's top-level `parameters:` list, found in one scan;
-//! for a stack elaborated in memory, the original files ([`Provenance`],
+//! for a stack elaborated in memory, the original files ([`ParameterSources`],
 //! with a [`Mark`] per stack parameter). Elaboration records them, the
 //! parameters and the engine read them: they live here, below all three.
 //! (Not the [`crate::Provenance`] header of an elaborated file.)
@@ -109,7 +109,7 @@ impl Declarations {
 }
 
 /// Item `index` of the top-level `parameters:` list of file `file` of a
-/// [`Provenance`]; for a parameter nested in a group, its leaf number
+/// [`ParameterSources`]; for a parameter nested in a group, its leaf number
 /// `leaf` ([`crate::leaves`] order) within that item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Mark {
@@ -124,7 +124,7 @@ pub struct Mark {
 /// Elaborate records only file paths and item numbers; a file is read and
 /// scanned for lines the first time a location in it is asked for.
 #[derive(Debug, Clone, Default)]
-pub struct Provenance {
+pub struct ParameterSources {
     files: Vec<PathBuf>,
     texts: Vec<OnceLock<Option<SourceFile>>>,
     scans: Vec<OnceLock<Declarations>>,
@@ -139,13 +139,13 @@ pub struct Provenance {
     components: HashMap<String, usize>,
 }
 
-impl Provenance {
+impl ParameterSources {
     pub fn new(
         files: Vec<PathBuf>,
         stack: HashMap<String, Mark>,
         components: HashMap<String, usize>,
     ) -> Self {
-        Provenance {
+        ParameterSources {
             texts: files.iter().map(|_| OnceLock::new()).collect(),
             scans: files.iter().map(|_| OnceLock::new()).collect(),
             trees: files.iter().map(|_| OnceLock::new()).collect(),
@@ -252,7 +252,7 @@ mod tests {
                 },
             ),
         ]);
-        let p = Provenance::new(
+        let p = ParameterSources::new(
             vec![stack.clone(), component.clone()],
             names,
             HashMap::from([("c".to_string(), 1)]),

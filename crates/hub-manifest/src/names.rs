@@ -11,7 +11,7 @@
 
 /// Why a name cannot be a component's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Problem {
+pub enum NameProblem {
     Empty,
     Dots,
     Slash,
@@ -25,22 +25,22 @@ pub enum Problem {
     Comma,
 }
 
-impl Problem {
+impl NameProblem {
     fn text(self) -> &'static str {
         match self {
-            Problem::Empty => "it is empty",
-            Problem::Dots => "`.` and `..` name folders",
-            Problem::Slash => "it holds `/`",
-            Problem::Backslash => "it holds `\\`",
-            Problem::Control => "it holds a NUL or another control character",
-            Problem::LineSeparator => "it holds a line separator (U+2028 or U+2029)",
-            Problem::Expression => "it holds `${{`, which GitHub Actions evaluates",
-            Problem::Comma => "it holds `,`, which separates the names of `-c`",
+            NameProblem::Empty => "it is empty",
+            NameProblem::Dots => "`.` and `..` name folders",
+            NameProblem::Slash => "it holds `/`",
+            NameProblem::Backslash => "it holds `\\`",
+            NameProblem::Control => "it holds a NUL or another control character",
+            NameProblem::LineSeparator => "it holds a line separator (U+2028 or U+2029)",
+            NameProblem::Expression => "it holds `${{`, which GitHub Actions evaluates",
+            NameProblem::Comma => "it holds `,`, which separates the names of `-c`",
         }
     }
 }
 
-impl std::fmt::Display for Problem {
+impl std::fmt::Display for NameProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.text())
     }
@@ -50,15 +50,15 @@ impl std::fmt::Display for Problem {
 /// stack's `meta.name`, a runner tag, an environment variable's name):
 /// it holds a control character (CR, LF, NUL, U+0085, ...), a line
 /// separator (U+2028, U+2029) or `${{`.
-pub fn check_name(text: &str) -> Result<(), Problem> {
+pub fn check_name(text: &str) -> Result<(), NameProblem> {
     if text.chars().any(char::is_control) {
-        return Err(Problem::Control);
+        return Err(NameProblem::Control);
     }
     if text.contains(['\u{2028}', '\u{2029}']) {
-        return Err(Problem::LineSeparator);
+        return Err(NameProblem::LineSeparator);
     }
     if text.contains("${{") {
-        return Err(Problem::Expression);
+        return Err(NameProblem::Expression);
     }
     Ok(())
 }
@@ -68,18 +68,18 @@ pub fn check_name(text: &str) -> Result<(), Problem> {
 #[error("`{}` cannot be a component name: {}; a name may not hold `/`, `\\`, `,`, `${{{{`, control characters or line separators, nor be `.` or `..`", name.escape_debug(), problem.text())]
 pub struct BadComponentName {
     pub name: String,
-    pub problem: Problem,
+    pub problem: NameProblem,
 }
 
 /// `name` as a component name: refused when it is empty, `.` or `..`, or
 /// holds `/`, `\`, `,`, or what [`check_name`] refuses.
 pub fn check_component_name(name: &str) -> Result<(), BadComponentName> {
     let problem = match name {
-        "" => Some(Problem::Empty),
-        "." | ".." => Some(Problem::Dots),
-        _ if name.contains('/') => Some(Problem::Slash),
-        _ if name.contains('\\') => Some(Problem::Backslash),
-        _ if name.contains(',') => Some(Problem::Comma),
+        "" => Some(NameProblem::Empty),
+        "." | ".." => Some(NameProblem::Dots),
+        _ if name.contains('/') => Some(NameProblem::Slash),
+        _ if name.contains('\\') => Some(NameProblem::Backslash),
+        _ if name.contains(',') => Some(NameProblem::Comma),
         _ => check_name(name).err(),
     };
     match problem {
@@ -111,21 +111,21 @@ mod tests {
     #[test]
     fn paths_and_controls_are_not_names() {
         for (name, problem) in [
-            ("", Problem::Empty),
-            (".", Problem::Dots),
-            ("..", Problem::Dots),
-            ("../../escaped", Problem::Slash),
-            ("a/b", Problem::Slash),
-            ("a\\b", Problem::Backslash),
-            ("a\0b", Problem::Control),
-            ("a\nb", Problem::Control),
-            ("a\u{1b}[31m", Problem::Control),
-            ("a\rb", Problem::Control),
-            ("a\u{85}b", Problem::Control),
-            ("a\u{2028}b", Problem::LineSeparator),
-            ("a\u{2029}b", Problem::LineSeparator),
-            ("z${{ secrets.X }}", Problem::Expression),
-            ("a,b", Problem::Comma),
+            ("", NameProblem::Empty),
+            (".", NameProblem::Dots),
+            ("..", NameProblem::Dots),
+            ("../../escaped", NameProblem::Slash),
+            ("a/b", NameProblem::Slash),
+            ("a\\b", NameProblem::Backslash),
+            ("a\0b", NameProblem::Control),
+            ("a\nb", NameProblem::Control),
+            ("a\u{1b}[31m", NameProblem::Control),
+            ("a\rb", NameProblem::Control),
+            ("a\u{85}b", NameProblem::Control),
+            ("a\u{2028}b", NameProblem::LineSeparator),
+            ("a\u{2029}b", NameProblem::LineSeparator),
+            ("z${{ secrets.X }}", NameProblem::Expression),
+            ("a,b", NameProblem::Comma),
         ] {
             let error = check_component_name(name).expect_err(name);
             assert_eq!(error.problem, problem, "{name:?}");
@@ -148,10 +148,10 @@ mod tests {
     #[test]
     fn names_of_pipelines_hold_no_line_break_nor_expression() {
         for (name, problem) in [
-            ("shop\rinjected:", Problem::Control),
-            ("a\nb", Problem::Control),
-            ("a\u{2028}b", Problem::LineSeparator),
-            ("${{ secrets.X }}", Problem::Expression),
+            ("shop\rinjected:", NameProblem::Control),
+            ("a\nb", NameProblem::Control),
+            ("a\u{2028}b", NameProblem::LineSeparator),
+            ("${{ secrets.X }}", NameProblem::Expression),
         ] {
             assert_eq!(check_name(name), Err(problem), "{name:?}");
         }

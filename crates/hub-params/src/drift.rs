@@ -1,5 +1,5 @@
 //! Stack parameters whose value in this run differs from the one the state
-//! recorded: found while merging the state in ([`super::state::State::merge_into`]),
+//! recorded: found while merging the state in ([`super::state::StateView::merge_into`]),
 //! reported by the command, which knows whether the state keeps the old
 //! value (undeploy) or is about to record the new one (deploy).
 

@@ -26,7 +26,7 @@ pub struct Node {
 /// What went wrong while expanding; `entry` is the parameter whose value
 /// holds the expression.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Problem {
+pub enum ExpandProblem {
     Unknown {
         entry: usize,
         name: String,
@@ -50,7 +50,7 @@ pub struct Evaluation {
     results: Vec<Option<String>>,
     /// Nodes whose expansion read a secret-looking name, directly or not.
     tainted: Vec<bool>,
-    pub problems: Vec<Problem>,
+    pub problems: Vec<ExpandProblem>,
 }
 
 impl Evaluation {
@@ -191,7 +191,7 @@ struct Prepared<'a> {
     /// The entries each node reads, node or not, in order of first use.
     reads: Lists<usize>,
     /// Unknown names and parse errors, with their node, in node order.
-    problems: Vec<(usize, Problem)>,
+    problems: Vec<(usize, ExpandProblem)>,
 }
 
 /// Expands every node of `nodes` against `table`.
@@ -244,7 +244,7 @@ pub fn evaluate(table: &Table, nodes: &[Node], cel: &Cel) -> Evaluation {
         let cyclic = component.len() > 1 || edges[component[0]].contains(&component[0]);
         if cyclic {
             for path in cycles_in(component, &edges) {
-                out.problems.push(Problem::Cycle {
+                out.problems.push(ExpandProblem::Cycle {
                     path: path.iter().map(|&n| nodes[n].entry).collect(),
                 });
             }
@@ -294,7 +294,7 @@ fn prepare<'a>(
                     Some(entry) => prepared.reads.push(entry),
                     None => prepared.problems.push((
                         n,
-                        Problem::Unknown {
+                        ExpandProblem::Unknown {
                             entry: node.entry,
                             name: name.to_string(),
                         },
@@ -323,7 +323,7 @@ fn prepare<'a>(
                     }
                     Err(failure) => prepared.problems.push((
                         n,
-                        Problem::Cel {
+                        ExpandProblem::Cel {
                             entry: node.entry,
                             source: source.to_string(),
                             failure: failure.clone(),
@@ -344,7 +344,7 @@ fn expand(
     parts: &[Part],
     cel: &Cel,
     done: &Evaluation,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<ExpandProblem>,
 ) -> String {
     let current = |entry: usize| -> Option<Value> {
         match done.result(entry) {
@@ -387,7 +387,7 @@ fn expand(
                 match cel.evaluate(program, lookup) {
                     Ok(text) => out.push_str(&text),
                     Err(failure) => {
-                        problems.push(Problem::Cel {
+                        problems.push(ExpandProblem::Cel {
                             entry: node.entry,
                             source: source.to_string(),
                             failure,
@@ -588,7 +588,7 @@ mod tests {
             .problems
             .iter()
             .filter_map(|p| match p {
-                Problem::Cycle { path } => Some(names(&table, path)),
+                ExpandProblem::Cycle { path } => Some(names(&table, path)),
                 _ => None,
             })
             .collect();
@@ -599,7 +599,7 @@ mod tests {
     fn self_reference_is_a_cycle() {
         let (table, nodes) = table_of(&pairs(&[("a", "${a}")]));
         let out = evaluate(&table, &nodes, &Cel::default());
-        assert_eq!(out.problems, vec![Problem::Cycle { path: vec![0] }]);
+        assert_eq!(out.problems, vec![ExpandProblem::Cycle { path: vec![0] }]);
     }
 
     #[test]
@@ -637,7 +637,7 @@ mod tests {
         let out = evaluate(&table, &nodes, &Cel::default());
         assert_eq!(
             out.problems,
-            vec![Problem::Cycle {
+            vec![ExpandProblem::Cycle {
                 path: (0..count).collect()
             }]
         );
@@ -734,7 +734,7 @@ mod tests {
             let (table, nodes) = table_of(&values_for(&all, &extra));
             let out = evaluate(&table, &nodes, &Cel::default());
             let mut cycles: Vec<Vec<usize>> = out.problems.iter().map(|p| match p {
-                Problem::Cycle { path } => path.clone(),
+                ExpandProblem::Cycle { path } => path.clone(),
                 other => panic!("unexpected {other:?}"),
             }).collect();
             cycles.sort();

@@ -14,10 +14,10 @@ use super::error::{MissingValue, ParamsError, Problem};
 use super::expr::needs_expansion;
 use super::graph::{self, Node};
 use super::prompt::{PromptRequest, Prompter};
-use super::state::State;
+use super::state::StateView;
 use super::table::{Scope, Table};
 use super::{format::substitution_text, Locked, LockedParam, Origin};
-use hub_manifest::declared::{Declarations, Provenance};
+use hub_manifest::declared::{Declarations, ParameterSources};
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::secrets::looks_secret;
 use hub_manifest::{leaves, value_is_empty, Manifest, Parameter, SourceFile};
@@ -31,7 +31,7 @@ pub struct LockOptions<'a> {
     pub source: Option<&'a SourceFile>,
     /// For a stack elaborated in memory (no `source`): the original files,
     /// to point at declarations.
-    pub declared: Option<&'a Provenance>,
+    pub declared: Option<&'a ParameterSources>,
     /// `-e K=V`, consulted before the process environment.
     pub overrides: &'a IndexMap<String, String>,
     /// The process environment (a function so tests can pin it).
@@ -40,7 +40,7 @@ pub struct LockOptions<'a> {
     pub prompter: Option<&'a mut dyn Prompter>,
     /// A state whose stack parameters fill `kind: user` parameters before
     /// prompting, and are merged in afterwards.
-    pub state: Option<&'a State<'a>>,
+    pub state: Option<&'a StateView<'a>>,
     /// Used for `hub.deploymentId` when the state has none; a new UUID
     /// otherwise.
     pub deployment_id: Option<String>,
@@ -506,7 +506,7 @@ fn implicit_values(stack: &Manifest, options: &LockOptions<'_>) -> Vec<(String, 
 
 /// Turns graph problems into user-facing ones, with declarations.
 pub(super) fn describe(
-    problems: &[graph::Problem],
+    problems: &[graph::ExpandProblem],
     table: &Table,
     location: &dyn Fn(usize) -> Option<Location>,
 ) -> Vec<Problem> {
@@ -514,13 +514,13 @@ pub(super) fn describe(
     let mut out = Vec::new();
     for problem in problems {
         match problem {
-            graph::Problem::Unknown { entry, name } => {
+            graph::ExpandProblem::Unknown { entry, name } => {
                 let names = unknown.entry(*entry).or_default();
                 if !names.contains(name) {
                     names.push(name.clone());
                 }
             }
-            graph::Problem::Cel {
+            graph::ExpandProblem::Cel {
                 entry,
                 source,
                 failure,
@@ -530,7 +530,7 @@ pub(super) fn describe(
                 failure: failure.clone(),
                 declared: super::error::expression_location(location(*entry), source),
             }),
-            graph::Problem::Cycle { path } => out.push(Problem::Cycle {
+            graph::ExpandProblem::Cycle { path } => out.push(Problem::Cycle {
                 path: path
                     .iter()
                     .map(|&e| (table.key(e).to_string(), location(e)))

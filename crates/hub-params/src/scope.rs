@@ -384,7 +384,7 @@ fn expand_in_scope(
     template: &str,
     cel: &Cel,
     secret: &Secrets<'_>,
-) -> (Option<String>, bool, Vec<graph::Problem>) {
+) -> (Option<String>, bool, Vec<graph::ExpandProblem>) {
     let reached = lazy.reached(table, lookup, template, cel);
     let entry = table.set(PENDING, Some(Value::String(template.to_string())));
     let mut nodes = vec![Node {

@@ -17,36 +17,36 @@ use yaml_serde::Value;
 /// A state file, read (or borrowed from the step that read it: locking
 /// only reads it, so a run's state is not copied for it).
 #[derive(Debug, Clone)]
-pub struct State<'s> {
+pub struct StateView<'s> {
     path: PathBuf,
     file: Cow<'s, StateFile>,
 }
 
-impl State<'static> {
+impl StateView<'static> {
     /// Reads a plain or gzip-compressed state; rejects anything that is not
     /// `kind: state`, `version: 1`. Remarks on the rest of the file
     /// (unknown keys, further documents) go to `warnings`.
-    pub fn read(path: &Path, warnings: &mut Warnings) -> Result<State<'static>, ParamsError> {
+    pub fn read(path: &Path, warnings: &mut Warnings) -> Result<StateView<'static>, ParamsError> {
         let file =
             hub_state::read(path, warnings).and_then(|file| file.ok_or_else(|| not_found(path)));
-        State::new(path, file)
+        StateView::new(path, file)
     }
 
     pub fn parse(
         path: &Path,
         text: &str,
         warnings: &mut Warnings,
-    ) -> Result<State<'static>, ParamsError> {
-        State::new(path, hub_state::parse(path, text, warnings))
+    ) -> Result<StateView<'static>, ParamsError> {
+        StateView::new(path, hub_state::parse(path, text, warnings))
     }
 
     fn new(
         path: &Path,
         file: Result<StateFile, StateError>,
-    ) -> Result<State<'static>, ParamsError> {
+    ) -> Result<StateView<'static>, ParamsError> {
         let path = path.to_path_buf();
         match file {
-            Ok(file) => Ok(State {
+            Ok(file) => Ok(StateView {
                 path,
                 file: Cow::Owned(file),
             }),
@@ -58,10 +58,10 @@ impl State<'static> {
     }
 }
 
-impl<'s> State<'s> {
+impl<'s> StateView<'s> {
     /// Borrows a state another step already read from `path`.
-    pub fn from_read(path: &Path, file: &'s StateFile) -> State<'s> {
-        State {
+    pub fn from_read(path: &Path, file: &'s StateFile) -> StateView<'s> {
+        StateView {
             path: path.to_path_buf(),
             file: Cow::Borrowed(file),
         }
@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn merge_follows_the_spec_example() {
-        let state = State::parse(Path::new("s"), STATE, &mut Warnings::default()).unwrap();
+        let state = StateView::parse(Path::new("s"), STATE, &mut Warnings::default()).unwrap();
         let mut locked = Locked::default();
         for (n, v) in [
             ("dns.domain", "example.com"),
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn snapshots_before_a_component() {
-        let state = State::parse(Path::new("s"), STATE, &mut Warnings::default()).unwrap();
+        let state = StateView::parse(Path::new("s"), STATE, &mut Warnings::default()).unwrap();
         let mut warnings = Warnings::default();
         let names = |outputs: Vec<CapturedOutput>| {
             outputs
@@ -298,13 +298,13 @@ mod tests {
 
     #[test]
     fn rejects_other_kinds() {
-        assert!(State::parse(
+        assert!(StateView::parse(
             Path::new("s"),
             "version: 1\nkind: foo\n",
             &mut Warnings::default()
         )
         .is_err());
-        assert!(State::parse(
+        assert!(StateView::parse(
             Path::new("s"),
             "version: 2\nkind: state\n",
             &mut Warnings::default()

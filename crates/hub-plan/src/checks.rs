@@ -9,8 +9,8 @@
 use crate::decide::prune;
 use crate::error::PlanningError;
 use crate::options::RunOptions;
-use crate::order::plan::{Plan, PlanError, Verb};
 use crate::order::requirements;
+use crate::order::schedule::{Schedule, ScheduleError, Verb};
 use crate::source::discover::{self, Implementation};
 use crate::source::stack::Stack;
 use hub_manifest::diag::{Location, Warnings};
@@ -33,7 +33,7 @@ pub fn lock_parameters(
 ) -> Result<Locked, PlanningError> {
     // The state the run already read, not a second parse of its file.
     let params_state = match (state_path, loaded) {
-        (Some(path), Some(state)) => Some(params::state::State::from_read(path, state)),
+        (Some(path), Some(state)) => Some(params::state::StateView::from_read(path, state)),
         _ => None,
     };
     let environment = |name: &str| {
@@ -158,7 +158,7 @@ fn restore_fix(problems: &[state::Inconsistency], locked: &Locked, verb: Verb) -
 /// preflight to report with the others.
 pub fn check_implementations(
     stack: &Stack,
-    plan: &Plan,
+    plan: &Schedule,
     options: &RunOptions,
 ) -> Result<Implementations, PlanningError> {
     let listed: Vec<&str> = stack
@@ -191,11 +191,13 @@ pub fn check_implementations(
                 }
                 Ok(_) => {}
                 Err(source) => {
-                    found.missing.push(crate::plan::preflight::Problem {
-                        component: Some(name.clone()),
-                        hint: source.hint().unwrap_or_default(),
-                        message: source.to_string(),
-                    });
+                    found
+                        .missing
+                        .push(crate::plan::preflight::PreflightProblem {
+                            component: Some(name.clone()),
+                            hint: source.hint().unwrap_or_default(),
+                            message: source.to_string(),
+                        });
                     break;
                 }
             }
@@ -210,7 +212,7 @@ pub struct Implementations {
     /// What implements the run's verb, by component.
     pub found: HashMap<String, Implementation>,
     /// The components whose implementation of a verb is not found.
-    pub missing: Vec<crate::plan::preflight::Problem>,
+    pub missing: Vec<crate::plan::preflight::PreflightProblem>,
 }
 
 /// The plan of a run, with the undeploy guess (§10.2) from the state's
@@ -221,11 +223,11 @@ pub fn plan_for(
     verb: Verb,
     options: &RunOptions,
     state: Option<&State>,
-) -> Result<Plan, PlanningError> {
+) -> Result<Schedule, PlanningError> {
     let has_entry = |name: &str| state.is_some_and(|s| s.components.contains_key(name));
     let guess: Option<&dyn Fn(&str) -> bool> =
         (verb == Verb::Undeploy && options.guess && state.is_some()).then_some(&has_entry);
-    Ok(Plan::new(
+    Ok(Schedule::new(
         &stack.elaborated,
         order,
         verb,
@@ -238,14 +240,14 @@ pub fn plan_for(
 /// by `--replace` exist, and an undeploy `-c` leaves nothing deployed that
 /// depends on what it takes down.
 pub fn check_selection(
-    plan: &Plan,
+    plan: &Schedule,
     options: &RunOptions,
     state: Option<&State>,
     warnings: &mut Warnings,
 ) -> Result<(), PlanningError> {
     for name in &options.replace {
         if !plan.order.contains(name) {
-            return Err(PlanError::UnknownSelected {
+            return Err(ScheduleError::UnknownSelected {
                 flag: "--replace",
                 name: name.clone(),
                 available: plan.order.clone(),
@@ -267,7 +269,7 @@ pub fn check_selection(
 /// failed deploy or undeploy may have left resources); `--force` makes it
 /// a warning.
 fn guard_undeploy(
-    plan: &Plan,
+    plan: &Schedule,
     options: &RunOptions,
     state: Option<&State>,
     warnings: &mut Warnings,
@@ -290,7 +292,7 @@ fn guard_undeploy(
     }
     let taken: Vec<&str> = dependents.iter().map(|d| d.on.as_str()).collect();
     let widened = options.selection.widened_to_dependents(&taken);
-    let error = PlanError::DependentsDeployed {
+    let error = ScheduleError::DependentsDeployed {
         widened,
         dependents,
     };
@@ -328,7 +330,7 @@ pub fn partial_flag(options: &RunOptions) -> &'static str {
 /// met by the environment, the platform's capabilities, then the state's.
 pub fn initial_provides(
     stack: &Stack,
-    plan: &Plan,
+    plan: &Schedule,
     state: Option<&State>,
     path: Option<String>,
 ) -> Result<IndexMap<String, Vec<String>>, PlanningError> {

@@ -4,8 +4,8 @@
 //! message, hint, location and exit code are said here only.
 
 use crate::decide::prune::FolderGone;
-use crate::order::plan::PlanError;
 use crate::order::requirements::RequirementError;
+use crate::order::schedule::ScheduleError;
 use crate::plan::guard::Refused;
 use crate::plan::moved::MovedError;
 use crate::source::error::SourceError;
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum PlanningError {
     #[error(transparent)]
-    Plan(#[from] PlanError),
+    Plan(#[from] ScheduleError),
     /// The stack a run works on could not be read.
     #[error(transparent)]
     Source(#[from] SourceError),
@@ -82,11 +82,11 @@ fn state_mismatch_text(problems: &[Inconsistency]) -> String {
 /// parameter value would fix it.
 const STATE_MISMATCH_HINT: &str = "check the `-s` path; add `--force` to use this state anyway";
 
-/// What to do about a schedule error: [`PlanError::hint`], and for `-l`
+/// What to do about a schedule error: [`ScheduleError::hint`], and for `-l`
 /// before `-o` the swap.
-fn plan_hint(error: &PlanError) -> Option<String> {
+fn plan_hint(error: &ScheduleError) -> Option<String> {
     match error {
-        PlanError::LimitBeforeOffset {
+        ScheduleError::LimitBeforeOffset {
             offset,
             limit,
             verb,

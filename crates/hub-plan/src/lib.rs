@@ -35,6 +35,7 @@ pub mod error;
 pub mod options;
 pub mod order;
 pub mod outcome;
+pub use order::{Schedule, Verb};
 pub mod plan;
 pub mod source;
 pub mod terraform;

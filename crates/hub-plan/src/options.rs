@@ -3,7 +3,7 @@
 //! it runs in (`Host`) is the engine's.
 
 use crate::env::OsEnvironment;
-use crate::order::plan::{Selection, Verb};
+use crate::order::schedule::{Selection, Verb};
 use crate::plan::Plan;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;

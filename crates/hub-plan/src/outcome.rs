@@ -73,7 +73,7 @@ pub struct Entry {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
-    pub verb: String,
+    pub verb: crate::Verb,
     pub entries: Vec<Entry>,
     /// The stack status written to the state (empty without a state).
     pub stack_status: String,

@@ -139,7 +139,7 @@ mod tests {
         }
         for (name, status) in components {
             let entry = ComponentState {
-                status: status.to_string(),
+                status: (*status).into(),
                 ..ComponentState::default()
             };
             state.components.insert(name.to_string(), entry);

@@ -129,6 +129,7 @@ pub mod runs;
 mod sink;
 pub mod snapshot;
 pub(crate) mod store;
+mod vocabulary;
 
 pub use backend::StateStore;
 pub use clock::{
@@ -152,6 +153,9 @@ pub use snapshot::{Delta, Snapshot};
 pub use store::{
     backup_path, lock_path, max_state_bytes, parse, read, read_file, real_location, render,
     render_as, write, write_atomically, LocalStore, StateWriter, WriteOptions,
+};
+pub use vocabulary::{
+    ComponentStatus, HealthStatus, OperationStatus, Recorded, StackStatus, Vocabulary,
 };
 
 pub use error::{shell_word, StateError, Taken};

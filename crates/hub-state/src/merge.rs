@@ -8,6 +8,7 @@ use super::model::{
     StateParameter,
 };
 use super::snapshot::Snapshot;
+use super::vocabulary::{ComponentStatus, OperationStatus, StackStatus};
 use hub_manifest::diag::Warnings;
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -23,69 +24,6 @@ const MAX_ICON_CHARS: usize = 200;
 
 /// Parameters and outputs whose values differ are not warned about.
 const HUB_PREFIX: &str = "hub.";
-
-macro_rules! vocabulary {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $($variant),+
-        }
-
-        impl $name {
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-
-            /// `None` for text outside the vocabulary.
-            pub fn parse(text: &str) -> Option<Self> {
-                match text {
-                    $($text => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
-vocabulary!(
-    /// Status of a component entry.
-    ComponentStatus {
-        Deploying => "deploying",
-        Deployed => "deployed",
-        Undeploying => "undeploying",
-        Undeployed => "undeployed",
-        Error => "error",
-    }
-);
-
-vocabulary!(
-    /// Status of the whole stack.
-    StackStatus {
-        Deploying => "deploying",
-        Undeploying => "undeploying",
-        Deployed => "deployed",
-        Undeployed => "undeployed",
-        Incomplete => "incomplete",
-    }
-);
-
-vocabulary!(
-    /// Status of an operation and of each of its phases.
-    OperationStatus {
-        InProgress => "in-progress",
-        Success => "success",
-        Error => "error",
-    }
-);
 
 /// Which operation of [`State::operations`] a run records into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -267,7 +205,7 @@ impl State {
         now: &str,
     ) {
         let entry = self.component_mut(name);
-        entry.status = status.as_str().to_string();
+        entry.status = status.into();
         entry.message = message.to_string();
         entry.timestamp = now.to_string();
         if matches!(
@@ -335,7 +273,7 @@ impl State {
         match self.components.get(name) {
             None => Some(ComponentStatus::Undeployed),
             Some(entry) if entry.status.is_empty() => Some(ComponentStatus::Deployed),
-            Some(entry) => ComponentStatus::parse(&entry.status),
+            Some(entry) => entry.status.known(),
         }
     }
 
@@ -595,7 +533,7 @@ fn group_by_status(counted: &[(&str, Option<ComponentStatus>, bool)], state: &St
             None => state
                 .components
                 .get(*name)
-                .map(|e| e.status.clone())
+                .map(|e| e.status.to_string())
                 .unwrap_or_default(),
         };
         groups.entry(label).or_default().push(name);

@@ -15,6 +15,7 @@
 
 pub use super::captured::CapturedOutput;
 use super::snapshot::Snapshot;
+use super::vocabulary::{ComponentStatus, HealthStatus, Recorded};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use yaml_serde::Value;
@@ -181,8 +182,8 @@ pub struct ComponentState {
     #[serde(skip_serializing_if = "Timestamps::is_empty")]
     pub timestamps: Timestamps,
     /// See [`super::ComponentStatus`]; empty for an entry never run.
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub status: String,
+    #[serde(skip_serializing_if = "Recorded::is_empty")]
+    pub status: Recorded<ComponentStatus>,
     /// Deprecated in the format: never set by this project, kept when read.
     #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
     pub version: String,
@@ -237,8 +238,7 @@ pub struct ComponentState {
 #[serde(default)]
 pub struct Health {
     /// `healthy`, `drifted`, `failed` or `unverifiable`.
-    #[serde(deserialize_with = "text")]
-    pub status: String,
+    pub status: Recorded<HealthStatus>,
     /// When the check finished.
     #[serde(deserialize_with = "text")]
     pub time: String,

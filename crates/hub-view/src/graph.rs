@@ -2,13 +2,13 @@
 //!
 //! Edges point from a dependency to its dependent (the deploy direction):
 //! solid for `depends`, dashed and labelled with the capability for a
-//! `requires` met by an earlier component's `provides` ([`Plan::after`]).
+//! `requires` met by an earlier component's `provides` ([`Schedule::after`]).
 //! Components of one wave (they can deploy at once) share a rank. With a
 //! state, each component shows its status there, colour-coded.
 
 use hub_manifest::Elaborated;
 use hub_plan::order::edges::Reason;
-use hub_plan::order::plan::Plan;
+use hub_plan::order::schedule::Schedule;
 use hub_state::State;
 use std::fmt::Write;
 
@@ -106,7 +106,7 @@ impl Graph {
     /// The graph of a deploy plan; `status` gives each component's status
     /// when a state was given.
     pub fn new(
-        plan: &Plan,
+        plan: &Schedule,
         elaborated: &Elaborated,
         status: Option<&dyn Fn(&str) -> String>,
     ) -> Graph {
@@ -161,7 +161,7 @@ pub fn component_status(state: Option<&State>, name: &str) -> String {
         None => state
             .components
             .get(name)
-            .map(|entry| entry.status.clone())
+            .map(|entry| entry.status.to_string())
             .unwrap_or_default(),
     }
 }
@@ -420,7 +420,7 @@ fn mermaid_text(text: &str) -> String {
 mod tests {
     use super::*;
     use hub_manifest::{ComponentRef, Depends, Manifest};
-    use hub_plan::order::plan::{validate, Selection, Verb};
+    use hub_plan::order::schedule::{validate, Selection, Verb};
 
     /// A component: `(name, depends, requires, provides)`.
     type Spec<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
@@ -462,7 +462,7 @@ mod tests {
 
     fn graph(e: &Elaborated, status: Option<&dyn Fn(&str) -> String>) -> Graph {
         let order = validate(e).unwrap();
-        let plan = Plan::new(e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+        let plan = Schedule::new(e, order, Verb::Deploy, &Selection::default(), None).unwrap();
         Graph::new(&plan, e, status)
     }
 

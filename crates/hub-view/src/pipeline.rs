@@ -19,7 +19,7 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
-pub use model::{Grouping, Pipeline, PipelineError, Provenance, Settings, Target};
+pub use model::{Grouping, JobOrigin, Pipeline, PipelineError, Settings, Target};
 
 /// The pipeline written for its target.
 pub fn render(pipeline: &Pipeline) -> Result<String, PipelineError> {

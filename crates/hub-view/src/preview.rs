@@ -13,13 +13,13 @@ pub use markdown::render_markdown;
 pub use render::{render_json, render_text};
 
 use super::report::{ReportContext, RunReport};
-use hub_plan::order::plan::Verb;
 use hub_plan::outcome::{Outcome, Summary};
 pub use hub_plan::plan::{
     waits_of, Action, AddedSeen, ComponentPlan as ComponentPreview, ParameterChange,
     ParameterPlan as ParameterPreview, Plan as Preview, RemovedPlan as RemovedPreview, Requirement,
     SelectionSeen, StateSeen, Wait,
 };
+use hub_plan::Verb;
 
 /// How much of each component a text or markdown plan shows; the JSON
 /// plan always has everything.
@@ -70,7 +70,7 @@ impl Detail {
 /// component with its action as status and its reasons.
 pub fn report(preview: &Preview, now: &str) -> RunReport {
     let mut summary = Summary {
-        verb: preview.verb.as_str().to_string(),
+        verb: preview.verb,
         ..Summary::default()
     };
     for component in &preview.components {

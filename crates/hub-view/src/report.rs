@@ -130,7 +130,7 @@ impl RunReport {
         let components = summary
             .entries
             .iter()
-            .map(|entry| ComponentReport::from_entry(entry, is_plan.then_some(&summary.verb)))
+            .map(|entry| ComponentReport::from_entry(entry, is_plan.then_some(summary.verb)))
             .collect();
         let status = if is_plan {
             "planned".to_string()
@@ -159,7 +159,7 @@ impl RunReport {
 impl ComponentReport {
     /// `plan_verb` is the verb of a plan (`deploy`/`undeploy`), `None` for
     /// a real run.
-    fn from_entry(entry: &Entry, plan_verb: Option<&String>) -> ComponentReport {
+    fn from_entry(entry: &Entry, plan_verb: Option<hub_plan::Verb>) -> ComponentReport {
         let status = match (&entry.outcome, plan_verb) {
             (Outcome::NotRun(_) | Outcome::Deployed | Outcome::Undeployed, Some(verb)) => {
                 planned_status(&entry.outcome, verb)
@@ -182,12 +182,11 @@ impl ComponentReport {
 }
 
 /// What a plan says a component would do.
-fn planned_status(outcome: &Outcome, verb: &str) -> String {
+fn planned_status(outcome: &Outcome, verb: hub_plan::Verb) -> String {
     match outcome {
         Outcome::Deployed => "deploy".to_string(),
         Outcome::Undeployed => "undeploy".to_string(),
-        _ if verb.is_empty() => "deploy".to_string(),
-        _ => verb.to_string(),
+        _ => verb.as_str().to_string(),
     }
 }
 
@@ -298,7 +297,7 @@ mod tests {
 
     fn summary() -> Summary {
         let mut summary = Summary {
-            verb: "deploy".into(),
+            verb: hub_plan::Verb::Deploy,
             stack_status: "incomplete".into(),
             total: Duration::from_millis(1234),
             ..Summary::default()
@@ -368,7 +367,7 @@ mod tests {
     #[test]
     fn a_plan_reports_what_would_run_with_the_verb() {
         let mut summary = Summary {
-            verb: "undeploy".into(),
+            verb: hub_plan::Verb::Undeploy,
             ..Summary::default()
         };
         summary.push("a", Outcome::NotRun(None), Duration::ZERO);

@@ -40,7 +40,7 @@ fn table(summary: &Summary) -> String {
         .map(|e| e.component.width())
         .max()
         .unwrap_or(0);
-    let mut out = format!("{} summary:\n", summary.verb);
+    let mut out = format!("{} summary:\n", summary.verb.as_str());
     for entry in &summary.entries {
         let pad = width - entry.component.width();
         let _ = write!(
@@ -131,7 +131,7 @@ mod tests {
     /// An incomplete deploy that took `total_ms`, `net` deployed first.
     fn incomplete(total_ms: u64, net_ms: u64) -> Summary {
         let mut summary = Summary {
-            verb: "deploy".into(),
+            verb: hub_plan::Verb::Deploy,
             stack_status: "incomplete".into(),
             total: Duration::from_millis(total_ms),
             ..Summary::default()

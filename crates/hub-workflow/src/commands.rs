@@ -92,7 +92,7 @@ pub fn undeploy(args: crate::request::UndeployArgs, warnings: &mut Warnings) -> 
         replace: &[],
         prune: false,
     };
-    run_stack(&request, hub_plan::order::plan::Verb::Undeploy, warnings)
+    run_stack(&request, hub_plan::Verb::Undeploy, warnings)
 }
 
 /// `undeploy --change ID`: the undeploy, once `check` accepts its plan
@@ -102,7 +102,7 @@ fn undeploy_checked(
     check: &mut dyn FnMut(&hub_view::preview::Preview) -> Result<(), Error>,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    use hub_plan::order::plan::Verb;
+    use hub_plan::Verb;
     let request = RunRequest {
         common: &args.common,
         execute: Some(&args.execute),
@@ -131,7 +131,7 @@ fn undeploy_checked(
 /// Loads the stack and runs it ([`run_loaded`]).
 fn run_stack(
     args: &RunRequest<'_>,
-    verb: hub_plan::order::plan::Verb,
+    verb: hub_plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
     hub_engine::trace::traced_run(verb.as_str(), &args.common.stack.manifest, || {
@@ -283,7 +283,7 @@ fn load_stack(
 /// The stack and the run options of a deploy, undeploy or plan.
 pub(crate) fn load_run(
     args: &RunRequest<'_>,
-    verb: hub_plan::order::plan::Verb,
+    verb: hub_plan::Verb,
     warnings: &mut Warnings,
 ) -> Result<
     (
@@ -439,7 +439,7 @@ fn write_run_report(
         Some(_) => "failure",
     };
     let context = ReportContext {
-        kind: summary.verb.clone(),
+        kind: summary.verb.as_str().to_string(),
         stack: stack.elaborated.stack.meta.name.clone(),
         state: options.state.first().map(|p| p.display().to_string()),
         jobs: options.concurrency,

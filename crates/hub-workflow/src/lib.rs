@@ -14,6 +14,7 @@ pub mod ci;
 mod commands;
 pub mod error;
 pub mod explain;
+pub mod format;
 pub mod request;
 
 pub use commands::*;

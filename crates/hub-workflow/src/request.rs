@@ -3,6 +3,8 @@
 //! definitions into these, field for field). Long by design: one plain
 //! type per clap type, each field with its meaning, and no code.
 
+pub use crate::format::{CheckFormat, GraphFormat, OutputFormat, ParamsFormat};
+
 use std::path::PathBuf;
 
 /// `--change ID [--sha SHA] [--author NAME]`.
@@ -106,7 +108,7 @@ pub struct CheckArgs {
     /// Show secret values in the output instead of masking them
     pub reveal: bool,
     /// How the results are printed: `text` or `markdown` (an issue's body)
-    pub format: String,
+    pub format: CheckFormat,
     /// Exit 2 when a component drifted (and no check failed)
     pub detailed_exitcode: bool,
 }
@@ -203,7 +205,7 @@ pub struct PlanArgs {
     pub out: Option<PathBuf>,
     /// Output format; `markdown` is a pull-request comment (secrets always
     /// masked)
-    pub format: String,
+    pub format: OutputFormat,
     /// Exit status 0 when nothing would be deployed or undeployed, 2 when
     /// something would, 1 on an error or when a component would fail
     pub detailed_exitcode: bool,
@@ -289,7 +291,7 @@ pub struct GraphArgs {
     /// Base directory of git-sourced components
     pub base_dir: Option<PathBuf>,
     /// Output format
-    pub format: String,
+    pub format: GraphFormat,
     /// Draw only the components whose inputs differ between BASE and the
     /// work tree (as `hub plan --affected` selects them), and what they want
     pub affected: Option<String>,
@@ -367,7 +369,7 @@ pub struct ParamsArgs {
     /// Print this component's expanded parameters instead
     pub component: Option<String>,
     /// Output format
-    pub format: String,
+    pub format: ParamsFormat,
     /// Print secret values instead of `(masked)`
     pub reveal: bool,
 }
@@ -440,7 +442,7 @@ pub struct PolicyTestArgs {
     /// `policies:` too)
     pub policies: Vec<PathBuf>,
     /// Output format
-    pub format: String,
+    pub format: OutputFormat,
 }
 
 #[derive(Debug)]

@@ -128,7 +128,7 @@ fn held(state: &Path) -> BTreeMap<String, (String, Vec<String>)> {
                 .filter(|o| o.component == *name)
                 .map(|o| format!("{}={:?}", o.qualified_name(), o.value))
                 .collect();
-            (name.clone(), (entry.status.clone(), outputs))
+            (name.clone(), (entry.status.to_string(), outputs))
         })
         .collect()
 }

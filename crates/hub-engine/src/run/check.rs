@@ -28,10 +28,10 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::{ExpandedParam, Origin};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
-use hub_plan::order::plan::{self as planning, Plan, Selection, Verb};
+use hub_plan::order::schedule::{self as planning, Schedule, Selection, Verb};
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
-use hub_state::{self as state, Clock, ComponentStatus, Locations, LockWait, State};
+use hub_state::{self as state, Clock, ComponentStatus, HealthStatus, Locations, LockWait, State};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -57,37 +57,11 @@ pub struct CheckOptions {
     pub state_format: state::StateFormat,
 }
 
-/// What a check found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Health {
-    Healthy,
-    Drifted,
-    Failed,
-    Unverifiable,
-}
-
-impl Health {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Health::Healthy => "healthy",
-            Health::Drifted => "drifted",
-            Health::Failed => "failed",
-            Health::Unverifiable => "unverifiable",
-        }
-    }
-}
-
-impl std::fmt::Display for Health {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// One component's check.
 #[derive(Debug, Clone)]
 pub struct Checked {
     pub component: String,
-    pub health: Health,
+    pub health: HealthStatus,
     /// What ran (`make check (in …)`, a script, hub's Terraform), or why
     /// nothing did.
     pub by: String,
@@ -103,7 +77,7 @@ impl Checked {
     fn failed(name: &str, by: String, why: String) -> Checked {
         Checked {
             component: name.to_string(),
-            health: Health::Failed,
+            health: HealthStatus::Failed,
             by,
             evidence: vec![why],
             digest: String::new(),
@@ -112,13 +86,13 @@ impl Checked {
 
     /// A check's result from the (masked) lines it printed: their last
     /// ones as evidence unless it is healthy, and their digest.
-    fn from_lines(component: &str, by: String, health: Health, lines: &[String]) -> Checked {
+    fn from_lines(component: &str, by: String, health: HealthStatus, lines: &[String]) -> Checked {
         Checked {
             component: component.to_string(),
             health,
             by,
             evidence: match health {
-                Health::Healthy => Vec::new(),
+                HealthStatus::Healthy => Vec::new(),
                 _ => lines[lines.len().saturating_sub(EVIDENCE_LINES)..].to_vec(),
             },
             digest: digest(lines),
@@ -140,13 +114,13 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    /// The count of each health, in [`Health`] order.
-    pub fn counts(&self) -> [(Health, usize); 4] {
+    /// The count of each health, in [`HealthStatus`] order.
+    pub fn counts(&self) -> [(HealthStatus, usize); 4] {
         [
-            Health::Healthy,
-            Health::Drifted,
-            Health::Failed,
-            Health::Unverifiable,
+            HealthStatus::Healthy,
+            HealthStatus::Drifted,
+            HealthStatus::Failed,
+            HealthStatus::Unverifiable,
         ]
         .map(|h| (h, self.checked.iter().filter(|c| c.health == h).count()))
     }
@@ -163,7 +137,7 @@ pub fn check(
     warnings: &mut Warnings,
 ) -> Result<CheckReport, EngineError> {
     let order = planning::validate(&stack.elaborated)?;
-    let plan = Plan::new(
+    let plan = Schedule::new(
         &stack.elaborated,
         order,
         Verb::Deploy,
@@ -298,7 +272,7 @@ impl Context<'_> {
         let Some((program, args)) = implementation.command() else {
             return Checked {
                 component: name.to_string(),
-                health: Health::Unverifiable,
+                health: HealthStatus::Unverifiable,
                 by,
                 evidence: Vec::new(),
                 digest: String::new(),
@@ -393,12 +367,12 @@ impl Context<'_> {
             (_, exit) => exit,
         };
         let health = match exit {
-            Exit::Code(0) => Health::Healthy,
-            Exit::Code(2) => Health::Drifted,
-            _ => Health::Failed,
+            Exit::Code(0) => HealthStatus::Healthy,
+            Exit::Code(2) => HealthStatus::Drifted,
+            _ => HealthStatus::Failed,
         };
         let mut checked = Checked::from_lines(name, by, health, &lines);
-        if health == Health::Failed {
+        if health == HealthStatus::Failed {
             checked.evidence.push(format!("exit: {}", exit_text(exit)));
         }
         checked
@@ -416,7 +390,7 @@ fn find_check(name: &str, dir: &Path) -> Result<Option<Implementation>, Checked>
                 Ok(Implementation::Terraform { .. }) => Ok(None),
                 _ => Err(Checked {
                     component: name.to_string(),
-                    health: Health::Unverifiable,
+                    health: HealthStatus::Unverifiable,
                     by: "no check".into(),
                     evidence: Vec::new(),
                     digest: String::new(),
@@ -454,7 +428,7 @@ fn terraform_check(
         Err(reason) => {
             return step.checked(
                 by,
-                Health::Failed,
+                HealthStatus::Failed,
                 reason.lines().map(String::from).collect(),
             )
         }
@@ -462,10 +436,10 @@ fn terraform_check(
     let started = std::time::Instant::now();
     let init = match step.run(&check, hub_plan::terraform::DRIFT_INIT, timeout) {
         Ok(init) => init,
-        Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
+        Err(reason) => return step.checked(by, HealthStatus::Failed, vec![reason]),
     };
     if init.exit != Exit::Code(0) {
-        return step.checked(by, Health::Failed, init.failure("init", step.dir));
+        return step.checked(by, HealthStatus::Failed, init.failure("init", step.dir));
     }
     let left = timeout.map(|limit| {
         limit
@@ -474,16 +448,16 @@ fn terraform_check(
     });
     let plan = match step.run(&check, hub_plan::terraform::DRIFT_PLAN, left) {
         Ok(plan) => plan,
-        Err(reason) => return step.checked(by, Health::Failed, vec![reason]),
+        Err(reason) => return step.checked(by, HealthStatus::Failed, vec![reason]),
     };
     match plan.exit {
-        Exit::Code(0) => step.checked(by, Health::Healthy, vec!["No changes.".to_string()]),
+        Exit::Code(0) => step.checked(by, HealthStatus::Healthy, vec!["No changes.".to_string()]),
         Exit::Code(2) => step.checked(
             by,
-            Health::Drifted,
+            HealthStatus::Drifted,
             hub_plan::terraform::plan_summary(&plan.stdout()),
         ),
-        _ => step.checked(by, Health::Failed, plan.failure("plan", step.dir)),
+        _ => step.checked(by, HealthStatus::Failed, plan.failure("plan", step.dir)),
     }
 }
 
@@ -564,7 +538,7 @@ impl TerraformStep<'_> {
         })
     }
 
-    fn checked(&self, by: String, health: Health, lines: Vec<String>) -> Checked {
+    fn checked(&self, by: String, health: HealthStatus, lines: Vec<String>) -> Checked {
         let lines: Vec<String> = lines
             .iter()
             .map(|l| self.masker.mask(l).into_owned())
@@ -700,7 +674,7 @@ fn write_health(
     for one in checked {
         if let Some(entry) = state.components.get_mut(&one.component) {
             entry.health = Some(state::Health {
-                status: one.health.as_str().to_string(),
+                status: one.health.into(),
                 time: time.clone(),
                 digest: one.digest.clone(),
             });
@@ -760,12 +734,12 @@ mod tests {
     #[test]
     fn health_names_are_those_the_state_keeps() {
         let names = [
-            Health::Healthy,
-            Health::Drifted,
-            Health::Failed,
-            Health::Unverifiable,
+            HealthStatus::Healthy,
+            HealthStatus::Drifted,
+            HealthStatus::Failed,
+            HealthStatus::Unverifiable,
         ]
-        .map(Health::as_str);
+        .map(HealthStatus::as_str);
         assert_eq!(names, ["healthy", "drifted", "failed", "unverifiable"]);
     }
 }

@@ -12,7 +12,7 @@
 //!    provides map starts from the environment, the platform and the state.
 //! 4. Every selected component's folder and implementation must exist.
 //! 5. The operation is recorded `in-progress`; the scheduler hands out the
-//!    components, up to `-j` at a time (see [`hub_plan::order::schedule`]); the state
+//!    components, up to `-j` at a time (see [`hub_plan::order::scheduler`]); the state
 //!    is written (atomically) at each component's start, failure and end,
 //!    to every location (one that cannot be written is a warning while
 //!    another was written).
@@ -50,7 +50,7 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::ExpandedParam;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 use hub_plan::source::stack::Stack;
 use hub_plan::timeout::Limit;
 use hub_state::{self as state, Clock, OperationStatus, State};

@@ -8,8 +8,8 @@ use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
 use hub_params::ParamsError;
 use hub_plan::error::PlanningError;
-use hub_plan::order::plan::PlanError;
 use hub_plan::order::requirements::RequirementError;
+use hub_plan::order::schedule::ScheduleError;
 use hub_plan::source::discover::DiscoverError;
 use hub_plan::source::error::SourceError;
 use hub_state::StateError;
@@ -53,7 +53,7 @@ pub enum EngineError {
     /// The preflight found what the run would stop on: nothing ran.
     #[error("{}", preflight_text(problems))]
     Preflight {
-        problems: Vec<hub_plan::plan::preflight::Problem>,
+        problems: Vec<hub_plan::plan::preflight::PreflightProblem>,
     },
     #[error("component `{component}`: {source}")]
     Implementation {
@@ -134,7 +134,7 @@ macro_rules! through_planning {
 }
 
 through_planning!(
-    PlanError,
+    ScheduleError,
     SourceError,
     RequirementError,
     ParamsError,
@@ -259,7 +259,7 @@ fn cancelled_text(cancelled: &[String]) -> String {
 }
 
 /// One problem as it is; several as a list.
-fn preflight_text(problems: &[hub_plan::plan::preflight::Problem]) -> String {
+fn preflight_text(problems: &[hub_plan::plan::preflight::PreflightProblem]) -> String {
     match problems {
         [one] => one.to_string(),
         many => {
@@ -287,7 +287,7 @@ fn under_bullet(text: &str) -> String {
 }
 
 /// Nothing ran; what to do about each problem, each once.
-fn preflight_hint(problems: &[hub_plan::plan::preflight::Problem]) -> String {
+fn preflight_hint(problems: &[hub_plan::plan::preflight::PreflightProblem]) -> String {
     let mut hints: Vec<&str> = Vec::new();
     for problem in problems {
         if !hints.contains(&problem.hint.as_str()) {
@@ -339,7 +339,7 @@ mod tests {
             problems: Vec::new(),
             fix: None,
         });
-        same(PlanningError::Plan(PlanError::LimitBeforeOffset {
+        same(PlanningError::Plan(ScheduleError::LimitBeforeOffset {
             offset: "b".into(),
             limit: "a".into(),
             verb: "undeploy",

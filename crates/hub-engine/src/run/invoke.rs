@@ -52,7 +52,7 @@ fn component_limit(
 ) -> Result<Option<Limit>, EngineError> {
     let timeouts =
         Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-            EngineError::Planning(PlanningError::Plan(hub_plan::order::plan::PlanError::BadTimeout {
+            EngineError::Planning(PlanningError::Plan(hub_plan::order::ScheduleError::BadTimeout {
                 component: bad.component,
                 value: bad.value,
                 reason: bad.reason,
@@ -262,7 +262,7 @@ pub fn current_parameters(
     warnings: &mut Warnings,
 ) -> Result<CurrentParameters, EngineError> {
     let (reference, manifest) = component_of(stack, name)?;
-    let params_state = stored.map(|file| params::state::State::from_read(state_path, file));
+    let params_state = stored.map(|file| params::state::StateView::from_read(state_path, file));
     let lookup = |key: &str| {
         environment
             .iter()

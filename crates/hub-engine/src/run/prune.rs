@@ -128,7 +128,7 @@ mod tests {
         );
         for (name, depends, status) in entries {
             let entry = state.component_mut(name);
-            entry.status = status.to_string();
+            entry.status = (*status).into();
             entry.depends = depends.iter().map(|s| s.to_string()).collect();
             entry.dir = format!("/stack/{name}");
         }

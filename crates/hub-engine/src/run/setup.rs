@@ -10,8 +10,8 @@ use hub_params::Locked;
 use hub_plan::checks::partial_flag;
 use hub_plan::error::PlanningError;
 use hub_plan::options::RunOptions;
-use hub_plan::order::plan::Verb;
 use hub_plan::source::stack::Stack;
+use hub_plan::Verb;
 use hub_state::{self as state, State};
 use std::path::Path;
 

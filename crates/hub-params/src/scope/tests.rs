@@ -256,13 +256,13 @@ mod layered {
         let mut problems: Vec<String> = problems
             .iter()
             .map(|problem| match problem {
-                graph::Problem::Unknown { entry, name } => {
+                graph::ExpandProblem::Unknown { entry, name } => {
                     format!("unknown {name} in {}", table.key(*entry))
                 }
-                graph::Problem::Cel { entry, source, .. } => {
+                graph::ExpandProblem::Cel { entry, source, .. } => {
                     format!("cel {source} in {}", table.key(*entry))
                 }
-                graph::Problem::Cycle { path } => {
+                graph::ExpandProblem::Cycle { path } => {
                     let mut keys: Vec<&str> = path.iter().map(|&e| table.key(e)).collect();
                     keys.sort_unstable();
                     format!("cycle {keys:?}")

@@ -388,7 +388,7 @@ pub fn changes(
     let deployed = ComponentStatus::Deployed.as_str();
     if !entry.status.is_empty() && entry.status != deployed {
         return vec![Change::NotDeployed {
-            status: entry.status.clone(),
+            status: entry.status.to_string(),
         }];
     }
     let Some(recorded) = &entry.fingerprint else {

@@ -703,7 +703,7 @@ pub(crate) fn overlay<'o>(
 /// ones (or the latest snapshot); otherwise none until components run or
 /// are preloaded.
 pub fn initial_outputs(
-    plan: &crate::order::plan::Plan,
+    plan: &crate::order::schedule::Schedule,
     state: Option<&hub_state::State>,
 ) -> Vec<state::CapturedOutput> {
     match (
@@ -711,7 +711,7 @@ pub fn initial_outputs(
         state,
         plan.offset.is_none() && !plan.per_component,
     ) {
-        (crate::order::plan::Verb::Undeploy, Some(state), true) => {
+        (crate::order::schedule::Verb::Undeploy, Some(state), true) => {
             state.outputs_for_full_undeploy(&plan.order).to_vec()
         }
         _ => Vec::new(),

@@ -75,7 +75,7 @@ pub fn removed_entry(name: &str, entry: &ComponentState) -> Removed {
         name: name.to_string(),
         dir: (!entry.dir.is_empty()).then(|| PathBuf::from(&entry.dir)),
         depends: recorded_depends(entry),
-        status: entry.status.clone(),
+        status: entry.status.to_string(),
     }
 }
 

@@ -141,7 +141,7 @@ impl Ancestry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::order::schedule::reachable;
+    use crate::order::scheduler::reachable;
     use hub_state::test_support::Dice;
     use std::collections::BTreeSet;
 

@@ -7,7 +7,7 @@
 //! `helm`, `terraform`, `vault`. A capability of `platform.provides` meets
 //! a requirement by itself. Anything else is unmet.
 
-use super::plan::Tuning;
+use super::schedule::Tuning;
 use hub_manifest::Elaborated;
 use hub_state::ENVIRONMENT_PROVIDER;
 use indexmap::IndexMap;

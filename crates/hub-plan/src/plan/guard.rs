@@ -5,7 +5,7 @@
 //! lifted by removing the entry from the stack.
 
 use super::{Action, Plan};
-use crate::order::plan::Verb;
+use crate::order::schedule::Verb;
 use crate::source::stack::Stack;
 use hub_manifest::diag::Location;
 use hub_manifest::{locate_entry, Segment, SourceFile};

@@ -33,8 +33,8 @@ use crate::decide::prune;
 use crate::decide::records::scope_outputs;
 use crate::decide::upstream::Ancestry;
 use crate::options::RunOptions;
-use crate::order::plan::{self, Schedule, Verb};
 use crate::order::requirements::provides_text;
+use crate::order::schedule::{self, Schedule, Verb};
 use crate::source::stack::Stack;
 use crate::timeout::Timeouts;
 use hub_manifest::diag::Warnings;
@@ -386,8 +386,12 @@ impl Walk<'_> {
         }
         let outputs = self.outputs_for(name, &reference.depends);
         let expanded = self.expand(name, &reference.depends, manifest, &outputs, provides);
-        let condition =
-            plan::component_conditions(&self.plan.tuning, name, expanded.complete(), self.locked);
+        let condition = schedule::component_conditions(
+            &self.plan.tuning,
+            name,
+            expanded.complete(),
+            self.locked,
+        );
         if let Some(warning) = condition.wildcard_warning() {
             self.warnings.warn(None, warning);
         }
@@ -533,7 +537,8 @@ impl Walk<'_> {
         provides: &IndexMap<String, Vec<String>>,
         (params, outputs): (&[ExpandedParam], &[CapturedOutput]),
     ) -> (Action, Vec<String>, Option<Execution>) {
-        let unmet = plan::unmet_requirements(&manifest.requires, name, provides, &self.plan.tuning);
+        let unmet =
+            schedule::unmet_requirements(&manifest.requires, name, provides, &self.plan.tuning);
         if !unmet.optional.is_empty() {
             let reason = format!(
                 "optional requirement {} not provided",

@@ -3,7 +3,7 @@
 //! renders it (`hub_view::preview`), `plan --out` saves it
 //! ([`saved`]), and the engine executes it (`hub_engine::run::engine`).
 //!
-//! Not to be confused with the *ordering* ([`crate::order::plan::Schedule`]):
+//! Not to be confused with the *ordering* ([`crate::order::schedule::Schedule`]):
 //! which components are selected and in which order and waves they run.
 //! The action plan is made from that ordering, the locked parameters and
 //! the state.
@@ -27,7 +27,7 @@ pub mod triggers;
 
 pub use crate::decide::action::Action;
 use crate::decide::prune;
-use crate::order::plan::{Schedule, Verb};
+use crate::order::schedule::{Schedule, Verb};
 use hub_manifest::redact::Redactor;
 use hub_state::{self as state, State};
 use serde::Serialize;
@@ -56,7 +56,7 @@ pub struct Plan {
     /// What the run would stop on that is no component's (the preflight:
     /// the state's folder); each counts as a failure.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub problems: Vec<Problem>,
+    pub problems: Vec<PreflightProblem>,
     /// `--prune`: the removed components are deleted by this deploy.
     pub prune: bool,
     /// Deploy: the components the state holds and the stack no longer
@@ -485,7 +485,7 @@ impl Plan {
 /// One thing the run would stop on, found by the preflight
 /// ([`preflight`]).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Problem {
+pub struct PreflightProblem {
     /// The component it stops; `None` for the run as a whole.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub component: Option<String>,
@@ -495,7 +495,7 @@ pub struct Problem {
     pub hint: String,
 }
 
-impl std::fmt::Display for Problem {
+impl std::fmt::Display for PreflightProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.component {
             Some(component) => write!(f, "component `{component}`: {}", self.message),

@@ -29,7 +29,7 @@ pub struct Renamed {
 
 /// What is wrong with the `moved` entries, against the stack or the state.
 #[derive(Debug, thiserror::Error)]
-pub enum Problem {
+pub enum MovedProblem {
     #[error("`moved` entry `{0}` → `{0}` moves a component to itself")]
     ToItself(String),
     #[error("`moved` moves `{from}` twice: to `{first}` and to `{second}`")]
@@ -56,16 +56,16 @@ pub enum Problem {
     Edit(#[from] EditError),
 }
 
-impl Problem {
+impl MovedProblem {
     pub fn hint(&self) -> String {
         match self {
-            Problem::BothExist { from, to } => format!(
+            MovedProblem::BothExist { from, to } => format!(
                 "keep one of them: forget `{from}` (`hub state rm {from}`) or `{to}`, or remove the entry from `moved`"
             ),
-            Problem::StillListed(_) => {
+            MovedProblem::StillListed(_) => {
                 "rename the component in `components:` (a move is from the old name to the new one)".into()
             }
-            Problem::NotListed { .. } => {
+            MovedProblem::NotListed { .. } => {
                 "a chain of moves must end at a component the stack lists; fix the entry's `to`".into()
             }
             _ => "fix or remove the entry; a move says `from: OLD-NAME, to: NEW-NAME`".into(),
@@ -77,7 +77,7 @@ impl Problem {
 #[derive(Debug, thiserror::Error)]
 #[error("{problem}")]
 pub struct MovedError {
-    pub problem: Problem,
+    pub problem: MovedProblem,
     /// The entry in the stack file, when found.
     pub at: Option<Location>,
 }
@@ -99,15 +99,15 @@ pub fn apply(stack: &Stack, state: Option<&mut State>) -> Result<Vec<Renamed>, B
             continue;
         }
         let to = end_of_chain(&targets, &entry.from);
-        let error = |problem: Problem| Box::new(located(stack, index, problem));
+        let error = |problem: MovedProblem| Box::new(located(stack, index, problem));
         if stack.reference(&to).is_none() {
-            return Err(error(Problem::NotListed {
+            return Err(error(MovedProblem::NotListed {
                 from: entry.from.clone(),
                 to,
             }));
         }
         if state.components.contains_key(&to) {
-            return Err(error(Problem::BothExist {
+            return Err(error(MovedProblem::BothExist {
                 from: entry.from.clone(),
                 to,
             }));
@@ -126,27 +126,27 @@ fn check(stack: &Stack, moves: &[Moved]) -> Result<HashMap<String, String>, Box<
     let mut targets: HashMap<String, String> = HashMap::new();
     let mut sources: HashMap<&str, &str> = HashMap::new();
     for (index, entry) in moves.iter().enumerate() {
-        let error = |problem: Problem| Box::new(located(stack, index, problem));
+        let error = |problem: MovedProblem| Box::new(located(stack, index, problem));
         let (from, to) = (entry.from.as_str(), entry.to.as_str());
         if from == to {
-            return Err(error(Problem::ToItself(from.to_string())));
+            return Err(error(MovedProblem::ToItself(from.to_string())));
         }
         if let Some(first) = targets.get(from) {
-            return Err(error(Problem::TwoTargets {
+            return Err(error(MovedProblem::TwoTargets {
                 from: from.to_string(),
                 first: first.clone(),
                 second: to.to_string(),
             }));
         }
         if let Some(first) = sources.get(to) {
-            return Err(error(Problem::TwoSources {
+            return Err(error(MovedProblem::TwoSources {
                 to: to.to_string(),
                 first: first.to_string(),
                 second: from.to_string(),
             }));
         }
         if stack.reference(from).is_some() {
-            return Err(error(Problem::StillListed(from.to_string())));
+            return Err(error(MovedProblem::StillListed(from.to_string())));
         }
         targets.insert(from.to_string(), to.to_string());
         sources.insert(to, from);
@@ -157,7 +157,7 @@ fn check(stack: &Stack, moves: &[Moved]) -> Result<HashMap<String, String>, Box<
         while let Some(next) = targets.get(at) {
             path.push(next.clone());
             if next == &entry.from {
-                return Err(Box::new(located(stack, index, Problem::Cycle(path))));
+                return Err(Box::new(located(stack, index, MovedProblem::Cycle(path))));
             }
             if path.len() > moves.len() + 1 {
                 break;
@@ -182,7 +182,7 @@ fn end_of_chain(targets: &HashMap<String, String>, name: &str) -> String {
     at.to_string()
 }
 
-fn located(stack: &Stack, index: usize, problem: Problem) -> MovedError {
+fn located(stack: &Stack, index: usize, problem: MovedProblem) -> MovedError {
     let file = match (&stack.source, &stack.provenance, &stack.manifest) {
         (Some(source), _, _) => Some(source),
         (None, Some(provenance), Some(manifest)) => provenance.file(manifest),

@@ -21,7 +21,7 @@
 
 mod environment;
 
-pub use super::{EnvEntry, Problem};
+pub use super::{EnvEntry, PreflightProblem};
 pub use environment::{env_entries, environment_fits, size_text, TooLarge};
 
 use crate::decide::hooks;
@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 /// What the preflight found: problems stop the run, warnings do not.
 #[derive(Debug, Default)]
 pub struct Findings {
-    pub problems: Vec<Problem>,
+    pub problems: Vec<PreflightProblem>,
     pub warnings: Vec<String>,
     /// What runs each component the plan runs, in a few words.
     pub implementations: Vec<(String, String)>,
@@ -72,7 +72,7 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
     for component in inputs.plan.components.iter().filter(|c| c.action.runs()) {
         let name = component.name.as_str();
         let mut problem = |message: String, hint: String| {
-            findings.problems.push(Problem {
+            findings.problems.push(PreflightProblem {
                 component: Some(name.to_string()),
                 message,
                 hint,
@@ -100,7 +100,7 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
                 let message = missing.message(name);
                 match missing.optional {
                     true => findings.warnings.push(message),
-                    false => findings.problems.push(Problem {
+                    false => findings.problems.push(PreflightProblem {
                         component: Some(name.to_string()),
                         message: missing.text(),
                         hint: hooks::MISSING_HINT.into(),
@@ -117,7 +117,7 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
                     true => findings.warnings.push(format!(
                         "component `{name}`: {message}; its failure is ignored (`error: ignore`)"
                     )),
-                    false => findings.problems.push(Problem {
+                    false => findings.problems.push(PreflightProblem {
                         component: Some(name.to_string()),
                         message,
                         hint,
@@ -133,7 +133,7 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
         if let Err(too_large) =
             environment::planned_fits(inputs.base_env, &component.environment, args)
         {
-            findings.problems.push(Problem {
+            findings.problems.push(PreflightProblem {
                 component: Some(name.to_string()),
                 message: too_large.to_string(),
                 hint: too_large.hint(),
@@ -245,7 +245,7 @@ fn state_folders(states: &[PathBuf], findings: &mut Findings) {
             action: "create",
             source: std::io::Error::from(kind),
         };
-        problems.push(Problem {
+        problems.push(PreflightProblem {
             component: None,
             message: error.to_string(),
             hint: error.hint().unwrap_or_default(),
@@ -321,20 +321,20 @@ fn one_line(message: &str) -> String {
 /// the run; `goes_on` says which failures do not stop it (optional
 /// components, `--force`).
 pub fn with_predicted(
-    mut problems: Vec<Problem>,
+    mut problems: Vec<PreflightProblem>,
     plan: &Plan,
     goes_on: impl Fn(&str) -> bool,
-) -> Vec<Problem> {
-    if plan.verb != crate::order::plan::Verb::Deploy {
+) -> Vec<PreflightProblem> {
+    if plan.verb != crate::order::schedule::Verb::Deploy {
         return problems;
     }
-    let predicted: Vec<Problem> = plan
+    let predicted: Vec<PreflightProblem> = plan
         .components
         .iter()
         .filter(|c| c.action == Action::Fail)
         .filter(|c| c.certain_failure.is_some() || c.conditions.is_empty())
         .filter(|c| !goes_on(&c.name))
-        .map(|c| Problem {
+        .map(|c| PreflightProblem {
             component: Some(c.name.clone()),
             message: match &c.certain_failure {
                 Some(said) => format!("would fail: {said}"),

@@ -12,7 +12,7 @@ use crate::checks::{
 use crate::decide::prune;
 use crate::error::PlanningError;
 use crate::options::RunOptions;
-use crate::order::plan::{Schedule, Verb};
+use crate::order::schedule::{Schedule, Verb};
 use crate::source::stack::Stack;
 use hub_manifest::diag::Warnings;
 use hub_params::Locked;
@@ -102,7 +102,7 @@ fn prepare(
 ) -> Result<Prepared, PlanningError> {
     let verb = options.verb.unwrap_or(Verb::Deploy);
     let order = stack.validated_order()?;
-    crate::order::plan::check_selected(&order, &options.selection)?;
+    crate::order::schedule::check_selected(&order, &options.selection)?;
     require_state(options)?;
     // The location a run would read, without locking anything; the first
     // one when none holds a file.

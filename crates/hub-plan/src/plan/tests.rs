@@ -1,5 +1,5 @@
 use super::*;
-use crate::order::plan;
+use crate::order::schedule;
 use hub_params::{ExpandedParam, Locked, LockedParam, Origin};
 use hub_state::StateParameter;
 use std::path::PathBuf;
@@ -45,7 +45,7 @@ fn a_removed_component_keeps_the_parameters_its_undeploy_gets() {
 
 #[test]
 fn conditions_read_expanded_parameters_before_stack_parameters() {
-    let tuning = plan::Tuning::parse(&["f.on:c".into()]);
+    let tuning = schedule::Tuning::parse(&["f.on:c".into()]);
     let mut locked = Locked::default();
     locked.params.insert(
         "f.on".into(),
@@ -61,7 +61,7 @@ fn conditions_read_expanded_parameters_before_stack_parameters() {
             secret: false,
         },
     );
-    let off = plan::component_conditions(&tuning, "c", None, &locked);
+    let off = schedule::component_conditions(&tuning, "c", None, &locked);
     assert_eq!(off.skip_reason().as_deref(), Some("`f.on` is off"));
     assert_eq!(off.wildcard_warning(), None);
     let expanded = [ExpandedParam {
@@ -73,10 +73,10 @@ fn conditions_read_expanded_parameters_before_stack_parameters() {
         declared: None,
         secret: false,
     }];
-    let on = plan::component_conditions(&tuning, "c", Some(&expanded), &locked);
+    let on = schedule::component_conditions(&tuning, "c", Some(&expanded), &locked);
     assert_eq!(on.skip_reason(), None);
-    let everywhere = plan::Tuning::parse(&["f.on".into()]);
-    let wildcard = plan::component_conditions(&everywhere, "c", None, &locked);
+    let everywhere = schedule::Tuning::parse(&["f.on".into()]);
+    let wildcard = schedule::component_conditions(&everywhere, "c", None, &locked);
     assert!(wildcard
         .wildcard_warning()
         .is_some_and(|w| w.contains("`f.on:<component>`")));
@@ -84,7 +84,7 @@ fn conditions_read_expanded_parameters_before_stack_parameters() {
 
 mod conditions {
     use crate::options::RunOptions;
-    use crate::order::plan::Verb;
+    use crate::order::schedule::Verb;
     use crate::plan::{prepare, Action, Condition, Plan};
     use crate::source::stack::Stack;
     use hub_manifest::diag::Warnings;

@@ -15,7 +15,7 @@
 mod files;
 
 use super::stack::Stack;
-use crate::order::plan::{Chosen, Plan};
+use crate::order::schedule::{Chosen, Schedule};
 use files::Changed;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -83,7 +83,7 @@ impl AffectedError {
 /// reads).
 pub fn affected(
     stack: &Stack,
-    plan: &Plan,
+    plan: &Schedule,
     request: &Request<'_>,
 ) -> Result<Vec<Chosen>, AffectedError> {
     let git = Git::at(&stack.base_dir)?;

@@ -1,7 +1,7 @@
 //! What stops reading the stack a run works on, with where to look and how
 //! to fix it. Planning's error wraps it (`PlanningError::Source`).
 
-use crate::order::plan::PlanError;
+use crate::order::schedule::ScheduleError;
 use hub_elaborate::ElaborateError;
 use hub_manifest::diag::Location;
 use hub_manifest::ManifestError;
@@ -14,10 +14,10 @@ pub enum SourceError {
     #[error(transparent)]
     Elaborate(Box<ElaborateError>),
     #[error(transparent)]
-    Plan(#[from] PlanError),
+    Plan(#[from] ScheduleError),
     /// A structural error located at its entry.
     #[error("{}", .0 .0)]
-    PlanEntry(Box<(PlanError, Location)>),
+    PlanEntry(Box<(ScheduleError, Location)>),
     #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
     NoSource { component: String },
     #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]

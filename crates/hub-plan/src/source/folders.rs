@@ -3,7 +3,7 @@
 //! current folder), with the entry's `+` signs.
 
 use super::stack::Stack;
-use crate::order::plan::Pick;
+use crate::order::schedule::Pick;
 use std::path::{Path, PathBuf};
 
 /// An entry is a folder when it contains a `/` or is `.` or `..`.

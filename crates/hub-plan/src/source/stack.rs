@@ -3,8 +3,8 @@
 //! where each component's folder is.
 
 use super::error::SourceError;
-use crate::order::plan::{self, PlanError};
-use hub_manifest::declared::Provenance;
+use crate::order::schedule::{self, ScheduleError};
+use hub_manifest::declared::ParameterSources;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{
     locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
@@ -25,7 +25,7 @@ pub struct Stack {
     pub source: Option<SourceFile>,
     /// For a manifest elaborated in memory: the original files, to point at
     /// declarations.
-    pub provenance: Option<Provenance>,
+    pub provenance: Option<ParameterSources>,
     /// The elaborated file on disk (absolute), when there is one.
     pub file: Option<PathBuf>,
     /// The stack manifest elaborated in memory, as given.
@@ -136,11 +136,11 @@ impl Stack {
         }
     }
 
-    /// The structural checks of the stack (`plan::validate`), an unknown
+    /// The structural checks of the stack (`schedule::validate`), an unknown
     /// name located at its entry in the file that declares it: the
     /// elaborated file, or the stack manifest elaborated in memory.
     pub fn validated_order(&self) -> Result<Vec<String>, SourceError> {
-        plan::validate(&self.elaborated).map_err(|error| {
+        schedule::validate(&self.elaborated).map_err(|error| {
             match self
                 .stack_text()
                 .and_then(|text| entry_location(text, &error))
@@ -196,14 +196,14 @@ fn component_dir_under(
 /// Where the unknown name of a `depends`, `lifecycle.mandatory`,
 /// `lifecycle.optional` or `lifecycle.timeouts` entry (or a timeout that
 /// is not a duration) is written in `file` (its first document).
-fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
+fn entry_location(file: &SourceFile, error: &ScheduleError) -> Option<Location> {
     // The file was read before: what it warns about was said then.
     let (manifest, _) = file
         .first_document::<Manifest>(&mut Warnings::already_reported())
         .ok()?;
     let manifest = manifest?;
     let key = |k: &str| Segment::Key(k.to_string());
-    if let PlanError::BadName(bad) = error {
+    if let ScheduleError::BadName(bad) = error {
         let i = manifest
             .components
             .iter()
@@ -215,7 +215,7 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
         return Some(Location::at(&file.path, line, column));
     }
     let (list, index, name) = match error {
-        PlanError::UnknownDependency {
+        ScheduleError::UnknownDependency {
             component, name, ..
         } => {
             let i = manifest
@@ -232,12 +232,12 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
                 name,
             )
         }
-        PlanError::UnknownListed {
+        ScheduleError::UnknownListed {
             list: "lifecycle.timeouts",
             name,
             ..
         }
-        | PlanError::BadTimeout {
+        | ScheduleError::BadTimeout {
             component: name, ..
         } => {
             let path = ["lifecycle", "timeouts", name.as_str()].map(key);
@@ -245,7 +245,7 @@ fn entry_location(file: &SourceFile, error: &PlanError) -> Option<Location> {
                 locate(&file.text, &path).or_else(|| locate(&file.text, &path[..2]))?;
             return Some(Location::at(&file.path, line, column));
         }
-        PlanError::UnknownListed { list, name, .. } => {
+        ScheduleError::UnknownListed { list, name, .. } => {
             let entries = match *list {
                 "lifecycle.mandatory" => &manifest.lifecycle.mandatory,
                 "lifecycle.optional" => &manifest.lifecycle.optional,

@@ -11,7 +11,7 @@ fn names(list: &[&str]) -> Vec<String> {
 fn with_statuses(entries: &[(&str, &str)]) -> State {
     let mut state = State::new(StackMeta::default(), Vec::new());
     for (name, status) in entries {
-        state.component_mut(name).status = status.to_string();
+        state.component_mut(name).status = (*status).into();
     }
     state
 }

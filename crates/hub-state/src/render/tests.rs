@@ -58,7 +58,7 @@ fn a_write_of_one_component_renders_that_one_again() {
     let mut out = String::new();
     for name in ["a", "b", "new"] {
         let entry = state.component_mut(name);
-        entry.status = format!("{name} again");
+        entry.status = format!("{name} again").into();
         entry.timestamp = "2024-05-01T10:00:00Z".into();
         state.serial += 1;
         renderer

@@ -8,12 +8,12 @@
 //! so the order the plan holds is kept through it.
 
 use hub_manifest::Runner as RunnerEntry;
-use hub_plan::order::plan::Verb;
 use hub_plan::plan::{Action, Plan};
+use hub_plan::Verb;
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
-pub use super::tree::Provenance;
+pub use super::tree::JobOrigin;
 
 /// How long an undeploy job waits for the state's lock, held by the other
 /// undeploy jobs one at a time.
@@ -193,12 +193,12 @@ impl Pipeline {
     }
 
     /// Where the jobs come from, as the file's comment says it.
-    pub fn provenance(&self) -> Provenance {
+    pub fn provenance(&self) -> JobOrigin {
         let serial = self.serial;
         match (self.verb, self.plan_command().is_some()) {
-            (Verb::Undeploy, _) => Provenance::Undeploy { serial },
-            (_, true) => Provenance::Replanned { serial },
-            (_, false) => Provenance::Saved { serial },
+            (Verb::Undeploy, _) => JobOrigin::Undeploy { serial },
+            (_, true) => JobOrigin::Replanned { serial },
+            (_, false) => JobOrigin::Saved { serial },
         }
     }
 
@@ -366,7 +366,7 @@ pub enum PipelineError {
     BadName {
         what: &'static str,
         name: String,
-        problem: hub_manifest::names::Problem,
+        problem: hub_manifest::names::NameProblem,
     },
     #[error("the job line `{}` holds `${{{{`, which GitHub Actions would evaluate", line.escape_debug())]
     Expression { line: String },

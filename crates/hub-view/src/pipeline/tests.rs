@@ -3,8 +3,8 @@
 //! as is), and values that YAML must carry as they are.
 
 use super::model::{Grouping, Job, Pipeline, PipelineError, Runner, Settings, Target};
-use hub_plan::order::plan::Verb;
 use hub_plan::plan::Action;
+use hub_plan::Verb;
 
 fn pipeline(target: Target, stack: &str, component: &str, runner: Runner) -> Pipeline {
     Pipeline {

@@ -3,7 +3,7 @@
 //! quotes and escapes every string (line breaks, U+2028, control
 //! characters) and writes every list as a block sequence, one item a
 //! line. The only comments are hub's own constant text ([`Header`]) and
-//! one line that says where the jobs come from ([`Provenance`], built
+//! one line that says where the jobs come from ([`JobOrigin`], built
 //! from a number): nothing from the stack reaches a file unescaped,
 //! comments included.
 
@@ -51,7 +51,7 @@ pub(crate) type Header = &'static [&'static str];
 /// Where a pipeline's jobs come from, said in its file so that no one
 /// reads the jobs as the plan of the moment the pipeline runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provenance {
+pub enum JobOrigin {
     /// A deploy: the plan job plans again when the pipeline runs.
     Replanned { serial: Option<u64> },
     /// `--plan PLAN`: the jobs apply that saved plan.
@@ -60,7 +60,7 @@ pub enum Provenance {
     Undeploy { serial: Option<u64> },
 }
 
-impl Provenance {
+impl JobOrigin {
     /// The comment line: hub's text and the state's serial only.
     pub fn line(self) -> String {
         let from = |serial: Option<u64>| match serial {
@@ -68,15 +68,15 @@ impl Provenance {
             None => "before the state existed".to_string(),
         };
         match self {
-            Provenance::Replanned { serial } => format!(
+            JobOrigin::Replanned { serial } => format!(
                 "Jobs: the components hub planned to run when this file was written ({}); the hub-plan job plans again when the pipeline runs, and its log says why each one runs.",
                 from(serial)
             ),
-            Provenance::Saved { serial } => format!(
+            JobOrigin::Saved { serial } => format!(
                 "Jobs: the components the saved plan given to --plan runs (planned {}); `hub plan` of that stack and state says why.",
                 from(serial)
             ),
-            Provenance::Undeploy { serial } => format!(
+            JobOrigin::Undeploy { serial } => format!(
                 "Jobs: the components hub planned to undeploy when this file was written ({}); each job plans its component again when it runs.",
                 from(serial)
             ),
@@ -85,7 +85,7 @@ impl Provenance {
 }
 
 /// `header` and the `provenance` line as `# ` lines, then `body`.
-pub(crate) fn document(header: Header, provenance: Provenance, body: Map) -> String {
+pub(crate) fn document(header: Header, provenance: JobOrigin, body: Map) -> String {
     let mut out = String::new();
     let provenance = provenance.line();
     for line in header.iter().copied().chain([provenance.as_str()]) {

@@ -3,18 +3,18 @@
 
 /// What a comment asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verb {
+pub enum CommentVerb {
     Plan,
     Apply,
     Unlock,
 }
 
-impl Verb {
+impl CommentVerb {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verb::Plan => "plan",
-            Verb::Apply => "apply",
-            Verb::Unlock => "unlock",
+            CommentVerb::Plan => "plan",
+            CommentVerb::Apply => "apply",
+            CommentVerb::Unlock => "unlock",
         }
     }
 }
@@ -23,7 +23,7 @@ impl Verb {
 /// (empty: all).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Command {
-    pub verb: Verb,
+    pub verb: CommentVerb,
     pub components: Vec<String>,
 }
 
@@ -45,9 +45,9 @@ pub fn parse_command(body: &str) -> Option<Result<Command, String>> {
 
 fn parse_words(words: Vec<&str>) -> Result<Command, String> {
     let (verb, rest) = match words.split_first() {
-        Some((&"plan", rest)) => (Verb::Plan, rest),
-        Some((&"apply", rest)) => (Verb::Apply, rest),
-        Some((&"unlock", rest)) => (Verb::Unlock, rest),
+        Some((&"plan", rest)) => (CommentVerb::Plan, rest),
+        Some((&"apply", rest)) => (CommentVerb::Apply, rest),
+        Some((&"unlock", rest)) => (CommentVerb::Unlock, rest),
         Some(_) => {
             return Err(format!(
                 "the comment's `hub` line names no command hub knows; {KNOWN}"
@@ -88,10 +88,10 @@ fn parse_words(words: Vec<&str>) -> Result<Command, String> {
         }
     }
     match verb {
-        Verb::Apply if !components.is_empty() => Err(String::from(
+        CommentVerb::Apply if !components.is_empty() => Err(String::from(
             "`hub apply` applies the change's latest plan, whatever it selected, and takes no `-c`: plan a selection with `hub plan -c a,b`, then `hub apply`"
         )),
-        Verb::Unlock if !components.is_empty() => Err(String::from(
+        CommentVerb::Unlock if !components.is_empty() => Err(String::from(
             "`hub unlock` releases the change's apply lock on the whole stack and takes no `-c`"
         )),
         _ => Ok(Command { verb, components }),

@@ -14,7 +14,7 @@ pub mod relay;
 #[cfg(test)]
 mod tests;
 
-pub use command::{parse_command, Command, Verb};
+pub use command::{parse_command, Command, CommentVerb};
 pub use event::{CiError, Event, Platform, ReadContext, Request, DEFAULT_RELAY_MAX_AGE};
 pub use operate::ci;
 
@@ -219,7 +219,7 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
         },
         Request::Command(command) => {
             let components = command.components.clone();
-            if command.verb == Verb::Plan {
+            if command.verb == CommentVerb::Plan {
                 return match access.plan_refusal(event) {
                     Some(reason) => Operation::Refused {
                         asked: "plan",
@@ -235,7 +235,7 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
                 };
             }
             match command.verb {
-                Verb::Apply => Operation::Apply,
+                CommentVerb::Apply => Operation::Apply,
                 _ => Operation::Unlock,
             }
         }

@@ -195,7 +195,7 @@ fn plan(
         prune: false,
         undeploy: false,
         out: None,
-        format: "markdown".into(),
+        format: crate::request::OutputFormat::Markdown,
         detailed_exitcode: false,
         verbose: false,
     };

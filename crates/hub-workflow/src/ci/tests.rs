@@ -65,14 +65,14 @@ fn comment(body: &str, association: &str) -> String {
 #[test]
 fn comments_are_commands_on_their_first_line_only() {
     let ok = |body| parse_command(body).expect("a hub line").expect("a command");
-    assert_eq!(ok("hub plan").verb, Verb::Plan);
+    assert_eq!(ok("hub plan").verb, CommentVerb::Plan);
     assert_eq!(ok("hub plan -c a,b\nthanks").components, ["a", "b"]);
     assert_eq!(
         ok("  hub plan -ca -c=b --components c+").components,
         ["a", "b", "c+"]
     );
-    assert_eq!(ok("hub apply\r\n").verb, Verb::Apply);
-    assert_eq!(ok("hub unlock").verb, Verb::Unlock);
+    assert_eq!(ok("hub apply\r\n").verb, CommentVerb::Apply);
+    assert_eq!(ok("hub unlock").verb, CommentVerb::Unlock);
     assert_eq!(parse_command("lgtm\nhub apply"), None);
     assert_eq!(parse_command("hubris"), None);
     let bad = |body| parse_command(body).expect("a hub line").expect_err(body);

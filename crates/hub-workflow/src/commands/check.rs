@@ -5,9 +5,11 @@ use super::common::{
     hub_executable, install_interrupts, parse_os_environment, parse_overrides, refuse_near_typos,
     split_list,
 };
+use crate::request::CheckFormat;
 use crate::error::Error;
-use hub_engine::run::check::{CheckOptions, CheckReport, Checked, Health};
+use hub_engine::run::check::{CheckOptions, CheckReport, Checked};
 use hub_manifest::diag::Warnings;
+use hub_state::HealthStatus;
 use std::path::PathBuf;
 
 /// `hub check`.
@@ -77,13 +79,13 @@ pub fn check(args: crate::request::CheckArgs, warnings: &mut Warnings) -> Result
             "hub: {name}: not deployed according to the state, not checked"
         ));
     }
-    let text = match args.format.as_str() {
-        "markdown" => markdown(&stack.elaborated.stack.meta.name, &report),
-        _ => text(&report),
+    let text = match args.format {
+        CheckFormat::Markdown => markdown(&stack.elaborated.stack.meta.name, &report),
+        CheckFormat::Text => text(&report),
     };
     super::output::write_stdout(text.as_bytes())?;
     let count = |health| report.checked.iter().filter(|c| c.health == health).count();
-    match (count(Health::Failed), count(Health::Drifted)) {
+    match (count(HealthStatus::Failed), count(HealthStatus::Drifted)) {
         (0, 0) => Ok(()),
         (0, _) if args.detailed_exitcode => Err(Error::PlanChanges),
         (0, _) => Ok(()),
@@ -129,7 +131,7 @@ pub(crate) fn with_health(
                 .components
                 .get(name)
                 .and_then(|entry| entry.health.as_ref())
-                .is_some_and(|health| healths.contains(&health.status))
+                .is_some_and(|health| healths.iter().any(|h| health.status == h.as_str()))
         })
         .collect();
     match matching.is_empty() {
@@ -184,7 +186,7 @@ fn markdown(stack: &str, report: &CheckReport) -> String {
     out.push_str("| Component | Health | Checked by |\n|---|---|---|\n");
     for one in &report.checked {
         let by = match one.health {
-            Health::Unverifiable => "no check".to_string(),
+            HealthStatus::Unverifiable => "no check".to_string(),
             _ => format!("`{}`", cell(&one.by)),
         };
         out.push_str(&format!(
@@ -216,12 +218,12 @@ fn markdown(stack: &str, report: &CheckReport) -> String {
     out
 }
 
-fn mark(health: Health) -> &'static str {
+fn mark(health: HealthStatus) -> &'static str {
     match health {
-        Health::Healthy => "✅",
-        Health::Drifted => "⚠️",
-        Health::Failed => "❌",
-        Health::Unverifiable => "❔",
+        HealthStatus::Healthy => "✅",
+        HealthStatus::Drifted => "⚠️",
+        HealthStatus::Failed => "❌",
+        HealthStatus::Unverifiable => "❔",
     }
 }
 

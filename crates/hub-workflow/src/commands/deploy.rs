@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// `hub deploy`.
 pub fn deploy(args: crate::request::DeployArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use hub_plan::order::plan::Verb;
+    use hub_plan::Verb;
     if args.plan.is_some() && !args.common.selection.components.is_empty() {
         return deploy_job(&args, warnings);
     }

@@ -9,13 +9,10 @@ use hub_manifest::diag::Warnings;
 /// `hub graph`: the dependency graph of a stack.
 pub fn graph(args: crate::request::GraphArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use hub_engine::run::error::EngineError;
-    use hub_plan::order::plan::{Plan, Selection, Verb};
+    use hub_plan::order::{Schedule, Selection};
+    use hub_plan::Verb;
     use hub_view::graph::{self, Format, Graph};
-    let format = Format::parse(&args.format).ok_or_else(|| Error::Usage {
-        flag: "--format",
-        value: args.format.clone(),
-        reason: "use `dot` or `mermaid`".into(),
-    })?;
+    let format = Format::from(args.format);
     let overrides = parse_overrides(&args.environment)?;
     let stack = load_stack(
         &args.manifest,
@@ -36,8 +33,8 @@ pub fn graph(args: crate::request::GraphArgs, warnings: &mut Warnings) -> Result
         },
         ..Selection::default()
     };
-    let plan =
-        Plan::new(elaborated, order, Verb::Deploy, &selection, None).map_err(EngineError::from)?;
+    let plan = Schedule::new(elaborated, order, Verb::Deploy, &selection, None)
+        .map_err(EngineError::from)?;
     // Read-only: no lock is taken and nothing is written.
     let state = match &args.state {
         Some(path) => Some(hub_state::read(path, warnings)?),

@@ -52,7 +52,7 @@ pub fn params(args: ParamsArgs, warnings: &mut Warnings) -> Result<(), Error> {
         environment: &environment,
         prompter,
         component: args.component.as_deref(),
-        json: args.format == "json",
+        json: args.format == crate::request::ParamsFormat::Json,
         redactor: hub_manifest::redact::Redactor::new(args.reveal),
     };
     let text = params_report(options, warnings)?;

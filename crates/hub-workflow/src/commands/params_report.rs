@@ -7,7 +7,7 @@ use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::redact::Redactor;
 use hub_manifest::{parse_elaborated, SourceFile};
 use hub_params::drift::{self, DriftUse};
-use hub_params::state::State;
+use hub_params::state::StateView;
 use hub_params::{
     expand_component, lock, ComponentScope, ExpandedParam, LockOptions, Locked, LockedParam,
     Origin, ParamsError, Prompter,
@@ -34,7 +34,7 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
     let elaborated = parse_elaborated(&source, warnings)?;
     let state = options
         .state
-        .map(|path| State::read(path, warnings))
+        .map(|path| StateView::read(path, warnings))
         .transpose()?;
     let lock_options = LockOptions {
         source: Some(&source),

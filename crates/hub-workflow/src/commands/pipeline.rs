@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::request::{CommonRunArgs, PipelineArgs, RunArgs};
 use hub_view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 use hub_manifest::diag::Warnings;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 
 /// `hub pipeline`.
 pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error> {

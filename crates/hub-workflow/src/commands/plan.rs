@@ -4,6 +4,7 @@
 
 use super::results::PlanMade;
 use super::{change, check, load_run, policy, report, runs, write_stdout, RunRequest};
+use crate::request::OutputFormat;
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::io::Write;
@@ -55,7 +56,7 @@ fn plan_and_print(
 ) -> change::Planned {
     let made = make_plan(args, save, warnings)?;
     let detail = hub_view::preview::Detail::of(args.verbose);
-    let text = policy::render(&args.format, detail, &made.preview, &made.policies);
+    let text = policy::render(args.format, detail, &made.preview, &made.policies);
     write_stdout(text.as_bytes())?;
     // A plan a rule denies is not saved: nothing could apply it.
     if let (Some(_), Some(denied)) = (&args.out, made.policies.refusal()) {
@@ -87,7 +88,7 @@ pub fn make_plan(
     warnings: &mut Warnings,
 ) -> Result<PlanMade, Error> {
     use hub_view::preview;
-    use hub_plan::order::plan::Verb;
+    use hub_plan::Verb;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
@@ -167,7 +168,7 @@ pub(crate) fn save_plan(
 
 /// Flags of `plan` that do not go together.
 fn refuse_plan_flags(args: &crate::request::PlanArgs) -> Result<(), Error> {
-    if args.format == "markdown" && args.common.run.reveal {
+    if args.format == OutputFormat::Markdown && args.common.run.reveal {
         return Err(Error::Usage {
             flag: "--reveal",
             value: String::new(),

@@ -2,6 +2,7 @@
 //! evaluated on the plan `hub plan` shows and on the plan a deploy or
 //! undeploy is about to execute; `hub policy test` on a plan in a file.
 
+use crate::request::OutputFormat;
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use hub_plan::change::ChangeContext;
@@ -47,17 +48,19 @@ pub(crate) fn evaluate(
 /// The plan as `--format` shows it (text and markdown with `detail`), with
 /// the policies' results.
 pub(crate) fn render(
-    format: &str,
+    format: OutputFormat,
     detail: Detail,
     plan: &Preview,
     results: &PolicyResults,
 ) -> String {
     use hub_view::preview as view;
     match format {
-        "json" if results.results.is_empty() => view::render_json(plan),
-        "json" => policy::json_with_results(&view::render_json(plan), results),
-        "markdown" => view::render_markdown(plan, detail) + &policy::render_markdown(results),
-        _ => {
+        OutputFormat::Json if results.results.is_empty() => view::render_json(plan),
+        OutputFormat::Json => policy::json_with_results(&view::render_json(plan), results),
+        OutputFormat::Markdown => {
+            view::render_markdown(plan, detail) + &policy::render_markdown(results)
+        }
+        OutputFormat::Text => {
             let policies = policy::render_text(results);
             match policies.is_empty() {
                 true => view::render_text(plan, detail),
@@ -187,14 +190,14 @@ fn test(args: &crate::request::PolicyTestArgs, warnings: &mut Warnings) -> Resul
         now: now()?,
     };
     let results = policy::evaluate(&set, &input);
-    let text = match args.format.as_str() {
-        "json" => {
+    let text = match args.format {
+        OutputFormat::Json => {
             let mut text = serde_json::to_string_pretty(&results).unwrap_or_default();
             text.push('\n');
             text
         }
-        "markdown" => policy::render_markdown(&results).trim_start().to_string(),
-        _ => policy::render_text(&results),
+        OutputFormat::Markdown => policy::render_markdown(&results).trim_start().to_string(),
+        OutputFormat::Text => policy::render_text(&results),
     };
     super::write_stdout(text.as_bytes())?;
     match results.refusal() {

@@ -22,8 +22,8 @@ use hub_plan::options::{ExpectedState, RunOptions};
 use hub_view::preview::Preview;
 use hub_plan::plan::saved::{self, SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
-use hub_plan::order::plan::Verb;
 use hub_plan::source::stack::Stack;
+use hub_plan::Verb;
 use std::path::{Path, PathBuf};
 
 /// A plan found to hold: the stack and options to run it with (the

@@ -202,7 +202,7 @@ fn write_report(
         .iter()
         .any(|e| matches!(e.outcome, Outcome::Failed(_) | Outcome::NotRun(_)));
     let context = ReportContext {
-        kind: summary.verb.clone(),
+        kind: summary.verb.as_str().to_string(),
         stack: planned.stack.name.clone(),
         state: Some(state.display().to_string()),
         jobs: planned.arguments.jobs,

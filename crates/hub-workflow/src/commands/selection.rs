@@ -3,7 +3,8 @@
 
 use crate::error::Error;
 use crate::request::SelectionArgs;
-use hub_plan::order::plan::{Chosen, Plan, Selection, Verb};
+use hub_plan::order::schedule::{Chosen, Schedule, Selection};
+use hub_plan::Verb;
 use hub_plan::source::stack::Stack;
 use hub_plan::source::{affected, folders};
 use std::path::Path;
@@ -44,7 +45,7 @@ pub(crate) fn affected_components(
     components_base: Option<&Path>,
 ) -> Result<Vec<Chosen>, Error> {
     let order = stack.validated_order()?;
-    let everything = Plan::new(
+    let everything = Schedule::new(
         &stack.elaborated,
         order,
         Verb::Deploy,

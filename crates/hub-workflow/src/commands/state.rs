@@ -98,7 +98,7 @@ fn row<'s>(state: &'s State, name: &'s str, entry: &'s ComponentState) -> Row<'s
     });
     Row {
         name,
-        status: &entry.status,
+        status: entry.status.as_str(),
         updated: match entry.timestamp.is_empty() {
             true => &entry.timestamps.end,
             false => &entry.timestamp,
@@ -128,7 +128,7 @@ fn list_text(rows: &[Row<'_>]) -> String {
                 or_dash(row.updated).to_string(),
             ];
             if checked {
-                cells.push(row.health.map_or("-".into(), |h| h.status.clone()));
+                cells.push(row.health.map_or("-".into(), |h| h.status.to_string()));
             }
             cells.push(operation);
             cells

@@ -301,7 +301,7 @@ fn component_part(
         timestamp: entry.timestamp.clone(),
         start: entry.timestamps.start.clone(),
         end: entry.timestamps.end.clone(),
-        status: entry.status.clone(),
+        status: entry.status.to_string(),
         message: secrets.free_text(&entry.message),
         kind: entry.meta.kind.clone(),
         version: match entry.meta.version.is_empty() {

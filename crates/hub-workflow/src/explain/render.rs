@@ -379,7 +379,11 @@ fn stack_text(out: &mut String, explained: &Explained, stack: &StackPart, style:
                     c.timestamp.clone(),
                 ];
                 if checked {
-                    row.push(c.health.as_ref().map_or("-".into(), |h| h.status.clone()));
+                    row.push(
+                        c.health
+                            .as_ref()
+                            .map_or("-".into(), |h| h.status.to_string()),
+                    );
                 }
                 row
             })

@@ -13,7 +13,7 @@ use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
 use hub_params::ExpandedParam;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 use hub_state::{self as state, Fingerprint};
 use std::rc::Rc;
 

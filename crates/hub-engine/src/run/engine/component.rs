@@ -16,7 +16,8 @@ use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
 use hub_params::{self as params, expand_component, ComponentScope, ExpandedParam};
 use hub_plan::env::{self, ComponentVariables};
-use hub_plan::order::plan::{self, Verb};
+use hub_plan::order::schedule;
+use hub_plan::Verb;
 use hub_plan::order::requirements::provides_text;
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::absolute;
@@ -129,7 +130,7 @@ impl<'a> Run<'a> {
         provides: &IndexMap<String, Vec<String>>,
     ) -> Result<(), Step> {
         let unmet =
-            plan::unmet_requirements(&manifest.requires, name, provides, &self.setup.plan.tuning);
+            schedule::unmet_requirements(&manifest.requires, name, provides, &self.setup.plan.tuning);
         if !unmet.optional.is_empty() {
             return Err(self.skip(
                 name,
@@ -199,7 +200,7 @@ impl<'a> Run<'a> {
         name: &str,
         params: Option<&Vec<ExpandedParam>>,
     ) -> Option<String> {
-        let outcome = plan::component_conditions(
+        let outcome = schedule::component_conditions(
             &self.setup.plan.tuning,
             name,
             params.map(Vec::as_slice),

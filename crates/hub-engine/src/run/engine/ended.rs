@@ -11,7 +11,7 @@ use hub_plan::decide::records::{component_meta, component_parameters, raw_output
 use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
 use hub_params::{self as params, expand_outputs, ExpandedParam, OutputsContext};
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 use hub_state::{self as state, ComponentRun, ComponentStatus, OperationStatus, StackStatus};
 use std::path::Path;
 use yaml_serde::Value;

@@ -8,7 +8,7 @@
 use super::Run;
 use hub_params::Problem;
 use hub_params::{self as params, ExpandedParam};
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 
 impl<'a> Run<'a> {
     /// `parameter `endpoint` reads `db`'s output `endpoint`, and `db` failed

@@ -7,7 +7,7 @@ use hub_plan::plan::Plan as ActionPlan;
 use crate::run::retry::Attempts;
 use hub_plan::decide::retry::Retries;
 use hub_params::Locked;
-use hub_plan::order::plan::Plan;
+use hub_plan::order::Schedule;
 use hub_plan::source::discover::Implementation;
 use hub_plan::timeout::Timeouts;
 use hub_state::{self as state, Fingerprint, Locations, OperationIndex, State};
@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 /// plan, the locked parameters and what each component runs with.
 pub(super) struct Setup {
     /// The ordering: selection, order, waves.
-    pub(super) plan: Plan,
+    pub(super) plan: Schedule,
     /// The action plan, made once under the lock (or checked against a
     /// saved one): what the run does with each component.
     pub(super) planned: Arc<ActionPlan>,

@@ -27,7 +27,8 @@ use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
 use hub_params::Locked;
 use hub_plan::env::{self, Nested};
-use hub_plan::order::plan::{self, Plan, Verb};
+use hub_plan::order::schedule::{self, Schedule};
+use hub_plan::Verb;
 use hub_plan::source::discover::Implementation;
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::Timeouts;
@@ -152,7 +153,7 @@ impl<'a> Run<'a> {
             ancestry,
             masker,
             summary: Summary {
-                verb: verb.as_str().to_string(),
+                verb,
                 ..Summary::default()
             },
         };
@@ -202,7 +203,7 @@ impl<'a> Run<'a> {
 /// The limits of a run: the stack's `lifecycle.timeouts` over `--timeout`.
 fn run_timeouts(stack: &Stack, default: Option<Duration>) -> Result<Timeouts, EngineError> {
     Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-        EngineError::Planning(PlanningError::Plan(plan::PlanError::BadTimeout {
+        EngineError::Planning(PlanningError::Plan(schedule::ScheduleError::BadTimeout {
             component: bad.component,
             value: bad.value,
             reason: bad.reason,
@@ -212,7 +213,7 @@ fn run_timeouts(stack: &Stack, default: Option<Duration>) -> Result<Timeouts, En
 
 /// Refuses a deploy whose parameters alone would write a state larger
 /// than every command reads (see [`crate::run::size`]).
-fn check_state_size(stack: &Stack, plan: &Plan, locked: &Locked) -> Result<(), EngineError> {
+fn check_state_size(stack: &Stack, plan: &Schedule, locked: &Locked) -> Result<(), EngineError> {
     let components = plan
         .selected
         .iter()
@@ -229,7 +230,7 @@ fn check_state_size(stack: &Stack, plan: &Plan, locked: &Locked) -> Result<(), E
     }
 }
 
-fn plan_positions(plan: &Plan) -> HashMap<String, usize> {
+fn plan_positions(plan: &Schedule) -> HashMap<String, usize> {
     plan.selected
         .iter()
         .enumerate()
@@ -244,7 +245,7 @@ fn basics(stack: &Stack, options: &RunOptions, host: &Host) -> Result<Basics, En
     let timeouts = run_timeouts(stack, options.running.timeout)?;
     let retries = Retries::new(&stack.elaborated.stack.lifecycle.retry)?;
     let clock = Clock::from_env(&|name| host.var(name))?;
-    hub_plan::order::plan::check_selected(&order, &options.selection)?;
+    hub_plan::order::schedule::check_selected(&order, &options.selection)?;
     require_state(options)?;
     Ok(Basics {
         order,
@@ -334,7 +335,7 @@ fn schedule(
     opened: &Opened,
     host: &Host,
     warnings: &mut Warnings,
-) -> Result<Plan, EngineError> {
+) -> Result<Schedule, EngineError> {
     let loaded = opened.loaded.as_ref();
     let plan = plan_for(stack, order, verb, options, loaded)?;
     check_selection(&plan, options, loaded, warnings)?;
@@ -378,7 +379,7 @@ fn check_against_state(
     stack: &Stack,
     verb: Verb,
     options: &RunOptions,
-    plan: &Plan,
+    plan: &Schedule,
     locked: &Locked,
     opened: &Opened,
     warnings: &mut Warnings,
@@ -398,7 +399,7 @@ fn find(
     stack: &Stack,
     verb: Verb,
     options: &RunOptions,
-    plan: &Plan,
+    plan: &Schedule,
     opened: &Opened,
     host: &Host,
     warnings: &mut Warnings,
@@ -421,7 +422,7 @@ fn find(
 fn action_plan(
     stack: &Stack,
     options: &RunOptions,
-    plan: &Plan,
+    plan: &Schedule,
     locked: &Locked,
     opened: &Opened,
     found: &Found,
@@ -472,7 +473,7 @@ fn base_env(
 fn preflight_checks(
     stack: &Stack,
     options: &RunOptions,
-    plan: &Plan,
+    plan: &Schedule,
     planned: &ActionPlan,
     implementations: Implementations,
     base_env: &[(String, String)],
@@ -540,7 +541,7 @@ fn deployed_names(loaded: Option<&State>) -> Vec<String> {
 /// the state read records them.
 fn recorded_outputs(
     options: &RunOptions,
-    plan: &Plan,
+    plan: &Schedule,
     loaded: Option<&State>,
 ) -> HashMap<String, Vec<state::CapturedOutput>> {
     match (options.changed || plan.affected.is_some(), loaded) {

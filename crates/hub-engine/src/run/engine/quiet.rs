@@ -16,7 +16,7 @@
 //! and the run's operation is not recorded, as nothing happened.
 
 use super::Run;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 use hub_state::{self as state, State};
 use indexmap::IndexMap;
 

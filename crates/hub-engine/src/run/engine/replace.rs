@@ -7,7 +7,7 @@
 use super::{Run, Step};
 use hub_plan::plan::Action;
 use crate::run::prune;
-use hub_plan::order::plan::Verb;
+use hub_plan::Verb;
 use hub_state::ComponentStatus;
 
 impl<'a> Run<'a> {

@@ -9,7 +9,7 @@ use crate::run::logs_ahead::LogsAhead;
 use crate::run::ready;
 use crate::run::retry;
 use hub_manifest::ReadyCondition;
-use hub_plan::order::schedule::Scheduler;
+use hub_plan::order::scheduler::Scheduler;
 use indexmap::IndexMap;
 use std::sync::mpsc;
 use std::time::Instant;

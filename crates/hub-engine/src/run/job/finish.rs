@@ -87,7 +87,7 @@ pub fn finish(
     place.close()?;
     drop(locked);
     let summary = Summary {
-        verb: "deploy".into(),
+        verb: hub_plan::Verb::Deploy,
         entries: fold.entries,
         stack_status: folded.status.clone(),
         stack_components: order.len(),

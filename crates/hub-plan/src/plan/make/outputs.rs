@@ -4,7 +4,7 @@
 //! fails the plan instead of the component after its script ran.
 
 use super::Walk;
-use crate::order::plan::Verb;
+use crate::order::schedule::Verb;
 use hub_manifest::Manifest;
 use hub_params::{certain_output_problems, ExpandedParam, ParamsError};
 

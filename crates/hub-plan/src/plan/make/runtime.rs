@@ -4,7 +4,7 @@
 //! refuses it before the first component starts.
 
 use super::{Execution, Expanded, Walk};
-use crate::order::plan::Verb;
+use crate::order::schedule::Verb;
 use crate::plan::Condition;
 
 impl Walk<'_> {

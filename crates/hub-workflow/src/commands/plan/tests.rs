@@ -58,7 +58,7 @@ fn demo_plan(undeploy: bool) -> PlanArgs {
         prune: false,
         undeploy,
         out: None::<PathBuf>,
-        format: "text".into(),
+        format: crate::request::OutputFormat::Text,
         detailed_exitcode: false,
         verbose: false,
         change: ChangeArgs::default(),

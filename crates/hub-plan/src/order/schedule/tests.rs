@@ -41,10 +41,10 @@ fn plan(
     verb: Verb,
     selection: Selection,
     guess: Option<&dyn Fn(&str) -> bool>,
-) -> Result<Plan, PlanError> {
+) -> Result<Schedule, ScheduleError> {
     let e = stack(&["a", "b", "c"], &[("b", &["a"])]);
     let order = validate(&e)?;
-    Plan::new(&e, order, verb, &selection, guess)
+    Schedule::new(&e, order, verb, &selection, guess)
 }
 
 fn sel(components: &[&str], offset: Option<&str>, limit: Option<&str>) -> Selection {
@@ -61,7 +61,7 @@ fn undeploy_runs_in_reverse_with_offset_and_limit_in_that_order() {
     let p = plan(Verb::Undeploy, sel(&[], Some("c"), Some("a")), None).unwrap();
     assert_eq!(p.selected, ["c", "b", "a"]);
     let error = plan(Verb::Deploy, sel(&[], Some("c"), Some("a")), None).unwrap_err();
-    assert!(matches!(error, PlanError::LimitBeforeOffset { .. }));
+    assert!(matches!(error, ScheduleError::LimitBeforeOffset { .. }));
 }
 
 #[test]
@@ -71,7 +71,7 @@ fn components_run_in_lifecycle_order() {
     assert!(plan(Verb::Deploy, sel(&["a"], Some("b"), None), None).is_err());
     assert!(matches!(
         plan(Verb::Deploy, sel(&["nope"], None, None), None),
-        Err(PlanError::UnknownSelected { .. })
+        Err(ScheduleError::UnknownSelected { .. })
     ));
 }
 
@@ -112,7 +112,7 @@ fn widening_follows_depends_but_not_the_written_order() {
     let order = validate(&e).unwrap();
     let select = |entries: &[&str]| {
         let selection = sel(entries, None, None);
-        Plan::new(&e, order.clone(), Verb::Deploy, &selection, None).unwrap()
+        Schedule::new(&e, order.clone(), Verb::Deploy, &selection, None).unwrap()
     };
     assert_eq!(select(&["c+"]).selected, ["a", "c"]);
     assert_eq!(select(&["d+"]).selected, ["d"]);
@@ -121,7 +121,7 @@ fn widening_follows_depends_but_not_the_written_order() {
     assert_eq!(p.added[0].to_string(), "c (it depends on `a`)");
     assert!(p.selection_text().is_some());
     assert_eq!(select(&["a", "c"]).selection_text(), None);
-    let refused = Plan::new(
+    let refused = Schedule::new(
         &e,
         order.clone(),
         Verb::Deploy,
@@ -131,14 +131,14 @@ fn widening_follows_depends_but_not_the_written_order() {
         },
         None,
     );
-    assert_eq!(refused, Err(PlanError::WideningWithoutComponents));
+    assert_eq!(refused, Err(ScheduleError::WideningWithoutComponents));
 }
 
 #[test]
 fn deployed_dependents_outside_the_selection_hold_an_undeploy() {
     let e = stack(&["a", "b", "c"], &[("b", &["a"]), ("c", &["b"])]);
     let order = validate(&e).unwrap();
-    let p = Plan::new(&e, order, Verb::Undeploy, &sel(&["a"], None, None), None).unwrap();
+    let p = Schedule::new(&e, order, Verb::Undeploy, &sel(&["a"], None, None), None).unwrap();
     let all = |_: &str| true;
     let held = p.deployed_dependents(&all);
     assert_eq!(held.len(), 1);
@@ -161,18 +161,24 @@ fn undeploy_guess_skips_trailing_components_without_entry() {
 fn structural_checks() {
     let mut e = stack(&["a", "b"], &[]);
     e.stack.lifecycle.order = vec!["a".into()];
-    assert!(matches!(validate(&e), Err(PlanError::Order { .. })));
+    assert!(matches!(validate(&e), Err(ScheduleError::Order { .. })));
     let mut e = stack(&["a", "b"], &[("b", &["zz"])]);
     assert!(matches!(
         validate(&e),
-        Err(PlanError::UnknownDependency { .. })
+        Err(ScheduleError::UnknownDependency { .. })
     ));
     e.stack.components[1].depends = Depends::default();
     e.stack.lifecycle.optional = vec!["q".into()];
-    assert!(matches!(validate(&e), Err(PlanError::UnknownListed { .. })));
+    assert!(matches!(
+        validate(&e),
+        Err(ScheduleError::UnknownListed { .. })
+    ));
     let mut e = stack(&["a", "b"], &[]);
     e.components.pop();
-    assert!(matches!(validate(&e), Err(PlanError::MissingDocument(_))));
+    assert!(matches!(
+        validate(&e),
+        Err(ScheduleError::MissingDocument(_))
+    ));
 }
 
 #[test]
@@ -184,7 +190,7 @@ fn timeouts_must_name_components_and_read_as_durations() {
     e.stack.lifecycle.timeouts = [entry("bb", "5m")].into_iter().collect();
     assert_eq!(
         validate(&e),
-        Err(PlanError::UnknownListed {
+        Err(ScheduleError::UnknownListed {
             list: "lifecycle.timeouts",
             name: "bb".into(),
             suggestion: Some("b".into()),
@@ -193,7 +199,7 @@ fn timeouts_must_name_components_and_read_as_durations() {
     e.stack.lifecycle.timeouts = [entry("a", "5 minutes")].into_iter().collect();
     let error = validate(&e).expect_err("not a duration");
     assert!(
-        matches!(&error, PlanError::BadTimeout { component, value, .. } if component == "a" && value == "5 minutes"),
+        matches!(&error, ScheduleError::BadTimeout { component, value, .. } if component == "a" && value == "5 minutes"),
         "{error:?}"
     );
     assert!(error.to_string().contains("`5 minutes` is not a duration"));
@@ -210,10 +216,10 @@ fn an_empty_order_is_derived_from_depends() {
 fn optional_and_mandatory() {
     let mut e = stack(&["a", "b"], &[]);
     let order = validate(&e).unwrap();
-    let p = Plan::new(&e, order.clone(), Verb::Deploy, &Selection::default(), None).unwrap();
+    let p = Schedule::new(&e, order.clone(), Verb::Deploy, &Selection::default(), None).unwrap();
     assert!(!p.is_optional("a"));
     e.stack.lifecycle.mandatory = vec!["b".into()];
-    let p = Plan::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+    let p = Schedule::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
     assert!(p.is_optional("a") && !p.is_optional("b"));
 }
 
@@ -280,7 +286,7 @@ fn scheduler_with_one_slot_follows_the_effective_order() {
     let e = stack(&["a", "b", "c", "d"], &[("c", &["a"]), ("d", &["b", "c"])]);
     let order = validate(&e).unwrap();
     for verb in [Verb::Deploy, Verb::Undeploy] {
-        let p = Plan::new(&e, order.clone(), verb, &Selection::default(), None).unwrap();
+        let p = Schedule::new(&e, order.clone(), verb, &Selection::default(), None).unwrap();
         let mut s = p.scheduler(1);
         let mut seen = Vec::new();
         while let Some(next) = s.next_ready() {
@@ -297,13 +303,13 @@ fn a_written_order_keeps_components_without_depends_in_line() {
     let mut e = stack(&["a", "b", "c", "d"], &[("c", &["a"])]);
     e.provenance.order_derived = false;
     let order = validate(&e).unwrap();
-    let p = Plan::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+    let p = Schedule::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
     assert_eq!(p.waves(), [vec!["a"], vec!["b", "c"], vec!["d"]]);
     assert_eq!(
         p.waits("d"),
         [("b", &[Reason::Order][..]), ("c", &[Reason::Order][..])]
     );
-    let p = Plan::new(
+    let p = Schedule::new(
         &e,
         validate(&e).unwrap(),
         Verb::Undeploy,
@@ -321,7 +327,7 @@ fn a_written_order_keeps_components_without_depends_in_line() {
 fn scheduler_with_more_slots_respects_dependencies() {
     let e = stack(&["a", "b", "c"], &[("c", &["a"])]);
     let order = validate(&e).unwrap();
-    let p = Plan::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
+    let p = Schedule::new(&e, order, Verb::Deploy, &Selection::default(), None).unwrap();
     let mut s = p.scheduler(3);
     assert_eq!(s.next_ready().as_deref(), Some("a"));
     assert_eq!(s.next_ready().as_deref(), Some("b"));
@@ -351,7 +357,7 @@ fn affected_components_are_selected_widened_and_bring_what_they_want() {
         with_dependents,
         ..Selection::default()
     };
-    let p = Plan::new(
+    let p = Schedule::new(
         &e,
         order.clone(),
         Verb::Deploy,
@@ -372,7 +378,7 @@ fn affected_components_are_selected_widened_and_bring_what_they_want() {
     assert_eq!(p.selected_because("d").as_deref(), Some("wanted by a"));
     // Wanting adds no edge: `d` waits for nothing.
     assert!(p.after("d").is_empty());
-    let p = Plan::new(
+    let p = Schedule::new(
         &e,
         order.clone(),
         Verb::Deploy,
@@ -382,7 +388,7 @@ fn affected_components_are_selected_widened_and_bring_what_they_want() {
     .unwrap();
     assert_eq!(p.selected, ["a", "b", "d"]);
     // Nothing affected selects nothing (not everything).
-    let p = Plan::new(&e, order.clone(), Verb::Deploy, &affected(&[], false), None).unwrap();
+    let p = Schedule::new(&e, order.clone(), Verb::Deploy, &affected(&[], false), None).unwrap();
     assert!(p.selected.is_empty());
     assert_eq!(
         p.selection_text().as_deref(),
@@ -393,15 +399,15 @@ fn affected_components_are_selected_widened_and_bring_what_they_want() {
         ..affected(&["a"], false)
     };
     assert_eq!(
-        Plan::new(&e, order.clone(), Verb::Deploy, &with_offset, None),
-        Err(PlanError::AffectedAndOffset)
+        Schedule::new(&e, order.clone(), Verb::Deploy, &with_offset, None),
+        Err(ScheduleError::AffectedAndOffset)
     );
     e.stack.lifecycle.wants = [("a".to_string(), vec!["zz".to_string()])]
         .into_iter()
         .collect();
     assert!(matches!(
         validate(&e),
-        Err(PlanError::UnknownListed {
+        Err(ScheduleError::UnknownListed {
             list: "lifecycle.wants",
             ..
         })
