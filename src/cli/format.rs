@@ -52,7 +52,11 @@ macro_rules! twin {
     };
 }
 
-twin!(OutputFormat { Text, Json, Markdown });
+twin!(OutputFormat {
+    Text,
+    Json,
+    Markdown
+});
 twin!(CheckFormat { Text, Markdown });
 twin!(ParamsFormat { Yaml, Json });
 twin!(GraphFormat { Dot, Mermaid });

@@ -2,9 +2,9 @@
 //! asked to do is the planning crate's `hub_plan::options::RunOptions`.
 
 use crate::child::interrupt::Interrupts;
+use hub_params::Prompter;
 use hub_plan::outcome::lines::LineSink;
 use hub_plan::outcome::Progress;
-use hub_params::Prompter;
 use std::path::PathBuf;
 
 /// What the run gets from the process it runs in.

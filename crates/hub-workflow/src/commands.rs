@@ -189,9 +189,7 @@ fn run_loaded_inner(
         interrupts: &interrupts,
         log: &log,
         prompter,
-        progress: live
-            .as_ref()
-            .map(|l| l as &dyn hub_plan::outcome::Progress),
+        progress: live.as_ref().map(|l| l as &dyn hub_plan::outcome::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
     if let Some(cache) = &options.digest_cache {

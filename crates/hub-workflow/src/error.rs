@@ -48,7 +48,7 @@ pub enum Error {
     #[error(transparent)]
     Report(#[from] hub_view::report::ReportError),
     #[error(transparent)]
-    Render(#[from] hub_engine::run::render::RenderError),
+    Render(Box<hub_engine::run::render::RenderError>),
     #[error(transparent)]
     Explain(#[from] crate::explain::ExplainError),
     #[error(transparent)]
@@ -63,7 +63,7 @@ pub enum Error {
     Policy(#[from] hub_policy::PolicyError),
     /// A pipeline job, `hub run finish` (branch `writers`).
     #[error(transparent)]
-    Job(#[from] hub_engine::run::job::JobError),
+    Job(Box<hub_engine::run::job::JobError>),
     #[error(transparent)]
     Run(#[from] hub_state::runs::RunError),
     #[error(transparent)]
@@ -275,4 +275,16 @@ impl ChangeCommandError {
 pub(crate) fn quoted(names: &[String]) -> String {
     let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     names.join(", ")
+}
+
+impl From<hub_engine::run::render::RenderError> for Error {
+    fn from(error: hub_engine::run::render::RenderError) -> Self {
+        Error::Render(Box::new(error))
+    }
+}
+
+impl From<hub_engine::run::job::JobError> for Error {
+    fn from(error: hub_engine::run::job::JobError) -> Self {
+        Error::Job(Box::new(error))
+    }
 }

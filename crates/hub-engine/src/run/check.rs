@@ -19,16 +19,16 @@
 //!   deploy back for longer than that write.
 
 use super::error::EngineError;
-use hub_plan::error::PlanningError;
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation};
-use hub_plan::outcome::lines::{LineSink, Stream};
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::{ExpandedParam, Origin};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
+use hub_plan::error::PlanningError;
 use hub_plan::order::schedule::{self as planning, Schedule, Selection, Verb};
+use hub_plan::outcome::lines::{LineSink, Stream};
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::{absolute, Stack};
 use hub_state::{self as state, Clock, ComponentStatus, HealthStatus, Locations, LockWait, State};
@@ -151,10 +151,12 @@ pub fn check(
             flag: "check",
             path: None,
         }))?;
-    let stored = state::read(&read_path, warnings)?.ok_or(EngineError::Planning(PlanningError::StateRequired {
-        flag: "check",
-        path: Some(read_path.clone()),
-    }))?;
+    let stored = state::read(&read_path, warnings)?.ok_or(EngineError::Planning(
+        PlanningError::StateRequired {
+            flag: "check",
+            path: Some(read_path.clone()),
+        },
+    ))?;
     let deployed = ComponentStatus::Deployed.as_str();
     let (targets, not_deployed): (Vec<String>, Vec<String>) =
         plan.selected.iter().cloned().partition(|name| {
@@ -256,7 +258,8 @@ impl Context<'_> {
         let params = recorded_parameters(self.stored, name);
         let child_env = self.check_environment(name, manifest, &params, &dir, warnings);
         let masker = self.check_masker(manifest, &params, &child_env);
-        let log_file = hub_plan::decide::records::log_dir(self.read_path).join(format!("{name}.check.log"));
+        let log_file =
+            hub_plan::decide::records::log_dir(self.read_path).join(format!("{name}.check.log"));
         let Some(implementation) = implementation else {
             let step = TerraformStep {
                 name,

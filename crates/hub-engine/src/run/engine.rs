@@ -39,20 +39,20 @@
 //! when the run started, else the first location, as an absolute path.
 
 use super::error::EngineError;
-use hub_plan::error::PlanningError;
 use super::hooks;
-use hub_plan::decide::known::Known;
-use hub_plan::decide::upstream::Ancestry;
 use crate::child::process::Invocation;
-use hub_plan::outcome::Summary;
-use hub_plan::plan::Plan as ActionPlan;
 use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::ExpandedParam;
-use hub_plan::Verb;
+use hub_plan::decide::known::Known;
+use hub_plan::decide::upstream::Ancestry;
+use hub_plan::error::PlanningError;
+use hub_plan::outcome::Summary;
+use hub_plan::plan::Plan as ActionPlan;
 use hub_plan::source::stack::Stack;
 use hub_plan::timeout::Limit;
+use hub_plan::Verb;
 use hub_state::{self as state, Clock, OperationStatus, State};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -117,8 +117,7 @@ pub fn run<'a>(
         (Err(error), _) | (Ok(()), Err(error)) => Err(error),
         (Ok(()), Ok(())) => Ok(()),
     };
-    let result =
-        result.map_err(|error| {
+    let result = result.map_err(|error| {
         keep_unsaved_state(error, run.ledger.state.as_ref(), options, run.warnings)
     });
     if let Some(writer) = &run.ledger.writer {

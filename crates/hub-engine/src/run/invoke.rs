@@ -8,11 +8,9 @@
 //! `-e` values are exported to the component.
 
 use super::error::EngineError;
-use hub_plan::error::PlanningError;
 use crate::child::interrupt::Interrupts;
 use crate::child::otp;
 use crate::child::process::{self, Exit, Invocation};
-use hub_plan::outcome::lines::LineSink;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
@@ -20,7 +18,9 @@ use hub_params::drift::DriftUse;
 use hub_params::format::substitution_text;
 use hub_params::{self as params, expand_component, ComponentScope, ExpandedParam, LockOptions};
 use hub_plan::env::{self, ComponentVariables, Nested, OsEnvironment};
+use hub_plan::error::PlanningError;
 use hub_plan::order::requirements::provides_text;
+use hub_plan::outcome::lines::LineSink;
 use hub_plan::source::discover;
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::{Limit, Timeouts};
@@ -52,11 +52,13 @@ fn component_limit(
 ) -> Result<Option<Limit>, EngineError> {
     let timeouts =
         Timeouts::new(&stack.elaborated.stack.lifecycle.timeouts, default).map_err(|bad| {
-            EngineError::Planning(PlanningError::Plan(hub_plan::order::ScheduleError::BadTimeout {
-                component: bad.component,
-                value: bad.value,
-                reason: bad.reason,
-            }))
+            EngineError::Planning(PlanningError::Plan(
+                hub_plan::order::ScheduleError::BadTimeout {
+                    component: bad.component,
+                    value: bad.value,
+                    reason: bad.reason,
+                },
+            ))
         })?;
     Ok(timeouts.limit(name))
 }

@@ -17,9 +17,9 @@
 //!    component's entry, outputs and capabilities; a job that lost its
 //!    lease records nothing.
 
-use hub_plan::plan::saved::{PlanAction, SavedPlan};
 use hub_manifest::diag::Warnings;
 use hub_plan::order::edges;
+use hub_plan::plan::saved::{PlanAction, SavedPlan};
 use hub_plan::source::stack::Stack;
 use hub_state::runs::{JobRecord, Lease, Opened, RunError, RunPlace, RunRecord, DEPLOYED, FAILED};
 use hub_state::{Clock, State, StateError};

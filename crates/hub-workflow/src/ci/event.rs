@@ -2,8 +2,8 @@
 //! reading it ([`CiError`]).
 
 use super::command::Command;
-use hub_plan::change::ChangeContext;
 use hub_manifest::diag::Location;
+use hub_plan::change::ChangeContext;
 use std::path::PathBuf;
 use std::time::Duration;
 

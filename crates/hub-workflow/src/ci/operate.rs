@@ -15,9 +15,9 @@ use crate::request::{
     CompatibilityArgs, DeployArgs, ExecuteArgs, GuessArgs, LockTimeoutArgs, PlanArgs, ReplaceArgs,
     RunArgs, SelectionArgs, StackArgs, StateArgs,
 };
-use hub_view::preview::Preview;
-use hub_plan::outcome::Summary;
 use hub_manifest::diag::Warnings;
+use hub_plan::outcome::Summary;
+use hub_view::preview::Preview;
 use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.

@@ -7,15 +7,15 @@ use super::common::{clock, non_empty_env, split_list};
 use super::results::{Applied, PlanMade};
 use crate::error::{ChangeCommandError, Error};
 use crate::request::{ChangeArgs, ChangeCommand, ChangeCommandArgs, StateArgs};
-use hub_view::preview::{Action, Preview};
-use hub_plan::plan::saved::{SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
+use hub_plan::plan::saved::{SavedPlan, SavedPlanError};
 use hub_state::changes::{
     inert, summarise, ApplyLock, ApplyRecord, ChangeError, Held, PlanRecord, Record, Registry,
     Stamp, Status,
 };
 use hub_state::lock::LockInfo;
 use hub_state::{Clock, LockWait};
+use hub_view::preview::{Action, Preview};
 use std::path::{Path, PathBuf};
 
 /// Who plans or applies: `--author`, else the CI's user, else `$USER`;

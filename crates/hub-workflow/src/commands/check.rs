@@ -5,8 +5,8 @@ use super::common::{
     hub_executable, install_interrupts, parse_os_environment, parse_overrides, refuse_near_typos,
     split_list,
 };
-use crate::request::CheckFormat;
 use crate::error::Error;
+use crate::request::CheckFormat;
 use hub_engine::run::check::{CheckOptions, CheckReport, Checked};
 use hub_manifest::diag::Warnings;
 use hub_state::HealthStatus;

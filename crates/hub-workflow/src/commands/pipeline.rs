@@ -8,9 +8,9 @@ use super::reviewed::planned_run_args;
 use super::{load_run, parse_overrides, policy, RunRequest};
 use crate::error::Error;
 use crate::request::{CommonRunArgs, PipelineArgs, RunArgs};
-use hub_view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 use hub_manifest::diag::Warnings;
 use hub_plan::Verb;
+use hub_view::pipeline::{self, Grouping, Pipeline, Settings, Target};
 
 /// `hub pipeline`.
 pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error> {

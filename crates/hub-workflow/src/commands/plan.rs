@@ -4,8 +4,8 @@
 
 use super::results::PlanMade;
 use super::{change, check, load_run, policy, report, runs, write_stdout, RunRequest};
-use crate::request::OutputFormat;
 use crate::error::Error;
+use crate::request::OutputFormat;
 use hub_manifest::diag::Warnings;
 use std::io::Write;
 
@@ -87,8 +87,8 @@ pub fn make_plan(
     save: bool,
     warnings: &mut Warnings,
 ) -> Result<PlanMade, Error> {
-    use hub_view::preview;
     use hub_plan::Verb;
+    use hub_view::preview;
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
@@ -139,8 +139,7 @@ pub(crate) fn preview_between_runs(
     };
     let wait = hub_state::LockWait::new(options.running.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
-    let plan =
-        hub_plan::plan::prepare::plan(stack, options, std::env::vars().collect(), warnings)?;
+    let plan = hub_plan::plan::prepare::plan(stack, options, std::env::vars().collect(), warnings)?;
     await_unheld(&options.state, &hub_state::LockWait::default())?;
     Ok(plan)
 }

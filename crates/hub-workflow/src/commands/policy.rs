@@ -2,8 +2,8 @@
 //! evaluated on the plan `hub plan` shows and on the plan a deploy or
 //! undeploy is about to execute; `hub policy test` on a plan in a file.
 
-use crate::request::OutputFormat;
 use crate::error::Error;
+use crate::request::OutputFormat;
 use hub_manifest::diag::Warnings;
 use hub_plan::change::ChangeContext;
 use hub_plan::source::stack::Stack;

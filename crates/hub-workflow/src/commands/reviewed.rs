@@ -18,12 +18,12 @@ use super::common::split_list;
 use super::{change, load_run, policy, RunRequest};
 use crate::error::{ChangeCommandError, Error};
 use crate::request::{CommonRunArgs, DeployArgs};
-use hub_plan::options::{ExpectedState, RunOptions};
-use hub_view::preview::Preview;
-use hub_plan::plan::saved::{self, SavedPlan, SavedPlanError};
 use hub_manifest::diag::Warnings;
+use hub_plan::options::{ExpectedState, RunOptions};
+use hub_plan::plan::saved::{self, SavedPlan, SavedPlanError};
 use hub_plan::source::stack::Stack;
 use hub_plan::Verb;
+use hub_view::preview::Preview;
 use std::path::{Path, PathBuf};
 
 /// A plan found to hold: the stack and options to run it with (the

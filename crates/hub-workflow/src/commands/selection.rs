@@ -4,9 +4,9 @@
 use crate::error::Error;
 use crate::request::SelectionArgs;
 use hub_plan::order::schedule::{Chosen, Schedule, Selection};
-use hub_plan::Verb;
 use hub_plan::source::stack::Stack;
 use hub_plan::source::{affected, folders};
+use hub_plan::Verb;
 use std::path::Path;
 
 /// The selection `args` ask for on `stack`.

@@ -4,15 +4,15 @@
 
 use super::{Run, Step};
 use crate::child::capture;
-use hub_plan::plan::triggers::{self, Triggers};
-use hub_plan::plan::{Action, ComponentPlan, Execution};
-use hub_plan::decide::fingerprint;
-use hub_plan::decide::known::View;
-use hub_plan::decide::upstream::Bits;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
 use hub_params::ExpandedParam;
+use hub_plan::decide::fingerprint;
+use hub_plan::decide::known::View;
+use hub_plan::decide::upstream::Bits;
+use hub_plan::plan::triggers::{self, Triggers};
+use hub_plan::plan::{Action, ComponentPlan, Execution};
 use hub_plan::Verb;
 use hub_state::{self as state, Fingerprint};
 use std::rc::Rc;
@@ -227,10 +227,9 @@ impl<'a> Run<'a> {
 
     /// One of `names` deployed earlier in this run.
     pub(super) fn deployed_in_run(&self, names: &[String]) -> bool {
-        self.summary
-            .entries
-            .iter()
-            .any(|e| e.outcome == hub_plan::outcome::Outcome::Deployed && names.contains(&e.component))
+        self.summary.entries.iter().any(|e| {
+            e.outcome == hub_plan::outcome::Outcome::Deployed && names.contains(&e.component)
+        })
     }
 
     /// The component's entry in the action plan (the plan lists the

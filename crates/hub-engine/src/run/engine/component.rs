@@ -3,24 +3,26 @@
 
 use super::words::{describe, or_none, quoted};
 use super::{record_phase, Job, Prepared, Run, StartUndo, Step};
-use hub_plan::outcome::log_marks::RunMarks;
 use crate::child::otp;
 use crate::child::process::{Exit, Invocation};
 use crate::run::error::EngineError;
 use crate::run::hooks;
-use hub_plan::decide::known::View;
 use crate::run::logs_ahead::LogsAhead;
-use hub_plan::decide::records::{component_meta, component_parameters, scope_outputs, to_scope_output};
 use hub_manifest::diag::Warnings;
 use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
 use hub_params::{self as params, expand_component, ComponentScope, ExpandedParam};
+use hub_plan::decide::known::View;
+use hub_plan::decide::records::{
+    component_meta, component_parameters, scope_outputs, to_scope_output,
+};
 use hub_plan::env::{self, ComponentVariables};
-use hub_plan::order::schedule;
-use hub_plan::Verb;
 use hub_plan::order::requirements::provides_text;
+use hub_plan::order::schedule;
+use hub_plan::outcome::log_marks::RunMarks;
 use hub_plan::source::discover::{self, Implementation};
 use hub_plan::source::stack::absolute;
+use hub_plan::Verb;
 use hub_state::{self as state, ComponentRun, ComponentStatus, OperationStatus, StackStatus};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
@@ -129,8 +131,12 @@ impl<'a> Run<'a> {
         manifest: &Manifest,
         provides: &IndexMap<String, Vec<String>>,
     ) -> Result<(), Step> {
-        let unmet =
-            schedule::unmet_requirements(&manifest.requires, name, provides, &self.setup.plan.tuning);
+        let unmet = schedule::unmet_requirements(
+            &manifest.requires,
+            name,
+            provides,
+            &self.setup.plan.tuning,
+        );
         if !unmet.optional.is_empty() {
             return Err(self.skip(
                 name,

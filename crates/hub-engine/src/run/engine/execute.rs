@@ -4,16 +4,16 @@
 
 use super::turns::Turns;
 use super::{quiet, record_phase, Changed, Run, Step, Stop};
-use crate::run::recorder::Recorder;
-use hub_plan::outcome::{finish_line, Outcome};
-use hub_plan::plan::Action;
 use crate::run::error::EngineError;
 use crate::run::outputs::stack_outputs;
 use crate::run::prune;
-use hub_plan::decide::records::refresh_stack_outputs;
+use crate::run::recorder::Recorder;
 use hub_params::format::substitution_text;
-use hub_plan::Verb;
+use hub_plan::decide::records::refresh_stack_outputs;
 use hub_plan::order::scheduler::Scheduler;
+use hub_plan::outcome::{finish_line, Outcome};
+use hub_plan::plan::Action;
+use hub_plan::Verb;
 use hub_state::{self as state, OperationStatus, StackStatus};
 use indexmap::IndexMap;
 use std::ops::ControlFlow;
@@ -144,7 +144,11 @@ impl<'a> Run<'a> {
 
     /// Runs a removed component's undeploy, when it has one to run and
     /// the state an entry for it.
-    fn undeploy_removed(&mut self, gone: &hub_plan::decide::prune::Removed, verb: &str) -> prune::Ended {
+    fn undeploy_removed(
+        &mut self,
+        gone: &hub_plan::decide::prune::Removed,
+        verb: &str,
+    ) -> prune::Ended {
         let name = gone.name.as_str();
         let entry = self
             .ledger

@@ -2,12 +2,12 @@
 //! ([`Setup`]), the state it writes ([`Ledger`]) and its live progress
 //! ([`Tally`]).
 
+use crate::run::retry::Attempts;
+use hub_params::Locked;
+use hub_plan::decide::retry::Retries;
+use hub_plan::order::Schedule;
 use hub_plan::outcome::log_marks::RunMarks;
 use hub_plan::plan::Plan as ActionPlan;
-use crate::run::retry::Attempts;
-use hub_plan::decide::retry::Retries;
-use hub_params::Locked;
-use hub_plan::order::Schedule;
 use hub_plan::source::discover::Implementation;
 use hub_plan::timeout::Timeouts;
 use hub_state::{self as state, Fingerprint, Locations, OperationIndex, State};

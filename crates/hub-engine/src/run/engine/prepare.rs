@@ -4,34 +4,34 @@
 
 use super::{Ledger, Run, Setup, Tally};
 use crate::options::Host;
-use hub_plan::options::RunOptions;
-use hub_plan::outcome::Summary;
-use hub_plan::plan::make::{self as planner, Inputs, Purpose};
-use hub_plan::plan::moved::Renamed;
-use hub_plan::plan::preflight;
-use hub_plan::plan::Plan as ActionPlan;
 use crate::run::error::EngineError;
-use hub_plan::error::PlanningError;
-use hub_plan::decide::known::Known;
-use hub_plan::decide::records::{log_dir, state_parameters};
-use hub_plan::decide::retry::Retries;
 use crate::run::setup::{lock_parameters, read_state};
+use hub_manifest::diag::Warnings;
+use hub_manifest::redact::SecretMasker;
+use hub_params::format::substitution_text;
+use hub_params::Locked;
 use hub_plan::checks::{
     check_consistency, check_implementations, check_selection, initial_provides, plan_for,
     release_stack_parameters, removed_components, require_state, Implementations,
 };
 use hub_plan::decide::known::initial_outputs;
+use hub_plan::decide::known::Known;
+use hub_plan::decide::records::{log_dir, state_parameters};
+use hub_plan::decide::retry::Retries;
 use hub_plan::decide::upstream::Ancestry;
-use hub_manifest::diag::Warnings;
-use hub_manifest::redact::SecretMasker;
-use hub_params::format::substitution_text;
-use hub_params::Locked;
 use hub_plan::env::{self, Nested};
+use hub_plan::error::PlanningError;
+use hub_plan::options::RunOptions;
 use hub_plan::order::schedule::{self, Schedule};
-use hub_plan::Verb;
+use hub_plan::outcome::Summary;
+use hub_plan::plan::make::{self as planner, Inputs, Purpose};
+use hub_plan::plan::moved::Renamed;
+use hub_plan::plan::preflight;
+use hub_plan::plan::Plan as ActionPlan;
 use hub_plan::source::discover::Implementation;
 use hub_plan::source::stack::{absolute, Stack};
 use hub_plan::timeout::Timeouts;
+use hub_plan::Verb;
 use hub_state::{self as state, Clock, Locations, OperationStart, StackMeta, State};
 use indexmap::IndexMap;
 use std::collections::HashMap;

@@ -5,8 +5,8 @@
 //! changed.
 
 use super::{Run, Step};
-use hub_plan::plan::Action;
 use crate::run::prune;
+use hub_plan::plan::Action;
 use hub_plan::Verb;
 use hub_state::ComponentStatus;
 

@@ -3,10 +3,10 @@
 //! threads, each one's end is settled on the run's thread.
 
 use super::{Ended, Job, JobResult, Prepared, Run, Step, Stop, HEARTBEAT};
-use crate::run::recorder::Recorder;
 use crate::run::hooks;
 use crate::run::logs_ahead::LogsAhead;
 use crate::run::ready;
+use crate::run::recorder::Recorder;
 use crate::run::retry;
 use hub_manifest::ReadyCondition;
 use hub_plan::order::scheduler::Scheduler;

@@ -6,8 +6,8 @@ use crate::request::{
     ChangeArgs, CommonRunArgs, GuessArgs, LockTimeoutArgs, PlanArgs, PolicyArgs, ReplaceArgs,
     RunArgs, SelectionArgs, StackArgs, StateArgs,
 };
-use hub_view::preview::Action;
 use hub_manifest::diag::Warnings;
+use hub_view::preview::Action;
 use std::path::{Path, PathBuf};
 
 /// `hub plan fixtures/demo/hub.yaml fixtures/demo/params.yaml -n`, as a
