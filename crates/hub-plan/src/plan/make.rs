@@ -122,21 +122,22 @@ fn walk(
         locked,
         state,
         redactor: Redactor::new(options.reveal),
-        provides_now: provides.clone(),
-        initial_provides: provides.clone(),
-        actions: IndexMap::new(),
-        certain: HashSet::new(),
-        declared_anywhere: std::cell::OnceCell::new(),
-        providing: Vec::new(),
+        provides: ProvidesMaps {
+            initial: provides.clone(),
+            now: provides.clone(),
+        },
+        taken: Taken::default(),
+        declarations: Declarations::default(),
         ancestry: RefCell::new(Ancestry::new(&schedule.selected)),
-        declared_outputs: HashMap::new(),
         outputs: initial_outputs(schedule, state),
         recorded: state
             .filter(|_| schedule.verb == Verb::Deploy)
             .map(|state| recorded::Recorded::new(state, &schedule.order)),
         describe: purpose == Purpose::Show,
-        wanted_by,
-        judged: schedule.judged_dependents(),
+        pulled: Pulled {
+            wanted_by,
+            judged: schedule.judged_dependents(),
+        },
         warnings,
     };
     let components = schedule
@@ -175,28 +176,16 @@ struct Walk<'a> {
     locked: &'a Locked,
     state: Option<&'a State>,
     redactor: Redactor,
-    /// The provides map before the first component.
-    initial_provides: IndexMap<String, Vec<String>>,
-    /// The components taken so far and their action.
-    actions: IndexMap<String, Action>,
-    /// Those whose `fail` nothing the run produces can change.
-    certain: HashSet<String>,
-    /// Every output the stack's components declare, as `name` and
-    /// `component:name`: made on the first failure that asks.
-    declared_anywhere: std::cell::OnceCell<HashSet<String>>,
-    /// Those of `actions` that change the provides map (they declare
-    /// capabilities, or are deleted): the only ones `visible_provides`
-    /// needs to look at.
-    providing: Vec<usize>,
+    /// The provides map before the first component and after those taken.
+    provides: ProvidesMaps,
+    /// The components taken so far.
+    taken: Taken,
+    /// Which components declare which outputs.
+    declarations: Declarations,
     /// Each component's upstream in a parallel run, as bits over the
     /// selection, each computed once from its predecessors' (asking the
     /// graph again for every component cost the square of the stack).
     ancestry: RefCell<Ancestry>,
-    /// The provides map after the components taken so far (one at a time).
-    provides_now: IndexMap<String, Vec<String>>,
-    /// Output name → the components taken so far that deploy (or are
-    /// unchanged) and declare it, in order.
-    declared_outputs: HashMap<String, Vec<String>>,
     /// Undeploy: the outputs the run has (it adds none).
     outputs: Vec<CapturedOutput>,
     /// Deploy with a state: its snapshots along the order.
@@ -204,12 +193,8 @@ struct Walk<'a> {
     /// `hub plan` says what changed; the engine compares only what
     /// `--changed` needs.
     describe: bool,
-    /// `--changed`: the components a running one wants, each with the
-    /// first that wants it ([`Plan::wanted_by_running`]).
-    wanted_by: HashMap<String, String>,
-    /// Dependents an `--affected` selection added: decided as under
-    /// `--changed` ([`Schedule::judged_dependents`]).
-    judged: HashSet<String>,
+    /// Components decided for another's sake.
+    pulled: Pulled,
     warnings: &'a mut Warnings,
 }
 
@@ -265,6 +250,8 @@ impl Decision {
     }
 }
 
+mod parts;
+use parts::{Declarations, ProvidesMaps, Pulled, Taken};
 mod outputs;
 mod providers;
 mod reach;
@@ -305,16 +292,17 @@ impl Walk<'_> {
                 // Through the stack itself, not `self`: the fields change.
                 let manifest = self.stack.elaborated.component(name);
                 for capability in manifest.map(|m| m.provides.as_slice()).unwrap_or_default() {
-                    state::add_provider(&mut self.provides_now, capability, name);
+                    state::add_provider(&mut self.provides.now, capability, name);
                 }
                 for output in manifest.map(|m| m.outputs.as_slice()).unwrap_or_default() {
-                    self.declared_outputs
+                    self.declarations
+                        .by_name
                         .entry(output.name.clone())
                         .or_default()
                         .push(name.to_string());
                 }
             }
-            Action::Delete => state::remove_provider(&mut self.provides_now, name),
+            Action::Delete => state::remove_provider(&mut self.provides.now, name),
             _ => {}
         }
     }
@@ -326,13 +314,16 @@ impl Walk<'_> {
         decision: Decision,
         requires: Vec<Requirement>,
     ) -> ComponentPlan {
-        let (at, _) = self.actions.insert_full(name.to_string(), decision.action);
+        let (at, _) = self
+            .taken
+            .actions
+            .insert_full(name.to_string(), decision.action);
         if decision.action == Action::Delete || !self.capabilities(name).is_empty() {
-            self.providing.push(at);
+            self.taken.providing.push(at);
         }
         self.took(name, decision.action);
         if decision.certain.is_some() {
-            self.certain.insert(name.to_string());
+            self.taken.certain.insert(name.to_string());
         }
         let conditions = self.conditions(name, decision.execution.as_ref());
         ComponentPlan {
@@ -372,7 +363,7 @@ impl Walk<'_> {
         let failed: Vec<String> = reference
             .depends
             .iter()
-            .filter(|d| self.actions.get(*d) == Some(&Action::Fail))
+            .filter(|d| self.taken.actions.get(*d) == Some(&Action::Fail))
             .cloned()
             .collect();
         if verb == Verb::Deploy && !failed.is_empty() {
@@ -380,7 +371,7 @@ impl Walk<'_> {
             let mut decision = Decision::new(Action::Fail, reason.clone());
             decision.certain = failed
                 .iter()
-                .all(|f| self.certain.contains(f))
+                .all(|f| self.taken.certain.contains(f))
                 .then_some(reason);
             return self.gated(name, reference, decision);
         }
@@ -476,7 +467,7 @@ impl Walk<'_> {
     /// under `--changed`, and the dependents an `--affected` selection
     /// added.
     fn changed(&self, name: &str) -> bool {
-        self.options.changed || self.judged.contains(name)
+        self.options.changed || self.pulled.judged.contains(name)
     }
 
     fn folder_digest(&self, reference: &ComponentRef) -> Result<String, String> {
@@ -702,7 +693,7 @@ impl Walk<'_> {
         let reaches = self.reaches(name);
         let mut wanted: Vec<(usize, usize, &str)> = Vec::new();
         let mut want = |producer: &str, output: &str| {
-            let taken = self.actions.get_full(producer);
+            let taken = self.taken.actions.get_full(producer);
             let Some((at, _, action)) = taken else {
                 return;
             };
@@ -712,12 +703,16 @@ impl Walk<'_> {
             let manifest = self.stack.elaborated.component(producer);
             let declared = manifest.and_then(|m| m.outputs.iter().position(|o| o.name == output));
             if let (Some(index), true) = (declared, reaches(producer)) {
-                wanted.push((at, index, self.actions.get_index(at).map_or("", |(k, _)| k)));
+                wanted.push((
+                    at,
+                    index,
+                    self.taken.actions.get_index(at).map_or("", |(k, _)| k),
+                ));
             }
         };
         // Every component of the plan has its reads.
         for read in self.plan.reads(name).into_iter().flatten() {
-            for producer in self.declared_outputs.get(read).into_iter().flatten() {
+            for producer in self.declarations.by_name.get(read).into_iter().flatten() {
                 want(producer, read);
             }
             if let Some((producer, output)) = read.split_once(':') {

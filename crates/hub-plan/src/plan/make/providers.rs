@@ -33,6 +33,7 @@ impl Walk<'_> {
             ENVIRONMENT_PROVIDER => "environment".to_string(),
             PLATFORM_PROVIDER => "platform".to_string(),
             name if self
+                .taken
                 .actions
                 .get(name)
                 .is_some_and(|a| a.runs() || *a == Action::NoOp) =>

@@ -31,14 +31,15 @@ impl Walk<'_> {
     /// providing).
     pub(super) fn visible_provides(&self, name: &str) -> IndexMap<String, Vec<String>> {
         if self.options.concurrency <= 1 {
-            return self.provides_now.clone();
+            return self.provides.now.clone();
         }
         let reaches = self.reaches(name);
-        let mut provides = self.initial_provides.clone();
+        let mut provides = self.provides.initial.clone();
         let providing = self
+            .taken
             .providing
             .iter()
-            .filter_map(|&at| self.actions.get_index(at));
+            .filter_map(|&at| self.taken.actions.get_index(at));
         for (other, action) in providing {
             match action {
                 action if action.keeps_outputs() && reaches(other) => {

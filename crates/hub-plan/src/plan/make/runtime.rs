@@ -61,7 +61,7 @@ impl Walk<'_> {
     /// (`output`, or `component:output`). The names are gathered once, so
     /// a stack of many failing components costs one pass over it.
     fn declared_anywhere(&self, name: &str) -> bool {
-        let declared = self.declared_anywhere.get_or_init(|| {
+        let declared = self.declarations.anywhere.get_or_init(|| {
             let mut names = std::collections::HashSet::new();
             for manifest in &self.stack.elaborated.components {
                 for output in &manifest.outputs {

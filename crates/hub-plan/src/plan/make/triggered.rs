@@ -29,7 +29,7 @@ impl Walk<'_> {
     /// `lifecycle.triggerAlways`, whenever a component it depends on runs.
     /// `None`: nothing running first can make it run.
     pub(super) fn upstream_runs(&self, name: &str, reference: &ComponentRef) -> Option<Upstream> {
-        let runs = |d: &String| self.actions.get(d).is_some_and(|a| a.runs());
+        let runs = |d: &String| self.taken.actions.get(d).is_some_and(|a| a.runs());
         let reads = self.plan.reads(name);
         let mut compared = Vec::new();
         for producer in self.plan.after(name).iter().filter(|p| runs(p)) {
@@ -86,7 +86,7 @@ impl Walk<'_> {
         for trigger in self.triggers().replace_triggers(name) {
             if self.stack.reference(trigger).is_some() {
                 // Only a component that ran before its turn can count.
-                let runs = self.actions.get(trigger).is_some_and(|a| a.runs());
+                let runs = self.taken.actions.get(trigger).is_some_and(|a| a.runs());
                 if runs && reaches(trigger) {
                     components.push(trigger.clone());
                     found.push(format!(

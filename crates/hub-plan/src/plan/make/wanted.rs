@@ -41,7 +41,7 @@ impl Walk<'_> {
     /// A component `--changed` found unchanged that a running component
     /// wants: it runs, whatever the engine finds at its turn. The reason.
     pub(super) fn wanted_run(&self, name: &str, execution: &mut Execution) -> Option<String> {
-        let from = self.wanted_by.get(name)?;
+        let from = self.pulled.wanted_by.get(name)?;
         let reason = format!("wanted by `{from}`");
         execution.action = Action::Update;
         execution.reasons = vec![reason.clone()];
