@@ -27,7 +27,7 @@ use hub_manifest::diag::{Location, Origin, Topic, Warning, Warnings};
 use hub_manifest::keys::{edit_distance, is_near_typo};
 use hub_manifest::{IgnoreChanges, Manifest, Output, Parameter};
 use hub_params::Cel;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 use yaml_serde::Value;
 
 mod hub_names;
@@ -35,10 +35,12 @@ mod hub_names;
 pub(crate) use hub_names::read_by_hub;
 
 /// The names read, by qualifier (`""` for the plain names), each with the
-/// first thing found reading it (for the message).
+/// first thing found reading it (for the message). Hashed: a stack of
+/// 10,000 components reads some 200,000 names, each looked up as it is
+/// read; only [`Reads::close`] needs an order, and sorts what it looks at.
 #[derive(Debug, Default)]
 pub(crate) struct Reads {
-    names: BTreeMap<String, BTreeMap<String, String>>,
+    names: HashMap<String, HashMap<String, String>>,
     /// Names a condition reads whatever their qualifier.
     any_qualifier: BTreeSet<String>,
 }
@@ -55,8 +57,7 @@ impl Reads {
         for param in params {
             let leaves = hub_params::flatten(std::slice::from_ref(param));
             for (leaf, _) in leaves {
-                let reader = format!("the value of `{}`", leaf.qualified_name());
-                reads.values(&cel, &leaf, &leaf.component, &reader);
+                reads.values_of_stack_parameter(&cel, &leaf);
             }
         }
         if doc.kind == "application" {
@@ -81,7 +82,9 @@ impl Reads {
     /// for, with what reads it.
     pub(crate) fn close(&self, name: &str, component: &str) -> Option<(&str, &str)> {
         let names = self.names.get(component)?;
-        close_name(name, names.keys().map(String::as_str))
+        let mut read: Vec<&str> = names.keys().map(String::as_str).collect();
+        read.sort_unstable();
+        close_name(name, read.into_iter())
             .and_then(|found| names.get_key_value(found))
             .map(|(name, reader)| (name.as_str(), reader.as_str()))
     }
@@ -102,12 +105,16 @@ impl Reads {
         self.insert("", name, reader);
     }
 
+    /// Allocates only for a name not read before (most are read many
+    /// times: every component reading `dns.domain`).
     fn insert(&mut self, qualifier: &str, name: &str, reader: &str) {
-        self.names
-            .entry(qualifier.to_string())
-            .or_default()
-            .entry(name.to_string())
-            .or_insert_with(|| reader.to_string());
+        let names = match self.names.get_mut(qualifier) {
+            Some(names) => names,
+            None => self.names.entry(qualifier.to_string()).or_default(),
+        };
+        if !names.contains_key(name) {
+            names.insert(name.to_string(), reader.to_string());
+        }
     }
 
     fn component(&mut self, cel: &Cel, component: &Manifest) {
@@ -139,6 +146,24 @@ impl Reads {
         for param in params {
             if param.component.is_empty() || param.component == name {
                 self.read(&param.name, name, &reader);
+            }
+        }
+    }
+
+    /// A stack parameter's value and default, read in its component's
+    /// scope; what reads them is named only when they read something.
+    fn values_of_stack_parameter(&mut self, cel: &Cel, param: &Parameter) {
+        for value in [&param.value, param.default_value()].into_iter().flatten() {
+            let Value::String(text) = value else {
+                continue;
+            };
+            let names = hub_params::template_names(cel, text);
+            if names.is_empty() {
+                continue;
+            }
+            let reader = format!("the value of `{}`", param.qualified_name());
+            for name in names {
+                self.read(&name, &param.component, &reader);
             }
         }
     }
