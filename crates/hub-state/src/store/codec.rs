@@ -44,11 +44,8 @@ pub(crate) fn read_bytes(
     }
 }
 
-/// The largest state read or written (see
-/// [`hub_manifest::limits::max_state_bytes`]).
-pub fn max_state_bytes() -> usize {
-    hub_manifest::limits::max_state_bytes()
-}
+/// The largest state read or written.
+pub use hub_manifest::limits::max_state_bytes;
 
 /// The text of a state file's bytes (after unsealing), refused past the
 /// state limit.
