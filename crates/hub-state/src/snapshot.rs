@@ -612,7 +612,7 @@ fn diff<B: Borrow<CapturedOutput>, A: Borrow<CapturedOutput>>(before: &[B], afte
         match order {
             Ordering::Less => {
                 delta.removed.push(before[i].borrow().qualified_name());
-                i += 1;
+                i = past_repeats(before, i);
             }
             Ordering::Greater => {
                 delta.set.push(after[j].borrow().clone());
@@ -622,12 +622,23 @@ fn diff<B: Borrow<CapturedOutput>, A: Borrow<CapturedOutput>>(before: &[B], afte
                 if before[i].borrow() != after[j].borrow() {
                     delta.set.push(after[j].borrow().clone());
                 }
-                i += 1;
+                i = past_repeats(before, i);
                 j += 1;
             }
         }
     }
     delta
+}
+
+/// The index after `outputs[at]` and the outputs right behind it with the
+/// same qualified name. A snapshot read from a file (or preloaded) may
+/// hold a name twice; a node on top of it shows the first only, so the
+/// repeats are neither compared nor removed: removing one would remove
+/// the name.
+fn past_repeats<B: Borrow<CapturedOutput>>(outputs: &[B], at: usize) -> usize {
+    let first = outputs[at].borrow();
+    let same = |o: &B| qualified_cmp(o.borrow(), first) == Ordering::Equal;
+    at + 1 + outputs[at + 1..].iter().take_while(|o| same(o)).count()
 }
 
 impl PartialEq for Snapshot {

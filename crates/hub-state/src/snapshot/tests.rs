@@ -183,6 +183,30 @@ fn a_derived_snapshot_holds_only_its_difference() {
     assert_eq!(names(&c), ["c:x=3"]);
 }
 
+/// A base holding a name twice (as a preloaded list may): a snapshot
+/// derived from it that keeps the name keeps it once, and one that drops
+/// it drops it.
+#[test]
+fn a_snapshot_derived_from_a_base_holding_a_name_twice_keeps_that_name() {
+    let base = Snapshot::from_outputs(vec![
+        output("p", "shared", "2"),
+        output("p", "shared", "2"),
+        output("c", "x", "1"),
+    ]);
+    let kept = Snapshot::derive(
+        &base,
+        vec![output("p", "shared", "2"), output("c", "x", "1")],
+    );
+    assert_eq!(names(&kept), ["c:x=1", "p:shared=2"]);
+    let changed = Snapshot::derive(
+        &base,
+        vec![output("p", "shared", "3"), output("c", "x", "1")],
+    );
+    assert_eq!(names(&changed), ["c:x=1", "p:shared=3"]);
+    let dropped = Snapshot::derive(&base, vec![output("c", "x", "2"), output("d", "y", "1")]);
+    assert_eq!(names(&dropped), ["c:x=2", "d:y=1"]);
+}
+
 #[test]
 fn deltas_are_the_same_whichever_way_the_snapshots_were_built() {
     let a = Snapshot::from_outputs(vec![output("a", "x", "1"), output("b", "y", "2")]);
