@@ -84,6 +84,9 @@ pub enum Error {
     CheckFailures(usize),
     #[error(transparent)]
     Change(#[from] hub_state::changes::ChangeError),
+    /// `ci.apply.requires` of the stack refused an apply of a change.
+    #[error(transparent)]
+    Requirement(#[from] crate::commands::requirements::RequirementError),
     #[error(transparent)]
     ChangeCommand(#[from] ChangeCommandError),
     #[error(transparent)]
@@ -197,6 +200,7 @@ impl Error {
             ),
             Error::Detailed(e) => e.hint(),
             Error::Change(e) => e.hint(),
+            Error::Requirement(e) => Some(e.hint()),
             Error::ChangeCommand(e) => e.hint(),
             Error::Ci(e) => e.hint(),
             _ => None,

@@ -11,7 +11,8 @@
 //! with a valid signature; otherwise the request is refused.
 
 use super::command::parse_command;
-use super::event::{CiError, Event, Platform, ReadContext, Request};
+use super::event::{mergeable_word, CiError, Event, Platform, ReadContext, Request, Review};
+use hub_state::changes::ReviewState;
 use super::relay::{self, RelayError};
 
 /// The pipeline sources of a pipeline a relay starts.
@@ -32,6 +33,8 @@ pub(super) fn event(
         association: None,
         fork: project_fork(set),
         member_pipeline: false,
+        change_author: None,
+        mergeable: None,
         request: Request::Autoplan,
     };
     if let Some(name) = relay::RELAYED.into_iter().find(|name| set(name).is_some()) {
@@ -91,7 +94,31 @@ fn relayed(
         Some("false") => Some(false),
         _ => None,
     };
+    // Only what the relay signed: not the pipeline's own base.
+    event.base = set("HUB_CI_BASE_SHA");
+    event.change_author = set("HUB_CI_MR_AUTHOR");
+    event.mergeable = match set("HUB_CI_MERGEABLE") {
+        None => None,
+        Some(text) => mergeable_word(&text).map_err(|()| CiError::BadVariable {
+            name: "HUB_CI_MERGEABLE",
+            value: text.clone(),
+            reason: "it is `true` or `false` (or GitLab's `can_be_merged`, `cannot_be_merged`, `unchecked`)",
+        })?,
+    };
     let state = set("HUB_CI_MR_STATE").unwrap_or_default();
+    if let Some(review) = set("HUB_CI_EVENT").and_then(|e| review_state(&e)) {
+        event.name = format!("{source}.{}", set("HUB_CI_EVENT").unwrap_or_default());
+        event.request = match state.as_str() {
+            "opened" => Request::Review(Review {
+                state: review,
+                commit: event.sha.clone(),
+            }),
+            _ => Request::Unverified(format!(
+                "the signed state of the merge request (`HUB_CI_MR_STATE`) is `{state}`: hub records approvals of open merge requests (`opened`)"
+            )),
+        };
+        return require_iid(event);
+    }
     if let Some(closing) = set("HUB_CI_EVENT") {
         event.name = format!("{source}.{closing}");
         event.request = match (closing.as_str(), state.as_str()) {
@@ -104,7 +131,7 @@ fn relayed(
                 return Err(CiError::BadVariable {
                     name: "HUB_CI_EVENT",
                     value: closing,
-                    reason: "hub knows `merged` and `closed`",
+                    reason: "hub knows `merged`, `closed`, `approved` and `unapproved`",
                 })
             }
         };
@@ -128,6 +155,17 @@ fn relayed(
         Some(Err(reason)) => Request::Invalid(reason),
     };
     require_iid(event)
+}
+
+/// `HUB_CI_EVENT` of an approval (GitLab's merge request hook `action`
+/// `approved`, `unapproved`; `approval`/`unapproval` of the approval
+/// hooks).
+fn review_state(event: &str) -> Option<ReviewState> {
+    match event {
+        "approved" | "approval" => Some(ReviewState::Approved),
+        "unapproved" | "unapproval" => Some(ReviewState::Dismissed),
+        _ => None,
+    }
 }
 
 fn require_iid(event: Event) -> Result<Event, CiError> {

@@ -44,7 +44,7 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
         plan_forks: args.plan_forks,
     };
     let operation = ci::decide(&event, &access);
-    let ran = run(&args, &event, &operation, warnings);
+    let ran = run(&args, &event, &access, &operation, warnings);
     let done = match &ran {
         Ran::Planned(plan, policies) => Done::Planned(plan, policies),
         Ran::Applied {
@@ -95,7 +95,7 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
 }
 
 /// What the operation did, owned.
-enum Ran {
+pub(super) enum Ran {
     Planned(Box<Preview>, hub_policy::PolicyResults),
     Applied {
         summary: Option<Box<Summary>>,
@@ -108,18 +108,28 @@ enum Ran {
 }
 
 /// Runs the operation: one function per operation.
-fn run(args: &CiArgs, event: &Event, operation: &Operation, warnings: &mut Warnings) -> Ran {
+fn run(
+    args: &CiArgs,
+    event: &Event,
+    access: &Access,
+    operation: &Operation,
+    warnings: &mut Warnings,
+) -> Ran {
     let failed = |error: Error| Ran::Failed(crate::commands::render_error(&error));
+    let change = change_args(event, access);
     match operation {
         // `--affected BASE` needs the base commit in the clone; without a
         // base the whole stack is planned.
         Operation::Autoplan { base } => {
-            plan(args, event, Vec::new(), base.clone(), warnings).unwrap_or_else(failed)
+            plan(args, change, Vec::new(), base.clone(), warnings).unwrap_or_else(failed)
         }
         Operation::Plan { components } => {
-            plan(args, event, components.clone(), None, warnings).unwrap_or_else(failed)
+            plan(args, change, components.clone(), None, warnings).unwrap_or_else(failed)
         }
-        Operation::Apply => apply(args, event, warnings),
+        Operation::Apply => apply(args, change, warnings),
+        Operation::Review(review) => {
+            super::review::record(args, event, review, access).unwrap_or_else(failed)
+        }
         Operation::Unlock => unlock(args, event).unwrap_or_else(failed),
         Operation::Merged => merged(args, event).unwrap_or_else(failed),
         Operation::Closed => closed(args, event).unwrap_or_else(failed),
@@ -167,25 +177,31 @@ fn run_args(args: &CiArgs, components: Vec<String>, affected: Option<String>) ->
     }
 }
 
-/// `--change ID --sha SHA --author NAME` of the event's change.
-fn change_args(event: &Event) -> ChangeArgs {
+/// `--change ID --sha SHA --author NAME` of the event's change, with
+/// what the event says of its base and whether it can be merged, and
+/// whom `hub ci` trusts.
+fn change_args(event: &Event, access: &Access) -> ChangeArgs {
     ChangeArgs {
         change: event.change.clone(),
         sha: event.sha.clone(),
         author: event.author.clone(),
+        base_sha: event.base.clone(),
+        mergeable: event.mergeable,
+        association: event.association.clone(),
+        trusted: Some(access.trusted()),
     }
 }
 
 /// A plan, as `hub plan --change ID` makes and records it.
 fn plan(
     args: &CiArgs,
-    event: &Event,
+    change: ChangeArgs,
     components: Vec<String>,
     affected: Option<String>,
     warnings: &mut Warnings,
 ) -> Result<Ran, Error> {
     let plan_args = PlanArgs {
-        change: change_args(event),
+        change,
         common: run_args(args, components, affected),
         guess: GuessArgs { guess: true },
         replace: ReplaceArgs {
@@ -216,11 +232,11 @@ fn plan(
 
 /// An apply of the change's latest plan, as `hub deploy --change ID`
 /// runs it.
-fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
+fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) -> Ran {
     let deploy_args = DeployArgs {
         plan: None,
         job: false,
-        change: change_args(event),
+        change,
         change_lock: Default::default(),
         common: run_args(args, Vec::new(), None),
         execute: ExecuteArgs {
@@ -267,7 +283,7 @@ fn apply(args: &CiArgs, event: &Event, warnings: &mut Warnings) -> Ran {
 }
 
 /// The first location of `-s`: where the registry and the logs are.
-fn first_state(args: &CiArgs) -> Option<PathBuf> {
+pub(super) fn first_state(args: &CiArgs) -> Option<PathBuf> {
     split_list(std::slice::from_ref(&args.state))
         .first()
         .map(PathBuf::from)
