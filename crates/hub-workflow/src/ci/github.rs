@@ -64,7 +64,9 @@ pub(super) fn event(
                 text_at(&payload, "pull_request.author_association").map(String::from);
             event.fork = fork(&payload);
             event.change_author = text_at(&payload, "pull_request.user.login").map(String::from);
-            event.mergeable = payload.pointer("/pull_request/mergeable").and_then(Value::as_bool);
+            event.mergeable = payload
+                .pointer("/pull_request/mergeable")
+                .and_then(Value::as_bool);
             event.request = match action {
                 "opened" | "synchronize" | "reopened" => Request::Autoplan,
                 "closed" => match payload.pointer("/pull_request/merged") {
@@ -147,13 +149,16 @@ fn review(
     action: &str,
     missing: &dyn Fn(&'static str) -> CiError,
 ) -> Result<(), CiError> {
-    let number = number_at(payload, "pull_request.number").ok_or_else(|| missing("pull_request.number"))?;
+    let number =
+        number_at(payload, "pull_request.number").ok_or_else(|| missing("pull_request.number"))?;
     event.change = Some(number);
     event.sha = text_at(payload, "pull_request.head.sha").map(String::from);
     event.base = text_at(payload, "pull_request.base.sha").map(String::from);
     event.fork = fork(payload);
     event.change_author = text_at(payload, "pull_request.user.login").map(String::from);
-    event.mergeable = payload.pointer("/pull_request/mergeable").and_then(Value::as_bool);
+    event.mergeable = payload
+        .pointer("/pull_request/mergeable")
+        .and_then(Value::as_bool);
     event.author = Some(
         text_at(payload, "review.user.login")
             .ok_or_else(|| missing("review.user.login"))?
@@ -161,14 +166,17 @@ fn review(
     );
     event.association = text_at(payload, "review.author_association").map(String::from);
     let commit = text_at(payload, "review.commit_id").ok_or_else(|| missing("review.commit_id"))?;
-    let state = text_at(payload, "review.state").unwrap_or_default().to_ascii_lowercase();
+    let state = text_at(payload, "review.state")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
     let state = match (action, state.as_str()) {
         ("dismissed", _) => ReviewState::Dismissed,
         ("submitted" | "edited", "approved") => ReviewState::Approved,
         ("submitted" | "edited", "changes_requested") => ReviewState::ChangesRequested,
         ("submitted" | "edited", _) => {
             event.request = Request::Ignored(
-                "a review that neither approves nor requests changes: it changes no approval".into(),
+                "a review that neither approves nor requests changes: it changes no approval"
+                    .into(),
             );
             return Ok(());
         }

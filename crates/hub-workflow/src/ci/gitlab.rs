@@ -12,8 +12,8 @@
 
 use super::command::parse_command;
 use super::event::{mergeable_word, CiError, Event, Platform, ReadContext, Request, Review};
-use hub_state::changes::ReviewState;
 use super::relay::{self, RelayError};
+use hub_state::changes::ReviewState;
 
 /// The pipeline sources of a pipeline a relay starts.
 const RELAY_SOURCES: [&str; 2] = ["trigger", "api"];

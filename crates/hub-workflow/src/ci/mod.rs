@@ -16,9 +16,7 @@ mod review;
 mod tests;
 
 pub use command::{parse_command, Command, CommentVerb};
-pub use event::{
-    CiError, Event, Platform, ReadContext, Request, Review, DEFAULT_RELAY_MAX_AGE,
-};
+pub use event::{CiError, Event, Platform, ReadContext, Request, Review, DEFAULT_RELAY_MAX_AGE};
 pub use operate::ci;
 
 use std::path::{Path, PathBuf};

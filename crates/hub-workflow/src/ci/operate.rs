@@ -62,6 +62,7 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
             ..
         } => Done::Failed(error.clone().unwrap_or_default()),
         Ran::Failed(error) => Done::Failed(error.clone()),
+        Ran::Refused(error) => Done::Refused(error.clone()),
         Ran::Said(said) => Done::Said(said.clone()),
         Ran::NotRun => Done::NotRun,
     };
@@ -103,6 +104,8 @@ pub(super) enum Ran {
         tails: Vec<LogTail>,
     },
     Failed(String),
+    /// Refused by the stack's `ci.apply.requires`.
+    Refused(String),
     Said(String),
     NotRun,
 }
@@ -265,6 +268,9 @@ fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) -> Ran {
     let applied = change::deploy(&deploy_args, &mut |saved, path, before_run| {
         deploy_saved(saved, path, &deploy_args, warnings, before_run)
     });
+    if let Err(error @ Error::Requirement(_)) = &applied.result {
+        return Ran::Refused(crate::commands::render_error(error));
+    }
     let error = applied
         .result
         .err()

@@ -123,4 +123,3 @@ pub(crate) fn show(registry: &Registry, id: &str) -> Result<(), Error> {
     text.push('\n');
     super::output::write_stdout(text.as_bytes())
 }
-

@@ -155,7 +155,12 @@ const NO_COMMIT: &str = "the plan records no commit";
 const PLAN_AT_COMMIT: &str =
     "plan the change at its commit (`hub ci` does; `hub plan --change ID --sha SHA`)";
 
-fn approved(records: &[(u64, Record)], commit: Option<&str>, needed: u32, trusted: &Trusted) -> Missed {
+fn approved(
+    records: &[(u64, Record)],
+    commit: Option<&str>,
+    needed: u32,
+    trusted: &Trusted,
+) -> Missed {
     let Some(head) = commit else {
         return Some((
             format!("{needed} approval(s) of the commit applied, and {NO_COMMIT}"),
@@ -262,7 +267,10 @@ fn planned_by_trusted(records: &[(u64, Record)], trusted: &Trusted) -> Missed {
     if trusted.trusts(author, plan.association.as_deref()) {
         return None;
     }
-    let who = author.map_or_else(|| "an unknown author".to_string(), |a| format!("`{}`", inert(a)));
+    let who = author.map_or_else(
+        || "an unknown author".to_string(),
+        |a| format!("`{}`", inert(a)),
+    );
     let association = plan.association.as_deref().map_or_else(
         || "no association recorded (a plan made outside `hub ci`)".to_string(),
         |a| format!("association {}", inert(a)),
