@@ -41,6 +41,7 @@ impl From<super::ChangeArgs> for hub_workflow::request::ChangeArgs {
             // Said by the CI event only (`hub ci`).
             association: None,
             trusted: None,
+            merged_head: None,
         }
     }
 }

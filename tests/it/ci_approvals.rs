@@ -389,3 +389,96 @@ fn policies_see_the_approvals_and_whether_the_change_can_be_merged() {
         ok.stdout
     );
 }
+
+/// `hub ci` for the recorded merge of pull request #42.
+fn merged_event(dir: &Path) -> Output {
+    let env = github(
+        "pull_request",
+        &fixture("github/pull_request.closed.merged.json"),
+    );
+    hub_ci(dir, &env, &["--comment", "comment.md"])
+}
+
+fn lock_line(dir: &Path) -> String {
+    change_show(dir)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn on_merge_the_merged_commit_is_planned_and_applied_and_a_comment_apply_is_refused() {
+    let (_tmp, dir) = deployed_demo();
+    require(
+        &dir,
+        "  apply:\n    on: merge\n    requires: [approved, mergeable]\n",
+    );
+    let before = state_serial(&dir);
+    comment_at(&dir, "plan.member", HEAD, &[]).success();
+    review(&dir, "submitted.approved").success();
+    let comment_apply = comment_at(&dir, "apply.member", HEAD, &[]);
+    assert_eq!(comment_apply.status, 3, "{}", comment_apply.stderr);
+    assert!(
+        last_line(&comment_apply).contains("requires `on: merge`, and that changes are applied when they are merged, not on a comment"),
+        "{}",
+        last_line(&comment_apply)
+    );
+    assert_eq!(state_serial(&dir), before, "nothing ran on the comment");
+
+    let out = merged_event(&dir);
+    out.success();
+    assert_eq!(
+        last_line(&out),
+        "hub ci: merged of pull request #42 succeeded: 3 deployed, 1 skipped"
+    );
+    assert!(state_serial(&dir) > before, "the merged commit was applied");
+    let shown = change_show(&dir);
+    // Planned at the merged commit, applied, then recorded as merged.
+    assert!(
+        shown.contains("plan succeeded (deploy), 2026-01-01T00:00:00Z by alice at e5bd3914e2e596debea16f433f57875b5b90bcd6"),
+        "{shown}"
+    );
+    assert!(shown.contains("apply of plan 3 succeeded (deploy), 2026-01-01T00:00:00Z by alice at e5bd3914e2e596debea16f433f57875b5b90bcd6"), "{shown}");
+    assert!(shown.contains("change 42 (merged)"), "{shown}");
+    assert_eq!(lock_line(&dir), "apply lock: free");
+}
+
+#[test]
+fn on_merge_a_failed_apply_keeps_the_lock_and_records_no_merge() {
+    let (_tmp, dir) = deployed_demo();
+    require(&dir, "  apply:\n    on: merge\n");
+    let script = dir.join("components/app/deploy.sh");
+    let mut text = std::fs::read_to_string(&script).expect("script");
+    text.push_str("exit 3\n");
+    std::fs::write(&script, text).expect("script");
+    let out = merged_event(&dir);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert_eq!(
+        last_line(&out),
+        "hub ci: merged of pull request #42 failed: `app` failed"
+    );
+    let shown = change_show(&dir);
+    assert!(!shown.contains("merged,"), "no merge recorded: {shown}");
+    assert!(
+        lock_line(&dir)
+            .starts_with("apply lock: held by change 42 since 2026-01-01T00:00:00Z (failed:"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn on_merge_an_unapproved_change_is_refused_and_records_no_merge() {
+    let (_tmp, dir) = deployed_demo();
+    require(&dir, "  apply:\n    on: merge\n    approvals: 1\n");
+    let before = state_serial(&dir);
+    let out = merged_event(&dir);
+    assert_eq!(out.status, 3, "{}", out.stderr);
+    assert!(
+        last_line(&out).contains("requires `approved`, and 1 approval(s) of commit `c2d9f6a0e4b1e7a3f08c5d1b2a4e6f8091a3b5c7`"),
+        "approvals are of the head that was merged: {}",
+        last_line(&out)
+    );
+    assert_eq!(state_serial(&dir), before);
+    assert!(!change_show(&dir).contains("merged,"));
+}

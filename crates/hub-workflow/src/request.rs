@@ -33,6 +33,9 @@ pub struct ChangeArgs {
     /// (`--allow-association`, `--allow-user`); `None`: the default
     /// associations.
     pub trusted: Option<Trusted>,
+    /// `hub ci` applies the merged commit of a merged change (`ci.apply.on:
+    /// merge`): the change's head that was merged, whose approvals count.
+    pub merged_head: Option<Option<String>>,
 }
 
 /// Who is trusted: these associations, and these logins whatever their

@@ -80,6 +80,9 @@ pub struct Event {
     /// Whether the platform says the change can be merged; `None` when
     /// the event does not say (or says it does not know yet).
     pub mergeable: Option<bool>,
+    /// The commit a merge made (GitHub `pull_request.merge_commit_sha`,
+    /// the relay's signed `HUB_CI_MERGE_SHA`), for `ci.apply.on: merge`.
+    pub merge_commit: Option<String>,
     pub request: Request,
 }
 

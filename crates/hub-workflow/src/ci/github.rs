@@ -40,6 +40,7 @@ pub(super) fn event(
         member_pipeline: false,
         change_author: None,
         mergeable: None,
+        merge_commit: None,
         request: Request::Ignored(String::new()),
     };
     let missing = |field: &'static str| CiError::Missing {
@@ -70,7 +71,13 @@ pub(super) fn event(
             event.request = match action {
                 "opened" | "synchronize" | "reopened" => Request::Autoplan,
                 "closed" => match payload.pointer("/pull_request/merged") {
-                    Some(Value::Bool(true)) => Request::Merged,
+                    Some(Value::Bool(true)) => {
+                        event.merge_commit =
+                            text_at(&payload, "pull_request.merge_commit_sha").map(String::from);
+                        // It could be merged: it was.
+                        event.mergeable = Some(true);
+                        Request::Merged
+                    }
                     Some(Value::Bool(false)) | None | Some(Value::Null) => Request::Closed,
                     Some(_) => return Err(missing("pull_request.merged")),
                 },

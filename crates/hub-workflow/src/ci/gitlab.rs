@@ -35,6 +35,7 @@ pub(super) fn event(
         member_pipeline: false,
         change_author: None,
         mergeable: None,
+        merge_commit: None,
         request: Request::Autoplan,
     };
     if let Some(name) = relay::RELAYED.into_iter().find(|name| set(name).is_some()) {
@@ -97,6 +98,7 @@ fn relayed(
     // Only what the relay signed: not the pipeline's own base.
     event.base = set("HUB_CI_BASE_SHA");
     event.change_author = set("HUB_CI_MR_AUTHOR");
+    event.merge_commit = set("HUB_CI_MERGE_SHA");
     event.mergeable = match set("HUB_CI_MERGEABLE") {
         None => None,
         Some(text) => mergeable_word(&text).map_err(|()| CiError::BadVariable {
@@ -122,7 +124,10 @@ fn relayed(
     if let Some(closing) = set("HUB_CI_EVENT") {
         event.name = format!("{source}.{closing}");
         event.request = match (closing.as_str(), state.as_str()) {
-            ("merged", "merged") => Request::Merged,
+            ("merged", "merged") => {
+                event.mergeable = Some(true);
+                Request::Merged
+            }
             ("closed", "closed") => Request::Closed,
             ("merged" | "closed", _) => Request::Unverified(format!(
                 "`HUB_CI_EVENT` is `{closing}` but the signed state of the merge request (`HUB_CI_MR_STATE`) is `{state}`: hub records a merge or a close only when the merge request's state says so"

@@ -9,6 +9,7 @@ pub mod comment;
 mod event;
 mod github;
 mod gitlab;
+mod on_merge;
 mod operate;
 pub mod relay;
 mod review;

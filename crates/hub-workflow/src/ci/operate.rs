@@ -134,7 +134,11 @@ fn run(
             super::review::record(args, event, review, access).unwrap_or_else(failed)
         }
         Operation::Unlock => unlock(args, event).unwrap_or_else(failed),
-        Operation::Merged => merged(args, event).unwrap_or_else(failed),
+        Operation::Merged => match super::on_merge::applies_on_merge(args) {
+            Ok(true) => super::on_merge::apply_merged(args, event, change, warnings),
+            Ok(false) => merged(args, event).unwrap_or_else(failed),
+            Err(error) => failed(error),
+        },
         Operation::Closed => closed(args, event).unwrap_or_else(failed),
         Operation::Nothing { .. } | Operation::Refused { .. } => Ran::NotRun,
     }
@@ -192,11 +196,12 @@ fn change_args(event: &Event, access: &Access) -> ChangeArgs {
         mergeable: event.mergeable,
         association: event.association.clone(),
         trusted: Some(access.trusted()),
+        merged_head: None,
     }
 }
 
 /// A plan, as `hub plan --change ID` makes and records it.
-fn plan(
+pub(super) fn plan(
     args: &CiArgs,
     change: ChangeArgs,
     components: Vec<String>,
@@ -235,7 +240,7 @@ fn plan(
 
 /// An apply of the change's latest plan, as `hub deploy --change ID`
 /// runs it.
-fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) -> Ran {
+pub(super) fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) -> Ran {
     let deploy_args = DeployArgs {
         plan: None,
         job: false,
@@ -333,7 +338,7 @@ fn unlock(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
 }
 
 /// The change was merged: `hub change merged ID`.
-fn merged(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
+pub(super) fn merged(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
     let id_args = change_id_args(args, event)?;
     change::merged(&id_args)?;
     after_change(

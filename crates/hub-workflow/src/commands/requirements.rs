@@ -6,7 +6,7 @@
 //! commit) refuses too, saying what is missing.
 
 use crate::request::{ChangeArgs, Trusted};
-use hub_manifest::ApplyRequirement;
+use hub_manifest::{ApplyOn, ApplyRequirement};
 use hub_plan::source::stack::Stack;
 use hub_state::changes::{
     approvals_in_effect, inert, summarise, PlanRecord, Record, Registry, ReviewRecord,
@@ -115,6 +115,21 @@ pub(crate) fn check(
     change: &ChangeArgs,
 ) -> Result<(), crate::error::Error> {
     let apply = &stack.elaborated.stack.ci.apply;
+    let id = change.change.clone().unwrap_or_default();
+    // Under `hub ci` (which says whom it trusts), a stack that applies on
+    // merge takes no `hub apply` comment.
+    if apply.on == ApplyOn::Merge && change.trusted.is_some() && change.merged_head.is_none() {
+        let miss = Miss {
+            requirement: "on: merge",
+            reason: "that changes are applied when they are merged, not on a comment".into(),
+            fix: "merge the change: `hub ci` applies the merged commit's plan then".into(),
+        };
+        return Err(RequirementError {
+            id,
+            misses: vec![miss],
+        }
+        .into());
+    }
     let needed = apply.approvals_needed();
     let mut requires: Vec<ApplyRequirement> = apply.requires.clone();
     if needed > 0 && !requires.contains(&ApplyRequirement::Approved) {
@@ -123,14 +138,20 @@ pub(crate) fn check(
     if requires.is_empty() {
         return Ok(());
     }
-    let id = change.change.clone().unwrap_or_default();
     let registry = Registry::open(state)?;
     let records = registry.records(&id)?;
     let trusted = change.trusted.clone().unwrap_or_default();
     let mut misses = Vec::new();
     for requirement in requires {
         let missed = match requirement {
-            ApplyRequirement::Approved => approved(&records, commit, needed, &trusted),
+            // On merge, approvals are of the head that was merged.
+            ApplyRequirement::Approved => {
+                let reviewed = match &change.merged_head {
+                    Some(head) => head.as_deref(),
+                    None => commit,
+                };
+                approved(&records, reviewed, needed, &trusted)
+            }
             ApplyRequirement::Mergeable => mergeable(change.mergeable),
             ApplyRequirement::Undiverged => undiverged(&stack.base_dir, commit, change),
             ApplyRequirement::PlannedByTrusted => planned_by_trusted(&records, &trusted),
