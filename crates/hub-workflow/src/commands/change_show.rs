@@ -41,8 +41,12 @@ fn review_line(review: &ReviewRecord) -> String {
     line
 }
 
-/// `approvals in effect: bob (MEMBER) of abc1234, …` (none: `-`).
+/// `approvals in effect: bob (MEMBER) of abc1234, …` (`none`); nothing
+/// for a change without reviews.
 fn approvals_line(records: &[(u64, Record)]) -> String {
+    if !records.iter().any(|(_, r)| matches!(r, Record::Review(_))) {
+        return String::new();
+    }
     let approvals = approvals_in_effect(records);
     let listed: Vec<String> = approvals
         .iter()
