@@ -86,7 +86,7 @@ pub enum Error {
     Change(#[from] hub_state::changes::ChangeError),
     /// `ci.apply.requires` of the stack refused an apply of a change.
     #[error(transparent)]
-    Requirement(#[from] crate::commands::requirements::RequirementError),
+    Requirement(#[from] RequirementError),
     #[error(transparent)]
     ChangeCommand(#[from] ChangeCommandError),
     #[error(transparent)]
@@ -290,5 +290,39 @@ impl From<hub_engine::run::render::RenderError> for Error {
 impl From<hub_engine::run::job::JobError> for Error {
     fn from(error: hub_engine::run::job::JobError) -> Self {
         Error::Job(Box::new(error))
+    }
+}
+
+/// One requirement an apply misses: which, why, and how to meet it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Miss {
+    pub requirement: &'static str,
+    pub reason: String,
+    pub fix: String,
+}
+
+/// An apply refused by `ci.apply.requires`.
+#[derive(Debug, thiserror::Error)]
+#[error("change `{id}` cannot be applied: the stack's `ci.apply` requires {}", describe(.misses))]
+pub struct RequirementError {
+    pub id: String,
+    pub misses: Vec<Miss>,
+}
+
+fn describe(misses: &[Miss]) -> String {
+    misses
+        .iter()
+        .map(|m| format!("`{}`, and {}", m.requirement, m.reason))
+        .collect::<Vec<_>>()
+        .join("; it also requires ")
+}
+
+impl RequirementError {
+    pub fn hint(&self) -> String {
+        self.misses
+            .iter()
+            .map(|m| format!("`{}`: {}", m.requirement, m.fix))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 }

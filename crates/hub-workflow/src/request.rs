@@ -38,6 +38,10 @@ pub struct ChangeArgs {
     pub merged_head: Option<Option<String>>,
 }
 
+/// The associations that may apply unless `--allow-association` says
+/// otherwise, and whose approvals count.
+pub(crate) const DEFAULT_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
+
 /// Who is trusted: these associations, and these logins whatever their
 /// association.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +83,7 @@ impl Trusted {
 impl Default for Trusted {
     fn default() -> Self {
         Trusted {
-            associations: crate::ci::DEFAULT_ASSOCIATIONS.map(String::from).to_vec(),
+            associations: DEFAULT_ASSOCIATIONS.map(String::from).to_vec(),
             users: Vec::new(),
         }
     }

@@ -13,6 +13,7 @@ mod on_merge;
 mod operate;
 pub mod relay;
 mod review;
+mod steps;
 #[cfg(test)]
 mod tests;
 
@@ -53,9 +54,7 @@ impl PlanFrom {
     }
 }
 
-/// The associations that may apply unless `--allow-association` says
-/// otherwise.
-pub(crate) const DEFAULT_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
+use crate::request::DEFAULT_ASSOCIATIONS;
 
 impl Default for Access {
     fn default() -> Self {

@@ -5,7 +5,7 @@
 //! succeeded. A failed or refused apply records no merge: the change
 //! keeps the apply lock as a failed apply keeps it today.
 
-use super::operate::{apply, merged, plan, Ran};
+use super::steps::{apply, merged, plan, Ran};
 use super::Event;
 use crate::error::Error;
 use crate::request::{ChangeArgs, CiArgs};

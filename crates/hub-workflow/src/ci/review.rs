@@ -2,7 +2,7 @@
 //! the relay signed): the review recorded in the change registry, and
 //! what the approvals of the change's head add up to now.
 
-use super::operate::{first_state, Ran};
+use super::steps::{first_state, Ran};
 use super::{Access, Event, Review};
 use crate::commands::requirements::{tally, Tally};
 use crate::error::Error;

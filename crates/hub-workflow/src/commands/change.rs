@@ -3,6 +3,7 @@
 //! the rules an apply passes before anything runs (see
 //! `hub_state::changes`).
 
+pub(crate) use super::change_show::lock_line;
 use super::common::{clock, non_empty_env, split_list};
 use super::results::{Applied, PlanMade};
 use crate::error::{ChangeCommandError, Error};
@@ -524,20 +525,6 @@ pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), E
         ChangeCommand::Merged(args) => merged(&args),
         ChangeCommand::Closed(args) => closed(&args),
         ChangeCommand::Unlock(args) => unlock(&args),
-    }
-}
-
-/// The apply lock in words: `change 3 holds the apply lock since … (…)`.
-pub(crate) fn lock_line(lock: Option<&ApplyLock>) -> String {
-    match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
-        Some((lock, holder)) => format!(
-            "apply lock: held by change {} since {} ({}: {})",
-            inert(holder),
-            inert(&lock.since),
-            lock.reason.as_str(),
-            lock.reason.why()
-        ),
-        None => "apply lock: free".into(),
     }
 }
 

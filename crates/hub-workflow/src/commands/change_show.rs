@@ -1,11 +1,11 @@
 //! `hub change show ID`: a change's records, its approvals in effect and
 //! the apply lock; and the approvals as policies see them.
 
-use super::change::lock_line;
 use crate::error::Error;
 use hub_plan::change::Approval;
 use hub_state::changes::{
-    approvals_in_effect, inert, summarise, ChangeError, Record, Registry, ReviewRecord, Stamp,
+    approvals_in_effect, inert, summarise, ApplyLock, ChangeError, Record, Registry, ReviewRecord,
+    Stamp,
 };
 
 /// The approvals of `id` in effect, as policies see them (`change.approvals`).
@@ -126,4 +126,18 @@ pub(crate) fn show(registry: &Registry, id: &str) -> Result<(), Error> {
     text.push_str(&lock_line(registry.holder()?.as_ref()));
     text.push('\n');
     super::output::write_stdout(text.as_bytes())
+}
+
+/// The apply lock in words: `change 3 holds the apply lock since … (…)`.
+pub(crate) fn lock_line(lock: Option<&ApplyLock>) -> String {
+    match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
+        Some((lock, holder)) => format!(
+            "apply lock: held by change {} since {} ({}: {})",
+            inert(holder),
+            inert(&lock.since),
+            lock.reason.as_str(),
+            lock.reason.why()
+        ),
+        None => "apply lock: free".into(),
+    }
 }

@@ -5,6 +5,7 @@
 //! missing (no approval recorded, no word on mergeability, no base
 //! commit) refuses too, saying what is missing.
 
+use crate::error::{Miss, RequirementError};
 use crate::request::{ChangeArgs, Trusted};
 use hub_manifest::{ApplyOn, ApplyRequirement};
 use hub_plan::source::stack::Stack;
@@ -13,40 +14,6 @@ use hub_state::changes::{
 };
 use std::path::Path;
 use std::process::Command;
-
-/// One requirement an apply misses: which, why, and how to meet it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Miss {
-    pub requirement: &'static str,
-    pub reason: String,
-    pub fix: String,
-}
-
-/// An apply refused by `ci.apply.requires`.
-#[derive(Debug, thiserror::Error)]
-#[error("change `{id}` cannot be applied: the stack's `ci.apply` requires {}", describe(.misses))]
-pub struct RequirementError {
-    pub id: String,
-    pub misses: Vec<Miss>,
-}
-
-fn describe(misses: &[Miss]) -> String {
-    misses
-        .iter()
-        .map(|m| format!("`{}`, and {}", m.requirement, m.reason))
-        .collect::<Vec<_>>()
-        .join("; it also requires ")
-}
-
-impl RequirementError {
-    pub fn hint(&self) -> String {
-        self.misses
-            .iter()
-            .map(|m| format!("`{}`: {}", m.requirement, m.fix))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-}
 
 /// Which approvals of a change count for the commit applied, and why the
 /// others do not.
