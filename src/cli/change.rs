@@ -20,6 +20,16 @@ pub struct ChangeArgs {
     /// $GITHUB_ACTOR, $GITLAB_USER_LOGIN or $USER]
     #[arg(long, value_name = "NAME", requires = "change", help_heading = super::headings::PLANS, hide_short_help = true)]
     pub author: Option<String>,
+    /// With --change: the head commit of the branch the change merges
+    /// into; `ci.apply.requires: [undiverged]` checks that the change's
+    /// commit contains it (git)
+    #[arg(long = "base-sha", value_name = "SHA", requires = "change", help_heading = super::headings::PLANS, hide_short_help = true)]
+    pub base_sha: Option<String>,
+    /// With --change: whether the platform says the change can be merged
+    /// (`true` or `false`), for `ci.apply.requires: [mergeable]` and the
+    /// policies' `change.mergeable`
+    #[arg(long, value_name = "BOOL", requires = "change", help_heading = super::headings::PLANS, hide_short_help = true)]
+    pub mergeable: Option<bool>,
 }
 
 /// `--ignore-change-lock` of a plain `deploy` and `undeploy`.

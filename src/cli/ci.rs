@@ -12,20 +12,24 @@ Reads the event of the CI system it runs in and does what it asks:
     pull_request closed                           merged or closed
     issue_comment created on a pull request       its first line: `hub plan [-c a,b]`,
                                                   `hub apply` or `hub unlock`
+    pull_request_review submitted, dismissed      an approval, a request for changes or a
+                                                  dismissal, recorded for the change
   GitLab CI: a merge-request pipeline (CI_PIPELINE_SOURCE=merge_request_event,
     CI_MERGE_REQUEST_IID, CI_COMMIT_SHA, CI_MERGE_REQUEST_DIFF_BASE_SHA) is planned; a pipeline
     a relay started (trigger, api) for a comment passes HUB_CI_COMMAND (the comment),
     HUB_CI_AUTHOR and HUB_CI_ASSOCIATION (its author's role); for a merge or a close,
-    HUB_CI_EVENT=merged|closed; with HUB_CI_MR_STATE, HUB_CI_RELAY_TIME and
+    HUB_CI_EVENT=merged|closed|approved|unapproved; with HUB_CI_MR_STATE, HUB_CI_RELAY_TIME and
     HUB_CI_RELAY_SIGNATURE (HMAC-SHA256 with HUB_CI_RELAY_KEY, see the guide's Security model)
 
 Each runs in this process as its command does: a plan as `hub plan --change ID --sha SHA` \
 (recorded for the change), an apply as `hub deploy --change ID` (the change's latest plan, \
 under the stack's apply lock), merged, closed and unlock as `hub change merged|closed|unlock ID`. The comment \
 (markdown) goes to --comment FILE, or to stdout before the status line; nothing is posted: \
-the README shows the lines of a workflow that post it. Exit status: 0 done (or nothing to do), \
+the README shows the lines of a workflow that post it. The stack's `ci.apply` may require \
+approvals of the commit applied, a mergeable or undiverged change, or a plan made for a trusted \
+author (`requires`), and apply on merge instead of on a comment (`on: merge`). Exit status: 0 done (or nothing to do), \
 1 the plan or the apply failed, 3 refused (an author who may not plan or apply, a fork, a \
-comment hub does not understand, a relay whose signature does not hold).
+comment hub does not understand, a relay whose signature does not hold, a requirement of `ci.apply` not met).
 
 Examples:
   hub ci hub.yaml params.yaml -s s3://bucket/demo.state --comment comment.md

@@ -30,11 +30,21 @@ macro_rules! variants {
     };
 }
 
-fields!(ChangeArgs {
-    change,
-    sha,
-    author
-});
+impl From<super::ChangeArgs> for hub_workflow::request::ChangeArgs {
+    fn from(args: super::ChangeArgs) -> Self {
+        Self {
+            change: args.change,
+            sha: args.sha,
+            author: args.author,
+            base_sha: args.base_sha,
+            mergeable: args.mergeable,
+            // Said by the CI event only (`hub ci`).
+            association: None,
+            trusted: None,
+            merged_head: None,
+        }
+    }
+}
 fields!(ChangeLockArgs { ignore_change_lock });
 fields!(ChangeCommandArgs { command });
 variants!(ChangeCommand {

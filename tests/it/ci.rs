@@ -8,7 +8,11 @@ use std::process::Command;
 
 /// Variables of the CI this test may itself run in, which would otherwise
 /// be read as the event.
-pub(crate) const CI_VARIABLES: [&str; 24] = [
+pub(crate) const CI_VARIABLES: [&str; 28] = [
+    "HUB_CI_MR_AUTHOR",
+    "HUB_CI_MERGEABLE",
+    "HUB_CI_BASE_SHA",
+    "HUB_CI_MERGE_SHA",
     "GITHUB_EVENT_NAME",
     "GITHUB_EVENT_PATH",
     "GITHUB_ACTIONS",

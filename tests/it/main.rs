@@ -8,6 +8,7 @@ mod capture;
 mod changes;
 mod check;
 mod ci;
+mod ci_approvals;
 mod clouds;
 mod command_line;
 mod common;

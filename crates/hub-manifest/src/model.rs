@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use yaml_serde::Value;
 
+mod ci;
 mod parameter;
+pub use ci::{ApplyOn, ApplyRequirement, Ci, CiApply};
 pub use parameter::{Parameter, ParameterRare};
 
 fn is_empty_str(s: &str) -> bool {
@@ -83,6 +85,12 @@ pub struct Manifest {
     /// name replaces the parent's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<Policy>,
+    // Issue 43, items 2 and 4.
+    /// What an apply of a change (pull or merge request) needs, and when
+    /// `hub ci` applies it (stack only; a child's `ci` replaces its
+    /// parent's).
+    #[serde(skip_serializing_if = "Ci::is_empty")]
+    pub ci: Ci,
 }
 
 /// One `policies` entry: a rule on the plans of the stack.

@@ -25,7 +25,8 @@ pub struct PolicyInput {
 
 impl PolicyInput {
     /// `plan`, `change` (`id`, `sha`, `author`, `event`, empty strings
-    /// outside a change), `stack` and `now`.
+    /// outside a change; `approvals`, a list of `login`, `association`,
+    /// `commit`; `mergeable`, `null` when unknown), `stack` and `now`.
     pub(super) fn documents(&self) -> [(&'static str, Json); 4] {
         let text = |value: &Option<String>| value.clone().unwrap_or_default();
         let change = json!({
@@ -33,6 +34,8 @@ impl PolicyInput {
             "sha": text(&self.change.sha),
             "author": text(&self.change.author),
             "event": text(&self.change.event),
+            "approvals": serde_json::to_value(&self.change.approvals).unwrap_or_default(),
+            "mergeable": self.change.mergeable,
         });
         let stack = serde_json::to_value(&self.stack).unwrap_or(Json::Null);
         [

@@ -37,7 +37,7 @@ mod tests;
 pub use error::ChangeError;
 pub use field::Field;
 pub use names::{check_author, check_id, check_id_from, check_sha, inert};
-pub use rules::{summarise, Summary};
+pub use rules::{approvals_in_effect, summarise, Summary};
 pub use store::Revision;
 
 use super::clock::Clock;
@@ -100,6 +100,10 @@ pub struct PlanRecord {
     /// hints print.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stack: Vec<String>,
+    /// How the plan's author is associated with the repository, as the
+    /// CI event said it (`hub ci`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub association: Option<String>,
 }
 
 /// The stack's files as a shell command gives them: each quoted when it
@@ -156,6 +160,53 @@ pub enum Record {
         #[serde(flatten)]
         stamp: Stamp,
     },
+    /// A review of the change: the stamp's author is the reviewer, its
+    /// commit the one reviewed.
+    Review(ReviewRecord),
+}
+
+/// What a review says of the commit it was made at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReviewState {
+    /// Approved (GitHub `approved`, GitLab `approved`).
+    Approved,
+    /// Changes requested: the reviewer's approval no longer counts.
+    ChangesRequested,
+    /// The review was dismissed (GitHub), or the approval withdrawn
+    /// (GitLab `unapproved`): the reviewer's approval no longer counts.
+    Dismissed,
+}
+
+impl ReviewState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewState::Approved => "approved",
+            ReviewState::ChangesRequested => "changes requested",
+            ReviewState::Dismissed => "dismissed",
+        }
+    }
+}
+
+/// A review recorded by `hub ci` from the CI event that reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRecord {
+    /// The reviewer (`author`), the commit reviewed (`sha`), when hub
+    /// recorded it.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+    pub state: ReviewState,
+    /// The reviewer's association with the repository, as the event said
+    /// it (`OWNER`, `MEMBER`, …); absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub association: Option<String>,
+    /// Who opened the change, as the event said it: their own approval
+    /// never counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_author: Option<String>,
+    /// The CI event that reported it (`pull_request_review.submitted`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
 }
 
 /// Why a change holds the apply lock.

@@ -8,6 +8,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 pub(crate) mod change;
+mod change_show;
 pub(crate) mod check;
 pub(crate) mod common;
 pub(crate) mod deploy;
@@ -22,6 +23,7 @@ mod pipeline;
 pub(crate) mod plan;
 pub(crate) mod policy;
 pub(crate) mod report;
+pub(crate) mod requirements;
 mod results;
 pub(crate) mod reviewed;
 pub(crate) mod runs;
@@ -117,7 +119,7 @@ fn undeploy_checked(
     let mut quiet = Warnings::already_reported();
     let now = hub_plan::plan::prepare::plan(&stack, &options, environment, &mut quiet)?;
     check(&now)?;
-    let change = change::context(&args.change);
+    let change = change::context(&args.change, &args.common.state)?;
     policy::refuse_denied_files(
         &args.common.policy.policies,
         &stack,

@@ -84,6 +84,9 @@ pub enum Error {
     CheckFailures(usize),
     #[error(transparent)]
     Change(#[from] hub_state::changes::ChangeError),
+    /// `ci.apply.requires` of the stack refused an apply of a change.
+    #[error(transparent)]
+    Requirement(#[from] RequirementError),
     #[error(transparent)]
     ChangeCommand(#[from] ChangeCommandError),
     #[error(transparent)]
@@ -197,6 +200,7 @@ impl Error {
             ),
             Error::Detailed(e) => e.hint(),
             Error::Change(e) => e.hint(),
+            Error::Requirement(e) => Some(e.hint()),
             Error::ChangeCommand(e) => e.hint(),
             Error::Ci(e) => e.hint(),
             _ => None,
@@ -286,5 +290,39 @@ impl From<hub_engine::run::render::RenderError> for Error {
 impl From<hub_engine::run::job::JobError> for Error {
     fn from(error: hub_engine::run::job::JobError) -> Self {
         Error::Job(Box::new(error))
+    }
+}
+
+/// One requirement an apply misses: which, why, and how to meet it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Miss {
+    pub requirement: &'static str,
+    pub reason: String,
+    pub fix: String,
+}
+
+/// An apply refused by `ci.apply.requires`.
+#[derive(Debug, thiserror::Error)]
+#[error("change `{id}` cannot be applied: the stack's `ci.apply` requires {}", describe(.misses))]
+pub struct RequirementError {
+    pub id: String,
+    pub misses: Vec<Miss>,
+}
+
+fn describe(misses: &[Miss]) -> String {
+    misses
+        .iter()
+        .map(|m| format!("`{}`, and {}", m.requirement, m.reason))
+        .collect::<Vec<_>>()
+        .join("; it also requires ")
+}
+
+impl RequirementError {
+    pub fn hint(&self) -> String {
+        self.misses
+            .iter()
+            .map(|m| format!("`{}`: {}", m.requirement, m.fix))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 }

@@ -21,6 +21,72 @@ pub struct ChangeArgs {
     /// With --change: who plans or applies, a login [default:
     /// $GITHUB_ACTOR, $GITLAB_USER_LOGIN or $USER]
     pub author: Option<String>,
+    /// With --change: the head commit of the branch the change merges
+    /// into, for `ci.apply.requires: [undiverged]`
+    pub base_sha: Option<String>,
+    /// With --change: whether the platform says the change can be
+    /// merged, for `ci.apply.requires: [mergeable]` and policies
+    pub mergeable: Option<bool>,
+    /// `hub ci`: the author's association, as the event says it.
+    pub association: Option<String>,
+    /// `hub ci`: whose approvals and plans count as trusted
+    /// (`--allow-association`, `--allow-user`); `None`: the default
+    /// associations.
+    pub trusted: Option<Trusted>,
+    /// `hub ci` applies the merged commit of a merged change (`ci.apply.on:
+    /// merge`): the change's head that was merged, whose approvals count.
+    pub merged_head: Option<Option<String>>,
+}
+
+/// The associations that may apply unless `--allow-association` says
+/// otherwise, and whose approvals count.
+pub(crate) const DEFAULT_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
+
+/// Who is trusted: these associations, and these logins whatever their
+/// association.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trusted {
+    pub associations: Vec<String>,
+    pub users: Vec<String>,
+}
+
+impl Trusted {
+    /// Whether `login` with `association` is trusted.
+    pub fn trusts(&self, login: Option<&str>, association: Option<&str>) -> bool {
+        let login = login.unwrap_or_default();
+        if !login.is_empty() && self.users.iter().any(|u| u.eq_ignore_ascii_case(login)) {
+            return true;
+        }
+        association.is_some_and(|association| {
+            self.associations
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(association))
+        })
+    }
+
+    /// In words, for a refusal.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        if !self.associations.is_empty() {
+            parts.push(self.associations.join(", "));
+        }
+        if !self.users.is_empty() {
+            parts.push(format!("the users {}", self.users.join(", ")));
+        }
+        match parts.is_empty() {
+            true => "nobody".into(),
+            false => parts.join(" or "),
+        }
+    }
+}
+
+impl Default for Trusted {
+    fn default() -> Self {
+        Trusted {
+            associations: DEFAULT_ASSOCIATIONS.map(String::from).to_vec(),
+            users: Vec::new(),
+        }
+    }
 }
 
 /// `--ignore-change-lock` of a plain `deploy` and `undeploy`.

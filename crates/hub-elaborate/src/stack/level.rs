@@ -50,6 +50,7 @@ impl LevelBuilder {
             templates: manifest.templates.clone(),
             moved: manifest.moved.clone(),
             policies: manifest.policies.clone(),
+            ci: manifest.ci.clone(),
             ..Manifest::default()
         };
         doc.meta.from_stack.clear();
@@ -146,6 +147,9 @@ impl LevelBuilder {
             .cloned()
             .collect();
         self.doc.policies = merge_policies(&parent.doc.policies, &self.manifest.policies);
+        if self.manifest.ci.is_empty() {
+            self.doc.ci = parent.doc.ci.clone();
+        }
         l.retry = p.retry.clone();
         l.retry
             .extend(c.retry.iter().map(|(k, v)| (k.clone(), v.clone())));

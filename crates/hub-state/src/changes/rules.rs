@@ -1,7 +1,10 @@
 //! What a change's records add up to, and the rules an apply must pass
 //! before anything runs.
 
-use super::{inert, ApplyLock, ChangeError, Held, PlanRecord, Record, Registry, Status};
+use super::{
+    inert, ApplyLock, ChangeError, Held, PlanRecord, Record, Registry, ReviewRecord, ReviewState,
+    Status,
+};
 use crate::clock::Clock;
 use crate::lock::{liveness, Liveness, LockInfo};
 
@@ -40,12 +43,35 @@ pub fn summarise(records: &[(u64, Record)]) -> Summary {
             Record::Stale { reason, .. } if summary.latest_plan.is_some() => {
                 summary.stale = Some(reason.clone());
             }
-            Record::Stale { .. } | Record::Unlocked { .. } => {}
+            Record::Stale { .. } | Record::Unlocked { .. } | Record::Review(_) => {}
             Record::Merged { .. } => summary.phase = "merged",
             Record::Closed { .. } => summary.phase = "closed",
         }
     }
     summary
+}
+
+/// The approvals of `records` (in order) still in effect: each
+/// reviewer's latest review, when it approved. A later `changes
+/// requested` or dismissal by the same reviewer removes their approval; an
+/// approval of another commit is kept here (with its commit): whether it
+/// counts for the commit applied is the apply's rule.
+pub fn approvals_in_effect(records: &[(u64, Record)]) -> Vec<ReviewRecord> {
+    let mut latest: Vec<ReviewRecord> = Vec::new();
+    for (_, record) in records {
+        let Record::Review(review) = record else {
+            continue;
+        };
+        // Logins are case-insensitive on GitHub and GitLab.
+        let same = |r: &ReviewRecord| match (&r.stamp.author, &review.stamp.author) {
+            (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+            _ => false,
+        };
+        latest.retain(|r| !same(r));
+        latest.push(review.clone());
+    }
+    latest.retain(|r| r.state == ReviewState::Approved && r.stamp.author.is_some());
+    latest
 }
 
 impl Registry {

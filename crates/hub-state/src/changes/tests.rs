@@ -30,7 +30,52 @@ fn plan(status: Status) -> Record {
         lineage: None,
         serial: Some(3),
         stack: Vec::new(),
+        association: None,
     })
+}
+
+fn review(by: &str, sha: &str, state: ReviewState) -> Record {
+    Record::Review(ReviewRecord {
+        stamp: Stamp {
+            time: "2026-01-01T00:00:00Z".into(),
+            author: Some(by.into()),
+            sha: Some(sha.into()),
+        },
+        state,
+        association: Some("MEMBER".into()),
+        change_author: Some("alice".into()),
+        event: None,
+    })
+}
+
+#[test]
+fn a_later_dismissal_or_request_for_changes_removes_an_approval() {
+    let records: Vec<(u64, Record)> = [
+        review("bob", "aaa1111", ReviewState::Approved),
+        review("carol", "aaa1111", ReviewState::Approved),
+        review("Bob", "aaa1111", ReviewState::Dismissed),
+        review("dave", "aaa1111", ReviewState::Approved),
+        review("dave", "bbb2222", ReviewState::ChangesRequested),
+        review("erin", "aaa1111", ReviewState::ChangesRequested),
+        review("erin", "bbb2222", ReviewState::Approved),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, r)| (i as u64 + 1, r))
+    .collect();
+    let approvals = approvals_in_effect(&records);
+    let who: Vec<(&str, &str)> = approvals
+        .iter()
+        .map(|r| {
+            (
+                r.stamp.author.as_deref().unwrap_or_default(),
+                r.stamp.sha.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(who, [("carol", "aaa1111"), ("erin", "bbb2222")]);
+    // A review is not a plan: the summary does not change.
+    assert!(summarise(&records).latest_plan.is_none());
 }
 
 fn lock(change: &str, reason: Held) -> ApplyLock {

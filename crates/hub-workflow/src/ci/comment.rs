@@ -28,6 +28,9 @@ pub enum Done<'a> {
     },
     /// The operation stopped on an error before it could report more.
     Failed(String),
+    /// Refused before anything ran by what the stack requires of an
+    /// apply (`ci.apply.requires`): the refusal, with how to meet it.
+    Refused(String),
     /// The operation was done; what it did, in one sentence.
     Said(String),
     /// Refused, or nothing to do (the operation says why).
@@ -71,13 +74,16 @@ impl Report<'_> {
             }
             Done::Applied { error, .. } => error.is_some(),
             Done::Failed(_) => true,
-            Done::Said(_) | Done::NotRun => false,
+            Done::Refused(_) | Done::Said(_) | Done::NotRun => false,
         }
     }
 
     /// 0 when the operation did what was asked (or there was nothing to
     /// do), 1 when it failed, 3 when it was refused.
     pub fn exit_code(&self) -> i32 {
+        if matches!(self.done, Done::Refused(_)) {
+            return 3;
+        }
         match (self.operation, self.failed()) {
             (Operation::Refused { .. }, _) => 3,
             (_, true) => 1,
@@ -114,6 +120,7 @@ impl Report<'_> {
                 }
             }
             (_, Done::Failed(error)) => format!("hub ci: {what} failed: {}", first_line(error)),
+            (_, Done::Refused(error)) => format!("hub ci: {what} refused: {}", first_line(error)),
             (_, Done::Said(said)) => format!("hub ci: {what}: {said}"),
             (_, Done::NotRun) => format!("hub ci: {what}"),
         }
@@ -122,6 +129,7 @@ impl Report<'_> {
     /// The comment, in markdown.
     pub fn comment(&self) -> String {
         let headline = match (self.operation, self.failed()) {
+            _ if matches!(self.done, Done::Refused(_)) => "refused",
             (Operation::Refused { .. }, _) => "refused",
             (_, true) => "failed",
             (Operation::Nothing { .. }, _) => "nothing to do",
@@ -154,7 +162,7 @@ impl Report<'_> {
             ) => {
                 out.push_str(&applied(summary, error.as_deref(), tails));
             }
-            (_, Done::Failed(error)) => {
+            (_, Done::Failed(error) | Done::Refused(error)) => {
                 let fence = fence(error);
                 let _ = writeln!(out, "{fence}text\n{}\n{fence}", error.trim_end());
             }

@@ -74,6 +74,15 @@ pub struct Event {
     /// does only for a user who may run pipelines there (a member with the
     /// Developer role or more): trusted to plan as an allowed author is.
     pub member_pipeline: bool,
+    /// Who opened the change, when the event says (their own approval
+    /// never counts).
+    pub change_author: Option<String>,
+    /// Whether the platform says the change can be merged; `None` when
+    /// the event does not say (or says it does not know yet).
+    pub mergeable: Option<bool>,
+    /// The commit a merge made (GitHub `pull_request.merge_commit_sha`,
+    /// the relay's signed `HUB_CI_MERGE_SHA`), for `ci.apply.on: merge`.
+    pub merge_commit: Option<String>,
     pub request: Request,
 }
 
@@ -85,6 +94,7 @@ impl Event {
             sha: self.sha.clone(),
             author: self.author.clone(),
             event: Some(self.name.clone()),
+            ..ChangeContext::default()
         })
     }
 }
@@ -103,11 +113,36 @@ pub enum Request {
     Merged,
     /// Closed without being merged.
     Closed,
+    /// A review of the change: recorded in the change registry.
+    Review(Review),
     /// An event hub has nothing to do for, and why.
     Ignored(String),
     /// A relayed comment or event whose relay hub cannot verify (not a
     /// pipeline the relay starts, no or a bad signature): refused, and why.
     Unverified(String),
+}
+
+/// A review, as the event reports it: the reviewer is the event's
+/// author, with the event's association.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Review {
+    pub state: hub_state::changes::ReviewState,
+    /// The commit reviewed (GitHub `review.commit_id`, GitLab the merge
+    /// request's last commit when the relay read it).
+    pub commit: Option<String>,
+}
+
+/// `true`/`false`, or GitHub's `MERGEABLE`/`CONFLICTING`/`UNKNOWN`
+/// (`gh pr view --json mergeable`), or GitLab's `can_be_merged`/
+/// `cannot_be_merged`…: `Some(answer)`, `Ok(None)` for unknown, `Err` for
+/// anything else.
+pub(crate) fn mergeable_word(text: &str) -> Result<Option<bool>, ()> {
+    match text.to_ascii_lowercase().as_str() {
+        "true" | "mergeable" | "can_be_merged" => Ok(Some(true)),
+        "false" | "conflicting" | "cannot_be_merged" => Ok(Some(false)),
+        "unknown" | "unchecked" | "checking" | "cannot_be_merged_recheck" | "" => Ok(None),
+        _ => Err(()),
+    }
 }
 
 /// An event hub cannot read.

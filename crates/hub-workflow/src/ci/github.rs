@@ -2,10 +2,11 @@
 //! payload (the JSON file at `GITHUB_EVENT_PATH`). `pull_request` (and
 //! `pull_request_target`, which carries the same payload) opened,
 //! synchronize, reopened and closed; `issue_comment` created on a pull
-//! request.
+//! request; `pull_request_review` submitted, edited and dismissed.
 
 use super::command::parse_command;
-use super::event::{CiError, Event, Platform, Request};
+use super::event::{mergeable_word, CiError, Event, Platform, Request, Review};
+use hub_state::changes::ReviewState;
 use serde_json::Value;
 use std::path::Path;
 
@@ -37,6 +38,9 @@ pub(super) fn event(
         association: None,
         fork: None,
         member_pipeline: false,
+        change_author: None,
+        mergeable: None,
+        merge_commit: None,
         request: Request::Ignored(String::new()),
     };
     let missing = |field: &'static str| CiError::Missing {
@@ -60,10 +64,20 @@ pub(super) fn event(
             event.association =
                 text_at(&payload, "pull_request.author_association").map(String::from);
             event.fork = fork(&payload);
+            event.change_author = text_at(&payload, "pull_request.user.login").map(String::from);
+            event.mergeable = payload
+                .pointer("/pull_request/mergeable")
+                .and_then(Value::as_bool);
             event.request = match action {
                 "opened" | "synchronize" | "reopened" => Request::Autoplan,
                 "closed" => match payload.pointer("/pull_request/merged") {
-                    Some(Value::Bool(true)) => Request::Merged,
+                    Some(Value::Bool(true)) => {
+                        event.merge_commit =
+                            text_at(&payload, "pull_request.merge_commit_sha").map(String::from);
+                        // It could be merged: it was.
+                        event.mergeable = Some(true);
+                        Request::Merged
+                    }
                     Some(Value::Bool(false)) | None | Some(Value::Null) => Request::Closed,
                     Some(_) => return Err(missing("pull_request.merged")),
                 },
@@ -86,6 +100,17 @@ pub(super) fn event(
             event.association = text_at(&payload, "comment.author_association").map(String::from);
             // A comment's payload does not say where the pull request's
             // code comes from: the workflow may (unset: unknown).
+            // Nor its base's head or whether it can be merged: the
+            // workflow (of the default branch) may say.
+            event.base = set("HUB_CI_BASE_SHA");
+            event.mergeable = match set("HUB_CI_MERGEABLE") {
+                None => None,
+                Some(text) => mergeable_word(&text).map_err(|()| CiError::BadVariable {
+                    name: "HUB_CI_MERGEABLE",
+                    value: text.clone(),
+                    reason: "it is `true` or `false` (or GitHub's `MERGEABLE`, `CONFLICTING`, `UNKNOWN`)",
+                })?,
+            };
             event.fork = match set("HUB_CI_FORK").as_deref() {
                 None => None,
                 Some("true") => Some(true),
@@ -111,13 +136,69 @@ pub(super) fn event(
                 Some(Err(reason)) => Request::Invalid(reason),
             };
         }
+        "pull_request_review" => review(&mut event, &payload, action, &missing)?,
         other => {
             event.request = Request::Ignored(format!(
-                "hub acts on `pull_request` and `issue_comment` events, not `{other}`"
+                "hub acts on `pull_request`, `issue_comment` and `pull_request_review` events, not `{other}`"
             ));
         }
     }
     Ok(event)
+}
+
+/// A `pull_request_review` event: the reviewer (`review.user.login`), their
+/// association (`review.author_association`), the commit reviewed
+/// (`review.commit_id`) and what the review says; the pull request's
+/// number, head, base and author.
+fn review(
+    event: &mut Event,
+    payload: &Value,
+    action: &str,
+    missing: &dyn Fn(&'static str) -> CiError,
+) -> Result<(), CiError> {
+    let number =
+        number_at(payload, "pull_request.number").ok_or_else(|| missing("pull_request.number"))?;
+    event.change = Some(number);
+    event.sha = text_at(payload, "pull_request.head.sha").map(String::from);
+    event.base = text_at(payload, "pull_request.base.sha").map(String::from);
+    event.fork = fork(payload);
+    event.change_author = text_at(payload, "pull_request.user.login").map(String::from);
+    event.mergeable = payload
+        .pointer("/pull_request/mergeable")
+        .and_then(Value::as_bool);
+    event.author = Some(
+        text_at(payload, "review.user.login")
+            .ok_or_else(|| missing("review.user.login"))?
+            .to_string(),
+    );
+    event.association = text_at(payload, "review.author_association").map(String::from);
+    let commit = text_at(payload, "review.commit_id").ok_or_else(|| missing("review.commit_id"))?;
+    let state = text_at(payload, "review.state")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let state = match (action, state.as_str()) {
+        ("dismissed", _) => ReviewState::Dismissed,
+        ("submitted" | "edited", "approved") => ReviewState::Approved,
+        ("submitted" | "edited", "changes_requested") => ReviewState::ChangesRequested,
+        ("submitted" | "edited", _) => {
+            event.request = Request::Ignored(
+                "a review that neither approves nor requests changes: it changes no approval"
+                    .into(),
+            );
+            return Ok(());
+        }
+        (other, _) => {
+            event.request = Request::Ignored(format!(
+                "a review `{other}`: hub records reviews when they are submitted, edited or dismissed"
+            ));
+            return Ok(());
+        }
+    };
+    event.request = Request::Review(Review {
+        state,
+        commit: Some(commit.to_string()),
+    });
+    Ok(())
 }
 
 /// Whether a `pull_request` payload's head repository is another than its

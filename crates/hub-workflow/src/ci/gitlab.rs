@@ -11,8 +11,9 @@
 //! with a valid signature; otherwise the request is refused.
 
 use super::command::parse_command;
-use super::event::{CiError, Event, Platform, ReadContext, Request};
+use super::event::{mergeable_word, CiError, Event, Platform, ReadContext, Request, Review};
 use super::relay::{self, RelayError};
+use hub_state::changes::ReviewState;
 
 /// The pipeline sources of a pipeline a relay starts.
 const RELAY_SOURCES: [&str; 2] = ["trigger", "api"];
@@ -32,6 +33,9 @@ pub(super) fn event(
         association: None,
         fork: project_fork(set),
         member_pipeline: false,
+        change_author: None,
+        mergeable: None,
+        merge_commit: None,
         request: Request::Autoplan,
     };
     if let Some(name) = relay::RELAYED.into_iter().find(|name| set(name).is_some()) {
@@ -91,11 +95,39 @@ fn relayed(
         Some("false") => Some(false),
         _ => None,
     };
+    // Only what the relay signed: not the pipeline's own base.
+    event.base = set("HUB_CI_BASE_SHA");
+    event.change_author = set("HUB_CI_MR_AUTHOR");
+    event.merge_commit = set("HUB_CI_MERGE_SHA");
+    event.mergeable = match set("HUB_CI_MERGEABLE") {
+        None => None,
+        Some(text) => mergeable_word(&text).map_err(|()| CiError::BadVariable {
+            name: "HUB_CI_MERGEABLE",
+            value: text.clone(),
+            reason: "it is `true` or `false` (or GitLab's `can_be_merged`, `cannot_be_merged`, `unchecked`)",
+        })?,
+    };
     let state = set("HUB_CI_MR_STATE").unwrap_or_default();
+    if let Some(review) = set("HUB_CI_EVENT").and_then(|e| review_state(&e)) {
+        event.name = format!("{source}.{}", set("HUB_CI_EVENT").unwrap_or_default());
+        event.request = match state.as_str() {
+            "opened" => Request::Review(Review {
+                state: review,
+                commit: event.sha.clone(),
+            }),
+            _ => Request::Unverified(format!(
+                "the signed state of the merge request (`HUB_CI_MR_STATE`) is `{state}`: hub records approvals of open merge requests (`opened`)"
+            )),
+        };
+        return require_iid(event);
+    }
     if let Some(closing) = set("HUB_CI_EVENT") {
         event.name = format!("{source}.{closing}");
         event.request = match (closing.as_str(), state.as_str()) {
-            ("merged", "merged") => Request::Merged,
+            ("merged", "merged") => {
+                event.mergeable = Some(true);
+                Request::Merged
+            }
             ("closed", "closed") => Request::Closed,
             ("merged" | "closed", _) => Request::Unverified(format!(
                 "`HUB_CI_EVENT` is `{closing}` but the signed state of the merge request (`HUB_CI_MR_STATE`) is `{state}`: hub records a merge or a close only when the merge request's state says so"
@@ -104,7 +136,7 @@ fn relayed(
                 return Err(CiError::BadVariable {
                     name: "HUB_CI_EVENT",
                     value: closing,
-                    reason: "hub knows `merged` and `closed`",
+                    reason: "hub knows `merged`, `closed`, `approved` and `unapproved`",
                 })
             }
         };
@@ -128,6 +160,17 @@ fn relayed(
         Some(Err(reason)) => Request::Invalid(reason),
     };
     require_iid(event)
+}
+
+/// `HUB_CI_EVENT` of an approval (GitLab's merge request hook `action`
+/// `approved`, `unapproved`; `approval`/`unapproval` of the approval
+/// hooks).
+fn review_state(event: &str) -> Option<ReviewState> {
+    match event {
+        "approved" | "approval" => Some(ReviewState::Approved),
+        "unapproved" | "unapproval" => Some(ReviewState::Dismissed),
+        _ => None,
+    }
 }
 
 fn require_iid(event: Event) -> Result<Event, CiError> {

@@ -9,13 +9,16 @@ pub mod comment;
 mod event;
 mod github;
 mod gitlab;
+mod on_merge;
 mod operate;
 pub mod relay;
+mod review;
+mod steps;
 #[cfg(test)]
 mod tests;
 
 pub use command::{parse_command, Command, CommentVerb};
-pub use event::{CiError, Event, Platform, ReadContext, Request, DEFAULT_RELAY_MAX_AGE};
+pub use event::{CiError, Event, Platform, ReadContext, Request, Review, DEFAULT_RELAY_MAX_AGE};
 pub use operate::ci;
 
 use std::path::{Path, PathBuf};
@@ -51,9 +54,7 @@ impl PlanFrom {
     }
 }
 
-/// The associations that may apply unless `--allow-association` says
-/// otherwise.
-pub(crate) const DEFAULT_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
+use crate::request::DEFAULT_ASSOCIATIONS;
 
 impl Default for Access {
     fn default() -> Self {
@@ -67,6 +68,14 @@ impl Default for Access {
 }
 
 impl Access {
+    /// Whose approvals and plans an apply counts as trusted.
+    pub fn trusted(&self) -> crate::request::Trusted {
+        crate::request::Trusted {
+            associations: self.associations.clone(),
+            users: self.users.clone(),
+        }
+    }
+
     /// `None` when `event`'s author may change the stack, else why not.
     pub fn refusal(&self, event: &Event) -> Option<String> {
         match self.trusts(event) {
@@ -159,6 +168,8 @@ pub enum Operation {
     Merged,
     /// The change was closed without being merged.
     Closed,
+    /// A review of the change: recorded in the change registry.
+    Review(Review),
     /// Nothing to do, and why (no comment is written).
     Nothing { reason: String },
     /// Asked for (`plan`, `autoplan`, `apply`, `unlock`, a `command` hub
@@ -176,6 +187,7 @@ impl Operation {
             Operation::Unlock => "unlock",
             Operation::Merged => "merged",
             Operation::Closed => "closed",
+            Operation::Review(_) => "review",
             Operation::Nothing { .. } => "nothing",
             Operation::Refused { asked, .. } => asked,
         }
@@ -212,6 +224,18 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
             },
         },
         Request::Merged => Operation::Merged,
+        // Recorded whoever reviewed: whose approvals count is decided when
+        // an apply is asked for.
+        Request::Review(review) => match &event.author {
+            Some(_) => Operation::Review(review.clone()),
+            None => Operation::Refused {
+                asked: "review",
+                reason: format!(
+                    "{} names no reviewer: hub records a review with its reviewer only",
+                    event.platform.event_noun()
+                ),
+            },
+        },
         Request::Closed => Operation::Closed,
         Request::Invalid(reason) => Operation::Refused {
             asked: "command",

@@ -46,9 +46,23 @@ pub(crate) const FIELDS: [&str; 11] = [
     "CI_PIPELINE_SOURCE",
 ];
 
+/// Variables the relay may pass, signed when it does: each one set (not
+/// empty) adds its line `NAME=VALUE` after those of [`FIELDS`], in this
+/// order; unset, the message is that of a relay that does not know it.
+pub(crate) const OPTIONAL_FIELDS: [&str; 4] = [
+    "HUB_CI_MR_AUTHOR",
+    "HUB_CI_MERGEABLE",
+    "HUB_CI_BASE_SHA",
+    "HUB_CI_MERGE_SHA",
+];
+
 /// Variables that only a relay passes: one of them set in a pipeline is a
 /// relayed request, honoured only with a valid signature.
-pub(crate) const RELAYED: [&str; 8] = [
+pub(crate) const RELAYED: [&str; 12] = [
+    "HUB_CI_MR_AUTHOR",
+    "HUB_CI_MERGE_SHA",
+    "HUB_CI_MERGEABLE",
+    "HUB_CI_BASE_SHA",
     "HUB_CI_EVENT",
     "HUB_CI_COMMAND",
     "HUB_CI_AUTHOR",
@@ -63,12 +77,16 @@ pub(crate) const RELAYED: [&str; 8] = [
 const SKEW: u64 = 60;
 
 /// The message the relay signs: [`VERSION`], then one `NAME=VALUE` line
-/// per variable of [`FIELDS`], each line ended by `\n` (UTF-8, no `\r`).
+/// per variable of [`FIELDS`], then one per variable of
+/// [`OPTIONAL_FIELDS`] that is set; each line ended by `\n` (UTF-8, no `\r`).
 /// A value that holds a line break cannot be signed unambiguously:
 /// `Err(name)`.
 pub fn message(set: &dyn Fn(&str) -> Option<String>) -> Result<String, &'static str> {
     let mut out = format!("{VERSION}\n");
-    for name in FIELDS {
+    let optional = OPTIONAL_FIELDS
+        .into_iter()
+        .filter(|name| set(name).is_some_and(|v| !v.is_empty()));
+    for name in FIELDS.into_iter().chain(optional) {
         let value = set(name).unwrap_or_default();
         if value.contains(['\n', '\r']) {
             return Err(name);

@@ -479,3 +479,69 @@ fn the_signed_message_is_one_line_per_variable_in_a_fixed_order() {
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
     );
 }
+
+#[test]
+fn the_optional_fields_are_signed_after_the_others_only_when_set() {
+    let base: HashMap<&str, String> = [("CI_MERGE_REQUEST_IID", "17".to_string())].into();
+    let without = relay::message(&|n| base.get(n).cloned()).expect("message");
+    assert!(!without.contains("HUB_CI_MR_AUTHOR"), "{without}");
+    let mut with = base.clone();
+    with.insert("HUB_CI_MR_AUTHOR", "carol".into());
+    with.insert("HUB_CI_MERGE_SHA", "abc1234".into());
+    let message = relay::message(&|n| with.get(n).cloned()).expect("message");
+    assert_eq!(
+        message,
+        format!("{without}HUB_CI_MR_AUTHOR=carol\nHUB_CI_MERGE_SHA=abc1234\n")
+    );
+}
+
+fn review_payload(action: &str, state: &str) -> String {
+    serde_json::json!({
+        "action": action,
+        "review": {"user": {"login": "bob"}, "author_association": "MEMBER", "commit_id": "abc1234", "state": state, "body": "hub apply"},
+        "pull_request": {"number": 7, "user": {"login": "alice"}, "head": {"sha": "def5678"}, "base": {"sha": "0001112"}, "mergeable": true}
+    })
+    .to_string()
+}
+
+#[test]
+fn reviews_are_recorded_approvals_requests_for_changes_and_dismissals() {
+    use hub_state::changes::ReviewState;
+    let event = github(
+        "pull_request_review",
+        &review_payload("submitted", "APPROVED"),
+    )
+    .expect("event");
+    assert_eq!(event.author.as_deref(), Some("bob"));
+    assert_eq!(event.change_author.as_deref(), Some("alice"));
+    assert_eq!(event.mergeable, Some(true));
+    assert_eq!(
+        decide(&event, &Access::default()),
+        Operation::Review(Review {
+            state: ReviewState::Approved,
+            commit: Some("abc1234".into())
+        })
+    );
+    for (action, state, expected) in [
+        (
+            "submitted",
+            "changes_requested",
+            ReviewState::ChangesRequested,
+        ),
+        ("dismissed", "dismissed", ReviewState::Dismissed),
+    ] {
+        let event = github("pull_request_review", &review_payload(action, state)).expect("event");
+        assert!(
+            matches!(&event.request, Request::Review(r) if r.state == expected),
+            "{action} {state}: {:?}",
+            event.request
+        );
+    }
+    // A review body is never a command.
+    let event = github(
+        "pull_request_review",
+        &review_payload("submitted", "commented"),
+    )
+    .expect("event");
+    assert!(matches!(event.request, Request::Ignored(_)));
+}

@@ -3,6 +3,7 @@
 //! the rules an apply passes before anything runs (see
 //! `hub_state::changes`).
 
+pub(crate) use super::change_show::lock_line;
 use super::common::{clock, non_empty_env, split_list};
 use super::results::{Applied, PlanMade};
 use crate::error::{ChangeCommandError, Error};
@@ -49,6 +50,9 @@ pub(crate) fn check_args(change: &ChangeArgs) -> Result<(), ChangeError> {
     hub_state::changes::check_id(id)?;
     if let Some(sha) = &change.sha {
         hub_state::changes::check_sha(sha, "--sha")?;
+    }
+    if let Some(sha) = &change.base_sha {
+        hub_state::changes::check_sha(sha, "--base-sha")?;
     }
     author_from(change.author.as_deref())?;
     Ok(())
@@ -149,19 +153,30 @@ pub(crate) fn before_plan(args: &crate::request::PlanArgs) -> Result<Option<Regi
 pub(crate) type Planned = Result<PlanMade, Error>;
 
 /// What policies see of the change a command works for (`change` in CEL):
-/// empty outside a change.
-pub(crate) fn context(args: &ChangeArgs) -> hub_plan::change::ChangeContext {
+/// empty outside a change; its approvals in effect from the registry
+/// beside `state`.
+pub(crate) fn context(
+    args: &ChangeArgs,
+    state: &StateArgs,
+) -> Result<hub_plan::change::ChangeContext, Error> {
     let Some(id) = &args.change else {
-        return hub_plan::change::ChangeContext::default();
+        return Ok(hub_plan::change::ChangeContext::default());
     };
-    hub_plan::change::ChangeContext {
+    let locations = split_list(std::slice::from_ref(&state.state));
+    let approvals = match locations.first().filter(|_| !state.no_state) {
+        Some(first) => super::change_show::approvals(&Registry::open(Path::new(first))?, id)?,
+        None => Vec::new(),
+    };
+    Ok(hub_plan::change::ChangeContext {
         id: id.clone(),
         sha: args.sha.clone(),
         author: author(args.author.as_deref()),
         event: ["GITHUB_EVENT_NAME", "CI_PIPELINE_SOURCE"]
             .iter()
             .find_map(|name| non_empty_env(name)),
-    }
+        approvals,
+        mergeable: args.mergeable,
+    })
 }
 
 /// Records the plan of `plan --change ID`: succeeded, or failed when a
@@ -183,6 +198,7 @@ pub(crate) fn record_plan(
         lineage: None,
         serial: None,
         stack: stack_files(&args.common.stack.manifest),
+        association: args.change.association.clone(),
     };
     match planned {
         Err(error) => {
@@ -504,25 +520,11 @@ pub fn change(args: ChangeCommandArgs, _warnings: &mut Warnings) -> Result<(), E
         ChangeCommand::List(args) => list(&Registry::open(&args.state.state)?),
         ChangeCommand::Show(args) => {
             hub_state::changes::check_id_from(&args.id, "ID")?;
-            show(&Registry::open(&args.state.state)?, &args.id)
+            super::change_show::show(&Registry::open(&args.state.state)?, &args.id)
         }
         ChangeCommand::Merged(args) => merged(&args),
         ChangeCommand::Closed(args) => closed(&args),
         ChangeCommand::Unlock(args) => unlock(&args),
-    }
-}
-
-/// The apply lock in words: `change 3 holds the apply lock since … (…)`.
-pub(crate) fn lock_line(lock: Option<&ApplyLock>) -> String {
-    match lock.and_then(|l| Some((l, l.change.as_deref()?))) {
-        Some((lock, holder)) => format!(
-            "apply lock: held by change {} since {} ({}: {})",
-            inert(holder),
-            inert(&lock.since),
-            lock.reason.as_str(),
-            lock.reason.why()
-        ),
-        None => "apply lock: free".into(),
     }
 }
 
@@ -579,64 +581,6 @@ fn list(registry: &Registry) -> Result<(), Error> {
         text.push('\n');
     }
     text.push_str(&lock_line(holder.as_ref()));
-    text.push('\n');
-    super::output::write_stdout(text.as_bytes())
-}
-
-fn show(registry: &Registry, id: &str) -> Result<(), Error> {
-    let records = registry.records(id)?;
-    if records.is_empty() {
-        return Err(ChangeError::Unknown {
-            id: id.to_string(),
-            registry: registry.location(),
-        }
-        .into());
-    }
-    let summary = summarise(&records);
-    let mut text = format!("change {id} ({})\n", summary.phase);
-    for (number, record) in &records {
-        // What the registry holds is shown inert: a registry written by
-        // an older version, or by hand, cannot forge a line.
-        let by = |stamp: &Stamp| {
-            let mut text = inert(&stamp.time);
-            if let Some(author) = &stamp.author {
-                text.push_str(&format!(" by {}", inert(author)));
-            }
-            if let Some(sha) = &stamp.sha {
-                text.push_str(&format!(" at {}", inert(sha)));
-            }
-            text
-        };
-        let line = match record {
-            Record::Plan(plan) => {
-                let mut line = format!(
-                    "plan {} ({}), {}",
-                    plan.status.as_str(),
-                    inert(&plan.verb),
-                    by(&plan.stamp)
-                );
-                if let Some(reason) = &plan.reason {
-                    line.push_str(&format!(": {}", inert(reason)));
-                }
-                line
-            }
-            Record::Apply(apply) => format!(
-                "apply of plan {} {} ({}), {}",
-                apply.plan,
-                apply.status.as_str(),
-                inert(&apply.verb),
-                by(&apply.stamp)
-            ),
-            Record::Stale { stamp, reason } => {
-                format!("plans stale, {}: {}", by(stamp), inert(reason))
-            }
-            Record::Merged { stamp } => format!("merged, {}", by(stamp)),
-            Record::Closed { stamp } => format!("closed, {}", by(stamp)),
-            Record::Unlocked { stamp } => format!("apply lock released, {}", by(stamp)),
-        };
-        text.push_str(&format!("{number:>4}  {line}\n"));
-    }
-    text.push_str(&lock_line(registry.holder()?.as_ref()));
     text.push('\n');
     super::output::write_stdout(text.as_bytes())
 }

@@ -105,7 +105,7 @@ pub fn make_plan(
     let (stack, options) = load_run(&request, verb, warnings)?;
     let policies = policy::load(&stack, &args.common.policy.policies)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
-    let change = change::context(&args.change);
+    let change = change::context(&args.change, &args.common.state)?;
     let results = policy::evaluate(&policies, &plan, &stack, &change)?;
     let clock = super::common::clock()?;
     if let Some(path) = &args.common.run.report {

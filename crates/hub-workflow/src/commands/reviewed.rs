@@ -12,7 +12,9 @@
 //!    files, Terraform modules from outside a folder), the policy files it
 //!    was checked with, each component's action and parameters;
 //! 4. the stack's rules, the plan's policy files and the `--policy` files
-//!    given now do not deny it.
+//!    given now do not deny it;
+//! 5. for a change (`--change ID`), what the stack's `ci.apply.requires`
+//!    asks for (see `requirements`).
 
 use super::common::split_list;
 use super::{change, load_run, policy, RunRequest};
@@ -73,6 +75,15 @@ pub(crate) fn check(
     let common = planned_run_args(planned, &args.common);
     let request = planned_request(planned, &common, args);
     let (stack, mut options) = load_run(&request, Verb::Deploy, warnings)?;
+    // `deploy --change ID`, `hub ci`'s apply: the stack's `ci.apply`.
+    if let (Some(_), Some(state)) = (&args.change.change, planned.state.locations.first()) {
+        super::requirements::check(
+            &stack,
+            Path::new(state),
+            planned.stack.commit.as_deref(),
+            &args.change,
+        )?;
+    }
     options.running.expected_state = Some(ExpectedState {
         lineage: planned.state.lineage.clone(),
         serial: planned.state.serial,
@@ -120,7 +131,7 @@ pub(crate) fn check(
             .filter(|given| !files_contain(&planned.policies, given))
             .cloned(),
     );
-    let context = change::context(&args.change);
+    let context = change::context(&args.change, &common.state)?;
     policy::refuse_denied_files(&files, &stack, &preview, &context, warnings)?;
     Ok(Checked {
         common,

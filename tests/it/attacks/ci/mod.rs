@@ -17,6 +17,7 @@
 //! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
 
 mod access;
+mod approvals;
 mod budget;
 mod pipelines;
 mod registry;
