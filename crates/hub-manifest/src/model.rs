@@ -101,6 +101,14 @@ pub struct Policy {
     /// What is shown when the rule fires.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub message: String,
+    /// A Rego module, inline, in place of `deny`, `warn` and `message`: its
+    /// `deny`, `violation` and `warn` rules (conftest's) give the results.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub rego: String,
+    /// A Rego module in a file, relative to the folder of the stack file
+    /// that declares the rule (and inside it), in place of `rego`.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub file: String,
 }
 
 /// One `moved` entry: a component's former name and its name now.
