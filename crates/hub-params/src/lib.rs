@@ -23,9 +23,9 @@ pub mod state;
 mod table;
 
 pub use captured::CapturedOutput;
-pub use cel::{Budget, Cel, CelFailure, Predicate, Predicates};
 /// The variable that sets the time budget of policies (CEL and Rego).
 pub use cel::TIME_VARIABLE as BUDGET_TIME_VARIABLE;
+pub use cel::{Budget, Cel, CelFailure, Predicate, Predicates};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
 pub use origin::Origin;

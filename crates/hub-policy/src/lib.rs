@@ -290,10 +290,7 @@ pub fn evaluate(set: &PolicySet, input: &PolicyInput) -> PolicyResults {
 /// Every Rego module's outcome, in order, evaluated over the document of
 /// the CEL rules (`input.plan`, `input.change`, `input.stack`,
 /// `input.now`) within the time of the budget.
-fn rego_outcomes(
-    set: &PolicySet,
-    variables: &[(&str, &serde_json::Value)],
-) -> Vec<rego::Outcome> {
+fn rego_outcomes(set: &PolicySet, variables: &[(&str, &serde_json::Value)]) -> Vec<rego::Outcome> {
     let modules: Vec<&rego::Module> = set
         .rules
         .iter()
@@ -343,10 +340,20 @@ fn rego_results(
                 limit.as_millis(),
                 hub_params::BUDGET_TIME_VARIABLE
             );
-            return vec![result(Effect::Deny, Verdict::Error, message, rule.location.clone())];
+            return vec![result(
+                Effect::Deny,
+                Verdict::Error,
+                message,
+                rule.location.clone(),
+            )];
         }
         Some(Err(rego::Failure::Eval(message))) => {
-            return vec![result(Effect::Deny, Verdict::Error, message, rule.location.clone())];
+            return vec![result(
+                Effect::Deny,
+                Verdict::Error,
+                message,
+                rule.location.clone(),
+            )];
         }
     };
     if findings.is_empty() {
@@ -381,27 +388,27 @@ fn cel_result(
     predicate: &Predicate,
     variables: &[(&str, &serde_json::Value)],
 ) -> PolicyResult {
-            let (verdict, message) = match set.predicates.evaluate(predicate, variables) {
-                Ok(false) => (Verdict::Pass, rule.message.clone()),
-                Ok(true) => match rule.effect {
-                    Effect::Deny => (Verdict::Deny, rule.message.clone()),
-                    Effect::Warn => (Verdict::Warn, rule.message.clone()),
-                },
-                // Over its budget (see `hub_params::Budget`): an error,
-                // which denies, never a pass.
-                Err(CelFailure::Budget(spent)) => (
-                    Verdict::Error,
-                    format!("{spent}: loop over fewer or smaller lists"),
-                ),
-                Err(failure) => (Verdict::Error, failure_text(&failure)),
-            };
-            PolicyResult {
-                name: rule.name.clone(),
-                effect: rule.effect,
-                verdict,
-                message,
-                rule: rule.location.clone(),
-            }
+    let (verdict, message) = match set.predicates.evaluate(predicate, variables) {
+        Ok(false) => (Verdict::Pass, rule.message.clone()),
+        Ok(true) => match rule.effect {
+            Effect::Deny => (Verdict::Deny, rule.message.clone()),
+            Effect::Warn => (Verdict::Warn, rule.message.clone()),
+        },
+        // Over its budget (see `hub_params::Budget`): an error,
+        // which denies, never a pass.
+        Err(CelFailure::Budget(spent)) => (
+            Verdict::Error,
+            format!("{spent}: loop over fewer or smaller lists"),
+        ),
+        Err(failure) => (Verdict::Error, failure_text(&failure)),
+    };
+    PolicyResult {
+        name: rule.name.clone(),
+        effect: rule.effect,
+        verdict,
+        message,
+        rule: rule.location.clone(),
+    }
 }
 
 /// Why policies could not be read or evaluated, or refuse a plan.

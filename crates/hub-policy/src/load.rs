@@ -112,14 +112,13 @@ impl PolicySet {
             ));
         }
         if !rule.file.is_empty() {
-            let path = module_file(&location, &rule.file).map_err(|problem| {
-                PolicyError::RegoFile {
+            let path =
+                module_file(&location, &rule.file).map_err(|problem| PolicyError::RegoFile {
                     name: rule.name.clone(),
                     path: rule.file.clone(),
                     problem,
                     location: location.clone(),
-                }
-            })?;
+                })?;
             let module = std::fs::read_to_string(&path).map_err(|e| PolicyError::RegoFile {
                 name: rule.name.clone(),
                 path: rule.file.clone(),
@@ -150,16 +149,15 @@ impl PolicySet {
             true => origin.file.display().to_string(),
             false => format!("{}#{name}", origin.file.display()),
         };
-        let module = Module::parse(text, &label, origin.clone()).map_err(|syntax| {
-            PolicyError::Rego {
+        let module =
+            Module::parse(text, &label, origin.clone()).map_err(|syntax| PolicyError::Rego {
                 name: name.to_string(),
                 message: syntax.message,
                 location: match syntax.at {
                     Some((line, column)) => origin.at(line, column),
                     None => origin.start(),
                 },
-            }
-        })?;
+            })?;
         self.push_rego(name, module, location);
         Ok(())
     }
@@ -173,6 +171,17 @@ fn module_file(location: &Location, written: &str) -> Result<PathBuf, String> {
     if path.is_absolute() || path.has_root() {
         return Err("it is an absolute path; write it relative to the stack file's folder".into());
     }
+    let mut depth: usize = 0;
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir if depth == 0 => {
+                return Err("it leads out of the stack file's folder through `..`".into())
+            }
+            std::path::Component::ParentDir => depth -= 1,
+            std::path::Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+    }
     let folder = match location.file.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
@@ -184,16 +193,10 @@ fn module_file(location: &Location, written: &str) -> Result<PathBuf, String> {
         .join(path)
         .canonicalize()
         .map_err(|e| format!("it cannot be read ({e})"))?;
-    if real.starts_with(&real_folder) {
-        return Ok(real);
+    match real.starts_with(&real_folder) {
+        true => Ok(real),
+        false => Err("it leads out of the stack file's folder through a symbolic link".into()),
     }
-    let climbs = path
-        .components()
-        .any(|c| matches!(c, std::path::Component::ParentDir));
-    Err(match climbs {
-        true => "it leads out of the stack file's folder through `..`".into(),
-        false => "it leads out of the stack file's folder through a symbolic link".into(),
-    })
 }
 
 /// Where an inline module's lines are: after the `rego:` key at

@@ -95,9 +95,15 @@ impl Module {
         let attempt = |v0: bool| {
             let mut engine = regorus::Engine::new();
             engine.set_rego_v0(v0);
-            engine
+            let package = engine
                 .add_policy(label.to_string(), text.to_string())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            // A trivial query makes regorus analyse the module (the order
+            // of its statements, its unsafe variables) before any plan.
+            engine
+                .eval_query("true".into(), false)
+                .map_err(|e| e.to_string())?;
+            Ok::<String, String>(package)
         };
         let (package, v0) = match attempt(false) {
             Ok(package) => (package, false),
@@ -133,15 +139,7 @@ impl Module {
 /// regorus's parse error: `\n--> FILE:LINE:COL\n…\nerror: MESSAGE`, made
 /// `LINE:COL: MESSAGE`.
 pub(crate) fn syntax(text: &str) -> Syntax {
-    let at = text
-        .lines()
-        .find_map(|line| line.trim_start().strip_prefix("--> "))
-        .and_then(|place| {
-            let mut parts = place.rsplitn(3, ':');
-            let column = parts.next()?.trim().parse().ok()?;
-            let line = parts.next()?.trim().parse().ok()?;
-            Some((line, column))
-        });
+    let (_, at) = place(text);
     let last = text
         .lines()
         .rev()
@@ -155,6 +153,33 @@ pub(crate) fn syntax(text: &str) -> Syntax {
             None => message.to_string(),
         },
         at,
+    }
+}
+
+/// The `FILE` and `(LINE, COLUMN)` of regorus's `--> FILE:LINE:COL`.
+fn place(text: &str) -> (Option<&str>, Option<(usize, usize)>) {
+    let Some(place) = text
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("--> "))
+    else {
+        return (None, None);
+    };
+    let mut parts = place.rsplitn(3, ':');
+    let column = parts.next().and_then(|c| c.trim().parse().ok());
+    let line = parts.next().and_then(|l| l.trim().parse().ok());
+    match (line, column, parts.next()) {
+        (Some(line), Some(column), file) => (file, Some((line, column))),
+        _ => (None, None),
+    }
+}
+
+/// An error of evaluation, `FILE:LINE:COL: MESSAGE` (without regorus's
+/// copy of the line), or on one line when it names no place.
+pub(crate) fn evaluation_error(text: &str) -> String {
+    let syntax = syntax(text);
+    match (place(text), syntax.at) {
+        ((Some(file), _), Some(_)) => format!("{file}:{}", syntax.message),
+        _ => one_line(text),
     }
 }
 
@@ -225,16 +250,18 @@ fn query(
     package: &str,
     limit: Duration,
 ) -> Result<Vec<Finding>, Failure> {
-    let results = engine.eval_query(package.to_string(), false).map_err(|error| {
-        let timed_out = matches!(
-            error.downcast_ref::<regorus::utils::limits::LimitError>(),
-            Some(regorus::utils::limits::LimitError::TimeLimitExceeded { .. })
-        ) || error.to_string().contains("exceeded time limit");
-        match timed_out {
-            true => Failure::Budget(limit),
-            false => Failure::Eval(one_line(&error.to_string())),
-        }
-    })?;
+    let results = engine
+        .eval_query(package.to_string(), false)
+        .map_err(|error| {
+            let timed_out = matches!(
+                error.downcast_ref::<regorus::utils::limits::LimitError>(),
+                Some(regorus::utils::limits::LimitError::TimeLimitExceeded { .. })
+            ) || error.to_string().contains("exceeded time limit");
+            match timed_out {
+                true => Failure::Budget(limit),
+                false => Failure::Eval(evaluation_error(&error.to_string())),
+            }
+        })?;
     let value = results
         .result
         .first()

@@ -215,7 +215,9 @@ helper := 1
         let (dir, set) = rego_set("policy.rego", MODULE);
         let set = set.expect("parses");
         assert!(set.rules()[0].is_rego());
-        let mut friday = input(json!([{"name": "db", "action": "replace"}, {"name": "web", "action": "update"}]));
+        let mut friday = input(
+            json!([{"name": "db", "action": "replace"}, {"name": "web", "action": "update"}]),
+        );
         friday.now = "2026-11-27T10:00:00Z".into();
         let results = evaluate(&set, &friday);
         let seen: Vec<(&str, &str, Option<usize>)> = results
@@ -338,5 +340,27 @@ helper := 1
         );
         assert_eq!(syntax.at, Some((3, 7)));
         assert_eq!(syntax.message, "3:7: expecting `{`");
+        assert_eq!(
+            crate::rego::evaluation_error(
+                "--> net.rego:4:12\n  |\n4 | http.send({})\n  |     ^\nerror: could not find function http.send"
+            ),
+            "net.rego:4:12: could not find function http.send"
+        );
+        assert_eq!(crate::rego::evaluation_error("no\nplace"), "no place");
+    }
+
+    #[test]
+    fn an_unsafe_variable_is_refused_when_the_module_is_read() {
+        let (_dir, set) = rego_set(
+            "unsafe.rego",
+            "package main\n\ndeny contains msg if {\n  x == 1\n  msg := \"m\"\n}\n",
+        );
+        let error = set.expect_err("refused");
+        assert!(
+            error
+                .to_string()
+                .starts_with("the policy `unsafe.rego` is not valid Rego: 4:"),
+            "{error}"
+        );
     }
 }
