@@ -13,6 +13,7 @@ mod input;
 mod load;
 mod rego;
 mod render;
+mod watch;
 
 pub use input::{plan_document, read_plan_document, PlanDocument, PolicyInput, StackFacts};
 pub use render::{json_with_results, render_markdown, render_text};
@@ -313,7 +314,7 @@ fn rego_outcomes(set: &PolicySet, variables: &[(&str, &serde_json::Value)]) -> V
         .iter()
         .map(|(name, value)| (name.to_string(), (*value).clone()))
         .collect();
-    rego::evaluate(&modules, &serde_json::Value::Object(input), budget.time)
+    rego::evaluate(&modules, &serde_json::Value::Object(input), budget)
 }
 
 /// A Rego module's results: one per message, one `pass` when there is

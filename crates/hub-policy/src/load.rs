@@ -149,7 +149,7 @@ impl PolicySet {
             true => origin.file.display().to_string(),
             false => format!("{}#{name}", origin.file.display()),
         };
-        let module =
+        let mut module =
             Module::parse(text, &label, origin.clone()).map_err(|syntax| PolicyError::Rego {
                 name: name.to_string(),
                 message: syntax.message,
@@ -158,6 +158,7 @@ impl PolicySet {
                     None => origin.start(),
                 },
             })?;
+        module.name = name.to_string();
         self.push_rego(name, module, location);
         Ok(())
     }

@@ -14,8 +14,10 @@
 //! wall-clock time), and what it says is a message like a CEL rule's,
 //! escaped where it is written.
 
+use super::watch::within_memory;
 use super::Effect;
 use hub_manifest::diag::Location;
+use hub_params::{Budget, BUDGET_MEMORY_VARIABLE};
 use serde_json::Value as Json;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -28,6 +30,8 @@ pub(crate) struct Module {
     pub(crate) text: String,
     /// The name regorus knows it by: its file, or the rule of a stack.
     pub(crate) label: String,
+    /// The name of the rule that gives it (shown with its results).
+    pub(crate) name: String,
     /// Where its lines are written.
     pub(crate) origin: Origin,
     /// `data.main`: where its rules are read.
@@ -116,6 +120,7 @@ impl Module {
         Ok(Module {
             text: text.to_string(),
             label: label.to_string(),
+            name: String::new(),
             origin,
             package,
             v0,
@@ -206,8 +211,10 @@ pub(crate) enum Failure {
 pub(crate) type Outcome = Option<Result<Vec<Finding>, Failure>>;
 
 /// Evaluates `modules` (loaded together, so that one may import another's
-/// package) over `input`, each query within `limit`.
-pub(crate) fn evaluate(modules: &[&Module], input: &Json, limit: Duration) -> Vec<Outcome> {
+/// package) over `input`, each query within the time of `budget`, all of
+/// them within its memory ([`super::watch`]).
+pub(crate) fn evaluate(modules: &[&Module], input: &Json, budget: Budget) -> Vec<Outcome> {
+    let limit = budget.time;
     let mut engine = regorus::Engine::new();
     // `print()` is kept, not written to the standard error: a module's
     // text never reaches the terminal unescaped.
@@ -232,16 +239,23 @@ pub(crate) fn evaluate(modules: &[&Module], input: &Json, limit: Duration) -> Ve
         check_interval: NonZeroU32::MIN,
     });
     let mut seen: Vec<&str> = Vec::new();
-    modules
-        .iter()
-        .map(|module| {
-            if seen.contains(&module.package.as_str()) {
-                return None;
-            }
-            seen.push(&module.package);
-            Some(query(&mut engine, &module.package, limit))
-        })
-        .collect()
+    within_memory(budget.memory, BUDGET_MEMORY_VARIABLE, |current| {
+        modules
+            .iter()
+            .map(|module| {
+                if seen.contains(&module.package.as_str()) {
+                    return None;
+                }
+                seen.push(&module.package);
+                current.set(format!(
+                    "the policy `{}` (Rego, {})",
+                    module.name,
+                    module.origin.start().file.display()
+                ));
+                Some(query(&mut engine, &module.package, limit))
+            })
+            .collect()
+    })
 }
 
 /// The findings of the rules of `package`.

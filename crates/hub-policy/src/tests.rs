@@ -298,11 +298,11 @@ helper := 1
         )
         .expect("parses");
         let started = std::time::Instant::now();
-        let outcomes = crate::rego::evaluate(
-            &[&parsed],
-            &json!({"plan": {}}),
-            std::time::Duration::from_millis(200),
-        );
+        let budget = hub_params::Budget {
+            time: std::time::Duration::from_millis(200),
+            ..Default::default()
+        };
+        let outcomes = crate::rego::evaluate(&[&parsed], &json!({"plan": {}}), budget);
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
         assert_eq!(
             outcomes,
