@@ -79,8 +79,9 @@ pub struct Manifest {
     // Issue 27, item 6.
     /// Rules on plans (stack only): each `deny` or `warn` is a CEL
     /// expression over `plan`, `change`, `stack` and `now` that is true
-    /// when the rule fires. A parent's rules come first; a rule of the same
-    /// name replaces the parent's.
+    /// when the rule fires, or a rule gives a Rego module (`rego`, `file`)
+    /// over the same `input`. A parent's rules come first; a rule of the
+    /// same name replaces the parent's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<Policy>,
 }
