@@ -368,16 +368,16 @@ fn rego_results(
     findings
         .into_iter()
         .map(|finding| {
-            let verdict = match finding.effect {
-                Effect::Deny => Verdict::Deny,
-                Effect::Warn => Verdict::Warn,
+            let (effect, verdict) = match finding.severity {
+                rego::Severity::Deny => (Effect::Deny, Verdict::Deny),
+                rego::Severity::Warn => (Effect::Warn, Verdict::Warn),
             };
             let message = match finding.message.is_empty() {
                 true => format!("`{}` holds", finding.rule),
                 false => finding.message,
             };
             let location = module.rule_location(&finding.rule);
-            result(finding.effect, verdict, message, location)
+            result(effect, verdict, message, location)
         })
         .collect()
 }
@@ -454,10 +454,10 @@ pub enum PolicyError {
         message: String,
         location: Location,
     },
-    #[error("the policy `{name}` cannot use the Rego file `{path}`: {problem}")]
+    /// `problem`: the path as written, then why (`` `x.rego`: … ``).
+    #[error("the policy `{name}` cannot use the Rego file {problem}")]
     RegoFile {
         name: String,
-        path: String,
         problem: String,
         location: Location,
     },

@@ -112,19 +112,14 @@ impl PolicySet {
             ));
         }
         if !rule.file.is_empty() {
-            let path =
-                module_file(&location, &rule.file).map_err(|problem| PolicyError::RegoFile {
-                    name: rule.name.clone(),
-                    path: rule.file.clone(),
-                    problem,
-                    location: location.clone(),
-                })?;
-            let module = std::fs::read_to_string(&path).map_err(|e| PolicyError::RegoFile {
+            let refused = |problem: String| PolicyError::RegoFile {
                 name: rule.name.clone(),
-                path: rule.file.clone(),
-                problem: format!("it cannot be read ({e})"),
+                problem: format!("`{}`: {problem}", rule.file),
                 location: location.clone(),
-            })?;
+            };
+            let path = module_file(&location, &rule.file).map_err(refused)?;
+            let module = std::fs::read_to_string(&path)
+                .map_err(|e| refused(format!("it cannot be read ({e})")))?;
             let shown = location
                 .file
                 .parent()

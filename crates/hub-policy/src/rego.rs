@@ -15,7 +15,6 @@
 //! escaped where it is written.
 
 use super::watch::within_memory;
-use super::Effect;
 use hub_manifest::diag::Location;
 use hub_params::{Budget, BUDGET_MEMORY_VARIABLE};
 use serde_json::Value as Json;
@@ -188,12 +187,19 @@ pub(crate) fn evaluation_error(text: &str) -> String {
     }
 }
 
+/// What a rule's messages do: `deny` and `violation` refuse, `warn` warns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Severity {
+    Deny,
+    Warn,
+}
+
 /// One message of a `deny`, `violation` or `warn` rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Finding {
     /// The rule that gave it: `deny`, `violation_x`…
     pub(crate) rule: String,
-    pub(crate) effect: Effect,
+    pub(crate) severity: Severity,
     pub(crate) message: String,
 }
 
@@ -292,13 +298,13 @@ pub(crate) fn findings(package: &Json) -> Vec<Finding> {
     };
     let mut found = Vec::new();
     for (rule, value) in rules {
-        let Some(effect) = effect_of(rule) else {
+        let Some(severity) = effect_of(rule) else {
             continue;
         };
         for message in messages(value) {
             found.push(Finding {
                 rule: rule.clone(),
-                effect,
+                severity,
                 message,
             });
         }
@@ -308,11 +314,11 @@ pub(crate) fn findings(package: &Json) -> Vec<Finding> {
 
 /// `deny`, `violation`, `warn`, each alone or followed by `_` and a name
 /// (conftest's `^(deny|violation|warn)(_[a-zA-Z0-9]+)*$`).
-pub(crate) fn effect_of(rule: &str) -> Option<Effect> {
+pub(crate) fn effect_of(rule: &str) -> Option<Severity> {
     let (effect, rest) = [
-        ("deny", Effect::Deny),
-        ("violation", Effect::Deny),
-        ("warn", Effect::Warn),
+        ("deny", Severity::Deny),
+        ("violation", Severity::Deny),
+        ("warn", Severity::Warn),
     ]
     .into_iter()
     .find_map(|(prefix, effect)| rule.strip_prefix(prefix).map(|rest| (effect, rest)))?;

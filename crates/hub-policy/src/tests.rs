@@ -314,10 +314,11 @@ helper := 1
 
     #[test]
     fn conftest_rule_names_and_messages() {
+        use crate::rego::Severity;
         use crate::rego::{effect_of, findings};
-        assert_eq!(effect_of("deny"), Some(Effect::Deny));
-        assert_eq!(effect_of("violation_no_public"), Some(Effect::Deny));
-        assert_eq!(effect_of("warn_x1"), Some(Effect::Warn));
+        assert_eq!(effect_of("deny"), Some(Severity::Deny));
+        assert_eq!(effect_of("violation_no_public"), Some(Severity::Deny));
+        assert_eq!(effect_of("warn_x1"), Some(Severity::Warn));
         for not_a_rule in ["denied", "deny_", "warn__x", "helper", "violation-x"] {
             assert_eq!(effect_of(not_a_rule), None, "{not_a_rule}");
         }

@@ -46,9 +46,7 @@ fn a_module_that_builds_a_terabyte_stops_the_plan_within_its_memory() {
 
 #[test]
 fn a_huge_module_is_refused_when_it_is_read() {
-    let rules: String = (0..60_000)
-        .map(|i| format!("r{i} := {i}\n"))
-        .collect();
+    let rules: String = (0..60_000).map(|i| format!("r{i} := {i}\n")).collect();
     let test = stack("").file("huge.rego", &format!("package main\n{rules}"));
     let run = bounded(
         test.root(),
@@ -78,7 +76,10 @@ fn the_pull_request_s_module_over_its_budget_denies_its_plan_comment() {
         .success();
     let test = test.file(
         "hub.yaml",
-        &with(&format!("policies:\n{}", indent(&inline("forever", FOREVER)))),
+        &with(&format!(
+            "policies:\n{}",
+            indent(&inline("forever", FOREVER))
+        )),
     );
     let run = bounded(
         test.root(),
@@ -94,7 +95,8 @@ fn the_pull_request_s_module_over_its_budget_denies_its_plan_comment() {
     assert_denied_in_time(&run, "forever");
     let comment = std::fs::read_to_string(test.root().join("comment.md")).expect("a comment");
     assert!(
-        comment.contains("the policy `forever` cannot be evaluated: it ran over its budget of 500 ms")
+        comment
+            .contains("the policy `forever` cannot be evaluated: it ran over its budget of 500 ms")
             && comment.contains("hub.yaml:9"),
         "the comment does not report `forever` over its budget:\n{comment}"
     );
@@ -119,10 +121,15 @@ fn a_module_file_cannot_name_a_runner_s_file() {
         let run = bounded(test.root(), &["plan", "hub.yaml"], &[]);
         assert_denied_in_time(&run, &path);
         run.output
-            .stderr_has(&format!("error: the policy `team` cannot use the Rego file `{path}`: "))
+            .stderr_has(&format!(
+                "error: the policy `team` cannot use the Rego file `{path}`: "
+            ))
             .stderr_has("--> hub.yaml:9:5");
         let all = format!("{}{}", run.output.stdout, run.output.stderr);
-        assert!(!all.contains(RUNNER_SECRET), "{path}: the runner's file was read:\n{all}");
+        assert!(
+            !all.contains(RUNNER_SECRET),
+            "{path}: the runner's file was read:\n{all}"
+        );
     }
 }
 
@@ -138,10 +145,20 @@ fn what_a_module_prints_never_reaches_the_log() {
         &[],
     );
     run.output.success();
-    assert!(!run.output.stderr.contains("owned"), "{}", run.output.stderr);
-    assert!(!run.output.stdout.contains("owned"), "{}", run.output.stdout);
     assert!(
-        run.output.stdout.contains("warn  print.rego (print.rego:3): printed"),
+        !run.output.stderr.contains("owned"),
+        "{}",
+        run.output.stderr
+    );
+    assert!(
+        !run.output.stdout.contains("owned"),
+        "{}",
+        run.output.stdout
+    );
+    assert!(
+        run.output
+            .stdout
+            .contains("warn  print.rego (print.rego:3): printed"),
         "{}",
         run.output.stdout
     );
