@@ -198,7 +198,7 @@ fn module_file(location: &Location, written: &str) -> Result<PathBuf, String> {
 /// Where an inline module's lines are: after the `rego:` key at
 /// `location` when the value is a literal block (`rego: |`), indented as
 /// its first line; else every line is the key's.
-fn inline_origin(text: &str, location: &Location) -> Origin {
+pub(crate) fn inline_origin(text: &str, location: &Location) -> Origin {
     let key_line = location.line.unwrap_or(0);
     let lines: Vec<&str> = text.lines().collect();
     let value = key_line

@@ -365,3 +365,29 @@ helper := 1
         );
     }
 }
+
+mod places {
+    use crate::load::inline_origin;
+    use hub_manifest::diag::Location;
+    use std::path::Path;
+
+    #[test]
+    fn an_inline_block_s_lines_are_the_stack_file_s() {
+        let text = "policies:\n  - name: r\n    rego: |\n      package main\n      deny contains \"x\" if { true }\n";
+        let at = Location::at(Path::new("hub.yaml"), 3, 5);
+        let origin = inline_origin(text, &at);
+        let line_2 = origin.at(2, 1);
+        assert_eq!((line_2.line, line_2.column), (Some(5), Some(7)));
+        // A quoted module: every line is the key's.
+        let quoted = "policies:\n  - name: r\n    rego: \"package main\"\n";
+        let origin = inline_origin(quoted, &at);
+        let line_1 = origin.at(1, 9);
+        assert_eq!((line_1.line, line_1.column), (Some(3), Some(5)));
+    }
+
+    #[test]
+    fn the_resident_size_is_read_on_linux() {
+        let size = crate::watch::resident_bytes().expect("/proc/self/status");
+        assert!(size > 1 << 20, "{size}");
+    }
+}
