@@ -7,8 +7,9 @@ use std::path::PathBuf;
 #[derive(Debug, Args, Clone, Default)]
 pub struct PolicyArgs {
     /// Also evaluate the rules of this policy file (a YAML list of rules,
-    /// each `name`, `deny` or `warn`, `message`); may be repeated. The
-    /// stack's `policies:` are always evaluated
+    /// each `name`, `deny` or `warn`, `message`; or a Rego module,
+    /// `FILE.rego`, with conftest's `deny`, `violation` and `warn` rules);
+    /// may be repeated. The stack's `policies:` are always evaluated
     #[arg(long = "policy", value_name = "FILE", help_heading = super::headings::MORE, hide_short_help = true)]
     pub policies: Vec<PathBuf>,
 }
@@ -43,8 +44,8 @@ pub struct PolicyTestArgs {
     /// The plan: saved by `hub plan --out`, or printed by `hub plan --format json`
     #[arg(value_name = "PLAN")]
     pub plan: PathBuf,
-    /// A policy file; may be repeated (a saved plan's stack gives its own
-    /// `policies:` too)
+    /// A policy file (YAML rules in CEL, or a Rego module `FILE.rego`); may
+    /// be repeated (a saved plan's stack gives its own `policies:` too)
     #[arg(long = "policy", value_name = "FILE")]
     pub policies: Vec<PathBuf>,
     /// Output format

@@ -68,4 +68,6 @@ mod warning_lines;
 mod warnings;
 // policy (issue 27, item 6).
 mod policies;
+// Rego policies beside CEL (issue 43, item 5).
+mod policies_rego;
 mod writers;

@@ -81,8 +81,9 @@ pub struct Manifest {
     // Issue 27, item 6.
     /// Rules on plans (stack only): each `deny` or `warn` is a CEL
     /// expression over `plan`, `change`, `stack` and `now` that is true
-    /// when the rule fires. A parent's rules come first; a rule of the same
-    /// name replaces the parent's.
+    /// when the rule fires, or a rule gives a Rego module (`rego`, `file`)
+    /// over the same `input`. A parent's rules come first; a rule of the
+    /// same name replaces the parent's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<Policy>,
     // Issue 43, items 2 and 4.
@@ -109,6 +110,14 @@ pub struct Policy {
     /// What is shown when the rule fires.
     #[serde(skip_serializing_if = "is_empty_str")]
     pub message: String,
+    /// A Rego module, inline, in place of `deny`, `warn` and `message`: its
+    /// `deny`, `violation` and `warn` rules (conftest's) give the results.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub rego: String,
+    /// A Rego module in a file, relative to the folder of the stack file
+    /// that declares the rule (and inside it), in place of `rego`.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub file: String,
 }
 
 /// One `moved` entry: a component's former name and its name now.

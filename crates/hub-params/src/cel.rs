@@ -438,7 +438,7 @@ mod predicate;
 mod shape;
 mod walk;
 
-pub use budget::Budget;
+pub use budget::{Budget, MEMORY_VARIABLE, TIME_VARIABLE};
 pub use predicate::{Predicate, Predicates};
 
 /// YAML values become CEL values of the same shape.

@@ -23,7 +23,10 @@ pub mod state;
 mod table;
 
 pub use captured::CapturedOutput;
-pub use cel::{Cel, CelFailure, Predicate, Predicates};
+pub use cel::{Budget, Cel, CelFailure, Predicate, Predicates};
+/// The variables that set the time and memory budgets of policies (CEL
+/// and Rego).
+pub use cel::{MEMORY_VARIABLE as BUDGET_MEMORY_VARIABLE, TIME_VARIABLE as BUDGET_TIME_VARIABLE};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
 pub use origin::Origin;

@@ -1,4 +1,5 @@
-//! Policies on plans: rules in CEL that deny or warn, read from the stack's
+//! Policies on plans: rules in CEL that deny or warn, and Rego modules
+//! (conftest's `deny`, `violation` and `warn` rules), read from the stack's
 //! `policies:` and from `--policy FILE`, evaluated over the plan a command
 //! is about to show or execute.
 //!
@@ -10,13 +11,15 @@
 
 mod input;
 mod load;
+mod rego;
 mod render;
+mod watch;
 
 pub use input::{plan_document, read_plan_document, PlanDocument, PolicyInput, StackFacts};
 pub use render::{json_with_results, render_markdown, render_text};
 
 use hub_manifest::diag::Location;
-use hub_params::{CelFailure, Predicate, Predicates};
+use hub_params::{Budget, CelFailure, Predicate, Predicates};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -42,12 +45,29 @@ impl Effect {
 pub struct Rule {
     pub name: String,
     pub effect: Effect,
-    /// The CEL text of `deny` or `warn`.
+    /// The CEL text of `deny` or `warn`; a Rego module's text.
     pub expression: String,
+    /// What a CEL rule shows when it fires; empty for a Rego module, whose
+    /// rules give their messages.
     pub message: String,
-    /// Where the rule is written (the line of its `deny` or `warn`).
+    /// Where the rule is written (the line of its `deny` or `warn`, of its
+    /// `rego` or `file`; a `--policy` Rego file).
     pub location: Location,
-    predicate: Predicate,
+    kind: Kind,
+}
+
+impl Rule {
+    /// The rule is a Rego module.
+    pub fn is_rego(&self) -> bool {
+        matches!(self.kind, Kind::Rego(_))
+    }
+}
+
+/// What evaluates a rule.
+#[derive(Debug, Clone)]
+enum Kind {
+    Cel(Predicate),
+    Rego(Box<rego::Module>),
 }
 
 /// The rules a command evaluates: the stack's, then each `--policy` file's.
@@ -111,9 +131,21 @@ impl PolicySet {
             expression: expression.to_string(),
             message: message.to_string(),
             location,
-            predicate,
+            kind: Kind::Cel(predicate),
         });
         Ok(())
+    }
+
+    /// Adds a parsed Rego module named `name`, written at `location`.
+    fn push_rego(&mut self, name: &str, module: rego::Module, location: Location) {
+        self.rules.push(Rule {
+            name: name.to_string(),
+            effect: Effect::Deny,
+            expression: module.text.clone(),
+            message: String::new(),
+            location,
+            kind: Kind::Rego(Box::new(module)),
+        });
     }
 }
 
@@ -233,41 +265,151 @@ impl PolicyResults {
     }
 }
 
-/// Evaluates every rule of `set` over `input`.
+/// Evaluates every rule of `set` over `input`: a CEL rule gives one
+/// result; a Rego module one per message of its `deny`, `violation` and
+/// `warn` rules, or one `pass` when they give none.
 pub fn evaluate(set: &PolicySet, input: &PolicyInput) -> PolicyResults {
     let documents = input.documents();
     let variables: Vec<(&str, &serde_json::Value)> = documents
         .iter()
         .map(|(name, value)| (*name, value))
         .collect();
-    let results = set
+    let mut outcomes = rego_outcomes(set, &variables).into_iter();
+    let mut results = Vec::new();
+    for rule in &set.rules {
+        match &rule.kind {
+            Kind::Cel(predicate) => results.push(cel_result(set, rule, predicate, &variables)),
+            Kind::Rego(module) => {
+                let outcome = outcomes.next().flatten();
+                results.extend(rego_results(rule, module, outcome));
+            }
+        }
+    }
+    PolicyResults { results }
+}
+
+/// Every Rego module's outcome, in order, evaluated over the document of
+/// the CEL rules (`input.plan`, `input.change`, `input.stack`,
+/// `input.now`) within the time of the budget.
+fn rego_outcomes(set: &PolicySet, variables: &[(&str, &serde_json::Value)]) -> Vec<rego::Outcome> {
+    let modules: Vec<&rego::Module> = set
         .rules
         .iter()
-        .map(|rule| {
-            let (verdict, message) = match set.predicates.evaluate(&rule.predicate, &variables) {
-                Ok(false) => (Verdict::Pass, rule.message.clone()),
-                Ok(true) => match rule.effect {
-                    Effect::Deny => (Verdict::Deny, rule.message.clone()),
-                    Effect::Warn => (Verdict::Warn, rule.message.clone()),
-                },
-                // Over its budget (see `hub_params::Budget`): an error,
-                // which denies, never a pass.
-                Err(CelFailure::Budget(spent)) => (
-                    Verdict::Error,
-                    format!("{spent}: loop over fewer or smaller lists"),
-                ),
-                Err(failure) => (Verdict::Error, failure_text(&failure)),
-            };
-            PolicyResult {
-                name: rule.name.clone(),
-                effect: rule.effect,
-                verdict,
-                message,
-                rule: rule.location.clone(),
-            }
+        .filter_map(|rule| match &rule.kind {
+            Kind::Rego(module) => Some(&**module),
+            Kind::Cel(_) => None,
         })
         .collect();
-    PolicyResults { results }
+    if modules.is_empty() {
+        return Vec::new();
+    }
+    let budget = match Budget::current() {
+        Ok(budget) => budget,
+        Err(problem) => {
+            let failure = rego::Failure::Eval(problem);
+            return modules.iter().map(|_| Some(Err(failure.clone()))).collect();
+        }
+    };
+    let input: serde_json::Map<String, serde_json::Value> = variables
+        .iter()
+        .map(|(name, value)| (name.to_string(), (*value).clone()))
+        .collect();
+    rego::evaluate(&modules, &serde_json::Value::Object(input), budget)
+}
+
+/// A Rego module's results: one per message, one `pass` when there is
+/// none, one `error` when it could not be evaluated, nothing when an
+/// earlier module of its package gave them.
+fn rego_results(
+    rule: &Rule,
+    module: &rego::Module,
+    outcome: Option<Result<Vec<rego::Finding>, rego::Failure>>,
+) -> Vec<PolicyResult> {
+    let result = |effect, verdict, message: String, location: Location| PolicyResult {
+        name: rule.name.clone(),
+        effect,
+        verdict,
+        message,
+        rule: location,
+    };
+    let findings = match outcome {
+        None => return Vec::new(),
+        Some(Ok(findings)) => findings,
+        Some(Err(rego::Failure::Budget(limit))) => {
+            let message = format!(
+                "it ran over its budget of {} ms ({}): loop over fewer or smaller lists",
+                limit.as_millis(),
+                hub_params::BUDGET_TIME_VARIABLE
+            );
+            return vec![result(
+                Effect::Deny,
+                Verdict::Error,
+                message,
+                rule.location.clone(),
+            )];
+        }
+        Some(Err(rego::Failure::Eval(message))) => {
+            return vec![result(
+                Effect::Deny,
+                Verdict::Error,
+                message,
+                rule.location.clone(),
+            )];
+        }
+    };
+    if findings.is_empty() {
+        return vec![result(
+            Effect::Deny,
+            Verdict::Pass,
+            String::new(),
+            rule.location.clone(),
+        )];
+    }
+    findings
+        .into_iter()
+        .map(|finding| {
+            let (effect, verdict) = match finding.severity {
+                rego::Severity::Deny => (Effect::Deny, Verdict::Deny),
+                rego::Severity::Warn => (Effect::Warn, Verdict::Warn),
+            };
+            let message = match finding.message.is_empty() {
+                true => format!("`{}` holds", finding.rule),
+                false => finding.message,
+            };
+            let location = module.rule_location(&finding.rule);
+            result(effect, verdict, message, location)
+        })
+        .collect()
+}
+
+/// A CEL rule's result.
+fn cel_result(
+    set: &PolicySet,
+    rule: &Rule,
+    predicate: &Predicate,
+    variables: &[(&str, &serde_json::Value)],
+) -> PolicyResult {
+    let (verdict, message) = match set.predicates.evaluate(predicate, variables) {
+        Ok(false) => (Verdict::Pass, rule.message.clone()),
+        Ok(true) => match rule.effect {
+            Effect::Deny => (Verdict::Deny, rule.message.clone()),
+            Effect::Warn => (Verdict::Warn, rule.message.clone()),
+        },
+        // Over its budget (see `hub_params::Budget`): an error,
+        // which denies, never a pass.
+        Err(CelFailure::Budget(spent)) => (
+            Verdict::Error,
+            format!("{spent}: loop over fewer or smaller lists"),
+        ),
+        Err(failure) => (Verdict::Error, failure_text(&failure)),
+    };
+    PolicyResult {
+        name: rule.name.clone(),
+        effect: rule.effect,
+        verdict,
+        message,
+        rule: rule.location.clone(),
+    }
 }
 
 /// Why policies could not be read or evaluated, or refuse a plan.
@@ -306,6 +448,19 @@ pub enum PolicyError {
     },
     #[error("`{}` is not a plan: {reason}", path.display())]
     NotAPlan { path: PathBuf, reason: String },
+    #[error("the policy `{name}` is not valid Rego: {message}")]
+    Rego {
+        name: String,
+        message: String,
+        location: Location,
+    },
+    /// `problem`: the path as written, then why (`` `x.rego`: … ``).
+    #[error("the policy `{name}` cannot use the Rego file {problem}")]
+    RegoFile {
+        name: String,
+        problem: String,
+        location: Location,
+    },
 }
 
 fn quoted(names: &[String]) -> String {
@@ -320,7 +475,9 @@ impl PolicyError {
             | PolicyError::Shape { location, .. }
             | PolicyError::Compile { location, .. }
             | PolicyError::Evaluate { location, .. }
-            | PolicyError::Denied { location, .. } => Some(location.clone()),
+            | PolicyError::Denied { location, .. }
+            | PolicyError::Rego { location, .. }
+            | PolicyError::RegoFile { location, .. } => Some(location.clone()),
             PolicyError::Read { path, .. } | PolicyError::NotAPlan { path, .. } => {
                 Some(Location::file(path))
             }
@@ -331,7 +488,7 @@ impl PolicyError {
         Some(match self {
             PolicyError::Read { .. } => "check the path given to `--policy`".into(),
             PolicyError::Yaml { .. } | PolicyError::Shape { .. } => {
-                "a rule is `name`, one of `deny` or `warn` (a CEL expression that is true when the rule fires) and `message`; a policy file holds a list of rules, or a mapping with the list under `policies`".into()
+                "a rule is `name`, one of `deny` or `warn` (a CEL expression that is true when the rule fires) and `message`, or `name` and one of `rego` (a Rego module) or `file` (a `.rego` file); a policy file holds a list of rules, or a mapping with the list under `policies`".into()
             }
             PolicyError::Compile { .. } => {
                 "write the rule in CEL over `plan`, `change`, `stack` and `now`, e.g. `plan.components.exists(c, c.action == 'delete')`; quote the YAML value when it holds `: ` or starts with a quote".into()
@@ -341,6 +498,12 @@ impl PolicyError {
             }
             PolicyError::Denied { .. } => {
                 "`hub plan` shows every policy's result; change the stack or the selection so that no `deny` rule holds".into()
+            }
+            PolicyError::Rego { .. } => {
+                "write the module in Rego v1 (`deny contains msg if { ... }`) or v0 (`deny[msg] { ... }`), with a `package` line; `opa check FILE.rego` shows the same error".into()
+            }
+            PolicyError::RegoFile { .. } => {
+                "write the path relative to the folder of the stack file that declares the rule, to a file inside that folder (no absolute path, no `..` out of it, no symbolic link out of it)".into()
             }
             PolicyError::NotAPlan { .. } => {
                 "give a plan saved by `hub plan --out FILE`, or the output of `hub plan --format json`".into()

@@ -174,3 +174,220 @@ fn the_environment_is_the_annotation_else_a_plain_stack_parameter() {
         "a template is not known before locking"
     );
 }
+
+mod rego {
+    use super::*;
+
+    fn rego_set(name: &str, module: &str) -> (tempfile::TempDir, Result<PolicySet, PolicyError>) {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join(name);
+        std::fs::write(&path, module).expect("write");
+        let mut set = PolicySet::default();
+        let loaded = set.add_file(&path).map(|()| set);
+        (dir, loaded)
+    }
+
+    const MODULE: &str = "\
+package main
+
+deny contains msg if {
+\tinput.stack.environment == \"prod\"
+\tsome c in input.plan.components
+\tc.name == \"db\"
+\tc.action in {\"delete\", \"replace\"}
+\tmsg := sprintf(\"%s is protected in prod\", [c.name])
+}
+
+violation contains {\"msg\": \"no apply on Fridays\", \"details\": {}} if {
+\ttime.weekday(time.parse_rfc3339_ns(input.now)) == \"Friday\"
+}
+
+warn_small contains msg if {
+\tcount([c | some c in input.plan.components; c.action != \"no-op\"]) > 1
+\tmsg := \"more than one component changes\"
+}
+
+helper := 1
+";
+
+    #[test]
+    fn a_module_denies_violates_and_warns_with_the_lines_of_its_rules() {
+        let (dir, set) = rego_set("policy.rego", MODULE);
+        let set = set.expect("parses");
+        assert!(set.rules()[0].is_rego());
+        let mut friday = input(
+            json!([{"name": "db", "action": "replace"}, {"name": "web", "action": "update"}]),
+        );
+        friday.now = "2026-11-27T10:00:00Z".into();
+        let results = evaluate(&set, &friday);
+        let seen: Vec<(&str, &str, Option<usize>)> = results
+            .results
+            .iter()
+            .map(|r| (r.verdict.as_str(), r.message.as_str(), r.rule.line))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("deny", "db is protected in prod", Some(3)),
+                ("deny", "no apply on Fridays", Some(11)),
+                ("warn", "more than one component changes", Some(15)),
+            ]
+        );
+        let file = dir.path().join("policy.rego");
+        assert_eq!(results.results[0].rule.file, file);
+        assert_eq!(results.results[0].name, "policy.rego");
+        assert_eq!(
+            results.refusal().expect("denied").to_string(),
+            "denied by policy `policy.rego`, `policy.rego`: db is protected in prod"
+        );
+    }
+
+    #[test]
+    fn a_module_that_gives_nothing_passes_once() {
+        let (_dir, set) = rego_set("policy.rego", MODULE);
+        let mut saturday = input(json!([{"name": "db", "action": "update"}]));
+        saturday.now = "2026-11-28T10:00:00Z".into();
+        let results = evaluate(&set.expect("parses"), &saturday);
+        assert_eq!(results.results.len(), 1);
+        assert_eq!(results.results[0].verdict, Verdict::Pass);
+        assert!(!results.denied());
+        assert_eq!(
+            render_text(&results),
+            "policies: 1 rule, 0 denied, 0 warned\n"
+        );
+    }
+
+    #[test]
+    fn rego_v0_modules_are_read_too() {
+        let module = "package main\n\ndeny[msg] {\n  input.plan.stack == \"demo\"\n  msg := \"v0\"\n}\n\nwarn[\"always\"] { true }\n";
+        let (_dir, set) = rego_set("old.rego", module);
+        let results = evaluate(&set.expect("parses as v0"), &input(json!([])));
+        let seen: Vec<(&str, &str)> = results
+            .results
+            .iter()
+            .map(|r| (r.verdict.as_str(), r.message.as_str()))
+            .collect();
+        assert_eq!(seen, [("deny", "v0"), ("warn", "always")]);
+    }
+
+    #[test]
+    fn a_syntax_error_names_the_module_line_and_column() {
+        let (dir, set) = rego_set(
+            "broken.rego",
+            "package main\n\ndeny contains msg if {\n  msg := \n}\n",
+        );
+        let error = set.expect_err("does not parse");
+        let text = error.to_string();
+        assert!(
+            text.starts_with("the policy `broken.rego` is not valid Rego: 4:7: "),
+            "{text}"
+        );
+        let location = error.location().expect("located");
+        assert_eq!(location.file, dir.path().join("broken.rego"));
+        assert_eq!((location.line, location.column), (Some(4), Some(7)));
+        assert!(error.hint().is_some_and(|h| h.contains("Rego v1")));
+    }
+
+    #[test]
+    fn a_module_over_its_time_is_stopped() {
+        let module = "package main\n\ndeny contains \"many\" if {\n  count([1 | some a in numbers.range(1, 2000); some b in numbers.range(1, 2000); some c in numbers.range(1, 2000)]) > 0\n}\n";
+        let parsed = crate::rego::Module::parse(
+            module,
+            "loop.rego",
+            crate::rego::Origin::file("loop.rego".into()),
+        )
+        .expect("parses");
+        let started = std::time::Instant::now();
+        let budget = hub_params::Budget {
+            time: std::time::Duration::from_millis(200),
+            ..Default::default()
+        };
+        let outcomes = crate::rego::evaluate(&[&parsed], &json!({"plan": {}}), budget);
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        assert_eq!(
+            outcomes,
+            [Some(Err(crate::rego::Failure::Budget(
+                std::time::Duration::from_millis(200)
+            )))]
+        );
+    }
+
+    #[test]
+    fn conftest_rule_names_and_messages() {
+        use crate::rego::Severity;
+        use crate::rego::{effect_of, findings};
+        assert_eq!(effect_of("deny"), Some(Severity::Deny));
+        assert_eq!(effect_of("violation_no_public"), Some(Severity::Deny));
+        assert_eq!(effect_of("warn_x1"), Some(Severity::Warn));
+        for not_a_rule in ["denied", "deny_", "warn__x", "helper", "violation-x"] {
+            assert_eq!(effect_of(not_a_rule), None, "{not_a_rule}");
+        }
+        let found: Vec<String> = findings(&json!({
+            "deny": ["a", {"msg": "b", "details": 1}, {"other": 2}],
+            "warn": true,
+            "violation": false,
+            "helper": ["c"],
+        }))
+        .into_iter()
+        .map(|f| format!("{} {}", f.rule, f.message))
+        .collect();
+        assert_eq!(found, ["deny a", "deny b", "deny {\"other\":2}", "warn "]);
+    }
+
+    #[test]
+    fn regorus_errors_become_line_column_message() {
+        let syntax = crate::rego::syntax(
+            "\n--> hub.yaml#r:3:7\n  |\n3 | deny x\n  |       ^\nerror: expecting `{`",
+        );
+        assert_eq!(syntax.at, Some((3, 7)));
+        assert_eq!(syntax.message, "3:7: expecting `{`");
+        assert_eq!(
+            crate::rego::evaluation_error(
+                "--> net.rego:4:12\n  |\n4 | http.send({})\n  |     ^\nerror: could not find function http.send"
+            ),
+            "net.rego:4:12: could not find function http.send"
+        );
+        assert_eq!(crate::rego::evaluation_error("no\nplace"), "no place");
+    }
+
+    #[test]
+    fn an_unsafe_variable_is_refused_when_the_module_is_read() {
+        let (_dir, set) = rego_set(
+            "unsafe.rego",
+            "package main\n\ndeny contains msg if {\n  x == 1\n  msg := \"m\"\n}\n",
+        );
+        let error = set.expect_err("refused");
+        assert!(
+            error
+                .to_string()
+                .starts_with("the policy `unsafe.rego` is not valid Rego: 4:"),
+            "{error}"
+        );
+    }
+}
+
+mod places {
+    use crate::load::inline_origin;
+    use hub_manifest::diag::Location;
+    use std::path::Path;
+
+    #[test]
+    fn an_inline_block_s_lines_are_the_stack_file_s() {
+        let text = "policies:\n  - name: r\n    rego: |\n      package main\n      deny contains \"x\" if { true }\n";
+        let at = Location::at(Path::new("hub.yaml"), 3, 5);
+        let origin = inline_origin(text, &at);
+        let line_2 = origin.at(2, 1);
+        assert_eq!((line_2.line, line_2.column), (Some(5), Some(7)));
+        // A quoted module: every line is the key's.
+        let quoted = "policies:\n  - name: r\n    rego: \"package main\"\n";
+        let origin = inline_origin(quoted, &at);
+        let line_1 = origin.at(1, 9);
+        assert_eq!((line_1.line, line_1.column), (Some(3), Some(5)));
+    }
+
+    #[test]
+    fn the_resident_size_is_read_on_linux() {
+        let size = crate::watch::resident_bytes().expect("/proc/self/status");
+        assert!(size > 1 << 20, "{size}");
+    }
+}

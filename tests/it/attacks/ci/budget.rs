@@ -27,8 +27,8 @@ const OUTER_TIMEOUT: Duration = Duration::from_secs(60);
 const MEMORY_CEILING_KB: i64 = 600 * 1024;
 
 /// What a bounded run of hub left, with its peak memory and duration.
-struct Bounded {
-    output: Output,
+pub(super) struct Bounded {
+    pub(super) output: Output,
     max_rss_kb: i64,
     elapsed: Duration,
     killed: bool,
@@ -38,7 +38,7 @@ struct Bounded {
 /// killed after [`OUTER_TIMEOUT`]; its peak resident size from `wait4`,
 /// which also reaps it (so `Child::wait` is never called).
 #[allow(clippy::zombie_processes)]
-fn bounded(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Bounded {
+pub(super) fn bounded(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Bounded {
     let mut command = Command::new(hub_binary());
     command
         .current_dir(dir)
@@ -142,7 +142,7 @@ fn hungry() -> String {
 
 /// A stack of one component `c` whose `policies:` are `policies` (YAML
 /// list items, indented by two).
-fn stack(policies: &str) -> Test {
+pub(super) fn stack(policies: &str) -> Test {
     Test::new()
         .file(
             "components/c/hub-component.yaml",
@@ -163,7 +163,7 @@ fn rule(name: &str, deny: &str) -> String {
 }
 
 #[track_caller]
-fn assert_denied_in_time(run: &Bounded, scenario: &str) {
+pub(super) fn assert_denied_in_time(run: &Bounded, scenario: &str) {
     assert!(
         !run.killed,
         "{scenario}: hub ran for {OUTER_TIMEOUT:?} and was killed"
@@ -253,7 +253,7 @@ fn the_pull_requests_own_rules_over_their_budget_deny_its_plan_comment() {
     }
 }
 
-fn indent(text: &str) -> String {
+pub(super) fn indent(text: &str) -> String {
     text.lines().map(|line| format!("  {line}\n")).collect()
 }
 

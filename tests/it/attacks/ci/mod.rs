@@ -15,12 +15,14 @@
 //! | [`registry`] | the change registry's names, `--sha`/`--author`, concurrent applies, the apply lock and live holders |
 //! | [`pipelines`] | jobs injected into generated pipelines; `-e` values in them |
 //! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
+//! | [`rego`] | Rego modules of the pull request: never ending, eating the memory, huge, reading runner files through `file:`, printing |
 
 mod access;
 mod approvals;
 mod budget;
 mod pipelines;
 mod registry;
+mod rego;
 mod reviewed;
 mod secrets;
 
