@@ -1,13 +1,12 @@
-//! Long by design: the ~150 Sprig and hub template functions, a match arm
-//! each, read as one lookup; split, the arms would scatter. Their names
-//! are kept in [`crate::table`], which sends each call here.
+//! The Sprig and hub template functions, one small function each; the
+//! names that call them are listed once, in [`crate::table::SPRIG`].
 //!
 //! Sprig v2.22's text functions and the hub's own (`bcrypt`, the
 //! successor's `split`/`compact`/`join`/`first`, `formatSubdomain`,
 //! `unquote`), as `go` templates see them. Sprig converts its arguments
 //! loosely (a number where text is wanted is printed), so these do too.
 
-use super::funcs::{at_least, b64dec, b64enc, json, map_of, quote_all, sha256_hex, text, want};
+use super::funcs::{self, at_least, json, map_of, quote_all, sha256_hex, text, want};
 use super::time;
 use super::value::Value;
 use regex::Regex;
@@ -108,543 +107,1023 @@ fn simple_case(t: &str, upper: bool) -> String {
         .collect()
 }
 
-pub fn call(name: &str, args: Args) -> Out {
-    let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Nil);
-    let t = |i: usize| text(&arg(i));
-    match name {
-        // ---- hub
-        "bcrypt" => {
-            want(name, args, 1)?;
-            bcrypt::hash(t(0), 10)
-                .map(Value::Str)
-                .map_err(|e| e.to_string())
-        }
-        "formatSubdomain" => format_subdomain(args),
-        "unquote" | "uquote" => {
-            want(name, args, 1)?;
-            s(unquote(&t(0)))
-        }
-        // ---- strings
-        "hello" => s("Hello!"),
-        "upper" => s(simple_case(&t(0), true)),
-        "lower" => s(simple_case(&t(0), false)),
-        "title" => s(title(&t(0))),
-        "untitle" => s(untitle(&t(0))),
-        "swapcase" => s(t(0)
-            .chars()
-            .map(|c| {
-                if c.is_uppercase() {
-                    simple_case(&c.to_string(), false)
-                } else {
-                    simple_case(&c.to_string(), true)
-                }
-            })
-            .collect::<String>()),
-        "substr" => {
-            want(name, args, 3)?;
-            s(substr(int(&args[0]), int(&args[1]), &t(2)))
-        }
-        "repeat" => {
-            want(name, args, 2)?;
-            s(t(1).repeat(int(&args[0]).max(0) as usize))
-        }
-        "trim" => s(t(0).trim()),
-        "trimAll" | "trimall" => {
-            want(name, args, 2)?;
-            let cut: Vec<char> = t(0).chars().collect();
-            s(t(1).trim_matches(|c| cut.contains(&c)))
-        }
-        "trimSuffix" => {
-            want(name, args, 2)?;
-            let (suffix, whole) = (t(0), t(1));
-            s(whole.strip_suffix(suffix.as_str()).unwrap_or(&whole))
-        }
-        "trimPrefix" => {
-            want(name, args, 2)?;
-            let (prefix, whole) = (t(0), t(1));
-            s(whole.strip_prefix(prefix.as_str()).unwrap_or(&whole))
-        }
-        "nospace" => s(t(0)
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect::<String>()),
-        "initials" => s(t(0)
-            .split_whitespace()
-            .filter_map(|w| w.chars().next())
-            .collect::<String>()),
-        "randAlphaNum" => s(random(
-            int(&arg(0)),
-            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-        )),
-        "randAlpha" => s(random(
-            int(&arg(0)),
-            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
-        )),
-        "randNumeric" => s(random(int(&arg(0)), b"0123456789")),
-        "randAscii" => {
-            let printable: Vec<u8> = (b' '..=b'~').collect();
-            s(random(int(&arg(0)), &printable))
-        }
-        "shuffle" => s(shuffle(&t(0))),
-        "uuidv4" => s(uuid::Uuid::new_v4().to_string()),
-        "snakecase" => s(delimited(&t(0), '_')),
-        "kebabcase" => s(delimited(&t(0), '-')),
-        "camelcase" => s(t(0)
-            .split('_')
-            .map(|w| {
-                let mut c = w.chars();
-                c.next()
-                    .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-                    .unwrap_or_default()
-            })
-            .collect::<String>()),
-        "wrap" => {
-            want(name, args, 2)?;
-            s(wrap(&t(1), int(&args[0]), "\n"))
-        }
-        "wrapWith" => {
-            want(name, args, 3)?;
-            s(wrap(&t(2), int(&args[0]), &t(1)))
-        }
-        "contains" => {
-            want(name, args, 2)?;
-            Ok(Value::Bool(t(1).contains(&t(0))))
-        }
-        "hasPrefix" => {
-            want(name, args, 2)?;
-            Ok(Value::Bool(t(1).starts_with(&t(0))))
-        }
-        "hasSuffix" => {
-            want(name, args, 2)?;
-            Ok(Value::Bool(t(1).ends_with(&t(0))))
-        }
-        "quote" => s(quote_all(args)),
-        "squote" => s(args
-            .iter()
-            .filter(|a| !matches!(a, Value::Nil))
-            .map(|a| format!("'{}'", text(a)))
-            .collect::<Vec<_>>()
-            .join(" ")),
-        "cat" => s(args
-            .iter()
-            .filter(|a| !matches!(a, Value::Nil))
-            .map(text)
-            .collect::<Vec<_>>()
-            .join(" ")),
-        "indent" => {
-            want(name, args, 2)?;
-            s(indent(int(&args[0]), &t(1)))
-        }
-        "nindent" => {
-            want(name, args, 2)?;
-            s(format!("\n{}", indent(int(&args[0]), &t(1))))
-        }
-        "replace" => {
-            want(name, args, 3)?;
-            s(t(2).replace(&t(0), &t(1)))
-        }
-        "plural" => {
-            want(name, args, 3)?;
-            s(if int(&args[2]) == 1 { t(0) } else { t(1) })
-        }
-        "sha256sum" => s(sha256_hex(&t(0))),
-        "sha1sum" => s(super::crypto::sha1_hex(t(0).as_bytes())),
-        "adler32sum" => s(super::crypto::adler32(t(0).as_bytes())),
-        "randBytes" => {
-            let mut bytes = vec![0u8; int(&arg(0)).max(0) as usize];
-            getrandom::fill(&mut bytes).map_err(|e| e.to_string())?;
-            s(base64::Engine::encode(
-                &base64::engine::general_purpose::STANDARD,
-                bytes,
-            ))
-        }
-        "toString" => s(t(0)),
-        "toStrings" => Ok(str_list(strings(&list(&arg(0))?))),
-        "atoi" => Ok(Value::Int(t(0).trim().parse().unwrap_or(0))),
-        "int" | "int64" => Ok(Value::Int(int(&arg(0)))),
-        "float64" => Ok(Value::Float(float(&arg(0)))),
-        "toDecimal" => Ok(Value::Int(i64::from_str_radix(&t(0), 8).unwrap_or(0))),
-        "split" => split(args),
-        "splitList" => {
-            want(name, args, 2)?;
-            Ok(str_list(t(1).split(t(0).as_str()).map(String::from)))
-        }
-        "splitn" => {
-            want(name, args, 3)?;
-            let n = int(&args[1]);
-            let whole = t(2);
-            let parts: Vec<String> = if n < 0 {
-                whole.split(t(0).as_str()).map(String::from).collect()
+/// Argument `i` of a call, nil when the call gave fewer.
+fn arg(args: Args, i: usize) -> Value {
+    args.get(i).cloned().unwrap_or(Value::Nil)
+}
+
+/// Argument `i` of a call as text (nil as `<no value>`, as Sprig prints it).
+fn arg_text(args: Args, i: usize) -> String {
+    text(&arg(args, i))
+}
+
+// ---- hub
+
+/// `bcrypt`.
+pub(crate) fn bcrypt(name: &str, args: Args) -> Out {
+    want(name, args, 1)?;
+    bcrypt::hash(arg_text(args, 0), 10)
+        .map(Value::Str)
+        .map_err(|e| e.to_string())
+}
+
+/// `unquote`, `uquote`.
+pub(crate) fn unquote(name: &str, args: Args) -> Out {
+    want(name, args, 1)?;
+    s(unquote_text(&arg_text(args, 0)))
+}
+
+// ---- strings
+
+/// `hello`.
+pub(crate) fn hello(_: &str, _: Args) -> Out {
+    s("Hello!")
+}
+
+/// `upper`.
+pub(crate) fn upper(_: &str, args: Args) -> Out {
+    s(simple_case(&arg_text(args, 0), true))
+}
+
+/// `lower`.
+pub(crate) fn lower(_: &str, args: Args) -> Out {
+    s(simple_case(&arg_text(args, 0), false))
+}
+
+/// `title`.
+pub(crate) fn title(_: &str, args: Args) -> Out {
+    s(title_text(&arg_text(args, 0)))
+}
+
+/// `untitle`.
+pub(crate) fn untitle(_: &str, args: Args) -> Out {
+    s(untitle_text(&arg_text(args, 0)))
+}
+
+/// `swapcase`.
+pub(crate) fn swapcase(_: &str, args: Args) -> Out {
+    s(arg_text(args, 0)
+        .chars()
+        .map(|c| {
+            if c.is_uppercase() {
+                simple_case(&c.to_string(), false)
             } else {
-                whole
-                    .splitn(n as usize, t(0).as_str())
-                    .map(String::from)
-                    .collect()
-            };
-            Ok(indexed(parts))
-        }
-        "join" => join(args),
-        "sortAlpha" => {
-            let mut items = match arg(0) {
-                Value::List(items) => strings(&items),
-                other => vec![text(&other)],
-            };
-            items.sort();
-            Ok(str_list(items))
-        }
-        "abbrev" => {
-            want(name, args, 2)?;
-            s(abbrev(&t(1), int(&args[0])))
-        }
-        "abbrevboth" => {
-            want(name, args, 3)?;
-            s(abbrev_both(&t(2), int(&args[0]), int(&args[1])))
-        }
-        "trunc" => {
-            want(name, args, 2)?;
-            let (c, whole) = (int(&args[0]), t(1));
-            let len = whole.len() as i64;
-            s(if c < 0 && len + c > 0 {
-                whole
-                    .get((len + c) as usize..)
-                    .unwrap_or(&whole)
-                    .to_string()
-            } else if c >= 0 && len > c {
-                whole.get(..c as usize).unwrap_or(&whole).to_string()
-            } else {
-                whole
-            })
-        }
-        // ---- defaults and encodings
-        "default" => {
-            at_least(name, args, 1)?;
-            Ok(match args.get(1) {
-                Some(given) if !empty(given) => given.clone(),
-                _ => args[0].clone(),
-            })
-        }
-        "empty" => Ok(Value::Bool(empty(&arg(0)))),
-        "coalesce" => Ok(args
-            .iter()
-            .find(|a| !empty(a))
-            .cloned()
-            .unwrap_or(Value::Nil)),
-        "compact" | "mustCompact" => compact(args),
-        "toJson" | "mustToJson" => s(json(&arg(0), false)),
-        "toPrettyJson" | "mustToPrettyJson" => s(json(&arg(0), true)),
-        "toRawJson" | "mustToRawJson" => s(json(&arg(0), false)
-            .replace("\\u003c", "<")
-            .replace("\\u003e", ">")
-            .replace("\\u0026", "&")),
-        "fromJson" => {
-            let parsed: yaml_serde::Value =
-                serde_json::from_str(&t(0)).map_err(|e| e.to_string())?;
-            Ok(Value::from_yaml(&parsed, false))
-        }
-        "ternary" => {
-            want(name, args, 3)?;
-            Ok(if args[2].truthy() {
-                args[0].clone()
-            } else {
-                args[1].clone()
-            })
-        }
-        "b64enc" => s(b64enc(&t(0))),
-        "b64dec" => s(b64dec(&t(0))),
-        "b32enc" => s(base32_encode(t(0).as_bytes())),
-        "b32dec" => s(base32_decode(&t(0))
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_else(|| "illegal base32 data".into())),
-        "typeOf" => s(arg(0).type_name()),
-        "kindOf" => s(arg(0).kind_name()),
-        "typeIs" => Ok(Value::Bool(t(0) == arg(1).type_name())),
-        "typeIsLike" => {
-            let target = t(0);
-            let actual = arg(1).type_name();
-            Ok(Value::Bool(
-                target == actual || target == format!("*{actual}"),
-            ))
-        }
-        "kindIs" => Ok(Value::Bool(t(0) == arg(1).kind_name())),
-        "deepEqual" => Ok(Value::Bool(arg(0) == arg(1))),
-        "env" => s(std::env::var(t(0)).unwrap_or_default()),
-        "expandenv" => s(expand_env(&t(0))),
-        "base" => s(path_base(&t(0))),
-        "dir" => s(path_dir(&t(0))),
-        "clean" => s(path_clean(&t(0))),
-        "ext" => {
-            let p = t(0);
-            let last = p.rfind('/').map(|i| i + 1).unwrap_or(0);
-            s(p[last..]
-                .rfind('.')
-                .map(|i| p[last + i..].to_string())
-                .unwrap_or_default())
-        }
-        "isAbs" => Ok(Value::Bool(t(0).starts_with('/'))),
-        "fail" => Err(t(0)),
-        // ---- crypto
-        "derivePassword" => {
-            want(name, args, 5)?;
-            super::crypto::derive_password(int(&args[0]) as u32, &t(1), &t(2), &t(3), &t(4))
-                .map(Value::Str)
-        }
-        "encryptAES" => {
-            want(name, args, 2)?;
-            super::crypto::encrypt_aes(&t(0), &t(1)).map(Value::Str)
-        }
-        "decryptAES" => {
-            want(name, args, 2)?;
-            super::crypto::decrypt_aes(&t(0), &t(1)).map(Value::Str)
-        }
-        // ---- dates
-        "toDate" | "mustToDate" => {
-            want(name, args, 2)?;
-            time::parse(&t(0), &t(1)).map(|v| Value::Time(Box::new(v)))
-        }
-        "now" => Ok(Value::Time(Box::new(time::now()))),
-        "date" | "htmlDate" => {
-            let (layout, at) = if name == "date" {
-                (t(0), arg(1))
-            } else {
-                ("2006-01-02".into(), arg(0))
-            };
-            let when = super::value::time_of(&at)?.in_zone("Local")?;
-            s(time::format(&layout, &when))
-        }
-        "dateInZone" | "date_in_zone" | "htmlDateInZone" => {
-            let (layout, at, zone) = if name == "htmlDateInZone" {
-                ("2006-01-02".into(), arg(0), t(1))
-            } else {
-                (t(0), arg(1), t(2))
-            };
-            let when = super::value::time_of(&at)?.in_zone(&zone)?;
-            s(time::format(&layout, &when))
-        }
-        "unixEpoch" => s(super::value::time_of(&arg(0))?.seconds.to_string()),
-        "dateModify" | "date_modify" | "mustDateModify" => {
-            want(name, args, 2)?;
-            let when = super::value::time_of(&args[1])?;
-            match time::parse_duration(&t(0)) {
-                Ok(nanos) => Ok(Value::Time(Box::new(time::add(&when, nanos)))),
-                Err(e) if name == "mustDateModify" => Err(e),
-                Err(_) => Ok(Value::Time(Box::new(when))),
+                simple_case(&c.to_string(), true)
             }
-        }
-        "ago" => {
-            let when = super::value::time_of(&arg(0))?;
-            let seconds = time::now().seconds - when.seconds;
-            s(go_duration(seconds as i128 * 1_000_000_000))
-        }
-        "duration" => s(go_duration(int(&arg(0)) as i128 * 1_000_000_000)),
-        "durationRound" => {
-            let nanos = match arg(0) {
-                Value::Str(text) => time::parse_duration(&text).unwrap_or(0),
-                Value::Int(n) => n as i128,
-                Value::Time(at) => {
-                    let now = time::now();
-                    (now.seconds - at.seconds) as i128 * 1_000_000_000
-                }
-                _ => 0,
-            };
-            s(duration_round(nanos.unsigned_abs()))
-        }
-        // ---- numbers
-        "add" => Ok(Value::Int(args.iter().map(int).sum())),
-        "add1" => Ok(Value::Int(int(&arg(0)) + 1)),
-        "sub" => Ok(Value::Int(int(&arg(0)) - int(&arg(1)))),
-        "mul" => Ok(Value::Int(args.iter().map(int).product())),
-        "div" | "mod" => {
-            let divisor = int(&arg(1));
-            if divisor == 0 {
-                return Err("integer divide by zero".into());
-            }
-            Ok(Value::Int(if name == "div" {
-                int(&arg(0)) / divisor
-            } else {
-                int(&arg(0)) % divisor
-            }))
-        }
-        "max" | "biggest" => Ok(Value::Int(args.iter().map(int).max().unwrap_or(0))),
-        "min" => Ok(Value::Int(args.iter().map(int).min().unwrap_or(0))),
-        "ceil" => Ok(Value::Float(float(&arg(0)).ceil())),
-        "floor" => Ok(Value::Float(float(&arg(0)).floor())),
-        "round" => {
-            let places = int(&arg(1)) as i32;
-            let factor = 10f64.powi(places);
-            Ok(Value::Float((float(&arg(0)) * factor).round() / factor))
-        }
-        "until" => Ok(Value::List(range_step(
-            0,
-            int(&arg(0)),
-            if int(&arg(0)) < 0 { -1 } else { 1 },
-        ))),
-        "untilStep" => Ok(Value::List(range_step(
-            int(&arg(0)),
-            int(&arg(1)),
-            int(&arg(2)),
-        ))),
-        // ---- lists
-        "list" | "tuple" => Ok(Value::List(args.to_vec())),
-        "push" | "append" => {
-            want(name, args, 2)?;
-            let mut items = list(&args[0])?;
-            items.push(args[1].clone());
-            Ok(Value::List(items))
-        }
-        "prepend" => {
-            want(name, args, 2)?;
-            let mut items = list(&args[0])?;
-            items.insert(0, args[1].clone());
-            Ok(Value::List(items))
-        }
-        "first" => first(args),
-        "rest" => Ok(Value::List(list(&arg(0))?.into_iter().skip(1).collect())),
-        "last" => Ok(list(&arg(0))?.pop().unwrap_or(Value::Nil)),
-        "initial" => {
-            let mut items = list(&arg(0))?;
-            items.pop();
-            Ok(Value::List(items))
-        }
-        "reverse" => Ok(Value::List(list(&arg(0))?.into_iter().rev().collect())),
-        "uniq" => {
-            let mut out: Vec<Value> = Vec::new();
-            for item in list(&arg(0))? {
-                if !out.contains(&item) {
-                    out.push(item);
-                }
-            }
-            Ok(Value::List(out))
-        }
-        "without" => {
-            at_least(name, args, 1)?;
-            Ok(Value::List(
-                list(&args[0])?
-                    .into_iter()
-                    .filter(|i| !args[1..].contains(i))
-                    .collect(),
-            ))
-        }
-        "has" => {
-            want(name, args, 2)?;
-            Ok(Value::Bool(list(&args[1])?.contains(&args[0])))
-        }
-        "concat" => {
-            let mut out = Vec::new();
-            for a in args {
-                out.extend(list(a)?);
-            }
-            Ok(Value::List(out))
-        }
-        // ---- dicts
-        "dict" => Ok(map_of(args.chunks(2).map(|pair| {
-            (text(&pair[0]), pair.get(1).cloned().unwrap_or(Value::Nil))
-        }))),
-        "get" => {
-            want(name, args, 2)?;
-            Ok(dict(&args[0])?
-                .remove(&t(1))
-                .unwrap_or(Value::Str(String::new())))
-        }
-        "set" => {
-            want(name, args, 3)?;
-            let mut map = dict(&args[0])?;
-            map.insert(t(1), args[2].clone());
-            Ok(Value::Map(map))
-        }
-        "unset" => {
-            want(name, args, 2)?;
-            let mut map = dict(&args[0])?;
-            map.remove(&t(1));
-            Ok(Value::Map(map))
-        }
-        "hasKey" => {
-            want(name, args, 2)?;
-            Ok(Value::Bool(dict(&args[0])?.contains_key(&t(1))))
-        }
-        "pluck" => {
-            at_least(name, args, 1)?;
-            let key = t(0);
-            let mut out = Vec::new();
-            for d in &args[1..] {
-                if let Some(v) = dict(d)?.remove(&key) {
-                    out.push(v);
-                }
-            }
-            Ok(Value::List(out))
-        }
-        "keys" => {
-            let mut out = Vec::new();
-            for d in args {
-                out.extend(dict(d)?.into_keys().map(Value::Str));
-            }
-            Ok(Value::List(out))
-        }
-        "values" => Ok(Value::List(dict(&arg(0))?.into_values().collect())),
-        "pick" | "omit" => {
-            at_least(name, args, 1)?;
-            let wanted = strings(&args[1..]);
-            let keep = name == "pick";
-            Ok(Value::Map(
-                dict(&args[0])?
-                    .into_iter()
-                    .filter(|(k, _)| wanted.contains(k) == keep)
-                    .collect(),
-            ))
-        }
-        "merge" | "mergeOverwrite" => {
-            at_least(name, args, 1)?;
-            let mut out = dict(&args[0])?;
-            for source in &args[1..] {
-                merge_into(&mut out, &dict(source)?, name == "mergeOverwrite");
-            }
-            Ok(Value::Map(out))
-        }
-        "deepCopy" => Ok(arg(0)),
-        // ---- regex, semver, urls
-        "regexMatch" => Ok(Value::Bool(regex(&t(0))?.is_match(&t(1)))),
-        "regexFind" => s(regex(&t(0))?
-            .find(&t(1))
-            .map(|m| m.as_str().to_string())
-            .unwrap_or_default()),
-        "regexFindAll" => {
-            let re = regex(&t(0))?;
-            let whole = t(1);
-            let n = int(&arg(2));
-            let found = re.find_iter(&whole).map(|m| m.as_str().to_string());
-            Ok(str_list(if n < 0 {
-                found.collect::<Vec<_>>()
-            } else {
-                found.take(n as usize).collect()
-            }))
-        }
-        "regexReplaceAll" => s(regex(&t(0))?.replace_all(&t(1), t(2).as_str()).into_owned()),
-        "regexReplaceAllLiteral" => s(regex(&t(0))?
-            .replace_all(&t(1), regex::NoExpand(&t(2)))
-            .into_owned()),
-        "regexSplit" => {
-            let re = regex(&t(0))?;
-            let whole = t(1);
-            let n = int(&arg(2));
-            let parts: Vec<String> = if n == 0 {
-                Vec::new()
-            } else if n < 0 {
-                re.split(&whole).map(String::from).collect()
-            } else {
-                re.splitn(&whole, n as usize).map(String::from).collect()
-            };
-            Ok(str_list(parts))
-        }
-        "semver" => super::semver::parse(&t(0)).map(|v| v.to_value()),
-        "semverCompare" => super::semver::matches(&t(0), &t(1)).map(Value::Bool),
-        "urlParse" => url_parse(&t(0)),
-        "urlJoin" => url_join(&dict(&arg(0))?),
-        other => Err(format!("function {other:?} not defined")),
+        })
+        .collect::<String>())
+}
+
+/// `substr`.
+pub(crate) fn substr(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    s(substr_text(
+        int(&args[0]),
+        int(&args[1]),
+        &arg_text(args, 2),
+    ))
+}
+
+/// `repeat`.
+pub(crate) fn repeat(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    s(arg_text(args, 1).repeat(int(&args[0]).max(0) as usize))
+}
+
+/// `trim`.
+pub(crate) fn trim(_: &str, args: Args) -> Out {
+    s(arg_text(args, 0).trim())
+}
+
+/// `trimAll`, `trimall`.
+pub(crate) fn trim_all(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let cut: Vec<char> = arg_text(args, 0).chars().collect();
+    s(arg_text(args, 1).trim_matches(|c| cut.contains(&c)))
+}
+
+/// `trimSuffix`.
+pub(crate) fn trim_suffix(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let (suffix, whole) = (arg_text(args, 0), arg_text(args, 1));
+    s(whole.strip_suffix(suffix.as_str()).unwrap_or(&whole))
+}
+
+/// `trimPrefix`.
+pub(crate) fn trim_prefix(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let (prefix, whole) = (arg_text(args, 0), arg_text(args, 1));
+    s(whole.strip_prefix(prefix.as_str()).unwrap_or(&whole))
+}
+
+/// `nospace`.
+pub(crate) fn nospace(_: &str, args: Args) -> Out {
+    s(arg_text(args, 0)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>())
+}
+
+/// `initials`.
+pub(crate) fn initials(_: &str, args: Args) -> Out {
+    s(arg_text(args, 0)
+        .split_whitespace()
+        .filter_map(|w| w.chars().next())
+        .collect::<String>())
+}
+
+/// `randAlphaNum`.
+pub(crate) fn rand_alpha_num(_: &str, args: Args) -> Out {
+    s(random(
+        int(&arg(args, 0)),
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+    ))
+}
+
+/// `randAlpha`.
+pub(crate) fn rand_alpha(_: &str, args: Args) -> Out {
+    s(random(
+        int(&arg(args, 0)),
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    ))
+}
+
+/// `randNumeric`.
+pub(crate) fn rand_numeric(_: &str, args: Args) -> Out {
+    s(random(int(&arg(args, 0)), b"0123456789"))
+}
+
+/// `randAscii`.
+pub(crate) fn rand_ascii(_: &str, args: Args) -> Out {
+    let printable: Vec<u8> = (b' '..=b'~').collect();
+    s(random(int(&arg(args, 0)), &printable))
+}
+
+/// `shuffle`.
+pub(crate) fn shuffle(_: &str, args: Args) -> Out {
+    s(shuffle_text(&arg_text(args, 0)))
+}
+
+/// `uuidv4`.
+pub(crate) fn uuidv4(_: &str, _: Args) -> Out {
+    s(uuid::Uuid::new_v4().to_string())
+}
+
+/// `snakecase`.
+pub(crate) fn snakecase(_: &str, args: Args) -> Out {
+    s(delimited(&arg_text(args, 0), '_'))
+}
+
+/// `kebabcase`.
+pub(crate) fn kebabcase(_: &str, args: Args) -> Out {
+    s(delimited(&arg_text(args, 0), '-'))
+}
+
+/// `camelcase`.
+pub(crate) fn camelcase(_: &str, args: Args) -> Out {
+    s(arg_text(args, 0)
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect::<String>())
+}
+
+/// `wrap`.
+pub(crate) fn wrap(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    s(wrap_text(&arg_text(args, 1), int(&args[0]), "\n"))
+}
+
+/// `wrapWith`.
+pub(crate) fn wrap_with(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    s(wrap_text(
+        &arg_text(args, 2),
+        int(&args[0]),
+        &arg_text(args, 1),
+    ))
+}
+
+/// `contains`.
+pub(crate) fn contains(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    Ok(Value::Bool(arg_text(args, 1).contains(&arg_text(args, 0))))
+}
+
+/// `hasPrefix`.
+pub(crate) fn has_prefix(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    Ok(Value::Bool(
+        arg_text(args, 1).starts_with(&arg_text(args, 0)),
+    ))
+}
+
+/// `hasSuffix`.
+pub(crate) fn has_suffix(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    Ok(Value::Bool(arg_text(args, 1).ends_with(&arg_text(args, 0))))
+}
+
+/// `quote`.
+pub(crate) fn quote(_: &str, args: Args) -> Out {
+    s(quote_all(args))
+}
+
+/// `squote`.
+pub(crate) fn squote(_: &str, args: Args) -> Out {
+    s(args
+        .iter()
+        .filter(|a| !matches!(a, Value::Nil))
+        .map(|a| format!("'{}'", text(a)))
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// `cat`.
+pub(crate) fn cat(_: &str, args: Args) -> Out {
+    s(args
+        .iter()
+        .filter(|a| !matches!(a, Value::Nil))
+        .map(text)
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// `indent`.
+pub(crate) fn indent(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    s(indent_text(int(&args[0]), &arg_text(args, 1)))
+}
+
+/// `nindent`.
+pub(crate) fn nindent(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    s(format!(
+        "\n{}",
+        indent_text(int(&args[0]), &arg_text(args, 1))
+    ))
+}
+
+/// `replace`.
+pub(crate) fn replace(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    s(arg_text(args, 2).replace(&arg_text(args, 0), &arg_text(args, 1)))
+}
+
+/// `plural`.
+pub(crate) fn plural(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    s(if int(&args[2]) == 1 {
+        arg_text(args, 0)
+    } else {
+        arg_text(args, 1)
+    })
+}
+
+/// `sha256sum`.
+pub(crate) fn sha256sum(_: &str, args: Args) -> Out {
+    s(sha256_hex(&arg_text(args, 0)))
+}
+
+/// `sha1sum`.
+pub(crate) fn sha1sum(_: &str, args: Args) -> Out {
+    s(super::crypto::sha1_hex(arg_text(args, 0).as_bytes()))
+}
+
+/// `adler32sum`.
+pub(crate) fn adler32sum(_: &str, args: Args) -> Out {
+    s(super::crypto::adler32(arg_text(args, 0).as_bytes()))
+}
+
+/// `randBytes`.
+pub(crate) fn rand_bytes(_: &str, args: Args) -> Out {
+    let mut bytes = vec![0u8; int(&arg(args, 0)).max(0) as usize];
+    getrandom::fill(&mut bytes).map_err(|e| e.to_string())?;
+    s(base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        bytes,
+    ))
+}
+
+/// `toString`.
+pub(crate) fn to_string(_: &str, args: Args) -> Out {
+    s(arg_text(args, 0))
+}
+
+/// `toStrings`.
+pub(crate) fn to_strings(_: &str, args: Args) -> Out {
+    Ok(str_list(strings(&list(&arg(args, 0))?)))
+}
+
+/// `atoi`.
+pub(crate) fn atoi(_: &str, args: Args) -> Out {
+    Ok(Value::Int(arg_text(args, 0).trim().parse().unwrap_or(0)))
+}
+
+/// `int`, `int64`.
+pub(crate) fn to_int(_: &str, args: Args) -> Out {
+    Ok(Value::Int(int(&arg(args, 0))))
+}
+
+/// `float64`.
+pub(crate) fn float64(_: &str, args: Args) -> Out {
+    Ok(Value::Float(float(&arg(args, 0))))
+}
+
+/// `toDecimal`.
+pub(crate) fn to_decimal(_: &str, args: Args) -> Out {
+    Ok(Value::Int(
+        i64::from_str_radix(&arg_text(args, 0), 8).unwrap_or(0),
+    ))
+}
+
+/// `splitList`.
+pub(crate) fn split_list(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    Ok(str_list(
+        arg_text(args, 1)
+            .split(arg_text(args, 0).as_str())
+            .map(String::from),
+    ))
+}
+
+/// `splitn`.
+pub(crate) fn splitn(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    let n = int(&args[1]);
+    let whole = arg_text(args, 2);
+    let parts: Vec<String> = if n < 0 {
+        whole
+            .split(arg_text(args, 0).as_str())
+            .map(String::from)
+            .collect()
+    } else {
+        whole
+            .splitn(n as usize, arg_text(args, 0).as_str())
+            .map(String::from)
+            .collect()
+    };
+    Ok(indexed(parts))
+}
+
+/// `sortAlpha`.
+pub(crate) fn sort_alpha(_: &str, args: Args) -> Out {
+    let mut items = match arg(args, 0) {
+        Value::List(items) => strings(&items),
+        other => vec![text(&other)],
+    };
+    items.sort();
+    Ok(str_list(items))
+}
+
+/// `abbrev`.
+pub(crate) fn abbrev(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    s(abbrev_text(&arg_text(args, 1), int(&args[0])))
+}
+
+/// `abbrevboth`.
+pub(crate) fn abbrevboth(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    s(abbrev_both(
+        &arg_text(args, 2),
+        int(&args[0]),
+        int(&args[1]),
+    ))
+}
+
+/// `trunc`.
+pub(crate) fn trunc(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let (c, whole) = (int(&args[0]), arg_text(args, 1));
+    let len = whole.len() as i64;
+    s(if c < 0 && len + c > 0 {
+        whole
+            .get((len + c) as usize..)
+            .unwrap_or(&whole)
+            .to_string()
+    } else if c >= 0 && len > c {
+        whole.get(..c as usize).unwrap_or(&whole).to_string()
+    } else {
+        whole
+    })
+}
+
+// ---- defaults and encodings
+
+/// `default`.
+pub(crate) fn default(name: &str, args: Args) -> Out {
+    at_least(name, args, 1)?;
+    Ok(match args.get(1) {
+        Some(given) if !empty(given) => given.clone(),
+        _ => args[0].clone(),
+    })
+}
+
+/// `empty`.
+pub(crate) fn is_empty(_: &str, args: Args) -> Out {
+    Ok(Value::Bool(empty(&arg(args, 0))))
+}
+
+/// `coalesce`.
+pub(crate) fn coalesce(_: &str, args: Args) -> Out {
+    Ok(args
+        .iter()
+        .find(|a| !empty(a))
+        .cloned()
+        .unwrap_or(Value::Nil))
+}
+
+/// `toJson`, `mustToJson`.
+pub(crate) fn to_json(_: &str, args: Args) -> Out {
+    s(json(&arg(args, 0), false))
+}
+
+/// `toPrettyJson`, `mustToPrettyJson`.
+pub(crate) fn to_pretty_json(_: &str, args: Args) -> Out {
+    s(json(&arg(args, 0), true))
+}
+
+/// `toRawJson`, `mustToRawJson`.
+pub(crate) fn to_raw_json(_: &str, args: Args) -> Out {
+    s(json(&arg(args, 0), false)
+        .replace("\\u003c", "<")
+        .replace("\\u003e", ">")
+        .replace("\\u0026", "&"))
+}
+
+/// `fromJson`.
+pub(crate) fn from_json(_: &str, args: Args) -> Out {
+    let parsed: yaml_serde::Value =
+        serde_json::from_str(&arg_text(args, 0)).map_err(|e| e.to_string())?;
+    Ok(Value::from_yaml(&parsed, false))
+}
+
+/// `ternary`.
+pub(crate) fn ternary(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    Ok(if args[2].truthy() {
+        args[0].clone()
+    } else {
+        args[1].clone()
+    })
+}
+
+/// `b64enc`.
+pub(crate) fn b64enc(_: &str, args: Args) -> Out {
+    s(funcs::b64enc(&arg_text(args, 0)))
+}
+
+/// `b64dec`.
+pub(crate) fn b64dec(_: &str, args: Args) -> Out {
+    s(funcs::b64dec(&arg_text(args, 0)))
+}
+
+/// `b32enc`.
+pub(crate) fn b32enc(_: &str, args: Args) -> Out {
+    s(base32_encode(arg_text(args, 0).as_bytes()))
+}
+
+/// `b32dec`.
+pub(crate) fn b32dec(_: &str, args: Args) -> Out {
+    s(base32_decode(&arg_text(args, 0))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_else(|| "illegal base32 data".into()))
+}
+
+/// `typeOf`.
+pub(crate) fn type_of(_: &str, args: Args) -> Out {
+    s(arg(args, 0).type_name())
+}
+
+/// `kindOf`.
+pub(crate) fn kind_of(_: &str, args: Args) -> Out {
+    s(arg(args, 0).kind_name())
+}
+
+/// `typeIs`.
+pub(crate) fn type_is(_: &str, args: Args) -> Out {
+    Ok(Value::Bool(arg_text(args, 0) == arg(args, 1).type_name()))
+}
+
+/// `typeIsLike`.
+pub(crate) fn type_is_like(_: &str, args: Args) -> Out {
+    let target = arg_text(args, 0);
+    let actual = arg(args, 1).type_name();
+    Ok(Value::Bool(
+        target == actual || target == format!("*{actual}"),
+    ))
+}
+
+/// `kindIs`.
+pub(crate) fn kind_is(_: &str, args: Args) -> Out {
+    Ok(Value::Bool(arg_text(args, 0) == arg(args, 1).kind_name()))
+}
+
+/// `deepEqual`.
+pub(crate) fn deep_equal(_: &str, args: Args) -> Out {
+    Ok(Value::Bool(arg(args, 0) == arg(args, 1)))
+}
+
+/// `env`.
+pub(crate) fn env(_: &str, args: Args) -> Out {
+    s(std::env::var(arg_text(args, 0)).unwrap_or_default())
+}
+
+/// `expandenv`.
+pub(crate) fn expandenv(_: &str, args: Args) -> Out {
+    s(expand_env(&arg_text(args, 0)))
+}
+
+/// `base`.
+pub(crate) fn base(_: &str, args: Args) -> Out {
+    s(path_base(&arg_text(args, 0)))
+}
+
+/// `dir`.
+pub(crate) fn dir(_: &str, args: Args) -> Out {
+    s(path_dir(&arg_text(args, 0)))
+}
+
+/// `clean`.
+pub(crate) fn clean(_: &str, args: Args) -> Out {
+    s(path_clean(&arg_text(args, 0)))
+}
+
+/// `ext`.
+pub(crate) fn ext(_: &str, args: Args) -> Out {
+    let p = arg_text(args, 0);
+    let last = p.rfind('/').map(|i| i + 1).unwrap_or(0);
+    s(p[last..]
+        .rfind('.')
+        .map(|i| p[last + i..].to_string())
+        .unwrap_or_default())
+}
+
+/// `isAbs`.
+pub(crate) fn is_abs(_: &str, args: Args) -> Out {
+    Ok(Value::Bool(arg_text(args, 0).starts_with('/')))
+}
+
+/// `fail`.
+pub(crate) fn fail(_: &str, args: Args) -> Out {
+    Err(arg_text(args, 0))
+}
+
+// ---- crypto
+
+/// `derivePassword`.
+pub(crate) fn derive_password(name: &str, args: Args) -> Out {
+    want(name, args, 5)?;
+    super::crypto::derive_password(
+        int(&args[0]) as u32,
+        &arg_text(args, 1),
+        &arg_text(args, 2),
+        &arg_text(args, 3),
+        &arg_text(args, 4),
+    )
+    .map(Value::Str)
+}
+
+/// `encryptAES`.
+pub(crate) fn encrypt_a_e_s(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    super::crypto::encrypt_aes(&arg_text(args, 0), &arg_text(args, 1)).map(Value::Str)
+}
+
+/// `decryptAES`.
+pub(crate) fn decrypt_a_e_s(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    super::crypto::decrypt_aes(&arg_text(args, 0), &arg_text(args, 1)).map(Value::Str)
+}
+
+// ---- dates
+
+/// `toDate`, `mustToDate`.
+pub(crate) fn to_date(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    time::parse(&arg_text(args, 0), &arg_text(args, 1)).map(|v| Value::Time(Box::new(v)))
+}
+
+/// `now`.
+pub(crate) fn now(_: &str, _: Args) -> Out {
+    Ok(Value::Time(Box::new(time::now())))
+}
+
+/// `date`, `htmlDate`.
+pub(crate) fn date(name: &str, args: Args) -> Out {
+    let (layout, at) = if name == "date" {
+        (arg_text(args, 0), arg(args, 1))
+    } else {
+        ("2006-01-02".into(), arg(args, 0))
+    };
+    let when = super::value::time_of(&at)?.in_zone("Local")?;
+    s(time::format(&layout, &when))
+}
+
+/// `dateInZone`, `date_in_zone`, `htmlDateInZone`.
+pub(crate) fn date_in_zone(name: &str, args: Args) -> Out {
+    let (layout, at, zone) = if name == "htmlDateInZone" {
+        ("2006-01-02".into(), arg(args, 0), arg_text(args, 1))
+    } else {
+        (arg_text(args, 0), arg(args, 1), arg_text(args, 2))
+    };
+    let when = super::value::time_of(&at)?.in_zone(&zone)?;
+    s(time::format(&layout, &when))
+}
+
+/// `unixEpoch`.
+pub(crate) fn unix_epoch(_: &str, args: Args) -> Out {
+    s(super::value::time_of(&arg(args, 0))?.seconds.to_string())
+}
+
+/// `dateModify`, `date_modify`, `mustDateModify`.
+pub(crate) fn date_modify(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let when = super::value::time_of(&args[1])?;
+    match time::parse_duration(&arg_text(args, 0)) {
+        Ok(nanos) => Ok(Value::Time(Box::new(time::add(&when, nanos)))),
+        Err(e) if name == "mustDateModify" => Err(e),
+        Err(_) => Ok(Value::Time(Box::new(when))),
     }
+}
+
+/// `ago`.
+pub(crate) fn ago(_: &str, args: Args) -> Out {
+    let when = super::value::time_of(&arg(args, 0))?;
+    let seconds = time::now().seconds - when.seconds;
+    s(go_duration(seconds as i128 * 1_000_000_000))
+}
+
+/// `duration`.
+pub(crate) fn duration(_: &str, args: Args) -> Out {
+    s(go_duration(int(&arg(args, 0)) as i128 * 1_000_000_000))
+}
+
+/// `durationRound`.
+pub(crate) fn duration_round(_: &str, args: Args) -> Out {
+    let nanos = match arg(args, 0) {
+        Value::Str(text) => time::parse_duration(&text).unwrap_or(0),
+        Value::Int(n) => n as i128,
+        Value::Time(at) => {
+            let now = time::now();
+            (now.seconds - at.seconds) as i128 * 1_000_000_000
+        }
+        _ => 0,
+    };
+    s(round_duration(nanos.unsigned_abs()))
+}
+
+// ---- numbers
+
+/// `add`.
+pub(crate) fn add(_: &str, args: Args) -> Out {
+    Ok(Value::Int(args.iter().map(int).sum()))
+}
+
+/// `add1`.
+pub(crate) fn add1(_: &str, args: Args) -> Out {
+    Ok(Value::Int(int(&arg(args, 0)) + 1))
+}
+
+/// `sub`.
+pub(crate) fn sub(_: &str, args: Args) -> Out {
+    Ok(Value::Int(int(&arg(args, 0)) - int(&arg(args, 1))))
+}
+
+/// `mul`.
+pub(crate) fn mul(_: &str, args: Args) -> Out {
+    Ok(Value::Int(args.iter().map(int).product()))
+}
+
+/// `div`, `mod`.
+pub(crate) fn div(name: &str, args: Args) -> Out {
+    let divisor = int(&arg(args, 1));
+    if divisor == 0 {
+        return Err("integer divide by zero".into());
+    }
+    Ok(Value::Int(if name == "div" {
+        int(&arg(args, 0)) / divisor
+    } else {
+        int(&arg(args, 0)) % divisor
+    }))
+}
+
+/// `max`, `biggest`.
+pub(crate) fn max(_: &str, args: Args) -> Out {
+    Ok(Value::Int(args.iter().map(int).max().unwrap_or(0)))
+}
+
+/// `min`.
+pub(crate) fn min(_: &str, args: Args) -> Out {
+    Ok(Value::Int(args.iter().map(int).min().unwrap_or(0)))
+}
+
+/// `ceil`.
+pub(crate) fn ceil(_: &str, args: Args) -> Out {
+    Ok(Value::Float(float(&arg(args, 0)).ceil()))
+}
+
+/// `floor`.
+pub(crate) fn floor(_: &str, args: Args) -> Out {
+    Ok(Value::Float(float(&arg(args, 0)).floor()))
+}
+
+/// `round`.
+pub(crate) fn round(_: &str, args: Args) -> Out {
+    let places = int(&arg(args, 1)) as i32;
+    let factor = 10f64.powi(places);
+    Ok(Value::Float(
+        (float(&arg(args, 0)) * factor).round() / factor,
+    ))
+}
+
+/// `until`.
+pub(crate) fn until(_: &str, args: Args) -> Out {
+    Ok(Value::List(range_step(
+        0,
+        int(&arg(args, 0)),
+        if int(&arg(args, 0)) < 0 { -1 } else { 1 },
+    )))
+}
+
+/// `untilStep`.
+pub(crate) fn until_step(_: &str, args: Args) -> Out {
+    Ok(Value::List(range_step(
+        int(&arg(args, 0)),
+        int(&arg(args, 1)),
+        int(&arg(args, 2)),
+    )))
+}
+
+// ---- lists
+
+/// `list`, `tuple`.
+pub(crate) fn list_of(_: &str, args: Args) -> Out {
+    Ok(Value::List(args.to_vec()))
+}
+
+/// `push`, `append`.
+pub(crate) fn push(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let mut items = list(&args[0])?;
+    items.push(args[1].clone());
+    Ok(Value::List(items))
+}
+
+/// `prepend`.
+pub(crate) fn prepend(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let mut items = list(&args[0])?;
+    items.insert(0, args[1].clone());
+    Ok(Value::List(items))
+}
+
+/// `rest`.
+pub(crate) fn rest(_: &str, args: Args) -> Out {
+    Ok(Value::List(
+        list(&arg(args, 0))?.into_iter().skip(1).collect(),
+    ))
+}
+
+/// `last`.
+pub(crate) fn last(_: &str, args: Args) -> Out {
+    Ok(list(&arg(args, 0))?.pop().unwrap_or(Value::Nil))
+}
+
+/// `initial`.
+pub(crate) fn initial(_: &str, args: Args) -> Out {
+    let mut items = list(&arg(args, 0))?;
+    items.pop();
+    Ok(Value::List(items))
+}
+
+/// `reverse`.
+pub(crate) fn reverse(_: &str, args: Args) -> Out {
+    Ok(Value::List(
+        list(&arg(args, 0))?.into_iter().rev().collect(),
+    ))
+}
+
+/// `uniq`.
+pub(crate) fn uniq(_: &str, args: Args) -> Out {
+    let mut out: Vec<Value> = Vec::new();
+    for item in list(&arg(args, 0))? {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    Ok(Value::List(out))
+}
+
+/// `without`.
+pub(crate) fn without(name: &str, args: Args) -> Out {
+    at_least(name, args, 1)?;
+    Ok(Value::List(
+        list(&args[0])?
+            .into_iter()
+            .filter(|i| !args[1..].contains(i))
+            .collect(),
+    ))
+}
+
+/// `has`.
+pub(crate) fn has(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    Ok(Value::Bool(list(&args[1])?.contains(&args[0])))
+}
+
+/// `concat`.
+pub(crate) fn concat(_: &str, args: Args) -> Out {
+    let mut out = Vec::new();
+    for a in args {
+        out.extend(list(a)?);
+    }
+    Ok(Value::List(out))
+}
+
+// ---- dicts
+
+/// `dict`.
+pub(crate) fn dict_of(_: &str, args: Args) -> Out {
+    Ok(map_of(args.chunks(2).map(|pair| {
+        (text(&pair[0]), pair.get(1).cloned().unwrap_or(Value::Nil))
+    })))
+}
+
+/// `get`.
+pub(crate) fn get(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    Ok(dict(&args[0])?
+        .remove(&arg_text(args, 1))
+        .unwrap_or(Value::Str(String::new())))
+}
+
+/// `set`.
+pub(crate) fn set(name: &str, args: Args) -> Out {
+    want(name, args, 3)?;
+    let mut map = dict(&args[0])?;
+    map.insert(arg_text(args, 1), args[2].clone());
+    Ok(Value::Map(map))
+}
+
+/// `unset`.
+pub(crate) fn unset(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    let mut map = dict(&args[0])?;
+    map.remove(&arg_text(args, 1));
+    Ok(Value::Map(map))
+}
+
+/// `hasKey`.
+pub(crate) fn has_key(name: &str, args: Args) -> Out {
+    want(name, args, 2)?;
+    Ok(Value::Bool(
+        dict(&args[0])?.contains_key(&arg_text(args, 1)),
+    ))
+}
+
+/// `pluck`.
+pub(crate) fn pluck(name: &str, args: Args) -> Out {
+    at_least(name, args, 1)?;
+    let key = arg_text(args, 0);
+    let mut out = Vec::new();
+    for d in &args[1..] {
+        if let Some(v) = dict(d)?.remove(&key) {
+            out.push(v);
+        }
+    }
+    Ok(Value::List(out))
+}
+
+/// `keys`.
+pub(crate) fn keys(_: &str, args: Args) -> Out {
+    let mut out = Vec::new();
+    for d in args {
+        out.extend(dict(d)?.into_keys().map(Value::Str));
+    }
+    Ok(Value::List(out))
+}
+
+/// `values`.
+pub(crate) fn values(_: &str, args: Args) -> Out {
+    Ok(Value::List(dict(&arg(args, 0))?.into_values().collect()))
+}
+
+/// `pick`, `omit`.
+pub(crate) fn pick(name: &str, args: Args) -> Out {
+    at_least(name, args, 1)?;
+    let wanted = strings(&args[1..]);
+    let keep = name == "pick";
+    Ok(Value::Map(
+        dict(&args[0])?
+            .into_iter()
+            .filter(|(k, _)| wanted.contains(k) == keep)
+            .collect(),
+    ))
+}
+
+/// `merge`, `mergeOverwrite`.
+pub(crate) fn merge(name: &str, args: Args) -> Out {
+    at_least(name, args, 1)?;
+    let mut out = dict(&args[0])?;
+    for source in &args[1..] {
+        merge_into(&mut out, &dict(source)?, name == "mergeOverwrite");
+    }
+    Ok(Value::Map(out))
+}
+
+/// `deepCopy`.
+pub(crate) fn deep_copy(_: &str, args: Args) -> Out {
+    Ok(arg(args, 0))
+}
+
+// ---- regex, semver, urls
+
+/// `regexMatch`.
+pub(crate) fn regex_match(_: &str, args: Args) -> Out {
+    Ok(Value::Bool(
+        regex(&arg_text(args, 0))?.is_match(&arg_text(args, 1)),
+    ))
+}
+
+/// `regexFind`.
+pub(crate) fn regex_find(_: &str, args: Args) -> Out {
+    s(regex(&arg_text(args, 0))?
+        .find(&arg_text(args, 1))
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_default())
+}
+
+/// `regexFindAll`.
+pub(crate) fn regex_find_all(_: &str, args: Args) -> Out {
+    let re = regex(&arg_text(args, 0))?;
+    let whole = arg_text(args, 1);
+    let n = int(&arg(args, 2));
+    let found = re.find_iter(&whole).map(|m| m.as_str().to_string());
+    Ok(str_list(if n < 0 {
+        found.collect::<Vec<_>>()
+    } else {
+        found.take(n as usize).collect()
+    }))
+}
+
+/// `regexReplaceAll`.
+pub(crate) fn regex_replace_all(_: &str, args: Args) -> Out {
+    s(regex(&arg_text(args, 0))?
+        .replace_all(&arg_text(args, 1), arg_text(args, 2).as_str())
+        .into_owned())
+}
+
+/// `regexReplaceAllLiteral`.
+pub(crate) fn regex_replace_all_literal(_: &str, args: Args) -> Out {
+    s(regex(&arg_text(args, 0))?
+        .replace_all(&arg_text(args, 1), regex::NoExpand(&arg_text(args, 2)))
+        .into_owned())
+}
+
+/// `regexSplit`.
+pub(crate) fn regex_split(_: &str, args: Args) -> Out {
+    let re = regex(&arg_text(args, 0))?;
+    let whole = arg_text(args, 1);
+    let n = int(&arg(args, 2));
+    let parts: Vec<String> = if n == 0 {
+        Vec::new()
+    } else if n < 0 {
+        re.split(&whole).map(String::from).collect()
+    } else {
+        re.splitn(&whole, n as usize).map(String::from).collect()
+    };
+    Ok(str_list(parts))
+}
+
+/// `semver`.
+pub(crate) fn semver(_: &str, args: Args) -> Out {
+    super::semver::parse(&arg_text(args, 0)).map(|v| v.to_value())
+}
+
+/// `semverCompare`.
+pub(crate) fn semver_compare(_: &str, args: Args) -> Out {
+    super::semver::matches(&arg_text(args, 0), &arg_text(args, 1)).map(Value::Bool)
+}
+
+/// `urlParse`.
+pub(crate) fn url_parse(_: &str, args: Args) -> Out {
+    parse_url(&arg_text(args, 0))
+}
+
+/// `urlJoin`.
+pub(crate) fn url_join(_: &str, args: Args) -> Out {
+    join_url(&dict(&arg(args, 0))?)
 }
 
 /// Sprig's `durationRound`: the largest whole unit (`y` = 365 days, `mo`
 /// = 30 days, `d`, `h`, `m`, `s`).
-fn duration_round(nanos: u128) -> String {
+fn round_duration(nanos: u128) -> String {
     const SECOND: u128 = 1_000_000_000;
     const UNITS: [(u128, &str); 6] = [
         (SECOND * 3600 * 24 * 365, "y"),
@@ -734,7 +1213,7 @@ fn indexed(parts: Vec<String>) -> Value {
 }
 
 /// `split SEP TEXT` (Sprig: a map) or `split TEXT` (successor: the words).
-fn split(args: Args) -> Out {
+pub(crate) fn split(_: &str, args: Args) -> Out {
     match args {
         [whole] => Ok(str_list(text(whole).split_whitespace().map(String::from))),
         [sep, whole] => Ok(indexed(
@@ -752,7 +1231,7 @@ fn split(args: Args) -> Out {
 
 /// Sprig's `compact LIST` (drops empty values), or the successor's
 /// `compact TEXT…` (drops blank texts, trims the others).
-fn compact(args: Args) -> Out {
+pub(crate) fn compact(_: &str, args: Args) -> Out {
     if let [Value::List(items)] = args {
         return Ok(Value::List(
             items.iter().filter(|v| !empty(v)).cloned().collect(),
@@ -776,7 +1255,7 @@ fn compact(args: Args) -> Out {
 
 /// Sprig's `join SEP LIST`, or the successor's `join LIST… [SEP]` (a space
 /// by default).
-fn join(args: Args) -> Out {
+pub(crate) fn join(_: &str, args: Args) -> Out {
     if let [Value::Str(sep), Value::List(items)] = args {
         return s(strings(items).join(sep));
     }
@@ -807,7 +1286,7 @@ fn join(args: Args) -> Out {
     s(out.join(&sep))
 }
 
-fn first(args: Args) -> Out {
+pub(crate) fn first(_: &str, args: Args) -> Out {
     want("first", args, 1)?;
     Ok(list(&args[0])?.into_iter().next().unwrap_or(Value::Nil))
 }
@@ -815,7 +1294,7 @@ fn first(args: Args) -> Out {
 /// A text made a Kubernetes name: lower-case, dashes between words, no
 /// leading non-letters, at most `size` (63) long, then `-` replaced by the
 /// delimiter.
-fn format_subdomain(args: Args) -> Out {
+pub(crate) fn format_subdomain(_: &str, args: Args) -> Out {
     at_least("formatSubdomain", args, 1)?;
     let Value::Str(raw) = &args[0] else {
         return Err("formatSubdomain expects a string as first argument".into());
@@ -867,7 +1346,7 @@ fn format_subdomain(args: Args) -> Out {
 
 /// Removes one level of `"…"`, `'…'` or `` `…` `` quoting; text that is
 /// not quoted stays as it is.
-fn unquote(t: &str) -> String {
+fn unquote_text(t: &str) -> String {
     let bytes = t.as_bytes();
     if bytes.len() >= 2
         && bytes[0] == bytes[bytes.len() - 1]
@@ -899,7 +1378,7 @@ fn unquote(t: &str) -> String {
     t.to_string()
 }
 
-fn substr(start: i64, end: i64, t: &str) -> String {
+fn substr_text(start: i64, end: i64, t: &str) -> String {
     let len = t.len() as i64;
     let get = |a: i64, b: i64| {
         t.get(a as usize..b as usize)
@@ -915,7 +1394,7 @@ fn substr(start: i64, end: i64, t: &str) -> String {
     get(start.min(end), end)
 }
 
-fn title(t: &str) -> String {
+fn title_text(t: &str) -> String {
     let mut out = String::with_capacity(t.len());
     let mut previous: Option<char> = None;
     for c in t.chars() {
@@ -931,7 +1410,7 @@ fn title(t: &str) -> String {
     out
 }
 
-fn untitle(t: &str) -> String {
+fn untitle_text(t: &str) -> String {
     let mut out = String::with_capacity(t.len());
     let mut previous: Option<char> = None;
     for c in t.chars() {
@@ -974,7 +1453,7 @@ fn delimited(t: &str, delimiter: char) -> String {
 }
 
 /// Word wrap at `width` (commons-lang `WordUtils.wrap`, long words kept).
-fn wrap(t: &str, width: i64, newline: &str) -> String {
+fn wrap_text(t: &str, width: i64, newline: &str) -> String {
     let width = width.max(1) as usize;
     let chars: Vec<char> = t.chars().collect();
     let mut out = String::new();
@@ -1005,7 +1484,7 @@ fn wrap(t: &str, width: i64, newline: &str) -> String {
     out
 }
 
-fn abbrev(t: &str, width: i64) -> String {
+fn abbrev_text(t: &str, width: i64) -> String {
     if width < 4 || t.len() as i64 <= width {
         return t.to_string();
     }
@@ -1030,13 +1509,13 @@ fn abbrev_both(t: &str, offset: i64, width: i64) -> String {
     if offset + width - 3 < len {
         return format!(
             "...{}",
-            abbrev(t.get(offset as usize..).unwrap_or(t), width - 3)
+            abbrev_text(t.get(offset as usize..).unwrap_or(t), width - 3)
         );
     }
     format!("...{}", t.get((len - (width - 3)) as usize..).unwrap_or(t))
 }
 
-fn indent(n: i64, t: &str) -> String {
+fn indent_text(n: i64, t: &str) -> String {
     let pad = " ".repeat(n.max(0) as usize);
     format!("{pad}{}", t.replace('\n', &format!("\n{pad}")))
 }
@@ -1055,7 +1534,7 @@ fn random(count: i64, alphabet: &[u8]) -> String {
         .collect()
 }
 
-fn shuffle(t: &str) -> String {
+fn shuffle_text(t: &str) -> String {
     let mut chars: Vec<char> = t.chars().collect();
     for i in (1..chars.len()).rev() {
         chars.swap(i, random_index(i + 1));
@@ -1164,7 +1643,7 @@ fn path_dir(p: &str) -> String {
 }
 
 /// Sprig's `urlParse`: the parts of a URL as a dict.
-fn url_parse(raw: &str) -> Out {
+fn parse_url(raw: &str) -> Out {
     let (rest, fragment) = raw.split_once('#').unwrap_or((raw, ""));
     let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
     let (scheme, rest) = match rest.split_once(':') {
@@ -1206,7 +1685,7 @@ fn url_parse(raw: &str) -> Out {
     ))
 }
 
-fn url_join(parts: &BTreeMap<String, Value>) -> Out {
+fn join_url(parts: &BTreeMap<String, Value>) -> Out {
     let get = |k: &str| parts.get(k).map(text).unwrap_or_default();
     let mut out = String::new();
     if !get("scheme").is_empty() {
@@ -1235,7 +1714,8 @@ mod tests {
 
     #[test]
     fn successor_functions() {
-        let subdomain = |args: &[Value]| format_subdomain(args).expect("formatSubdomain");
+        let subdomain =
+            |args: &[Value]| format_subdomain("formatSubdomain", args).expect("formatSubdomain");
         assert_eq!(subdomain(&[Value::str("--a b c--")]), Value::str("a-b-c"));
         assert_eq!(subdomain(&[Value::str("12a3 b c4")]), Value::str("a3-b-c4"));
         assert_eq!(subdomain(&[Value::str("A B  c")]), Value::str("a-b-c"));
@@ -1251,16 +1731,16 @@ mod tests {
             subdomain(&[Value::str("orbitApi.corp")]),
             Value::str("orbit-api-corp")
         );
-        assert_eq!(unquote("'a'"), "a");
-        assert_eq!(unquote("\"a'b\""), "a'b");
-        assert_eq!(unquote("a\""), "a\"");
-        assert_eq!(unquote("plain"), "plain");
+        assert_eq!(unquote_text("'a'"), "a");
+        assert_eq!(unquote_text("\"a'b\""), "a'b");
+        assert_eq!(unquote_text("a\""), "a\"");
+        assert_eq!(unquote_text("plain"), "plain");
     }
 
     #[test]
     fn words_and_paths() {
         assert_eq!(
-            wrap("the quick brown fox jumped over lazy dogs", 10, "\n"),
+            wrap_text("the quick brown fox jumped over lazy dogs", 10, "\n"),
             "the quick\nbrown fox\njumped\nover lazy\ndogs"
         );
         assert_eq!(delimited("OrbitApiServer2Go", '_'), "orbit_api_server2_go");
