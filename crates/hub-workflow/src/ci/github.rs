@@ -46,71 +46,9 @@ pub(super) fn event(
     };
     match name {
         "pull_request" | "pull_request_target" => {
-            let number = number_at(&payload, "pull_request.number")
-                .or_else(|| number_at(&payload, "number"))
-                .ok_or_else(|| missing("pull_request.number"))?;
-            event.change = Some(number);
-            event.sha = text_at(&payload, "pull_request.head.sha").map(String::from);
-            event.base = text_at(&payload, "pull_request.base.sha").map(String::from);
-            // The pull request's author, whose association GitHub gives:
-            // the code is theirs whoever pushed or reopened.
-            event.author = text_at(&payload, "pull_request.user.login")
-                .or_else(|| text_at(&payload, "sender.login"))
-                .map(String::from);
-            event.association =
-                text_at(&payload, "pull_request.author_association").map(String::from);
-            event.fork = fork(&payload);
-            event.request = match action {
-                "opened" | "synchronize" | "reopened" => Request::Autoplan,
-                "closed" => match payload.pointer("/pull_request/merged") {
-                    Some(Value::Bool(true)) => Request::Merged,
-                    Some(Value::Bool(false)) | None | Some(Value::Null) => Request::Closed,
-                    Some(_) => return Err(missing("pull_request.merged")),
-                },
-                other => Request::Ignored(format!(
-                    "`{name}` `{other}`: hub plans a pull request when it is opened, pushed to or reopened, and acts when it is closed"
-                )),
-            };
+            pull_request(&mut event, &payload, name, action, &missing)?
         }
-        "issue_comment" => {
-            if payload.pointer("/issue/pull_request").is_none() {
-                event.request =
-                    Request::Ignored("a comment on an issue, not on a pull request".into());
-                return Ok(event);
-            }
-            let number =
-                number_at(&payload, "issue.number").ok_or_else(|| missing("issue.number"))?;
-            event.change = Some(number);
-            event.sha = set("HUB_CI_SHA");
-            event.author = text_at(&payload, "comment.user.login").map(String::from);
-            event.association = text_at(&payload, "comment.author_association").map(String::from);
-            // A comment's payload does not say where the pull request's
-            // code comes from: the workflow may (unset: unknown).
-            event.fork = match set("HUB_CI_FORK").as_deref() {
-                None => None,
-                Some("true") => Some(true),
-                Some("false") => Some(false),
-                Some(other) => {
-                    return Err(CiError::BadVariable {
-                        name: "HUB_CI_FORK",
-                        value: other.to_string(),
-                        reason: "it is `true` (the pull request comes from a fork) or `false`",
-                    })
-                }
-            };
-            if action != "created" {
-                event.request = Request::Ignored(format!(
-                    "a comment `{action}`: hub reads comments when they are created"
-                ));
-                return Ok(event);
-            }
-            let body = text_at(&payload, "comment.body").ok_or_else(|| missing("comment.body"))?;
-            event.request = match parse_command(body) {
-                None => Request::Ignored("the comment is not a `hub` command".into()),
-                Some(Ok(command)) => Request::Command(command),
-                Some(Err(reason)) => Request::Invalid(reason),
-            };
-        }
+        "issue_comment" => issue_comment(&mut event, &payload, action, set, &missing)?,
         other => {
             event.request = Request::Ignored(format!(
                 "hub acts on `pull_request` and `issue_comment` events, not `{other}`"
@@ -118,6 +56,94 @@ pub(super) fn event(
         }
     }
     Ok(event)
+}
+
+/// The pull request of a `pull_request` event: its number, commits,
+/// author, fork, and what its `action` asks.
+fn pull_request(
+    event: &mut Event,
+    payload: &Value,
+    name: &str,
+    action: &str,
+    missing: &dyn Fn(&'static str) -> CiError,
+) -> Result<(), CiError> {
+    let number = number_at(payload, "pull_request.number")
+        .or_else(|| number_at(payload, "number"))
+        .ok_or_else(|| missing("pull_request.number"))?;
+    event.change = Some(number);
+    event.sha = text_at(payload, "pull_request.head.sha").map(String::from);
+    event.base = text_at(payload, "pull_request.base.sha").map(String::from);
+    // The pull request's author, whose association GitHub gives:
+    // the code is theirs whoever pushed or reopened.
+    event.author = text_at(payload, "pull_request.user.login")
+        .or_else(|| text_at(payload, "sender.login"))
+        .map(String::from);
+    event.association = text_at(payload, "pull_request.author_association").map(String::from);
+    event.fork = fork(payload);
+    event.request = match action {
+        "opened" | "synchronize" | "reopened" => Request::Autoplan,
+        "closed" => match payload.pointer("/pull_request/merged") {
+            Some(Value::Bool(true)) => Request::Merged,
+            Some(Value::Bool(false)) | None | Some(Value::Null) => Request::Closed,
+            Some(_) => return Err(missing("pull_request.merged")),
+        },
+        other => Request::Ignored(format!(
+            "`{name}` `{other}`: hub plans a pull request when it is opened, pushed to or reopened, and acts when it is closed"
+        )),
+    };
+    Ok(())
+}
+
+/// The pull request an `issue_comment` event comments on and the command
+/// the comment gives; a comment on an issue, or not just created, is
+/// ignored.
+fn issue_comment(
+    event: &mut Event,
+    payload: &Value,
+    action: &str,
+    set: &dyn Fn(&str) -> Option<String>,
+    missing: &dyn Fn(&'static str) -> CiError,
+) -> Result<(), CiError> {
+    if payload.pointer("/issue/pull_request").is_none() {
+        event.request = Request::Ignored("a comment on an issue, not on a pull request".into());
+        return Ok(());
+    }
+    let number = number_at(payload, "issue.number").ok_or_else(|| missing("issue.number"))?;
+    event.change = Some(number);
+    event.sha = set("HUB_CI_SHA");
+    event.author = text_at(payload, "comment.user.login").map(String::from);
+    event.association = text_at(payload, "comment.author_association").map(String::from);
+    // A comment's payload does not say where the pull request's
+    // code comes from: the workflow may (unset: unknown).
+    event.fork = fork_variable(set)?;
+    if action != "created" {
+        event.request = Request::Ignored(format!(
+            "a comment `{action}`: hub reads comments when they are created"
+        ));
+        return Ok(());
+    }
+    let body = text_at(payload, "comment.body").ok_or_else(|| missing("comment.body"))?;
+    event.request = match parse_command(body) {
+        None => Request::Ignored("the comment is not a `hub` command".into()),
+        Some(Ok(command)) => Request::Command(command),
+        Some(Err(reason)) => Request::Invalid(reason),
+    };
+    Ok(())
+}
+
+/// `HUB_CI_FORK`: a comment's payload does not say where the pull
+/// request's code comes from, the workflow may (unset: unknown).
+fn fork_variable(set: &dyn Fn(&str) -> Option<String>) -> Result<Option<bool>, CiError> {
+    match set("HUB_CI_FORK").as_deref() {
+        None => Ok(None),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(other) => Err(CiError::BadVariable {
+            name: "HUB_CI_FORK",
+            value: other.to_string(),
+            reason: "it is `true` (the pull request comes from a fork) or `false`",
+        }),
+    }
 }
 
 /// Whether a `pull_request` payload's head repository is another than its
