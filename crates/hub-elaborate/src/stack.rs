@@ -135,7 +135,7 @@ fn report_unread_parameters(
     // Named after the merge: `-s` may add parameters and sort them again.
     // Also made to point the warnings of parameters without a value, and
     // of those nothing reads, at their lines.
-    let reads = unread::Reads::of(doc, &parameters, &component_docs);
+    let reads = unread::Reads::of(doc, parameters, component_docs);
     let unread_params: Vec<bool> = parameters
         .iter()
         .map(|p| !reads.contains(&p.name, &p.component) && !unread::read_by_hub(&p.name))
