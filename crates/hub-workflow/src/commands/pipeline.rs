@@ -305,7 +305,8 @@ fn plan_job_arguments(args: &PipelineArgs, stack: &[String]) -> Vec<String> {
         }
     }
     if !selection.status.is_empty() {
-        words.push(format!("--status={}", selection.status.join(",")));
+        let status: Vec<&str> = selection.status.iter().map(|h| h.as_str()).collect();
+        words.push(format!("--status={}", status.join(",")));
     }
     words
 }

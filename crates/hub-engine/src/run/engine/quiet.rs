@@ -22,7 +22,7 @@ use indexmap::IndexMap;
 
 /// What a run's end may change in a state that nothing else changed.
 pub(super) struct Head {
-    status: String,
+    status: hub_state::Recorded<hub_state::StackStatus>,
     message: String,
     captured_outputs: Vec<state::CapturedOutput>,
     stack_outputs: Vec<state::StackOutput>,
