@@ -69,7 +69,7 @@ impl<'a> Run<'a> {
         };
         if !self.ledger.quiet
             || self.verb != Verb::Deploy
-            || !options.changed
+            || !options.scope.changed
             || options.dry
             || asks_form
             || state::is_remote(path)
