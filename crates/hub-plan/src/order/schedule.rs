@@ -312,6 +312,17 @@ pub struct Schedule {
     /// `--affected`: the components it selected, each with why; `None`
     /// without the flag.
     pub affected: Option<Vec<Chosen>>,
+    /// Who waits for whom.
+    graph: Graph,
+    mandatory: Vec<String>,
+    optional: Vec<String>,
+    pub tuning: Tuning,
+}
+
+/// The components' dependencies as the schedule reads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Graph {
+    /// Each component's `depends`, as written.
     depends: HashMap<String, Vec<String>>,
     /// Components that say `depends: []` in a stack with a written order:
     /// they wait for nothing the order put before them.
@@ -319,9 +330,36 @@ pub struct Schedule {
     after: HashMap<String, Upstream>,
     /// The reverse of `after`: who runs after each component.
     dependents: HashMap<String, Vec<String>>,
-    mandatory: Vec<String>,
-    optional: Vec<String>,
-    pub tuning: Tuning,
+}
+
+impl Graph {
+    /// The graph of `stack`'s components, with the edges `after` and their
+    /// reverse `dependents`; `written` when the stack's order is written.
+    fn of(
+        stack: &hub_manifest::Manifest,
+        written: bool,
+        after: HashMap<String, Upstream>,
+        dependents: HashMap<String, Vec<String>>,
+    ) -> Graph {
+        Graph {
+            depends: stack
+                .components
+                .iter()
+                .map(|c| (c.name.clone(), c.depends.to_vec()))
+                .collect(),
+            needs_nothing: match written {
+                true => stack
+                    .components
+                    .iter()
+                    .filter(|c| c.depends.is_written_empty())
+                    .map(|c| c.name.clone())
+                    .collect(),
+                false => HashSet::new(),
+            },
+            after,
+            dependents,
+        }
+    }
 }
 
 impl Schedule {
@@ -402,22 +440,7 @@ impl Schedule {
             requested: requested(selection, &added),
             added,
             affected: selection.affected.clone(),
-            depends: stack
-                .components
-                .iter()
-                .map(|c| (c.name.clone(), c.depends.to_vec()))
-                .collect(),
-            needs_nothing: match written {
-                true => stack
-                    .components
-                    .iter()
-                    .filter(|c| c.depends.is_written_empty())
-                    .map(|c| c.name.clone())
-                    .collect(),
-                false => HashSet::new(),
-            },
-            after,
-            dependents,
+            graph: Graph::of(stack, written, after, dependents),
             mandatory: stack.lifecycle.mandatory.clone(),
             optional: stack.lifecycle.optional.clone(),
             tuning: Tuning::parse(&stack.lifecycle.requires.optional),
@@ -434,11 +457,12 @@ impl Schedule {
     /// The component says `depends: []` and the stack's order is written:
     /// it does not wait for the components before it.
     pub fn needs_nothing(&self, name: &str) -> bool {
-        self.needs_nothing.contains(name)
+        self.graph.needs_nothing.contains(name)
     }
 
     pub fn depends(&self, name: &str) -> &[String] {
-        self.depends
+        self.graph
+            .depends
             .get(name)
             .map(Vec::as_slice)
             .unwrap_or_default()
@@ -521,7 +545,7 @@ impl Schedule {
         let selected: HashSet<&str> = self.selected.iter().map(String::as_str).collect();
         let mut found = Vec::new();
         for name in &self.selected {
-            for dependent in self.dependents.get(name).into_iter().flatten() {
+            for dependent in self.graph.dependents.get(name).into_iter().flatten() {
                 if selected.contains(dependent.as_str()) || !is_deployed(dependent) {
                     continue;
                 }
@@ -556,7 +580,8 @@ impl Schedule {
     /// The components `name` runs after in a deploy (see
     /// [`super::edges`]).
     pub fn after(&self, name: &str) -> &[String] {
-        self.after
+        self.graph
+            .after
             .get(name)
             .map(|u| u.names.as_slice())
             .unwrap_or_default()
@@ -566,13 +591,14 @@ impl Schedule {
     /// [`super::edges::Upstream::reads`]); `None` for a component the plan
     /// does not know.
     pub fn reads(&self, name: &str) -> Option<&HashSet<String>> {
-        self.after.get(name).map(|u| &u.reads)
+        self.graph.after.get(name).map(|u| &u.reads)
     }
 
     /// Why `name` runs after `before` in a deploy (empty when it does not
     /// directly).
     pub fn reasons(&self, name: &str, before: &str) -> &[Reason] {
-        self.after
+        self.graph
+            .after
             .get(name)
             .map(|u| u.reasons_for(before))
             .unwrap_or_default()
@@ -588,6 +614,7 @@ impl Schedule {
                 .map(|before| (before.as_str(), self.reasons(name, before)))
                 .collect(),
             Verb::Undeploy => self
+                .graph
                 .dependents
                 .get(name)
                 .into_iter()
