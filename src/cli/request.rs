@@ -241,15 +241,24 @@ fields!(StateArgs {
     lock
 });
 fields!(LockTimeoutArgs { lock_timeout });
-fields!(SelectionArgs {
-    components,
-    affected,
-    with_deps,
-    with_dependents,
-    offset,
-    limit,
-    status
-});
+impl From<super::SelectionArgs> for hub_workflow::request::SelectionArgs {
+    fn from(args: super::SelectionArgs) -> Self {
+        Self {
+            components: args.components,
+            affected: args.affected,
+            with_deps: args.with_deps,
+            with_dependents: args.with_dependents,
+            offset: args.offset,
+            limit: args.limit,
+            // clap admits only the words of the vocabulary.
+            status: args
+                .status
+                .iter()
+                .filter_map(|word| hub_state::HealthStatus::parse(word))
+                .collect(),
+        }
+    }
+}
 fields!(RunArgs {
     force,
     reveal,

@@ -176,22 +176,8 @@ fn lex_action(
     let trimmed = body.trim_start_matches(is_space);
     if trimmed.starts_with("/*") {
         let comment_start = start + (body.len() - trimmed.len());
-        let Some(close) = source[comment_start + 2..].find("*/") else {
-            return Err(GoError::new(line, "unclosed comment"));
-        };
-        let after = comment_start + 2 + close + 2;
-        let rest = &source[after..];
-        if let Some(r) = rest.strip_prefix("}}") {
-            let _ = r;
-            return Ok((None, after + 2, false));
-        }
-        let spaced = rest.trim_start_matches(is_space);
-        if let Some(r) = spaced.strip_prefix("-}}") {
-            if spaced.len() < rest.len() {
-                return Ok((None, source.len() - r.len(), true));
-            }
-        }
-        return Err(GoError::new(line, "comment ends before closing delimiter"));
+        let (end, trim_right) = lex_comment(source, comment_start, line)?;
+        return Ok((None, end, trim_right));
     }
     let chars: Vec<(usize, char)> = body.char_indices().collect();
     let mut tokens = Vec::new();
@@ -216,115 +202,127 @@ fn lex_action(
             return Ok((Some(tokens), start + offset + 2, false));
         }
         let token_line = line + body[..offset].matches('\n').count();
-        let mut push = |tok: Tok, spaced: &mut bool| {
-            tokens.push(Token {
-                tok,
-                spaced: *spaced,
-            });
-            *spaced = false;
-        };
-        match c {
-            '(' => {
-                depth += 1;
-                push(Tok::Open, &mut spaced);
-                i += 1;
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                push(Tok::Close, &mut spaced);
-                i += 1;
-            }
-            '|' => {
-                push(Tok::Bar, &mut spaced);
-                i += 1;
-            }
-            ',' => {
-                push(Tok::Comma, &mut spaced);
-                i += 1;
-            }
-            '=' => {
-                push(Tok::Assign, &mut spaced);
-                i += 1;
-            }
-            ':' if at(i + 1) == Some('=') => {
-                push(Tok::Declare, &mut spaced);
-                i += 2;
-            }
-            '"' => {
-                let (text, next) = quoted(&chars, i, token_line)?;
-                push(Tok::Literal(Value::Str(text)), &mut spaced);
-                i = next;
-            }
-            '`' => {
-                let mut j = i + 1;
-                let mut text = String::new();
-                while let Some(c) = at(j) {
-                    if c == '`' {
-                        break;
-                    }
-                    text.push(c);
-                    j += 1;
-                }
-                if at(j).is_none() {
-                    return Err(GoError::new(token_line, "unterminated raw quoted string"));
-                }
-                push(Tok::Literal(Value::Str(text)), &mut spaced);
-                i = j + 1;
-            }
-            '\'' => {
-                let (text, next) = quoted(&chars, i, token_line)?;
-                let mut it = text.chars();
-                let (Some(ch), None) = (it.next(), it.next()) else {
-                    return Err(GoError::new(token_line, "malformed character constant"));
-                };
-                push(Tok::Literal(Value::Int(ch as i64)), &mut spaced);
-                i = next;
-            }
-            '.' if !at(i + 1).is_some_and(is_ident_char) => {
-                push(Tok::Dot, &mut spaced);
-                i += 1;
-            }
-            '.' if at(i + 1).is_some_and(|c| c.is_ascii_digit()) && spaced => {
-                let (value, next) = number(&chars, i, token_line)?;
-                push(Tok::Literal(value), &mut spaced);
-                i = next;
-            }
-            '.' => {
-                let (name, next) = ident(&chars, i + 1);
-                push(Tok::Field(name), &mut spaced);
-                i = next;
-            }
-            '$' => {
-                let (name, next) = ident(&chars, i + 1);
-                push(Tok::Variable(format!("${name}")), &mut spaced);
-                i = next;
-            }
-            c if c.is_ascii_digit()
-                || ((c == '-' || c == '+')
-                    && at(i + 1).is_some_and(|d| d.is_ascii_digit() || d == '.')) =>
-            {
-                let (value, next) = number(&chars, i, token_line)?;
-                push(Tok::Literal(value), &mut spaced);
-                i = next;
-            }
-            c if is_ident_char(c) => {
-                let (name, next) = ident(&chars, i);
-                let tok = match name.as_str() {
-                    "true" => Tok::Literal(Value::Bool(true)),
-                    "false" => Tok::Literal(Value::Bool(false)),
-                    _ => Tok::Ident(name),
-                };
-                push(tok, &mut spaced);
-                i = next;
-            }
-            other => {
-                return Err(GoError::new(
-                    token_line,
-                    format!("unexpected {other:?} in action"),
-                ))
-            }
+        let (tok, next) = token_at(&chars, i, spaced, token_line)?;
+        match tok {
+            Tok::Open => depth += 1,
+            Tok::Close => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        tokens.push(Token { tok, spaced });
+        spaced = false;
+        i = next;
+    }
+}
+
+/// A `/* … */` comment action whose `/*` is at `comment_start`: the offset
+/// after its `}}` and whether a right trim marker was present.
+fn lex_comment(source: &str, comment_start: usize, line: usize) -> Result<(usize, bool), GoError> {
+    let Some(close) = source[comment_start + 2..].find("*/") else {
+        return Err(GoError::new(line, "unclosed comment"));
+    };
+    let after = comment_start + 2 + close + 2;
+    let rest = &source[after..];
+    if rest.starts_with("}}") {
+        return Ok((after + 2, false));
+    }
+    let spaced = rest.trim_start_matches(is_space);
+    if let Some(r) = spaced.strip_prefix("-}}") {
+        if spaced.len() < rest.len() {
+            return Ok((source.len() - r.len(), true));
         }
     }
+    Err(GoError::new(line, "comment ends before closing delimiter"))
+}
+
+/// The token that starts at `chars[i]` (not a space, not the closing
+/// `}}`) and the index after it; `spaced` tells whether a space came
+/// before it (a `.5` is a number only then).
+fn token_at(
+    chars: &[(usize, char)],
+    i: usize,
+    spaced: bool,
+    token_line: usize,
+) -> Result<(Tok, usize), GoError> {
+    let at = |k: usize| chars.get(k).map(|&(_, c)| c);
+    let c = chars[i].1;
+    Ok(match c {
+        '(' => (Tok::Open, i + 1),
+        ')' => (Tok::Close, i + 1),
+        '|' => (Tok::Bar, i + 1),
+        ',' => (Tok::Comma, i + 1),
+        '=' => (Tok::Assign, i + 1),
+        ':' if at(i + 1) == Some('=') => (Tok::Declare, i + 2),
+        '"' => {
+            let (text, next) = quoted(chars, i, token_line)?;
+            (Tok::Literal(Value::Str(text)), next)
+        }
+        '`' => raw_quoted(chars, i, token_line)?,
+        '\'' => {
+            let (text, next) = quoted(chars, i, token_line)?;
+            let mut it = text.chars();
+            let (Some(ch), None) = (it.next(), it.next()) else {
+                return Err(GoError::new(token_line, "malformed character constant"));
+            };
+            (Tok::Literal(Value::Int(ch as i64)), next)
+        }
+        '.' if !at(i + 1).is_some_and(is_ident_char) => (Tok::Dot, i + 1),
+        '.' if at(i + 1).is_some_and(|c| c.is_ascii_digit()) && spaced => {
+            let (value, next) = number(chars, i, token_line)?;
+            (Tok::Literal(value), next)
+        }
+        '.' => {
+            let (name, next) = ident(chars, i + 1);
+            (Tok::Field(name), next)
+        }
+        '$' => {
+            let (name, next) = ident(chars, i + 1);
+            (Tok::Variable(format!("${name}")), next)
+        }
+        c if c.is_ascii_digit()
+            || ((c == '-' || c == '+')
+                && at(i + 1).is_some_and(|d| d.is_ascii_digit() || d == '.')) =>
+        {
+            let (value, next) = number(chars, i, token_line)?;
+            (Tok::Literal(value), next)
+        }
+        c if is_ident_char(c) => {
+            let (name, next) = ident(chars, i);
+            let tok = match name.as_str() {
+                "true" => Tok::Literal(Value::Bool(true)),
+                "false" => Tok::Literal(Value::Bool(false)),
+                _ => Tok::Ident(name),
+            };
+            (tok, next)
+        }
+        other => {
+            return Err(GoError::new(
+                token_line,
+                format!("unexpected {other:?} in action"),
+            ))
+        }
+    })
+}
+
+/// A raw string literal whose opening backquote is at `chars[i]`.
+fn raw_quoted(
+    chars: &[(usize, char)],
+    i: usize,
+    token_line: usize,
+) -> Result<(Tok, usize), GoError> {
+    let at = |k: usize| chars.get(k).map(|&(_, c)| c);
+    let mut j = i + 1;
+    let mut text = String::new();
+    while let Some(c) = at(j) {
+        if c == '`' {
+            break;
+        }
+        text.push(c);
+        j += 1;
+    }
+    if at(j).is_none() {
+        return Err(GoError::new(token_line, "unterminated raw quoted string"));
+    }
+    Ok((Tok::Literal(Value::Str(text)), j + 1))
 }
 
 fn is_ident_char(c: char) -> bool {

@@ -211,20 +211,8 @@ pub fn format(layout: &str, time: &Time) -> String {
             0 => 12,
             h => h,
         };
-        let offset = |colon: bool, seconds: bool, z: bool| {
-            if z && time.offset == 0 {
-                return "Z".to_string();
-            }
-            let sign = if time.offset < 0 { '-' } else { '+' };
-            let abs = time.offset.unsigned_abs();
-            let (h, m, s) = (abs / 3600, abs % 3600 / 60, abs % 60);
-            let sep = if colon { ":" } else { "" };
-            let mut text = format!("{sign}{h:02}{sep}{m:02}");
-            if seconds {
-                text.push_str(&format!("{sep}{s:02}"));
-            }
-            text
-        };
+        let offset =
+            |colon: bool, seconds: bool, z: bool| format_offset(time.offset, colon, seconds, z);
         let piece = match text.as_str() {
             "January" => MONTHS[c.month as usize - 1].to_string(),
             "Jan" => MONTHS[c.month as usize - 1][..3].to_string(),
@@ -262,180 +250,300 @@ pub fn format(layout: &str, time: &Time) -> String {
                 let full = offset(false, false, true);
                 full.get(..3).unwrap_or(&full).to_string()
             }
-            fraction => {
-                let digits = fraction.len() - 1;
-                let all = format!("{:09}", time.nanos);
-                let shown = &all[..digits.min(9)];
-                if fraction.as_bytes()[1] == b'9' {
-                    let trimmed = shown.trim_end_matches('0');
-                    if trimmed.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{}{trimmed}", &fraction[..1])
-                    }
-                } else {
-                    format!("{}{shown}", &fraction[..1])
-                }
-            }
+            fraction => format_fraction(fraction, time.nanos),
         };
         out.push_str(&piece);
     }
     out
 }
 
+/// A zone offset as `-07:00:00` and its shorter forms show it: with a
+/// colon, with seconds, `Z` for UTC when `z`.
+fn format_offset(offset: i32, colon: bool, seconds: bool, z: bool) -> String {
+    if z && offset == 0 {
+        return "Z".to_string();
+    }
+    let sign = if offset < 0 { '-' } else { '+' };
+    let abs = offset.unsigned_abs();
+    let (h, m, s) = (abs / 3600, abs % 3600 / 60, abs % 60);
+    let sep = if colon { ":" } else { "" };
+    let mut text = format!("{sign}{h:02}{sep}{m:02}");
+    if seconds {
+        text.push_str(&format!("{sep}{s:02}"));
+    }
+    text
+}
+
+/// The fraction of a second as a layout's `.000` (fixed digits) or `.999`
+/// (trailing zeros dropped) shows it.
+fn format_fraction(fraction: &str, nanos: u32) -> String {
+    let digits = fraction.len() - 1;
+    let all = format!("{:09}", nanos);
+    let shown = &all[..digits.min(9)];
+    if fraction.as_bytes()[1] == b'9' {
+        let trimmed = shown.trim_end_matches('0');
+        if trimmed.is_empty() {
+            String::new()
+        } else {
+            format!("{}{trimmed}", &fraction[..1])
+        }
+    } else {
+        format!("{}{shown}", &fraction[..1])
+    }
+}
+
 /// `time.Parse`: numeric elements, month and day names, offsets, zone
 /// abbreviations (`UTC` only as a known zone) and fractions.
 pub fn parse(layout: &str, text: &str) -> Result<Time, String> {
-    let bad = || format!("parsing time {text:?} as {layout:?}: cannot parse");
-    let mut rest = text;
-    let (mut year, mut month, mut day) = (1i64, 1u32, 1u32);
-    let (mut hour, mut minute, mut second, mut nanos) = (0u32, 0u32, 0u32, 0u32);
-    let mut pm: Option<bool> = None;
-    let mut offset: Option<i32> = None;
-    let mut zone = String::from("UTC");
-    let number = |rest: &mut &str, min: usize, max: usize| -> Result<i64, String> {
-        let digits = rest
+    let mut reader = Reader {
+        layout,
+        text,
+        rest: text,
+    };
+    let mut parsed = Parsed::default();
+    for (is_token, element) in chunks(layout) {
+        if !is_token {
+            reader.rest = reader
+                .rest
+                .strip_prefix(element.as_str())
+                .ok_or_else(|| reader.bad())?;
+            continue;
+        }
+        parsed.read(&element, &mut reader)?;
+    }
+    if !reader.rest.is_empty() {
+        return Err(format!(
+            "parsing time {text:?} as {layout:?}: extra text {:?}",
+            reader.rest
+        ));
+    }
+    parsed.into_time(text)
+}
+
+/// What [`parse`] has still to read of `text`, and the words for its errors.
+struct Reader<'a> {
+    layout: &'a str,
+    text: &'a str,
+    rest: &'a str,
+}
+
+impl Reader<'_> {
+    fn bad(&self) -> String {
+        format!(
+            "parsing time {:?} as {:?}: cannot parse",
+            self.text, self.layout
+        )
+    }
+
+    /// A decimal number of `min` to `max` digits.
+    fn number(&mut self, min: usize, max: usize) -> Result<i64, String> {
+        let digits = self
+            .rest
             .chars()
             .take(max)
             .take_while(char::is_ascii_digit)
             .count();
         if digits < min {
-            return Err(bad());
+            return Err(self.bad());
         }
-        let value = rest[..digits].parse().map_err(|_| bad())?;
-        *rest = &rest[digits..];
+        let value = self.rest[..digits].parse().map_err(|_| self.bad())?;
+        self.rest = &self.rest[digits..];
         Ok(value)
-    };
-    for (is_token, element) in chunks(layout) {
-        if !is_token {
-            rest = rest.strip_prefix(element.as_str()).ok_or_else(bad)?;
-            continue;
+    }
+}
+
+/// The parts of a time [`parse`] has read so far.
+struct Parsed {
+    year: i64,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+    nanos: u32,
+    pm: Option<bool>,
+    offset: Option<i32>,
+    zone: String,
+}
+
+impl Default for Parsed {
+    fn default() -> Self {
+        Parsed {
+            year: 1,
+            month: 1,
+            day: 1,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            nanos: 0,
+            pm: None,
+            offset: None,
+            zone: String::from("UTC"),
         }
-        match element.as_str() {
-            "2006" => year = number(&mut rest, 4, 4)?,
+    }
+}
+
+impl Parsed {
+    /// Reads the layout element `element` off the reader.
+    fn read(&mut self, element: &str, r: &mut Reader) -> Result<(), String> {
+        match element {
+            "2006" => self.year = r.number(4, 4)?,
             "06" => {
                 // Go: 69-99 are 1969-1999, 00-68 are 2000-2068.
-                let two = number(&mut rest, 2, 2)?;
-                year = if two >= 69 { 1900 + two } else { 2000 + two };
+                let two = r.number(2, 2)?;
+                self.year = if two >= 69 { 1900 + two } else { 2000 + two };
             }
-            "01" => month = number(&mut rest, 2, 2)? as u32,
-            "1" => month = number(&mut rest, 1, 2)? as u32,
-            "02" => day = number(&mut rest, 2, 2)? as u32,
+            "01" => self.month = r.number(2, 2)? as u32,
+            "1" => self.month = r.number(1, 2)? as u32,
+            "02" => self.day = r.number(2, 2)? as u32,
             "2" | "_2" => {
-                rest = rest.trim_start_matches(' ');
-                day = number(&mut rest, 1, 2)? as u32
+                r.rest = r.rest.trim_start_matches(' ');
+                self.day = r.number(1, 2)? as u32
             }
-            "15" => hour = number(&mut rest, 2, 2)? as u32,
-            "03" | "3" => hour = number(&mut rest, 1, 2)? as u32,
-            "04" | "4" => minute = number(&mut rest, 1, 2)? as u32,
-            "05" | "5" => second = number(&mut rest, 1, 2)? as u32,
+            "15" => self.hour = r.number(2, 2)? as u32,
+            "03" | "3" => self.hour = r.number(1, 2)? as u32,
+            "04" | "4" => self.minute = r.number(1, 2)? as u32,
+            "05" | "5" => self.second = r.number(1, 2)? as u32,
             "PM" | "pm" => {
-                let word = rest.get(..2).ok_or_else(bad)?.to_ascii_uppercase();
-                pm = Some(word == "PM");
-                rest = &rest[2..];
+                let word = r.rest.get(..2).ok_or_else(|| r.bad())?.to_ascii_uppercase();
+                self.pm = Some(word == "PM");
+                r.rest = &r.rest[2..];
             }
-            "January" | "Jan" | "Monday" | "Mon" => {
-                let names: Vec<String> = if element.starts_with('J') {
-                    MONTHS
-                        .iter()
-                        .map(|m| {
-                            if element == "Jan" {
-                                m[..3].to_string()
-                            } else {
-                                m.to_string()
-                            }
-                        })
-                        .collect()
-                } else {
-                    DAYS.iter()
-                        .map(|d| {
-                            if element == "Mon" {
-                                d[..3].to_string()
-                            } else {
-                                d.to_string()
-                            }
-                        })
-                        .collect()
-                };
-                let found = names
-                    .iter()
-                    .position(|n| rest.starts_with(n.as_str()))
-                    .ok_or_else(bad)?;
-                if element.starts_with('J') {
-                    month = found as u32 + 1;
-                }
-                rest = &rest[names[found].len()..];
-            }
+            "January" | "Jan" | "Monday" | "Mon" => self.read_name(element, r)?,
             "MST" => {
-                let len = rest.chars().take_while(|c| c.is_ascii_uppercase()).count();
-                zone = rest[..len].to_string();
-                if zone == "UTC" || zone == "GMT" {
-                    offset = Some(0);
+                let len = r
+                    .rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase())
+                    .count();
+                self.zone = r.rest[..len].to_string();
+                if self.zone == "UTC" || self.zone == "GMT" {
+                    self.offset = Some(0);
                 }
-                rest = &rest[len..];
+                r.rest = &r.rest[len..];
             }
-            z if z.starts_with('Z') && rest.starts_with('Z') => {
-                offset = Some(0);
-                rest = &rest[1..];
+            z if z.starts_with('Z') && r.rest.starts_with('Z') => {
+                self.offset = Some(0);
+                r.rest = &r.rest[1..];
             }
             z if z.starts_with('Z') || z.starts_with('-') => {
-                let sign = match rest.chars().next() {
-                    Some('+') => 1,
-                    Some('-') => -1,
-                    _ => return Err(bad()),
-                };
-                rest = &rest[1..];
-                let h = number(&mut rest, 2, 2)?;
-                let mut m = 0;
-                let mut s = 0;
-                if z.contains("00") || z.ends_with(":00") {
-                    rest = rest.strip_prefix(':').unwrap_or(rest);
-                    m = number(&mut rest, 2, 2)?;
-                    if z.matches("00").count() > 1 {
-                        rest = rest.strip_prefix(':').unwrap_or(rest);
-                        s = number(&mut rest, 2, 2)?;
-                    }
-                }
-                offset = Some(sign * (h * 3600 + m * 60 + s) as i32);
+                self.offset = Some(read_offset(z, r)?);
             }
             fraction => {
                 let sep = &fraction[..1];
-                if let Some(after) = rest.strip_prefix(sep) {
+                if let Some(after) = r.rest.strip_prefix(sep) {
                     let digits = after.chars().take_while(char::is_ascii_digit).count();
                     let text = format!("{:0<9}", &after[..digits.min(9)]);
-                    nanos = text.parse().map_err(|_| bad())?;
-                    rest = &after[digits..];
+                    self.nanos = text.parse().map_err(|_| r.bad())?;
+                    r.rest = &after[digits..];
                 }
             }
         }
+        Ok(())
     }
-    if !rest.is_empty() {
-        return Err(format!(
-            "parsing time {text:?} as {layout:?}: extra text {rest:?}"
-        ));
+
+    /// A month or day name, whole or in three letters (a day is read and
+    /// dropped).
+    fn read_name(&mut self, element: &str, r: &mut Reader) -> Result<(), String> {
+        let names: Vec<String> = if element.starts_with('J') {
+            MONTHS
+                .iter()
+                .map(|m| {
+                    if element == "Jan" {
+                        m[..3].to_string()
+                    } else {
+                        m.to_string()
+                    }
+                })
+                .collect()
+        } else {
+            DAYS.iter()
+                .map(|d| {
+                    if element == "Mon" {
+                        d[..3].to_string()
+                    } else {
+                        d.to_string()
+                    }
+                })
+                .collect()
+        };
+        let found = names
+            .iter()
+            .position(|n| r.rest.starts_with(n.as_str()))
+            .ok_or_else(|| r.bad())?;
+        if element.starts_with('J') {
+            self.month = found as u32 + 1;
+        }
+        r.rest = &r.rest[names[found].len()..];
+        Ok(())
     }
-    if let Some(pm) = pm {
-        hour = (hour % 12) + if pm { 12 } else { 0 };
+
+    /// The time the parts make, checked for range.
+    fn into_time(self, text: &str) -> Result<Time, String> {
+        let Parsed {
+            year,
+            month,
+            day,
+            mut hour,
+            minute,
+            second,
+            nanos,
+            pm,
+            offset,
+            zone,
+        } = self;
+        if let Some(pm) = pm {
+            hour = (hour % 12) + if pm { 12 } else { 0 };
+        }
+        if month == 0
+            || month > 12
+            || day == 0
+            || day > 31
+            || hour > 23
+            || minute > 59
+            || second > 59
+        {
+            return Err(format!("parsing time {text:?}: value out of range"));
+        }
+        let local =
+            days_from_civil(year, month, day) * 86400 + (hour * 3600 + minute * 60 + second) as i64;
+        let offset = offset.unwrap_or(0);
+        let zone = if offset == 0 && zone == "UTC" {
+            zone
+        } else if zone == "UTC" {
+            String::new()
+        } else {
+            zone
+        };
+        Ok(Time {
+            seconds: local - offset as i64,
+            nanos,
+            offset,
+            zone,
+        })
     }
-    if month == 0 || month > 12 || day == 0 || day > 31 || hour > 23 || minute > 59 || second > 59 {
-        return Err(format!("parsing time {text:?}: value out of range"));
-    }
-    let local =
-        days_from_civil(year, month, day) * 86400 + (hour * 3600 + minute * 60 + second) as i64;
-    let offset = offset.unwrap_or(0);
-    let zone = if offset == 0 && zone == "UTC" {
-        zone
-    } else if zone == "UTC" {
-        String::new()
-    } else {
-        zone
+}
+
+/// A numeric zone offset (`-0700`, `-07:00`, `Z07:00:00`…) in seconds.
+fn read_offset(z: &str, r: &mut Reader) -> Result<i32, String> {
+    let sign = match r.rest.chars().next() {
+        Some('+') => 1,
+        Some('-') => -1,
+        _ => return Err(r.bad()),
     };
-    Ok(Time {
-        seconds: local - offset as i64,
-        nanos,
-        offset,
-        zone,
-    })
+    r.rest = &r.rest[1..];
+    let h = r.number(2, 2)?;
+    let mut m = 0;
+    let mut s = 0;
+    if z.contains("00") || z.ends_with(":00") {
+        r.rest = r.rest.strip_prefix(':').unwrap_or(r.rest);
+        m = r.number(2, 2)?;
+        if z.matches("00").count() > 1 {
+            r.rest = r.rest.strip_prefix(':').unwrap_or(r.rest);
+            s = r.number(2, 2)?;
+        }
+    }
+    Ok(sign * (h * 3600 + m * 60 + s) as i32)
 }
 
 /// `time.ParseDuration` in nanoseconds.

@@ -26,24 +26,7 @@ pub fn split_off(
             location: at(&["meta", "name"]),
         });
     }
-    match doc.lifecycle.bare.as_str() {
-        "allow" => {}
-        "" => {
-            // The line of `lifecycle`, else of `kind: application`.
-            let mut location = at(&["lifecycle"]);
-            if location.line.is_none() {
-                location = at(&["kind"]);
-            }
-            warnings.warn(
-                Some(location),
-                format!("application `{name}` does not set `lifecycle.bare`; an application should set `lifecycle.bare: allow`"),
-            );
-        }
-        other => warnings.warn(
-            Some(at(&["lifecycle", "bare"])),
-            format!("application `{name}` should set `lifecycle.bare: allow`, found `{other}`"),
-        ),
-    }
+    warn_without_bare(doc, &name, at, warnings);
     doc.components.push(ComponentRef {
         name: name.clone(),
         source: doc.meta.source.clone(),
@@ -71,6 +54,53 @@ pub fn split_off(
             ..Parameter::default()
         })
         .collect();
+    let outputs = take_outputs(doc, &name);
+    let templates = std::mem::take(&mut doc.templates);
+    Ok(Manifest {
+        version: doc.version,
+        kind: "component".into(),
+        meta,
+        requires: doc.requires.clone(),
+        provides: doc.provides.clone(),
+        lifecycle,
+        outputs,
+        parameters,
+        templates,
+        ..Manifest::default()
+    })
+}
+
+/// An application should say `lifecycle.bare: allow`: warns when it says
+/// nothing or something else.
+fn warn_without_bare(
+    doc: &Manifest,
+    name: &str,
+    at: &dyn Fn(&[&str]) -> Location,
+    warnings: &mut Warnings,
+) {
+    match doc.lifecycle.bare.as_str() {
+        "allow" => {}
+        "" => {
+            // The line of `lifecycle`, else of `kind: application`.
+            let mut location = at(&["lifecycle"]);
+            if location.line.is_none() {
+                location = at(&["kind"]);
+            }
+            warnings.warn(
+                Some(location),
+                format!("application `{name}` does not set `lifecycle.bare`; an application should set `lifecycle.bare: allow`"),
+            );
+        }
+        other => warnings.warn(
+            Some(at(&["lifecycle", "bare"])),
+            format!("application `{name}` should set `lifecycle.bare: allow`, found `{other}`"),
+        ),
+    }
+}
+
+/// The outputs the application produces itself, for its component; the
+/// stack's own become references to them (`${NAME:OUTPUT}`).
+fn take_outputs(doc: &mut Manifest, name: &str) -> Vec<Output> {
     let produced = |o: &Output| !value_is_empty(&o.value) || !o.from_tf_var.is_empty();
     let outputs: Vec<Output> = doc
         .outputs
@@ -87,17 +117,5 @@ pub fn split_off(
             ..Output::default()
         };
     }
-    let templates = std::mem::take(&mut doc.templates);
-    Ok(Manifest {
-        version: doc.version,
-        kind: "component".into(),
-        meta,
-        requires: doc.requires.clone(),
-        provides: doc.provides.clone(),
-        lifecycle,
-        outputs,
-        parameters,
-        templates,
-        ..Manifest::default()
-    })
+    outputs
 }

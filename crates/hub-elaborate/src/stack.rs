@@ -1,6 +1,6 @@
 //! Assembling one stack level (and, recursively, its parents).
 
-use super::params::{lacks_value, warn_missing_values};
+use super::params::{lacks_value, warn_missing_values, Trace};
 use super::paths::{absolute, clean, stack_base_dir};
 use super::{application, order, state_fill, unread, ElaborateError, Options};
 use hub_manifest::declared::{Mark, ParameterSources};
@@ -76,35 +76,20 @@ fn elaborate_traced(
         traces,
         app_env,
     } = level;
-    // Named after the merge: `-s` may add parameters and sort them again.
-    // Also made to point the warnings of parameters without a value, and
-    // of those nothing reads, at their lines.
-    let reads = unread::Reads::of(&doc, &parameters, &component_docs);
-    let unread_params: Vec<bool> = parameters
-        .iter()
-        .map(|p| !reads.contains(&p.name, &p.component) && !unread::read_by_hub(&p.name))
-        .collect();
-    let marks: HashMap<String, Mark> = parameters
-        .iter()
-        .zip(&traces)
-        .map(|(p, t)| (p.qualified_name(), t.mark()))
-        .collect();
-    let located =
-        (provenance || unread_params.contains(&true) || parameters.iter().any(lacks_value))
-            .then(|| ParameterSources::new(files, marks.clone(), instances));
-    let set_at = |name: &str| {
-        let mark = marks.get(name)?;
-        let origin = origins.get(mark.file).copied().unwrap_or_default();
-        let location = located.as_ref().and_then(|l| l.stack_parameter(name));
-        Some((location, origin))
+    let found = Found {
+        files,
+        origins,
+        instances,
     };
-    let set_in_files: Vec<Parameter> = parameters
-        .iter()
-        .zip(&unread_params)
-        .filter(|(_, unread)| **unread)
-        .map(|(p, _)| p.clone())
-        .collect();
-    unread::report(&set_in_files, &reads, &set_at, warnings);
+    let located = report_unread_parameters(
+        &doc,
+        &parameters,
+        &component_docs,
+        &traces,
+        found,
+        provenance,
+        warnings,
+    );
     doc.parameters = parameters;
     apply_platform_provides(&mut doc, &options.platform_provides);
     if let Some(state) = &options.state {
@@ -117,25 +102,7 @@ fn elaborate_traced(
     };
     warn_missing_values(&doc.parameters, &declared, warnings);
     let provenance = located.filter(|_| provenance);
-    if doc.kind == "application" {
-        // Read again to name the line of a key; only applications need it.
-        let source = SourceFile::read(&options.stack).ok();
-        let at = |keys: &[&str]| match &source {
-            Some(file) => key_location(file, keys),
-            None => Location::file(&options.stack),
-        };
-        let app = application::split_off(&mut doc, &app_env, &at, warnings)?;
-        component_docs.push(app);
-    } else {
-        doc.templates = Default::default();
-    }
-    for component in &mut component_docs {
-        if component.lifecycle.verbs.is_empty() {
-            component.lifecycle.verbs = vec!["deploy".into(), "undeploy".into()];
-        }
-        mark_secret_outputs(&mut component.outputs);
-    }
-    mark_secret_outputs(&mut doc.outputs);
+    finish_documents(&mut doc, &mut component_docs, &app_env, options, warnings)?;
     let elaborated = Elaborated {
         stack: doc,
         components: component_docs,
@@ -143,6 +110,90 @@ fn elaborate_traced(
         ..Elaborated::default()
     };
     Ok((elaborated, provenance))
+}
+
+/// The files the parameters were read from, who wrote each, and each
+/// component instance's `hub-component.yaml` among them.
+struct Found {
+    files: Vec<PathBuf>,
+    origins: Vec<Origin>,
+    instances: HashMap<String, usize>,
+}
+
+/// Warns of the parameters set in files that nothing reads, at their
+/// lines; the parameters' locations, when they are asked for
+/// (`provenance`) or needed to point a warning at a line.
+fn report_unread_parameters(
+    doc: &Manifest,
+    parameters: &[Parameter],
+    component_docs: &[Manifest],
+    traces: &[Trace],
+    found: Found,
+    provenance: bool,
+    warnings: &mut Warnings,
+) -> Option<ParameterSources> {
+    // Named after the merge: `-s` may add parameters and sort them again.
+    // Also made to point the warnings of parameters without a value, and
+    // of those nothing reads, at their lines.
+    let reads = unread::Reads::of(doc, parameters, component_docs);
+    let unread_params: Vec<bool> = parameters
+        .iter()
+        .map(|p| !reads.contains(&p.name, &p.component) && !unread::read_by_hub(&p.name))
+        .collect();
+    let marks: HashMap<String, Mark> = parameters
+        .iter()
+        .zip(traces)
+        .map(|(p, t)| (p.qualified_name(), t.mark()))
+        .collect();
+    let located =
+        (provenance || unread_params.contains(&true) || parameters.iter().any(lacks_value))
+            .then(|| ParameterSources::new(found.files, marks.clone(), found.instances));
+    let set_at = |name: &str| {
+        let mark = marks.get(name)?;
+        let origin = found.origins.get(mark.file).copied().unwrap_or_default();
+        let location = located.as_ref().and_then(|l| l.stack_parameter(name));
+        Some((location, origin))
+    };
+    let set_in_files: Vec<Parameter> = parameters
+        .iter()
+        .zip(&unread_params)
+        .filter(|(_, unread)| **unread)
+        .map(|(p, _)| p.clone())
+        .collect();
+    unread::report(&set_in_files, &reads, &set_at, warnings);
+    located
+}
+
+/// The documents as the elaborated file holds them: an application's own
+/// component split off, templates dropped from a stack, every component
+/// given its default verbs, secret outputs marked.
+fn finish_documents(
+    doc: &mut Manifest,
+    component_docs: &mut Vec<Manifest>,
+    app_env: &HashMap<String, String>,
+    options: &Options,
+    warnings: &mut Warnings,
+) -> Result<(), ElaborateError> {
+    if doc.kind == "application" {
+        // Read again to name the line of a key; only applications need it.
+        let source = SourceFile::read(&options.stack).ok();
+        let at = |keys: &[&str]| match &source {
+            Some(file) => key_location(file, keys),
+            None => Location::file(&options.stack),
+        };
+        let app = application::split_off(doc, app_env, &at, warnings)?;
+        component_docs.push(app);
+    } else {
+        doc.templates = Default::default();
+    }
+    for component in component_docs.iter_mut() {
+        if component.lifecycle.verbs.is_empty() {
+            component.lifecycle.verbs = vec!["deploy".into(), "undeploy".into()];
+        }
+        mark_secret_outputs(&mut component.outputs);
+    }
+    mark_secret_outputs(&mut doc.outputs);
+    Ok(())
 }
 
 struct Assembler<'a> {
@@ -210,56 +261,15 @@ impl Assembler<'_> {
         } else {
             typos::parent_origin(self.top_repository.as_deref(), manifest_path)
         };
-        let mut read = Warnings::new();
-        let manifest = read_manifest(manifest_path, "stack", &mut read);
-        self.warnings.append(typos::mark(read, origin));
-        let (manifest, file) = manifest?;
-        self.order_written |= !manifest.lifecycle.order.is_empty();
-        if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
-            self.warnings.warn(
-                Some(key_location(&file, &["kind"])),
-                format!(
-                    "manifest `kind` should be `stack` or `application`, found `{}`",
-                    manifest.kind
-                ),
-            );
-        }
-        let mut read = Warnings::new();
-        let params_files = params_paths
-            .iter()
-            .map(|p| read_params(p, &mut read).map(|f| (p.clone(), shrunk(f))))
-            .collect::<Result<Vec<_>, _>>();
-        self.warnings.append(typos::mark(read, origin));
-        let params_files = params_files.map_err(ElaborateError::Params)?;
+        let (manifest, file) = self.read_stack(manifest_path, top, origin)?;
+        let params_files = self.read_params_files(params_paths, origin)?;
 
         let base = stack_base_dir(manifest_path);
         let own_docs = self.read_components(&manifest, &file, &base, excluded)?;
         check_duplicates(&manifest, &file)?;
         names::check_names(&manifest, &file)?;
 
-        let parent = match manifest.meta.from_stack.as_str() {
-            "" => None,
-            from => {
-                if manifest.kind == "application" {
-                    return Err(ElaborateError::ApplicationFromStack {
-                        location: key_location(&file, &["meta", "fromStack"]),
-                    });
-                }
-                let parent_dir = base.join(from);
-                let parent_params = self.parent_params(&parent_dir);
-                let mut excluded = excluded.clone();
-                excluded.extend(manifest.components.iter().map(|c| c.name.clone()));
-                let parent_rel = clean(&rel.join(from));
-                let level = self.assemble(
-                    &parent_dir.join("hub.yaml"),
-                    &parent_rel,
-                    &parent_params,
-                    &excluded,
-                    chain,
-                )?;
-                Some((from.to_string(), level))
-            }
-        };
+        let parent = self.parent(&manifest, &file, &base, rel, excluded, chain)?;
         chain.pop();
 
         let own_order = self.own_order(&manifest, &file, parent.as_ref().map(|(_, p)| &p.doc))?;
@@ -292,6 +302,82 @@ impl Assembler<'_> {
             traces,
             app_env,
         })
+    }
+
+    /// The stack manifest of a level, its warnings marked as its origin's;
+    /// the top one is warned about when it is not a stack or application.
+    fn read_stack(
+        &mut self,
+        manifest_path: &Path,
+        top: bool,
+        origin: Origin,
+    ) -> Result<(Manifest, SourceFile), ElaborateError> {
+        let mut read = Warnings::new();
+        let manifest = read_manifest(manifest_path, "stack", &mut read);
+        self.warnings.append(typos::mark(read, origin));
+        let (manifest, file) = manifest?;
+        self.order_written |= !manifest.lifecycle.order.is_empty();
+        if top && !matches!(manifest.kind.as_str(), "stack" | "application") {
+            self.warnings.warn(
+                Some(key_location(&file, &["kind"])),
+                format!(
+                    "manifest `kind` should be `stack` or `application`, found `{}`",
+                    manifest.kind
+                ),
+            );
+        }
+        Ok((manifest, file))
+    }
+
+    /// The parameters files of a level, their warnings marked as its
+    /// origin's.
+    fn read_params_files(
+        &mut self,
+        params_paths: &[PathBuf],
+        origin: Origin,
+    ) -> Result<Vec<(PathBuf, ParamsFile)>, ElaborateError> {
+        let mut read = Warnings::new();
+        let params_files = params_paths
+            .iter()
+            .map(|p| read_params(p, &mut read).map(|f| (p.clone(), shrunk(f))))
+            .collect::<Result<Vec<_>, _>>();
+        self.warnings.append(typos::mark(read, origin));
+        params_files.map_err(ElaborateError::Params)
+    }
+
+    /// The level of `meta.fromStack`, assembled without the components
+    /// this level (or one below) declares; `None` without one.
+    fn parent(
+        &mut self,
+        manifest: &Manifest,
+        file: &SourceFile,
+        base: &Path,
+        rel: &Path,
+        excluded: &HashSet<String>,
+        chain: &mut Vec<PathBuf>,
+    ) -> Result<Option<(String, Level)>, ElaborateError> {
+        let from = manifest.meta.from_stack.as_str();
+        if from.is_empty() {
+            return Ok(None);
+        }
+        if manifest.kind == "application" {
+            return Err(ElaborateError::ApplicationFromStack {
+                location: key_location(file, &["meta", "fromStack"]),
+            });
+        }
+        let parent_dir = base.join(from);
+        let parent_params = self.parent_params(&parent_dir);
+        let mut excluded = excluded.clone();
+        excluded.extend(manifest.components.iter().map(|c| c.name.clone()));
+        let parent_rel = clean(&rel.join(from));
+        let level = self.assemble(
+            &parent_dir.join("hub.yaml"),
+            &parent_rel,
+            &parent_params,
+            &excluded,
+            chain,
+        )?;
+        Ok(Some((from.to_string(), level)))
     }
 
     fn parent_params(&self, parent_dir: &Path) -> Vec<PathBuf> {

@@ -325,6 +325,13 @@ impl Platform {
     }
 }
 
+// `lifecycle:`, one field per key of the manifest. Over 15 fields on
+// purpose: the struct mirrors the file, and grouping keys into
+// `#[serde(flatten)]` sub-structs would change how serde reads it (a
+// flattened struct is read through a buffered map, so the lenient
+// readers and the error positions differ) and what the JSON Schema is
+// generated from, which the unknown-key findings, the near-typo
+// suggestions and `schemas/` read: not worth it for a plain mirror.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Lifecycle {

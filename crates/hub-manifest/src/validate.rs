@@ -309,30 +309,9 @@ impl Checker<'_> {
             .collect();
         let instance: &Json = error.instance();
         let field = describe(&path);
-        let (severity, message, hint) = match error.kind() {
+        let said = match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                for key in unexpected {
-                    let mut at = path.clone();
-                    at.push(Segment::Key(key.clone()));
-                    if let Verdict::Unknown {
-                        suggestion,
-                        near_typo,
-                    } = judge(Some(schema), &at)
-                    {
-                        let message = unknown_key_message(&at, suggestion.as_deref());
-                        let finding = if near_typo && is_refused(self.origin, self.policy) {
-                            self.at(
-                                Severity::Error,
-                                &at,
-                                refused_message(&message),
-                                Some(refused_hint(self.origin)),
-                            )
-                        } else {
-                            self.at(Severity::Warning, &at, message, None)
-                        };
-                        out.push(finding);
-                    }
-                }
+                self.unknown_keys(&path, unexpected, schema, out);
                 return;
             }
             ValidationErrorKind::AnyOf { context }
@@ -348,96 +327,120 @@ impl Checker<'_> {
                 }
                 return;
             }
-            ValidationErrorKind::Type { kind } => {
-                let expected = expected_types(kind);
-                let found = json_type_name(instance);
-                let scalar = matches!(instance, Json::Null | Json::Bool(_) | Json::Number(_));
-                let container = expected
-                    .iter()
-                    .all(|t| matches!(t, JsonType::Array | JsonType::Object));
-                // `key:` with nothing after it is read as empty, whatever
-                // the type; an explicit `~` or `null` only as a string.
-                let null_text = match instance {
-                    Json::Null => Some(self.value_text(&path)),
-                    _ => None,
-                };
-                if let Some(text) = &null_text {
-                    let empty_ok = container || expected == [JsonType::String];
-                    if empty_ok && text.as_deref() == Some("") {
-                        return; // read as the empty list, mapping or string
-                    }
-                    if container && text.is_none() {
-                        return; // not found: the typed decoding at the end decides
-                    }
-                }
-                if container && null_text.is_some() {
-                    (
-                        Severity::Error,
-                        format!(
-                            "{field} is null, which cannot be read as {}",
-                            type_name(expected[0])
-                        ),
-                        Some(format!(
-                            "leave the value empty or write `{}`",
-                            if expected[0] == JsonType::Array {
-                                "[]"
-                            } else {
-                                "{}"
-                            }
-                        )),
-                    )
-                } else if expected == [JsonType::String] && scalar {
-                    let found = match null_text.flatten() {
-                        Some(text) => format!("null; it is read as the text `{text}`"),
-                        None => format!("{found}; it is read as text"),
-                    };
-                    (
-                        Severity::Warning,
-                        format!("{field} should be a string, found {found}"),
-                        Some("quote the value to make it a string".to_string()),
-                    )
-                } else {
-                    let names: Vec<&str> = expected.iter().map(|t| type_name(*t)).collect();
-                    (
-                        Severity::Error,
-                        format!(
-                            "{field} has the wrong type: expected {}, found {found}",
-                            names.join(" or ")
-                        ),
-                        Some(
-                            "see the JSON Schemas in `schemas/` for the shape of each key"
-                                .to_string(),
-                        ),
-                    )
-                }
-            }
-            ValidationErrorKind::Enum { options } => {
-                let Json::String(value) = instance else {
-                    return; // already reported as a type mismatch
-                };
-                let allowed: Vec<String> = match &**options {
-                    Json::Array(options) => {
-                        options.iter().map(|o| format!("`{}`", plain(o))).collect()
-                    }
-                    other => vec![format!("`{}`", plain(other))],
-                };
-                (
-                    Severity::Warning,
-                    format!(
-                        "{field} has the unknown value `{value}`; known values: {}",
-                        allowed.join(", ")
-                    ),
-                    None,
-                )
-            }
-            ValidationErrorKind::Required { property } => (
+            ValidationErrorKind::Type { kind } => self.wrong_type(&path, &field, instance, kind),
+            ValidationErrorKind::Enum { options } => unknown_value(&field, instance, options),
+            ValidationErrorKind::Required { property } => Some((
                 Severity::Error,
                 format!("{field} lacks the required key `{}`", plain(property)),
                 None,
-            ),
-            _ => (Severity::Error, format!("{field}: {error}"), None),
+            )),
+            _ => Some((Severity::Error, format!("{field}: {error}"), None)),
         };
-        out.push(self.at(severity, &path, message, hint));
+        if let Some((severity, message, hint)) = said {
+            out.push(self.at(severity, &path, message, hint));
+        }
+    }
+
+    /// The keys under `path` the schema does not know: a warning each, or
+    /// an error for a near typo where the origin refuses typos.
+    fn unknown_keys(
+        &self,
+        path: &[Segment],
+        unexpected: &[String],
+        schema: &Json,
+        out: &mut Vec<Finding>,
+    ) {
+        for key in unexpected {
+            let mut at = path.to_vec();
+            at.push(Segment::Key(key.clone()));
+            if let Verdict::Unknown {
+                suggestion,
+                near_typo,
+            } = judge(Some(schema), &at)
+            {
+                let message = unknown_key_message(&at, suggestion.as_deref());
+                let finding = if near_typo && is_refused(self.origin, self.policy) {
+                    self.at(
+                        Severity::Error,
+                        &at,
+                        refused_message(&message),
+                        Some(refused_hint(self.origin)),
+                    )
+                } else {
+                    self.at(Severity::Warning, &at, message, None)
+                };
+                out.push(finding);
+            }
+        }
+    }
+
+    /// A value of the wrong type, or nothing where an empty or null value
+    /// reads as the expected type.
+    fn wrong_type(
+        &self,
+        path: &[Segment],
+        field: &str,
+        instance: &Json,
+        kind: &TypeKind,
+    ) -> Option<Said> {
+        let expected = expected_types(kind);
+        let found = json_type_name(instance);
+        let scalar = matches!(instance, Json::Null | Json::Bool(_) | Json::Number(_));
+        let container = expected
+            .iter()
+            .all(|t| matches!(t, JsonType::Array | JsonType::Object));
+        // `key:` with nothing after it is read as empty, whatever
+        // the type; an explicit `~` or `null` only as a string.
+        let null_text = match instance {
+            Json::Null => Some(self.value_text(path)),
+            _ => None,
+        };
+        if let Some(text) = &null_text {
+            let empty_ok = container || expected == [JsonType::String];
+            if empty_ok && text.as_deref() == Some("") {
+                return None; // read as the empty list, mapping or string
+            }
+            if container && text.is_none() {
+                return None; // not found: the typed decoding at the end decides
+            }
+        }
+        Some(if container && null_text.is_some() {
+            (
+                Severity::Error,
+                format!(
+                    "{field} is null, which cannot be read as {}",
+                    type_name(expected[0])
+                ),
+                Some(format!(
+                    "leave the value empty or write `{}`",
+                    if expected[0] == JsonType::Array {
+                        "[]"
+                    } else {
+                        "{}"
+                    }
+                )),
+            )
+        } else if expected == [JsonType::String] && scalar {
+            let found = match null_text.flatten() {
+                Some(text) => format!("null; it is read as the text `{text}`"),
+                None => format!("{found}; it is read as text"),
+            };
+            (
+                Severity::Warning,
+                format!("{field} should be a string, found {found}"),
+                Some("quote the value to make it a string".to_string()),
+            )
+        } else {
+            let names: Vec<&str> = expected.iter().map(|t| type_name(*t)).collect();
+            (
+                Severity::Error,
+                format!(
+                    "{field} has the wrong type: expected {}, found {found}",
+                    names.join(" or ")
+                ),
+                Some("see the JSON Schemas in `schemas/` for the shape of each key".to_string()),
+            )
+        })
     }
 
     fn at(
@@ -489,6 +492,29 @@ fn describe(path: &[Segment]) -> String {
 
 fn is_null_mismatch(error: &ValidationError<'_>) -> bool {
     matches!(error.kind(), ValidationErrorKind::Type { kind } if expected_types(kind) == [JsonType::Null])
+}
+
+/// What a finding says: how bad, the message, and a hint.
+type Said = (Severity, String, Option<String>);
+
+/// A string outside a key's known values (a warning: newer tools may know
+/// more); nothing for a value not a string, already reported by its type.
+fn unknown_value(field: &str, instance: &Json, options: &Json) -> Option<Said> {
+    let Json::String(value) = instance else {
+        return None; // already reported as a type mismatch
+    };
+    let allowed: Vec<String> = match options {
+        Json::Array(options) => options.iter().map(|o| format!("`{}`", plain(o))).collect(),
+        other => vec![format!("`{}`", plain(other))],
+    };
+    Some((
+        Severity::Warning,
+        format!(
+            "{field} has the unknown value `{value}`; known values: {}",
+            allowed.join(", ")
+        ),
+        None,
+    ))
 }
 
 fn expected_types(kind: &TypeKind) -> Vec<JsonType> {

@@ -14,7 +14,7 @@ use super::{template_names, Locked, Origin};
 use hub_manifest::declared::Declarations;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::secrets::looks_secret;
-use hub_manifest::{value_is_empty, Manifest, Output, SourceFile};
+use hub_manifest::{value_is_empty, Manifest, Output, Parameter, SourceFile};
 use indexmap::IndexMap;
 use std::collections::HashSet;
 use yaml_serde::Value;
@@ -74,14 +74,18 @@ pub fn expand_component(
         None => Declarations::default(),
     };
     let document = scope.source.map(|(_, d)| d).unwrap_or_default();
-    let (mut table, mut secret) = initial_table(locked, scope);
-    let lookup = Scope {
-        qualifier: scope.name.to_string(),
-        depends: scope.depends.to_vec(),
+    let (table, secret) = initial_table(locked, scope);
+    let mut expander = Expander {
+        lookup: Scope {
+            qualifier: scope.name.to_string(),
+            depends: scope.depends.to_vec(),
+        },
+        lazy: Lazy::of(&table),
+        cel: Cel::shared(),
+        table,
+        secret,
+        problems: Vec::new(),
     };
-    let lazy = Lazy::of(&table);
-    let cel = Cel::shared();
-    let mut problems = Vec::new();
     let mut out = vec![ExpandedParam {
         name: "hub.componentName".into(),
         value: Some(Value::String(scope.name.to_string())),
@@ -103,53 +107,62 @@ pub fn expand_component(
             out.push(provides(scope, p.env.clone()));
             continue;
         }
-        let found = table.find(&p.name, &lookup);
+        out.push(expander.parameter(p, declared, scope, warnings));
+    }
+    if !provides_declared {
+        out.push(provides(scope, "HUB_PROVIDES".into()));
+    }
+    if expander.problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(ParamsError::Component {
+            component: scope.name.to_string(),
+            problems: expander.problems,
+        })
+    }
+}
+
+/// What expanding one component's parameters works with: its table of
+/// names in scope (growing as its parameters are set), which entries are
+/// secret, and the problems found so far.
+struct Expander<'l> {
+    table: Table<'l>,
+    secret: Secrets<'l>,
+    lookup: Scope,
+    lazy: Lazy,
+    cel: std::rc::Rc<Cel>,
+    problems: Vec<Problem>,
+}
+
+impl Expander<'_> {
+    /// One parameter of the component: looked up, else its fallback; its
+    /// template expanded; then set in the table for the parameters below.
+    fn parameter(
+        &mut self,
+        p: Parameter,
+        declared: Option<Location>,
+        scope: &ComponentScope<'_>,
+        warnings: &mut Warnings,
+    ) -> ExpandedParam {
+        let found = self.table.find(&p.name, &self.lookup);
         let (mut value, mut origin, mut is_secret) = match found {
             Some(entry) => (
-                table.value(entry).cloned(),
+                self.table.value(entry).cloned(),
                 Origin::Found {
-                    key: table.key(entry).to_string(),
+                    key: self.table.key(entry).to_string(),
                 },
-                secret.contains(entry),
+                self.secret.contains(entry),
             ),
             None => {
-                if p.kind == "user" {
-                    warnings.warn(
-                        declared.clone(),
-                        format!(
-                            "`kind: user` parameter `{}` of component `{}` should have been lifted to the stack by elaborate",
-                            p.name, scope.name
-                        ),
-                    );
-                }
-                // `hub.*` parameters are hub's own: always derivable.
-                let empty = if p.name.starts_with("hub.") {
-                    "allow"
-                } else {
-                    p.empty()
-                };
-                let (value, origin) = fallback(&p.value, p.default_value(), empty);
-                if origin.is_none() {
-                    problems.push(Problem::Underivable {
-                        param: format!("{}|{}", p.name, scope.name),
-                        declared: declared.clone(),
-                    });
-                }
-                (value, origin.unwrap_or(Origin::Unset), false)
+                let (value, origin) = self.not_found(&p, &declared, scope, warnings);
+                (value, origin, false)
             }
         };
         let mut expression = None;
         if let Some(Value::String(template)) = &value {
             if needs_expansion(template) {
-                let (text, tainted, found_problems) =
-                    expand_in_scope(&mut table, &lazy, &lookup, template, &cel, &secret);
-                let location = |_: usize| declared.clone();
                 let this = format!("{}|{}", p.name, scope.name);
-                problems.extend(
-                    describe(&found_problems, &table, &location)
-                        .into_iter()
-                        .map(|problem| rename(problem, PENDING, &this)),
-                );
+                let (text, tainted) = self.expand(template, &this, &declared);
                 expression = Some(template.clone());
                 value = text.map(Value::String);
                 is_secret |= tainted;
@@ -159,9 +172,9 @@ pub fn expand_component(
             }
         }
         is_secret |= looks_secret(&p.name);
-        let entry = table.set(&p.name, value.clone());
-        secret.mark(entry, is_secret);
-        out.push(ExpandedParam {
+        let entry = self.table.set(&p.name, value.clone());
+        self.secret.mark(entry, is_secret);
+        ExpandedParam {
             name: p.name,
             value,
             env: p.env,
@@ -169,18 +182,66 @@ pub fn expand_component(
             expression,
             declared,
             secret: is_secret,
-        });
+        }
     }
-    if !provides_declared {
-        out.push(provides(scope, "HUB_PROVIDES".into()));
+
+    /// A parameter no scope has: the component's own value, default or
+    /// `empty: allow`, else a problem; a `kind: user` one is warned about.
+    fn not_found(
+        &mut self,
+        p: &Parameter,
+        declared: &Option<Location>,
+        scope: &ComponentScope<'_>,
+        warnings: &mut Warnings,
+    ) -> (Option<Value>, Origin) {
+        if p.kind == "user" {
+            warnings.warn(
+                declared.clone(),
+                format!(
+                    "`kind: user` parameter `{}` of component `{}` should have been lifted to the stack by elaborate",
+                    p.name, scope.name
+                ),
+            );
+        }
+        // `hub.*` parameters are hub's own: always derivable.
+        let empty = if p.name.starts_with("hub.") {
+            "allow"
+        } else {
+            p.empty()
+        };
+        let (value, origin) = fallback(&p.value, p.default_value(), empty);
+        if origin.is_none() {
+            self.problems.push(Problem::Underivable {
+                param: format!("{}|{}", p.name, scope.name),
+                declared: declared.clone(),
+            });
+        }
+        (value, origin.unwrap_or(Origin::Unset))
     }
-    if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(ParamsError::Component {
-            component: scope.name.to_string(),
-            problems,
-        })
+
+    /// The text of `template`, the value of parameter `this`, and whether
+    /// a secret went into it; its problems are kept, named after `this`.
+    fn expand(
+        &mut self,
+        template: &str,
+        this: &str,
+        declared: &Option<Location>,
+    ) -> (Option<String>, bool) {
+        let (text, tainted, found_problems) = expand_in_scope(
+            &mut self.table,
+            &self.lazy,
+            &self.lookup,
+            template,
+            &self.cel,
+            &self.secret,
+        );
+        let location = |_: usize| declared.clone();
+        self.problems.extend(
+            describe(&found_problems, &self.table, &location)
+                .into_iter()
+                .map(|problem| rename(problem, PENDING, this)),
+        );
+        (text, tainted)
     }
 }
 

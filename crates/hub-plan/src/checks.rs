@@ -245,7 +245,7 @@ pub fn check_selection(
     state: Option<&State>,
     warnings: &mut Warnings,
 ) -> Result<(), PlanningError> {
-    for name in &options.replace {
+    for name in &options.scope.replace {
         if !plan.order.contains(name) {
             return Err(ScheduleError::UnknownSelected {
                 flag: "--replace",
@@ -361,7 +361,7 @@ pub fn removed_components(
         return Ok(Vec::new());
     };
     let removed = prune::removed(state, &|name| stack.reference(name).is_some());
-    if options.prune {
+    if options.scope.prune {
         prune::check_folders(&removed)?;
     } else if let Some(warning) = prune::warning(&removed) {
         warnings.warn(None, warning);

@@ -31,14 +31,9 @@ pub struct RunOptions {
     pub reveal: bool,
     /// How many components may run at once.
     pub concurrency: usize,
-    /// `--changed`: skip components whose fingerprint is unchanged.
-    pub changed: bool,
-    /// `--replace`: components that run even where `--changed` would skip
-    /// them.
-    pub replace: Vec<String>,
-    /// `--prune`: after the deploy, undeploy the components the state
-    /// holds and the stack no longer lists, and forget them.
-    pub prune: bool,
+    /// `--changed`, `--replace`, `--prune`: which components run beyond
+    /// what the selection names.
+    pub scope: RunScope,
     /// Run the `deploy-test`/`undeploy-test` implementations; the state is
     /// read but never written.
     pub dry: bool,
@@ -49,6 +44,20 @@ pub struct RunOptions {
     pub digest_cache: Option<Arc<crate::decide::digest_cache::DigestCache>>,
     /// What only the run reads.
     pub running: RunningOptions,
+}
+
+/// What the user asked to skip, force or remove beyond the selection:
+/// the flags that change which of the selected components run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunScope {
+    /// `--changed`: skip components whose fingerprint is unchanged.
+    pub changed: bool,
+    /// `--replace`: components that run even where `--changed` would skip
+    /// them.
+    pub replace: Vec<String>,
+    /// `--prune`: after the deploy, undeploy the components the state
+    /// holds and the stack no longer lists, and forget them.
+    pub prune: bool,
 }
 
 /// What only a run reads (the planner never does): how it writes the

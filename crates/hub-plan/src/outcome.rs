@@ -76,7 +76,7 @@ pub struct Summary {
     pub verb: crate::Verb,
     pub entries: Vec<Entry>,
     /// The stack status written to the state (empty without a state).
-    pub stack_status: String,
+    pub stack_status: hub_state::Recorded<hub_state::StackStatus>,
     /// How many components the stack has, when the run did not take them
     /// all (a resume with `-o`, a selection): the stack's status is about
     /// them all. 0 when unknown or when every component is in `entries`.

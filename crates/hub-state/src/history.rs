@@ -133,7 +133,7 @@ mod tests {
             state.operations.push(Operation {
                 id: id.to_string(),
                 operation: "deploy".into(),
-                status: status.to_string(),
+                status: (*status).into(),
                 ..Operation::default()
             });
         }

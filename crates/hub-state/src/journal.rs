@@ -393,7 +393,7 @@ pub(super) fn apply(state: &mut State, record: Record) -> Result<(), String> {
         state.timestamp = timestamp;
     }
     if let Some(status) = record.status {
-        state.status = status;
+        state.status = status.into();
     }
     if let Some(message) = record.message {
         state.message = message;
@@ -431,7 +431,7 @@ fn replace_whole(state: &mut State, record: Record) -> Result<(), String> {
         serial: record.serial,
         lineage: record.lineage.unwrap_or_default(),
         timestamp: record.timestamp.unwrap_or_default(),
-        status: record.status.unwrap_or_default(),
+        status: record.status.unwrap_or_default().into(),
         message: record.message.unwrap_or_default(),
         meta: record.meta.unwrap_or_default(),
         lifecycle: record.lifecycle.unwrap_or_default(),
@@ -589,7 +589,7 @@ impl Recorder {
         let mut record = Record {
             serial,
             timestamp: Some(state.timestamp.clone()),
-            status: Some(state.status.clone()),
+            status: Some(state.status.to_string()),
             message: Some(state.message.clone()),
             ..Record::default()
         };

@@ -8,7 +8,7 @@ use super::model::{
     StateParameter,
 };
 use super::snapshot::Snapshot;
-use super::vocabulary::{ComponentStatus, OperationStatus, StackStatus};
+use super::vocabulary::{ComponentStatus, OperationStatus, Recorded, StackStatus};
 use hub_manifest::diag::Warnings;
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -71,7 +71,7 @@ impl State {
     }
 
     pub fn set_status(&mut self, status: StackStatus, message: &str, now: &str) {
-        self.status = status.as_str().to_string();
+        self.status = status.into();
         self.message = message.to_string();
         self.touch(now);
     }
@@ -85,7 +85,7 @@ impl State {
             id: start.id,
             operation: start.operation,
             timestamp: now.to_string(),
-            status: OperationStatus::InProgress.as_str().to_string(),
+            status: OperationStatus::InProgress.into(),
             options,
             initiator: start.initiator,
             ..Operation::default()
@@ -129,7 +129,7 @@ impl State {
         let Some(operation) = self.operation_mut(index, now) else {
             return;
         };
-        let status = status.as_str().to_string();
+        let status = Recorded::Known(status);
         let rank = |name: &str| position(name).unwrap_or(usize::MAX);
         let key = rank(component);
         let phases = &mut operation.phases;
@@ -155,7 +155,7 @@ impl State {
 
     pub fn finish_operation(&mut self, index: OperationIndex, status: OperationStatus, now: &str) {
         if let Some(operation) = self.operation_mut(index, now) {
-            operation.status = status.as_str().to_string();
+            operation.status = status.into();
         }
     }
 

@@ -15,7 +15,7 @@
 
 pub use super::captured::CapturedOutput;
 use super::snapshot::Snapshot;
-use super::vocabulary::{ComponentStatus, HealthStatus, Recorded};
+use super::vocabulary::{ComponentStatus, HealthStatus, OperationStatus, Recorded, StackStatus};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use yaml_serde::Value;
@@ -49,8 +49,8 @@ pub struct State {
     #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
     pub lineage: String,
     /// Stack status: see [`super::StackStatus`].
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub status: String,
+    #[serde(skip_serializing_if = "Recorded::is_empty")]
+    pub status: Recorded<StackStatus>,
     #[serde(
         skip_serializing_if = "is_empty_str",
         deserialize_with = "text",
@@ -328,8 +328,8 @@ pub struct Operation {
     #[serde(deserialize_with = "text", serialize_with = "timestamp")]
     pub timestamp: String,
     /// See [`super::OperationStatus`].
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub status: String,
+    #[serde(skip_serializing_if = "Recorded::is_empty")]
+    pub status: Recorded<OperationStatus>,
     /// `args`: the full command line.
     #[serde(skip_serializing_if = "IndexMap::is_empty", deserialize_with = "map")]
     pub options: IndexMap<String, Value>,
@@ -366,8 +366,9 @@ pub struct Phase {
     /// The component's name.
     #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
     pub phase: String,
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub status: String,
+    /// See [`super::OperationStatus`].
+    #[serde(skip_serializing_if = "Recorded::is_empty")]
+    pub status: Recorded<OperationStatus>,
 }
 
 impl State {

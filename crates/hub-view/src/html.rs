@@ -67,9 +67,9 @@ struct Page {
     kind: String,
     stack: String,
     state: Option<String>,
-    started: String,
-    ended: String,
-    duration: String,
+    /// `started`, `ended`, `duration`, at the page's top level.
+    #[serde(flatten)]
+    times: RunTimes,
     status: String,
     result: String,
     error: Option<String>,
@@ -91,15 +91,33 @@ struct Card {
     critical: bool,
     action: String,
     reasons: Vec<String>,
+    /// `started`, `ended`, `duration`, `wait`, `attempts`, at the card's
+    /// top level.
+    #[serde(flatten)]
+    timing: CardTiming,
+    depends: Vec<String>,
+    parameters: Vec<ParameterChange>,
+    outputs: Vec<(String, String)>,
+    log: LogTail,
+}
+
+/// When the run started and ended, and how long it took.
+#[derive(Debug, Clone, Serialize)]
+struct RunTimes {
+    started: String,
+    ended: String,
+    duration: String,
+}
+
+/// When a component ran, how long it took and waited, and how many times
+/// it was tried (0 when it did not run).
+#[derive(Debug, Clone, Serialize)]
+struct CardTiming {
     started: Option<String>,
     ended: Option<String>,
     duration: String,
     wait: String,
     attempts: usize,
-    depends: Vec<String>,
-    parameters: Vec<ParameterChange>,
-    outputs: Vec<(String, String)>,
-    log: LogTail,
 }
 
 /// Whether a status is a failure, shown first.
@@ -175,9 +193,64 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
         let entry = last.entry(&component.name).or_insert((component, 0));
         *entry = (component, entry.1 + 1);
     }
-    let run_start = unix(&report.started);
-    let spans: Vec<Span> = last
+    let spans = spans(report, &last, details);
+    let anchors: Vec<String> = (0..spans.len()).map(|i| format!("c{i}")).collect();
+    let critical = layout::critical_path(&spans);
+    let timeline = layout::timeline(&spans, &anchors, report.duration_seconds, &critical);
+    let graph = layout::graph(&spans, &anchors, &critical);
+    let mut cards: Vec<Card> = last
         .values()
+        .zip(&spans)
+        .zip(&anchors)
+        .map(|(((c, attempts), span), anchor)| {
+            let place = Placed {
+                anchor,
+                span,
+                spans: &spans,
+                critical: &critical,
+            };
+            card(c, *attempts, detail(&c.name), place)
+        })
+        .collect();
+    // Failures first; the rest in the run's order (a stable sort).
+    cards.sort_by_key(|card| !card.failed);
+    let mut counts: IndexMap<String, usize> = IndexMap::new();
+    for card in &cards {
+        *counts.entry(card.status.clone()).or_default() += 1;
+    }
+    Page {
+        title: format!("hub {} {}: {}", report.kind, report.stack, report.result),
+        kind: report.kind.clone(),
+        stack: report.stack.clone(),
+        state: report.state.clone(),
+        times: RunTimes {
+            started: to_millisecond(&report.started),
+            ended: to_millisecond(&report.ended),
+            duration: layout::seconds_label(report.duration_seconds),
+        },
+        status: report.status.clone(),
+        result: report.result.clone(),
+        error: report.error.clone(),
+        jobs: report.jobs,
+        counts: counts.into_iter().collect(),
+        critical,
+        timeline,
+        graph,
+        cards,
+    }
+}
+
+/// Each component's span on the run's time line, from the run's start,
+/// with the dependencies the page shows.
+fn spans(
+    report: &RunReport,
+    last: &IndexMap<&str, (&ComponentReport, usize)>,
+    details: &IndexMap<String, Details>,
+) -> Vec<Span> {
+    let empty = Details::default();
+    let detail = |name: &str| details.get(name).unwrap_or(&empty);
+    let run_start = unix(&report.started);
+    last.values()
         .map(|(c, _)| Span {
             name: c.name.clone(),
             start: ran(c)
@@ -194,71 +267,56 @@ fn page(report: &RunReport, details: &IndexMap<String, Details>) -> Page {
                 .collect(),
             class: class_of(&c.status).to_string(),
         })
-        .collect();
-    let anchors: Vec<String> = (0..spans.len()).map(|i| format!("c{i}")).collect();
-    let critical = layout::critical_path(&spans);
-    let timeline = layout::timeline(&spans, &anchors, report.duration_seconds, &critical);
-    let graph = layout::graph(&spans, &anchors, &critical);
-    let mut cards: Vec<Card> = last
-        .values()
-        .zip(&spans)
-        .zip(&anchors)
-        .map(|(((c, attempts), span), anchor)| {
-            let d = detail(&c.name);
-            let mut reasons = d.reasons.clone();
-            if let Some(reason) = &c.reason {
-                if !reasons.contains(reason) {
-                    reasons.insert(0, reason.clone());
-                }
-            }
-            Card {
-                name: c.name.clone(),
-                anchor: anchor.clone(),
-                status: c.status.clone(),
-                class: span.class.clone(),
-                failed: is_failure(&c.status),
-                critical: critical.contains(&c.name),
-                action: d.action.clone(),
-                reasons,
-                started: c.started.as_deref().map(to_millisecond),
-                ended: c.ended.as_deref().map(to_millisecond),
-                duration: layout::seconds_label(c.duration_seconds),
-                wait: layout::seconds_label(layout::wait(span, &spans)),
-                attempts: match (span.start.is_some(), c.attempts) {
-                    (false, _) => 0,
-                    (true, Some(retried)) => retried as usize,
-                    (true, None) => *attempts,
-                },
-                depends: d.depends.clone(),
-                parameters: d.parameters.clone(),
-                outputs: d.outputs.clone(),
-                log: d.log.clone(),
-            }
-        })
-        .collect();
-    // Failures first; the rest in the run's order (a stable sort).
-    cards.sort_by_key(|card| !card.failed);
-    let mut counts: IndexMap<String, usize> = IndexMap::new();
-    for card in &cards {
-        *counts.entry(card.status.clone()).or_default() += 1;
-    }
-    Page {
-        title: format!("hub {} {}: {}", report.kind, report.stack, report.result),
-        kind: report.kind.clone(),
-        stack: report.stack.clone(),
-        state: report.state.clone(),
-        started: to_millisecond(&report.started),
-        ended: to_millisecond(&report.ended),
-        duration: layout::seconds_label(report.duration_seconds),
-        status: report.status.clone(),
-        result: report.result.clone(),
-        error: report.error.clone(),
-        jobs: report.jobs,
-        counts: counts.into_iter().collect(),
+        .collect()
+}
+
+/// Where a card sits on the page: its anchor, its span among all, and the
+/// critical path.
+struct Placed<'p> {
+    anchor: &'p str,
+    span: &'p Span,
+    spans: &'p [Span],
+    critical: &'p [String],
+}
+
+/// The card of component `c`, taken `attempts` times by the run.
+fn card(c: &ComponentReport, attempts: usize, d: &Details, place: Placed<'_>) -> Card {
+    let Placed {
+        anchor,
+        span,
+        spans,
         critical,
-        timeline,
-        graph,
-        cards,
+    } = place;
+    let mut reasons = d.reasons.clone();
+    if let Some(reason) = &c.reason {
+        if !reasons.contains(reason) {
+            reasons.insert(0, reason.clone());
+        }
+    }
+    Card {
+        name: c.name.clone(),
+        anchor: anchor.to_string(),
+        status: c.status.clone(),
+        class: span.class.clone(),
+        failed: is_failure(&c.status),
+        critical: critical.contains(&c.name),
+        action: d.action.clone(),
+        reasons,
+        timing: CardTiming {
+            started: c.started.as_deref().map(to_millisecond),
+            ended: c.ended.as_deref().map(to_millisecond),
+            duration: layout::seconds_label(c.duration_seconds),
+            wait: layout::seconds_label(layout::wait(span, spans)),
+            attempts: match (span.start.is_some(), c.attempts) {
+                (false, _) => 0,
+                (true, Some(retried)) => retried as usize,
+                (true, None) => attempts,
+            },
+        },
+        depends: d.depends.clone(),
+        parameters: d.parameters.clone(),
+        outputs: d.outputs.clone(),
+        log: d.log.clone(),
     }
 }
 

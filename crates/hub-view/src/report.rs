@@ -135,7 +135,7 @@ impl RunReport {
         let status = if is_plan {
             "planned".to_string()
         } else {
-            summary.stack_status.clone()
+            summary.stack_status.to_string()
         };
         RunReport {
             version: REPORT_VERSION,

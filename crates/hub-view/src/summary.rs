@@ -63,7 +63,7 @@ fn table(summary: &Summary) -> String {
     let status = if summary.stack_status.is_empty() {
         "no state".to_string()
     } else {
-        summary.stack_status.clone()
+        summary.stack_status.to_string()
     };
     let ran = summary.entries.len();
     let counted = match summary.stack_components {

@@ -194,18 +194,7 @@ fn run_loaded_inner(
         progress: live.as_ref().map(|l| l as &dyn hub_plan::outcome::Progress),
     };
     let finished = engine::run(stack, options, host, warnings);
-    if let Some(cache) = &options.digest_cache {
-        // Only a hint for the next run: a cache that cannot be written is
-        // left as it was; a planted one is said.
-        if let Err(error) = cache.save() {
-            if hub_state::beside::Planted::of(&error).is_some() {
-                warnings.warn(
-                    Some(hub_manifest::diag::Location::file(cache.path())),
-                    format!("the fingerprint cache was not written: {error}"),
-                );
-            }
-        }
-    }
+    save_digest_cache(options, warnings);
     if let Some(summary) = &finished.summary {
         hub_manifest::console::err(&hub_view::summary::render(summary));
     }
@@ -240,6 +229,22 @@ fn run_loaded_inner(
         result,
         summary: finished.summary.map(Box::new),
     })
+}
+
+/// Saves the digests of the files fingerprinted. Only a hint for the next
+/// run: a cache that cannot be written is left as it was; a planted one is
+/// said.
+fn save_digest_cache(options: &hub_plan::options::RunOptions, warnings: &mut Warnings) {
+    if let Some(cache) = &options.digest_cache {
+        if let Err(error) = cache.save() {
+            if hub_state::beside::Planted::of(&error).is_some() {
+                warnings.warn(
+                    Some(hub_manifest::diag::Location::file(cache.path())),
+                    format!("the fingerprint cache was not written: {error}"),
+                );
+            }
+        }
+    }
 }
 
 /// The warnings the run printed as they came are not printed again at
@@ -292,56 +297,18 @@ pub(crate) fn load_run(
     ),
     Error,
 > {
-    use hub_plan::options::{RunOptions, RunningOptions};
+    use hub_plan::options::RunOptions;
     let overrides = parse_overrides(&args.common.stack.environment)?;
     let os_environment = match args.execute {
         Some(execute) => parse_os_environment(&execute.os_environment)?,
         None => hub_plan::env::OsEnvironment::default(),
     };
-    // `-s a,b`: every location is written, the newest is read (§11.5).
-    let states: Vec<PathBuf> = match args.common.state.no_state {
-        true => Vec::new(),
-        false => split_list(std::slice::from_ref(&args.common.state.state))
-            .into_iter()
-            .map(PathBuf::from)
-            .collect(),
-    };
-    if states.is_empty() && !args.common.state.no_state {
-        return Err(Error::Usage {
-            flag: "-s",
-            value: args.common.state.state.clone(),
-            reason: "give a state file (several separated by commas), or -n for no state".into(),
-        });
-    }
+    let states = state_paths(args)?;
     if let Some(execute) = args.execute {
         check_encryption(execute.encrypted)?;
     }
     let digest_cache = open_digest_cache(&states, args.execute);
-    let enabled = hub_plan::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
-        std::env::var(name).ok()
-    })
-    .map_err(|error| Error::Usage {
-        flag: "--clouds",
-        value: error.0.clone(),
-        reason: error.to_string(),
-    })?;
-    let mut stack = hub_engine::trace::in_span("elaborate", || {
-        load_stack(
-            &args.common.stack.manifest,
-            args.common.stack.base_dir.as_deref(),
-            &overrides,
-            warnings,
-        )
-    })?;
-    refuse_near_typos(
-        warnings,
-        args.common.stack.strict,
-        args.common.stack.lenient,
-    )?;
-    hub_plan::source::stale::warn_if_stale(&stack, warnings);
-    if let Some(warning) = hub_plan::order::clouds::filter(&mut stack.elaborated, &enabled) {
-        warnings.warn(None, warning);
-    }
+    let stack = load_run_stack(args, &overrides, warnings)?;
     let healthy_or_not =
         check::with_health(&args.common.selection.status, &states, &stack, warnings)?;
     let options = RunOptions {
@@ -368,29 +335,93 @@ pub(crate) fn load_run(
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         },
-        changed: args.changed,
-        replace: args.replace.to_vec(),
-        prune: args.prune,
+        scope: hub_plan::options::RunScope {
+            changed: args.changed,
+            replace: args.replace.to_vec(),
+            prune: args.prune,
+        },
         dry: args.execute.is_some_and(|e| e.dry),
         digest_cache,
-        running: RunningOptions {
-            write: hub_state::WriteOptions {
-                compressed: args.execute.is_some_and(|e| e.compressed),
-                format: args
-                    .execute
-                    .map_or(hub_state::StateFormat::default(), |e| e.state_format),
-                encrypted: args.execute.and_then(|e| e.encrypted),
-            },
-            args: hub_manifest::redact::recorded_args(std::env::args()),
-            why: args.execute.is_some_and(|e| e.why),
-            fail_fast: args.execute.is_some_and(|e| e.fail_fast),
-            lock_timeout: args.common.state.lock.lock_timeout,
-            timeout: args.execute.and_then(|e| e.timeout),
-            expected_state: None,
-            planned: None,
-        },
+        running: running_options(args),
     };
     Ok((stack, options))
+}
+
+/// The state files of `-s a,b`: every location is written, the newest is
+/// read (§11.5); none with `-n`.
+fn state_paths(args: &RunRequest<'_>) -> Result<Vec<PathBuf>, Error> {
+    let states: Vec<PathBuf> = match args.common.state.no_state {
+        true => Vec::new(),
+        false => split_list(std::slice::from_ref(&args.common.state.state))
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
+    };
+    if states.is_empty() && !args.common.state.no_state {
+        return Err(Error::Usage {
+            flag: "-s",
+            value: args.common.state.state.clone(),
+            reason: "give a state file (several separated by commas), or -n for no state".into(),
+        });
+    }
+    Ok(states)
+}
+
+/// The stack of a run: loaded (elaborated when need be), near typos
+/// refused, a stale elaborated file warned about, and the components of
+/// clouds not enabled (`--clouds`) left out.
+fn load_run_stack(
+    args: &RunRequest<'_>,
+    overrides: &IndexMap<String, String>,
+    warnings: &mut Warnings,
+) -> Result<hub_plan::source::stack::Stack, Error> {
+    let enabled = hub_plan::order::clouds::Enabled::resolve(&args.common.stack.clouds, &|name| {
+        std::env::var(name).ok()
+    })
+    .map_err(|error| Error::Usage {
+        flag: "--clouds",
+        value: error.0.clone(),
+        reason: error.to_string(),
+    })?;
+    let mut stack = hub_engine::trace::in_span("elaborate", || {
+        load_stack(
+            &args.common.stack.manifest,
+            args.common.stack.base_dir.as_deref(),
+            overrides,
+            warnings,
+        )
+    })?;
+    refuse_near_typos(
+        warnings,
+        args.common.stack.strict,
+        args.common.stack.lenient,
+    )?;
+    hub_plan::source::stale::warn_if_stale(&stack, warnings);
+    if let Some(warning) = hub_plan::order::clouds::filter(&mut stack.elaborated, &enabled) {
+        warnings.warn(None, warning);
+    }
+    Ok(stack)
+}
+
+/// What only the run needs of the request: how the state is written, the
+/// recorded arguments, `--why`, `--fail-fast`, the timeouts.
+fn running_options(args: &RunRequest<'_>) -> hub_plan::options::RunningOptions {
+    hub_plan::options::RunningOptions {
+        write: hub_state::WriteOptions {
+            compressed: args.execute.is_some_and(|e| e.compressed),
+            format: args
+                .execute
+                .map_or(hub_state::StateFormat::default(), |e| e.state_format),
+            encrypted: args.execute.and_then(|e| e.encrypted),
+        },
+        args: hub_manifest::redact::recorded_args(std::env::args()),
+        why: args.execute.is_some_and(|e| e.why),
+        fail_fast: args.execute.is_some_and(|e| e.fail_fast),
+        lock_timeout: args.common.state.lock.lock_timeout,
+        timeout: args.execute.and_then(|e| e.timeout),
+        expected_state: None,
+        planned: None,
+    }
 }
 
 /// Fingerprints reuse the digests of unchanged files kept beside the

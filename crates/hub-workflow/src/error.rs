@@ -77,8 +77,8 @@ pub enum Error {
     PlanFailures(usize),
     /// `--status` matched no component: the run does nothing (and exits
     /// 0; see `commands::check::nothing_with_health`).
-    #[error("no component has the health {}", .0.join(", "))]
-    NoneWithHealth(Vec<String>),
+    #[error("no component has the health {}", health_words(.0))]
+    NoneWithHealth(Vec<hub_state::HealthStatus>),
     /// `hub check` when checks failed: exit status 1.
     #[error("{0} check(s) failed")]
     CheckFailures(usize),
@@ -325,4 +325,10 @@ impl RequirementError {
             .collect::<Vec<_>>()
             .join("; ")
     }
+}
+
+/// `healthy, drifted`: the words of `--status`, as given.
+pub(crate) fn health_words(healths: &[hub_state::HealthStatus]) -> String {
+    let words: Vec<&str> = healths.iter().map(|h| h.as_str()).collect();
+    words.join(", ")
 }

@@ -624,7 +624,7 @@ pub struct SelectionArgs {
     /// Only the components whose health, as the last `hub check` recorded
     /// it, is one of these (comma-separated): healthy, drifted, failed,
     /// unverifiable
-    pub status: Vec<String>,
+    pub status: Vec<hub_state::HealthStatus>,
 }
 
 /// How components are run.

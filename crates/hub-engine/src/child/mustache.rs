@@ -93,7 +93,7 @@ struct Parser<'a> {
     last_close_standalone: bool,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn line(&self, offset: usize) -> usize {
         self.source[..offset].matches('\n').count() + 1
     }
@@ -128,23 +128,12 @@ impl Parser<'_> {
             if found > 0 {
                 nodes.push(Node::Text(rest[..found].to_string()));
             }
-            let start = self.at + found;
-            let line = self.line(start);
-            let body_start = start + self.open.len();
-            let triple = self.source[body_start..].starts_with('{');
-            let closer = if triple {
-                format!("}}{}", self.close)
-            } else {
-                self.close.clone()
-            };
-            let search_from = body_start + usize::from(triple);
-            let Some(length) = self.source[search_from..].find(closer.as_str()) else {
-                return Err(MustacheError::new(line, "unclosed tag"));
-            };
-            let end = search_from + length + closer.len();
-            let raw = self.source[search_from..search_from + length].trim();
-            self.at = end;
-            let alone = self.standalone(start, end);
+            let Tag {
+                line,
+                raw,
+                triple,
+                alone,
+            } = self.tag(self.at + found)?;
             if triple {
                 nodes.push(Node::Variable {
                     line,
@@ -164,53 +153,16 @@ impl Parser<'_> {
                     }
                 }
                 Some('=') => {
-                    let inner = raw.trim_start_matches('=').trim_end_matches('=').trim();
-                    let mut parts = inner.split_whitespace();
-                    match (parts.next(), parts.next(), parts.next()) {
-                        (Some(open), Some(close), None) => {
-                            self.open = open.to_string();
-                            self.close = close.to_string();
-                        }
-                        _ => {
-                            return Err(MustacheError::new(
-                                line,
-                                format!("invalid delimiter tag `{raw}`"),
-                            ))
-                        }
-                    }
+                    self.set_delimiters(raw, line)?;
                     if alone {
                         nodes.push(Node::Standalone);
                     }
                 }
-                Some('#') | Some('^') => {
-                    let name = checked_name(raw[1..].trim(), line)?;
-                    let body = self.nodes(Some((&name, line)))?;
-                    let standalone_close = self.last_close_standalone;
-                    nodes.push(Node::Section {
-                        line,
-                        inverted: raw.starts_with('^'),
-                        name,
-                        standalone_open: alone,
-                        standalone_close,
-                        body,
-                    });
-                }
+                Some('#') | Some('^') => nodes.push(self.section(raw, line, alone)?),
                 Some('/') => {
                     let name = raw[1..].trim();
-                    return match section {
-                        Some((open, _)) if open == name => {
-                            self.last_close_standalone = alone;
-                            Ok(nodes)
-                        }
-                        Some((open, _)) => Err(MustacheError::new(
-                            line,
-                            format!("`{{{{/{name}}}}}` closes section `{open}`"),
-                        )),
-                        None => Err(MustacheError::new(
-                            line,
-                            format!("`{{{{/{name}}}}}` closes no section"),
-                        )),
-                    };
+                    self.close_section(section, name, line, alone)?;
+                    return Ok(nodes);
                 }
                 Some('>') => return Err(MustacheError::new(line, "partials are not supported")),
                 Some('&') => nodes.push(Node::Variable {
@@ -227,6 +179,100 @@ impl Parser<'_> {
             }
         }
     }
+
+    /// The tag whose opening delimiter is at `start`; reading goes on
+    /// after it.
+    fn tag(&mut self, start: usize) -> Result<Tag<'a>, MustacheError> {
+        let source: &'a str = self.source;
+        let line = self.line(start);
+        let body_start = start + self.open.len();
+        let triple = source[body_start..].starts_with('{');
+        let closer = if triple {
+            format!("}}{}", self.close)
+        } else {
+            self.close.clone()
+        };
+        let search_from = body_start + usize::from(triple);
+        let Some(length) = source[search_from..].find(closer.as_str()) else {
+            return Err(MustacheError::new(line, "unclosed tag"));
+        };
+        let end = search_from + length + closer.len();
+        let raw = source[search_from..search_from + length].trim();
+        self.at = end;
+        Ok(Tag {
+            line,
+            raw,
+            triple,
+            alone: self.standalone(start, end),
+        })
+    }
+
+    /// `{{=<% %>=}}`: the delimiters from here on.
+    fn set_delimiters(&mut self, raw: &str, line: usize) -> Result<(), MustacheError> {
+        let inner = raw.trim_start_matches('=').trim_end_matches('=').trim();
+        let mut parts = inner.split_whitespace();
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(open), Some(close), None) => {
+                self.open = open.to_string();
+                self.close = close.to_string();
+                Ok(())
+            }
+            _ => Err(MustacheError::new(
+                line,
+                format!("invalid delimiter tag `{raw}`"),
+            )),
+        }
+    }
+
+    /// A section (`#`) or inverted section (`^`) opened by tag `raw`, read
+    /// up to its closing tag.
+    fn section(&mut self, raw: &str, line: usize, alone: bool) -> Result<Node, MustacheError> {
+        let name = checked_name(raw[1..].trim(), line)?;
+        let body = self.nodes(Some((&name, line)))?;
+        let standalone_close = self.last_close_standalone;
+        Ok(Node::Section {
+            line,
+            inverted: raw.starts_with('^'),
+            name,
+            standalone_open: alone,
+            standalone_close,
+            body,
+        })
+    }
+
+    /// The closing tag of section `name`: it must close the open one.
+    fn close_section(
+        &mut self,
+        section: Option<(&str, usize)>,
+        name: &str,
+        line: usize,
+        alone: bool,
+    ) -> Result<(), MustacheError> {
+        match section {
+            Some((open, _)) if open == name => {
+                self.last_close_standalone = alone;
+                Ok(())
+            }
+            Some((open, _)) => Err(MustacheError::new(
+                line,
+                format!("`{{{{/{name}}}}}` closes section `{open}`"),
+            )),
+            None => Err(MustacheError::new(
+                line,
+                format!("`{{{{/{name}}}}}` closes no section"),
+            )),
+        }
+    }
+}
+
+/// A tag: its line, its text between the delimiters (trimmed), whether it
+/// is a triple mustache (`{{{name}}}`), and whether it is alone on its
+/// line.
+struct Tag<'a> {
+    line: usize,
+    raw: &'a str,
+    triple: bool,
+    alone: bool,
 }
 
 /// Removes the blanks that indent a standalone tag: the end of the text

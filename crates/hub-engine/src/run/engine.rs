@@ -324,7 +324,7 @@ enum Stop {
 /// never ran, and the state must say so.
 struct StartUndo {
     entry: Option<state::ComponentState>,
-    status: String,
+    status: state::Recorded<state::StackStatus>,
     message: String,
     phases: usize,
 }

@@ -8,7 +8,7 @@
 //! planner calls it: the engine executes the plan.
 
 use super::fingerprint::Change;
-use hub_state::{ComponentState, ComponentStatus};
+use hub_state::{ComponentState, ComponentStatus, Recorded};
 
 use serde::Serialize;
 
@@ -142,17 +142,16 @@ pub(crate) fn deploy_action(
     let Some(entry) = entry else {
         return Decided::new(Action::Create, Change::NeverDeployed.to_string());
     };
-    let undeployed = ComponentStatus::Undeployed.as_str();
-    match entry.status.as_str() {
-        "" => return Decided::new(Action::Create, Change::NeverDeployed.to_string()),
-        status if status == undeployed => {
-            return Decided::new(Action::Create, format!("last status `{status}`"))
+    match &entry.status {
+        Recorded::Empty => return Decided::new(Action::Create, Change::NeverDeployed.to_string()),
+        Recorded::Known(ComponentStatus::Undeployed) => {
+            return Decided::new(Action::Create, format!("last status `{}`", entry.status))
         }
-        status if status != ComponentStatus::Deployed.as_str() => {
-            let status = status.to_string();
+        Recorded::Known(ComponentStatus::Deployed) => {}
+        status => {
+            let status = status.clone();
             return Decided::new(Action::Rerun, Change::NotDeployed { status }.to_string());
         }
-        _ => {}
     }
     if replace {
         return Decided::new(Action::Rerun, REPLACED);

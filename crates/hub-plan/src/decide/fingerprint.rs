@@ -32,7 +32,9 @@ use super::digest_cache::{self, DigestCache};
 use hub_manifest::diag::Location;
 use hub_params::format::substitution_text;
 use hub_params::ExpandedParam;
-use hub_state::{CapturedOutput, ComponentState, ComponentStatus, Fingerprint, StateParameter};
+use hub_state::{
+    CapturedOutput, ComponentState, ComponentStatus, Fingerprint, Recorded, StateParameter,
+};
 use indexmap::IndexMap;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -50,7 +52,7 @@ pub enum Change {
     /// The state has no entry for it.
     NeverDeployed,
     /// Its entry's status is not `deployed` (error, undeployed, deploying…).
-    NotDeployed { status: String },
+    NotDeployed { status: Recorded<ComponentStatus> },
     /// Deployed by a tool or version that kept no fingerprint.
     NoFingerprint,
     /// The folder's content differs.
@@ -67,7 +69,7 @@ impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Change::NeverDeployed => f.write_str("never deployed"),
-            Change::NotDeployed { status } => match ComponentStatus::parse(status) {
+            Change::NotDeployed { status } => match status.known() {
                 Some(ComponentStatus::Error) => write!(f, "its last run failed (`{status}`)"),
                 Some(ComponentStatus::Deploying | ComponentStatus::Undeploying) => {
                     write!(f, "its last run was interrupted (`{status}`)")
@@ -385,10 +387,9 @@ pub fn changes(
     let Some(entry) = entry else {
         return vec![Change::NeverDeployed];
     };
-    let deployed = ComponentStatus::Deployed.as_str();
-    if !entry.status.is_empty() && entry.status != deployed {
+    if !entry.status.is_empty() && entry.status.known() != Some(ComponentStatus::Deployed) {
         return vec![Change::NotDeployed {
-            status: entry.status.to_string(),
+            status: entry.status.clone(),
         }];
     }
     let Some(recorded) = &entry.fingerprint else {

@@ -4,7 +4,7 @@
 //! them is the engine's (`run/prune.rs` in hub-engine).
 
 use hub_params::{ExpandedParam, Origin};
-use hub_state::{ComponentState, ComponentStatus, State};
+use hub_state::{ComponentState, ComponentStatus, Recorded, State};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -18,13 +18,13 @@ pub struct Removed {
     /// Its `depends` as recorded.
     pub depends: Vec<String>,
     /// Its entry's status.
-    pub status: String,
+    pub status: Recorded<ComponentStatus>,
 }
 
 impl Removed {
     /// Its implementation runs: its entry is not `undeployed`.
     pub fn runs(&self) -> bool {
-        self.status != ComponentStatus::Undeployed.as_str()
+        self.status.known() != Some(ComponentStatus::Undeployed)
     }
 
     /// Why it is deleted, as a plan says it.
@@ -75,7 +75,7 @@ pub fn removed_entry(name: &str, entry: &ComponentState) -> Removed {
         name: name.to_string(),
         dir: (!entry.dir.is_empty()).then(|| PathBuf::from(&entry.dir)),
         depends: recorded_depends(entry),
-        status: entry.status.to_string(),
+        status: entry.status.clone(),
     }
 }
 

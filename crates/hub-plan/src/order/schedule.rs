@@ -159,11 +159,63 @@ impl ScheduleError {
     }
 }
 
+/// The selection's flags go together, and name components of `order`.
+fn check_selection(order: &[String], selection: &Selection) -> Result<(), ScheduleError> {
+    if !selection.components.is_empty() && selection.offset.is_some() {
+        return Err(ScheduleError::ComponentsAndOffset);
+    }
+    if selection.affected.is_some() && selection.offset.is_some() {
+        return Err(ScheduleError::AffectedAndOffset);
+    }
+    if !selection.restricts() && (selection.with_deps || selection.with_dependents) {
+        return Err(ScheduleError::WideningWithoutComponents);
+    }
+    check_selected(order, selection)
+}
+
 /// The structural checks of §2 step 3. Returns `lifecycle.order`.
 pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, ScheduleError> {
     let stack = &elaborated.stack;
     let names: Vec<String> = stack.components.iter().map(|c| c.name.clone()).collect();
-    for name in &names {
+    check_documents(elaborated, &names)?;
+    let listed: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let order = effective_lifecycle_order(elaborated)?;
+    let known = |name: &str| listed.contains(name);
+    let suggestion =
+        |name: &str| hub_manifest::keys::suggest(name, &names).map(|s| s.key.to_string());
+    check_lifecycle_lists(&stack.lifecycle, &known, &suggestion)?;
+    if let Err(bad) = Timeouts::new(&stack.lifecycle.timeouts, None) {
+        return Err(ScheduleError::BadTimeout {
+            component: bad.component,
+            value: bad.value,
+            reason: bad.reason,
+        });
+    }
+    for term in Tuning::parse(&stack.lifecycle.requires.optional).terms {
+        if let Some(component) = term.component.filter(|c| !known(c)) {
+            return Err(ScheduleError::UnknownListed {
+                list: "lifecycle.requires.optional",
+                suggestion: suggestion(&component),
+                name: component,
+            });
+        }
+    }
+    for reference in &stack.components {
+        if let Some(dep) = reference.depends.iter().find(|d| !known(d)) {
+            return Err(ScheduleError::UnknownDependency {
+                component: reference.name.clone(),
+                name: dep.clone(),
+                suggestion: suggestion(dep),
+            });
+        }
+    }
+    Ok(order)
+}
+
+/// Every component has a valid name and a document, and every document
+/// is a component's.
+fn check_documents(elaborated: &Elaborated, names: &[String]) -> Result<(), ScheduleError> {
+    for name in names {
         hub_manifest::names::check_component_name(name).map_err(ScheduleError::BadName)?;
         if elaborated.component(name).is_none() {
             return Err(ScheduleError::MissingDocument(name.clone()));
@@ -175,13 +227,20 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, ScheduleError> {
             return Err(ScheduleError::ExtraDocument(document.meta.name.clone()));
         }
     }
-    let order = effective_lifecycle_order(elaborated)?;
-    let known = |name: &str| listed.contains(name);
-    let suggestion =
-        |name: &str| hub_manifest::keys::suggest(name, &names).map(|s| s.key.to_string());
+    Ok(())
+}
+
+/// Every component the lifecycle's lists and maps name is one of the
+/// stack's (`mandatory`, `optional`, `timeouts`, `watch`, `wants`,
+/// `triggerAlways`, `ignoreChanges`, `replaceTriggeredBy`).
+fn check_lifecycle_lists(
+    lifecycle: &hub_manifest::Lifecycle,
+    known: &dyn Fn(&str) -> bool,
+    suggestion: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), ScheduleError> {
     for (list, entries) in [
-        ("lifecycle.mandatory", &stack.lifecycle.mandatory),
-        ("lifecycle.optional", &stack.lifecycle.optional),
+        ("lifecycle.mandatory", &lifecycle.mandatory),
+        ("lifecycle.optional", &lifecycle.optional),
     ] {
         if let Some(name) = entries.iter().find(|n| !known(n)) {
             return Err(ScheduleError::UnknownListed {
@@ -191,18 +250,17 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, ScheduleError> {
             });
         }
     }
-    if let Some(name) = stack.lifecycle.timeouts.keys().find(|n| !known(n)) {
+    if let Some(name) = lifecycle.timeouts.keys().find(|n| !known(n)) {
         return Err(ScheduleError::UnknownListed {
             list: "lifecycle.timeouts",
             name: name.clone(),
             suggestion: suggestion(name),
         });
     }
-    let watched = stack.lifecycle.watch.keys();
-    let wanting = stack.lifecycle.wants.keys();
-    let wanted = stack.lifecycle.wants.values().flatten();
+    let watched = lifecycle.watch.keys();
+    let wanting = lifecycle.wants.keys();
+    let wanted = lifecycle.wants.values().flatten();
     // Issue 26, items 4, 6 and 7 (see `plan/triggers.rs`).
-    let lifecycle = &stack.lifecycle;
     let named = watched
         .map(|n| ("lifecycle.watch", n))
         .chain(wanting.chain(wanted).map(|n| ("lifecycle.wants", n)))
@@ -233,32 +291,7 @@ pub fn validate(elaborated: &Elaborated) -> Result<Vec<String>, ScheduleError> {
             });
         }
     }
-    if let Err(bad) = Timeouts::new(&stack.lifecycle.timeouts, None) {
-        return Err(ScheduleError::BadTimeout {
-            component: bad.component,
-            value: bad.value,
-            reason: bad.reason,
-        });
-    }
-    for term in Tuning::parse(&stack.lifecycle.requires.optional).terms {
-        if let Some(component) = term.component.filter(|c| !known(c)) {
-            return Err(ScheduleError::UnknownListed {
-                list: "lifecycle.requires.optional",
-                suggestion: suggestion(&component),
-                name: component,
-            });
-        }
-    }
-    for reference in &stack.components {
-        if let Some(dep) = reference.depends.iter().find(|d| !known(d)) {
-            return Err(ScheduleError::UnknownDependency {
-                component: reference.name.clone(),
-                name: dep.clone(),
-                suggestion: suggestion(dep),
-            });
-        }
-    }
-    Ok(order)
+    Ok(())
 }
 
 /// `lifecycle.order`, or, when it is empty, the order derived from
@@ -312,6 +345,17 @@ pub struct Schedule {
     /// `--affected`: the components it selected, each with why; `None`
     /// without the flag.
     pub affected: Option<Vec<Chosen>>,
+    /// Who waits for whom.
+    graph: Graph,
+    mandatory: Vec<String>,
+    optional: Vec<String>,
+    pub tuning: Tuning,
+}
+
+/// The components' dependencies as the schedule reads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Graph {
+    /// Each component's `depends`, as written.
     depends: HashMap<String, Vec<String>>,
     /// Components that say `depends: []` in a stack with a written order:
     /// they wait for nothing the order put before them.
@@ -319,9 +363,36 @@ pub struct Schedule {
     after: HashMap<String, Upstream>,
     /// The reverse of `after`: who runs after each component.
     dependents: HashMap<String, Vec<String>>,
-    mandatory: Vec<String>,
-    optional: Vec<String>,
-    pub tuning: Tuning,
+}
+
+impl Graph {
+    /// The graph of `stack`'s components, with the edges `after` and their
+    /// reverse `dependents`; `written` when the stack's order is written.
+    fn of(
+        stack: &hub_manifest::Manifest,
+        written: bool,
+        after: HashMap<String, Upstream>,
+        dependents: HashMap<String, Vec<String>>,
+    ) -> Graph {
+        Graph {
+            depends: stack
+                .components
+                .iter()
+                .map(|c| (c.name.clone(), c.depends.to_vec()))
+                .collect(),
+            needs_nothing: match written {
+                true => stack
+                    .components
+                    .iter()
+                    .filter(|c| c.depends.is_written_empty())
+                    .map(|c| c.name.clone())
+                    .collect(),
+                false => HashSet::new(),
+            },
+            after,
+            dependents,
+        }
+    }
 }
 
 impl Schedule {
@@ -334,16 +405,7 @@ impl Schedule {
         selection: &Selection,
         guess: Option<&dyn Fn(&str) -> bool>,
     ) -> Result<Schedule, ScheduleError> {
-        if !selection.components.is_empty() && selection.offset.is_some() {
-            return Err(ScheduleError::ComponentsAndOffset);
-        }
-        if selection.affected.is_some() && selection.offset.is_some() {
-            return Err(ScheduleError::AffectedAndOffset);
-        }
-        if !selection.restricts() && (selection.with_deps || selection.with_dependents) {
-            return Err(ScheduleError::WideningWithoutComponents);
-        }
-        check_selected(&order, selection)?;
+        check_selection(&order, selection)?;
         let stack = &elaborated.stack;
         let written = !stack.lifecycle.order.is_empty() && !elaborated.provenance.order_derived;
         let after = super::edges::upstream(elaborated, &order, written);
@@ -402,22 +464,7 @@ impl Schedule {
             requested: requested(selection, &added),
             added,
             affected: selection.affected.clone(),
-            depends: stack
-                .components
-                .iter()
-                .map(|c| (c.name.clone(), c.depends.to_vec()))
-                .collect(),
-            needs_nothing: match written {
-                true => stack
-                    .components
-                    .iter()
-                    .filter(|c| c.depends.is_written_empty())
-                    .map(|c| c.name.clone())
-                    .collect(),
-                false => HashSet::new(),
-            },
-            after,
-            dependents,
+            graph: Graph::of(stack, written, after, dependents),
             mandatory: stack.lifecycle.mandatory.clone(),
             optional: stack.lifecycle.optional.clone(),
             tuning: Tuning::parse(&stack.lifecycle.requires.optional),
@@ -434,11 +481,12 @@ impl Schedule {
     /// The component says `depends: []` and the stack's order is written:
     /// it does not wait for the components before it.
     pub fn needs_nothing(&self, name: &str) -> bool {
-        self.needs_nothing.contains(name)
+        self.graph.needs_nothing.contains(name)
     }
 
     pub fn depends(&self, name: &str) -> &[String] {
-        self.depends
+        self.graph
+            .depends
             .get(name)
             .map(Vec::as_slice)
             .unwrap_or_default()
@@ -521,7 +569,7 @@ impl Schedule {
         let selected: HashSet<&str> = self.selected.iter().map(String::as_str).collect();
         let mut found = Vec::new();
         for name in &self.selected {
-            for dependent in self.dependents.get(name).into_iter().flatten() {
+            for dependent in self.graph.dependents.get(name).into_iter().flatten() {
                 if selected.contains(dependent.as_str()) || !is_deployed(dependent) {
                     continue;
                 }
@@ -556,7 +604,8 @@ impl Schedule {
     /// The components `name` runs after in a deploy (see
     /// [`super::edges`]).
     pub fn after(&self, name: &str) -> &[String] {
-        self.after
+        self.graph
+            .after
             .get(name)
             .map(|u| u.names.as_slice())
             .unwrap_or_default()
@@ -566,13 +615,14 @@ impl Schedule {
     /// [`super::edges::Upstream::reads`]); `None` for a component the plan
     /// does not know.
     pub fn reads(&self, name: &str) -> Option<&HashSet<String>> {
-        self.after.get(name).map(|u| &u.reads)
+        self.graph.after.get(name).map(|u| &u.reads)
     }
 
     /// Why `name` runs after `before` in a deploy (empty when it does not
     /// directly).
     pub fn reasons(&self, name: &str, before: &str) -> &[Reason] {
-        self.after
+        self.graph
+            .after
             .get(name)
             .map(|u| u.reasons_for(before))
             .unwrap_or_default()
@@ -588,6 +638,7 @@ impl Schedule {
                 .map(|before| (before.as_str(), self.reasons(name, before)))
                 .collect(),
             Verb::Undeploy => self
+                .graph
                 .dependents
                 .get(name)
                 .into_iter()

@@ -83,7 +83,7 @@ pub fn make(inputs: &Inputs<'_>, purpose: Purpose, warnings: &mut Warnings) -> P
     // `--changed`: a running component runs what it wants. Wanting adds
     // no ordering edge, so the plan is made again until no new wanted
     // component runs (running more only makes more run: this ends).
-    if inputs.options.changed && inputs.schedule.verb == Verb::Deploy && !wants.is_empty() {
+    if inputs.options.scope.changed && inputs.schedule.verb == Verb::Deploy && !wants.is_empty() {
         loop {
             // A trial: the plan made last, below, says its warnings.
             let mut trial = Warnings::already_reported();
@@ -158,7 +158,7 @@ fn walk(
         waves: schedule.waves(),
         components,
         problems: Vec::new(),
-        prune: options.prune,
+        prune: options.scope.prune,
         removed: removed
             .iter()
             .map(|r| RemovedPlan::of(r, state, &Redactor::new(options.reveal)))
@@ -458,7 +458,7 @@ impl Walk<'_> {
     fn asked(&self, name: &str, describe: bool) -> ActionOptions {
         ActionOptions {
             changed: self.changed(name),
-            replace: self.options.replace.iter().any(|r| r == name),
+            replace: self.options.scope.replace.iter().any(|r| r == name),
             describe,
         }
     }
@@ -467,7 +467,7 @@ impl Walk<'_> {
     /// under `--changed`, and the dependents an `--affected` selection
     /// added.
     fn changed(&self, name: &str) -> bool {
-        self.options.changed || self.pulled.judged.contains(name)
+        self.options.scope.changed || self.pulled.judged.contains(name)
     }
 
     fn folder_digest(&self, reference: &ComponentRef) -> Result<String, String> {

@@ -82,7 +82,7 @@ pub struct RemovedPlan {
     /// Its `depends` as recorded.
     pub depends: Vec<String>,
     /// Its entry's status.
-    pub status: String,
+    pub status: hub_state::Recorded<hub_state::ComponentStatus>,
     /// The parameters its undeploy gets (its entry's), kept for a saved
     /// plan (`plan --out`), not printed.
     #[serde(skip)]

@@ -61,7 +61,7 @@ pub fn plan(
     for component in plan.components.iter_mut().filter(|c| c.action.runs()) {
         component.retry = crate::decide::retry::describe(retries, &component.name);
     }
-    super::guard::check(stack, &plan, &options.replace)?;
+    super::guard::check(stack, &plan, &options.scope.replace)?;
     let findings = preflight::check(&preflight::Inputs {
         stack,
         options,
@@ -127,7 +127,7 @@ fn prepare(
         Some(state) => prune::removed(state, &|name| stack.reference(name).is_some()),
         None => Vec::new(),
     };
-    if options.prune {
+    if options.scope.prune {
         prune::check_folders(&removed)?;
     }
     Ok(Prepared {

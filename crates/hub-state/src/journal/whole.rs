@@ -115,7 +115,7 @@ pub(crate) fn whole(state: &State, serial: u64) -> Record {
         serial,
         lineage: Some(state.lineage.clone()),
         timestamp: Some(state.timestamp.clone()),
-        status: Some(state.status.clone()),
+        status: Some(state.status.to_string()),
         message: Some(state.message.clone()),
         meta: Some(state.meta.clone()),
         lifecycle: Some(state.lifecycle.clone()),

@@ -34,7 +34,7 @@ proptest! {
             kind: "state".into(),
             serial,
             timestamp,
-            status,
+            status: status.into(),
             ..State::default()
         };
         for i in 0..components {

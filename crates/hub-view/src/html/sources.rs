@@ -217,7 +217,7 @@ pub fn report_from_state(state: &State, path: &str) -> Option<RunReport> {
         duration_seconds: between(&started, &operation.timestamp),
         started,
         ended: operation.timestamp.clone(),
-        status: state.status.clone(),
+        status: state.status.to_string(),
         result: result.to_string(),
         error: (!failed.is_empty()).then(|| format!("failed: {}", failed.join(", "))),
         components,

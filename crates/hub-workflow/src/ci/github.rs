@@ -50,92 +50,9 @@ pub(super) fn event(
     };
     match name {
         "pull_request" | "pull_request_target" => {
-            let number = number_at(&payload, "pull_request.number")
-                .or_else(|| number_at(&payload, "number"))
-                .ok_or_else(|| missing("pull_request.number"))?;
-            event.change = Some(number);
-            event.sha = text_at(&payload, "pull_request.head.sha").map(String::from);
-            event.base = text_at(&payload, "pull_request.base.sha").map(String::from);
-            // The pull request's author, whose association GitHub gives:
-            // the code is theirs whoever pushed or reopened.
-            event.author = text_at(&payload, "pull_request.user.login")
-                .or_else(|| text_at(&payload, "sender.login"))
-                .map(String::from);
-            event.association =
-                text_at(&payload, "pull_request.author_association").map(String::from);
-            event.fork = fork(&payload);
-            event.change_author = text_at(&payload, "pull_request.user.login").map(String::from);
-            event.mergeable = payload
-                .pointer("/pull_request/mergeable")
-                .and_then(Value::as_bool);
-            event.request = match action {
-                "opened" | "synchronize" | "reopened" => Request::Autoplan,
-                "closed" => match payload.pointer("/pull_request/merged") {
-                    Some(Value::Bool(true)) => {
-                        event.merge_commit =
-                            text_at(&payload, "pull_request.merge_commit_sha").map(String::from);
-                        // It could be merged: it was.
-                        event.mergeable = Some(true);
-                        Request::Merged
-                    }
-                    Some(Value::Bool(false)) | None | Some(Value::Null) => Request::Closed,
-                    Some(_) => return Err(missing("pull_request.merged")),
-                },
-                other => Request::Ignored(format!(
-                    "`{name}` `{other}`: hub plans a pull request when it is opened, pushed to or reopened, and acts when it is closed"
-                )),
-            };
+            pull_request(&mut event, &payload, name, action, &missing)?
         }
-        "issue_comment" => {
-            if payload.pointer("/issue/pull_request").is_none() {
-                event.request =
-                    Request::Ignored("a comment on an issue, not on a pull request".into());
-                return Ok(event);
-            }
-            let number =
-                number_at(&payload, "issue.number").ok_or_else(|| missing("issue.number"))?;
-            event.change = Some(number);
-            event.sha = set("HUB_CI_SHA");
-            event.author = text_at(&payload, "comment.user.login").map(String::from);
-            event.association = text_at(&payload, "comment.author_association").map(String::from);
-            // A comment's payload does not say where the pull request's
-            // code comes from: the workflow may (unset: unknown).
-            // Nor its base's head or whether it can be merged: the
-            // workflow (of the default branch) may say.
-            event.base = set("HUB_CI_BASE_SHA");
-            event.mergeable = match set("HUB_CI_MERGEABLE") {
-                None => None,
-                Some(text) => mergeable_word(&text).map_err(|()| CiError::BadVariable {
-                    name: "HUB_CI_MERGEABLE",
-                    value: text.clone(),
-                    reason: "it is `true` or `false` (or GitHub's `MERGEABLE`, `CONFLICTING`, `UNKNOWN`)",
-                })?,
-            };
-            event.fork = match set("HUB_CI_FORK").as_deref() {
-                None => None,
-                Some("true") => Some(true),
-                Some("false") => Some(false),
-                Some(other) => {
-                    return Err(CiError::BadVariable {
-                        name: "HUB_CI_FORK",
-                        value: other.to_string(),
-                        reason: "it is `true` (the pull request comes from a fork) or `false`",
-                    })
-                }
-            };
-            if action != "created" {
-                event.request = Request::Ignored(format!(
-                    "a comment `{action}`: hub reads comments when they are created"
-                ));
-                return Ok(event);
-            }
-            let body = text_at(&payload, "comment.body").ok_or_else(|| missing("comment.body"))?;
-            event.request = match parse_command(body) {
-                None => Request::Ignored("the comment is not a `hub` command".into()),
-                Some(Ok(command)) => Request::Command(command),
-                Some(Err(reason)) => Request::Invalid(reason),
-            };
-        }
+        "issue_comment" => issue_comment(&mut event, &payload, action, set, &missing)?,
         "pull_request_review" => review(&mut event, &payload, action, &missing)?,
         other => {
             event.request = Request::Ignored(format!(
@@ -199,6 +116,115 @@ fn review(
         commit: Some(commit.to_string()),
     });
     Ok(())
+}
+
+/// The pull request of a `pull_request` event: its number, commits,
+/// author, fork, and what its `action` asks.
+fn pull_request(
+    event: &mut Event,
+    payload: &Value,
+    name: &str,
+    action: &str,
+    missing: &dyn Fn(&'static str) -> CiError,
+) -> Result<(), CiError> {
+    let number = number_at(payload, "pull_request.number")
+        .or_else(|| number_at(payload, "number"))
+        .ok_or_else(|| missing("pull_request.number"))?;
+    event.change = Some(number);
+    event.sha = text_at(payload, "pull_request.head.sha").map(String::from);
+    event.base = text_at(payload, "pull_request.base.sha").map(String::from);
+    // The pull request's author, whose association GitHub gives:
+    // the code is theirs whoever pushed or reopened.
+    event.author = text_at(payload, "pull_request.user.login")
+        .or_else(|| text_at(payload, "sender.login"))
+        .map(String::from);
+    event.association = text_at(payload, "pull_request.author_association").map(String::from);
+    event.fork = fork(payload);
+    event.change_author = text_at(payload, "pull_request.user.login").map(String::from);
+    event.mergeable = payload
+        .pointer("/pull_request/mergeable")
+        .and_then(Value::as_bool);
+    event.request = match action {
+        "opened" | "synchronize" | "reopened" => Request::Autoplan,
+        "closed" => match payload.pointer("/pull_request/merged") {
+            Some(Value::Bool(true)) => {
+                event.merge_commit =
+                    text_at(payload, "pull_request.merge_commit_sha").map(String::from);
+                // It could be merged: it was.
+                event.mergeable = Some(true);
+                Request::Merged
+            }
+            Some(Value::Bool(false)) | None | Some(Value::Null) => Request::Closed,
+            Some(_) => return Err(missing("pull_request.merged")),
+        },
+        other => Request::Ignored(format!(
+            "`{name}` `{other}`: hub plans a pull request when it is opened, pushed to or reopened, and acts when it is closed"
+        )),
+    };
+    Ok(())
+}
+
+/// The pull request an `issue_comment` event comments on and the command
+/// the comment gives; a comment on an issue, or not just created, is
+/// ignored.
+fn issue_comment(
+    event: &mut Event,
+    payload: &Value,
+    action: &str,
+    set: &dyn Fn(&str) -> Option<String>,
+    missing: &dyn Fn(&'static str) -> CiError,
+) -> Result<(), CiError> {
+    if payload.pointer("/issue/pull_request").is_none() {
+        event.request = Request::Ignored("a comment on an issue, not on a pull request".into());
+        return Ok(());
+    }
+    let number = number_at(payload, "issue.number").ok_or_else(|| missing("issue.number"))?;
+    event.change = Some(number);
+    event.sha = set("HUB_CI_SHA");
+    event.author = text_at(payload, "comment.user.login").map(String::from);
+    event.association = text_at(payload, "comment.author_association").map(String::from);
+    // A comment's payload does not say where the pull request's
+    // code comes from: the workflow may (unset: unknown).
+    event.fork = fork_variable(set)?;
+    // Nor its base's head or whether it can be merged: the workflow (of
+    // the default branch) may say.
+    event.base = set("HUB_CI_BASE_SHA");
+    event.mergeable = match set("HUB_CI_MERGEABLE") {
+        None => None,
+        Some(text) => mergeable_word(&text).map_err(|()| CiError::BadVariable {
+            name: "HUB_CI_MERGEABLE",
+            value: text.clone(),
+            reason: "it is `true` or `false` (or GitHub's `MERGEABLE`, `CONFLICTING`, `UNKNOWN`)",
+        })?,
+    };
+    if action != "created" {
+        event.request = Request::Ignored(format!(
+            "a comment `{action}`: hub reads comments when they are created"
+        ));
+        return Ok(());
+    }
+    let body = text_at(payload, "comment.body").ok_or_else(|| missing("comment.body"))?;
+    event.request = match parse_command(body) {
+        None => Request::Ignored("the comment is not a `hub` command".into()),
+        Some(Ok(command)) => Request::Command(command),
+        Some(Err(reason)) => Request::Invalid(reason),
+    };
+    Ok(())
+}
+
+/// `HUB_CI_FORK`: a comment's payload does not say where the pull
+/// request's code comes from, the workflow may (unset: unknown).
+fn fork_variable(set: &dyn Fn(&str) -> Option<String>) -> Result<Option<bool>, CiError> {
+    match set("HUB_CI_FORK").as_deref() {
+        None => Ok(None),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(other) => Err(CiError::BadVariable {
+            name: "HUB_CI_FORK",
+            value: other.to_string(),
+            reason: "it is `true` (the pull request comes from a fork) or `false`",
+        }),
+    }
 }
 
 /// Whether a `pull_request` payload's head repository is another than its

@@ -98,7 +98,7 @@ pub fn check(args: crate::request::CheckArgs, warnings: &mut Warnings) -> Result
 /// [`Error::NoneWithHealth`], so that the run does nothing rather than
 /// everything.
 pub(crate) fn with_health(
-    healths: &[String],
+    healths: &[hub_state::HealthStatus],
     states: &[PathBuf],
     stack: &hub_plan::source::stack::Stack,
     warnings: &mut Warnings,
@@ -131,7 +131,7 @@ pub(crate) fn with_health(
                 .components
                 .get(name)
                 .and_then(|entry| entry.health.as_ref())
-                .is_some_and(|health| healths.iter().any(|h| health.status == h.as_str()))
+                .is_some_and(|health| healths.iter().any(|h| health.status.known() == Some(*h)))
         })
         .collect();
     match matching.is_empty() {
@@ -142,10 +142,10 @@ pub(crate) fn with_health(
 
 /// A run selected by `--status` when nothing matched: it says so and
 /// succeeds.
-pub(crate) fn nothing_with_health(healths: &[String]) -> Result<(), Error> {
+pub(crate) fn nothing_with_health(healths: &[hub_state::HealthStatus]) -> Result<(), Error> {
     hub_manifest::console::err_line(&format!(
         "hub: no component has the health {}: nothing to do",
-        healths.join(", ")
+        crate::error::health_words(healths)
     ));
     Ok(())
 }

@@ -93,7 +93,7 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     };
     let base_dir = common.stack.base_dir.as_deref();
     options.selection = selection::resolve(&stack, &common.selection, base_dir)?;
-    (options.changed, options.replace, options.prune) = (false, Vec::new(), false);
+    options.scope = hub_plan::options::RunScope::default();
     // The job's working copy is the state with this run's records: the
     // check compared the plan with the state itself.
     (options.running.expected_state, options.running.planned) = (None, None);

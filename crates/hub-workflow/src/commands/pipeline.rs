@@ -21,60 +21,17 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
             reason: "the jobs of a pipeline share a state: give it with `-s LOCATION`".into(),
         });
     }
-    let target = match args.target.as_str() {
-        "github" => Target::Github,
-        "argo" => Target::Argo,
-        _ => Target::Gitlab,
-    };
     let verb = match args.undeploy {
         true => Verb::Undeploy,
         false => Verb::Deploy,
     };
-    let variables = variable_names(&args.stack.environment)?;
-    let stack_arguments = stack_arguments(&args);
-    let plan_arguments = plan_job_arguments(&args, &stack_arguments);
+    let settings = settings(&args)?;
     let output = args.output.clone();
-    let settings = Settings {
-        target,
-        grouping: match args.group.as_str() {
-            "waves" => Grouping::Waves,
-            _ => Grouping::Components,
-        },
-        hub: args.hub.clone(),
-        state: String::new(),
-        plan_file: match (&args.plan, &args.plan_file, target) {
-            (Some(given), _, _) => given.display().to_string(),
-            (None, Some(file), _) => file.clone(),
-            (None, None, Target::Argo) => "/tmp/hub.plan".into(),
-            (None, None, _) => "hub.plan".into(),
-        },
-        plan_arguments: args.plan.is_none().then_some(plan_arguments),
-        stack_arguments,
-        tags: args.tags.clone(),
-        image: args.image.clone(),
-        variables,
-    };
     let changed = args.changed;
     let allow_local_state = args.allow_local_state;
     let given_plan = args.plan.clone();
     let policies = args.policy.policies.clone();
-    let common = CommonRunArgs {
-        stack: args.stack,
-        state: args.state,
-        selection: args.selection,
-        run: RunArgs {
-            force: false,
-            reveal: false,
-            jobs: 1,
-            report: None,
-        },
-        // The plan job's `hub plan` evaluates the stack's rules and the
-        // `--policy` files, records the files in the plan, and refuses to
-        // save a plan one of them denies; every job evaluates them again.
-        policy: crate::request::PolicyArgs {
-            policies: policies.clone(),
-        },
-    };
+    let common = plan_job_args(args, &policies);
     // `--plan`: the components, selection and state of the saved plan.
     let planned = match &given_plan {
         Some(path) => Some(hub_plan::plan::saved::read(path)?),
@@ -102,6 +59,74 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
     refuse_denied(&stack, &plan, &policies, planned.as_ref())?;
     // The plan job saves this plan: one that would fail cannot be saved,
     // and the pipeline says so now rather than in its first job.
+    refuse_failing(&plan)?;
+    let settings = Settings { state, ..settings };
+    let runners = &stack.elaborated.stack.lifecycle.runners;
+    let written = pipeline::render(&Pipeline::new(&plan, runners, settings))?;
+    match output {
+        Some(path) => hub_state::write_atomically(&path, written.as_bytes())
+            .map_err(|source| Error::Write { path, source }),
+        None => write_stdout(written.as_bytes()),
+    }
+}
+
+/// What the pipeline is written with, from the arguments: the CI system,
+/// the grouping of jobs, the plan file, the arguments of every job.
+fn settings(args: &PipelineArgs) -> Result<Settings, Error> {
+    let target = match args.target.as_str() {
+        "github" => Target::Github,
+        "argo" => Target::Argo,
+        _ => Target::Gitlab,
+    };
+    let variables = variable_names(&args.stack.environment)?;
+    let stack_arguments = stack_arguments(args);
+    let plan_arguments = plan_job_arguments(args, &stack_arguments);
+    Ok(Settings {
+        target,
+        grouping: match args.group.as_str() {
+            "waves" => Grouping::Waves,
+            _ => Grouping::Components,
+        },
+        hub: args.hub.clone(),
+        state: String::new(),
+        plan_file: match (&args.plan, &args.plan_file, target) {
+            (Some(given), _, _) => given.display().to_string(),
+            (None, Some(file), _) => file.clone(),
+            (None, None, Target::Argo) => "/tmp/hub.plan".into(),
+            (None, None, _) => "hub.plan".into(),
+        },
+        plan_arguments: args.plan.is_none().then_some(plan_arguments),
+        stack_arguments,
+        tags: args.tags.clone(),
+        image: args.image.clone(),
+        variables,
+    })
+}
+
+/// The arguments the plan job's `hub plan` is run with.
+fn plan_job_args(args: PipelineArgs, policies: &[std::path::PathBuf]) -> CommonRunArgs {
+    CommonRunArgs {
+        stack: args.stack,
+        state: args.state,
+        selection: args.selection,
+        run: RunArgs {
+            force: false,
+            reveal: false,
+            jobs: 1,
+            report: None,
+        },
+        // The plan job's `hub plan` evaluates the stack's rules and the
+        // `--policy` files, records the files in the plan, and refuses to
+        // save a plan one of them denies; every job evaluates them again.
+        policy: crate::request::PolicyArgs {
+            policies: policies.to_vec(),
+        },
+    }
+}
+
+/// A plan with a component that would fail cannot be saved by the plan
+/// job: the pipeline refuses it now rather than in its first job.
+fn refuse_failing(plan: &hub_plan::plan::Plan) -> Result<(), Error> {
     let failing: Vec<String> = plan
         .components
         .iter()
@@ -114,14 +139,7 @@ pub fn pipeline(args: PipelineArgs, warnings: &mut Warnings) -> Result<(), Error
         }
         .into());
     }
-    let settings = Settings { state, ..settings };
-    let runners = &stack.elaborated.stack.lifecycle.runners;
-    let written = pipeline::render(&Pipeline::new(&plan, runners, settings))?;
-    match output {
-        Some(path) => hub_state::write_atomically(&path, written.as_bytes())
-            .map_err(|source| Error::Write { path, source }),
-        None => write_stdout(written.as_bytes()),
-    }
+    Ok(())
 }
 
 /// The jobs of a pipeline run on runners of their own: a state they all
@@ -287,7 +305,8 @@ fn plan_job_arguments(args: &PipelineArgs, stack: &[String]) -> Vec<String> {
         }
     }
     if !selection.status.is_empty() {
-        words.push(format!("--status={}", selection.status.join(",")));
+        let status: Vec<&str> = selection.status.iter().map(|h| h.as_str()).collect();
+        words.push(format!("--status={}", status.join(",")));
     }
     words
 }

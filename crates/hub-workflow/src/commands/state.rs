@@ -93,7 +93,7 @@ fn row<'s>(state: &'s State, name: &'s str, entry: &'s ComponentState) -> Row<'s
         Some(OperationSeen {
             id: &op.id,
             kind: &op.operation,
-            status: &phase.status,
+            status: phase.status.as_str(),
         })
     });
     Row {

@@ -201,7 +201,7 @@ pub fn build(
         kind: state.meta.kind.clone(),
         name: state.meta.name.clone(),
         timestamp: state.timestamp.clone(),
-        status: state.status.clone(),
+        status: state.status.to_string(),
         message: secrets.free_text(&state.message),
         stack: show_stack.then(|| stack_part(state, &secrets)),
         components,

@@ -487,7 +487,7 @@ pub fn operations(explained: &Explained, style: Style) -> String {
             "  {} {}: {}, at {}{by}",
             op.operation,
             op.id,
-            style.status(or_dash(&op.status)),
+            style.status(or_dash(op.status.as_str())),
             or_dash(&op.timestamp)
         );
         if !op.description.is_empty() {
@@ -506,7 +506,7 @@ pub fn operations(explained: &Explained, style: Style) -> String {
                 out,
                 "    {}: {}",
                 phase.phase,
-                style.status(or_dash(&phase.status))
+                style.status(or_dash(phase.status.as_str()))
             );
         }
         if !op.logs.is_empty() {

@@ -568,7 +568,7 @@ impl<'a> Run<'a> {
     /// not for `--changed`, whose components mostly do not run (and whose
     /// earlier deploy left their files).
     pub(super) fn logs_ahead(&self) -> Option<LogsAhead> {
-        if self.options.changed {
+        if self.options.scope.changed {
             return None;
         }
         let folder = self.ledger.log_folder.as_ref()?;

@@ -89,7 +89,7 @@ impl<'a> Run<'a> {
     /// forgets each one whose undeploy succeeded (written at once). A
     /// failure keeps the entry and fails the run once the others are done.
     pub(super) fn prune(&mut self) -> Result<(), EngineError> {
-        if !self.options.prune || self.setup.removed.is_empty() {
+        if !self.options.scope.prune || self.setup.removed.is_empty() {
             return Ok(());
         }
         let removed = std::mem::take(&mut self.setup.removed);

@@ -447,7 +447,7 @@ fn action_plan(
             Arc::new(planner::make(&inputs, Purpose::Execute, &mut quiet))
         }
     };
-    hub_plan::plan::guard::check(stack, &planned, &options.replace)?;
+    hub_plan::plan::guard::check(stack, &planned, &options.scope.replace)?;
     Ok(planned)
 }
 
@@ -544,7 +544,7 @@ fn recorded_outputs(
     plan: &Schedule,
     loaded: Option<&State>,
 ) -> HashMap<String, Vec<state::CapturedOutput>> {
-    match (options.changed || plan.affected.is_some(), loaded) {
+    match (options.scope.changed || plan.affected.is_some(), loaded) {
         (true, Some(state)) => state.own_outputs(&state.lifecycle.order),
         _ => HashMap::new(),
     }

@@ -22,7 +22,7 @@ use indexmap::IndexMap;
 
 /// What a run's end may change in a state that nothing else changed.
 pub(super) struct Head {
-    status: String,
+    status: hub_state::Recorded<hub_state::StackStatus>,
     message: String,
     captured_outputs: Vec<state::CapturedOutput>,
     stack_outputs: Vec<state::StackOutput>,
@@ -69,7 +69,7 @@ impl<'a> Run<'a> {
         };
         if !self.ledger.quiet
             || self.verb != Verb::Deploy
-            || !options.changed
+            || !options.scope.changed
             || options.dry
             || asks_form
             || state::is_remote(path)

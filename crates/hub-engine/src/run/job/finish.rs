@@ -220,7 +220,13 @@ fn newer_entry(plan: &SavedPlan, state: &State, name: &str) -> Option<String> {
 /// The run in the state's operation log, as a deploy records itself:
 /// the command that closed it, who, and each component's phase.
 fn operation(run: &RunRecord, entries: &[Entry], succeeded: bool, now: &str) -> Operation {
-    let status = |ok: bool| if ok { "success" } else { "error" }.to_string();
+    let status = |ok: bool| {
+        hub_state::Recorded::Known(if ok {
+            hub_state::OperationStatus::Success
+        } else {
+            hub_state::OperationStatus::Error
+        })
+    };
     let args = hub_manifest::redact::recorded_args(std::env::args())
         .into_iter()
         .map(yaml_serde::Value::String)

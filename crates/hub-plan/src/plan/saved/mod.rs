@@ -340,10 +340,10 @@ fn arguments(preview: &Preview, options: &RunOptions, clouds: &[String]) -> Plan
         with_dependents: selection.with_dependents,
         offset: selection.offset.clone(),
         limit: selection.limit.clone(),
-        changed: options.changed,
-        replace: options.replace.clone(),
+        changed: options.scope.changed,
+        replace: options.scope.replace.clone(),
         force: options.force,
-        prune: options.prune,
+        prune: options.scope.prune,
         base_dir: options
             .components_base_dir
             .as_ref()
