@@ -371,6 +371,7 @@ pub(crate) fn load_run(
         prune: args.prune,
         dry: args.execute.is_some_and(|e| e.dry),
         digest_cache,
+        plan_steps: false,
         running: RunningOptions {
             write: hub_state::WriteOptions {
                 compressed: args.execute.is_some_and(|e| e.compressed),

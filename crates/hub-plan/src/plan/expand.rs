@@ -18,9 +18,38 @@ const MARK: char = '\u{1}';
 const AFTER: &str = "after:";
 const BROKEN: &str = "broken:";
 
-/// The value of an output known only after `component` deploys.
-pub(super) fn stand_in(component: &str) -> Value {
-    Value::String(format!("{MARK}{AFTER}{component}{MARK}"))
+/// Between a stand-in's component and its output; no name holds it.
+const OF: char = '\u{2}';
+
+/// The value of `component`'s output `output`, known only after
+/// `component` deploys.
+pub(super) fn stand_in(component: &str, output: &str) -> Value {
+    Value::String(format!("{MARK}{AFTER}{component}{OF}{output}{MARK}"))
+}
+
+/// Whether `text` (an expanded value) reads an output known only after a
+/// component deploys.
+pub(super) fn unknown(text: &str) -> bool {
+    !unknown_reads(text).is_empty()
+}
+
+/// Each output known only after its component deploys that `text` reads:
+/// `(component, output)`, in the order read, without repeats.
+pub(super) fn unknown_reads(text: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut parts = text.split(MARK);
+    parts.next();
+    // Inside and outside markers alternate.
+    while let Some(inside) = parts.next() {
+        if let Some((component, output)) = inside.strip_prefix(AFTER).and_then(|n| n.split_once(OF)) {
+            let read = (component.to_string(), output.to_string());
+            if !found.contains(&read) {
+                found.push(read);
+            }
+        }
+        parts.next();
+    }
+    found
 }
 
 fn broken(param: &str) -> Value {
@@ -79,7 +108,10 @@ impl Expanded {
     pub fn shown(&self, param: &ExpandedParam, redactor: &Redactor) -> String {
         let text = substitution_text(param.value.as_ref());
         match marker(&text) {
-            Some((AFTER, component)) => format!("(known after {component} deploys)"),
+            Some((AFTER, read)) => {
+                let component = read.split_once(OF).map_or(read, |(c, _)| c);
+                format!("(known after {component} deploys)")
+            }
             Some((_, name)) if name == param.name => match self.problem(name) {
                 Some(problem) => format!("(error: {problem})"),
                 None => "(error)".to_string(),
@@ -201,10 +233,20 @@ mod tests {
 
     #[test]
     fn markers_name_what_they_stand_for() {
-        let Value::String(text) = stand_in("network") else {
+        let Value::String(text) = stand_in("network", "id") else {
             panic!("a string");
         };
-        assert_eq!(marker(&format!("db.{text}")), Some((AFTER, "network")));
+        assert_eq!(marker(&format!("db.{text}")), Some((AFTER, "network\u{2}id")));
+        let Value::String(other) = stand_in("dns", "zone") else {
+            panic!("a string");
+        };
+        let both = format!("a{text}b{other}c{text}");
+        assert!(unknown(&both));
+        assert_eq!(
+            unknown_reads(&both),
+            [("network".into(), "id".into()), ("dns".into(), "zone".into())]
+        );
+        assert!(!unknown("plain"));
         let Value::String(text) = broken("x.y") else {
             panic!("a string");
         };

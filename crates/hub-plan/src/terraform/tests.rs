@@ -92,3 +92,37 @@ fn a_missing_program_says_what_to_do() {
         PathBuf::from("/bin/sh")
     );
 }
+
+#[test]
+fn a_plan_says_which_outputs_are_known_unknown_or_sensitive() {
+    // As Terraform 1.0.3 prints `show -json` of a plan of `val = var.x`,
+    // `id = uuid()` and a sensitive output.
+    let text = json!({
+        "format_version": "0.2",
+        "output_changes": {
+            "id": {"actions": ["create"], "before": null, "after_unknown": true,
+                   "before_sensitive": false, "after_sensitive": false},
+            "sec": {"actions": ["create"], "before": null, "after": "s-v1",
+                    "after_unknown": false, "after_sensitive": true},
+            "val": {"actions": ["create"], "before": null, "after": "v1",
+                    "after_unknown": false, "after_sensitive": false},
+            "list": {"actions": ["create"], "after": ["a", 1],
+                     "after_unknown": [false, false], "after_sensitive": [false, true]}
+        }
+    })
+    .to_string();
+    let planned = parse_planned_json(&text).expect("planned");
+    let get = |name: &str| planned.iter().find(|p| p.name == name).expect(name);
+    assert_eq!(get("id").value, None);
+    assert!(!get("id").secret);
+    assert_eq!(get("val").value, Some(yaml_serde::Value::String("v1".into())));
+    assert!(get("sec").secret);
+    assert_eq!(
+        get("list").value,
+        Some(yaml_serde::Value::String(r#"["a",1]"#.into()))
+    );
+    assert!(get("list").secret);
+    assert_eq!(parse_planned_json("{}").expect("no outputs"), Vec::new());
+    assert!(parse_planned_json(r#"{"output_changes": 1}"#).is_err());
+    assert!(parse_planned_json("not json").is_err());
+}

@@ -642,6 +642,8 @@ mod tests {
                 certain_failure: None,
                 execution: None,
                 environment: Vec::new(),
+                outputs: Vec::new(),
+                deferred: None,
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
             let expected = (decision != Action::Fail).then(|| decision.as_str());
