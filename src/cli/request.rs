@@ -71,6 +71,7 @@ fields!(CiArgs {
     allow_user,
     plan_from,
     plan_forks,
+    plan_steps,
     relay_max_age,
     jobs,
     timeout
@@ -107,6 +108,7 @@ fields!(PlanArgs {
     format,
     detailed_exitcode,
     verbose,
+    plan_steps,
     change
 });
 fields!(ElaborateArgs {

@@ -92,12 +92,12 @@ pub struct UnknownInput {
 }
 
 impl Deferred {
-    /// `planned after A applies (unknown: `p` ← A.id)`.
+    /// `planned after a applies (unknown: `p` ← output `id` of a)`.
     pub fn text(&self) -> String {
         let inputs: Vec<String> = self
             .inputs
             .iter()
-            .map(|i| format!("`{}` ← {}.{}", i.parameter, i.component, i.output))
+            .map(|i| format!("`{}` ← output `{}` of {}", i.parameter, i.output, i.component))
             .collect();
         format!(
             "planned after {} applies (unknown: {})",

@@ -44,7 +44,8 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
         plan_forks: args.plan_forks,
     };
     let operation = ci::decide(&event, &access);
-    let ran = run(&args, &event, &operation, warnings);
+    let steps = args.plan_steps && access.runs_plan_steps(&event);
+    let ran = run(&args, &event, &operation, steps, warnings);
     let done = match &ran {
         Ran::Planned(plan, policies) => Done::Planned(plan, policies),
         Ran::Applied {
@@ -108,16 +109,25 @@ enum Ran {
 }
 
 /// Runs the operation: one function per operation.
-fn run(args: &CiArgs, event: &Event, operation: &Operation, warnings: &mut Warnings) -> Ran {
+/// `steps`: plans run the components' plan steps.
+fn run(
+    args: &CiArgs,
+    event: &Event,
+    operation: &Operation,
+    steps: bool,
+    warnings: &mut Warnings,
+) -> Ran {
     let failed = |error: Error| Ran::Failed(crate::commands::render_error(&error));
     match operation {
         // `--affected BASE` needs the base commit in the clone; without a
         // base the whole stack is planned.
         Operation::Autoplan { base } => {
-            plan(args, event, Vec::new(), base.clone(), warnings).unwrap_or_else(failed)
+            let asked = Asked { components: Vec::new(), affected: base.clone(), steps };
+            plan(args, event, asked, warnings).unwrap_or_else(failed)
         }
         Operation::Plan { components } => {
-            plan(args, event, components.clone(), None, warnings).unwrap_or_else(failed)
+            let asked = Asked { components: components.clone(), affected: None, steps };
+            plan(args, event, asked, warnings).unwrap_or_else(failed)
         }
         Operation::Apply => apply(args, event, warnings),
         Operation::Unlock => unlock(args, event).unwrap_or_else(failed),
@@ -176,14 +186,21 @@ fn change_args(event: &Event) -> ChangeArgs {
     }
 }
 
-/// A plan, as `hub plan --change ID` makes and records it.
-fn plan(
-    args: &CiArgs,
-    event: &Event,
+/// What a plan of `hub ci` is asked for: `-c`, `--affected` and
+/// `--plan-steps`.
+struct Asked {
     components: Vec<String>,
     affected: Option<String>,
-    warnings: &mut Warnings,
-) -> Result<Ran, Error> {
+    steps: bool,
+}
+
+/// A plan, as `hub plan --change ID` makes and records it.
+fn plan(args: &CiArgs, event: &Event, asked: Asked, warnings: &mut Warnings) -> Result<Ran, Error> {
+    let Asked {
+        components,
+        affected,
+        steps,
+    } = asked;
     let plan_args = PlanArgs {
         change: change_args(event),
         common: run_args(args, components, affected),
@@ -198,6 +215,7 @@ fn plan(
         format: crate::request::OutputFormat::Markdown,
         detailed_exitcode: false,
         verbose: false,
+        plan_steps: steps,
     };
     let registry = change::before_plan(&plan_args)?;
     // What `hub plan --change` makes, shown by the comment instead of on

@@ -156,6 +156,11 @@ pub struct PlannedArguments {
     /// depends on it. The deploy checks the plan with it and runs with its
     /// own `-j`.
     pub jobs: usize,
+    /// `--plan-steps`: the plan ran the components' plan steps, and an
+    /// apply makes it again the same way. A file without it was made
+    /// without.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plan_steps: bool,
 }
 
 /// One component of a plan.
@@ -350,6 +355,7 @@ fn arguments(preview: &Preview, options: &RunOptions, clouds: &[String]) -> Plan
             .map(|d| d.display().to_string()),
         clouds: clouds.to_vec(),
         jobs: options.concurrency,
+        plan_steps: options.plan_steps,
     }
 }
 
