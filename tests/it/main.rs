@@ -39,6 +39,7 @@ mod plan;
 mod plan_actions;
 mod plan_changes;
 mod plan_executed;
+mod plan_through;
 mod plan_review;
 mod preflight;
 mod preflight_outputs;
