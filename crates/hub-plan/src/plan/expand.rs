@@ -27,6 +27,29 @@ pub(super) fn stand_in(component: &str, output: &str) -> Value {
     Value::String(format!("{MARK}{AFTER}{component}{OF}{output}{MARK}"))
 }
 
+/// `text` with its stand-ins as they were before they named their
+/// output (`after:COMPONENT`): what a saved plan's digests are taken of,
+/// so that a plan saved by an earlier hub still matches.
+pub(super) fn digest_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(OF) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut skipping = false;
+    for c in text.chars() {
+        match c {
+            OF => skipping = true,
+            MARK => {
+                skipping = false;
+                out.push(c);
+            }
+            c if !skipping => out.push(c),
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Whether `text` (an expanded value) reads an output known only after a
 /// component deploys.
 pub(super) fn unknown(text: &str) -> bool {
@@ -247,6 +270,11 @@ mod tests {
             [("network".into(), "id".into()), ("dns".into(), "zone".into())]
         );
         assert!(!unknown("plain"));
+        assert_eq!(
+            digest_text(&both),
+            format!("a{MARK}{AFTER}network{MARK}b{MARK}{AFTER}dns{MARK}c{MARK}{AFTER}network{MARK}")
+        );
+        assert_eq!(digest_text("plain"), "plain");
         let Value::String(text) = broken("x.y") else {
             panic!("a string");
         };

@@ -69,7 +69,7 @@ impl Walk<'_> {
                 previous: before.map(|_| MASK.to_string()),
                 change,
                 known: true,
-                digest: Some(crate::plan::text_digest(&current)),
+                digest: Some(crate::plan::text_digest(&expand::digest_text(&current))),
             };
         }
         ParameterPlan {
@@ -78,7 +78,7 @@ impl Walk<'_> {
             previous: before.map(|b| self.recorded_text(b, param.secret)),
             change,
             known: !expand::unknown(&current),
-            digest: saved_digest(&param.name, param.secret, &current),
+            digest: saved_digest(&param.name, param.secret, &expand::digest_text(&current)),
         }
     }
 
