@@ -212,7 +212,11 @@ pub struct PlanArgs {
     /// the outputs it plans; a component whose parameters read an output
     /// known only after an upstream applies is `deferred`. Plan steps run
     /// the component's code: off unless asked
-    #[arg(long = "plan-steps", conflicts_with = "undeploy", hide_short_help = true)]
+    #[arg(
+        long = "plan-steps",
+        conflicts_with = "undeploy",
+        hide_short_help = true
+    )]
     pub plan_steps: bool,
     #[command(flatten)]
     pub change: ChangeArgs,

@@ -138,7 +138,10 @@ fn dependents_are_planned_with_planned_values_and_deferred_on_unknown_ones() {
         text.contains("deferred: planned after e applies (unknown: `f.in` ← output `e.url` of e)"),
         "{text}"
     );
-    assert!(!text.contains("d: create (never deployed)\n  deferred"), "{text}");
+    assert!(
+        !text.contains("d: create (never deployed)\n  deferred"),
+        "{text}"
+    );
     assert!(
         text.contains("  planned outputs:\n    a.val = v1\n    a.id = (known after apply)\n    a.token = (masked)\n"),
         "{text}"
@@ -165,10 +168,19 @@ fn dependents_are_planned_with_planned_values_and_deferred_on_unknown_ones() {
         serde_json::json!([{"parameter": "c.in", "component": "a", "output": "a.id"}])
     );
     let outputs = &component(&document, "a")["outputs"];
-    assert_eq!(outputs[0], serde_json::json!({"name": "a.val", "known": true, "value": "v1", "source": "plan-step"}));
-    assert_eq!(outputs[1], serde_json::json!({"name": "a.id", "known": false, "source": "plan-step"}));
+    assert_eq!(
+        outputs[0],
+        serde_json::json!({"name": "a.val", "known": true, "value": "v1", "source": "plan-step"})
+    );
+    assert_eq!(
+        outputs[1],
+        serde_json::json!({"name": "a.id", "known": false, "source": "plan-step"})
+    );
     assert_eq!(outputs[2]["value"], "(masked)");
-    assert_eq!(component(&document, "e")["outputs"][0]["source"], "no-plan-step");
+    assert_eq!(
+        component(&document, "e")["outputs"][0]["source"],
+        "no-plan-step"
+    );
     assert_eq!(component(&document, "c")["action"], "create");
 }
 
@@ -179,7 +191,11 @@ fn without_plan_steps_no_component_code_runs_and_nothing_is_deferred() {
     out.success();
     assert!(!test.root().join("a-planned").exists());
     assert!(!out.stdout.contains("deferred"), "{}", out.stdout);
-    assert!(out.stdout.contains("+ b.in = (known after a deploys)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("+ b.in = (known after a deploys)"),
+        "{}",
+        out.stdout
+    );
     let document = json(&plan(&test, &["--format", "json"]));
     assert!(document["counts"].get("deferred").is_none());
     assert!(component(&document, "c").get("deferred").is_none());
@@ -236,10 +252,18 @@ fn a_saved_plan_with_plan_steps_applies_and_its_deferred_components_read_the_rea
     assert!(saved.contains("\"plan_steps\": true"), "{saved}");
     hub_pinned(
         test.root(),
-        &["deploy", "hub.yaml.elaborate", "-s", "s.state", "--plan", "p.json"],
+        &[
+            "deploy",
+            "hub.yaml.elaborate",
+            "-s",
+            "s.state",
+            "--plan",
+            "p.json",
+        ],
     )
     .success();
-    let read = |name: &str| std::fs::read_to_string(test.root().join(format!("{name}-read"))).expect(name);
+    let read =
+        |name: &str| std::fs::read_to_string(test.root().join(format!("{name}-read"))).expect(name);
     assert_eq!(read("b"), "v1\n");
     assert_eq!(read("c"), "id id-4242\n");
     assert_eq!(read("f"), "https://e\n");
@@ -247,11 +271,15 @@ fn a_saved_plan_with_plan_steps_applies_and_its_deferred_components_read_the_rea
 
 #[test]
 fn a_failing_plan_step_fails_its_component_in_the_plan() {
-    let test = stack().script("a/plan.sh", "#!/bin/sh\necho 'no credentials' >&2\nexit 3\n");
+    let test = stack().script(
+        "a/plan.sh",
+        "#!/bin/sh\necho 'no credentials' >&2\nexit 3\n",
+    );
     let out = plan(&test, &["--plan-steps"]);
     assert_eq!(out.status, 1, "{}", out.stderr);
     assert!(
-        out.stdout.contains("a: fail (its plan step failed: `plan.sh` ended with"),
+        out.stdout
+            .contains("a: fail (its plan step failed: `plan.sh` ended with"),
         "{}",
         out.stdout
     );
@@ -314,16 +342,33 @@ fn a_terraform_plan_step_knows_var_outputs_and_not_uuid() {
     let tf = tf.display().to_string();
     let out = crate::common::hub_isolated(
         &test,
-        &["plan", "hub.yaml.elaborate", "-s", "s.state", "--plan-steps", "--format", "json"],
+        &[
+            "plan",
+            "hub.yaml.elaborate",
+            "-s",
+            "s.state",
+            "--plan-steps",
+            "--format",
+            "json",
+        ],
         &[("HUB_TERRAFORM", tf.as_str()), ("CHECKPOINT_DISABLE", "1")],
     );
     out.success();
     let document = json(&out);
     let outputs = &component(&document, "a")["outputs"];
-    assert_eq!(outputs[0], serde_json::json!({"name": "a.val", "known": true, "value": "v1", "source": "plan-step"}));
-    assert_eq!(outputs[1], serde_json::json!({"name": "a.id", "known": false, "source": "plan-step"}));
+    assert_eq!(
+        outputs[0],
+        serde_json::json!({"name": "a.val", "known": true, "value": "v1", "source": "plan-step"})
+    );
+    assert_eq!(
+        outputs[1],
+        serde_json::json!({"name": "a.id", "known": false, "source": "plan-step"})
+    );
     assert_eq!(parameter(component(&document, "b"), "b.in")["value"], "v1");
     assert!(component(&document, "b").get("deferred").is_none());
-    assert_eq!(component(&document, "c")["deferred"]["after"], serde_json::json!(["a"]));
+    assert_eq!(
+        component(&document, "c")["deferred"]["after"],
+        serde_json::json!(["a"])
+    );
     assert!(!test.root().join("a/.terraform/hub-planned.json").exists());
 }

@@ -18,9 +18,9 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_params::format::substitution_text;
 use hub_plan::env::{self, ComponentVariables, Nested};
+use hub_plan::options::RunOptions;
 use hub_plan::outcome::lines::{console_line, LineSink, Stream};
 use hub_plan::plan::planned::{PlanSteps, PlannedOutput, StepRequest};
-use hub_plan::options::RunOptions;
 use hub_plan::source::discover::Implementation;
 use hub_plan::source::stack::{absolute, Stack};
 use std::io::Write;
@@ -48,10 +48,7 @@ impl<'s> Runner<'s> {
             hub,
             elaborate: stack.file.clone(),
             state: options.state.first().map(|s| absolute(s)),
-            components_base_dir: options
-                .components_base_dir
-                .as_deref()
-                .map(absolute),
+            components_base_dir: options.components_base_dir.as_deref().map(absolute),
         };
         Runner {
             stack,

@@ -297,7 +297,6 @@ pub(crate) fn parse_outputs_json(text: &str) -> Result<Vec<TfOutput>, String> {
         .collect()
 }
 
-
 /// The outputs a plan step of hub's built-in Terraform planned: read from
 /// [`PLANNED_FILE`] (`terraform show -json` of the plan), which is then
 /// removed; `None` when the step left none.
@@ -332,9 +331,14 @@ pub(crate) fn parse_planned_json(
     };
     let mut planned = Vec::new();
     for (name, change) in changes {
-        if change.get("actions").and_then(Value::as_array).is_some_and(|actions| {
-            actions.iter().any(|a| a.as_str() == Some("delete")) && change.get("after").is_none()
-        }) {
+        if change
+            .get("actions")
+            .and_then(Value::as_array)
+            .is_some_and(|actions| {
+                actions.iter().any(|a| a.as_str() == Some("delete"))
+                    && change.get("after").is_none()
+            })
+        {
             continue;
         }
         let unknown = change.get("after_unknown").is_some_and(any_true);

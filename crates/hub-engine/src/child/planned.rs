@@ -95,6 +95,9 @@ mod tests {
         assert_eq!(unknown_name("a b (known after apply)"), None);
         assert_eq!(unknown_name(" (known after apply)"), None);
         assert_eq!(unknown_name("x = (known after apply)"), None);
-        assert_eq!(unknown_name("db.host (known after apply)  "), Some("db.host"));
+        assert_eq!(
+            unknown_name("db.host (known after apply)  "),
+            Some("db.host")
+        );
     }
 }

@@ -64,7 +64,8 @@ pub(super) fn unknown_reads(text: &str) -> Vec<(String, String)> {
     parts.next();
     // Inside and outside markers alternate.
     while let Some(inside) = parts.next() {
-        if let Some((component, output)) = inside.strip_prefix(AFTER).and_then(|n| n.split_once(OF)) {
+        if let Some((component, output)) = inside.strip_prefix(AFTER).and_then(|n| n.split_once(OF))
+        {
             let read = (component.to_string(), output.to_string());
             if !found.contains(&read) {
                 found.push(read);
@@ -259,7 +260,10 @@ mod tests {
         let Value::String(text) = stand_in("network", "id") else {
             panic!("a string");
         };
-        assert_eq!(marker(&format!("db.{text}")), Some((AFTER, "network\u{2}id")));
+        assert_eq!(
+            marker(&format!("db.{text}")),
+            Some((AFTER, "network\u{2}id"))
+        );
         let Value::String(other) = stand_in("dns", "zone") else {
             panic!("a string");
         };
@@ -267,12 +271,17 @@ mod tests {
         assert!(unknown(&both));
         assert_eq!(
             unknown_reads(&both),
-            [("network".into(), "id".into()), ("dns".into(), "zone".into())]
+            [
+                ("network".into(), "id".into()),
+                ("dns".into(), "zone".into())
+            ]
         );
         assert!(!unknown("plain"));
         assert_eq!(
             digest_text(&both),
-            format!("a{MARK}{AFTER}network{MARK}b{MARK}{AFTER}dns{MARK}c{MARK}{AFTER}network{MARK}")
+            format!(
+                "a{MARK}{AFTER}network{MARK}b{MARK}{AFTER}dns{MARK}c{MARK}{AFTER}network{MARK}"
+            )
         );
         assert_eq!(digest_text("plain"), "plain");
         let Value::String(text) = broken("x.y") else {

@@ -97,7 +97,12 @@ impl Deferred {
         let inputs: Vec<String> = self
             .inputs
             .iter()
-            .map(|i| format!("`{}` ← output `{}` of {}", i.parameter, i.output, i.component))
+            .map(|i| {
+                format!(
+                    "`{}` ← output `{}` of {}",
+                    i.parameter, i.output, i.component
+                )
+            })
             .collect();
         format!(
             "planned after {} applies (unknown: {})",

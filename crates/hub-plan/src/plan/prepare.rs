@@ -3,8 +3,8 @@
 //! the lock, the clock, prompts or anything written; then the planner.
 
 use super::make::{self, Inputs, Purpose};
-use super::preflight;
 use super::planned::PlanSteps;
+use super::preflight;
 use super::Plan;
 use crate::checks::{
     check_consistency, check_implementations, check_selection, initial_provides, lock_parameters,

@@ -115,7 +115,10 @@ fn a_plan_says_which_outputs_are_known_unknown_or_sensitive() {
     let get = |name: &str| planned.iter().find(|p| p.name == name).expect(name);
     assert_eq!(get("id").value, None);
     assert!(!get("id").secret);
-    assert_eq!(get("val").value, Some(yaml_serde::Value::String("v1".into())));
+    assert_eq!(
+        get("val").value,
+        Some(yaml_serde::Value::String("v1".into()))
+    );
     assert!(get("sec").secret);
     assert_eq!(
         get("list").value,

@@ -170,7 +170,11 @@ fn details(component: &ComponentPreview, detail: Detail) -> String {
     if !component.outputs.is_empty() {
         let lines: Vec<String> = component.outputs.iter().map(output_text).collect();
         let fence = fence_for(&lines);
-        let _ = writeln!(out, "Planned outputs:\n\n{fence}\n{}\n{fence}\n", lines.join("\n"));
+        let _ = writeln!(
+            out,
+            "Planned outputs:\n\n{fence}\n{}\n{fence}\n",
+            lines.join("\n")
+        );
     }
     out.push_str("</details>\n");
     out

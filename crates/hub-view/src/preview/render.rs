@@ -1,10 +1,10 @@
 //! A plan as text (the default) or as JSON (`--format json`).
 
-use hub_plan::plan::planned::OutputPlan;
 use super::{
     Action, ComponentPreview, Detail, ParameterChange, ParameterPreview, Preview, Requirement,
     SelectionSeen, Wait,
 };
+use hub_plan::plan::planned::OutputPlan;
 use serde::Serialize;
 use std::fmt::Write;
 

@@ -122,11 +122,19 @@ fn run(
         // `--affected BASE` needs the base commit in the clone; without a
         // base the whole stack is planned.
         Operation::Autoplan { base } => {
-            let asked = Asked { components: Vec::new(), affected: base.clone(), steps };
+            let asked = Asked {
+                components: Vec::new(),
+                affected: base.clone(),
+                steps,
+            };
             plan(args, event, asked, warnings).unwrap_or_else(failed)
         }
         Operation::Plan { components } => {
-            let asked = Asked { components: components.clone(), affected: None, steps };
+            let asked = Asked {
+                components: components.clone(),
+                affected: None,
+                steps,
+            };
             plan(args, event, asked, warnings).unwrap_or_else(failed)
         }
         Operation::Apply => apply(args, event, warnings),

@@ -15,10 +15,12 @@
 //! | [`registry`] | the change registry's names, `--sha`/`--author`, concurrent applies, the apply lock and live holders |
 //! | [`pipelines`] | jobs injected into generated pipelines; `-e` values in them |
 //! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
+//! | [`plan_steps`] | plan steps (`--plan-steps`) running an outsider's or a fork's code; planned values (the pull request's text) written to the comment: escaped, secrets masked |
 
 mod access;
 mod budget;
 mod pipelines;
+mod plan_steps;
 mod registry;
 mod reviewed;
 mod secrets;
