@@ -117,7 +117,8 @@ impl PlanSteps for Runner<'_> {
         }
         let planned = match request.implementation {
             Implementation::Terraform { .. } => {
-                hub_plan::terraform::take_planned(request.dir).unwrap_or(Ok(Vec::new()))?
+                hub_plan::plan::planned::take_terraform_planned(request.dir)
+                    .unwrap_or(Ok(Vec::new()))?
             }
             _ => parse_planned(&finished.stdout),
         };

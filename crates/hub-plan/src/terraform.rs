@@ -86,7 +86,7 @@ pub fn command(binary: &Path, verb: &str) -> (PathBuf, Vec<String>) {
             binary.display().to_string(),
             verb.into(),
             match verb {
-                crate::source::discover::PLAN_VERB => PLANNED_FILE.into(),
+                "plan" => PLANNED_FILE.into(),
                 _ => OUTPUTS_FILE.into(),
             },
         ],
@@ -295,83 +295,6 @@ pub(crate) fn parse_outputs_json(text: &str) -> Result<Vec<TfOutput>, String> {
             })
         })
         .collect()
-}
-
-/// The outputs a plan step of hub's built-in Terraform planned: read from
-/// [`PLANNED_FILE`] (`terraform show -json` of the plan), which is then
-/// removed; `None` when the step left none.
-pub fn take_planned(
-    dir: &Path,
-) -> Option<Result<Vec<crate::plan::planned::PlannedOutput>, String>> {
-    let path = dir.join(PLANNED_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(error) => return Some(Err(format!("cannot read `{}`: {error}", path.display()))),
-    };
-    let _ = std::fs::remove_file(&path);
-    Some(parse_planned_json(&text).map_err(|reason| {
-        format!("`terraform show -json` did not print what hub expects: {reason}")
-    }))
-}
-
-/// `output_changes` of `terraform show -json`: each output's `after`,
-/// unknown when `after_unknown` is true, secret when `after_sensitive` is
-/// (Terraform writes `true` for a whole value, a structure of booleans
-/// for parts of one: any `true` in it makes the output secret).
-pub(crate) fn parse_planned_json(
-    text: &str,
-) -> Result<Vec<crate::plan::planned::PlannedOutput>, String> {
-    let json: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let Some(changes) = json.get("output_changes") else {
-        return Ok(Vec::new());
-    };
-    let Value::Object(changes) = changes else {
-        return Err("`output_changes` is not an object".into());
-    };
-    let mut planned = Vec::new();
-    for (name, change) in changes {
-        if change
-            .get("actions")
-            .and_then(Value::as_array)
-            .is_some_and(|actions| {
-                actions.iter().any(|a| a.as_str() == Some("delete"))
-                    && change.get("after").is_none()
-            })
-        {
-            continue;
-        }
-        let unknown = change.get("after_unknown").is_some_and(any_true);
-        let value = match (unknown, change.get("after")) {
-            (false, Some(after)) => Some(json_value(after)?),
-            _ => None,
-        };
-        planned.push(crate::plan::planned::PlannedOutput {
-            name: name.clone(),
-            value,
-            secret: change.get("after_sensitive").is_some_and(any_true),
-        });
-    }
-    Ok(planned)
-}
-
-/// `true`, or a structure holding one.
-fn any_true(value: &Value) -> bool {
-    match value {
-        Value::Bool(flag) => *flag,
-        Value::Array(items) => items.iter().any(any_true),
-        Value::Object(map) => map.values().any(any_true),
-        _ => false,
-    }
-}
-
-/// A planned value as an output's: text as text, anything else as its
-/// JSON text (as the deploy records a Terraform collection).
-fn json_value(value: &Value) -> Result<yaml_serde::Value, String> {
-    Ok(yaml_serde::Value::String(match value {
-        Value::String(text) => text.clone(),
-        other => serde_json::to_string(other).map_err(|e| e.to_string())?,
-    }))
 }
 
 #[cfg(test)]

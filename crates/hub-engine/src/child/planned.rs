@@ -25,6 +25,10 @@ pub fn parse_planned(stdout: &str) -> Vec<PlannedOutput> {
                 unknown.push(name.to_string());
                 continue;
             }
+            // A value after the marker: known after all.
+            if let Some((name, _)) = line.split_once('=') {
+                unknown.retain(|n| n != name.trim());
+            }
         }
         known_lines.push_str(line);
         known_lines.push('\n');

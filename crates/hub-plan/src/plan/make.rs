@@ -263,7 +263,7 @@ impl Decision {
 }
 
 mod parts;
-use parts::{Declarations, ProvidesMaps, Pulled, Taken};
+use parts::{Declarations, Mode, ProvidesMaps, Pulled, Taken, Through, ThroughDecided};
 mod outputs;
 mod providers;
 mod reach;
@@ -271,7 +271,6 @@ mod runtime;
 mod shown;
 mod stand_ins;
 mod through;
-use through::{Mode, Through, ThroughDecided};
 mod triggered;
 mod wanted;
 

@@ -14,6 +14,7 @@ use crate::source::discover::Implementation;
 use hub_manifest::Manifest;
 use hub_params::ExpandedParam;
 use serde::Serialize;
+use serde_json::Value as Json;
 use std::path::Path;
 use yaml_serde::Value;
 
@@ -139,4 +140,120 @@ pub(crate) fn of_component(
             }
         })
         .collect()
+}
+
+/// The outputs a plan step of hub's built-in Terraform planned: read from
+/// [`crate::terraform::PLANNED_FILE`] (`terraform show -json` of the plan), which is then
+/// removed; `None` when the step left none.
+pub fn take_terraform_planned(dir: &Path) -> Option<Result<Vec<PlannedOutput>, String>> {
+    let path = dir.join(crate::terraform::PLANNED_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(error) => return Some(Err(format!("cannot read `{}`: {error}", path.display()))),
+    };
+    let _ = std::fs::remove_file(&path);
+    Some(parse_planned_json(&text).map_err(|reason| {
+        format!("`terraform show -json` did not print what hub expects: {reason}")
+    }))
+}
+
+/// `output_changes` of `terraform show -json`: each output's `after`,
+/// unknown when `after_unknown` is true, secret when `after_sensitive` is
+/// (Terraform writes `true` for a whole value, a structure of booleans
+/// for parts of one: any `true` in it makes the output secret).
+pub(crate) fn parse_planned_json(text: &str) -> Result<Vec<PlannedOutput>, String> {
+    let json: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let Some(changes) = json.get("output_changes") else {
+        return Ok(Vec::new());
+    };
+    let Json::Object(changes) = changes else {
+        return Err("`output_changes` is not an object".into());
+    };
+    let mut planned = Vec::new();
+    for (name, change) in changes {
+        if change
+            .get("actions")
+            .and_then(Json::as_array)
+            .is_some_and(|actions| {
+                actions.iter().any(|a| a.as_str() == Some("delete"))
+                    && change.get("after").is_none()
+            })
+        {
+            continue;
+        }
+        let unknown = change.get("after_unknown").is_some_and(any_true);
+        let value = match (unknown, change.get("after")) {
+            (false, Some(after)) => Some(json_value(after)?),
+            _ => None,
+        };
+        planned.push(PlannedOutput {
+            name: name.clone(),
+            value,
+            secret: change.get("after_sensitive").is_some_and(any_true),
+        });
+    }
+    Ok(planned)
+}
+
+/// `true`, or a structure holding one.
+fn any_true(value: &Json) -> bool {
+    match value {
+        Json::Bool(flag) => *flag,
+        Json::Array(items) => items.iter().any(any_true),
+        Json::Object(map) => map.values().any(any_true),
+        _ => false,
+    }
+}
+
+/// A planned value as an output's: text as text, anything else as its
+/// JSON text (as the deploy records a Terraform collection).
+fn json_value(value: &Json) -> Result<Value, String> {
+    Ok(Value::String(match value {
+        Json::String(text) => text.clone(),
+        other => serde_json::to_string(other).map_err(|e| e.to_string())?,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_plan_says_which_outputs_are_known_unknown_or_sensitive() {
+        // As Terraform 1.0.3 prints `show -json` of a plan of `val = var.x`,
+        // `id = uuid()` and a sensitive output.
+        let text = json!({
+            "format_version": "0.2",
+            "output_changes": {
+                "id": {"actions": ["create"], "before": null, "after_unknown": true,
+                       "before_sensitive": false, "after_sensitive": false},
+                "sec": {"actions": ["create"], "before": null, "after": "s-v1",
+                        "after_unknown": false, "after_sensitive": true},
+                "val": {"actions": ["create"], "before": null, "after": "v1",
+                        "after_unknown": false, "after_sensitive": false},
+                "list": {"actions": ["create"], "after": ["a", 1],
+                         "after_unknown": [false, false], "after_sensitive": [false, true]}
+            }
+        })
+        .to_string();
+        let planned = parse_planned_json(&text).expect("planned");
+        let get = |name: &str| planned.iter().find(|p| p.name == name).expect(name);
+        assert_eq!(get("id").value, None);
+        assert!(!get("id").secret);
+        assert_eq!(
+            get("val").value,
+            Some(yaml_serde::Value::String("v1".into()))
+        );
+        assert!(get("sec").secret);
+        assert_eq!(
+            get("list").value,
+            Some(yaml_serde::Value::String(r#"["a",1]"#.into()))
+        );
+        assert!(get("list").secret);
+        assert_eq!(parse_planned_json("{}").expect("no outputs"), Vec::new());
+        assert!(parse_planned_json(r#"{"output_changes": 1}"#).is_err());
+        assert!(parse_planned_json("not json").is_err());
+    }
 }

@@ -140,25 +140,10 @@ pub(crate) fn preview_between_runs(
     };
     let wait = hub_state::LockWait::new(options.running.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
-    let plan = plan_with_steps(stack, options, std::env::vars().collect(), warnings)?;
+    let plan =
+        super::common::plan_with_steps(stack, options, std::env::vars().collect(), warnings)?;
     await_unheld(&options.state, &hub_state::LockWait::default())?;
     Ok(plan)
-}
-
-/// The plan between runs, with the components' plan steps run when
-/// `options.plan_steps` asks (`--plan-steps`).
-pub(crate) fn plan_with_steps(
-    stack: &hub_plan::source::stack::Stack,
-    options: &hub_plan::options::RunOptions,
-    environment: Vec<(String, String)>,
-    warnings: &mut Warnings,
-) -> Result<hub_view::preview::Preview, hub_plan::error::PlanningError> {
-    let hub = std::env::current_exe().unwrap_or_else(|_| "hub".into());
-    let runner = hub_engine::plan_step::Runner::new(stack, options, &environment, hub);
-    let steps = options
-        .plan_steps
-        .then_some(&runner as &dyn hub_plan::plan::planned::PlanSteps);
-    hub_plan::plan::prepare::plan_with(stack, options, environment, steps, warnings)
 }
 
 /// The plan of `plan --out` (and of `--change`): what it decided, the

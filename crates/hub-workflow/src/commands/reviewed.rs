@@ -86,7 +86,7 @@ pub(crate) fn check(
     };
     let mut quiet = Warnings::already_reported();
     let environment = std::env::vars().collect();
-    let preview = super::plan::plan_with_steps(&stack, &as_planned, environment, &mut quiet)?;
+    let preview = super::common::plan_with_steps(&stack, &as_planned, environment, &mut quiet)?;
     let recorded: Vec<PathBuf> = planned
         .policies
         .iter()

@@ -4,64 +4,16 @@
 //! state's: a known value as planned, an unknown one as a stand-in that
 //! makes the reader `deferred` (see [`crate::plan::planned`]).
 
+use super::parts::ThroughDecided;
 use super::{Decision, Visible, Walk};
 use crate::plan::expand::{self, Expanded};
 use crate::plan::planned::{
-    self, Deferred, OutputPlan, OutputSource, PlanSteps, PlannedOutput, StepRequest, UnknownInput,
+    self, Deferred, OutputPlan, OutputSource, PlannedOutput, StepRequest, UnknownInput,
 };
 use crate::plan::Action;
 use crate::source::discover;
 use hub_manifest::{ComponentRef, Manifest};
 use hub_params::format::substitution_text;
-use hub_state::CapturedOutput;
-use std::collections::HashMap;
-
-/// What the plan says, and whether it plans through the graph.
-pub(super) struct Mode<'a> {
-    /// `hub plan` says what changed; the engine compares only what
-    /// `--changed` needs.
-    pub(super) describe: bool,
-    /// `--plan-steps` (deploy only).
-    pub(super) through: Option<Through<'a>>,
-}
-
-/// The plan steps' runner and what the components taken so far plan to
-/// output.
-pub(super) struct Through<'a> {
-    steps: &'a dyn PlanSteps,
-    /// Component → its planned outputs, for the components the plan runs.
-    planned: HashMap<String, Vec<PlannedOutput>>,
-}
-
-impl<'a> Through<'a> {
-    pub(super) fn new(steps: &'a dyn PlanSteps) -> Self {
-        Through {
-            steps,
-            planned: HashMap::new(),
-        }
-    }
-
-    /// `output` as the plan expects it after its component applies: the
-    /// planned value when known, else a stand-in. Outputs of components
-    /// the plan does not run keep the state's value.
-    fn apply(&self, output: &mut CapturedOutput) {
-        let Some(planned) = self.planned.get(&output.component) else {
-            return;
-        };
-        let known = planned.iter().find(|p| p.name == output.name);
-        output.value = match known.and_then(|p| p.value.clone()) {
-            Some(value) => value,
-            None => expand::stand_in(&output.component, &output.name),
-        };
-    }
-}
-
-/// A component's planned outputs and deferral, as the plan shows them.
-#[derive(Debug, Default)]
-pub(super) struct ThroughDecided {
-    pub(super) outputs: Vec<OutputPlan>,
-    pub(super) deferred: Option<Deferred>,
-}
 
 impl Walk<'_> {
     /// The outputs a component sees, with the planned values of the
@@ -112,7 +64,7 @@ impl Walk<'_> {
             deferred,
         };
         if let Some(through) = self.mode.through.as_mut() {
-            through.planned.insert(name.to_string(), outputs);
+            through.record(name, outputs);
         }
     }
 
@@ -142,7 +94,7 @@ impl Walk<'_> {
             manifest,
             params: &expanded.params,
         };
-        through.steps.plan(&request).map(Some)
+        through.steps().plan(&request).map(Some)
     }
 
     fn shown_output(&self, output: &PlannedOutput, source: OutputSource) -> OutputPlan {
