@@ -21,7 +21,7 @@ components:
 - {name: a, source: {dir: a}}
 - {name: b, source: {dir: b}, depends: [a]}
 - {name: c, source: {dir: c}, depends: [a]}
-- {name: d, source: {dir: d}}
+- {name: d, source: {dir: d}, depends: []}
 - {name: e, source: {dir: e}}
 - {name: f, source: {dir: f}, depends: [e]}
 lifecycle: {verbs: [deploy, undeploy], order: [a, b, c, d, e, f]}
@@ -45,6 +45,7 @@ kind: component
 meta: {name: b}
 parameters:
 - {name: b.in, value: '${a.val}', env: IN}
+- {name: b.token, value: '${a.token}', env: TOKEN_IN}
 ---
 version: 1
 kind: component
@@ -371,4 +372,51 @@ fn a_terraform_plan_step_knows_var_outputs_and_not_uuid() {
         serde_json::json!(["a"])
     );
     assert!(!test.root().join("a/.terraform/hub-planned.json").exists());
+}
+
+#[test]
+fn a_deploy_of_the_plan_refuses_a_component_whose_read_output_changed_and_goes_on_with_the_rest() {
+    // `a` applies other values than its plan step planned.
+    let test = stack().script(
+        "a/deploy.sh",
+        "#!/bin/sh\necho; echo Outputs:; echo 'val = drifted'; echo 'id = id-4242'; echo 'token = other-s3cr3t'\n",
+    );
+    let out = plan(&test, &["--plan-steps", "--out", "p.json"]);
+    out.success();
+    assert!(!out.stdout.contains("s3cr3t-token"), "{}", out.stdout);
+    let saved: Json =
+        serde_json::from_str(&std::fs::read_to_string(test.root().join("p.json")).expect("plan"))
+            .expect("JSON");
+    let b = component(&saved, "b");
+    assert_eq!(b["reads"][0]["component"], "a");
+    assert_eq!(b["reads"][0]["output"], "a.val");
+    assert_eq!(b["reads"][0]["planned"], "v1");
+    assert!(b["reads"][0]["digest"]
+        .as_str()
+        .is_some_and(|d| d.starts_with("sha256:")));
+    assert_eq!(b["reads"][1]["planned"], "(masked)");
+    let out = hub_pinned(
+        test.root(),
+        &[
+            "deploy",
+            "hub.yaml.elaborate",
+            "-s",
+            "s.state",
+            "--plan",
+            "p.json",
+        ],
+    );
+    assert_ne!(out.status, 0, "{}", out.stderr);
+    out.stderr_has(
+        "refused: what it reads changed since the plan: `a`'s output `a.val` (planned `v1`, now `drifted`), `a`'s output `a.token` (planned `(masked)`, now `(masked)`)",
+    );
+    assert!(!out.stderr.contains("other-s3cr3t"), "{}", out.stderr);
+    assert!(!out.stdout.contains("other-s3cr3t"), "{}", out.stdout);
+    // `b` never ran; `c` (it read `a.id`, unknown when planned) and `d`
+    // (independent) did.
+    assert!(!test.root().join("b-read").exists());
+    let read =
+        |name: &str| std::fs::read_to_string(test.root().join(format!("{name}-read"))).expect(name);
+    assert_eq!(read("c"), "id id-4242\n");
+    assert_eq!(read("d"), "plain\n");
 }

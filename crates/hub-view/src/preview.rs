@@ -143,6 +143,7 @@ mod tests {
             environment: Vec::new(),
             outputs: Vec::new(),
             deferred: None,
+            reads: Vec::new(),
         }
     }
 

@@ -357,6 +357,7 @@ impl Walk<'_> {
             environment: decision.environment,
             outputs: decision.through.outputs,
             deferred: decision.through.deferred,
+            reads: decision.through.reads,
         }
     }
 
@@ -439,7 +440,13 @@ impl Walk<'_> {
             },
             through: ThroughDecided::default(),
         };
-        self.through(name, reference, manifest, &expanded, &mut decision);
+        self.through(
+            name,
+            reference,
+            manifest,
+            (&expanded, &outputs),
+            &mut decision,
+        );
         match decision.execution {
             None => self.gated(name, reference, decision),
             Some(_) => decision,

@@ -292,6 +292,11 @@ pub struct ComponentPlan {
     /// upstream applies; it is planned then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deferred: Option<planned::Deferred>,
+    /// `--plan-steps`: the planned outputs of components the plan runs
+    /// that its parameters read (kept by a saved plan, checked by its
+    /// deploy; not printed).
+    #[serde(skip)]
+    pub reads: Vec<planned::ReadOutput>,
 }
 
 impl ComponentPlan {

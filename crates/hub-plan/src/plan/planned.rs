@@ -46,6 +46,23 @@ pub trait PlanSteps {
     fn plan(&self, request: &StepRequest<'_>) -> Result<Vec<PlannedOutput>, String>;
 }
 
+/// An output of a component the plan runs that a component after it read
+/// with its planned value (`--plan-steps`): a deploy of the plan checks,
+/// just before the reader starts, that the output it will read is still
+/// that value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct ReadOutput {
+    /// The component that produces it.
+    pub component: String,
+    /// The output's name.
+    pub output: String,
+    /// `sha256:…` of the planned value's text.
+    pub digest: String,
+    /// The planned value as shown (`(masked)` for a secret).
+    pub planned: String,
+}
+
 /// An output of a component the plan runs, as the plan shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OutputPlan {

@@ -5,7 +5,7 @@
 
 use super::Action;
 use crate::plan::expand;
-use crate::plan::planned::{Deferred, OutputPlan, PlanSteps, PlannedOutput};
+use crate::plan::planned::{Deferred, OutputPlan, PlanSteps, PlannedOutput, ReadOutput};
 use hub_state::CapturedOutput;
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
@@ -79,6 +79,11 @@ impl<'a> Through<'a> {
         self.steps
     }
 
+    /// Whether `component` is one the plan runs (its outputs are planned).
+    pub(super) fn runs(&self, component: &str) -> bool {
+        self.planned.contains_key(component)
+    }
+
     /// What a component the plan runs will output.
     pub(super) fn record(&mut self, name: &str, outputs: Vec<PlannedOutput>) {
         self.planned.insert(name.to_string(), outputs);
@@ -92,6 +97,9 @@ impl<'a> Through<'a> {
             return;
         };
         let known = planned.iter().find(|p| p.name == output.name);
+        if known.is_some_and(|p| p.secret) && !output.kind.starts_with("secret") {
+            output.kind = "secret".to_string();
+        }
         output.value = match known.and_then(|p| p.value.clone()) {
             Some(value) => value,
             None => expand::stand_in(&output.component, &output.name),
@@ -104,4 +112,5 @@ impl<'a> Through<'a> {
 pub(super) struct ThroughDecided {
     pub(super) outputs: Vec<OutputPlan>,
     pub(super) deferred: Option<Deferred>,
+    pub(super) reads: Vec<ReadOutput>,
 }

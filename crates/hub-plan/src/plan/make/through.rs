@@ -8,7 +8,7 @@ use super::parts::ThroughDecided;
 use super::{Decision, Visible, Walk};
 use crate::plan::expand::{self, Expanded};
 use crate::plan::planned::{
-    self, Deferred, OutputPlan, OutputSource, PlannedOutput, StepRequest, UnknownInput,
+    self, Deferred, OutputPlan, OutputSource, PlannedOutput, ReadOutput, StepRequest, UnknownInput,
 };
 use crate::plan::Action;
 use crate::source::discover;
@@ -36,12 +36,13 @@ impl Walk<'_> {
         name: &str,
         reference: &ComponentRef,
         manifest: &Manifest,
-        expanded: &Expanded,
+        (expanded, visible): (&Expanded, &Visible),
         decision: &mut Decision,
     ) {
         if self.mode.through.is_none() || !decision.action.runs() {
             return;
         }
+        let reads = self.planned_reads(name, visible);
         let deferred = deferral(expanded);
         let (from_step, source) = match &deferred {
             Some(_) => (None, OutputSource::Deferred),
@@ -56,12 +57,20 @@ impl Walk<'_> {
             },
         };
         let outputs = planned::of_component(manifest, from_step.as_deref());
+        // A secret planned value is masked wherever hub writes it, as a
+        // secret output of a deploy is.
+        for output in outputs.iter().filter(|o| o.secret) {
+            if let Some(value) = &output.value {
+                hub_manifest::masked::learn(&substitution_text(Some(value)));
+            }
+        }
         decision.through = ThroughDecided {
             outputs: outputs
                 .iter()
                 .map(|output| self.shown_output(output, source))
                 .collect(),
             deferred,
+            reads,
         };
         if let Some(through) = self.mode.through.as_mut() {
             through.record(name, outputs);
@@ -110,6 +119,50 @@ impl Walk<'_> {
             value,
             source,
         }
+    }
+}
+
+impl Walk<'_> {
+    /// The known planned outputs of components the plan runs that
+    /// `name`'s parameters read (`name` of an output, or `component:name`).
+    fn planned_reads(&self, name: &str, visible: &Visible) -> Vec<ReadOutput> {
+        let Some(through) = &self.mode.through else {
+            return Vec::new();
+        };
+        let mut reads: Vec<ReadOutput> = Vec::new();
+        for read in self.plan.reads(name).into_iter().flatten() {
+            let (wanted, output) = match read.split_once(':') {
+                Some((component, output)) => (Some(component), output),
+                None => (None, read.as_str()),
+            };
+            let found = visible
+                .outputs
+                .iter()
+                .rev()
+                .find(|o| o.name == output && wanted.is_none_or(|w| w == o.component));
+            let Some(found) = found.filter(|o| through.runs(&o.component)) else {
+                continue;
+            };
+            let text = substitution_text(Some(&found.value));
+            if expand::unknown(&text)
+                || reads
+                    .iter()
+                    .any(|r| r.component == found.component && r.output == found.name)
+            {
+                continue;
+            }
+            let secret = found.kind.starts_with("secret");
+            reads.push(ReadOutput {
+                component: found.component.clone(),
+                output: found.name.clone(),
+                digest: crate::plan::text_digest(&text),
+                planned: self
+                    .redactor
+                    .text(&found.name, "", secret, &text)
+                    .into_owned(),
+            });
+        }
+        reads
     }
 }
 

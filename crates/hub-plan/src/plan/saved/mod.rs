@@ -182,6 +182,12 @@ pub struct PlannedComponent {
     /// records it; `folder` is its digest (`null` when it is gone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
+    /// `--plan-steps`: each planned output of a component the plan runs
+    /// that its parameters read, with the digest of its planned value:
+    /// the deploy refuses the component when the output it is about to
+    /// read differs. A file without it records none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<crate::plan::planned::ReadOutput>,
 }
 
 /// An expanded parameter as planned.
@@ -376,6 +382,7 @@ fn planned_component(
             .flatten(),
         parameters: planned_parameters(&component.parameters),
         dir: None,
+        reads: component.reads.clone(),
     })
 }
 
@@ -395,6 +402,7 @@ fn planned_delete(removed: &RemovedPreview, options: &RunOptions) -> PlannedComp
             }),
         parameters: planned_parameters(&removed.parameters),
         dir: removed.dir.clone(),
+        reads: Vec::new(),
     }
 }
 
@@ -650,6 +658,7 @@ mod tests {
                 environment: Vec::new(),
                 outputs: Vec::new(),
                 deferred: None,
+                reads: Vec::new(),
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
             let expected = (decision != Action::Fail).then(|| decision.as_str());
