@@ -388,13 +388,14 @@ fn a_deploy_of_the_plan_refuses_a_component_whose_read_output_changed_and_goes_o
         serde_json::from_str(&std::fs::read_to_string(test.root().join("p.json")).expect("plan"))
             .expect("JSON");
     let b = component(&saved, "b");
-    assert_eq!(b["reads"][0]["component"], "a");
-    assert_eq!(b["reads"][0]["output"], "a.val");
-    assert_eq!(b["reads"][0]["planned"], "v1");
-    assert!(b["reads"][0]["digest"]
+    assert_eq!(b["reads"][0]["output"], "a.token");
+    assert_eq!(b["reads"][0]["planned"], "(masked)");
+    assert_eq!(b["reads"][1]["component"], "a");
+    assert_eq!(b["reads"][1]["output"], "a.val");
+    assert_eq!(b["reads"][1]["planned"], "v1");
+    assert!(b["reads"][1]["digest"]
         .as_str()
         .is_some_and(|d| d.starts_with("sha256:")));
-    assert_eq!(b["reads"][1]["planned"], "(masked)");
     let out = hub_pinned(
         test.root(),
         &[
@@ -408,7 +409,7 @@ fn a_deploy_of_the_plan_refuses_a_component_whose_read_output_changed_and_goes_o
     );
     assert_ne!(out.status, 0, "{}", out.stderr);
     out.stderr_has(
-        "refused: what it reads changed since the plan: `a`'s output `a.val` (planned `v1`, now `drifted`), `a`'s output `a.token` (planned `(masked)`, now `(masked)`)",
+        "refused: what it reads changed since the plan: `a`'s output `a.token` (planned `(masked)`, now `(masked)`), `a`'s output `a.val` (planned `v1`, now `drifted`)",
     );
     assert!(!out.stderr.contains("other-s3cr3t"), "{}", out.stderr);
     assert!(!out.stdout.contains("other-s3cr3t"), "{}", out.stdout);

@@ -162,6 +162,8 @@ impl Walk<'_> {
                     .into_owned(),
             });
         }
+        // `reads` of the schedule is a set: in the outputs' order.
+        reads.sort_by(|a, b| (&a.component, &a.output).cmp(&(&b.component, &b.output)));
         reads
     }
 }
