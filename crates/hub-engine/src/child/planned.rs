@@ -104,4 +104,23 @@ mod tests {
             Some("db.host")
         );
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// No value printed as `NAME = VALUE` is ever read as unknown,
+        /// whatever the value (the marker included); `NAME (known after
+        /// apply)` always is.
+        #[test]
+        fn a_value_never_collides_with_the_marker(
+            name in "[a-z][a-z0-9_.]{0,12}",
+            value in "[ -~]{0,40}",
+        ) {
+            let planned = parse_planned(&format!("Outputs:\n{name} = {value}\n"));
+            proptest::prop_assert!(planned.iter().all(|p| p.value.is_some()), "{planned:?}");
+            let planned = parse_planned(&format!("Outputs:\n{name} {UNKNOWN_MARK}\n"));
+            proptest::prop_assert_eq!(planned.len(), 1);
+            proptest::prop_assert_eq!(planned[0].value.clone(), None);
+        }
+    }
 }

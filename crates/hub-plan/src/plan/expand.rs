@@ -303,4 +303,29 @@ mod tests {
         );
         assert_eq!(culprit(&Problem::Cycle { path: Vec::new() }, "x"), None);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// A stand-in inside any text is found with its component and
+        /// output, and its digest text is the marker of before.
+        #[test]
+        fn stand_ins_are_found_in_any_text(
+            before in "[ -~]{0,20}",
+            after in "[ -~]{0,20}",
+            component in "[a-z][a-z0-9-]{0,10}",
+            output in "[a-z][a-z0-9_.]{0,10}",
+        ) {
+            let Value::String(marker) = stand_in(&component, &output) else {
+                panic!("a string");
+            };
+            let text = format!("{before}{marker}{after}");
+            proptest::prop_assert_eq!(unknown_reads(&text), vec![(component.clone(), output)]);
+            proptest::prop_assert!(unknown(&text));
+            let old = format!("{before}{MARK}{AFTER}{component}{MARK}{after}");
+            proptest::prop_assert_eq!(digest_text(&text).into_owned(), old);
+            let plain = format!("{before}{after}");
+            proptest::prop_assert!(!unknown(&plain));
+        }
+    }
 }
