@@ -75,6 +75,11 @@ pub struct CiArgs {
     /// not say): their code is another repository's
     #[arg(long = "plan-forks")]
     pub plan_forks: bool,
+    /// Run the components' plan steps in a plan (as `hub plan
+    /// --plan-steps`) when the event's author may apply and the pull
+    /// request is not a fork's: plan steps run the pull request's code
+    #[arg(long = "plan-steps")]
+    pub plan_steps: bool,
     /// How old a GitLab relay's signed request may be (`15m`, `1h`)
     #[arg(long = "relay-max-age", value_name = "DURATION", default_value = "15m", value_parser = hub_plan::timeout::parse)]
     pub relay_max_age: std::time::Duration,

@@ -207,6 +207,17 @@ pub struct PlanArgs {
     /// state, and one line for a component that does not change)
     #[arg(long)]
     pub verbose: bool,
+    /// Run each component's plan step (`plan.sh`, `make plan`, `terraform
+    /// plan` of built-in Terraform) and plan the components after it with
+    /// the outputs it plans; a component whose parameters read an output
+    /// known only after an upstream applies is `deferred`. Plan steps run
+    /// the component's code: off unless asked
+    #[arg(
+        long = "plan-steps",
+        conflicts_with = "undeploy",
+        hide_short_help = true
+    )]
+    pub plan_steps: bool,
     #[command(flatten)]
     pub change: ChangeArgs,
 }

@@ -81,6 +81,7 @@ fields!(CiArgs {
     allow_user,
     plan_from,
     plan_forks,
+    plan_steps,
     relay_max_age,
     jobs,
     timeout
@@ -117,6 +118,7 @@ fields!(PlanArgs {
     format,
     detailed_exitcode,
     verbose,
+    plan_steps,
     change
 });
 fields!(ElaborateArgs {

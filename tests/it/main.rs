@@ -41,6 +41,7 @@ mod plan_actions;
 mod plan_changes;
 mod plan_executed;
 mod plan_review;
+mod plan_through;
 mod preflight;
 mod preflight_outputs;
 mod process;

@@ -17,5 +17,6 @@
 
 pub mod child;
 pub mod options;
+pub mod plan_step;
 pub mod run;
 pub mod trace;

@@ -42,6 +42,10 @@ pub struct RunOptions {
     /// [`crate::decide::digest_cache`]); `None` reads every file. The
     /// command opens it and saves it after the run.
     pub digest_cache: Option<Arc<crate::decide::digest_cache::DigestCache>>,
+    /// `--plan-steps`: `hub plan` runs each component's plan step and
+    /// plans the components after it with the outputs it plans (see
+    /// [`crate::plan::planned`]); the run itself never does.
+    pub plan_steps: bool,
     /// What only the run reads.
     pub running: RunningOptions,
 }

@@ -30,6 +30,9 @@ pub(crate) const BINARY_ENV: &str = "HUB_TERRAFORM";
 pub const BACKEND_PREFIX: &str = "terraform.backend.";
 /// Where the deploy leaves `terraform output -json`, in the component folder.
 pub(crate) const OUTPUTS_FILE: &str = ".terraform/hub-outputs.json";
+/// Where a plan step leaves `terraform show -json` of its plan, in the
+/// component folder (`--plan-steps`).
+pub const PLANNED_FILE: &str = ".terraform/hub-planned.json";
 /// The environment variable through which the run's program reaches the
 /// script when a parameter names it.
 const BINARY_VAR: &str = "HUB_TERRAFORM_BINARY";
@@ -58,6 +61,13 @@ case $verb in
   undeploy) "$tf" destroy -auto-approve -input=false -no-color ;;
   deploy-test) "$tf" plan -input=false -no-color ;;
   undeploy-test) "$tf" plan -destroy -input=false -no-color ;;
+  plan)
+    mkdir -p "$(dirname "$outputs")"
+    "$tf" plan -input=false -no-color -out="$outputs.tfplan"
+    "$tf" show -json -no-color "$outputs.tfplan" >"$outputs.part"
+    rm -f "$outputs.tfplan"
+    mv "$outputs.part" "$outputs"
+    ;;
 esac
 "#;
 
@@ -75,7 +85,10 @@ pub fn command(binary: &Path, verb: &str) -> (PathBuf, Vec<String>) {
             "hub-terraform".into(),
             binary.display().to_string(),
             verb.into(),
-            OUTPUTS_FILE.into(),
+            match verb {
+                "plan" => PLANNED_FILE.into(),
+                _ => OUTPUTS_FILE.into(),
+            },
         ],
     )
 }

@@ -141,6 +141,9 @@ mod tests {
             certain_failure: None,
             execution: None,
             environment: Vec::new(),
+            outputs: Vec::new(),
+            deferred: None,
+            reads: Vec::new(),
         }
     }
 

@@ -342,6 +342,7 @@ pub(crate) fn load_run(
         },
         dry: args.execute.is_some_and(|e| e.dry),
         digest_cache,
+        plan_steps: false,
         running: running_options(args),
     };
     Ok((stack, options))

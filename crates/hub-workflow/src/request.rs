@@ -202,6 +202,10 @@ pub struct CiArgs {
     /// Plan pull requests that come from forks (and those whose event does
     /// not say): their code is another repository's
     pub plan_forks: bool,
+    /// Run the components' plan steps in a plan (as `hub plan
+    /// --plan-steps`) when the event's author may apply and the pull
+    /// request is not a fork's: plan steps run the pull request's code
+    pub plan_steps: bool,
     /// How old a GitLab relay's signed request may be (`15m`, `1h`)
     pub relay_max_age: std::time::Duration,
     /// Components run at once during an apply; 0 = the number of CPUs
@@ -279,6 +283,12 @@ pub struct PlanArgs {
     /// parameters (without it, only the parameters that differ from the
     /// state, and one line for a component that does not change)
     pub verbose: bool,
+    /// Run each component's plan step (`plan.sh`, `make plan`, `terraform
+    /// plan` of built-in Terraform) and plan the components after it with
+    /// the outputs it plans; a component whose parameters read an output
+    /// known only after an upstream applies is `deferred`. Plan steps run
+    /// the component's code: off unless asked
+    pub plan_steps: bool,
     pub change: ChangeArgs,
 }
 

@@ -70,6 +70,7 @@ mod failed_upstream;
 mod parts;
 mod prepare;
 mod quiet;
+mod reads_checked;
 mod replace;
 mod turns;
 mod words;

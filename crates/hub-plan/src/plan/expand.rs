@@ -18,9 +18,62 @@ const MARK: char = '\u{1}';
 const AFTER: &str = "after:";
 const BROKEN: &str = "broken:";
 
-/// The value of an output known only after `component` deploys.
-pub(super) fn stand_in(component: &str) -> Value {
-    Value::String(format!("{MARK}{AFTER}{component}{MARK}"))
+/// Between a stand-in's component and its output; no name holds it.
+const OF: char = '\u{2}';
+
+/// The value of `component`'s output `output`, known only after
+/// `component` deploys.
+pub(super) fn stand_in(component: &str, output: &str) -> Value {
+    Value::String(format!("{MARK}{AFTER}{component}{OF}{output}{MARK}"))
+}
+
+/// `text` with its stand-ins as they were before they named their
+/// output (`after:COMPONENT`): what a saved plan's digests are taken of,
+/// so that a plan saved by an earlier hub still matches.
+pub(super) fn digest_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(OF) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut skipping = false;
+    for c in text.chars() {
+        match c {
+            OF => skipping = true,
+            MARK => {
+                skipping = false;
+                out.push(c);
+            }
+            c if !skipping => out.push(c),
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether `text` (an expanded value) reads an output known only after a
+/// component deploys.
+pub(super) fn unknown(text: &str) -> bool {
+    !unknown_reads(text).is_empty()
+}
+
+/// Each output known only after its component deploys that `text` reads:
+/// `(component, output)`, in the order read, without repeats.
+pub(super) fn unknown_reads(text: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut parts = text.split(MARK);
+    parts.next();
+    // Inside and outside markers alternate.
+    while let Some(inside) = parts.next() {
+        if let Some((component, output)) = inside.strip_prefix(AFTER).and_then(|n| n.split_once(OF))
+        {
+            let read = (component.to_string(), output.to_string());
+            if !found.contains(&read) {
+                found.push(read);
+            }
+        }
+        parts.next();
+    }
+    found
 }
 
 fn broken(param: &str) -> Value {
@@ -79,7 +132,10 @@ impl Expanded {
     pub fn shown(&self, param: &ExpandedParam, redactor: &Redactor) -> String {
         let text = substitution_text(param.value.as_ref());
         match marker(&text) {
-            Some((AFTER, component)) => format!("(known after {component} deploys)"),
+            Some((AFTER, read)) => {
+                let component = read.split_once(OF).map_or(read, |(c, _)| c);
+                format!("(known after {component} deploys)")
+            }
             Some((_, name)) if name == param.name => match self.problem(name) {
                 Some(problem) => format!("(error: {problem})"),
                 None => "(error)".to_string(),
@@ -201,10 +257,33 @@ mod tests {
 
     #[test]
     fn markers_name_what_they_stand_for() {
-        let Value::String(text) = stand_in("network") else {
+        let Value::String(text) = stand_in("network", "id") else {
             panic!("a string");
         };
-        assert_eq!(marker(&format!("db.{text}")), Some((AFTER, "network")));
+        assert_eq!(
+            marker(&format!("db.{text}")),
+            Some((AFTER, "network\u{2}id"))
+        );
+        let Value::String(other) = stand_in("dns", "zone") else {
+            panic!("a string");
+        };
+        let both = format!("a{text}b{other}c{text}");
+        assert!(unknown(&both));
+        assert_eq!(
+            unknown_reads(&both),
+            [
+                ("network".into(), "id".into()),
+                ("dns".into(), "zone".into())
+            ]
+        );
+        assert!(!unknown("plain"));
+        assert_eq!(
+            digest_text(&both),
+            format!(
+                "a{MARK}{AFTER}network{MARK}b{MARK}{AFTER}dns{MARK}c{MARK}{AFTER}network{MARK}"
+            )
+        );
+        assert_eq!(digest_text("plain"), "plain");
         let Value::String(text) = broken("x.y") else {
             panic!("a string");
         };
@@ -223,5 +302,30 @@ mod tests {
             Some("component.network.subnet")
         );
         assert_eq!(culprit(&Problem::Cycle { path: Vec::new() }, "x"), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// A stand-in inside any text is found with its component and
+        /// output, and its digest text is the marker of before.
+        #[test]
+        fn stand_ins_are_found_in_any_text(
+            before in "[ -~]{0,20}",
+            after in "[ -~]{0,20}",
+            component in "[a-z][a-z0-9-]{0,10}",
+            output in "[a-z][a-z0-9_.]{0,10}",
+        ) {
+            let Value::String(marker) = stand_in(&component, &output) else {
+                panic!("a string");
+            };
+            let text = format!("{before}{marker}{after}");
+            proptest::prop_assert_eq!(unknown_reads(&text), vec![(component.clone(), output)]);
+            proptest::prop_assert!(unknown(&text));
+            let old = format!("{before}{MARK}{AFTER}{component}{MARK}{after}");
+            proptest::prop_assert_eq!(digest_text(&text).into_owned(), old);
+            let plain = format!("{before}{after}");
+            proptest::prop_assert!(!unknown(&plain));
+        }
     }
 }

@@ -35,6 +35,7 @@ use crate::decide::upstream::Ancestry;
 use crate::options::RunOptions;
 use crate::order::requirements::provides_text;
 use crate::order::schedule::{self, Schedule, Verb};
+use crate::plan::planned::PlanSteps;
 use crate::source::stack::Stack;
 use crate::timeout::Timeouts;
 use hub_manifest::diag::Warnings;
@@ -44,7 +45,7 @@ use hub_params::{ComponentScope, ExpandedParam, Locked};
 use hub_state::{self as state, CapturedOutput, State};
 use indexmap::IndexMap;
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// What the plan is made from: the ordering and selection, the locked
@@ -62,6 +63,9 @@ pub struct Inputs<'a> {
     pub read_path: Option<&'a Path>,
     pub provides: &'a IndexMap<String, Vec<String>>,
     pub removed: &'a [prune::Removed],
+    /// `--plan-steps`: what runs each component's plan step (`hub plan`
+    /// only); `None` plans with the outputs of the state.
+    pub steps: Option<&'a dyn PlanSteps>,
 }
 
 /// Who the plan is made for.
@@ -114,6 +118,7 @@ fn walk(
         read_path,
         provides,
         removed,
+        steps,
     } = *inputs;
     let mut walk = Walk {
         stack,
@@ -133,7 +138,12 @@ fn walk(
         recorded: state
             .filter(|_| schedule.verb == Verb::Deploy)
             .map(|state| recorded::Recorded::new(state, &schedule.order)),
-        describe: purpose == Purpose::Show,
+        mode: Mode {
+            describe: purpose == Purpose::Show,
+            through: steps
+                .filter(|_| schedule.verb == Verb::Deploy)
+                .map(Through::new),
+        },
         pulled: Pulled {
             wanted_by,
             judged: schedule.judged_dependents(),
@@ -190,9 +200,8 @@ struct Walk<'a> {
     outputs: Vec<CapturedOutput>,
     /// Deploy with a state: its snapshots along the order.
     recorded: Option<recorded::Recorded<'a>>,
-    /// `hub plan` says what changed; the engine compares only what
-    /// `--changed` needs.
-    describe: bool,
+    /// What the plan says, and whether it plans through the graph.
+    mode: Mode<'a>,
     /// Components decided for another's sake.
     pulled: Pulled,
     warnings: &'a mut Warnings,
@@ -235,6 +244,8 @@ struct Decision {
     /// A `fail` that nothing the run produces can change: what the
     /// deploy would say.
     certain: Option<String>,
+    /// `--plan-steps`: its planned outputs, and whether it is deferred.
+    through: ThroughDecided,
 }
 
 impl Decision {
@@ -246,17 +257,20 @@ impl Decision {
             execution: None,
             environment: Vec::new(),
             certain: None,
+            through: ThroughDecided::default(),
         }
     }
 }
 
 mod parts;
-use parts::{Declarations, ProvidesMaps, Pulled, Taken};
+use parts::{Declarations, Mode, ProvidesMaps, Pulled, Taken, Through, ThroughDecided};
 mod outputs;
 mod providers;
 mod reach;
 mod runtime;
 mod shown;
+mod stand_ins;
+mod through;
 mod triggered;
 mod wanted;
 
@@ -341,6 +355,9 @@ impl Walk<'_> {
             certain_failure: decision.certain,
             execution: decision.execution,
             environment: decision.environment,
+            outputs: decision.through.outputs,
+            deferred: decision.through.deferred,
+            reads: decision.through.reads,
         }
     }
 
@@ -375,7 +392,8 @@ impl Walk<'_> {
                 .then_some(reason);
             return self.gated(name, reference, decision);
         }
-        let outputs = self.outputs_for(name, &reference.depends);
+        let mut outputs = self.outputs_for(name, &reference.depends);
+        self.through_outputs(&mut outputs);
         let expanded = self.expand(name, &reference.depends, manifest, &outputs, provides);
         let condition = schedule::component_conditions(
             &self.plan.tuning,
@@ -406,7 +424,7 @@ impl Walk<'_> {
                 }
             }
         };
-        let decision = Decision {
+        let mut decision = Decision {
             action,
             reasons,
             parameters: if action == Action::Skip {
@@ -420,7 +438,15 @@ impl Walk<'_> {
                 Some(failure) => Some(failure.certain),
                 None => self.certain_failure(&expanded),
             },
+            through: ThroughDecided::default(),
         };
+        self.through(
+            name,
+            reference,
+            manifest,
+            (&expanded, &outputs),
+            &mut decision,
+        );
         match decision.execution {
             None => self.gated(name, reference, decision),
             Some(_) => decision,
@@ -593,7 +619,7 @@ impl Walk<'_> {
                 Vec::new()
             })
         };
-        let asked = self.asked(name, self.describe);
+        let asked = self.asked(name, self.mode.describe);
         let decided = action::deploy_action(entry, asked, compare);
         let mut execution = self.execution(asked, entry, decided.clone(), folder);
         let Decided {
@@ -676,79 +702,6 @@ impl Walk<'_> {
         });
         self.recorded = Some(recorded);
         visible
-    }
-
-    /// An output declared by a component that deploys earlier in this run
-    /// and not among the outputs seen (`holds`) is only known after that
-    /// deploy: its stand-in. Only
-    /// the outputs the component may read, and those of its `depends`
-    /// (their digests say whether it runs again), are needed: they are
-    /// looked up by name, so the cost does not grow with the stack.
-    fn stand_ins(
-        &self,
-        name: &str,
-        depends: &[String],
-        holds: &dyn Fn(&str, &str) -> bool,
-    ) -> Vec<CapturedOutput> {
-        let reaches = self.reaches(name);
-        let mut wanted: Vec<(usize, usize, &str)> = Vec::new();
-        let mut want = |producer: &str, output: &str| {
-            let taken = self.taken.actions.get_full(producer);
-            let Some((at, _, action)) = taken else {
-                return;
-            };
-            if !action.keeps_outputs() {
-                return;
-            }
-            let manifest = self.stack.elaborated.component(producer);
-            let declared = manifest.and_then(|m| m.outputs.iter().position(|o| o.name == output));
-            if let (Some(index), true) = (declared, reaches(producer)) {
-                wanted.push((
-                    at,
-                    index,
-                    self.taken.actions.get_index(at).map_or("", |(k, _)| k),
-                ));
-            }
-        };
-        // Every component of the plan has its reads.
-        for read in self.plan.reads(name).into_iter().flatten() {
-            for producer in self.declarations.by_name.get(read).into_iter().flatten() {
-                want(producer, read);
-            }
-            if let Some((producer, output)) = read.split_once(':') {
-                want(producer, output);
-            }
-        }
-        for dependency in depends {
-            for output in self.declared(dependency) {
-                want(dependency, &output.name);
-            }
-        }
-        // In the run's order, as one at a time would have found them.
-        wanted.sort_unstable();
-        wanted.dedup();
-        let mut known: HashSet<(String, String)> = HashSet::new();
-        let mut stand_ins = Vec::new();
-        for (_, index, producer) in wanted {
-            let Some(manifest) = self.stack.elaborated.component(producer) else {
-                continue;
-            };
-            let declared = &manifest.outputs[index];
-            let key = (producer.to_string(), declared.name.clone());
-            if known.contains(&key) || holds(producer, &declared.name) {
-                continue;
-            }
-            known.insert(key);
-            stand_ins.push(CapturedOutput {
-                component: producer.to_string(),
-                component_kind: manifest.meta.kind.clone(),
-                name: declared.name.clone(),
-                value: expand::stand_in(producer),
-                kind: declared.kind.clone(),
-                ..CapturedOutput::default()
-            });
-        }
-        stand_ins
     }
 
     fn expand(

@@ -17,6 +17,7 @@ mod expand;
 pub mod guard;
 pub mod make;
 pub mod moved;
+pub mod planned;
 pub mod preflight;
 pub mod prepare;
 mod recorded;
@@ -125,6 +126,7 @@ fn undeploy_parameters(entry: &state::ComponentState, redactor: &Redactor) -> Ve
                 value: Some(shown.clone()),
                 previous: Some(shown),
                 change: ParameterChange::Unchanged,
+                known: true,
                 digest: saved_digest(&param.name, param.secret, &text),
             }
         })
@@ -282,6 +284,19 @@ pub struct ComponentPlan {
     /// the preflight checks against the system's limits.
     #[serde(skip)]
     pub environment: Vec<EnvEntry>,
+    /// `--plan-steps`: the outputs it will produce, for a component the
+    /// plan runs (each known or not).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<planned::OutputPlan>,
+    /// `--plan-steps`: a parameter reads an output known only after an
+    /// upstream applies; it is planned then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<planned::Deferred>,
+    /// `--plan-steps`: the planned outputs of components the plan runs
+    /// that its parameters read (kept by a saved plan, checked by its
+    /// deploy; not printed).
+    #[serde(skip)]
+    pub reads: Vec<planned::ReadOutput>,
 }
 
 impl ComponentPlan {
@@ -429,6 +444,9 @@ pub struct ParameterPlan {
     /// The value in the state entry; `None` when it had none.
     pub previous: Option<String>,
     pub change: ParameterChange,
+    /// Its value is known now: `false` when it reads an output known only
+    /// after a component of the run applies.
+    pub known: bool,
     /// For a value that is masked without `--reveal`: the digest of its
     /// text, which a saved plan (`plan --out`) keeps instead of the value.
     #[serde(skip)]
@@ -474,6 +492,14 @@ impl Plan {
                 .components
                 .iter()
                 .any(|c| !matches!(c.action, Action::NoOp | Action::Skip))
+    }
+
+    /// How many components are deferred (`--plan-steps`).
+    pub fn deferred(&self) -> usize {
+        self.components
+            .iter()
+            .filter(|c| c.deferred.is_some())
+            .count()
     }
 
     /// The removed components `--prune` would undeploy.

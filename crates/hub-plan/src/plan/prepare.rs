@@ -3,6 +3,7 @@
 //! the lock, the clock, prompts or anything written; then the planner.
 
 use super::make::{self, Inputs, Purpose};
+use super::planned::PlanSteps;
 use super::preflight;
 use super::Plan;
 use crate::checks::{
@@ -30,6 +31,18 @@ pub fn plan(
     environment: Vec<(String, String)>,
     warnings: &mut Warnings,
 ) -> Result<Plan, PlanningError> {
+    plan_with(stack, options, environment, None, warnings)
+}
+
+/// [`plan`], with `steps` running each component's plan step when
+/// `options.plan_steps` asks for them (`hub plan --plan-steps`).
+pub fn plan_with(
+    stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    steps: Option<&dyn PlanSteps>,
+    warnings: &mut Warnings,
+) -> Result<Plan, PlanningError> {
     let base_env = crate::env::base(
         options.os_environment,
         &environment,
@@ -54,6 +67,7 @@ pub fn plan(
         read_path: read_path.as_deref(),
         provides: &provides,
         removed: &removed,
+        steps: steps.filter(|_| options.plan_steps),
     };
     let mut plan = make::make(&inputs, Purpose::Show, warnings);
     plan.moved = moved;

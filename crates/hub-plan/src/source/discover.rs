@@ -191,6 +191,27 @@ pub fn discover(
     }
 }
 
+/// What runs a component's plan step (`--plan-steps`): a Makefile target
+/// `plan:`, a script `plan`, `plan.sh` (and the other names of
+/// [`script_names`]), or hub's built-in Terraform (`terraform plan -out`,
+/// then `terraform show -json`); `None` when the component has none.
+/// Extensions (Helm, Kustomize, Skaffold) have no plan step.
+pub fn plan_step(dir: &Path) -> Option<Implementation> {
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut probes = Vec::new();
+    probe_makefile(&dir, PLAN_VERB, &mut probes)
+        .or_else(|| probe_scripts(&dir, PLAN_VERB, &mut probes))
+        .or_else(|| {
+            terraform_file(&dir).map(|_| Implementation::Terraform {
+                binary: crate::terraform::default_binary(),
+                verb: PLAN_VERB.to_string(),
+            })
+        })
+}
+
+/// The verb of a plan step.
+pub const PLAN_VERB: &str = "plan";
+
 fn probe_makefile(dir: &Path, verb: &str, probes: &mut Vec<String>) -> Option<Implementation> {
     let makefile = dir.join("Makefile");
     let Ok(text) = std::fs::read_to_string(&makefile) else {

@@ -5,7 +5,9 @@
 //! them with `--verbose`) in a collapsed `<details>` block. Secrets are
 //! always masked: the command refuses `--reveal` with this format.
 
-use super::render::{counts_text, hidden_text, parameter_text, removed_heading, requirement_text};
+use super::render::{
+    counts_text, hidden_text, output_text, parameter_text, removed_heading, requirement_text,
+};
 use super::{ComponentPreview, Detail, Preview, Verb, Wait};
 use crate::inert::{code, html, rich};
 use std::fmt::Write;
@@ -52,7 +54,7 @@ pub fn render_markdown(preview: &Preview, detail: Detail) -> String {
             "| {} | {} | {} |",
             code(&component.name),
             action_cell(component),
-            rich(&component.reasons.join("; "))
+            rich(&why(component))
         );
     }
     if !preview.removed.is_empty() {
@@ -107,6 +109,19 @@ fn context_line(preview: &Preview) -> String {
     line
 }
 
+/// Its reasons, and when it is deferred, what it waits for.
+fn why(component: &ComponentPreview) -> String {
+    let mut why = component.reasons.join("; ");
+    if let Some(deferred) = &component.deferred {
+        if !why.is_empty() {
+            why.push_str("; ");
+        }
+        why.push_str("deferred: ");
+        why.push_str(&deferred.text());
+    }
+    why
+}
+
 /// The action, in bold when the component's implementation would run.
 fn action_cell(component: &ComponentPreview) -> String {
     let action = component.action.as_str();
@@ -151,6 +166,15 @@ fn details(component: &ComponentPreview, detail: Detail) -> String {
     }
     if let Some(hidden) = hidden_text(detail.hidden(component)) {
         let _ = writeln!(out, "{hidden}\n");
+    }
+    if !component.outputs.is_empty() {
+        let lines: Vec<String> = component.outputs.iter().map(output_text).collect();
+        let fence = fence_for(&lines);
+        let _ = writeln!(
+            out,
+            "Planned outputs:\n\n{fence}\n{}\n{fence}\n",
+            lines.join("\n")
+        );
     }
     out.push_str("</details>\n");
     out

@@ -4,6 +4,7 @@ use super::{
     Action, ComponentPreview, Detail, ParameterChange, ParameterPreview, Preview, Requirement,
     SelectionSeen, Wait,
 };
+use hub_plan::plan::planned::OutputPlan;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -136,6 +137,9 @@ fn component_text(
     if let Some(why) = because.and_then(|b| b.get(component.name.as_str())) {
         let _ = writeln!(out, "  selected: {}", one_line(why));
     }
+    if let Some(deferred) = &component.deferred {
+        let _ = writeln!(out, "  deferred: {}", one_line(&deferred.text()));
+    }
     if !detail.expands(component) {
         return out;
     }
@@ -168,8 +172,25 @@ fn component_text(
             let _ = writeln!(out, "    {hidden}");
         }
     }
+    if !component.outputs.is_empty() {
+        out.push_str("  planned outputs:\n");
+        for output in &component.outputs {
+            let _ = writeln!(out, "    {}", output_text(output));
+        }
+    }
     out
 }
+
+/// `name = value`, or `name = (known after apply)`: a planned output.
+pub(super) fn output_text(output: &OutputPlan) -> String {
+    match &output.value {
+        Some(value) => format!("{} = {}", output.name, value_text(value)),
+        None => format!("{} = {UNKNOWN}", output.name),
+    }
+}
+
+/// What a value known only after a component applies is shown as.
+pub(super) const UNKNOWN: &str = "(known after apply)";
 
 /// `(3 unchanged; --verbose shows every parameter)`: what a plan of the
 /// changes leaves out of a component it shows.
@@ -241,7 +262,7 @@ pub(super) fn totals(preview: &Preview) -> String {
 /// `0 to create, 2 to update, 1 to replace, 0 to rerun, 1 to delete, 5 unchanged, 1
 /// skipped, 0 would fail`.
 pub(super) fn counts_text(preview: &Preview) -> String {
-    format!(
+    let counts = format!(
         "{} to create, {} to update, {} to replace, {} to rerun, {} to delete, {} unchanged, {} skipped, {} would fail",
         preview.count(Action::Create),
         preview.count(Action::Update),
@@ -251,7 +272,11 @@ pub(super) fn counts_text(preview: &Preview) -> String {
         preview.count(Action::NoOp),
         preview.count(Action::Skip),
         preview.count(Action::Fail),
-    )
+    );
+    match preview.deferred() {
+        0 => counts,
+        deferred => format!("{counts}, {deferred} deferred"),
+    }
 }
 
 /// The plan as one JSON document (`hub plan --format json`), pretty-printed:
@@ -318,13 +343,21 @@ pub(super) fn counts_text(preview: &Preview) -> String {
 ///   (`null` without one). Values are text as the component receives them;
 ///   secrets are `(masked)` unless `--reveal`; a value that depends on an
 ///   output not known yet is `(known after NAME deploys)`, one that cannot
-///   be expanded `(error: …)`.
+///   be expanded `(error: …)`. `known` is false for a value that reads an
+///   output known only after a component of the run applies.
+/// * `outputs` and `deferred` (`--plan-steps` only): the outputs a
+///   component that runs will produce (`name`, `known`, `value` when
+///   known, `source`: `plan-step`, `no-plan-step` or `deferred`), and for
+///   a component whose parameters read an unknown output, `after` (the
+///   upstream components) and `inputs` (`parameter`, `component`,
+///   `output`); `counts.deferred` counts those components (when any).
 pub fn render_json(preview: &Preview) -> String {
     let document = Document {
         preview,
         counts: Action::ALL
             .iter()
             .map(|action| (action.as_str(), preview.count(*action)))
+            .chain((preview.deferred() > 0).then(|| ("deferred", preview.deferred())))
             .collect(),
     };
     // Plain data with string keys: serialising it cannot fail.

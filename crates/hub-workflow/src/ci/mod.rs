@@ -117,6 +117,14 @@ impl Access {
         }
     }
 
+    /// Whether a plan of `event` may run the components' plan steps
+    /// (`--plan-steps`): they run the pull request's code, so only for an
+    /// author who may apply, on a pull request known not to be a fork's
+    /// (whatever `--plan-from` and `--plan-forks` say).
+    pub fn runs_plan_steps(&self, event: &Event) -> bool {
+        self.trusts(event) && event.fork == Some(false)
+    }
+
     /// Whether the event's author is one of `--allow-user`, or has one of
     /// the associations of `--allow-association`.
     fn trusts(&self, event: &Event) -> bool {

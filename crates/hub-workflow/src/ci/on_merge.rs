@@ -5,7 +5,7 @@
 //! succeeded. A failed or refused apply records no merge: the change
 //! keeps the apply lock as a failed apply keeps it today.
 
-use super::steps::{apply, merged, plan, Ran};
+use super::steps::{apply, merged, plan, Asked, Ran};
 use super::Event;
 use crate::error::Error;
 use crate::request::{ChangeArgs, CiArgs};
@@ -50,7 +50,16 @@ pub(super) fn apply_merged(
     }
     change.merged_head = Some(event.sha.clone());
     change.sha = Some(commit);
-    if let Err(error) = plan(args, change.clone(), Vec::new(), None, warnings) {
+    if let Err(error) = plan(
+        args,
+        change.clone(),
+        Asked {
+            components: Vec::new(),
+            affected: None,
+            steps: args.plan_steps,
+        },
+        warnings,
+    ) {
         return Ran::Failed(crate::commands::render_error(&error));
     }
     let ran = apply(args, change, warnings);

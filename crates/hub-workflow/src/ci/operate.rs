@@ -4,7 +4,9 @@
 //! status line printed.
 
 use super::comment::{Done, Report};
-use super::steps::{apply, apply_lock_holder, change_args, closed, merged, plan, unlock, Ran};
+use super::steps::{
+    apply, apply_lock_holder, change_args, closed, merged, plan, unlock, Asked, Ran,
+};
 use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use crate::error::Error;
 use crate::request::CiArgs;
@@ -31,7 +33,8 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
         plan_forks: args.plan_forks,
     };
     let operation = ci::decide(&event, &access);
-    let ran = run(&args, &event, &access, &operation, warnings);
+    let steps = args.plan_steps && access.runs_plan_steps(&event);
+    let ran = run(&args, &event, &access, &operation, steps, warnings);
     let done = match &ran {
         Ran::Planned(plan, policies) => Done::Planned(plan, policies),
         Ran::Applied {
@@ -82,12 +85,14 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
     }
 }
 
-/// Runs the operation: one function per operation.
+/// Runs the operation: one function per operation. `steps`: plans run
+/// the components' plan steps.
 fn run(
     args: &CiArgs,
     event: &Event,
     access: &Access,
     operation: &Operation,
+    steps: bool,
     warnings: &mut Warnings,
 ) -> Ran {
     let failed = |error: Error| Ran::Failed(crate::commands::render_error(&error));
@@ -96,10 +101,20 @@ fn run(
         // `--affected BASE` needs the base commit in the clone; without a
         // base the whole stack is planned.
         Operation::Autoplan { base } => {
-            plan(args, change, Vec::new(), base.clone(), warnings).unwrap_or_else(failed)
+            let asked = Asked {
+                components: Vec::new(),
+                affected: base.clone(),
+                steps,
+            };
+            plan(args, change, asked, warnings).unwrap_or_else(failed)
         }
         Operation::Plan { components } => {
-            plan(args, change, components.clone(), None, warnings).unwrap_or_else(failed)
+            let asked = Asked {
+                components: components.clone(),
+                affected: None,
+                steps,
+            };
+            plan(args, change, asked, warnings).unwrap_or_else(failed)
         }
         Operation::Apply => apply(args, change, warnings),
         Operation::Review(review) => {

@@ -102,10 +102,14 @@ pub(super) fn change_args(event: &Event, access: &Access) -> ChangeArgs {
 pub(super) fn plan(
     args: &CiArgs,
     change: ChangeArgs,
-    components: Vec<String>,
-    affected: Option<String>,
+    asked: Asked,
     warnings: &mut Warnings,
 ) -> Result<Ran, Error> {
+    let Asked {
+        components,
+        affected,
+        steps,
+    } = asked;
     let plan_args = PlanArgs {
         change,
         common: run_args(args, components, affected),
@@ -120,6 +124,7 @@ pub(super) fn plan(
         format: crate::request::OutputFormat::Markdown,
         detailed_exitcode: false,
         verbose: false,
+        plan_steps: steps,
     };
     let registry = change::before_plan(&plan_args)?;
     // What `hub plan --change` makes, shown by the comment instead of on
@@ -134,6 +139,14 @@ pub(super) fn plan(
     }
     let made = planned?;
     Ok(Ran::Planned(Box::new(made.preview), made.policies))
+}
+
+/// What a plan of `hub ci` is asked for: `-c`, `--affected` and
+/// `--plan-steps`.
+pub(super) struct Asked {
+    pub(super) components: Vec<String>,
+    pub(super) affected: Option<String>,
+    pub(super) steps: bool,
 }
 
 /// An apply of the change's latest plan, as `hub deploy --change ID`

@@ -1,6 +1,7 @@
 //! What the commands share: `NAME=value` flags and lists, flags with an
 //! environment fallback, the interrupt handler, the running hub's path,
-//! and the refusal of near typos.
+//! the refusal of near typos, and the plan made with the components'
+//! plan steps when asked.
 
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
@@ -121,4 +122,20 @@ pub(crate) fn clock() -> Result<hub_state::Clock, Error> {
     Ok(hub_state::Clock::from_env(&|name| {
         std::env::var(name).ok()
     })?)
+}
+
+/// The plan between runs, with the components' plan steps run when
+/// `options.plan_steps` asks (`--plan-steps`).
+pub(crate) fn plan_with_steps(
+    stack: &hub_plan::source::stack::Stack,
+    options: &hub_plan::options::RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut Warnings,
+) -> Result<hub_view::preview::Preview, hub_plan::error::PlanningError> {
+    let hub = hub_executable();
+    let runner = hub_engine::plan_step::Runner::new(stack, options, &environment, hub);
+    let steps = options
+        .plan_steps
+        .then_some(&runner as &dyn hub_plan::plan::planned::PlanSteps);
+    hub_plan::plan::prepare::plan_with(stack, options, environment, steps, warnings)
 }

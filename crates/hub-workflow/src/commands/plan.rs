@@ -102,7 +102,8 @@ pub fn make_plan(
         replace: &args.replace.replace,
         prune: args.prune,
     };
-    let (stack, options) = load_run(&request, verb, warnings)?;
+    let (stack, mut options) = load_run(&request, verb, warnings)?;
+    options.plan_steps = args.plan_steps;
     let policies = policy::load(&stack, &args.common.policy.policies)?;
     let plan = preview_between_runs(&stack, &options, warnings)?;
     let change = change::context(&args.change, &args.common.state)?;
@@ -139,7 +140,8 @@ pub(crate) fn preview_between_runs(
     };
     let wait = hub_state::LockWait::new(options.running.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
-    let plan = hub_plan::plan::prepare::plan(stack, options, std::env::vars().collect(), warnings)?;
+    let plan =
+        super::common::plan_with_steps(stack, options, std::env::vars().collect(), warnings)?;
     await_unheld(&options.state, &hub_state::LockWait::default())?;
     Ok(plan)
 }

@@ -92,11 +92,12 @@ pub(crate) fn check(
     // would warn about.
     let as_planned = RunOptions {
         concurrency: planned.arguments.jobs,
+        plan_steps: planned.arguments.plan_steps,
         ..options.clone()
     };
     let mut quiet = Warnings::already_reported();
     let environment = std::env::vars().collect();
-    let preview = hub_plan::plan::prepare::plan(&stack, &as_planned, environment, &mut quiet)?;
+    let preview = super::common::plan_with_steps(&stack, &as_planned, environment, &mut quiet)?;
     let recorded: Vec<PathBuf> = planned
         .policies
         .iter()

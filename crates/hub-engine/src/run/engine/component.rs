@@ -53,6 +53,7 @@ impl<'a> Run<'a> {
         }
         self.no_failed_dependency(name, &reference.depends)?;
         let visible = self.visible_outputs(name);
+        self.reads_unchanged(name, &visible)?;
         let provides = self.known.provides_for(&visible);
         let params =
             self.expanded_params(name, &reference.depends, manifest, &visible, &provides)?;

@@ -440,6 +440,7 @@ fn action_plan(
                 read_path: opened.read_path.as_deref(),
                 provides: &found.provides,
                 removed: &found.removed,
+                steps: None,
             };
             // The run says what the plan would (a component's
             // parameters and conditions) as it reaches each component.

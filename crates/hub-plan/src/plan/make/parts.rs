@@ -1,8 +1,12 @@
 //! The parts of the planner's walk that grow as components are taken:
 //! the provides maps, the components taken, which declare which outputs,
-//! and those decided for another's sake.
+//! those decided for another's sake, and (`--plan-steps`) what the
+//! components taken plan to output.
 
 use super::Action;
+use crate::plan::expand;
+use crate::plan::planned::{Deferred, OutputPlan, PlanSteps, PlannedOutput, ReadOutput};
+use hub_state::CapturedOutput;
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 
@@ -44,4 +48,69 @@ pub(super) struct Pulled {
     /// Dependents an `--affected` selection added: decided as under
     /// `--changed` ([`crate::order::Schedule::judged_dependents`]).
     pub(super) judged: HashSet<String>,
+}
+
+/// What the plan says, and whether it plans through the graph.
+pub(super) struct Mode<'a> {
+    /// `hub plan` says what changed; the engine compares only what
+    /// `--changed` needs.
+    pub(super) describe: bool,
+    /// `--plan-steps` (deploy only).
+    pub(super) through: Option<Through<'a>>,
+}
+
+/// The plan steps' runner and what the components taken so far plan to
+/// output.
+pub(super) struct Through<'a> {
+    steps: &'a dyn PlanSteps,
+    /// Component → its planned outputs, for the components the plan runs.
+    planned: HashMap<String, Vec<PlannedOutput>>,
+}
+
+impl<'a> Through<'a> {
+    pub(super) fn new(steps: &'a dyn PlanSteps) -> Self {
+        Through {
+            steps,
+            planned: HashMap::new(),
+        }
+    }
+
+    pub(super) fn steps(&self) -> &'a dyn PlanSteps {
+        self.steps
+    }
+
+    /// Whether `component` is one the plan runs (its outputs are planned).
+    pub(super) fn runs(&self, component: &str) -> bool {
+        self.planned.contains_key(component)
+    }
+
+    /// What a component the plan runs will output.
+    pub(super) fn record(&mut self, name: &str, outputs: Vec<PlannedOutput>) {
+        self.planned.insert(name.to_string(), outputs);
+    }
+
+    /// `output` as the plan expects it after its component applies: the
+    /// planned value when known, else a stand-in. Outputs of components
+    /// the plan does not run keep the state's value.
+    pub(super) fn apply(&self, output: &mut CapturedOutput) {
+        let Some(planned) = self.planned.get(&output.component) else {
+            return;
+        };
+        let known = planned.iter().find(|p| p.name == output.name);
+        if known.is_some_and(|p| p.secret) && !output.kind.starts_with("secret") {
+            output.kind = "secret".to_string();
+        }
+        output.value = match known.and_then(|p| p.value.clone()) {
+            Some(value) => value,
+            None => expand::stand_in(&output.component, &output.name),
+        };
+    }
+}
+
+/// A component's planned outputs and deferral, as the plan shows them.
+#[derive(Debug, Default)]
+pub(super) struct ThroughDecided {
+    pub(super) outputs: Vec<OutputPlan>,
+    pub(super) deferred: Option<Deferred>,
+    pub(super) reads: Vec<ReadOutput>,
 }

@@ -5,7 +5,7 @@
 
 use super::Walk;
 use crate::decide::fingerprint;
-use crate::plan::expand::Expanded;
+use crate::plan::expand::{self, Expanded};
 use crate::plan::{saved_digest, ParameterChange, ParameterPlan};
 use hub_manifest::redact::MASK;
 use hub_params::{ExpandedParam, Origin};
@@ -36,6 +36,7 @@ impl Walk<'_> {
                 value: None,
                 previous: Some(self.recorded_text(gone, false)),
                 change: ParameterChange::Removed,
+                known: true,
                 digest: None,
             });
         }
@@ -67,7 +68,8 @@ impl Walk<'_> {
                 value: Some(format!("(from ${variable})")),
                 previous: before.map(|_| MASK.to_string()),
                 change,
-                digest: Some(crate::plan::text_digest(&current)),
+                known: true,
+                digest: Some(crate::plan::text_digest(&expand::digest_text(&current))),
             };
         }
         ParameterPlan {
@@ -75,7 +77,8 @@ impl Walk<'_> {
             value: Some(expanded.shown(param, &self.redactor)),
             previous: before.map(|b| self.recorded_text(b, param.secret)),
             change,
-            digest: saved_digest(&param.name, param.secret, &current),
+            known: !expand::unknown(&current),
+            digest: saved_digest(&param.name, param.secret, &expand::digest_text(&current)),
         }
     }
 

@@ -156,6 +156,11 @@ pub struct PlannedArguments {
     /// depends on it. The deploy checks the plan with it and runs with its
     /// own `-j`.
     pub jobs: usize,
+    /// `--plan-steps`: the plan ran the components' plan steps, and an
+    /// apply makes it again the same way. A file without it was made
+    /// without.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plan_steps: bool,
 }
 
 /// One component of a plan.
@@ -177,6 +182,12 @@ pub struct PlannedComponent {
     /// records it; `folder` is its digest (`null` when it is gone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
+    /// `--plan-steps`: each planned output of a component the plan runs
+    /// that its parameters read, with the digest of its planned value:
+    /// the deploy refuses the component when the output it is about to
+    /// read differs. A file without it records none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<crate::plan::planned::ReadOutput>,
 }
 
 /// An expanded parameter as planned.
@@ -350,6 +361,7 @@ fn arguments(preview: &Preview, options: &RunOptions, clouds: &[String]) -> Plan
             .map(|d| d.display().to_string()),
         clouds: clouds.to_vec(),
         jobs: options.concurrency,
+        plan_steps: options.plan_steps,
     }
 }
 
@@ -370,6 +382,7 @@ fn planned_component(
             .flatten(),
         parameters: planned_parameters(&component.parameters),
         dir: None,
+        reads: component.reads.clone(),
     })
 }
 
@@ -389,6 +402,7 @@ fn planned_delete(removed: &RemovedPreview, options: &RunOptions) -> PlannedComp
             }),
         parameters: planned_parameters(&removed.parameters),
         dir: removed.dir.clone(),
+        reads: Vec::new(),
     }
 }
 
@@ -642,6 +656,9 @@ mod tests {
                 certain_failure: None,
                 execution: None,
                 environment: Vec::new(),
+                outputs: Vec::new(),
+                deferred: None,
+                reads: Vec::new(),
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
             let expected = (decision != Action::Fail).then(|| decision.as_str());

@@ -235,6 +235,7 @@ mod tests {
                     secret: true,
                 }],
                 dir: None,
+                reads: Vec::new(),
             }],
             policies: Vec::new(),
             change: None,
@@ -251,6 +252,7 @@ mod tests {
             folder: Some(folder.into()),
             parameters: Vec::new(),
             dir: Some("/stack/old".into()),
+            reads: Vec::new(),
         });
         plan
     }

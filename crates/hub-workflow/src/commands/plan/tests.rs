@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 fn demo_plan(undeploy: bool) -> PlanArgs {
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo");
     PlanArgs {
+        plan_steps: false,
         common: CommonRunArgs {
             stack: StackArgs {
                 manifest: vec![demo.join("hub.yaml"), demo.join("params.yaml")],
