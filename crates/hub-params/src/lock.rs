@@ -134,22 +134,57 @@ pub fn lock(
     mut options: LockOptions<'_>,
     warnings: &mut Warnings,
 ) -> Result<Locked, ParamsError> {
+    let implicit = implicit_values(stack, &options);
+    let mut declared = declare(stack, &implicit, &mut options, warnings);
+    let evaluation = graph::evaluate(&declared.table, &declared.nodes, &Cel::default());
+    check(&mut declared, &evaluation, &options)?;
+    let mut locked = Locked {
+        params: crate::LockedParams::with_capacity_and_hasher(
+            declared.items.len() + implicit.len(),
+            Default::default(),
+        ),
+        drift: Vec::new(),
+    };
+    lock_implicit(&mut locked, implicit, &declared);
+    lock_declared(&mut locked, declared, evaluation);
+    if let Some(state) = options.state {
+        state.merge_into(&mut locked, warnings);
+    }
+    Ok(locked)
+}
+
+/// What the one pass over the declarations gives: each declaration
+/// settled, the table of names and values, each declaration's entry in it,
+/// the templates to expand, and the problems found so far.
+struct DeclaredAll<'a> {
+    items: Vec<Declared<'a>>,
+    entries: Vec<usize>,
+    table: Table<'static>,
+    nodes: Vec<Node>,
+    problems: Vec<Problem>,
+}
+
+/// One pass: each declaration is settled, enters the table and, when its
+/// value is a template, the graph, while it is still in cache.
+fn declare<'a>(
+    stack: &'a Manifest,
+    implicit: &[(String, String)],
+    options: &mut LockOptions<'_>,
+    warnings: &mut Warnings,
+) -> DeclaredAll<'a> {
     let declarations = match options.source {
         Some(source) => Declarations::scan(&source.path, &source.text),
         None => Declarations::default(),
     };
     let mut problems = Vec::new();
     let mut missing = Vec::new();
-    let implicit = implicit_values(stack, &options);
     let mut table = Table::with_capacity(stack.parameters.len() + implicit.len());
-    for (name, value) in &implicit {
+    for (name, value) in implicit {
         table.set(name, Some(Value::String(value.clone())));
     }
-    let mut declared: Vec<Declared> = Vec::with_capacity(stack.parameters.len());
+    let mut items: Vec<Declared> = Vec::with_capacity(stack.parameters.len());
     let mut entries: Vec<usize> = Vec::with_capacity(stack.parameters.len());
     let mut nodes: Vec<Node> = Vec::with_capacity(stack.parameters.len());
-    // One pass: each declaration is settled, enters the table and, when its
-    // value is a template, the graph, while it is still in cache.
     for (param, index) in flattened(&stack.parameters) {
         let qualified_name = param.qualified_name();
         let location = match options.declared.filter(|_| options.source.is_none()) {
@@ -162,13 +197,7 @@ pub fn lock(
             location,
             param,
         };
-        settle(
-            &mut item,
-            &mut options,
-            warnings,
-            &mut problems,
-            &mut missing,
-        );
+        settle(&mut item, options, warnings, &mut problems, &mut missing);
         let entry = match table.entry(&item.qualified_name) {
             // An implicit parameter declared without a value keeps hub's.
             Some(entry) if value_is_empty(&item.param.value) => entry,
@@ -187,17 +216,32 @@ pub fn lock(
             });
         }
         entries.push(entry);
-        declared.push(item);
+        items.push(item);
     }
     if !missing.is_empty() {
         problems.insert(0, Problem::Missing(missing));
     }
+    DeclaredAll {
+        items,
+        entries,
+        table,
+        nodes,
+        problems,
+    }
+}
 
-    let mut evaluation = graph::evaluate(&table, &nodes, &Cel::default());
+/// Every problem of the declarations and of the expansion, reported
+/// together, with where each name was declared.
+fn check(
+    declared: &mut DeclaredAll<'_>,
+    evaluation: &graph::Evaluation,
+    options: &LockOptions<'_>,
+) -> Result<(), ParamsError> {
+    let mut problems = std::mem::take(&mut declared.problems);
     if !evaluation.problems.is_empty() {
         // The declaration of each entry; a name declared twice, the last.
-        let mut by_entry: Vec<Option<&Declared>> = vec![None; table.len()];
-        for (d, &entry) in declared.iter().zip(&entries) {
+        let mut by_entry: Vec<Option<&Declared>> = vec![None; declared.table.len()];
+        for (d, &entry) in declared.items.iter().zip(&declared.entries) {
             by_entry[entry] = Some(d);
         }
         let location = |entry: usize| {
@@ -207,7 +251,7 @@ pub fn lock(
                 .flatten()
                 .and_then(|d| d.location.clone())
         };
-        problems.extend(describe(&evaluation.problems, &table, &location));
+        problems.extend(describe(&evaluation.problems, &declared.table, &location));
     }
     if !problems.is_empty() {
         return Err(ParamsError::Lock {
@@ -215,21 +259,19 @@ pub fn lock(
             from_stack: options.source.is_none() && options.declared.is_some(),
         });
     }
+    Ok(())
+}
 
-    let mut locked = Locked {
-        params: crate::LockedParams::with_capacity_and_hasher(
-            declared.len() + implicit.len(),
-            Default::default(),
-        ),
-        drift: Vec::new(),
-    };
+/// `hub.deploymentId` and `hub.stackName`, unless declared with a value.
+fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared: &DeclaredAll<'_>) {
     for (name, value) in implicit {
         // Declarations of the same name share its table entry: comparing
         // entry numbers spares reading every declared name.
-        let entry = table.entry(&name);
+        let entry = declared.table.entry(&name);
         let mut same_name = declared
+            .items
             .iter()
-            .zip(&entries)
+            .zip(&declared.entries)
             .filter(|&(_, &e)| Some(e) == entry)
             .map(|(d, _)| d);
         if same_name.clone().any(|d| !value_is_empty(&d.param.value)) {
@@ -259,10 +301,19 @@ pub fn lock(
             },
         );
     }
+}
+
+/// The declared parameters with their expanded values, in declaration
+/// order.
+fn lock_declared(
+    locked: &mut Locked,
+    declared: DeclaredAll<'_>,
+    mut evaluation: graph::Evaluation,
+) {
     // Names and values by entry, each moved out at most once: a second
     // declaration of a name finds its name gone or its slot taken.
-    let mut table = table.into_entries();
-    for (item, entry) in declared.into_iter().zip(entries) {
+    let mut table = declared.table.into_entries();
+    for (item, entry) in declared.items.into_iter().zip(declared.entries) {
         let Some(name) = table[entry].0.take() else {
             continue;
         };
@@ -297,10 +348,6 @@ pub fn lock(
             secret,
         });
     }
-    if let Some(state) = options.state {
-        state.merge_into(&mut locked, warnings);
-    }
-    Ok(locked)
 }
 
 /// Gives `item` its value: its own, or one from the ask chain.
