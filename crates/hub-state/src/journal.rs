@@ -171,14 +171,9 @@ pub(super) struct Record {
     status: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    meta: Option<super::StackMeta>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lifecycle: Option<super::StateLifecycle>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stack_parameters: Option<Vec<super::StateParameter>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    captured_outputs: Option<Vec<super::CapturedOutput>>,
+    /// The stack's head, which records of the whole state set.
+    #[serde(flatten)]
+    stack: StackHead,
     #[serde(skip_serializing_if = "Option::is_none")]
     stack_outputs: Option<Vec<StackOutput>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -191,6 +186,21 @@ pub(super) struct Record {
     /// `logs` is then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
     logs_appended: Option<String>,
+}
+
+/// The stack-level parts of a whole-state record, written among the
+/// record's own fields (flattened: the same JSON, key for key).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct StackHead {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta: Option<super::StackMeta>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lifecycle: Option<super::StateLifecycle>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stack_parameters: Option<Vec<super::StateParameter>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    captured_outputs: Option<Vec<super::CapturedOutput>>,
 }
 
 impl Record {
@@ -404,7 +414,7 @@ pub(super) fn apply(state: &mut State, record: Record) -> Result<(), String> {
     if let Some(outputs) = record.stack_outputs {
         state.stack_outputs = outputs;
     }
-    if let Some(outputs) = record.captured_outputs {
+    if let Some(outputs) = record.stack.captured_outputs {
         state.captured_outputs = outputs;
     }
     for (name, entry) in record.components {
@@ -433,10 +443,10 @@ fn replace_whole(state: &mut State, record: Record) -> Result<(), String> {
         timestamp: record.timestamp.unwrap_or_default(),
         status: record.status.unwrap_or_default().into(),
         message: record.message.unwrap_or_default(),
-        meta: record.meta.unwrap_or_default(),
-        lifecycle: record.lifecycle.unwrap_or_default(),
-        stack_parameters: record.stack_parameters.unwrap_or_default(),
-        captured_outputs: record.captured_outputs.unwrap_or_default(),
+        meta: record.stack.meta.unwrap_or_default(),
+        lifecycle: record.stack.lifecycle.unwrap_or_default(),
+        stack_parameters: record.stack.stack_parameters.unwrap_or_default(),
+        captured_outputs: record.stack.captured_outputs.unwrap_or_default(),
         stack_outputs: record.stack_outputs.unwrap_or_default(),
         provides: record.provides.unwrap_or_default(),
         components: record

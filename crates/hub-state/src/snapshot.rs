@@ -339,7 +339,7 @@ impl Snapshot {
     }
 
     /// The output named `key` (`component:name`), if the snapshot holds it.
-    pub(crate) fn find(&self, key: &str) -> Option<&CapturedOutput> {
+    pub fn find(&self, key: &str) -> Option<&CapturedOutput> {
         let mut at = self.0.as_deref();
         while let Some(node) = at {
             let (set, removed, below) = node.covers();

@@ -30,8 +30,8 @@ pub struct LocalStore {
     folder: PathBuf,
     /// Mode of the written files: the existing file's, else private.
     mode: u32,
-    /// A file exists at `target`.
-    exists: bool,
+    /// The state file at `target`: whether it exists, its serial and size.
+    file: OnDisk,
     /// The folder, opened at the first write to flush it after each.
     folder_handle: Option<File>,
     /// The file each write goes to before it is swapped into place; after
@@ -39,9 +39,6 @@ pub struct LocalStore {
     spare: Option<PathBuf>,
     /// The file system swaps two names atomically (`RENAME_EXCHANGE`).
     swaps: bool,
-    /// The serial and size of the state file on disk.
-    file_serial: u64,
-    file_size: u64,
     journal: JournalFile,
     /// Held while a run works on this location (see [`crate::lock`]).
     lock: Option<StateLock>,
@@ -52,6 +49,15 @@ pub struct LocalStore {
     identity: Option<crate::fence::FileIdentity>,
     /// Why this run lost the state: nothing more is written.
     fenced: Option<String>,
+}
+
+/// The state file on disk, as last read or written.
+#[derive(Debug, Clone, Copy)]
+struct OnDisk {
+    /// A file exists at `target`.
+    exists: bool,
+    serial: u64,
+    size: u64,
 }
 
 /// `STATE.journal` as a writer sees it.
@@ -190,12 +196,14 @@ impl LocalStore {
             folder: folder_of(&target),
             target,
             mode,
-            exists,
+            file: OnDisk {
+                exists,
+                serial: file_serial,
+                size: file_size,
+            },
             folder_handle: None,
             spare: None,
             swaps: true,
-            file_serial,
-            file_size,
             journal: JournalFile {
                 path: journal_path,
                 file: None,
@@ -238,7 +246,7 @@ impl LocalStore {
 
     /// The size of the state file as last read or written.
     pub(super) fn file_size(&self) -> u64 {
-        self.file_size
+        self.file.size
     }
 
     pub(super) fn take_lock(&mut self, operation: &str, clock: &Clock) -> Result<(), StateError> {
@@ -266,8 +274,8 @@ impl LocalStore {
         let failure = |action| write_error(&path, action);
         let scanned = match journal::scan(&path)? {
             Some(scanned)
-                if self.exists
-                    && scanned.base == self.file_serial
+                if self.file.exists
+                    && scanned.base == self.file.serial
                     && !scanned.records.is_empty() =>
             {
                 scanned
@@ -325,7 +333,7 @@ impl LocalStore {
         }
         let mut bytes = Vec::with_capacity(line.len() + 64);
         if self.journal.size == 0 {
-            bytes.extend_from_slice(journal::header(self.file_serial, operation).as_bytes());
+            bytes.extend_from_slice(journal::header(self.file.serial, operation).as_bytes());
         }
         bytes.extend_from_slice(line.as_bytes());
         let end = self.journal.size + bytes.len() as u64;
@@ -378,9 +386,9 @@ impl LocalStore {
                 self.install(&self.target.clone(), state)?
             }
         };
-        self.exists = true;
-        self.file_size = size;
-        self.file_serial = serial;
+        self.file.exists = true;
+        self.file.size = size;
+        self.file.serial = serial;
         self.identity = crate::fence::identity_of(&self.target);
         self.drop_journal()
     }
@@ -434,9 +442,9 @@ impl LocalStore {
             return Err(error);
         }
         // `STATE` is the new state from here on, whatever follows.
-        self.exists = true;
-        self.file_size = size;
-        self.file_serial = serial;
+        self.file.exists = true;
+        self.file.size = size;
+        self.file.serial = serial;
         self.identity = crate::fence::identity_of(&self.target);
         let backed_up = fail_point(FoldStep::Renamed)
             .and_then(|()| self.flush_folder())
@@ -470,7 +478,11 @@ impl LocalStore {
                 target: &self.target,
                 lock_id: self.lock_id.as_deref(),
                 seen: self.identity,
-                serial: if self.exists { self.file_serial } else { 0 },
+                serial: if self.file.exists {
+                    self.file.serial
+                } else {
+                    0
+                },
             });
         }
         match &self.fenced {
@@ -545,7 +557,7 @@ impl LocalStore {
         let result = write_synced_content(&temp, content, self.mode)
             .map_err(failure("write a temporary file"))
             .and_then(|written| {
-                if self.exists {
+                if self.file.exists {
                     self.back_up()?;
                 }
                 std::fs::rename(&temp, &self.target)
@@ -578,7 +590,7 @@ impl LocalStore {
         // left to the plain write, which reports it.
         let regular =
             |path: &Path| std::fs::symlink_metadata(path).map(|meta| meta.file_type().is_file());
-        if self.exists
+        if self.file.exists
             && (!matches!(regular(&self.target), Ok(true))
                 || matches!(regular(&self.backup), Ok(false)))
         {
@@ -594,7 +606,7 @@ impl LocalStore {
                 return Swapped::Done(Err(failure("write a temporary file", &self.target)(error)))
             }
         };
-        if !self.exists {
+        if !self.file.exists {
             self.spare = None;
             let renamed = std::fs::rename(&spare, &self.target).map(|()| written);
             return Swapped::Done(
