@@ -445,28 +445,17 @@ impl Parsed {
     /// A month or day name, whole or in three letters (a day is read and
     /// dropped).
     fn read_name(&mut self, element: &str, r: &mut Reader) -> Result<(), String> {
-        let names: Vec<String> = if element.starts_with('J') {
-            MONTHS
-                .iter()
-                .map(|m| {
-                    if element == "Jan" {
-                        m[..3].to_string()
-                    } else {
-                        m.to_string()
-                    }
-                })
-                .collect()
-        } else {
-            DAYS.iter()
-                .map(|d| {
-                    if element == "Mon" {
-                        d[..3].to_string()
-                    } else {
-                        d.to_string()
-                    }
-                })
-                .collect()
+        let (list, short) = match element.starts_with('J') {
+            true => (&MONTHS[..], element == "Jan"),
+            false => (&DAYS[..], element == "Mon"),
         };
+        let names: Vec<String> = list
+            .iter()
+            .map(|name| match short {
+                true => name[..3].to_string(),
+                false => name.to_string(),
+            })
+            .collect();
         let found = names
             .iter()
             .position(|n| r.rest.starts_with(n.as_str()))

@@ -82,55 +82,15 @@ impl Locations {
         for remote in paths.iter().filter(|p| is_remote(p)) {
             RemoteLocation::of_path(remote)?;
         }
-        // (resolved, as given, real): every path is resolved here, once.
-        let mut unique: Vec<(PathBuf, &PathBuf, PathBuf)> = Vec::with_capacity(paths.len());
-        for path in paths {
-            let key = super::store::resolved_location(path);
-            if unique.iter().any(|(seen, _, _)| *seen == key) {
-                warnings.warn(
-                    Some(Location::file(path)),
-                    "this state location names the same file as an earlier one; it is used once",
-                );
-                continue;
-            }
-            let real = super::store::shown_location(path, key.clone());
-            unique.push((key, path, real));
-        }
-        let mut order: Vec<usize> = (0..unique.len()).collect();
-        order.sort_by(|a, b| unique[*a].0.cmp(&unique[*b].0));
-        let mut locks: Vec<Option<Held>> = unique.iter().map(|_| None).collect();
-        let mut left_out: Vec<(usize, StateError)> = Vec::new();
+        let unique = distinct(paths, warnings);
         let fence = Fence::default();
-        for i in order {
-            let path = &unique[i].2;
-            if is_remote(path) {
-                // Dropping `locks` on an error releases the locks taken.
-                let lock =
-                    wait.retry(|| RemoteLock::acquire_fenced(path, operation, clock, &fence))?;
-                locks[i] = Some(Held::Remote(lock));
-                continue;
-            }
-            match StateLock::acquire_waiting(path, operation, clock, wait) {
-                Ok(lock) => {
-                    if let Some(dead) = lock.cleared() {
-                        warnings.warn(
-                            Some(Location::file(lock.path())),
-                            format!("removed the stale lock of {dead}, which is no longer running"),
-                        );
-                    }
-                    locks[i] = Some(Held::Local(Box::new(lock)))
-                }
-                // No state file there (a link to a missing one counts).
-                Err(error @ StateError::LockFile { .. })
-                    if unique.len() > 1 && std::fs::metadata(path).is_err() =>
-                {
-                    left_out.push((i, error));
-                }
-                // Dropping `locks` releases the locks taken so far.
-                Err(error) => return Err(error),
-            }
-        }
-        left_out.sort_by_key(|(i, _)| *i);
+        let taking = Taking {
+            operation,
+            clock,
+            wait,
+            fence: &fence,
+        };
+        let (locks, left_out) = taking.take_all(&unique, warnings)?;
         if locks.iter().all(Option::is_none) {
             let first = left_out.into_iter().next().map(|(_, error)| error);
             return Err(first.unwrap_or_else(|| StateError::LockFile {
@@ -140,17 +100,13 @@ impl Locations {
             }));
         }
         for (i, error) in &left_out {
-            let reason = match error {
-                StateError::LockFile { action, source, .. } => {
-                    format!("cannot {action} its lock file: {source}")
-                }
-                other => other.to_string(),
-            };
-            warnings.warn(
-                Some(Location::file(unique[*i].1)),
-                format!("{reason}; this state location is left out of the run (neither read nor written)"),
-            );
+            warn_left_out(unique[*i].1, error, warnings);
         }
+        Ok(Locations::of_held(unique, locks, fence))
+    }
+
+    /// The locations whose lock was taken, in the order given.
+    fn of_held(unique: Vec<Distinct<'_>>, locks: Vec<Option<Held>>, fence: Fence) -> Locations {
         let mut kept = Vec::with_capacity(unique.len());
         let mut given = Vec::with_capacity(unique.len());
         let mut held = Vec::with_capacity(unique.len());
@@ -164,13 +120,13 @@ impl Locations {
             kept.push(real);
             given.push(path.clone());
         }
-        Ok(Locations {
+        Locations {
             paths: kept,
             given,
             _locks: held,
             held: HeldLocks::of(&remote, fence),
             _remote_locks: remote,
-        })
+        }
     }
 
     /// The locations' real paths, in the order given.
@@ -234,6 +190,103 @@ pub fn to_read(paths: &[PathBuf]) -> Option<&Path> {
         }
     }
     choose(&candidates).map(|i| paths[i].as_path())
+}
+
+/// A location as (resolved, as given, real): every path is resolved once.
+type Distinct<'p> = (PathBuf, &'p PathBuf, PathBuf);
+
+/// The locations of `paths` naming different files, in the order given;
+/// a repeat is warned about and used once.
+fn distinct<'p>(paths: &'p [PathBuf], warnings: &mut Warnings) -> Vec<Distinct<'p>> {
+    let mut unique: Vec<Distinct<'p>> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let key = super::store::resolved_location(path);
+        if unique.iter().any(|(seen, _, _)| *seen == key) {
+            warnings.warn(
+                Some(Location::file(path)),
+                "this state location names the same file as an earlier one; it is used once",
+            );
+            continue;
+        }
+        let real = super::store::shown_location(path, key.clone());
+        unique.push((key, path, real));
+    }
+    unique
+}
+
+/// What taking the locks of a run needs.
+struct Taking<'a> {
+    operation: &'a str,
+    clock: &'a Clock,
+    wait: &'a LockWait<'a>,
+    fence: &'a Fence,
+}
+
+/// The locks taken (by the position given) and the local locations left
+/// out of a run of several because their lock file cannot be made.
+type Taken = (Vec<Option<Held>>, Vec<(usize, StateError)>);
+
+impl Taking<'_> {
+    /// Takes the locks in the order of the resolved paths (two runs never
+    /// wait on each other's); dropping the locks on an error releases
+    /// those taken.
+    fn take_all(
+        &self,
+        unique: &[Distinct<'_>],
+        warnings: &mut Warnings,
+    ) -> Result<Taken, StateError> {
+        let mut order: Vec<usize> = (0..unique.len()).collect();
+        order.sort_by(|a, b| unique[*a].0.cmp(&unique[*b].0));
+        let mut locks: Vec<Option<Held>> = unique.iter().map(|_| None).collect();
+        let mut left_out: Vec<(usize, StateError)> = Vec::new();
+        for i in order {
+            let path = &unique[i].2;
+            match self.take(path, warnings) {
+                Ok(held) => locks[i] = Some(held),
+                // No state file there (a link to a missing one counts).
+                Err(error @ StateError::LockFile { .. })
+                    if !is_remote(path) && unique.len() > 1 && std::fs::metadata(path).is_err() =>
+                {
+                    left_out.push((i, error));
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        left_out.sort_by_key(|(i, _)| *i);
+        Ok((locks, left_out))
+    }
+
+    /// The lock of one location, remote or local.
+    fn take(&self, path: &PathBuf, warnings: &mut Warnings) -> Result<Held, StateError> {
+        if is_remote(path) {
+            let lock = self.wait.retry(|| {
+                RemoteLock::acquire_fenced(path, self.operation, self.clock, self.fence)
+            })?;
+            return Ok(Held::Remote(lock));
+        }
+        let lock = StateLock::acquire_waiting(path, self.operation, self.clock, self.wait)?;
+        if let Some(dead) = lock.cleared() {
+            warnings.warn(
+                Some(Location::file(lock.path())),
+                format!("removed the stale lock of {dead}, which is no longer running"),
+            );
+        }
+        Ok(Held::Local(Box::new(lock)))
+    }
+}
+
+/// Says that a location is left out of the run, and why.
+fn warn_left_out(path: &PathBuf, error: &StateError, warnings: &mut Warnings) {
+    let reason = match error {
+        StateError::LockFile { action, source, .. } => {
+            format!("cannot {action} its lock file: {source}")
+        }
+        other => other.to_string(),
+    };
+    warnings.warn(
+        Some(Location::file(path)),
+        format!("{reason}; this state location is left out of the run (neither read nor written)"),
+    );
 }
 
 #[cfg(test)]

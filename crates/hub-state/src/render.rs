@@ -291,42 +291,36 @@ impl Renderer {
         out: &mut S,
     ) -> Result<(), StateError> {
         out.clear();
-        // Every field named: a new one must be placed here too.
-        let State {
-            version,
-            kind,
-            timestamp,
-            serial,
-            lineage,
-            status,
-            message,
-            meta,
-            lifecycle: _,
-            stack_parameters: _,
-            captured_outputs: _,
-            stack_outputs: _,
-            provides: _,
-            components: _,
-            operations: _,
-        } = state;
-        let head = State {
-            version: *version,
-            kind: kind.clone(),
-            timestamp: timestamp.clone(),
-            serial: *serial,
-            lineage: lineage.clone(),
-            status: status.clone(),
-            message: message.clone(),
-            meta: meta.clone(),
-            ..State::default()
-        };
-        out.push_str(&emit::document(&yaml_serde::to_value(&head)?));
+        out.push_str(&emit::document(&yaml_serde::to_value(&head_of(state))?));
         if !state.lifecycle.order.is_empty() {
             out.push_str(reuse(&mut self.lifecycle, &state.lifecycle, |l| {
                 keyed("lifecycle", l)
             })?);
         }
-        // The long values the head defines, part after part (see [`shared`]).
+        let head = self.head_parts(state, out)?;
+        if !state.provides.is_empty() {
+            out.push_str(reuse(&mut self.provides, &state.provides, |p| {
+                let mut p = p.clone();
+                p.sort_keys();
+                keyed("provides", &p)
+            })?);
+        }
+        if !state.components.is_empty() {
+            self.components(state, changed, &head, out)?;
+        }
+        if !state.operations.is_empty() {
+            self.operations(state, out)?;
+        }
+        Ok(())
+    }
+
+    /// The stack parameters, captured outputs and stack outputs; returns
+    /// the long values they define (see [`shared`]), part after part.
+    fn head_parts<S: Sink + ?Sized>(
+        &mut self,
+        state: &State,
+        out: &mut S,
+    ) -> Result<HashSet<ValueDigest>, StateError> {
         let mut head = HashSet::new();
         let parameter_values = state.stack_parameters.iter().map(|p| &p.value);
         let (longs, key) = head_part(&state.stack_parameters, parameter_values, &head);
@@ -365,20 +359,7 @@ impl Renderer {
             )?);
         }
         head.extend(longs);
-        if !state.provides.is_empty() {
-            out.push_str(reuse(&mut self.provides, &state.provides, |p| {
-                let mut p = p.clone();
-                p.sort_keys();
-                keyed("provides", &p)
-            })?);
-        }
-        if !state.components.is_empty() {
-            self.components(state, changed, &head, out)?;
-        }
-        if !state.operations.is_empty() {
-            self.operations(state, out)?;
-        }
-        Ok(())
+        Ok(head)
     }
 
     fn components<S: Sink + ?Sized>(
@@ -585,6 +566,40 @@ fn keyed_shared<T: Serialize>(
 
 mod shared;
 pub use shared::SHARED_VALUE_BYTES;
+
+/// The state's first lines: its own fields, without the parts written
+/// after them.
+fn head_of(state: &State) -> State {
+    // Every field named: a new one must be placed here too.
+    let State {
+        version,
+        kind,
+        timestamp,
+        serial,
+        lineage,
+        status,
+        message,
+        meta,
+        lifecycle: _,
+        stack_parameters: _,
+        captured_outputs: _,
+        stack_outputs: _,
+        provides: _,
+        components: _,
+        operations: _,
+    } = state;
+    State {
+        version: *version,
+        kind: kind.clone(),
+        timestamp: timestamp.clone(),
+        serial: *serial,
+        lineage: lineage.clone(),
+        status: status.clone(),
+        message: message.clone(),
+        meta: meta.clone(),
+        ..State::default()
+    }
+}
 
 #[cfg(test)]
 mod tests;

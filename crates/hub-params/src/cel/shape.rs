@@ -101,25 +101,7 @@ pub fn of(source: &str) -> Option<Shape> {
             i = end;
             after_dot = false;
         } else if b.is_ascii_digit() {
-            let start = i;
-            while i < bytes.len()
-                && (bytes[i].is_ascii_alphanumeric()
-                    || bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
-                    || (matches!(bytes[i], b'+' | b'-') && matches!(bytes[i - 1], b'e' | b'E')))
-            {
-                i += 1;
-            }
-            let number = &source[start..i];
-            match number.parse::<i64>() {
-                // Plain decimal integers only; CEL rejects leading zeros.
-                Ok(value)
-                    if number.bytes().all(|d| d.is_ascii_digit())
-                        && (number == "0" || !number.starts_with('0')) =>
-                {
-                    shape.placeholder(Slot::Int(value))
-                }
-                _ => shape.text.push_str(number),
-            }
+            i = shape.number(source, i);
             after_dot = false;
         } else if ident_start(b) && after_dot {
             let start = i;
@@ -129,38 +111,7 @@ pub fn of(source: &str) -> Option<Shape> {
             shape.text.push_str(&source[start..i]);
             after_dot = false;
         } else if ident_start(b) {
-            let mut segments = Vec::new();
-            let mut end = i;
-            loop {
-                let start = end;
-                while end < bytes.len() && ident_char(bytes[end]) {
-                    end += 1;
-                }
-                segments.push(&source[start..end]);
-                if bytes.get(end) == Some(&b'.')
-                    && bytes.get(end + 1).copied().is_some_and(ident_start)
-                {
-                    end += 1;
-                } else {
-                    break;
-                }
-            }
-            let mut rest = end;
-            while rest < bytes.len() && bytes[rest] == b' ' {
-                rest += 1;
-            }
-            let call = bytes.get(rest) == Some(&b'(');
-            let method = if call { segments.pop() } else { None };
-            if segments.is_empty() || KEYWORDS.contains(&segments[0]) {
-                shape.text.push_str(&source[i..end]);
-            } else {
-                shape.placeholder(Slot::Name(segments.join(".")));
-                if let Some(method) = method {
-                    shape.text.push('.');
-                    shape.text.push_str(method);
-                }
-            }
-            i = end;
+            i = shape.name(source, i);
             after_dot = false;
         } else {
             shape.text.push(b as char);
@@ -171,6 +122,72 @@ pub fn of(source: &str) -> Option<Shape> {
         }
     }
     Some(shape)
+}
+
+impl Shape {
+    /// The number starting at `i`: a slot when it is a plain decimal
+    /// integer, text otherwise; returns where it ends.
+    fn number(&mut self, source: &str, mut i: usize) -> usize {
+        let bytes = source.as_bytes();
+        let start = i;
+        while i < bytes.len()
+            && (bytes[i].is_ascii_alphanumeric()
+                || bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+                || (matches!(bytes[i], b'+' | b'-') && matches!(bytes[i - 1], b'e' | b'E')))
+        {
+            i += 1;
+        }
+        let number = &source[start..i];
+        match number.parse::<i64>() {
+            // Plain decimal integers only; CEL rejects leading zeros.
+            Ok(value)
+                if number.bytes().all(|d| d.is_ascii_digit())
+                    && (number == "0" || !number.starts_with('0')) =>
+            {
+                self.placeholder(Slot::Int(value))
+            }
+            _ => self.text.push_str(number),
+        }
+        i
+    }
+
+    /// The dotted name starting at `i`: a slot (with the method called on
+    /// it, if any, kept as text), or text for a keyword; returns where it
+    /// ends.
+    fn name(&mut self, source: &str, i: usize) -> usize {
+        let bytes = source.as_bytes();
+        let mut segments = Vec::new();
+        let mut end = i;
+        loop {
+            let start = end;
+            while end < bytes.len() && ident_char(bytes[end]) {
+                end += 1;
+            }
+            segments.push(&source[start..end]);
+            if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).copied().is_some_and(ident_start)
+            {
+                end += 1;
+            } else {
+                break;
+            }
+        }
+        let mut rest = end;
+        while rest < bytes.len() && bytes[rest] == b' ' {
+            rest += 1;
+        }
+        let call = bytes.get(rest) == Some(&b'(');
+        let method = if call { segments.pop() } else { None };
+        if segments.is_empty() || KEYWORDS.contains(&segments[0]) {
+            self.text.push_str(&source[i..end]);
+        } else {
+            self.placeholder(Slot::Name(segments.join(".")));
+            if let Some(method) = method {
+                self.text.push('.');
+                self.text.push_str(method);
+            }
+        }
+        end
+    }
 }
 
 /// The value of a quoted string whose text is its value: single

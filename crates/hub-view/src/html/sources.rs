@@ -146,55 +146,18 @@ pub fn report_from_state(state: &State, path: &str) -> Option<RunReport> {
     } else {
         "deployed"
     };
-    let mut components = Vec::new();
-    let mut first: Option<(i64, u32, String)> = None;
-    let mut failed = Vec::new();
-    for phase in &operation.phases {
-        let entry = state.components.get(&phase.phase);
-        let times = entry.map(|e| &e.timestamps);
-        let started = times.map(|t| t.start.clone()).filter(|t| !t.is_empty());
-        let ended = times.map(|t| t.end.clone()).filter(|t| !t.is_empty());
-        if let Some(at) = started.as_deref().and_then(hub_state::rfc3339_to_unix) {
-            if first
-                .as_ref()
-                .is_none_or(|(s, n, _)| (at.0, at.1) < (*s, *n))
-            {
-                first = Some((at.0, at.1, started.clone().unwrap_or_default()));
-            }
-        }
-        let status = match phase.status.as_str() {
-            "success" => done,
-            "error" => "error",
-            _ => "interrupted",
-        };
-        if status != done {
-            failed.push(phase.phase.clone());
-        }
-        let duration = match (&started, &ended) {
-            (Some(s), Some(e)) => between(s, e),
-            _ => 0.0,
-        };
-        components.push(ComponentReport {
-            name: phase.phase.clone(),
-            status: status.to_string(),
-            started,
-            ended,
-            duration_seconds: duration,
-            reason: (status == "error").then(|| {
-                entry
-                    .map(|e| e.message.clone())
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or_else(|| "it failed".to_string())
-            }),
-            outputs: entry
-                .map(|e| {
-                    let own = e.captured_outputs.outputs_of(&phase.phase);
-                    own.into_iter().map(|o| o.name).collect()
-                })
-                .unwrap_or_default(),
-            attempts: None,
-        });
-    }
+    let components: Vec<ComponentReport> = operation
+        .phases
+        .iter()
+        .map(|phase| phase_report(state, phase, done))
+        .collect();
+    let failed: Vec<&str> = components
+        .iter()
+        .filter(|c| c.status != done)
+        .map(|c| c.name.as_str())
+        .collect();
+    let error = (!failed.is_empty()).then(|| format!("failed: {}", failed.join(", ")));
+    let first = earliest_start(&components);
     let started = first
         .map(|(_, _, text)| text)
         .unwrap_or_else(|| operation.timestamp.clone());
@@ -219,11 +182,67 @@ pub fn report_from_state(state: &State, path: &str) -> Option<RunReport> {
         ended: operation.timestamp.clone(),
         status: state.status.to_string(),
         result: result.to_string(),
-        error: (!failed.is_empty()).then(|| format!("failed: {}", failed.join(", "))),
+        error,
         components,
         operation: Some(operation.id.clone()).filter(|id| !id.is_empty()),
         warnings: Vec::new(),
     })
+}
+
+/// How the component of `phase` ended in that run (`done`: the word of
+/// a success), with its times, outputs and why it failed.
+fn phase_report(state: &State, phase: &hub_state::Phase, done: &str) -> ComponentReport {
+    let entry = state.components.get(&phase.phase);
+    let times = entry.map(|e| &e.timestamps);
+    let started = times.map(|t| t.start.clone()).filter(|t| !t.is_empty());
+    let ended = times.map(|t| t.end.clone()).filter(|t| !t.is_empty());
+    let status = match phase.status.as_str() {
+        "success" => done,
+        "error" => "error",
+        _ => "interrupted",
+    };
+    let duration = match (&started, &ended) {
+        (Some(s), Some(e)) => between(s, e),
+        _ => 0.0,
+    };
+    ComponentReport {
+        name: phase.phase.clone(),
+        status: status.to_string(),
+        started,
+        ended,
+        duration_seconds: duration,
+        reason: (status == "error").then(|| {
+            entry
+                .map(|e| e.message.clone())
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| "it failed".to_string())
+        }),
+        outputs: entry
+            .map(|e| {
+                let own = e.captured_outputs.outputs_of(&phase.phase);
+                own.into_iter().map(|o| o.name).collect()
+            })
+            .unwrap_or_default(),
+        attempts: None,
+    }
+}
+
+/// The earliest start of the components (the first of equal ones), as
+/// (seconds, nanoseconds, text).
+fn earliest_start(components: &[ComponentReport]) -> Option<(i64, u32, String)> {
+    let mut first: Option<(i64, u32, String)> = None;
+    for started in components.iter().filter_map(|c| c.started.as_ref()) {
+        let Some(at) = hub_state::rfc3339_to_unix(started) else {
+            continue;
+        };
+        if first
+            .as_ref()
+            .is_none_or(|(s, n, _)| (at.0, at.1) < (*s, *n))
+        {
+            first = Some((at.0, at.1, started.clone()));
+        }
+    }
+    first
 }
 
 fn between(start: &str, end: &str) -> f64 {
