@@ -257,7 +257,7 @@ impl Taking<'_> {
     }
 
     /// The lock of one location, remote or local.
-    fn take(&self, path: &PathBuf, warnings: &mut Warnings) -> Result<Held, StateError> {
+    fn take(&self, path: &Path, warnings: &mut Warnings) -> Result<Held, StateError> {
         if is_remote(path) {
             let lock = self.wait.retry(|| {
                 RemoteLock::acquire_fenced(path, self.operation, self.clock, self.fence)
@@ -276,7 +276,7 @@ impl Taking<'_> {
 }
 
 /// Says that a location is left out of the run, and why.
-fn warn_left_out(path: &PathBuf, error: &StateError, warnings: &mut Warnings) {
+fn warn_left_out(path: &Path, error: &StateError, warnings: &mut Warnings) {
     let reason = match error {
         StateError::LockFile { action, source, .. } => {
             format!("cannot {action} its lock file: {source}")

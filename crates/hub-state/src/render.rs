@@ -291,7 +291,7 @@ impl Renderer {
         out: &mut S,
     ) -> Result<(), StateError> {
         out.clear();
-        out.push_str(&emit::document(&yaml_serde::to_value(&head_of(state))?));
+        out.push_str(&emit::document(&yaml_serde::to_value(head_of(state))?));
         if !state.lifecycle.order.is_empty() {
             out.push_str(reuse(&mut self.lifecycle, &state.lifecycle, |l| {
                 keyed("lifecycle", l)
