@@ -141,9 +141,7 @@ mod tests {
             certain_failure: None,
             execution: None,
             environment: Vec::new(),
-            outputs: Vec::new(),
-            deferred: None,
-            reads: Vec::new(),
+            through: Default::default(),
         }
     }
 

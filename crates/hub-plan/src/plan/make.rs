@@ -35,7 +35,7 @@ use crate::decide::upstream::Ancestry;
 use crate::options::RunOptions;
 use crate::order::requirements::provides_text;
 use crate::order::schedule::{self, Schedule, Verb};
-use crate::plan::planned::PlanSteps;
+use crate::plan::planned::{self, PlanSteps};
 use crate::source::stack::Stack;
 use crate::timeout::Timeouts;
 use hub_manifest::diag::Warnings;
@@ -245,7 +245,7 @@ struct Decision {
     /// deploy would say.
     certain: Option<String>,
     /// `--plan-steps`: its planned outputs, and whether it is deferred.
-    through: ThroughDecided,
+    through: planned::Through,
 }
 
 impl Decision {
@@ -257,13 +257,13 @@ impl Decision {
             execution: None,
             environment: Vec::new(),
             certain: None,
-            through: ThroughDecided::default(),
+            through: planned::Through::default(),
         }
     }
 }
 
 mod parts;
-use parts::{Declarations, Mode, ProvidesMaps, Pulled, Taken, Through, ThroughDecided};
+use parts::{Declarations, Mode, ProvidesMaps, Pulled, Taken, Through};
 mod outputs;
 mod providers;
 mod reach;
@@ -355,9 +355,7 @@ impl Walk<'_> {
             certain_failure: decision.certain,
             execution: decision.execution,
             environment: decision.environment,
-            outputs: decision.through.outputs,
-            deferred: decision.through.deferred,
-            reads: decision.through.reads,
+            through: decision.through,
         }
     }
 
@@ -438,7 +436,7 @@ impl Walk<'_> {
                 Some(failure) => Some(failure.certain),
                 None => self.certain_failure(&expanded),
             },
-            through: ThroughDecided::default(),
+            through: planned::Through::default(),
         };
         self.through(
             name,

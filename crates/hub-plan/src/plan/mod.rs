@@ -284,19 +284,9 @@ pub struct ComponentPlan {
     /// the preflight checks against the system's limits.
     #[serde(skip)]
     pub environment: Vec<EnvEntry>,
-    /// `--plan-steps`: the outputs it will produce, for a component the
-    /// plan runs (each known or not).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub outputs: Vec<planned::OutputPlan>,
-    /// `--plan-steps`: a parameter reads an output known only after an
-    /// upstream applies; it is planned then.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub deferred: Option<planned::Deferred>,
-    /// `--plan-steps`: the planned outputs of components the plan runs
-    /// that its parameters read (kept by a saved plan, checked by its
-    /// deploy; not printed).
-    #[serde(skip)]
-    pub reads: Vec<planned::ReadOutput>,
+    /// `--plan-steps`: its planned outputs, deferral and reads.
+    #[serde(flatten)]
+    pub through: planned::Through,
 }
 
 impl ComponentPlan {
@@ -498,7 +488,7 @@ impl Plan {
     pub fn deferred(&self) -> usize {
         self.components
             .iter()
-            .filter(|c| c.deferred.is_some())
+            .filter(|c| c.through.deferred.is_some())
             .count()
     }
 

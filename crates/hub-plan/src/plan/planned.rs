@@ -46,6 +46,25 @@ pub trait PlanSteps {
     fn plan(&self, request: &StepRequest<'_>) -> Result<Vec<PlannedOutput>, String>;
 }
 
+/// What `--plan-steps` adds to a component's plan: the outputs it will
+/// produce, whether it is deferred, and the planned outputs it reads.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Through {
+    /// The outputs it will produce, for a component the plan runs (each
+    /// known or not).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<OutputPlan>,
+    /// A parameter reads an output known only after an upstream applies;
+    /// it is planned then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<Deferred>,
+    /// The planned outputs of components the plan runs that its
+    /// parameters read (kept by a saved plan, checked by its deploy; not
+    /// printed).
+    #[serde(skip)]
+    pub reads: Vec<ReadOutput>,
+}
+
 /// An output of a component the plan runs that a component after it read
 /// with its planned value (`--plan-steps`): a deploy of the plan checks,
 /// just before the reader starts, that the output it will read is still

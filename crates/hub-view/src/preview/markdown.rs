@@ -112,7 +112,7 @@ fn context_line(preview: &Preview) -> String {
 /// Its reasons, and when it is deferred, what it waits for.
 fn why(component: &ComponentPreview) -> String {
     let mut why = component.reasons.join("; ");
-    if let Some(deferred) = &component.deferred {
+    if let Some(deferred) = &component.through.deferred {
         if !why.is_empty() {
             why.push_str("; ");
         }
@@ -167,8 +167,8 @@ fn details(component: &ComponentPreview, detail: Detail) -> String {
     if let Some(hidden) = hidden_text(detail.hidden(component)) {
         let _ = writeln!(out, "{hidden}\n");
     }
-    if !component.outputs.is_empty() {
-        let lines: Vec<String> = component.outputs.iter().map(output_text).collect();
+    if !component.through.outputs.is_empty() {
+        let lines: Vec<String> = component.through.outputs.iter().map(output_text).collect();
         let fence = fence_for(&lines);
         let _ = writeln!(
             out,

@@ -137,7 +137,7 @@ fn component_text(
     if let Some(why) = because.and_then(|b| b.get(component.name.as_str())) {
         let _ = writeln!(out, "  selected: {}", one_line(why));
     }
-    if let Some(deferred) = &component.deferred {
+    if let Some(deferred) = &component.through.deferred {
         let _ = writeln!(out, "  deferred: {}", one_line(&deferred.text()));
     }
     if !detail.expands(component) {
@@ -172,9 +172,9 @@ fn component_text(
             let _ = writeln!(out, "    {hidden}");
         }
     }
-    if !component.outputs.is_empty() {
+    if !component.through.outputs.is_empty() {
         out.push_str("  planned outputs:\n");
-        for output in &component.outputs {
+        for output in &component.through.outputs {
             let _ = writeln!(out, "    {}", output_text(output));
         }
     }

@@ -19,7 +19,7 @@ impl<'a> Run<'a> {
         name: &str,
         visible: &View,
     ) -> Result<(), super::Step> {
-        let Some(reads) = self.planned(name).map(|c| c.reads.clone()) else {
+        let Some(reads) = self.planned(name).map(|c| c.through.reads.clone()) else {
             return Ok(());
         };
         if reads.is_empty() {

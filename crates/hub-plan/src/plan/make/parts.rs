@@ -5,7 +5,7 @@
 
 use super::Action;
 use crate::plan::expand;
-use crate::plan::planned::{Deferred, OutputPlan, PlanSteps, PlannedOutput, ReadOutput};
+use crate::plan::planned::{PlanSteps, PlannedOutput};
 use hub_state::CapturedOutput;
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
@@ -105,12 +105,4 @@ impl<'a> Through<'a> {
             None => expand::stand_in(&output.component, &output.name),
         };
     }
-}
-
-/// A component's planned outputs and deferral, as the plan shows them.
-#[derive(Debug, Default)]
-pub(super) struct ThroughDecided {
-    pub(super) outputs: Vec<OutputPlan>,
-    pub(super) deferred: Option<Deferred>,
-    pub(super) reads: Vec<ReadOutput>,
 }

@@ -4,7 +4,6 @@
 //! state's: a known value as planned, an unknown one as a stand-in that
 //! makes the reader `deferred` (see [`crate::plan::planned`]).
 
-use super::parts::ThroughDecided;
 use super::{Decision, Visible, Walk};
 use crate::plan::expand::{self, Expanded};
 use crate::plan::planned::{
@@ -64,7 +63,7 @@ impl Walk<'_> {
                 hub_manifest::masked::learn(&substitution_text(Some(value)));
             }
         }
-        decision.through = ThroughDecided {
+        decision.through = crate::plan::planned::Through {
             outputs: outputs
                 .iter()
                 .map(|output| self.shown_output(output, source))

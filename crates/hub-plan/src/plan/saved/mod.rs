@@ -382,7 +382,7 @@ fn planned_component(
             .flatten(),
         parameters: planned_parameters(&component.parameters),
         dir: None,
-        reads: component.reads.clone(),
+        reads: component.through.reads.clone(),
     })
 }
 
@@ -656,9 +656,7 @@ mod tests {
                 certain_failure: None,
                 execution: None,
                 environment: Vec::new(),
-                outputs: Vec::new(),
-                deferred: None,
-                reads: Vec::new(),
+                through: Default::default(),
             };
             let saved = planned_action(&component).map(PlanAction::as_str);
             let expected = (decision != Action::Fail).then(|| decision.as_str());
