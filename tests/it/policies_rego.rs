@@ -305,6 +305,12 @@ fn a_module_over_its_time_budget_is_an_error_that_denies() {
         "{}",
         out.stderr
     );
+    // The hint speaks Rego, not CEL.
+    assert!(
+        out.stderr.contains("help: a Rego module must finish") && !out.stderr.contains("has(x.f)"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

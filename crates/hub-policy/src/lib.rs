@@ -196,6 +196,17 @@ pub struct PolicyResult {
     /// `FILE:LINE` of the rule.
     #[serde(serialize_with = "location_text")]
     pub rule: Location,
+    /// What the rule is written in (its failures get a hint in its terms).
+    #[serde(skip)]
+    pub language: Language,
+}
+
+/// The language a rule is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Cel,
+    Rego,
 }
 
 fn location_text<S: serde::Serializer>(location: &Location, s: S) -> Result<S::Ok, S::Error> {
@@ -242,6 +253,7 @@ impl PolicyResults {
                 name: r.name.clone(),
                 message: r.message.clone(),
                 location: r.rule.clone(),
+                language: r.language,
             })
     }
 
@@ -331,6 +343,7 @@ fn rego_results(
         verdict,
         message,
         rule: location,
+        language: Language::Rego,
     };
     let findings = match outcome {
         None => return Vec::new(),
@@ -409,6 +422,7 @@ fn cel_result(
         verdict,
         message,
         rule: rule.location.clone(),
+        language: Language::Cel,
     }
 }
 
@@ -439,6 +453,7 @@ pub enum PolicyError {
         name: String,
         message: String,
         location: Location,
+        language: Language,
     },
     #[error("denied by policy {}: {message}", quoted(rules))]
     Denied {
@@ -492,6 +507,12 @@ impl PolicyError {
             }
             PolicyError::Compile { .. } => {
                 "write the rule in CEL over `plan`, `change`, `stack` and `now`, e.g. `plan.components.exists(c, c.action == 'delete')`; quote the YAML value when it holds `: ` or starts with a quote".into()
+            }
+            PolicyError::Evaluate {
+                language: Language::Rego,
+                ..
+            } => {
+                "a Rego module must finish, within its budget and without an error, on every plan: read fields that may be missing with `object.get(x, KEY, DEFAULT)`, loop over fewer items, and try it on a saved plan with `hub policy test PLAN --policy FILE.rego`".into()
             }
             PolicyError::Evaluate { .. } => {
                 "a rule must give true or false for every plan: test a field with `has(x.f)` before reading it, and compare values of the same type".into()
