@@ -99,3 +99,43 @@ pub(super) fn queue_number(head_ref: &str, base_ref: &str) -> Result<String, Str
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::queue_number;
+
+    const SHA: &str = "9b8a7c6d5e4f30211a2b3c4d5e6f708192a3b4c5";
+
+    #[test]
+    fn the_number_is_read_from_the_queue_branch_of_the_base_only() {
+        let main = "refs/heads/main";
+        let of = |head_ref: &str| queue_number(head_ref, main);
+        assert_eq!(
+            of(&format!("refs/heads/gh-readonly-queue/main/pr-42-{SHA}")),
+            Ok("42".into())
+        );
+        let release = format!("refs/heads/gh-readonly-queue/release/v2/pr-7-{SHA}");
+        assert_eq!(
+            queue_number(&release, "refs/heads/release/v2"),
+            Ok("7".into())
+        );
+        for bad in [
+            format!("refs/heads/gh-readonly-queue/release/v2/pr-7-{SHA}"),
+            format!("refs/heads/gh-readonly-queue/main/pr-042-{SHA}"),
+            format!("refs/heads/gh-readonly-queue/main/pr-42-{SHA}x"),
+            format!("refs/heads/gh-readonly-queue/main/pr-99999999999-{SHA}"),
+            format!("refs/heads/gh-readonly-queue/mainline/pr-42-{SHA}"),
+            format!("refs/tags/gh-readonly-queue/main/pr-42-{SHA}"),
+            "refs/heads/gh-readonly-queue/main/pr-42".into(),
+            "refs/heads/gh-readonly-queue/main/pr--42".into(),
+        ] {
+            assert!(of(&bad).is_err(), "{bad}");
+        }
+        assert!(queue_number(
+            &format!("refs/heads/gh-readonly-queue/main/pr-42-{SHA}"),
+            "main"
+        )
+        .unwrap_err()
+        .contains("`base_ref` `main` is not a branch"));
+    }
+}
