@@ -247,3 +247,10 @@ pub struct ReadContext {
 
 /// How old a relayed request may be unless `--relay-max-age` says.
 pub const DEFAULT_RELAY_MAX_AGE: Duration = Duration::from_secs(15 * 60);
+
+/// The string at a dotted `path` of a webhook payload.
+pub(super) fn text_at<'a>(payload: &'a serde_json::Value, path: &str) -> Option<&'a str> {
+    payload
+        .pointer(&format!("/{}", path.replace('.', "/")))
+        .and_then(serde_json::Value::as_str)
+}

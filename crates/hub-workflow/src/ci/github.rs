@@ -6,7 +6,7 @@
 //! `merge_group` checks requested and destroyed (a merge queue's entry).
 
 use super::command::parse_command;
-use super::event::{mergeable_word, CiError, Event, Platform, Request, Review};
+use super::event::{mergeable_word, text_at, CiError, Event, Platform, Request, Review};
 use super::queue_ref::merge_group;
 use hub_state::changes::ReviewState;
 use serde_json::Value;
@@ -248,13 +248,6 @@ fn fork(payload: &Value) -> Option<bool> {
         (Some(head), Some(base)) => Some(!head.eq_ignore_ascii_case(base)),
         _ => None,
     }
-}
-
-/// The string at a dotted `path` of the payload.
-pub(super) fn text_at<'a>(payload: &'a Value, path: &str) -> Option<&'a str> {
-    payload
-        .pointer(&format!("/{}", path.replace('.', "/")))
-        .and_then(Value::as_str)
 }
 
 /// The number at a dotted `path` of the payload, as text.

@@ -5,8 +5,7 @@
 //! branch's name, which is checked to be exactly the queue's form for the
 //! base of the event: anything else is refused, never guessed at.
 
-use super::event::{CiError, Event, QueueStep, Queued, Request};
-use super::github::text_at;
+use super::event::{text_at, CiError, Event, QueueStep, Queued, Request};
 use serde_json::Value;
 
 /// Where GitHub's merge queue keeps its branches.
