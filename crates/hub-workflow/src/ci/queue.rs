@@ -20,11 +20,13 @@ use super::{Access, Event};
 use crate::commands::change;
 use crate::commands::plan::make_plan;
 use crate::error::Error;
-use crate::request::CiArgs;
+use crate::request::{ChangeArgs, CiArgs};
 use hub_manifest::diag::Warnings;
 use hub_manifest::{ApplyOn, Replan};
 use hub_plan::plan::saved::SavedPlan;
-use hub_state::changes::{check_sha, inert, summarise, ApplyLock, PlanRecord, Record, Registry};
+use hub_state::changes::{
+    check_id, check_sha, inert, summarise, ApplyLock, PlanRecord, Record, Registry,
+};
 use hub_state::changes::{Stamp, Status};
 use std::path::PathBuf;
 
@@ -74,6 +76,7 @@ fn check(
     warnings: &mut Warnings,
 ) -> Result<Done, Error> {
     let id = event.change.clone().unwrap_or_default();
+    check_id(&id)?;
     let commit = event.sha.clone().unwrap_or_default();
     check_sha(&commit, "the queue's commit")?;
     if let Some(head) = &queued.head {
@@ -93,14 +96,7 @@ fn check(
         )));
     }
     let settings = ci_settings(args)?;
-    // The change's plan, made again at the queue's commit, for the author
-    // (and association) the approved plan was made for; its approvals
-    // are those of the change's head.
-    let mut change = change_args(event, access);
-    change.author = approved.record.stamp.author.clone();
-    change.association = approved.record.association.clone();
-    change.merged_head = Some(approved.record.stamp.sha.clone());
-    change.queue = Some(commit.clone());
+    let change = queue_change(event, access, &approved, &commit);
     let asked = Asked {
         components: selected,
         affected: None,
@@ -126,20 +122,7 @@ fn check(
     if made.policies.denied() {
         return Ok(Done::Planned(Box::new(made.preview), made.policies));
     }
-    let said = match found.is_empty() {
-        true => format!(
-            "The queue's commit `{}` plans each component as plan {} approved at `{}` did.",
-            short(&commit),
-            approved.number,
-            short(approved.record.stamp.sha.as_deref().unwrap_or_default())
-        ),
-        false => format!(
-            "The queue's commit `{}` was planned again (`ci.queue.replan: allowed`), and its policies pass; it differs from plan {} approved: {}.",
-            short(&commit),
-            approved.number,
-            lines(&found).join("; ")
-        ),
-    };
+    let said = agreement(&approved, &commit, &found);
     if settings.apply.on != ApplyOn::Queue {
         return Ok(Done::Said(format!(
             "{said} Nothing is applied in the queue: the stack applies on {} (`ci.apply.on`)",
@@ -154,6 +137,36 @@ fn check(
         *note = Some(said);
     }
     Ok(done)
+}
+
+/// The change's plan, made again at the queue's commit, for the author
+/// (and association) the approved plan was made for; its approvals are
+/// those of the change's head.
+fn queue_change(event: &Event, access: &Access, approved: &Approved, commit: &str) -> ChangeArgs {
+    let mut change = change_args(event, access);
+    change.author = approved.record.stamp.author.clone();
+    change.association = approved.record.association.clone();
+    change.merged_head = Some(approved.record.stamp.sha.clone());
+    change.queue = Some(commit.to_string());
+    change
+}
+
+/// What the queue's plan is, next to the approved one, when it goes on.
+fn agreement(approved: &Approved, commit: &str, found: &[Difference]) -> String {
+    match found.is_empty() {
+        true => format!(
+            "The queue's commit `{}` plans each component as plan {} approved at `{}` did.",
+            short(commit),
+            approved.number,
+            short(approved.record.stamp.sha.as_deref().unwrap_or_default())
+        ),
+        false => format!(
+            "The queue's commit `{}` was planned again (`ci.queue.replan: allowed`), and its policies pass; it differs from plan {} approved: {}.",
+            short(commit),
+            approved.number,
+            lines(found).join("; ")
+        ),
+    }
 }
 
 /// The differences, one line each.
@@ -248,6 +261,7 @@ fn approved_plan(
 /// recorded; nothing when it holds none (a second event says so).
 fn release(args: &CiArgs, event: &Event, reason: &str) -> Result<Done, Error> {
     let id = event.change.clone().unwrap_or_default();
+    check_id(&id)?;
     let commit = event.sha.clone().unwrap_or_default();
     check_sha(&commit, "the queue's commit")?;
     let registry = registry(args)?;

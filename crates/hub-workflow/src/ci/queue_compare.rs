@@ -4,9 +4,12 @@
 //! folder, the planned outputs it reads (`--plan-steps`), and the files
 //! outside the components' folders that the plan read. Pure code on two
 //! saved plans; secret values are compared by their digests and never
-//! named, only the parameter is.
+//! named, only the parameter is. Names come from the stack's files (the
+//! pull request's): each is shown inert (no control character), and the
+//! comment quotes them as code.
 
 use hub_plan::plan::saved::{PlannedComponent, PlannedFile, SavedPlan};
+use hub_state::changes::inert;
 use std::collections::BTreeMap;
 
 /// One thing that differs between the approved plan and the queue's.
@@ -30,7 +33,7 @@ impl Difference {
     /// `` `app`: its parameter `db.host` differs ``.
     pub(super) fn line(&self) -> String {
         match &self.component {
-            Some(name) => format!("`{name}`: {}", self.input),
+            Some(name) => format!("`{}`: {}", inert(name), self.input),
             None => self.input.clone(),
         }
     }
@@ -104,18 +107,18 @@ fn component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<Differe
             Some(now) if now == value => {}
             Some(_) => found.push(Difference::of(
                 name,
-                format!("its parameter `{parameter}` differs"),
+                format!("its parameter `{}` differs", inert(parameter)),
             )),
             None => found.push(Difference::of(
                 name,
-                format!("its parameter `{parameter}` is gone"),
+                format!("its parameter `{}` is gone", inert(parameter)),
             )),
         }
     }
     for parameter in is.keys().filter(|p| !was.contains_key(*p)) {
         found.push(Difference::of(
             name,
-            format!("its parameter `{parameter}` is new"),
+            format!("its parameter `{}` is new", inert(parameter)),
         ));
     }
     for read in &after.reads {
@@ -127,7 +130,8 @@ fn component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<Differe
                 name,
                 format!(
                     "the output `{}` of `{}` it reads differs",
-                    read.output, read.component
+                    inert(&read.output),
+                    inert(&read.component)
                 ),
             ));
         }
@@ -152,7 +156,7 @@ fn files(before: &[PlannedFile], after: &[PlannedFile]) -> Vec<Difference> {
         .filter(|path| was.get(*path) != is.get(*path))
         .map(|path| Difference {
             component: None,
-            input: format!("the file `{path}` the stack reads differs"),
+            input: format!("the file `{}` the stack reads differs", inert(path)),
         })
         .collect()
 }
