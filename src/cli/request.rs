@@ -42,6 +42,7 @@ impl From<super::ChangeArgs> for hub_workflow::request::ChangeArgs {
             association: None,
             trusted: None,
             merged_head: None,
+            queue: None,
         }
     }
 }

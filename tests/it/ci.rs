@@ -8,7 +8,9 @@ use std::process::Command;
 
 /// Variables of the CI this test may itself run in, which would otherwise
 /// be read as the event.
-pub(crate) const CI_VARIABLES: [&str; 28] = [
+pub(crate) const CI_VARIABLES: [&str; 30] = [
+    "CI_MERGE_REQUEST_EVENT_TYPE",
+    "HUB_CI_MR_SHA",
     "HUB_CI_MR_AUTHOR",
     "HUB_CI_MERGEABLE",
     "HUB_CI_BASE_SHA",

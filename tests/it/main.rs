@@ -9,6 +9,7 @@ mod changes;
 mod check;
 mod ci;
 mod ci_approvals;
+mod ci_queue;
 mod clouds;
 mod command_line;
 mod common;

@@ -13,7 +13,7 @@ use yaml_serde::Value;
 
 mod ci;
 mod parameter;
-pub use ci::{ApplyOn, ApplyRequirement, Ci, CiApply};
+pub use ci::{ApplyOn, ApplyRequirement, Ci, CiApply, CiQueue, Replan};
 pub use parameter::{Parameter, ParameterRare};
 
 fn is_empty_str(s: &str) -> bool {

@@ -104,6 +104,11 @@ pub struct PlanRecord {
     /// CI event said it (`hub ci`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub association: Option<String>,
+    /// The merge queue's or merge train's commit the plan was made at, for
+    /// a plan `hub ci` made for the change's entry there (never the plan
+    /// approved for the change, which the queue's plan is compared with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
 }
 
 /// The stack's files as a shell command gives them: each quoted when it

@@ -36,6 +36,9 @@ pub struct ChangeArgs {
     /// `hub ci` applies the merged commit of a merged change (`ci.apply.on:
     /// merge`): the change's head that was merged, whose approvals count.
     pub merged_head: Option<Option<String>>,
+    /// `hub ci` plans and applies the commit of a merge queue's or merge
+    /// train's entry for the change: that commit, recorded with the plan.
+    pub queue: Option<String>,
 }
 
 /// The associations that may apply unless `--allow-association` says

@@ -31,6 +31,7 @@ fn plan(status: Status) -> Record {
         serial: Some(3),
         stack: Vec::new(),
         association: None,
+        queue: None,
     })
 }
 

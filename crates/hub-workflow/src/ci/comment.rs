@@ -16,20 +16,24 @@ use std::fmt::Write;
 
 /// What the operation did.
 #[derive(Debug)]
-pub enum Done<'a> {
+pub enum Done {
     /// A plan was made, and the policies' results on it.
-    Planned(&'a Preview, &'a PolicyResults),
+    Planned(Box<Preview>, PolicyResults),
     /// An apply ran (`error`: why it failed, when it did).
     Applied {
-        summary: &'a Summary,
+        summary: Box<Summary>,
         error: Option<String>,
         /// The last lines of each failed component's log.
         tails: Vec<LogTail>,
+        /// What the comment says before the results (a merge queue's
+        /// entry applied a plan made again there), when anything.
+        note: Option<String>,
     },
     /// The operation stopped on an error before it could report more.
     Failed(String),
     /// Refused before anything ran by what the stack requires of an
-    /// apply (`ci.apply.requires`): the refusal, with how to meet it.
+    /// apply (`ci.apply.requires`), or a merge queue's entry whose plan
+    /// is not the one approved: the refusal, with how to meet it.
     Refused(String),
     /// The operation was done; what it did, in one sentence.
     Said(String),
@@ -51,7 +55,7 @@ pub struct LogTail {
 pub struct Report<'a> {
     pub event: &'a Event,
     pub operation: &'a Operation,
-    pub done: Done<'a>,
+    pub done: Done,
     /// Which change holds the stack's apply lock, and why, when one does.
     pub lock: Option<String>,
 }
@@ -158,8 +162,12 @@ impl Report<'_> {
                     summary,
                     error,
                     tails,
+                    note,
                 },
             ) => {
+                if let Some(note) = note {
+                    let _ = writeln!(out, "{}\n", rich_line(note));
+                }
                 out.push_str(&applied(summary, error.as_deref(), tails));
             }
             (_, Done::Failed(error) | Done::Refused(error)) => {

@@ -120,6 +120,36 @@ pub enum Request {
     /// A relayed comment or event whose relay hub cannot verify (not a
     /// pipeline the relay starts, no or a bad signature): refused, and why.
     Unverified(String),
+    /// The change's entry of a merge queue (GitHub `merge_group`) or merge
+    /// train (GitLab, relayed and signed).
+    Queue(Queued),
+    /// A merge queue's event hub cannot take as one (a `head_ref` that is
+    /// not a queue branch of the base, a number that is not one): refused,
+    /// and why.
+    BadQueue(String),
+}
+
+/// A change's entry of a merge queue or merge train: its commit is the
+/// change on top of the entries ahead of it (the event's `sha`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Queued {
+    pub step: QueueStep,
+    /// The change's head, when the platform says it (the relay's signed
+    /// `HUB_CI_MR_SHA`; GitHub's `merge_group` does not name it).
+    pub head: Option<String>,
+    /// The queue's name for the entry (GitHub's `head_ref`), for the comment.
+    pub entry: String,
+}
+
+/// What the queue asks of its entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueStep {
+    /// Check the entry's commit (GitHub `checks_requested`; a GitLab merge
+    /// train's pipeline): plan it, compare with the approved plan, apply.
+    Checks,
+    /// The entry is gone (GitHub `destroyed`, with its `reason`: `merged`,
+    /// `invalidated`, `dequeued`; GitLab `dequeued`): release what it held.
+    Destroyed(String),
 }
 
 /// A review, as the event reports it: the reviewer is the event's
@@ -217,3 +247,10 @@ pub struct ReadContext {
 
 /// How old a relayed request may be unless `--relay-max-age` says.
 pub const DEFAULT_RELAY_MAX_AGE: Duration = Duration::from_secs(15 * 60);
+
+/// The string at a dotted `path` of a webhook payload.
+pub(super) fn text_at<'a>(payload: &'a serde_json::Value, path: &str) -> Option<&'a str> {
+    payload
+        .pointer(&format!("/{}", path.replace('.', "/")))
+        .and_then(serde_json::Value::as_str)
+}

@@ -2,10 +2,12 @@
 //! payload (the JSON file at `GITHUB_EVENT_PATH`). `pull_request` (and
 //! `pull_request_target`, which carries the same payload) opened,
 //! synchronize, reopened and closed; `issue_comment` created on a pull
-//! request; `pull_request_review` submitted, edited and dismissed.
+//! request; `pull_request_review` submitted, edited and dismissed;
+//! `merge_group` checks requested and destroyed (a merge queue's entry).
 
 use super::command::parse_command;
-use super::event::{mergeable_word, CiError, Event, Platform, Request, Review};
+use super::event::{mergeable_word, text_at, CiError, Event, Platform, Request, Review};
+use super::queue_ref::merge_group;
 use hub_state::changes::ReviewState;
 use serde_json::Value;
 use std::path::Path;
@@ -54,9 +56,10 @@ pub(super) fn event(
         }
         "issue_comment" => issue_comment(&mut event, &payload, action, set, &missing)?,
         "pull_request_review" => review(&mut event, &payload, action, &missing)?,
+        "merge_group" => merge_group(&mut event, &payload, action, &missing)?,
         other => {
             event.request = Request::Ignored(format!(
-                "hub acts on `pull_request`, `issue_comment` and `pull_request_review` events, not `{other}`"
+                "hub acts on `pull_request`, `issue_comment`, `pull_request_review` and `merge_group` events, not `{other}`"
             ));
         }
     }
@@ -245,13 +248,6 @@ fn fork(payload: &Value) -> Option<bool> {
         (Some(head), Some(base)) => Some(!head.eq_ignore_ascii_case(base)),
         _ => None,
     }
-}
-
-/// The string at a dotted `path` of the payload.
-fn text_at<'a>(payload: &'a Value, path: &str) -> Option<&'a str> {
-    payload
-        .pointer(&format!("/{}", path.replace('.', "/")))
-        .and_then(Value::as_str)
 }
 
 /// The number at a dotted `path` of the payload, as text.

@@ -8,15 +8,27 @@
 //! comment as `HUB_CI_COMMAND`, a merge or a close as `HUB_CI_EVENT`, with
 //! the fields of [`relay::FIELDS`], signed ([`relay`]). A relayed field is
 //! honoured only in a pipeline the relay started (`trigger`, `api`) and
-//! with a valid signature; otherwise the request is refused.
+//! with a valid signature; otherwise the request is refused. A merge
+//! train's entry is checked only when the relay starts its pipeline with
+//! `CI_MERGE_REQUEST_EVENT_TYPE=merge_train` signed: GitLab's own
+//! merge-train pipeline runs the merge request's `.gitlab-ci.yml`, whose
+//! variables are the merge request's to set.
 
 use super::command::parse_command;
-use super::event::{mergeable_word, CiError, Event, Platform, ReadContext, Request, Review};
+use super::event::{
+    mergeable_word, CiError, Event, Platform, QueueStep, Queued, ReadContext, Request, Review,
+};
 use super::relay::{self, RelayError};
 use hub_state::changes::ReviewState;
 
 /// The pipeline sources of a pipeline a relay starts.
 const RELAY_SOURCES: [&str; 2] = ["trigger", "api"];
+
+/// GitLab's variable of a merge-request pipeline's kind.
+const EVENT_TYPE: &str = "CI_MERGE_REQUEST_EVENT_TYPE";
+
+/// Its value in a merge train's pipeline.
+const MERGE_TRAIN: &str = "merge_train";
 
 pub(super) fn event(
     set: &dyn Fn(&str) -> Option<String>,
@@ -40,6 +52,18 @@ pub(super) fn event(
     };
     if let Some(name) = relay::RELAYED.into_iter().find(|name| set(name).is_some()) {
         return relayed(event, name, &source, set, context);
+    }
+    let train = set(EVENT_TYPE).is_some_and(|t| t == MERGE_TRAIN);
+    if train && RELAY_SOURCES.contains(&source.as_str()) {
+        return relayed(event, EVENT_TYPE, &source, set, context);
+    }
+    if train {
+        return Ok(Event {
+            request: Request::Ignored(format!(
+                "a merge-train pipeline runs the merge request's own `.gitlab-ci.yml`, whose variables it may set: hub checks and applies a merge train's entry only in a pipeline the relay starts, with `{EVENT_TYPE}=merge_train` signed"
+            )),
+            ..event
+        });
     }
     if source != "merge_request_event" {
         return Ok(Event {
@@ -108,6 +132,9 @@ fn relayed(
         })?,
     };
     let state = set("HUB_CI_MR_STATE").unwrap_or_default();
+    if set(EVENT_TYPE).is_some_and(|t| t == MERGE_TRAIN) {
+        return merge_train(event, source, &state, set);
+    }
     if let Some(review) = set("HUB_CI_EVENT").and_then(|e| review_state(&e)) {
         event.name = format!("{source}.{}", set("HUB_CI_EVENT").unwrap_or_default());
         event.request = match state.as_str() {
@@ -158,6 +185,49 @@ fn relayed(
         None => Request::Ignored("`HUB_CI_COMMAND` is not a `hub` command".into()),
         Some(Ok(command)) => Request::Command(command),
         Some(Err(reason)) => Request::Invalid(reason),
+    };
+    require_iid(event)
+}
+
+/// A merge train's entry the relay signed: checked (no `HUB_CI_EVENT`) or
+/// gone (`HUB_CI_EVENT=dequeued`), of an open merge request; `HUB_CI_SHA`
+/// is the train's commit, `HUB_CI_MR_SHA` the merge request's head.
+fn merge_train(
+    mut event: Event,
+    source: &str,
+    state: &str,
+    set: &dyn Fn(&str) -> Option<String>,
+) -> Result<Event, CiError> {
+    let step = match set("HUB_CI_EVENT").as_deref() {
+        None => QueueStep::Checks,
+        Some("dequeued") => QueueStep::Destroyed("dequeued".into()),
+        Some(other) => {
+            return Err(CiError::BadVariable {
+                name: "HUB_CI_EVENT",
+                value: other.to_string(),
+                reason: "in a merge train's pipeline it is unset (the entry is checked) or `dequeued` (the entry is gone)",
+            })
+        }
+    };
+    event.name = format!("{source}.{MERGE_TRAIN}");
+    event.mergeable = Some(true);
+    // Only the signed commit: not the pipeline's own.
+    event.sha = set("HUB_CI_SHA");
+    event.request = match (state, &event.sha) {
+        ("opened", Some(_)) => Request::Queue(Queued {
+            step,
+            head: set("HUB_CI_MR_SHA"),
+            entry: format!(
+                "merge train of !{}",
+                event.change.as_deref().unwrap_or_default()
+            ),
+        }),
+        ("opened", None) => Request::Unverified(
+            "the relay signed no `HUB_CI_SHA`: in a merge train's pipeline it is the train's commit (`CI_COMMIT_SHA` of the train's pipeline)".into(),
+        ),
+        (state, _) => Request::Unverified(format!(
+            "the signed state of the merge request (`HUB_CI_MR_STATE`) is `{state}`: hub checks merge-train entries of open merge requests (`opened`)"
+        )),
     };
     require_iid(event)
 }

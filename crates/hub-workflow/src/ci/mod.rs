@@ -11,6 +11,9 @@ mod github;
 mod gitlab;
 mod on_merge;
 mod operate;
+mod queue;
+mod queue_compare;
+mod queue_ref;
 pub mod relay;
 mod review;
 mod steps;
@@ -18,7 +21,10 @@ mod steps;
 mod tests;
 
 pub use command::{parse_command, Command, CommentVerb};
-pub use event::{CiError, Event, Platform, ReadContext, Request, Review, DEFAULT_RELAY_MAX_AGE};
+pub use event::{
+    CiError, Event, Platform, QueueStep, Queued, ReadContext, Request, Review,
+    DEFAULT_RELAY_MAX_AGE,
+};
 pub use operate::ci;
 
 use std::path::{Path, PathBuf};
@@ -178,6 +184,9 @@ pub enum Operation {
     Closed,
     /// A review of the change: recorded in the change registry.
     Review(Review),
+    /// The change's entry of a merge queue or merge train: checked
+    /// (planned, compared with the approved plan, applied) or gone.
+    Queue(Queued),
     /// Nothing to do, and why (no comment is written).
     Nothing { reason: String },
     /// Asked for (`plan`, `autoplan`, `apply`, `unlock`, a `command` hub
@@ -196,6 +205,11 @@ impl Operation {
             Operation::Merged => "merged",
             Operation::Closed => "closed",
             Operation::Review(_) => "review",
+            Operation::Queue(Queued {
+                step: QueueStep::Checks,
+                ..
+            }) => "queue",
+            Operation::Queue(_) => "dequeue",
             Operation::Nothing { .. } => "nothing",
             Operation::Refused { asked, .. } => asked,
         }
@@ -213,6 +227,12 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
     if let Request::Unverified(reason) = &event.request {
         return Operation::Refused {
             asked: "relay",
+            reason: reason.clone(),
+        };
+    }
+    if let Request::BadQueue(reason) = &event.request {
+        return Operation::Refused {
+            asked: "queue",
             reason: reason.clone(),
         };
     }
@@ -245,6 +265,10 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
             },
         },
         Request::Closed => Operation::Closed,
+        // The queue is the platform's: whoever may add a change to it may
+        // merge it. What it applies is checked against the plan approved
+        // for the change, under `ci.apply.requires`.
+        Request::Queue(queued) => Operation::Queue(queued.clone()),
         Request::Invalid(reason) => Operation::Refused {
             asked: "command",
             reason: reason.clone(),
@@ -271,9 +295,11 @@ pub fn decide(event: &Event, access: &Access) -> Operation {
                 _ => Operation::Unlock,
             }
         }
-        Request::Ignored(reason) | Request::Unverified(reason) => Operation::Nothing {
-            reason: reason.clone(),
-        },
+        Request::Ignored(reason) | Request::Unverified(reason) | Request::BadQueue(reason) => {
+            Operation::Nothing {
+                reason: reason.clone(),
+            }
+        }
     }
 }
 

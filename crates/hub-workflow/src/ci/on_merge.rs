@@ -5,7 +5,8 @@
 //! succeeded. A failed or refused apply records no merge: the change
 //! keeps the apply lock as a failed apply keeps it today.
 
-use super::steps::{apply, merged, plan, Asked, Ran};
+use super::comment::Done;
+use super::steps::{apply, merged, plan, Asked};
 use super::Event;
 use crate::error::Error;
 use crate::request::{ChangeArgs, CiArgs};
@@ -15,8 +16,13 @@ use std::path::PathBuf;
 
 /// Whether the stack says `ci.apply.on: merge`.
 pub(super) fn applies_on_merge(args: &CiArgs) -> Result<bool, Error> {
+    Ok(ci_settings(args)?.apply.on == ApplyOn::Merge)
+}
+
+/// The stack's `ci:` section (empty when no stack is given).
+pub(super) fn ci_settings(args: &CiArgs) -> Result<hub_manifest::Ci, Error> {
     let Some((first, params)) = args.stack.manifest.split_first() else {
-        return Ok(false);
+        return Ok(hub_manifest::Ci::default());
     };
     let params: Vec<PathBuf> = params.to_vec();
     // Read again by the plan below, which reports what it warns about.
@@ -28,7 +34,7 @@ pub(super) fn applies_on_merge(args: &CiArgs) -> Result<bool, Error> {
         &indexmap::IndexMap::new(),
         &mut quiet,
     )?;
-    Ok(stack.elaborated.stack.ci.apply.on == ApplyOn::Merge)
+    Ok(stack.elaborated.stack.ci)
 }
 
 /// The merged change's merged commit planned and applied; the merge
@@ -38,15 +44,15 @@ pub(super) fn apply_merged(
     event: &Event,
     mut change: ChangeArgs,
     warnings: &mut Warnings,
-) -> Ran {
+) -> Done {
     let Some(commit) = event.merge_commit.clone() else {
-        return Ran::Refused(format!(
+        return Done::Refused(format!(
             "the stack applies changes when they are merged (`ci.apply.on: merge`), and {} does not say which commit the merge made: GitHub's `pull_request.merge_commit_sha`, or `HUB_CI_MERGE_SHA` signed by the relay",
             event.platform.event_noun()
         ));
     };
     if let Err(error) = hub_state::changes::check_sha(&commit, "the merged commit") {
-        return Ran::Failed(crate::commands::render_error(&error.into()));
+        return Done::Failed(crate::commands::render_error(&error.into()));
     }
     change.merged_head = Some(event.sha.clone());
     change.sha = Some(commit);
@@ -60,16 +66,16 @@ pub(super) fn apply_merged(
         },
         warnings,
     ) {
-        return Ran::Failed(crate::commands::render_error(&error));
+        return Done::Failed(crate::commands::render_error(&error));
     }
     let ran = apply(args, change, warnings);
-    if !matches!(ran, Ran::Applied { error: None, .. }) {
+    if !matches!(ran, Done::Applied { error: None, .. }) {
         // Refused, or failed: no merge recorded, the lock as the apply
         // left it.
         return ran;
     }
     match merged(args, event) {
         Ok(_) => ran,
-        Err(error) => Ran::Failed(crate::commands::render_error(&error)),
+        Err(error) => Done::Failed(crate::commands::render_error(&error)),
     }
 }

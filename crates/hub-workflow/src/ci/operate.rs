@@ -4,9 +4,7 @@
 //! status line printed.
 
 use super::comment::{Done, Report};
-use super::steps::{
-    apply, apply_lock_holder, change_args, closed, merged, plan, unlock, Asked, Ran,
-};
+use super::steps::{apply, apply_lock_holder, change_args, closed, merged, plan, unlock, Asked};
 use crate::ci::{self, Access, Event, Operation, PlanFrom, ReadContext};
 use crate::error::Error;
 use crate::request::CiArgs;
@@ -34,28 +32,7 @@ pub fn ci(args: CiArgs, warnings: &mut Warnings) -> Result<(), Error> {
     };
     let operation = ci::decide(&event, &access);
     let steps = args.plan_steps && access.runs_plan_steps(&event);
-    let ran = run(&args, &event, &access, &operation, steps, warnings);
-    let done = match &ran {
-        Ran::Planned(plan, policies) => Done::Planned(plan, policies),
-        Ran::Applied {
-            summary: Some(summary),
-            error,
-            tails,
-        } => Done::Applied {
-            summary,
-            error: error.clone(),
-            tails: tails.clone(),
-        },
-        Ran::Applied {
-            summary: None,
-            error,
-            ..
-        } => Done::Failed(error.clone().unwrap_or_default()),
-        Ran::Failed(error) => Done::Failed(error.clone()),
-        Ran::Refused(error) => Done::Refused(error.clone()),
-        Ran::Said(said) => Done::Said(said.clone()),
-        Ran::NotRun => Done::NotRun,
-    };
+    let done = run(&args, &event, &access, &operation, steps, warnings);
     let report = Report {
         event: &event,
         operation: &operation,
@@ -94,8 +71,8 @@ fn run(
     operation: &Operation,
     steps: bool,
     warnings: &mut Warnings,
-) -> Ran {
-    let failed = |error: Error| Ran::Failed(crate::commands::render_error(&error));
+) -> Done {
+    let failed = |error: Error| Done::Failed(crate::commands::render_error(&error));
     let change = change_args(event, access);
     match operation {
         // `--affected BASE` needs the base commit in the clone; without a
@@ -127,6 +104,7 @@ fn run(
             Err(error) => failed(error),
         },
         Operation::Closed => closed(args, event).unwrap_or_else(failed),
-        Operation::Nothing { .. } | Operation::Refused { .. } => Ran::NotRun,
+        Operation::Queue(queued) => super::queue::run(args, event, queued, access, warnings),
+        Operation::Nothing { .. } | Operation::Refused { .. } => Done::NotRun,
     }
 }

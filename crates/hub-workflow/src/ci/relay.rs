@@ -49,16 +49,21 @@ pub(crate) const FIELDS: [&str; 11] = [
 /// Variables the relay may pass, signed when it does: each one set (not
 /// empty) adds its line `NAME=VALUE` after those of [`FIELDS`], in this
 /// order; unset, the message is that of a relay that does not know it.
-pub(crate) const OPTIONAL_FIELDS: [&str; 4] = [
+pub(crate) const OPTIONAL_FIELDS: [&str; 6] = [
     "HUB_CI_MR_AUTHOR",
     "HUB_CI_MERGEABLE",
     "HUB_CI_BASE_SHA",
     "HUB_CI_MERGE_SHA",
+    // A merge train's pipeline: `merge_train`, and the merge request's
+    // head (`HUB_CI_SHA` is then the train's commit).
+    "CI_MERGE_REQUEST_EVENT_TYPE",
+    "HUB_CI_MR_SHA",
 ];
 
 /// Variables that only a relay passes: one of them set in a pipeline is a
 /// relayed request, honoured only with a valid signature.
-pub(crate) const RELAYED: [&str; 12] = [
+pub(crate) const RELAYED: [&str; 13] = [
+    "HUB_CI_MR_SHA",
     "HUB_CI_MR_AUTHOR",
     "HUB_CI_MERGE_SHA",
     "HUB_CI_MERGEABLE",

@@ -2,7 +2,8 @@
 //! the relay signed): the review recorded in the change registry, and
 //! what the approvals of the change's head add up to now.
 
-use super::steps::{first_state, Ran};
+use super::comment::Done;
+use super::steps::first_state;
 use super::{Access, Event, Review};
 use crate::commands::requirements::{tally, Tally};
 use crate::error::Error;
@@ -18,7 +19,7 @@ pub(super) fn record(
     event: &Event,
     review: &Review,
     access: &Access,
-) -> Result<Ran, Error> {
+) -> Result<Done, Error> {
     let id = event.change.clone().unwrap_or_default();
     let reviewer = event.author.clone().unwrap_or_default();
     // What the event says is data: a login and commits, or refused.
@@ -70,7 +71,7 @@ pub(super) fn record(
             }
         ));
     }
-    Ok(Ran::Said(said))
+    Ok(Done::Said(said))
 }
 
 fn short(sha: &str) -> String {

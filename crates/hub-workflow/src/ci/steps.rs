@@ -1,9 +1,9 @@
 //! The steps of `hub ci`'s operations, each run in this process as its
 //! command runs it: a plan as `hub plan --change`, an apply as `hub
-//! deploy --change`, merged, closed and unlock as `hub change`; and what
-//! each did ([`Ran`]).
+//! deploy --change`, merged, closed and unlock as `hub change`; each says
+//! what it did ([`Done`]).
 
-use super::comment::LogTail;
+use super::comment::{Done, LogTail};
 use crate::ci::{Access, Event};
 use crate::commands::change;
 use crate::commands::common::split_list;
@@ -17,26 +17,10 @@ use crate::request::{
 };
 use hub_manifest::diag::Warnings;
 use hub_plan::outcome::Summary;
-use hub_view::preview::Preview;
 use std::path::{Path, PathBuf};
 
 /// How many lines of a failed component's log the comment shows.
 const TAIL_LINES: usize = 20;
-
-/// What the operation did, owned.
-pub(super) enum Ran {
-    Planned(Box<Preview>, hub_policy::PolicyResults),
-    Applied {
-        summary: Option<Box<Summary>>,
-        error: Option<String>,
-        tails: Vec<LogTail>,
-    },
-    Failed(String),
-    /// Refused by the stack's `ci.apply.requires`.
-    Refused(String),
-    Said(String),
-    NotRun,
-}
 
 /// The flags `hub plan` and `hub deploy` would be given.
 pub(super) fn run_args(
@@ -95,6 +79,7 @@ pub(super) fn change_args(event: &Event, access: &Access) -> ChangeArgs {
         association: event.association.clone(),
         trusted: Some(access.trusted()),
         merged_head: None,
+        queue: None,
     }
 }
 
@@ -104,13 +89,31 @@ pub(super) fn plan(
     change: ChangeArgs,
     asked: Asked,
     warnings: &mut Warnings,
-) -> Result<Ran, Error> {
+) -> Result<Done, Error> {
+    let plan_args = plan_args(args, change, asked);
+    let registry = change::before_plan(&plan_args)?;
+    // What `hub plan --change` makes, shown by the comment instead of on
+    // stdout; a policy that cannot be evaluated fails the plan.
+    let planned =
+        make_plan(&plan_args, true, warnings).and_then(|made| match made.policies.failure() {
+            Some(failure) => Err(failure.into()),
+            None => Ok(made),
+        });
+    if let Some(registry) = &registry {
+        change::record_plan(registry, &plan_args, &planned)?;
+    }
+    let made = planned?;
+    Ok(Done::Planned(Box::new(made.preview), made.policies))
+}
+
+/// The arguments of `hub plan --change` for the event's change.
+pub(super) fn plan_args(args: &CiArgs, change: ChangeArgs, asked: Asked) -> PlanArgs {
     let Asked {
         components,
         affected,
         steps,
     } = asked;
-    let plan_args = PlanArgs {
+    PlanArgs {
         change,
         common: run_args(args, components, affected),
         guess: GuessArgs { guess: true },
@@ -125,20 +128,7 @@ pub(super) fn plan(
         detailed_exitcode: false,
         verbose: false,
         plan_steps: steps,
-    };
-    let registry = change::before_plan(&plan_args)?;
-    // What `hub plan --change` makes, shown by the comment instead of on
-    // stdout; a policy that cannot be evaluated fails the plan.
-    let planned =
-        make_plan(&plan_args, true, warnings).and_then(|made| match made.policies.failure() {
-            Some(failure) => Err(failure.into()),
-            None => Ok(made),
-        });
-    if let Some(registry) = &registry {
-        change::record_plan(registry, &plan_args, &planned)?;
     }
-    let made = planned?;
-    Ok(Ran::Planned(Box::new(made.preview), made.policies))
 }
 
 /// What a plan of `hub ci` is asked for: `-c`, `--affected` and
@@ -151,7 +141,7 @@ pub(super) struct Asked {
 
 /// An apply of the change's latest plan, as `hub deploy --change ID`
 /// runs it.
-pub(super) fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) -> Ran {
+pub(super) fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) -> Done {
     let deploy_args = DeployArgs {
         plan: None,
         job: false,
@@ -185,7 +175,7 @@ pub(super) fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) 
         deploy_saved(saved, path, &deploy_args, warnings, before_run)
     });
     if let Err(error @ Error::Requirement(_)) = &applied.result {
-        return Ran::Refused(crate::commands::render_error(error));
+        return Done::Refused(crate::commands::render_error(error));
     }
     let error = applied
         .result
@@ -194,13 +184,14 @@ pub(super) fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) 
     let Some(summary) = applied.summary else {
         // Refused (no plan, a failed or stale plan, another change's lock)
         // or stopped before the run.
-        return Ran::Failed(error.unwrap_or_default());
+        return Done::Failed(error.unwrap_or_default());
     };
     let tails = failed_tails(&summary, first_state(args).as_deref());
-    Ran::Applied {
-        summary: Some(summary),
+    Done::Applied {
+        summary,
         error,
         tails,
+        note: None,
     }
 }
 
@@ -226,10 +217,10 @@ fn change_id_args(args: &CiArgs, event: &Event) -> Result<ChangeIdArgs, Error> {
 }
 
 /// What the change's operation left: the apply lock, in words.
-fn after_change(id_args: &ChangeIdArgs, what: &str) -> Result<Ran, Error> {
+fn after_change(id_args: &ChangeIdArgs, what: &str) -> Result<Done, Error> {
     let registry = hub_state::changes::Registry::open(&id_args.state.state)?;
     let holder = registry.holder()?;
-    Ok(Ran::Said(format!(
+    Ok(Done::Said(format!(
         "change {} {what}; {}",
         id_args.id,
         change::lock_line(holder.as_ref())
@@ -238,7 +229,7 @@ fn after_change(id_args: &ChangeIdArgs, what: &str) -> Result<Ran, Error> {
 
 /// `hub unlock`: releases the change's apply lock (the comment's author
 /// may; no terminal is asked).
-pub(super) fn unlock(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
+pub(super) fn unlock(args: &CiArgs, event: &Event) -> Result<Done, Error> {
     let id_args = change_id_args(args, event)?;
     let unlock_args = ChangeUnlockArgs {
         change: change_id_args(args, event)?,
@@ -249,7 +240,7 @@ pub(super) fn unlock(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
 }
 
 /// The change was merged: `hub change merged ID`.
-pub(super) fn merged(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
+pub(super) fn merged(args: &CiArgs, event: &Event) -> Result<Done, Error> {
     let id_args = change_id_args(args, event)?;
     change::merged(&id_args)?;
     after_change(
@@ -259,7 +250,7 @@ pub(super) fn merged(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
 }
 
 /// The change was closed unmerged: `hub change closed ID`.
-pub(super) fn closed(args: &CiArgs, event: &Event) -> Result<Ran, Error> {
+pub(super) fn closed(args: &CiArgs, event: &Event) -> Result<Done, Error> {
     let id_args = change_id_args(args, event)?;
     change::closed(&id_args)?;
     after_change(&id_args, "is recorded as closed")

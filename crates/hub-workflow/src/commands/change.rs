@@ -199,6 +199,7 @@ pub(crate) fn record_plan(
         serial: None,
         stack: stack_files(&args.common.stack.manifest),
         association: args.change.association.clone(),
+        queue: args.change.queue.clone(),
     };
     match planned {
         Err(error) => {

@@ -94,8 +94,12 @@ pub(crate) fn show(registry: &Registry, id: &str) -> Result<(), Error> {
         };
         let line = match record {
             Record::Plan(plan) => {
+                let queue = match plan.queue {
+                    Some(_) => ", in the merge queue",
+                    None => "",
+                };
                 let mut line = format!(
-                    "plan {} ({}), {}",
+                    "plan {} ({}{queue}), {}",
                     plan.status.as_str(),
                     inert(&plan.verb),
                     by(&plan.stamp)

@@ -84,12 +84,19 @@ pub(crate) fn check(
     let apply = &stack.elaborated.stack.ci.apply;
     let id = change.change.clone().unwrap_or_default();
     // Under `hub ci` (which says whom it trusts), a stack that applies on
-    // merge takes no `hub apply` comment.
-    if apply.on == ApplyOn::Merge && change.trusted.is_some() && change.merged_head.is_none() {
-        let miss = Miss {
-            requirement: "on: merge",
-            reason: "that changes are applied when they are merged, not on a comment".into(),
-            fix: "merge the change: `hub ci` applies the merged commit's plan then".into(),
+    // merge or in the merge queue takes no `hub apply` comment.
+    if apply.on != ApplyOn::Comment && change.trusted.is_some() && change.merged_head.is_none() {
+        let miss = match apply.on {
+            ApplyOn::Queue => Miss {
+                requirement: "on: queue",
+                reason: "that changes are applied in the merge queue (or merge train), not on a comment".into(),
+                fix: "add the change to the merge queue: `hub ci` applies the queue commit's plan when it matches the approved one".into(),
+            },
+            _ => Miss {
+                requirement: "on: merge",
+                reason: "that changes are applied when they are merged, not on a comment".into(),
+                fix: "merge the change: `hub ci` applies the merged commit's plan then".into(),
+            },
         };
         return Err(RequirementError {
             id,

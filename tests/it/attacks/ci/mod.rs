@@ -16,6 +16,7 @@
 //! | [`pipelines`] | jobs injected into generated pipelines; `-e` values in them |
 //! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
 //! | [`rego`] | Rego modules of the pull request: never ending, eating the memory, huge, reading runner files through `file:`, printing |
+//! | [`queue`] | merge queues and merge trains: a forged `head_ref`, an entry of a change with no approved plan, train variables the relay did not sign, the pull request's names and markup in the comment |
 //! | [`plan_steps`] | plan steps (`--plan-steps`) running an outsider's or a fork's code; planned values (the pull request's text) written to the comment: escaped, secrets masked |
 
 mod access;
@@ -23,6 +24,7 @@ mod approvals;
 mod budget;
 mod pipelines;
 mod plan_steps;
+mod queue;
 mod registry;
 mod rego;
 mod reviewed;
