@@ -33,6 +33,7 @@ mod layout;
 mod messages;
 mod messages_order;
 mod ordering;
+mod output_contracts;
 mod parallel;
 mod params_spec;
 mod pipeline;
