@@ -43,6 +43,7 @@ mod plan_changes;
 mod plan_executed;
 mod plan_review;
 mod plan_through;
+mod plan_views;
 mod preflight;
 mod preflight_outputs;
 mod process;
