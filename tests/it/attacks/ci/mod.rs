@@ -16,11 +16,13 @@
 //! | [`pipelines`] | jobs injected into generated pipelines; `-e` values in them |
 //! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
 //! | [`rego`] | Rego modules of the pull request: never ending, eating the memory, huge, reading runner files through `file:`, printing |
+//! | [`contracts`] | output and parameter names of an output contract the plan breaks, and of a component's `moved`, written to the comment: escaped |
 //! | [`plan_steps`] | plan steps (`--plan-steps`) running an outsider's or a fork's code; planned values (the pull request's text) written to the comment: escaped, secrets masked |
 
 mod access;
 mod approvals;
 mod budget;
+mod contracts;
 mod pipelines;
 mod plan_steps;
 mod registry;
