@@ -251,10 +251,10 @@ struct Decision {
 impl Decision {
     /// A `fail` nothing the run does changes: the plan says `reason`, the
     /// deploy refuses with `certain`.
-    fn broken(&mut self, failure: outputs::OutputsFailure) {
+    fn broken(&mut self, reason: String, certain: String) {
         self.action = Action::Fail;
-        self.reasons = vec![failure.reason];
-        self.certain = Some(failure.certain);
+        self.reasons = vec![reason];
+        self.certain = Some(certain);
         self.execution = None;
     }
 
@@ -450,7 +450,7 @@ impl Walk<'_> {
         };
         if decision.action.runs() {
             if let Some(broken) = self.contract_failure(name, manifest) {
-                decision.broken(broken);
+                decision.broken(broken.reason, broken.certain);
             }
         }
         if !manifest.moved.is_empty() {

@@ -48,7 +48,7 @@ impl Walk<'_> {
             None => match self.plan_step(name, reference, manifest, expanded) {
                 Ok(Some(said)) => {
                     if let Some(broken) = self.step_contract_failure(name, manifest, &said) {
-                        decision.broken(broken);
+                        decision.broken(broken.reason, broken.certain);
                     }
                     (Some(said), OutputSource::PlanStep)
                 }
