@@ -24,4 +24,9 @@ pub struct GraphArgs {
     /// work tree (as `hub plan --affected` selects them), and what they want
     #[arg(long, value_name = "BASE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub affected: Option<String>,
+    /// Plan through the graph as `hub plan --plan-steps` does (running
+    /// each component's plan step) and mark the components deferred until
+    /// an upstream applies
+    #[arg(long = "plan-steps")]
+    pub plan_steps: bool,
 }

@@ -155,7 +155,8 @@ fields!(GraphArgs {
     environment,
     base_dir,
     format,
-    affected
+    affected,
+    plan_steps
 });
 fields!(InvokeArgs {
     component,

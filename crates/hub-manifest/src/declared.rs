@@ -11,13 +11,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Lines (1-based) of the items of the top-level `parameters:` and
-/// `outputs:` lists, per YAML document.
+/// Lines (1-based) of the items of the top-level `parameters:`,
+/// `outputs:` and `moved:` lists, per YAML document.
 #[derive(Debug, Clone, Default)]
 pub struct Declarations {
     file: PathBuf,
     documents: Vec<Vec<usize>>,
     outputs: Vec<Vec<usize>>,
+    moved: Vec<Vec<usize>>,
 }
 
 /// The top-level lists whose items are located.
@@ -25,6 +26,7 @@ pub struct Declarations {
 enum List {
     Parameters,
     Outputs,
+    Moved,
 }
 
 impl Declarations {
@@ -33,12 +35,14 @@ impl Declarations {
     pub fn scan(file: &Path, text: &str) -> Self {
         let mut documents = vec![Vec::new()];
         let mut outputs = vec![Vec::new()];
+        let mut moved = vec![Vec::new()];
         let mut list: Option<List> = None;
         let mut item_indent: Option<usize> = None;
         for (number, line) in text.lines().enumerate() {
             if line == "---" || line.starts_with("--- ") {
                 documents.push(Vec::new());
                 outputs.push(Vec::new());
+                moved.push(Vec::new());
                 list = None;
                 continue;
             }
@@ -51,6 +55,7 @@ impl Declarations {
                 list = match content.trim_end() {
                     "parameters:" => Some(List::Parameters),
                     "outputs:" => Some(List::Outputs),
+                    "moved:" => Some(List::Moved),
                     _ => None,
                 };
                 item_indent = None;
@@ -66,6 +71,7 @@ impl Declarations {
             let items = match which {
                 List::Parameters => documents.last_mut(),
                 List::Outputs => outputs.last_mut(),
+                List::Moved => moved.last_mut(),
             };
             if let (true, Some(items)) = (indent == expected, items) {
                 items.push(number + 1);
@@ -74,11 +80,13 @@ impl Declarations {
         if text.starts_with("---") && documents.len() > 1 {
             documents.remove(0);
             outputs.remove(0);
+            moved.remove(0);
         }
         Declarations {
             file: file.to_path_buf(),
             documents,
             outputs,
+            moved,
         }
     }
 
@@ -91,6 +99,11 @@ impl Declarations {
     /// The location of item `index` of the `outputs:` list of `document`.
     pub fn output(&self, document: usize, index: usize) -> Option<Location> {
         self.item(&self.outputs, document, index)
+    }
+
+    /// The location of item `index` of the `moved:` list of `document`.
+    pub fn moved(&self, document: usize, index: usize) -> Option<Location> {
+        self.item(&self.moved, document, index)
     }
 
     fn item(&self, lists: &[Vec<usize>], document: usize, index: usize) -> Option<Location> {

@@ -73,9 +73,11 @@ pub struct Manifest {
     #[serde(skip_serializing_if = "Templates::is_empty")]
     pub templates: Templates,
     // Issue 26, item 8.
-    /// Renamed components (stack only): a deploy renames the state's entry
+    /// In a stack, renamed components: a deploy renames the state's entry
     /// `from` to `to`, as `hub state mv` does, instead of undeploying one
-    /// and deploying the other.
+    /// and deploying the other. In a component, renamed outputs: the
+    /// output `from` is now `to`, and whoever reads `from` reads `to`
+    /// (with a warning to update them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<Moved>,
     // Issue 27, item 6.
@@ -120,14 +122,16 @@ pub struct Policy {
     pub file: String,
 }
 
-/// One `moved` entry: a component's former name and its name now.
+/// One `moved` entry: a former name and the name now (of a component in a
+/// stack, of an output in a component).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 #[schemars(extend("required" = ["from", "to"]))]
 pub struct Moved {
-    /// The name the state knows.
+    /// The name the state knows (a component's), or readers still read
+    /// (an output's).
     pub from: String,
-    /// The name the stack lists now.
+    /// The name the stack lists now, or the component declares now.
     pub to: String,
 }
 

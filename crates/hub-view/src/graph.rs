@@ -42,6 +42,9 @@ pub struct Node {
     /// Its status in the state, when a state was given (`none` when the
     /// state file does not exist).
     pub status: Option<String>,
+    /// `hub graph --plan-steps`: the components it is deferred until
+    /// (empty: not deferred).
+    pub deferred: Vec<String>,
 }
 
 /// `from` runs before `to` in a deploy (positions in [`Graph::nodes`]).
@@ -120,6 +123,7 @@ impl Graph {
                 optional: plan.is_optional(name),
                 needs_nothing: plan.needs_nothing(name),
                 status: status.map(|status| status(name)),
+                deferred: Vec::new(),
             })
             .collect();
         let mut edges = Vec::new();
@@ -145,6 +149,15 @@ impl Graph {
             nodes,
             edges,
             waves,
+        }
+    }
+}
+
+impl Graph {
+    /// Marks component `name` deferred until `after` apply.
+    pub fn defer(&mut self, name: &str, after: &[String]) {
+        if let Some(node) = self.nodes.iter_mut().find(|n| n.name == name) {
+            node.deferred = after.to_vec();
         }
     }
 }
@@ -236,6 +249,12 @@ fn title(node: &Node) -> String {
     title
 }
 
+/// The line a deferred node adds to its label.
+fn deferred_line(node: &Node) -> Option<String> {
+    (!node.deferred.is_empty())
+        .then(|| format!("deferred until {} applies", node.deferred.join(", ")))
+}
+
 fn headline(graph: &Graph) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
@@ -297,6 +316,11 @@ fn dot_node(node: &Node) -> String {
     if node.optional {
         style.push("dashed");
     }
+    if let Some(deferred) = deferred_line(node) {
+        label = format!("{label}\n{deferred}");
+        style.push("dashed");
+        style.dedup();
+    }
     let mut colours = String::new();
     if let Some(status) = &node.status {
         label = format!("{label}\n{status}");
@@ -349,6 +373,9 @@ pub fn mermaid(graph: &Graph) -> String {
         if let Some(status) = &node.status {
             let _ = write!(label, "<br>{}", mermaid_text(status));
         }
+        if let Some(deferred) = deferred_line(node) {
+            let _ = write!(label, "<br>{}", mermaid_text(&deferred));
+        }
         let _ = writeln!(out, "  n{index}[\"{label}\"]");
     }
     for edge in &graph.edges {
@@ -398,6 +425,11 @@ fn push_mermaid_classes(out: &mut String, graph: &Graph) {
     if !optional.is_empty() {
         out.push_str("  classDef optional stroke-dasharray:5 5\n");
         let _ = writeln!(out, "  class {} optional", optional.join(","));
+    }
+    let deferred = members(&|node| !node.deferred.is_empty());
+    if !deferred.is_empty() {
+        out.push_str("  classDef deferred stroke-dasharray:2 4,font-style:italic\n");
+        let _ = writeln!(out, "  class {} deferred", deferred.join(","));
     }
 }
 

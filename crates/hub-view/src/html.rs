@@ -48,6 +48,9 @@ pub struct ParameterChange {
     pub change: String,
     pub previous: Option<String>,
     pub value: Option<String>,
+    /// Known when the plan was made: `false` when it reads an output known
+    /// only after an upstream applies.
+    pub known: bool,
 }
 
 /// The last lines of a component's log file, of the run reported only.

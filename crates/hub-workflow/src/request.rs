@@ -374,6 +374,9 @@ pub struct GraphArgs {
     /// Draw only the components whose inputs differ between BASE and the
     /// work tree (as `hub plan --affected` selects them), and what they want
     pub affected: Option<String>,
+    /// Plan through the graph (`hub plan --plan-steps`) and mark the
+    /// components deferred until an upstream applies
+    pub plan_steps: bool,
 }
 
 #[derive(Debug)]

@@ -18,6 +18,9 @@
 //! a one-at-a-time run either, so the graph stays acyclic and `-j 1` keeps
 //! running the order as written.
 
+mod readers;
+pub use readers::{parameters_reading, ReadingParameter};
+
 use hub_manifest::{Elaborated, Manifest, Parameter};
 use hub_params::Cel;
 use hub_params::{template_names, FastMap};

@@ -249,6 +249,15 @@ struct Decision {
 }
 
 impl Decision {
+    /// A `fail` nothing the run does changes: the plan says `reason`, the
+    /// deploy refuses with `certain`.
+    fn broken(&mut self, reason: String, certain: String) {
+        self.action = Action::Fail;
+        self.reasons = vec![reason];
+        self.certain = Some(certain);
+        self.execution = None;
+    }
+
     fn new(action: Action, reason: String) -> Self {
         Decision {
             action,
@@ -262,6 +271,7 @@ impl Decision {
     }
 }
 
+mod contracts;
 mod parts;
 use parts::{Declarations, Mode, ProvidesMaps, Pulled, Taken, Through};
 mod outputs;
@@ -438,6 +448,14 @@ impl Walk<'_> {
             },
             through: planned::Through::default(),
         };
+        if decision.action.runs() {
+            if let Some(broken) = self.contract_failure(name, manifest) {
+                decision.broken(broken.reason, broken.certain);
+            }
+        }
+        if !manifest.moved.is_empty() {
+            self.warn_renamed_readers(name, manifest);
+        }
         self.through(
             name,
             reference,

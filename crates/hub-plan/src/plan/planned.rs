@@ -153,29 +153,45 @@ impl Deferred {
 /// step said (`None`: it has none, every output unknown). A declared
 /// output reads the planned output its `fromTfVar` names, else the one of
 /// its own name; one with a `value:` or a decoded `fromTfVar`
-/// (`name/json`) is unknown: the planner computes neither.
+/// (`name/json`) is unknown: the planner computes neither. A former name
+/// the component's `moved` keeps is planned as the output it became.
 pub(crate) fn of_component(
     manifest: &Manifest,
     from_step: Option<&[PlannedOutput]>,
 ) -> Vec<PlannedOutput> {
-    manifest
+    let mut planned: Vec<PlannedOutput> = manifest
         .outputs
         .iter()
         .map(|declared| {
-            let raw = match declared.from_tf_var.as_str() {
-                "" if declared.value.is_some() => None,
-                "" => Some(declared.name.as_str()),
-                named if named.contains('/') => None,
-                named => Some(named),
-            };
-            let said = raw.and_then(|raw| from_step?.iter().find(|o| o.name == raw));
+            let said = raw_name(declared).and_then(|raw| from_step?.iter().find(|o| o.name == raw));
             PlannedOutput {
                 name: declared.name.clone(),
                 value: said.and_then(|o| o.value.clone()),
                 secret: said.is_some_and(|o| o.secret) || declared.kind.starts_with("secret"),
             }
         })
-        .collect()
+        .collect();
+    for at in 0..planned.len() {
+        let Some(moved) = crate::source::renamed::renamed_to(manifest, &planned[at].name) else {
+            continue;
+        };
+        if let Some(now) = planned.iter().find(|p| p.name == moved.to).cloned() {
+            planned[at].value = now.value;
+            planned[at].secret |= now.secret;
+        }
+    }
+    planned
+}
+
+/// The output of the plan step a declared output reads its value from,
+/// when it reads one as printed.
+fn raw_name(declared: &hub_manifest::Output) -> Option<&str> {
+    match declared.from_tf_var.as_str() {
+        "" if declared.value.is_some() => None,
+        "" => Some(declared.name.as_str()),
+        named if named.contains('/') => None,
+        named => Some(named),
+    }
 }
 
 /// The outputs a plan step of hub's built-in Terraform planned: read from

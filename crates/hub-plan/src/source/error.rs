@@ -20,6 +20,9 @@ pub enum SourceError {
     PlanEntry(Box<(ScheduleError, Location)>),
     #[error("component `{component}` has no source directory (`source.dir` or `source.git`)")]
     NoSource { component: String },
+    /// A component's `moved` entry that renames no output it can.
+    #[error("{}", .0 .0)]
+    OutputMoved(Box<(super::renamed::RenameProblem, Option<Location>)>),
     #[error("`{}` is an elaborated file: it takes no parameters files (got {})", path.display(), extra.join(", "))]
     ExtraArguments { path: PathBuf, extra: Vec<String> },
 }
@@ -36,6 +39,7 @@ impl SourceError {
             SourceError::Manifest(e) => e.location(),
             SourceError::Elaborate(e) => e.location(),
             SourceError::PlanEntry(entry) => Some(entry.1.clone()),
+            SourceError::OutputMoved(moved) => moved.1.clone(),
             SourceError::ExtraArguments { path, .. } => Some(Location::file(path)),
             SourceError::Plan(_) | SourceError::NoSource { .. } => None,
         }
@@ -47,6 +51,7 @@ impl SourceError {
             SourceError::Elaborate(e) => e.hint(),
             SourceError::Plan(e) => e.hint(),
             SourceError::PlanEntry(entry) => entry.0.hint(),
+            SourceError::OutputMoved(moved) => Some(moved.0.hint()),
             SourceError::NoSource { .. } => {
                 Some("give the component a `source: {dir: ...}` in the stack".into())
             }

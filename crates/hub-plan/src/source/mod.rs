@@ -3,6 +3,7 @@
 //! * [`stack`] — an elaborated file, or `hub.yaml` and parameters files
 //!   elaborated in memory; component folders; [`error`] — what stops
 //!   reading it.
+//! * [`renamed`] — outputs a component renamed (its `moved`).
 //! * [`stale`] — an elaborated file older than what it was made from.
 //! * [`discover`] — which implementation a component folder holds.
 //! * [`affected`] — the components whose inputs changed in git
@@ -13,5 +14,6 @@ pub mod affected;
 pub mod discover;
 pub mod error;
 pub mod folders;
+pub mod renamed;
 pub mod stack;
 pub mod stale;

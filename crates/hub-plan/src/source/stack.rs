@@ -62,14 +62,15 @@ impl Stack {
         if is_elaborated && params.is_empty() {
             let elaborated = elaborated?;
             warnings.append(parse_warnings);
-            return Ok(Stack {
+            return Stack {
                 elaborated,
                 source: Some(source),
                 provenance: None,
                 file: Some(absolute(first)),
                 manifest: None,
                 base_dir: base,
-            });
+            }
+            .with_renamed_outputs();
         }
         if is_elaborated {
             return Err(SourceError::ExtraArguments {
@@ -87,14 +88,29 @@ impl Stack {
         };
         let (elaborated, provenance) =
             hub_elaborate::elaborate_with_provenance(&options, warnings)?;
-        Ok(Stack {
+        Stack {
             elaborated,
             source: None,
             provenance: Some(provenance),
             file: None,
             manifest: Some(first.to_path_buf()),
             base_dir: base,
-        })
+        }
+        .with_renamed_outputs()
+    }
+
+    /// The stack with its components' renamed outputs readable by their
+    /// former names ([`super::renamed`]).
+    fn with_renamed_outputs(mut self) -> Result<Stack, SourceError> {
+        if let Err((name, index, problem)) = super::renamed::check_all(&self.elaborated.components)
+        {
+            let at = self
+                .declarations(&name)
+                .and_then(|(file, document)| super::renamed::entry_location(file, document, index));
+            return Err(SourceError::OutputMoved(Box::new((problem, at))));
+        }
+        super::renamed::add_aliases(&mut self.elaborated.components);
+        Ok(self)
     }
 
     /// The folder of component `reference` (§6.8): `source.dir` (absolute,

@@ -75,6 +75,11 @@ pub(crate) fn from_plan(plan: &Plan, details: &mut IndexMap<String, Details>) {
         let detail = details.entry(component.name.clone()).or_default();
         detail.action = component.action.as_str().to_string();
         detail.reasons = component.reasons.clone();
+        if let Some(deferred) = &component.through.deferred {
+            detail
+                .reasons
+                .push(format!("deferred: {}", deferred.text()));
+        }
         detail.depends = component
             .waits_for
             .iter()
@@ -95,6 +100,7 @@ pub(crate) fn from_plan(plan: &Plan, details: &mut IndexMap<String, Details>) {
                     change: change.to_string(),
                     previous: p.previous.clone(),
                     value: p.value.clone(),
+                    known: p.known,
                 })
             })
             .collect();

@@ -236,6 +236,7 @@ fn small() -> (RunReport, IndexMap<String, Details>) {
                 change: "changed".into(),
                 previous: Some("10.0.0.0/16".into()),
                 value: Some("10.1.0.0/16".into()),
+                known: true,
             }],
             outputs: vec![
                 ("subnet".into(), "<b>sub-1</b>".into()),

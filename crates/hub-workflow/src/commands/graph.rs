@@ -43,6 +43,82 @@ pub fn graph(args: crate::request::GraphArgs, warnings: &mut Warnings) -> Result
     let status =
         |name: &str| graph::component_status(state.as_ref().and_then(Option::as_ref), name);
     let status: Option<&dyn Fn(&str) -> String> = state.is_some().then_some(&status);
-    let text = graph::render(&Graph::new(&plan, elaborated, status), format);
+    let mut drawn = Graph::new(&plan, elaborated, status);
+    if args.plan_steps {
+        for (name, after) in deferred(&args, warnings)? {
+            drawn.defer(&name, &after);
+        }
+    }
+    let text = graph::render(&drawn, format);
     write_stdout(text.as_bytes())
+}
+
+/// `--plan-steps`: the components a plan through the graph defers, each
+/// with what it waits for (the plan `hub plan --plan-steps` makes).
+fn deferred(
+    args: &crate::request::GraphArgs,
+    warnings: &mut Warnings,
+) -> Result<Vec<(String, Vec<String>)>, Error> {
+    use crate::request::*;
+    let plan_args = PlanArgs {
+        common: CommonRunArgs {
+            stack: StackArgs {
+                manifest: args.manifest.clone(),
+                environment: args.environment.clone(),
+                base_dir: args.base_dir.clone(),
+                lenient: false,
+                strict: false,
+                clouds: Vec::new(),
+            },
+            state: StateArgs {
+                state: args
+                    .state
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                no_state: args.state.is_none(),
+                lock: LockTimeoutArgs {
+                    lock_timeout: std::time::Duration::ZERO,
+                },
+            },
+            selection: SelectionArgs {
+                components: Vec::new(),
+                affected: args.affected.clone(),
+                with_deps: false,
+                with_dependents: false,
+                offset: None,
+                limit: None,
+                status: Vec::new(),
+            },
+            run: RunArgs {
+                force: false,
+                reveal: false,
+                jobs: 1,
+                report: None,
+            },
+            policy: PolicyArgs {
+                policies: Vec::new(),
+            },
+        },
+        guess: GuessArgs { guess: true },
+        replace: ReplaceArgs {
+            replace: Vec::new(),
+        },
+        changed: false,
+        prune: false,
+        undeploy: false,
+        out: None,
+        format: OutputFormat::Text,
+        detailed_exitcode: false,
+        verbose: false,
+        plan_steps: true,
+        change: ChangeArgs::default(),
+    };
+    let made = super::plan::make_plan(&plan_args, false, warnings)?;
+    Ok(made
+        .preview
+        .components
+        .iter()
+        .filter_map(|c| Some((c.name.clone(), c.through.deferred.as_ref()?.after.clone())))
+        .collect())
 }

@@ -17,11 +17,13 @@
 //! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
 //! | [`rego`] | Rego modules of the pull request: never ending, eating the memory, huge, reading runner files through `file:`, printing |
 //! | [`queue`] | merge queues and merge trains: a forged `head_ref`, an entry of a change with no approved plan, train variables the relay did not sign, the pull request's names and markup in the comment |
+//! | [`contracts`] | output and parameter names of an output contract the plan breaks, and of a component's `moved`, written to the comment: escaped |
 //! | [`plan_steps`] | plan steps (`--plan-steps`) running an outsider's or a fork's code; planned values (the pull request's text) written to the comment: escaped, secrets masked |
 
 mod access;
 mod approvals;
 mod budget;
+mod contracts;
 mod pipelines;
 mod plan_steps;
 mod queue;

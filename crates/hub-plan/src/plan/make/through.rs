@@ -46,7 +46,12 @@ impl Walk<'_> {
         let (from_step, source) = match &deferred {
             Some(_) => (None, OutputSource::Deferred),
             None => match self.plan_step(name, reference, manifest, expanded) {
-                Ok(Some(said)) => (Some(said), OutputSource::PlanStep),
+                Ok(Some(said)) => {
+                    if let Some(broken) = self.step_contract_failure(name, manifest, &said) {
+                        decision.broken(broken.reason, broken.certain);
+                    }
+                    (Some(said), OutputSource::PlanStep)
+                }
                 Ok(None) => (None, OutputSource::NoPlanStep),
                 Err(error) => {
                     decision.action = Action::Fail;
