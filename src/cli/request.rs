@@ -94,6 +94,7 @@ fields!(DeployArgs {
     prune,
     plan,
     job,
+    replan,
     change,
     change_lock,
     compatibility

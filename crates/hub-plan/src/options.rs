@@ -92,6 +92,10 @@ pub struct RunningOptions {
     /// and found to be the saved one; the engine executes it (once the
     /// state is found unchanged under the lock) instead of making one.
     pub planned: Option<Arc<Plan>>,
+    /// `deploy --replan`: a component of the plan planned again during
+    /// the deploy (deferred, or an output it reads changed) that differs
+    /// from the plan runs if the policies pass, instead of being refused.
+    pub replan: bool,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

@@ -17,6 +17,13 @@ pub fn deploy(args: crate::request::DeployArgs, warnings: &mut Warnings) -> Resu
     if args.plan.is_none() {
         runs::refuse_open_runs_of(&args.common.state)?;
     }
+    if args.replan && args.plan.is_none() && args.change.change.is_none() {
+        return Err(Error::Usage {
+            flag: "--replan",
+            value: String::new(),
+            reason: "it accepts parts of a saved plan planned again: give `--plan PLAN` or `--change ID`".into(),
+        });
+    }
     if args.plan.is_some() && !args.replace.replace.is_empty() {
         return Err(Error::Usage {
             flag: "--replace",
@@ -142,10 +149,21 @@ fn checked_and_run(
         mut stack,
         mut options,
         preview,
+        policies,
+        context,
     } = reviewed::check(&planned, path, args, warnings)?;
     let request = reviewed::planned_request(&planned, &common, args);
     // The engine executes this plan, once the state is found unchanged.
     options.running.planned = Some(std::sync::Arc::new(preview));
+    options.running.replan = args.replan;
+    // What is planned again during the run is checked by the same rules.
+    let replan = super::policy::ReplanCheck::new(&policies, &stack, context)?;
     before_run()?;
-    Ok(run_loaded(&request, &mut stack, &options, warnings))
+    Ok(super::run_loaded_with(
+        &request,
+        &mut stack,
+        &options,
+        Some(&replan),
+        warnings,
+    ))
 }
