@@ -190,7 +190,7 @@ fn scripts_replan_is_stopped_by_a_policy_that_denies_the_new_values() {
     plan_out(&test, true).success();
     let out = deploy(&test, &["--replan"], &[("APPLIED_X", "v3")]);
     assert_eq!(out.status, 1, "{}", out.stderr);
-    out.stderr_has("refused: re-planned (`--replan`), a policy denies it:");
+    out.stderr_has("refused: planned again with the outputs its upstreams applied, denied by policy `no-v3`: b must not get v3");
     out.stderr_has("b must not get v3");
     assert_eq!(read(&test, "b-read"), None);
     assert_eq!(read(&test, "d-read").as_deref(), Some("plain\n"));
@@ -341,4 +341,62 @@ fn terraform_a_changed_upstream_refuses_b_and_replan_applies_it_when_the_policie
     out.stderr_has("b must not get v3");
     assert_eq!(read(&test, "b-read"), None);
     assert_eq!(read(&test, "d-read").as_deref(), Some("plain\n"));
+}
+
+fn job(test: &Test, component: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut args = vec![
+        "deploy", "--plan", "p.json", "-c", component, "-s", "s.state", "--job",
+    ];
+    args.extend(extra);
+    hub(test, &args, env)
+}
+
+#[test]
+fn a_pipeline_job_checks_what_its_component_reads_and_plans_a_deferred_one() {
+    let test = scripts("v2", true);
+    plan_out(&test, false).success();
+    // Someone applies `a` with v3 in its job.
+    job(&test, "a", &[], &[("APPLIED_X", "v3")]).success();
+    let out = job(&test, "b", &[], &[]);
+    assert_ne!(out.status, 0, "{}", out.stderr);
+    out.stderr_has(
+        "refused: what it reads changed since the plan: `a`'s output `a.val` (planned `v2`, now `v3`)",
+    );
+    assert_eq!(read(&test, "b-read"), None);
+    job(&test, "d", &[], &[]).success();
+    assert_eq!(read(&test, "d-read").as_deref(), Some("plain\n"));
+    // The deferred `c` is planned with the `a.id` job `a` recorded.
+    job(&test, "c", &[], &[]).success().stderr_has(
+        "hub: c: planned again with the outputs its upstreams applied: as the plan said",
+    );
+    assert_eq!(read(&test, "c-planned").as_deref(), Some("id id-4242\n"));
+    // The job run again with `--replan` accepts the new value.
+    job(&test, "b", &["--replan"], &[])
+        .success()
+        .stderr_has("hub: b: re-planned (`--replan`)");
+    assert_eq!(read(&test, "b-read").as_deref(), Some("v3\n"));
+}
+
+#[test]
+fn deploy_change_checks_what_each_component_reads() {
+    let test = scripts("v2", true);
+    let plan = [
+        "plan",
+        "hub.yaml.elaborate",
+        "-s",
+        "s.state",
+        "--plan-steps",
+        "--change",
+        "7",
+    ];
+    hub(&test, &plan, &[]).success();
+    let apply = ["deploy", "--change", "7", "-s", "s.state"];
+    let out = hub(&test, &apply, &[("APPLIED_X", "v3")]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    out.stderr_has(
+        "refused: what it reads changed since the plan: `a`'s output `a.val` (planned `v2`, now `v3`)",
+    );
+    assert_eq!(read(&test, "b-read"), None);
+    assert_eq!(read(&test, "d-read").as_deref(), Some("plain\n"));
+    assert_eq!(read(&test, "c-planned").as_deref(), Some("id id-4242\n"));
 }

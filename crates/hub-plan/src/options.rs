@@ -96,6 +96,11 @@ pub struct RunningOptions {
     /// the deploy (deferred, or an output it reads changed) that differs
     /// from the plan runs if the policies pass, instead of being refused.
     pub replan: bool,
+    /// A pipeline job (`deploy --plan PLAN -c NAME --job`): the saved plan
+    /// made again, every component of it, against which the job's
+    /// component is checked just before it starts (what it read, whether
+    /// it was deferred) as `deploy --plan` checks each one with `planned`.
+    pub reviewed: Option<Arc<Plan>>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

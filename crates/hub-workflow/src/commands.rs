@@ -438,6 +438,7 @@ fn running_options(args: &RunRequest<'_>) -> hub_plan::options::RunningOptions {
         planned: None,
         // Set by `deploy --plan`/`--change` with its policies.
         replan: false,
+        reviewed: None,
     }
 }
 

@@ -35,8 +35,9 @@ pub enum Refusal {
         "refused: planned again with the outputs its upstreams applied, its plan step failed: {0}"
     )]
     PlanStepFailed(String),
-    /// `--replan`: a rule denies the plan with the component re-planned.
-    #[error("refused: re-planned (`--replan`), a policy denies it: {0}")]
+    /// A rule denies the plan with the component as planned again (its
+    /// values known now, or accepted by `--replan`).
+    #[error("refused: planned again with the outputs its upstreams applied, {0}")]
     PolicyDenied(String),
 }
 

@@ -3,7 +3,7 @@
 //! NAME --job`); a plan is applied once [`reviewed::check`] finds it holds.
 
 use super::common;
-use super::{change, reviewed, run_loaded, run_stack, runs, selection, Applied, RunRequest};
+use super::{change, reviewed, run_stack, runs, selection, Applied, RunRequest};
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::path::Path;
@@ -87,7 +87,9 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
         mut common,
         mut stack,
         mut options,
-        ..
+        preview,
+        policies,
+        context,
     } = reviewed::check(&planned, path, args, warnings)?;
     runs::narrow(&mut common, &name);
     let request = RunRequest {
@@ -104,6 +106,11 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     // The job's working copy is the state with this run's records: the
     // check compared the plan with the state itself.
     (options.running.expected_state, options.running.planned) = (None, None);
+    // Its component is checked against the plan as reviewed: what it
+    // read, whether it was deferred (see `deploy --plan`).
+    options.running.reviewed = Some(std::sync::Arc::new(preview));
+    options.running.replan = args.replan;
+    let replan = super::policy::ReplanCheck::new(&policies, &stack, context)?;
     let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,
@@ -117,7 +124,8 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     };
     // The engine deploys the component on the job's working copy.
     options.state = vec![job.copy.clone()];
-    let ran = run_loaded(&request, &mut stack, &options, warnings).result;
+    let ran =
+        super::run_loaded_with(&request, &mut stack, &options, Some(&replan), warnings).result;
     runs::end_job(job, ran, &job_request, &clock, warnings)
 }
 

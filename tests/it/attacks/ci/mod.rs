@@ -17,6 +17,7 @@
 //! | [`budget`] | policies that never end or eat the memory; OTLP headers and backend values |
 //! | [`rego`] | Rego modules of the pull request: never ending, eating the memory, huge, reading runner files through `file:`, printing |
 //! | [`plan_steps`] | plan steps (`--plan-steps`) running an outsider's or a fork's code; planned values (the pull request's text) written to the comment: escaped, secrets masked |
+//! | [`replan`] | values known only at apply (deferred components, `--replan`) that no policy saw; re-planned secrets written in refusals |
 
 mod access;
 mod approvals;
@@ -25,6 +26,7 @@ mod pipelines;
 mod plan_steps;
 mod registry;
 mod rego;
+mod replan;
 mod reviewed;
 mod secrets;
 

@@ -30,7 +30,7 @@ impl<'a> Run<'a> {
     }
 
     fn reads_changed(&self, name: &str, visible: &View) -> Vec<ChangedInput> {
-        let Some(reads) = self.planned(name).map(|c| &c.through.reads) else {
+        let Some(reads) = self.reviewed(name).map(|c| &c.through.reads) else {
             return Vec::new();
         };
         if reads.is_empty() {
@@ -67,5 +67,22 @@ impl<'a> Run<'a> {
             });
         }
         changed
+    }
+
+    /// The component as the reviewed plan has it: a pipeline job's saved
+    /// plan made again, else the plan the run executes.
+    pub(super) fn reviewed(&self, name: &str) -> Option<&hub_plan::plan::ComponentPlan> {
+        match &self.options.running.reviewed {
+            Some(plan) => plan.components.iter().find(|c| c.name == name),
+            None => self.planned(name),
+        }
+    }
+
+    /// The reviewed plan (see [`Run::reviewed`]).
+    pub(super) fn reviewed_plan(&self) -> &hub_plan::plan::Plan {
+        match &self.options.running.reviewed {
+            Some(plan) => plan,
+            None => &self.setup.planned,
+        }
     }
 }

@@ -31,7 +31,7 @@ impl<'a> Run<'a> {
         params: &[ExpandedParam],
         stale: Vec<ChangedInput>,
     ) -> Result<(), Step> {
-        let Some(planned) = self.planned(name) else {
+        let Some(planned) = self.reviewed(name) else {
             return Ok(());
         };
         let deferred = planned.through.deferred.is_some();
@@ -55,7 +55,7 @@ impl<'a> Run<'a> {
         // The values the plan did not know are checked by the policies
         // now; so is what `--replan` accepts (without policies to check
         // it with, it is refused).
-        let plan = replan::with_replanned(&self.setup.planned, name, params, self.options.reveal);
+        let plan = replan::with_replanned(self.reviewed_plan(), name, params, self.options.reveal);
         let verdict = match (self.host.replan_policies, differing.is_empty()) {
             (Some(policies), _) => policies.check(&plan),
             (None, true) => Ok(()),
