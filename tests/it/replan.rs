@@ -400,3 +400,44 @@ fn deploy_change_checks_what_each_component_reads() {
     assert_eq!(read(&test, "d-read").as_deref(), Some("plain\n"));
     assert_eq!(read(&test, "c-planned").as_deref(), Some("id id-4242\n"));
 }
+
+/// The stale-output refusal through the generated GitLab pipeline, run by
+/// gitlab-ci-local: job `a` applies v3 where the plan said v2; job `b`
+/// is refused naming `a.val`, `d`'s job passes, and `c`'s (deferred) is
+/// planned with the real `a.id` and passes.
+#[test]
+fn a_gitlab_pipeline_job_refuses_b_when_a_applied_another_value() {
+    let test = scripts("v2", true);
+    plan_out(&test, false).success();
+    let hub_path = crate::common::hub_binary().display().to_string();
+    let args = [
+        "pipeline",
+        "--allow-local-state",
+        "--target",
+        "gitlab",
+        "--plan",
+        "p.json",
+        "--hub",
+        &hub_path,
+        "-o",
+        ".gitlab-ci.yml",
+    ];
+    hub(&test, &args, &[]).success();
+    let env = [("APPLIED_X", "v3".to_string())];
+    let Some(out) = crate::pipeline::gitlab_ci_local_with(test.root(), &env, &[]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains(" PASS  deploy-a"), "{stdout}");
+    assert!(stdout.contains(" FAIL  deploy-b"), "{stdout}");
+    assert!(stdout.contains(" PASS  deploy-c"), "{stdout}");
+    assert!(stdout.contains(" PASS  deploy-d"), "{stdout}");
+    assert!(
+        stdout.contains("`a`'s output `a.val` (planned `v2`, now `v3`)"),
+        "{stdout}"
+    );
+    assert_eq!(read(&test, "b-read"), None);
+    assert_eq!(read(&test, "c-planned").as_deref(), Some("id id-4242\n"));
+    assert_eq!(read(&test, "d-read").as_deref(), Some("plain\n"));
+}
