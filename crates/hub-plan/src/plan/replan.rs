@@ -7,7 +7,7 @@
 //! check again ([`ReplanPolicies`]) on the plan with that component as
 //! re-planned ([`with_replanned`]).
 
-use super::{saved_digest, text_digest, ComponentPlan, ParameterChange, ParameterPlan, Plan};
+use super::{saved_digest, text_digest, ParameterChange, ParameterPlan, Plan};
 use hub_manifest::redact::Redactor;
 use hub_params::format::substitution_text;
 use hub_params::ExpandedParam;
@@ -87,13 +87,13 @@ pub trait ReplanPolicies {
 /// parameter gone or new counts too). Unknown ones were expected to
 /// change.
 pub fn known_parameters_changed(
-    planned: &ComponentPlan,
+    planned: &[ParameterPlan],
     now: &[ExpandedParam],
     reveal: bool,
 ) -> Vec<ChangedInput> {
     let redactor = Redactor::new(reveal);
     let mut changed = Vec::new();
-    for shown in planned.parameters.iter().filter(|p| p.known) {
+    for shown in planned.iter().filter(|p| p.known) {
         let Some(planned_value) = &shown.value else {
             continue;
         };
@@ -161,6 +161,59 @@ pub fn with_replanned(plan: &Plan, name: &str, now: &[ExpandedParam], reveal: bo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn now(name: &str, value: &str, secret: bool) -> ExpandedParam {
+        ExpandedParam {
+            name: name.into(),
+            value: Some(yaml_serde::Value::String(value.into())),
+            env: String::new(),
+            origin: hub_params::Origin::Value,
+            expression: None,
+            declared: None,
+            secret,
+        }
+    }
+
+    fn shown(name: &str, value: &str, known: bool, digest: Option<String>) -> ParameterPlan {
+        ParameterPlan {
+            name: name.into(),
+            value: Some(value.into()),
+            previous: None,
+            change: ParameterChange::Added,
+            known,
+            digest,
+        }
+    }
+
+    #[test]
+    fn only_known_parameters_that_differ_are_named_and_secrets_stay_masked() {
+        let planned = [
+            shown("same", "v1", true, None),
+            shown("moved", "v1", true, None),
+            shown("unknown", "(known after a deploys)", false, None),
+            shown("secret", "(masked)", true, Some(text_digest("s1"))),
+            shown("gone", "v1", true, None),
+        ];
+        let params = [
+            now("same", "v1", false),
+            now("moved", "v2", false),
+            now("unknown", "anything", false),
+            now("secret", "s2", true),
+        ];
+        let changed = known_parameters_changed(&planned, &params, false);
+        let text: Vec<String> = changed.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "parameter `moved` (planned `v1`, now `v2`)",
+                "parameter `secret` (planned `(masked)`, now `(masked)`)",
+                "parameter `gone` (planned `v1`, now `(none)`)",
+            ]
+        );
+        // The same secret value is no change.
+        let same = [now("secret", "s1", true)];
+        assert!(known_parameters_changed(&planned[3..4], &same, false).is_empty());
+    }
 
     #[test]
     fn a_refusal_names_each_input_planned_and_now() {

@@ -41,7 +41,7 @@ impl<'a> Run<'a> {
         let mut differing = stale;
         if deferred {
             differing.extend(replan::known_parameters_changed(
-                planned,
+                &planned.parameters,
                 params,
                 self.options.reveal,
             ));
