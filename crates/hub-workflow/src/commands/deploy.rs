@@ -110,7 +110,7 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     // read, whether it was deferred (see `deploy --plan`).
     options.running.reviewed = Some(std::sync::Arc::new(preview));
     options.running.replan = args.replan;
-    let replan = super::policy::ReplanCheck::new(&policies, &stack, context)?;
+    let replan = replan_check(&planned, &policies, &stack, context)?;
     let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,
@@ -124,8 +124,8 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     };
     // The engine deploys the component on the job's working copy.
     options.state = vec![job.copy.clone()];
-    let ran =
-        super::run_loaded_with(&request, &mut stack, &options, Some(&replan), warnings).result;
+    let replan = replan.as_ref().map(|c| c as _);
+    let ran = super::run_loaded_with(&request, &mut stack, &options, replan, warnings).result;
     runs::end_job(job, ran, &job_request, &clock, warnings)
 }
 
@@ -164,14 +164,30 @@ fn checked_and_run(
     // The engine executes this plan, once the state is found unchanged.
     options.running.planned = Some(std::sync::Arc::new(preview));
     options.running.replan = args.replan;
-    // What is planned again during the run is checked by the same rules.
-    let replan = super::policy::ReplanCheck::new(&policies, &stack, context)?;
+    let replan = replan_check(&planned, &policies, &stack, context)?;
     before_run()?;
     Ok(super::run_loaded_with(
         &request,
         &mut stack,
         &options,
-        Some(&replan),
+        replan.as_ref().map(|c| c as _),
         warnings,
     ))
+}
+
+/// What a component planned again during the run (a plan made with
+/// `--plan-steps` only) is checked by: the rules the apply was checked
+/// with, compiled once more.
+fn replan_check(
+    planned: &hub_plan::plan::saved::SavedPlan,
+    policies: &[std::path::PathBuf],
+    stack: &hub_plan::source::stack::Stack,
+    context: hub_plan::change::ChangeContext,
+) -> Result<Option<super::policy::ReplanCheck>, Error> {
+    match planned.arguments.plan_steps {
+        true => Ok(Some(super::policy::ReplanCheck::new(
+            policies, stack, context,
+        )?)),
+        false => Ok(None),
+    }
 }
