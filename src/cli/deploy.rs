@@ -61,6 +61,12 @@ pub struct DeployArgs {
     /// alone while other jobs deploy other components (see `hub run finish`)
     #[arg(long, requires_all = ["plan", "components"], help_heading = PLANS, hide_short_help = true)]
     pub job: bool,
+    /// With `--plan` or `--change`: a component planned again during the
+    /// deploy (deferred by the plan, or an output it reads changed since)
+    /// that differs from the plan runs with the new values if the
+    /// policies pass on it, instead of being refused
+    #[arg(long, help_heading = PLANS, hide_short_help = true)]
+    pub replan: bool,
     #[command(flatten)]
     pub change: ChangeArgs,
     #[command(flatten)]
@@ -129,6 +135,7 @@ Examples:
   hub deploy hub.yaml.elaborate --offset app --limit web   resume at app, stop after web
   hub deploy --plan plan.json                        apply a plan saved by `hub plan --out`
   hub deploy --plan plan.json -c dns --job           one pipeline job: the component dns of the plan's run
+  hub deploy --plan plan.json --replan               accept components planned again with the applied outputs, policies permitting
   hub deploy --change 42 -s prod.state               apply the latest plan of change 42 (`hub change --help`)"
     )
 }

@@ -95,6 +95,7 @@ fields!(DeployArgs {
     prune,
     plan,
     job,
+    replan,
     change,
     change_lock,
     compatibility

@@ -49,6 +49,7 @@ mod preflight;
 mod preflight_outputs;
 mod process;
 mod remote;
+mod replan;
 mod report_html;
 mod safety;
 mod saved_plan;

@@ -22,6 +22,10 @@ pub struct Host<'a> {
     /// Hears when components start and end; `None`: plain lines through
     /// `log` (in a parallel run).
     pub progress: Option<&'a dyn Progress>,
+    /// `deploy --plan`/`--change`: the policies a component planned again
+    /// during the run is checked by; `None` checks none, and refuses
+    /// what `--replan` would accept.
+    pub replan_policies: Option<&'a dyn hub_plan::plan::replan::ReplanPolicies>,
 }
 
 impl Host<'_> {

@@ -92,6 +92,15 @@ pub struct RunningOptions {
     /// and found to be the saved one; the engine executes it (once the
     /// state is found unchanged under the lock) instead of making one.
     pub planned: Option<Arc<Plan>>,
+    /// `deploy --replan`: a component of the plan planned again during
+    /// the deploy (deferred, or an output it reads changed) that differs
+    /// from the plan runs if the policies pass, instead of being refused.
+    pub replan: bool,
+    /// A pipeline job (`deploy --plan PLAN -c NAME --job`): the saved plan
+    /// made again, every component of it, against which the job's
+    /// component is checked just before it starts (what it read, whether
+    /// it was deferred) as `deploy --plan` checks each one with `planned`.
+    pub reviewed: Option<Arc<Plan>>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

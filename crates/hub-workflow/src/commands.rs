@@ -154,13 +154,26 @@ fn run_loaded(
     options: &hub_plan::options::RunOptions,
     warnings: &mut Warnings,
 ) -> Applied {
-    run_loaded_inner(args, stack, options, warnings).unwrap_or_else(Applied::refused)
+    run_loaded_inner(args, stack, options, None, warnings).unwrap_or_else(Applied::refused)
+}
+
+/// [`run_loaded`] of a saved plan with `--replan`: a component planned
+/// again during the run is checked by `replan`'s policies.
+fn run_loaded_with(
+    args: &RunRequest<'_>,
+    stack: &mut hub_plan::source::stack::Stack,
+    options: &hub_plan::options::RunOptions,
+    replan: Option<&dyn hub_plan::plan::replan::ReplanPolicies>,
+    warnings: &mut Warnings,
+) -> Applied {
+    run_loaded_inner(args, stack, options, replan, warnings).unwrap_or_else(Applied::refused)
 }
 
 fn run_loaded_inner(
     args: &RunRequest<'_>,
     stack: &mut hub_plan::source::stack::Stack,
     options: &hub_plan::options::RunOptions,
+    replan: Option<&dyn hub_plan::plan::replan::ReplanPolicies>,
     warnings: &mut Warnings,
 ) -> Result<Applied, Error> {
     use hub_engine::options::Host;
@@ -192,6 +205,7 @@ fn run_loaded_inner(
         log: &log,
         prompter,
         progress: live.as_ref().map(|l| l as &dyn hub_plan::outcome::Progress),
+        replan_policies: replan,
     };
     let finished = engine::run(stack, options, host, warnings);
     save_digest_cache(options, warnings);
@@ -422,6 +436,9 @@ fn running_options(args: &RunRequest<'_>) -> hub_plan::options::RunningOptions {
         timeout: args.execute.and_then(|e| e.timeout),
         expected_state: None,
         planned: None,
+        // Set by `deploy --plan`/`--change` with its policies.
+        replan: false,
+        reviewed: None,
     }
 }
 

@@ -238,6 +238,11 @@ pub struct DeployArgs {
     /// exactly the component NAME of the plan's run, holding a lease on it
     /// alone while other jobs deploy other components (see `hub run finish`)
     pub job: bool,
+    /// With `--plan` or `--change`: a component planned again during the
+    /// deploy (deferred by the plan, or an output it reads changed since)
+    /// that differs from the plan runs with the new values if the
+    /// policies pass on it, instead of being refused
+    pub replan: bool,
     pub change: ChangeArgs,
     pub change_lock: ChangeLockArgs,
     pub compatibility: CompatibilityArgs,

@@ -72,6 +72,7 @@ mod prepare;
 mod quiet;
 mod reads_checked;
 mod replace;
+mod replanned;
 mod turns;
 mod words;
 use parts::{Ledger, Setup, Tally};

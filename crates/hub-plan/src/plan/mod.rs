@@ -21,6 +21,7 @@ pub mod planned;
 pub mod preflight;
 pub mod prepare;
 mod recorded;
+pub mod replan;
 pub mod saved;
 #[cfg(test)]
 mod tests;

@@ -145,6 +145,9 @@ pub(super) fn apply(args: &CiArgs, change: ChangeArgs, warnings: &mut Warnings) 
     let deploy_args = DeployArgs {
         plan: None,
         job: false,
+        // A pull request's apply runs exactly the reviewed plan: what is
+        // planned again during it and differs is refused.
+        replan: false,
         change,
         change_lock: Default::default(),
         common: run_args(args, Vec::new(), None),

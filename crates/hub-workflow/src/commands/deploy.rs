@@ -3,7 +3,7 @@
 //! NAME --job`); a plan is applied once [`reviewed::check`] finds it holds.
 
 use super::common;
-use super::{change, reviewed, run_loaded, run_stack, runs, selection, Applied, RunRequest};
+use super::{change, reviewed, run_stack, runs, selection, Applied, RunRequest};
 use crate::error::Error;
 use hub_manifest::diag::Warnings;
 use std::path::Path;
@@ -16,6 +16,13 @@ pub fn deploy(args: crate::request::DeployArgs, warnings: &mut Warnings) -> Resu
     }
     if args.plan.is_none() {
         runs::refuse_open_runs_of(&args.common.state)?;
+    }
+    if args.replan && args.plan.is_none() && args.change.change.is_none() {
+        return Err(Error::Usage {
+            flag: "--replan",
+            value: String::new(),
+            reason: "it accepts parts of a saved plan planned again: give `--plan PLAN` or `--change ID`".into(),
+        });
     }
     if args.plan.is_some() && !args.replace.replace.is_empty() {
         return Err(Error::Usage {
@@ -80,7 +87,9 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
         mut common,
         mut stack,
         mut options,
-        ..
+        preview,
+        policies,
+        context,
     } = reviewed::check(&planned, path, args, warnings)?;
     runs::narrow(&mut common, &name);
     let request = RunRequest {
@@ -97,6 +106,11 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     // The job's working copy is the state with this run's records: the
     // check compared the plan with the state itself.
     (options.running.expected_state, options.running.planned) = (None, None);
+    // Its component is checked against the plan as reviewed: what it
+    // read, whether it was deferred (see `deploy --plan`).
+    options.running.reviewed = Some(std::sync::Arc::new(preview));
+    options.running.replan = args.replan;
+    let replan = replan_check(&planned, &policies, &stack, context)?;
     let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,
@@ -110,7 +124,8 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     };
     // The engine deploys the component on the job's working copy.
     options.state = vec![job.copy.clone()];
-    let ran = run_loaded(&request, &mut stack, &options, warnings).result;
+    let replan = replan.as_ref().map(|c| c as _);
+    let ran = super::run_loaded_with(&request, &mut stack, &options, replan, warnings).result;
     runs::end_job(job, ran, &job_request, &clock, warnings)
 }
 
@@ -142,10 +157,37 @@ fn checked_and_run(
         mut stack,
         mut options,
         preview,
+        policies,
+        context,
     } = reviewed::check(&planned, path, args, warnings)?;
     let request = reviewed::planned_request(&planned, &common, args);
     // The engine executes this plan, once the state is found unchanged.
     options.running.planned = Some(std::sync::Arc::new(preview));
+    options.running.replan = args.replan;
+    let replan = replan_check(&planned, &policies, &stack, context)?;
     before_run()?;
-    Ok(run_loaded(&request, &mut stack, &options, warnings))
+    Ok(super::run_loaded_with(
+        &request,
+        &mut stack,
+        &options,
+        replan.as_ref().map(|c| c as _),
+        warnings,
+    ))
+}
+
+/// What a component planned again during the run (a plan made with
+/// `--plan-steps` only) is checked by: the rules the apply was checked
+/// with, compiled once more.
+fn replan_check(
+    planned: &hub_plan::plan::saved::SavedPlan,
+    policies: &[std::path::PathBuf],
+    stack: &hub_plan::source::stack::Stack,
+    context: hub_plan::change::ChangeContext,
+) -> Result<Option<super::policy::ReplanCheck>, Error> {
+    match planned.arguments.plan_steps {
+        true => Ok(Some(super::policy::ReplanCheck::new(
+            policies, stack, context,
+        )?)),
+        false => Ok(None),
+    }
 }

@@ -134,6 +134,47 @@ fn refuse_denied(
     }
 }
 
+/// `deploy --replan`: the rules `deploy --plan` evaluated before the run
+/// (the stack's, the plan's policy files and the `--policy` files given),
+/// evaluated again on the plan with a component re-planned during it.
+pub(crate) struct ReplanCheck {
+    set: PolicySet,
+    facts: StackFacts,
+    change: ChangeContext,
+}
+
+impl ReplanCheck {
+    pub(crate) fn new(
+        files: &[PathBuf],
+        stack: &Stack,
+        change: ChangeContext,
+    ) -> Result<Self, Error> {
+        Ok(ReplanCheck {
+            set: load(stack, files)?,
+            facts: StackFacts::of(&stack.elaborated),
+            change,
+        })
+    }
+}
+
+impl hub_plan::plan::replan::ReplanPolicies for ReplanCheck {
+    fn check(&self, plan: &Preview) -> Result<(), String> {
+        if self.set.is_empty() {
+            return Ok(());
+        }
+        let input = PolicyInput {
+            plan: policy::plan_document(plan),
+            change: self.change.clone(),
+            stack: self.facts.clone(),
+            now: now().map_err(|error| error.to_string())?,
+        };
+        match policy::evaluate(&self.set, &input).refusal() {
+            Some(refusal) => Err(refusal.to_string()),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `hub policy`.
 pub fn policy(
     args: crate::request::PolicyCommandArgs,

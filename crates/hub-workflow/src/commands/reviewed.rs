@@ -35,6 +35,11 @@ pub(crate) struct Checked {
     pub stack: Stack,
     pub options: RunOptions,
     pub preview: Preview,
+    /// The policy files the plan was checked with (the plan's and those
+    /// given now), and the change they were evaluated for: what
+    /// `--replan` checks a re-planned component with.
+    pub policies: Vec<PathBuf>,
+    pub context: hub_plan::change::ChangeContext,
 }
 
 /// The commit a plan is made at or applied at: `--sha` (the event's head
@@ -139,6 +144,8 @@ pub(crate) fn check(
         stack,
         options,
         preview,
+        policies: files,
+        context,
     })
 }
 

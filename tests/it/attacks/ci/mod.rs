@@ -19,6 +19,7 @@
 //! | [`queue`] | merge queues and merge trains: a forged `head_ref`, an entry of a change with no approved plan, train variables the relay did not sign, the pull request's names and markup in the comment |
 //! | [`contracts`] | output and parameter names of an output contract the plan breaks, and of a component's `moved`, written to the comment: escaped |
 //! | [`plan_steps`] | plan steps (`--plan-steps`) running an outsider's or a fork's code; planned values (the pull request's text) written to the comment: escaped, secrets masked |
+//! | [`replan`] | values known only at apply (deferred components, `--replan`) that no policy saw; re-planned secrets written in refusals |
 
 mod access;
 mod approvals;
@@ -29,6 +30,7 @@ mod plan_steps;
 mod queue;
 mod registry;
 mod rego;
+mod replan;
 mod reviewed;
 mod secrets;
 

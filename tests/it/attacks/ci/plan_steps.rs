@@ -145,3 +145,34 @@ fn a_forks_pull_request_planned_with_plan_forks_runs_no_plan_step() {
         "a fork's code ran"
     );
 }
+
+/// The comment says which components wait for what (issue 42): `c` reads
+/// an output `a`'s plan step leaves unknown.
+#[test]
+fn the_comment_shows_the_deferred_components_and_what_they_wait_for() {
+    let test = checkout()
+        .file(
+            "hub.yaml",
+            "version: 1\nkind: stack\nmeta: {name: steps}\ncomponents:\n  - {name: a, source: {dir: a}}\n  - {name: b, source: {dir: b}, depends: [a]}\n  - {name: c, source: {dir: c}, depends: [a]}\n",
+        )
+        .file(
+            "a/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: a}\noutputs:\n  - {name: a.val, fromTfVar: val}\n  - {name: a.url, fromTfVar: url}\n",
+        )
+        .script("a/plan.sh", "#!/bin/sh\necho Outputs:\necho 'val = v1'\necho 'url (known after apply)'\n")
+        .file(
+            "c/hub-component.yaml",
+            "version: 1\nkind: component\nmeta: {name: c}\nparameters:\n  - {name: c.in, value: '${a.url}'}\n",
+        )
+        .script("c/deploy.sh", "#!/bin/sh\n")
+        .script("c/undeploy.sh", "#!/bin/sh\n");
+    let event = opened(&test, |_| {});
+    let out = ci(&test, &event, &["--plan-steps"]);
+    let comment = comment(&test);
+    assert!(
+        comment.contains("| `c` | **create** | never deployed; deferred: planned after a applies (unknown: `c.in` ← output `a.url` of a)"),
+        "{comment}\n{}",
+        out.stderr
+    );
+    assert!(comment.contains(", 1 deferred**"), "{comment}");
+}

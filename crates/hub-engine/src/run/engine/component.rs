@@ -53,7 +53,7 @@ impl<'a> Run<'a> {
         }
         self.no_failed_dependency(name, &reference.depends)?;
         let visible = self.visible_outputs(name);
-        self.reads_unchanged(name, &visible)?;
+        let stale = self.reads_unchanged(name, &visible)?;
         let provides = self.known.provides_for(&visible);
         let params =
             self.expanded_params(name, &reference.depends, manifest, &visible, &provides)?;
@@ -65,6 +65,7 @@ impl<'a> Run<'a> {
         let dir = self
             .component_dir(name)
             .map_err(|error| self.fail(name, &error.to_string(), None))?;
+        self.replanned(name, manifest, &dir, &params, stale)?;
         if let Some(step) = self.unchanged(name, manifest, &reference.depends, &params, &visible) {
             return Err(step);
         }

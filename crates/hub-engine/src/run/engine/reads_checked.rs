@@ -1,29 +1,40 @@
 //! Issue 42, item 4: a deploy of a plan made with `--plan-steps` checks,
 //! just before a component starts, that each planned output it read (the
 //! plan's `reads`) is the output it is about to read. One that differs
-//! fails the component (its dependents then fail as after any failure;
-//! independent components go on), naming the output and its planned and
-//! current values, masked when secret.
+//! refuses the component ([`Refusal::ReadsChanged`]: its dependents then
+//! fail as after any failure; independent components go on), naming the
+//! output and its planned and current values, masked when secret; with
+//! `--replan` it is planned again instead (see `replanned`).
 
 use super::Run;
 use hub_manifest::redact::Redactor;
 use hub_params::format::substitution_text;
 use hub_plan::decide::known::View;
+use hub_plan::plan::replan::{ChangedInput, Input, Refusal};
 use std::collections::HashSet;
 
 impl<'a> Run<'a> {
-    /// `Err` (the component failed) when an output `name` read in the
-    /// plan differs from what the run produced.
+    /// The outputs `name` read in the plan that differ from what the run
+    /// produced; without `--replan` one refuses the component.
     pub(super) fn reads_unchanged(
         &mut self,
         name: &str,
         visible: &View,
-    ) -> Result<(), super::Step> {
-        let Some(reads) = self.planned(name).map(|c| c.through.reads.clone()) else {
-            return Ok(());
+    ) -> Result<Vec<ChangedInput>, super::Step> {
+        let changed = self.reads_changed(name, visible);
+        if changed.is_empty() || self.options.running.replan {
+            return Ok(changed);
+        }
+        let reason = Refusal::ReadsChanged(changed).to_string();
+        Err(self.fail(name, &reason, None))
+    }
+
+    fn reads_changed(&self, name: &str, visible: &View) -> Vec<ChangedInput> {
+        let Some(reads) = self.reviewed(name).map(|c| &c.through.reads) else {
+            return Vec::new();
         };
         if reads.is_empty() {
-            return Ok(());
+            return Vec::new();
         }
         let wanted: HashSet<String> = reads
             .iter()
@@ -32,7 +43,7 @@ impl<'a> Run<'a> {
         let found = self.known.read(visible, &wanted);
         let redactor = Redactor::new(self.options.reveal);
         let mut changed = Vec::new();
-        for read in &reads {
+        for read in reads {
             let now = found
                 .iter()
                 .rev()
@@ -43,22 +54,35 @@ impl<'a> Run<'a> {
             }
             let secret = now.is_some_and(|o| o.kind.starts_with("secret"))
                 || read.planned == hub_manifest::redact::MASK;
-            let current = match &text {
-                Some(text) => redactor.text(&read.output, "", secret, text).into_owned(),
-                None => "(none)".to_string(),
-            };
-            changed.push(format!(
-                "`{}`'s output `{}` (planned `{}`, now `{current}`)",
-                read.component, read.output, read.planned
-            ));
+            changed.push(ChangedInput {
+                input: Input::Output {
+                    component: read.component.clone(),
+                    output: read.output.clone(),
+                },
+                planned: read.planned.clone(),
+                now: match &text {
+                    Some(text) => redactor.text(&read.output, "", secret, text).into_owned(),
+                    None => "(none)".to_string(),
+                },
+            });
         }
-        if changed.is_empty() {
-            return Ok(());
+        changed
+    }
+
+    /// The component as the reviewed plan has it: a pipeline job's saved
+    /// plan made again, else the plan the run executes.
+    pub(super) fn reviewed(&self, name: &str) -> Option<&hub_plan::plan::ComponentPlan> {
+        match &self.options.running.reviewed {
+            Some(plan) => plan.components.iter().find(|c| c.name == name),
+            None => self.planned(name),
         }
-        let reason = format!(
-            "refused: what it reads changed since the plan: {}; plan again (`hub plan --plan-steps --out`) to review the new values",
-            changed.join(", ")
-        );
-        Err(self.fail(name, &reason, None))
+    }
+
+    /// The reviewed plan (see [`Run::reviewed`]).
+    pub(super) fn reviewed_plan(&self) -> &hub_plan::plan::Plan {
+        match &self.options.running.reviewed {
+            Some(plan) => plan,
+            None => &self.setup.planned,
+        }
     }
 }
