@@ -9,15 +9,26 @@ use crate::diag::Location;
 use crate::load::SourceFile;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Lines (1-based) of the items of the top-level `parameters:` and
 /// `outputs:` lists, per YAML document.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Declarations {
-    file: PathBuf,
+    /// Shared by every location given (see [`Location`]).
+    file: Arc<Path>,
     documents: Vec<Vec<usize>>,
     outputs: Vec<Vec<usize>>,
+}
+
+impl Default for Declarations {
+    fn default() -> Self {
+        Declarations {
+            file: Arc::from(Path::new("")),
+            documents: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
 }
 
 /// The top-level lists whose items are located.
@@ -76,7 +87,7 @@ impl Declarations {
             outputs.remove(0);
         }
         Declarations {
-            file: file.to_path_buf(),
+            file: Arc::from(file),
             documents,
             outputs,
         }
@@ -98,11 +109,7 @@ impl Declarations {
             return None;
         }
         match lists.get(document).and_then(|d| d.get(index)) {
-            Some(&line) => Some(Location {
-                file: self.file.clone(),
-                line: Some(line),
-                column: None,
-            }),
+            Some(&line) => Some(Location::line_of(&self.file, line)),
             None => Some(Location::file(&self.file)),
         }
     }
@@ -125,7 +132,8 @@ pub struct Mark {
 /// scanned for lines the first time a location in it is asked for.
 #[derive(Debug, Clone, Default)]
 pub struct ParameterSources {
-    files: Vec<PathBuf>,
+    /// Shared by the locations in each file (see [`Location`]).
+    files: Vec<Arc<Path>>,
     texts: Vec<OnceLock<Option<SourceFile>>>,
     scans: Vec<OnceLock<Declarations>>,
     /// The decoded top-level parameters of each file, for the lines of
@@ -149,7 +157,7 @@ impl ParameterSources {
             texts: files.iter().map(|_| OnceLock::new()).collect(),
             scans: files.iter().map(|_| OnceLock::new()).collect(),
             trees: files.iter().map(|_| OnceLock::new()).collect(),
-            files,
+            files: files.into_iter().map(Arc::from).collect(),
             stack,
             components,
         }
@@ -168,7 +176,11 @@ impl ParameterSources {
         let mark = *self.stack.get(qualified_name)?;
         let path = self.files.get(mark.file)?;
         let Some(source) = self.text(mark.file) else {
-            return Some(Location::file(path));
+            return Some(Location {
+                file: Arc::clone(path),
+                line: None,
+                column: None,
+            });
         };
         if let Some(leaf) = mark.leaf {
             let parameters = self.trees[mark.file]
@@ -178,11 +190,7 @@ impl ParameterSources {
             let found = crate::leaf_segments(parameters, mark.index, leaf as usize)
                 .and_then(|path| crate::locate(&source.text, &path));
             if let Some((line, _)) = found {
-                return Some(Location {
-                    file: source.path.clone(),
-                    line: Some(line),
-                    column: None,
-                });
+                return Some(Location::line_of(path, line));
             }
         }
         self.scans[mark.file]
@@ -192,7 +200,7 @@ impl ParameterSources {
 
     /// The file at `path`, when it is one of the files read.
     pub fn file(&self, path: &Path) -> Option<&SourceFile> {
-        let index = self.files.iter().position(|f| f == path)?;
+        let index = self.files.iter().position(|f| **f == *path)?;
         self.text(index)
     }
 
@@ -258,7 +266,7 @@ mod tests {
             HashMap::from([("c".to_string(), 1)]),
         );
         let b = p.stack_parameter("b").unwrap();
-        assert_eq!((b.file, b.line), (stack, Some(4)));
+        assert_eq!((b.file.to_path_buf(), b.line), (stack, Some(4)));
         assert_eq!(p.stack_parameter("x|c").and_then(|l| l.line), Some(2));
         assert!(p.stack_parameter("a").is_none());
         assert_eq!(p.component("c").map(|s| s.path.clone()), Some(component));
