@@ -110,7 +110,11 @@ impl Declarations {
         }
         match lists.get(document).and_then(|d| d.get(index)) {
             Some(&line) => Some(Location::line_of(&self.file, line)),
-            None => Some(Location::file(&self.file)),
+            None => Some(Location {
+                file: Arc::clone(&self.file),
+                line: None,
+                column: None,
+            }),
         }
     }
 }
@@ -223,6 +227,22 @@ mod tests {
         assert_eq!(d.parameter(0, 1).and_then(|l| l.line), Some(5));
         assert_eq!(d.parameter(1, 0).and_then(|l| l.line), Some(11));
         assert_eq!(d.parameter(1, 3).and_then(|l| l.line), None);
+    }
+
+    #[test]
+    fn the_locations_of_one_file_share_its_path() {
+        let text = "parameters:\n- name: a\n- name: b\noutputs:\n- name: o\n";
+        let d = Declarations::scan(Path::new("dir/hub.yaml.elaborate"), text);
+        let (a, b, o) = (
+            d.parameter(0, 0).unwrap(),
+            d.parameter(0, 1).unwrap(),
+            d.output(0, 0).unwrap(),
+        );
+        assert_eq!((a.line, b.line, o.line), (Some(2), Some(3), Some(5)));
+        assert_eq!(&*a.file, Path::new("dir/hub.yaml.elaborate"));
+        assert!(Arc::ptr_eq(&a.file, &b.file) && Arc::ptr_eq(&a.file, &o.file));
+        // A location with no line (an item past the list) shares it too.
+        assert!(Arc::ptr_eq(&a.file, &d.parameter(0, 9).unwrap().file));
     }
 
     #[test]
