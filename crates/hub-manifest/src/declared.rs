@@ -9,16 +9,28 @@ use crate::diag::Location;
 use crate::load::SourceFile;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Lines (1-based) of the items of the top-level `parameters:`,
 /// `outputs:` and `moved:` lists, per YAML document.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Declarations {
-    file: PathBuf,
+    /// Shared by every location given (see [`Location`]).
+    file: Arc<Path>,
     documents: Vec<Vec<usize>>,
     outputs: Vec<Vec<usize>>,
     moved: Vec<Vec<usize>>,
+}
+
+impl Default for Declarations {
+    fn default() -> Self {
+        Declarations {
+            file: Arc::from(Path::new("")),
+            documents: Vec::new(),
+            outputs: Vec::new(),
+            moved: Vec::new(),
+        }
+    }
 }
 
 /// The top-level lists whose items are located.
@@ -83,7 +95,7 @@ impl Declarations {
             moved.remove(0);
         }
         Declarations {
-            file: file.to_path_buf(),
+            file: Arc::from(file),
             documents,
             outputs,
             moved,
@@ -111,12 +123,12 @@ impl Declarations {
             return None;
         }
         match lists.get(document).and_then(|d| d.get(index)) {
-            Some(&line) => Some(Location {
-                file: self.file.clone(),
-                line: Some(line),
+            Some(&line) => Some(Location::line_of(&self.file, line)),
+            None => Some(Location {
+                file: Arc::clone(&self.file),
+                line: None,
                 column: None,
             }),
-            None => Some(Location::file(&self.file)),
         }
     }
 }
@@ -138,7 +150,8 @@ pub struct Mark {
 /// scanned for lines the first time a location in it is asked for.
 #[derive(Debug, Clone, Default)]
 pub struct ParameterSources {
-    files: Vec<PathBuf>,
+    /// Shared by the locations in each file (see [`Location`]).
+    files: Vec<Arc<Path>>,
     texts: Vec<OnceLock<Option<SourceFile>>>,
     scans: Vec<OnceLock<Declarations>>,
     /// The decoded top-level parameters of each file, for the lines of
@@ -162,7 +175,7 @@ impl ParameterSources {
             texts: files.iter().map(|_| OnceLock::new()).collect(),
             scans: files.iter().map(|_| OnceLock::new()).collect(),
             trees: files.iter().map(|_| OnceLock::new()).collect(),
-            files,
+            files: files.into_iter().map(Arc::from).collect(),
             stack,
             components,
         }
@@ -181,7 +194,11 @@ impl ParameterSources {
         let mark = *self.stack.get(qualified_name)?;
         let path = self.files.get(mark.file)?;
         let Some(source) = self.text(mark.file) else {
-            return Some(Location::file(path));
+            return Some(Location {
+                file: Arc::clone(path),
+                line: None,
+                column: None,
+            });
         };
         if let Some(leaf) = mark.leaf {
             let parameters = self.trees[mark.file]
@@ -191,11 +208,7 @@ impl ParameterSources {
             let found = crate::leaf_segments(parameters, mark.index, leaf as usize)
                 .and_then(|path| crate::locate(&source.text, &path));
             if let Some((line, _)) = found {
-                return Some(Location {
-                    file: source.path.clone(),
-                    line: Some(line),
-                    column: None,
-                });
+                return Some(Location::line_of(path, line));
             }
         }
         self.scans[mark.file]
@@ -205,7 +218,7 @@ impl ParameterSources {
 
     /// The file at `path`, when it is one of the files read.
     pub fn file(&self, path: &Path) -> Option<&SourceFile> {
-        let index = self.files.iter().position(|f| f == path)?;
+        let index = self.files.iter().position(|f| **f == *path)?;
         self.text(index)
     }
 
@@ -228,6 +241,22 @@ mod tests {
         assert_eq!(d.parameter(0, 1).and_then(|l| l.line), Some(5));
         assert_eq!(d.parameter(1, 0).and_then(|l| l.line), Some(11));
         assert_eq!(d.parameter(1, 3).and_then(|l| l.line), None);
+    }
+
+    #[test]
+    fn the_locations_of_one_file_share_its_path() {
+        let text = "parameters:\n- name: a\n- name: b\noutputs:\n- name: o\n";
+        let d = Declarations::scan(Path::new("dir/hub.yaml.elaborate"), text);
+        let (a, b, o) = (
+            d.parameter(0, 0).unwrap(),
+            d.parameter(0, 1).unwrap(),
+            d.output(0, 0).unwrap(),
+        );
+        assert_eq!((a.line, b.line, o.line), (Some(2), Some(3), Some(5)));
+        assert_eq!(&*a.file, Path::new("dir/hub.yaml.elaborate"));
+        assert!(Arc::ptr_eq(&a.file, &b.file) && Arc::ptr_eq(&a.file, &o.file));
+        // A location with no line (an item past the list) shares it too.
+        assert!(Arc::ptr_eq(&a.file, &d.parameter(0, 9).unwrap().file));
     }
 
     #[test]
@@ -271,7 +300,7 @@ mod tests {
             HashMap::from([("c".to_string(), 1)]),
         );
         let b = p.stack_parameter("b").unwrap();
-        assert_eq!((b.file, b.line), (stack, Some(4)));
+        assert_eq!((b.file.to_path_buf(), b.line), (stack, Some(4)));
         assert_eq!(p.stack_parameter("x|c").and_then(|l| l.line), Some(2));
         assert!(p.stack_parameter("a").is_none());
         assert_eq!(p.component("c").map(|s| s.path.clone()), Some(component));

@@ -13,12 +13,16 @@
 
 use indexmap::IndexSet;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 /// A place in a file the user wrote; line and column are 1-based.
+///
+/// The path is shared: the locations of one file's items (a stack's
+/// 200,000 locked parameters at scale) point at one copy of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Location {
-    pub file: PathBuf,
+    pub file: Arc<Path>,
     pub line: Option<usize>,
     pub column: Option<usize>,
 }
@@ -26,7 +30,7 @@ pub struct Location {
 impl Location {
     pub fn file(file: &Path) -> Self {
         Location {
-            file: file.to_path_buf(),
+            file: Arc::from(file),
             line: None,
             column: None,
         }
@@ -34,9 +38,20 @@ impl Location {
 
     pub fn at(file: &Path, line: usize, column: usize) -> Self {
         Location {
-            file: file.to_path_buf(),
+            file: Arc::from(file),
             line: Some(line),
             column: Some(column),
+        }
+    }
+}
+
+impl Location {
+    /// Line `line` of `file`, sharing its path.
+    pub fn line_of(file: &Arc<Path>, line: usize) -> Self {
+        Location {
+            file: Arc::clone(file),
+            line: Some(line),
+            column: None,
         }
     }
 }

@@ -214,13 +214,13 @@ pub(crate) fn inline_origin(text: &str, location: &Location) -> Origin {
         .map_or(0, |line| line.len() - line.trim_start().len());
     match literal {
         true => Origin {
-            file: location.file.clone(),
+            file: location.file.to_path_buf(),
             lines_before: key_line,
             indent,
             exact: true,
         },
         false => Origin {
-            file: location.file.clone(),
+            file: location.file.to_path_buf(),
             lines_before: key_line,
             indent: location.column.unwrap_or(1),
             exact: false,

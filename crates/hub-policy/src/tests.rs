@@ -234,7 +234,7 @@ helper := 1
             ]
         );
         let file = dir.path().join("policy.rego");
-        assert_eq!(results.results[0].rule.file, file);
+        assert_eq!(*results.results[0].rule.file, *file);
         assert_eq!(results.results[0].name, "policy.rego");
         assert_eq!(
             results.refusal().expect("denied").to_string(),
@@ -283,7 +283,7 @@ helper := 1
             "{text}"
         );
         let location = error.location().expect("located");
-        assert_eq!(location.file, dir.path().join("broken.rego"));
+        assert_eq!(*location.file, *dir.path().join("broken.rego"));
         assert_eq!((location.line, location.column), (Some(4), Some(7)));
         assert!(error.hint().is_some_and(|h| h.contains("Rego v1")));
     }

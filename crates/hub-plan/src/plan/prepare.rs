@@ -8,7 +8,7 @@ use super::preflight;
 use super::Plan;
 use crate::checks::{
     check_consistency, check_implementations, check_selection, initial_provides, lock_parameters,
-    partial_flag, plan_for, require_state,
+    partial_flag, plan_for, release_stack_parameters, require_state,
 };
 use crate::decide::prune;
 use crate::error::PlanningError;
@@ -34,10 +34,41 @@ pub fn plan(
     plan_with(stack, options, environment, None, warnings)
 }
 
+/// [`plan`], emptying the stack's own parameter list once the parameters
+/// are locked, as a run does ([`release_stack_parameters`]): what the plan
+/// reads from there on is in the locked parameters. For callers that read
+/// nothing of that list afterwards (no saved plan, whose digest covers the
+/// whole document; no plan steps, which lock again).
+pub fn plan_releasing(
+    stack: &mut Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut Warnings,
+) -> Result<Plan, PlanningError> {
+    plan_held(Held::Released(stack), options, environment, None, warnings)
+}
+
+/// The stack a plan is made of: kept whole, or its stack-level parameter
+/// list released once locked.
+enum Held<'s> {
+    Kept(&'s Stack),
+    Released(&'s mut Stack),
+}
+
 /// [`plan`], with `steps` running each component's plan step when
 /// `options.plan_steps` asks for them (`hub plan --plan-steps`).
 pub fn plan_with(
     stack: &Stack,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    steps: Option<&dyn PlanSteps>,
+    warnings: &mut Warnings,
+) -> Result<Plan, PlanningError> {
+    plan_held(Held::Kept(stack), options, environment, steps, warnings)
+}
+
+fn plan_held(
+    held: Held<'_>,
     options: &RunOptions,
     environment: Vec<(String, String)>,
     steps: Option<&dyn PlanSteps>,
@@ -48,6 +79,7 @@ pub fn plan_with(
         &environment,
         &crate::env::Nested::default(),
     );
+    let (stack, prepared) = prepare(held, options, environment, warnings)?;
     let Prepared {
         plan: schedule,
         locked,
@@ -57,7 +89,7 @@ pub fn plan_with(
         removed,
         implementations,
         moved,
-    } = prepare(stack, options, environment, warnings)?;
+    } = prepared;
     let inputs = Inputs {
         stack,
         options,
@@ -108,12 +140,74 @@ struct Prepared {
 
 /// The engine's preparation (`Run::prepare`) without the lock, the clock
 /// and anything written.
-fn prepare(
-    stack: &Stack,
+fn prepare<'s>(
+    held: Held<'s>,
     options: &RunOptions,
     environment: Vec<(String, String)>,
     warnings: &mut Warnings,
-) -> Result<Prepared, PlanningError> {
+) -> Result<(&'s Stack, Prepared), PlanningError> {
+    let verb = options.verb.unwrap_or(Verb::Deploy);
+    let path_variable = environment
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| value.clone());
+    let (
+        stack,
+        Locking {
+            plan,
+            locked,
+            read_path,
+            state,
+            moved,
+        },
+    ) = lock_held(held, options, environment, warnings)?;
+    if let (Some(state), Some(path)) = (&state, &read_path) {
+        check_consistency(stack, state, &locked, path, options, true, warnings)?;
+    }
+    let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
+    let implementations = check_implementations(stack, &plan, options)?;
+    let removed = match state.as_ref().filter(|_| verb == Verb::Deploy) {
+        Some(state) => prune::removed(state, &|name| stack.reference(name).is_some()),
+        None => Vec::new(),
+    };
+    if options.scope.prune {
+        prune::check_folders(&removed)?;
+    }
+    let prepared = Prepared {
+        plan,
+        locked,
+        read_path,
+        state,
+        provides,
+        removed,
+        implementations,
+        moved,
+    };
+    Ok((stack, prepared))
+}
+
+/// What the preparation has once the parameters are locked.
+struct Locking {
+    plan: Schedule,
+    locked: Locked,
+    read_path: Option<PathBuf>,
+    state: Option<State>,
+    moved: Vec<super::moved::Renamed>,
+}
+
+/// The preparation up to the locked parameters: the order, the state, the
+/// schedule, the lock; then, for [`Held::Released`], the stack's own
+/// parameter list released (what follows reads the locked ones).
+fn lock_held<'s>(
+    held: Held<'s>,
+    options: &RunOptions,
+    environment: Vec<(String, String)>,
+    warnings: &mut Warnings,
+) -> Result<(&'s Stack, Locking), PlanningError> {
+    let stack: &Stack = match &held {
+        Held::Kept(stack) => stack,
+        Held::Released(stack) => stack,
+    };
     let verb = options.verb.unwrap_or(Verb::Deploy);
     let order = stack.validated_order()?;
     crate::order::schedule::check_selected(&order, &options.selection)?;
@@ -127,33 +221,22 @@ fn prepare(
     let moved = super::moved::apply(stack, state.as_mut())?;
     let plan = plan_for(stack, order, verb, options, state.as_ref())?;
     check_selection(&plan, options, state.as_ref(), warnings)?;
-    let path_variable = environment
-        .iter()
-        .find(|(name, _)| name == "PATH")
-        .map(|(_, value)| value.clone());
     let locked = lock_without_prompts(stack, options, environment, &read_path, &state, warnings)?;
-    if let (Some(state), Some(path)) = (&state, &read_path) {
-        check_consistency(stack, state, &locked, path, options, true, warnings)?;
-    }
-    let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
-    let implementations = check_implementations(stack, &plan, options)?;
-    let removed = match state.as_ref().filter(|_| verb == Verb::Deploy) {
-        Some(state) => prune::removed(state, &|name| stack.reference(name).is_some()),
-        None => Vec::new(),
+    let stack: &'s Stack = match held {
+        Held::Kept(stack) => stack,
+        Held::Released(stack) => {
+            release_stack_parameters(stack);
+            stack
+        }
     };
-    if options.scope.prune {
-        prune::check_folders(&removed)?;
-    }
-    Ok(Prepared {
+    let locking = Locking {
         plan,
         locked,
         read_path,
         state,
-        provides,
-        removed,
-        implementations,
         moved,
-    })
+    };
+    Ok((stack, locking))
 }
 
 /// The state, read only: missing is a first deploy (an error for `-c`/`-o`

@@ -53,6 +53,10 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
     }
     let unread = Unread::of(&elaborated);
     if options.component.is_none() && !options.json && !locked.params.is_empty() {
+        // The text reads the locked parameters only: the document and its
+        // text (as large as the locked parameters at scale) go first.
+        drop(elaborated);
+        drop(source);
         return Ok(stack_text(&locked, &options.redactor, &unread));
     }
     let document = match options.component {

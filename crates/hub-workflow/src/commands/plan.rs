@@ -102,12 +102,20 @@ pub fn make_plan(
         replace: &args.replace.replace,
         prune: args.prune,
     };
-    let (stack, mut options) = load_run(&request, verb, warnings)?;
+    let (mut stack, mut options) = load_run(&request, verb, warnings)?;
     options.plan_steps = args.plan_steps;
     let policies = policy::load(&stack, &args.common.policy.policies)?;
-    let plan = preview_between_runs(&stack, &options, warnings)?;
+    let facts = hub_policy::StackFacts::of(&stack.elaborated);
+    let saving = args.out.is_some() || (save && !args.undeploy);
+    // A saved plan's digest covers the whole stack document, and plan
+    // steps lock the parameters again: only a plan that does neither lets
+    // the stack's parameter list go once locked.
+    let plan = match saving || options.plan_steps {
+        true => preview_between_runs(&stack, &options, warnings)?,
+        false => preview_releasing(&mut stack, &options, warnings)?,
+    };
     let change = change::context(&args.change, &args.common.state)?;
-    let results = policy::evaluate(&policies, &plan, &stack, &change)?;
+    let results = policy::evaluate_with(&policies, &plan, facts, &change)?;
     let clock = super::common::clock()?;
     if let Some(path) = &args.common.run.report {
         let report = preview::report(&plan, &clock.now());
@@ -116,8 +124,7 @@ pub fn make_plan(
             false => hub_view::report::write(path, &report)?,
         }
     }
-    let saved = (args.out.is_some() || (save && !args.undeploy))
-        .then(|| save_plan(&plan, &stack, &options, args, clock.now()));
+    let saved = saving.then(|| save_plan(&plan, &stack, &options, args, clock.now()));
     Ok(PlanMade {
         preview: plan,
         saved,
@@ -134,14 +141,41 @@ pub(crate) fn preview_between_runs(
     options: &hub_plan::options::RunOptions,
     warnings: &mut Warnings,
 ) -> Result<hub_view::preview::Preview, Error> {
+    between_runs(options, || {
+        super::common::plan_with_steps(stack, options, std::env::vars().collect(), warnings)
+    })
+}
+
+/// [`preview_between_runs`] without plan steps, the stack's parameter
+/// list released once the parameters are locked (see
+/// [`hub_plan::plan::prepare::plan_releasing`]).
+fn preview_releasing(
+    stack: &mut hub_plan::source::stack::Stack,
+    options: &hub_plan::options::RunOptions,
+    warnings: &mut Warnings,
+) -> Result<hub_view::preview::Preview, Error> {
+    between_runs(options, || {
+        hub_plan::plan::prepare::plan_releasing(
+            stack,
+            options,
+            std::env::vars().collect(),
+            warnings,
+        )
+    })
+}
+
+/// What `make` gives, made while no run holds the lock of a state location.
+fn between_runs(
+    options: &hub_plan::options::RunOptions,
+    make: impl FnOnce() -> Result<hub_view::preview::Preview, hub_plan::error::PlanningError>,
+) -> Result<hub_view::preview::Preview, Error> {
     use hub_state::lock::await_unheld;
     let notify = |line: &str| {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     };
     let wait = hub_state::LockWait::new(options.running.lock_timeout, Some(&notify));
     await_unheld(&options.state, &wait)?;
-    let plan =
-        super::common::plan_with_steps(stack, options, std::env::vars().collect(), warnings)?;
+    let plan = make()?;
     await_unheld(&options.state, &hub_state::LockWait::default())?;
     Ok(plan)
 }

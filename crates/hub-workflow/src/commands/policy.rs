@@ -33,13 +33,24 @@ pub(crate) fn evaluate(
     stack: &Stack,
     change: &ChangeContext,
 ) -> Result<PolicyResults, Error> {
+    evaluate_with(set, plan, StackFacts::of(&stack.elaborated), change)
+}
+
+/// [`evaluate`] with the stack's facts read before (by a plan that lets
+/// the stack's parameter list go once locked).
+pub(crate) fn evaluate_with(
+    set: &PolicySet,
+    plan: &Preview,
+    facts: StackFacts,
+    change: &ChangeContext,
+) -> Result<PolicyResults, Error> {
     if set.is_empty() {
         return Ok(PolicyResults::default());
     }
     let input = PolicyInput {
         plan: policy::plan_document(plan),
         change: change.clone(),
-        stack: StackFacts::of(&stack.elaborated),
+        stack: facts,
         now: now()?,
     };
     Ok(policy::evaluate(set, &input))

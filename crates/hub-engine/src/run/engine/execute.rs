@@ -700,7 +700,7 @@ fn grouped_by_file(
     let mut files: Vec<&std::path::Path> = Vec::new();
     for warning in &warnings {
         if let Some(location) = &warning.location {
-            if !files.contains(&location.file.as_path()) {
+            if !files.contains(&&*location.file) {
                 files.push(&location.file);
             }
         }
@@ -712,7 +712,7 @@ fn grouped_by_file(
             Some(location) => {
                 let file = files
                     .iter()
-                    .position(|f| *f == location.file.as_path())
+                    .position(|f| *f == &*location.file)
                     .unwrap_or(files.len());
                 (file, location.line.unwrap_or(0), raised, warning)
             }
@@ -735,7 +735,7 @@ mod grouping_tests {
     fn at(file: &str, line: usize, message: &str) -> Warning {
         Warning {
             location: Some(Location {
-                file: PathBuf::from(file),
+                file: PathBuf::from(file).into(),
                 line: Some(line),
                 column: None,
             }),

@@ -211,7 +211,7 @@ fn a_missing_folder_is_an_error() {
         "{error}"
     );
     assert!(error.to_string().contains("nowhere"), "{error}");
-    assert_eq!(error.location().file, missing);
+    assert_eq!(*error.location().file, *missing);
     assert!(error.hint().is_some());
     let file = dir.path().join("file");
     assert!(matches!(
