@@ -45,6 +45,7 @@ use hub_manifest::diag::Warnings;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::ExpandedParam;
+use hub_plan::decide::digest_cache::DigestCache;
 use hub_plan::decide::known::Known;
 use hub_plan::decide::upstream::Ancestry;
 use hub_plan::error::PlanningError;
@@ -56,6 +57,7 @@ use hub_plan::Verb;
 use hub_state::{self as state, Clock, OperationStatus, State};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use yaml_serde::Value;
 
@@ -296,6 +298,12 @@ struct Job<'a> {
     retry: Option<hub_plan::decide::retry::Policy>,
     /// How many times it ran (set by its thread).
     attempts: super::retry::Attempts,
+    /// The folder whose digest the component's fingerprint records, with
+    /// the digest cache: hashed on the component's thread once its process
+    /// (and hooks) ended, not on the run's thread (`None`: no fingerprint).
+    fingerprint_folder: Option<(PathBuf, Option<Arc<DigestCache>>)>,
+    /// That digest (set by its thread).
+    folder_digest: Option<Result<String, String>>,
 }
 
 /// A component's thread ended: its process, or its wait for readiness.

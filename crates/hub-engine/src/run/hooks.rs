@@ -175,6 +175,15 @@ pub struct Around {
     pub ignored: Vec<String>,
 }
 
+impl Around {
+    /// The hooks and the implementation all ended well (exit 0).
+    pub fn succeeded(&self) -> bool {
+        self.pre.is_ok()
+            && self.post.is_ok()
+            && matches!(&self.main, Some(Ok(finished)) if finished.exit == Exit::Code(0))
+    }
+}
+
 /// Pre hooks, the implementation (when there is one), then post hooks —
 /// also after an implementation that failed, not after an interruption or
 /// a timeout. All of them share the component's time `limit`.

@@ -2,12 +2,13 @@
 //! plan says, `--changed`: a component whose inputs did not change does
 //! not run.
 
-use super::{Run, Step};
+use super::{Job, Run, Step};
 use crate::child::capture;
 use hub_manifest::redact::SecretMasker;
 use hub_manifest::Manifest;
 use hub_params::format::substitution_text;
 use hub_params::ExpandedParam;
+use hub_plan::decide::digest_cache::DigestCache;
 use hub_plan::decide::fingerprint;
 use hub_plan::decide::known::View;
 use hub_plan::decide::upstream::Bits;
@@ -15,7 +16,9 @@ use hub_plan::plan::triggers::{self, Triggers};
 use hub_plan::plan::{Action, ComponentPlan, Execution};
 use hub_plan::Verb;
 use hub_state::{self as state, Fingerprint};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 impl<'a> Run<'a> {
     // ---- what a component sees -------------------------------------------
@@ -311,13 +314,12 @@ impl<'a> Run<'a> {
         let Some(mut fingerprint) = self.tally.pending_fingerprints.remove(name) else {
             return;
         };
-        let folder = self
-            .component_dir(name)
-            .map_err(|e| e.to_string())
-            .and_then(|dir| {
-                fingerprint::folder_digest_with(&dir, self.options.digest_cache.as_deref())
-                    .map_err(|e| e.to_string())
-            });
+        let hashed = self.tally.folder_digests.remove(name);
+        let folder = hashed.unwrap_or_else(|| {
+            self.component_dir(name)
+                .map_err(|e| e.to_string())
+                .and_then(|dir| folder_digest(&dir, self.options.digest_cache.as_deref()))
+        });
         let Some(entry) = self.ledger.state.as_mut().map(|s| s.component_mut(name)) else {
             return;
         };
@@ -335,4 +337,31 @@ impl<'a> Run<'a> {
             }
         }
     }
+
+    /// The folder a component's fingerprint hashes, when it records one:
+    /// its thread hashes it once the process ended ([`Job::hash_folder`]).
+    pub(super) fn fingerprint_folder(
+        &self,
+        name: &str,
+        dir: &Path,
+    ) -> Option<(PathBuf, Option<Arc<DigestCache>>)> {
+        self.tally
+            .pending_fingerprints
+            .contains_key(name)
+            .then(|| (dir.to_path_buf(), self.options.digest_cache.clone()))
+    }
+}
+
+impl Job<'_> {
+    /// Hashes the folder its fingerprint records (on the component's
+    /// thread, after its process and hooks ended well).
+    pub(super) fn hash_folder(&mut self) {
+        if let Some((dir, cache)) = &self.fingerprint_folder {
+            self.folder_digest = Some(folder_digest(dir, cache.as_deref()));
+        }
+    }
+}
+
+fn folder_digest(dir: &Path, cache: Option<&DigestCache>) -> Result<String, String> {
+    fingerprint::folder_digest_with(dir, cache).map_err(|e| e.to_string())
 }

@@ -345,6 +345,7 @@ impl<'a> Run<'a> {
             log_file: self.log_file(name),
             timeout: None,
         };
+        let fingerprint_folder = self.fingerprint_folder(name, &dir);
         Ok(Job {
             invocation,
             limit: self.setup.timeouts.limit(name),
@@ -357,6 +358,8 @@ impl<'a> Run<'a> {
             implementation: describe(&implementation),
             retry: self.setup.retries.policy(name).cloned(),
             attempts: Default::default(),
+            fingerprint_folder,
+            folder_digest: None,
         })
     }
 
@@ -427,7 +430,10 @@ impl<'a> Run<'a> {
     }
 
     /// Records what a component's process (and its hooks) did.
-    pub(super) fn ran(&mut self, name: &str, job: Box<Job<'a>>, around: hooks::Around) -> Step {
+    pub(super) fn ran(&mut self, name: &str, mut job: Box<Job<'a>>, around: hooks::Around) -> Step {
+        if let Some(digest) = job.folder_digest.take() {
+            self.tally.folder_digests.insert(name.to_string(), digest);
+        }
         self.report_ignored_hooks(name, &around.ignored);
         crate::trace::component_exit(name, &around.main);
         let attempt = job.attempts.suffix();

@@ -101,6 +101,9 @@ pub(super) struct Tally {
     pub(super) stopped: bool,
     /// The fingerprint of a running component, without its folder.
     pub(super) pending_fingerprints: HashMap<String, Fingerprint>,
+    /// The folder digests the components' threads computed, to record
+    /// with their fingerprints when they succeed.
+    pub(super) folder_digests: HashMap<String, Result<String, String>>,
     /// The start lines of components the plan leaves unchanged
     /// (`--changed`), said only if they run after all.
     pub(super) quiet_starts: HashMap<String, String>,

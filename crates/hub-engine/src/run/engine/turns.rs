@@ -67,6 +67,9 @@ impl<'a> Run<'a> {
                             )
                         });
                     job.attempts = attempts;
+                    if result.succeeded() {
+                        job.hash_folder();
+                    }
                     // The receiver lives until every job has ended.
                     let _ = done.send(Ended {
                         name,
