@@ -8,6 +8,7 @@
 //! pull request's): each is shown inert (no control character), and the
 //! comment quotes them as code.
 
+use hub_plan::plan::saved::stale::differing_files;
 use hub_plan::plan::saved::{PlannedComponent, PlannedFile, SavedPlan};
 use hub_state::changes::inert;
 use std::collections::BTreeMap;
@@ -141,20 +142,9 @@ fn component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<Differe
 
 /// The files outside the components' folders the plans read.
 fn files(before: &[PlannedFile], after: &[PlannedFile]) -> Vec<Difference> {
-    let digests = |files: &[PlannedFile]| -> BTreeMap<String, String> {
-        files
-            .iter()
-            .map(|f| (f.path.clone(), f.digest.clone()))
-            .collect()
-    };
-    let (was, is) = (digests(before), digests(after));
-    let mut paths: Vec<&String> = was.keys().chain(is.keys()).collect();
-    paths.sort();
-    paths.dedup();
-    paths
+    differing_files(before, after)
         .into_iter()
-        .filter(|path| was.get(*path) != is.get(*path))
-        .map(|path| Difference {
+        .map(|(path, _, _)| Difference {
             component: None,
             input: format!("the file `{}` the stack reads differs", inert(path)),
         })

@@ -53,32 +53,43 @@ fn commit_differences(saved: Option<&str>, now: Option<&str>) -> Vec<String> {
 /// Each file (or folder, its path ending in `/`) whose digest differs,
 /// that is there now and was not, or the reverse, in path order.
 fn file_differences(saved: &[PlannedFile], now: &[PlannedFile], what: &str) -> Vec<String> {
-    let digests = |files: &[PlannedFile]| -> BTreeMap<String, String> {
-        files
-            .iter()
-            .map(|f| (f.path.clone(), f.digest.clone()))
-            .collect()
-    };
-    let (before, after) = (digests(saved), digests(now));
-    let mut paths: Vec<&String> = before.keys().chain(after.keys()).collect();
-    paths.sort();
-    paths.dedup();
-    paths
+    differing_files(saved, now)
         .into_iter()
-        .filter_map(|path| {
-            let was = before.get(path).map(String::as_str).unwrap_or(ABSENT);
-            let is = after.get(path).map(String::as_str).unwrap_or(ABSENT);
+        .map(|(path, was, is)| {
             let what = match path.ends_with('/') {
                 true => "folder",
                 false => what,
             };
             match (was, is) {
-                (was, is) if was == is => None,
-                (ABSENT, _) => Some(format!("the {what} `{path}` is new since the plan")),
-                (_, ABSENT) => Some(format!("the {what} `{path}` is gone since the plan")),
-                _ => Some(format!("the {what} `{path}` changed")),
+                (None, _) => format!("the {what} `{path}` is new since the plan"),
+                (_, None) => format!("the {what} `{path}` is gone since the plan"),
+                _ => format!("the {what} `{path}` changed"),
             }
         })
+        .collect()
+}
+
+/// The paths whose digest differs between `saved` and `now`, in path
+/// order, each with its digest then and now (`None`: not there).
+pub fn differing_files<'a>(
+    saved: &'a [PlannedFile],
+    now: &'a [PlannedFile],
+) -> Vec<(&'a str, Option<&'a str>, Option<&'a str>)> {
+    let digests = |files: &'a [PlannedFile]| -> BTreeMap<&'a str, &'a str> {
+        files
+            .iter()
+            .filter(|f| f.digest != ABSENT)
+            .map(|f| (f.path.as_str(), f.digest.as_str()))
+            .collect()
+    };
+    let (before, after) = (digests(saved), digests(now));
+    let mut paths: Vec<&str> = before.keys().chain(after.keys()).copied().collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+        .into_iter()
+        .map(|path| (path, before.get(path).copied(), after.get(path).copied()))
+        .filter(|(_, was, is)| was != is)
         .collect()
 }
 
