@@ -265,6 +265,25 @@ impl Snapshot {
             return outputs;
         }
         self.outputs_through_ladders(component)
+            .into_iter()
+            .cloned()
+            .collect()
+    }
+
+    /// The names of the outputs of `component`, sorted: what
+    /// [`Snapshot::outputs_of`] gives, without copying the values.
+    pub fn output_names_of(&self, component: &str) -> Vec<String> {
+        if component.is_empty() {
+            return self
+                .outputs_of(component)
+                .into_iter()
+                .map(|o| o.name)
+                .collect();
+        }
+        self.outputs_through_ladders(component)
+            .into_iter()
+            .map(|o| o.name.clone())
+            .collect()
     }
 
     /// From this node to its root, newest first.
@@ -354,7 +373,7 @@ impl Snapshot {
     /// [`Snapshot::outputs_of`] for a named component: the component's
     /// outputs are a run of each sorted set, found through the ladders,
     /// so the cost is what the component holds times log2 of the chain.
-    fn outputs_through_ladders(&self, component: &str) -> Vec<CapturedOutput> {
+    fn outputs_through_ladders(&self, component: &str) -> Vec<&CapturedOutput> {
         let prefix = format!("{component}:");
         // The newest decision of each name wins: `Some` set, `None` removed.
         let mut decided: BTreeMap<&str, Option<&CapturedOutput>> = BTreeMap::new();
@@ -382,7 +401,7 @@ impl Snapshot {
             }
             at = below.0.as_deref();
         }
-        decided.into_values().flatten().cloned().collect()
+        decided.into_values().flatten().collect()
     }
 }
 

@@ -79,11 +79,11 @@ impl Walk<'_> {
         }
         let broken: Vec<Broken> = entry
             .captured_outputs
-            .outputs_of(name)
+            .output_names_of(name)
             .into_iter()
-            .filter(|o| !o.name.starts_with("hub."))
-            .filter(|o| !manifest.outputs.iter().any(|d| d.name == o.name))
-            .filter_map(|o| self.broken(name, o.name))
+            .filter(|o| !o.starts_with("hub."))
+            .filter(|o| !manifest.outputs.iter().any(|d| &d.name == o))
+            .filter_map(|o| self.broken(name, o))
             .collect();
         if broken.is_empty() {
             return None;
