@@ -73,7 +73,14 @@ impl<'a> Run<'a> {
     /// plan made again, else the plan the run executes.
     pub(super) fn reviewed(&self, name: &str) -> Option<&hub_plan::plan::ComponentPlan> {
         match &self.options.running.reviewed {
-            Some(plan) => plan.components.iter().find(|c| c.name == name),
+            // The reviewed plan lists the components in the run's order
+            // (it was made again and found equal), so the run's index
+            // finds it without a walk of the whole plan per component.
+            Some(plan) => plan
+                .components
+                .get(self.position(name))
+                .filter(|c| c.name == name)
+                .or_else(|| plan.components.iter().find(|c| c.name == name)),
             None => self.planned(name),
         }
     }
