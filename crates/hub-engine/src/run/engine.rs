@@ -75,6 +75,7 @@ mod quiet;
 mod reads_checked;
 mod replace;
 mod replanned;
+mod since_plan;
 mod turns;
 mod words;
 use parts::{Ledger, Setup, Tally};

@@ -39,6 +39,14 @@ pub enum Refusal {
     /// values known now, or accepted by `--replan`).
     #[error("refused: planned again with the outputs its upstreams applied, {0}")]
     PolicyDenied(String),
+    /// The state moved since the plan and the component's own entry is
+    /// not the one the plan read: another run applied, undeployed or
+    /// otherwise wrote it. The stale plan would overwrite an apply nobody
+    /// reviewed it against; its dependents keep what that run applied.
+    #[error(
+        "refused: changed by another run since the plan (the state moved from serial {from} to {to} and its entry is not the one planned against); plan again (`hub plan --out`) to review it against what that run applied"
+    )]
+    ChangedSincePlan { from: u64, to: u64 },
 }
 
 /// One input of a component that differs from the plan, as shown (secrets
@@ -113,6 +121,46 @@ pub fn known_parameters_changed(
             planned: planned_value.clone(),
             now: match &text {
                 Some(text) => redactor.text(&shown.name, "", secret, text).into_owned(),
+                None => "(none)".to_string(),
+            },
+        });
+    }
+    changed
+}
+
+/// A saved plan's parameters of a component (`saved`) that differ from
+/// its parameters expanded now: what a deploy of the plan checks a
+/// component against when the state moved since the plan. A value the
+/// plan did not know (`(known after …)`) is left to the deferred
+/// component's own check; a secret is compared by its digest and shown
+/// masked.
+pub fn saved_parameters_changed(
+    saved: &[super::saved::PlannedParameter],
+    now: &[ExpandedParam],
+    reveal: bool,
+) -> Vec<ChangedInput> {
+    let redactor = Redactor::new(reveal);
+    let mut changed = Vec::new();
+    for planned in saved.iter().filter(|p| !p.value.starts_with("(known after ")) {
+        let current = now.iter().find(|p| p.name == planned.name);
+        let text = current.map(|p| substitution_text(p.value.as_ref()));
+        let same = match &text {
+            Some(text) if planned.secret => text_digest(text) == planned.value,
+            Some(text) => *text == planned.value,
+            None => false,
+        };
+        if same {
+            continue;
+        }
+        let secret = planned.secret || current.is_some_and(|p| p.secret);
+        changed.push(ChangedInput {
+            input: Input::Parameter(planned.name.clone()),
+            planned: match planned.secret {
+                true => hub_manifest::redact::MASK.to_string(),
+                false => planned.value.clone(),
+            },
+            now: match &text {
+                Some(text) => redactor.text(&planned.name, "", secret, text).into_owned(),
                 None => "(none)".to_string(),
             },
         });

@@ -16,9 +16,11 @@
 //! unit test fails when it is out of date (regenerate with
 //! `UPDATE_SCHEMAS=1 cargo test --lib schema`).
 
+mod entry;
 mod inputs;
 pub mod stale;
 
+pub use entry::entry_digest;
 pub use inputs::{bytes_digest, ABSENT};
 
 use super::{
@@ -188,6 +190,14 @@ pub struct PlannedComponent {
     /// read differs. A file without it records none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<crate::plan::planned::ReadOutput>,
+    /// `sha256:…` of its state entry as the plan read it (see
+    /// [`entry_digest`]); `absent` when the state had none. When the
+    /// state moved before the apply (same lineage, another serial), a
+    /// component whose entry changed is refused and the others are
+    /// checked on what they read; a plan without these digests (made
+    /// with `-n`, or by an older hub) is refused whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
 }
 
 /// An expanded parameter as planned.
@@ -295,11 +305,19 @@ impl SavedPlan {
                 reasons: failing.iter().map(|c| c.reasons.join("; ")).collect(),
             });
         }
+        let entries = preview.state.as_ref().and_then(|s| s.entries.as_ref());
+        let entry = |name: &str| {
+            entries.map(|e| e.get(name).cloned().unwrap_or_else(|| ABSENT.to_string()))
+        };
         let components: Vec<PlannedComponent> = preview
             .components
             .iter()
             .filter_map(|c| planned_component(c, stack, options))
             .chain(preview.pruned().map(|r| planned_delete(r, options)))
+            .map(|c| PlannedComponent {
+                entry: entry(&c.name),
+                ..c
+            })
             .collect();
         let read: Vec<(String, PathBuf)> = components
             .iter()
@@ -383,6 +401,7 @@ fn planned_component(
         parameters: planned_parameters(&component.parameters),
         dir: None,
         reads: component.through.reads.clone(),
+        entry: None,
     })
 }
 
@@ -403,6 +422,7 @@ fn planned_delete(removed: &RemovedPreview, options: &RunOptions) -> PlannedComp
         parameters: planned_parameters(&removed.parameters),
         dir: removed.dir.clone(),
         reads: Vec::new(),
+        entry: None,
     }
 }
 
