@@ -186,7 +186,10 @@ fn entry_digests(
     schedule: &Schedule,
     removed: &[prune::Removed],
 ) -> HashMap<String, String> {
-    let names = schedule.selected.iter().chain(removed.iter().map(|r| &r.name));
+    let names = schedule
+        .selected
+        .iter()
+        .chain(removed.iter().map(|r| &r.name));
     names
         .map(|name| {
             let entry = state.and_then(|s| s.components.get(name));

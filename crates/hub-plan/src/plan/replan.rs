@@ -131,17 +131,23 @@ pub fn known_parameters_changed(
 /// A saved plan's parameters of a component (`saved`) that differ from
 /// its parameters expanded now: what a deploy of the plan checks a
 /// component against when the state moved since the plan. A value the
-/// plan did not know (`(known after …)`) is left to the deferred
-/// component's own check; a secret is compared by its digest and shown
-/// masked.
+/// plan did not know (`(known after C deploys)`) is left to the deferred
+/// component's own check, unless `written` (the components another run
+/// wrote since the plan, which this run does not apply) holds `C`: the
+/// value then comes from a run nobody reviewed. A secret is compared by
+/// its digest and shown masked.
 pub fn saved_parameters_changed(
     saved: &[super::saved::PlannedParameter],
     now: &[ExpandedParam],
+    written: &std::collections::HashSet<String>,
     reveal: bool,
 ) -> Vec<ChangedInput> {
     let redactor = Redactor::new(reveal);
     let mut changed = Vec::new();
-    for planned in saved.iter().filter(|p| !p.value.starts_with("(known after ")) {
+    for planned in saved
+        .iter()
+        .filter(|p| !unknown_until_applied(&p.value, written))
+    {
         let current = now.iter().find(|p| p.name == planned.name);
         let text = current.map(|p| substitution_text(p.value.as_ref()));
         let same = match &text {
@@ -166,6 +172,17 @@ pub fn saved_parameters_changed(
         });
     }
     changed
+}
+
+/// The value holds `(known after C deploys)` for some `C`, and none of
+/// them is in `written`.
+fn unknown_until_applied(value: &str, written: &std::collections::HashSet<String>) -> bool {
+    let waits: Vec<&str> = value
+        .split("(known after ")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(" deploys)").map(|(name, _)| name))
+        .collect();
+    !waits.is_empty() && !waits.iter().any(|name| written.contains(*name))
 }
 
 /// `plan` with the component `name` as re-planned: its parameters with
@@ -286,5 +303,46 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("`--replan`"), "{text}");
+    }
+
+    #[test]
+    fn saved_parameters_are_compared_and_an_unknown_one_only_when_its_upstream_was_written() {
+        let saved = |name: &str, value: &str, secret: bool| super::super::saved::PlannedParameter {
+            name: name.into(),
+            value: value.into(),
+            secret,
+        };
+        let planned = [
+            saved("same", "v1", false),
+            saved("moved", "v2", false),
+            saved("pass", &text_digest("old"), true),
+            saved("later", "(known after e deploys)", false),
+            saved("stale", "(known after a deploys)", false),
+            saved("inside", "id (known after a deploys)", false),
+            saved("waits", "id (known after e deploys)", false),
+        ];
+        let current = [
+            now("same", "v1", false),
+            now("moved", "v3", false),
+            now("pass", "new", true),
+            now("later", "x", false),
+            now("stale", "v3", false),
+            now("inside", "id 42", false),
+            now("waits", "id 43", false),
+        ];
+        let written = ["a".to_string()].into_iter().collect();
+        let shown: Vec<String> = saved_parameters_changed(&planned, &current, &written, false)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "parameter `moved` (planned `v2`, now `v3`)",
+                "parameter `pass` (planned `(masked)`, now `(masked)`)",
+                "parameter `stale` (planned `(known after a deploys)`, now `v3`)",
+                "parameter `inside` (planned `id (known after a deploys)`, now `id 42`)",
+            ]
+        );
     }
 }

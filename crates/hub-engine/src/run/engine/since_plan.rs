@@ -109,7 +109,16 @@ impl<'a> Run<'a> {
         if !saved.reads.is_empty() {
             return Ok(stale);
         }
-        let changed = replan::saved_parameters_changed(&saved.parameters, params, self.options.reveal);
+        let written = self.setup.since_plan.as_ref().map(|s| &s.written);
+        let changed = match written {
+            Some(written) => replan::saved_parameters_changed(
+                &saved.parameters,
+                params,
+                written,
+                self.options.reveal,
+            ),
+            None => Vec::new(),
+        };
         if changed.is_empty() || self.options.running.replan {
             return Ok(changed);
         }

@@ -36,7 +36,17 @@ pub fn narrowed(saved: &SavedPlan, now: &SavedPlan) -> Option<Vec<String>> {
         return None;
     }
     let mut found = beside_state(saved, now);
-    found.extend(component_sets(&saved.components, &now.components));
+    let sets = component_sets(&saved.components, &now.components);
+    if sets.is_empty() {
+        found.extend(
+            saved
+                .components
+                .iter()
+                .zip(&now.components)
+                .flat_map(|(before, after)| folders(before, after)),
+        );
+    }
+    found.extend(sets);
     Some(found)
 }
 
@@ -191,7 +201,9 @@ fn names(list: &[PlannedComponent], deletes: bool) -> String {
     }
 }
 
-fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
+/// The component's folder (its digest) and, for a `delete`, the folder
+/// the state records.
+fn folders(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
     let name = &before.name;
     let mut found = Vec::new();
     if before.dir != after.dir {
@@ -200,6 +212,12 @@ fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<Str
     if before.folder != after.folder {
         found.push(format!("the folder of `{name}` changed"));
     }
+    found
+}
+
+fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
+    let name = &before.name;
+    let mut found = folders(before, after);
     let changed = changed_parameters(before, after);
     if !changed.is_empty() {
         found.push(format!(
@@ -406,9 +424,13 @@ mod tests {
         // The parameters differ: the run decides per component.
         assert_eq!(narrowed(&saved, &now), Some(Vec::new()));
         now.stack.inputs[0].digest = "sha256:m".into();
+        now.components[0].folder = Some("sha256:g".into());
         assert_eq!(
             narrowed(&saved, &now),
-            Some(vec!["the file `../lib/common.sh` changed".to_string()])
+            Some(vec![
+                "the file `../lib/common.sh` changed".to_string(),
+                "the folder of `app` changed".to_string(),
+            ])
         );
         // Another lineage, the same serial, or a plan without entries: not narrowed.
         let mut other = plan(4, "sha256:x");
