@@ -169,7 +169,7 @@ fn refused_a_and_b(out: &Output, b_refused: &str) {
     out.stderr_has("(the state moved from serial");
     out.stderr_has(b_refused);
     out.stderr_has("stack: incomplete");
-    out.stderr_has("each component is checked before it starts");
+    out.stderr_has("a component that run wrote is refused");
 }
 
 #[test]

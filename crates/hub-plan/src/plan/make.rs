@@ -190,12 +190,7 @@ fn entry_digests(
         .selected
         .iter()
         .chain(removed.iter().map(|r| &r.name));
-    names
-        .map(|name| {
-            let entry = state.and_then(|s| s.components.get(name));
-            (name.clone(), super::saved::entry_digest(entry))
-        })
-        .collect()
+    super::saved::entry_digests(state, names)
 }
 
 /// The walk through the selected components, keeping what the run would

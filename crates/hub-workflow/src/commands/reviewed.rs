@@ -141,7 +141,7 @@ pub(crate) fn check(
         warnings.warn(
             None,
             format!(
-                "the state `{}` moved from serial {} to {} since the plan `{}`: each component is checked before it starts, and one another run changed is refused",
+                "the state `{}` moved from serial {} to {} since the plan `{}`: a component that run wrote is refused, the others are checked on what they read before they start",
                 now.state.read.as_deref().unwrap_or("-"),
                 planned.state.serial.unwrap_or_default(),
                 now.state.serial.unwrap_or_default(),

@@ -19,7 +19,7 @@ use super::{Run, Step};
 use hub_manifest::Manifest;
 use hub_params::ExpandedParam;
 use hub_plan::plan::replan::{self, ChangedInput, Refusal};
-use hub_plan::plan::saved::{entry_digest, stale, PlanAction, PlannedComponent, SavedPlan};
+use hub_plan::plan::saved::{entry_digests, stale, PlanAction, PlannedComponent, SavedPlan};
 use hub_state::State;
 use std::collections::HashSet;
 
@@ -39,10 +39,11 @@ pub(super) fn since_plan(saved: &SavedPlan, loaded: &State, from: u64) -> Option
     if !stale::records_entries(saved) || saved.state.lineage.as_deref() != Some(&loaded.lineage) {
         return None;
     }
+    let now = entry_digests(Some(loaded), saved.components.iter().map(|c| &c.name));
     let written: HashSet<String> = saved
         .components
         .iter()
-        .filter(|c| c.entry.as_deref() != Some(&entry_digest(loaded.components.get(&c.name))))
+        .filter(|c| c.entry.as_ref() != now.get(&c.name))
         .map(|c| c.name.clone())
         .collect();
     let deletes_written = saved
@@ -85,6 +86,10 @@ impl<'a> Run<'a> {
         }
         .to_string();
         self.keep_recorded_outputs(name, manifest);
+        self.tally.fixes.insert(
+            name.to_string(),
+            "plan again (`hub plan --out`) against the state that run left, review it, then deploy it".into(),
+        );
         self.tally
             .mandatory_failures
             .push((name.to_string(), reason.clone()));

@@ -20,7 +20,7 @@ mod entry;
 mod inputs;
 pub mod stale;
 
-pub use entry::entry_digest;
+pub use entry::{entry_digest, entry_digests};
 pub use inputs::{bytes_digest, ABSENT};
 
 use super::{
