@@ -110,7 +110,7 @@ pub struct RunningOptions {
     /// lock), its per-component entry digests decide which components
     /// another run wrote (refused), and its parameters and `reads` what
     /// the others are checked against just before they start.
-    pub saved: Option<Arc<crate::plan::saved::SavedPlan>>,
+    pub saved: Option<Arc<crate::plan::saved::format::SavedPlan>>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

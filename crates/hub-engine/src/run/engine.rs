@@ -69,6 +69,7 @@ mod component;
 mod ended;
 mod execute;
 mod failed_upstream;
+mod moved_state;
 mod parts;
 mod prepare;
 mod quiet;

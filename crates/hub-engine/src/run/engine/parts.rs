@@ -47,7 +47,7 @@ pub(super) struct Setup {
     pub(super) removed: Vec<hub_plan::decide::prune::Removed>,
     /// `deploy --plan`: the state moved since the plan (see
     /// `since_plan`); `None` when it did not.
-    pub(super) since_plan: Option<super::since_plan::SincePlan>,
+    pub(super) since_plan: Option<super::moved_state::SincePlan>,
 }
 
 /// The state being written, where it is written, and what is not written

@@ -315,7 +315,7 @@ fn open_state(
 fn since_plan(
     options: &RunOptions,
     opened: &Opened,
-) -> Result<Option<super::since_plan::SincePlan>, EngineError> {
+) -> Result<Option<super::moved_state::SincePlan>, EngineError> {
     let (Some(from), Some(saved), Some(loaded)) = (
         opened.moved_from,
         options.running.saved.as_deref(),
@@ -323,7 +323,7 @@ fn since_plan(
     ) else {
         return Ok(None);
     };
-    match super::since_plan::since_plan(saved, loaded, from) {
+    match super::moved_state::since_plan(saved, loaded, from) {
         Some(since) => Ok(Some(since)),
         None => Err(EngineError::StateMoved {
             path: opened.read_path.clone().unwrap_or_default(),

@@ -19,43 +19,7 @@ use super::{Run, Step};
 use hub_manifest::Manifest;
 use hub_params::ExpandedParam;
 use hub_plan::plan::replan::{self, ChangedInput, Refusal};
-use hub_plan::plan::saved::{entry_digests, stale, PlanAction, PlannedComponent, SavedPlan};
-use hub_state::State;
-use std::collections::HashSet;
-
-/// How the state moved since the plan, found under the lock.
-pub(super) struct SincePlan {
-    /// The serial the plan read, and the one read now.
-    pub(super) from: u64,
-    pub(super) to: u64,
-    /// The components whose entry another run wrote.
-    pub(super) written: HashSet<String>,
-}
-
-/// `Some` when the plan `saved` (that read serial `from` of the same
-/// lineage) can be applied per component on `loaded`: it records every
-/// component's entry and no removed component it deletes was written.
-pub(super) fn since_plan(saved: &SavedPlan, loaded: &State, from: u64) -> Option<SincePlan> {
-    if !stale::records_entries(saved) || saved.state.lineage.as_deref() != Some(&loaded.lineage) {
-        return None;
-    }
-    let now = entry_digests(Some(loaded), saved.components.iter().map(|c| &c.name));
-    let written: HashSet<String> = saved
-        .components
-        .iter()
-        .filter(|c| c.entry.as_ref() != now.get(&c.name))
-        .map(|c| c.name.clone())
-        .collect();
-    let deletes_written = saved
-        .components
-        .iter()
-        .any(|c| c.action == PlanAction::Delete && written.contains(&c.name));
-    (!deletes_written).then_some(SincePlan {
-        from,
-        to: loaded.serial,
-        written,
-    })
-}
+use hub_plan::plan::saved::PlannedComponent;
 
 impl<'a> Run<'a> {
     /// The component as the saved plan has it, when the state moved since
