@@ -56,6 +56,7 @@ mod saved_plan;
 mod selection;
 mod shapes;
 mod shared_values;
+mod stale_state;
 mod state;
 mod state_commands;
 mod state_drift;

@@ -46,6 +46,10 @@ pub struct RunOptions {
     /// plans the components after it with the outputs it plans (see
     /// [`crate::plan::planned`]); the run itself never does.
     pub plan_steps: bool,
+    /// The plan is saved (`plan --out`, a change's plan): it digests each
+    /// component's state entry (see [`crate::plan::saved::entry_digest`]);
+    /// a plan only shown does not spend the time.
+    pub entry_digests: bool,
     /// What only the run reads.
     pub running: RunningOptions,
 }
@@ -101,6 +105,12 @@ pub struct RunningOptions {
     /// component is checked just before it starts (what it read, whether
     /// it was deferred) as `deploy --plan` checks each one with `planned`.
     pub reviewed: Option<Arc<Plan>>,
+    /// `deploy --plan`: the saved plan as reviewed. When the state moved
+    /// since it (same lineage, another serial, read under the run's
+    /// lock), its per-component entry digests decide which components
+    /// another run wrote (refused), and its parameters and `reads` what
+    /// the others are checked against just before they start.
+    pub saved: Option<Arc<crate::plan::saved::format::SavedPlan>>,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for
@@ -116,6 +126,15 @@ impl ExpectedState {
     pub fn holds(&self, loaded: Option<&State>) -> bool {
         let found = loaded.map(|s| (s.lineage.as_str(), s.serial));
         found == self.lineage.as_deref().zip(self.serial)
+    }
+
+    /// The serial the plan read, when `loaded` is the same state (its
+    /// lineage) at another serial: another run wrote it since.
+    pub fn moved_serial(&self, loaded: Option<&State>) -> Option<u64> {
+        let loaded = loaded?;
+        let serial = self.serial?;
+        (self.lineage.as_deref() == Some(loaded.lineage.as_str()) && loaded.serial != serial)
+            .then_some(serial)
     }
 }
 

@@ -357,6 +357,7 @@ pub(crate) fn load_run(
         dry: args.execute.is_some_and(|e| e.dry),
         digest_cache,
         plan_steps: false,
+        entry_digests: false,
         running: running_options(args),
     };
     Ok((stack, options))
@@ -439,6 +440,7 @@ fn running_options(args: &RunRequest<'_>) -> hub_plan::options::RunningOptions {
         // Set by `deploy --plan`/`--change` with its policies.
         replan: false,
         reviewed: None,
+        saved: None,
     }
 }
 

@@ -225,6 +225,10 @@ fn component_failed_hint(component: &str, reason: &str, fix: Option<&str>) -> St
         .and_then(|rest| rest.split_once('`'))
         .filter(|(_, rest)| rest.contains("Permission denied"))
         .map(|(program, _)| program);
+    // A saved plan's refusal: resuming the same plan does not help.
+    if let (Some(fix), true) = (fix, reason.starts_with("refused: ")) {
+        return fix.to_string();
+    }
     let fix = if let Some(fix) = fix {
         fix.to_string()
     } else if let Some(program) = spawn_failure {

@@ -162,6 +162,9 @@ fn walk(
             path: path.display().to_string(),
             serial: state.map(|s| s.serial),
             lineage: state.map(|s| s.lineage.clone()),
+            entries: options
+                .entry_digests
+                .then(|| entry_digests(state, schedule, removed)),
         }),
         jobs: options.concurrency,
         selection: SelectionSeen::of(schedule),
@@ -175,6 +178,19 @@ fn walk(
             .collect(),
         moved: Vec::new(),
     }
+}
+
+/// The digest of each selected and removed component's state entry.
+fn entry_digests(
+    state: Option<&State>,
+    schedule: &Schedule,
+    removed: &[prune::Removed],
+) -> HashMap<String, String> {
+    let names = schedule
+        .selected
+        .iter()
+        .chain(removed.iter().map(|r| &r.name));
+    super::saved::entry_digests(state, names)
 }
 
 /// The walk through the selected components, keeping what the run would

@@ -239,6 +239,11 @@ pub struct StateSeen {
     /// plan (`plan --out`), not printed.
     #[serde(skip)]
     pub lineage: Option<String>,
+    /// For a plan that is saved ([`crate::options::RunOptions::entry_digests`]):
+    /// the digest of each selected or removed component's state entry
+    /// (see [`saved::entry_digest`]); `None` otherwise. Not printed.
+    #[serde(skip)]
+    pub entries: Option<std::collections::HashMap<String, String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

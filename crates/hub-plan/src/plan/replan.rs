@@ -39,6 +39,14 @@ pub enum Refusal {
     /// values known now, or accepted by `--replan`).
     #[error("refused: planned again with the outputs its upstreams applied, {0}")]
     PolicyDenied(String),
+    /// The state moved since the plan and the component's own entry is
+    /// not the one the plan read: another run applied, undeployed or
+    /// otherwise wrote it. The stale plan would overwrite an apply nobody
+    /// reviewed it against; its dependents keep what that run applied.
+    #[error(
+        "refused: changed by another run since the plan (the state moved from serial {from} to {to} and its entry is not the one planned against); plan again (`hub plan --out`) to review it against what that run applied"
+    )]
+    ChangedSincePlan { from: u64, to: u64 },
 }
 
 /// One input of a component that differs from the plan, as shown (secrets
@@ -118,6 +126,63 @@ pub fn known_parameters_changed(
         });
     }
     changed
+}
+
+/// A saved plan's parameters of a component (`saved`) that differ from
+/// its parameters expanded now: what a deploy of the plan checks a
+/// component against when the state moved since the plan. A value the
+/// plan did not know (`(known after C deploys)`) is left to the deferred
+/// component's own check, unless `written` (the components another run
+/// wrote since the plan, which this run does not apply) holds `C`: the
+/// value then comes from a run nobody reviewed. A secret is compared by
+/// its digest and shown masked.
+pub fn saved_parameters_changed(
+    saved: &[super::saved::PlannedParameter],
+    now: &[ExpandedParam],
+    written: &std::collections::HashSet<String>,
+    reveal: bool,
+) -> Vec<ChangedInput> {
+    let redactor = Redactor::new(reveal);
+    let mut changed = Vec::new();
+    for planned in saved
+        .iter()
+        .filter(|p| !unknown_until_applied(&p.value, written))
+    {
+        let current = now.iter().find(|p| p.name == planned.name);
+        let text = current.map(|p| substitution_text(p.value.as_ref()));
+        let same = match &text {
+            Some(text) if planned.secret => text_digest(text) == planned.value,
+            Some(text) => *text == planned.value,
+            None => false,
+        };
+        if same {
+            continue;
+        }
+        let secret = planned.secret || current.is_some_and(|p| p.secret);
+        changed.push(ChangedInput {
+            input: Input::Parameter(planned.name.clone()),
+            planned: match planned.secret {
+                true => hub_manifest::redact::MASK.to_string(),
+                false => planned.value.clone(),
+            },
+            now: match &text {
+                Some(text) => redactor.text(&planned.name, "", secret, text).into_owned(),
+                None => "(none)".to_string(),
+            },
+        });
+    }
+    changed
+}
+
+/// The value holds `(known after C deploys)` for some `C`, and none of
+/// them is in `written`.
+fn unknown_until_applied(value: &str, written: &std::collections::HashSet<String>) -> bool {
+    let waits: Vec<&str> = value
+        .split("(known after ")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(" deploys)").map(|(name, _)| name))
+        .collect();
+    !waits.is_empty() && !waits.iter().any(|name| written.contains(*name))
 }
 
 /// `plan` with the component `name` as re-planned: its parameters with
@@ -238,5 +303,46 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("`--replan`"), "{text}");
+    }
+
+    #[test]
+    fn saved_parameters_are_compared_and_an_unknown_one_only_when_its_upstream_was_written() {
+        let saved = |name: &str, value: &str, secret: bool| super::super::saved::PlannedParameter {
+            name: name.into(),
+            value: value.into(),
+            secret,
+        };
+        let planned = [
+            saved("same", "v1", false),
+            saved("moved", "v2", false),
+            saved("pass", &text_digest("old"), true),
+            saved("later", "(known after e deploys)", false),
+            saved("stale", "(known after a deploys)", false),
+            saved("inside", "id (known after a deploys)", false),
+            saved("waits", "id (known after e deploys)", false),
+        ];
+        let current = [
+            now("same", "v1", false),
+            now("moved", "v3", false),
+            now("pass", "new", true),
+            now("later", "x", false),
+            now("stale", "v3", false),
+            now("inside", "id 42", false),
+            now("waits", "id 43", false),
+        ];
+        let written = ["a".to_string()].into_iter().collect();
+        let shown: Vec<String> = saved_parameters_changed(&planned, &current, &written, false)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "parameter `moved` (planned `v2`, now `v3`)",
+                "parameter `pass` (planned `(masked)`, now `(masked)`)",
+                "parameter `stale` (planned `(known after a deploys)`, now `v3`)",
+                "parameter `inside` (planned `id (known after a deploys)`, now `id 42`)",
+            ]
+        );
     }
 }

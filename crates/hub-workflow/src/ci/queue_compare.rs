@@ -192,6 +192,7 @@ mod tests {
                 parameters: vec![parameter("db.host", host), parameter("replicas", "3")],
                 dir: None,
                 reads: Vec::new(),
+                entry: None,
             }],
             policies: Vec::new(),
             change: Some("42".into()),

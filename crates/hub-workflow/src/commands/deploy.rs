@@ -110,7 +110,7 @@ fn deploy_job(args: &crate::request::DeployArgs, warnings: &mut Warnings) -> Res
     // read, whether it was deferred (see `deploy --plan`).
     options.running.reviewed = Some(std::sync::Arc::new(preview));
     options.running.replan = args.replan;
-    let replan = replan_check(&planned, &policies, &stack, context)?;
+    let replan = replan_check(&planned, &policies, &stack, context, false)?;
     let clock = common::clock()?;
     let job_request = hub_engine::run::job::JobRequest {
         plan: &planned,
@@ -164,7 +164,7 @@ fn checked_and_run(
     // The engine executes this plan, once the state is found unchanged.
     options.running.planned = Some(std::sync::Arc::new(preview));
     options.running.replan = args.replan;
-    let replan = replan_check(&planned, &policies, &stack, context)?;
+    let replan = replan_check(&planned, &policies, &stack, context, args.replan)?;
     before_run()?;
     Ok(super::run_loaded_with(
         &request,
@@ -176,15 +176,17 @@ fn checked_and_run(
 }
 
 /// What a component planned again during the run (a plan made with
-/// `--plan-steps` only) is checked by: the rules the apply was checked
-/// with, compiled once more.
+/// `--plan-steps`, or one `--replan` accepts when the state moved since
+/// the plan) is checked by: the rules the apply was checked with,
+/// compiled once more.
 fn replan_check(
     planned: &hub_plan::plan::saved::SavedPlan,
     policies: &[std::path::PathBuf],
     stack: &hub_plan::source::stack::Stack,
     context: hub_plan::change::ChangeContext,
+    replan: bool,
 ) -> Result<Option<super::policy::ReplanCheck>, Error> {
-    match planned.arguments.plan_steps {
+    match planned.arguments.plan_steps || replan {
         true => Ok(Some(super::policy::ReplanCheck::new(
             policies, stack, context,
         )?)),

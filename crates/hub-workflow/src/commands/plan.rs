@@ -107,6 +107,7 @@ pub fn make_plan(
     let policies = policy::load(&stack, &args.common.policy.policies)?;
     let facts = hub_policy::StackFacts::of(&stack.elaborated);
     let saving = args.out.is_some() || (save && !args.undeploy);
+    options.entry_digests = saving;
     // A saved plan's digest covers the whole stack document, and plan
     // steps lock the parameters again: only a plan that does neither lets
     // the stack's parameter list go once locked.

@@ -124,9 +124,33 @@ pub(crate) fn check(
             )]),
             other => other,
         })?;
-    let reasons = saved::stale::differences(planned, &now);
+    // The state moved since the plan (same lineage): what else moved
+    // still refuses the whole plan; each component is decided by the run,
+    // under its lock. A pipeline job runs on a working copy the run's own
+    // jobs write: its plan is refused whole, as before.
+    let narrowed = match args.job {
+        true => None,
+        false => saved::stale::narrowed(planned, &now),
+    };
+    let per_component = narrowed.is_some();
+    let reasons = narrowed.unwrap_or_else(|| saved::stale::differences(planned, &now));
     if !reasons.is_empty() {
         return Err(stale(reasons).into());
+    }
+    if per_component {
+        warnings.warn(
+            None,
+            format!(
+                "the state `{}` moved from serial {} to {} since the plan `{}`: a component that run wrote is refused, the others are checked on what they read before they start",
+                now.state.read.as_deref().unwrap_or("-"),
+                planned.state.serial.unwrap_or_default(),
+                now.state.serial.unwrap_or_default(),
+                path.display()
+            ),
+        );
+    }
+    if saved::stale::records_entries(planned) && !args.job {
+        options.running.saved = Some(std::sync::Arc::new(planned.clone()));
     }
     let mut files = recorded;
     files.extend(

@@ -210,7 +210,7 @@ impl<'a> Run<'a> {
 
     /// A component that does not run keeps the outputs its entry records:
     /// they stay visible to the components after it.
-    fn keep_recorded_outputs(&mut self, name: &str, manifest: &Manifest) {
+    pub(super) fn keep_recorded_outputs(&mut self, name: &str, manifest: &Manifest) {
         let entry = self
             .ledger
             .state

@@ -52,11 +52,13 @@ impl<'a> Run<'a> {
             self.preload(name);
         }
         self.no_failed_dependency(name, &reference.depends)?;
+        self.not_written_since_plan(name, manifest)?;
         let visible = self.visible_outputs(name);
         let stale = self.reads_unchanged(name, &visible)?;
         let provides = self.known.provides_for(&visible);
         let params =
             self.expanded_params(name, &reference.depends, manifest, &visible, &provides)?;
+        let stale = self.parameters_since_plan(name, &params, stale)?;
         self.note_last_successful_reads(name, &params);
         self.requirements_met(name, manifest, &provides)?;
         for param in params.iter().filter(|p| p.secret) {

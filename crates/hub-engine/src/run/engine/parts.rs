@@ -45,6 +45,9 @@ pub(super) struct Setup {
     /// Deploy: the components the state holds and the stack no longer
     /// lists, in the order `--prune` undeploys them.
     pub(super) removed: Vec<hub_plan::decide::prune::Removed>,
+    /// `deploy --plan`: the state moved since the plan (see
+    /// `since_plan`); `None` when it did not.
+    pub(super) since_plan: Option<super::moved_state::SincePlan>,
 }
 
 /// The state being written, where it is written, and what is not written

@@ -72,6 +72,9 @@ struct Opened {
     exported_state: Option<PathBuf>,
     /// The state as read, `moved` applied.
     loaded: Option<State>,
+    /// `deploy --plan`: the serial the plan read, when the state moved
+    /// since (same lineage) and the plan can be applied per component.
+    moved_from: Option<u64>,
 }
 
 /// What the run found to work with before it makes the plan.
@@ -95,6 +98,7 @@ impl<'a> Run<'a> {
         let basics = basics(stack, options, &host)?;
         let mut opened = open_state(options, verb, &basics.clock, &host, warnings)?;
         let moved = apply_moved(stack, opened.loaded.as_mut(), &host)?;
+        let since_plan = since_plan(options, &opened)?;
         let quiet = moved.is_empty() && opened.loaded.is_some();
         let plan = schedule(stack, basics.order, verb, options, &opened, &host, warnings)?;
         let locked = lock(stack, options, &mut host, &opened, warnings)?;
@@ -146,6 +150,7 @@ impl<'a> Run<'a> {
                 recorded_outputs,
                 implementations,
                 removed: found.removed,
+                since_plan,
             },
             ledger,
             tally: Tally::default(),
@@ -285,9 +290,13 @@ fn open_state(
         .map(|l| l.to_read().unwrap_or(l.first()).to_path_buf());
     let exported_state = locations.as_ref().map(exported_state);
     let loaded = read_state(read_path.as_deref(), verb, options, warnings)?;
+    let mut moved_from = None;
     if let (Some(expected), Some(path)) = (&options.running.expected_state, &read_path) {
         if !expected.holds(loaded.as_ref()) {
-            return Err(EngineError::StateMoved { path: path.clone() });
+            moved_from = expected.moved_serial(loaded.as_ref());
+            if moved_from.is_none() || options.running.saved.is_none() {
+                return Err(EngineError::StateMoved { path: path.clone() });
+            }
         }
     }
     Ok(Opened {
@@ -295,7 +304,31 @@ fn open_state(
         read_path,
         exported_state,
         loaded,
+        moved_from,
     })
+}
+
+/// `deploy --plan` on a state that moved since the plan (same lineage):
+/// which components another run wrote, decided from the state read under
+/// the lock, `moved` applied as the plan applied it; the whole plan
+/// refused when it cannot be applied per component.
+fn since_plan(
+    options: &RunOptions,
+    opened: &Opened,
+) -> Result<Option<super::moved_state::SincePlan>, EngineError> {
+    let (Some(from), Some(saved), Some(loaded)) = (
+        opened.moved_from,
+        options.running.saved.as_deref(),
+        opened.loaded.as_ref(),
+    ) else {
+        return Ok(None);
+    };
+    match super::moved_state::since_plan(saved, loaded, from) {
+        Some(since) => Ok(Some(since)),
+        None => Err(EngineError::StateMoved {
+            path: opened.read_path.clone().unwrap_or_default(),
+        }),
+    }
 }
 
 /// `HUB_STATE` (§6.9.3): the first location holding a state file.

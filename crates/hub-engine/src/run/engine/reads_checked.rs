@@ -30,7 +30,13 @@ impl<'a> Run<'a> {
     }
 
     fn reads_changed(&self, name: &str, visible: &View) -> Vec<ChangedInput> {
-        let Some(reads) = self.reviewed(name).map(|c| &c.through.reads) else {
+        // The state moved since the plan: what the saved plan read, not
+        // the plan made again on the moved state.
+        let reads = match self.saved_since_moved(name) {
+            Some(saved) => Some(&saved.reads),
+            None => self.reviewed(name).map(|c| &c.through.reads),
+        };
+        let Some(reads) = reads else {
             return Vec::new();
         };
         if reads.is_empty() {

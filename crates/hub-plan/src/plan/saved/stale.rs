@@ -14,6 +14,49 @@ pub fn differences(saved: &SavedPlan, now: &SavedPlan) -> Vec<String> {
     if !state.is_empty() {
         return state;
     }
+    let mut found = beside_state(saved, now);
+    found.extend(component_differences(&saved.components, &now.components));
+    found
+}
+
+/// When only the state's serial moved (the same lineage: another run
+/// wrote it) and the `saved` plan records each component's state entry:
+/// what else moved, which still refuses the whole plan (the commit, the
+/// files, the policy files, the stack, which components it has). The
+/// components' own differences are then left to the run, which decides
+/// each one under its lock. `None` when the plan is not narrowed so.
+pub fn narrowed(saved: &SavedPlan, now: &SavedPlan) -> Option<Vec<String>> {
+    let (before, after) = (&saved.state, &now.state);
+    let moved = before.lineage.is_some()
+        && before.lineage == after.lineage
+        && before.serial.is_some()
+        && after.serial.is_some()
+        && before.serial != after.serial;
+    if !moved || !records_entries(saved) {
+        return None;
+    }
+    let mut found = beside_state(saved, now);
+    let sets = component_sets(&saved.components, &now.components);
+    if sets.is_empty() {
+        found.extend(
+            saved
+                .components
+                .iter()
+                .zip(&now.components)
+                .flat_map(|(before, after)| folders(before, after)),
+        );
+    }
+    found.extend(sets);
+    Some(found)
+}
+
+/// Every component of the plan records its state entry's digest.
+pub fn records_entries(saved: &SavedPlan) -> bool {
+    !saved.components.is_empty() && saved.components.iter().all(|c| c.entry.is_some())
+}
+
+/// The differences that are not the state's nor a component's.
+fn beside_state(saved: &SavedPlan, now: &SavedPlan) -> Vec<String> {
     let mut found = commit_differences(saved.stack.commit.as_deref(), now.stack.commit.as_deref());
     found.extend(file_differences(
         &saved.stack.inputs,
@@ -34,7 +77,6 @@ pub fn differences(saved: &SavedPlan, now: &SavedPlan) -> Vec<String> {
     if saved.stack.digest != now.stack.digest {
         found.push("the elaborated stack changed".into());
     }
-    found.extend(component_differences(&saved.components, &now.components));
     found
 }
 
@@ -116,6 +158,19 @@ fn state_differences(saved: &PlannedState, now: &PlannedState) -> Vec<String> {
 /// The selected components, then the removed ones deleted: first which
 /// ones, then, when the same, what each relies on.
 fn component_differences(saved: &[PlannedComponent], now: &[PlannedComponent]) -> Vec<String> {
+    let found = component_sets(saved, now);
+    if !found.is_empty() {
+        return found;
+    }
+    saved
+        .iter()
+        .zip(now)
+        .flat_map(|(before, after)| one_component(before, after))
+        .collect()
+}
+
+/// Which components are selected, and which removed ones are deleted.
+fn component_sets(saved: &[PlannedComponent], now: &[PlannedComponent]) -> Vec<String> {
     let mut found = Vec::new();
     let (saved_names, now_names) = (names(saved, false), names(now, false));
     if saved_names != now_names {
@@ -129,14 +184,7 @@ fn component_differences(saved: &[PlannedComponent], now: &[PlannedComponent]) -
             "the components removed from the stack changed (planned to delete: {saved_deletes}; now: {now_deletes})"
         ));
     }
-    if !found.is_empty() {
-        return found;
-    }
-    saved
-        .iter()
-        .zip(now)
-        .flat_map(|(before, after)| one_component(before, after))
-        .collect()
+    found
 }
 
 /// The names of the `delete`s (in a deploy's plan: the removed
@@ -153,7 +201,9 @@ fn names(list: &[PlannedComponent], deletes: bool) -> String {
     }
 }
 
-fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
+/// The component's folder (its digest) and, for a `delete`, the folder
+/// the state records.
+fn folders(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
     let name = &before.name;
     let mut found = Vec::new();
     if before.dir != after.dir {
@@ -162,6 +212,12 @@ fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<Str
     if before.folder != after.folder {
         found.push(format!("the folder of `{name}` changed"));
     }
+    found
+}
+
+fn one_component(before: &PlannedComponent, after: &PlannedComponent) -> Vec<String> {
+    let name = &before.name;
+    let mut found = folders(before, after);
     let changed = changed_parameters(before, after);
     if !changed.is_empty() {
         found.push(format!(
@@ -247,6 +303,7 @@ mod tests {
                 }],
                 dir: None,
                 reads: Vec::new(),
+                entry: Some("sha256:e".into()),
             }],
             policies: Vec::new(),
             change: None,
@@ -264,6 +321,7 @@ mod tests {
             parameters: Vec::new(),
             dir: Some("/stack/old".into()),
             reads: Vec::new(),
+            entry: Some(ABSENT.into()),
         });
         plan
     }
@@ -357,5 +415,30 @@ mod tests {
             differences(&saved, &now)[0],
             "the state `s.state` is another one (lineage `m`, the plan's `l`)"
         );
+    }
+
+    #[test]
+    fn a_moved_serial_is_narrowed_to_the_components_and_what_else_moved() {
+        let saved = plan(3, "sha256:x");
+        let mut now = plan(4, "sha256:y");
+        // The parameters differ: the run decides per component.
+        assert_eq!(narrowed(&saved, &now), Some(Vec::new()));
+        now.stack.inputs[0].digest = "sha256:m".into();
+        now.components[0].folder = Some("sha256:g".into());
+        assert_eq!(
+            narrowed(&saved, &now),
+            Some(vec![
+                "the file `../lib/common.sh` changed".to_string(),
+                "the folder of `app` changed".to_string(),
+            ])
+        );
+        // Another lineage, the same serial, or a plan without entries: not narrowed.
+        let mut other = plan(4, "sha256:x");
+        other.state.lineage = Some("m".into());
+        assert_eq!(narrowed(&saved, &other), None);
+        assert_eq!(narrowed(&saved, &plan(3, "sha256:y")), None);
+        let mut older = plan(3, "sha256:x");
+        older.components[0].entry = None;
+        assert_eq!(narrowed(&older, &plan(4, "sha256:x")), None);
     }
 }
