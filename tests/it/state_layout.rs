@@ -224,3 +224,61 @@ fn a_state_of_many_components_grows_linearly() {
     assert!(snapshot.iter().any(|o| o.component == "c0"), "{snapshot:?}");
     assert!(snapshot.iter().any(|o| o.component == last), "{snapshot:?}");
 }
+
+/// The `stackParameters:` block of a state text, up to the next key.
+fn stack_parameters_block(text: &str) -> &str {
+    let start = text.find("\nstackParameters:\n").expect("stack parameters") + 1;
+    let body = &text[start..];
+    let end = body
+        .match_indices('\n')
+        .map(|(at, _)| at + 1)
+        .find(|&at| {
+            let next = &body[at..];
+            !next.is_empty() && !next.starts_with("- ") && !next.starts_with(' ')
+        })
+        .unwrap_or(body.len());
+    &body[..end]
+}
+
+/// The block's items (`- ` at column 0, with their indented lines) in
+/// reverse order.
+fn reversed_items(block: &str) -> String {
+    let mut items: Vec<String> = Vec::new();
+    for line in block.lines().skip(1) {
+        match (line.starts_with("- "), items.last_mut()) {
+            (false, Some(item)) => item.push_str(line),
+            _ => items.push(line.to_string()),
+        }
+        items.last_mut().expect("an item").push('\n');
+    }
+    items.reverse();
+    format!("stackParameters:\n{}", items.concat())
+}
+
+/// A deploy whose stack parameters are those of the state keeps the
+/// state's own list (read in the file's order) instead of building it
+/// again from the locked parameters: what it writes is still the list
+/// sorted by qualified name, the text a rebuilt list gave, even when the
+/// file held the items in another order.
+#[test]
+fn a_second_deploy_writes_the_stack_parameters_it_read_as_a_first_one_did() {
+    let (_dir, demo) = demo_copy();
+    let test = Test::new();
+    copy_tree(&demo, test.root());
+    let args = ["deploy", "hub.yaml", "params.yaml", "-s", "hub.yaml.state"];
+    hub_isolated(&test, &args, PINNED).success();
+    let path = test.root().join("hub.yaml.state");
+    let read = |path: &Path| std::fs::read_to_string(path).expect("state");
+    let first = crate::common::unframed(&read(&path));
+    let block = stack_parameters_block(&first);
+    assert!(block.matches("\n- ").count() >= 5, "{block}");
+    let shuffled = first.replacen(block, &reversed_items(block), 1);
+    assert_ne!(shuffled, first);
+    std::fs::write(&path, &shuffled).expect("write");
+
+    hub_isolated(&test, &args, PINNED).success();
+    let second = crate::common::unframed(&read(&path));
+    assert_eq!(stack_parameters_block(&second), block);
+    let kept = parse_text(&shuffled).stack_parameters;
+    assert_eq!(parse_text(&second).stack_parameters.len(), kept.len());
+}

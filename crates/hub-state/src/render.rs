@@ -27,6 +27,7 @@ use super::snapshot::Snapshot;
 use super::StateError;
 use hub_manifest::emit;
 use indexmap::IndexMap;
+use packed::Packed;
 use serde::Serialize;
 use shared::{Anchors, Scope, ValueDigest};
 use std::collections::{HashMap, HashSet};
@@ -84,7 +85,7 @@ fn head_part<'v, T: std::fmt::Debug>(
 /// A part of the document and the value it was rendered from.
 struct Cached<T> {
     value: T,
-    text: String,
+    text: Packed,
 }
 
 /// An operation's text without its phases, and each phase's text.
@@ -293,17 +294,19 @@ impl Renderer {
         out.clear();
         out.push_str(&emit::document(&yaml_serde::to_value(head_of(state))?));
         if !state.lifecycle.order.is_empty() {
-            out.push_str(reuse(&mut self.lifecycle, &state.lifecycle, |l| {
+            reuse(&mut self.lifecycle, &state.lifecycle, |l| {
                 keyed("lifecycle", l)
-            })?);
+            })?
+            .push_to(out);
         }
         let head = self.head_parts(state, out)?;
         if !state.provides.is_empty() {
-            out.push_str(reuse(&mut self.provides, &state.provides, |p| {
+            reuse(&mut self.provides, &state.provides, |p| {
                 let mut p = p.clone();
                 p.sort_keys();
                 keyed("provides", &p)
-            })?);
+            })?
+            .push_to(out);
         }
         if !state.components.is_empty() {
             self.components(state, changed, &head, out)?;
@@ -325,18 +328,19 @@ impl Renderer {
         let parameter_values = state.stack_parameters.iter().map(|p| &p.value);
         let (longs, key) = head_part(&state.stack_parameters, parameter_values, &head);
         if !state.stack_parameters.is_empty() {
-            out.push_str(reuse_digested(
+            reuse_digested(
                 &mut self.stack_parameters,
                 key,
                 &state.stack_parameters,
                 |p| stack_parameters_text(p, &mut Scope::head(&head)),
-            )?);
+            )?
+            .push_to(out);
         }
         head.extend(longs);
         let output_values = state.captured_outputs.iter().map(|o| &o.value);
         let (longs, key) = head_part(&state.captured_outputs, output_values, &head);
         if !state.captured_outputs.is_empty() {
-            out.push_str(reuse_digested(
+            reuse_digested(
                 &mut self.captured_outputs,
                 key,
                 &state.captured_outputs,
@@ -345,18 +349,17 @@ impl Renderer {
                     o.sort_by_cached_key(CapturedOutput::qualified_name);
                     keyed_shared("capturedOutputs", &o, &mut Scope::head(&head))
                 },
-            )?);
+            )?
+            .push_to(out);
         }
         head.extend(longs);
         let stack_values = state.stack_outputs.iter().map(|o| &o.value);
         let (longs, key) = head_part(&state.stack_outputs, stack_values, &head);
         if !state.stack_outputs.is_empty() {
-            out.push_str(reuse_digested(
-                &mut self.stack_outputs,
-                key,
-                &state.stack_outputs,
-                |o| keyed_shared("stackOutputs", o, &mut Scope::head(&head)),
-            )?);
+            reuse_digested(&mut self.stack_outputs, key, &state.stack_outputs, |o| {
+                keyed_shared("stackOutputs", o, &mut Scope::head(&head))
+            })?
+            .push_to(out);
         }
         head.extend(longs);
         Ok(head)
@@ -409,7 +412,7 @@ impl Renderer {
                             .same(&component.captured_outputs),
                     "the entry of `{name}` changed, but the write said it did not ({changed:?})"
                 );
-                out.push_str(&cached.text);
+                cached.text.push_to(out);
                 continue;
             }
             let entry = Entry {
@@ -429,10 +432,12 @@ impl Renderer {
                 let anchors = scope.anchors;
                 *slot = Some(Cached {
                     value: Entry { anchors, ..entry },
-                    text,
+                    text: Packed::new(text),
                 });
             }
-            out.push_str(slot.as_ref().map_or("", |cached| cached.text.as_str()));
+            if let Some(cached) = slot {
+                cached.text.push_to(out);
+            }
         }
         Ok(())
     }
@@ -460,13 +465,14 @@ impl Renderer {
                 logs: operation.logs.clone(),
                 phases: Vec::new(),
             };
-            out.push_str(reuse(&mut cached.head, &head, |head| {
+            reuse(&mut cached.head, &head, |head| {
                 let mut head = head.clone();
                 head.options.sort_keys();
                 let mut text = String::new();
                 emit::item(&yaml_serde::to_value(&head)?, 0, &mut text);
                 Ok(text)
-            })?);
+            })?
+            .push_to(out);
             if operation.phases.is_empty() {
                 continue;
             }
@@ -475,11 +481,12 @@ impl Renderer {
             out.push_str("  phases:\n");
             cached.phases.resize_with(operation.phases.len(), || None);
             for (phase, slot) in operation.phases.iter().zip(&mut cached.phases) {
-                out.push_str(reuse(slot, phase, |phase| {
+                reuse(slot, phase, |phase| {
                     let mut text = String::new();
                     emit::item(&yaml_serde::to_value(phase)?, 2, &mut text);
                     Ok(text)
-                })?);
+                })?
+                .push_to(out);
             }
         }
         Ok(())
@@ -492,16 +499,14 @@ fn reuse<'c, T: PartialEq + Clone>(
     slot: &'c mut Option<Cached<T>>,
     value: &T,
     render: impl FnOnce(&T) -> Result<String, StateError>,
-) -> Result<&'c str, StateError> {
+) -> Result<&'c Packed, StateError> {
     let fresh = slot.as_ref().is_some_and(|cached| cached.value == *value);
     if !fresh {
-        let text = render(value)?;
-        *slot = Some(Cached {
-            value: value.clone(),
-            text,
-        });
+        let text = Packed::new(render(value)?);
+        let value = value.clone();
+        return Ok(&slot.insert(Cached { value, text }).text);
     }
-    Ok(slot.as_ref().map_or("", |cached| cached.text.as_str()))
+    Ok(slot.as_ref().map_or(&packed::EMPTY, |cached| &cached.text))
 }
 
 /// A digest of a value (see [`digest_debug`]); `None`: never the same.
@@ -513,16 +518,18 @@ fn reuse_digested<'c, T>(
     digest: Digest,
     value: &T,
     render: impl FnOnce(&T) -> Result<String, StateError>,
-) -> Result<&'c str, StateError> {
+) -> Result<&'c Packed, StateError> {
     let fresh = digest.is_some() && slot.as_ref().is_some_and(|c| c.value == digest);
     if !fresh {
-        let text = render(value)?;
-        *slot = Some(Cached {
-            value: digest,
-            text,
-        });
+        let text = Packed::new(render(value)?);
+        return Ok(&slot
+            .insert(Cached {
+                value: digest,
+                text,
+            })
+            .text);
     }
-    Ok(slot.as_ref().map_or("", |cached| cached.text.as_str()))
+    Ok(slot.as_ref().map_or(&packed::EMPTY, |cached| &cached.text))
 }
 
 /// The entry as the file holds it: its snapshot whole, or as a difference
@@ -564,6 +571,7 @@ fn keyed_shared<T: Serialize>(
     Ok(scope.fill(&out))
 }
 
+mod packed;
 mod shared;
 pub use shared::SHARED_VALUE_BYTES;
 

@@ -111,6 +111,15 @@ struct Entry {
     digest: Digest,
 }
 
+/// An entry of the file, and whether this command confirmed it (a lookup
+/// found the file unchanged). Noted in place rather than copied into
+/// `seen` with a copy of its path: a no-op run confirms every file.
+#[derive(Debug, Clone, Copy)]
+struct Loaded {
+    entry: Entry,
+    confirmed: bool,
+}
+
 /// The file's layout.
 #[derive(Serialize, Deserialize)]
 struct Stored {
@@ -138,8 +147,8 @@ pub struct DigestCache {
 
 #[derive(Default)]
 struct Inner {
-    loaded: HashMap<PathBuf, Entry>,
-    /// Entries confirmed or hashed by this command.
+    loaded: HashMap<PathBuf, Loaded>,
+    /// Entries hashed by this command.
     seen: HashMap<PathBuf, Entry>,
     /// Folders walked whole: an entry below one that was not seen is gone.
     walked: HashSet<PathBuf>,
@@ -177,12 +186,12 @@ impl DigestCache {
     /// nothing about it changed.
     pub fn lookup(&self, path: &Path, metadata: &Metadata) -> Option<Digest> {
         let mut inner = self.lock();
-        let entry = *inner.loaded.get(path)?;
-        if entry.stat != Stat::of(metadata) {
+        let loaded = inner.loaded.get_mut(path)?;
+        if loaded.entry.stat != Stat::of(metadata) {
             return None;
         }
-        inner.seen.insert(path.to_path_buf(), entry);
-        Some(entry.digest)
+        loaded.confirmed = true;
+        Some(loaded.entry.digest)
     }
 
     /// Records the digest of a file just read; `metadata` is its `fstat`
@@ -219,15 +228,17 @@ impl DigestCache {
             .iter()
             // An entry's folders are looked up, not every folder walked:
             // the cost follows the entries, not entries × folders.
-            .filter(|(path, _)| !path.ancestors().skip(1).any(|a| inner.walked.contains(a)))
-            .map(|(path, entry)| (path, *entry))
+            .filter(|(path, loaded)| {
+                loaded.confirmed || !path.ancestors().skip(1).any(|a| inner.walked.contains(a))
+            })
+            .map(|(path, loaded)| (path, loaded.entry))
             .collect();
         kept.extend(inner.seen.iter().map(|(path, entry)| (path, *entry)));
         kept.retain(|_, entry| entry.stat.modified() < started);
         let unchanged = kept.len() == inner.loaded.len()
             && kept
                 .iter()
-                .all(|(path, entry)| inner.loaded.get(*path) == Some(entry));
+                .all(|(path, entry)| inner.loaded.get(*path).map(|l| &l.entry) == Some(entry));
         if unchanged {
             return Ok(());
         }
@@ -272,7 +283,7 @@ impl From<Entry> for StoredEntry {
 /// The entries of the cache file at `path`; none when it is missing,
 /// damaged or of another version. Entries not older than the file itself
 /// are left out (racily clean).
-fn load(path: &Path) -> HashMap<PathBuf, Entry> {
+fn load(path: &Path) -> HashMap<PathBuf, Loaded> {
     // Never read through a link, nor someone else's cache.
     if hub_state::beside::check_file(path).is_err() {
         return HashMap::new();
@@ -296,7 +307,12 @@ fn load(path: &Path) -> HashMap<PathBuf, Entry> {
         };
         if entry.stat.modified() < written {
             let stat = entry.stat;
-            entries.insert(PathBuf::from(path), Entry { stat, digest });
+            let entry = Entry { stat, digest };
+            let loaded = Loaded {
+                entry,
+                confirmed: false,
+            };
+            entries.insert(PathBuf::from(path), loaded);
         }
     }
     entries

@@ -58,11 +58,15 @@ pub(crate) fn text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String,
     deserializer.deserialize_any(TextVisitor)
 }
 
-/// Lists and maps: `null` reads as empty.
+/// Lists and maps: `null` reads as empty. A list gives back the room it
+/// grew into while read (a component's 20 parameter records took room
+/// for 32): it is kept for the run's length.
 pub(crate) fn list<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer: D,
 ) -> Result<Vec<T>, D::Error> {
-    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
+    let mut list = Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default();
+    list.shrink_to_fit();
+    Ok(list)
 }
 
 pub(crate) fn map<'de, D: Deserializer<'de>, T: Deserialize<'de>>(

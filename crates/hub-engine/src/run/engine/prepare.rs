@@ -16,7 +16,7 @@ use hub_plan::checks::{
 };
 use hub_plan::decide::known::initial_outputs;
 use hub_plan::decide::known::Known;
-use hub_plan::decide::records::{log_dir, state_parameters};
+use hub_plan::decide::records::{log_dir, same_state_parameters, state_parameters};
 use hub_plan::decide::retry::Retries;
 use hub_plan::decide::upstream::Ancestry;
 use hub_plan::env::{self, Nested};
@@ -178,9 +178,13 @@ impl<'a> Run<'a> {
             initiator: self.host.var("USER").unwrap_or_default(),
         };
         let stack = &self.stack.elaborated.stack;
-        let parameters = state_parameters(&self.setup.locked);
+        // The state's list is kept when it is the locked one (its text is
+        // the same): one list of every stack parameter, not two.
+        let same_parameters = self.ledger.state.as_ref().is_some_and(|state| {
+            same_state_parameters(&self.setup.locked, &state.stack_parameters)
+        });
         let order = self.setup.plan.order.clone();
-        self.ledger.quiet = self.starts_quiet(&parameters, &order);
+        self.ledger.quiet = self.starts_quiet(same_parameters, &order);
         let lineage = |host: &Host| state::new_lineage(&|name| host.var(name));
         let Some(state) = self.ledger.state.as_mut() else {
             return Ok(());
@@ -194,8 +198,9 @@ impl<'a> Run<'a> {
         };
         state.lifecycle.order = order;
         // An undeploy keeps the record of what was deployed (§10.4).
-        if self.verb == Verb::Deploy {
-            state.stack_parameters = parameters;
+        if self.verb == Verb::Deploy && !same_parameters {
+            state.stack_parameters = Vec::new();
+            state.stack_parameters = state_parameters(&self.setup.locked);
         }
         self.ledger.operation = Some(state.begin_operation(start, &now));
         match self.ledger.quiet {

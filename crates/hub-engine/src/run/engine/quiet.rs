@@ -53,12 +53,10 @@ impl Head {
 
 impl<'a> Run<'a> {
     /// Whether the run's start may stay unwritten (see the module's
-    /// documentation): `parameters` and `order` are what the start records.
-    pub(super) fn starts_quiet(
-        &self,
-        parameters: &[state::StateParameter],
-        order: &[String],
-    ) -> bool {
+    /// documentation): `order` is what the start records, and
+    /// `same_parameters` whether the stack parameters it records are the
+    /// state's.
+    pub(super) fn starts_quiet(&self, same_parameters: bool, order: &[String]) -> bool {
         let (Some(state), Some(locations)) = (&self.ledger.state, &self.ledger.locations) else {
             return false;
         };
@@ -82,7 +80,7 @@ impl<'a> Run<'a> {
             && state.meta.kind == stack.kind
             && state.meta.name == stack.meta.name
             && state.lifecycle.order == order
-            && same_sorted(&state.stack_parameters, parameters, |p| p.qualified_name())
+            && same_parameters
     }
 }
 
