@@ -27,7 +27,13 @@ impl<'a> Run<'a> {
     pub(super) fn saved_since_moved(&self, name: &str) -> Option<&PlannedComponent> {
         self.setup.since_plan.as_ref()?;
         let saved = self.options.running.saved.as_deref()?;
-        saved.components.iter().find(|c| c.name == name)
+        // The saved plan lists the components in the run's order: the
+        // run's index finds it without a walk of the plan per component.
+        saved
+            .components
+            .get(self.position(name))
+            .filter(|c| c.name == name)
+            .or_else(|| saved.components.iter().find(|c| c.name == name))
     }
 
     /// Refuses a component another run wrote since the plan: said, the run
