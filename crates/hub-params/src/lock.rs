@@ -137,6 +137,9 @@ pub fn lock(
     let implicit = implicit_values(stack, &options);
     let mut declared = declare(stack, &implicit, &mut options, warnings);
     let evaluation = graph::evaluate(&declared.table, &declared.nodes, &Cel::default());
+    // The templates are expanded: their list is not needed while the
+    // parameters are locked (the largest moment of the lock).
+    declared.nodes = Vec::new();
     check(&mut declared, &evaluation, &options)?;
     let mut locked = Locked {
         params: crate::LockedParams::with_capacity_and_hasher(
@@ -314,7 +317,7 @@ fn lock_declared(
     // declaration of a name finds its name gone or its slot taken.
     let mut table = declared.table.into_entries();
     for (item, entry) in declared.items.into_iter().zip(declared.entries) {
-        let Some(name) = table[entry].0.take() else {
+        let Some(name) = table.take_key(entry) else {
             continue;
         };
         let indexmap::map::Entry::Vacant(slot) = locked.params.entry(name) else {
@@ -331,9 +334,9 @@ fn lock_declared(
                 item.param
                     .value
                     .as_ref()
-                    .map(|v| substitution_text(Some(v))),
+                    .map(|v| template_text(v, table.take_value(entry))),
             ),
-            None => (table[entry].1.take(), None),
+            None => (table.take_value(entry), None),
         };
         let secret = looks_secret(&item.param.name) || evaluation.is_tainted(entry);
         slot.insert(LockedParam {
@@ -347,6 +350,15 @@ fn lock_declared(
             declared: item.location,
             secret,
         });
+    }
+}
+
+/// The text of the template `declared`, moved out of the table's copy
+/// of it (`entered`) when that is the same text, instead of copied again.
+fn template_text(declared: &Value, entered: Option<Value>) -> String {
+    match (declared, entered) {
+        (Value::String(declared), Some(Value::String(entered))) if *declared == entered => entered,
+        (declared, _) => substitution_text(Some(declared)),
     }
 }
 
