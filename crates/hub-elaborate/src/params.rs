@@ -103,6 +103,18 @@ pub struct ParamTable {
 }
 
 impl ParamTable {
+    /// An empty table with room for `capacity` entries: the lists are
+    /// then not grown by doubling while filled (up to half their room
+    /// unused, at the largest moment of `hub elaborate`).
+    pub fn with_capacity(capacity: usize) -> Self {
+        ParamTable {
+            keys: IndexSet::with_capacity(capacity),
+            params: Vec::with_capacity(capacity),
+            traces: Vec::with_capacity(capacity),
+            qualified: HashMap::new(),
+        }
+    }
+
     /// Adds the parameters of one source, after the checks and filtering that
     /// apply to it. `components` ranks the component instances of the stack.
     pub fn add_source(

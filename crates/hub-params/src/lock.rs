@@ -122,11 +122,49 @@ fn flattened(params: &[Parameter]) -> impl Iterator<Item = (Param<'_>, usize)> {
     })
 }
 
+/// A declaration while it is settled.
 struct Declared<'a> {
     param: Param<'a>,
     qualified_name: String,
     location: Option<Location>,
     origin: Origin,
+}
+
+/// A settled declaration, kept until it is locked: its name went to the
+/// table and its location is found again when needed ([`Locator`]), so
+/// that the list of them (one per stack parameter, at the largest moment
+/// of the lock) holds no more than this.
+struct Kept<'a> {
+    param: Param<'a>,
+    /// Its place in the stack's list (a group's members share it).
+    index: usize,
+    origin: Origin,
+}
+
+/// Where a stack parameter is declared: a line of the elaborated file, or
+/// (for a stack elaborated in memory) of the original files.
+struct Locator<'o> {
+    declarations: Declarations,
+    provenance: Option<&'o ParameterSources>,
+}
+
+impl<'o> Locator<'o> {
+    fn new(options: &LockOptions<'o>) -> Self {
+        Locator {
+            declarations: match options.source {
+                Some(source) => Declarations::scan(&source.path, &source.text),
+                None => Declarations::default(),
+            },
+            provenance: options.declared.filter(|_| options.source.is_none()),
+        }
+    }
+
+    fn at(&self, index: usize, qualified_name: &str) -> Option<Location> {
+        match self.provenance {
+            Some(provenance) => provenance.stack_parameter(qualified_name),
+            None => self.declarations.parameter(0, index),
+        }
+    }
 }
 
 pub fn lock(
@@ -135,9 +173,13 @@ pub fn lock(
     warnings: &mut Warnings,
 ) -> Result<Locked, ParamsError> {
     let implicit = implicit_values(stack, &options);
-    let mut declared = declare(stack, &implicit, &mut options, warnings);
+    let locator = Locator::new(&options);
+    let mut declared = declare(stack, &implicit, &locator, &mut options, warnings);
     let evaluation = graph::evaluate(&declared.table, &declared.nodes, &Cel::default());
-    check(&mut declared, &evaluation, &options)?;
+    // The templates are expanded: their list is not needed while the
+    // parameters are locked (the largest moment of the lock).
+    declared.nodes = Vec::new();
+    check(&mut declared, &evaluation, &locator, &options)?;
     let mut locked = Locked {
         params: crate::LockedParams::with_capacity_and_hasher(
             declared.items.len() + implicit.len(),
@@ -146,7 +188,7 @@ pub fn lock(
         drift: Vec::new(),
     };
     lock_implicit(&mut locked, implicit, &declared);
-    lock_declared(&mut locked, declared, evaluation);
+    lock_declared(&mut locked, declared, evaluation, &locator);
     if let Some(state) = options.state {
         state.merge_into(&mut locked, warnings);
     }
@@ -157,7 +199,7 @@ pub fn lock(
 /// settled, the table of names and values, each declaration's entry in it,
 /// the templates to expand, and the problems found so far.
 struct DeclaredAll<'a> {
-    items: Vec<Declared<'a>>,
+    items: Vec<Kept<'a>>,
     entries: Vec<usize>,
     table: Table<'static>,
     nodes: Vec<Node>,
@@ -169,28 +211,22 @@ struct DeclaredAll<'a> {
 fn declare<'a>(
     stack: &'a Manifest,
     implicit: &[(String, String)],
+    locator: &Locator<'_>,
     options: &mut LockOptions<'_>,
     warnings: &mut Warnings,
 ) -> DeclaredAll<'a> {
-    let declarations = match options.source {
-        Some(source) => Declarations::scan(&source.path, &source.text),
-        None => Declarations::default(),
-    };
     let mut problems = Vec::new();
     let mut missing = Vec::new();
     let mut table = Table::with_capacity(stack.parameters.len() + implicit.len());
     for (name, value) in implicit {
         table.set(name, Some(Value::String(value.clone())));
     }
-    let mut items: Vec<Declared> = Vec::with_capacity(stack.parameters.len());
+    let mut items: Vec<Kept> = Vec::with_capacity(stack.parameters.len());
     let mut entries: Vec<usize> = Vec::with_capacity(stack.parameters.len());
     let mut nodes: Vec<Node> = Vec::with_capacity(stack.parameters.len());
     for (param, index) in flattened(&stack.parameters) {
         let qualified_name = param.qualified_name();
-        let location = match options.declared.filter(|_| options.source.is_none()) {
-            Some(provenance) => provenance.stack_parameter(&qualified_name),
-            None => declarations.parameter(0, index),
-        };
+        let location = locator.at(index, &qualified_name);
         let mut item = Declared {
             qualified_name,
             origin: Origin::Value,
@@ -216,7 +252,11 @@ fn declare<'a>(
             });
         }
         entries.push(entry);
-        items.push(item);
+        items.push(Kept {
+            param: item.param,
+            index,
+            origin: item.origin,
+        });
     }
     if !missing.is_empty() {
         problems.insert(0, Problem::Missing(missing));
@@ -235,12 +275,13 @@ fn declare<'a>(
 fn check(
     declared: &mut DeclaredAll<'_>,
     evaluation: &graph::Evaluation,
+    locator: &Locator<'_>,
     options: &LockOptions<'_>,
 ) -> Result<(), ParamsError> {
     let mut problems = std::mem::take(&mut declared.problems);
     if !evaluation.problems.is_empty() {
         // The declaration of each entry; a name declared twice, the last.
-        let mut by_entry: Vec<Option<&Declared>> = vec![None; declared.table.len()];
+        let mut by_entry: Vec<Option<&Kept>> = vec![None; declared.table.len()];
         for (d, &entry) in declared.items.iter().zip(&declared.entries) {
             by_entry[entry] = Some(d);
         }
@@ -249,7 +290,7 @@ fn check(
                 .get(entry)
                 .copied()
                 .flatten()
-                .and_then(|d| d.location.clone())
+                .and_then(|d| locator.at(d.index, &d.param.qualified_name()))
         };
         problems.extend(describe(&evaluation.problems, &declared.table, &location));
     }
@@ -309,14 +350,16 @@ fn lock_declared(
     locked: &mut Locked,
     declared: DeclaredAll<'_>,
     mut evaluation: graph::Evaluation,
+    locator: &Locator<'_>,
 ) {
     // Names and values by entry, each moved out at most once: a second
     // declaration of a name finds its name gone or its slot taken.
     let mut table = declared.table.into_entries();
     for (item, entry) in declared.items.into_iter().zip(declared.entries) {
-        let Some(name) = table[entry].0.take() else {
+        let Some(name) = table.take_key(entry) else {
             continue;
         };
+        let location = locator.at(item.index, &name);
         let indexmap::map::Entry::Vacant(slot) = locked.params.entry(name) else {
             continue;
         };
@@ -331,9 +374,9 @@ fn lock_declared(
                 item.param
                     .value
                     .as_ref()
-                    .map(|v| substitution_text(Some(v))),
+                    .map(|v| template_text(v, table.take_value(entry))),
             ),
-            None => (table[entry].1.take(), None),
+            None => (table.take_value(entry), None),
         };
         let secret = looks_secret(&item.param.name) || evaluation.is_tainted(entry);
         slot.insert(LockedParam {
@@ -344,9 +387,18 @@ fn lock_declared(
             env: item.param.env.clone(),
             origin: item.origin,
             expression,
-            declared: item.location,
+            declared: location,
             secret,
         });
+    }
+}
+
+/// The text of the template `declared`, moved out of the table's copy
+/// of it (`entered`) when that is the same text, instead of copied again.
+fn template_text(declared: &Value, entered: Option<Value>) -> String {
+    match (declared, entered) {
+        (Value::String(declared), Some(Value::String(entered))) if *declared == entered => entered,
+        (declared, _) => substitution_text(Some(declared)),
     }
 }
 

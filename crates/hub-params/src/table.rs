@@ -1,5 +1,6 @@
 //! The lookup table expressions read from, and the lookup chain.
 
+use indexmap::map::MutableKeys;
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -125,6 +126,30 @@ impl std::fmt::Debug for Table<'_> {
     }
 }
 
+/// A table's own keys and values by entry number, each key moved out at
+/// most once ([`Table::into_entries`]).
+pub struct Entries {
+    entries: IndexMap<String, Option<Value>, FastHash>,
+    taken: Vec<bool>,
+}
+
+impl Entries {
+    /// The key of `entry`, unless it was taken before.
+    pub fn take_key(&mut self, entry: usize) -> Option<String> {
+        let taken = self.taken.get_mut(entry)?;
+        if std::mem::replace(taken, true) {
+            return None;
+        }
+        let (key, _) = self.entries.get_index_mut2(entry)?;
+        Some(std::mem::take(key))
+    }
+
+    /// The value of `entry`, moved out (`None` the second time).
+    pub fn take_value(&mut self, entry: usize) -> Option<Value> {
+        self.entries.get_index_mut(entry)?.1.take()
+    }
+}
+
 impl<'b> Table<'b> {
     pub fn with_capacity(capacity: usize) -> Self {
         Table {
@@ -173,13 +198,13 @@ impl<'b> Table<'b> {
         }
     }
 
-    /// Every own key and value by entry number, moved out (a table on a
-    /// base gives only its own).
-    pub fn into_entries(self) -> Vec<(Option<String>, Option<Value>)> {
-        self.entries
-            .into_iter()
-            .map(|(k, v)| (Some(k), v))
-            .collect()
+    /// Every own key and value by entry number, to be moved out one at a
+    /// time (a table on a base gives only its own). The entries stay where
+    /// they are: no second list of them is made.
+    pub fn into_entries(self) -> Entries {
+        let entries = self.entries;
+        let taken = vec![false; entries.len()];
+        Entries { entries, taken }
     }
 
     /// The entry of `key`: an own one first, else the base's.

@@ -274,12 +274,29 @@ impl LevelBuilder {
             .iter()
             .map(|c| c.name.as_str())
             .collect();
-        let mut table = ParamTable::default();
-        for doc in self
-            .component_docs
-            .iter()
-            .filter(|d| own.contains(d.meta.name.as_str()))
-        {
+        let own_docs = || {
+            self.component_docs
+                .iter()
+                .filter(|d| own.contains(d.meta.name.as_str()))
+        };
+        // At most one entry per parameter of a source (a group's members
+        // are more: the lists then grow); of the components' own, only
+        // those that become user parameters of the stack enter.
+        let becomes_user = |p: &&Parameter| {
+            p.kind == "user"
+                || (p.kind.is_empty() && (!p.from_env().is_empty() || !p.from_file().is_empty()))
+        };
+        let capacity = own_docs()
+            .map(|d| d.parameters.iter().filter(becomes_user).count())
+            .sum::<usize>()
+            + self.parent.as_ref().map_or(0, |p| p.parameters.len())
+            + self.manifest.parameters.len()
+            + params_files
+                .iter()
+                .map(|(_, f)| f.parameters.len())
+                .sum::<usize>();
+        let mut table = ParamTable::with_capacity(capacity);
+        for doc in own_docs() {
             let component_file = instances
                 .get(&doc.meta.name)
                 .and_then(|&i| files.get(i))
