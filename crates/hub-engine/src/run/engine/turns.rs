@@ -101,7 +101,15 @@ impl<'a> Run<'a> {
                     break;
                 }
                 match finished.recv_timeout(HEARTBEAT) {
-                    Ok(ended) => self.ended(ended, &mut turns),
+                    Ok(ended) => {
+                        self.ended(ended, &mut turns);
+                        // Those that ended meanwhile are settled with it:
+                        // the components they free start together, their
+                        // checkpoints written and flushed once.
+                        while let Ok(ended) = finished.try_recv() {
+                            self.ended(ended, &mut turns);
+                        }
+                    }
                     Err(_) => self.heartbeat(&turns.running),
                 }
             }
