@@ -14,7 +14,9 @@
 use crate::common::{hub_isolated, pinned_command, Output, Test};
 use crate::terraform::terraform_or_skip;
 
-const STACK: &str = "\
+/// The stack of issue 42's scenario (`X_VALUE`: `a`'s `x`); `stale_state`
+/// uses it too.
+pub(crate) const STACK: &str = "\
 version: 1
 kind: stack
 meta: {name: replan}
@@ -56,7 +58,7 @@ parameters:
 ";
 
 /// A rule that denies `b` deploying with `v3`.
-const DENY_V3: &str = "
+pub(crate) const DENY_V3: &str = "
 - name: no-v3
   deny: plan.components.exists(c, c.name == 'b' && c.parameters.exists(p, p.name == 'b.in' && p.value == 'v3'))
   message: b must not get v3

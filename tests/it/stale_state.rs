@@ -10,62 +10,17 @@
 //! `a.val`, `c` reads `a.id`, `d` reads nothing.
 
 use crate::common::{hub_isolated, pinned_command, Output, Test};
+use crate::replan::{DENY_V3, STACK};
 use crate::terraform::terraform_or_skip;
-
-const STACK: &str = "\
-version: 1
-kind: stack
-meta: {name: stale}
-components:
-- {name: a, source: {dir: a}}
-- {name: b, source: {dir: b}, depends: [a]}
-- {name: c, source: {dir: c}, depends: [a]}
-- {name: d, source: {dir: d}, depends: []}
-lifecycle: {verbs: [deploy, undeploy], order: [a, b, c, d]}
-parameters:
-- {name: x, value: X_VALUE}
----
-version: 1
-kind: component
-meta: {name: a}
-parameters:
-- {name: x, env: X}
-outputs:
-- {name: a.val, fromTfVar: val}
-- {name: a.id, fromTfVar: id}
----
-version: 1
-kind: component
-meta: {name: b}
-parameters:
-- {name: b.in, value: '${a.val}', env: IN}
----
-version: 1
-kind: component
-meta: {name: c}
-parameters:
-- {name: c.in, value: 'id ${a.id}', env: IN}
----
-version: 1
-kind: component
-meta: {name: d}
-parameters:
-- {name: d.in, value: plain, env: IN}
-";
-
-/// A rule that denies `b` deploying with `v3`.
-const DENY_V3: &str = "
-- name: no-v3
-  deny: plan.components.exists(c, c.name == 'b' && c.parameters.exists(p, p.name == 'b.in' && p.value == 'v3'))
-  message: b must not get v3
-";
 
 const CHANGED_BY_ANOTHER_RUN: &str = "a skipped: refused: changed by another run since the plan";
 const B_REFUSED: &str =
     "refused: what it reads changed since the plan: `a`'s output `a.val` (planned `v2`, now `v3`)";
 
 fn stack(x: &str) -> String {
-    STACK.replace("X_VALUE", x)
+    STACK
+        .replace("meta: {name: replan}", "meta: {name: stale}")
+        .replace("X_VALUE", x)
 }
 
 /// `b`, `c`, `d`: scripts that write what they read.
