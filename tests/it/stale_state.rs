@@ -326,3 +326,47 @@ fn terraform_another_run_refuses_a_and_b_and_replan_applies_b_once_the_policies_
     out.stderr_has("b must not get v3");
     assert_eq!(read(&test, "b-read"), None);
 }
+
+/// `a` also outputs a secret token (`tok-<x>`), which `b` reads.
+fn with_secret(x: &str) -> String {
+    stack(x)
+        .replace(
+            "- {name: a.id, fromTfVar: id}",
+            "- {name: a.id, fromTfVar: id}\n- {name: a.token, fromTfVar: token, kind: secret}",
+        )
+        .replace(
+            "- {name: b.in, value: '${a.val}', env: IN}",
+            "- {name: b.in, value: '${a.val}', env: IN}\n- {name: b.token, value: '${a.token}', env: TOKEN}",
+        )
+}
+
+#[test]
+fn a_secret_another_run_changed_is_compared_by_digest_and_never_shown() {
+    let test = dependents(
+        Test::new()
+            .file("hub.yaml.elaborate", &with_secret("v1"))
+            .file("other.yaml.elaborate", &with_secret("v3"))
+            .script(
+                "a/deploy.sh",
+                "#!/bin/sh\necho; echo Outputs:; echo \"val = $X\"; echo 'id = id-4242'; echo \"token = tok-$X-s3cr3t\"\n",
+            )
+            .script("a/undeploy.sh", "#!/bin/sh\n"),
+    );
+    hub(&test, DEPLOY_V1).success();
+    std::fs::write(test.root().join("hub.yaml.elaborate"), with_secret("v2")).expect("write");
+    hub(&test, &plan_args(false, false)).success();
+    hub(&test, OTHER_RUN).success();
+    forget_reads(&test);
+    let out = apply(&test, &[]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    out.stderr_has(CHANGED_BY_ANOTHER_RUN);
+    out.stderr_has("parameter `b.token` (planned `(masked)`, now `(masked)`)");
+    for secret in ["tok-v1-s3cr3t", "tok-v3-s3cr3t"] {
+        assert!(!out.stdout.contains(secret), "{}", out.stdout);
+        assert!(!out.stderr.contains(secret), "{}", out.stderr);
+        let plan = read(&test, "p.json").expect("plan");
+        assert!(!plan.contains(secret), "the plan file holds `{secret}`");
+    }
+    assert_eq!(read(&test, "b-read"), None);
+    assert_eq!(read(&test, "d-read").as_deref(), Some("plain\n"));
+}
