@@ -136,10 +136,18 @@ impl StateParameter {
 
     /// `name|component`, or `name` when unqualified.
     pub fn qualified_name(&self) -> String {
-        if self.component.is_empty() {
-            self.name.clone()
-        } else {
-            format!("{}|{}", self.name, self.component)
+        let mut name = String::new();
+        self.push_qualified_name(&mut name);
+        name
+    }
+
+    /// Appends [`Self::qualified_name`] to `out` (a buffer kept between
+    /// items when many are looked up).
+    pub fn push_qualified_name(&self, out: &mut String) {
+        out.push_str(&self.name);
+        if !self.component.is_empty() {
+            out.push('|');
+            out.push_str(&self.component);
         }
     }
 

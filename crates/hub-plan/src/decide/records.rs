@@ -100,11 +100,7 @@ pub fn same_state_parameters(locked: &Locked, recorded: &[StateParameter]) -> bo
     let mut key = String::new();
     recorded.iter().all(|item| {
         key.clear();
-        key.push_str(&item.name);
-        if !item.component.is_empty() {
-            key.push('|');
-            key.push_str(&item.component);
-        }
+        item.push_qualified_name(&mut key);
         let Some((at, _, param)) = locked.params.get_full(key.as_str()) else {
             return false;
         };

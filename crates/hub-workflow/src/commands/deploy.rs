@@ -160,6 +160,13 @@ fn checked_and_run(
         policies,
         context,
     } = reviewed::check(&planned, path, args, warnings)?;
+    // A plan that records its components' state entries is applied per
+    // component when another run wrote the state: the engine decides each
+    // one from the state it reads under its lock.
+    let planned = std::sync::Arc::new(planned);
+    if hub_plan::plan::saved::stale::records_entries(&planned) {
+        options.running.saved = Some(std::sync::Arc::clone(&planned));
+    }
     let request = reviewed::planned_request(&planned, &common, args);
     // The engine executes this plan, once the state is found unchanged.
     options.running.planned = Some(std::sync::Arc::new(preview));

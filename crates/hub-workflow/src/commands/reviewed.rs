@@ -149,9 +149,6 @@ pub(crate) fn check(
             ),
         );
     }
-    if saved::stale::records_entries(planned) && !args.job {
-        options.running.saved = Some(std::sync::Arc::new(planned.clone()));
-    }
     let mut files = recorded;
     files.extend(
         args.common
