@@ -25,6 +25,7 @@ use super::model::{
 use super::sink::Sink;
 use super::snapshot::Snapshot;
 use super::StateError;
+use digest::digest_serde;
 use hub_manifest::emit;
 use indexmap::IndexMap;
 use packed::Packed;
@@ -65,7 +66,7 @@ fn stack_parameters_text(
 /// The digests of the long values of a head part, and the key its text is
 /// cached under: its content and which of its long values an earlier part
 /// of the head defines (its text aliases those).
-fn head_part<'v, T: std::fmt::Debug>(
+fn head_part<'v, T: Serialize>(
     part: &T,
     values: impl Iterator<Item = &'v Value>,
     head: &HashSet<ValueDigest>,
@@ -78,7 +79,7 @@ fn head_part<'v, T: std::fmt::Debug>(
         .copied()
         .collect();
     before.sort_unstable();
-    let key = digest_debug(&(part, before));
+    let key = digest_serde(&(part, before));
     (longs, key)
 }
 
@@ -134,31 +135,15 @@ impl PartialEq for Entry {
     }
 }
 
-/// The SHA-256 of the entry's fields but its snapshot, as `Debug` writes
-/// them (which tells every value from every other: strings quoted, each
-/// variant named); `None` when they cannot be written.
+/// The digest of the entry's fields but its snapshot (see [`digest`]:
+/// their serde form, which tells every value from every other); `None`
+/// when they cannot be written.
 fn digest_of(state: &ComponentState) -> Option<[u8; 32]> {
-    digest_debug(&without_snapshot(state))
-}
-
-/// The SHA-256 of `value` as `Debug` writes it (see [`digest_of`]).
-fn digest_debug(value: &impl std::fmt::Debug) -> Option<[u8; 32]> {
-    use sha2::{Digest, Sha256};
-    use std::fmt::Write;
-    struct Hashing(Sha256);
-    impl Write for Hashing {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0.update(s.as_bytes());
-            Ok(())
-        }
-    }
-    let mut hashing = Hashing(Sha256::new());
-    write!(hashing, "{value:?}").ok()?;
-    Some(hashing.0.finalize().into())
+    digest_serde(&without_snapshot(state))
 }
 
 /// The entry with its snapshot left out, for comparisons.
-fn without_snapshot(state: &ComponentState) -> impl std::fmt::Debug + '_ {
+fn without_snapshot(state: &ComponentState) -> impl Serialize + '_ {
     // Every field named: a new one must be compared too.
     let ComponentState {
         timestamp,
@@ -509,7 +494,7 @@ fn reuse<'c, T: PartialEq + Clone>(
     Ok(slot.as_ref().map_or(&packed::EMPTY, |cached| &cached.text))
 }
 
-/// A digest of a value (see [`digest_debug`]); `None`: never the same.
+/// A digest of a value (see [`digest`]); `None`: never the same.
 type Digest = Option<[u8; 32]>;
 
 /// [`reuse`] keeping `digest`, the value's, instead of a copy of it.
@@ -571,6 +556,7 @@ fn keyed_shared<T: Serialize>(
     Ok(scope.fill(&out))
 }
 
+mod digest;
 mod packed;
 mod shared;
 pub use shared::SHARED_VALUE_BYTES;
