@@ -118,7 +118,7 @@ macro_rules! numbers {
     };
 }
 
-impl<'a> ser::Serializer for &'a mut Hashing {
+impl ser::Serializer for &mut Hashing {
     type Ok = ();
     type Error = Unhashable;
     type SerializeSeq = Self;
@@ -288,7 +288,7 @@ impl<'a> ser::Serializer for &'a mut Hashing {
 macro_rules! elements {
     ($($trait:ident :: $method:ident),* $(,)?) => {
         $(
-            impl<'a> ser::$trait for &'a mut Hashing {
+            impl ser::$trait for &mut Hashing {
                 type Ok = ();
                 type Error = Unhashable;
 
@@ -335,7 +335,7 @@ impl ser::SerializeMap for &mut Hashing {
 macro_rules! fields {
     ($($trait:ident),* $(,)?) => {
         $(
-            impl<'a> ser::$trait for &'a mut Hashing {
+            impl ser::$trait for &mut Hashing {
                 type Ok = ();
                 type Error = Unhashable;
 
