@@ -453,6 +453,27 @@ fn deploy_case_04_deployment_id_is_stable() {
 }
 
 #[test]
+fn hub_deployment_id_pins_a_new_states_id_and_never_replaces_a_kept_one() {
+    let t = F0::default().build();
+    hub_env(&t, DEPLOY, &[("HUB_DEPLOYMENT_ID", "pinned-id-1")]).success();
+    let id = || param(&state(&t), "hub.deploymentId");
+    assert_eq!(id(), Some(Value::from("pinned-id-1")));
+    hub_env(&t, DEPLOY, &[("HUB_DEPLOYMENT_ID", "another-id")]).success();
+    assert_eq!(
+        id(),
+        Some(Value::from("pinned-id-1")),
+        "the state's id is kept"
+    );
+    let params = hub_env(
+        &t,
+        &["params", "hub.yaml.elaborate"],
+        &[("HUB_DEPLOYMENT_ID", "for-params")],
+    );
+    params.success();
+    assert!(params.stdout.contains("for-params"), "{}", params.stdout);
+}
+
+#[test]
 fn deploy_case_17_underivable_parameter_fails_the_component() {
     let t = F1 {
         c_params: "{name: d, default: dv, env: D}\n{name: e, empty: allow, env: E}\n{name: m}",

@@ -49,7 +49,7 @@ pub fn lock_parameters(
         environment: &environment,
         prompter: prompter.map(|p| p as &mut dyn Prompter),
         state: params_state.as_ref(),
-        deployment_id: None,
+        deployment_id: environment("HUB_DEPLOYMENT_ID").filter(|id| !id.is_empty()),
         stack_name: environment("HUB_STACK_NAME"),
     };
     Ok(params::lock(

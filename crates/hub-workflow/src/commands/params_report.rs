@@ -43,7 +43,7 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
         environment: options.environment,
         prompter: options.prompter.map(|p| p as &mut dyn Prompter),
         state: state.as_ref(),
-        deployment_id: None,
+        deployment_id: (options.environment)("HUB_DEPLOYMENT_ID").filter(|id| !id.is_empty()),
         stack_name: (options.environment)("HUB_STACK_NAME"),
     };
     let locked = lock(&elaborated.stack, lock_options, warnings)?;
