@@ -16,6 +16,7 @@ pub mod expr;
 pub mod format;
 mod graph;
 mod lock;
+mod locked;
 mod origin;
 mod prompt;
 mod scope;
@@ -29,6 +30,7 @@ pub use cel::{Budget, Cel, CelFailure, Predicate, Predicates};
 pub use cel::{MEMORY_VARIABLE as BUDGET_MEMORY_VARIABLE, TIME_VARIABLE as BUDGET_TIME_VARIABLE};
 pub use error::{MissingValue, ParamsError, Problem};
 pub use lock::{flatten, lock, LockOptions};
+pub use locked::LockedParam;
 pub use origin::Origin;
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};
 pub use scope::{
@@ -37,31 +39,9 @@ pub use scope::{
 };
 pub use table::{FastHash, FastMap, Scope};
 
-use hub_manifest::diag::Location;
 use indexmap::IndexMap;
+use std::sync::Arc;
 use yaml_serde::Value;
-
-/// One locked stack parameter.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LockedParam {
-    pub name: String,
-    pub component: String,
-    pub kind: String,
-    pub value: Option<Value>,
-    pub env: String,
-    pub origin: Origin,
-    /// The template the value was expanded from, if any.
-    pub expression: Option<String>,
-    pub declared: Option<Location>,
-    /// The name looks secret, or its expression read such a value.
-    pub secret: bool,
-}
-
-impl LockedParam {
-    pub fn qualified_name(&self) -> String {
-        qualified(&self.name, &self.component)
-    }
-}
 
 /// The locked stack parameters by qualified name (`name` or
 /// `name|component`), in declaration order, implicit ones first.
@@ -82,10 +62,16 @@ impl Locked {
     pub fn value(&self, qualified_name: &str) -> Option<&Value> {
         self.get(qualified_name).and_then(|p| p.value.as_ref())
     }
+
+    /// Adds `param` under its key, or replaces the one of that key (in
+    /// its place).
+    pub fn insert(&mut self, param: LockedParam) {
+        self.params.insert(param.shared_key(), param);
+    }
 }
 
 /// The locked stack parameters by qualified name.
-pub type LockedParams = IndexMap<String, LockedParam, table::FastHash>;
+pub type LockedParams = IndexMap<Arc<str>, LockedParam, table::FastHash>;
 
 /// The locked parameters are the base of every component's lookup table.
 impl table::Base for LockedParams {
@@ -103,9 +89,7 @@ impl table::Base for LockedParams {
     }
 
     fn key(&self, entry: usize) -> &str {
-        self.get_index(entry)
-            .map(|(k, _)| k.as_str())
-            .unwrap_or_default()
+        self.get_index(entry).map(|(k, _)| &**k).unwrap_or_default()
     }
 
     fn value(&self, entry: usize) -> Option<&Value> {

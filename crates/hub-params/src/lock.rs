@@ -23,6 +23,7 @@ use hub_manifest::secrets::looks_secret;
 use hub_manifest::{leaves, value_is_empty, Manifest, Parameter, SourceFile};
 use indexmap::IndexMap;
 use std::borrow::Cow;
+use std::sync::Arc;
 use yaml_serde::Value;
 
 /// Everything locking reads besides the stack itself.
@@ -327,19 +328,9 @@ fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared:
             .next()
             .map(|d| d.param.env.clone())
             .filter(|e| !e.is_empty());
-        locked.params.insert(
-            name.clone(),
-            LockedParam {
-                name,
-                component: String::new(),
-                kind: String::new(),
-                value: Some(Value::String(value)),
-                env: existing_env.unwrap_or_else(|| env.to_string()),
-                origin: Origin::Implicit,
-                expression: None,
-                declared: None,
-                secret: false,
-            },
+        let env = existing_env.as_deref().unwrap_or(env);
+        locked.insert(
+            LockedParam::new(&name, "", Some(Value::String(value)), Origin::Implicit).with_env(env),
         );
     }
 }
@@ -360,7 +351,8 @@ fn lock_declared(
             continue;
         };
         let location = locator.at(item.index, &name);
-        let indexmap::map::Entry::Vacant(slot) = locked.params.entry(name) else {
+        let key: Arc<str> = Arc::from(name);
+        let indexmap::map::Entry::Vacant(slot) = locked.params.entry(Arc::clone(&key)) else {
             continue;
         };
         let expanded = if item.param.kind == "link" {
@@ -379,17 +371,14 @@ fn lock_declared(
             None => (table.take_value(entry), None),
         };
         let secret = looks_secret(&item.param.name) || evaluation.is_tainted(entry);
-        slot.insert(LockedParam {
-            name: item.param.name.clone(),
-            component: item.param.component.clone(),
-            kind: item.param.kind.clone(),
-            value,
-            env: item.param.env.clone(),
-            origin: item.origin,
-            expression,
-            declared: location,
-            secret,
-        });
+        slot.insert(
+            LockedParam::keyed(key, item.param.name.len(), value, item.origin)
+                .with_kind(&item.param.kind)
+                .with_env(&item.param.env)
+                .with_expression(expression)
+                .declared_at(location)
+                .with_secret(secret),
+        );
     }
 }
 

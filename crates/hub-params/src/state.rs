@@ -92,20 +92,12 @@ impl<'s> StateView<'s> {
         for p in &self.file.stack_parameters {
             let key = p.qualified_name();
             let value = p.non_null_value().cloned();
-            let Some(current) = locked.params.get_mut(&key) else {
-                locked.params.insert(
-                    key,
-                    LockedParam {
-                        name: p.name.clone(),
-                        component: p.component.clone(),
-                        kind: String::new(),
-                        value,
-                        env: p.env.clone(),
-                        origin: Origin::State,
-                        expression: None,
-                        declared: at.clone(),
-                        secret: looks_secret(&p.name),
-                    },
+            let Some(current) = locked.params.get_mut(key.as_str()) else {
+                locked.insert(
+                    LockedParam::new(&p.name, &p.component, value, Origin::State)
+                        .with_env(&p.env)
+                        .declared_at(at.clone())
+                        .with_secret(looks_secret(&p.name)),
                 );
                 continue;
             };
@@ -118,7 +110,7 @@ impl<'s> StateView<'s> {
                 }
             };
             // The stack parameter's declaration, else the state.
-            let here = current.declared.clone().or_else(|| at.clone());
+            let here = current.declared().or_else(|| at.clone());
             if current.value != value {
                 if value_is_empty(&current.value) {
                     warnings.warn(
@@ -129,30 +121,32 @@ impl<'s> StateView<'s> {
                         ),
                     );
                     current.value = value;
-                    current.origin = Origin::State;
+                    current.set_origin(Origin::State);
                 } else if !value_is_empty(&value) {
                     drift::push(
                         &mut drift,
                         Drift {
-                            name: current.name.clone(),
-                            components: vec![current.component.clone()],
+                            name: current.name().to_string(),
+                            components: vec![current.component().to_string()],
                             recorded: value,
                             current: current.value.clone(),
-                            origin: current.origin.clone(),
-                            declared: current.declared.clone(),
+                            origin: current.origin().clone(),
+                            declared: current.declared(),
                             secret,
                         },
                     );
                 }
             }
-            if current.env.is_empty() {
-                current.env.clone_from(&p.env);
-            } else if !p.env.is_empty() && current.env != p.env {
+            if current.env().is_empty() {
+                current.set_env(&p.env);
+            } else if !p.env.is_empty() && current.env() != p.env {
                 warnings.warn(
                     here,
                     format!(
                         "stack parameter `{key}` is exported as {} but the state says {}; keeping {}",
-                        current.env, p.env, current.env
+                        current.env(),
+                        p.env,
+                        current.env()
                     ),
                 );
             }
@@ -234,17 +228,7 @@ mod tests {
     const STATE: &str = "version: 1\nkind: state\nlifecycle: {order: [a, b, c]}\nstackParameters:\n- {name: dns.domain, value: example.com}\n- {name: api.token, value: T}\n- {name: app.color, value: red}\n- {name: legacy.flag, value: 'on'}\ncapturedOutputs:\n- {component: b, name: url, value: u}\ncomponents:\n  a:\n    capturedOutputs:\n    - {component: a, name: host, value: h}\n";
 
     fn param(name: &str, value: &str) -> LockedParam {
-        LockedParam {
-            name: name.into(),
-            component: String::new(),
-            kind: String::new(),
-            value: Some(Value::String(value.into())),
-            env: String::new(),
-            origin: Origin::Value,
-            expression: None,
-            declared: None,
-            secret: false,
-        }
+        LockedParam::new(name, "", Some(Value::String(value.into())), Origin::Value)
     }
 
     #[test]

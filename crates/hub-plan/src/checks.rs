@@ -126,12 +126,12 @@ fn mismatched(problems: &[state::Inconsistency]) -> impl Iterator<Item = (&str, 
 fn restore_fix(problems: &[state::Inconsistency], locked: &Locked, verb: Verb) -> Option<String> {
     let ways: Vec<String> = mismatched(problems)
         .map(|(name, recorded)| {
-            let origin = locked.get(name).map(|p| (&p.origin, p.declared.as_ref()));
+            let origin = locked.get(name).map(|p| (p.origin(), p.declared()));
             match origin {
                 Some((params::Origin::FromEnv { variable, .. }, _)) => format!(
                     "set `{variable}={recorded}` in the environment (or pass `-e {variable}={recorded}`)"
                 ),
-                Some((_, Some(declared))) => {
+                Some((_, Some(ref declared))) => {
                     format!("give `{name}` the value `{recorded}` again at {declared}")
                 }
                 _ => format!("give `{name}` the value `{recorded}` again"),

@@ -179,20 +179,8 @@ mod tests {
             ..CapturedOutput::default()
         }];
         let mut locked = Locked::default();
-        locked.params.insert(
-            "dns.domain".into(),
-            LockedParam {
-                name: "dns.domain".into(),
-                component: String::new(),
-                kind: String::new(),
-                value: Some(Value::String("example.com".into())),
-                env: String::new(),
-                origin: Origin::Value,
-                expression: None,
-                declared: None,
-                secret: false,
-            },
-        );
+        let value = Some(Value::String("example.com".into()));
+        locked.insert(LockedParam::new("dns.domain", "", value, Origin::Value));
         let declared = vec![
             output("b:url", None),
             output("api", Some("'${b:url}/api'")),

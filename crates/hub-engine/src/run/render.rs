@@ -138,8 +138,8 @@ fn from_stack(
     let mut values: Vec<(String, Option<Value>)> = locked
         .params
         .values()
-        .filter(|p| p.component.is_empty() || p.component == name)
-        .map(|p| (p.name.clone(), p.value.clone()))
+        .filter(|p| p.component().is_empty() || p.component() == name)
+        .map(|p| (p.name().to_string(), p.value.clone()))
         .collect();
     values.extend(
         outputs

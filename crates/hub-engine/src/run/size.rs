@@ -68,9 +68,9 @@ pub fn estimate<'m>(
     let mut weights: IndexMap<String, Weight> = IndexMap::new();
     for (name, param) in &locked.params {
         weights.insert(
-            name.clone(),
+            name.to_string(),
             Weight {
-                name: name.clone(),
+                name: name.to_string(),
                 bytes: written_size(param.value.as_ref()),
                 in_stack: 1,
                 components: Vec::new(),
@@ -191,20 +191,8 @@ mod tests {
     fn locked(values: &[(&str, usize)]) -> Locked {
         let mut locked = Locked::default();
         for (name, size) in values {
-            locked.params.insert(
-                name.to_string(),
-                LockedParam {
-                    name: name.to_string(),
-                    component: String::new(),
-                    kind: String::new(),
-                    value: Some(Value::String("x".repeat(*size))),
-                    env: String::new(),
-                    origin: Origin::Implicit,
-                    expression: None,
-                    declared: None,
-                    secret: false,
-                },
-            );
+            let value = Some(Value::String("x".repeat(*size)));
+            locked.insert(LockedParam::new(name, "", value, Origin::Implicit));
         }
         locked
     }

@@ -74,7 +74,7 @@ fn prompt_comes_after_env_and_file_and_before_default() {
         "whole line, spaces kept"
     );
     assert_eq!(
-        locked.get("asked").map(|p| &p.origin),
+        locked.get("asked").map(|p| p.origin()),
         Some(&Origin::Prompt)
     );
     assert_eq!(text(&locked, "db.password"), "hunter2");
@@ -126,12 +126,9 @@ fn implicit_parameters_fill_empty_declarations() {
     options.deployment_id = Some("id".into());
     let locked = lock(&s, options, &mut Warnings::default()).expect("locks");
     assert_eq!(text(&locked, "label"), "demo-id");
+    assert_eq!(locked.get("hub.stackName").map(|p| p.env()), Some("NAME"));
     assert_eq!(
-        locked.get("hub.stackName").map(|p| p.env.as_str()),
-        Some("NAME")
-    );
-    assert_eq!(
-        locked.get("hub.deploymentId").map(|p| p.env.as_str()),
+        locked.get("hub.deploymentId").map(|p| p.env()),
         Some("DEPLOYMENT_ID")
     );
 }
@@ -167,7 +164,7 @@ fn non_user_defaults_warn_and_empty_values_stay_null() {
     let mut warnings = Warnings::default();
     let locked = lock_plain(&s, &mut warnings).expect("locks");
     assert_eq!(locked.value("x"), None);
-    assert_eq!(locked.get("x").map(|p| &p.origin), Some(&Origin::Unset));
+    assert_eq!(locked.get("x").map(|p| p.origin()), Some(&Origin::Unset));
     assert!(warnings
         .iter()
         .any(|w| w.message.contains("`x`") && w.message.contains("default")));
@@ -191,18 +188,15 @@ fn qualified_parameters_expand_with_their_qualifier() {
 fn a_name_declared_twice_keeps_the_first_slot_and_the_last_value() {
     let s = stack("parameters:\n- {name: y, value: z}\n- {name: x, env: FIRST, value: '${y}-1'}\n- {name: hub.stackName, value: mine}\n- {name: x, env: SECOND, value: '${y}-2'}\n- {name: w, value: a}\n- {name: w, value: b}\n");
     let locked = lock_plain(&s, &mut Warnings::default()).expect("locks");
-    let names: Vec<&str> = locked.params.keys().map(String::as_str).collect();
+    let names: Vec<&str> = locked.params.keys().map(|k| &**k).collect();
     assert_eq!(names, ["hub.deploymentId", "y", "x", "hub.stackName", "w"]);
     let x = locked.get("x").expect("x");
-    assert_eq!(
-        (x.env.as_str(), x.expression.as_deref()),
-        ("FIRST", Some("${y}-1"))
-    );
+    assert_eq!((x.env(), x.expression()), ("FIRST", Some("${y}-1")));
     assert_eq!(text(&locked, "x"), "z-2");
     assert_eq!(text(&locked, "w"), "b");
     assert_eq!(text(&locked, "hub.stackName"), "mine");
     assert_eq!(
-        locked.get("hub.stackName").map(|p| &p.origin),
+        locked.get("hub.stackName").map(|p| p.origin()),
         Some(&Origin::Value)
     );
 }

@@ -225,17 +225,8 @@ mod layered {
     }
 
     fn locked_param(entry: &Entry) -> LockedParam {
-        LockedParam {
-            name: entry.key.clone(),
-            component: String::new(),
-            kind: String::new(),
-            value: Some(Value::String(entry.value.clone())),
-            env: String::new(),
-            origin: Origin::Value,
-            expression: None,
-            declared: None,
-            secret: entry.secret,
-        }
+        let value = Some(Value::String(entry.value.clone()));
+        LockedParam::new(&entry.key, "", value, Origin::Value).with_secret(entry.secret)
     }
 
     /// What a template expands to, named by keys rather than entry
@@ -288,7 +279,13 @@ mod layered {
             template in value(),
         ) {
             let locked = Locked {
-                params: stack.iter().map(|e| (e.key.clone(), locked_param(e))).collect(),
+                params: stack
+                    .iter()
+                    .map(|e| {
+                        let p = locked_param(e);
+                        (p.shared_key(), p)
+                    })
+                    .collect(),
                 drift: Vec::new(),
             };
             let empty = Locked::default();
@@ -351,17 +348,7 @@ mod lookup_by_pieces {
     }
 
     fn param(key: &str) -> LockedParam {
-        LockedParam {
-            name: key.into(),
-            component: String::new(),
-            kind: String::new(),
-            value: None,
-            env: String::new(),
-            origin: Origin::Unset,
-            expression: None,
-            declared: None,
-            secret: false,
-        }
+        LockedParam::new(key, "", None, Origin::Unset)
     }
 
     /// Short names over an alphabet with the separators, so that keys
@@ -392,7 +379,10 @@ mod lookup_by_pieces {
             qualifier in word(),
             depends in proptest::collection::vec(word(), 0..3),
         ) {
-            let base: LockedParams = base_keys.iter().map(|k| (k.clone(), param(k))).collect();
+            let base: LockedParams = base_keys
+                .iter()
+                .map(|k| (k.as_str().into(), param(k)))
+                .collect();
             let mut layered = Table::on(&base, own_keys.len());
             let mut alone = Table::default();
             for key in &own_keys {

@@ -76,10 +76,10 @@ pub fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
         .params
         .values()
         .map(|p| StateParameter {
-            component: p.component.clone(),
-            name: p.name.clone(),
+            component: p.component().to_string(),
+            name: p.name().to_string(),
             value: p.value.clone().unwrap_or(Value::Null),
-            env: p.env.clone(),
+            env: p.env().to_string(),
         })
         .collect()
 }
@@ -108,9 +108,9 @@ pub fn same_state_parameters(locked: &Locked, recorded: &[StateParameter]) -> bo
             Some(value) => *value == item.value,
             None => item.value.is_null(),
         };
-        let same = param.name == item.name
-            && param.component == item.component
-            && param.env == item.env
+        let same = param.name() == item.name
+            && param.component() == item.component
+            && param.env() == item.env
             && same_value;
         same && !std::mem::replace(&mut matched[at], true)
     })
@@ -215,20 +215,8 @@ mod tests {
     #[test]
     fn state_parameters_keep_qualifiers_and_nulls() {
         let mut locked = Locked::default();
-        locked.params.insert(
-            "x|a".into(),
-            params::LockedParam {
-                name: "x".into(),
-                component: "a".into(),
-                kind: String::new(),
-                value: None,
-                env: "X".into(),
-                origin: params::Origin::Unset,
-                expression: None,
-                declared: None,
-                secret: false,
-            },
-        );
+        locked
+            .insert(params::LockedParam::new("x", "a", None, params::Origin::Unset).with_env("X"));
         let written = state_parameters(&locked);
         assert_eq!(written[0].qualified_name(), "x|a");
         assert_eq!(written[0].value, Value::Null);
@@ -238,24 +226,13 @@ mod tests {
     fn locked_of(items: &[(&str, &str, Option<&str>)]) -> Locked {
         let mut locked = Locked::default();
         for (name, component, value) in items {
-            let key = match component.is_empty() {
-                true => name.to_string(),
-                false => format!("{name}|{component}"),
-            };
-            locked.params.insert(
-                key,
-                params::LockedParam {
-                    name: name.to_string(),
-                    component: component.to_string(),
-                    kind: String::new(),
-                    value: value.map(|v| Value::String(v.into())),
-                    env: String::new(),
-                    origin: params::Origin::Value,
-                    expression: None,
-                    declared: None,
-                    secret: false,
-                },
-            );
+            let value = value.map(|v| Value::String(v.into()));
+            locked.insert(params::LockedParam::new(
+                name,
+                component,
+                value,
+                params::Origin::Value,
+            ));
         }
         locked
     }

@@ -47,20 +47,12 @@ fn a_removed_component_keeps_the_parameters_its_undeploy_gets() {
 fn conditions_read_expanded_parameters_before_stack_parameters() {
     let tuning = schedule::Tuning::parse(&["f.on:c".into()]);
     let mut locked = Locked::default();
-    locked.params.insert(
-        "f.on".into(),
-        LockedParam {
-            name: "f.on".into(),
-            component: String::new(),
-            kind: String::new(),
-            value: Some(Value::String("false".into())),
-            env: String::new(),
-            origin: Origin::Value,
-            expression: None,
-            declared: None,
-            secret: false,
-        },
-    );
+    locked.insert(LockedParam::new(
+        "f.on",
+        "",
+        Some(Value::String("false".into())),
+        Origin::Value,
+    ));
     let off = schedule::component_conditions(&tuning, "c", None, &locked);
     assert_eq!(off.skip_reason().as_deref(), Some("`f.on` is off"));
     assert_eq!(off.wildcard_warning(), None);

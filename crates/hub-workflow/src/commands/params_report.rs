@@ -168,36 +168,32 @@ impl Unread {
 }
 
 fn stack_entry(p: &LockedParam, redactor: &Redactor, unread: &Unread) -> Value {
-    let mut fields = vec![("name", text(&p.name))];
-    if !p.component.is_empty() {
-        fields.push(("component", text(&p.component)));
+    let mut fields = vec![("name", text(p.name()))];
+    if !p.component().is_empty() {
+        fields.push(("component", text(p.component())));
     }
     fields.push((
         "value",
-        redactor.value(&p.name, "", p.secret, p.value.as_ref()),
+        redactor.value(p.name(), "", p.secret, p.value.as_ref()),
     ));
-    if !p.env.is_empty() {
-        fields.push(("env", text(&p.env)));
+    if !p.env().is_empty() {
+        fields.push(("env", text(p.env())));
     }
-    let from = match (&p.origin, &p.expression) {
+    let from = match (p.origin(), p.expression()) {
         (Origin::Value, Some(_)) => "expression".to_string(),
         (origin, _) => origin.to_string(),
     };
     fields.push(("from", text(from)));
-    if let Some(expression) = &p.expression {
+    if let Some(expression) = p.expression() {
         fields.push((
             "expression",
-            text(redactor.text(&p.name, "", false, expression)),
+            text(redactor.text(p.name(), "", false, expression)),
         ));
     }
-    if let Some(declared) = location_text(&p.declared) {
+    if let Some(declared) = location_text(&p.declared()) {
         fields.push(("declared", declared));
     }
-    let qualified = match p.component.is_empty() {
-        true => p.name.clone(),
-        false => format!("{}|{}", p.name, p.component),
-    };
-    if let Some(note) = unread.note(&qualified) {
+    if let Some(note) = unread.note(p.key()) {
         fields.push(("unread", text(note)));
     }
     entry(fields)
@@ -232,7 +228,7 @@ fn component_entry(p: &ExpandedParam, locked: &Locked, redactor: &Redactor) -> V
     }
     let from = match &p.origin {
         Origin::Found { key } => match locked.get(key) {
-            Some(stack) => match &stack.declared {
+            Some(stack) => match stack.declared() {
                 Some(at) => format!("stack parameter {key} ({at})"),
                 None => format!("stack parameter {key}"),
             },

@@ -168,7 +168,7 @@ pub fn component_conditions(
             .iter()
             .rev()
             .find_map(|key| locked.get(key))
-            .filter(|p| p.kind != "link")
+            .filter(|p| p.kind() != "link")
             .map(|p| substitution_text(p.value.as_ref()))
     };
     evaluate_conditions(tuning, component, &value)

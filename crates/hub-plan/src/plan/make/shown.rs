@@ -87,7 +87,7 @@ impl Walk<'_> {
     fn env_variable<'o>(&'o self, origin: &'o Origin) -> Option<&'o str> {
         match origin {
             Origin::FromEnv { variable, .. } => Some(variable),
-            Origin::Found { key } => match &self.locked.get(key)?.origin {
+            Origin::Found { key } => match self.locked.get(key)?.origin() {
                 Origin::FromEnv { variable, .. } => Some(variable),
                 _ => None,
             },
