@@ -3,6 +3,7 @@
 //! threads, each one's end is settled on the run's thread.
 
 use super::{Ended, Job, JobResult, Prepared, Run, Step, Stop, HEARTBEAT};
+use crate::child::interrupt::Interrupts;
 use crate::run::hooks;
 use crate::run::logs_ahead::LogsAhead;
 use crate::run::ready;
@@ -11,7 +12,8 @@ use crate::run::retry;
 use hub_manifest::ReadyCondition;
 use hub_plan::order::scheduler::Scheduler;
 use indexmap::IndexMap;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
+use std::thread::Scope;
 use std::time::Instant;
 
 /// What the scheduler's loop keeps between its turns.
@@ -49,51 +51,19 @@ impl<'a> Run<'a> {
             starting: Vec::new(),
         };
         let interrupts = self.host.interrupts;
+        let queue = Mutex::new(None);
         std::thread::scope(|threads| {
             let (done, finished) = mpsc::channel::<Ended>();
-            let start_job = |name: String, job: Box<Job<'a>>| {
-                let done = done.clone();
-                threads.spawn(move || {
-                    let mut job = job;
-                    let (result, attempts) =
-                        retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
-                            hooks::run_around(
-                                &job.hooks,
-                                Some(&job.invocation),
-                                job.limit,
-                                &job.masker,
-                                sink,
-                                interrupts,
-                            )
-                        });
-                    job.attempts = attempts;
-                    if result.succeeded() {
-                        job.hash_folder();
-                    }
-                    // The receiver lives until every job has ended.
-                    let _ = done.send(Ended {
-                        name,
-                        result: JobResult::Process(job, result),
-                    });
-                });
-            };
-            let await_ready = |name: String, conditions: Vec<ReadyCondition>| {
-                let done = done.clone();
-                threads.spawn(move || {
-                    let result = ready::wait_resolved(&conditions, interrupts);
-                    let _ = done.send(Ended {
-                        name,
-                        result: JobResult::Ready(result),
-                    });
-                });
-            };
+            let mut pool = Pool::new(threads, &queue, done, sink, interrupts);
             loop {
                 self.hand_out(&mut turns, logs_ahead);
                 for (name, job) in turns.starting.drain(..) {
-                    start_job(name, job);
+                    pool.give(Task::Process(name, job));
                 }
                 let progressed = !turns.steps.is_empty();
-                self.settle_steps(&mut turns, &await_ready);
+                self.settle_steps(&mut turns, &mut |name, conditions| {
+                    pool.give(Task::Ready(name, conditions))
+                });
                 if progressed {
                     continue;
                 }
@@ -102,17 +72,21 @@ impl<'a> Run<'a> {
                 }
                 match finished.recv_timeout(HEARTBEAT) {
                     Ok(ended) => {
+                        pool.returned();
                         self.ended(ended, &mut turns);
                         // Those that ended meanwhile are settled with it:
                         // the components they free start together, their
                         // checkpoints written and flushed once.
                         while let Ok(ended) = finished.try_recv() {
+                            pool.returned();
                             self.ended(ended, &mut turns);
                         }
                     }
                     Err(_) => self.heartbeat(&turns.running),
                 }
             }
+            // The workers end once the queue is closed; the scope joins them.
+            pool.close();
         });
         turns
     }
@@ -157,7 +131,7 @@ impl<'a> Run<'a> {
     fn settle_steps(
         &mut self,
         turns: &mut Turns<'a>,
-        await_ready: &dyn Fn(String, Vec<ReadyCondition>),
+        await_ready: &mut dyn FnMut(String, Vec<ReadyCondition>),
     ) {
         let steps = std::mem::take(&mut turns.steps);
         for (name, step) in steps {
@@ -191,5 +165,144 @@ impl<'a> Run<'a> {
             JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
         };
         turns.steps.push((ended.name, step));
+    }
+}
+
+/// What a worker of the pool does: a component's process (with its hooks
+/// and retries), or a deployed component's wait for its ready conditions.
+enum Task<'a> {
+    Process(String, Box<Job<'a>>),
+    Ready(String, Vec<ReadyCondition>),
+}
+
+/// The tasks waiting for a worker; `None` once the run's loop is over.
+type Queue<'a> = Mutex<Option<mpsc::Receiver<Task<'a>>>>;
+
+/// The threads that run the components' processes and readiness waits.
+/// A worker is started only when every one is busy, so a task never
+/// waits for a worker: the pool grows to the most tasks running at once
+/// (at most `-j`, which the scheduler enforces), and each worker (its
+/// stack, its allocator's heap, its read buffer) serves many components
+/// instead of one thread being made and torn down per component.
+struct Pool<'scope, 'env, 'a> {
+    threads: &'scope Scope<'scope, 'env>,
+    queue: &'env Queue<'a>,
+    tasks: Option<mpsc::Sender<Task<'a>>>,
+    done: mpsc::Sender<Ended<'a>>,
+    sink: &'env Recorder<'env>,
+    interrupts: &'env Interrupts,
+    workers: usize,
+    /// Tasks given whose end the run's thread has not received.
+    busy: usize,
+}
+
+impl<'scope, 'env: 'scope, 'a: 'env> Pool<'scope, 'env, 'a> {
+    fn new(
+        threads: &'scope Scope<'scope, 'env>,
+        queue: &'env Queue<'a>,
+        done: mpsc::Sender<Ended<'a>>,
+        sink: &'env Recorder<'env>,
+        interrupts: &'env Interrupts,
+    ) -> Self {
+        let (tasks, waiting) = mpsc::channel();
+        *lock(queue) = Some(waiting);
+        Pool {
+            threads,
+            queue,
+            tasks: Some(tasks),
+            done,
+            sink,
+            interrupts,
+            workers: 0,
+            busy: 0,
+        }
+    }
+
+    /// Runs `task` on an idle worker, or on a new one when none is idle.
+    fn give(&mut self, task: Task<'a>) {
+        self.busy += 1;
+        if self.busy > self.workers {
+            self.workers += 1;
+            let (queue, done) = (self.queue, self.done.clone());
+            let (sink, interrupts) = (self.sink, self.interrupts);
+            self.threads
+                .spawn(move || work(queue, &done, sink, interrupts));
+        }
+        if let Some(tasks) = &self.tasks {
+            // The receiver lives until `close`.
+            let _ = tasks.send(task);
+        }
+    }
+
+    /// A task's end was received: its worker is idle (or about to be).
+    fn returned(&mut self) {
+        self.busy = self.busy.saturating_sub(1);
+    }
+
+    /// No task follows: each worker ends when it finds the queue closed.
+    fn close(&mut self) {
+        self.tasks = None;
+    }
+}
+
+fn lock<'q, 'a>(
+    queue: &'q Queue<'a>,
+) -> std::sync::MutexGuard<'q, Option<mpsc::Receiver<Task<'a>>>> {
+    // A worker never panics while holding the queue.
+    queue
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A worker: takes tasks until the queue is closed; each one's end is
+/// sent to the run's thread.
+fn work<'a>(
+    queue: &Queue<'a>,
+    done: &mpsc::Sender<Ended<'a>>,
+    sink: &Recorder,
+    interrupts: &Interrupts,
+) {
+    loop {
+        let task = match lock(queue).as_ref().map(mpsc::Receiver::recv) {
+            Some(Ok(task)) => task,
+            _ => return,
+        };
+        let ended = match task {
+            Task::Process(name, job) => run_job(name, job, sink, interrupts),
+            Task::Ready(name, conditions) => Ended {
+                name,
+                result: JobResult::Ready(ready::wait_resolved(&conditions, interrupts)),
+            },
+        };
+        // The receiver lives until every task has ended.
+        let _ = done.send(ended);
+    }
+}
+
+/// A component's process, with its hooks and retries, then its folder's
+/// digest when it succeeded.
+fn run_job<'a>(
+    name: String,
+    mut job: Box<Job<'a>>,
+    sink: &Recorder,
+    interrupts: &Interrupts,
+) -> Ended<'a> {
+    let (result, attempts) = retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
+        hooks::run_around(
+            &job.hooks,
+            Some(&job.invocation),
+            job.limit,
+            &job.masker,
+            sink,
+            interrupts,
+        )
+    });
+    job.attempts = attempts;
+    if result.succeeded() {
+        job.hash_folder();
+    }
+    Ended {
+        name,
+        result: JobResult::Process(job, result),
     }
 }
