@@ -12,7 +12,7 @@ use crate::run::retry;
 use hub_manifest::ReadyCondition;
 use hub_plan::order::scheduler::Scheduler;
 use indexmap::IndexMap;
-use std::sync::{mpsc, Mutex};
+use std::sync::mpsc;
 use std::thread::Scope;
 use std::time::Instant;
 
@@ -51,10 +51,9 @@ impl<'a> Run<'a> {
             starting: Vec::new(),
         };
         let interrupts = self.host.interrupts;
-        let queue = Mutex::new(None);
         std::thread::scope(|threads| {
-            let (done, finished) = mpsc::channel::<Ended>();
-            let mut pool = Pool::new(threads, &queue, done, sink, interrupts);
+            let (done, finished) = mpsc::channel::<(usize, Ended)>();
+            let mut pool = Pool::new(threads, done, sink, interrupts);
             loop {
                 self.hand_out(&mut turns, logs_ahead);
                 for (name, job) in turns.starting.drain(..) {
@@ -71,21 +70,21 @@ impl<'a> Run<'a> {
                     break;
                 }
                 match finished.recv_timeout(HEARTBEAT) {
-                    Ok(ended) => {
-                        pool.returned();
+                    Ok((worker, ended)) => {
+                        pool.returned(worker);
                         self.ended(ended, &mut turns);
                         // Those that ended meanwhile are settled with it:
                         // the components they free start together, their
                         // checkpoints written and flushed once.
-                        while let Ok(ended) = finished.try_recv() {
-                            pool.returned();
+                        while let Ok((worker, ended)) = finished.try_recv() {
+                            pool.returned(worker);
                             self.ended(ended, &mut turns);
                         }
                     }
                     Err(_) => self.heartbeat(&turns.running),
                 }
             }
-            // The workers end once the queue is closed; the scope joins them.
+            // The workers end once their channels close; the scope joins them.
             pool.close();
         });
         turns
@@ -175,98 +174,83 @@ enum Task<'a> {
     Ready(String, Vec<ReadyCondition>),
 }
 
-/// The tasks waiting for a worker; `None` once the run's loop is over.
-type Queue<'a> = Mutex<Option<mpsc::Receiver<Task<'a>>>>;
-
-/// The threads that run the components' processes and readiness waits.
-/// A worker is started only when every one is busy, so a task never
-/// waits for a worker: the pool grows to the most tasks running at once
-/// (at most `-j`, which the scheduler enforces), and each worker (its
-/// stack, its allocator's heap, its read buffer) serves many components
-/// instead of one thread being made and torn down per component.
+/// The threads that run the components' processes and readiness waits,
+/// each fed by a channel of its own. A task goes to an idle worker, or to
+/// a new one when every worker is busy, so a task never waits for a
+/// worker: the pool grows to the most tasks running at once (at most
+/// `-j`, which the scheduler enforces), and each worker (its stack, its
+/// allocator's heap, its read buffer) serves many components instead of
+/// one thread being made and torn down per component.
 struct Pool<'scope, 'env, 'a> {
     threads: &'scope Scope<'scope, 'env>,
-    queue: &'env Queue<'a>,
-    tasks: Option<mpsc::Sender<Task<'a>>>,
-    done: mpsc::Sender<Ended<'a>>,
+    /// Each worker's channel, by its number.
+    workers: Vec<mpsc::Sender<Task<'a>>>,
+    /// The workers whose last task's end the run's thread received.
+    idle: Vec<usize>,
+    done: mpsc::Sender<(usize, Ended<'a>)>,
     sink: &'env Recorder<'env>,
     interrupts: &'env Interrupts,
-    workers: usize,
-    /// Tasks given whose end the run's thread has not received.
-    busy: usize,
 }
 
 impl<'scope, 'env: 'scope, 'a: 'env> Pool<'scope, 'env, 'a> {
     fn new(
         threads: &'scope Scope<'scope, 'env>,
-        queue: &'env Queue<'a>,
-        done: mpsc::Sender<Ended<'a>>,
+        done: mpsc::Sender<(usize, Ended<'a>)>,
         sink: &'env Recorder<'env>,
         interrupts: &'env Interrupts,
     ) -> Self {
-        let (tasks, waiting) = mpsc::channel();
-        *lock(queue) = Some(waiting);
         Pool {
             threads,
-            queue,
-            tasks: Some(tasks),
+            workers: Vec::new(),
+            idle: Vec::new(),
             done,
             sink,
             interrupts,
-            workers: 0,
-            busy: 0,
         }
     }
 
     /// Runs `task` on an idle worker, or on a new one when none is idle.
     fn give(&mut self, task: Task<'a>) {
-        self.busy += 1;
-        if self.busy > self.workers {
-            self.workers += 1;
-            let (queue, done) = (self.queue, self.done.clone());
-            let (sink, interrupts) = (self.sink, self.interrupts);
-            self.threads
-                .spawn(move || work(queue, &done, sink, interrupts));
-        }
-        if let Some(tasks) = &self.tasks {
-            // The receiver lives until `close`.
-            let _ = tasks.send(task);
-        }
+        let worker = match self.idle.pop() {
+            Some(worker) => worker,
+            None => self.start_worker(),
+        };
+        // A worker takes tasks until its channel closes (`close`).
+        let _ = self.workers[worker].send(task);
     }
 
-    /// A task's end was received: its worker is idle (or about to be).
-    fn returned(&mut self) {
-        self.busy = self.busy.saturating_sub(1);
+    fn start_worker(&mut self) -> usize {
+        let number = self.workers.len();
+        let (tasks, inbox) = mpsc::channel();
+        let done = self.done.clone();
+        let (sink, interrupts) = (self.sink, self.interrupts);
+        self.threads
+            .spawn(move || work(number, &inbox, &done, sink, interrupts));
+        self.workers.push(tasks);
+        number
     }
 
-    /// No task follows: each worker ends when it finds the queue closed.
+    /// Worker `worker`'s task ended: it waits for the next one.
+    fn returned(&mut self, worker: usize) {
+        self.idle.push(worker);
+    }
+
+    /// No task follows: each worker ends when its channel closes.
     fn close(&mut self) {
-        self.tasks = None;
+        self.workers.clear();
     }
 }
 
-fn lock<'q, 'a>(
-    queue: &'q Queue<'a>,
-) -> std::sync::MutexGuard<'q, Option<mpsc::Receiver<Task<'a>>>> {
-    // A worker never panics while holding the queue.
-    queue
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// A worker: takes tasks until the queue is closed; each one's end is
-/// sent to the run's thread.
+/// A worker: takes tasks until its channel closes; each one's end is sent
+/// to the run's thread with the worker's number.
 fn work<'a>(
-    queue: &Queue<'a>,
-    done: &mpsc::Sender<Ended<'a>>,
+    number: usize,
+    inbox: &mpsc::Receiver<Task<'a>>,
+    done: &mpsc::Sender<(usize, Ended<'a>)>,
     sink: &Recorder,
     interrupts: &Interrupts,
 ) {
-    loop {
-        let task = match lock(queue).as_ref().map(mpsc::Receiver::recv) {
-            Some(Ok(task)) => task,
-            _ => return,
-        };
+    while let Ok(task) = inbox.recv() {
         let ended = match task {
             Task::Process(name, job) => run_job(name, job, sink, interrupts),
             Task::Ready(name, conditions) => Ended {
@@ -275,7 +259,7 @@ fn work<'a>(
             },
         };
         // The receiver lives until every task has ended.
-        let _ = done.send(ended);
+        let _ = done.send((number, ended));
     }
 }
 
