@@ -189,6 +189,20 @@ fn a_fan_out_runs_its_leaves_together_up_to_the_jobs() {
 }
 
 #[test]
+fn eight_jobs_never_run_more_than_eight_processes_at_once() {
+    // More leaves than jobs, twice over: the components run on workers
+    // that serve one after another, never more than `-j` at a time.
+    let stack = Stack::shaped(Shape::FanOut, 18, "sleep 0.2");
+    stack.hub("deploy", &["-j", "8"]).success();
+    stack.assert_edges_respected(false);
+    let overlap = stack.overlap();
+    assert!(overlap >= 2, "leaves never overlapped");
+    assert!(overlap <= 8, "{overlap} components ran at once with -j 8");
+    assert_eq!(statuses(&stack.state()).len(), 18);
+    assert_eq!(stack.started().len(), 18, "each component ran once");
+}
+
+#[test]
 fn hub_jobs_in_the_environment_sets_the_slots() {
     let stack = Stack::shaped(Shape::FanOut, 6, "sleep 0.2");
     stack.hub_env("deploy", &[], &[("HUB_JOBS", "2")]).success();

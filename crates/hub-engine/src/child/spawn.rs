@@ -126,6 +126,31 @@ fn c_string(text: &OsStr) -> io::Result<CString> {
     })
 }
 
+/// `NAME=VALUE` as `execve` takes it, built in one buffer.
+fn variable(name: &str, value: &str) -> io::Result<CString> {
+    let mut bytes = Vec::with_capacity(name.len() + value.len() + 2);
+    bytes.extend_from_slice(name.as_bytes());
+    bytes.push(b'=');
+    bytes.extend_from_slice(value.as_bytes());
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("the variable {name:?} contains a NUL byte"),
+        )
+    })
+}
+
+/// The null device every child's stdin is on: opened once (closing on
+/// `execve`; each child gets its own copy as fd 0), not once per child.
+fn null_device() -> io::Result<&'static File> {
+    static NULL: std::sync::OnceLock<File> = std::sync::OnceLock::new();
+    if let Some(null) = NULL.get() {
+        return Ok(null);
+    }
+    let opened = File::open("/dev/null")?;
+    Ok(NULL.get_or_init(|| opened))
+}
+
 /// A pipe whose two ends close on `execve`.
 fn pipe() -> io::Result<(File, File)> {
     use std::os::fd::FromRawFd;
@@ -140,9 +165,8 @@ fn pipe() -> io::Result<(File, File)> {
 
 #[cfg(target_os = "linux")]
 mod platform {
-    use super::{c_string, pipe, Spawned, Spec};
+    use super::{c_string, null_device, pipe, variable, Spawned, Spec};
     use std::ffi::CString;
-    use std::fs::File;
     use std::io;
     use std::os::fd::AsRawFd;
     use std::path::Path;
@@ -174,9 +198,9 @@ mod platform {
         let env: Vec<CString> = spec
             .env
             .iter()
-            .map(|(name, value)| c_string(format!("{name}={value}").as_ref()))
+            .map(|(name, value)| variable(name, value))
             .collect::<io::Result<_>>()?;
-        let null = File::open("/dev/null")?;
+        let null = null_device()?;
         let (stdout_read, stdout_write) = pipe()?;
         let (stderr_read, stderr_write) = pipe()?;
         let mut launch = Launch {
@@ -193,7 +217,7 @@ mod platform {
             error: 0,
         };
         let pid = clone_child(&mut launch)?;
-        drop((null, stdout_write, stderr_write));
+        drop((stdout_write, stderr_write));
         let mut spawned = Spawned {
             pid,
             stdout: Some(stdout_read),

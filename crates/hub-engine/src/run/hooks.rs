@@ -20,6 +20,7 @@ use hub_manifest::Hook;
 use hub_plan::decide::hooks::{find_script, triggered, Missing};
 use hub_plan::outcome::lines::LineSink;
 use hub_plan::timeout::Limit;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -265,16 +266,17 @@ impl Budget {
 
     /// `invocation` bound by what is left of the limit; `None` when
     /// nothing is left (the process must not start).
-    pub fn bound(&self, invocation: &Invocation) -> Option<Invocation> {
-        let mut bound = invocation.clone();
-        if let Some(limit) = self.limit {
-            let left = limit.duration.checked_sub(self.started.elapsed())?;
-            if left.is_zero() {
-                return None;
-            }
-            bound.timeout = Some(left);
+    pub fn bound<'i>(&self, invocation: &'i Invocation) -> Option<Cow<'i, Invocation>> {
+        let Some(limit) = self.limit else {
+            return Some(Cow::Borrowed(invocation));
+        };
+        let left = limit.duration.checked_sub(self.started.elapsed())?;
+        if left.is_zero() {
+            return None;
         }
-        Some(bound)
+        let mut bound = invocation.clone();
+        bound.timeout = Some(left);
+        Some(Cow::Owned(bound))
     }
 }
 

@@ -3,6 +3,7 @@
 //! threads, each one's end is settled on the run's thread.
 
 use super::{Ended, Job, JobResult, Prepared, Run, Step, Stop, HEARTBEAT};
+use crate::child::interrupt::Interrupts;
 use crate::run::hooks;
 use crate::run::logs_ahead::LogsAhead;
 use crate::run::ready;
@@ -12,6 +13,7 @@ use hub_manifest::ReadyCondition;
 use hub_plan::order::scheduler::Scheduler;
 use indexmap::IndexMap;
 use std::sync::mpsc;
+use std::thread::Scope;
 use std::time::Instant;
 
 /// What the scheduler's loop keeps between its turns.
@@ -50,50 +52,17 @@ impl<'a> Run<'a> {
         };
         let interrupts = self.host.interrupts;
         std::thread::scope(|threads| {
-            let (done, finished) = mpsc::channel::<Ended>();
-            let start_job = |name: String, job: Box<Job<'a>>| {
-                let done = done.clone();
-                threads.spawn(move || {
-                    let mut job = job;
-                    let (result, attempts) =
-                        retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
-                            hooks::run_around(
-                                &job.hooks,
-                                Some(&job.invocation),
-                                job.limit,
-                                &job.masker,
-                                sink,
-                                interrupts,
-                            )
-                        });
-                    job.attempts = attempts;
-                    if result.succeeded() {
-                        job.hash_folder();
-                    }
-                    // The receiver lives until every job has ended.
-                    let _ = done.send(Ended {
-                        name,
-                        result: JobResult::Process(job, result),
-                    });
-                });
-            };
-            let await_ready = |name: String, conditions: Vec<ReadyCondition>| {
-                let done = done.clone();
-                threads.spawn(move || {
-                    let result = ready::wait_resolved(&conditions, interrupts);
-                    let _ = done.send(Ended {
-                        name,
-                        result: JobResult::Ready(result),
-                    });
-                });
-            };
+            let (done, finished) = mpsc::channel::<(usize, Ended)>();
+            let mut pool = Pool::new(threads, done, sink, interrupts);
             loop {
                 self.hand_out(&mut turns, logs_ahead);
                 for (name, job) in turns.starting.drain(..) {
-                    start_job(name, job);
+                    pool.give(Task::Process(name, job));
                 }
                 let progressed = !turns.steps.is_empty();
-                self.settle_steps(&mut turns, &await_ready);
+                self.settle_steps(&mut turns, &mut |name, conditions| {
+                    pool.give(Task::Ready(name, conditions))
+                });
                 if progressed {
                     continue;
                 }
@@ -101,18 +70,22 @@ impl<'a> Run<'a> {
                     break;
                 }
                 match finished.recv_timeout(HEARTBEAT) {
-                    Ok(ended) => {
+                    Ok((worker, ended)) => {
+                        pool.returned(worker);
                         self.ended(ended, &mut turns);
                         // Those that ended meanwhile are settled with it:
                         // the components they free start together, their
                         // checkpoints written and flushed once.
-                        while let Ok(ended) = finished.try_recv() {
+                        while let Ok((worker, ended)) = finished.try_recv() {
+                            pool.returned(worker);
                             self.ended(ended, &mut turns);
                         }
                     }
                     Err(_) => self.heartbeat(&turns.running),
                 }
             }
+            // The workers end once their channels close; the scope joins them.
+            pool.close();
         });
         turns
     }
@@ -157,7 +130,7 @@ impl<'a> Run<'a> {
     fn settle_steps(
         &mut self,
         turns: &mut Turns<'a>,
-        await_ready: &dyn Fn(String, Vec<ReadyCondition>),
+        await_ready: &mut dyn FnMut(String, Vec<ReadyCondition>),
     ) {
         let steps = std::mem::take(&mut turns.steps);
         for (name, step) in steps {
@@ -191,5 +164,129 @@ impl<'a> Run<'a> {
             JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
         };
         turns.steps.push((ended.name, step));
+    }
+}
+
+/// What a worker of the pool does: a component's process (with its hooks
+/// and retries), or a deployed component's wait for its ready conditions.
+enum Task<'a> {
+    Process(String, Box<Job<'a>>),
+    Ready(String, Vec<ReadyCondition>),
+}
+
+/// The threads that run the components' processes and readiness waits,
+/// each fed by a channel of its own. A task goes to an idle worker, or to
+/// a new one when every worker is busy, so a task never waits for a
+/// worker: the pool grows to the most tasks running at once (at most
+/// `-j`, which the scheduler enforces), and each worker (its stack, its
+/// allocator's heap, its read buffer) serves many components instead of
+/// one thread being made and torn down per component.
+struct Pool<'scope, 'env, 'a> {
+    threads: &'scope Scope<'scope, 'env>,
+    /// Each worker's channel, by its number.
+    workers: Vec<mpsc::Sender<Task<'a>>>,
+    /// The workers whose last task's end the run's thread received.
+    idle: Vec<usize>,
+    done: mpsc::Sender<(usize, Ended<'a>)>,
+    sink: &'env Recorder<'env>,
+    interrupts: &'env Interrupts,
+}
+
+impl<'scope, 'env: 'scope, 'a: 'env> Pool<'scope, 'env, 'a> {
+    fn new(
+        threads: &'scope Scope<'scope, 'env>,
+        done: mpsc::Sender<(usize, Ended<'a>)>,
+        sink: &'env Recorder<'env>,
+        interrupts: &'env Interrupts,
+    ) -> Self {
+        Pool {
+            threads,
+            workers: Vec::new(),
+            idle: Vec::new(),
+            done,
+            sink,
+            interrupts,
+        }
+    }
+
+    /// Runs `task` on an idle worker, or on a new one when none is idle.
+    fn give(&mut self, task: Task<'a>) {
+        let worker = match self.idle.pop() {
+            Some(worker) => worker,
+            None => self.start_worker(),
+        };
+        // A worker takes tasks until its channel closes (`close`).
+        let _ = self.workers[worker].send(task);
+    }
+
+    fn start_worker(&mut self) -> usize {
+        let number = self.workers.len();
+        let (tasks, inbox) = mpsc::channel();
+        let done = self.done.clone();
+        let (sink, interrupts) = (self.sink, self.interrupts);
+        self.threads
+            .spawn(move || work(number, &inbox, &done, sink, interrupts));
+        self.workers.push(tasks);
+        number
+    }
+
+    /// Worker `worker`'s task ended: it waits for the next one.
+    fn returned(&mut self, worker: usize) {
+        self.idle.push(worker);
+    }
+
+    /// No task follows: each worker ends when its channel closes.
+    fn close(&mut self) {
+        self.workers.clear();
+    }
+}
+
+/// A worker: takes tasks until its channel closes; each one's end is sent
+/// to the run's thread with the worker's number.
+fn work<'a>(
+    number: usize,
+    inbox: &mpsc::Receiver<Task<'a>>,
+    done: &mpsc::Sender<(usize, Ended<'a>)>,
+    sink: &Recorder,
+    interrupts: &Interrupts,
+) {
+    while let Ok(task) = inbox.recv() {
+        let ended = match task {
+            Task::Process(name, job) => run_job(name, job, sink, interrupts),
+            Task::Ready(name, conditions) => Ended {
+                name,
+                result: JobResult::Ready(ready::wait_resolved(&conditions, interrupts)),
+            },
+        };
+        // The receiver lives until every task has ended.
+        let _ = done.send((number, ended));
+    }
+}
+
+/// A component's process, with its hooks and retries, then its folder's
+/// digest when it succeeded.
+fn run_job<'a>(
+    name: String,
+    mut job: Box<Job<'a>>,
+    sink: &Recorder,
+    interrupts: &Interrupts,
+) -> Ended<'a> {
+    let (result, attempts) = retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
+        hooks::run_around(
+            &job.hooks,
+            Some(&job.invocation),
+            job.limit,
+            &job.masker,
+            sink,
+            interrupts,
+        )
+    });
+    job.attempts = attempts;
+    if result.succeeded() {
+        job.hash_folder();
+    }
+    Ended {
+        name,
+        result: JobResult::Process(job, result),
     }
 }
