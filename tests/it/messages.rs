@@ -105,3 +105,29 @@ fn the_summary_shows_the_whole_reason_of_a_failure() {
           - `slow:other`: #{int(p)}: CEL evaluation error: Error executing function 'int': string parse error: invalid digit found in string (declared at slow/hub-component.yaml:9:25)
     ");
 }
+
+#[test]
+fn an_output_that_fails_during_a_run_of_an_elaborated_file_points_at_its_line_there() {
+    // The run keeps the elaborated file's text deflated once its
+    // parameters are locked, and reads it again for this message.
+    let test = stack("- {name: slept, fromTfVar: slept}\n- {name: other, value: '#{int(p)}'}\n");
+    let elaborated = hub_isolated(
+        &test,
+        &["elaborate", "hub.yaml", "-o", "hub.yaml.elaborate"],
+        &[],
+    );
+    assert_eq!(elaborated.status, 0, "{}", elaborated.stderr);
+    let text = std::fs::read_to_string(test.root().join("hub.yaml.elaborate")).expect("elaborated");
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains("#{int(p)}"))
+        .expect("the output's value");
+    let out = hub_isolated(
+        &test,
+        &["deploy", "hub.yaml.elaborate", "-s", "s.state"],
+        &[],
+    );
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    out.stderr_has("`slow:other`: #{int(p)}: CEL evaluation error")
+        .stderr_has(&format!("(declared at hub.yaml.elaborate:{line}:"));
+}

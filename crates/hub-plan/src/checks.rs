@@ -43,7 +43,7 @@ pub fn lock_parameters(
             .map(|(_, v)| v.clone())
     };
     let lock_options = LockOptions {
-        source: stack.source.as_ref(),
+        source: stack.source(),
         declared: stack.provenance.as_ref(),
         overrides: &options.overrides,
         environment: &environment,

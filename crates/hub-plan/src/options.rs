@@ -111,6 +111,11 @@ pub struct RunningOptions {
     /// another run wrote (refused), and its parameters and `reads` what
     /// the others are checked against just before they start.
     pub saved: Option<Arc<crate::plan::saved::format::SavedPlan>>,
+    /// `--report`: the plan's parameters are read after the run (the
+    /// HTML report shows those that change). Without it, a run drops the
+    /// parameters of a plan it made once the plan is checked: nothing of
+    /// the run reads them.
+    pub report_plan: bool,
 }
 
 /// A state's identity and version as a saved plan read them; `None` for

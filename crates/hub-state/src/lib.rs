@@ -149,7 +149,7 @@ pub use model::{
 };
 pub use render::SHARED_VALUE_BYTES;
 pub use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
-pub use snapshot::{Delta, Snapshot};
+pub use snapshot::{Delta, Shared as SharedOutput, Snapshot};
 pub use store::{
     backup_path, lock_path, max_state_bytes, parse, read, read_file, real_location, render,
     render_as, write, write_atomically, LocalStore, StateWriter, WriteOptions,

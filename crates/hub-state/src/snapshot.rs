@@ -29,8 +29,10 @@ pub struct Snapshot(Option<Arc<Node>>);
 
 struct Node {
     base: Snapshot,
-    /// Outputs added or changed against `base`, sorted by qualified name.
-    set: Vec<CapturedOutput>,
+    /// Outputs added or changed against `base`, sorted by qualified name;
+    /// shared with the run that produced them and with the other nodes
+    /// that set the same output (see [`Snapshot::changed_shared`]).
+    set: Vec<Shared>,
     /// Qualified names of `base`'s outputs this snapshot does not hold.
     removed: Vec<String>,
     /// Place in the chain of bases: 1 for a node without a base.
@@ -39,6 +41,9 @@ struct Node {
     /// merged; `None` when it would cover this node alone.
     ladder: Option<Ladder>,
 }
+
+/// An output held by one or more nodes (and the run that produced it).
+pub type Shared = Arc<CapturedOutput>;
 
 /// What the nodes from one node down to `skip` (excluded) decide, the
 /// newest decision of each name kept. A node at depth `d` covers the
@@ -65,7 +70,7 @@ struct Held {
 /// ladder's, held in the nodes below.
 #[derive(Clone, Copy)]
 enum Outputs<'a> {
-    Own(&'a [CapturedOutput]),
+    Own(&'a [Shared]),
     Held(&'a Node, &'a [Held]),
 }
 
@@ -127,27 +132,33 @@ pub struct Delta {
 
 impl Snapshot {
     /// A snapshot holding `outputs` (sorted here; no base).
-    pub fn from_outputs(mut outputs: Vec<CapturedOutput>) -> Snapshot {
+    pub fn from_outputs(outputs: Vec<CapturedOutput>) -> Snapshot {
+        Snapshot::from_shared(shared(outputs))
+    }
+
+    /// [`Snapshot::from_outputs`] of outputs held elsewhere too.
+    pub fn from_shared(mut outputs: Vec<Shared>) -> Snapshot {
         if outputs.is_empty() {
             return Snapshot::default();
         }
-        outputs.sort_by(qualified_cmp);
+        outputs.sort_by(|a, b| qualified_cmp(a, b));
         Snapshot::node(Snapshot::default(), outputs, Vec::new())
     }
 
     /// A snapshot holding `outputs`, sharing with `base` what the two have
     /// in common. Costs one pass over `outputs` and `base`.
-    pub fn derive(base: &Snapshot, mut outputs: Vec<CapturedOutput>) -> Snapshot {
+    pub fn derive(base: &Snapshot, outputs: Vec<CapturedOutput>) -> Snapshot {
         if base.is_empty() || outputs.is_empty() {
             return Snapshot::from_outputs(outputs);
         }
-        outputs.sort_by(qualified_cmp);
-        let delta = diff(&base.refs(), &outputs);
+        let mut outputs = shared(outputs);
+        outputs.sort_by(|a, b| qualified_cmp(a, b));
+        let (set, removed) = diff_parts(&base.refs(), &outputs);
         // A base shared with little is not worth following on every read.
-        if delta.set.len() + delta.removed.len() >= outputs.len() {
+        if set.len() + removed.len() >= outputs.len() {
             return Snapshot::node(Snapshot::default(), outputs, Vec::new());
         }
-        Snapshot::node(base.clone(), delta.set, delta.removed)
+        Snapshot::node(base.clone(), set, removed)
     }
 
     /// `base` changed by `delta` (as read from a file: see
@@ -160,7 +171,8 @@ impl Snapshot {
         delta.removed.sort();
         delta.removed.dedup();
         let removes_only = delta.set.is_empty() && !delta.removed.is_empty();
-        let snapshot = Snapshot::node(base.clone(), delta.set, delta.removed);
+        let set = shared(delta.set);
+        let snapshot = Snapshot::node(base.clone(), set, delta.removed);
         // Never written so (an empty snapshot is written as none), but a
         // file may say it: an empty snapshot has no node.
         match removes_only && snapshot.to_vec().is_empty() {
@@ -174,12 +186,22 @@ impl Snapshot {
     /// one output: for a caller that worked the difference out without
     /// reconstructing either list.
     pub fn changed(base: &Snapshot, delta: Delta) -> Snapshot {
-        if delta.set.is_empty() && delta.removed.is_empty() {
+        let set = shared(delta.set);
+        Snapshot::changed_shared(base, set, delta.removed)
+    }
+
+    /// [`Snapshot::changed`] by outputs held elsewhere too (`set`, sorted
+    /// by qualified name, and `removed`, sorted): the node shares them
+    /// instead of holding copies. A run hands each output it produced to
+    /// every snapshot that sets it (a component's, and those of the
+    /// components that see it), which would otherwise copy it each time.
+    pub fn changed_shared(base: &Snapshot, set: Vec<Shared>, removed: Vec<String>) -> Snapshot {
+        if set.is_empty() && removed.is_empty() {
             return base.clone();
         }
         match base.is_empty() {
-            true => Snapshot::from_outputs(delta.set),
-            false => Snapshot::node(base.clone(), delta.set, delta.removed),
+            true => Snapshot::from_shared(set),
+            false => Snapshot::node(base.clone(), set, removed),
         }
     }
 
@@ -189,7 +211,7 @@ impl Snapshot {
         self.0.as_ref().map(|node| Arc::as_ptr(node) as usize)
     }
 
-    fn node(base: Snapshot, set: Vec<CapturedOutput>, removed: Vec<String>) -> Snapshot {
+    fn node(base: Snapshot, set: Vec<Shared>, removed: Vec<String>) -> Snapshot {
         let depth = base.depth() + 1;
         let ladder = Ladder::build(&base, &set, &removed, depth);
         Snapshot(Some(Arc::new(Node {
@@ -228,14 +250,14 @@ impl Snapshot {
     fn refs(&self) -> Vec<&CapturedOutput> {
         let chain = self.chain();
         if let [root] = chain[..] {
-            return root.set.iter().collect();
+            return root.set.iter().map(|o| &**o).collect();
         }
         // The newest node that sets or removes a name decides it.
         let mut set: HashSet<(&str, &str)> = HashSet::new();
         let mut removed: HashSet<&str> = HashSet::new();
         let mut outputs: Vec<&CapturedOutput> = Vec::new();
         for node in &chain {
-            for output in &node.set {
+            for output in node.set.iter().map(|o| &**o) {
                 let key = (output.component.as_str(), output.name.as_str());
                 let decided = !set.insert(key)
                     || (!removed.is_empty() && removed.contains(output.qualified_name().as_str()));
@@ -309,7 +331,7 @@ impl Snapshot {
             // hold what `delta_from` wrote.
             if node.base.same(base) {
                 return Delta {
-                    set: node.set.clone(),
+                    set: node.set.iter().map(|o| (**o).clone()).collect(),
                     removed: node.removed.clone(),
                 };
             }
@@ -338,7 +360,7 @@ impl Snapshot {
             .iter()
             .chain(&theirs)
             .flat_map(|node| {
-                let set = node.set.iter().map(CapturedOutput::qualified_name);
+                let set = node.set.iter().map(|o| o.qualified_name());
                 set.chain(node.removed.iter().cloned())
             })
             .collect();
@@ -525,12 +547,7 @@ impl Node {
 impl Ladder {
     /// The ladder of a new node at `depth` over `base`; `None` when the
     /// node covers itself alone.
-    fn build(
-        base: &Snapshot,
-        set: &[CapturedOutput],
-        removed: &[String],
-        depth: u32,
-    ) -> Option<Ladder> {
+    fn build(base: &Snapshot, set: &[Shared], removed: &[String], depth: u32) -> Option<Ladder> {
         let span = depth & depth.wrapping_neg();
         if span <= 1 {
             return None;
@@ -578,6 +595,14 @@ impl Ladder {
     }
 }
 
+/// `outputs`, each moved into a shared output. Into a list of its own:
+/// collected in place, the pointers would keep the room of the outputs.
+fn shared(outputs: Vec<CapturedOutput>) -> Vec<Shared> {
+    let mut shared = Vec::with_capacity(outputs.len());
+    shared.extend(outputs.into_iter().map(Arc::new));
+    shared
+}
+
 /// Notes the removals of `removed` for names not decided yet.
 fn note_removals(decided: &mut BTreeMap<String, Option<Held>>, removed: &[String]) {
     for name in removed {
@@ -620,7 +645,21 @@ fn qualified_bytes(output: &CapturedOutput) -> impl Iterator<Item = u8> + '_ {
 
 /// The delta turning `before` into `after` (both sorted by qualified name).
 fn diff<B: Borrow<CapturedOutput>, A: Borrow<CapturedOutput>>(before: &[B], after: &[A]) -> Delta {
-    let mut delta = Delta::default();
+    let after: Vec<&CapturedOutput> = after.iter().map(Borrow::borrow).collect();
+    let (set, removed) = diff_parts(before, &after);
+    Delta {
+        set: set.into_iter().cloned().collect(),
+        removed,
+    }
+}
+
+/// [`diff`] as the outputs of `after` it sets (shared ones shared, not
+/// copied) and the names it removes.
+fn diff_parts<B: Borrow<CapturedOutput>, A: Borrow<CapturedOutput> + Clone>(
+    before: &[B],
+    after: &[A],
+) -> (Vec<A>, Vec<String>) {
+    let mut delta = (Vec::new(), Vec::new());
     let (mut i, mut j) = (0, 0);
     while i < before.len() || j < after.len() {
         let order = match (before.get(i), after.get(j)) {
@@ -630,16 +669,16 @@ fn diff<B: Borrow<CapturedOutput>, A: Borrow<CapturedOutput>>(before: &[B], afte
         };
         match order {
             Ordering::Less => {
-                delta.removed.push(before[i].borrow().qualified_name());
+                delta.1.push(before[i].borrow().qualified_name());
                 i = past_repeats(before, i);
             }
             Ordering::Greater => {
-                delta.set.push(after[j].borrow().clone());
+                delta.0.push(after[j].clone());
                 j += 1;
             }
             Ordering::Equal => {
                 if before[i].borrow() != after[j].borrow() {
-                    delta.set.push(after[j].borrow().clone());
+                    delta.0.push(after[j].clone());
                 }
                 i = past_repeats(before, i);
                 j += 1;

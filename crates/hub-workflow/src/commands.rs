@@ -441,6 +441,7 @@ fn running_options(args: &RunRequest<'_>) -> hub_plan::options::RunningOptions {
         replan: false,
         reviewed: None,
         saved: None,
+        report_plan: args.common.run.report.is_some(),
     }
 }
 

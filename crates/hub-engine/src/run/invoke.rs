@@ -272,7 +272,7 @@ pub fn current_parameters(
             .map(|(_, v)| v.clone())
     };
     let mut lock_options = LockOptions::new(exported, &lookup);
-    lock_options.source = stack.source.as_ref();
+    lock_options.source = stack.source();
     lock_options.declared = stack.provenance.as_ref();
     lock_options.state = params_state.as_ref();
     let locked = params::lock(&stack.elaborated.stack, lock_options, warnings)?;

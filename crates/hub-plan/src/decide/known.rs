@@ -10,10 +10,11 @@
 //! components ended in.
 
 use super::upstream::Bits;
-use hub_state::{self as state, CapturedOutput, Delta, Snapshot};
+use hub_state::{self as state, CapturedOutput, SharedOutput, Snapshot};
 use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// What a run knows. Nothing here is a list of every output per
 /// component: the outputs a component sees are a [`View`] (a list of
@@ -55,8 +56,9 @@ struct Produced {
     name: String,
     /// As the run listed them (for the summary).
     names: Vec<String>,
-    /// Without repeats: the last of each name, in the order of the lasts.
-    outputs: Vec<CapturedOutput>,
+    /// Without repeats: the last of each name, in the order of the lasts;
+    /// shared with the snapshots that hold them.
+    outputs: Vec<SharedOutput>,
     capabilities: Vec<String>,
 }
 
@@ -247,7 +249,7 @@ impl Known {
         }
         self.foreign |= outputs.iter().any(|o| o.component != name);
         let names = outputs.iter().map(|o| o.name.clone()).collect();
-        let outputs = overlay(Vec::new(), &outputs);
+        let outputs = last_of_each(outputs);
         for output in &outputs {
             self.producers
                 .entry(output.name.clone())
@@ -317,7 +319,7 @@ impl Known {
             .cloned()
             .collect();
         for (_, produced) in self.held(view) {
-            outputs.extend(produced.outputs.iter().cloned());
+            outputs.extend(produced.outputs.iter().map(|o| CapturedOutput::clone(o)));
         }
         outputs
     }
@@ -394,7 +396,7 @@ impl Known {
             if view.holds(position) {
                 let outputs = &self.produced[&position].outputs;
                 for (i, output) in outputs.iter().enumerate().filter(|(_, o)| o.name == name) {
-                    found.insert(Place::Produced(position, i), output);
+                    found.insert(Place::Produced(position, i), &**output);
                 }
             }
         }
@@ -440,7 +442,7 @@ impl Known {
         for position in producers.into_iter().filter(|&at| view.holds(at)) {
             let outputs = &self.produced[&position].outputs;
             for (i, output) in outputs.iter().enumerate().filter(|(_, o)| wanted(o)) {
-                found.insert(Place::Produced(position, i), output);
+                found.insert(Place::Produced(position, i), &**output);
             }
         }
     }
@@ -499,11 +501,14 @@ impl Known {
         let recorded = preferred.and_then(handed).or_else(|| handed(against));
         let (snapshot, count) = match recorded {
             Some(recorded) => {
-                let (delta, added) = self.delta(view, &recorded.view);
-                let count = (recorded.count + added).saturating_sub(delta.removed.len());
+                let (set, removed, added) = self.delta(view, &recorded.view);
+                let count = (recorded.count + added).saturating_sub(removed.len());
                 match count {
                     0 => (Snapshot::default(), 0),
-                    _ => (Snapshot::changed(&recorded.snapshot, delta), count),
+                    _ => (
+                        Snapshot::changed_shared(&recorded.snapshot, set, removed),
+                        count,
+                    ),
                 }
             }
             _ => {
@@ -529,34 +534,40 @@ impl Known {
         a.base == b.base && !self.foreign && !self.bases[a.base].repeats
     }
 
-    /// What `view` changes against `other` (same base), and how many of
-    /// the outputs it sets `other` does not hold.
-    fn delta(&self, view: &View, other: &View) -> (Delta, usize) {
+    /// What `view` changes against `other` (same base): the outputs it
+    /// sets (those this run produced shared, not copied) and the names it
+    /// removes, both sorted; and how many of the outputs it sets `other`
+    /// does not hold.
+    fn delta(&self, view: &View, other: &View) -> (Vec<SharedOutput>, Vec<String>, usize) {
         let base = &self.bases[view.base];
-        let mut delta = Delta::default();
+        let (mut set, mut removed) = (Vec::new(), Vec::new());
         let mut added = 0;
         for position in self.differing(view, other) {
             let (mine, theirs) = (view.holds(position), other.holds(position));
             let Some(produced) = self.produced.get(&position).filter(|_| mine != theirs) else {
                 continue;
             };
-            for output in &produced.outputs {
+            for shared in &produced.outputs {
+                let output: &CapturedOutput = shared;
                 let before = base.get(&output.component, &output.name);
                 let now = if mine { Some(output) } else { before };
                 let then = if theirs { Some(output) } else { before };
                 match (now, then) {
                     (Some(now), then) if then != Some(now) => {
                         added += usize::from(then.is_none());
-                        delta.set.push(now.clone());
+                        set.push(match mine {
+                            true => Arc::clone(shared),
+                            false => Arc::new(now.clone()),
+                        });
                     }
-                    (None, Some(then)) => delta.removed.push(then.qualified_name()),
+                    (None, Some(then)) => removed.push(then.qualified_name()),
                     _ => {}
                 }
             }
         }
-        delta.set.sort_by(state::qualified_cmp);
-        delta.removed.sort();
-        (delta, added)
+        set.sort_by(|a, b| state::qualified_cmp(a, b));
+        removed.sort();
+        (set, removed, added)
     }
 
     /// The positions one of two views may hold and the other not.
@@ -674,7 +685,10 @@ impl Wanted {
 
 /// `base` with `new` on top: an output of the same component and name is
 /// replaced, and goes to the end (as if each of `new` were taken out of
-/// the list and pushed, in turn). Linear in the lengths of both.
+/// the list and pushed, in turn). Linear in the lengths of both. (What a
+/// run keeps of each component's outputs, [`last_of_each`], is checked
+/// against it.)
+#[cfg(test)]
 pub(crate) fn overlay<'o>(
     mut base: Vec<CapturedOutput>,
     new: impl IntoIterator<Item = &'o CapturedOutput>,
@@ -697,6 +711,26 @@ pub(crate) fn overlay<'o>(
             .map(|(_, output)| (*output).clone()),
     );
     base
+}
+
+/// `outputs` without repeats: the last of each component and name, in the
+/// order of the lasts (what [`overlay`] on an empty list keeps), moved
+/// into shared outputs rather than copied.
+fn last_of_each(outputs: Vec<CapturedOutput>) -> Vec<SharedOutput> {
+    let mut last: HashMap<(&str, &str), usize> = HashMap::with_capacity(outputs.len());
+    for (i, output) in outputs.iter().enumerate() {
+        last.insert((output.component.as_str(), output.name.as_str()), i);
+    }
+    let kept: HashSet<usize> = last.into_values().collect();
+    // Into a list of its own: collected in place, the pointers would keep
+    // the room of the outputs.
+    let mut shared = Vec::with_capacity(kept.len());
+    let each = outputs.into_iter().enumerate();
+    shared.extend(
+        each.filter(|(i, _)| kept.contains(i))
+            .map(|(_, o)| Arc::new(o)),
+    );
+    shared
 }
 
 /// The outputs a run starts with: for a full undeploy the stack-level

@@ -107,7 +107,7 @@ pub fn refuse_if_protected(
 /// elaborated file or the stack manifest, else the file alone (an entry
 /// a `fromStack` parent wrote).
 fn entry(stack: &Stack, index: usize, name: &str) -> Option<Location> {
-    let file: &SourceFile = match (&stack.source, &stack.provenance, &stack.manifest) {
+    let file: &SourceFile = match (stack.source(), &stack.provenance, &stack.manifest) {
         (Some(source), _, _) => source,
         (None, Some(provenance), Some(manifest)) => match provenance.file(manifest) {
             Some(file) => file,
@@ -116,7 +116,7 @@ fn entry(stack: &Stack, index: usize, name: &str) -> Option<Location> {
         _ => return None,
     };
     let list = ["lifecycle", "protected"].map(|k| Segment::Key(k.to_string()));
-    let own = (stack.source.is_none())
+    let own = (stack.source().is_none())
         .then(|| own_entries(file))
         .flatten();
     // In a stack manifest the entry's index is its own list's, not the

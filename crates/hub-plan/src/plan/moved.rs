@@ -183,7 +183,7 @@ fn end_of_chain(targets: &HashMap<String, String>, name: &str) -> String {
 }
 
 fn located(stack: &Stack, index: usize, problem: MovedProblem) -> MovedError {
-    let file = match (&stack.source, &stack.provenance, &stack.manifest) {
+    let file = match (stack.source(), &stack.provenance, &stack.manifest) {
         (Some(source), _, _) => Some(source),
         (None, Some(provenance), Some(manifest)) => provenance.file(manifest),
         _ => None,

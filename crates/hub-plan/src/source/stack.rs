@@ -7,7 +7,8 @@ use crate::order::schedule::{self, ScheduleError};
 use hub_manifest::declared::ParameterSources;
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{
-    locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, Segment, SourceFile,
+    locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, PackedSource,
+    Segment, SourceFile,
 };
 use std::path::{Path, PathBuf};
 
@@ -21,8 +22,11 @@ pub(crate) const COMPONENT_FOLDER_HINT: &str =
 #[derive(Debug, Clone)]
 pub struct Stack {
     pub elaborated: Elaborated,
-    /// The elaborated file's text, to point at declarations.
+    /// The elaborated file's text, to point at declarations (read it with
+    /// [`Stack::source`]: a run keeps it deflated, see [`Stack::pack_source`]).
     pub source: Option<SourceFile>,
+    /// That text once a run no longer reads it but to report something.
+    pub packed: Option<PackedSource>,
     /// For a manifest elaborated in memory: the original files, to point at
     /// declarations.
     pub provenance: Option<ParameterSources>,
@@ -65,6 +69,7 @@ impl Stack {
             return Stack {
                 elaborated,
                 source: Some(source),
+                packed: None,
                 provenance: None,
                 file: Some(absolute(first)),
                 manifest: None,
@@ -91,6 +96,7 @@ impl Stack {
         Stack {
             elaborated,
             source: None,
+            packed: None,
             provenance: Some(provenance),
             file: None,
             manifest: Some(first.to_path_buf()),
@@ -145,7 +151,7 @@ impl Stack {
     /// document number there: the elaborated file, or the component's
     /// `hub-component.yaml` for a manifest elaborated in memory.
     pub fn declarations(&self, name: &str) -> Option<(&SourceFile, usize)> {
-        match (&self.source, &self.provenance) {
+        match (self.source(), &self.provenance) {
             (Some(source), _) => Some(source).zip(self.document(name)),
             (None, Some(provenance)) => provenance.component(name).map(|file| (file, 0)),
             (None, None) => None,
@@ -169,10 +175,29 @@ impl Stack {
 
     /// The text of the stack's own manifest (or of the elaborated file).
     fn stack_text(&self) -> Option<&SourceFile> {
-        match (&self.source, &self.provenance, &self.manifest) {
+        match (self.source(), &self.provenance, &self.manifest) {
             (Some(source), _, _) => Some(source),
             (None, Some(provenance), Some(manifest)) => provenance.file(manifest),
             _ => None,
+        }
+    }
+
+    /// The elaborated file's text: as read, or inflated (once) from what
+    /// [`Stack::pack_source`] kept; `None` for a stack elaborated in memory.
+    pub fn source(&self) -> Option<&SourceFile> {
+        let packed = || self.packed.as_ref().map(PackedSource::file);
+        self.source.as_ref().or_else(packed)
+    }
+
+    /// Keeps the elaborated file's text deflated until something asks for
+    /// it ([`Stack::source`]): a run reads it only to point at a
+    /// declaration it reports, once its parameters are locked.
+    pub fn pack_source(&mut self) {
+        if let Some(file) = self.source.take() {
+            match PackedSource::new(file) {
+                Ok(packed) => self.packed = Some(packed),
+                Err(file) => self.source = Some(file),
+            }
         }
     }
 
@@ -332,6 +357,7 @@ mod tests {
         Stack {
             elaborated,
             source: None,
+            packed: None,
             provenance: None,
             file: Some(root.join("out/x.elaborate")),
             manifest: None,

@@ -13,7 +13,7 @@ const NAMED: usize = 3;
 /// elaborate`) was modified after the file was written. One `stat` per
 /// source; a stack elaborated in memory is never stale.
 pub fn warn_if_stale(stack: &Stack, warnings: &mut Warnings) {
-    let (Some(file), Some(source)) = (&stack.file, &stack.source) else {
+    let (Some(file), Some(source)) = (&stack.file, stack.source()) else {
         return;
     };
     let Ok(written) = std::fs::metadata(file).and_then(|m| m.modified()) else {

@@ -143,11 +143,17 @@ impl<'a> Run<'a> {
             capture::decode_printed(&manifest.outputs, outputs, dir, self.warnings);
         let mut problems: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         let printed: Vec<String> = raw.keys().cloned().collect();
-        let context = OutputsContext {
-            source: self.stack.declarations(name),
+        let mut context = OutputsContext {
+            source: None,
             printed: &printed,
         };
-        let expanded = match expand_outputs(name, params, &manifest.outputs, &decoded, context) {
+        // Pointing at the declarations reads the elaborated file's text
+        // (kept deflated during the run): done again only on a problem.
+        let expanded = match expand_outputs(name, params, &manifest.outputs, &decoded, context)
+            .or_else(|_| {
+                context.source = self.stack.declarations(name);
+                expand_outputs(name, params, &manifest.outputs, &decoded, context)
+            }) {
             Ok(expanded) => expanded,
             Err(error) => {
                 if let Some(fix) = error.hint() {

@@ -106,10 +106,13 @@ impl<'a> Run<'a> {
         // so the stack's own list (half of the elaborated document at
         // scale) is not held for the rest of the run.
         release_stack_parameters(stack);
+        // Its file's text is read again only to point at something
+        // reported: it is kept deflated from here on.
+        stack.pack_source();
         let stack: &'a Stack = stack;
         check_against_state(stack, verb, options, &plan, &locked, &opened, warnings)?;
         let found = find(stack, verb, options, &plan, &opened, &host, warnings)?;
-        let planned = action_plan(stack, options, &plan, &locked, &opened, &found)?;
+        let mut planned = action_plan(stack, options, &plan, &locked, &opened, &found)?;
         let base_env = base_env(stack, options, &host, opened.exported_state.take());
         let implementations = preflight_checks(
             stack,
@@ -120,6 +123,7 @@ impl<'a> Run<'a> {
             &base_env,
             warnings,
         )?;
+        release_plan_parts(&mut planned, options.running.report_plan);
         let masker = masker(options, &locked, &base_env, &host, opened.loaded.as_ref());
         let loaded = opened.loaded.as_ref();
         let outputs = initial_outputs(&plan, loaded);
@@ -538,6 +542,24 @@ fn preflight_checks(
         return Err(EngineError::Preflight { problems });
     }
     Ok(found)
+}
+
+/// What the run no longer reads of a plan it made, dropped before the
+/// first component: the environment each component's parameters set (the
+/// preflight was the last to read it) and, unless the report shows them
+/// after the run (`report_parameters`), the parameters (a plan the run
+/// made has no deferred component, the one thing that reads them again).
+/// A plan given to the run is shared with its caller and kept whole.
+fn release_plan_parts(planned: &mut Arc<ActionPlan>, report_parameters: bool) {
+    let Some(plan) = Arc::get_mut(planned) else {
+        return;
+    };
+    for component in &mut plan.components {
+        component.environment = Vec::new();
+        if !report_parameters {
+            component.parameters = Vec::new();
+        }
+    }
 }
 
 /// The secrets the run masks: the secret parameters, the credentials of

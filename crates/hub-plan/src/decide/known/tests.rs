@@ -59,6 +59,25 @@ fn overlay_replaces_and_moves_to_the_end_as_one_push_at_a_time_would() {
 }
 
 #[test]
+fn what_a_component_produced_is_kept_as_overlay_keeps_it_and_shared_not_copied() {
+    let produced = vec![
+        named("a", "x", "1"),
+        named("c", "z", "2"),
+        named("a", "x", "3"),
+        named("", "x", "4"),
+        named("c", "z", "5"),
+    ];
+    let kept = last_of_each(produced.clone());
+    let plain: Vec<CapturedOutput> = kept.iter().map(|o| CapturedOutput::clone(o)).collect();
+    assert_eq!(plain, overlay(Vec::new(), &produced));
+    assert_eq!(values(&plain), ["a=3", "=4", "c=5"]);
+    // A snapshot built on them holds the same outputs, not copies.
+    let snapshot = Snapshot::changed_shared(&Snapshot::default(), kept.clone(), Vec::new());
+    let found = snapshot.find("a:x").expect("a:x is set");
+    assert!(kept.iter().any(|o| std::ptr::eq(&**o, found)));
+}
+
+#[test]
 fn only_the_outputs_read_reach_the_expansion_and_what_their_values_name() {
     let outputs = vec![
         named("db", "host", "h"),
