@@ -31,7 +31,7 @@ pub use flatten::{leaf_paths, leaf_position, leaf_segments, leaves, top_paramete
 pub use load::{Document, SourceFile};
 pub use locate::{locate, locate_entry, Segment};
 pub use model::*;
-pub use packed_source::PackedSource;
+pub use packed_source::{DeflatedText, PackedSource};
 pub use provenance::Provenance;
 pub use write::{
     render_elaborated, render_elaborated_with, write_output, write_output_as, write_private_output,

@@ -12,10 +12,7 @@
 //! ([`crate::journal::FOLD_SHARE`]).
 
 use super::Sink;
-use flate2::read::DeflateDecoder;
-use flate2::write::DeflateEncoder;
-use flate2::Compression;
-use std::io::{Read, Write};
+use hub_manifest::DeflatedText;
 
 /// Below this, a text is kept as it is (deflating would save little).
 const SMALLEST: usize = 512;
@@ -23,7 +20,7 @@ const SMALLEST: usize = 512;
 /// A cached text: as it is, or deflated.
 pub(super) enum Packed {
     Plain(String),
-    Deflated { bytes: Box<[u8]>, len: usize },
+    Deflated(DeflatedText),
 }
 
 /// No text (what an empty slot writes).
@@ -34,16 +31,9 @@ impl Packed {
         if text.len() < SMALLEST {
             return Packed::Plain(text);
         }
-        let mut encoder = DeflateEncoder::new(Vec::new(), Compression::fast());
-        let deflated = encoder
-            .write_all(text.as_bytes())
-            .and_then(|()| encoder.finish());
-        match deflated {
-            Ok(bytes) if bytes.len() < text.len() => Packed::Deflated {
-                bytes: bytes.into_boxed_slice(),
-                len: text.len(),
-            },
-            _ => Packed::Plain(text),
+        match DeflatedText::new(text) {
+            Ok(deflated) => Packed::Deflated(deflated),
+            Err(text) => Packed::Plain(text),
         }
     }
 
@@ -51,7 +41,7 @@ impl Packed {
     pub(super) fn push_to<S: Sink + ?Sized>(&self, out: &mut S) {
         match self {
             Packed::Plain(text) => out.push_str(text),
-            Packed::Deflated { bytes, len } => out.push_str(&inflate(bytes, *len)),
+            Packed::Deflated(deflated) => out.push_str(&deflated.inflate()),
         }
     }
 
@@ -62,16 +52,6 @@ impl Packed {
         self.push_to(&mut out);
         out
     }
-}
-
-fn inflate(bytes: &[u8], len: usize) -> String {
-    let mut text = String::with_capacity(len);
-    // The bytes are the deflated UTF-8 text `Packed::new` was given, held
-    // in memory since: they inflate back to it.
-    DeflateDecoder::new(bytes)
-        .read_to_string(&mut text)
-        .expect("a text the renderer deflated inflates again");
-    text
 }
 
 #[cfg(test)]
@@ -88,7 +68,7 @@ mod tests {
             assert_eq!(packed.text(), text);
         }
         assert!(
-            matches!(Packed::new(long.clone()), Packed::Deflated { ref bytes, .. } if bytes.len() * 4 < long.len())
+            matches!(Packed::new(long.clone()), Packed::Deflated(ref d) if d.packed_len() * 4 < long.len())
         );
         assert!(matches!(Packed::new("short".into()), Packed::Plain(_)));
     }
