@@ -53,8 +53,13 @@ fn outputs_block() -> String {
 
 /// Stack `secrets`: component `db` running `deploy` (a shell script body).
 fn stack(deploy: &str) -> Test {
+    stack_with(STACK, deploy)
+}
+
+/// [`stack`] with another stack manifest.
+fn stack_with(manifest: &str, deploy: &str) -> Test {
     Test::new()
-        .file("hub.yaml", STACK)
+        .file("hub.yaml", manifest)
         .file("db/hub-component.yaml", COMPONENT)
         .script("db/deploy.sh", &format!("#!/bin/sh\n{deploy}"))
         .script("db/undeploy.sh", "#!/bin/sh\necho undeploy\n")
@@ -366,7 +371,32 @@ const ROWS: &[Row] = &[
         holders: &[],
         kept_in: &[],
     },
+    Row {
+        name: "a secret parameter with a NUL byte, which no process environment can take",
+        setup: a_password_with_a_nul_byte,
+        args: DEPLOY,
+        env: &[],
+        stdin: "",
+        code: 1,
+        message: "the variable \"DB_PASSWORD\" contains a NUL byte",
+        secret: NUL_PREFIX,
+        holders: STATE_FILES,
+        kept_in: &[],
+    },
 ];
+
+/// What comes before the NUL byte of [`a_password_with_a_nul_byte`]'s
+/// password.
+const NUL_PREFIX: &str = "nul-Tr0ub4dor-prefix";
+
+/// The stack's password, from `hub.yaml`, holds a NUL byte (YAML's `\0`).
+fn a_password_with_a_nul_byte() -> Test {
+    let stack = STACK.replace(
+        "value: default-pass",
+        &format!("value: \"{NUL_PREFIX}\\0after\""),
+    );
+    stack_with(&stack, "echo deployed\n")
+}
 
 /// A first deploy recorded `dsn`; the component now prints it before its
 /// `Outputs:` block.
