@@ -255,6 +255,63 @@ fn a_plan_shows_the_variable_over_the_limit_and_shortens_the_value() {
     assert_eq!(value["value"].as_str().map(str::len), Some(200 * 1024));
 }
 
+/// `big` set, in a params file, to a text holding a NUL byte (YAML's
+/// `\0`): no process environment can carry it.
+fn with_a_nul_byte(test: Test) -> Test {
+    test.file(
+        "params.yaml",
+        "parameters:\n- name: big\n  value: \"before\\0after\"\n",
+    )
+}
+
+/// What the plan and the deploy say about it: the variable, the
+/// parameter and where the value was set (as the command line named the
+/// file), never the value.
+const NUL_BYTE: &str = "environment variable `BIG` (parameter `big`, set at params.yaml:2) holds a NUL byte, which no process environment can carry: the process would not start";
+
+#[test]
+fn a_value_with_a_nul_byte_stops_the_deploy_before_anything_runs_naming_where_it_was_set() {
+    let test = with_a_nul_byte(stack("[]"));
+    let out = run(
+        &test,
+        &["deploy", "hub.yaml", "params.yaml", "-s", "x.state"],
+    );
+    assert_eq!(out.status, 1);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: component `a`: {}\n  help: remove the NUL byte (`\\0` in YAML) from the value; pass binary data through a file the component reads (a template, or the path of a file), or encoded (base64); nothing ran and the state is untouched (`hub plan` shows the same)\n",
+            NUL_BYTE
+        )
+    );
+    assert!(!out.stderr.contains("before"), "{}", out.stderr);
+    nothing_ran(&test);
+    assert!(!test.root().join("x.state").exists());
+}
+
+#[test]
+fn a_plan_shows_the_component_with_a_nul_byte_in_a_variable_as_failing() {
+    let test = with_a_nul_byte(stack("[]"));
+    let out = run(
+        &test,
+        &[
+            "plan",
+            "hub.yaml",
+            "params.yaml",
+            "-s",
+            "x.state",
+            "--detailed-exitcode",
+        ],
+    );
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stdout.contains(&format!("a: fail ({NUL_BYTE})\n")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("1 would fail"), "{}", out.stdout);
+}
+
 #[test]
 fn a_state_in_a_missing_folder_is_named_as_missing() {
     let test = stack("[]");

@@ -378,7 +378,7 @@ const ROWS: &[Row] = &[
         env: &[],
         stdin: "",
         code: 1,
-        message: "the variable \"DB_PASSWORD\" contains a NUL byte",
+        message: "environment variable `DB_PASSWORD` (parameter `db.password`, set at ",
         secret: NUL_PREFIX,
         holders: STATE_FILES,
         kept_in: &[],

@@ -457,7 +457,7 @@ impl Walk<'_> {
                 parameters
             },
             execution,
-            environment: super::preflight::env_entries(&expanded.params),
+            environment: super::preflight::env_entries(&expanded.params, self.locked),
             certain: match outputs_failure {
                 Some(failure) => Some(failure.certain),
                 None => self.certain_failure(&expanded),

@@ -535,6 +535,18 @@ pub struct EnvEntry {
     pub parameter: String,
     /// The size of its value, in bytes.
     pub bytes: usize,
+    /// Where the value holds a NUL byte, which no process environment
+    /// can carry: where it was set, when known. `None` for nearly every
+    /// variable.
+    pub nul_byte: Option<Box<NulByte>>,
+}
+
+/// A variable's value holds a NUL byte (YAML's `\0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NulByte {
+    /// Where the value was set: the stack parameter's declaration when
+    /// the component found one, else the component's own declaration.
+    pub set_at: Option<hub_manifest::diag::Location>,
 }
 
 fn verb_text<S: serde::Serializer>(verb: &Verb, serializer: S) -> Result<S::Ok, S::Error> {

@@ -12,6 +12,8 @@
 //!   an extension must be found;
 //! - each hook the verb triggers is found (a missing hook is an error,
 //!   unless the hook says `error: ignore`: then a warning) and executable;
+//! - no environment variable's value holds a NUL byte (it would end the
+//!   C string `execve` takes);
 //! - each environment variable fits the system's limit for one string
 //!   (`NAME=value`, 128 KiB on Linux), and the whole environment with the
 //!   arguments fits `ARG_MAX`;
@@ -130,6 +132,16 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
             .get(name)
             .and_then(Implementation::command);
         let args = program.as_ref().map(|(p, a)| (p.as_path(), a.as_slice()));
+        for entry in &component.environment {
+            if let Some(nul) = &entry.nul_byte {
+                let (message, hint) = environment::nul_problem(entry, nul);
+                findings.problems.push(PreflightProblem {
+                    component: Some(name.to_string()),
+                    message,
+                    hint,
+                });
+            }
+        }
         if let Err(too_large) =
             environment::planned_fits(inputs.base_env, &component.environment, args)
         {

@@ -6,23 +6,62 @@
 //! does not start ("Argument list too long"), whatever the variable.
 
 use super::EnvEntry;
+use crate::plan::NulByte;
+use hub_manifest::diag::Location;
+use hub_params::{Locked, Origin};
 use std::path::Path;
 
 /// Longest string `execve` takes, its NUL included (`MAX_ARG_STRLEN`).
 pub(crate) const MAX_ARG_STRLEN: usize = 32 * 4096;
 
 /// The variables `params` set (`env:`), with the size of each value as
-/// the component gets it.
-pub fn env_entries(params: &[hub_params::ExpandedParam]) -> Vec<EnvEntry> {
+/// the component gets it; `locked` tells where a value found among the
+/// stack parameters was set.
+pub fn env_entries(params: &[hub_params::ExpandedParam], locked: &Locked) -> Vec<EnvEntry> {
     params
         .iter()
         .filter(|p| !p.env.is_empty())
-        .map(|p| EnvEntry {
-            variable: p.env.clone(),
-            parameter: p.name.clone(),
-            bytes: crate::env::env_text(p.value.as_ref()).len(),
+        .map(|p| {
+            let text = crate::env::env_text(p.value.as_ref());
+            EnvEntry {
+                variable: p.env.clone(),
+                parameter: p.name.clone(),
+                bytes: text.len(),
+                nul_byte: text.contains('\0').then(|| {
+                    Box::new(NulByte {
+                        set_at: set_at(p, locked),
+                    })
+                }),
+            }
         })
         .collect()
+}
+
+/// Where `param`'s value was set: the stack parameter it found, else its
+/// own declaration.
+fn set_at(param: &hub_params::ExpandedParam, locked: &Locked) -> Option<Location> {
+    let found = match &param.origin {
+        Origin::Found { key } => locked.get(key).and_then(|p| p.declared()),
+        _ => None,
+    };
+    found.or_else(|| param.declared.clone())
+}
+
+/// A variable whose value holds a NUL byte: `execve` takes C strings, so
+/// the value would end there and the process could not be started as
+/// planned.
+pub(super) fn nul_problem(entry: &EnvEntry, nul: &NulByte) -> (String, String) {
+    let at = nul
+        .set_at
+        .as_ref()
+        .map(|at| format!(", set at {at}"))
+        .unwrap_or_default();
+    let message = format!(
+        "environment variable `{}` (parameter `{}`{at}) holds a NUL byte, which no process environment can carry: the process would not start",
+        entry.variable, entry.parameter
+    );
+    let hint = "remove the NUL byte (`\\0` in YAML) from the value; pass binary data through a file the component reads (a template, or the path of a file), or encoded (base64)".to_string();
+    (message, hint)
 }
 
 /// An environment the system would refuse.
