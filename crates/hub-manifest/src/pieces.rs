@@ -139,42 +139,92 @@ fn empty(key: &str) -> Section<'static> {
 /// list, a map of entries for a map); `add` takes each chunk's value and
 /// says whether it fits (false: a name twice). `None` on any warning,
 /// error or refusal.
-pub fn decode<C: DeserializeOwned>(
+pub fn decode<C: DeserializeOwned + Send>(
     path: &std::path::Path,
     section: &Section<'_>,
     mut add: impl FnMut(C) -> bool,
 ) -> Option<()> {
-    let mut piece = String::new();
+    let bounds = chunk_bounds(section);
+    let (first, second) = bounds.split_at(parallel_split(bounds.len()));
+    std::thread::scope(|scope| {
+        let later = (!second.is_empty()).then(|| {
+            scope.spawn(|| {
+                second
+                    .iter()
+                    .map(|&(from, to)| decode_chunk::<C>(path, section, from, to))
+                    .collect::<Option<Vec<C>>>()
+            })
+        });
+        for &(from, to) in first {
+            if !add(decode_chunk(path, section, from, to)?) {
+                return None;
+            }
+        }
+        let later = match later {
+            Some(handle) => handle.join().ok()??,
+            None => Vec::new(),
+        };
+        later.into_iter().all(&mut add).then_some(())
+    })
+}
+
+/// The items of each chunk of `section`: about [`CHUNK_BYTES`] of text,
+/// at least one item.
+fn chunk_bounds(section: &Section<'_>) -> Vec<(usize, usize)> {
+    let mut bounds = Vec::new();
     let mut from = 0;
     while from < section.items.len() {
-        piece.clear();
-        piece.push_str(&section.key);
-        piece.push_str(":\n");
         let mut to = from;
-        while to < section.items.len() && (to == from || piece.len() < CHUNK_BYTES) {
-            piece.push_str(section.items[to]);
+        let mut bytes = 0;
+        while to < section.items.len() && (to == from || bytes < CHUNK_BYTES) {
+            bytes += section.items[to].len();
             to += 1;
         }
-        let source = SourceFile {
-            path: path.to_path_buf(),
-            text: std::mem::take(&mut piece),
-        };
-        let mut warnings = Warnings::new();
-        let (decoded, count) = source
-            .first_document_within_limits::<Chunk<C>>(&mut warnings)
-            .ok()?;
-        let Chunk(decoded) = decoded?;
-        if count != 1 || decoded.len() != 1 || !warnings.is_empty() {
-            return None;
-        }
-        let (key, value) = decoded.into_iter().next()?;
-        if key != section.key || !add(value) {
-            return None;
-        }
-        piece = source.text;
+        bounds.push((from, to));
         from = to;
     }
-    Some(())
+    bounds
+}
+
+/// Where to cut `count` independent pieces of work in two, the second
+/// half for another thread: `count` (nothing for it) on a single CPU or
+/// when there are too few to be worth a thread.
+fn parallel_split(count: usize) -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match cpus > 1 && count >= 4 {
+        true => count / 2,
+        false => count,
+    }
+}
+
+/// Items `from..to` of `section` read as `key:` followed by them, and
+/// decoded as `C`; `None` on any warning or error.
+fn decode_chunk<C: DeserializeOwned>(
+    path: &std::path::Path,
+    section: &Section<'_>,
+    from: usize,
+    to: usize,
+) -> Option<C> {
+    let items = &section.items[from..to];
+    let mut piece =
+        String::with_capacity(section.key.len() + 2 + items.iter().map(|i| i.len()).sum::<usize>());
+    piece.push_str(&section.key);
+    piece.push_str(":\n");
+    items.iter().for_each(|item| piece.push_str(item));
+    let source = SourceFile {
+        path: path.to_path_buf(),
+        text: piece,
+    };
+    let mut warnings = Warnings::new();
+    let (decoded, count) = source
+        .first_document_within_limits::<Chunk<C>>(&mut warnings)
+        .ok()?;
+    let Chunk(decoded) = decoded?;
+    if count != 1 || decoded.len() != 1 || !warnings.is_empty() {
+        return None;
+    }
+    let (key, value) = decoded.into_iter().next()?;
+    (key == section.key).then_some(value)
 }
 
 /// A chunk: a map of one key to its items.
@@ -423,7 +473,7 @@ pub fn first_document<T: Document>(
 
 /// [`first_document`] for every document of the file: the first read a
 /// piece at a time, the others whole (each is small).
-pub fn documents<T: Document>(
+pub fn documents<T: Document + Send>(
     source: &SourceFile,
     keys: &[(&str, Shape)],
     smallest: usize,
@@ -434,20 +484,70 @@ pub fn documents<T: Document>(
         path: source.path.clone(),
         text: split.head,
     };
-    let mut warnings = Warnings::new();
-    let mut documents = head.documents_within_limits::<T>(&mut warnings).ok()?;
-    if !warnings.is_empty() || documents.is_empty() {
+    let mut documents = all_documents::<T>(head)?;
+    if documents.is_empty() {
         return None;
     }
-    drop(head);
     fill(&mut documents[0], split.sections)?;
     Some(documents)
+}
+
+/// Every document of `head`, `None` on any warning or error. A long head
+/// of many documents (an elaborated stack's component manifests) is cut
+/// at a document's `---` near its middle and its halves decoded at once.
+fn all_documents<T: Document + Send>(mut head: SourceFile) -> Option<Vec<T>> {
+    let decode = |file: &SourceFile| {
+        let mut warnings = Warnings::new();
+        let documents = file.documents_within_limits::<T>(&mut warnings).ok()?;
+        warnings.is_empty().then_some(documents)
+    };
+    let Some(middle) = middle_document_start(&head.text) else {
+        return decode(&head);
+    };
+    let second = SourceFile {
+        path: head.path.clone(),
+        text: head.text[middle..].to_string(),
+    };
+    head.text.truncate(middle);
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| decode(&second));
+        let mut documents = decode(&head)?;
+        documents.extend(later.join().ok()??);
+        Some(documents)
+    })
+}
+
+/// Below this size, a head's documents are decoded on one thread.
+const PARALLEL_HEAD_BYTES: usize = if cfg!(test) { 1 } else { 1 << 20 };
+
+/// The start of a `---` line at the margin, after the first document and
+/// near the middle of `text`, where the text can be cut in two lists of
+/// whole documents; `None` when it is short, when only one CPU would do
+/// the work, or when a directive (`%YAML`, `%TAG`, which apply to the
+/// document after them) could be cut from its document.
+fn middle_document_start(text: &str) -> Option<usize> {
+    if text.len() < PARALLEL_HEAD_BYTES || parallel_split(4) == 4 {
+        return None;
+    }
+    if text.starts_with('%') || text.contains("\n%") {
+        return None;
+    }
+    let first_end = first_document_end(text);
+    let from = (text.len() / 2).max(first_end);
+    let at = text
+        .get(from..)?
+        .match_indices("\n---")
+        .find_map(|(at, _)| {
+            let start = from + at + 1;
+            matches!(text.as_bytes().get(start + 3), None | Some(b' ' | b'\n')).then_some(start)
+        })?;
+    (at > first_end).then_some(at)
 }
 
 /// Puts the decoded items of a list section in `field`, which the head
 /// left empty; a section the document does not hold leaves `field` as
 /// the head has it.
-pub fn fill_list<T: DeserializeOwned>(
+pub fn fill_list<T: DeserializeOwned + Send>(
     path: &std::path::Path,
     section: &Section<'_>,
     field: &mut Vec<T>,
@@ -462,7 +562,10 @@ pub fn fill_list<T: DeserializeOwned>(
 }
 
 /// The items of a list section, decoded.
-pub fn list<T: DeserializeOwned>(path: &std::path::Path, section: &Section<'_>) -> Option<Vec<T>> {
+pub fn list<T: DeserializeOwned + Send>(
+    path: &std::path::Path,
+    section: &Section<'_>,
+) -> Option<Vec<T>> {
     let mut all = Vec::with_capacity(section.items.len());
     decode::<Vec<T>>(path, section, |mut chunk| {
         all.append(&mut chunk);

@@ -114,6 +114,51 @@ fn a_generated_stack_read_in_pieces_is_the_stack_read_whole() {
     }
 }
 
+/// `generated(n)` with `m` component documents after the stack, whose
+/// values hold `---` and `...` in quoted and block scalars, and a
+/// document ended by `...`.
+fn with_components(n: usize, m: usize) -> String {
+    let mut text = generated(n);
+    for i in 0..m {
+        text.push_str(&format!(
+            "---\nversion: 1\nkind: component\nmeta:\n  name: m{i}\n  description: |\n    ---\n    ... not an end\nparameters:\n- name: p{i}\n  value: \"--- {i}\"\n"
+        ));
+        if i % 5 == 0 {
+            text.push_str("...\n");
+        }
+    }
+    text
+}
+
+#[test]
+fn a_head_of_many_documents_is_cut_at_a_document_start_and_reads_the_same() {
+    for m in [0, 1, 2, 9, 40] {
+        let text = with_components(3, m);
+        assert!(agrees(&text), "not read in pieces:\n{text}");
+        let head = split(&text, &crate::MANIFEST_LISTS, 1).expect("split").head;
+        let Some(at) = middle_document_start(&head) else {
+            assert!(m < 2, "{m} documents after the stack, not cut");
+            continue;
+        };
+        assert!(head[at..].starts_with("---\n"), "{}", &head[at..]);
+        assert!(at > first_document_end(&head), "cut inside the stack");
+    }
+}
+
+#[test]
+fn a_head_with_a_directive_is_never_cut() {
+    let text = with_components(3, 9).replacen(
+        "---\nversion: 1\nkind: component",
+        "%YAML 1.2\n---\nversion: 1\nkind: component",
+        1,
+    );
+    let head = split(&text, &crate::MANIFEST_LISTS, 1).map(|s| s.head);
+    if let Some(head) = head {
+        assert_eq!(middle_document_start(&head), None);
+    }
+    agrees(&text);
+}
+
 #[test]
 fn a_params_file_read_in_pieces_is_the_file_read_whole() {
     let mut text = String::from("# overrides\nparameters:\n");
