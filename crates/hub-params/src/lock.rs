@@ -130,21 +130,68 @@ struct Declared<'a> {
 /// A settled declaration, kept until it is locked: its name and (nearly
 /// always) its value went to the table, and its location is found again
 /// when needed ([`Locator`]), so that the list of them (one per stack
-/// parameter, at the largest moment of the lock) holds no more than this.
+/// parameter, at the largest moment of the lock) holds no more than this:
+/// 16 bytes for a declaration with a plain value and no `kind` or `env`.
 struct Kept {
+    /// Its place in the stack's list (a group's members share it).
+    index: u32,
+    /// The length of its name (the start of its table key).
+    name_len: u32,
+    rare: Option<Box<KeptRare>>,
+}
+
+/// What few declarations have besides a value in the table.
+struct KeptRare {
     kind: Box<str>,
     env: Box<str>,
+    origin: Origin,
     /// Its own value, when the table does not hold it: an empty value
     /// that left hub's own in the table (`hub.deploymentId`), or a value
     /// that replaced an earlier declaration's of the same name. `None`:
     /// the table's entry holds it (or, once a later declaration of the
     /// name replaced it, [`DeclaredAll::displaced`]).
-    own: Option<Box<Option<Value>>>,
-    /// Its place in the stack's list (a group's members share it).
-    index: usize,
-    /// The length of its name (the start of its table key).
-    name_len: usize,
-    origin: Origin,
+    own: Option<Option<Value>>,
+}
+
+const _: () = assert!(std::mem::size_of::<Kept>() <= 16);
+
+impl KeptRare {
+    /// What a [`Kept`] without a rare part stands for.
+    fn plain() -> KeptRare {
+        KeptRare {
+            kind: Box::default(),
+            env: Box::default(),
+            origin: Origin::Value,
+            own: None,
+        }
+    }
+}
+
+impl Kept {
+    fn new(index: usize, name_len: usize, rare: KeptRare) -> Kept {
+        let plain = rare.kind.is_empty()
+            && rare.env.is_empty()
+            && rare.origin == Origin::Value
+            && rare.own.is_none();
+        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Kept {
+            index: narrow(index),
+            name_len: narrow(name_len),
+            rare: (!plain).then(|| Box::new(rare)),
+        }
+    }
+
+    fn index(&self) -> usize {
+        self.index as usize
+    }
+
+    fn env(&self) -> &str {
+        self.rare.as_ref().map_or("", |r| &r.env)
+    }
+
+    fn own(&self) -> Option<&Option<Value>> {
+        self.rare.as_ref().and_then(|r| r.own.as_ref())
+    }
 }
 
 /// Where a stack parameter is declared: a line of the elaborated file, or
@@ -260,8 +307,8 @@ struct DeclaredAll {
 impl DeclaredAll {
     /// The value `item` (at `entry`) was declared with.
     fn declared_value<'s>(&'s self, item: &'s Kept, entry: usize) -> Option<&'s Value> {
-        match &item.own {
-            Some(own) => own.as_ref().as_ref(),
+        match item.own() {
+            Some(own) => own.as_ref(),
             None => match self.displaced.get(&entry) {
                 Some(displaced) => displaced.as_ref(),
                 None => self.table.value(entry),
@@ -331,14 +378,13 @@ fn declare<'a>(
         let name_len = item.param.name.len();
         let (kind, env) = take_kind_and_env(&mut item.param);
         entries.push(entry);
-        items.push(Kept {
+        let rare = KeptRare {
             kind,
             env,
-            own,
-            index,
-            name_len,
             origin: item.origin,
-        });
+            own,
+        };
+        items.push(Kept::new(index, name_len, rare));
     }
     if !missing.is_empty() {
         problems.insert(0, Problem::Missing(missing));
@@ -354,16 +400,16 @@ fn declare<'a>(
 }
 
 /// Puts the value of `item` in `table` under its name: its entry, and
-/// the value when the table does not hold it ([`Kept::own`]).
+/// the value when the table does not hold it ([`KeptRare::own`]).
 fn enter(
     table: &mut Table<'static>,
     displaced: &mut FastMap<usize, Option<Value>>,
     item: &mut Declared<'_>,
-) -> (usize, Option<Box<Option<Value>>>) {
+) -> (usize, Option<Option<Value>>) {
     match table.entry(&item.qualified_name) {
         // An implicit parameter declared without a value keeps hub's.
         Some(entry) if value_is_empty(&item.param.value) => {
-            (entry, Some(Box::new(take_value(&mut item.param))))
+            (entry, Some(take_value(&mut item.param)))
         }
         // A name declared again: the table takes the new value; the one
         // it held goes back to whoever moved it there.
@@ -371,7 +417,7 @@ fn enter(
             let value = take_value(&mut item.param);
             let held = table.replace(entry, value.clone());
             displaced.entry(entry).or_insert(held);
-            (entry, Some(Box::new(value)))
+            (entry, Some(value))
         }
         // The table keeps the name; it becomes the key of the locked
         // parameter.
@@ -404,7 +450,7 @@ fn check(
                 .get(entry)
                 .copied()
                 .flatten()
-                .and_then(|d| locator.at(d.index, table.key(entry)))
+                .and_then(|d| locator.at(d.index(), table.key(entry)))
         };
         problems.extend(describe(&evaluation.problems, table, &location));
     }
@@ -441,7 +487,7 @@ fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared:
         };
         let existing_env = same_name
             .next()
-            .map(|(d, _)| d.env.clone())
+            .map(|(d, _)| d.env().to_string())
             .filter(|e| !e.is_empty());
         let env = existing_env.as_deref().unwrap_or(env);
         locked.insert(
@@ -472,12 +518,19 @@ fn lock_declared(
         let Some(name) = table.take_key(entry) else {
             continue;
         };
-        let location = locator.at(item.index, &name);
+        let location = locator.at(item.index(), &name);
+        let name_len = item.name_len as usize;
+        let KeptRare {
+            kind,
+            env,
+            origin,
+            own,
+        } = item.rare.map_or_else(KeptRare::plain, |rare| *rare);
         let key: Arc<str> = Arc::from(name);
         let indexmap::map::Entry::Vacant(slot) = locked.params.entry(Arc::clone(&key)) else {
             continue;
         };
-        let expanded = if &*item.kind == "link" {
+        let expanded = if &*kind == "link" {
             None
         } else {
             evaluation.take_result(entry)
@@ -487,8 +540,8 @@ fn lock_declared(
                 let entered = table.take_value(entry);
                 // The value the declaration was written with, where the
                 // table's entry does not hold it.
-                let written = match (item.own, displaced.remove(&entry)) {
-                    (Some(own), _) => Some(*own),
+                let written = match (own, displaced.remove(&entry)) {
+                    (Some(own), _) => Some(own),
                     (None, displaced) => displaced,
                 };
                 let expression = match written {
@@ -502,11 +555,11 @@ fn lock_declared(
             }
             None => (table.take_value(entry), None),
         };
-        let secret = looks_secret(&key[..item.name_len]) || evaluation.is_tainted(entry);
+        let secret = looks_secret(&key[..name_len]) || evaluation.is_tainted(entry);
         slot.insert(
-            LockedParam::keyed(key, item.name_len, value, item.origin)
-                .with_kind(&item.kind)
-                .with_env(&item.env)
+            LockedParam::keyed(key, name_len, value, origin)
+                .with_kind(&kind)
+                .with_env(&env)
                 .with_expression(expression)
                 .declared_at(location)
                 .with_secret(secret),

@@ -49,6 +49,10 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
     // What is read of the stack's own parameter list is read before the
     // lock takes it (each value moved into the lock, not copied).
     let unread = Unread::of(&elaborated);
+    if options.component.is_none() {
+        // Nothing after the lock reads the component documents either.
+        elaborated.components = Vec::new();
+    }
     let parameters = std::mem::take(&mut elaborated.stack.parameters);
     let locked = lock_owned(&elaborated.stack, parameters, lock_options, warnings)?;
     if let Some(path) = options.state {
