@@ -22,6 +22,7 @@ use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::secrets::looks_secret;
 use hub_manifest::{leaves, value_is_empty, Manifest, Parameter, SourceFile};
 use indexmap::IndexMap;
+use kept::{flattened, flattened_owned, take_kind_and_env, take_value, Kept, KeptRare};
 use std::borrow::Cow;
 use std::sync::Arc;
 use yaml_serde::Value;
@@ -83,115 +84,12 @@ pub fn flatten(params: &[Parameter]) -> Vec<(Cow<'_, Parameter>, usize)> {
     out
 }
 
-/// Each leaf of `params` (a group's members, else the parameter itself)
-/// and the index of the top-level declaration it came from, borrowed
-/// where it can be.
-fn flattened(params: &[Parameter]) -> impl Iterator<Item = (Cow<'_, Parameter>, usize)> {
-    params.iter().enumerate().flat_map(|(index, param)| {
-        let group = if param.parameters().is_empty() {
-            Vec::new()
-        } else {
-            leaves(param, |_| {})
-        };
-        let plain = group.is_empty().then_some(Cow::Borrowed(param));
-        plain
-            .into_iter()
-            .chain(group.into_iter().map(Cow::Owned))
-            .map(move |param| (param, index))
-    })
-}
-
-/// [`flattened`] of a list locking owns: each plain parameter moved, not
-/// copied, and the list's room given back once the last one is taken.
-fn flattened_owned(
-    params: Vec<Parameter>,
-) -> impl Iterator<Item = (Cow<'static, Parameter>, usize)> {
-    params.into_iter().enumerate().flat_map(|(index, param)| {
-        let (plain, group) = if param.parameters().is_empty() {
-            (Some(param), Vec::new())
-        } else {
-            (None, leaves(&param, |_| {}))
-        };
-        plain
-            .into_iter()
-            .chain(group)
-            .map(move |param| (Cow::Owned(param), index))
-    })
-}
-
 /// A declaration while it is settled.
 struct Declared<'a> {
     param: Cow<'a, Parameter>,
     qualified_name: String,
     location: Option<Location>,
     origin: Origin,
-}
-
-/// A settled declaration, kept until it is locked: its name and (nearly
-/// always) its value went to the table, and its location is found again
-/// when needed ([`Locator`]), so that the list of them (one per stack
-/// parameter, at the largest moment of the lock) holds no more than this:
-/// 16 bytes for a declaration with a plain value and no `kind` or `env`.
-struct Kept {
-    /// Its place in the stack's list (a group's members share it).
-    index: u32,
-    /// The length of its name (the start of its table key).
-    name_len: u32,
-    rare: Option<Box<KeptRare>>,
-}
-
-/// What few declarations have besides a value in the table.
-struct KeptRare {
-    kind: Box<str>,
-    env: Box<str>,
-    origin: Origin,
-    /// Its own value, when the table does not hold it: an empty value
-    /// that left hub's own in the table (`hub.deploymentId`), or a value
-    /// that replaced an earlier declaration's of the same name. `None`:
-    /// the table's entry holds it (or, once a later declaration of the
-    /// name replaced it, [`DeclaredAll::displaced`]).
-    own: Option<Option<Value>>,
-}
-
-const _: () = assert!(std::mem::size_of::<Kept>() <= 16);
-
-impl KeptRare {
-    /// What a [`Kept`] without a rare part stands for.
-    fn plain() -> KeptRare {
-        KeptRare {
-            kind: Box::default(),
-            env: Box::default(),
-            origin: Origin::Value,
-            own: None,
-        }
-    }
-}
-
-impl Kept {
-    fn new(index: usize, name_len: usize, rare: KeptRare) -> Kept {
-        let plain = rare.kind.is_empty()
-            && rare.env.is_empty()
-            && rare.origin == Origin::Value
-            && rare.own.is_none();
-        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Kept {
-            index: narrow(index),
-            name_len: narrow(name_len),
-            rare: (!plain).then(|| Box::new(rare)),
-        }
-    }
-
-    fn index(&self) -> usize {
-        self.index as usize
-    }
-
-    fn env(&self) -> &str {
-        self.rare.as_ref().map_or("", |r| &r.env)
-    }
-
-    fn own(&self) -> Option<&Option<Value>> {
-        self.rare.as_ref().and_then(|r| r.own.as_ref())
-    }
 }
 
 /// Where a stack parameter is declared: a line of the elaborated file, or
@@ -314,26 +212,6 @@ impl DeclaredAll {
                 None => self.table.value(entry),
             },
         }
-    }
-}
-
-/// The value of `param`: moved out when locking owns it, else copied.
-fn take_value(param: &mut Cow<'_, Parameter>) -> Option<Value> {
-    match param {
-        Cow::Borrowed(param) => param.value.clone(),
-        Cow::Owned(param) => param.value.take(),
-    }
-}
-
-/// The `kind` and `env` of `param`: moved out when locking owns it,
-/// else copied.
-fn take_kind_and_env(param: &mut Cow<'_, Parameter>) -> (Box<str>, Box<str>) {
-    match param {
-        Cow::Borrowed(param) => (param.kind.as_str().into(), param.env.as_str().into()),
-        Cow::Owned(param) => (
-            std::mem::take(&mut param.kind).into_boxed_str(),
-            std::mem::take(&mut param.env).into_boxed_str(),
-        ),
     }
 }
 
@@ -820,5 +698,6 @@ pub(super) fn describe(
     all
 }
 
+mod kept;
 #[cfg(test)]
 mod tests;
