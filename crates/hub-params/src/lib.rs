@@ -29,7 +29,7 @@ pub use cel::{Budget, Cel, CelFailure, Predicate, Predicates};
 /// and Rego).
 pub use cel::{MEMORY_VARIABLE as BUDGET_MEMORY_VARIABLE, TIME_VARIABLE as BUDGET_TIME_VARIABLE};
 pub use error::{MissingValue, ParamsError, Problem};
-pub use lock::{flatten, lock, LockOptions};
+pub use lock::{flatten, lock, lock_owned, LockOptions};
 pub use locked::LockedParam;
 pub use origin::Origin;
 pub use prompt::{interactive, PromptRequest, Prompter, TerminalPrompter};

@@ -15,13 +15,14 @@ use super::expr::needs_expansion;
 use super::graph::{self, Node};
 use super::prompt::{PromptRequest, Prompter};
 use super::state::StateView;
-use super::table::{Scope, Table};
+use super::table::{FastMap, Scope, Table};
 use super::{format::substitution_text, Locked, LockedParam, Origin};
 use hub_manifest::declared::{Declarations, ParameterSources};
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::secrets::looks_secret;
 use hub_manifest::{leaves, value_is_empty, Manifest, Parameter, SourceFile};
 use indexmap::IndexMap;
+use kept::{flattened, flattened_owned, take_kind_and_env, take_value, Kept, KeptRare};
 use std::borrow::Cow;
 use std::sync::Arc;
 use yaml_serde::Value;
@@ -83,62 +84,11 @@ pub fn flatten(params: &[Parameter]) -> Vec<(Cow<'_, Parameter>, usize)> {
     out
 }
 
-/// A parameter as locking holds it: borrowed from the stack, or boxed when
-/// flattening a group built it or the ask chain gave it a value. Two words
-/// where a `Cow<Parameter>` is a whole 384-byte parameter.
-enum Param<'a> {
-    Borrowed(&'a Parameter),
-    Owned(Box<Parameter>),
-}
-
-impl std::ops::Deref for Param<'_> {
-    type Target = Parameter;
-
-    fn deref(&self) -> &Parameter {
-        match self {
-            Param::Borrowed(param) => param,
-            Param::Owned(param) => param,
-        }
-    }
-}
-
-/// What [`flatten`] gives, plain parameters borrowed rather than copied
-/// into a list of 392-byte slots first.
-fn flattened(params: &[Parameter]) -> impl Iterator<Item = (Param<'_>, usize)> {
-    params.iter().enumerate().flat_map(|(index, param)| {
-        let group = if param.parameters().is_empty() {
-            Vec::new()
-        } else {
-            flatten(std::slice::from_ref(param))
-        };
-        let plain = group.is_empty().then_some(Param::Borrowed(param));
-        plain
-            .into_iter()
-            .chain(
-                group
-                    .into_iter()
-                    .map(|(member, _)| Param::Owned(Box::new(member.into_owned()))),
-            )
-            .map(move |param| (param, index))
-    })
-}
-
 /// A declaration while it is settled.
 struct Declared<'a> {
-    param: Param<'a>,
+    param: Cow<'a, Parameter>,
     qualified_name: String,
     location: Option<Location>,
-    origin: Origin,
-}
-
-/// A settled declaration, kept until it is locked: its name went to the
-/// table and its location is found again when needed ([`Locator`]), so
-/// that the list of them (one per stack parameter, at the largest moment
-/// of the lock) holds no more than this.
-struct Kept<'a> {
-    param: Param<'a>,
-    /// Its place in the stack's list (a group's members share it).
-    index: usize,
     origin: Origin,
 }
 
@@ -170,12 +120,54 @@ impl<'o> Locator<'o> {
 
 pub fn lock(
     stack: &Manifest,
+    options: LockOptions<'_>,
+    warnings: &mut Warnings,
+) -> Result<Locked, ParamsError> {
+    let count = stack.parameters.len();
+    lock_from(
+        stack,
+        (flattened(&stack.parameters), count),
+        options,
+        warnings,
+    )
+}
+
+/// [`lock`] with the stack's parameter list given apart (`parameters`,
+/// taken out of `stack`, whose own list is not read): each declaration's
+/// value moves into the table instead of being copied, and the list is
+/// gone before the templates are expanded (the largest moment of the
+/// lock). For a caller that reads nothing of the list afterwards.
+pub fn lock_owned(
+    stack: &Manifest,
+    parameters: Vec<Parameter>,
+    options: LockOptions<'_>,
+    warnings: &mut Warnings,
+) -> Result<Locked, ParamsError> {
+    let count = parameters.len();
+    lock_from(
+        stack,
+        (flattened_owned(parameters), count),
+        options,
+        warnings,
+    )
+}
+
+/// Locks the declarations `parameters` gives (about `count` of them).
+fn lock_from<'a>(
+    stack: &Manifest,
+    (parameters, count): (impl Iterator<Item = (Cow<'a, Parameter>, usize)>, usize),
     mut options: LockOptions<'_>,
     warnings: &mut Warnings,
 ) -> Result<Locked, ParamsError> {
     let implicit = implicit_values(stack, &options);
     let locator = Locator::new(&options);
-    let mut declared = declare(stack, &implicit, &locator, &mut options, warnings);
+    let mut declared = declare(
+        (parameters, count),
+        &implicit,
+        &locator,
+        &mut options,
+        warnings,
+    );
     let evaluation = graph::evaluate(&declared.table, &declared.nodes, &Cel::default());
     // The templates are expanded: their list is not needed while the
     // parameters are locked (the largest moment of the lock).
@@ -199,33 +191,50 @@ pub fn lock(
 /// What the one pass over the declarations gives: each declaration
 /// settled, the table of names and values, each declaration's entry in it,
 /// the templates to expand, and the problems found so far.
-struct DeclaredAll<'a> {
-    items: Vec<Kept<'a>>,
+struct DeclaredAll {
+    items: Vec<Kept>,
     entries: Vec<usize>,
     table: Table<'static>,
+    /// The value a declaration moved into the table, by entry, when a
+    /// later declaration of the same name replaced it there (rare).
+    displaced: FastMap<usize, Option<Value>>,
     nodes: Vec<Node>,
     problems: Vec<Problem>,
+}
+
+impl DeclaredAll {
+    /// The value `item` (at `entry`) was declared with.
+    fn declared_value<'s>(&'s self, item: &'s Kept, entry: usize) -> Option<&'s Value> {
+        match item.own() {
+            Some(own) => own.as_ref(),
+            None => match self.displaced.get(&entry) {
+                Some(displaced) => displaced.as_ref(),
+                None => self.table.value(entry),
+            },
+        }
+    }
 }
 
 /// One pass: each declaration is settled, enters the table and, when its
 /// value is a template, the graph, while it is still in cache.
 fn declare<'a>(
-    stack: &'a Manifest,
+    (parameters, size): (impl Iterator<Item = (Cow<'a, Parameter>, usize)>, usize),
     implicit: &[(String, String)],
     locator: &Locator<'_>,
     options: &mut LockOptions<'_>,
     warnings: &mut Warnings,
-) -> DeclaredAll<'a> {
+) -> DeclaredAll {
     let mut problems = Vec::new();
     let mut missing = Vec::new();
-    let mut table = Table::with_capacity(stack.parameters.len() + implicit.len());
+    let mut table = Table::with_capacity(size + implicit.len());
     for (name, value) in implicit {
         table.set(name, Some(Value::String(value.clone())));
     }
-    let mut items: Vec<Kept> = Vec::with_capacity(stack.parameters.len());
-    let mut entries: Vec<usize> = Vec::with_capacity(stack.parameters.len());
-    let mut nodes: Vec<Node> = Vec::with_capacity(stack.parameters.len());
-    for (param, index) in flattened(&stack.parameters) {
+    let mut items: Vec<Kept> = Vec::with_capacity(size);
+    let mut entries: Vec<usize> = Vec::with_capacity(size);
+    let mut nodes: Vec<Node> = Vec::with_capacity(size);
+    let mut displaced = FastMap::default();
+    for (param, index) in parameters {
         let qualified_name = param.qualified_name();
         let location = locator.at(index, &qualified_name);
         let mut item = Declared {
@@ -235,29 +244,25 @@ fn declare<'a>(
             param,
         };
         settle(&mut item, options, warnings, &mut problems, &mut missing);
-        let entry = match table.entry(&item.qualified_name) {
-            // An implicit parameter declared without a value keeps hub's.
-            Some(entry) if value_is_empty(&item.param.value) => entry,
-            // The table keeps the name; it becomes the key of the locked
-            // parameter.
-            _ => table.set_owned(
-                std::mem::take(&mut item.qualified_name),
-                item.param.value.clone(),
-            ),
-        };
-        if matches!(&item.param.value, Some(Value::String(s)) if needs_expansion(s)) {
+        let template = matches!(&item.param.value, Some(Value::String(s)) if needs_expansion(s));
+        let (entry, own) = enter(&mut table, &mut displaced, &mut item);
+        if template {
             nodes.push(Node {
                 entry,
                 scope: Scope::qualified(&item.param.component),
                 lazy: item.param.kind == "link",
             });
         }
+        let name_len = item.param.name.len();
+        let (kind, env) = take_kind_and_env(&mut item.param);
         entries.push(entry);
-        items.push(Kept {
-            param: item.param,
-            index,
+        let rare = KeptRare {
+            kind,
+            env,
             origin: item.origin,
-        });
+            own,
+        };
+        items.push(Kept::new(index, name_len, rare));
     }
     if !missing.is_empty() {
         problems.insert(0, Problem::Missing(missing));
@@ -266,15 +271,46 @@ fn declare<'a>(
         items,
         entries,
         table,
+        displaced,
         nodes,
         problems,
+    }
+}
+
+/// Puts the value of `item` in `table` under its name: its entry, and
+/// the value when the table does not hold it ([`KeptRare::own`]).
+fn enter(
+    table: &mut Table<'static>,
+    displaced: &mut FastMap<usize, Option<Value>>,
+    item: &mut Declared<'_>,
+) -> (usize, Option<Option<Value>>) {
+    match table.entry(&item.qualified_name) {
+        // An implicit parameter declared without a value keeps hub's.
+        Some(entry) if value_is_empty(&item.param.value) => {
+            (entry, Some(take_value(&mut item.param)))
+        }
+        // A name declared again: the table takes the new value; the one
+        // it held goes back to whoever moved it there.
+        Some(entry) => {
+            let value = take_value(&mut item.param);
+            let held = table.replace(entry, value.clone());
+            displaced.entry(entry).or_insert(held);
+            (entry, Some(value))
+        }
+        // The table keeps the name; it becomes the key of the locked
+        // parameter.
+        None => {
+            let value = take_value(&mut item.param);
+            let entry = table.set_owned(std::mem::take(&mut item.qualified_name), value);
+            (entry, None)
+        }
     }
 }
 
 /// Every problem of the declarations and of the expansion, reported
 /// together, with where each name was declared.
 fn check(
-    declared: &mut DeclaredAll<'_>,
+    declared: &mut DeclaredAll,
     evaluation: &graph::Evaluation,
     locator: &Locator<'_>,
     options: &LockOptions<'_>,
@@ -286,14 +322,15 @@ fn check(
         for (d, &entry) in declared.items.iter().zip(&declared.entries) {
             by_entry[entry] = Some(d);
         }
+        let table = &declared.table;
         let location = |entry: usize| {
             by_entry
                 .get(entry)
                 .copied()
                 .flatten()
-                .and_then(|d| locator.at(d.index, &d.param.qualified_name()))
+                .and_then(|d| locator.at(d.index(), table.key(entry)))
         };
-        problems.extend(describe(&evaluation.problems, &declared.table, &location));
+        problems.extend(describe(&evaluation.problems, table, &location));
     }
     if !problems.is_empty() {
         return Err(ParamsError::Lock {
@@ -305,7 +342,7 @@ fn check(
 }
 
 /// `hub.deploymentId` and `hub.stackName`, unless declared with a value.
-fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared: &DeclaredAll<'_>) {
+fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared: &DeclaredAll) {
     for (name, value) in implicit {
         // Declarations of the same name share its table entry: comparing
         // entry numbers spares reading every declared name.
@@ -314,9 +351,11 @@ fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared:
             .items
             .iter()
             .zip(&declared.entries)
-            .filter(|&(_, &e)| Some(e) == entry)
-            .map(|(d, _)| d);
-        if same_name.clone().any(|d| !value_is_empty(&d.param.value)) {
+            .filter(|&(_, &e)| Some(e) == entry);
+        if same_name
+            .clone()
+            .any(|(d, &e)| !value_is_empty(&declared.declared_value(d, e).cloned()))
+        {
             continue;
         }
         let env = if name == "hub.deploymentId" {
@@ -326,7 +365,7 @@ fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared:
         };
         let existing_env = same_name
             .next()
-            .map(|d| d.param.env.clone())
+            .map(|(d, _)| d.env().to_string())
             .filter(|e| !e.is_empty());
         let env = existing_env.as_deref().unwrap_or(env);
         locked.insert(
@@ -339,42 +378,66 @@ fn lock_implicit(locked: &mut Locked, implicit: Vec<(String, String)>, declared:
 /// order.
 fn lock_declared(
     locked: &mut Locked,
-    declared: DeclaredAll<'_>,
+    declared: DeclaredAll,
     mut evaluation: graph::Evaluation,
     locator: &Locator<'_>,
 ) {
+    let DeclaredAll {
+        items,
+        entries,
+        table,
+        mut displaced,
+        ..
+    } = declared;
     // Names and values by entry, each moved out at most once: a second
     // declaration of a name finds its name gone or its slot taken.
-    let mut table = declared.table.into_entries();
-    for (item, entry) in declared.items.into_iter().zip(declared.entries) {
+    let mut table = table.into_entries();
+    for (item, entry) in items.into_iter().zip(entries) {
         let Some(name) = table.take_key(entry) else {
             continue;
         };
-        let location = locator.at(item.index, &name);
+        let location = locator.at(item.index(), &name);
+        let name_len = item.name_len as usize;
+        let KeptRare {
+            kind,
+            env,
+            origin,
+            own,
+        } = item.rare.map_or_else(KeptRare::plain, |rare| *rare);
         let key: Arc<str> = Arc::from(name);
         let indexmap::map::Entry::Vacant(slot) = locked.params.entry(Arc::clone(&key)) else {
             continue;
         };
-        let expanded = if item.param.kind == "link" {
+        let expanded = if &*kind == "link" {
             None
         } else {
             evaluation.take_result(entry)
         };
         let (value, expression) = match expanded {
-            Some(text) => (
-                Some(Value::String(text)),
-                item.param
-                    .value
-                    .as_ref()
-                    .map(|v| template_text(v, table.take_value(entry))),
-            ),
+            Some(text) => {
+                let entered = table.take_value(entry);
+                // The value the declaration was written with, where the
+                // table's entry does not hold it.
+                let written = match (own, displaced.remove(&entry)) {
+                    (Some(own), _) => Some(own),
+                    (None, displaced) => displaced,
+                };
+                let expression = match written {
+                    Some(written) => written.map(|v| template_text(&v, entered)),
+                    None => entered.map(|v| match v {
+                        Value::String(text) => text,
+                        v => substitution_text(Some(&v)),
+                    }),
+                };
+                (Some(Value::String(text)), expression)
+            }
             None => (table.take_value(entry), None),
         };
-        let secret = looks_secret(&item.param.name) || evaluation.is_tainted(entry);
+        let secret = looks_secret(&key[..name_len]) || evaluation.is_tainted(entry);
         slot.insert(
-            LockedParam::keyed(key, item.param.name.len(), value, item.origin)
-                .with_kind(&item.param.kind)
-                .with_env(&item.param.env)
+            LockedParam::keyed(key, name_len, value, origin)
+                .with_kind(&kind)
+                .with_env(&env)
                 .with_expression(expression)
                 .declared_at(location)
                 .with_secret(secret),
@@ -427,10 +490,7 @@ fn settle(
     }
     match ask(item, options, warnings) {
         Ok(Some((value, origin))) => {
-            item.param = Param::Owned(Box::new(Parameter {
-                value: Some(value),
-                ..(*item.param).clone()
-            }));
+            item.param.to_mut().value = Some(value);
             item.origin = origin;
         }
         Ok(None) => missing.push(MissingValue {
@@ -638,5 +698,6 @@ pub(super) fn describe(
     all
 }
 
+mod kept;
 #[cfg(test)]
 mod tests;

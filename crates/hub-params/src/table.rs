@@ -198,6 +198,14 @@ impl<'b> Table<'b> {
         }
     }
 
+    /// Gives own `entry` the value `value` and returns the one it held
+    /// (`None` for an entry of the base or none at all).
+    pub fn replace(&mut self, entry: usize, value: Option<Value>) -> Option<Value> {
+        let own = self.own(entry).ok()?;
+        let (_, slot) = self.entries.get_index_mut(own)?;
+        std::mem::replace(slot, value)
+    }
+
     /// Every own key and value by entry number, to be moved out one at a
     /// time (a table on a base gives only its own). The entries stay where
     /// they are: no second list of them is made.

@@ -31,32 +31,83 @@ pub fn lock_parameters(
     loaded: Option<&hub_state::State>,
     warnings: &mut Warnings,
 ) -> Result<Locked, PlanningError> {
-    // The state the run already read, not a second parse of its file.
-    let params_state = match (state_path, loaded) {
-        (Some(path), Some(state)) => Some(params::state::StateView::from_read(path, state)),
-        _ => None,
-    };
-    let environment = |name: &str| {
-        variables
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
-    let lock_options = LockOptions {
-        source: stack.source(),
-        declared: stack.provenance.as_ref(),
-        overrides: &options.overrides,
-        environment: &environment,
-        prompter: prompter.map(|p| p as &mut dyn Prompter),
-        state: params_state.as_ref(),
-        deployment_id: environment("HUB_DEPLOYMENT_ID").filter(|id| !id.is_empty()),
-        stack_name: environment("HUB_STACK_NAME"),
-    };
+    let state = params_state(state_path, loaded);
+    let environment = environment_of(variables);
+    let prompter = prompter.map(|p| p as &mut dyn Prompter);
+    let lock_options = lock_options(stack, options, &environment, prompter, state.as_ref());
     Ok(params::lock(
         &stack.elaborated.stack,
         lock_options,
         warnings,
     )?)
+}
+
+/// [`lock_parameters`] followed by [`release_stack_parameters`], the
+/// lock taking the stack-level parameter list (each value moved, not
+/// copied, and the list gone before the templates are expanded): what a
+/// run needs of it is in the locked parameters. The list is empty
+/// afterwards, locked or not.
+pub fn lock_releasing_parameters(
+    stack: &mut Stack,
+    options: &RunOptions,
+    variables: &[(String, String)],
+    prompter: Option<&mut dyn Prompter>,
+    state_path: Option<&Path>,
+    loaded: Option<&hub_state::State>,
+    warnings: &mut Warnings,
+) -> Result<Locked, PlanningError> {
+    let parameters = std::mem::take(&mut stack.elaborated.stack.parameters);
+    let stack: &Stack = stack;
+    let state = params_state(state_path, loaded);
+    let environment = environment_of(variables);
+    let prompter = prompter.map(|p| p as &mut dyn Prompter);
+    let lock_options = lock_options(stack, options, &environment, prompter, state.as_ref());
+    Ok(params::lock_owned(
+        &stack.elaborated.stack,
+        parameters,
+        lock_options,
+        warnings,
+    )?)
+}
+
+/// The state the run already read, not a second parse of its file.
+fn params_state<'s>(
+    state_path: Option<&'s Path>,
+    loaded: Option<&'s hub_state::State>,
+) -> Option<params::state::StateView<'s>> {
+    match (state_path, loaded) {
+        (Some(path), Some(state)) => Some(params::state::StateView::from_read(path, state)),
+        _ => None,
+    }
+}
+
+/// hub's environment as the lock reads it.
+fn environment_of(variables: &[(String, String)]) -> impl Fn(&str) -> Option<String> + '_ {
+    move |name: &str| {
+        variables
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+}
+
+fn lock_options<'a>(
+    stack: &'a Stack,
+    options: &'a RunOptions,
+    environment: &'a dyn Fn(&str) -> Option<String>,
+    prompter: Option<&'a mut dyn Prompter>,
+    state: Option<&'a params::state::StateView<'a>>,
+) -> LockOptions<'a> {
+    LockOptions {
+        source: stack.source(),
+        declared: stack.provenance.as_ref(),
+        overrides: &options.overrides,
+        environment,
+        prompter,
+        state,
+        deployment_id: environment("HUB_DEPLOYMENT_ID").filter(|id| !id.is_empty()),
+        stack_name: environment("HUB_STACK_NAME"),
+    }
 }
 
 /// Empties the stack-level parameter list of `stack` and gives its room

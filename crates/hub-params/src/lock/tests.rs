@@ -200,3 +200,57 @@ fn a_name_declared_twice_keeps_the_first_slot_and_the_last_value() {
         Some(&Origin::Value)
     );
 }
+
+#[test]
+fn taking_the_list_locks_as_borrowing_it_does() {
+    // Names declared again (templates and plain values in each order),
+    // implicit names declared empty, with a value and again, a group, a
+    // link and a value from the environment.
+    let s = stack(
+        "meta: {name: demo}\nparameters:\n\
+         - {name: y, value: z}\n\
+         - {name: t, value: '${y}-1'}\n- {name: t, value: plain}\n\
+         - {name: p, value: plain}\n- {name: p, value: '${y}-2'}\n\
+         - {name: q, value: '${y}-3'}\n- {name: q, value: '${y}-4'}\n- {name: q}\n\
+         - {name: hub.deploymentId}\n- {name: hub.deploymentId, value: 'id-${y}'}\n\
+         - {name: hub.stackName, value: '${y}'}\n- {name: hub.stackName, value: 'other-${y}'}\n\
+         - {name: g, component: c, kind: tech, parameters: [{name: a, value: '${y}'}, {name: b, env: B}]}\n\
+         - {name: l, kind: link, value: '${y}:1'}\n- {name: r, value: 'x-${l}'}\n\
+         - {name: db.password, value: '#{\"s\" + \"3\"}'}\n\
+         - {name: e, kind: user, fromEnv: E}\n",
+    );
+    let overrides = IndexMap::new();
+    let environment = |name: &str| (name == "E").then(|| "from env".to_string());
+    let options = || {
+        let mut options = LockOptions::new(&overrides, &environment);
+        options.deployment_id = Some("given".into());
+        options
+    };
+    let (mut borrowed_warnings, mut owned_warnings) = (Warnings::default(), Warnings::default());
+    let borrowed = lock(&s, options(), &mut borrowed_warnings).expect("locks");
+    let owned =
+        lock_owned(&s, s.parameters.clone(), options(), &mut owned_warnings).expect("locks");
+    assert_eq!(owned, borrowed);
+    assert_eq!(
+        format!("{owned_warnings:?}"),
+        format!("{borrowed_warnings:?}")
+    );
+    let q = borrowed.get("q").expect("q");
+    assert_eq!(
+        (text(&borrowed, "q"), q.expression()),
+        ("z-4".into(), Some("${y}-3"))
+    );
+    let p = borrowed.get("p").expect("p");
+    assert_eq!(
+        (text(&borrowed, "p"), p.expression()),
+        ("z-2".into(), Some("plain"))
+    );
+    assert_eq!(text(&borrowed, "t"), "plain");
+    assert_eq!(text(&borrowed, "hub.deploymentId"), "id-z");
+    assert_eq!(text(&borrowed, "hub.stackName"), "other-z");
+    assert_eq!(text(&borrowed, "g.a|c"), "z");
+    // Without an owned list the stack's own is not read.
+    let empty = lock_owned(&s, Vec::new(), options(), &mut Warnings::default()).expect("locks");
+    let names: Vec<&str> = empty.params.keys().map(|k| &**k).collect();
+    assert_eq!(names, ["hub.deploymentId", "hub.stackName"]);
+}

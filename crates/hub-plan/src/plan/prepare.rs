@@ -8,7 +8,7 @@ use super::preflight;
 use super::Plan;
 use crate::checks::{
     check_consistency, check_implementations, check_selection, initial_provides, lock_parameters,
-    partial_flag, plan_for, release_stack_parameters, require_state,
+    lock_releasing_parameters, partial_flag, plan_for, require_state,
 };
 use crate::decide::prune;
 use crate::error::PlanningError;
@@ -35,7 +35,7 @@ pub fn plan(
 }
 
 /// [`plan`], emptying the stack's own parameter list once the parameters
-/// are locked, as a run does ([`release_stack_parameters`]): what the plan
+/// are locked, as a run does ([`crate::checks::lock_releasing_parameters`]): what the plan
 /// reads from there on is in the locked parameters. For callers that read
 /// nothing of that list afterwards (no saved plan, whose digest covers the
 /// whole document; no plan steps, which lock again).
@@ -221,14 +221,8 @@ fn lock_held<'s>(
     let moved = super::moved::apply(stack, state.as_mut())?;
     let plan = plan_for(stack, order, verb, options, state.as_ref())?;
     check_selection(&plan, options, state.as_ref(), warnings)?;
-    let locked = lock_without_prompts(stack, options, environment, &read_path, &state, warnings)?;
-    let stack: &'s Stack = match held {
-        Held::Kept(stack) => stack,
-        Held::Released(stack) => {
-            release_stack_parameters(stack);
-            stack
-        }
-    };
+    let (stack, locked) =
+        lock_without_prompts(held, options, environment, &read_path, &state, warnings)?;
     let locking = Locking {
         plan,
         locked,
@@ -261,22 +255,41 @@ fn read_state(
 }
 
 /// [`lock_parameters`] without a prompter: `kind: user` parameters
-/// without a value are an error.
-fn lock_without_prompts(
-    stack: &Stack,
+/// without a value are an error. For [`Held::Released`], the lock takes
+/// the stack's own parameter list ([`lock_releasing_parameters`]).
+fn lock_without_prompts<'s>(
+    held: Held<'s>,
     options: &RunOptions,
     environment: Vec<(String, String)>,
     read_path: &Option<PathBuf>,
     loaded: &Option<State>,
     warnings: &mut Warnings,
-) -> Result<Locked, PlanningError> {
-    lock_parameters(
-        stack,
-        options,
-        &environment,
-        None,
-        read_path.as_deref(),
-        loaded.as_ref(),
-        warnings,
-    )
+) -> Result<(&'s Stack, Locked), PlanningError> {
+    let (read_path, loaded) = (read_path.as_deref(), loaded.as_ref());
+    match held {
+        Held::Kept(stack) => {
+            let locked = lock_parameters(
+                stack,
+                options,
+                &environment,
+                None,
+                read_path,
+                loaded,
+                warnings,
+            )?;
+            Ok((stack, locked))
+        }
+        Held::Released(stack) => {
+            let locked = lock_releasing_parameters(
+                stack,
+                options,
+                &environment,
+                None,
+                read_path,
+                loaded,
+                warnings,
+            )?;
+            Ok((stack, locked))
+        }
+    }
 }

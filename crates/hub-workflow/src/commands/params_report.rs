@@ -9,7 +9,7 @@ use hub_manifest::{parse_elaborated, SourceFile};
 use hub_params::drift::{self, DriftUse};
 use hub_params::state::StateView;
 use hub_params::{
-    expand_component, lock, ComponentScope, ExpandedParam, LockOptions, Locked, LockedParam,
+    expand_component, lock_owned, ComponentScope, ExpandedParam, LockOptions, Locked, LockedParam,
     Origin, ParamsError, Prompter,
 };
 use indexmap::IndexMap;
@@ -31,7 +31,7 @@ pub struct ReportOptions<'a> {
 /// Locks (and, with a component, expands) and renders the result.
 pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Result<String, Error> {
     let source = SourceFile::read(options.elaborated)?;
-    let elaborated = parse_elaborated(&source, warnings)?;
+    let mut elaborated = parse_elaborated(&source, warnings)?;
     let state = options
         .state
         .map(|path| StateView::read(path, warnings))
@@ -46,12 +46,19 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
         deployment_id: (options.environment)("HUB_DEPLOYMENT_ID").filter(|id| !id.is_empty()),
         stack_name: (options.environment)("HUB_STACK_NAME"),
     };
-    let locked = lock(&elaborated.stack, lock_options, warnings)?;
+    // What is read of the stack's own parameter list is read before the
+    // lock takes it (each value moved into the lock, not copied).
+    let unread = Unread::of(&elaborated);
+    if options.component.is_none() {
+        // Nothing after the lock reads the component documents either.
+        elaborated.components = Vec::new();
+    }
+    let parameters = std::mem::take(&mut elaborated.stack.parameters);
+    let locked = lock_owned(&elaborated.stack, parameters, lock_options, warnings)?;
     if let Some(path) = options.state {
         let at = Some(Location::file(path));
         drift::warn(&locked.drift, DriftUse::Read, at, &|_| false, warnings);
     }
-    let unread = Unread::of(&elaborated);
     if options.component.is_none() && !options.json && !locked.params.is_empty() {
         // The text reads the locked parameters only: the document and its
         // text (as large as the locked parameters at scale) go first.
