@@ -48,11 +48,9 @@ fn chain(n: usize) -> State {
     for i in 0..n {
         known.push(output(i));
         let parameters = (0..20)
-            .map(|k| StateParameter {
-                name: format!("{}.p{k}", name(i)),
-                value: Value::String(format!("v{k}-big.example.com")),
-                env: format!("P{k}"),
-                ..StateParameter::default()
+            .map(|k| {
+                let value = Value::String(format!("v{k}-big.example.com"));
+                StateParameter::qualified(&format!("{}.p{k}", name(i)), "", value, &format!("P{k}"))
             })
             .collect();
         let run = ComponentRun {

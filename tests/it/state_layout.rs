@@ -26,7 +26,7 @@ fn normalised(text: &str, state: &State) -> String {
     let id = state
         .stack_parameters
         .iter()
-        .find(|p| p.name == "hub.deploymentId")
+        .find(|p| p.name() == "hub.deploymentId")
         .map(|p| hub_state::scalar_text(&p.value))
         .expect("a deployment id");
     let program = env!("CARGO_BIN_EXE_hub");

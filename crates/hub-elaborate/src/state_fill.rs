@@ -83,8 +83,8 @@ fn candidates(state: &State, use_stack_parameters: bool) -> IndexMap<String, Val
     let parameters = state
         .stack_parameters
         .iter()
-        .filter(|p| use_stack_parameters && p.component.is_empty())
-        .map(|p| (p.name.as_str(), &p.value));
+        .filter(|p| use_stack_parameters && p.component().is_empty())
+        .map(|p| (p.name(), &p.value));
     let outputs = state
         .stack_outputs
         .iter()
@@ -126,8 +126,8 @@ fn kubernetes_values(state: &State) -> IndexMap<String, Value> {
         state
             .stack_parameters
             .iter()
-            .filter(|p| p.component.is_empty() && known(&p.name))
-            .map(|p| (p.name.as_str(), &p.value)),
+            .filter(|p| p.component().is_empty() && known(p.name()))
+            .map(|p| (p.name(), &p.value)),
     )
 }
 

@@ -94,14 +94,14 @@ impl<'s> StateView<'s> {
             let value = p.non_null_value().cloned();
             let Some(current) = locked.params.get_mut(key.as_str()) else {
                 locked.insert(
-                    LockedParam::new(&p.name, &p.component, value, Origin::State)
-                        .with_env(&p.env)
+                    LockedParam::new(p.name(), p.component(), value, Origin::State)
+                        .with_env(p.env())
                         .declared_at(at.clone())
-                        .with_secret(looks_secret(&p.name)),
+                        .with_secret(looks_secret(p.name())),
                 );
                 continue;
             };
-            let secret = looks_secret(&p.name) || current.secret;
+            let secret = looks_secret(p.name()) || current.secret;
             let shown = |v: &Option<Value>| {
                 if secret {
                     "(masked)".to_string()
@@ -138,14 +138,14 @@ impl<'s> StateView<'s> {
                 }
             }
             if current.env().is_empty() {
-                current.set_env(&p.env);
-            } else if !p.env.is_empty() && current.env() != p.env {
+                current.set_env(p.env());
+            } else if !p.env().is_empty() && current.env() != p.env() {
                 warnings.warn(
                     here,
                     format!(
                         "stack parameter `{key}` is exported as {} but the state says {}; keeping {}",
                         current.env(),
-                        p.env,
+                        p.env(),
                         current.env()
                     ),
                 );

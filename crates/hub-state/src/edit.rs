@@ -141,10 +141,13 @@ pub fn rename(state: &mut State, old: &str, new: &str) -> Result<(), EditError> 
     rename_entry(state, old, new);
     rename_in_order(&mut state.lifecycle.order, old, new);
     state.provides.values_mut().flatten().for_each(rename);
-    state
-        .stack_parameters
-        .iter_mut()
-        .for_each(|p| rename(&mut p.component));
+    state.stack_parameters.iter_mut().for_each(|p| {
+        let mut component = p.component().to_string();
+        rename(&mut component);
+        if component != p.component() {
+            p.set_component(&component);
+        }
+    });
     let old_prefix = format!("{old}:");
     for output in &mut state.stack_outputs {
         if let Some(rest) = output.name.strip_prefix(&old_prefix) {
@@ -175,7 +178,7 @@ fn rename_entry(state: &mut State, old: &str, new: &str) {
         return;
     };
     for parameter in &mut entry.parameters {
-        if parameter.name == "hub.componentName" && parameter.value.as_str() == Some(old) {
+        if parameter.name() == "hub.componentName" && parameter.value.as_str() == Some(old) {
             parameter.value = yaml_serde::Value::String(new.to_string());
         }
     }
@@ -278,7 +281,7 @@ mod tests {
         state.components.insert("app".into(), app);
         state.captured_outputs = both;
         let mut qualified = StateParameter::new("size", Value::Null);
-        qualified.component = "db".into();
+        qualified.set_component("db");
         state.stack_parameters.push(qualified);
         state.operations.push(Operation {
             phases: vec![Phase {
@@ -300,7 +303,7 @@ mod tests {
         );
         assert_eq!(state.lifecycle.order, ["database", "app"]);
         assert_eq!(state.provides["database"], ["database"]);
-        assert_eq!(state.stack_parameters[0].component, "database");
+        assert_eq!(state.stack_parameters[0].component(), "database");
         assert_eq!(state.operations[0].phases[0].phase, "database");
         let entry = &state.components["database"];
         assert_eq!(entry.status, "deployed");

@@ -17,7 +17,7 @@
 //! what each component changed.
 
 use super::model::State;
-use super::snapshot::{Delta, Snapshot};
+use super::snapshot::Snapshot;
 use super::StateError;
 use std::collections::HashMap;
 use std::path::Path;
@@ -85,16 +85,12 @@ pub(super) fn resolve_snapshots(path: &Path, state: &mut State) -> Result<(), St
             if !removed.is_empty() {
                 return Err(damaged(path, format!("the entry of `{name}` lists `capturedOutputsRemoved` without `capturedOutputsBase`")));
             }
-            Snapshot::derive(&previous, read.to_vec())
+            Snapshot::derive_shared(&previous, read.into_shared())
         } else {
             let Some(base) = resolved.get(&base_name) else {
                 return Err(damaged(path, format!("the snapshot of `{name}` is written against `{base_name}`, which is not an earlier component entry of `lifecycle.order`")));
             };
-            let delta = Delta {
-                set: read.to_vec(),
-                removed,
-            };
-            Snapshot::apply(base, delta)
+            Snapshot::apply_shared(base, read.into_shared(), removed)
         };
         if !entry.captured_outputs.is_empty() {
             previous = entry.captured_outputs.clone();

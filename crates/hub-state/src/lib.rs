@@ -257,7 +257,7 @@ mod example_tests {
         let state = parse_example();
         assert_eq!(state.meta.name, "demo");
         assert_eq!(state.lifecycle.order, ["a", "b"]);
-        assert_eq!(state.stack_parameters[1].env, "DEPLOYMENT_ID");
+        assert_eq!(state.stack_parameters[1].env(), "DEPLOYMENT_ID");
         assert_eq!(
             state.components["b"].captured_outputs.to_vec()[1].qualified_name(),
             "b:url"

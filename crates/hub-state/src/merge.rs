@@ -613,7 +613,7 @@ pub fn consistency_problems(
         let in_state = state
             .stack_parameters
             .iter()
-            .find(|p| p.name == name && p.component.is_empty())
+            .find(|p| p.name() == name && p.component().is_empty())
             .map(|p| super::model::scalar_text(&p.value));
         if let (Some(in_state), Some(in_stack)) = (in_state, stack_parameter(name)) {
             if in_state != in_stack {

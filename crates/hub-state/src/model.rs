@@ -21,7 +21,9 @@ use serde::{Deserialize, Serialize};
 use yaml_serde::Value;
 
 pub(crate) mod de;
-use de::{is_empty_str, is_zero, lenient_int, lenient_serial, list, map, non_null, text};
+mod parameter;
+use de::{is_empty_str, is_zero, lenient_int, lenient_serial, list, map, text};
+pub use parameter::StateParameter;
 
 /// The timestamp written when none was ever set (Go's zero time).
 pub const ZERO_TIME: &str = "0001-01-01T00:00:00Z";
@@ -107,53 +109,6 @@ pub struct StateLifecycle {
 impl StateLifecycle {
     fn is_empty(&self) -> bool {
         self.order.is_empty()
-    }
-}
-
-/// A locked parameter: a stack parameter (`component` set when qualified)
-/// or a component's expanded parameter (no `component`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct StateParameter {
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub component: String,
-    #[serde(deserialize_with = "text")]
-    pub name: String,
-    /// Always written; `null` when the parameter has no value.
-    pub value: Value,
-    #[serde(skip_serializing_if = "is_empty_str", deserialize_with = "text")]
-    pub env: String,
-}
-
-impl StateParameter {
-    pub fn new(name: &str, value: Value) -> Self {
-        StateParameter {
-            name: name.to_string(),
-            value,
-            ..StateParameter::default()
-        }
-    }
-
-    /// `name|component`, or `name` when unqualified.
-    pub fn qualified_name(&self) -> String {
-        let mut name = String::new();
-        self.push_qualified_name(&mut name);
-        name
-    }
-
-    /// Appends [`Self::qualified_name`] to `out` (a buffer kept between
-    /// items when many are looked up).
-    pub fn push_qualified_name(&self, out: &mut String) {
-        out.push_str(&self.name);
-        if !self.component.is_empty() {
-            out.push('|');
-            out.push_str(&self.component);
-        }
-    }
-
-    /// The value, unless it is `null` (or absent).
-    pub fn non_null_value(&self) -> Option<&Value> {
-        non_null(&self.value)
     }
 }
 
@@ -486,7 +441,7 @@ mod tests {
     fn canonical_sorts_lists_and_maps() {
         let mut state = State::default();
         let mut b = StateParameter::new("b", Value::Null);
-        b.component = "x".into();
+        b.set_component("x");
         state.stack_parameters = vec![b, StateParameter::new("a", Value::Null)];
         state
             .components

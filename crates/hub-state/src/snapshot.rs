@@ -148,10 +148,16 @@ impl Snapshot {
     /// A snapshot holding `outputs`, sharing with `base` what the two have
     /// in common. Costs one pass over `outputs` and `base`.
     pub fn derive(base: &Snapshot, outputs: Vec<CapturedOutput>) -> Snapshot {
+        Snapshot::derive_shared(base, shared(outputs))
+    }
+
+    /// [`Snapshot::derive`] of outputs already shared (those of a
+    /// snapshot read from a file: see [`Snapshot::into_shared`]), moved
+    /// into the new node rather than copied.
+    pub(crate) fn derive_shared(base: &Snapshot, mut outputs: Vec<Shared>) -> Snapshot {
         if base.is_empty() || outputs.is_empty() {
-            return Snapshot::from_outputs(outputs);
+            return Snapshot::from_shared(outputs);
         }
-        let mut outputs = shared(outputs);
         outputs.sort_by(|a, b| qualified_cmp(a, b));
         let (set, removed) = diff_parts(&base.refs(), &outputs);
         // A base shared with little is not worth following on every read.
@@ -163,16 +169,25 @@ impl Snapshot {
 
     /// `base` changed by `delta` (as read from a file: see
     /// [`Snapshot::delta_from`]).
-    pub fn apply(base: &Snapshot, mut delta: Delta) -> Snapshot {
+    pub fn apply(base: &Snapshot, delta: Delta) -> Snapshot {
+        Snapshot::apply_shared(base, shared(delta.set), delta.removed)
+    }
+
+    /// [`Snapshot::apply`] of outputs already shared (see
+    /// [`Snapshot::derive_shared`]).
+    pub(crate) fn apply_shared(
+        base: &Snapshot,
+        mut set: Vec<Shared>,
+        mut removed: Vec<String>,
+    ) -> Snapshot {
         if base.is_empty() {
-            return Snapshot::from_outputs(delta.set);
+            return Snapshot::from_shared(set);
         }
-        delta.set.sort_by(qualified_cmp);
-        delta.removed.sort();
-        delta.removed.dedup();
-        let removes_only = delta.set.is_empty() && !delta.removed.is_empty();
-        let set = shared(delta.set);
-        let snapshot = Snapshot::node(base.clone(), set, delta.removed);
+        set.sort_by(|a, b| qualified_cmp(a, b));
+        removed.sort();
+        removed.dedup();
+        let removes_only = set.is_empty() && !removed.is_empty();
+        let snapshot = Snapshot::node(base.clone(), set, removed);
         // Never written so (an empty snapshot is written as none), but a
         // file may say it: an empty snapshot has no node.
         match removes_only && snapshot.to_vec().is_empty() {
@@ -238,6 +253,22 @@ impl Snapshot {
             (None, None) => true,
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
+        }
+    }
+
+    /// The outputs, sorted by qualified name, as shared ones: moved out of
+    /// a node that holds them all and that nothing else holds (a snapshot
+    /// as read from a file), else copied. Reading a state turns each
+    /// entry's snapshot into one chained to the previous entry's without
+    /// copying a value.
+    pub(crate) fn into_shared(self) -> Vec<Shared> {
+        let Some(node) = self.0 else {
+            return Vec::new();
+        };
+        match Arc::try_unwrap(node) {
+            Ok(node) if node.base.is_empty() && node.removed.is_empty() => node.set,
+            Ok(node) => shared(Snapshot(Some(Arc::new(node))).to_vec()),
+            Err(node) => shared(Snapshot(Some(node)).to_vec()),
         }
     }
 

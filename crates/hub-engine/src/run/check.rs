@@ -645,13 +645,13 @@ fn recorded_parameters(stored: &State, name: &str) -> Vec<ExpandedParam> {
         .parameters
         .iter()
         .map(|p| ExpandedParam {
-            name: p.name.clone(),
+            name: p.name().to_string(),
             value: p.non_null_value().cloned(),
-            env: p.env.clone(),
+            env: p.env().to_string(),
             origin: Origin::State,
             expression: None,
             declared: None,
-            secret: hub_manifest::secrets::looks_secret(&p.name),
+            secret: hub_manifest::secrets::looks_secret(p.name()),
         })
         .collect()
 }

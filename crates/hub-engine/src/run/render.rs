@@ -171,8 +171,8 @@ fn from_state(
     };
     let mut values: Vec<(String, Option<Value>)> = parameters
         .iter()
-        .filter(|p| p.component.is_empty() || component.is_none_or(|name| p.component == name))
-        .map(|p| (p.name.clone(), p.non_null_value().cloned()))
+        .filter(|p| p.component().is_empty() || component.is_none_or(|name| p.component() == name))
+        .map(|p| (p.name().to_string(), p.non_null_value().cloned()))
         .collect();
     values.extend(
         outputs

@@ -415,11 +415,11 @@ pub fn changes(
 /// names only `recorded` has.
 fn changed_parameters(recorded: &[StateParameter], current: &[ExpandedParam]) -> Vec<String> {
     let mut before: IndexMap<&str, Vec<(&str, String)>> = IndexMap::new();
-    for p in recorded.iter().filter(|p| fingerprinted(&p.name)) {
+    for p in recorded.iter().filter(|p| fingerprinted(p.name())) {
         before
-            .entry(p.name.as_str())
+            .entry(p.name())
             .or_default()
-            .push((p.env.as_str(), substitution_text(p.non_null_value())));
+            .push((p.env(), substitution_text(p.non_null_value())));
     }
     let mut after: IndexMap<&str, Vec<(&str, String)>> = IndexMap::new();
     for p in current.iter().filter(|p| fingerprinted(&p.name)) {

@@ -143,13 +143,13 @@ pub fn recorded_parameters(entry: &ComponentState) -> Vec<ExpandedParam> {
         .parameters
         .iter()
         .map(|p| ExpandedParam {
-            name: p.name.clone(),
+            name: p.name().to_string(),
             value: Some(p.value.clone()),
-            env: p.env.clone(),
+            env: p.env().to_string(),
             origin: Origin::Value,
             expression: None,
             declared: None,
-            secret: hub_manifest::secrets::looks_secret(&p.name),
+            secret: hub_manifest::secrets::looks_secret(p.name()),
         })
         .collect()
 }

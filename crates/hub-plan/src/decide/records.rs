@@ -75,11 +75,9 @@ pub fn state_parameters(locked: &Locked) -> Vec<StateParameter> {
     locked
         .params
         .values()
-        .map(|p| StateParameter {
-            component: p.component().to_string(),
-            name: p.name().to_string(),
-            value: p.value.clone().unwrap_or(Value::Null),
-            env: p.env().to_string(),
+        .map(|p| {
+            let value = p.value.clone().unwrap_or(Value::Null);
+            StateParameter::qualified(p.name(), p.component(), value, p.env())
         })
         .collect()
 }
@@ -108,9 +106,9 @@ pub fn same_state_parameters(locked: &Locked, recorded: &[StateParameter]) -> bo
             Some(value) => *value == item.value,
             None => item.value.is_null(),
         };
-        let same = param.name() == item.name
-            && param.component() == item.component
-            && param.env() == item.env
+        let same = param.name() == item.name()
+            && param.component() == item.component()
+            && param.env() == item.env()
             && same_value;
         same && !std::mem::replace(&mut matched[at], true)
     })
@@ -119,11 +117,9 @@ pub fn same_state_parameters(locked: &Locked, recorded: &[StateParameter]) -> bo
 pub fn component_parameters(params: &[ExpandedParam]) -> Vec<StateParameter> {
     params
         .iter()
-        .map(|p| StateParameter {
-            component: String::new(),
-            name: p.name.clone(),
-            value: p.value.clone().unwrap_or(Value::Null),
-            env: p.env.clone(),
+        .map(|p| {
+            let value = p.value.clone().unwrap_or(Value::Null);
+            StateParameter::qualified(&p.name, "", value, &p.env)
         })
         .collect()
 }
@@ -220,7 +216,7 @@ mod tests {
         let written = state_parameters(&locked);
         assert_eq!(written[0].qualified_name(), "x|a");
         assert_eq!(written[0].value, Value::Null);
-        assert_eq!(written[0].env, "X");
+        assert_eq!(written[0].env(), "X");
     }
 
     fn locked_of(items: &[(&str, &str, Option<&str>)]) -> Locked {
@@ -253,7 +249,7 @@ mod tests {
         changed[0].value = Value::String("3".into());
         assert!(!same_state_parameters(&locked, &changed), "a value");
         let mut env = same.clone();
-        env[1].env = "B".into();
+        env[1].set_env("B");
         assert!(!same_state_parameters(&locked, &env), "an env");
         let mut twice = same.clone();
         twice[0] = twice[1].clone();
@@ -268,7 +264,7 @@ mod tests {
 
         // `b|c` written as an unqualified name finds the key, not the item.
         let mut unqualified = state_parameters(&locked);
-        let at = unqualified.iter().position(|p| p.name == "b").expect("b");
+        let at = unqualified.iter().position(|p| p.name() == "b").expect("b");
         unqualified[at] = StateParameter::new("b|c", Value::Null);
         assert!(!same_state_parameters(&locked, &unqualified));
     }

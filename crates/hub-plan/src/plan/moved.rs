@@ -232,14 +232,14 @@ fn parameters_digest(parameters: &[StateParameter], component_name: Option<&str>
     let expanded: Vec<hub_params::ExpandedParam> = parameters
         .iter()
         .map(|p| hub_params::ExpandedParam {
-            name: p.name.clone(),
-            value: match (p.name.as_str(), component_name) {
+            name: p.name().to_string(),
+            value: match (p.name(), component_name) {
                 ("hub.componentName", Some(name)) => {
                     Some(yaml_serde::Value::String(name.to_string()))
                 }
                 _ => p.non_null_value().cloned(),
             },
-            env: p.env.clone(),
+            env: p.env().to_string(),
             origin: hub_params::Origin::Implicit,
             expression: None,
             declared: None,

@@ -161,8 +161,13 @@ fn prepare<'s>(
             moved,
         },
     ) = lock_held(held, options, environment, warnings)?;
-    if let (Some(state), Some(path)) = (&state, &read_path) {
+    let mut state = state;
+    if let (Some(state), Some(path)) = (&mut state, &read_path) {
         check_consistency(stack, state, &locked, path, options, true, warnings)?;
+        // A plan reads the state's stack parameters only to lock and to
+        // check them against the stack: one per stack parameter, no longer
+        // held beside the locked ones while the plan is made and shown.
+        state.stack_parameters = Vec::new();
     }
     let provides = initial_provides(stack, &plan, state.as_ref(), path_variable)?;
     let implementations = check_implementations(stack, &plan, options)?;

@@ -87,7 +87,8 @@ fn stack_parameters_and_captured_outputs_are_read_a_piece_at_a_time() {
     let output = state.captured_outputs.first().cloned();
     for i in 0..30 {
         if let Some(mut parameter) = parameter.clone() {
-            parameter.name = format!("{}.{i}", parameter.name);
+            let name = format!("{}.{i}", parameter.name());
+            parameter.set_name(&name);
             state.stack_parameters.push(parameter);
         }
         if let Some(mut output) = output.clone() {

@@ -200,7 +200,7 @@ fn a_long_value_shared_with_a_stack_parameter_is_written_once_and_read_back_whol
         let cert = changed
             .stack_parameters
             .iter_mut()
-            .find(|p| p.name == "cert");
+            .find(|p| p.name() == "cert");
         cert.expect("cert").value = Value::String("x".repeat(SHARED_VALUE_BYTES));
         renderer
             .render_into(&changed, Changed::Only("a"), &mut out)

@@ -310,3 +310,24 @@ fn removing_everything_leaves_an_empty_snapshot() {
     );
     assert!(empty.is_empty());
 }
+
+/// A snapshot as read from a file hands its outputs over to the snapshot
+/// a reader chains it into: the same outputs, not copies; one that shares
+/// its node with another gives copies, and leaves the other whole.
+#[test]
+fn a_read_snapshot_hands_its_outputs_over_without_copies() {
+    let read = Snapshot::from_outputs(vec![output("b", "y", "2"), output("a", "x", "1")]);
+    let held: Vec<*const CapturedOutput> = read.chain()[0].set.iter().map(Arc::as_ptr).collect();
+    let shared = read.into_shared();
+    assert_eq!(shared.iter().map(Arc::as_ptr).collect::<Vec<_>>(), held);
+    assert_eq!(
+        keys(&shared.iter().map(|o| (**o).clone()).collect::<Vec<_>>()),
+        ["a:x=1", "b:y=2"]
+    );
+
+    let kept = Snapshot::from_outputs(vec![output("a", "x", "1")]);
+    let copied = kept.clone().into_shared();
+    assert_eq!(*copied[0], output("a", "x", "1"));
+    assert!(!std::ptr::eq(&*copied[0], &*kept.chain()[0].set[0]));
+    assert_eq!(names(&kept), ["a:x=1"]);
+}

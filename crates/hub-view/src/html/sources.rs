@@ -55,13 +55,13 @@ pub fn masker(state: Option<&State>) -> SecretMasker {
             }
         }
         for parameter in &entry.parameters {
-            if hub_manifest::secrets::looks_secret(&parameter.name) {
+            if hub_manifest::secrets::looks_secret(parameter.name()) {
                 masker.add(&scalar(&parameter.value));
             }
         }
     }
     for parameter in &state.stack_parameters {
-        if hub_manifest::secrets::looks_secret(&parameter.name) {
+        if hub_manifest::secrets::looks_secret(parameter.name()) {
             masker.add(&scalar(&parameter.value));
         }
     }

@@ -247,7 +247,7 @@ fn stack_part(state: &State, secrets: &Secrets) -> StackPart {
     let parameters = state
         .stack_parameters
         .iter()
-        .map(|p| secrets.parameter(p.qualified_name(), &p.value, &p.env))
+        .map(|p| secrets.parameter(p.qualified_name(), &p.value, p.env()))
         .collect();
     let outputs = state
         .stack_outputs
@@ -276,7 +276,7 @@ fn component_part(
     let parameters = entry
         .parameters
         .iter()
-        .map(|p| secrets.parameter(p.name.clone(), &p.value, &p.env))
+        .map(|p| secrets.parameter(p.name().to_string(), &p.value, p.env()))
         .collect();
     let outputs = entry
         .captured_outputs
@@ -339,7 +339,7 @@ impl Secrets {
             }
         };
         for p in &state.stack_parameters {
-            add(&p.name, "", &p.value);
+            add(p.name(), "", &p.value);
         }
         for o in &state.stack_outputs {
             add(&o.name, &o.kind, &o.value);
@@ -349,7 +349,7 @@ impl Secrets {
         }
         for entry in state.components.values() {
             for p in &entry.parameters {
-                add(&p.name, "", &p.value);
+                add(p.name(), "", &p.value);
             }
             for o in entry.captured_outputs.iter() {
                 add(&o.name, &o.kind, &o.value);

@@ -113,12 +113,7 @@ mod tests {
     use yaml_serde::Value;
 
     fn param(name: &str, component: &str, value: &str) -> StateParameter {
-        StateParameter {
-            component: component.into(),
-            name: name.into(),
-            value: Value::String(value.into()),
-            env: String::new(),
-        }
+        StateParameter::qualified(name, component, Value::String(value.into()), "")
     }
 
     fn same_parameters(a: &[StateParameter], b: &[StateParameter]) -> bool {

@@ -29,10 +29,10 @@ impl Walk<'_> {
             .collect();
         for gone in recorded
             .iter()
-            .filter(|r| !expanded.params.iter().any(|p| p.name == r.name))
+            .filter(|r| !expanded.params.iter().any(|p| p.name == r.name()))
         {
             out.push(ParameterPlan {
-                name: gone.name.clone(),
+                name: gone.name().to_string(),
                 value: None,
                 previous: Some(self.recorded_text(gone, false)),
                 change: ParameterChange::Removed,
@@ -49,7 +49,7 @@ impl Walk<'_> {
         expanded: &Expanded,
         recorded: &[StateParameter],
     ) -> ParameterPlan {
-        let before = recorded.iter().find(|r| r.name == param.name);
+        let before = recorded.iter().find(|r| r.name() == param.name);
         let current = hub_params::format::substitution_text(param.value.as_ref());
         let change = match before {
             None => ParameterChange::Added,
@@ -97,7 +97,7 @@ impl Walk<'_> {
 
     fn recorded_text(&self, recorded: &StateParameter, secret: bool) -> String {
         self.redactor
-            .text(&recorded.name, "", secret, &recorded_value(recorded))
+            .text(recorded.name(), "", secret, &recorded_value(recorded))
             .into_owned()
     }
 }
