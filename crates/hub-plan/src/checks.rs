@@ -42,8 +42,8 @@ pub fn lock_parameters(
     )?)
 }
 
-/// [`lock_parameters`] followed by [`release_stack_parameters`], the
-/// lock taking the stack-level parameter list (each value moved, not
+/// [`lock_parameters`] with the lock taking the stack-level parameter
+/// list (each value moved, not
 /// copied, and the list gone before the templates are expanded): what a
 /// run needs of it is in the locked parameters. The list is empty
 /// afterwards, locked or not.
@@ -108,13 +108,6 @@ fn lock_options<'a>(
         deployment_id: environment("HUB_DEPLOYMENT_ID").filter(|id| !id.is_empty()),
         stack_name: environment("HUB_STACK_NAME"),
     }
-}
-
-/// Empties the stack-level parameter list of `stack` and gives its room
-/// back, once the parameters are locked: what a run needs of it is in the
-/// locked parameters.
-pub fn release_stack_parameters(stack: &mut Stack) {
-    stack.elaborated.stack.parameters = Vec::new();
 }
 
 /// §4.4, and the stack parameters that changed since the state was

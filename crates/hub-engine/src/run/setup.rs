@@ -130,10 +130,13 @@ fn keep_aside(path: &Path) -> std::io::Result<std::path::PathBuf> {
     Err(std::io::Error::other("no free name"))
 }
 
-/// [`hub_plan::checks::lock_parameters`] with what the run gets from hub's
-/// process: its environment and its prompter (taken: a run prompts once).
+/// [`hub_plan::checks::lock_releasing_parameters`] with what the run gets
+/// from hub's process: its environment and its prompter (taken: a run
+/// prompts once). The stack's own parameter list is moved into the lock
+/// and gone afterwards: from there on a run reads the locked parameters
+/// only.
 pub(crate) fn lock_parameters(
-    stack: &Stack,
+    stack: &mut Stack,
     options: &RunOptions,
     host: &mut Host<'_>,
     state_path: Option<&Path>,
@@ -141,7 +144,7 @@ pub(crate) fn lock_parameters(
     warnings: &mut Warnings,
 ) -> Result<Locked, EngineError> {
     let prompter = host.prompter.take();
-    Ok(hub_plan::checks::lock_parameters(
+    Ok(hub_plan::checks::lock_releasing_parameters(
         stack,
         options,
         &host.environment,

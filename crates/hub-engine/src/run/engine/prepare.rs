@@ -12,7 +12,7 @@ use hub_params::format::substitution_text;
 use hub_params::Locked;
 use hub_plan::checks::{
     check_consistency, check_implementations, check_selection, initial_provides, plan_for,
-    release_stack_parameters, removed_components, require_state, Implementations,
+    removed_components, require_state, Implementations,
 };
 use hub_plan::decide::known::initial_outputs;
 use hub_plan::decide::known::Known;
@@ -101,11 +101,10 @@ impl<'a> Run<'a> {
         let since_plan = since_plan(options, &opened)?;
         let quiet = moved.is_empty() && opened.loaded.is_some();
         let plan = schedule(stack, basics.order, verb, options, &opened, &host, warnings)?;
-        let locked = lock(stack, options, &mut host, &opened, warnings)?;
         // Locked: from here on the run reads the locked parameters only,
-        // so the stack's own list (half of the elaborated document at
-        // scale) is not held for the rest of the run.
-        release_stack_parameters(stack);
+        // so the lock takes the stack's own list (half of the elaborated
+        // document at scale), which is not held for the rest of the run.
+        let locked = lock(stack, options, &mut host, &opened, warnings)?;
         // Its file's text is read again only to point at something
         // reported: it is kept deflated from here on.
         stack.pack_source();
@@ -395,9 +394,10 @@ fn schedule(
     Ok(plan)
 }
 
-/// The stack's parameters, locked (the state fills `kind: user` ones).
+/// The stack's parameters, locked (the state fills `kind: user` ones),
+/// the stack's own list taken by the lock.
 fn lock(
-    stack: &Stack,
+    stack: &mut Stack,
     options: &RunOptions,
     host: &mut Host,
     opened: &Opened,
