@@ -31,22 +31,21 @@ pub fn lock_parameters(
     loaded: Option<&hub_state::State>,
     warnings: &mut Warnings,
 ) -> Result<Locked, PlanningError> {
-    let state = params_state(state_path, loaded);
-    let environment = environment_of(variables);
-    let prompter = prompter.map(|p| p as &mut dyn Prompter);
-    let lock_options = lock_options(stack, options, &environment, prompter, state.as_ref());
-    Ok(params::lock(
-        &stack.elaborated.stack,
-        lock_options,
-        warnings,
-    )?)
+    let source = (state_path, loaded);
+    with_lock_options(
+        stack,
+        options,
+        variables,
+        prompter,
+        source,
+        |lock_options| params::lock(&stack.elaborated.stack, lock_options, warnings),
+    )
 }
 
 /// [`lock_parameters`] with the lock taking the stack-level parameter
-/// list (each value moved, not
-/// copied, and the list gone before the templates are expanded): what a
-/// run needs of it is in the locked parameters. The list is empty
-/// afterwards, locked or not.
+/// list (each value moved, not copied, and the list gone before the
+/// templates are expanded): what a run needs of it is in the locked
+/// parameters. The list is empty afterwards, locked or not.
 pub fn lock_releasing_parameters(
     stack: &mut Stack,
     options: &RunOptions,
@@ -58,16 +57,34 @@ pub fn lock_releasing_parameters(
 ) -> Result<Locked, PlanningError> {
     let parameters = std::mem::take(&mut stack.elaborated.stack.parameters);
     let stack: &Stack = stack;
+    let source = (state_path, loaded);
+    with_lock_options(
+        stack,
+        options,
+        variables,
+        prompter,
+        source,
+        |lock_options| {
+            params::lock_owned(&stack.elaborated.stack, parameters, lock_options, warnings)
+        },
+    )
+}
+
+/// Calls `lock` with the lock's options: hub's environment `variables`,
+/// the prompter, and the state read from `state_path` (`loaded`).
+fn with_lock_options(
+    stack: &Stack,
+    options: &RunOptions,
+    variables: &[(String, String)],
+    prompter: Option<&mut dyn Prompter>,
+    (state_path, loaded): (Option<&Path>, Option<&hub_state::State>),
+    lock: impl FnOnce(LockOptions<'_>) -> Result<Locked, params::ParamsError>,
+) -> Result<Locked, PlanningError> {
     let state = params_state(state_path, loaded);
     let environment = environment_of(variables);
     let prompter = prompter.map(|p| p as &mut dyn Prompter);
     let lock_options = lock_options(stack, options, &environment, prompter, state.as_ref());
-    Ok(params::lock_owned(
-        &stack.elaborated.stack,
-        parameters,
-        lock_options,
-        warnings,
-    )?)
+    Ok(lock(lock_options)?)
 }
 
 /// The state the run already read, not a second parse of its file.
