@@ -146,25 +146,46 @@ pub fn decode<C: DeserializeOwned + Send>(
 ) -> Option<()> {
     let bounds = chunk_bounds(section);
     let (first, second) = bounds.split_at(parallel_split(bounds.len()));
+    let decode_all = |bounds: &[(usize, usize)]| {
+        bounds
+            .iter()
+            .map(|&(from, to)| decode_chunk::<C>(path, section, from, to))
+            .collect::<Option<Vec<C>>>()
+    };
+    let (first, second) = match second.is_empty() {
+        true => (decode_all(first), Some(Vec::new())),
+        false => at_once(|| decode_all(first), || decode_all(second)),
+    };
+    first?
+        .into_iter()
+        .chain(second?)
+        .all(&mut add)
+        .then_some(())
+}
+
+/// `first()` here and `second()` on another thread at once, or after
+/// `first` here when no thread can be started (a process limit); `None`
+/// for `second` if its thread panicked.
+fn at_once<A, B: Send>(
+    first: impl FnOnce() -> A,
+    second: impl FnOnce() -> Option<B> + Send,
+) -> (A, Option<B>) {
+    let second = std::sync::Mutex::new(Some(second));
+    let run_second = || {
+        let second = second.lock().ok()?.take()?;
+        second()
+    };
     std::thread::scope(|scope| {
-        let later = (!second.is_empty()).then(|| {
-            scope.spawn(|| {
-                second
-                    .iter()
-                    .map(|&(from, to)| decode_chunk::<C>(path, section, from, to))
-                    .collect::<Option<Vec<C>>>()
-            })
-        });
-        for &(from, to) in first {
-            if !add(decode_chunk(path, section, from, to)?) {
-                return None;
+        let spawned = std::thread::Builder::new()
+            .name("hub-decode".into())
+            .spawn_scoped(scope, run_second);
+        match spawned {
+            Ok(handle) => {
+                let a = first();
+                (a, handle.join().ok().flatten())
             }
+            Err(_) => (first(), run_second()),
         }
-        let later = match later {
-            Some(handle) => handle.join().ok()??,
-            None => Vec::new(),
-        };
-        later.into_iter().all(&mut add).then_some(())
     })
 }
 
@@ -509,12 +530,10 @@ fn all_documents<T: Document + Send>(mut head: SourceFile) -> Option<Vec<T>> {
         text: head.text[middle..].to_string(),
     };
     head.text.truncate(middle);
-    std::thread::scope(|scope| {
-        let later = scope.spawn(|| decode(&second));
-        let mut documents = decode(&head)?;
-        documents.extend(later.join().ok()??);
-        Some(documents)
-    })
+    let (first, second) = at_once(|| decode(&head), || decode(&second));
+    let mut documents = first?;
+    documents.extend(second?);
+    Some(documents)
 }
 
 /// Below this size, a head's documents are decoded on one thread.
