@@ -9,10 +9,8 @@
 //! `hub_plan::source::stack::Stack::pack_source`).
 
 use crate::SourceFile;
-use flate2::read::DeflateDecoder;
-use flate2::write::DeflateEncoder;
-use flate2::Compression;
-use std::io::{Read, Write};
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -25,37 +23,156 @@ pub struct DeflatedText {
     len: usize,
 }
 
+// A deflater's and an inflater's state are tens of kilobytes each (hash
+// chains, Huffman tables, the 32 KiB window), more than most texts kept
+// here (a state entry is a few kilobytes): making them anew for every
+// text cost more than deflating it. Each thread keeps one of each.
+thread_local! {
+    static DEFLATER: RefCell<Option<Compress>> = const { RefCell::new(None) };
+    static INFLATER: RefCell<Option<Decompress>> = const { RefCell::new(None) };
+    static INFLATED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 impl DeflatedText {
     /// `text`, deflated; `Err(text)` when deflating does not make it
     /// smaller.
     pub fn new(text: String) -> Result<DeflatedText, String> {
-        let mut encoder = DeflateEncoder::new(Vec::new(), Compression::fast());
-        let deflated = encoder
-            .write_all(text.as_bytes())
-            .and_then(|()| encoder.finish());
+        let deflated = with_reused(&DEFLATER, fresh_deflater, |deflater| {
+            deflate_smaller(deflater, text.as_bytes())
+        });
         match deflated {
-            Ok(bytes) if bytes.len() < text.len() => Ok(DeflatedText {
+            Some(bytes) => Ok(DeflatedText {
                 bytes: bytes.into_boxed_slice(),
                 len: text.len(),
             }),
-            _ => Err(text),
+            None => Err(text),
         }
     }
 
     /// The text, inflated.
     pub fn inflate(&self) -> String {
-        let mut text = String::with_capacity(self.len);
+        let mut bytes = Vec::with_capacity(self.len);
+        self.inflate_into(&mut bytes);
+        String::from_utf8(bytes).expect("a text deflated in memory inflates to UTF-8")
+    }
+
+    /// Hands the inflated text to `read` without keeping it: the room it
+    /// is inflated into is the thread's, used again by the next call.
+    pub fn read<R>(&self, read: impl FnOnce(&str) -> R) -> R {
+        INFLATED.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut bytes) => {
+                bytes.clear();
+                self.inflate_into(&mut bytes);
+                let result = read(as_text(&bytes));
+                // A rare large text does not keep its room for the thread.
+                if bytes.capacity() > REUSED_ROOM {
+                    *bytes = Vec::new();
+                }
+                result
+            }
+            // `read` itself reads another text: this one gets its own room.
+            Err(_) => read(&self.inflate()),
+        })
+    }
+
+    fn inflate_into(&self, out: &mut Vec<u8>) {
+        out.reserve(self.len);
         // The bytes are the UTF-8 text `new` deflated, held in memory
         // since: they inflate back to it.
-        DeflateDecoder::new(&self.bytes[..])
-            .read_to_string(&mut text)
-            .expect("a text deflated in memory inflates again");
-        text
+        with_reused(&INFLATER, fresh_inflater, |inflater| {
+            inflate(inflater, &self.bytes, out, self.len)
+        })
+        .expect("a text deflated in memory inflates again");
     }
 
     /// The bytes it holds.
     pub fn packed_len(&self) -> usize {
         self.bytes.len()
+    }
+}
+
+/// The room [`DeflatedText::read`] keeps between calls.
+const REUSED_ROOM: usize = 1 << 20;
+
+fn as_text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).expect("a text deflated in memory inflates to UTF-8")
+}
+
+fn fresh_deflater() -> Compress {
+    Compress::new(Compression::fast(), false)
+}
+
+fn fresh_inflater() -> Decompress {
+    Decompress::new(false)
+}
+
+/// Runs `work` with the thread's `slot`, made by `fresh` the first time;
+/// with a fresh one when the slot is in use (a nested call) or gone (the
+/// thread is ending).
+fn with_reused<T, R>(
+    slot: &'static std::thread::LocalKey<RefCell<Option<T>>>,
+    fresh: fn() -> T,
+    work: impl FnOnce(&mut T) -> R,
+) -> R {
+    let mut work = Some(work);
+    let reused = slot.try_with(|cell| {
+        let mut held = cell.try_borrow_mut().ok()?;
+        let state = held.get_or_insert_with(fresh);
+        Some((work.take()?)(state))
+    });
+    match (reused, work) {
+        (Ok(Some(result)), _) => result,
+        (_, Some(work)) => work(&mut fresh()),
+        (_, None) => unreachable!("the work ran and returned its result"),
+    }
+}
+
+/// `input` deflated as a raw stream, or `None` when that takes as much
+/// room as `input` or more.
+fn deflate_smaller(deflater: &mut Compress, input: &[u8]) -> Option<Vec<u8>> {
+    deflater.reset();
+    let mut out = Vec::with_capacity(input.len() / 4 + 64);
+    loop {
+        if out.len() >= input.len() {
+            return None;
+        }
+        if out.len() == out.capacity() {
+            out.reserve(out.capacity());
+        }
+        let read = usize::try_from(deflater.total_in()).ok()?;
+        let status = deflater
+            .compress_vec(&input[read..], &mut out, FlushCompress::Finish)
+            .ok()?;
+        if status == Status::StreamEnd {
+            return (out.len() < input.len()).then_some(out);
+        }
+    }
+}
+
+/// Inflates the raw stream `bytes` of a text of `len` bytes onto `out`;
+/// `None` when the stream is damaged or says more than `len`.
+fn inflate(inflater: &mut Decompress, bytes: &[u8], out: &mut Vec<u8>, len: usize) -> Option<()> {
+    inflater.reset(false);
+    let start = out.len();
+    loop {
+        if out.len() - start > len {
+            return None;
+        }
+        if out.len() == out.capacity() {
+            out.reserve(len.max(64));
+        }
+        let read = usize::try_from(inflater.total_in()).ok()?;
+        let written = out.len();
+        let status = inflater
+            .decompress_vec(&bytes[read..], out, FlushDecompress::Finish)
+            .ok()?;
+        match status {
+            Status::StreamEnd => return (out.len() - start == len).then_some(()),
+            _ if out.len() == written && usize::try_from(inflater.total_in()).ok()? == read => {
+                return None
+            }
+            _ => {}
+        }
     }
 }
 
@@ -131,5 +248,48 @@ mod tests {
         };
         let back = PackedSource::new(file).expect_err("one byte does not get smaller");
         assert_eq!(back.text, "a");
+    }
+
+    /// Texts of every size, deflated and inflated one after the other on
+    /// the same thread (the reused deflater and inflater carry nothing
+    /// from one text to the next), and on a second thread at once.
+    #[test]
+    fn reused_deflaters_and_inflaters_give_every_text_back() {
+        let texts: Vec<String> = [0usize, 1, 7, 300, 5_000, 70_000, 3, 1_200_000, 40]
+            .iter()
+            .map(|&n| {
+                (0..n)
+                    .map(|i| char::from(b'a' + (i * 7 % 13 + i / 97 % 5) as u8))
+                    .collect()
+            })
+            .collect();
+        let round_trip = |texts: &[String]| {
+            for text in texts {
+                match DeflatedText::new(text.clone()) {
+                    Ok(deflated) => {
+                        assert!(deflated.packed_len() < text.len());
+                        assert_eq!(&deflated.inflate(), text);
+                        deflated.read(|read| assert_eq!(read, text));
+                    }
+                    Err(back) => assert_eq!(&back, text),
+                }
+            }
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(|| round_trip(&texts));
+            round_trip(&texts);
+        });
+    }
+
+    #[test]
+    fn a_text_read_while_another_is_read_comes_back_whole() {
+        let outer: String = "outer: text\n".repeat(50);
+        let inner: String = "inner: other\n".repeat(80);
+        let outer_packed = DeflatedText::new(outer.clone()).expect("repetitive text deflates");
+        let inner_packed = DeflatedText::new(inner.clone()).expect("repetitive text deflates");
+        outer_packed.read(|first| {
+            inner_packed.read(|second| assert_eq!(second, inner));
+            assert_eq!(first, outer);
+        });
     }
 }

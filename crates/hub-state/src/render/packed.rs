@@ -41,7 +41,7 @@ impl Packed {
     pub(super) fn push_to<S: Sink + ?Sized>(&self, out: &mut S) {
         match self {
             Packed::Plain(text) => out.push_str(text),
-            Packed::Deflated(deflated) => out.push_str(&deflated.inflate()),
+            Packed::Deflated(deflated) => deflated.read(|text| out.push_str(text)),
         }
     }
 
