@@ -150,30 +150,39 @@ fn deflate_smaller(deflater: &mut Compress, input: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Inflates the raw stream `bytes` of a text of `len` bytes onto `out`;
-/// `None` when the stream is damaged or says more than `len`.
+/// `None` when the stream is damaged or does not hold exactly `len` bytes.
+/// The room is made once, exactly (the inflater writes into a slice: a
+/// `Vec`'s spare room would be zeroed at every call, however large).
 fn inflate(inflater: &mut Decompress, bytes: &[u8], out: &mut Vec<u8>, len: usize) -> Option<()> {
     inflater.reset(false);
     let start = out.len();
+    out.resize(start + len, 0);
+    let mut whole = false;
     loop {
-        if out.len() - start > len {
-            return None;
-        }
-        if out.len() == out.capacity() {
-            out.reserve(len.max(64));
-        }
-        let read = usize::try_from(inflater.total_in()).ok()?;
-        let written = out.len();
-        let status = inflater
-            .decompress_vec(&bytes[read..], out, FlushDecompress::Finish)
-            .ok()?;
-        match status {
-            Status::StreamEnd => return (out.len() - start == len).then_some(()),
-            _ if out.len() == written && usize::try_from(inflater.total_in()).ok()? == read => {
-                return None
+        let (read, written) = (inflater.total_in(), inflater.total_out());
+        let (Ok(read_at), Ok(written_at)) = (usize::try_from(read), usize::try_from(written))
+        else {
+            break;
+        };
+        let (Some(input), Some(room)) = (bytes.get(read_at..), out.get_mut(start + written_at..))
+        else {
+            break;
+        };
+        match inflater.decompress(input, room, FlushDecompress::Finish) {
+            Ok(Status::StreamEnd) => {
+                whole = inflater.total_out() == len as u64;
+                break;
             }
-            _ => {}
+            // Neither read nor wrote: the stream stops short.
+            Ok(_) if (inflater.total_in(), inflater.total_out()) == (read, written) => break,
+            Ok(_) => {}
+            Err(_) => break,
         }
     }
+    if !whole {
+        out.truncate(start);
+    }
+    whole.then_some(())
 }
 
 /// A [`SourceFile`] whose text is deflated until it is read.

@@ -79,7 +79,8 @@
 //! A run folds at its end, when more than [`FOLD_AFTER`] passed since the
 //! last fold (or [`FOLD_SHARE`] times what the last fold took, if longer),
 //! when the journal grows larger than `STATE` (and than
-//! [`FOLD_MIN_JOURNAL`]), and at its first
+//! [`FOLD_MIN_JOURNAL`]) once [`FOLD_SHARE`] times what the last fold took
+//! passed since it, and at its first
 //! write (right after it took the lock), which folds what a killed run
 //! left. A fold that follows records writes `STATE.backup` as the state
 //! so folded and `STATE` as the next serial with the same content, removes
@@ -129,8 +130,9 @@ use std::time::Duration;
 pub const FOLD_AFTER: Duration = Duration::from_secs(5);
 
 /// A fold rewrites the whole state, so its cost grows with the stack: the
-/// next one waits at least this many times as long as the last one took,
-/// which keeps folding under a twentieth of a long run whatever the size.
+/// next one waits at least this many times as long as the last one took
+/// (for its age or for the journal's size), which keeps folding under a
+/// twentieth of a long run whatever the size.
 pub const FOLD_SHARE: u32 = 20;
 
 /// A local journal is not folded for its size before it reaches this

@@ -246,6 +246,8 @@ fn a_journal_outgrowing_the_file_and_the_minimum_is_folded() {
     let mut state = sample();
     state.timestamp = "2026-01-01T00:00:00Z".into();
     writer.write(&mut state).expect("first write");
+    // Folds take no time here: only the journal's size decides.
+    writer.pretend_last_fold_took(std::time::Duration::ZERO, 0);
     let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 10);
     let mut folded_at = Vec::new();
     for round in 0..20 {
@@ -266,6 +268,51 @@ fn a_journal_outgrowing_the_file_and_the_minimum_is_folded() {
     // Records of a tenth of the minimum each, plus their framing: the
     // tenth passes it, then ten more pass the state folded from them.
     assert_eq!(folded_at, [9, 19]);
+}
+
+/// A fold stops the run while it writes the whole state: a journal that
+/// outgrew the file waits until the last fold took a twentieth of the time
+/// since it, then folds at the next checkpoint.
+#[test]
+fn a_journal_that_outgrew_the_file_waits_for_its_share_of_the_time() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("s");
+    let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+    let mut state = sample();
+    state.timestamp = "2026-01-01T00:00:00Z".into();
+    writer.write(&mut state).expect("first write");
+    writer.pretend_last_fold_took(std::time::Duration::from_secs(3600), journal::FOLD_SHARE);
+    let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 5);
+    let mut checkpoint = |state: &mut State, writer: &mut StateWriter, round: usize| {
+        let name = format!("c{round}");
+        deploy(state, &name, "deployed");
+        state.component_mut(&name).parameters = vec![crate::StateParameter::new(
+            "bulk",
+            yaml_serde::Value::String(bulk.clone()),
+        )];
+        writer.write_component(state, &name).expect("checkpoint");
+    };
+    for round in 0..20 {
+        checkpoint(&mut state, &mut writer, round);
+        assert!(journal::journal_path(&path).exists(), "folded at {round}");
+        assert!(
+            read_ok(&path) == state,
+            "the file with its journal holds the state"
+        );
+    }
+    let journal_len = std::fs::metadata(journal::journal_path(&path)).map_or(0, |m| m.len());
+    let file_len = std::fs::metadata(&path).map_or(0, |m| m.len());
+    assert!(
+        journal_len > 2 * file_len,
+        "{journal_len} against {file_len}"
+    );
+    writer.pretend_last_fold_took(std::time::Duration::ZERO, journal::FOLD_SHARE);
+    checkpoint(&mut state, &mut writer, 20);
+    assert!(
+        !journal::journal_path(&path).exists(),
+        "folded once its time came"
+    );
+    assert!(read_ok(&path) == state, "the folded file holds the state");
 }
 
 #[test]

@@ -44,7 +44,8 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
 /// to each location's journal, flushed before it returns (see
 /// [`crate::journal`]). Any other write, the writer's first one, and a
 /// checkpoint after which the journal outgrew the file or the last fold is
-/// older than [`journal::FOLD_AFTER`], fold: the whole state is written
+/// older than [`journal::FOLD_AFTER`] (either no sooner than
+/// [`journal::FOLD_SHARE`] times what the last fold took), fold: the whole state is written
 /// and the journal removed. A fold after records writes `STATE.backup` as
 /// the state so folded and `STATE` with the next serial; a pending change
 /// (one no record holds) is appended as a whole-state record first at a
@@ -104,6 +105,8 @@ pub struct StateWriter {
     /// When the fold under way started, and what the last one took.
     fold_started: Instant,
     last_fold_took: std::time::Duration,
+    /// [`journal::FOLD_SHARE`], but for tests.
+    fold_share: u32,
     /// How many folds this writer made (for the run's trace).
     folds: u64,
 }
@@ -225,6 +228,7 @@ impl StateWriter {
             last_fold: None,
             fold_started: Instant::now(),
             last_fold_took: std::time::Duration::ZERO,
+            fold_share: journal::FOLD_SHARE,
             folds: 0,
         };
         for path in paths {
@@ -382,11 +386,28 @@ impl StateWriter {
         self.settle(state, serial, errors)
     }
 
-    /// The journals grew larger than the files, or the last fold is old.
+    /// The last fold is old, or the journals grew larger than the files;
+    /// either way no sooner than [`journal::FOLD_SHARE`] times what the
+    /// last fold took after it, so that folds (which stop the run while
+    /// they write the whole state) take a bounded share of a long run's
+    /// time: from nothing, a large stack's journal outgrows the file every
+    /// few seconds while a fold takes a second.
     fn fold_due(&self) -> bool {
-        let interval = journal::FOLD_AFTER.max(self.last_fold_took * journal::FOLD_SHARE);
-        self.last_fold.is_none_or(|at| at.elapsed() > interval)
-            || self.targets.iter().any(|t| t.store.journal_outgrown())
+        let Some(last_fold) = self.last_fold else {
+            return true;
+        };
+        let since = last_fold.elapsed();
+        let share = self.last_fold_took * self.fold_share;
+        since > journal::FOLD_AFTER.max(share)
+            || (since > share && self.targets.iter().any(|t| t.store.journal_outgrown()))
+    }
+
+    /// What the last fold took, as if it took `took` (for tests of when
+    /// the next one is due, which cannot wait on a real clock).
+    #[cfg(test)]
+    pub(super) fn pretend_last_fold_took(&mut self, took: std::time::Duration, share: u32) {
+        self.last_fold_took = took;
+        self.fold_share = share;
     }
 
     /// Writes the whole state to every location and drops the journals.
