@@ -283,6 +283,36 @@ fn a_missing_terraform_program_says_what_to_do() {
     assert!(plan.stdout.contains("1 would fail"), "{}", plan.stdout);
 }
 
+/// A run drops its plan's parameters once the preflight has read them,
+/// and keeps only the one the preflight reads for a Terraform component
+/// until then: the program named by `terraform.binary` (among other
+/// parameters) is still the one looked for, before anything runs.
+#[test]
+fn the_program_a_parameter_names_is_looked_for_before_anything_runs() {
+    let test = Test::new()
+        .file(
+            "hub.yaml",
+            "kind: stack\nmeta: {name: tf}\ncomponents:\n- {name: net, source: {dir: net}}\n\
+             lifecycle: {order: [net]}\nparameters:\n- {name: cidr, value: 10.1.0.0/16}\n",
+        )
+        .file(
+            "net/hub-component.yaml",
+            "kind: component\nmeta: {name: net}\nparameters:\n- {name: cidr, env: CIDR}\n\
+             - {name: terraform.binary, value: /nonexistent/tofu}\n- {name: zones, value: [z1]}\n",
+        )
+        .file("net/main.tf", MAIN_TF);
+    let missing = "component `net`: the Terraform program `/nonexistent/tofu` (from parameter \
+         `terraform.binary`) was not found or is not executable";
+    for extra in [&[][..], &["--changed"], &["--report", "report.json"]] {
+        let args = [&["deploy", "hub.yaml", "-s", "hub.yaml.state"][..], extra].concat();
+        let out = hub_isolated(&test, &args, &[("HUB_TERRAFORM", "/bin/true")]);
+        out.failure()
+            .stderr_has(&format!("error: {missing}"))
+            .stderr_has("nothing ran and the state is untouched");
+        assert!(!test.root().join("hub.yaml.state").exists());
+    }
+}
+
 /// A component of the S3 stack: `*.tf` files only, Terraform's state in
 /// the bucket through `terraform.backend.*` parameters.
 const APP_TF: &str = r#"

@@ -140,6 +140,7 @@ fn walk(
             .map(|state| recorded::Recorded::new(state, &schedule.order)),
         mode: Mode {
             describe: purpose == Purpose::Show,
+            keep_parameters: purpose == Purpose::Show || options.running.report_plan,
             through: steps
                 .filter(|_| schedule.verb == Verb::Deploy)
                 .map(Through::new),
@@ -451,10 +452,10 @@ impl Walk<'_> {
         let mut decision = Decision {
             action,
             reasons,
-            parameters: if action == Action::Skip {
-                Vec::new()
-            } else {
-                parameters
+            parameters: match action {
+                Action::Skip => Vec::new(),
+                _ if !self.mode.keep_parameters => only_read_by_the_run(parameters),
+                _ => parameters,
             },
             execution,
             environment: super::preflight::env_entries(&expanded.params, self.locked),
@@ -773,4 +774,13 @@ fn quoted(names: &[String]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Of a component's shown parameters, those a run that does not report
+/// them reads before it drops them (`Run::prepare`): the Terraform
+/// binary's, which its preflight looks for.
+fn only_read_by_the_run(mut parameters: Vec<ParameterPlan>) -> Vec<ParameterPlan> {
+    parameters.retain(|p| p.name == crate::terraform::BINARY_PARAMETER);
+    parameters.shrink_to_fit();
+    parameters
 }

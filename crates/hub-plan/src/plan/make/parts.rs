@@ -55,6 +55,12 @@ pub(super) struct Mode<'a> {
     /// `hub plan` says what changed; the engine compares only what
     /// `--changed` needs.
     pub(super) describe: bool,
+    /// The plan keeps every component's shown parameters: `hub plan`,
+    /// and a run whose report shows them (`--report`). A run without a
+    /// report reads only the Terraform binary's (its preflight) and drops
+    /// the plan's parameters once it is checked: they are not held for
+    /// every component until then.
+    pub(super) keep_parameters: bool,
     /// `--plan-steps` (deploy only).
     pub(super) through: Option<Through<'a>>,
 }

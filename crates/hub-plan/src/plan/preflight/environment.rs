@@ -18,23 +18,17 @@ pub(crate) const MAX_ARG_STRLEN: usize = 32 * 4096;
 /// the component gets it; `locked` tells where a value found among the
 /// stack parameters was set.
 pub fn env_entries(params: &[hub_params::ExpandedParam], locked: &Locked) -> Vec<EnvEntry> {
-    params
-        .iter()
-        .filter(|p| !p.env.is_empty())
-        .map(|p| {
-            let text = crate::env::env_text(p.value.as_ref());
-            EnvEntry {
-                variable: p.env.clone(),
-                parameter: p.name.clone(),
-                bytes: text.len(),
-                nul_byte: text.contains('\0').then(|| {
-                    Box::new(NulByte {
-                        set_at: set_at(p, locked),
-                    })
-                }),
-            }
-        })
-        .collect()
+    let mut entries = Vec::with_capacity(params.iter().filter(|p| !p.env.is_empty()).count());
+    entries.extend(params.iter().filter(|p| !p.env.is_empty()).map(|p| {
+        let text = crate::env::env_text(p.value.as_ref());
+        let nul_byte = text.contains('\0').then(|| {
+            Box::new(NulByte {
+                set_at: set_at(p, locked),
+            })
+        });
+        EnvEntry::new(&p.env, &p.name, text.len(), nul_byte)
+    }));
+    entries
 }
 
 /// Where `param`'s value was set: the stack parameter it found, else its
@@ -58,7 +52,8 @@ pub(super) fn nul_problem(entry: &EnvEntry, nul: &NulByte) -> (String, String) {
         .unwrap_or_default();
     let message = format!(
         "environment variable `{}` (parameter `{}`{at}) holds a NUL byte, which no process environment can carry: the process would not start",
-        entry.variable, entry.parameter
+        entry.variable(),
+        entry.parameter()
     );
     let hint = "remove the NUL byte (`\\0` in YAML) from the value; pass binary data through a file the component reads (a template, or the path of a file), or encoded (base64)".to_string();
     (message, hint)
@@ -182,7 +177,7 @@ pub(super) fn planned_fits(
         .map(|(name, value)| (name.as_str(), (None, value.len())))
         .collect();
     for entry in planned {
-        sizes.insert(&entry.variable, (Some(&entry.parameter), entry.bytes));
+        sizes.insert(entry.variable(), (Some(entry.parameter()), entry.bytes));
     }
     let sizes: Vec<(&str, Option<&str>, usize)> = sizes
         .into_iter()
@@ -262,6 +257,26 @@ mod tests {
         let error = environment_fits(&env, Path::new("/bin/true"), &[]).expect_err("too large");
         assert!(matches!(error, TooLarge::Total { .. }), "{error}");
         assert!(error.to_string().contains("(ARG_MAX)"), "{error}");
+    }
+
+    #[test]
+    fn an_entry_keeps_both_names_in_one_small_text() {
+        let entry = EnvEntry::new("DB_HOST", "db.host", 9, None);
+        assert_eq!(
+            (entry.variable(), entry.parameter()),
+            ("DB_HOST", "db.host")
+        );
+        let planned = [entry, EnvEntry::new("É", "", 1, None)];
+        assert_eq!((planned[1].variable(), planned[1].parameter()), ("É", ""));
+        assert!(std::mem::size_of::<EnvEntry>() <= 40);
+        // The names reach the preflight's message as they were.
+        let base = [("PATH".to_string(), "/bin".to_string())];
+        let big = [EnvEntry::new("BIG", "big.value", 200 * 1024, None)];
+        let error = planned_fits(&base, &big, None).expect_err("too large");
+        assert!(
+            matches!(&error, TooLarge::Variable { variable, parameter: Some(p), .. } if variable == "BIG" && p == "big.value"),
+            "{error:?}"
+        );
     }
 
     #[test]
