@@ -45,18 +45,76 @@ const ALIAS_BYTES: u64 = 64;
 /// Whether the run's entries write the stack parameter `key` as an alias
 /// (see [`hub_state::SHARED_VALUE_BYTES`]).
 fn is_shared(locked: &Locked, key: &str) -> bool {
-    matches!(
-        locked.value(key),
-        Some(Value::String(text)) if text.len() >= hub_state::SHARED_VALUE_BYTES
-    )
+    shared_value(locked.value(key))
+}
+
+/// Whether a stack parameter's value is written as an alias (see
+/// [`is_shared`]).
+fn shared_value(value: Option<&Value>) -> bool {
+    matches!(value, Some(Value::String(text)) if text.len() >= hub_state::SHARED_VALUE_BYTES)
 }
 
 /// Bytes a parameter's value takes in the state's YAML: its text, an
-/// indentation for each of its lines, and its `name`/`value` keys.
+/// indentation for each of its lines, and its `name`/`value` keys. A
+/// string is measured where it is, not copied.
 fn written_size(value: Option<&Value>) -> u64 {
-    let text = substitution_text(value);
-    let lines = text.matches('\n').count() as u64;
+    match value {
+        Some(Value::String(text)) => text_size(text),
+        Some(Value::Tagged(tagged)) => written_size(Some(&tagged.value)),
+        other => text_size(&substitution_text(other)),
+    }
+}
+
+fn text_size(text: &str) -> u64 {
+    let lines = text.bytes().filter(|b| *b == b'\n').count() as u64;
     text.len() as u64 + lines * 8 + 32
+}
+
+/// The sum of [`estimate`]'s weights, counted without naming any: a
+/// deploy asks for the weights only when the sum passes the limit.
+pub fn total<'m>(
+    locked: &Locked,
+    components: impl IntoIterator<Item = (&'m str, &'m Manifest)>,
+) -> u64 {
+    let params = &locked.params;
+    // One copy of each in `stackParameters`; the size of a copy by index.
+    let sizes: Vec<u64> = params
+        .values()
+        .map(|param| written_size(param.value.as_ref()))
+        .collect();
+    let mut total: u64 = sizes.iter().sum();
+    let mut own = String::new();
+    // A component's own values, by name: a name declared twice counts
+    // the first declaration's size twice, as in `estimate`.
+    let mut declared: Vec<(String, u64)> = Vec::new();
+    for (component, manifest) in components {
+        declared.clear();
+        for (param, _) in flatten(&manifest.parameters) {
+            own.clear();
+            own.push_str(&param.name);
+            if !component.is_empty() {
+                own.push('|');
+                own.push_str(component);
+            }
+            let found = params
+                .get_index_of(own.as_str())
+                .or_else(|| params.get_index_of(param.name.as_str()));
+            total += match found {
+                Some(at) if shared_value(params[at].value.as_ref()) => ALIAS_BYTES,
+                Some(at) => sizes[at],
+                None => match declared.iter().find(|(name, _)| *name == param.name) {
+                    Some((_, bytes)) => *bytes,
+                    None => {
+                        let value = param.value.as_ref().or(param.default_value().as_ref());
+                        let bytes = written_size(value);
+                        declared.push((param.name.clone(), bytes));
+                        bytes
+                    }
+                },
+            };
+        }
+    }
+    total
 }
 
 /// The parameters' weights, heaviest first, and their sum; `components`:
@@ -255,6 +313,69 @@ mod tests {
             "{}",
             describe(&heavy[0])
         );
+    }
+
+    /// A value of the property test: by kind, a size or a number.
+    fn value_of(kind: u8, size: usize) -> Option<Value> {
+        match kind % 5 {
+            0 => None,
+            1 => Some(Value::String("x".repeat(size))),
+            2 => Some(Value::String("line\n".repeat(size / 5 + 1))),
+            3 => Some(Value::Number((size as u64).into())),
+            _ => Some(Value::String(
+                "y".repeat(hub_state::SHARED_VALUE_BYTES + size),
+            )),
+        }
+    }
+
+    /// The YAML of a component's parameter named `name`.
+    fn declaration(name: &str, kind: u8, size: usize) -> String {
+        let key = if kind % 2 == 0 { "value" } else { "default" };
+        match value_of(kind, size) {
+            Some(Value::String(text)) => format!("  - name: {name}\n    {key}: {text:?}\n"),
+            Some(Value::Number(n)) => format!("  - name: {name}\n    {key}: {n}\n"),
+            _ => format!("  - name: {name}\n"),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The sum counted alone is the named weights' total, whatever
+        /// the parameters: stack ones plain, qualified or shared, values
+        /// the components declare, a name declared twice.
+        #[test]
+        fn the_sum_alone_equals_the_named_weights_total(
+            stack in proptest::collection::vec((0usize..6, 0usize..4, 0u8..5, 0usize..300), 0..12),
+            taken in proptest::collection::vec(
+                proptest::collection::vec((0usize..8, 0u8..5, 0usize..300), 0..8),
+                0..4,
+            ),
+        ) {
+            let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
+            let components = ["", "p", "q", "r"];
+            let mut locked = Locked::default();
+            for (name, component, kind, size) in &stack {
+                let value = value_of(*kind, *size);
+                locked.insert(LockedParam::new(names[*name], components[*component], value, Origin::Implicit));
+            }
+            let manifests: Vec<Manifest> = taken
+                .iter()
+                .map(|params| {
+                    let text: String = params
+                        .iter()
+                        .map(|(name, kind, size)| declaration(names[*name], *kind, *size))
+                        .collect();
+                    let text = format!("version: 1\nkind: component\nmeta: {{name: c}}\nparameters:\n{text}");
+                    yaml_serde::from_str(if params.is_empty() { "version: 1\nkind: component\nmeta: {name: c}\n" } else { &text })
+                        .expect("manifest")
+                })
+                .collect();
+            let selected = || components[1..].iter().copied().zip(&manifests);
+            let (sum, weights) = estimate(&locked, selected());
+            proptest::prop_assert_eq!(sum, weights.iter().map(Weight::total).sum::<u64>());
+            proptest::prop_assert_eq!(total(&locked, selected()), sum);
+        }
     }
 
     #[test]

@@ -227,12 +227,17 @@ fn run_timeouts(stack: &Stack, default: Option<Duration>) -> Result<Timeouts, En
 /// Refuses a deploy whose parameters alone would write a state larger
 /// than every command reads (see [`crate::run::size`]).
 fn check_state_size(stack: &Stack, plan: &Schedule, locked: &Locked) -> Result<(), EngineError> {
-    let components = plan
-        .selected
-        .iter()
-        .filter_map(|name| Some((name.as_str(), stack.elaborated.component(name)?)));
-    let (estimate, weights) = crate::run::size::estimate(locked, components);
+    let components = || {
+        plan.selected
+            .iter()
+            .filter_map(|name| Some((name.as_str(), stack.elaborated.component(name)?)))
+    };
     let limit = state::max_state_bytes() as u64;
+    // The sum alone first: the weights are named only to be reported.
+    if crate::run::size::total(locked, components()) <= limit {
+        return Ok(());
+    }
+    let (estimate, weights) = crate::run::size::estimate(locked, components());
     match crate::run::size::over_limit(estimate, limit, weights) {
         None => Ok(()),
         Some(heaviest) => Err(EngineError::StateTooLarge {
