@@ -162,6 +162,25 @@ pub(super) fn expand(
     scope: &ComponentScope<'_>,
     warnings: &mut Warnings,
 ) -> Expanded {
+    // Most components expand at the first attempt: without a group of
+    // parameters, from their manifest as it is (flattening changes
+    // nothing), not a copy. A problem starts again from the copy below.
+    if scope
+        .manifest
+        .parameters
+        .iter()
+        .all(|p| p.parameters().is_empty())
+    {
+        let mut quiet = Warnings::new();
+        if let Ok(params) = expand_component(locked, scope, &mut quiet) {
+            warnings.append(quiet);
+            return Expanded {
+                params,
+                unresolved: Some(Vec::new()),
+                ..Expanded::default()
+            };
+        }
+    }
     let mut manifest = scope.manifest.clone();
     manifest.parameters = flatten(&scope.manifest.parameters)
         .into_iter()
