@@ -52,13 +52,17 @@ fn stack_parameters_text(
         parameters.iter().map(|p| (p.qualified_name(), p)).collect();
     // Stable, as the list was sorted before: equal names keep their order.
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut text = String::from("stackParameters:\n");
+    // Room for a typical parameter's lines at once: the text of 200,000
+    // stack parameters (10,000 components) otherwise grows by doubling.
+    let mut text = String::with_capacity(64 * sorted.len());
+    text.push_str("stackParameters:\n");
+    let mut item = String::new();
     for (_, parameter) in sorted {
         let mut value = yaml_serde::to_value(parameter)?;
         scope.mark(&mut value);
-        let mut item = String::new();
+        item.clear();
         emit::item(&value, 0, &mut item);
-        text.push_str(&scope.fill(&item));
+        scope.fill_onto(&item, &mut text);
     }
     Ok(text)
 }

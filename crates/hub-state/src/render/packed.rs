@@ -27,13 +27,18 @@ pub(super) enum Packed {
 pub(super) static EMPTY: Packed = Packed::Plain(String::new());
 
 impl Packed {
+    /// `text`, kept in no more room than it takes.
     pub(super) fn new(text: String) -> Packed {
+        let plain = |mut text: String| {
+            text.shrink_to_fit();
+            Packed::Plain(text)
+        };
         if text.len() < SMALLEST {
-            return Packed::Plain(text);
+            return plain(text);
         }
         match DeflatedText::new(text) {
             Ok(deflated) => Packed::Deflated(deflated),
-            Err(text) => Packed::Plain(text),
+            Err(text) => plain(text),
         }
     }
 

@@ -157,10 +157,17 @@ impl<'h> Scope<'h> {
     /// `text`, emitted from the marked value, with each placeholder written
     /// as its anchored value or its alias.
     pub(crate) fn fill(&mut self, text: &str) -> String {
-        if self.actions.is_empty() {
-            return text.to_string();
-        }
         let mut out = String::with_capacity(text.len());
+        self.fill_onto(text, &mut out);
+        out
+    }
+
+    /// [`Scope::fill`], appended to `out`.
+    pub(crate) fn fill_onto(&mut self, text: &str, out: &mut String) {
+        if self.actions.is_empty() {
+            out.push_str(text);
+            return;
+        }
         let mut rest = text;
         for (at, action) in self.actions.drain(..).enumerate() {
             let mark = placeholder(at);
@@ -183,7 +190,6 @@ impl<'h> Scope<'h> {
             rest = &rest[start + mark.len()..];
         }
         out.push_str(rest);
-        out
     }
 }
 
