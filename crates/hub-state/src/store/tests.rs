@@ -283,7 +283,7 @@ fn a_journal_that_outgrew_the_file_waits_for_its_share_of_the_time() {
     writer.write(&mut state).expect("first write");
     writer.pretend_last_fold_took(std::time::Duration::from_secs(3600), journal::FOLD_SHARE);
     let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 5);
-    let mut checkpoint = |state: &mut State, writer: &mut StateWriter, round: usize| {
+    let checkpoint = |state: &mut State, writer: &mut StateWriter, round: usize| {
         let name = format!("c{round}");
         deploy(state, &name, "deployed");
         state.component_mut(&name).parameters = vec![crate::StateParameter::new(
