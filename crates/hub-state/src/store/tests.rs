@@ -238,28 +238,39 @@ fn checkpoints_go_to_the_journal_until_a_fold() {
     );
 }
 
+/// A writer of a state written once at `path`, its folds said to take
+/// `took` (`share` times that must pass before the next one).
+fn written_once(path: &Path, took: std::time::Duration, share: u32) -> (StateWriter, State) {
+    let mut writer = StateWriter::open(path, WriteOptions::default()).expect("open");
+    let mut state = sample();
+    state.timestamp = "2026-01-01T00:00:00Z".into();
+    writer.write(&mut state).expect("first write");
+    writer.pretend_last_fold_took(took, share);
+    (writer, state)
+}
+
+/// Component `c{round}` deployed with one parameter holding `bulk`, and
+/// checkpointed.
+fn checkpoint_bulk(state: &mut State, writer: &mut StateWriter, round: usize, bulk: &str) {
+    let name = format!("c{round}");
+    deploy(state, &name, "deployed");
+    state.component_mut(&name).parameters = vec![crate::StateParameter::new(
+        "bulk",
+        yaml_serde::Value::String(bulk.to_string()),
+    )];
+    writer.write_component(state, &name).expect("checkpoint");
+}
+
 #[test]
 fn a_journal_outgrowing_the_file_and_the_minimum_is_folded() {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("s");
-    let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
-    let mut state = sample();
-    state.timestamp = "2026-01-01T00:00:00Z".into();
-    writer.write(&mut state).expect("first write");
     // Folds take no time here: only the journal's size decides.
-    writer.pretend_last_fold_took(std::time::Duration::ZERO, 0);
+    let (mut writer, mut state) = written_once(&path, std::time::Duration::ZERO, 0);
     let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 10);
     let mut folded_at = Vec::new();
     for round in 0..20 {
-        let name = format!("c{round}");
-        deploy(&mut state, &name, "deployed");
-        state.component_mut(&name).parameters = vec![crate::StateParameter::new(
-            "bulk",
-            yaml_serde::Value::String(bulk.clone()),
-        )];
-        writer
-            .write_component(&mut state, &name)
-            .expect("checkpoint");
+        checkpoint_bulk(&mut state, &mut writer, round, &bulk);
         if !journal::journal_path(&path).exists() {
             folded_at.push(round);
         }
@@ -277,23 +288,11 @@ fn a_journal_outgrowing_the_file_and_the_minimum_is_folded() {
 fn a_journal_that_outgrew_the_file_waits_for_its_share_of_the_time() {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("s");
-    let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
-    let mut state = sample();
-    state.timestamp = "2026-01-01T00:00:00Z".into();
-    writer.write(&mut state).expect("first write");
-    writer.pretend_last_fold_took(std::time::Duration::from_secs(3600), journal::FOLD_SHARE);
+    let an_hour = std::time::Duration::from_secs(3600);
+    let (mut writer, mut state) = written_once(&path, an_hour, journal::FOLD_SHARE);
     let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 5);
-    let checkpoint = |state: &mut State, writer: &mut StateWriter, round: usize| {
-        let name = format!("c{round}");
-        deploy(state, &name, "deployed");
-        state.component_mut(&name).parameters = vec![crate::StateParameter::new(
-            "bulk",
-            yaml_serde::Value::String(bulk.clone()),
-        )];
-        writer.write_component(state, &name).expect("checkpoint");
-    };
     for round in 0..20 {
-        checkpoint(&mut state, &mut writer, round);
+        checkpoint_bulk(&mut state, &mut writer, round, &bulk);
         assert!(journal::journal_path(&path).exists(), "folded at {round}");
         assert!(
             read_ok(&path) == state,
@@ -307,7 +306,7 @@ fn a_journal_that_outgrew_the_file_waits_for_its_share_of_the_time() {
         "{journal_len} against {file_len}"
     );
     writer.pretend_last_fold_took(std::time::Duration::ZERO, journal::FOLD_SHARE);
-    checkpoint(&mut state, &mut writer, 20);
+    checkpoint_bulk(&mut state, &mut writer, 20, &bulk);
     assert!(
         !journal::journal_path(&path).exists(),
         "folded once its time came"
