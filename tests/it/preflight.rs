@@ -188,40 +188,35 @@ const TOO_LARGE: &str = "environment variable `BIG` (parameter `big`) is 200 KiB
 #[test]
 fn a_variable_over_the_system_limit_is_named_with_its_size_before_the_run() {
     let test = big(stack("[]"));
-    let out = run(
+    deploy_refused(
         &test,
+        TOO_LARGE,
+        "pass a large value through a file, not the environment: drop the parameter's `env:` and use it in one of the component's templates (rendered into files), or give the component the path of a file that holds it (its path, not its content through `fromFile:`)",
+    );
+}
+
+/// A deploy of the stack with its params file, refused before anything
+/// ran: component `a` fails for `reason`, with `help`; returns stderr.
+fn deploy_refused(test: &Test, reason: &str, help: &str) -> String {
+    let out = run(
+        test,
         &["deploy", "hub.yaml", "params.yaml", "-s", "x.state"],
     );
     assert_eq!(out.status, 1);
     assert_eq!(
         out.stderr,
         format!(
-            "error: component `a`: {TOO_LARGE}\n  help: pass a large value through a file, not the environment: drop the parameter's `env:` and use it in one of the component's templates (rendered into files), or give the component the path of a file that holds it (its path, not its content through `fromFile:`); nothing ran and the state is untouched (`hub plan` shows the same)\n"
+            "error: component `a`: {reason}\n  help: {help}; nothing ran and the state is untouched (`hub plan` shows the same)\n"
         )
     );
-    nothing_ran(&test);
+    nothing_ran(test);
+    out.stderr
 }
 
 #[test]
 fn a_plan_shows_the_variable_over_the_limit_and_shortens_the_value() {
     let test = big(stack("[]"));
-    let out = run(
-        &test,
-        &[
-            "plan",
-            "hub.yaml",
-            "params.yaml",
-            "-s",
-            "x.state",
-            "--detailed-exitcode",
-        ],
-    );
-    assert_eq!(out.status, 1);
-    assert!(
-        out.stdout.contains(&format!("a: fail ({TOO_LARGE})\n")),
-        "{}",
-        out.stdout
-    );
+    let out = planned_to_fail(&test, TOO_LARGE);
     let digest = {
         use sha2::Digest;
         let hash = sha2::Sha256::digest("a".repeat(200 * 1024).as_bytes());
@@ -272,28 +267,27 @@ const NUL_BYTE: &str = "environment variable `BIG` (parameter `big`, set at para
 #[test]
 fn a_value_with_a_nul_byte_stops_the_deploy_before_anything_runs_naming_where_it_was_set() {
     let test = with_a_nul_byte(stack("[]"));
-    let out = run(
+    let stderr = deploy_refused(
         &test,
-        &["deploy", "hub.yaml", "params.yaml", "-s", "x.state"],
+        NUL_BYTE,
+        "remove the NUL byte (`\\0` in YAML) from the value; pass binary data through a file the component reads (a template, or the path of a file), or encoded (base64)",
     );
-    assert_eq!(out.status, 1);
-    assert_eq!(
-        out.stderr,
-        format!(
-            "error: component `a`: {}\n  help: remove the NUL byte (`\\0` in YAML) from the value; pass binary data through a file the component reads (a template, or the path of a file), or encoded (base64); nothing ran and the state is untouched (`hub plan` shows the same)\n",
-            NUL_BYTE
-        )
-    );
-    assert!(!out.stderr.contains("before"), "{}", out.stderr);
-    nothing_ran(&test);
+    assert!(!stderr.contains("before"), "{stderr}");
     assert!(!test.root().join("x.state").exists());
 }
 
 #[test]
 fn a_plan_shows_the_component_with_a_nul_byte_in_a_variable_as_failing() {
     let test = with_a_nul_byte(stack("[]"));
+    let out = planned_to_fail(&test, NUL_BYTE);
+    assert!(out.stdout.contains("1 would fail"), "{}", out.stdout);
+}
+
+/// `hub plan` of the stack with its params file, which shows component
+/// `a` failing for `reason` and exits 1 (`--detailed-exitcode`).
+fn planned_to_fail(test: &Test, reason: &str) -> Output {
     let out = run(
-        &test,
+        test,
         &[
             "plan",
             "hub.yaml",
@@ -305,11 +299,11 @@ fn a_plan_shows_the_component_with_a_nul_byte_in_a_variable_as_failing() {
     );
     assert_eq!(out.status, 1);
     assert!(
-        out.stdout.contains(&format!("a: fail ({NUL_BYTE})\n")),
+        out.stdout.contains(&format!("a: fail ({reason})\n")),
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("1 would fail"), "{}", out.stdout);
+    out
 }
 
 #[test]
