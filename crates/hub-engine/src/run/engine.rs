@@ -231,7 +231,8 @@ enum Changed<'a> {
     Any,
     /// This component's entry, and those of the unsaved checkpoints.
     Component(&'a str),
-    /// The entries of the unsaved checkpoints.
+    /// The entries of the unsaved checkpoints, components about to start
+    /// once their records are flushed ([`Run::take_flush`]).
     Checkpoints,
 }
 
