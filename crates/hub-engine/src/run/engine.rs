@@ -49,6 +49,7 @@ use hub_plan::decide::digest_cache::DigestCache;
 use hub_plan::decide::known::Known;
 use hub_plan::decide::upstream::Ancestry;
 use hub_plan::error::PlanningError;
+use hub_plan::outcome::log_marks::RunMarks;
 use hub_plan::outcome::Summary;
 use hub_plan::plan::Plan as ActionPlan;
 use hub_plan::source::stack::Stack;
@@ -285,6 +286,9 @@ enum Prepared<'a> {
 /// A component's process and what its result is recorded with.
 struct Job<'a> {
     invocation: Invocation,
+    /// The run's marks of the logs: the job marks its log file on its
+    /// thread, before its hooks and process write to it.
+    log_marks: Option<Arc<RunMarks>>,
     /// How long it may run, its hooks included.
     limit: Option<Limit>,
     /// Its hooks, run on the same thread before and after it.

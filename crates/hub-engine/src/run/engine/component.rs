@@ -26,6 +26,7 @@ use hub_plan::Verb;
 use hub_state::{self as state, ComponentRun, ComponentStatus, OperationStatus, StackStatus};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 impl<'a> Run<'a> {
     // ---- one component -------------------------------------------------
@@ -344,11 +345,12 @@ impl<'a> Run<'a> {
             args,
             cwd: dir.clone(),
             env: environment,
-            log_file: self.log_file(name),
+            log_file: self.log_path(name),
             timeout: None,
         };
         let fingerprint_folder = self.fingerprint_folder(name, &dir);
         Ok(Job {
+            log_marks: invocation.log_file.as_ref().and_then(|_| self.log_marks()),
             invocation,
             limit: self.setup.timeouts.limit(name),
             hooks,
@@ -589,21 +591,30 @@ impl<'a> Run<'a> {
     /// first time in a run, this run's mark is appended to it (see
     /// [`hub_plan::outcome::log_marks`]).
     pub(super) fn log_file(&self, name: &str) -> Option<PathBuf> {
-        let path = self
-            .ledger
-            .log_folder
-            .as_ref()
-            .map(|folder| folder.join(format!("{name}.log")))?;
-        let operation = self.ledger.state.as_ref().and_then(|s| s.operations.last());
-        if let Some(operation) = operation {
-            let at = &self.summary.started;
-            let verb = self.verb.as_str();
-            let marks = self
-                .ledger
-                .log_marks
-                .get_or_init(|| RunMarks::new(&operation.id, verb, at));
+        let path = self.log_path(name)?;
+        if let Some(marks) = self.log_marks() {
             marks.mark(name, &path);
         }
         Some(path)
+    }
+
+    /// The log file of `name`, for a job that marks it on its own thread
+    /// before its process starts ([`Job::mark_log`]).
+    fn log_path(&self, name: &str) -> Option<PathBuf> {
+        let folder = self.ledger.log_folder.as_ref()?;
+        Some(folder.join(format!("{name}.log")))
+    }
+
+    /// This run's marks, made at the first use; `None` without an
+    /// operation to mark.
+    fn log_marks(&self) -> Option<Arc<RunMarks>> {
+        let operation = self.ledger.state.as_ref()?.operations.last()?;
+        let at = &self.summary.started;
+        let verb = self.verb.as_str();
+        let marks = self
+            .ledger
+            .log_marks
+            .get_or_init(|| Arc::new(RunMarks::new(&operation.id, verb, at)));
+        Some(Arc::clone(marks))
     }
 }

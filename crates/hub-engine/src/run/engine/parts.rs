@@ -61,7 +61,7 @@ pub(super) struct Ledger {
     /// `STATE.logs` of the first location, beside its real file.
     pub(super) log_folder: Option<PathBuf>,
     /// The marks of this run's part of each log, made at the first one.
-    pub(super) log_marks: OnceLock<RunMarks>,
+    pub(super) log_marks: OnceLock<Arc<RunMarks>>,
     /// The location the state was read from (or would have been).
     pub(super) read_path: Option<PathBuf>,
     /// The serial of the state read at the start, when one was read.

@@ -369,6 +369,9 @@ fn run_job<'a>(
     sink: &Recorder,
     interrupts: &Interrupts,
 ) -> Ended<'a> {
+    if let (Some(marks), Some(log)) = (&job.log_marks, &job.invocation.log_file) {
+        marks.mark(&name, log);
+    }
     let (result, attempts) = retry::run(job.retry.as_ref(), &name, sink, interrupts, || {
         hooks::run_around(
             &job.hooks,
