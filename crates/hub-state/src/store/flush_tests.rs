@@ -1,6 +1,7 @@
 //! Start records flushed off the writer's thread ([`StateWriter::write_starts`],
 //! [`StateWriter::take_flush`], [`StateWriter::flushed`]).
 
+use super::fold_tests::state_of_a_and_b;
 use super::*;
 use crate::journal;
 use crate::model::State;
@@ -8,24 +9,22 @@ use crate::StateError;
 use hub_manifest::diag::Warnings;
 use std::path::{Path, PathBuf};
 
-fn new_state() -> State {
-    let mut state = State {
-        version: 1,
-        kind: "state".into(),
-        timestamp: "2026-01-01T00:00:00Z".into(),
-        ..State::default()
-    };
-    state.lifecycle.order = vec!["a".into(), "b".into()];
-    state
-}
-
 /// A writer past its first fold, whose next records go to the journal;
 /// the last fold pretended slow, so that no fold comes during a test.
 fn opened(paths: &[PathBuf]) -> (StateWriter, State) {
     let mut writer = StateWriter::open_all(paths, WriteOptions::default(), None).expect("open");
-    let mut state = new_state();
+    let mut state = state_of_a_and_b();
     writer.write(&mut state).expect("first write");
     writer.pretend_last_fold_took(std::time::Duration::from_secs(3600), 1);
+    (writer, state)
+}
+
+/// [`opened`], then `a` and `b` start: the journal's first record
+/// (flushed, as it creates the file), then one waiting for a flush.
+fn both_started(paths: &[PathBuf]) -> (StateWriter, State) {
+    let (mut writer, mut state) = opened(paths);
+    start(&mut writer, &mut state, "a");
+    start(&mut writer, &mut state, "b");
     (writer, state)
 }
 
@@ -92,9 +91,7 @@ fn a_start_is_written_at_once_and_flushed_by_the_handle() {
 fn a_fold_makes_the_starts_before_it_durable() {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("s");
-    let (mut writer, mut state) = opened(std::slice::from_ref(&path));
-    start(&mut writer, &mut state, "a");
-    start(&mut writer, &mut state, "b");
+    let (mut writer, mut state) = both_started(std::slice::from_ref(&path));
     let folds = writer.folds();
     writer.write(&mut state).expect("fold");
     assert_eq!(writer.folds(), folds + 1);
@@ -107,9 +104,7 @@ fn a_fold_makes_the_starts_before_it_durable() {
 fn a_failed_flush_fails_the_records_and_the_next_write_folds() {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("s");
-    let (mut writer, mut state) = opened(std::slice::from_ref(&path));
-    start(&mut writer, &mut state, "a");
-    start(&mut writer, &mut state, "b");
+    let (mut writer, mut state) = both_started(std::slice::from_ref(&path));
     let _ = writer.take_flush().expect("take").expect("a flush");
     let error = writer
         .flushed(failed_at(0))
@@ -128,9 +123,7 @@ fn a_failed_flush_fails_the_records_and_the_next_write_folds() {
 fn a_location_that_could_not_flush_is_a_failure_beside_one_that_did() {
     let dir = tempfile::tempdir().expect("dir");
     let paths = [dir.path().join("s"), dir.path().join("t")];
-    let (mut writer, mut state) = opened(&paths);
-    start(&mut writer, &mut state, "a");
-    start(&mut writer, &mut state, "b");
+    let (mut writer, mut state) = both_started(&paths);
     let flush = writer.take_flush().expect("take").expect("a flush");
     assert_eq!(flush.journals.len(), 2);
     writer
