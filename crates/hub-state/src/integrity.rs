@@ -24,6 +24,14 @@ const BEGIN_MARK: &str = "# hub-state:";
 /// The start of the last line; the digest in hexadecimal follows.
 const END_MARK: &str = "# hub-state-end sha256=";
 const DIGEST_HEX: usize = 64;
+/// The length of the last line of a framed text.
+pub(crate) const LAST_LINE_LEN: usize = END_MARK.len() + DIGEST_HEX + 1;
+
+/// Whether `line` is the last line of a framed text (its digest not
+/// checked).
+pub(crate) fn is_last_line(line: &[u8]) -> bool {
+    line.len() == LAST_LINE_LEN && line.starts_with(END_MARK.as_bytes()) && line.ends_with(b"\n")
+}
 
 /// Why a framed state cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -94,6 +102,16 @@ impl<W: std::io::Write> FramedWriter<W> {
         }
     }
 
+    /// Writes `bytes` of the body (a text's bytes, cut anywhere).
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.body_empty = false;
+        self.body_ends_line = bytes.ends_with(b"\n");
+        self.write(bytes, true);
+    }
+
     /// Writes the last line; returns how many bytes were written in all.
     pub(crate) fn finish(mut self) -> std::io::Result<u64> {
         if !self.body_empty && !self.body_ends_line {
@@ -118,12 +136,7 @@ impl<W: std::io::Write> crate::sink::Sink for FramedWriter<W> {
     }
 
     fn push_str(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        self.body_empty = false;
-        self.body_ends_line = text.ends_with('\n');
-        self.write(text.as_bytes(), true);
+        self.push_bytes(text.as_bytes());
     }
 }
 

@@ -113,6 +113,29 @@ pub(super) fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Res
 pub(super) enum Content<'a> {
     Bytes(&'a [u8]),
     Written(&'a mut dyn FnMut(&mut dyn Write) -> std::io::Result<u64>),
+    /// Made from the file written before it by the same fold (the second
+    /// of a state and its backup), given open for reading: see
+    /// [`Content::after`].
+    Derived(&'a mut dyn FnMut(&mut File, &mut dyn Write) -> std::io::Result<u64>),
+}
+
+impl Content<'_> {
+    /// Runs `write` with `content`, a [`Content::Derived`] one made from
+    /// the file at `first` (opened when it is written).
+    pub(super) fn after<R>(
+        content: &mut Content<'_>,
+        first: &Path,
+        write: impl FnOnce(&mut Content<'_>) -> R,
+    ) -> R {
+        let Content::Derived(derive) = content else {
+            return write(content);
+        };
+        let mut from_first = |out: &mut dyn Write| {
+            let mut first = File::open(first)?;
+            derive(&mut first, out)
+        };
+        write(&mut Content::Written(&mut from_first))
+    }
 }
 
 impl Content<'_> {
@@ -127,6 +150,10 @@ impl Content<'_> {
                 buffered.flush()?;
                 Ok(written)
             }
+            // A caller's mistake: only a fold's second file has a first.
+            Content::Derived(_) => Err(std::io::Error::other(
+                "no file was written before this one to make it from",
+            )),
         }
     }
 }

@@ -208,3 +208,79 @@ fn the_next_run_folds_a_killed_run_s_journal_without_a_record() {
     let backup = read_ok(&backup_path(&path));
     assert_eq!(backup.serial + 1, read_back.serial);
 }
+
+/// The text a run writes for `state` with `serial`, rendered alone.
+fn rendered_at(state: &State, serial: u64) -> Vec<u8> {
+    let state = State {
+        serial,
+        ..state.clone()
+    };
+    let mut text = crate::render::Renderer::new(crate::StateFormat::default())
+        .render(&state)
+        .expect("render");
+    crate::integrity::frame_in_place(&mut text);
+    text.into_bytes()
+}
+
+/// After a fold that wrote `state` with its serial: `STATE` and
+/// `STATE.backup` hold what two renders of it write, at its serial and
+/// one earlier, both framed.
+fn assert_two_renders(path: &Path, state: &State) {
+    let text = std::fs::read(path).expect("state");
+    let backup = std::fs::read(backup_path(path)).expect("backup");
+    assert_eq!(
+        String::from_utf8_lossy(&text),
+        String::from_utf8_lossy(&rendered_at(state, state.serial))
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&backup),
+        String::from_utf8_lossy(&rendered_at(state, state.serial - 1))
+    );
+    for written in [&text, &backup] {
+        let written = std::str::from_utf8(written).expect("text");
+        assert_eq!(crate::integrity::check(written), Ok(()));
+    }
+}
+
+/// Each fold renders the state once, into its first file, and makes the
+/// second from it: the bytes are those of two renders, when the serial
+/// line lies in the first read of the file and when it lies past it.
+#[test]
+fn a_fold_writes_what_two_renders_write() {
+    use super::writer::reframed::TEST_CHUNK;
+    for chunk in [None, Some(1), Some(7), Some(64)] {
+        TEST_CHUNK.with(|c| c.set(chunk));
+        let dir = tempfile::tempdir().expect("dir");
+
+        // Without a record of the change: the state, then the backup.
+        let path = dir.path().join("s");
+        let (mut writer, mut state) = journaled(&path);
+        end(&mut state);
+        writer.write(&mut state).expect("fold");
+        assert!(!journal::journal_path(&path).exists(), "{chunk:?}");
+        assert_two_renders(&path, &state);
+
+        // After records (a journal that outgrew the file): the backup,
+        // then the state.
+        let path = dir.path().join("t");
+        let (mut writer, mut state) = journaled(&path);
+        writer.pretend_last_fold_took(std::time::Duration::ZERO, 0);
+        let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 4);
+        let mut round = 0;
+        while journal::journal_path(&path).exists() {
+            let name = format!("c{round}");
+            state.component_mut(&name).status = "deployed".into();
+            state.component_mut(&name).parameters = vec![crate::StateParameter::new(
+                "bulk",
+                yaml_serde::Value::String(bulk.clone()),
+            )];
+            writer
+                .write_component(&mut state, &name)
+                .expect("checkpoint");
+            round += 1;
+            assert!(round < 10, "no fold ({chunk:?})");
+        }
+        assert_two_renders(&path, &state);
+    }
+    TEST_CHUNK.with(|c| c.set(None));
+}

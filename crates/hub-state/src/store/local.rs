@@ -397,7 +397,8 @@ impl LocalStore {
 
     /// Replaces the state file with `state` and removes the journal.
     /// `backup`: written as `STATE.backup` first (the state as folded
-    /// before); `None`: the current file becomes the backup.
+    /// before); `None`: the current file becomes the backup. A
+    /// [`Content::Derived`] `state` is made from the backup so written.
     pub(super) fn fold_files(
         &mut self,
         serial: u64,
@@ -409,7 +410,10 @@ impl LocalStore {
             None => self.replace(state)?,
             Some(backup) => {
                 self.install(&self.backup.clone(), backup)?;
-                self.install(&self.target.clone(), state)?
+                // Made from the backup just written, when it can be.
+                Content::after(state, &self.backup.clone(), |state| {
+                    self.install(&self.target.clone(), state)
+                })?
             }
         };
         self.file.exists = true;
@@ -433,7 +437,9 @@ impl LocalStore {
     /// one a reader gets. A kill between the two renames leaves the
     /// backup one version older, as a kill inside a plain write does.
     /// Both files are written and flushed before either is renamed: a
-    /// failure before the first rename leaves everything as it was.
+    /// failure before the first rename leaves everything as it was. The
+    /// state is written first: a [`Content::Derived`] `backup` is made
+    /// from it.
     pub(super) fn fold_without_record(
         &mut self,
         serial: u64,
@@ -447,7 +453,11 @@ impl LocalStore {
         let written = write_synced_content(&new_state, state, self.mode)
             .and_then(|written| {
                 size = written;
-                write_synced_content(&new_backup, backup, self.mode).map(|_| ())
+                // Made from the state just written, when it can be.
+                Content::after(backup, &new_state, |backup| {
+                    write_synced_content(&new_backup, backup, self.mode)
+                })
+                .map(|_| ())
             })
             .map_err(|source| StateError::Write {
                 path: self.target.clone(),

@@ -696,6 +696,7 @@ impl StateWriter {
     }
 }
 
+pub(super) mod reframed;
 mod streamed;
 
 /// Which write a streamed write is (see `streamed.rs`).

@@ -2,24 +2,28 @@
 //! files: the state's text (50 MB at 10,000 components) is never held
 //! whole, nor its backup's. The renderer writes its parts to a buffered
 //! temporary file through [`FramedWriter`], which computes the digest of
-//! the last line on the way; the backup of a fold after records (the same
-//! state one serial earlier) is rendered again into its own file, from
-//! the parts the first render left in the renderer's cache. The bytes are
-//! those the text would have been: the frame is [`crate::integrity::frame_into`]'s,
-//! and a render at the lower serial is the text with its serial line
-//! changed (what the writer did to the text).
+//! the last line on the way. A fold after records writes two files, the
+//! state and its backup (the same state one serial earlier): the state is
+//! rendered into the first written, and the second is made from that
+//! file's bytes with its serial line changed and framed again (see
+//! [`super::reframed`]), or rendered again when that cannot be done. The
+//! bytes are those the text would have been: the frame is
+//! [`crate::integrity::frame_into`]'s, and a render at the other serial is
+//! the text with its serial line changed (what the writer did to the
+//! text).
 //!
 //! Remote locations need the body whole for a conditional PUT, several
 //! locations get the same bytes, and a compressed state is the gzip of
 //! the text: those keep the text (see [`StateWriter::streams`]).
 
-use super::{Content, Fold, StateWriter, Store};
+use super::{reframed, Content, Fold, StateWriter, Store};
 use crate::integrity::FramedWriter;
 use crate::model::State;
 use crate::render::Changed;
 use crate::StateError;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
+use std::fs::File;
 use std::io::Write;
 
 impl StateWriter {
@@ -43,6 +47,17 @@ impl StateWriter {
         let rendered = Cell::new(false);
         let failed: RefCell<Option<StateError>> = RefCell::new(None);
         let result = {
+            // Past the limit the file is left unfinished: nothing replaces
+            // the state.
+            let within_limit = |written: u64| -> std::io::Result<u64> {
+                match super::super::check_written_size(&location, written as usize) {
+                    Ok(()) => Ok(written),
+                    Err(error) => {
+                        *failed.borrow_mut() = Some(error);
+                        Err(std::io::Error::other("the state is too large"))
+                    }
+                }
+            };
             let parts = RefCell::new((&mut self.renderer, &mut *state));
             let render = |at: u64, out: &mut dyn Write| -> std::io::Result<u64> {
                 let mut parts = parts.borrow_mut();
@@ -60,16 +75,7 @@ impl StateWriter {
                 match done {
                     Ok(()) => {
                         rendered.set(true);
-                        let written = framed.finish()?;
-                        // Past the limit the file is left unfinished:
-                        // nothing replaces the state.
-                        if let Err(error) =
-                            super::super::check_written_size(&location, written as usize)
-                        {
-                            *failed.borrow_mut() = Some(error);
-                            return Err(std::io::Error::other("the state is too large"));
-                        }
-                        Ok(written)
+                        within_limit(framed.finish()?)
                     }
                     Err(error) => {
                         *failed.borrow_mut() = Some(error);
@@ -77,8 +83,19 @@ impl StateWriter {
                     }
                 }
             };
+            // The second file of a fold, from the first (`from` its serial).
+            let derive = |source: &mut File, from: u64, at: u64, out: &mut dyn Write| {
+                match reframed::with_serial(source, from, at, out)? {
+                    Some(written) => within_limit(written),
+                    None => render(at, out),
+                }
+            };
             let mut text = |out: &mut dyn Write| render(serial, out);
             let mut backup = |out: &mut dyn Write| render(serial - 1, out);
+            let mut text_from_backup =
+                |backup: &mut File, out: &mut dyn Write| derive(backup, serial - 1, serial, out);
+            let mut backup_from_text =
+                |text: &mut File, out: &mut dyn Write| derive(text, serial, serial - 1, out);
             let Some(target) = self.targets.first_mut() else {
                 return Err(super::no_location());
             };
@@ -86,12 +103,22 @@ impl StateWriter {
             let Store::Local(local) = &mut target.store else {
                 return Err(super::no_location());
             };
-            let text = &mut Content::Written(&mut text);
-            let backup = &mut Content::Written(&mut backup);
+            // The backup is written first after records, the state first
+            // without (see `LocalStore::fold_without_record`): the second
+            // is made from the first.
+            let rendered_text = &mut Content::Written(&mut text);
             let result = match how {
-                Fold::Plain => local.fold_files(serial, None, text),
-                Fold::Backup => local.fold_files(serial, Some(backup), text),
-                Fold::Unrecorded => local.fold_without_record(serial, backup, text),
+                Fold::Plain => local.fold_files(serial, None, rendered_text),
+                Fold::Backup => local.fold_files(
+                    serial,
+                    Some(&mut Content::Written(&mut backup)),
+                    &mut Content::Derived(&mut text_from_backup),
+                ),
+                Fold::Unrecorded => local.fold_without_record(
+                    serial,
+                    &mut Content::Derived(&mut backup_from_text),
+                    rendered_text,
+                ),
             };
             target.written = result.is_ok();
             result
