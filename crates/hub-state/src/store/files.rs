@@ -131,7 +131,10 @@ impl Content<'_> {
             return write(content);
         };
         let mut from_first = |out: &mut dyn Write| {
-            let mut first = File::open(first)?;
+            // Opened as every file beside a state is: a link or another's
+            // file planted at its name since it was written is refused,
+            // never read into the state.
+            let mut first = beside::open(first, OpenOptions::new().read(true), private::FILE_MODE)?;
             derive(&mut first, out)
         };
         write(&mut Content::Written(&mut from_first))
