@@ -358,6 +358,7 @@ pub(crate) fn load_run(
         digest_cache,
         plan_steps: false,
         entry_digests: false,
+        changes_only: false,
         running: running_options(args),
     };
     Ok((stack, options))
