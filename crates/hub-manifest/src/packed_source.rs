@@ -217,6 +217,15 @@ impl PackedSource {
         })
     }
 
+    /// Hands the file's path and text to `read` without keeping the text
+    /// inflated (the file as kept, when it was inflated already).
+    pub fn read<R>(&self, read: impl FnOnce(&std::path::Path, &str) -> R) -> R {
+        match self.inflated.get() {
+            Some(file) => read(&file.path, &file.text),
+            None => self.text.read(|text| read(&self.path, text)),
+        }
+    }
+
     /// Whether the text was inflated since it was packed.
     pub fn is_inflated(&self) -> bool {
         self.inflated.get().is_some()

@@ -15,7 +15,6 @@ use crate::source::discover::{self, Implementation};
 use crate::source::stack::Stack;
 use hub_manifest::declared::Declarations;
 use hub_manifest::diag::{Location, Warnings};
-use hub_manifest::SourceFile;
 use hub_params::drift::{self, Drift, DriftUse};
 use hub_params::format::substitution_text;
 use hub_params::{self as params, LockOptions, Locked, Prompter};
@@ -34,15 +33,12 @@ pub fn lock_parameters(
     warnings: &mut Warnings,
 ) -> Result<Locked, PlanningError> {
     let source = (state_path, loaded);
-    let text = Text {
-        source: stack.source(),
-        scanned: None,
-    };
+    let scanned = stack.scan_declarations();
     with_lock_options(
         stack,
         options,
         variables,
-        (prompter, text),
+        (prompter, scanned.as_ref()),
         source,
         |lock_options| params::lock(&stack.elaborated.stack, lock_options, warnings),
     )
@@ -63,25 +59,18 @@ pub fn lock_releasing_parameters(
 ) -> Result<Locked, PlanningError> {
     let parameters = std::mem::take(&mut stack.elaborated.stack.parameters);
     // Where the elaborated file declares each parameter is all the lock
-    // reads of its text: scanned first, the text is kept deflated from
-    // here on, not held through the lock and the plan (a run reads it
-    // again only to point at something it reports, see
-    // `Stack::pack_source`).
-    let scanned = stack
-        .source()
-        .map(|file| Declarations::scan(&file.path, &file.text));
+    // reads of its text: the text is kept deflated, not held through the
+    // lock and the plan (read again only to point at something reported,
+    // see `Stack::pack_source`).
+    let scanned = stack.scan_declarations();
     stack.pack_source();
     let stack: &Stack = stack;
     let source = (state_path, loaded);
-    let text = Text {
-        source: None,
-        scanned: scanned.as_ref(),
-    };
     with_lock_options(
         stack,
         options,
         variables,
-        (prompter, text),
+        (prompter, scanned.as_ref()),
         source,
         |lock_options| {
             params::lock_owned(&stack.elaborated.stack, parameters, lock_options, warnings)
@@ -89,21 +78,15 @@ pub fn lock_releasing_parameters(
     )
 }
 
-/// What the lock reads of the elaborated file's text to point at
-/// declarations: the text, or where it declares each parameter.
-struct Text<'a> {
-    source: Option<&'a SourceFile>,
-    scanned: Option<&'a Declarations>,
-}
-
 /// Calls `lock` with the lock's options: hub's environment `variables`,
-/// the prompter, the elaborated file's `text`, and the state read from
+/// the prompter, where the elaborated file declares each parameter
+/// (`scanned`, [`Stack::scan_declarations`]), and the state read from
 /// `state_path` (`loaded`).
 fn with_lock_options(
     stack: &Stack,
     options: &RunOptions,
     variables: &[(String, String)],
-    (prompter, text): (Option<&mut dyn Prompter>, Text<'_>),
+    (prompter, scanned): (Option<&mut dyn Prompter>, Option<&Declarations>),
     (state_path, loaded): (Option<&Path>, Option<&hub_state::State>),
     lock: impl FnOnce(LockOptions<'_>) -> Result<Locked, params::ParamsError>,
 ) -> Result<Locked, PlanningError> {
@@ -111,8 +94,7 @@ fn with_lock_options(
     let environment = environment_of(variables);
     let prompter = prompter.map(|p| p as &mut dyn Prompter);
     let mut lock_options = lock_options(stack, options, &environment, prompter, state.as_ref());
-    lock_options.source = text.source;
-    lock_options.scanned = text.scanned;
+    lock_options.scanned = scanned;
     Ok(lock(lock_options)?)
 }
 
