@@ -58,7 +58,7 @@ impl<'a> LockOptions<'a> {
     /// The declarations are pointed at in the elaborated file's text
     /// (`source`, or what was `scanned` of it), not in the files a stack
     /// elaborated in memory was read from.
-    fn from_elaborated_text(&self) -> bool {
+    fn points_into_elaborated_text(&self) -> bool {
         self.source.is_some() || self.scanned.is_some()
     }
 
@@ -119,7 +119,9 @@ impl<'o> Locator<'o> {
                 (None, Some(source)) => Cow::Owned(Declarations::scan(&source.path, &source.text)),
                 (None, None) => Cow::Owned(Declarations::default()),
             },
-            provenance: options.declared.filter(|_| !options.from_elaborated_text()),
+            provenance: options
+                .declared
+                .filter(|_| !options.points_into_elaborated_text()),
         }
     }
 
@@ -348,7 +350,7 @@ fn check(
     if !problems.is_empty() {
         return Err(ParamsError::Lock {
             problems,
-            from_stack: !options.from_elaborated_text() && options.declared.is_some(),
+            from_stack: !options.points_into_elaborated_text() && options.declared.is_some(),
         });
     }
     Ok(())
@@ -511,7 +513,7 @@ fn settle(
             brief: item.param.brief().to_string(),
             from_env: item.param.from_env().to_string(),
             declared: item.location.clone(),
-            from_stack: !options.from_elaborated_text() && options.declared.is_some(),
+            from_stack: !options.points_into_elaborated_text() && options.declared.is_some(),
         }),
         Err(problem) => problems.push(*problem),
     }
