@@ -290,6 +290,7 @@ impl Decision {
 }
 
 mod contracts;
+mod kept;
 mod parts;
 use parts::{Declarations, Mode, ProvidesMaps, Pulled, Taken, Through};
 mod outputs;
@@ -369,7 +370,7 @@ impl Walk<'_> {
         }
         let conditions = self.conditions(name, decision.execution.as_ref());
         let (parameters, unchanged_left_out) = match self.mode.changes_only {
-            true => shown::left_out_unchanged(decision.action, decision.parameters),
+            true => kept::left_out_unchanged(decision.action, decision.parameters),
             false => (decision.parameters, 0),
         };
         ComponentPlan {
@@ -460,7 +461,7 @@ impl Walk<'_> {
             reasons,
             parameters: match action {
                 Action::Skip => Vec::new(),
-                _ if !self.mode.keep_parameters => shown::only_read_by_the_run(parameters),
+                _ if !self.mode.keep_parameters => kept::only_read_by_the_run(parameters),
                 _ => parameters,
             },
             execution,
