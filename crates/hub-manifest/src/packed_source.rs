@@ -259,6 +259,24 @@ mod tests {
     }
 
     #[test]
+    fn reading_a_packed_text_gives_it_whole_without_keeping_it() {
+        let text: String = (0..3000)
+            .map(|i| format!("- name: p{i}\n  value: w{}\n", i % 11))
+            .collect();
+        let file = SourceFile {
+            path: PathBuf::from("/s/hub.yaml.elaborate"),
+            text: text.clone(),
+        };
+        let packed = PackedSource::new(file).expect("repetitive text deflates");
+        let read = packed.read(|path, read| (path.to_path_buf(), read.to_string()));
+        assert_eq!(read, (PathBuf::from("/s/hub.yaml.elaborate"), text.clone()));
+        assert!(!packed.is_inflated(), "read keeps nothing inflated");
+        // Once inflated, the kept file is what is read.
+        assert_eq!(packed.file().text, text);
+        assert_eq!(packed.read(|_, read| read.len()), text.len());
+    }
+
+    #[test]
     fn a_text_that_does_not_deflate_is_given_back() {
         let file = SourceFile {
             path: PathBuf::from("x"),
