@@ -325,3 +325,32 @@ fn a_version_2_saved_plan_is_applied_unless_it_says_replace() {
     let log = std::fs::read_to_string(test.root().join("runs.log")).expect("runs.log");
     assert_eq!(log, "app\n", "{}", out.stderr);
 }
+
+/// The text of the changes shows a component that does not change as one
+/// line, but a rule still reads every parameter of it: the plan it is
+/// given is whole.
+#[test]
+fn a_rule_reads_the_parameters_of_a_component_the_text_shows_as_one_line() {
+    let test = deployed("");
+    std::fs::write(
+        test.root().join("rules.yaml"),
+        "- name: old-network\n  \
+         deny: >-\n    \
+         plan.components.exists(c, c.name == 'net' &&\n    \
+         c.parameters.exists(p, p.name == 'net.cidr' && p.value == '10.0.0.0/16'))\n  \
+         message: the old network is still planned\n",
+    )
+    .expect("write rules");
+    let out = hub(&test, "plan", &["--changed", "--policy", "rules.yaml"]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("\nnet: no-op\n"), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("denied by policy `old-network`: the old network is still planned"),
+        "{}",
+        out.stderr
+    );
+    // Without the rule the same plan passes, its text unchanged.
+    let text = plan_text(&test, &["--changed"]);
+    assert!(text.contains("\nnet: no-op\n"), "{text}");
+}

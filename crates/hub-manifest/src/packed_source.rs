@@ -217,6 +217,15 @@ impl PackedSource {
         })
     }
 
+    /// Hands the file's path and text to `read` without keeping the text
+    /// inflated (the file as kept, when it was inflated already).
+    pub fn read<R>(&self, read: impl FnOnce(&std::path::Path, &str) -> R) -> R {
+        match self.inflated.get() {
+            Some(file) => read(&file.path, &file.text),
+            None => self.text.read(|text| read(&self.path, text)),
+        }
+    }
+
     /// Whether the text was inflated since it was packed.
     pub fn is_inflated(&self) -> bool {
         self.inflated.get().is_some()
@@ -247,6 +256,24 @@ mod tests {
         assert_eq!(packed.file().text, text);
         assert_eq!(packed.file().path, PathBuf::from("/s/hub.yaml.elaborate"));
         assert!(packed.is_inflated());
+    }
+
+    #[test]
+    fn reading_a_packed_text_gives_it_whole_without_keeping_it() {
+        let text: String = (0..3000)
+            .map(|i| format!("- name: p{i}\n  value: w{}\n", i % 11))
+            .collect();
+        let file = SourceFile {
+            path: PathBuf::from("/s/hub.yaml.elaborate"),
+            text: text.clone(),
+        };
+        let packed = PackedSource::new(file).expect("repetitive text deflates");
+        let read = packed.read(|path, read| (path.to_path_buf(), read.to_string()));
+        assert_eq!(read, (PathBuf::from("/s/hub.yaml.elaborate"), text.clone()));
+        assert!(!packed.is_inflated(), "read keeps nothing inflated");
+        // Once inflated, the kept file is what is read.
+        assert_eq!(packed.file().text, text);
+        assert_eq!(packed.read(|_, read| read.len()), text.len());
     }
 
     #[test]

@@ -31,6 +31,10 @@ use yaml_serde::Value;
 pub struct LockOptions<'a> {
     /// The elaborated file's text, to point at declarations.
     pub source: Option<&'a SourceFile>,
+    /// Where that text declares each stack parameter, scanned beforehand
+    /// by a caller that no longer holds the text while it locks (then
+    /// `source` is `None`); read instead of scanning `source`.
+    pub scanned: Option<&'a Declarations>,
     /// For a stack elaborated in memory (no `source`): the original files,
     /// to point at declarations.
     pub declared: Option<&'a ParameterSources>,
@@ -51,6 +55,13 @@ pub struct LockOptions<'a> {
 }
 
 impl<'a> LockOptions<'a> {
+    /// The declarations are pointed at in the elaborated file's text
+    /// (`source`, or what was `scanned` of it), not in the files a stack
+    /// elaborated in memory was read from.
+    fn points_into_elaborated_text(&self) -> bool {
+        self.source.is_some() || self.scanned.is_some()
+    }
+
     /// No terminal, no state, the given environment.
     pub fn new(
         overrides: &'a IndexMap<String, String>,
@@ -58,6 +69,7 @@ impl<'a> LockOptions<'a> {
     ) -> Self {
         LockOptions {
             source: None,
+            scanned: None,
             declared: None,
             overrides,
             environment,
@@ -95,18 +107,21 @@ struct Declared<'a> {
 /// Where a stack parameter is declared: a line of the elaborated file, or
 /// (for a stack elaborated in memory) of the original files.
 struct Locator<'o> {
-    declarations: Declarations,
+    declarations: Cow<'o, Declarations>,
     provenance: Option<&'o ParameterSources>,
 }
 
 impl<'o> Locator<'o> {
     fn new(options: &LockOptions<'o>) -> Self {
         Locator {
-            declarations: match options.source {
-                Some(source) => Declarations::scan(&source.path, &source.text),
-                None => Declarations::default(),
+            declarations: match (options.scanned, options.source) {
+                (Some(scanned), _) => Cow::Borrowed(scanned),
+                (None, Some(source)) => Cow::Owned(Declarations::scan(&source.path, &source.text)),
+                (None, None) => Cow::Owned(Declarations::default()),
             },
-            provenance: options.declared.filter(|_| options.source.is_none()),
+            provenance: options
+                .declared
+                .filter(|_| !options.points_into_elaborated_text()),
         }
     }
 
@@ -335,7 +350,7 @@ fn check(
     if !problems.is_empty() {
         return Err(ParamsError::Lock {
             problems,
-            from_stack: options.source.is_none() && options.declared.is_some(),
+            from_stack: !options.points_into_elaborated_text() && options.declared.is_some(),
         });
     }
     Ok(())
@@ -498,7 +513,7 @@ fn settle(
             brief: item.param.brief().to_string(),
             from_env: item.param.from_env().to_string(),
             declared: item.location.clone(),
-            from_stack: options.source.is_none() && options.declared.is_some(),
+            from_stack: !options.points_into_elaborated_text() && options.declared.is_some(),
         }),
         Err(problem) => problems.push(*problem),
     }

@@ -13,6 +13,7 @@ use crate::order::requirements;
 use crate::order::schedule::{Schedule, ScheduleError, Verb};
 use crate::source::discover::{self, Implementation};
 use crate::source::stack::Stack;
+use hub_manifest::declared::Declarations;
 use hub_manifest::diag::{Location, Warnings};
 use hub_params::drift::{self, Drift, DriftUse};
 use hub_params::format::substitution_text;
@@ -32,11 +33,12 @@ pub fn lock_parameters(
     warnings: &mut Warnings,
 ) -> Result<Locked, PlanningError> {
     let source = (state_path, loaded);
+    let scanned = stack.scan_declarations();
     with_lock_options(
         stack,
         options,
         variables,
-        prompter,
+        (prompter, scanned.as_ref()),
         source,
         |lock_options| params::lock(&stack.elaborated.stack, lock_options, warnings),
     )
@@ -56,13 +58,19 @@ pub fn lock_releasing_parameters(
     warnings: &mut Warnings,
 ) -> Result<Locked, PlanningError> {
     let parameters = std::mem::take(&mut stack.elaborated.stack.parameters);
+    // Where the elaborated file declares each parameter is all the lock
+    // reads of its text: the text is kept deflated, not held through the
+    // lock and the plan (read again only to point at something reported,
+    // see `Stack::pack_source`).
+    let scanned = stack.scan_declarations();
+    stack.pack_source();
     let stack: &Stack = stack;
     let source = (state_path, loaded);
     with_lock_options(
         stack,
         options,
         variables,
-        prompter,
+        (prompter, scanned.as_ref()),
         source,
         |lock_options| {
             params::lock_owned(&stack.elaborated.stack, parameters, lock_options, warnings)
@@ -71,19 +79,22 @@ pub fn lock_releasing_parameters(
 }
 
 /// Calls `lock` with the lock's options: hub's environment `variables`,
-/// the prompter, and the state read from `state_path` (`loaded`).
+/// the prompter, where the elaborated file declares each parameter
+/// (`scanned`, [`Stack::scan_declarations`]), and the state read from
+/// `state_path` (`loaded`).
 fn with_lock_options(
     stack: &Stack,
     options: &RunOptions,
     variables: &[(String, String)],
-    prompter: Option<&mut dyn Prompter>,
+    (prompter, scanned): (Option<&mut dyn Prompter>, Option<&Declarations>),
     (state_path, loaded): (Option<&Path>, Option<&hub_state::State>),
     lock: impl FnOnce(LockOptions<'_>) -> Result<Locked, params::ParamsError>,
 ) -> Result<Locked, PlanningError> {
     let state = params_state(state_path, loaded);
     let environment = environment_of(variables);
     let prompter = prompter.map(|p| p as &mut dyn Prompter);
-    let lock_options = lock_options(stack, options, &environment, prompter, state.as_ref());
+    let mut lock_options = lock_options(stack, options, &environment, prompter, state.as_ref());
+    lock_options.scanned = scanned;
     Ok(lock(lock_options)?)
 }
 
@@ -116,7 +127,8 @@ fn lock_options<'a>(
     state: Option<&'a params::state::StateView<'a>>,
 ) -> LockOptions<'a> {
     LockOptions {
-        source: stack.source(),
+        source: None,
+        scanned: None,
         declared: stack.provenance.as_ref(),
         overrides: &options.overrides,
         environment,

@@ -50,6 +50,13 @@ pub struct RunOptions {
     /// component's state entry (see [`crate::plan::saved::entry_digest`]);
     /// a plan only shown does not spend the time.
     pub entry_digests: bool,
+    /// The plan is read only for the text of its changes (`hub plan`'s
+    /// text without `--verbose`, `--report`, `--out`, `--change` or
+    /// policies): of a component that changes nothing a reviewer reads
+    /// past its action line (see [`crate::plan::ComponentPlan::changes`])
+    /// the walk keeps only how many parameters it has, not the parameters
+    /// themselves (the Terraform binary's kept for the preflight).
+    pub changes_only: bool,
     /// What only the run reads.
     pub running: RunningOptions,
 }

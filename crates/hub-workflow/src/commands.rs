@@ -358,6 +358,7 @@ pub(crate) fn load_run(
         digest_cache,
         plan_steps: false,
         entry_digests: false,
+        changes_only: false,
         running: running_options(args),
     };
     Ok((stack, options))
@@ -416,6 +417,9 @@ fn load_run_stack(
     if let Some(warning) = hub_plan::order::clouds::filter(&mut stack.elaborated, &enabled) {
         warnings.warn(None, warning);
     }
+    // From here on the elaborated file's text is read only to point at
+    // something reported: kept deflated before the state is read.
+    stack.pack_source();
     Ok(stack)
 }
 

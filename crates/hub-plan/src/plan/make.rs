@@ -141,6 +141,7 @@ fn walk(
         mode: Mode {
             describe: purpose == Purpose::Show,
             keep_parameters: purpose == Purpose::Show || options.running.report_plan,
+            changes_only: purpose == Purpose::Show && options.changes_only,
             through: steps
                 .filter(|_| schedule.verb == Verb::Deploy)
                 .map(Through::new),
@@ -289,6 +290,7 @@ impl Decision {
 }
 
 mod contracts;
+mod kept;
 mod parts;
 use parts::{Declarations, Mode, ProvidesMaps, Pulled, Taken, Through};
 mod outputs;
@@ -367,6 +369,10 @@ impl Walk<'_> {
             self.taken.certain.insert(name.to_string());
         }
         let conditions = self.conditions(name, decision.execution.as_ref());
+        let (parameters, unchanged_left_out) = match self.mode.changes_only {
+            true => kept::left_out_unchanged(decision.action, decision.parameters),
+            false => (decision.parameters, 0),
+        };
         ComponentPlan {
             name: name.to_string(),
             action: decision.action,
@@ -375,7 +381,8 @@ impl Walk<'_> {
             waits_for: super::waits_of(self.plan, name),
             needs_nothing: self.plan.needs_nothing(name),
             implementation: None,
-            parameters: decision.parameters,
+            parameters,
+            unchanged_left_out,
             timeout: self.timeout_of(name),
             retry: None,
             conditions,
@@ -454,7 +461,7 @@ impl Walk<'_> {
             reasons,
             parameters: match action {
                 Action::Skip => Vec::new(),
-                _ if !self.mode.keep_parameters => only_read_by_the_run(parameters),
+                _ if !self.mode.keep_parameters => kept::only_read_by_the_run(parameters),
                 _ => parameters,
             },
             execution,
@@ -774,13 +781,4 @@ fn quoted(names: &[String]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Of a component's shown parameters, those a run that does not report
-/// them reads before it drops them (`Run::prepare`): the Terraform
-/// binary's, which its preflight looks for.
-fn only_read_by_the_run(mut parameters: Vec<ParameterPlan>) -> Vec<ParameterPlan> {
-    parameters.retain(|p| p.name == crate::terraform::BINARY_PARAMETER);
-    parameters.shrink_to_fit();
-    parameters
 }

@@ -266,6 +266,12 @@ pub struct ComponentPlan {
     pub implementation: Option<String>,
     /// Empty for a skipped component.
     pub parameters: Vec<ParameterPlan>,
+    /// With [`crate::options::RunOptions::changes_only`], how many
+    /// parameters, all unchanged, the plan left out of `parameters` for a
+    /// component that changes nothing (not printed; counted by
+    /// [`ComponentPlan::unchanged_parameters`]).
+    #[serde(skip)]
+    pub unchanged_left_out: usize,
     /// How long it may run, from the stack's `lifecycle.timeouts` (`1h30m`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
@@ -306,10 +312,12 @@ impl ComponentPlan {
 
     /// How many of its parameters are as its state entry records them.
     pub fn unchanged_parameters(&self) -> usize {
-        self.parameters
+        let kept = self
+            .parameters
             .iter()
             .filter(|p| p.change == ParameterChange::Unchanged)
-            .count()
+            .count();
+        kept + self.unchanged_left_out
     }
 
     /// It changes something a reviewer reads beyond its action and

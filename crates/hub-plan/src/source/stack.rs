@@ -4,7 +4,7 @@
 
 use super::error::SourceError;
 use crate::order::schedule::{self, ScheduleError};
-use hub_manifest::declared::ParameterSources;
+use hub_manifest::declared::{Declarations, ParameterSources};
 use hub_manifest::diag::{Location, Warnings};
 use hub_manifest::{
     locate, locate_entry, parse_elaborated, ComponentRef, Elaborated, Manifest, PackedSource,
@@ -189,9 +189,23 @@ impl Stack {
         self.source.as_ref().or_else(packed)
     }
 
+    /// Where the elaborated file declares each parameter, output and
+    /// `moved` entry (what the lock reads of its text), read from the text
+    /// as read or, once packed, from the text inflated for the scan alone;
+    /// `None` for a stack elaborated in memory.
+    pub fn scan_declarations(&self) -> Option<Declarations> {
+        match (&self.source, &self.packed) {
+            (Some(file), _) => Some(Declarations::scan(&file.path, &file.text)),
+            (None, Some(packed)) => Some(packed.read(Declarations::scan)),
+            (None, None) => None,
+        }
+    }
+
     /// Keeps the elaborated file's text deflated until something asks for
-    /// it ([`Stack::source`]): a run reads it only to point at a
-    /// declaration it reports, once its parameters are locked.
+    /// it ([`Stack::source`]): a command reads it only to point at
+    /// something it reports (the lock reads
+    /// [`Stack::scan_declarations`]), so a run and `hub plan` pack it once
+    /// the stack is loaded, before the state is read.
     pub fn pack_source(&mut self) {
         if let Some(file) = self.source.take() {
             match PackedSource::new(file) {

@@ -38,6 +38,7 @@ pub fn params_report(options: ReportOptions<'_>, warnings: &mut Warnings) -> Res
         .transpose()?;
     let lock_options = LockOptions {
         source: Some(&source),
+        scanned: None,
         declared: None,
         overrides: options.overrides,
         environment: options.environment,

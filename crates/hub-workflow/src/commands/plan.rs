@@ -54,7 +54,10 @@ fn plan_and_print(
     save: bool,
     warnings: &mut Warnings,
 ) -> change::Planned {
-    let made = make_plan(args, save, warnings)?;
+    // The text of the changes reads nothing of the parameters of a
+    // component that changes nothing but how many there are.
+    let text_of_changes = args.format == OutputFormat::Text && !args.verbose;
+    let made = make_plan_shown(args, save, text_of_changes, warnings)?;
     let detail = hub_view::preview::Detail::of(args.verbose);
     let text = policy::render(args.format, detail, &made.preview, &made.policies);
     write_stdout(text.as_bytes())?;
@@ -87,6 +90,20 @@ pub fn make_plan(
     save: bool,
     warnings: &mut Warnings,
 ) -> Result<PlanMade, Error> {
+    make_plan_shown(args, save, false, warnings)
+}
+
+/// [`make_plan`] for a caller that shows the plan only as the text of its
+/// changes when `text_of_changes`: unless something else reads the whole
+/// plan (policies, `--report`, a saved plan), it keeps only how many
+/// parameters a component that changes nothing has
+/// ([`hub_plan::options::RunOptions::changes_only`]).
+fn make_plan_shown(
+    args: &crate::request::PlanArgs,
+    save: bool,
+    text_of_changes: bool,
+    warnings: &mut Warnings,
+) -> Result<PlanMade, Error> {
     use hub_plan::Verb;
     use hub_view::preview;
     let verb = match args.undeploy {
@@ -108,6 +125,8 @@ pub fn make_plan(
     let facts = hub_policy::StackFacts::of(&stack.elaborated);
     let saving = args.out.is_some() || (save && !args.undeploy);
     options.entry_digests = saving;
+    options.changes_only =
+        text_of_changes && !saving && policies.is_empty() && args.common.run.report.is_none();
     // A saved plan's digest covers the whole stack document, and plan
     // steps lock the parameters again: only a plan that does neither lets
     // the stack's parameter list go once locked.

@@ -61,6 +61,11 @@ pub(super) struct Mode<'a> {
     /// the plan's parameters once it is checked: they are not held for
     /// every component until then.
     pub(super) keep_parameters: bool,
+    /// `hub plan` shows only the text of the changes
+    /// ([`crate::options::RunOptions::changes_only`]): of a component that
+    /// changes nothing the plan keeps how many parameters it has, not
+    /// the parameters.
+    pub(super) changes_only: bool,
     /// `--plan-steps` (deploy only).
     pub(super) through: Option<Through<'a>>,
 }

@@ -469,6 +469,7 @@ mod tests {
                 needs_nothing: false,
                 implementation: None,
                 parameters: Vec::new(),
+                unchanged_left_out: 0,
                 timeout: None,
                 retry: None,
                 conditions: Vec::new(),
