@@ -6,7 +6,6 @@
 //! (one local location) and [`files`] (atomic file writes).
 
 mod codec;
-mod deferred;
 mod files;
 pub(crate) use files::rename_with_flags;
 mod local;
@@ -17,7 +16,6 @@ mod writer;
 pub use codec::max_state_bytes;
 pub(crate) use codec::{check_written_size, read_bytes, serial_of, state_source, unseal};
 pub use codec::{parse, render, render_as};
-pub use deferred::{Flushed, JournalFlush};
 pub(crate) use files::sync_folder;
 pub use files::write_atomically;
 pub use local::LocalStore;
@@ -26,8 +24,6 @@ pub(crate) use paths::{journal_of, resolved_location, shown_location};
 pub use read::{read, read_file};
 pub use writer::{write, StateWriter, WriteOptions};
 
-#[cfg(test)]
-mod flush_tests;
 #[cfg(test)]
 mod fold_tests;
 #[cfg(test)]

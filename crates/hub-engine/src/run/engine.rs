@@ -232,8 +232,7 @@ enum Changed<'a> {
     Any,
     /// This component's entry, and those of the unsaved checkpoints.
     Component(&'a str),
-    /// The entries of the unsaved checkpoints, components about to start
-    /// once their records are flushed ([`Run::take_flush`]).
+    /// The entries of the unsaved checkpoints.
     Checkpoints,
 }
 

@@ -21,8 +21,9 @@ fn file_alone(path: &Path) -> State {
         .expect("exists")
 }
 
-/// An empty state of the components `a` and `b`.
-pub(super) fn state_of_a_and_b() -> State {
+/// A state written once, then two checkpoints in the journal.
+fn journaled(path: &Path) -> (StateWriter, State) {
+    let mut writer = StateWriter::open(path, WriteOptions::default()).expect("open");
     let mut state = State {
         version: 1,
         kind: "state".into(),
@@ -30,13 +31,6 @@ pub(super) fn state_of_a_and_b() -> State {
         ..State::default()
     };
     state.lifecycle.order = vec!["a".into(), "b".into()];
-    state
-}
-
-/// A state written once, then two checkpoints in the journal.
-fn journaled(path: &Path) -> (StateWriter, State) {
-    let mut writer = StateWriter::open(path, WriteOptions::default()).expect("open");
-    let mut state = state_of_a_and_b();
     writer.write(&mut state).expect("first write");
     writer.write(&mut state).expect("a backup of the first");
     state.component_mut("a").status = "deploying".into();

@@ -75,8 +75,6 @@ struct JournalFile {
     /// An append failed and the file may end in a partial record: the
     /// next write folds.
     broken: bool,
-    /// Records were appended since the file was last flushed.
-    unsynced: bool,
 }
 
 /// The steps of [`LocalStore::fold_without_record`] a test may stop a fold
@@ -213,7 +211,6 @@ impl LocalStore {
                 allocated: 0,
                 records: 0,
                 broken: false,
-                unsynced: false,
             },
             lock: None,
             lock_id: crate::lock::held_here(path),
@@ -365,34 +362,11 @@ impl LocalStore {
         self.journal.allocated = allocated;
         self.journal.size = end;
         self.journal.records += 1;
-        self.journal.unsynced = !(durable || created);
         if created {
             // The journal's name must reach the disk with its first record.
             self.flush_folder()?;
         }
         Ok(())
-    }
-
-    /// The journal's file, to flush from another thread the records
-    /// appended without flushing (see [`super::JournalFlush`]); `None`
-    /// when every record is on disk. Once taken, the records count as
-    /// flushed: the caller flushes them before taking the next one, or
-    /// reports that it could not ([`LocalStore::flush_failed`]).
-    pub(super) fn take_unsynced(&mut self) -> Result<Option<(PathBuf, File)>, StateError> {
-        let Some(file) = self.journal.file.as_ref().filter(|_| self.journal.unsynced) else {
-            return Ok(None);
-        };
-        let clone = file
-            .try_clone()
-            .map_err(write_error(&self.journal.path, "flush the journal"))?;
-        self.journal.unsynced = false;
-        Ok(Some((self.journal.path.clone(), clone)))
-    }
-
-    /// A flush of records taken by [`LocalStore::take_unsynced`] failed:
-    /// the disk may not hold them, so the next write folds.
-    pub(super) fn flush_failed(&mut self) {
-        self.journal.broken = true;
     }
 
     /// Replaces the state file with `state` and removes the journal.
@@ -552,7 +526,6 @@ impl LocalStore {
         self.journal.allocated = 0;
         self.journal.records = 0;
         self.journal.broken = false;
-        self.journal.unsynced = false;
         if !had {
             return Ok(());
         }

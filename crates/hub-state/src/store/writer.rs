@@ -3,7 +3,6 @@
 
 use super::files::{gzip, Content};
 use super::local::LocalStore;
-use super::{Flushed, JournalFlush};
 use crate::backend::StateStore;
 use crate::integrity;
 use crate::journal::{self, Recorder};
@@ -110,9 +109,6 @@ pub struct StateWriter {
     fold_share: u32,
     /// How many folds this writer made (for the run's trace).
     folds: u64,
-    /// The write under way may leave its start record unflushed
-    /// ([`StateWriter::write_starts`]).
-    deferring: bool,
 }
 
 /// `text` with its top-level `serial: from` line (the first, in the head)
@@ -234,7 +230,6 @@ impl StateWriter {
             last_fold_took: std::time::Duration::ZERO,
             fold_share: journal::FOLD_SHARE,
             folds: 0,
-            deferring: false,
         };
         for path in paths {
             let known = read
@@ -323,70 +318,6 @@ impl StateWriter {
         self.write_changed(state, Changed::Several(components))
     }
 
-    /// [`StateWriter::write_components`] for components about to start,
-    /// without waiting for the disk: their record is appended to the
-    /// journals, and made durable by the handle [`StateWriter::take_flush`]
-    /// gives (on any thread), which the caller runs before it starts them.
-    /// A fold on the way (or a location that flushes every record, such as
-    /// a remote one) makes it durable before this returns.
-    pub fn write_starts(
-        &mut self,
-        state: &mut State,
-        components: &[String],
-    ) -> Result<(), StateError> {
-        self.deferring = true;
-        let written = self.write_changed(state, Changed::Several(components));
-        self.deferring = false;
-        written
-    }
-
-    /// A handle that flushes every record appended without waiting for the
-    /// disk (see [`StateWriter::write_starts`]); `None` when every record
-    /// is already durable. The caller hands what it did back to
-    /// [`StateWriter::flushed`] before it takes the next one.
-    pub fn take_flush(&mut self) -> Result<Option<JournalFlush>, StateError> {
-        let mut journals = Vec::new();
-        for (index, target) in self.targets.iter_mut().enumerate() {
-            if let Store::Local(local) = &mut target.store {
-                if let Some((path, file)) = local.take_unsynced()? {
-                    journals.push((index, path, file));
-                }
-            }
-        }
-        Ok((!journals.is_empty()).then_some(JournalFlush { journals }))
-    }
-
-    /// What a [`JournalFlush`] did. A location whose journal could not be
-    /// flushed is folded at the next write; it fails the records' write
-    /// only when no location was flushed (the others' errors are kept for
-    /// [`StateWriter::take_failures`], as for any write).
-    pub fn flushed(&mut self, flushed: Flushed) -> Result<(), StateError> {
-        let mut errors = Vec::new();
-        for (index, error) in flushed.failed {
-            if let Some(target) = self.targets.get_mut(index) {
-                if let Store::Local(local) = &mut target.store {
-                    local.flush_failed();
-                }
-                target.written = false;
-            }
-            errors.push(error);
-        }
-        let all_failed = self.targets.iter().all(|t| !t.written);
-        match (errors.is_empty(), all_failed) {
-            (true, _) => Ok(()),
-            (false, false) => {
-                self.failures.extend(errors);
-                Ok(())
-            }
-            (false, true) => {
-                let mut errors = errors.into_iter();
-                let first = errors.next().unwrap_or_else(no_location);
-                self.failures.extend(errors);
-                Err(first)
-            }
-        }
-    }
-
     /// A checkpoint (the entries named) goes to the journals; anything else,
     /// and the first write, fold.
     fn write_changed(&mut self, state: &mut State, changed: Changed<'_>) -> Result<(), StateError> {
@@ -417,7 +348,7 @@ impl StateWriter {
         if starts {
             self.prove_owners()?;
         }
-        self.append(state, serial, &line, starts && !self.deferring)?;
+        self.append(state, serial, &line, starts)?;
         if self.fold_due() {
             self.fold(state, false)?;
         }

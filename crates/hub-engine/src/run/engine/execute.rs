@@ -609,8 +609,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The checkpoints of the components about to start, in one write;
-    /// they start once [`Run::take_flush`]'s flush made it durable.
+    /// The checkpoints of the components about to start, in one write.
     pub(super) fn write_checkpoints(&mut self) -> Result<(), EngineError> {
         match self.ledger.unsaved_checkpoints.is_empty() {
             true => Ok(()),
@@ -665,7 +664,7 @@ impl<'a> Run<'a> {
                 unsaved.pop();
                 written
             }
-            Changed::Checkpoints => writer.write_starts(state, unsaved),
+            Changed::Checkpoints => writer.write_components(state, unsaved),
         };
         if written.is_ok() {
             unsaved.clear();
@@ -689,29 +688,6 @@ impl<'a> Run<'a> {
         }
         written?;
         Ok(())
-    }
-
-    /// The flush of the records written without waiting for the disk
-    /// (the checkpoints of components about to start); `None` when they
-    /// are durable already.
-    pub(super) fn take_flush(&mut self) -> Result<Option<state::JournalFlush>, EngineError> {
-        match &mut self.ledger.writer {
-            Some(writer) => Ok(writer.take_flush()?),
-            None => Ok(None),
-        }
-    }
-
-    /// What the flush of [`Run::take_flush`] did: fails when no location
-    /// holds the records; a location that could not flush is a warning.
-    pub(super) fn journal_flushed(&mut self, flushed: state::Flushed) -> Result<(), EngineError> {
-        let Some(writer) = &mut self.ledger.writer else {
-            return Ok(());
-        };
-        let result = writer.flushed(flushed);
-        for failure in writer.take_failures() {
-            self.warnings.warn(None, failure.to_string());
-        }
-        Ok(result?)
     }
 }
 

@@ -1,12 +1,9 @@
 //! The scheduler's loop of a run: the components that are ready are
 //! handed out, their processes (and their waits for readiness) run on
-//! threads, each one's end is settled on the run's thread. The flush
-//! that makes their start records durable runs on a thread of its own,
-//! so the run's thread settles and prepares others while the disk works.
+//! threads, each one's end is settled on the run's thread.
 
 use super::{Ended, Job, JobResult, Prepared, Run, Step, Stop, HEARTBEAT};
 use crate::child::interrupt::Interrupts;
-use crate::run::error::EngineError;
 use crate::run::hooks;
 use crate::run::logs_ahead::LogsAhead;
 use crate::run::ready;
@@ -14,7 +11,6 @@ use crate::run::recorder::Recorder;
 use crate::run::retry;
 use hub_manifest::ReadyCondition;
 use hub_plan::order::scheduler::Scheduler;
-use hub_state::{Flushed, JournalFlush};
 use indexmap::IndexMap;
 use std::sync::mpsc;
 use std::thread::Scope;
@@ -34,20 +30,6 @@ pub(super) struct Turns<'a> {
     pub(super) steps: Vec<(String, Step)>,
     /// Components whose process starts once their checkpoints are written.
     pub(super) starting: Vec<(String, Box<Job<'a>>)>,
-    /// Components whose checkpoints are written and start once they are
-    /// flushed, with the number of the batch that wrote them.
-    flushing: Vec<(u64, String, Box<Job<'a>>)>,
-    /// Batches of checkpoints written, and the last one the flush under
-    /// way covers.
-    batches: u64,
-    in_flight: Option<u64>,
-}
-
-/// What the run's thread hears from the others: a component's turn ended
-/// on a worker, or the flush of the checkpoints up to a batch did.
-enum Event<'a> {
-    Ended(usize, Box<Ended<'a>>),
-    Flushed(u64, Flushed),
 }
 
 impl<'a> Run<'a> {
@@ -67,20 +49,13 @@ impl<'a> Run<'a> {
             running: IndexMap::new(),
             steps: Vec::new(),
             starting: Vec::new(),
-            flushing: Vec::new(),
-            batches: 0,
-            in_flight: None,
         };
         let interrupts = self.host.interrupts;
         std::thread::scope(|threads| {
-            let (done, finished) = mpsc::channel::<Event>();
-            let mut flusher = Flusher::new(threads, done.clone());
+            let (done, finished) = mpsc::channel::<(usize, Ended)>();
             let mut pool = Pool::new(threads, done, sink, interrupts);
             loop {
                 self.hand_out(&mut turns, logs_ahead);
-                if let Some((batch, flush)) = self.flush_or_start(&mut turns) {
-                    flusher.give(batch, flush);
-                }
                 for (name, job) in turns.starting.drain(..) {
                     pool.give(Task::Process(name, job));
                 }
@@ -95,24 +70,22 @@ impl<'a> Run<'a> {
                     break;
                 }
                 match finished.recv_timeout(HEARTBEAT) {
-                    Ok(event) => {
-                        let mut next = Some(event);
+                    Ok((worker, ended)) => {
+                        pool.returned(worker);
+                        self.ended(ended, &mut turns);
                         // Those that ended meanwhile are settled with it:
                         // the components they free start together, their
                         // checkpoints written and flushed once.
-                        while let Some(event) = next {
-                            if let Some(worker) = self.heard(event, &mut turns) {
-                                pool.returned(worker);
-                            }
-                            next = finished.try_recv().ok();
+                        while let Ok((worker, ended)) = finished.try_recv() {
+                            pool.returned(worker);
+                            self.ended(ended, &mut turns);
                         }
                     }
                     Err(_) => self.heartbeat(&turns.running),
                 }
             }
-            // The threads end once their channels close; the scope joins them.
+            // The workers end once their channels close; the scope joins them.
             pool.close();
-            flusher.close();
         });
         turns
     }
@@ -144,82 +117,11 @@ impl<'a> Run<'a> {
             }
         }
         if let Err(error) = self.write_checkpoints() {
-            let starting: Vec<_> = turns.starting.drain(..).map(|(name, _)| name).collect();
-            self.not_started(turns, starting, error);
-            return;
-        }
-        turns.batches += 1;
-        let batch = turns.batches;
-        let written = turns
-            .starting
-            .drain(..)
-            .map(|(name, job)| (batch, name, job));
-        turns.flushing.extend(written);
-    }
-
-    /// Starts the components whose checkpoints are durable, or gives the
-    /// flush that makes them so, for the flusher, when none is under way
-    /// (one flush then covers every batch written while the last one ran).
-    fn flush_or_start(&mut self, turns: &mut Turns<'a>) -> Option<(u64, JournalFlush)> {
-        if turns.in_flight.is_some() || turns.flushing.is_empty() {
-            return None;
-        }
-        match self.take_flush() {
-            Ok(None) => {
-                let durable = turns.flushing.drain(..).map(|(_, name, job)| (name, job));
-                turns.starting.extend(durable);
+            for (name, _) in turns.starting.drain(..) {
+                let step = self.fail(&name, &format!("not started: {error}"), None);
+                turns.steps.push((name, step));
             }
-            Ok(Some(flush)) => {
-                turns.in_flight = Some(turns.batches);
-                return Some((turns.batches, flush));
-            }
-            Err(error) => {
-                let names: Vec<_> = turns.flushing.drain(..).map(|(_, name, _)| name).collect();
-                self.not_started(turns, names, error);
-            }
-        }
-        None
-    }
-
-    /// The flush of the checkpoints up to `batch` ended: their components
-    /// start, or fail without starting when no location holds them.
-    fn flushed(&mut self, turns: &mut Turns<'a>, batch: u64, flushed: Flushed) {
-        turns.in_flight = None;
-        let covered = turns.flushing.partition_point(|(b, ..)| *b <= batch);
-        let durable: Vec<_> = turns.flushing.drain(..covered).collect();
-        match self.journal_flushed(flushed) {
-            Ok(()) => {
-                let durable = durable.into_iter().map(|(_, name, job)| (name, job));
-                turns.starting.extend(durable);
-            }
-            Err(error) => {
-                let names = durable.into_iter().map(|(_, name, _)| name).collect();
-                self.not_started(turns, names, error);
-            }
-        }
-    }
-
-    /// Components whose checkpoints could not be written or flushed fail
-    /// without starting, and the run stops.
-    fn not_started(&mut self, turns: &mut Turns<'a>, names: Vec<String>, error: EngineError) {
-        for name in names {
-            let step = self.fail(&name, &format!("not started: {error}"), None);
-            turns.steps.push((name, step));
-        }
-        turns.stop = turns.stop.take().or(Some(Stop::Fatal(error)));
-    }
-
-    /// What another thread said; the worker that is free again, if any.
-    fn heard(&mut self, event: Event<'a>, turns: &mut Turns<'a>) -> Option<usize> {
-        match event {
-            Event::Ended(worker, ended) => {
-                self.ended(*ended, turns);
-                Some(worker)
-            }
-            Event::Flushed(batch, flushed) => {
-                self.flushed(turns, batch, flushed);
-                None
-            }
+            turns.stop = turns.stop.take().or(Some(Stop::Fatal(error)));
         }
     }
 
@@ -285,7 +187,7 @@ struct Pool<'scope, 'env, 'a> {
     workers: Vec<mpsc::Sender<Task<'a>>>,
     /// The workers whose last task's end the run's thread received.
     idle: Vec<usize>,
-    done: mpsc::Sender<Event<'a>>,
+    done: mpsc::Sender<(usize, Ended<'a>)>,
     sink: &'env Recorder<'env>,
     interrupts: &'env Interrupts,
 }
@@ -293,7 +195,7 @@ struct Pool<'scope, 'env, 'a> {
 impl<'scope, 'env: 'scope, 'a: 'env> Pool<'scope, 'env, 'a> {
     fn new(
         threads: &'scope Scope<'scope, 'env>,
-        done: mpsc::Sender<Event<'a>>,
+        done: mpsc::Sender<(usize, Ended<'a>)>,
         sink: &'env Recorder<'env>,
         interrupts: &'env Interrupts,
     ) -> Self {
@@ -344,7 +246,7 @@ impl<'scope, 'env: 'scope, 'a: 'env> Pool<'scope, 'env, 'a> {
 fn work<'a>(
     number: usize,
     inbox: &mpsc::Receiver<Task<'a>>,
-    done: &mpsc::Sender<Event<'a>>,
+    done: &mpsc::Sender<(usize, Ended<'a>)>,
     sink: &Recorder,
     interrupts: &Interrupts,
 ) {
@@ -357,7 +259,7 @@ fn work<'a>(
             },
         };
         // The receiver lives until every task has ended.
-        let _ = done.send(Event::Ended(number, Box::new(ended)));
+        let _ = done.send((number, ended));
     }
 }
 
@@ -389,45 +291,5 @@ fn run_job<'a>(
     Ended {
         name,
         result: JobResult::Process(job, result),
-    }
-}
-
-/// The thread that flushes the journal (see [`JournalFlush`]), started
-/// with the first flush: a run whose records are durable as written (a
-/// remote state, `-j 1`, no state) never starts it.
-struct Flusher<'scope, 'env, 'a> {
-    threads: &'scope Scope<'scope, 'env>,
-    flushes: Option<mpsc::Sender<(u64, JournalFlush)>>,
-    done: mpsc::Sender<Event<'a>>,
-}
-
-impl<'scope, 'env: 'scope, 'a: 'env> Flusher<'scope, 'env, 'a> {
-    fn new(threads: &'scope Scope<'scope, 'env>, done: mpsc::Sender<Event<'a>>) -> Self {
-        Flusher {
-            threads,
-            flushes: None,
-            done,
-        }
-    }
-
-    /// Flushes the checkpoints up to `batch`; the run hears when it did.
-    fn give(&mut self, batch: u64, flush: JournalFlush) {
-        let flushes = self.flushes.get_or_insert_with(|| {
-            let (flushes, inbox) = mpsc::channel::<(u64, JournalFlush)>();
-            let done = self.done.clone();
-            self.threads.spawn(move || {
-                while let Ok((batch, flush)) = inbox.recv() {
-                    // The receiver lives until every flush has ended.
-                    let _ = done.send(Event::Flushed(batch, flush.run()));
-                }
-            });
-            flushes
-        });
-        // The thread takes flushes until its channel closes (`close`).
-        let _ = flushes.send((batch, flush));
-    }
-
-    fn close(&mut self) {
-        self.flushes = None;
     }
 }
