@@ -241,16 +241,23 @@ impl PackedSource {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_packed_text_is_smaller_and_reads_back_the_same() {
-        let text: String = (0..2000)
-            .map(|i| format!("- name: c{i}\n  value: v{}\n", i % 7))
+    /// A text of `lines` list items whose values repeat every `period`,
+    /// and its file packed.
+    fn packed_list(lines: usize, period: usize) -> (String, PackedSource) {
+        let text: String = (0..lines)
+            .map(|i| format!("- name: c{i}\n  value: v{}\n", i % period))
             .collect();
         let file = SourceFile {
             path: PathBuf::from("/s/hub.yaml.elaborate"),
             text: text.clone(),
         };
         let packed = PackedSource::new(file).expect("repetitive text deflates");
+        (text, packed)
+    }
+
+    #[test]
+    fn a_packed_text_is_smaller_and_reads_back_the_same() {
+        let (text, packed) = packed_list(2000, 7);
         assert!(packed.packed_len() * 5 < text.len());
         assert!(!packed.is_inflated());
         assert_eq!(packed.file().text, text);
@@ -260,14 +267,7 @@ mod tests {
 
     #[test]
     fn reading_a_packed_text_gives_it_whole_without_keeping_it() {
-        let text: String = (0..3000)
-            .map(|i| format!("- name: p{i}\n  value: w{}\n", i % 11))
-            .collect();
-        let file = SourceFile {
-            path: PathBuf::from("/s/hub.yaml.elaborate"),
-            text: text.clone(),
-        };
-        let packed = PackedSource::new(file).expect("repetitive text deflates");
+        let (text, packed) = packed_list(3000, 11);
         let read = packed.read(|path, read| (path.to_path_buf(), read.to_string()));
         assert_eq!(read, (PathBuf::from("/s/hub.yaml.elaborate"), text.clone()));
         assert!(!packed.is_inflated(), "read keeps nothing inflated");
