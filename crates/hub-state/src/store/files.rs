@@ -119,6 +119,14 @@ pub(super) enum Content<'a> {
     Derived(&'a mut dyn FnMut(&mut File, &mut dyn Write) -> std::io::Result<u64>),
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Run on the first file's path just before a [`Content::Derived`]
+    /// reads it (tests of a file planted there meanwhile).
+    pub(super) static BEFORE_DERIVE: std::cell::Cell<Option<fn(&Path)>> =
+        const { std::cell::Cell::new(None) };
+}
+
 impl Content<'_> {
     /// Runs `write` with `content`, a [`Content::Derived`] one made from
     /// the file at `first` (opened when it is written).
@@ -131,6 +139,10 @@ impl Content<'_> {
             return write(content);
         };
         let mut from_first = |out: &mut dyn Write| {
+            #[cfg(test)]
+            if let Some(plant) = BEFORE_DERIVE.with(|hook| hook.get()) {
+                plant(first);
+            }
             // Opened as every file beside a state is: a link or another's
             // file planted at its name since it was written is refused,
             // never read into the state.

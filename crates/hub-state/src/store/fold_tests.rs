@@ -278,3 +278,29 @@ fn a_fold_writes_what_two_renders_write() {
     }
     TEST_CHUNK.with(|c| c.set(None));
 }
+
+/// The first file of a fold replaced by a link (to the same bytes)
+/// between its write and its reading: the fold is refused, nothing read
+/// through the link reaches `STATE`, and the state is as before the fold.
+#[test]
+fn a_link_planted_at_the_first_file_of_a_fold_is_not_read() {
+    use super::files::BEFORE_DERIVE;
+    fn plant(first: &Path) {
+        let aside = first.with_extension("aside");
+        std::fs::rename(first, &aside).expect("move the file aside");
+        std::os::unix::fs::symlink(&aside, first).expect("plant a link");
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("s");
+    let (mut writer, mut state) = journaled(&path);
+    let before = std::fs::read(&path).expect("state");
+    end(&mut state);
+    BEFORE_DERIVE.with(|hook| hook.set(Some(plant)));
+    let refused = writer.write(&mut state);
+    BEFORE_DERIVE.with(|hook| hook.set(None));
+    let error = refused.expect_err("a link is never read into the state");
+    assert!(format!("{error:?}").contains("Link"), "{error:?}");
+    assert_eq!(std::fs::read(&path).expect("state"), before);
+    assert_eq!(journal_records(&path), 2, "the journal is kept");
+    assert_eq!(read_ok(&path).components["a"].status.as_str(), "deployed");
+}
