@@ -1725,6 +1725,36 @@ fn a_second_deploy_fails_at_once_naming_the_holder() {
     assert_eq!(text(&state(&t)["status"]), "deployed");
 }
 
+/// A parallel run marks each component's log on the component's thread:
+/// the mark of the run comes before anything the component wrote in that
+/// run, once per run.
+#[test]
+fn each_log_is_marked_before_the_component_writes_in_a_parallel_run() {
+    let t = F0 {
+        b_independent: true,
+        ..F0::default()
+    }
+    .build();
+    let parallel: Vec<&str> = DEPLOY.iter().copied().chain(["-j", "4"]).collect();
+    for run in 1..=2 {
+        hub(&t, &parallel).success();
+        for name in ["a", "b"] {
+            let log = read(&t, &format!("hub.yaml.state.logs/{name}.log"));
+            let lines: Vec<&str> = log.lines().collect();
+            let marks: Vec<usize> = (0..lines.len())
+                .filter(|&i| lines[i].starts_with("--- hub run "))
+                .collect();
+            assert_eq!(marks.len(), run, "{name}.log:\n{log}");
+            assert_eq!(marks[0], 0, "{name}.log starts with a mark:\n{log}");
+            // Each run's part: its mark, then what the component wrote.
+            for (i, &at) in marks.iter().enumerate() {
+                let end = marks.get(i + 1).copied().unwrap_or(lines.len());
+                assert!(end > at + 1, "nothing after a mark in {name}.log:\n{log}");
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_input_gives_clear_errors() {
     let t = Test::new().file(
