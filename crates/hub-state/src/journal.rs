@@ -77,10 +77,10 @@
 //!   next run holding the lock removes it.
 //!
 //! A run folds at its end, when more than [`FOLD_AFTER`] passed since the
-//! last fold (or [`FOLD_SHARE`] times what the last fold took, if longer),
-//! when the journal grows larger than `STATE` (and than
-//! [`FOLD_MIN_JOURNAL`]) once [`FOLD_SHARE`] times what the last fold took
-//! passed since it, and at its first
+//! last fold (or [`FOLD_SHARE`] times what the next fold should take, if
+//! longer), when the journal grows larger than `STATE` (and than
+//! [`FOLD_MIN_JOURNAL`]) once [`FOLD_SHARE`] times what the next fold
+//! should take passed since the last, and at its first
 //! write (right after it took the lock), which folds what a killed run
 //! left. A fold that follows records writes `STATE.backup` as the state
 //! so folded and `STATE` as the next serial with the same content, removes
@@ -130,9 +130,10 @@ use std::time::Duration;
 pub const FOLD_AFTER: Duration = Duration::from_secs(5);
 
 /// A fold rewrites the whole state, so its cost grows with the stack: the
-/// next one waits at least this many times as long as the last one took
-/// (for its age or for the journal's size), which keeps folding under a
-/// twentieth of a long run whatever the size.
+/// next one waits at least this many times as long as it should take (the
+/// last one's time, grown in proportion to the folded file and its
+/// journal), for its age or for the journal's size, which keeps folding
+/// under a twentieth of a long run whatever the size.
 pub const FOLD_SHARE: u32 = 20;
 
 /// A local journal is not folded for its size before it reaches this

@@ -314,6 +314,36 @@ fn a_journal_that_outgrew_the_file_waits_for_its_share_of_the_time() {
     assert!(read_ok(&path) == state, "the folded file holds the state");
 }
 
+/// A fold's time grows with what it writes: a run whose first write was a
+/// small state must not take that write's time as the next fold's once
+/// the journal holds several times the file.
+#[test]
+fn the_next_fold_waits_for_its_share_of_what_it_will_write() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("s");
+    let a_second = std::time::Duration::from_secs(1);
+    let (mut writer, mut state) = written_once(&path, a_second, journal::FOLD_SHARE);
+    let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 5);
+    for round in 0..20 {
+        checkpoint_bulk(&mut state, &mut writer, round, &bulk);
+    }
+    let file_len = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let journal_len = std::fs::metadata(journal::journal_path(&path)).map_or(0, |m| m.len());
+    let growth = (file_len + journal_len) as f64 / file_len as f64;
+    assert!(growth > 4.0, "{journal_len} against {file_len}");
+    let last_fold_share = a_second * journal::FOLD_SHARE;
+    assert!(
+        !writer.fold_due_after(last_fold_share + a_second),
+        "a fold as long as the last one was expected"
+    );
+    let grown_share = last_fold_share.mul_f64(growth);
+    assert!(writer.fold_due_after(grown_share + a_second));
+    assert!(
+        read_ok(&path) == state,
+        "the file with its journal holds the state"
+    );
+}
+
 #[test]
 fn a_small_journal_is_not_folded_for_its_size() {
     let dir = tempfile::tempdir().expect("dir");

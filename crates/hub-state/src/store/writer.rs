@@ -45,7 +45,8 @@ pub fn write(path: &Path, state: &mut State, options: &WriteOptions) -> Result<(
 /// [`crate::journal`]). Any other write, the writer's first one, and a
 /// checkpoint after which the journal outgrew the file or the last fold is
 /// older than [`journal::FOLD_AFTER`] (either no sooner than
-/// [`journal::FOLD_SHARE`] times what the last fold took), fold: the whole state is written
+/// [`journal::FOLD_SHARE`] times what the next fold should take, the last
+/// one's time grown with the state), fold: the whole state is written
 /// and the journal removed. A fold after records writes `STATE.backup` as
 /// the state so folded and `STATE` with the next serial; a pending change
 /// (one no record holds) is appended as a whole-state record first at a
@@ -396,10 +397,33 @@ impl StateWriter {
         let Some(last_fold) = self.last_fold else {
             return true;
         };
-        let since = last_fold.elapsed();
-        let share = self.last_fold_took * self.fold_share;
+        self.fold_due_after(last_fold.elapsed())
+    }
+
+    /// Whether a fold is due `since` the last one.
+    pub(super) fn fold_due_after(&self, since: std::time::Duration) -> bool {
+        let share = self.next_fold_estimate() * self.fold_share;
         since > journal::FOLD_AFTER.max(share)
             || (since > share && self.targets.iter().any(|t| t.store.journal_outgrown()))
+    }
+
+    /// What the next fold should take: the last one's time, grown as the
+    /// state grew since, for a fold's work is in proportion to what it
+    /// writes. The state has grown by at most what its journal holds, so
+    /// the folded file with its journal bounds the next file. Taking the
+    /// last fold's time alone let a run whose first write was a small state
+    /// (every component still to come) stop for a fold five times as long
+    /// a few seconds later.
+    fn next_fold_estimate(&self) -> std::time::Duration {
+        let growth = self
+            .targets
+            .iter()
+            .map(|t| {
+                let folded = t.store.folded_size().max(1);
+                (folded + t.store.journal_size()) as f64 / folded as f64
+            })
+            .fold(1.0, f64::max);
+        self.last_fold_took.mul_f64(growth)
     }
 
     /// What the last fold took, as if it took `took` (for tests of when
