@@ -253,6 +253,9 @@ pub struct Renderer {
     provides: Option<Cached<IndexMap<String, Vec<String>>>>,
     components: ComponentsCache,
     operations: Vec<CachedOperation>,
+    /// No later render will reuse a text: each part is written as it is
+    /// rendered and dropped (see [`Renderer::keep_no_texts`]).
+    last: bool,
 }
 
 impl Renderer {
@@ -261,6 +264,14 @@ impl Renderer {
             format,
             ..Renderer::default()
         }
+    }
+
+    /// From now on, keeps no text for a next render: a run's last write
+    /// renders the parts that changed without deflating them for a write
+    /// that will not come, and lets go of the kept texts as it writes them.
+    /// A render after it is still right, rendering every part again.
+    pub fn keep_no_texts(&mut self) {
+        self.last = true;
     }
 
     /// The YAML text of `state`, equal to [`super::render`]'s in the
@@ -283,19 +294,17 @@ impl Renderer {
         out.clear();
         out.push_str(&emit::document(&yaml_serde::to_value(head_of(state))?));
         if !state.lifecycle.order.is_empty() {
-            reuse(&mut self.lifecycle, &state.lifecycle, |l| {
+            reuse(&mut self.lifecycle, &state.lifecycle, self.last, out, |l| {
                 keyed("lifecycle", l)
-            })?
-            .push_to(out);
+            })?;
         }
         let head = self.head_parts(state, out)?;
         if !state.provides.is_empty() {
-            reuse(&mut self.provides, &state.provides, |p| {
+            reuse(&mut self.provides, &state.provides, self.last, out, |p| {
                 let mut p = p.clone();
                 p.sort_keys();
                 keyed("provides", &p)
-            })?
-            .push_to(out);
+            })?;
         }
         if !state.components.is_empty() {
             self.components(state, changed, &head, out)?;
@@ -318,37 +327,37 @@ impl Renderer {
         let (longs, key) = head_part(&state.stack_parameters, parameter_values, &head);
         if !state.stack_parameters.is_empty() {
             reuse_digested(
-                &mut self.stack_parameters,
-                key,
+                (&mut self.stack_parameters, key, self.last),
                 &state.stack_parameters,
+                out,
                 |p| stack_parameters_text(p, &mut Scope::head(&head)),
-            )?
-            .push_to(out);
+            )?;
         }
         head.extend(longs);
         let output_values = state.captured_outputs.iter().map(|o| &o.value);
         let (longs, key) = head_part(&state.captured_outputs, output_values, &head);
         if !state.captured_outputs.is_empty() {
             reuse_digested(
-                &mut self.captured_outputs,
-                key,
+                (&mut self.captured_outputs, key, self.last),
                 &state.captured_outputs,
+                out,
                 |o| {
                     let mut o = o.clone();
                     o.sort_by_cached_key(CapturedOutput::qualified_name);
                     keyed_shared("capturedOutputs", &o, &mut Scope::head(&head))
                 },
-            )?
-            .push_to(out);
+            )?;
         }
         head.extend(longs);
         let stack_values = state.stack_outputs.iter().map(|o| &o.value);
         let (longs, key) = head_part(&state.stack_outputs, stack_values, &head);
         if !state.stack_outputs.is_empty() {
-            reuse_digested(&mut self.stack_outputs, key, &state.stack_outputs, |o| {
-                keyed_shared("stackOutputs", o, &mut Scope::head(&head))
-            })?
-            .push_to(out);
+            reuse_digested(
+                (&mut self.stack_outputs, key, self.last),
+                &state.stack_outputs,
+                out,
+                |o| keyed_shared("stackOutputs", o, &mut Scope::head(&head)),
+            )?;
         }
         head.extend(longs);
         Ok(head)
@@ -366,6 +375,7 @@ impl Renderer {
             StateFormat::Linear => snapshot_bases(state),
             StateFormat::Reference => HashMap::new(),
         };
+        let last = self.last;
         let cache = &mut self.components;
         cache.follow(&state.components);
         for &at in &cache.sorted {
@@ -402,6 +412,9 @@ impl Renderer {
                     "the entry of `{name}` changed, but the write said it did not ({changed:?})"
                 );
                 cached.text.push_to(out);
+                if last {
+                    *slot = None;
+                }
                 continue;
             }
             let entry = Entry {
@@ -418,14 +431,17 @@ impl Renderer {
                 let mut text = String::new();
                 emit::entry(&Value::String(name.clone()), &value, 2, &mut text);
                 let text = scope.fill(&text);
+                out.push_str(&text);
                 let anchors = scope.anchors;
-                *slot = Some(Cached {
+                *slot = (!last).then(|| Cached {
                     value: Entry { anchors, ..entry },
                     text: Packed::new(text),
                 });
-            }
-            if let Some(cached) = slot {
+            } else if let Some(cached) = slot {
                 cached.text.push_to(out);
+                if last {
+                    *slot = None;
+                }
             }
         }
         Ok(())
@@ -454,14 +470,13 @@ impl Renderer {
                 logs: operation.logs.clone(),
                 phases: Vec::new(),
             };
-            reuse(&mut cached.head, &head, |head| {
+            reuse(&mut cached.head, &head, self.last, out, |head| {
                 let mut head = head.clone();
                 head.options.sort_keys();
                 let mut text = String::new();
                 emit::item(&yaml_serde::to_value(&head)?, 0, &mut text);
                 Ok(text)
-            })?
-            .push_to(out);
+            })?;
             if operation.phases.is_empty() {
                 continue;
             }
@@ -470,55 +485,79 @@ impl Renderer {
             out.push_str("  phases:\n");
             cached.phases.resize_with(operation.phases.len(), || None);
             for (phase, slot) in operation.phases.iter().zip(&mut cached.phases) {
-                reuse(slot, phase, |phase| {
+                reuse(slot, phase, self.last, out, |phase| {
                     let mut text = String::new();
                     emit::item(&yaml_serde::to_value(phase)?, 2, &mut text);
                     Ok(text)
-                })?
-                .push_to(out);
+                })?;
             }
         }
         Ok(())
     }
 }
 
-/// The cached text when `value` is what it was rendered from, else the
-/// text `render` gives, which is kept for next time.
-fn reuse<'c, T: PartialEq + Clone>(
-    slot: &'c mut Option<Cached<T>>,
+/// Writes to `out` the cached text when `value` is what it was rendered
+/// from, else the text `render` gives, which is kept for next time unless
+/// this is the `last` render (which lets go of the cached text too).
+fn reuse<T: PartialEq + Clone, S: Sink + ?Sized>(
+    slot: &mut Option<Cached<T>>,
     value: &T,
+    last: bool,
+    out: &mut S,
     render: impl FnOnce(&T) -> Result<String, StateError>,
-) -> Result<&'c Packed, StateError> {
-    let fresh = slot.as_ref().is_some_and(|cached| cached.value == *value);
-    if !fresh {
-        let text = Packed::new(render(value)?);
-        let value = value.clone();
-        return Ok(&slot.insert(Cached { value, text }).text);
+) -> Result<(), StateError> {
+    match slot.as_ref().filter(|cached| cached.value == *value) {
+        Some(cached) => cached.text.push_to(out),
+        None => {
+            let text = render(value)?;
+            out.push_str(&text);
+            if !last {
+                let value = value.clone();
+                *slot = Some(Cached {
+                    value,
+                    text: Packed::new(text),
+                });
+                return Ok(());
+            }
+        }
     }
-    Ok(slot.as_ref().map_or(&packed::EMPTY, |cached| &cached.text))
+    if last {
+        *slot = None;
+    }
+    Ok(())
 }
 
 /// A digest of a value (see [`digest`]); `None`: never the same.
 type Digest = Option<[u8; 32]>;
 
 /// [`reuse`] keeping `digest`, the value's, instead of a copy of it.
-fn reuse_digested<'c, T>(
-    slot: &'c mut Option<Cached<Digest>>,
-    digest: Digest,
+fn reuse_digested<T, S: Sink + ?Sized>(
+    (slot, digest, last): (&mut Option<Cached<Digest>>, Digest, bool),
     value: &T,
+    out: &mut S,
     render: impl FnOnce(&T) -> Result<String, StateError>,
-) -> Result<&'c Packed, StateError> {
-    let fresh = digest.is_some() && slot.as_ref().is_some_and(|c| c.value == digest);
-    if !fresh {
-        let text = Packed::new(render(value)?);
-        return Ok(&slot
-            .insert(Cached {
-                value: digest,
-                text,
-            })
-            .text);
+) -> Result<(), StateError> {
+    match slot
+        .as_ref()
+        .filter(|c| digest.is_some() && c.value == digest)
+    {
+        Some(cached) => cached.text.push_to(out),
+        None => {
+            let text = render(value)?;
+            out.push_str(&text);
+            if !last {
+                *slot = Some(Cached {
+                    value: digest,
+                    text: Packed::new(text),
+                });
+                return Ok(());
+            }
+        }
     }
-    Ok(slot.as_ref().map_or(&packed::EMPTY, |cached| &cached.text))
+    if last {
+        *slot = None;
+    }
+    Ok(())
 }
 
 /// The entry as the file holds it: its snapshot whole, or as a difference

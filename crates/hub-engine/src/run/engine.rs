@@ -230,6 +230,8 @@ enum Step {
 enum Changed<'a> {
     /// Anything.
     Any,
+    /// Anything, in the run's last write.
+    Last,
     /// This component's entry, and those of the unsaved checkpoints.
     Component(&'a str),
     /// The entries of the unsaved checkpoints.

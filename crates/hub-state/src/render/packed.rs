@@ -23,9 +23,6 @@ pub(super) enum Packed {
     Deflated(DeflatedText),
 }
 
-/// No text (what an empty slot writes).
-pub(super) static EMPTY: Packed = Packed::Plain(String::new());
-
 impl Packed {
     /// `text`, kept in no more room than it takes.
     pub(super) fn new(text: String) -> Packed {

@@ -391,3 +391,46 @@ proptest::proptest! {
         }
     }
 }
+
+/// A run's last write renders what changed without keeping it and lets go
+/// of every kept text, yet writes what a fresh render writes; a render
+/// after it (which a run does not make) is still right.
+#[test]
+fn a_last_render_writes_the_fresh_text_and_keeps_none() {
+    for format in [StateFormat::Reference, StateFormat::Linear] {
+        let mut renderer = Renderer::new(format);
+        let mut state = example();
+        state.components.extend(chain(6).components);
+        linear_or_reference(&mut renderer, &state, Changed::Any, format);
+        let mut known = state.components["c3"].captured_outputs.to_vec();
+        known[3] = output("c3", "changed");
+        let run = crate::ComponentRun {
+            snapshot: known,
+            ..Default::default()
+        };
+        state.record_component_run("c3", run, "2024-05-01T10:00:01Z");
+        state.status = "deployed".into();
+        renderer.keep_no_texts();
+        linear_or_reference(&mut renderer, &state, Changed::Only("c3"), format);
+        let cache = &renderer.components;
+        assert!(cache.entries.iter().all(Option::is_none), "{format:?}");
+        assert!(renderer.stack_parameters.is_none() && renderer.lifecycle.is_none());
+        assert!(renderer.operations.iter().all(|o| o.head.is_none()));
+        state.component_mut("c1").status = "undeployed".into();
+        linear_or_reference(&mut renderer, &state, Changed::Only("c1"), format);
+    }
+}
+
+fn linear_or_reference(
+    renderer: &mut Renderer,
+    state: &State,
+    changed: Changed<'_>,
+    format: StateFormat,
+) {
+    let mut out = String::new();
+    renderer
+        .render_into(state, changed, &mut out)
+        .expect("render");
+    let fresh = super::super::render_as(state, format).expect("render");
+    assert_eq!(out, fresh, "{format:?}: cached and fresh texts differ");
+}

@@ -295,6 +295,16 @@ impl StateWriter {
         self.write_changed(state, Changed::Any)
     }
 
+    /// [`StateWriter::write`] as the last write through this writer (a
+    /// run's end): the parts of the state that changed are written as they
+    /// are rendered, not kept for a write that will not come, and the texts
+    /// kept are let go of as they are written. A write after it is right,
+    /// but renders the whole state.
+    pub fn write_last(&mut self, state: &mut State) -> Result<(), StateError> {
+        self.renderer.keep_no_texts();
+        self.write(state)
+    }
+
     /// [`StateWriter::write`] after a change to the entry of `component`
     /// only (and to anything outside `components`; other entries may have
     /// been removed) since the previous write through this writer: the

@@ -605,7 +605,7 @@ impl<'a> Run<'a> {
             .is_some_and(|(head, state)| head.same_as(state))
         {
             true => Ok(()),
-            false => self.save(),
+            false => self.write_state(Changed::Last),
         }
     }
 
@@ -657,6 +657,7 @@ impl<'a> Run<'a> {
         let folds = writer.folds();
         let written = match changed {
             Changed::Any => writer.write(state),
+            Changed::Last => writer.write_last(state),
             Changed::Component(name) if unsaved.is_empty() => writer.write_component(state, name),
             Changed::Component(name) => {
                 unsaved.push(name.to_string());
