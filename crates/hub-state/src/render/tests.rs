@@ -242,6 +242,18 @@ fn chain(n: usize) -> State {
     state
 }
 
+/// Component `c{i}` of a [`chain`] runs again and changes its output.
+fn run_again_with_a_new_output(state: &mut State, i: usize) {
+    let name = format!("c{i}");
+    let mut known = state.components[&name].captured_outputs.to_vec();
+    known[i] = output(&name, "changed");
+    let run = crate::ComponentRun {
+        snapshot: known,
+        ..Default::default()
+    };
+    state.record_component_run(&name, run, "2024-05-01T10:00:01Z");
+}
+
 fn linear(renderer: &mut Renderer, state: &State, changed: Changed<'_>) -> String {
     let mut out = String::new();
     renderer
@@ -279,13 +291,7 @@ fn an_entry_is_written_again_when_the_snapshot_it_is_written_against_changes() {
     let mut state = chain(5);
     linear(&mut renderer, &state, Changed::Any);
     // c2 runs again and changes its output: c3 is written against it.
-    let mut known = state.components["c2"].captured_outputs.to_vec();
-    known[2] = output("c2", "changed");
-    let run = crate::ComponentRun {
-        snapshot: known,
-        ..Default::default()
-    };
-    state.record_component_run("c2", run, "2024-05-01T10:00:01Z");
+    run_again_with_a_new_output(&mut state, 2);
     let text = linear(&mut renderer, &state, Changed::Only("c2"));
     let again =
         super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
@@ -402,13 +408,7 @@ fn a_last_render_writes_the_fresh_text_and_keeps_none() {
         let mut state = example();
         state.components.extend(chain(6).components);
         linear_or_reference(&mut renderer, &state, Changed::Any, format);
-        let mut known = state.components["c3"].captured_outputs.to_vec();
-        known[3] = output("c3", "changed");
-        let run = crate::ComponentRun {
-            snapshot: known,
-            ..Default::default()
-        };
-        state.record_component_run("c3", run, "2024-05-01T10:00:01Z");
+        run_again_with_a_new_output(&mut state, 3);
         state.status = "deployed".into();
         renderer.keep_no_texts();
         linear_or_reference(&mut renderer, &state, Changed::Only("c3"), format);

@@ -324,9 +324,7 @@ fn the_next_fold_waits_for_its_share_of_what_it_will_write() {
     let a_second = std::time::Duration::from_secs(1);
     let (mut writer, mut state) = written_once(&path, a_second, journal::FOLD_SHARE);
     let bulk = "b".repeat(journal::FOLD_MIN_JOURNAL as usize / 5);
-    for round in 0..20 {
-        checkpoint_bulk(&mut state, &mut writer, round, &bulk);
-    }
+    (0..20).for_each(|round| checkpoint_bulk(&mut state, &mut writer, round, &bulk));
     let file_len = std::fs::metadata(&path).map_or(0, |m| m.len());
     let journal_len = std::fs::metadata(journal::journal_path(&path)).map_or(0, |m| m.len());
     let growth = (file_len + journal_len) as f64 / file_len as f64;
