@@ -506,25 +506,8 @@ fn reuse<T: PartialEq + Clone, S: Sink + ?Sized>(
     out: &mut S,
     render: impl FnOnce(&T) -> Result<String, StateError>,
 ) -> Result<(), StateError> {
-    match slot.as_ref().filter(|cached| cached.value == *value) {
-        Some(cached) => cached.text.push_to(out),
-        None => {
-            let text = render(value)?;
-            out.push_str(&text);
-            if !last {
-                let value = value.clone();
-                *slot = Some(Cached {
-                    value,
-                    text: Packed::new(text),
-                });
-                return Ok(());
-            }
-        }
-    }
-    if last {
-        *slot = None;
-    }
-    Ok(())
+    let fresh = slot.as_ref().is_some_and(|cached| cached.value == *value);
+    write_part(slot, fresh, (last, out), || value.clone(), || render(value))
 }
 
 /// A digest of a value (see [`digest`]); `None`: never the same.
@@ -537,20 +520,30 @@ fn reuse_digested<T, S: Sink + ?Sized>(
     out: &mut S,
     render: impl FnOnce(&T) -> Result<String, StateError>,
 ) -> Result<(), StateError> {
-    match slot
-        .as_ref()
-        .filter(|c| digest.is_some() && c.value == digest)
-    {
+    let fresh = digest.is_some() && slot.as_ref().is_some_and(|c| c.value == digest);
+    write_part(slot, fresh, (last, out), || digest, || render(value))
+}
+
+/// Writes the slot's text when it is `fresh`, else the text `render` gives,
+/// kept under `key()` unless this is the `last` render, which empties the
+/// slot either way.
+fn write_part<K, S: Sink + ?Sized>(
+    slot: &mut Option<Cached<K>>,
+    fresh: bool,
+    (last, out): (bool, &mut S),
+    key: impl FnOnce() -> K,
+    render: impl FnOnce() -> Result<String, StateError>,
+) -> Result<(), StateError> {
+    match slot.as_ref().filter(|_| fresh) {
         Some(cached) => cached.text.push_to(out),
         None => {
-            let text = render(value)?;
+            let text = render()?;
             out.push_str(&text);
             if !last {
                 *slot = Some(Cached {
-                    value: digest,
+                    value: key(),
                     text: Packed::new(text),
                 });
-                return Ok(());
             }
         }
     }
