@@ -468,7 +468,9 @@ fn count(dir: &Path) -> usize {
 /// What a killed run left: the state as hub reads it parses, and so does
 /// the file alone; every entry is `deployed` (its script finished) or
 /// `deploying`, and no entry exists for a component whose upstream was not
-/// deployed (it could not have started). Returns how many are deployed.
+/// deployed (it could not have started); every component whose script
+/// started has one (its start was written before it ran). Returns how
+/// many are deployed.
 fn check_killed(root: &Path, depends: &[Vec<String>], what: &str) -> usize {
     let state = pull(root);
     file_alone(root);
@@ -497,6 +499,15 @@ fn check_killed(root: &Path, depends: &[Vec<String>], what: &str) -> usize {
                 "{what}: `{name}` has an entry while `{upstream}`, which it waits for, is not deployed"
             );
         }
+    }
+    let started = std::fs::read_dir(root.join("started")).expect("started");
+    for entry in started {
+        let name = entry.expect("entry").file_name();
+        let name = name.to_string_lossy();
+        assert!(
+            state.components.contains_key(name.as_ref()),
+            "{what}: `{name}` started, yet the state has no entry for it"
+        );
     }
     deployed
 }

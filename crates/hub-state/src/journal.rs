@@ -55,7 +55,10 @@
 //! starts a component (an entry entering `deploying` or `undeploying`),
 //! and the folder after creating the journal: a component starts only
 //! once its `deploying` record is on disk, as it did when the whole file
-//! was rewritten. A record of a component's end is flushed with the next
+//! was rewritten. A parallel run's starts are flushed by the threads that
+//! start the components ([`crate::Flush`]), so that the run's
+//! thread does not wait for the disk. A record of a component's end is
+//! flushed with the next
 //! start's (one flush covers every record before it) or by the next fold:
 //! a power failure in between can lose it, and the component is then
 //! recorded as `deploying` and deployed again; a killed process loses

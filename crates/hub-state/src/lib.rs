@@ -152,7 +152,7 @@ pub use snapshot::{outputs_of_each, qualified_cmp, Index as SnapshotIndex};
 pub use snapshot::{Delta, Shared as SharedOutput, Snapshot};
 pub use store::{
     backup_path, lock_path, max_state_bytes, parse, read, read_file, real_location, render,
-    render_as, write, write_atomically, LocalStore, StateWriter, WriteOptions,
+    render_as, write, write_atomically, Flush, LocalStore, StateWriter, WriteOptions,
 };
 pub use vocabulary::{
     ComponentStatus, HealthStatus, OperationStatus, Recorded, StackStatus, Vocabulary,

@@ -2,12 +2,15 @@
 //! kind/version checks,
 //! atomic replacement with a backup of the previous content, the serial.
 //! One file per job: [`paths`] (where the files are), [`codec`] (bytes
-//! and text of a state), [`read`], [`writer`] (a run's writes), [`local`]
-//! (one local location) and [`files`] (atomic file writes).
+//! and text of a state), [`read`], [`writer`] (a run's writes), [`flush`]
+//! (a start's record flushed off the run's thread), [`local`] (one local
+//! location) and [`files`] (atomic file writes).
 
 mod codec;
 mod files;
+mod flush;
 pub(crate) use files::rename_with_flags;
+pub use flush::Flush;
 mod local;
 mod paths;
 mod read;
@@ -28,5 +31,7 @@ pub use writer::{write, StateWriter, WriteOptions};
 mod fold_tests;
 #[cfg(test)]
 mod serial_tests;
+#[cfg(test)]
+mod start_tests;
 #[cfg(test)]
 mod tests;

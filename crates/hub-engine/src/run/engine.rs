@@ -322,6 +322,8 @@ struct Ended<'a> {
 
 enum JobResult<'a> {
     Process(Box<Job<'a>>, hooks::Around),
+    /// Its checkpoint could not be flushed: its process did not start.
+    NotStarted(state::StateError),
     Ready(Result<(), String>),
 }
 

@@ -18,6 +18,7 @@ use hub_manifest::diag::Warnings;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One location a [`StateWriter`] writes: a local state file, its backup
 /// and its journal.
@@ -63,8 +64,9 @@ struct OnDisk {
 /// `STATE.journal` as a writer sees it.
 struct JournalFile {
     path: PathBuf,
-    /// Open for writing once a record was written.
-    file: Option<File>,
+    /// Open for writing once a record was written; shared with the
+    /// [`Flush`](super::flush::Flush)es of records not flushed yet.
+    file: Option<Arc<File>>,
     /// Bytes of complete records (and the header).
     size: u64,
     /// Bytes of the file: `size`, then the zeros written ahead of the
@@ -329,7 +331,7 @@ impl LocalStore {
             file.set_len(self.journal.size)
                 .map_err(failure("create the journal"))?;
             self.journal.allocated = self.journal.size;
-            self.journal.file = Some(file);
+            self.journal.file = Some(Arc::new(file));
         }
         let mut bytes = Vec::with_capacity(line.len() + 64);
         if self.journal.size == 0 {
@@ -342,7 +344,7 @@ impl LocalStore {
             allocated = end.next_multiple_of(journal::ZEROS_AHEAD);
             bytes.resize(bytes.len() + (allocated - end) as usize, 0);
         }
-        let Some(file) = self.journal.file.as_mut() else {
+        let Some(file) = self.journal.file.as_deref() else {
             return Ok(());
         };
         let written =
@@ -367,6 +369,22 @@ impl LocalStore {
             self.flush_folder()?;
         }
         Ok(())
+    }
+
+    /// [`LocalStore::append_record`] not flushed: the journal to flush
+    /// before anything relies on the record (see [`super::flush`]), if
+    /// the record was written to one.
+    pub(super) fn append_deferred(
+        &mut self,
+        operation: &str,
+        line: &str,
+    ) -> Result<Option<(PathBuf, Arc<File>)>, StateError> {
+        self.append_record(operation, line, false)?;
+        Ok(self
+            .journal
+            .file
+            .as_ref()
+            .map(|file| (self.journal.path.clone(), Arc::clone(file))))
     }
 
     /// Replaces the state file with `state` and removes the journal.

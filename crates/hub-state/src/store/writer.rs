@@ -2,6 +2,7 @@
 //! several locations, with checkpoints appended to the journal.
 
 use super::files::{gzip, Content};
+use super::flush::Flush;
 use super::local::LocalStore;
 use crate::backend::StateStore;
 use crate::integrity;
@@ -12,7 +13,9 @@ use crate::remote::HeldLocks;
 use crate::render::{Changed, Renderer};
 use crate::{is_remote, StateError};
 use std::collections::HashSet;
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -110,6 +113,8 @@ pub struct StateWriter {
     fold_share: u32,
     /// How many folds this writer made (for the run's trace).
     folds: u64,
+    /// The flushes of [`StateWriter::write_starts`] not yet known made.
+    flushes: Vec<Flush>,
 }
 
 /// `text` with its top-level `serial: from` line (the first, in the head)
@@ -225,6 +230,7 @@ impl StateWriter {
             text_len: 0,
             changed_since_render: Some(HashSet::new()),
             failures: Vec::new(),
+            flushes: Vec::new(),
             recorder: Recorder::default(),
             last_fold: None,
             fold_started: Instant::now(),
@@ -319,6 +325,23 @@ impl StateWriter {
         self.write_changed(state, Changed::Only(component))
     }
 
+    /// [`StateWriter::write_components`] of the checkpoints of components
+    /// about to start, whose record is not flushed when this returns: each
+    /// component starts once the [`Flush`] returned is made. When the
+    /// write folds instead, the state is on disk already and the flush has
+    /// nothing to do.
+    pub fn write_starts(
+        &mut self,
+        state: &mut State,
+        components: &[String],
+    ) -> Result<Flush, StateError> {
+        let mut journals = Vec::new();
+        self.write_deferring(state, Changed::Several(components), Some(&mut journals))?;
+        let flush = Flush::of(journals);
+        self.flushes.push(flush.clone());
+        Ok(flush)
+    }
+
     /// [`StateWriter::write_component`] after changes to the entries of
     /// `components` only.
     pub fn write_components(
@@ -332,13 +355,28 @@ impl StateWriter {
     /// A checkpoint (the entries named) goes to the journals; anything else,
     /// and the first write, fold.
     fn write_changed(&mut self, state: &mut State, changed: Changed<'_>) -> Result<(), StateError> {
+        self.write_deferring(state, changed, None)
+    }
+
+    /// [`StateWriter::write_changed`]; `deferred`: the record of a start
+    /// is not flushed, the local journals it went to are pushed there.
+    fn write_deferring(
+        &mut self,
+        state: &mut State,
+        changed: Changed<'_>,
+        deferred: Option<&mut Vec<(PathBuf, Arc<File>)>>,
+    ) -> Result<(), StateError> {
+        let flush_failed = self.flush_failed();
         let names: Vec<&str> = match changed {
             Changed::Any => return self.fold(state, true),
             Changed::Only(name) => vec![name],
             Changed::Several(names) => names.iter().map(String::as_str).collect(),
             Changed::Set(names) => names.iter().map(String::as_str).collect(),
         };
-        if self.last_fold.is_none() || self.targets.iter().any(|t| t.store.journal_broken()) {
+        if self.last_fold.is_none()
+            || flush_failed
+            || self.targets.iter().any(|t| t.store.journal_broken())
+        {
             return self.fold(state, true);
         }
         let serial = state.serial.max(self.serial) + 1;
@@ -359,7 +397,10 @@ impl StateWriter {
         if starts {
             self.prove_owners()?;
         }
-        self.append(state, serial, &line, starts)?;
+        match deferred {
+            Some(journals) if starts => self.append_deferred(state, serial, &line, journals)?,
+            _ => self.append(state, serial, &line, starts)?,
+        }
         if self.fold_due() {
             self.fold(state, false)?;
         }
@@ -395,6 +436,54 @@ impl StateWriter {
             false => target.append_unsynced(operation, line),
         });
         self.settle(state, serial, errors)
+    }
+
+    /// [`StateWriter::append`] of a start, not flushed at the local
+    /// locations: their journals are pushed onto `journals`.
+    fn append_deferred(
+        &mut self,
+        state: &mut State,
+        serial: u64,
+        line: &str,
+        journals: &mut Vec<(PathBuf, Arc<File>)>,
+    ) -> Result<(), StateError> {
+        let operation = state.operations.last().map_or("", |o| o.id.as_str());
+        let mut errors = Vec::new();
+        for target in &mut self.targets {
+            let appended = match &mut target.store {
+                Store::Local(local) => local
+                    .append_deferred(operation, line)
+                    .map(|journal| journals.extend(journal)),
+                Store::Remote(remote) => remote.append(operation, line),
+            };
+            target.written = appended.is_ok();
+            errors.extend(appended.err());
+        }
+        self.settle(state, serial, errors)
+    }
+
+    /// As if `flush` came from [`StateWriter::write_starts`].
+    #[cfg(test)]
+    pub(super) fn given_flush(&mut self, flush: Flush) {
+        self.flushes.push(flush);
+    }
+
+    /// Whether a flush of [`StateWriter::write_starts`] failed at a
+    /// location since the last write (a journal that could not be flushed
+    /// may have lost records: the next write folds). The locations that
+    /// failed while another was flushed are kept for
+    /// [`StateWriter::take_failures`].
+    fn flush_failed(&mut self) -> bool {
+        let mut failed = false;
+        self.flushes.retain(|flush| {
+            if !flush.made() {
+                return true;
+            }
+            failed |= flush.failed();
+            self.failures.extend(flush.take_failures());
+            false
+        });
+        failed
     }
 
     /// The last fold is old, or the journals grew larger than the files;

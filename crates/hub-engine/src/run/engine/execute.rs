@@ -609,12 +609,14 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The checkpoints of the components about to start, in one write.
-    pub(super) fn write_checkpoints(&mut self) -> Result<(), EngineError> {
-        match self.ledger.unsaved_checkpoints.is_empty() {
-            true => Ok(()),
-            false => self.write_state(Changed::Checkpoints),
+    /// The checkpoints of the components about to start, in one write;
+    /// their processes wait for the flush it gives.
+    pub(super) fn write_checkpoints(&mut self) -> Result<state::Flush, EngineError> {
+        if self.ledger.unsaved_checkpoints.is_empty() {
+            return Ok(state::Flush::default());
         }
+        self.write_state(Changed::Checkpoints)?;
+        Ok(self.ledger.flush.take().unwrap_or_default())
     }
 
     /// Writes the state, when there is one (never on a dry run).
@@ -665,7 +667,9 @@ impl<'a> Run<'a> {
                 unsaved.pop();
                 written
             }
-            Changed::Checkpoints => writer.write_components(state, unsaved),
+            Changed::Checkpoints => writer
+                .write_starts(state, unsaved)
+                .map(|flush| self.ledger.flush = Some(flush)),
         };
         if written.is_ok() {
             unsaved.clear();

@@ -74,6 +74,9 @@ pub(super) struct Ledger {
     /// Components whose checkpoint is not written yet (a parallel run
     /// writes those of the components that start together at once).
     pub(super) unsaved_checkpoints: Vec<String>,
+    /// What the components of the last checkpoints wait for before they
+    /// start (see [`state::Flush`]), until they are handed out.
+    pub(super) flush: Option<state::Flush>,
     /// Nothing written yet and nothing to write (see [`super::quiet`]).
     pub(super) quiet: bool,
 }

@@ -646,6 +646,7 @@ fn ledger(opened: Opened, verb: Verb, quiet: bool) -> Ledger {
         operation: None,
         writer: None,
         unsaved_checkpoints: Vec::new(),
+        flush: None,
         quiet,
     }
 }

@@ -11,6 +11,7 @@ use crate::run::recorder::Recorder;
 use crate::run::retry;
 use hub_manifest::ReadyCondition;
 use hub_plan::order::scheduler::Scheduler;
+use hub_state as state;
 use indexmap::IndexMap;
 use std::sync::mpsc;
 use std::thread::Scope;
@@ -30,6 +31,8 @@ pub(super) struct Turns<'a> {
     pub(super) steps: Vec<(String, Step)>,
     /// Components whose process starts once their checkpoints are written.
     pub(super) starting: Vec<(String, Box<Job<'a>>)>,
+    /// What their processes wait for: their checkpoints on disk.
+    pub(super) flush: state::Flush,
 }
 
 impl<'a> Run<'a> {
@@ -49,6 +52,7 @@ impl<'a> Run<'a> {
             running: IndexMap::new(),
             steps: Vec::new(),
             starting: Vec::new(),
+            flush: state::Flush::default(),
         };
         let interrupts = self.host.interrupts;
         std::thread::scope(|threads| {
@@ -57,7 +61,7 @@ impl<'a> Run<'a> {
             loop {
                 self.hand_out(&mut turns, logs_ahead);
                 for (name, job) in turns.starting.drain(..) {
-                    pool.give(Task::Process(name, job));
+                    pool.give(Task::Process(name, job, turns.flush.clone()));
                 }
                 let progressed = !turns.steps.is_empty();
                 self.settle_steps(&mut turns, &mut |name, conditions| {
@@ -116,12 +120,15 @@ impl<'a> Run<'a> {
                 Prepared::Run(job) => turns.starting.push((name, job)),
             }
         }
-        if let Err(error) = self.write_checkpoints() {
-            for (name, _) in turns.starting.drain(..) {
-                let step = self.fail(&name, &format!("not started: {error}"), None);
-                turns.steps.push((name, step));
+        match self.write_checkpoints() {
+            Ok(flush) => turns.flush = flush,
+            Err(error) => {
+                for (name, _) in turns.starting.drain(..) {
+                    let step = self.fail(&name, &format!("not started: {error}"), None);
+                    turns.steps.push((name, step));
+                }
+                turns.stop = turns.stop.take().or(Some(Stop::Fatal(error)));
             }
-            turns.stop = turns.stop.take().or(Some(Stop::Fatal(error)));
         }
     }
 
@@ -160,6 +167,11 @@ impl<'a> Run<'a> {
     fn ended(&mut self, ended: Ended<'a>, turns: &mut Turns<'a>) {
         let step = match ended.result {
             JobResult::Process(job, result) => self.ran(&ended.name, job, result),
+            JobResult::NotStarted(error) => {
+                let step = self.fail(&ended.name, &format!("not started: {error}"), None);
+                turns.stop = turns.stop.take().or(Some(Stop::Fatal(error.into())));
+                step
+            }
             JobResult::Ready(Ok(())) => self.succeeded(&ended.name),
             JobResult::Ready(Err(reason)) => self.fail(&ended.name, &reason, None),
         };
@@ -170,7 +182,8 @@ impl<'a> Run<'a> {
 /// What a worker of the pool does: a component's process (with its hooks
 /// and retries), or a deployed component's wait for its ready conditions.
 enum Task<'a> {
-    Process(String, Box<Job<'a>>),
+    /// Started once the flush of its checkpoint is made.
+    Process(String, Box<Job<'a>>, state::Flush),
     Ready(String, Vec<ReadyCondition>),
 }
 
@@ -252,7 +265,13 @@ fn work<'a>(
 ) {
     while let Ok(task) = inbox.recv() {
         let ended = match task {
-            Task::Process(name, job) => run_job(name, job, sink, interrupts),
+            Task::Process(name, job, flush) => match flush.wait() {
+                Ok(()) => run_job(name, job, sink, interrupts),
+                Err(error) => Ended {
+                    name,
+                    result: JobResult::NotStarted(error),
+                },
+            },
             Task::Ready(name, conditions) => Ended {
                 name,
                 result: JobResult::Ready(ready::wait_resolved(&conditions, interrupts)),
