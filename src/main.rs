@@ -3,7 +3,10 @@ use hub::cli::{Cli, Command};
 use hub_manifest::diag::Warnings;
 use std::process::ExitCode;
 
+mod allocator;
+
 fn main() -> ExitCode {
+    allocator::tune();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
@@ -133,7 +136,3 @@ fn repeated_list_flag(error: &clap::Error) -> Option<&'static str> {
     };
     (arg == prior && arg == "--output <PATHS>").then_some("-o")
 }
-
-// Why mimalloc rather than the system's: docs/src/development.md, "Dependencies".
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
