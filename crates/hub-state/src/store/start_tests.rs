@@ -6,7 +6,7 @@ use super::*;
 use crate::journal;
 use crate::model::State;
 use hub_manifest::diag::Warnings;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A state larger than a few records (so that they do not fold).
 fn padded() -> State {
@@ -36,12 +36,17 @@ fn starting(state: &mut State, names: &[&str]) -> Vec<String> {
     names.iter().map(|name| name.to_string()).collect()
 }
 
-#[test]
-fn a_start_is_in_the_journal_when_written_and_flushed_by_its_waiter() {
+/// A writer of a state at `s` in a new folder, not written yet.
+fn opened() -> (tempfile::TempDir, PathBuf, StateWriter, State) {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("s");
-    let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
-    let mut state = padded();
+    let writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
+    (dir, path, writer, padded())
+}
+
+#[test]
+fn a_start_is_in_the_journal_when_written_and_flushed_by_its_waiter() {
+    let (_dir, path, mut writer, mut state) = opened();
     // The first write folds: its state is on disk already.
     let first = writer.write_starts(&mut state, &[]).expect("first write");
     assert!(first.made(), "a fold leaves nothing to flush");
@@ -72,10 +77,7 @@ fn a_start_is_in_the_journal_when_written_and_flushed_by_its_waiter() {
 
 #[test]
 fn a_failed_flush_makes_the_next_write_a_fold_and_is_reported() {
-    let dir = tempfile::tempdir().expect("dir");
-    let path = dir.path().join("s");
-    let mut writer = StateWriter::open(&path, WriteOptions::default()).expect("open");
-    let mut state = padded();
+    let (_dir, path, mut writer, mut state) = opened();
     writer.write(&mut state).expect("first write");
     let names = starting(&mut state, &["a"]);
     let started = writer.write_starts(&mut state, &names).expect("starts");
