@@ -14,6 +14,9 @@ const DEPLOY: [&str; 4] = ["deploy", "hub.yaml.elaborate", "-s", STATE];
 
 /// `c1 → c2 → c3`, each printing one output and leaving `NAME.started`
 /// and `NAME.done` in the root; `c2` hangs while the file `hang` exists.
+/// The marks are made by a redirection, which sets a new file's time once:
+/// `touch` creates the file and then sets its time, and a test that saw
+/// the file could see its time change after.
 /// A long stack parameter makes the state larger than a run's few
 /// records, so that no fold happens before the run's end.
 pub(crate) fn fixture(root: &Path) {
@@ -36,7 +39,7 @@ pub(crate) fn fixture(root: &Path) {
             "---\nversion: 1\nkind: component\nmeta: {{name: {name}, kind: {name}}}\noutputs:\n- {{name: {name}.o, fromTfVar: o}}\n"
         );
         let script = format!(
-            "#!/bin/sh\ntouch ../{name}.started\nwhile [ {name} = c2 ] && [ -e ../hang ]; do sleep 0.05; done\necho; echo Outputs:; echo \"o = {name}-out\"; echo\ntouch ../{name}.done\n"
+            "#!/bin/sh\n: > ../{name}.started\nwhile [ {name} = c2 ] && [ -e ../hang ]; do sleep 0.05; done\necho; echo Outputs:; echo \"o = {name}-out\"; echo\n: > ../{name}.done\n"
         );
         write_script(&root.join(name).join("deploy.sh"), &script);
         write_script(&root.join(name).join("undeploy.sh"), "#!/bin/sh\n");
