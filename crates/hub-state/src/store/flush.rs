@@ -2,15 +2,16 @@
 //!
 //! A component may start only once the record saying it started is on
 //! disk. Flushing a journal (`fdatasync`) takes a fraction of a
-//! millisecond; done on the run's thread before each start, the 10,000
-//! starts of a large run spend seconds there while the processors idle.
+//! millisecond (milliseconds on a busy or network disk); done on the
+//! run's thread before each batch of starts, a large run spends seconds
+//! there, handing out nothing and recording no end meanwhile.
 //! So [`StateWriter::write_starts`](super::StateWriter::write_starts)
 //! appends the record without flushing it and hands back a [`Flush`]:
 //! each component's thread waits on it before its process starts. The
 //! first to wait flushes every local journal the record went to; the
 //! others wait for that flush and share its result. A flush covers every
-//! record written to the file before it, the next records' too: the
-//! components of a large run end and start faster than one flush each.
+//! record written to the file before it, so one flush often serves the
+//! records of several batches.
 //!
 //! With several locations the rule of every write holds: the flush fails
 //! when no location was flushed; a location that failed while another was
