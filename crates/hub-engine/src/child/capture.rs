@@ -158,11 +158,21 @@ impl Printed {
     }
 }
 
+/// The lines of a whole stdout as a running component's stream gives them
+/// (`process::LineSplitter`): split at `\n`, one `\r` before it dropped
+/// (a CRLF line end), the last line's too. A multi-line value read from
+/// the whole text and from the stream must be the same text.
+pub(super) fn stdout_lines(stdout: &str) -> impl Iterator<Item = &str> {
+    stdout
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+}
+
 /// The `Outputs:` blocks of a component's stdout, with every problem.
 pub(crate) fn read_outputs(stdout: &str) -> Printed {
     let mut reader = Accumulator::default();
     let mut blocks = Blocks::default();
-    for line in stdout.split('\n') {
+    for line in stdout_lines(stdout) {
         match blocks.step(line) {
             BlockLine::Entry | BlockLine::Continued => reader.line(line),
             BlockLine::Outside | BlockLine::Marker | BlockLine::Leading | BlockLine::End => {}

@@ -92,11 +92,18 @@ impl KeptStdout {
     }
 
     fn push_block(&mut self, line: &str) {
-        if self.blocks.len() + line.len() + 1 > MAX_KEPT_OUTPUTS {
+        let ends_in_cr = usize::from(line.ends_with('\r'));
+        if self.blocks.len() + line.len() + ends_in_cr + 1 > MAX_KEPT_OUTPUTS {
             self.dropped_from_blocks += 1;
             return;
         }
         self.blocks.push_str(line);
+        // The stream dropped one `\r` at the line's end, and so does the
+        // reading of these blocks: one more keeps a `\r` the line still
+        // ends with.
+        if ends_in_cr == 1 {
+            self.blocks.push('\r');
+        }
         self.blocks.push('\n');
     }
 
@@ -171,6 +178,26 @@ mod tests {
         assert_eq!(parse_outputs(&kept.blocks), parse_outputs(stdout));
         assert!(!kept.blocks.contains("noise"));
         assert!(kept.notes.is_empty());
+    }
+
+    /// Found by the `capture` fuzz target: a heredoc value whose lines end
+    /// in CRLF read one `\r` longer from the whole text than from the
+    /// stream, which drops the `\r` of a line's end.
+    #[test]
+    fn crlf_lines_in_a_multi_line_value_read_the_same_whole_and_streamed() {
+        let stdout = "Outputs:\r\ncert = <<EOT\r\na\r\n\r\r\r\n\x0c\r\r\nEOT\r\nk = v\r\n\r\nnoise";
+        let mut keeper = KeptStdout::default();
+        let mut lines = super::super::process::LineSplitter::new(1 << 20);
+        for chunk in stdout.as_bytes().chunks(7) {
+            lines.feed(chunk, |line, whole| {
+                keeper.line(&String::from_utf8_lossy(line), whole)
+            });
+        }
+        lines.finish(|line, whole| keeper.line(&String::from_utf8_lossy(line), whole));
+        let streamed = parse_outputs(&keeper.finish().blocks);
+        assert_eq!(streamed, parse_outputs(stdout));
+        assert_eq!(streamed["cert"], "a\n\r\n\x0c");
+        assert_eq!(streamed["k"], "v");
     }
 
     #[test]

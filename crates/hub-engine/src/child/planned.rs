@@ -4,7 +4,7 @@
 //! only once the component applies. A deploy's entry is always
 //! `NAME = VALUE`, so that line can never be a value, whatever the value.
 
-use super::capture::{read_outputs, BlockLine, Blocks};
+use super::capture::{read_outputs, stdout_lines, BlockLine, Blocks};
 use hub_plan::plan::planned::PlannedOutput;
 
 /// What marks an output as unknown, after its name.
@@ -17,7 +17,7 @@ pub fn parse_planned(stdout: &str) -> Vec<PlannedOutput> {
     let mut blocks = Blocks::default();
     let mut unknown: Vec<String> = Vec::new();
     let mut known_lines = String::new();
-    for line in stdout.split('\n') {
+    for line in stdout_lines(stdout) {
         let step = blocks.step(line);
         if step == BlockLine::Entry {
             if let Some(name) = unknown_name(line) {
