@@ -448,17 +448,12 @@ impl StateWriter {
         journals: &mut Vec<(PathBuf, Arc<File>)>,
     ) -> Result<(), StateError> {
         let operation = state.operations.last().map_or("", |o| o.id.as_str());
-        let mut errors = Vec::new();
-        for target in &mut self.targets {
-            let appended = match &mut target.store {
-                Store::Local(local) => local
-                    .append_deferred(operation, line)
-                    .map(|journal| journals.extend(journal)),
-                Store::Remote(remote) => remote.append(operation, line),
-            };
-            target.written = appended.is_ok();
-            errors.extend(appended.err());
-        }
+        let errors = self.at_each_store(|store| match store {
+            Store::Local(local) => local
+                .append_deferred(operation, line)
+                .map(|journal| journals.extend(journal)),
+            Store::Remote(remote) => remote.append(operation, line),
+        });
         self.settle(state, serial, errors)
     }
 
@@ -623,20 +618,27 @@ impl StateWriter {
         Ok(())
     }
 
+    /// Runs `step` at every location's store, noting which took it;
+    /// returns the errors.
+    fn at_each_store(
+        &mut self,
+        mut step: impl FnMut(&mut Store) -> Result<(), StateError>,
+    ) -> Vec<StateError> {
+        let mut errors = Vec::new();
+        for target in &mut self.targets {
+            let result = step(&mut target.store);
+            target.written = result.is_ok();
+            errors.extend(result.err());
+        }
+        errors
+    }
+
     /// Runs `step` at every location; returns the errors.
     fn at_every(
         &mut self,
         mut step: impl FnMut(&mut dyn StateStore) -> Result<(), StateError>,
     ) -> Vec<StateError> {
-        let mut errors = Vec::new();
-        for target in &mut self.targets {
-            target.written = false;
-            match step(target.store.get_mut()) {
-                Ok(()) => target.written = true,
-                Err(error) => errors.push(error),
-            }
-        }
-        errors
+        self.at_each_store(|store| step(store.get_mut()))
     }
 
     /// [`StateWriter::at_every`] when every location is local.
@@ -644,20 +646,11 @@ impl StateWriter {
         &mut self,
         mut step: impl FnMut(&mut LocalStore) -> Result<(), StateError>,
     ) -> Vec<StateError> {
-        let mut errors = Vec::new();
-        for target in &mut self.targets {
-            target.written = false;
-            let result = match &mut target.store {
-                Store::Local(local) => step(local),
-                // Not called with one (see `fold`).
-                Store::Remote(_) => Err(no_location()),
-            };
-            match result {
-                Ok(()) => target.written = true,
-                Err(error) => errors.push(error),
-            }
-        }
-        errors
+        self.at_each_store(|store| match store {
+            Store::Local(local) => step(local),
+            // Not called with one (see `fold`).
+            Store::Remote(_) => Err(no_location()),
+        })
     }
 
     /// Renders `state` with `serial` into the writer's text, comparing
