@@ -421,3 +421,29 @@ fn a_deploy_of_the_plan_refuses_a_component_whose_read_output_changed_and_goes_o
     assert_eq!(read("c"), "id id-4242\n");
     assert_eq!(read("d"), "plain\n");
 }
+
+/// A plan step and a deploy printing the same `Outputs:` block with CRLF
+/// line ends, a heredoc among them: the plan's planned value and the
+/// value the deploy records are the same text (a line end's `\r` is not
+/// part of either).
+#[test]
+fn a_crlf_heredoc_output_is_planned_as_it_is_deployed() {
+    let block =
+        r"printf 'Outputs:\r\nval = <<EOT\r\none\r\ntwo\r\nEOT\r\nid = id-1\r\ntoken = t\r\n\r\n'";
+    let test = stack()
+        .script("a/plan.sh", &format!("#!/bin/sh\n{block}\n"))
+        .script("a/deploy.sh", &format!("#!/bin/sh\n{block}\n"));
+    let out = plan(&test, &["--plan-steps", "--format", "json"]);
+    out.success();
+    let document = json(&out);
+    let planned = &component(&document, "a")["outputs"][0];
+    assert_eq!(planned["name"], "a.val");
+    assert_eq!(planned["value"], "one\ntwo");
+    let deployed = hub_pinned(
+        test.root(),
+        &["deploy", "hub.yaml.elaborate", "-s", "s.state"],
+    );
+    deployed.success();
+    let b_read = std::fs::read_to_string(test.root().join("b-read")).expect("b ran");
+    assert_eq!(b_read, "one\ntwo\n", "b reads the value a deployed");
+}
