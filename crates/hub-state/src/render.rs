@@ -18,7 +18,7 @@
 //! builds (the tests) compare them anyway and panic when the promise was
 //! broken.
 
-use super::layout::{snapshot_bases, StateFormat};
+use super::layout::StateFormat;
 use super::model::{
     CapturedOutput, ComponentState, Operation, Phase, State, StateLifecycle, StateParameter,
 };
@@ -363,90 +363,6 @@ impl Renderer {
         Ok(head)
     }
 
-    fn components<S: Sink + ?Sized>(
-        &mut self,
-        state: &State,
-        changed: Changed<'_>,
-        head: &HashSet<ValueDigest>,
-        out: &mut S,
-    ) -> Result<(), StateError> {
-        out.push_str("components:\n");
-        let bases = match self.format {
-            StateFormat::Linear => snapshot_bases(state),
-            StateFormat::Reference => HashMap::new(),
-        };
-        let last = self.last;
-        let cache = &mut self.components;
-        cache.follow(&state.components);
-        for &at in &cache.sorted {
-            let (name, component) = state
-                .components
-                .get_index(at)
-                .expect("the cache follows the map");
-            let base = bases.get(name.as_str()).copied().unwrap_or_default();
-            let base_snapshot = state
-                .components
-                .get(base)
-                .map(|entry| entry.captured_outputs.clone())
-                .unwrap_or_default();
-            let slot = &mut cache.entries[at];
-            if slot.as_ref().is_some_and(|c| !c.value.anchors.hold(head)) {
-                // The head no longer defines what the text aliases, or now
-                // defines what the text defines.
-                *slot = None;
-            }
-            let same_base = |cached: &&Cached<Entry>| {
-                cached.value.base == base && cached.value.base_snapshot.same(&base_snapshot)
-            };
-            if let Some(cached) = slot
-                .as_ref()
-                .filter(|_| !changed.may_have_changed(name))
-                .filter(same_base)
-            {
-                debug_assert!(
-                    cached.value.digest == digest_of(component)
-                        && cached
-                            .value
-                            .captured_outputs
-                            .same(&component.captured_outputs),
-                    "the entry of `{name}` changed, but the write said it did not ({changed:?})"
-                );
-                cached.text.push_to(out);
-                if last {
-                    *slot = None;
-                }
-                continue;
-            }
-            let entry = Entry {
-                digest: digest_of(component),
-                captured_outputs: component.captured_outputs.clone(),
-                base: base.to_string(),
-                base_snapshot,
-                anchors: Anchors::default(),
-            };
-            if !slot.as_ref().is_some_and(|cached| cached.value == entry) {
-                let mut scope = Scope::entry(head, name);
-                let mut value = yaml_serde::to_value(as_written(component, &entry))?;
-                scope.mark(&mut value);
-                let mut text = String::new();
-                emit::entry(&Value::String(name.clone()), &value, 2, &mut text);
-                let text = scope.fill(&text);
-                out.push_str(&text);
-                let anchors = scope.anchors;
-                *slot = (!last).then(|| Cached {
-                    value: Entry { anchors, ..entry },
-                    text: Packed::new(text),
-                });
-            } else if let Some(cached) = slot {
-                cached.text.push_to(out);
-                if last {
-                    *slot = None;
-                }
-            }
-        }
-        Ok(())
-    }
-
     fn operations<S: Sink + ?Sized>(
         &mut self,
         state: &State,
@@ -592,8 +508,10 @@ fn keyed_shared<T: Serialize>(
     Ok(scope.fill(&out))
 }
 
+mod components;
 mod digest;
 mod packed;
+mod parallel;
 mod shared;
 pub use shared::SHARED_VALUE_BYTES;
 

@@ -434,3 +434,46 @@ fn linear_or_reference(
     let fresh = super::super::render_as(state, format).expect("render");
     assert_eq!(out, fresh, "{format:?}: cached and fresh texts differ");
 }
+
+/// Components `c0..c{n}` in order, each knowing its own output only.
+fn wide(n: usize) -> State {
+    let mut state = State::new(
+        Default::default(),
+        (0..n).map(|i| format!("c{i}")).collect(),
+    );
+    for i in 0..n {
+        let name = format!("c{i}");
+        let run = crate::ComponentRun {
+            snapshot: vec![output(&name, &format!("v{i}"))],
+            ..Default::default()
+        };
+        state.record_component_run(&name, run, "2024-05-01T10:00:00Z");
+    }
+    state
+}
+
+/// Entries beyond one window, settled on several threads where the
+/// machine has the processors, are written in the file's order, the
+/// cached and the rendered alike, and a last render lets go of them all.
+#[test]
+fn many_entries_render_as_the_plain_writer_does_window_after_window() {
+    for format in [StateFormat::Reference, StateFormat::Linear] {
+        let mut renderer = Renderer::new(format);
+        let mut state = wide(700);
+        linear_or_reference(&mut renderer, &state, Changed::Any, format);
+        let changed: std::collections::HashSet<String> = [3, 255, 256, 257, 511, 600, 699]
+            .map(|i| format!("c{i}"))
+            .into();
+        for name in &changed {
+            state.component_mut(name).status = "undeployed".into();
+        }
+        linear_or_reference(&mut renderer, &state, Changed::Set(&changed), format);
+        linear_or_reference(&mut renderer, &state, Changed::Any, format);
+        state.component_mut("c10").status = "undeployed".into();
+        renderer.keep_no_texts();
+        linear_or_reference(&mut renderer, &state, Changed::Only("c10"), format);
+        let cache = &renderer.components;
+        assert!(cache.entries.iter().all(Option::is_none), "{format:?}");
+        assert_eq!(cache.sorted.len(), 700, "{format:?}");
+    }
+}
