@@ -11,7 +11,9 @@
 //! is otherwise idle; a write after one component's change renders one.
 
 use super::shared::{Scope, ValueDigest};
-use super::{as_written, digest_of, parallel, Cached, Changed, Entry, Packed, Renderer};
+use super::{
+    as_written, digest_of, parallel, Cached, Changed, ComponentsCache, Entry, Packed, Renderer,
+};
 use crate::layout::{snapshot_bases, StateFormat};
 use crate::model::{ComponentState, State};
 use crate::sink::Sink;
@@ -66,90 +68,109 @@ impl Renderer {
         let sorted = std::mem::take(&mut cache.sorted);
         let mut result = Ok(());
         for window in sorted.chunks(WINDOW) {
-            let mut trusted = Vec::with_capacity(window.len());
-            let mut work = Vec::new();
-            for &at in window {
-                let (name, component) = state
-                    .components
-                    .get_index(at)
-                    .expect("the cache follows the map");
-                let base = bases.get(name.as_str()).copied().unwrap_or_default();
-                let base_snapshot = state
-                    .components
-                    .get(base)
-                    .map(|entry| entry.captured_outputs.clone())
-                    .unwrap_or_default();
-                let slot = &mut cache.entries[at];
-                if slot.as_ref().is_some_and(|c| !c.value.anchors.hold(head)) {
-                    // The head no longer defines what the text aliases, or
-                    // now defines what the text defines.
-                    *slot = None;
-                }
-                let same_base = |cached: &&Cached<Entry>| {
-                    cached.value.base == base && cached.value.base_snapshot.same(&base_snapshot)
-                };
-                let trust = slot
-                    .as_ref()
-                    .filter(|_| !changed.may_have_changed(name))
-                    .filter(same_base);
-                if let Some(cached) = trust {
-                    debug_assert!(
-                        cached.value.digest == digest_of(component)
-                            && cached
-                                .value
-                                .captured_outputs
-                                .same(&component.captured_outputs),
-                        "the entry of `{name}` changed, but the write said it did not ({changed:?})"
-                    );
-                }
-                trusted.push(trust.is_some());
-                if trust.is_none() {
-                    work.push(Work {
-                        at,
-                        name,
-                        component,
-                        base,
-                        base_snapshot,
-                    });
-                }
-            }
+            let sides = (state, &bases, head);
+            let (trusted, work) = cache.sort_window(window, sides, changed);
             let slots = &cache.entries;
             let settled = parallel::map(&work, |work| settle(work, slots, head, last));
-            let mut settled = work.iter().zip(settled);
-            for (&at, trusted) in window.iter().zip(trusted) {
-                let slot = match trusted {
-                    true => &mut cache.entries[at],
-                    false => {
-                        let (work, settled) = settled.next().expect("one per entry not trusted");
-                        let slot = &mut cache.entries[work.at];
-                        match settled {
-                            Ok(Settled::Kept) => {}
-                            Ok(Settled::Rendered { text, cached }) => {
-                                out.push_str(&text);
-                                *slot = cached;
-                                continue;
-                            }
-                            Err(error) => {
-                                result = Err(error);
-                                break;
-                            }
-                        }
-                        slot
-                    }
-                };
-                if let Some(cached) = slot {
-                    cached.text.push_to(out);
-                }
-                if last {
-                    *slot = None;
-                }
-            }
+            result = cache.write_window(window, trusted, work.iter().zip(settled), (last, out));
             if result.is_err() {
                 break;
             }
         }
         cache.sorted = sorted;
         result
+    }
+}
+
+impl ComponentsCache {
+    /// For each entry of `window` (positions in `State::components`),
+    /// whether its cached text is taken on trust (the write said it did
+    /// not change), and the work left on the others.
+    fn sort_window<'s>(
+        &mut self,
+        window: &[usize],
+        (state, bases, head): (&'s State, &HashMap<&'s str, &'s str>, &HashSet<ValueDigest>),
+        changed: Changed<'_>,
+    ) -> (Vec<bool>, Vec<Work<'s>>) {
+        let mut trusted = Vec::with_capacity(window.len());
+        let mut work = Vec::new();
+        for &at in window {
+            let (name, component) = state
+                .components
+                .get_index(at)
+                .expect("the cache follows the map");
+            let base = bases.get(name.as_str()).copied().unwrap_or_default();
+            let base_snapshot = state
+                .components
+                .get(base)
+                .map(|entry| entry.captured_outputs.clone())
+                .unwrap_or_default();
+            let slot = &mut self.entries[at];
+            if slot.as_ref().is_some_and(|c| !c.value.anchors.hold(head)) {
+                // The head no longer defines what the text aliases, or now
+                // defines what the text defines.
+                *slot = None;
+            }
+            let same_base = |cached: &&Cached<Entry>| {
+                cached.value.base == base && cached.value.base_snapshot.same(&base_snapshot)
+            };
+            let trust = slot
+                .as_ref()
+                .filter(|_| !changed.may_have_changed(name))
+                .filter(same_base);
+            if let Some(cached) = trust {
+                debug_assert!(
+                    cached.value.digest == digest_of(component)
+                        && cached
+                            .value
+                            .captured_outputs
+                            .same(&component.captured_outputs),
+                    "the entry of `{name}` changed, but the write said it did not ({changed:?})"
+                );
+            }
+            trusted.push(trust.is_some());
+            if trust.is_none() {
+                work.push(Work {
+                    at,
+                    name,
+                    component,
+                    base,
+                    base_snapshot,
+                });
+            }
+        }
+        (trusted, work)
+    }
+
+    /// Writes the entries of `window` in order: a text taken on trust or
+    /// kept from its slot, or the one just rendered (the slot then keeps
+    /// what `settled` says); a `last` write empties every slot.
+    fn write_window<'w, S: Sink + ?Sized>(
+        &mut self,
+        window: &[usize],
+        trusted: Vec<bool>,
+        mut settled: impl Iterator<Item = (&'w Work<'w>, Result<Settled, StateError>)>,
+        (last, out): (bool, &mut S),
+    ) -> Result<(), StateError> {
+        for (&at, trusted) in window.iter().zip(trusted) {
+            if !trusted {
+                let (work, settled) = settled.next().expect("one per entry not trusted");
+                debug_assert_eq!(work.at, at);
+                if let Settled::Rendered { text, cached } = settled? {
+                    out.push_str(&text);
+                    self.entries[at] = cached;
+                    continue;
+                }
+            }
+            let slot = &mut self.entries[at];
+            if let Some(cached) = slot {
+                cached.text.push_to(out);
+            }
+            if last {
+                *slot = None;
+            }
+        }
+        Ok(())
     }
 }
 
