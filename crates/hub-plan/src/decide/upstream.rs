@@ -467,16 +467,20 @@ mod tests {
 
     #[test]
     fn upstream_bits_are_the_selected_names_a_search_reaches() {
-        for seed in 0..20 {
-            let edges = graph(60, seed);
+        // 60 nodes: one chunk; 1,500: three, shared between sets.
+        for (size, seed) in (0..20)
+            .map(|seed| (60, seed))
+            .chain([(1500, 20), (1500, 21)])
+        {
+            let edges = graph(size, seed);
             let after = |name: &str| edges.get(name).map(Vec::as_slice).unwrap_or_default();
             // Every third node is outside the selection.
-            let selected: Vec<String> = (0..60)
+            let selected: Vec<String> = (0..size)
                 .filter(|i| i % 3 != 1)
                 .map(|i| format!("n{i}"))
                 .collect();
             let mut ancestry = Ancestry::new(&selected);
-            for i in (0..60).rev() {
+            for i in (0..size).rev() {
                 let name = format!("n{i}");
                 let searched: BTreeSet<String> = reachable(&name, &after);
                 let expected: Vec<usize> = selected
