@@ -223,6 +223,18 @@ fn a_state_of_many_components_grows_linearly() {
     let snapshot = state.components[&last].captured_outputs.to_vec();
     assert!(snapshot.iter().any(|o| o.component == "c0"), "{snapshot:?}");
     assert!(snapshot.iter().any(|o| o.component == last), "{snapshot:?}");
+    // The last write renders its entries on several threads, a window of
+    // 256 at a time: the file holds them in name order, each its own.
+    let written: Vec<&String> = state.components.keys().collect();
+    let mut sorted = written.clone();
+    sorted.sort();
+    let first_out = written.iter().zip(&sorted).position(|(w, s)| w != s);
+    assert_eq!(first_out, None, "entries out of name order: {written:?}");
+    for (name, entry) in &state.components {
+        assert_eq!(entry.status, "deployed", "{name}");
+        let own = entry.captured_outputs.to_vec();
+        assert!(own.iter().any(|o| o.component == *name), "{name}: {own:?}");
+    }
 }
 
 /// The `stackParameters:` block of a state text, up to the next key.

@@ -452,6 +452,26 @@ fn wide(n: usize) -> State {
     state
 }
 
+/// [`linear_or_reference`], and the text read back by the parser (which
+/// renders nothing): the same state, its entries in name order, each once.
+fn read_back_in_order(
+    renderer: &mut Renderer,
+    state: &State,
+    changed: Changed<'_>,
+    format: StateFormat,
+) {
+    linear_or_reference(renderer, state, changed, format);
+    let text = super::super::render_as(state, format).expect("render");
+    let again =
+        super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+    assert_eq!(again, *state, "{format:?}");
+    let mut sorted: Vec<&String> = state.components.keys().collect();
+    sorted.sort();
+    let written: Vec<&String> = again.components.keys().collect();
+    let first_out = written.iter().zip(&sorted).position(|(w, s)| w != s);
+    assert_eq!(first_out, None, "{format:?}: entries out of name order");
+}
+
 /// Entries beyond one window, settled on several threads where the
 /// machine has the processors, are written in the file's order, the
 /// cached and the rendered alike, and a last render lets go of them all.
@@ -460,18 +480,18 @@ fn many_entries_render_as_the_plain_writer_does_window_after_window() {
     for format in [StateFormat::Reference, StateFormat::Linear] {
         let mut renderer = Renderer::new(format);
         let mut state = wide(700);
-        linear_or_reference(&mut renderer, &state, Changed::Any, format);
+        read_back_in_order(&mut renderer, &state, Changed::Any, format);
         let changed: std::collections::HashSet<String> = [3, 255, 256, 257, 511, 600, 699]
             .map(|i| format!("c{i}"))
             .into();
         for name in &changed {
             state.component_mut(name).status = "undeployed".into();
         }
-        linear_or_reference(&mut renderer, &state, Changed::Set(&changed), format);
-        linear_or_reference(&mut renderer, &state, Changed::Any, format);
+        read_back_in_order(&mut renderer, &state, Changed::Set(&changed), format);
+        read_back_in_order(&mut renderer, &state, Changed::Any, format);
         state.component_mut("c10").status = "undeployed".into();
         renderer.keep_no_texts();
-        linear_or_reference(&mut renderer, &state, Changed::Only("c10"), format);
+        read_back_in_order(&mut renderer, &state, Changed::Only("c10"), format);
         let cache = &renderer.components;
         assert!(cache.entries.iter().all(Option::is_none), "{format:?}");
         assert_eq!(cache.sorted.len(), 700, "{format:?}");
