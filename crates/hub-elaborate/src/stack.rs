@@ -6,6 +6,7 @@ use super::{application, order, state_fill, unread, ElaborateError, Options};
 use hub_manifest::declared::{Mark, ParameterSources};
 use hub_manifest::diag::{Location, Warning, Warnings};
 use hub_manifest::keys::suggest;
+use hub_manifest::parallel::{self, Spread};
 use hub_manifest::typos::{self, Origin};
 use hub_manifest::{
     locate, locate_entry, read_manifest, read_params, ComponentRef, Elaborated, Manifest,
@@ -13,7 +14,6 @@ use hub_manifest::{
 };
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod level;
 mod names;
@@ -532,39 +532,15 @@ fn read_component_manifest(dir: &Path) -> ReadComponent {
     (result, warnings)
 }
 
-/// Reads the manifest of every folder, on all cores. A slot left empty (a
-/// thread that could not start or panicked) is read again by the caller.
+/// Reads the manifest of every folder, on all cores (four folders a thread
+/// at least). Each slot is taken by the first component of its folder;
+/// another one of the same folder reads it again.
 fn read_component_manifests(folders: &[&PathBuf]) -> Vec<Option<ReadComponent>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || folders.len() < PARALLEL_FROM {
-        return folders
-            .iter()
-            .map(|dir| Some(read_component_manifest(dir)))
-            .collect();
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(dir) = folders.get(i) else {
-                break done;
-            };
-            done.push((i, read_component_manifest(dir)));
-        }
+    let spread = Spread {
+        smallest_share: PARALLEL_FROM / 2,
+        most_threads: usize::MAX,
     };
-    let mut slots: Vec<Option<ReadComponent>> = (0..folders.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads.min(folders.len()))
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
-            .collect();
-        let mut finished = vec![work()];
-        finished.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
-        for (i, read) in finished.into_iter().flatten() {
-            slots[i] = Some(read);
-        }
-    });
-    slots
+    parallel::map(folders, spread, |dir| Some(read_component_manifest(dir)))
 }
 
 /// The folder holding a component's `hub-component.yaml`.

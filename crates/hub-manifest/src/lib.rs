@@ -18,6 +18,7 @@ mod locate;
 mod model;
 pub mod names;
 mod packed_source;
+pub mod parallel;
 pub mod pieces;
 pub mod provenance;
 pub mod schema;

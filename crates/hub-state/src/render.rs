@@ -511,7 +511,6 @@ fn keyed_shared<T: Serialize>(
 mod components;
 mod digest;
 mod packed;
-mod parallel;
 mod shared;
 pub use shared::SHARED_VALUE_BYTES;
 

@@ -5,27 +5,33 @@
 //! written. Which cached texts are still right without looking at the
 //! entry (a write that says what changed) is decided first; the entries
 //! left are digested, compared and rendered on several threads
-//! ([`super::parallel`]), each from its own value and anchors; then the
+//! ([`hub_manifest::parallel`]), each from its own value and anchors; then the
 //! window's texts are written in order and its slots updated. A fold of a
 //! 10,000-component state renders nearly every entry, on a processor that
 //! is otherwise idle; a write after one component's change renders one.
 
 use super::shared::{Scope, ValueDigest};
-use super::{
-    as_written, digest_of, parallel, Cached, Changed, ComponentsCache, Entry, Packed, Renderer,
-};
+use super::{as_written, digest_of, Cached, Changed, ComponentsCache, Entry, Packed, Renderer};
 use crate::layout::{snapshot_bases, StateFormat};
 use crate::model::{ComponentState, State};
 use crate::sink::Sink;
 use crate::snapshot::Snapshot;
 use crate::StateError;
 use hub_manifest::emit;
+use hub_manifest::parallel::{self, Spread};
 use std::collections::{HashMap, HashSet};
 use yaml_serde::Value;
 
 /// Entries settled together: enough to share between threads, few enough
 /// that their texts, held until written, stay a few megabytes.
 const WINDOW: usize = 256;
+
+/// A thread renders 16 entries at least, and four threads at most write
+/// their texts for this one to write out.
+const SPREAD: Spread = Spread {
+    smallest_share: 16,
+    most_threads: 4,
+};
 
 /// An entry whose cached text could not be taken on trust.
 struct Work<'s> {
@@ -71,7 +77,7 @@ impl Renderer {
             let sides = (state, &bases, head);
             let (trusted, work) = cache.sort_window(window, sides, changed);
             let slots = &cache.entries;
-            let settled = parallel::map(&work, |work| settle(work, slots, head, last));
+            let settled = parallel::map(&work, SPREAD, |work| settle(work, slots, head, last));
             result = cache.write_window(window, trusted, work.iter().zip(settled), (last, out));
             if result.is_err() {
                 break;
