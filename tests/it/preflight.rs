@@ -428,3 +428,54 @@ fn force_runs_the_others_despite_a_predicted_failure() {
     assert!(test.root().join("a").join("ran").exists());
     assert!(!test.root().join("b").join("ran").exists());
 }
+
+/// Enough components that their folders are looked at on several threads
+/// (`check_implementations`): every one without an implementation of a
+/// verb the stack lists is named, in the stack's order, before anything
+/// runs.
+#[test]
+fn every_component_of_a_large_stack_without_an_implementation_is_named_in_order() {
+    let names: Vec<String> = (0..300).map(|at| format!("c{at:03}")).collect();
+    let mut stack = String::from("kind: stack\nmeta: {name: many}\ncomponents:\n");
+    for name in &names {
+        stack.push_str(&format!("- {{name: {name}, source: {{dir: {name}}}}}\n"));
+    }
+    stack.push_str("lifecycle:\n  verbs: [deploy, undeploy]\n");
+    let mut test = Test::new().file("hub.yaml", &stack);
+    let without_deploy = ["c010", "c299"];
+    let without_undeploy = ["c150"];
+    for name in &names {
+        test = test.file(
+            &format!("{name}/hub-component.yaml"),
+            &format!("kind: component\nmeta: {{name: {name}}}\n"),
+        );
+        if !without_deploy.contains(&name.as_str()) {
+            test = test.script(&format!("{name}/deploy.sh"), "#!/bin/sh\ntouch ran\n");
+        }
+        if !without_undeploy.contains(&name.as_str()) {
+            test = test.script(&format!("{name}/undeploy.sh"), "#!/bin/sh\n");
+        }
+    }
+    let out = run(&test, &["deploy", "hub.yaml", "-s", "st", "-j", "8"]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    let at = |text: &str| {
+        out.stderr
+            .find(text)
+            .unwrap_or_else(|| panic!("no `{text}` in {}", out.stderr))
+    };
+    let named = [
+        at("component `c010`: no implementation of `deploy`"),
+        at("component `c150`: no implementation of `undeploy`"),
+        at("component `c299`: no implementation of `deploy`"),
+    ];
+    assert!(named.windows(2).all(|w| w[0] < w[1]), "{}", out.stderr);
+    assert_eq!(
+        out.stderr.matches("no implementation of").count(),
+        3,
+        "{}",
+        out.stderr
+    );
+    for name in &names {
+        assert!(!test.root().join(name).join("ran").exists(), "{name} ran");
+    }
+}

@@ -15,6 +15,7 @@ use crate::source::discover::{self, Implementation};
 use crate::source::stack::Stack;
 use hub_manifest::declared::Declarations;
 use hub_manifest::diag::{Location, Warnings};
+use hub_manifest::parallel;
 use hub_params::drift::{self, Drift, DriftUse};
 use hub_params::format::substitution_text;
 use hub_params::{self as params, LockOptions, Locked, Prompter};
@@ -248,35 +249,71 @@ pub fn check_implementations(
     } else {
         listed
     };
+    // Each folder is looked at apart from the others, so several at once:
+    // at 10,000 components these are tens of thousands of `stat`s.
+    let looked = parallel::map(&plan.selected, DISCOVERY_SPREAD, |name| {
+        discover_verbs(stack, name, &verbs, plan.verb.as_str(), options)
+    });
     let mut found = Implementations::default();
-    for name in &plan.selected {
-        let (Some(reference), Some(manifest)) =
-            (stack.reference(name), stack.elaborated.component(name))
-        else {
-            continue;
-        };
-        let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
-        let bare = manifest.lifecycle.bare == "allow";
-        for verb in &verbs {
-            match discover::discover(&dir, &options.implementation_verb(verb), bare) {
-                Ok(implementation) if *verb == plan.verb.as_str() => {
-                    found.found.insert(name.clone(), implementation);
-                }
-                Ok(_) => {}
-                Err(source) => {
-                    found
-                        .missing
-                        .push(crate::plan::preflight::PreflightProblem {
-                            component: Some(name.clone()),
-                            hint: source.hint().unwrap_or_default(),
-                            message: source.to_string(),
-                        });
-                    break;
-                }
+    for (name, discovered) in plan.selected.iter().zip(looked) {
+        let discovered = discovered?;
+        if let Some(implementation) = discovered.found {
+            found.found.insert(name.clone(), implementation);
+        }
+        found.missing.extend(discovered.missing);
+    }
+    Ok(found)
+}
+
+/// Folders per thread at least when looking for implementations, and
+/// threads at most.
+const DISCOVERY_SPREAD: parallel::Spread = parallel::Spread {
+    smallest_share: 64,
+    most_threads: 4,
+};
+
+/// What one selected component's folder holds for the verbs looked for.
+#[derive(Default)]
+struct Discovered {
+    /// What implements the run's verb.
+    found: Option<Implementation>,
+    /// The first verb nothing implements (the verbs after it are not
+    /// looked for).
+    missing: Option<crate::plan::preflight::PreflightProblem>,
+}
+
+/// [`check_implementations`] of component `name`; nothing for a name
+/// without a component document.
+fn discover_verbs(
+    stack: &Stack,
+    name: &str,
+    verbs: &[&str],
+    run_verb: &str,
+    options: &RunOptions,
+) -> Result<Discovered, PlanningError> {
+    let mut discovered = Discovered::default();
+    let (Some(reference), Some(manifest)) =
+        (stack.reference(name), stack.elaborated.component(name))
+    else {
+        return Ok(discovered);
+    };
+    let dir = stack.component_dir(reference, options.components_base_dir.as_deref())?;
+    let bare = manifest.lifecycle.bare == "allow";
+    for verb in verbs {
+        match discover::discover(&dir, &options.implementation_verb(verb), bare) {
+            Ok(implementation) if *verb == run_verb => discovered.found = Some(implementation),
+            Ok(_) => {}
+            Err(source) => {
+                discovered.missing = Some(crate::plan::preflight::PreflightProblem {
+                    component: Some(name.to_string()),
+                    hint: source.hint().unwrap_or_default(),
+                    message: source.to_string(),
+                });
+                break;
             }
         }
     }
-    Ok(found)
+    Ok(discovered)
 }
 
 /// What [`check_implementations`] found.

@@ -27,6 +27,7 @@ use super::snapshot::Snapshot;
 use super::StateError;
 use digest::digest_serde;
 use hub_manifest::emit;
+use hub_manifest::parallel;
 use indexmap::IndexMap;
 use packed::Packed;
 use serde::Serialize;
@@ -57,14 +58,54 @@ fn stack_parameters_text(
     let mut text = String::with_capacity(64 * sorted.len());
     text.push_str("stackParameters:\n");
     let mut item = String::new();
-    for (_, parameter) in sorted {
-        let mut value = yaml_serde::to_value(parameter)?;
-        scope.mark(&mut value);
-        item.clear();
-        emit::item(&value, 0, &mut item);
-        scope.fill_onto(&item, &mut text);
+    // A window's parameters are turned into text on several threads, but
+    // for those holding a long value: the anchors are decided in order, on
+    // this thread. Windows keep the texts waiting to be copied few.
+    for window in sorted.chunks(PARAMETERS_WINDOW) {
+        let settled = parallel::map(window, PARAMETERS_SPREAD, |(_, parameter)| {
+            parameter_text(parameter)
+        });
+        for settled in settled {
+            match settled? {
+                ParameterText::Plain(own) => text.push_str(&own),
+                ParameterText::Shares(mut value) => {
+                    scope.mark(&mut value);
+                    item.clear();
+                    emit::item(&value, 0, &mut item);
+                    scope.fill_onto(&item, &mut text);
+                }
+            }
+        }
     }
     Ok(text)
+}
+
+/// Stack parameters rendered at once, at most.
+const PARAMETERS_WINDOW: usize = 4096;
+
+/// Stack parameters per thread at least, and threads at most.
+const PARAMETERS_SPREAD: parallel::Spread = parallel::Spread {
+    smallest_share: 512,
+    most_threads: 4,
+};
+
+/// A stack parameter's lines, or its value when it holds a value long
+/// enough to be shared (written under an anchor, or as an alias).
+enum ParameterText {
+    Plain(String),
+    Shares(Value),
+}
+
+fn parameter_text(parameter: &StateParameter) -> Result<ParameterText, StateError> {
+    let value = yaml_serde::to_value(parameter)?;
+    let mut longs = Vec::new();
+    shared::long_strings(&value, &mut longs);
+    if !longs.is_empty() {
+        return Ok(ParameterText::Shares(value));
+    }
+    let mut text = String::new();
+    emit::item(&value, 0, &mut text);
+    Ok(ParameterText::Plain(text))
 }
 
 /// The digests of the long values of a head part, and the key its text is

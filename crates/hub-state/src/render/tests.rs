@@ -497,3 +497,37 @@ fn many_entries_render_as_the_plain_writer_does_window_after_window() {
         assert_eq!(cache.sorted.len(), 700, "{format:?}");
     }
 }
+
+/// Stack parameters are turned into text a window at a time, on several
+/// threads, but for those holding a long value (anchored or aliased in
+/// order on one thread): across windows, the list reads back whole and in
+/// its order, with one anchor for a long value and aliases after it.
+#[test]
+fn many_stack_parameters_read_back_in_order_with_their_anchors_across_windows() {
+    let long = "x".repeat(SHARED_VALUE_BYTES);
+    let other = "y".repeat(SHARED_VALUE_BYTES + 1);
+    let count = 3 * super::PARAMETERS_WINDOW + 17;
+    let mut state = example();
+    state.stack_parameters = (0..count)
+        .map(|at| {
+            let edge = super::PARAMETERS_WINDOW;
+            let value = match at {
+                _ if at == edge - 1 || at == edge || at == 3 * edge + 3 => long.clone(),
+                _ if at == 2 * edge => other.clone(),
+                _ => format!("value {at}"),
+            };
+            StateParameter::new(&format!("p{at:06}"), Value::String(value))
+        })
+        .collect();
+    for format in [StateFormat::Reference, StateFormat::Linear] {
+        let text = Renderer::new(format).render(&state).expect("render");
+        let head = &text[text.find("stackParameters:").expect("list")..];
+        assert_eq!(head.matches("value: &hub-").count(), 2, "{format:?}");
+        assert_eq!(head.matches("value: *hub-").count(), 2, "{format:?}");
+        assert_eq!(text.matches(long.as_str()).count(), 1, "{format:?}");
+        let again =
+            super::super::parse(Path::new("s"), &text, &mut Warnings::default()).expect("parse");
+        assert_eq!(again.stack_parameters, state.stack_parameters, "{format:?}");
+        assert_eq!(again, state, "{format:?}");
+    }
+}
