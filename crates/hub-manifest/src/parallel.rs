@@ -1,6 +1,7 @@
 //! Independent pieces of work shared with idle processors, the results
 //! kept in the items' order: the component folders an elaboration reads,
-//! the component entries a state write renders.
+//! the implementations a run looks for in them, the component entries and
+//! the stack parameters a state write renders.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
