@@ -429,53 +429,97 @@ fn force_runs_the_others_despite_a_predicted_failure() {
     assert!(!test.root().join("b").join("ran").exists());
 }
 
-/// Enough components that their folders are looked at on several threads
-/// (`check_implementations`): every one without an implementation of a
-/// verb the stack lists is named, in the stack's order, before anything
-/// runs.
-#[test]
-fn every_component_of_a_large_stack_without_an_implementation_is_named_in_order() {
+/// Three hundred components `c000`…`c299` (enough that their folders are
+/// looked at on several threads), each in its folder with a manifest and
+/// the files `files` adds; the stack lists `verbs`.
+fn many_components(verbs: &str, files: impl Fn(Test, &str) -> Test) -> (Test, Vec<String>) {
     let names: Vec<String> = (0..300).map(|at| format!("c{at:03}")).collect();
     let mut stack = String::from("kind: stack\nmeta: {name: many}\ncomponents:\n");
     for name in &names {
         stack.push_str(&format!("- {{name: {name}, source: {{dir: {name}}}}}\n"));
     }
-    stack.push_str("lifecycle:\n  verbs: [deploy, undeploy]\n");
+    stack.push_str(&format!("lifecycle:\n  verbs: [{verbs}]\n"));
     let mut test = Test::new().file("hub.yaml", &stack);
-    let without_deploy = ["c010", "c299"];
-    let without_undeploy = ["c150"];
     for name in &names {
         test = test.file(
             &format!("{name}/hub-component.yaml"),
             &format!("kind: component\nmeta: {{name: {name}}}\n"),
         );
-        if !without_deploy.contains(&name.as_str()) {
-            test = test.script(&format!("{name}/deploy.sh"), "#!/bin/sh\ntouch ran\n");
-        }
-        if !without_undeploy.contains(&name.as_str()) {
-            test = test.script(&format!("{name}/undeploy.sh"), "#!/bin/sh\n");
-        }
+        test = files(test, name);
     }
-    let out = run(&test, &["deploy", "hub.yaml", "-s", "st", "-j", "8"]);
+    (test, names)
+}
+
+/// `deploy -j 8` of `test` stops before anything runs and names each of
+/// `problems` once, in this order, and `count` problems of the kind
+/// `kind` in all.
+fn refused_naming_in_order(test: &Test, names: &[String], problems: &[String], kind: &str) {
+    let out = run(test, &["deploy", "hub.yaml", "-s", "st", "-j", "8"]);
     assert_eq!(out.status, 1, "{}", out.stderr);
     let at = |text: &str| {
         out.stderr
             .find(text)
             .unwrap_or_else(|| panic!("no `{text}` in {}", out.stderr))
     };
-    let named = [
-        at("component `c010`: no implementation of `deploy`"),
-        at("component `c150`: no implementation of `undeploy`"),
-        at("component `c299`: no implementation of `deploy`"),
-    ];
+    let named: Vec<usize> = problems.iter().map(|p| at(p)).collect();
     assert!(named.windows(2).all(|w| w[0] < w[1]), "{}", out.stderr);
     assert_eq!(
-        out.stderr.matches("no implementation of").count(),
-        3,
+        out.stderr.matches(kind).count(),
+        problems.len(),
         "{}",
         out.stderr
     );
-    for name in &names {
+    for name in names {
         assert!(!test.root().join(name).join("ran").exists(), "{name} ran");
     }
+}
+
+/// Every component without an implementation of a verb the stack lists is
+/// named, in the stack's order, before anything runs
+/// (`check_implementations` looks on several threads).
+#[test]
+fn every_component_of_a_large_stack_without_an_implementation_is_named_in_order() {
+    let without_deploy = ["c010", "c299"];
+    let without_undeploy = ["c150"];
+    let (test, names) = many_components("deploy, undeploy", |mut test, name| {
+        if !without_deploy.contains(&name) {
+            test = test.script(&format!("{name}/deploy.sh"), "#!/bin/sh\ntouch ran\n");
+        }
+        if !without_undeploy.contains(&name) {
+            test = test.script(&format!("{name}/undeploy.sh"), "#!/bin/sh\n");
+        }
+        test
+    });
+    let problems = [
+        "component `c010`: no implementation of `deploy`".to_string(),
+        "component `c150`: no implementation of `undeploy`".to_string(),
+        "component `c299`: no implementation of `deploy`".to_string(),
+    ];
+    refused_naming_in_order(&test, &names, &problems, "no implementation of");
+}
+
+/// The preflight checks components on several threads: every one whose
+/// script cannot start is named, in the stack's order, before anything
+/// runs.
+#[test]
+fn every_component_of_a_large_stack_that_cannot_start_is_named_in_order() {
+    let not_executable = ["c000", "c127", "c128", "c299"];
+    let (test, names) = many_components("deploy", |test, name| {
+        let path = format!("{name}/deploy.sh");
+        match not_executable.contains(&name) {
+            true => test.file(&path, "#!/bin/sh\ntouch ran\n"),
+            false => test.script(&path, "#!/bin/sh\ntouch ran\n"),
+        }
+    });
+    let problems: Vec<String> = not_executable
+        .iter()
+        .map(|name| {
+            let shown = test.root().join(name).join("deploy.sh");
+            format!(
+                "component `{name}`: its implementation `{}` is not executable",
+                shown.display()
+            )
+        })
+        .collect();
+    refused_naming_in_order(&test, &names, &problems, "is not executable");
 }

@@ -1,7 +1,8 @@
 //! Independent pieces of work shared with idle processors, the results
 //! kept in the items' order: the component folders an elaboration reads,
-//! the implementations a run looks for in them, the component entries and
-//! the stack parameters a state write renders.
+//! each component's edges in the deploy graph, the implementations a run
+//! looks for and the preflight's checks of each component, the component
+//! entries and the stack parameters a state write renders.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -21,7 +21,7 @@
 mod readers;
 pub use readers::{parameters_reading, ReadingParameter};
 
-use hub_manifest::{Elaborated, Manifest, Parameter};
+use hub_manifest::{parallel, ComponentRef, Elaborated, Manifest, Parameter};
 use hub_params::Cel;
 use hub_params::{template_names, FastMap};
 use std::collections::{HashMap, HashSet};
@@ -136,16 +136,12 @@ pub fn upstream(
 ) -> HashMap<String, Upstream> {
     let groups = group_leaves(&elaborated.stack.parameters);
     let index = Index::new(elaborated, order, &groups);
+    let components = &elaborated.stack.components;
+    let found = parallel::map(components, EDGES_SPREAD, |reference| {
+        index.upstream_of(reference)
+    });
     let mut edges: HashMap<String, Upstream> = HashMap::with_capacity(order.len());
-    for reference in &elaborated.stack.components {
-        let mut upstream = Upstream::default();
-        for dependency in &reference.depends {
-            upstream.add(dependency, Reason::Depends);
-        }
-        if let Some(manifest) = index.manifests.get(reference.name.as_str()) {
-            index.providers_of_requirements(&reference.name, manifest, &mut upstream);
-            index.producers_of_outputs_read(&reference.name, manifest, &mut upstream);
-        }
+    for (reference, upstream) in components.iter().zip(found) {
         edges.insert(reference.name.clone(), upstream);
     }
     if written {
@@ -153,6 +149,13 @@ pub fn upstream(
     }
     edges
 }
+
+/// Components per thread at least when their edges are found, and threads
+/// at most: a component's edges need only the index, which is read-only.
+const EDGES_SPREAD: parallel::Spread = parallel::Spread {
+    smallest_share: 256,
+    most_threads: 4,
+};
 
 /// A component without `depends` (not even `depends: []`) runs after
 /// everything before it in the written order. Waiting for the components nothing later waits for yet
@@ -221,7 +224,6 @@ struct Index<'e> {
     /// Output name → components declaring it.
     producers: HashMap<&'e str, Vec<&'e str>>,
     stack_params: StackParams<'e>,
-    cel: std::rc::Rc<Cel>,
 }
 
 impl<'e> Index<'e> {
@@ -240,7 +242,6 @@ impl<'e> Index<'e> {
             providers: HashMap::new(),
             producers: HashMap::new(),
             stack_params: StackParams::new(&elaborated.stack.parameters, groups),
-            cel: Cel::shared(),
         };
         for manifest in &elaborated.components {
             let name = manifest.meta.name.as_str();
@@ -261,6 +262,19 @@ impl<'e> Index<'e> {
             (Some(a), Some(b)) => a < b,
             _ => false,
         }
+    }
+
+    /// The edges of the component `reference` names.
+    fn upstream_of(&self, reference: &ComponentRef) -> Upstream {
+        let mut upstream = Upstream::default();
+        for dependency in &reference.depends {
+            upstream.add(dependency, Reason::Depends);
+        }
+        if let Some(manifest) = self.manifests.get(reference.name.as_str()) {
+            self.providers_of_requirements(&reference.name, manifest, &mut upstream);
+            self.producers_of_outputs_read(&reference.name, manifest, &mut upstream);
+        }
+        upstream
     }
 
     fn providers_of_requirements(&self, name: &str, manifest: &Manifest, upstream: &mut Upstream) {
@@ -360,7 +374,9 @@ impl<'e> Index<'e> {
     /// The names a value refers to with `${name}` or in `#{...}`.
     fn read_value(&self, value: &Value, reader: &str, reads: &mut Reads) {
         if let Value::String(text) = value {
-            for name in template_names(&self.cel, text) {
+            // The parser's cache is the thread's own: the index is read
+            // on several threads (`upstream`).
+            for name in template_names(&Cel::shared(), text) {
                 reads.push(&name, reader);
             }
         }
@@ -636,6 +652,51 @@ mod tests {
             output: "db.port".into()
         }));
         assert_eq!(edges["web"].names, ["db"]);
+    }
+
+    /// Enough components that their edges are found on several threads:
+    /// each reads the output of the one before, through `${}` or CEL (whose
+    /// parser each thread has its own of), and runs after it only.
+    #[test]
+    fn every_component_of_a_long_chain_of_references_runs_after_the_one_before() {
+        let names: Vec<String> = (0..1000).map(|at| format!("c{at:04}")).collect();
+        let owned: Vec<(String, String, String)> = (0..1000)
+            .map(|at| {
+                let read = match at % 2 {
+                    0 => format!("${{out{}}}", at.max(1) - 1),
+                    _ => format!("#{{out{} + 1}}", at - 1),
+                };
+                (format!("in{at}"), read, format!("out{at}"))
+            })
+            .collect();
+        let params: Vec<[(&str, &str); 1]> = owned
+            .iter()
+            .map(|(name, value, _)| [(name.as_str(), value.as_str())])
+            .collect();
+        let outputs: Vec<[&str; 1]> = owned.iter().map(|(_, _, out)| [out.as_str()]).collect();
+        let specs: Vec<Spec> = (0..1000)
+            .map(|at| Spec {
+                params: match at {
+                    0 => &[],
+                    _ => &params[at],
+                },
+                outputs: &outputs[at],
+                ..spec(&names[at], &[])
+            })
+            .collect();
+        let edges = after(&elaborated(&specs, &[]), false);
+        assert!(edges["c0000"].names.is_empty());
+        for at in 1..1000 {
+            let upstream = &edges[&names[at]];
+            assert_eq!(upstream.names, [names[at - 1].as_str()], "{}", names[at]);
+            assert_eq!(
+                upstream.reasons_for(&names[at - 1]),
+                [Reason::Output {
+                    reader: format!("in{at}"),
+                    output: format!("out{}", at - 1),
+                }],
+            );
+        }
     }
 
     #[test]

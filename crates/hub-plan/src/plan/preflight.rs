@@ -31,6 +31,7 @@ use crate::options::RunOptions;
 use crate::plan::{Action, ComponentPlan, Plan};
 use crate::source::discover::Implementation;
 use crate::source::stack::Stack;
+use hub_manifest::parallel;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -71,86 +72,112 @@ pub fn check(inputs: &Inputs<'_>) -> Findings {
     let verb = inputs
         .options
         .implementation_verb(inputs.plan.verb.as_str());
-    for component in inputs.plan.components.iter().filter(|c| c.action.runs()) {
-        let name = component.name.as_str();
-        let mut problem = |message: String, hint: String| {
+    let runs: Vec<&ComponentPlan> = inputs
+        .plan
+        .components
+        .iter()
+        .filter(|c| c.action.runs())
+        .collect();
+    // Each component's checks read its folder and its hooks' files: they
+    // run on several threads, and their findings are kept in the plan's
+    // order.
+    let each = parallel::map(&runs, PREFLIGHT_SPREAD, |component| {
+        component_findings(inputs, &verb, component)
+    });
+    for found in each {
+        findings.problems.extend(found.problems);
+        findings.warnings.extend(found.warnings);
+        findings.implementations.extend(found.implementations);
+    }
+    findings
+}
+
+/// Components per thread at least in the preflight, and threads at most.
+const PREFLIGHT_SPREAD: parallel::Spread = parallel::Spread {
+    smallest_share: 128,
+    most_threads: 4,
+};
+
+/// The checks of one component the plan runs.
+fn component_findings(inputs: &Inputs<'_>, verb: &str, component: &ComponentPlan) -> Findings {
+    let mut findings = Findings::default();
+    let name = component.name.as_str();
+    let mut problem = |message: String, hint: String| {
+        findings.problems.push(PreflightProblem {
+            component: Some(name.to_string()),
+            message,
+            hint,
+        })
+    };
+    if let Some(implementation) = inputs.implementations.get(name) {
+        if let Err((message, hint)) = startable(implementation, component) {
+            problem(message, hint);
+        }
+    }
+    let Some(reference) = inputs.stack.reference(name) else {
+        return findings;
+    };
+    let dir = inputs
+        .stack
+        .component_dir(reference, inputs.options.components_base_dir.as_deref())
+        .ok();
+    if let (Some(implementation), Some(dir)) = (inputs.implementations.get(name), &dir) {
+        findings
+            .implementations
+            .push((name.to_string(), implementation.short(dir)));
+    }
+    if let Some(dir) = &dir {
+        for missing in hooks::missing(&reference.hooks, verb, dir, &inputs.stack.base_dir) {
+            let message = missing.message(name);
+            match missing.optional {
+                true => findings.warnings.push(message),
+                false => findings.problems.push(PreflightProblem {
+                    component: Some(name.to_string()),
+                    message: missing.text(),
+                    hint: hooks::MISSING_HINT.into(),
+                }),
+            }
+        }
+        let found = hooks::found(&reference.hooks, verb, dir, &inputs.stack.base_dir);
+        for (hook, trigger, script) in found {
+            let what = format!("hook `{}` ({trigger})", hook.file);
+            let Err((message, hint)) = executable(&script, &what) else {
+                continue;
+            };
+            match hook.ignores_errors() {
+                true => findings.warnings.push(format!(
+                    "component `{name}`: {message}; its failure is ignored (`error: ignore`)"
+                )),
+                false => findings.problems.push(PreflightProblem {
+                    component: Some(name.to_string()),
+                    message,
+                    hint,
+                }),
+            }
+        }
+    }
+    let program = inputs
+        .implementations
+        .get(name)
+        .and_then(Implementation::command);
+    let args = program.as_ref().map(|(p, a)| (p.as_path(), a.as_slice()));
+    for entry in &component.environment {
+        if let Some(nul) = &entry.nul_byte {
+            let (message, hint) = environment::nul_problem(entry, nul);
             findings.problems.push(PreflightProblem {
                 component: Some(name.to_string()),
                 message,
                 hint,
-            })
-        };
-        if let Some(implementation) = inputs.implementations.get(name) {
-            if let Err((message, hint)) = startable(implementation, component) {
-                problem(message, hint);
-            }
-        }
-        let Some(reference) = inputs.stack.reference(name) else {
-            continue;
-        };
-        let dir = inputs
-            .stack
-            .component_dir(reference, inputs.options.components_base_dir.as_deref())
-            .ok();
-        if let (Some(implementation), Some(dir)) = (inputs.implementations.get(name), &dir) {
-            findings
-                .implementations
-                .push((name.to_string(), implementation.short(dir)));
-        }
-        if let Some(dir) = &dir {
-            for missing in hooks::missing(&reference.hooks, &verb, dir, &inputs.stack.base_dir) {
-                let message = missing.message(name);
-                match missing.optional {
-                    true => findings.warnings.push(message),
-                    false => findings.problems.push(PreflightProblem {
-                        component: Some(name.to_string()),
-                        message: missing.text(),
-                        hint: hooks::MISSING_HINT.into(),
-                    }),
-                }
-            }
-            let found = hooks::found(&reference.hooks, &verb, dir, &inputs.stack.base_dir);
-            for (hook, trigger, script) in found {
-                let what = format!("hook `{}` ({trigger})", hook.file);
-                let Err((message, hint)) = executable(&script, &what) else {
-                    continue;
-                };
-                match hook.ignores_errors() {
-                    true => findings.warnings.push(format!(
-                        "component `{name}`: {message}; its failure is ignored (`error: ignore`)"
-                    )),
-                    false => findings.problems.push(PreflightProblem {
-                        component: Some(name.to_string()),
-                        message,
-                        hint,
-                    }),
-                }
-            }
-        }
-        let program = inputs
-            .implementations
-            .get(name)
-            .and_then(Implementation::command);
-        let args = program.as_ref().map(|(p, a)| (p.as_path(), a.as_slice()));
-        for entry in &component.environment {
-            if let Some(nul) = &entry.nul_byte {
-                let (message, hint) = environment::nul_problem(entry, nul);
-                findings.problems.push(PreflightProblem {
-                    component: Some(name.to_string()),
-                    message,
-                    hint,
-                });
-            }
-        }
-        if let Err(too_large) =
-            environment::planned_fits(inputs.base_env, &component.environment, args)
-        {
-            findings.problems.push(PreflightProblem {
-                component: Some(name.to_string()),
-                message: too_large.to_string(),
-                hint: too_large.hint(),
             });
         }
+    }
+    if let Err(too_large) = environment::planned_fits(inputs.base_env, &component.environment, args)
+    {
+        findings.problems.push(PreflightProblem {
+            component: Some(name.to_string()),
+            message: too_large.to_string(),
+            hint: too_large.hint(),
+        });
     }
     findings
 }
